@@ -1,0 +1,1 @@
+"""CUDA sources of the convolution variants, loaded as package resources."""

@@ -1,0 +1,3 @@
+from profconv.cli import main
+
+main()

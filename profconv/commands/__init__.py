@@ -1,0 +1,1 @@
+"""One module per CLI noun: validate options, call the library, hand results to a renderer."""

@@ -1,0 +1,1 @@
+"""Bundled synthetic data set and trained weights (see scripts/make_bundle.py)."""

@@ -1,0 +1,6 @@
+"""Parsing stage: profiler text (any dialect) -> canonical rows (see schema.py)."""
+
+from profconv.parse.core import ProfileSet, parse, parse_text, read_text
+from profconv.parse.schema import COLUMNS, ProfileInfo, empty_frame, validate
+
+__all__ = ["COLUMNS", "ProfileInfo", "ProfileSet", "empty_frame", "parse", "parse_text", "read_text", "validate"]

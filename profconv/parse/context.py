@@ -1,0 +1,44 @@
+"""The run around a profile: command line, Op Time and Correctness lines, model name."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from profconv.parse.text import clean
+from profconv.parse.units import TIME_UNITS_NS
+
+_OP_TIME = re.compile(r"\bOp Time:\s*([0-9.]+(?:[eE][+-]?\d+)?)\s*(s|ms|us|ns)?\b")
+_CORRECTNESS = re.compile(r"\bCorrectness:\s*([0-9.]+)(?:\s+Model:\s*(\S+))?")
+_ACCURACY = re.compile(
+    r"(?:Test Accuracy|Net Accuracy|'accuracy')\s*[:=]?\s*'?:?\s*([0-9.]+)\s*(%)?", re.IGNORECASE
+)
+_COMMAND = re.compile(r"^\s*(?:[*✱]\s*Running\s+|\$\s+|>\s*Running\s+)(.+?)\s*$")
+
+
+@dataclass
+class ContextLine:
+    line: int
+    kind: str  # command | op_time | correctness
+    value: float | None = None
+    text: str | None = None
+
+
+def scan(lines: list[str]) -> list[ContextLine]:
+    found: list[ContextLine] = []
+    for i, raw in enumerate(lines, start=1):
+        if not any(k in raw for k in ("Op Time", "ccuracy", "Correctness", "Running", "$ ")):
+            continue
+        line = clean(raw)
+        if m := _COMMAND.match(line):
+            found.append(ContextLine(i, "command", text=m.group(1).strip('"')))
+            continue
+        for m in _OP_TIME.finditer(line):
+            unit = m.group(2) or "s"
+            found.append(ContextLine(i, "op_time", float(m.group(1)) * TIME_UNITS_NS[unit] / 1e9))
+        if m := _CORRECTNESS.search(line):
+            found.append(ContextLine(i, "correctness", float(m.group(1)), m.group(2)))
+        elif m := _ACCURACY.search(line):
+            v = float(m.group(1))
+            found.append(ContextLine(i, "correctness", v / 100 if m.group(2) else v))
+    return found

@@ -1,0 +1,189 @@
+"""Read profiler text into a ProfileSet: detect dialects, parse, attach run context, build the frame."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from profconv.errors import InputError, NoProfileFound, StrictModeError
+from profconv.parse import context
+from profconv.parse.dialects import DIALECTS
+from profconv.parse.model import DialectResult, Document, RawProfile
+from profconv.parse.names import short_name
+from profconv.parse.schema import (
+    ROW_FIELDS,
+    ProfileInfo,
+    conform,
+    empty_frame,
+)
+
+
+@dataclass
+class ProfileSet:
+    """Everything parsed from one input: canonical rows, per-profile context, what was not placed."""
+
+    frame: pd.DataFrame
+    profiles: list[ProfileInfo]
+    source: str
+    unplaced: list[tuple[int, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def profile(self, number: int) -> ProfileSet:
+        """Only profile `number` (1-based), for --profile."""
+        if not any(p.profile == number for p in self.profiles):
+            raise InputError(f"{self.source}: no profile {number} (it holds {len(self.profiles)})")
+        frame = self.frame[self.frame["profile"] == number].reset_index(drop=True)
+        infos = [p for p in self.profiles if p.profile == number]
+        return ProfileSet(frame, infos, self.source, self.unplaced, self.notes)
+
+
+def read_text(path: str) -> tuple[str, str]:
+    """The text of a file, '-' (stdin) or a .gz file; one clear error for anything unusable."""
+    label = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            p = Path(path)
+            if p.is_dir():
+                raise InputError(f"{path}: is a directory, not a profiler log")
+            data = p.read_bytes()
+            if data[:2] == b"\x1f\x8b":
+                try:
+                    data = gzip.decompress(data)
+                except (OSError, EOFError) as exc:
+                    raise InputError(f"{path}: corrupt gzip file ({exc})") from None
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a profiler log") from None
+    if not data.strip():
+        raise InputError(f"{label}: empty input, nothing to parse")
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{label}: binary data, not profiler text output (for .nsys-rep/.ncu-rep files, export text with nsys stats / ncu --csv first)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text, label
+
+
+def parse(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
+    """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet."""
+    text, label = read_text(path)
+    return parse_text(text, label=label, format=format, strict=strict)
+
+
+def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
+    lines = text.splitlines()
+    doc = Document(lines=lines, label=label)
+    if format is not None:
+        if format not in DIALECTS:
+            raise InputError(f"unknown format {format!r}: choose one of {', '.join(DIALECTS)}")
+        chosen = [format]
+    else:
+        chosen = [name for name, mod in DIALECTS.items() if mod.detect(doc)]
+    results: dict[str, DialectResult] = {name: DIALECTS[name].parse(doc) for name in chosen}
+    raw: list[RawProfile] = sorted(
+        (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
+    )
+    claimed = set().union(*(r.claimed for r in results.values())) if results else set()
+    unplaced_lines = sorted({n for r in results.values() for n in r.unplaced} - claimed)
+    unplaced = [(n, lines[n - 1]) for n in unplaced_lines]
+    notes = [note for r in results.values() for note in r.notes]
+    if not raw:
+        what = f"no {format} profile" if format else "no profiler output (nvprof, nsys, ncu or OpenACC timing)"
+        raise NoProfileFound(f"{label}: {what} found")
+    if strict and unplaced:
+        nums = ", ".join(str(n) for n, _ in unplaced[:10])
+        raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
+    notes.extend(_percent_checks(raw))
+    infos = _attach_context(raw, lines)
+    frame = _frame(raw)
+    return ProfileSet(frame=frame, profiles=infos, source=label, unplaced=unplaced, notes=notes)
+
+
+def _percent_checks(raw: list[RawProfile]) -> list[str]:
+    """A printed Time(%) column that does not add up to about 100% is worth a warning."""
+    notes = []
+    for number, prof in enumerate(raw, start=1):
+        for blk in prof.blocks:
+            pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
+            if len(pcts) < 2:
+                continue
+            total = sum(pcts)
+            if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
+                notes.append(
+                    f"profile {number}, {blk.section} table (lines {blk.line_start}-{blk.line_end}): "
+                    f"Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)"
+                )
+    return notes
+
+
+def _frame(raw: list[RawProfile]) -> pd.DataFrame:
+    parts: list[pd.DataFrame] = []
+    for number, prof in enumerate(raw, start=1):
+        for blk in prof.blocks:
+            if blk.rows:
+                recs = [tuple(getattr(r, f) for f in ROW_FIELDS) for r in blk.rows]
+                df = pd.DataFrame.from_records(recs, columns=ROW_FIELDS)
+            elif blk.frame is not None:
+                df = blk.frame.copy()
+            else:
+                continue
+            df["profile"] = number
+            df["tool"] = prof.tool
+            parts.append(df)
+    if not parts:
+        return empty_frame()
+    frame = pd.concat([conform(p) for p in parts], ignore_index=True)
+    uniq = frame["name"].drop_duplicates()
+    short = dict(zip(uniq, (short_name(str(n)) for n in uniq)))
+    frame["short_name"] = frame["name"].map(short).astype("string")
+    return frame
+
+
+def _attach_context(raw: list[RawProfile], lines: list[str]) -> list[ProfileInfo]:
+    """Op Time / Correctness / command lines go to the profile of the same run.
+
+    A run starts at a command line ('* Running …', '$ …'); context inside a profile's line span
+    is its own; context before a profile and after the previous command line is its too.
+    """
+    infos = [
+        ProfileInfo(profile=i, tool=p.tool, line_start=p.line_start, line_end=p.line_end,
+                    pid=p.pid, command=p.command, device=p.device)
+        for i, p in enumerate(raw, start=1)
+    ]
+    found = context.scan(lines)
+    commands = [c.line for c in found if c.kind == "command"]
+    for c in found:
+        target = None
+        for info in infos:
+            if info.line_start <= c.line <= info.line_end:
+                target = info
+                break
+        if target is None:
+            after = [i for i in infos if i.line_start > c.line]
+            if after:
+                nxt = after[0]
+                if not any(c.line < cmd < nxt.line_start for cmd in commands) or c.kind == "command":
+                    # no other run began between this line and the profile
+                    target = nxt
+                    if c.kind == "command" and any(c.line < cmd < nxt.line_start for cmd in commands):
+                        target = None
+        if target is None:
+            continue
+        if c.kind == "command":
+            target.command = target.command or c.text
+        elif c.kind == "op_time" and c.value is not None:
+            target.op_times_s.append(c.value)
+        elif c.kind == "correctness":
+            target.correctness = c.value
+            target.model = c.text or target.model
+    return infos

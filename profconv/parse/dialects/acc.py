@@ -1,0 +1,93 @@
+"""NVHPC/PGI OpenACC `NV_ACC_TIME=1` / `PGI_ACC_TIME=1` "Accelerator Kernel Timing data" blocks.
+
+Kernel launches become `gpu` rows (device time when printed, else elapsed time); regions and
+data transfers become `openacc` rows. All values are microseconds with comma separators.
+"""
+
+from __future__ import annotations
+
+import re
+
+from profconv.parse import grouping, units
+from profconv.parse.model import Block, DialectResult, Document
+from profconv.parse.schema import Row
+
+TOOL = "nvhpc-acc"
+
+_START = re.compile(r"^\s*Accelerator Kernel Timing data\s*$")
+_FUNCTION = re.compile(r"^  (\S+)\s+NVIDIA\s+devicenum=(\d+)\s*$")
+_EVENT = re.compile(r"^\s+(\d+): (.+?)(?: reached ([\d,]+) times?| launched ([\d,]+) times?|: ([\d,]+))\s*$")
+_TIMES = re.compile(
+    r"^\s+(device|elapsed) time\(us\): total=([\d,]+)(?: max=([\d,]+) min=([\d,]+) avg=([\d,]+))?\s*$"
+)
+_FUNC_TIME = re.compile(r"^\s+time\(us\): ([\d,]+)\s*$")
+_GRID = re.compile(r"^\s+grid: \[.*\]\s+block: \[.*\]\s*$")
+
+
+def detect(doc: Document) -> bool:
+    return any("Accelerator Kernel Timing data" in line for line in doc.lines)
+
+
+def parse(doc: Document) -> DialectResult:
+    result = DialectResult()
+    events: list[grouping.Event] = []
+    block: Block | None = None
+    source = function = None
+    current: Row | None = None
+    have_device = False
+    for lineno, raw in doc.numbered():
+        line = raw.rstrip("\r\n")
+        if _START.match(line):
+            events.append(grouping.Event("start", lineno))
+            block = Block(section="openacc", line_start=lineno, line_end=lineno, kind="acc")
+            kernels = Block(section="gpu", line_start=lineno, line_end=lineno, kind="acc-kernels")
+            events.append(grouping.Event("block", lineno, block=block))
+            events.append(grouping.Event("block", lineno, block=kernels))
+            result.claimed.add(lineno)
+            continue
+        if block is None:
+            continue
+        stripped = line.strip()
+        if stripped.startswith("/") or re.match(r"^[\w.\-]+\.(c|cpp|cc|f90|f|F90|cu)$", stripped):
+            source = stripped
+            result.claimed.add(lineno)
+            continue
+        if m := _FUNCTION.match(line):
+            function = m.group(1)
+            result.claimed.add(lineno)
+            continue
+        if _FUNC_TIME.match(line) or _GRID.match(line):
+            result.claimed.add(lineno)
+            continue
+        if m := _EVENT.match(line):
+            what = m.group(2)
+            count = m.group(3) or m.group(4) or m.group(5)
+            file = source.rsplit("/", 1)[-1] if source else "?"
+            name = f"{function}@{file}:{m.group(1)} {what}"
+            is_kernel = m.group(4) is not None and "kernel" in what
+            current = Row(section="gpu" if is_kernel else "openacc", name=name, line_start=lineno,
+                          line_end=lineno, calls=int(count.replace(",", "")))
+            (kernels if is_kernel else block).rows.append(current)
+            have_device = False
+            result.claimed.add(lineno)
+            continue
+        if (m := _TIMES.match(line)) and current is not None:
+            kind = m.group(1)
+            if kind == "device" or not have_device:
+                current.total_ns = units.number(m.group(2)) * 1e3
+                if m.group(3):
+                    current.max_ns = units.number(m.group(3)) * 1e3
+                    current.min_ns = units.number(m.group(4)) * 1e3
+                    current.avg_ns = units.number(m.group(5)) * 1e3
+                have_device = have_device or kind == "device"
+            current.line_end = lineno
+            result.claimed.add(lineno)
+            continue
+        if "time(us)" in line:
+            result.unplaced.append(lineno)
+    for ev in events:
+        if ev.block is not None and ev.block.rows:
+            ev.block.line_end = max(r.line_end for r in ev.block.rows)
+            ev.block.line_start = min(r.line_start for r in ev.block.rows)
+    result.profiles = grouping.group(events, TOOL)
+    return result

@@ -1,0 +1,600 @@
+"""nvprof text output: summaries (both layouts), --csv, GPU/API traces and Unified Memory tables.
+
+Written to survive reports: markdown tables, HTML bold, tab-split columns, names wrapped over
+lines, tables cut by code fences, `—PID—` prefixes. Pure: lines in, profiles out.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from profconv.parse import grouping, units
+from profconv.parse.model import Block, DialectResult, Document, RawProfile
+from profconv.parse.names import brackets_open, strip_correlation
+from profconv.parse.schema import Row, frame_from_records
+from profconv.parse.text import clean, is_neutral
+
+TOOL = "nvprof"
+
+_PREFIX = re.compile(r"^\s*(?:==(\d+)==|={8})\s?")
+_START = re.compile(r"NVPROF is profiling process (\d+), command: (.*)$")
+_APPLICATION = re.compile(r"Profiling application: (.*)$")
+_RESULT = re.compile(r"^\s*Profiling result:?\s*$")
+_API_MARKER = re.compile(r"^\s*API calls:?\s*$")
+_UM_MARKER = re.compile(r"Unified Memory profiling result:?")
+_DEVICE = re.compile(r'^\s*Device "(.+)"\s*$')
+_LABEL = re.compile(r"^\s*(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s*")
+_UM_TRAILER = re.compile(r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:\s*([\d,]+)")
+_TOKEN = re.compile(r"\S+")
+_UNIT_ONLY = re.compile(r"^(s|ms|us|µs|ns)$")
+_TRACE_ROW = re.compile(
+    r"^\s*(?P<start>\S+)\s+(?P<dur>\S+)\s+(?P<mid>.*?)\s*(?P<ctx>\d+)\s+(?P<stream>\d+)\s+(?P<name>[^\d\s].*)$"
+)
+_API_TRACE_ROW = re.compile(r"^\s*(?P<start>\S+)\s+(?P<dur>\S+)\s+(?P<name>[A-Za-z_].*)$")
+_CSV_HEADER = re.compile(r'^"(Type|Time\(%\)|Start|Device)",')
+
+LABEL_SECTIONS = {
+    "GPU activities": "gpu",
+    "API calls": "api",
+    "OpenACC (excl)": "openacc",
+    "OpenACC (incl)": "openacc",
+}
+HEADER_FIELDS = {
+    "type": "type",
+    "time(%)": "pct",
+    "time": "time",
+    "calls": "calls",
+    "call": "calls",
+    "avg": "avg",
+    "min": "min",
+    "max": "max",
+    "name": "name",
+}
+API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
+
+
+@dataclass
+class _Event:
+    kind: str  # start | block
+    line: int
+    pid: int | None = None
+    command: str | None = None
+    device: str | None = None
+    block: Block | None = None
+
+
+@dataclass
+class _Table:
+    """The summary table being read: its columns and the row whose name may continue."""
+
+    fields: list[str]
+    time_unit: str | None
+    section: str | None
+    block: Block | None = None
+    open_row: Row | None = None
+    neutral_run: int = 0
+    by_section: dict[str, Block] = field(default_factory=dict)
+
+
+def detect(doc: Document) -> bool:
+    for line in doc.lines:
+        if "NVPROF" in line or "Profiling result" in line or "GPU activities:" in line:
+            return True
+        if ("Time(%)" in line or "Time (%)" in line) and "Name" in line and "Total Time" not in line:
+            return True
+    return False
+
+
+def parse_header(body: str) -> tuple[list[str], str | None] | None:
+    """'Type Time(%) Time Calls Avg Min Max Name' -> field list; None if not a summary header."""
+    text = body.replace("Time (%)", "Time(%)").replace("Time (ms)", "Time(ms)")
+    text = text.replace("Time (us)", "Time(us)").replace("Time (s)", "Time(s)")
+    tokens = text.split()
+    if "Time(%)" not in tokens or tokens[-1] != "Name":
+        return None
+    fields, unit = [], None
+    for tok in tokens:
+        m = re.fullmatch(r"Time\((ms|us|ns|s)\)", tok)
+        if m:
+            fields.append("time")
+            unit = m.group(1)
+            continue
+        f = HEADER_FIELDS.get(tok.lower())
+        if f is None:
+            return None
+        fields.append(f)
+    return fields, unit
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    """Whitespace tokens with spans; '24.749 us' (unit split off by a PDF) becomes one token."""
+    raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    out: list[tuple[str, int, int]] = []
+    for tok in raw:
+        if out and _UNIT_ONLY.match(tok[0]) and units.is_number(out[-1][0]):
+            prev = out.pop()
+            out.append((prev[0] + tok[0], prev[1], tok[2]))
+        else:
+            out.append(tok)
+    return out
+
+
+def parse_summary_row(body: str, fields: list[str], time_unit: str | None):
+    """One summary row -> (label, values, name) or None when the line is not a row of this table."""
+    label = None
+    m = _LABEL.match(body)
+    rest = body
+    if m:
+        label = m.group(1)
+        rest = body[m.end() :]
+    toks = _tokens(rest)
+    values: dict[str, float] = {}
+    k = 0
+    for f in fields:
+        if f in ("type", "name"):
+            continue
+        if k >= len(toks):
+            return None
+        tok = toks[k][0]
+        try:
+            if f == "pct":
+                if not units.is_percent(tok):
+                    return None
+                values[f] = units.percent(tok)
+            elif f == "calls":
+                if not re.fullmatch(r"[\d,]+", tok):
+                    return None
+                values[f] = int(tok.replace(",", ""))
+            elif f == "time":
+                values[f] = units.time_ns(tok, time_unit)
+            else:
+                values[f] = units.time_ns(tok)
+        except ValueError:
+            return None
+        k += 1
+    name = rest[toks[k][1] :].replace("\t", " ").strip() if k < len(toks) else ""
+    return label, values, name
+
+
+def _row_from(values: dict[str, float], name: str, section: str, line: int) -> Row:
+    calls = values.get("calls")
+    return Row(
+        section=section,
+        name=name,
+        line_start=line,
+        line_end=line,
+        time_pct=values.get("pct", float("nan")),
+        total_ns=values.get("time", float("nan")),
+        calls=int(calls) if calls is not None else None,
+        avg_ns=values.get("avg", float("nan")),
+        min_ns=values.get("min", float("nan")),
+        max_ns=values.get("max", float("nan")),
+    )
+
+
+def looks_like_data(body: str) -> bool:
+    toks = body.split()
+    times = sum(1 for t in toks if units.is_time(t))
+    pcts = sum(1 for t in toks if t.endswith("%") and units.is_number(t[:-1]))
+    return times >= 2 or (times >= 1 and pcts >= 1)
+
+
+def _continues(row: Row) -> bool:
+    n = row.name
+    return not n or n.endswith((" void", ",", "::")) or n == "void" or brackets_open(n)
+
+
+def classify(block: Block) -> str:
+    """A table printed without a section marker: API calls if most names are CUDA API names."""
+    names = [r.name for r in block.rows]
+    api = sum(1 for n in names if API_NAME.match(n))
+    return "api" if names and api * 2 >= len(names) else "gpu"
+
+
+# ---------------------------------------------------------------- traces
+
+
+def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int) -> Block:
+    cols = ["name", "start_ns", "total_ns", "line_start", "line_end"]
+    frame = frame_from_records(rows, cols, {"section": section, "calls": 1})
+    return Block(section=section, frame=frame, line_start=start_line, line_end=end_line)
+
+
+def summarize_trace(trace: pd.DataFrame, section: str) -> Block:
+    """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would."""
+    names = trace["name"].map(strip_correlation)
+    g = trace.assign(name=names).groupby("name", sort=False)["total_ns"]
+    agg = pd.DataFrame(
+        {
+            "total_ns": g.sum(),
+            "calls": g.count(),
+            "avg_ns": g.mean(),
+            "min_ns": g.min(),
+            "max_ns": g.max(),
+            "line_start": trace.assign(name=names).groupby("name", sort=False)["line_start"].min(),
+            "line_end": trace.assign(name=names).groupby("name", sort=False)["line_end"].max(),
+        }
+    ).reset_index()
+    agg["section"] = section
+    from profconv.parse.schema import conform
+
+    frame = conform(agg.sort_values("total_ns", ascending=False, kind="stable"))
+    return Block(
+        section=section,
+        frame=frame,
+        line_start=int(trace["line_start"].min()),
+        line_end=int(trace["line_end"].max()),
+    )
+
+
+def _trace_header(body: str) -> str | None:
+    toks = body.split()
+    if len(toks) >= 3 and toks[0] == "Start" and toks[1] == "Duration" and toks[-1] == "Name":
+        return "gpu-trace" if len(toks) > 3 else "api-trace"
+    return None
+
+
+# ---------------------------------------------------------------- CSV
+
+
+def _csv_rows(lines: list[str], i: int) -> tuple[list[list[str]], int]:
+    """Consecutive CSV lines from index i; returns rows and the index after them."""
+    j = i + 2 if i + 1 < len(lines) and "," in lines[i + 1] else i + 1
+    while j < len(lines) and lines[j].strip() and (lines[j][0] in '",' or lines[j][0].isdigit()):
+        j += 1
+    return list(csv.reader(lines[i:j])), j
+
+
+def _csv_value(cell: str, unit: str, kind: str) -> float:
+    cell = cell.strip()
+    if cell in ("", "-", "<OVERFLOW>", "n/a"):
+        return float("nan")
+    if kind == "time":
+        return units.time_ns(cell, unit if unit in units.TIME_UNITS_NS else None)
+    if kind == "size":
+        return units.size_bytes(cell) if not units.is_number(cell) else units.number(cell) * (
+            units.SIZE_UNITS_BYTES.get(unit.lower(), 1)
+        )
+    return units.number(cell)
+
+
+def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block], list[int]]:
+    """A --csv table (header, optional units row, data) -> blocks; returns unparsable line numbers."""
+    header = rows[0]
+    has_units = len(rows) > 1 and (not rows[1] or rows[1][0] in ("", "%", "ms", "us", "s", "ns")) and not any(
+        units.is_number(c) for c in rows[1] if c
+    )
+    unit_row = rows[1] if has_units else [""] * len(header)
+    data = rows[2:] if has_units else rows[1:]
+    offset = first_line + (2 if has_units else 1)
+    bad: list[int] = []
+    col = {h: k for k, h in enumerate(header)}
+    blocks: dict[str, Block] = {}
+
+    def block(section: str, line: int) -> Block:
+        if section not in blocks:
+            blocks[section] = Block(section=section, line_start=line, line_end=line)
+        return blocks[section]
+
+    if "Time(%)" in col:  # summary
+        for n, r in enumerate(data):
+            line = offset + n
+            try:
+                section = LABEL_SECTIONS.get(r[col["Type"]], "gpu") if "Type" in col else "gpu"
+                vals = {
+                    "pct": units.percent(r[col["Time(%)"]]),
+                    "time": _csv_value(r[col["Time"]], unit_row[col["Time"]], "time"),
+                    "calls": int(r[col["Calls"]]),
+                    "avg": _csv_value(r[col["Avg"]], unit_row[col["Avg"]], "time"),
+                    "min": _csv_value(r[col["Min"]], unit_row[col["Min"]], "time"),
+                    "max": _csv_value(r[col["Max"]], unit_row[col["Max"]], "time"),
+                }
+                b = block(section, line)
+                b.rows.append(_row_from(vals, r[col["Name"]], section, line))
+                b.line_end = line
+            except (ValueError, IndexError, KeyError):
+                bad.append(line)
+    elif header[0] == "Start":  # GPU / API trace
+        name_col = col.get("Name", len(header) - 1)
+        recs = []
+        for n, r in enumerate(data):
+            line = offset + n
+            try:
+                start = _csv_value(r[0], unit_row[0], "time")
+                dur = _csv_value(r[1], unit_row[1], "time")
+                recs.append((r[name_col], start, dur, line, line))
+            except (ValueError, IndexError):
+                bad.append(line)
+        section = "gpu-trace" if "Grid X" in col or "Size" in col else "api-trace"
+        if recs:
+            tb = _trace_block(recs, section, offset, offset + len(data) - 1)
+            blocks[section] = tb
+            summary = summarize_trace(tb.frame, "gpu" if section == "gpu-trace" else "api")
+            blocks[summary.section or "gpu"] = summary
+    elif header[0] == "Device" and "Count" in col:  # Unified Memory
+        for n, r in enumerate(data):
+            line = offset + n
+            try:
+                name = r[-1]
+                count = r[col["Count"]].strip()
+                b = block("unified-memory", line)
+                b.rows.append(
+                    Row(
+                        section="unified-memory",
+                        name=name,
+                        line_start=line,
+                        line_end=line,
+                        calls=int(count) if count else None,
+                        bytes=_csv_value(r[col["Total Size"]], "", "size"),
+                        total_ns=_csv_value(r[col["Total Time"]], unit_row[col["Total Time"]] or "s", "time"),
+                    )
+                )
+                b.line_end = line
+            except (ValueError, IndexError, KeyError):
+                bad.append(line)
+    elif header[0] == "Device" and "Kernel" in col:  # --metrics / --events trace
+        kernel = col["Kernel"]
+        for n, r in enumerate(data):
+            line = offset + n
+            b = block("metric", line)
+            for k, h in enumerate(header):
+                if k <= col.get("Correlation_ID", kernel) or k >= len(r):
+                    continue
+                cell = r[k]
+                try:
+                    value = units.number(cell) if cell.strip() else float("nan")
+                except ValueError:
+                    value = float("nan")
+                b.rows.append(
+                    Row(
+                        section="metric",
+                        name=strip_correlation(r[kernel]),
+                        line_start=line,
+                        line_end=line,
+                        metric=h,
+                        unit=unit_row[k] if k < len(unit_row) else None,
+                        value=value,
+                    )
+                )
+            b.line_end = line
+    else:
+        bad.extend(range(first_line, first_line + len(rows)))
+    return list(blocks.values()), bad
+
+
+# ---------------------------------------------------------------- driver
+
+
+def parse(doc: Document) -> DialectResult:
+    result = DialectResult()
+    events: list[_Event] = []
+    lines = doc.lines
+    table: _Table | None = None
+    mode: str | None = None  # summary | um | trace
+    trace_rows: list[tuple] = []
+    trace_section = "gpu-trace"
+    trace_start = 0
+    pending_section: str | None = None
+    device: str | None = None
+    um_block: Block | None = None
+    last_pid: int | None = None
+
+    def flush_trace(end_line: int) -> None:
+        nonlocal trace_rows
+        if trace_rows:
+            tb = _trace_block(trace_rows, trace_section, trace_start, end_line)
+            events.append(_Event("block", trace_start, block=tb))
+            events.append(
+                _Event(
+                    "block",
+                    trace_start,
+                    block=summarize_trace(tb.frame, "gpu" if trace_section == "gpu-trace" else "api"),
+                )
+            )
+        trace_rows = []
+
+    def end_table() -> None:
+        nonlocal table, mode, um_block
+        table = None
+        um_block = None
+        mode = None
+
+    i = 0
+    n_lines = len(lines)
+    while i < n_lines:
+        lineno = i + 1
+        raw = lines[i]
+        i += 1
+        if mode == "trace":
+            m = _TRACE_ROW.match(raw) if trace_section == "gpu-trace" else _API_TRACE_ROW.match(raw)
+            if m:
+                try:
+                    start = units.time_ns(m.group("start"))
+                    dur = units.time_ns(m.group("dur"))
+                    trace_rows.append((m.group("name").rstrip(), start, dur, lineno, lineno))
+                    result.claimed.add(lineno)
+                    continue
+                except ValueError:
+                    pass
+            flush_trace(lineno - 1)
+            mode = None
+        line = clean(raw)
+        pm = _PREFIX.match(line)
+        body = line[pm.end() :] if pm else line
+        if pm and pm.group(1):
+            last_pid = int(pm.group(1))
+
+        if _CSV_HEADER.match(body.strip()):
+            rows, j = _csv_rows([clean(x) for x in lines[i - 1 :]], 0)
+            blocks, bad = _parse_csv_table(rows, lineno)
+            for b in blocks:
+                events.append(_Event("block", b.line_start or lineno, block=b))
+            result.claimed.update(range(lineno, lineno + j))
+            result.unplaced.extend(bad)
+            i = i - 1 + j
+            if blocks and blocks[0].section == "unified-memory":
+                mode = "um-csv"
+            else:
+                end_table()
+            continue
+        if m := _START.search(body):
+            end_table()
+            events.append(_Event("start", lineno, pid=int(m.group(1)), command=m.group(2).strip()))
+            result.claimed.add(lineno)
+            continue
+        if m := _APPLICATION.search(body):
+            end_table()
+            events.append(_Event("start", lineno, pid=last_pid, command=m.group(1).strip()))
+            result.claimed.add(lineno)
+            continue
+        if _RESULT.match(body):
+            end_table()
+            pending_section = "gpu"
+            result.claimed.add(lineno)
+            continue
+        if _API_MARKER.match(body):
+            end_table()
+            pending_section = "api"
+            result.claimed.add(lineno)
+            continue
+        if _UM_MARKER.search(body):
+            end_table()
+            mode = "um"
+            um_block = Block(section="unified-memory", line_start=lineno, line_end=lineno)
+            events.append(_Event("block", lineno, block=um_block))
+            result.claimed.add(lineno)
+            continue
+        if mode in ("um", "um-csv"):
+            if m := _DEVICE.match(body):
+                device = m.group(1)
+                result.claimed.add(lineno)
+                continue
+            if m := _UM_TRAILER.match(body):
+                if um_block is None:
+                    um_block = Block(section="unified-memory", line_start=lineno, line_end=lineno)
+                    events.append(_Event("block", lineno, block=um_block))
+                um_block.rows.append(
+                    Row(
+                        section="unified-memory",
+                        name=m.group(1),
+                        line_start=lineno,
+                        line_end=lineno,
+                        calls=int(m.group(2).replace(",", "")),
+                    )
+                )
+                um_block.line_end = lineno
+                result.claimed.add(lineno)
+                continue
+            if mode == "um" and body.split()[:1] == ["Count"]:
+                result.claimed.add(lineno)
+                continue
+            if mode == "um" and um_block is not None and (row := _um_row(body, lineno)):
+                um_block.rows.append(row)
+                um_block.line_end = lineno
+                result.claimed.add(lineno)
+                continue
+        if sec := _trace_header(body):
+            end_table()
+            mode = "trace"
+            trace_section = sec
+            trace_start = lineno + 1
+            result.claimed.add(lineno)
+            continue
+        if hdr := parse_header(body):
+            fields, unit = hdr
+            table = _Table(fields=fields, time_unit=unit, section=pending_section)
+            mode = "summary"
+            result.claimed.add(lineno)
+            continue
+        if mode is None and _LABEL.match(body) and (hdr := parse_header("Type Time(%) Time Calls Avg Min Max Name")):
+            # a labelled row with its header lost (PDF extraction): the label says the layout
+            table = _Table(fields=hdr[0], time_unit=None, section=None)
+            mode = "summary"
+        if mode == "summary" and table is not None:
+            if is_neutral(body):
+                table.neutral_run += 1
+                continue
+            parsed = parse_summary_row(body, table.fields, table.time_unit)
+            if parsed is None and table.fields != ["pct", "time", "calls", "avg", "min", "max", "name"]:
+                # rows pasted in the full 7-column layout below a shortened header
+                parsed = parse_summary_row(body, ["pct", "time", "calls", "avg", "min", "max", "name"], None)
+            if parsed is not None:
+                label, values, name = parsed
+                if label:
+                    table.section = LABEL_SECTIONS[label]
+                section = table.section
+                key = section or "?"
+                blk = table.by_section.get(key)
+                if blk is None:
+                    blk = Block(section=section, line_start=lineno, line_end=lineno)
+                    table.by_section[key] = blk
+                    events.append(_Event("block", lineno, block=blk))
+                row = _row_from(values, name, section or "?", lineno)
+                blk.rows.append(row)
+                blk.line_end = lineno
+                table.open_row = row
+                table.neutral_run = 0
+                result.claimed.add(lineno)
+                continue
+            if table.open_row is not None and _continues(table.open_row) and table.neutral_run <= 4:
+                if not looks_like_data(body) and not _PREFIX.match(line):
+                    row = table.open_row
+                    part = body.replace("\t", " ").strip()
+                    row.name = f"{row.name} {part}".strip() if row.name else part
+                    row.line_end = lineno
+                    result.claimed.add(lineno)
+                    table.neutral_run = 0
+                    continue
+            table.open_row = None
+            if looks_like_data(body):
+                result.unplaced.append(lineno)
+            continue
+        if looks_like_data(body):
+            result.unplaced.append(lineno)
+    if mode == "trace":
+        flush_trace(n_lines)
+
+    result.profiles = _group(events, n_lines, device)
+    return result
+
+
+def _um_row(body: str, lineno: int) -> Row | None:
+    toks = body.split()
+    if len(toks) < 7 or not re.fullmatch(r"[\d,]+", toks[0]):
+        return None
+    name = " ".join(toks[6:])
+    try:
+        total = units.size_bytes(toks[4]) if toks[4] != "-" else float("nan")
+        t = units.time_ns(toks[5]) if toks[5] != "-" else float("nan")
+        avg = units.size_bytes(toks[1]) if toks[1] != "-" else float("nan")
+    except ValueError:
+        return None
+    del avg  # sizes per transfer are not part of the schema; the total is
+    return Row(
+        section="unified-memory",
+        name=name,
+        line_start=lineno,
+        line_end=lineno,
+        calls=int(toks[0].replace(",", "")),
+        bytes=total,
+        total_ns=t,
+    )
+
+
+def _group(events: list[_Event], n_lines: int, device: str | None) -> list[RawProfile]:
+    for ev in events:
+        blk = ev.block
+        if blk is not None and (blk.section is None or blk.section == "?"):
+            blk.section = classify(blk)
+            for r in blk.rows:
+                r.section = blk.section
+    profiles = grouping.group(
+        [grouping.Event(e.kind, e.line, e.pid, e.command, e.block) for e in events], TOOL
+    )
+    for p in profiles:
+        p.device = p.device or device
+    return profiles

@@ -1,0 +1,54 @@
+"""What a dialect parser returns: profiles made of blocks of rows, plus the lines it could not place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from profconv.parse.schema import Row
+
+
+@dataclass
+class Block:
+    """One table of one section; `frame` holds bulk rows (traces) already in schema form."""
+
+    section: str | None
+    rows: list[Row] = field(default_factory=list)
+    frame: pd.DataFrame | None = None
+    line_start: int = 0
+    line_end: int = 0
+    kind: str | None = None  # the report it came from, when one section has several
+
+
+@dataclass
+class RawProfile:
+    tool: str
+    line_start: int
+    line_end: int
+    blocks: list[Block] = field(default_factory=list)
+    pid: int | None = None
+    command: str | None = None
+    device: str | None = None
+
+    def sections(self) -> set[str]:
+        return {b.section for b in self.blocks if b.section}
+
+
+@dataclass
+class DialectResult:
+    profiles: list[RawProfile] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)  # line numbers that belong to a profile
+    unplaced: list[int] = field(default_factory=list)  # lines that look like data but fit nowhere
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    """The input text as 1-based lines, with a label for messages."""
+
+    lines: list[str]
+    label: str
+
+    def numbered(self):
+        return enumerate(self.lines, start=1)

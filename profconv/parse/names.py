@@ -1,0 +1,59 @@
+"""Readable short names for kernels: the report tables people paste fold C++ signatures."""
+
+from __future__ import annotations
+
+import re
+
+_RETURN_TYPE = re.compile(r"^(?:void|int|float|double)\s+(?=[A-Za-z_])")
+_CORRELATION = re.compile(r"\s*\[\d+\]$")
+
+
+def _fold(name: str, open_ch: str, close_ch: str, replacement: str) -> str:
+    out: list[str] = []
+    depth = 0
+    for i, ch in enumerate(name):
+        if ch == open_ch and not (open_ch == "<" and name[i + 1 : i + 2] in ("<", "=")):
+            if depth == 0:
+                out.append(replacement)
+            depth += 1
+        elif ch == close_ch and depth > 0 and not (close_ch == ">" and name[i - 1 : i] == "-"):
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def short_name(name: str) -> str:
+    """'void ns::k<float, 8>(float*, int)' -> 'ns::k<…>'; API and memcpy names are unchanged."""
+    n = name.strip()
+    if not n or n.startswith("[") or " " not in n and "<" not in n and "(" not in n:
+        return n
+    n = _CORRELATION.sub("", n)
+    n = _RETURN_TYPE.sub("", n)
+    if "<" in n:
+        n = _fold(n, "<", ">", "<…>")
+    if n.endswith(")") and "(" in n:
+        head = n[: n.index("(")]
+        if head and (head[-1].isalnum() or head[-1] in "_>…"):
+            n = head
+    return n.replace("<…><…>", "<…>").strip()
+
+
+def strip_correlation(name: str) -> str:
+    """nvprof trace names carry the correlation id: 'kernel(int) [128]' -> 'kernel(int)'."""
+    return _CORRELATION.sub("", name)
+
+
+def brackets_open(name: str) -> bool:
+    """True while a wrapped name has unclosed (, < or [ : the next line continues it."""
+    depth = 0
+    for i, ch in enumerate(name):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "<" and name[i + 1 : i + 2] not in ("<", "="):
+            depth += 1
+        elif ch == ">" and name[i - 1 : i] != "-":
+            depth -= 1
+    return depth > 0

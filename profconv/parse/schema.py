@@ -1,0 +1,174 @@
+"""The canonical row schema every profiler dialect is turned into.
+
+One row per (profile, section, name), or per trace event / metric. Times are in
+nanoseconds (float64); a value the input did not print is NaN (never invented).
+
+| column      | dtype   | meaning                                                           |
+|-------------|---------|-------------------------------------------------------------------|
+| profile     | int64   | 1-based profile id within the parsed input                        |
+| tool        | string  | nvprof, nsys, ncu, nvhpc-acc, cupti                               |
+| section     | string  | gpu, api, openacc, unified-memory, nvtx, os-runtime, gpu-memory-size, ncu-metric, gpu-trace, api-trace |
+| name        | string  | full name as printed, wrapped lines re-joined                     |
+| short_name  | string  | readable name: return type dropped, template/argument lists folded |
+| time_pct    | float64 | time share as printed (percent), NaN when absent or printed "<0.01" |
+| total_ns    | float64 | total time                                                        |
+| calls       | Int64   | calls / instances / launches / count                              |
+| avg_ns, min_ns, max_ns, med_ns, std_ns | float64 | per-call statistics            |
+| start_ns    | float64 | start timestamp (trace rows only)                                 |
+| bytes       | float64 | bytes moved (memory-size and unified-memory rows)                 |
+| metric      | string  | metric name (ncu-metric rows)                                     |
+| unit        | string  | metric unit as printed (ncu-metric rows)                          |
+| value       | float64 | metric value, NaN when the tool printed n/a or nan                |
+| line_start, line_end | Int64 | 1-based source lines the row came from                   |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+COLUMNS: dict[str, str] = {
+    "profile": "int64",
+    "tool": "string",
+    "section": "string",
+    "name": "string",
+    "short_name": "string",
+    "time_pct": "float64",
+    "total_ns": "float64",
+    "calls": "Int64",
+    "avg_ns": "float64",
+    "min_ns": "float64",
+    "max_ns": "float64",
+    "med_ns": "float64",
+    "std_ns": "float64",
+    "start_ns": "float64",
+    "bytes": "float64",
+    "metric": "string",
+    "unit": "string",
+    "value": "float64",
+    "line_start": "Int64",
+    "line_end": "Int64",
+}
+
+SECTIONS = (
+    "gpu",
+    "api",
+    "openacc",
+    "unified-memory",
+    "nvtx",
+    "os-runtime",
+    "gpu-memory-size",
+    "ncu-metric",
+    "gpu-trace",
+    "api-trace",
+)
+
+SECTION_TITLES = {
+    "gpu": "GPU activities",
+    "api": "API calls",
+    "openacc": "OpenACC regions",
+    "unified-memory": "Unified Memory",
+    "nvtx": "NVTX ranges",
+    "os-runtime": "OS runtime calls",
+    "gpu-memory-size": "GPU memory operations (bytes)",
+    "ncu-metric": "Nsight Compute metrics",
+    "gpu-trace": "GPU trace",
+    "api-trace": "API trace",
+}
+
+# Sections whose rows are ranked by time; the others are listings.
+TIMED_SECTIONS = ("gpu", "api", "openacc", "nvtx", "os-runtime", "unified-memory")
+
+NAN = float("nan")
+
+
+@dataclass(slots=True)
+class Row:
+    """One canonical row before it is placed in a profile (profile id is set later)."""
+
+    section: str
+    name: str
+    line_start: int
+    line_end: int
+    time_pct: float = NAN
+    total_ns: float = NAN
+    calls: int | None = None
+    avg_ns: float = NAN
+    min_ns: float = NAN
+    max_ns: float = NAN
+    med_ns: float = NAN
+    std_ns: float = NAN
+    start_ns: float = NAN
+    bytes: float = NAN
+    metric: str | None = None
+    unit: str | None = None
+    value: float = NAN
+
+
+ROW_FIELDS = [
+    "section", "name", "line_start", "line_end", "time_pct", "total_ns", "calls", "avg_ns",
+    "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "metric", "unit", "value",
+]
+
+
+@dataclass
+class ProfileInfo:
+    """What surrounds one profile in the input: the run it measured."""
+
+    profile: int
+    tool: str
+    line_start: int
+    line_end: int
+    pid: int | None = None
+    command: str | None = None
+    model: str | None = None
+    correctness: float | None = None
+    op_times_s: list[float] = field(default_factory=list)
+    device: str | None = None
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with no rows but every column and dtype, so callers never special-case empty."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in COLUMNS.items()})
+
+
+def frame_from_records(records: list[tuple], columns: list[str], fixed: dict) -> pd.DataFrame:
+    """Build a canonical frame from tuples in `columns` order plus constant columns."""
+    if not records:
+        return empty_frame()
+    df = pd.DataFrame.from_records(records, columns=columns)
+    for k, v in fixed.items():
+        df[k] = v
+    return conform(df)
+
+
+def conform(df: pd.DataFrame) -> pd.DataFrame:
+    """Add missing columns, order them and cast to the schema's dtypes."""
+    n = len(df)
+    out = {}
+    for col, dtype in COLUMNS.items():
+        if col in df.columns:
+            s = df[col]
+        elif dtype == "int64":
+            s = pd.Series(np.zeros(n, dtype="int64"))
+        elif dtype in ("string", "Int64"):
+            s = pd.Series([None] * n, dtype="object")
+        else:
+            s = pd.Series(np.full(n, np.nan))
+        out[col] = pd.Series(s.to_numpy(), dtype=None).astype(dtype) if n else pd.Series(dtype=dtype)
+    return pd.DataFrame(out, index=pd.RangeIndex(n))
+
+
+def validate(df: pd.DataFrame) -> None:
+    """Raise ValueError if `df` does not follow the schema (used by tests and writers)."""
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"missing columns: {missing}")
+    for c, t in COLUMNS.items():
+        if str(df[c].dtype) != t and not (t == "string" and str(df[c].dtype).startswith("string")):
+            raise ValueError(f"column {c} has dtype {df[c].dtype}, expected {t}")
+    bad = set(df["section"].dropna()) - set(SECTIONS)
+    if bad:
+        raise ValueError(f"unknown sections: {sorted(bad)}")

@@ -1,0 +1,1 @@
+"""Rendering stage: frames and typed options in, terminal or file output out."""

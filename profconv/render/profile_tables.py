@@ -1,0 +1,114 @@
+"""Terminal tables for parsed profiles: ranked sections with the top-share rows marked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from profconv.analysis.ranking import Ranked, rank_profile
+from profconv.parse.core import ProfileSet
+from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS
+from profconv.render.format import count, duration
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    threshold: float = 0.90
+    max_rows: int | None = 25  # None: every row
+    full_names: bool = False
+
+
+def summary_line(r: Ranked) -> str:
+    title = SECTION_TITLES.get(r.section, r.section)
+    n = len(r.rows)
+    return f"{r.top_count} of {n} {title} take {r.top_share * 100:.1f}% of {_noun(r.section)} time"
+
+
+def _noun(section: str) -> str:
+    return {"gpu": "GPU", "api": "API", "openacc": "OpenACC", "nvtx": "NVTX range",
+            "os-runtime": "OS runtime", "unified-memory": "Unified Memory"}.get(section, section)
+
+
+def ranked_table(r: Ranked, opts: TableOptions) -> Table:
+    title = SECTION_TITLES.get(r.section, r.section)
+    table = Table(title=f"{title}", title_justify="left", show_lines=False, pad_edge=False)
+    table.add_column("", width=1)
+    table.add_column("Time(%)", justify="right")
+    table.add_column("Share", justify="right")
+    table.add_column("Cum.", justify="right")
+    table.add_column("Total", justify="right")
+    table.add_column("Calls", justify="right")
+    table.add_column("Avg", justify="right")
+    table.add_column("Min", justify="right")
+    table.add_column("Max", justify="right")
+    table.add_column("Name", overflow="fold")
+    rows = r.rows if opts.max_rows is None else r.rows.head(max(opts.max_rows, r.top_count))
+    for row in rows.itertuples(index=False):
+        style = "bold" if row.in_top else "dim"
+        pct = "—" if row.time_pct != row.time_pct else f"{row.time_pct:.2f}"
+        name = row.name if opts.full_names else row.short_name
+        table.add_row(
+            Text("●", style="green") if row.in_top else "",
+            pct,
+            f"{row.share * 100:.2f}%",
+            f"{row.cumulative * 100:.1f}%",
+            duration(row.total_ns),
+            count(row.calls),
+            duration(row.avg_ns),
+            duration(row.min_ns),
+            duration(row.max_ns),
+            Text(str(name), style=style),
+        )
+    hidden = len(r.rows) - len(rows)
+    if hidden > 0:
+        table.caption = f"{hidden} more row(s) below the threshold not shown (--all shows them)"
+    return table
+
+
+def metric_table(frame, profile: int) -> Table | None:
+    rows = frame[(frame["profile"] == profile) & (frame["section"].isin(["ncu-metric", "metric"]))]
+    if rows.empty:
+        return None
+    table = Table(title="Metrics", title_justify="left")
+    table.add_column("Kernel", overflow="fold")
+    table.add_column("Metric")
+    table.add_column("Unit")
+    table.add_column("Value", justify="right")
+    for row in rows.itertuples(index=False):
+        table.add_row(str(row.short_name), str(row.metric), "" if row.unit is None or row.unit != row.unit else str(row.unit),
+                      "—" if row.value != row.value else f"{row.value:,.6g}")
+    return table
+
+
+def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
+    for info in ps.profiles:
+        head = f"[bold]Profile {info.profile}[/bold] · {info.tool} · {ps.source} lines {info.line_start}-{info.line_end}"
+        console.rule(head)
+        facts = []
+        if info.command:
+            facts.append(f"command: {info.command}")
+        if info.pid is not None:
+            facts.append(f"pid {info.pid}")
+        if info.device:
+            facts.append(f"device: {info.device}")
+        if info.op_times_s:
+            facts.append("Op Time: " + ", ".join(f"{t:.6f} s" for t in info.op_times_s))
+        if info.correctness is not None:
+            facts.append(f"Correctness: {info.correctness:g}" + (f" Model: {info.model}" if info.model else ""))
+        for f in facts:
+            console.print(f"  {f}", highlight=False)
+        for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
+            console.print(ranked_table(ranked, opts))
+            console.print(f"  [green]●[/green] {summary_line(ranked)}", highlight=False)
+        mt = metric_table(ps.frame, info.profile)
+        if mt is not None:
+            console.print(mt)
+    if ps.unplaced:
+        nums = ", ".join(str(n) for n, _ in ps.unplaced[:20])
+        more = "" if len(ps.unplaced) <= 20 else f" (+{len(ps.unplaced) - 20} more)"
+        console.print(f"[yellow]warning:[/yellow] {len(ps.unplaced)} line(s) look like table data but could not be placed: lines {nums}{more}", highlight=False)
+    for note in ps.notes:
+        console.print(f"[yellow]warning:[/yellow] {note}", highlight=False)

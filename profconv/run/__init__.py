@@ -1,0 +1,1 @@
+"""Running stage: models, data, the CPU reference and the GPU variants, timed and checked."""
