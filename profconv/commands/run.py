@@ -1,0 +1,178 @@
+"""`profconv run` and `profconv models`: the variant ladder on a real model, timed and checked."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from profconv.errors import ExitStatus, InputError
+from profconv.run import gpu, runner
+from profconv.run import weights as weights_mod
+from profconv.run.data import SYNTHETIC_NOTE
+from profconv.run.models import MODELS, get_model
+from profconv.run.record import RunRecord, VariantResult, write_atomic
+from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
+from profconv.ui import console
+
+
+def parse_counts(text: str) -> list[int]:
+    try:
+        counts = [int(t.replace("_", "")) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise InputError(f"--images takes a number or a comma list such as 10,100,10000, not {text!r}") from None
+    if not counts or any(c <= 0 for c in counts):
+        raise InputError("--images must be positive")
+    return counts
+
+
+def models_command() -> None:
+    """List the models with their layer shapes."""
+    table = Table(title="Models", title_justify="left")
+    for col in ("model", "semester", "input", "conv layers (per image)", "net", "course accuracy"):
+        table.add_column(col, overflow="fold")
+    for m in MODELS.values():
+        convs = "; ".join(f"{layer.name}: {s.text()}" for layer, s in m.conv_shapes(1))
+        c, h, w = m.input_shape
+        table.add_row(m.name, m.semester, f"{c}x{h}x{w}", convs, m.spec, m.reference_accuracy)
+    console().print(table)
+
+
+def _speedup(base: float | None, t: float | None) -> str:
+    return f"{base / t:.2f}x" if base and t else "—"
+
+
+def result_table(record: RunRecord) -> Table:
+    table = Table(title=f"{record.model['name']}: Op Time per conv layer", title_justify="left")
+    for col, just in (("images", "right"), ("variant", "left"), ("layer", "left"), ("Op Time", "right"),
+                      ("min", "right"), ("vs naive", "right"), ("vs cudnn", "right"), ("rel. error", "right"),
+                      ("Correctness", "right"), ("status", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    by_key = {(r.images, r.variant, c.layer): c for r in record.results for c in r.conv
+              if c.status == "ok" and c.op_time}
+    for r in record.results:
+        if r.status == "skipped":
+            continue  # said once above the table
+        for c in r.conv:
+            t = c.op_time["median_s"] if c.op_time else None
+            naive = by_key.get((r.images, "naive", c.layer))
+            cudnn = by_key.get((r.images, "cudnn", c.layer))
+            ok = c.status == "ok"
+            status = "[green]ok[/green]" if ok else f"[red]FAILED[/red]: {escape(c.error or '')}"
+            table.add_row(
+                str(r.images), r.variant, c.layer,
+                f"{t:.6f} s" if t is not None else "—",
+                f"{c.op_time['min_s']:.6f} s" if c.op_time else "—",
+                _speedup(naive.op_time["median_s"], t) if ok and naive and naive.op_time else "—",
+                _speedup(cudnn.op_time["median_s"], t) if ok and cudnn and cudnn.op_time else "—",
+                f"{c.rel_error:.2e}" if c.rel_error is not None else "nan",
+                f"{r.correctness:.4f}" if r.correctness is not None else "—",
+                status,
+            )
+    return table
+
+
+def breakdown_table(record: RunRecord) -> Table:
+    table = Table(title="Forward pass by layer type (seconds, median)", title_justify="left")
+    kinds: list[str] = []
+    for r in record.results:
+        for k in r.type_totals:
+            if k not in kinds:
+                kinds.append(k)
+    table.add_column("images", justify="right")
+    table.add_column("variant")
+    for k in kinds:
+        table.add_column(k, justify="right")
+    table.add_column("forward", justify="right")
+    for r in record.results:
+        if r.status != "ok":
+            continue
+        table.add_row(str(r.images), r.variant, *[f"{r.type_totals.get(k, 0.0):.6f}" for k in kinds],
+                      f"{r.forward_s:.6f}")
+    return table
+
+
+def run_command(
+    model: Annotated[str, typer.Option("--model", "-m", help="Model to run (see `profconv models`).")] = "ece408-high",
+    images: Annotated[str, typer.Option("--images", "-n", help="Images to run: a number or a list such as 10,100,10000.")] = "10000",
+    variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="Variants to run (repeatable or comma list; default: all).")] = None,
+    repeat: Annotated[int, typer.Option(help="Timed repeats per conv layer (median and min reported).")] = 5,
+    warmup: Annotated[int, typer.Option(help="Untimed warm-up runs before timing.")] = 2,
+    cpu_repeat: Annotated[int, typer.Option(help="Timed repeats of the CPU reference (slow).")] = 1,
+    data: Annotated[str | None, typer.Option("--data", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
+    weights: Annotated[str | None, typer.Option("--weights", help="A .npz of weights overriding the bundled ones.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory (default runs/<model>-<timestamp>/).")] = None,
+) -> None:
+    """Run each convolution variant on a model's forward pass: Op Time, check, Correctness."""
+    m = get_model(model)
+    counts = parse_counts(images)
+    if repeat < 1 or warmup < 0 or cpu_repeat < 1:
+        raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
+    names = [n.strip() for v in (variant or []) for n in v.split(",") if n.strip()]
+    chosen = get_variants(names or None)
+    params = weights_mod.load(m, weights)
+    cp = gpu.cupy_or_none()
+    con = console()
+    skip: dict[str, str] = {}
+    if cp is None:
+        reason = gpu.why_no_gpu()
+        for v in chosen:
+            if v.device != "cpu":
+                skip[v.name] = "needs CUDA and CuPy"
+        con.print(f"[yellow]GPU variants skipped:[/yellow] they need CUDA and CuPy ({escape(reason)}); running the CPU reference only.")
+    elif any(v.device == "cudnn" for v in chosen) and (why := cudnn_unavailable()):
+        skip["cudnn"] = f"cuDNN reference needs PyTorch with CUDA ({why})"
+        con.print(f"[yellow]cudnn skipped:[/yellow] {escape(skip['cudnn'])}")
+    if data is None:
+        con.print(f"[dim]{SYNTHETIC_NOTE}[/dim]")
+    stamp = datetime.now(timezone.utc)
+    run_dir = out or Path("runs") / f"{m.name}-{stamp.strftime('%Y%m%d-%H%M%S')}"
+    env = gpu.environment(cp)
+    record = RunRecord(
+        argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=env,
+        model={"name": m.name, "semester": m.semester, "input_shape": list(m.input_shape), "spec": m.spec,
+               "reference_accuracy": m.reference_accuracy,
+               "conv_layers": [{"layer": layer.name, "shape": s.text()} for layer, s in m.conv_shapes(1)]},
+        data={"source": data or "synthetic", "synthetic": data is None, "weights": weights or "bundled"},
+        settings={"repeat": repeat, "warmup": warmup, "cpu_repeat": cpu_repeat, "images": counts,
+                  "variants": [v.name for v in chosen]},
+    )
+    if env.get("gpu"):
+        con.print(f"GPU: {env['gpu']} (compute capability {env['compute_capability']}), CuPy {env['cupy_version']}")
+
+    def on_result(res: VariantResult) -> None:
+        record.results.append(res)
+        write_atomic(run_dir / "run.json", record.to_json())
+
+    try:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=con, transient=True) as prog:
+            task = prog.add_task("starting", total=None)
+            runner.execute(m, params, chosen, counts,
+                           runner.RunOptions(images=counts[0], repeat=repeat, warmup=warmup,
+                                             cpu_repeat=cpu_repeat, data_dir=data),
+                           cp, lambda msg: prog.update(task, description=msg), on_result, skip)
+    except KeyboardInterrupt:
+        record.interrupted = True
+        write_atomic(run_dir / "run.json", record.to_json())
+        con.print(f"interrupted: partial record in {run_dir / 'run.json'}")
+        raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
+    write_atomic(run_dir / "run.json", record.to_json())
+    con.print(result_table(record))
+    con.print(breakdown_table(record))
+    for count in counts:
+        best = [r for r in record.results if r.images == count and r.status == "ok" and r.correctness is not None]
+        ref = next((r for r in best if r.variant == "cpu"), best[0] if best else None)
+        if ref is not None:
+            con.print(f"Correctness: {ref.correctness:.4g} Model: {m.name}  [dim]({count} images, {ref.variant})[/dim]")
+    con.print(f"run record: {run_dir / 'run.json'}")
+    failed = [r for r in record.results if r.status == "failed"]
+    if failed:
+        con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{r.variant} ({r.images})" for r in failed))
+        raise typer.Exit(int(ExitStatus.FAILURE))

@@ -1,0 +1,223 @@
+"""Run a model's forward pass with each convolution variant: check, time, record.
+
+Per image count: the reference forward pass gives every conv layer's input and exact output;
+each variant then computes each conv layer on that same input (output poisoned with NaN first,
+so unwritten elements fail the check), is timed as the course's Op Time, and finally runs the
+whole forward pass with its own conv outputs for Correctness and the per-layer breakdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from profconv.run import data as datasets
+from profconv.run import gpu, reference
+from profconv.run.gpu import KernelCompileError, Timing
+from profconv.run.models import ConvShape, Layer, Model
+from profconv.run.record import ConvResult, VariantResult
+from profconv.run.variants import Variant, cudnn_unavailable
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    images: int
+    repeat: int = 5
+    warmup: int = 2
+    cpu_repeat: int = 1  # the CPU reference is slow: timed once unless asked
+    data_dir: str | None = None
+
+
+Progress = Callable[[str], None]
+
+
+def rel_error(xp: Any, y, ref) -> tuple[float, float]:
+    """(‖y − ref‖ / ‖ref‖, max |y − ref|) in float64; NaN anywhere (an unwritten output) gives NaN."""
+    d = y.astype(np.float64) - ref.astype(np.float64)
+    denom = float(xp.linalg.norm(ref.astype(np.float64)))
+    return float(xp.linalg.norm(d)) / (denom or 1.0), float(xp.abs(d).max())
+
+
+class Runner:
+    def __init__(self, model: Model, params: dict[str, np.ndarray], cp: Any | None):
+        self.model = model
+        self.cp = cp
+        self.xp = cp if cp is not None else np
+        self.params_host = params
+        self.params = {k: self.xp.asarray(v) for k, v in params.items()}
+
+    def _bias(self, layer: Layer, m: int):
+        b = self.params.get(f"{layer.name}.b")
+        return b if b is not None else self.xp.zeros(m, dtype=np.float32)
+
+    def reference_pass(self, x) -> dict[str, tuple[Any, Any]]:
+        """Each conv layer's (input, exact output) from the reference pass (float64 accumulation)."""
+        xp = self.xp
+        seen: dict[str, tuple[Any, Any]] = {}
+
+        def conv(layer: Layer, a):
+            y = reference.conv2d(xp, a, self.params[f"{layer.name}.w"], self.params.get(f"{layer.name}.b"), layer.pad)
+            seen[layer.name] = (a, y)
+            return y
+
+        reference.forward(xp, self.model.layers, x, self.params, conv=conv)
+        return seen
+
+    def run_variant(self, variant: Variant, x, labels, conv_io, opts: RunOptions, progress: Progress) -> VariantResult:
+        res = VariantResult(opts.images, variant.name, variant.technique, variant.precision)
+        shapes = dict((layer.name, s) for layer, s in self.model.conv_shapes(opts.images))
+        layers = {layer.name: layer for layer in self.model.layers}
+        for name, (a, ref) in conv_io.items():
+            s = shapes[name]
+            progress(f"{self.model.name}/{variant.name}/{name}")
+            cr = ConvResult(layer=name, shape=s.text(), tolerance=variant.tolerance)
+            try:
+                out, timing = self._conv(variant, layers[name], a, s, opts)
+                err, max_abs = rel_error(self.xp, out, ref)
+                cr.rel_error = None if err != err else err
+                cr.max_abs_error = None if max_abs != max_abs else max_abs
+                cr.op_time = timing.as_dict()
+                if not err <= variant.tolerance:
+                    cr.status = "failed"
+                    cr.error = ("output has unwritten or non-finite elements" if err != err
+                                else f"relative error {err:.3g} above tolerance {variant.tolerance:g}")
+            except KernelCompileError as exc:
+                cr.status, cr.error = "failed", f"compile error: {exc}"
+            except Exception as exc:  # CUDA errors, out of memory, launch failures
+                cr.status, cr.error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                if self.cp is not None:
+                    self._recover()
+            res.conv.append(cr)
+        failed = [c for c in res.conv if c.status != "ok"]
+        if failed:
+            res.status = "failed"
+            res.error = "; ".join(f"{c.layer}: {c.error}" for c in failed)
+            return res
+        progress(f"{self.model.name}/{variant.name}/forward")
+        try:
+            self._forward(variant, x, labels, res, opts)
+        except Exception as exc:
+            res.status, res.error = "failed", f"forward pass: {type(exc).__name__}: {exc}"
+        return res
+
+    def _recover(self) -> None:
+        try:
+            self.cp.cuda.Device().synchronize()
+        except Exception:
+            pass
+
+    def _conv(self, variant: Variant, layer: Layer, a, s: ConvShape, opts: RunOptions) -> tuple[Any, Timing]:
+        w = self.params[f"{layer.name}.w"]
+        bias = self._bias(layer, s.M)
+        tag = f"{self.model.name}/{variant.name}/{layer.name}"
+        if variant.device == "cpu":
+            a_h = a if self.cp is None else self.cp.asnumpy(a)
+            w_h, b_h = self.params_host[f"{layer.name}.w"], self.params_host.get(f"{layer.name}.b")
+            holder: dict[str, Any] = {}
+
+            def run_cpu():
+                with gpu.nvtx_range(tag):
+                    holder["y"] = reference.conv2d(np, a_h, w_h, b_h, layer.pad)
+
+            timing = gpu.time_cpu(run_cpu, opts.cpu_repeat)
+            return self.xp.asarray(holder["y"]), timing
+        cp = self.cp
+        assert cp is not None and variant.launch is not None
+        out = cp.full((s.B, s.M, s.Ho, s.Wo), np.nan, dtype=cp.float32)  # poison
+        with gpu.nvtx_range(tag + "/check"):
+            variant.launch(cp, a, w, bias, out, s)
+        cp.cuda.Device().synchronize()
+        checked = out.copy()
+
+        def run_gpu():
+            with gpu.nvtx_range(tag):
+                variant.launch(cp, a, w, bias, out, s)
+
+        timing = gpu.time_gpu(cp, run_gpu, opts.repeat, opts.warmup)
+        return checked, timing
+
+    def _forward(self, variant: Variant, x, labels, res: VariantResult, opts: RunOptions) -> None:
+        """The whole net with this variant's conv, each layer timed; Correctness from its output."""
+        xp = self.xp
+        shapes = dict((layer.name, s) for layer, s in self.model.conv_shapes(opts.images))
+        times: dict[str, list[float]] = {layer.name: [] for layer in self.model.layers}
+        passes = 1 if variant.device == "cpu" else max(1, min(opts.repeat, 3))
+        probs = None
+        if variant.device == "cpu" and self.cp is not None:
+            x = self.cp.asnumpy(x)
+        for _ in range(passes):
+            a = x
+            for layer in self.model.layers:
+                tag = f"{self.model.name}/{variant.name}/{layer.name}"
+                if layer.kind == "conv":
+                    s = shapes[layer.name]
+                    if variant.device == "cpu":
+                        holder: dict[str, Any] = {}
+
+                        def f_cpu(a=a, layer=layer):
+                            with gpu.nvtx_range(tag):
+                                holder["y"] = reference.conv2d(np, a, self.params_host[f"{layer.name}.w"],
+                                                               self.params_host.get(f"{layer.name}.b"), layer.pad)
+
+                        t = gpu.time_cpu(f_cpu, 1)
+                        a = holder["y"]
+                    else:
+                        out = self.cp.empty((s.B, s.M, s.Ho, s.Wo), dtype=np.float32)
+                        w, b = self.params[f"{layer.name}.w"], self._bias(layer, s.M)
+
+                        def f_gpu(a=a, out=out, w=w, b=b, s=s):
+                            with gpu.nvtx_range(tag):
+                                variant.launch(self.cp, a, w, b, out, s)
+
+                        t = gpu.time_gpu(self.cp, f_gpu, 1, 0)
+                        a = out
+                else:
+                    params = self.params_host if variant.device == "cpu" else self.params
+                    lib = np if variant.device == "cpu" else xp
+                    holder2: dict[str, Any] = {}
+
+                    def f_other(a=a, layer=layer, params=params, lib=lib):
+                        with gpu.nvtx_range(tag):
+                            holder2["y"] = reference.apply(lib, layer, a, params)
+
+                    t = (gpu.time_cpu(f_other, 1) if variant.device == "cpu"
+                         else gpu.time_gpu(self.cp, f_other, 1, 0))
+                    a = holder2["y"]
+                times[layer.name].append(t.median)
+            probs = a
+        res.layer_times = {k: float(np.median(v)) for k, v in times.items()}
+        totals: dict[str, float] = {}
+        for layer in self.model.layers:
+            totals[layer.kind] = totals.get(layer.kind, 0.0) + res.layer_times[layer.name]
+        res.type_totals = totals
+        res.forward_s = float(sum(res.layer_times.values()))
+        lib = np if variant.device == "cpu" else xp
+        res.correctness = reference.accuracy(lib, probs, labels if lib is np else xp.asarray(labels))
+
+
+def load_inputs(model: Model, opts: RunOptions) -> datasets.Dataset:
+    return datasets.load(model, opts.images, opts.data_dir)
+
+
+def execute(model: Model, params: dict[str, np.ndarray], variants: list[Variant], image_counts: list[int],
+            base: RunOptions, cp: Any | None, progress: Progress, on_result: Callable[[VariantResult], None],
+            skip_reasons: dict[str, str]) -> None:
+    """Every variant at every image count; results are handed to `on_result` as they finish."""
+    runner = Runner(model, params, cp)
+    for count in image_counts:
+        opts = RunOptions(images=count, repeat=base.repeat, warmup=base.warmup,
+                          cpu_repeat=base.cpu_repeat, data_dir=base.data_dir)
+        ds = load_inputs(model, opts)
+        x = runner.xp.asarray(ds.images)
+        progress(f"{model.name}: reference pass on {count} images")
+        conv_io = runner.reference_pass(x)
+        for variant in variants:
+            if variant.name in skip_reasons:
+                on_result(VariantResult(count, variant.name, variant.technique, variant.precision,
+                                        status="skipped", error=skip_reasons[variant.name]))
+                continue
+            on_result(runner.run_variant(variant, x, ds.labels, conv_io, opts, progress))
+        del conv_io, x

@@ -1,0 +1,148 @@
+"""The variant ladder: each convolution implementation as a small registered object.
+
+A GPU variant is one `kernels/<file>.cu` plus one `Variant(...)` line in VARIANTS with the
+function that launches it. Every launcher has the same signature:
+    launch(cp, x, w, bias, out, shape) -> None   (writes `out`, B x M x Ho x Wo float32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from profconv.run import gpu
+from profconv.run.models import ConvShape
+from profconv.run.reference import conv2d
+
+Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], None]
+
+THREADS = 256
+TILE = 16
+UNROLL_BUDGET_BYTES = 512 * 1024 * 1024  # largest im2col buffer unroll-gemm allocates at once
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str
+    technique: str  # the optimisation it demonstrates
+    precision: str  # fp32 | fp16 | tf32
+    tolerance: float  # largest relative L2 error accepted against the float64 reference
+    device: str  # cpu | gpu | cudnn
+    source: str | None = None  # kernels/<source>
+    launch: Launch | None = None
+
+
+def _i32(*vals: int):
+    return tuple(np.int32(v) for v in vals)
+
+
+def _grid_1d(total: int) -> tuple[int]:
+    return (min((total + THREADS - 1) // THREADS, 2**31 - 1),)
+
+
+def launch_naive(cp, x, w, bias, out, s: ConvShape) -> None:
+    fn = gpu.module("naive.cu").get_function("conv_forward")
+    fn(_grid_1d(out.size), (THREADS,), (x, w, bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
+
+
+def launch_constant(cp, x, w, bias, out, s: ConvShape) -> None:
+    mod = gpu.module("constant.cu")
+    if w.size > 15360:
+        raise ValueError(f"{w.size} weights do not fit the 15,360-float constant buffer")
+    kc = cp.ndarray((w.size,), cp.float32, mod.get_global("kc"))
+    kc[...] = w.ravel()  # the course's cudaMemcpyToSymbol, part of the op
+    fn = mod.get_function("conv_forward")
+    fn(_grid_1d(out.size), (THREADS,), (x, bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
+
+
+def launch_shared(cp, x, w, bias, out, s: ConvShape) -> None:
+    fn = gpu.module("shared.cu", (("TILE", TILE), ("KMAX", max(7, s.K)))).get_function("conv_forward")
+    tiles = ((s.Ho + TILE - 1) // TILE) * ((s.Wo + TILE - 1) // TILE)
+    for b0 in range(0, s.B, 65535):  # grid.z is at most 65,535 images per launch
+        nb = min(65535, s.B - b0)
+        fn((s.M, tiles, nb), (TILE, TILE),
+           (x[b0 : b0 + nb], w, bias, out[b0 : b0 + nb], *_i32(nb, s.M, s.C, s.H, s.W, s.K, s.P)))
+
+
+def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> None:
+    mod = gpu.module("unroll_gemm.cu", (("TILE", TILE),))
+    unroll, matmul = mod.get_function("unroll"), mod.get_function("matmul")
+    kd = s.C * s.K * s.K
+    howo = s.Ho * s.Wo
+    chunk = max(1, min(s.B, UNROLL_BUDGET_BYTES // (4 * kd * howo)))
+    xu = cp.empty(kd * chunk * howo, dtype=cp.float32)
+    kmat = w.reshape(s.M, kd)
+    for b0 in range(0, s.B, chunk):
+        nb = min(chunk, s.B - b0)
+        n = nb * howo
+        unroll(_grid_1d(n * kd), (THREADS,), (x[b0 : b0 + nb], xu, *_i32(nb, s.C, s.H, s.W, s.K, s.P)))
+        matmul(((n + TILE - 1) // TILE, (s.M + TILE - 1) // TILE), (TILE, TILE),
+               (kmat, xu, bias, out[b0 : b0 + nb], np.int32(s.M), np.int32(kd), np.int64(n), np.int32(howo)))
+
+
+def launch_fused(cp, x, w, bias, out, s: ConvShape) -> None:
+    fn = gpu.module("fused.cu", (("TILE", TILE),)).get_function("conv_forward")
+    n = s.B * s.Ho * s.Wo
+    fn(((n + TILE - 1) // TILE, (s.M + TILE - 1) // TILE), (TILE, TILE),
+       (x, w.reshape(s.M, -1), bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
+
+
+def launch_cudnn(cp, x, w, bias, out, s: ConvShape) -> None:
+    import torch
+
+    y = torch.nn.functional.conv2d(
+        torch.as_tensor(x, device="cuda"), torch.as_tensor(w, device="cuda"),
+        torch.as_tensor(bias, device="cuda"), padding=s.P,
+    )
+    out[...] = cp.asarray(y)
+
+
+def cudnn_unavailable() -> str | None:
+    """Why cuDNN cannot be the reference here, or None when it can."""
+    try:
+        import torch
+    except ImportError:
+        return "PyTorch is not installed"
+    if not torch.cuda.is_available():
+        return "PyTorch has no CUDA"
+    torch.backends.cudnn.allow_tf32 = False  # fp32 means fp32: TF32 would change the numbers
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    return None
+
+
+def cpu_reference(x, w, bias, pad: int):
+    return conv2d(np, x, w, bias, pad)
+
+
+VARIANTS: list[Variant] = [
+    Variant("cpu", "NumPy im2col + matmul, float64 accumulation", "CPU reference", "fp64", 1e-6, "cpu"),
+    Variant("naive", "one thread per output, global memory only", "the first GPU version", "fp32", 1e-5,
+            "gpu", "naive.cu", launch_naive),
+    Variant("shared", "input tile staged in shared memory per channel", "shared-memory tiling", "fp32", 1e-5,
+            "gpu", "shared.cu", launch_shared),
+    Variant("constant", "filters in constant memory", "constant memory", "fp32", 1e-5,
+            "gpu", "constant.cu", launch_constant),
+    Variant("unroll-gemm", "im2col kernel + shared-memory tiled matmul", "unroll + matrix multiply", "fp32",
+            1e-5, "gpu", "unroll_gemm.cu", launch_unroll_gemm),
+    Variant("fused", "im2col gathered inside the tiled matmul", "kernel fusion (implicit GEMM)", "fp32", 1e-5,
+            "gpu", "fused.cu", launch_fused),
+    Variant("cudnn", "torch.nn.functional.conv2d, TF32 off", "vendor library reference", "fp32", 1e-5,
+            "cudnn", None, launch_cudnn),
+]
+
+
+def get_variants(names: list[str] | None) -> list[Variant]:
+    from profconv.errors import InputError
+
+    by_name = {v.name: v for v in VARIANTS}
+    if not names:
+        return list(VARIANTS)
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise InputError(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(by_name)}")
+    return [by_name[n] for n in names]

@@ -1,0 +1,77 @@
+"""Every GPU variant against the float64 reference, on every model's conv shapes and odd sizes."""
+
+import numpy as np
+import pytest
+
+from profconv.run.models import MODELS, ConvShape
+from profconv.run.reference import conv2d
+from profconv.run.variants import VARIANTS, cudnn_unavailable
+
+pytestmark = pytest.mark.gpu
+
+GPU_VARIANTS = [v for v in VARIANTS if v.device in ("gpu", "cudnn")]
+MODEL_SHAPES = sorted(
+    {(s.M, s.C, s.H, s.W, s.K, s.P) for m in MODELS.values() for _, s in m.conv_shapes(1)}
+)
+ODD_SHAPES = [
+    (1, 3, 1, 17, 17, 3, 0),  # batch 1, width not a multiple of the tile
+    (3, 5, 2, 19, 23, 5, 0),  # batch 3, non-square
+    (3, 7, 3, 33, 31, 5, 2),  # padding, odd everything
+    (2, 17, 4, 9, 40, 7, 0),  # M not a multiple of the tile, K = 7
+    (1, 1, 1, 5, 5, 5, 0),  # a single output element
+]
+
+
+def _check(variant, shape: ConvShape, seed: int):
+    import cupy as cp
+
+    if variant.device == "cudnn" and (why := cudnn_unavailable()):
+        pytest.skip(why)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((shape.B, shape.C, shape.H, shape.W)).astype(np.float32)
+    w = rng.standard_normal((shape.M, shape.C, shape.K, shape.K)).astype(np.float32)
+    b = rng.standard_normal(shape.M).astype(np.float32)
+    ref = conv2d(np, x, w, b, shape.P)
+    out = cp.full((shape.B, shape.M, shape.Ho, shape.Wo), np.nan, dtype=cp.float32)  # poisoned
+    variant.launch(cp, cp.asarray(x), cp.asarray(w), cp.asarray(b), out, shape)
+    cp.cuda.Device().synchronize()
+    y = cp.asnumpy(out)
+    assert np.isfinite(y).all(), f"{variant.name}: {np.count_nonzero(~np.isfinite(y))} outputs never written"
+    err = np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref)
+    assert err < variant.tolerance, f"{variant.name}: relative error {err:.3g}"
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS, ids=lambda v: v.name)
+@pytest.mark.parametrize("dims", MODEL_SHAPES, ids=lambda d: "M{}C{}H{}W{}K{}P{}".format(*d))
+def test_model_shapes(variant, dims):
+    M, C, H, W, K, P = dims
+    _check(variant, ConvShape(4, M, C, H, W, K, P), seed=hash(dims) % 2**32)
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS, ids=lambda v: v.name)
+@pytest.mark.parametrize("dims", ODD_SHAPES, ids=lambda d: "B{}M{}C{}H{}W{}K{}P{}".format(*d))
+def test_odd_sizes(variant, dims):
+    _check(variant, ConvShape(*dims), seed=sum(dims))
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS, ids=lambda v: v.name)
+def test_full_batch_fall2017(variant):
+    """10,000 images of the Fall 2017 layer: grid limits and chunking at the real size."""
+    _check(variant, ConvShape(10000, 50, 1, 28, 28, 5, 0), seed=7)
+
+
+def test_run_command_on_gpu(tmp_path):
+    """The command a user types, on the GPU: every variant ok, record written."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from profconv.cli import app
+
+    result = CliRunner().invoke(app, ["run", "--model", "ece408", "--images", "100", "--repeat", "2",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rec = json.loads((tmp_path / "run.json").read_text())
+    statuses = {r["variant"]: r["status"] for r in rec["results"]}
+    assert statuses["naive"] == statuses["fused"] == statuses["unroll-gemm"] == "ok"
+    assert rec["environment"]["gpu"]
