@@ -45,7 +45,7 @@ def models_command() -> None:
 
 
 def _speedup(base: float | None, t: float | None) -> str:
-    return f"{base / t:.2f}x" if base and t else "—"
+    return f"{base / t:.3g}x" if base and t else "—"
 
 
 def result_table(record: RunRecord) -> Table:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from profconv.errors import GpuUnavailable
@@ -49,7 +50,11 @@ def require_cupy() -> Any:
 
 
 def kernel_source(filename: str) -> str:
-    return resources.files("profconv.kernels").joinpath(filename).read_text()
+    """kernels/<filename>: a package resource once installed, the repository folder when run from source."""
+    try:
+        return resources.files("profconv.kernels").joinpath(filename).read_text()
+    except ModuleNotFoundError:
+        return (Path(__file__).resolve().parents[2] / "kernels" / filename).read_text()
 
 
 class KernelCompileError(Exception):
