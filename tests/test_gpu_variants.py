@@ -33,9 +33,9 @@ def _check(variant, shape: ConvShape, seed: int):
     b = rng.standard_normal(shape.M).astype(np.float32)
     ref = conv2d(np, x, w, b, shape.P)
     out = cp.full((shape.B, shape.M, shape.Ho, shape.Wo), np.nan, dtype=cp.float32)  # poisoned
-    variant.launch(cp, cp.asarray(x), cp.asarray(w), cp.asarray(b), out, shape)
+    result = variant.launch(cp, cp.asarray(x), cp.asarray(w), cp.asarray(b), out, shape)
     cp.cuda.Device().synchronize()
-    y = cp.asnumpy(out)
+    y = cp.asnumpy(result)
     assert np.isfinite(y).all(), f"{variant.name}: {np.count_nonzero(~np.isfinite(y))} outputs never written"
     err = np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref)
     assert err < variant.tolerance, f"{variant.name}: relative error {err:.3g}"

@@ -115,14 +115,17 @@ def _percent_checks(raw: list[RawProfile]) -> list[str]:
     for number, prof in enumerate(raw, start=1):
         for blk in prof.blocks:
             pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
-            if len(pcts) < 2:
+            if not pcts:
                 continue
             total = sum(pcts)
+            where = f"profile {number}, {blk.section} table (lines {blk.line_start}-{blk.line_end})"
             if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
-                notes.append(
-                    f"profile {number}, {blk.section} table (lines {blk.line_start}-{blk.line_end}): "
-                    f"Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)"
-                )
+                notes.append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
+            timed = [(r.time_pct, r.total_ns) for r in blk.rows if r.time_pct == r.time_pct and r.total_ns == r.total_ns]
+            time_sum = sum(t for _, t in timed)
+            if time_sum > 0 and any(abs(p - 100.0 * t / time_sum) > 5.0 for p, t in timed):
+                notes.append(f"{where}: the printed Time(%) disagrees with the Time column (wrong units?); "
+                             "shares are computed from the times")
     return notes
 
 

@@ -7,7 +7,7 @@ nanoseconds (float64); a value the input did not print is NaN (never invented).
 |-------------|---------|-------------------------------------------------------------------|
 | profile     | int64   | 1-based profile id within the parsed input                        |
 | tool        | string  | nvprof, nsys, ncu, nvhpc-acc, cupti                               |
-| section     | string  | gpu, api, openacc, unified-memory, nvtx, os-runtime, gpu-memory-size, ncu-metric, gpu-trace, api-trace |
+| section     | string  | gpu, api, openacc, unified-memory, nvtx, os-runtime, gpu-memory-size, ncu-metric, metric (nvprof --metrics), gpu-trace, api-trace |
 | name        | string  | full name as printed, wrapped lines re-joined                     |
 | short_name  | string  | readable name: return type dropped, template/argument lists folded |
 | time_pct    | float64 | time share as printed (percent), NaN when absent or printed "<0.01" |
@@ -61,6 +61,7 @@ SECTIONS = (
     "os-runtime",
     "gpu-memory-size",
     "ncu-metric",
+    "metric",
     "gpu-trace",
     "api-trace",
 )
@@ -74,6 +75,7 @@ SECTION_TITLES = {
     "os-runtime": "OS runtime calls",
     "gpu-memory-size": "GPU memory operations (bytes)",
     "ncu-metric": "Nsight Compute metrics",
+    "metric": "nvprof metrics",
     "gpu-trace": "GPU trace",
     "api-trace": "API trace",
 }

@@ -60,7 +60,7 @@ def synthetic(model: Model, count: int, split: str = "test") -> Dataset:
     chunks = []
     for chunk in range((count + 999) // 1000):
         rng = np.random.default_rng([base, chunk, native])
-        n = min(1000, count - chunk * 1000)
+        n = 1000  # whole chunks, then cut: image i never depends on `count`
         labels = rng.integers(0, 10, n)
         other = rng.integers(0, 10, n)
         mix = rng.uniform(0.0, 0.45, n)[:, None, None, None]
@@ -70,8 +70,8 @@ def synthetic(model: Model, count: int, split: str = "test") -> Dataset:
             imgs[i] = np.roll(imgs[i], tuple(shifts[i]), axis=(1, 2))
         imgs = imgs * rng.uniform(0.5, 1.0, (n, 1, 1, 1)) + rng.normal(0, 0.15, imgs.shape)
         chunks.append(((np.clip(imgs, 0, 1) * 255).astype(np.uint8), labels))
-    pixels = np.concatenate([c[0] for c in chunks])
-    labels = np.concatenate([c[1] for c in chunks]).astype(np.int64)
+    pixels = np.concatenate([c[0] for c in chunks])[:count]
+    labels = np.concatenate([c[1] for c in chunks]).astype(np.int64)[:count]
     pixels = upscale(pixels, model.input_shape[1])
     return Dataset(scale(model, pixels), labels, "synthetic", True)
 
@@ -82,12 +82,13 @@ def upscale(pixels: np.ndarray, size: int) -> np.ndarray:
     if h == size:
         return pixels
     idx = (np.arange(size) * h // size).astype(np.intp)
-    return pixels[:, :, idx][:, :, :, idx]
+    return np.ascontiguousarray(pixels[:, :, idx][:, :, :, idx])
 
 
 def scale(model: Model, pixels: np.ndarray) -> np.ndarray:
     x = pixels.astype(np.float32)
-    return x if model.input_scale == "raw" else x / 255.0 - 0.5
+    x = x if model.input_scale == "raw" else x / np.float32(255.0) - np.float32(0.5)
+    return np.ascontiguousarray(x)
 
 
 # ------------------------------------------------------------------ IDX (Fashion-MNIST)

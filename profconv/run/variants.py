@@ -2,7 +2,8 @@
 
 A GPU variant is one `kernels/<file>.cu` plus one `Variant(...)` line in VARIANTS with the
 function that launches it. Every launcher has the same signature:
-    launch(cp, x, w, bias, out, shape) -> None   (writes `out`, B x M x Ho x Wo float32)
+    launch(cp, x, w, bias, out, shape) -> array   (B x M x Ho x Wo float32: `out`, written in
+    place, or a library's own result); x, w and bias are C-contiguous float32.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from profconv.run import gpu
 from profconv.run.models import ConvShape
 from profconv.run.reference import conv2d
 
-Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], None]
+Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], Any]
 
 THREADS = 256
 TILE = 16
@@ -44,12 +45,13 @@ def _grid_1d(total: int) -> tuple[int]:
     return (min((total + THREADS - 1) // THREADS, 2**31 - 1),)
 
 
-def launch_naive(cp, x, w, bias, out, s: ConvShape) -> None:
+def launch_naive(cp, x, w, bias, out, s: ConvShape) -> Any:
     fn = gpu.module("naive.cu").get_function("conv_forward")
     fn(_grid_1d(out.size), (THREADS,), (x, w, bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
+    return out
 
 
-def launch_constant(cp, x, w, bias, out, s: ConvShape) -> None:
+def launch_constant(cp, x, w, bias, out, s: ConvShape) -> Any:
     mod = gpu.module("constant.cu")
     if w.size > 15360:
         raise ValueError(f"{w.size} weights do not fit the 15,360-float constant buffer")
@@ -57,18 +59,20 @@ def launch_constant(cp, x, w, bias, out, s: ConvShape) -> None:
     kc[...] = w.ravel()  # the course's cudaMemcpyToSymbol, part of the op
     fn = mod.get_function("conv_forward")
     fn(_grid_1d(out.size), (THREADS,), (x, bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
+    return out
 
 
-def launch_shared(cp, x, w, bias, out, s: ConvShape) -> None:
+def launch_shared(cp, x, w, bias, out, s: ConvShape) -> Any:
     fn = gpu.module("shared.cu", (("TILE", TILE), ("KMAX", max(7, s.K)))).get_function("conv_forward")
     tiles = ((s.Ho + TILE - 1) // TILE) * ((s.Wo + TILE - 1) // TILE)
     for b0 in range(0, s.B, 65535):  # grid.z is at most 65,535 images per launch
         nb = min(65535, s.B - b0)
         fn((s.M, tiles, nb), (TILE, TILE),
            (x[b0 : b0 + nb], w, bias, out[b0 : b0 + nb], *_i32(nb, s.M, s.C, s.H, s.W, s.K, s.P)))
+    return out
 
 
-def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> None:
+def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> Any:
     mod = gpu.module("unroll_gemm.cu", (("TILE", TILE),))
     unroll, matmul = mod.get_function("unroll"), mod.get_function("matmul")
     kd = s.C * s.K * s.K
@@ -82,23 +86,25 @@ def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> None:
         unroll(_grid_1d(n * kd), (THREADS,), (x[b0 : b0 + nb], xu, *_i32(nb, s.C, s.H, s.W, s.K, s.P)))
         matmul(((n + TILE - 1) // TILE, (s.M + TILE - 1) // TILE), (TILE, TILE),
                (kmat, xu, bias, out[b0 : b0 + nb], np.int32(s.M), np.int32(kd), np.int64(n), np.int32(howo)))
+    return out
 
 
-def launch_fused(cp, x, w, bias, out, s: ConvShape) -> None:
+def launch_fused(cp, x, w, bias, out, s: ConvShape) -> Any:
     fn = gpu.module("fused.cu", (("TILE", TILE),)).get_function("conv_forward")
     n = s.B * s.Ho * s.Wo
     fn(((n + TILE - 1) // TILE, (s.M + TILE - 1) // TILE), (TILE, TILE),
        (x, w.reshape(s.M, -1), bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
+    return out
 
 
-def launch_cudnn(cp, x, w, bias, out, s: ConvShape) -> None:
+def launch_cudnn(cp, x, w, bias, out, s: ConvShape) -> Any:
     import torch
 
     y = torch.nn.functional.conv2d(
         torch.as_tensor(x, device="cuda"), torch.as_tensor(w, device="cuda"),
         torch.as_tensor(bias, device="cuda"), padding=s.P,
     )
-    out[...] = cp.asarray(y)
+    return cp.asarray(y)  # zero-copy view of torch's output: no extra pass over memory
 
 
 def cudnn_unavailable() -> str | None:

@@ -1,0 +1,158 @@
+"""profconv run without a GPU: models, data loaders, the reference conv, the run record, the CLI."""
+
+import gzip
+import re
+import json
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from profconv.errors import DataFileError
+from profconv.run import data, reference, weights
+from profconv.run.models import MODELS, ConvShape, get_model, parse_spec
+from profconv.run.record import RunRecord, write_atomic
+
+
+def test_model_table_shapes():
+    assert [s.text() for _, s in MODELS["ece408-high"].conv_shapes(1)] == ["M=50 C=1 28x28 K=5"]
+    assert [s.text() for _, s in MODELS["ece408"].conv_shapes(1)] == ["M=6 C=1 64x64 K=5", "M=16 C=6 30x30 K=5"]
+    assert [s.text() for _, s in MODELS["cifar10"].conv_shapes(1)] == [
+        "M=16 C=3 32x32 K=5 pad 2", "M=20 C=16 16x16 K=5 pad 2", "M=20 C=20 8x8 K=5 pad 2"]
+    assert MODELS["ece408-fa20"].feature_sizes() == {"fc1": 1024, "fc2": 32}
+    assert [layer.kind for layer in parse_spec("conv 4 7; relu; pool 2; fc 10; softmax")] == [
+        "conv", "relu", "pool", "fc", "softmax"]
+    s = ConvShape(10000, 50, 1, 28, 28, 5)
+    assert s.flops == 2 * 10000 * 50 * 24 * 24 * 25
+    assert s.min_bytes == 4 * (10000 * 784 + 50 * 25 + 10000 * 50 * 576)
+
+
+def test_reference_conv_matches_direct_loops():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    k = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    for pad in (0, 1):
+        xp_ = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        ho, wo = xp_.shape[2] - 2, xp_.shape[3] - 2
+        direct = np.zeros((2, 4, ho, wo))
+        for n in range(2):
+            for m in range(4):
+                for i in range(ho):
+                    for j in range(wo):
+                        direct[n, m, i, j] = b[m] + sum(
+                            xp_[n, c, i + p, j + q] * k[m, c, p, q] for c in range(3) for p in range(3) for q in range(3))
+        got = reference.conv2d(np, x, k, b, pad, chunk=1)
+        assert got.shape == direct.shape
+        np.testing.assert_allclose(got, direct, rtol=1e-6, atol=1e-6)
+
+
+def test_synthetic_data_is_deterministic_and_prefix_stable():
+    m = get_model("ece408")
+    a, b = data.synthetic(m, 5), data.synthetic(m, 1200)
+    assert a.images.shape == (5, 1, 64, 64) and a.images.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(a.images, b.images[:5])
+    assert a.labels.tolist() == b.labels[:5].tolist()
+    assert a.labels.tolist() == data.synthetic(m, 5).labels.tolist()
+
+
+def test_bundled_weights_reach_their_accuracy():
+    m = get_model("ece408-high")
+    ds = data.synthetic(m, 500)
+    acc = reference.accuracy(np, reference.forward(np, m.layers, ds.images, weights.load(m)), ds.labels)
+    low = get_model("ece408-low")
+    acc_low = reference.accuracy(np, reference.forward(np, low.layers, ds.images, weights.load(low)), ds.labels)
+    assert acc == pytest.approx(0.842, abs=1e-9)
+    assert acc_low == pytest.approx(0.604, abs=1e-9)
+
+
+def _idx_images(n, rows, cols, big_endian=True):
+    if big_endian:
+        head = struct.pack(">iiii", 2051, n, rows, cols)
+    else:
+        head = struct.pack("<iiii", 0, n, rows, cols)
+    return head + bytes(range(256)) * (n * rows * cols // 256) + bytes(n * rows * cols % 256)
+
+
+def test_idx_reader_big_and_little_endian(tmp_path):
+    p = tmp_path / "t10k-images-idx3-ubyte.gz"
+    p.write_bytes(gzip.compress(_idx_images(3, 28, 28)))
+    imgs = data.read_idx(p, "images")
+    assert imgs.shape == (3, 1, 28, 28) and imgs[0, 0, 0, 5] == 5
+    q = tmp_path / "t10k-64-images-idx3-ubyte"
+    q.write_bytes(_idx_images(2, 64, 64, big_endian=False))
+    assert data.read_idx(q, "images").shape == (2, 1, 64, 64)
+    lab = tmp_path / "t10k-labels-idx1-ubyte"
+    lab.write_bytes(struct.pack(">ii", 2049, 3) + bytes([1, 2, 9]))
+    assert data.read_idx(lab, "labels").tolist() == [1, 2, 9]
+    ds = data.load_fashion(tmp_path, get_model("ece408-high"))
+    assert ds.images.shape == (3, 1, 28, 28) and ds.labels.tolist() == [1, 2, 9]
+
+
+@pytest.mark.parametrize("content, message", [
+    (struct.pack(">iiii", 1234, 3, 28, 28), "not an IDX images file (magic 1234"),
+    (struct.pack(">iiii", 2051, 10, 28, 28) + bytes(100), "truncated: header says 10 images, data holds 0"),
+    (b"\x00\x00", "too short for an IDX images header"),
+    (b"\x1f\x8b\x08\x00garbage", "corrupt gzip data"),
+])
+def test_idx_reader_errors_name_the_file(tmp_path, content, message):
+    p = tmp_path / "bad-images"
+    p.write_bytes(content)
+    with pytest.raises(DataFileError, match=re.escape(message)) as exc:
+        data.read_idx(p, "images")
+    assert str(p) in str(exc.value)
+
+
+def test_cifar_reader(tmp_path):
+    rec = bytes([7]) + bytes(range(256)) * 12
+    p = tmp_path / "test_batch.bin"
+    p.write_bytes(rec[:3073] * 2)
+    imgs, labels = data.read_cifar(p)
+    assert imgs.shape == (2, 3, 32, 32) and labels.tolist() == [7, 7] and imgs[0, 0, 0, 3] == 3
+    p.write_bytes(rec[:3000])
+    with pytest.raises(DataFileError, match="not a whole number of 3,073-byte"):
+        data.read_cifar(p)
+    p.write_bytes(bytes([12]) + rec[1:3073])
+    with pytest.raises(DataFileError, match="label 12 out of range"):
+        data.read_cifar(p)
+
+
+def test_run_record_schema_and_atomic_write(tmp_path):
+    rec = RunRecord(argv=["profconv", "run"], created="2026-11-26T00:00:00+00:00", environment={"gpu": None},
+                    model={"name": "ece408"}, data={"source": "synthetic"}, settings={"repeat": 5})
+    path = tmp_path / "r" / "run.json"
+    write_atomic(path, rec.to_json())
+    doc = json.loads(path.read_text())
+    assert doc["schema"] == "profconv.run" and doc["schema_version"] == 1
+    assert set(doc) == {"schema", "schema_version", "argv", "created", "environment", "model", "data",
+                        "settings", "results", "interrupted"}
+    assert [p.name for p in path.parent.iterdir()] == ["run.json"]  # no temporary left behind
+
+
+def test_cli_without_gpu_runs_cpu_reference(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "profconv", "run", "--model", "ece408", "--images", "10,20",
+                        "--out", str(tmp_path)], capture_output=True, text=True, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    assert "GPU variants skipped: they need CUDA and CuPy" in r.stdout
+    assert "synthetic data" in r.stdout
+    assert "Correctness: 0.8 Model: ece408  (10 images, cpu)" in r.stdout
+    doc = json.loads((tmp_path / "run.json").read_text())
+    cpu = [res for res in doc["results"] if res["variant"] == "cpu"]
+    assert [res["images"] for res in cpu] == [10, 20]
+    assert [c["layer"] for c in cpu[0]["conv"]] == ["conv1", "conv2"]
+    assert cpu[0]["conv"][0]["rel_error"] == 0.0 and cpu[0]["status"] == "ok"
+    assert {res["status"] for res in doc["results"] if res["variant"] != "cpu"} == {"skipped"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--model", "nope"], "unknown model 'nope'"),
+    (["--images", "ten"], "--images takes a number"),
+    (["--variant", "warp"], "unknown variant(s) warp"),
+    (["--data", "/nonexistent"], "/nonexistent: not a directory"),
+    (["--weights", "/nonexistent.npz"], "/nonexistent.npz: no such weights file"),
+])
+def test_cli_run_bad_input(args, message):
+    r = subprocess.run([sys.executable, "-m", "profconv", "run", *args], capture_output=True, text=True)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
