@@ -1,8 +1,8 @@
 """profconv run without a GPU: models, data loaders, the reference conv, the run record, the CLI."""
 
 import gzip
-import re
 import json
+import re
 import struct
 import subprocess
 import sys

@@ -18,7 +18,7 @@ from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
 from profconv.run.models import MODELS, get_model
 from profconv.run.record import RunRecord, VariantResult, write_atomic
-from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
+from profconv.run.variants import cudnn_unavailable, get_variants
 from profconv.ui import console
 
 

@@ -66,7 +66,10 @@ def read_text(path: str) -> tuple[str, str]:
     if not data.strip():
         raise InputError(f"{label}: empty input, nothing to parse")
     if b"\x00" in data[:65536]:
-        raise InputError(f"{label}: binary data, not profiler text output (for .nsys-rep/.ncu-rep files, export text with nsys stats / ncu --csv first)")
+        raise InputError(
+            f"{label}: binary data, not profiler text output "
+            "(for .nsys-rep/.ncu-rep files, export text with nsys stats / ncu --csv first)"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

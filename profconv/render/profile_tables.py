@@ -109,6 +109,10 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
     if ps.unplaced:
         nums = ", ".join(str(n) for n, _ in ps.unplaced[:20])
         more = "" if len(ps.unplaced) <= 20 else f" (+{len(ps.unplaced) - 20} more)"
-        console.print(f"[yellow]warning:[/yellow] {len(ps.unplaced)} line(s) look like table data but could not be placed: lines {nums}{more}", highlight=False)
+        console.print(
+            f"[yellow]warning:[/yellow] {len(ps.unplaced)} line(s) look like table data "
+            f"but could not be placed: lines {nums}{more}",
+            highlight=False,
+        )
     for note in ps.notes:
         console.print(f"[yellow]warning:[/yellow] {note}", highlight=False)

@@ -10,7 +10,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -61,7 +61,7 @@ class KernelCompileError(Exception):
     """A .cu file failed to compile; the message names the file and NVRTC's first error line."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def module(filename: str, defines: tuple[tuple[str, int], ...] = ()) -> Any:
     """The compiled RawModule of kernels/<filename> with -D defines; compiled once per process."""
     cp = require_cupy()

@@ -19,7 +19,7 @@ from profconv.run import gpu, reference
 from profconv.run.gpu import KernelCompileError, Timing
 from profconv.run.models import ConvShape, Layer, Model
 from profconv.run.record import ConvResult, VariantResult
-from profconv.run.variants import Variant, cudnn_unavailable
+from profconv.run.variants import Variant
 
 
 @dataclass(frozen=True)

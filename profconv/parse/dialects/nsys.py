@@ -189,11 +189,6 @@ def _csv_bulk(df: pd.DataFrame, cols: list[str], fields: list[str | None], rep: 
                  line_end=start + 1 + len(df), kind=rep)
 
 
-def _console_columns(header: str, dashes: str) -> list[tuple[int, int]]:
-    spans = [(m.start(), m.end()) for m in _DASHES.finditer(dashes)]
-    return spans
-
-
 def parse(doc: Document) -> DialectResult:
     result = DialectResult()
     lines = doc.lines
@@ -232,9 +227,8 @@ def parse(doc: Document) -> DialectResult:
             i = j
             continue
         if i + 1 < n and _DASHES.search(lines[i + 1]) and not lines[i + 1].replace("-", "").strip():
-            spans = _console_columns(line, lines[i + 1])
-            cols = [line[s:e if k + 1 < len(spans) else None].strip() for k, (s, e) in enumerate(spans)]
-            # headers may overhang their dash run to the left: take the text between runs
+            spans = [(m.start(), m.end()) for m in _DASHES.finditer(lines[i + 1])]
+            # headers may overhang their dash run: take the text between runs
             cols = _header_cells(line, spans)
             fields = [_field_of(c) for c in cols]
             if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields):
@@ -261,8 +255,8 @@ def parse(doc: Document) -> DialectResult:
 
 def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
     cells = []
-    for k, (s, e) in enumerate(spans):
+    for k in range(len(spans)):
         lo = spans[k - 1][1] if k else 0
         hi = spans[k + 1][0] if k + 1 < len(spans) else len(line)
-        cells.append(line[lo:hi].strip() if k + 1 < len(spans) else line[lo:].strip())
+        cells.append(line[lo:hi].strip())
     return cells
