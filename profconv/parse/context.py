@@ -24,12 +24,18 @@ class ContextLine:
     text: str | None = None
 
 
-def scan(lines: list[str]) -> list[ContextLine]:
+_CANDIDATE = re.compile(r"^.*(?:Op Time|ccuracy|Correctness|Running|\$ ).*$", re.MULTILINE)
+
+
+def scan(lines: list[str], text: str) -> list[ContextLine]:
+    """Context lines in `text` (the lines joined by newlines), found by one regex pass."""
     found: list[ContextLine] = []
-    for i, raw in enumerate(lines, start=1):
-        if not any(k in raw for k in ("Op Time", "ccuracy", "Correctness", "Running", "$ ")):
-            continue
-        line = clean(raw)
+    pos, lineno = 0, 1
+    for m in _CANDIDATE.finditer(text):
+        lineno += text.count("\n", pos, m.start())
+        pos = m.start()
+        i = lineno
+        line = clean(m.group())
         if m := _COMMAND.match(line):
             found.append(ContextLine(i, "command", text=m.group(1).strip('"')))
             continue

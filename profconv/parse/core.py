@@ -13,7 +13,7 @@ from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.parse import context
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
-from profconv.parse.names import short_name
+from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
     ROW_FIELDS,
     ProfileInfo,
@@ -85,7 +85,7 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
     lines = text.splitlines()
-    doc = Document(lines=lines, label=label)
+    doc = Document(lines=lines, label=label, text=text)
     if format is not None:
         if format not in DIALECTS:
             raise InputError(f"unknown format {format!r}: choose one of {', '.join(DIALECTS)}")
@@ -150,7 +150,13 @@ def _frame(raw: list[RawProfile]) -> pd.DataFrame:
         return empty_frame()
     frame = pd.concat([conform(p) for p in parts], ignore_index=True)
     uniq = frame["name"].drop_duplicates()
-    short = dict(zip(uniq, (short_name(str(n)) for n in uniq)))
+    by_base: dict[str, str] = {}  # trace names differ only by their [correlation id]
+    short = {}
+    for n in uniq:
+        base = strip_correlation(str(n))
+        if base not in by_base:
+            by_base[base] = short_name(base)
+        short[n] = by_base[base]
     frame["short_name"] = frame["name"].map(short).astype("string")
     return frame
 
@@ -166,7 +172,7 @@ def _attach_context(raw: list[RawProfile], lines: list[str]) -> list[ProfileInfo
                     pid=p.pid, command=p.command, device=p.device)
         for i, p in enumerate(raw, start=1)
     ]
-    found = context.scan(lines)
+    found = context.scan(lines, "\n".join(lines))
     commands = [c.line for c in found if c.kind == "command"]
     for c in found:
         target = None

@@ -49,6 +49,7 @@ class Document:
 
     lines: list[str]
     label: str
+    text: str = ""  # the whole input, for detection by one regex search instead of a loop over lines
 
     def numbered(self):
         return enumerate(self.lines, start=1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 _RETURN_TYPE = re.compile(r"^(?:void|int|float|double)\s+(?=[A-Za-z_])")
-_CORRELATION = re.compile(r"\s*\[\d+\]$")
 
 
 def _fold(name: str, open_ch: str, close_ch: str, replacement: str) -> str:
@@ -28,7 +27,7 @@ def short_name(name: str) -> str:
     n = name.strip()
     if not n or n.startswith("[") or " " not in n and "<" not in n and "(" not in n:
         return n
-    n = _CORRELATION.sub("", n)
+    n = strip_correlation(n)
     n = _RETURN_TYPE.sub("", n)
     if "<" in n:
         n = _fold(n, "<", ">", "<…>")
@@ -41,7 +40,12 @@ def short_name(name: str) -> str:
 
 def strip_correlation(name: str) -> str:
     """nvprof trace names carry the correlation id: 'kernel(int) [128]' -> 'kernel(int)'."""
-    return _CORRELATION.sub("", name)
+    if not name.endswith("]"):
+        return name
+    i = name.rfind("[")
+    if i > 0 and name[i + 1 : -1].isdigit():
+        return name[:i].rstrip()
+    return name
 
 
 def brackets_open(name: str) -> bool:

@@ -46,8 +46,17 @@ def is_number(text: str) -> bool:
     return True
 
 
+_FAST_SUFFIX = (("ms", 1e6), ("us", 1e3), ("ns", 1.0))
+
+
 def time_ns(text: str, default_unit: str | None = None) -> float:
     """'1.00787 s', '49.974ms', '0ns', '21.098u' -> nanoseconds. A bare number needs a default unit."""
+    for suffix, factor in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
+        if text.endswith(suffix):
+            try:
+                return float(text[:-2]) * factor
+            except ValueError:
+                break
     t = text.strip()
     m = _TIME.match(t)
     if m:

@@ -16,16 +16,17 @@ TOOL = "nvhpc-acc"
 
 _START = re.compile(r"^\s*Accelerator Kernel Timing data\s*$")
 _FUNCTION = re.compile(r"^  (\S+)\s+NVIDIA\s+devicenum=(\d+)\s*$")
-_EVENT = re.compile(r"^\s+(\d+): (.+?)(?: reached ([\d,]+) times?| launched ([\d,]+) times?|: ([\d,]+))\s*$")
+_NUM = r"(\d+(?:,\d+)*)"
+_EVENT = re.compile(rf"^\s+(\d+): (.+?)(?: reached {_NUM} times?| launched {_NUM} times?|: {_NUM})\s*$")
 _TIMES = re.compile(
-    r"^\s+(device|elapsed) time\(us\): total=([\d,]+)(?: max=([\d,]+) min=([\d,]+) avg=([\d,]+))?\s*$"
+    rf"^\s+(device|elapsed) time\(us\): total={_NUM}(?: max={_NUM} min={_NUM} avg={_NUM})?\s*$"
 )
-_FUNC_TIME = re.compile(r"^\s+time\(us\): ([\d,]+)\s*$")
+_FUNC_TIME = re.compile(rf"^\s+time\(us\): {_NUM}\s*$")
 _GRID = re.compile(r"^\s+grid: \[.*\]\s+block: \[.*\]\s*$")
 
 
 def detect(doc: Document) -> bool:
-    return any("Accelerator Kernel Timing data" in line for line in doc.lines)
+    return "Accelerator Kernel Timing data" in doc.text
 
 
 def parse(doc: Document) -> DialectResult:

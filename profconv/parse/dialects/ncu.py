@@ -30,7 +30,7 @@ TIME_UNIT = {"nsecond": "ns", "usecond": "us", "msecond": "ms", "second": "s",
 
 
 def detect(doc: Document) -> bool:
-    return any("==PROF==" in line or '"Metric Name"' in line or '"Kernel Name"' in line for line in doc.lines)
+    return "==PROF==" in doc.text or '"Metric Name"' in doc.text or '"Kernel Name"' in doc.text
 
 
 def _value(text: str) -> float:

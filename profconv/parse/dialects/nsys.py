@@ -54,13 +54,15 @@ FIELDS = {
 }
 
 
+_DETECT = re.compile(
+    r"stats report|Total Time \(ns\)|Time\(%\).*Total Time|Statistics \(nanoseconds\)|Runtime API Statistics"
+    r"|^Start \(ns\),|^Time \(%\),|Processing \[.*_(?:sum|trace)\.py\]",
+    re.MULTILINE,
+)
+
+
 def detect(doc: Document) -> bool:
-    for line in doc.lines:
-        if "stats report" in line or "Total Time (ns)" in line or "Total Time" in line and "Time(%)" in line:
-            return True
-        if "Statistics (nanoseconds)" in line or "Runtime API Statistics" in line:
-            return True
-    return False
+    return _DETECT.search(doc.text) is not None
 
 
 def _report_from_header(cols: list[str], names: list[str]) -> str:

@@ -80,13 +80,13 @@ class _Table:
     by_section: dict[str, Block] = field(default_factory=dict)
 
 
+_DETECT = re.compile(
+    r"NVPROF|Profiling result|GPU activities:|^(?!.*Total Time).*Time ?\(%\).*Name", re.MULTILINE
+)
+
+
 def detect(doc: Document) -> bool:
-    for line in doc.lines:
-        if "NVPROF" in line or "Profiling result" in line or "GPU activities:" in line:
-            return True
-        if ("Time(%)" in line or "Time (%)" in line) and "Name" in line and "Total Time" not in line:
-            return True
-    return False
+    return _DETECT.search(doc.text) is not None
 
 
 def parse_header(body: str) -> tuple[list[str], str | None] | None:
@@ -378,6 +378,7 @@ def parse(doc: Document) -> DialectResult:
     trace_rows: list[tuple] = []
     trace_section = "gpu-trace"
     trace_start = 0
+    name_col = 0
     pending_section: str | None = None
     device: str | None = None
     um_block: Block | None = None
@@ -410,6 +411,16 @@ def parse(doc: Document) -> DialectResult:
         raw = lines[i]
         i += 1
         if mode == "trace":
+            # fast path: nvprof left-aligns Name under its header word; the times come first
+            if name_col and len(raw) > name_col and raw[name_col - 1] == " " and raw[name_col] != " ":
+                parts = raw.split(None, 2)
+                try:
+                    trace_rows.append((raw[name_col:].rstrip(), units.time_ns(parts[0]),
+                                       units.time_ns(parts[1]), lineno, lineno))
+                    result.claimed.add(lineno)
+                    continue
+                except (ValueError, IndexError):
+                    pass
             m = _TRACE_ROW.match(raw) if trace_section == "gpu-trace" else _API_TRACE_ROW.match(raw)
             if m:
                 try:
@@ -501,6 +512,7 @@ def parse(doc: Document) -> DialectResult:
             end_table()
             mode = "trace"
             trace_section = sec
+            name_col = raw.rfind(" Name") + 1 if not pm else 0
             trace_start = lineno + 1
             result.claimed.add(lineno)
             continue
