@@ -43,7 +43,7 @@ def nvprof_trace(target_bytes: int) -> tuple[str, str]:
     rng = random.Random(1)
     head = ["==2020== NVPROF is profiling process 2020, command: ./m3", "==2020== Profiling application: ./m3",
             "==2020== Profiling result:", _aligned([h for h, _ in TRACE_COLUMNS] + ["Name"])]
-    out, plain = head[:], ["start_ms,duration_us,name"]
+    out, plain = head[:], [",".join(h for h, _ in TRACE_COLUMNS) + ",Name"]
     size, t, i = sum(len(x) + 1 for x in head), 100.0, 0
     while size < target_bytes:
         k = KERNELS[i % len(KERNELS)]
@@ -57,7 +57,7 @@ def nvprof_trace(target_bytes: int) -> tuple[str, str]:
                      "Tesla V100-SXM2 (0)", "1", "7", name]
         line = _aligned(cells)
         out.append(line)
-        plain.append(f'{t:.5f},{dur:.4f},"{name}"')
+        plain.append(",".join(cells[:-1]) + f',"{name}"')  # the same cells as plain CSV
         size += len(line) + 1
         t += dur / 1000 + 0.002
         i += 1
@@ -73,7 +73,7 @@ def nsys_csv(target_bytes: int) -> tuple[str, str]:
     size, t, i = sum(len(x) + 1 for x in out), 1_000_000, 0
     while size < target_bytes:
         dur = rng.randint(1000, 900000)
-        name = KERNELS[i % len(KERNELS)].format(i)
+        name = KERNELS[i % len(KERNELS)].replace(" [{}]", "")  # nsys keeps the correlation id in CorrId
         quoted = f'"{name}"' if "," in name else name
         line = f"{t},{dur},{i},157,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H200 (0),1,7,{quoted}"
         out.append(line)

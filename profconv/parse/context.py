@@ -24,18 +24,24 @@ class ContextLine:
     text: str | None = None
 
 
-_CANDIDATE = re.compile(r"^.*(?:Op Time|ccuracy|Correctness|Running|\$ ).*$", re.MULTILINE)
+_CANDIDATE = re.compile(r"Op Time|ccuracy|Correctness|Running|\$ ")
 
 
 def scan(lines: list[str], text: str) -> list[ContextLine]:
     """Context lines in `text` (the lines joined by newlines), found by one regex pass."""
     found: list[ContextLine] = []
     pos, lineno = 0, 1
-    for m in _CANDIDATE.finditer(text):
-        lineno += text.count("\n", pos, m.start())
-        pos = m.start()
+    last = -1
+    for cand in _CANDIDATE.finditer(text):
+        start = text.rfind("\n", 0, cand.start()) + 1
+        if start == last:
+            continue  # two keywords on one line
+        last = start
+        lineno += text.count("\n", pos, start)
+        pos = start
         i = lineno
-        line = clean(m.group())
+        end = text.find("\n", start)
+        line = clean(text[start : end if end >= 0 else None])
         if m := _COMMAND.match(line):
             found.append(ContextLine(i, "command", text=m.group(1).strip('"')))
             continue

@@ -138,17 +138,17 @@ def _frame(raw: list[RawProfile]) -> pd.DataFrame:
         for blk in prof.blocks:
             if blk.rows:
                 recs = [tuple(getattr(r, f) for f in ROW_FIELDS) for r in blk.rows]
-                df = pd.DataFrame.from_records(recs, columns=ROW_FIELDS)
+                df = conform(pd.DataFrame.from_records(recs, columns=ROW_FIELDS))
             elif blk.frame is not None:
-                df = blk.frame.copy()
+                df = blk.frame  # bulk rows arrive already in schema form
             else:
                 continue
-            df["profile"] = number
-            df["tool"] = prof.tool
-            parts.append(df)
+            parts.append(df.assign(profile=number, tool=prof.tool))
     if not parts:
         return empty_frame()
-    frame = pd.concat([conform(p) for p in parts], ignore_index=True)
+    frame = pd.concat(parts, ignore_index=True)
+    frame["profile"] = frame["profile"].astype("int64")
+    frame["tool"] = frame["tool"].astype("string")
     uniq = frame["name"].drop_duplicates()
     by_base: dict[str, str] = {}  # trace names differ only by their [correlation id]
     short = {}

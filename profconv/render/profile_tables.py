@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -46,20 +47,20 @@ def ranked_table(r: Ranked, opts: TableOptions) -> Table:
     table.add_column("Max", justify="right")
     table.add_column("Name", overflow="fold")
     rows = r.rows if opts.max_rows is None else r.rows.head(max(opts.max_rows, r.top_count))
-    for row in rows.itertuples(index=False):
-        style = "bold" if row.in_top else "dim"
-        pct = "—" if row.time_pct != row.time_pct else f"{row.time_pct:.2f}"
-        name = row.name if opts.full_names else row.short_name
+    for row in rows.to_dict("records"):
+        style = "bold" if row["in_top"] else "dim"
+        pct = "—" if row["time_pct"] != row["time_pct"] else f"{row['time_pct']:.2f}"
+        name = row["name"] if opts.full_names else row["short_name"]
         table.add_row(
-            Text("●", style="green") if row.in_top else "",
+            Text("●", style="green") if row["in_top"] else "",
             pct,
-            f"{row.share * 100:.2f}%",
-            f"{row.cumulative * 100:.1f}%",
-            duration(row.total_ns),
-            count(row.calls),
-            duration(row.avg_ns),
-            duration(row.min_ns),
-            duration(row.max_ns),
+            f"{row['share'] * 100:.2f}%",
+            f"{row['cumulative'] * 100:.1f}%",
+            duration(row["total_ns"]),
+            count(row["calls"]),
+            duration(row["avg_ns"]),
+            duration(row["min_ns"]),
+            duration(row["max_ns"]),
             Text(str(name), style=style),
         )
     hidden = len(r.rows) - len(rows)
@@ -77,9 +78,10 @@ def metric_table(frame, profile: int) -> Table | None:
     table.add_column("Metric")
     table.add_column("Unit")
     table.add_column("Value", justify="right")
-    for row in rows.itertuples(index=False):
-        table.add_row(str(row.short_name), str(row.metric), "" if row.unit is None or row.unit != row.unit else str(row.unit),
-                      "—" if row.value != row.value else f"{row.value:,.6g}")
+    for row in rows.to_dict("records"):
+        unit = row["unit"]
+        table.add_row(str(row["short_name"]), str(row["metric"]), "" if unit is None or unit is pd.NA else str(unit),
+                      "—" if row["value"] != row["value"] else f"{row['value']:,.6g}")
     return table
 
 

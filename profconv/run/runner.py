@@ -104,6 +104,7 @@ class Runner:
         return res
 
     def _recover(self) -> None:
+        assert self.cp is not None
         try:
             self.cp.cuda.Device().synchronize()
         except Exception:
@@ -166,6 +167,7 @@ class Runner:
                         t = gpu.time_cpu(f_cpu, 1)
                         a = holder["y"]
                     else:
+                        assert self.cp is not None
                         out = self.cp.empty((s.B, s.M, s.Ho, s.Wo), dtype=np.float32)
                         w, b = self.params[f"{layer.name}.w"], self._bias(layer, s.M)
 

@@ -54,15 +54,16 @@ FIELDS = {
 }
 
 
-_DETECT = re.compile(
-    r"stats report|Total Time \(ns\)|Time\(%\).*Total Time|Statistics \(nanoseconds\)|Runtime API Statistics"
-    r"|^Start \(ns\),|^Time \(%\),|Processing \[.*_(?:sum|trace)\.py\]",
-    re.MULTILINE,
-)
+_MARKERS = ("stats report", "Total Time (ns)", "Statistics (nanoseconds)", "Runtime API Statistics",
+            "\nStart (ns),", "\nTime (%),", "Statistics:\n")
+_DETECT = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]\n]*_(?:sum|trace)\.py\]")
 
 
 def detect(doc: Document) -> bool:
-    return _DETECT.search(doc.text) is not None
+    text = doc.text
+    if any(m in text for m in _MARKERS) or text.startswith(("Start (ns),", "Time (%),")):
+        return True
+    return _DETECT.search(text) is not None
 
 
 def _report_from_header(cols: list[str], names: list[str]) -> str:
@@ -86,7 +87,7 @@ def _size_factor(field: str) -> float:
     return {"mbytes": 1e6, "kib": 1024.0, "total": 1024.0}.get(field, 1.0)
 
 
-def _rows_to_block(report: str, fields: list[str], cells: list[list[str]], lines: list[int]) -> tuple[Block, list[int]]:
+def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]], lines: list[int]) -> tuple[Block, list[int]]:
     section = REPORTS.get(report, "gpu")
     bad: list[int] = []
     rows: list[Row] = []
@@ -146,7 +147,9 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     while j < len(lines) and lines[j].strip() and "," in lines[j]:
         j += 1
     text = "\n".join(lines[start:j])
-    df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    big = j - start > 5000
+    # large tables: let read_csv parse the numbers; small ones: strings, checked cell by cell
+    df = pd.read_csv(io.StringIO(text), dtype=None if big else str, keep_default_na=False)
     cols = list(df.columns)
     fields = [_field_of(c) for c in cols]
     name_col = cols[fields.index("name")] if "name" in fields else cols[-1]
@@ -162,7 +165,9 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
 
 
 def _num(s: pd.Series) -> pd.Series:
-    return pd.to_numeric(s.str.replace(",", "", regex=False), errors="raise")
+    if pd.api.types.is_numeric_dtype(s):
+        return s
+    return pd.to_numeric(s.astype(str).str.replace(",", "", regex=False), errors="raise")
 
 
 def _csv_trace(df: pd.DataFrame, cols: list[str], fields: list[str | None], rep: str, start: int) -> Block:

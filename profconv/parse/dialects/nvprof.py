@@ -80,13 +80,19 @@ class _Table:
     by_section: dict[str, Block] = field(default_factory=dict)
 
 
-_DETECT = re.compile(
-    r"NVPROF|Profiling result|GPU activities:|^(?!.*Total Time).*Time ?\(%\).*Name", re.MULTILINE
-)
+_PCT_HEADER = re.compile(r"Time ?\(%\)")
 
 
 def detect(doc: Document) -> bool:
-    return _DETECT.search(doc.text) is not None
+    if any(marker in doc.text for marker in ("NVPROF", "Profiling result", "GPU activities:")):
+        return True
+    for m in _PCT_HEADER.finditer(doc.text):  # a bare summary header (pasted without its prefix lines)
+        start = doc.text.rfind("\n", 0, m.start()) + 1
+        end = doc.text.find("\n", m.end())
+        line = doc.text[start : end if end >= 0 else None]
+        if "Name" in line and "Total Time" not in line and "," not in line:
+            return True
+    return False
 
 
 def parse_header(body: str) -> tuple[list[str], str | None] | None:
@@ -312,6 +318,7 @@ def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block
         section = "gpu-trace" if "Grid X" in col or "Size" in col else "api-trace"
         if recs:
             tb = _trace_block(recs, section, offset, offset + len(data) - 1)
+            assert tb.frame is not None
             blocks[section] = tb
             summary = summarize_trace(tb.frame, "gpu" if section == "gpu-trace" else "api")
             blocks[summary.section or "gpu"] = summary
@@ -386,8 +393,10 @@ def parse(doc: Document) -> DialectResult:
 
     def flush_trace(end_line: int) -> None:
         nonlocal trace_rows
+        result.claimed.update(r[3] for r in trace_rows)
         if trace_rows:
             tb = _trace_block(trace_rows, trace_section, trace_start, end_line)
+            assert tb.frame is not None
             events.append(_Event("block", trace_start, block=tb))
             events.append(
                 _Event(
@@ -417,7 +426,6 @@ def parse(doc: Document) -> DialectResult:
                 try:
                     trace_rows.append((raw[name_col:].rstrip(), units.time_ns(parts[0]),
                                        units.time_ns(parts[1]), lineno, lineno))
-                    result.claimed.add(lineno)
                     continue
                 except (ValueError, IndexError):
                     pass
