@@ -22,10 +22,12 @@ app.command("parse")(parse_command)
 
 
 def _register_optional() -> None:
+    from profconv.commands.report import report_command
     from profconv.commands.run import models_command, run_command
 
     app.command("run")(run_command)
     app.command("models")(models_command)
+    app.command("report")(report_command)
 
 
 _register_optional()
@@ -34,7 +36,9 @@ _register_optional()
 def main() -> None:
     """Entry point: any ProfconvError becomes one line and its exit code (PROFCONV_TRACEBACK=1 for the trace)."""
     try:
-        app(standalone_mode=False)
+        status = app(standalone_mode=False)  # click returns typer.Exit's code instead of raising
+        if isinstance(status, int) and status:
+            sys.exit(status)
     except ProfconvError as exc:
         if os.environ.get("PROFCONV_TRACEBACK"):
             raise

@@ -10,7 +10,7 @@
   "results": [ {images, variant, technique, precision, status: ok|failed|skipped, error,
                 correctness, forward_s, layer_times: {layer: median_s},
                 type_totals: {conv|tanh|relu|pool|fc|softmax: s},
-                conv: [{layer, shape, op_time: {median_s, min_s, max_s, samples_s},
+                conv: [{layer, shape, dims: {B, M, C, H, W, K, P}, op_time: {median_s, min_s, max_s, samples_s},
                         rel_error, max_abs_error, tolerance, status, error}]} ],
   "interrupted": bool
 }
@@ -33,6 +33,7 @@ SCHEMA_VERSION = 1
 class ConvResult:
     layer: str
     shape: str
+    dims: dict[str, int] = field(default_factory=dict)  # B, M, C, H, W, K, P
     op_time: dict | None = None
     rel_error: float | None = None
     max_abs_error: float | None = None

@@ -73,7 +73,8 @@ class Runner:
         for name, (a, ref) in conv_io.items():
             s = shapes[name]
             progress(f"{self.model.name}/{variant.name}/{name}")
-            cr = ConvResult(layer=name, shape=s.text(), tolerance=variant.tolerance)
+            cr = ConvResult(layer=name, shape=s.text(), tolerance=variant.tolerance,
+                            dims={"B": s.B, "M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P})
             try:
                 out, timing = self._conv(variant, layers[name], a, s, opts)
                 err, max_abs = rel_error(self.xp, out, ref)

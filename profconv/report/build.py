@@ -1,0 +1,109 @@
+"""Assemble the report document from run records and logs; plots written beside the markdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from profconv.analysis.ranking import rank_profile
+from profconv.parse.schema import TIMED_SECTIONS
+from profconv.report import analysis, markdown, plots
+from profconv.report.devices import peak_for
+from profconv.report.inputs import LogInput, RunInput
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    threshold: float = 0.90
+    plots_dir: Path | None = None  # None: no plots (terminal output)
+    link_base: Path | None = None  # plots are linked relative to this directory
+    full_names: bool = False
+    title: str = "profconv report"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in text).strip("-")
+
+
+def run_section(inp: RunInput, opts: ReportOptions) -> str:
+    rec = inp.record
+    model = rec["model"]["name"]
+    parts = [f"## Run: {model}", f"Record: `{inp.path}`", "", "### Environment", "", markdown.environment(rec), ""]
+    if rec["data"].get("synthetic"):
+        parts += ["> Data: profconv's synthetic image set and bundled weights — Correctness is not comparable "
+                  "with the course's published accuracy.", ""]
+    if rec.get("interrupted"):
+        parts += ["> **This run was interrupted**: only the variants listed finished.", ""]
+    df = analysis.op_times(rec)
+    if df.empty:
+        return "\n".join(parts + ["No variant ran (all skipped): nothing to report.", ""])
+    df = analysis.with_speedups(df)
+    parts += ["### Op Time per conv layer", "",
+              "Median of the timed repeats (CUDA events, device synchronised before and after, after warm-up); "
+              "spread is (max − min) / median. Speedups compare medians on the same layer and image count.", "",
+              markdown.op_time_table(df), ""]
+    order = rec["settings"].get("variants") or list(dict.fromkeys(df["variant"]))
+    lad = analysis.ladder(df, order)
+    parts += ["### Optimisation ladder", "", f"All conv layers, {int(df['images'].max()):,} images; each rung's gain is "
+              "over the previous rung that ran correctly (the CPU reference is not a rung).", "",
+              markdown.ladder_table(lad), ""]
+    peak = peak_for(rec["environment"].get("gpu"))
+    gpu_rows = df[df["variant"] != "cpu"]
+    eff = analysis.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
+    if not eff.empty:
+        if peak is None:
+            note = "No datasheet peak is known for this GPU: achieved rates only."
+        else:
+            note = (f"Floor = max(FLOPs / {peak.fp32_tflops} TFLOP/s, minimum bytes / {peak.dram_tbps} TB/s) from the "
+                    f"{peak.source}; minimum bytes = input + weights + output, each moved once (float32). "
+                    "\"of floor\" is floor / Op Time: 100% would be at the roof.")
+        parts += ["### Efficiency", "", note, "", markdown.efficiency_table(eff), ""]
+    bd = analysis.layer_breakdown(rec)
+    if not bd.empty:
+        parts += ["### Forward pass by layer type", "", markdown.breakdown_table(bd), ""]
+    if opts.plots_dir is not None:
+        opts.plots_dir.mkdir(parents=True, exist_ok=True)
+        base = opts.link_base or opts.plots_dir
+        bars = plots.op_time_bars(df, model, opts.plots_dir / f"{_slug(model)}-op-time.png")
+        parts += [f"![Op Time per variant, {model}]({bars.relative_to(base).as_posix()})", ""]
+        if peak is not None and not eff.empty:
+            roof = plots.roofline(eff, peak, f"{model} on {rec['environment'].get('gpu')}",
+                                  opts.plots_dir / f"{_slug(model)}-roofline.png")
+            parts += [f"![Roofline, {model}]({roof.relative_to(base).as_posix()})", ""]
+    failed = df[df["status"] != "ok"]
+    if not failed.empty:
+        parts += ["### Failed variants", ""]
+        parts += [f"- `{r['variant']}` {r['layer']} ({int(r['images']):,} images): {r['error']}"
+                  for r in failed.to_dict("records")]
+        parts.append("")
+    return "\n".join(parts)
+
+
+def log_section(inp: LogInput, opts: ReportOptions) -> str:
+    ps = inp.profiles
+    parts = [f"## Profiler log: `{ps.source}`", ""]
+    for info in ps.profiles:
+        parts += [f"### Profile {info.profile} ({info.tool}, lines {info.line_start}–{info.line_end})", ""]
+        facts = []
+        if info.command:
+            facts.append(f"command: `{info.command}`")
+        if info.op_times_s:
+            facts.append("Op Time: " + ", ".join(f"{t:.6f} s" for t in info.op_times_s))
+        if info.correctness is not None:
+            facts.append(f"Correctness: {info.correctness:g}" + (f", model {info.model}" if info.model else ""))
+        parts += [f"- {f}" for f in facts] + ([""] if facts else [])
+        for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
+            parts += [markdown.ranked_table(ranked, opts.full_names), ""]
+    if ps.unplaced:
+        parts += [f"> {len(ps.unplaced)} line(s) looked like table data but could not be placed: lines "
+                  + ", ".join(str(n) for n, _ in ps.unplaced[:20]), ""]
+    for note in ps.notes:
+        parts += [f"> warning: {note}", ""]
+    return "\n".join(parts)
+
+
+def build(inputs: list[RunInput | LogInput], opts: ReportOptions) -> str:
+    parts = [f"# {opts.title}", ""]
+    for inp in inputs:
+        parts.append(run_section(inp, opts) if isinstance(inp, RunInput) else log_section(inp, opts))
+    return "\n".join(parts).rstrip() + "\n"

@@ -1,0 +1,107 @@
+"""profconv report on stored H200 run records and real logs: the markdown is checked concretely."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from profconv.errors import InputError
+from profconv.report import analysis
+from profconv.report.inputs import load, read_record
+
+RUN = "tests/data/runs/ece408-h200.json"
+RUN_HIGH = "tests/data/runs/ece408-high-h200.json"
+SEED = "tests/data/seeds/002_b0bcac5cefbf4480.log"
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "profconv", *args], capture_output=True, text=True,
+                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+
+def test_speedups_and_ladder_from_record():
+    df = analysis.with_speedups(analysis.op_times(read_record(Path(RUN))))
+    row = df[(df.variant == "fused") & (df.layer == "conv2")].iloc[0]
+    assert row["median_s"] == pytest.approx(0.006441887855529785)
+    assert row["vs_naive"] == pytest.approx(0.012043840408325195 / 0.006441887855529785)
+    assert row["vs_cudnn"] == pytest.approx(0.0014310719966888427 / 0.006441887855529785)
+    lad = analysis.ladder(df, ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"])
+    assert lad["variant"].tolist() == ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"]
+    gains = dict(zip(lad.variant, lad.gain_vs_previous))
+    naive = 0.005525536060333252 + 0.012043840408325195
+    shared = 0.004630527973175049 + 0.01517407989501953
+    assert gains["shared"] == pytest.approx(naive / shared)
+    assert pd.isna(gains["naive"])  # the CPU reference is not a rung
+
+
+def test_markdown_report_golden(tmp_path):
+    out = tmp_path / "rep.md"
+    r = cli("report", RUN, SEED, "--markdown", str(out))
+    assert r.returncode == 0, r.stderr
+    md = out.read_text()
+    assert "| GPU | NVIDIA H200 |" in md
+    assert ("| 10,000 | fused | conv2 | M=16 C=6 30x30 K=5 | 0.006442 s | 0.006440 s | 0.0% | 1.87× | 622× | "
+            "0.222× | 2.2e-07 | 0.7263 | ok |") in md
+    assert "| fused | kernel fusion (implicit GEMM) | 0.014629 s | 2.14× | ok |" in md
+    assert "| cudnn | conv2 | 32.45 | 0.649 | 0.001431 s | 22,674 | 453 | 0.000484 s | compute | 33.8% |" in md
+    # the log part: profile 2 of the seed, >=90% set marked
+    assert "**GPU activities** — 2 of 14 take 92.4% of the time (✔)" in md
+    assert "| ✔ | 89.76 | 89.76% | 89.8% | 1.008 s | 2 | — | **`mxnet::op::forward_kernel`** |" in md
+    for png in ("ece408-op-time.png", "ece408-roofline.png"):
+        path = tmp_path / "rep-plots" / png
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+        assert f"](rep-plots/{png})" in md
+
+
+def test_terminal_report_renders():
+    r = cli("report", RUN_HIGH)
+    assert r.returncode == 0, r.stderr
+    assert "Op Time per conv layer" in r.stdout and "NVIDIA H200" in r.stdout
+
+
+def test_compare_runs_flags_regressions(tmp_path):
+    doc = json.loads(Path(RUN).read_text())
+    for res in doc["results"]:
+        if res["variant"] == "fused":
+            for c in res["conv"]:
+                c["op_time"]["median_s"] *= 1.5
+    slower = tmp_path / "slower.json"
+    slower.write_text(json.dumps(doc))
+    out = tmp_path / "cmp.md"
+    r = cli("report", "--compare", RUN, str(slower), "--markdown", str(out), "--fail-on-regression")
+    assert r.returncode == 1 and "2 regression(s) beyond 5%" in r.stdout
+    md = out.read_text()
+    assert "| 10,000 | fused | conv1 | 0.008187 s | 0.012281 s | 1.500× | **REGRESSION** |" in md
+    assert "| 10,000 | naive | conv1 | 0.005526 s | 0.005526 s | 1.000× |  |" in md
+    r = cli("report", "--compare", RUN, RUN, "--fail-on-regression")
+    assert r.returncode == 0
+
+
+def test_compare_logs():
+    a = "tests/data/nvprof-new/tyler-cs566-reductions.log"
+    r = cli("report", "--compare", a, a, "--fail-on-regression")
+    assert r.returncode == 0 and "0 found" in r.stdout
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"schema": "profconv.run", "schema_version": 99}', "schema version 99 is newer"),
+    ('{"hello": 1}', "not a profconv run record"),
+    ('{"schema": "profconv.run", "schema_ver', "not a valid run record"),
+])
+def test_bad_records_refused(tmp_path, content, message):
+    p = tmp_path / "run.json"
+    p.write_text(content)
+    with pytest.raises(InputError, match=message):
+        load([str(p)])
+    r = cli("report", str(tmp_path))
+    assert r.returncode == 2 and message in r.stderr
+
+
+def test_compare_needs_two_of_a_kind():
+    r = cli("report", "--compare", RUN, SEED)
+    assert r.returncode == 2 and "two run records or two profiler logs" in r.stderr
+    r = cli("report", "--compare", RUN)
+    assert r.returncode == 2 and "exactly two inputs" in r.stderr
