@@ -34,6 +34,7 @@ class ConvResult:
     layer: str
     shape: str
     dims: dict[str, int] = field(default_factory=dict)  # B, M, C, H, W, K, P
+    params: dict = field(default_factory=dict)  # what the variant chose for this shape (tuned: the sweep)
     op_time: dict | None = None
     rel_error: float | None = None
     max_abs_error: float | None = None

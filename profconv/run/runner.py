@@ -81,6 +81,8 @@ class Runner:
                 cr.rel_error = None if err != err else err
                 cr.max_abs_error = None if max_abs != max_abs else max_abs
                 cr.op_time = timing.as_dict()
+                if variant.params is not None:
+                    cr.params = variant.params(s)
                 if not err <= variant.tolerance:
                     cr.status = "failed"
                     cr.error = ("output has unwritten or non-finite elements" if err != err

@@ -1,0 +1,85 @@
+// tuned: direct convolution specialised per layer at compile time.
+// A block takes IMGS whole images (zero-padded into shared memory once) and MB output channels;
+// each thread computes TW consecutive outputs of a row for those MB channels in registers, so
+// every input value read from shared memory feeds K*MB multiply-adds. Filters live in constant
+// memory (warp-uniform reads: broadcast). Outputs go out as 16- or 8-byte vector stores when the
+// row allows it. All loops over K are fully unrolled; dimensions are macros, not arguments.
+// Macros (all required): M C H W K P  TW MB IMGS THREADS
+#define HP (H + 2 * P)
+#define WP (W + 2 * P)
+#define HO (H + 2 * P - K + 1)
+#define WO (W + 2 * P - K + 1)
+#define WG ((WO + TW - 1) / TW)
+#define NPOS (HO * WG)
+#define IMG_FLOATS (C * HP * WP)
+#define ROW (TW + K - 1)
+
+__constant__ float wc[M * C * K * K];
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y, int B) {
+    extern __shared__ float xs[];  // IMGS images, C x HP x (WP + TW) each (TW columns of slack)
+    constexpr int SW = WP + TW;    // row stride with slack so the last group can over-read zeros
+    constexpr int SIMG = C * HP * SW;
+    const int b0 = blockIdx.x * IMGS;
+    const int m0 = blockIdx.y * MB;
+    for (int i = threadIdx.x; i < IMGS * SIMG; i += THREADS) {
+        const int img = i / SIMG, r = i % SIMG;
+        const int c = r / (HP * SW), hw = r % (HP * SW);
+        const int hh = hw / SW - P, ww = hw % SW - P;
+        float v = 0.0f;
+        if (b0 + img < B && hh >= 0 && hh < H && ww >= 0 && ww < W)
+            v = x[((size_t)(b0 + img) * C + c) * (H * W) + hh * W + ww];
+        xs[i] = v;
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < IMGS * NPOS; t += THREADS) {
+        const int img = t / NPOS, pos = t % NPOS;
+        const int b = b0 + img;
+        if (b >= B) break;
+        const int h = pos / WG, w0 = (pos % WG) * TW;
+        float acc[MB][TW];
+#pragma unroll
+        for (int mb = 0; mb < MB; ++mb) {
+            const float bv = (m0 + mb < M) ? bias[m0 + mb] : 0.0f;
+#pragma unroll
+            for (int j = 0; j < TW; ++j) acc[mb][j] = bv;
+        }
+        const float* xi = xs + img * SIMG;
+#pragma unroll 1
+        for (int c = 0; c < C; ++c) {
+#pragma unroll
+            for (int p = 0; p < K; ++p) {
+                float row[ROW];
+                const float* src = xi + (c * HP + h + p) * SW + w0;
+#pragma unroll
+                for (int j = 0; j < ROW; ++j) row[j] = src[j];
+#pragma unroll
+                for (int mb = 0; mb < MB; ++mb) {
+                    const int wbase = (((m0 + mb) * C + c) * K + p) * K;
+#pragma unroll
+                    for (int q = 0; q < K; ++q) {
+                        const float wv = (m0 + mb < M) ? wc[wbase + q] : 0.0f;
+#pragma unroll
+                        for (int j = 0; j < TW; ++j) acc[mb][j] = fmaf(row[j + q], wv, acc[mb][j]);
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int mb = 0; mb < MB; ++mb) {
+            if (m0 + mb >= M) break;
+            float* out = y + (((size_t)b * M + m0 + mb) * HO + h) * WO + w0;
+            if (TW == 4 && WO % 4 == 0) {
+                *reinterpret_cast<float4*>(out) = make_float4(acc[mb][0], acc[mb][TW > 1 ? 1 : 0],
+                                                              acc[mb][TW > 2 ? 2 : 0], acc[mb][TW > 3 ? 3 : 0]);
+            } else if (TW == 2 && WO % 2 == 0) {
+                *reinterpret_cast<float2*>(out) = make_float2(acc[mb][0], acc[mb][TW > 1 ? 1 : 0]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < TW; ++j)
+                    if (w0 + j < WO) out[j] = acc[mb][j];
+            }
+        }
+    }
+}
