@@ -1,10 +1,11 @@
-// tuned: direct convolution specialised per layer at compile time.
-// A block takes IMGS whole images (zero-padded into shared memory once) and MB output channels;
-// each thread computes TW consecutive outputs of a row for those MB channels in registers, so
-// every input value read from shared memory feeds K*MB multiply-adds. Filters live in constant
-// memory (warp-uniform reads: broadcast). Outputs go out as 16- or 8-byte vector stores when the
-// row allows it. All loops over K are fully unrolled; dimensions are macros, not arguments.
-// Macros (all required): M C H W K P  TW MB IMGS THREADS
+// tuned: direct convolution specialised per layer and per group of output channels at compile time.
+// One launch computes output channels M0 .. M0+MB-1. A block takes IMGS whole images (zero-padded
+// into shared memory once); each thread computes TW consecutive outputs of a row for the MB
+// channels in registers, so every input value read from shared memory feeds K*MB multiply-adds.
+// The MB filters sit in constant memory and, with every loop unrolled, each weight's address is a
+// compile-time constant: it becomes an operand of the FFMA itself, with no load instruction.
+// Outputs go out as 16- or 8-byte vector stores when the row allows it.
+// Macros (all required): M C H W K P  M0 MB TW IMGS THREADS CUNROLL
 #define HP (H + 2 * P)
 #define WP (W + 2 * P)
 #define HO (H + 2 * P - K + 1)
@@ -14,7 +15,7 @@
 #define IMG_FLOATS (C * HP * WP)
 #define ROW (TW + K - 1)
 
-__constant__ float wc[M * C * K * K];
+__constant__ float wc[MB * C * K * K];  // filters of channels M0 .. M0+MB-1
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y, int B) {
@@ -22,7 +23,6 @@ conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* _
     constexpr int SW = WP + TW;    // row stride with slack so the last group can over-read zeros
     constexpr int SIMG = C * HP * SW;
     const int b0 = blockIdx.x * IMGS;
-    const int m0 = blockIdx.y * MB;
     for (int i = threadIdx.x; i < IMGS * SIMG; i += THREADS) {
         const int img = i / SIMG, r = i % SIMG;
         const int c = r / (HP * SW), hw = r % (HP * SW);
@@ -41,12 +41,12 @@ conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* _
         float acc[MB][TW];
 #pragma unroll
         for (int mb = 0; mb < MB; ++mb) {
-            const float bv = (m0 + mb < M) ? bias[m0 + mb] : 0.0f;
+            const float bv = bias[M0 + mb];
 #pragma unroll
             for (int j = 0; j < TW; ++j) acc[mb][j] = bv;
         }
         const float* xi = xs + img * SIMG;
-#pragma unroll 1
+#pragma unroll CUNROLL
         for (int c = 0; c < C; ++c) {
 #pragma unroll
             for (int p = 0; p < K; ++p) {
@@ -56,10 +56,10 @@ conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* _
                 for (int j = 0; j < ROW; ++j) row[j] = src[j];
 #pragma unroll
                 for (int mb = 0; mb < MB; ++mb) {
-                    const int wbase = (((m0 + mb) * C + c) * K + p) * K;
+                    const int wbase = ((mb * C + c) * K + p) * K;
 #pragma unroll
                     for (int q = 0; q < K; ++q) {
-                        const float wv = (m0 + mb < M) ? wc[wbase + q] : 0.0f;
+                        const float wv = wc[wbase + q];
 #pragma unroll
                         for (int j = 0; j < TW; ++j) acc[mb][j] = fmaf(row[j + q], wv, acc[mb][j]);
                     }
@@ -68,8 +68,7 @@ conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* _
         }
 #pragma unroll
         for (int mb = 0; mb < MB; ++mb) {
-            if (m0 + mb >= M) break;
-            float* out = y + (((size_t)b * M + m0 + mb) * HO + h) * WO + w0;
+            float* out = y + (((size_t)b * M + M0 + mb) * HO + h) * WO + w0;
             if (TW == 4 && WO % 4 == 0) {
                 *reinterpret_cast<float4*>(out) = make_float4(acc[mb][0], acc[mb][TW > 1 ? 1 : 0],
                                                               acc[mb][TW > 2 ? 2 : 0], acc[mb][TW > 3 ? 3 : 0]);
