@@ -104,18 +104,24 @@ _tuned_choice: dict[tuple, dict] = {}
 
 
 def tuned_candidates(s: ConvShape) -> list[dict]:
-    """The parameter sweep: outputs per thread (TW), channels per launch (MB), images per block."""
-    tws = [4, 8] if s.Wo % 4 == 0 else ([2] if s.Wo % 2 == 0 else [1, 2])
+    """The parameter sweep: outputs per thread (TW), channels per launch (MB), images per block.
+
+    IMGS is chosen so a block has about 128 or 256 threads: small images (CIFAR's 8x8 maps)
+    need several per block to keep the SMs busy.
+    """
+    tws = [tw for tw in (2, 4, 8) if s.Wo % tw == 0 and tw <= s.Wo // 2] or [1, 2]
     mbs = sorted({min(s.M, 4), min(s.M, 8)})
     out = []
     for tw in tws:
         npos = s.Ho * ((s.Wo + tw - 1) // tw)
         for mb in mbs:
-            for imgs in (1, 2, 4):
+            for target in (128, 256, 512):
+                imgs = max(1, min(16, target // npos))
                 smem = 4 * imgs * s.C * (s.H + 2 * s.P) * (s.W + 2 * s.P + tw)
                 threads = min(1024, -(-imgs * npos // 32) * 32)
-                if smem <= TUNED_SMEM_LIMIT and (imgs == 1 or imgs * npos <= 1024):
-                    out.append({"TW": tw, "MB": mb, "IMGS": imgs, "THREADS": threads, "smem": smem})
+                cand = {"TW": tw, "MB": mb, "IMGS": imgs, "THREADS": threads, "smem": smem}
+                if smem <= TUNED_SMEM_LIMIT and cand not in out:
+                    out.append(cand)
     return out
 
 
