@@ -75,3 +75,37 @@ def test_run_command_on_gpu(tmp_path):
     statuses = {r["variant"]: r["status"] for r in rec["results"]}
     assert statuses["naive"] == statuses["fused"] == statuses["unroll-gemm"] == "ok"
     assert rec["environment"]["gpu"]
+
+
+def test_compile_error_names_the_file(monkeypatch):
+    from profconv.run import gpu
+
+    monkeypatch.setattr(gpu, "kernel_source", lambda name: "extern \"C\" __global__ void k() { undefined_thing; }")
+    with pytest.raises(gpu.KernelCompileError, match=r"kernels/broken_for_test\.cu: .*error"):
+        gpu.module("broken_for_test.cu")
+
+
+def test_failing_variant_is_recorded_and_others_run(tmp_path):
+    """A variant that raises is FAILED with its error; the next variant still runs and passes."""
+    import cupy as cp
+
+    from profconv.run import weights
+    from profconv.run.data import synthetic
+    from profconv.run.models import get_model
+    from profconv.run.runner import Runner, RunOptions
+    from profconv.run.variants import Variant
+
+    def broken(cp, x, w, bias, out, s):
+        raise RuntimeError("simulated launch failure")
+
+    model = get_model("ece408")
+    runner = Runner(model, weights.load(model), cp)
+    ds = synthetic(model, 20)
+    x = cp.asarray(ds.images)
+    io = runner.reference_pass(x)
+    opts = RunOptions(images=20, repeat=2, warmup=1)
+    bad = runner.run_variant(Variant("broken", "", "", "fp32", 1e-5, "gpu", None, broken), x, ds.labels, io, opts,
+                             lambda m: None)
+    good = runner.run_variant(next(v for v in VARIANTS if v.name == "naive"), x, ds.labels, io, opts, lambda m: None)
+    assert bad.status == "failed" and "RuntimeError: simulated launch failure" in bad.error
+    assert good.status == "ok" and good.correctness == pytest.approx(0.8)
