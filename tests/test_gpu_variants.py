@@ -108,4 +108,4 @@ def test_failing_variant_is_recorded_and_others_run(tmp_path):
                              lambda m: None)
     good = runner.run_variant(next(v for v in VARIANTS if v.name == "naive"), x, ds.labels, io, opts, lambda m: None)
     assert bad.status == "failed" and "RuntimeError: simulated launch failure" in bad.error
-    assert good.status == "ok" and good.correctness == pytest.approx(0.8)
+    assert good.status == "ok" and good.correctness == pytest.approx(0.85)  # the CPU reference gets 17 of 20

@@ -148,10 +148,14 @@ def _tuned_call(cp, p: dict, x, w, bias, out, s: ConvShape) -> None:
 def _sweep(cp, x, w, bias, out, s: ConvShape) -> dict:
     """Time each candidate's first channel group on the real input (events, best of 3 after a
     warm-up) per channel computed; the fastest is then compiled for every group."""
-    best, best_t = None, float("inf")
+    best: dict | None = None
+    best_t = float("inf")
     candidates = tuned_candidates(s)
     for p in candidates:
-        timing = gpu.time_gpu(cp, lambda p=p: _tuned_group(cp, p, 0, x, w, bias, out, s), repeat=3, warmup=1)
+        def first_group(p: dict = p) -> None:
+            _tuned_group(cp, p, 0, x, w, bias, out, s)
+
+        timing = gpu.time_gpu(cp, first_group, repeat=3, warmup=1)
         per_channel = timing.min / min(p["MB"], s.M)
         if per_channel < best_t:
             best, best_t = p, per_channel
