@@ -149,15 +149,17 @@ def _frame(raw: list[RawProfile]) -> pd.DataFrame:
     frame = pd.concat(parts, ignore_index=True)
     frame["profile"] = frame["profile"].astype("int64")
     frame["tool"] = frame["tool"].astype("string")
-    uniq = frame["name"].drop_duplicates()
-    by_base: dict[str, str] = {}  # trace names differ only by their [correlation id]
-    short = {}
-    for n in uniq:
-        base = strip_correlation(str(n))
-        if base not in by_base:
-            by_base[base] = short_name(base)
-        short[n] = by_base[base]
-    frame["short_name"] = frame["name"].map(short).astype("string")
+    missing = frame["short_name"].isna()  # trace blocks arrive with theirs
+    if missing.any():
+        uniq = frame.loc[missing, "name"].drop_duplicates()
+        by_base: dict[str, str] = {}  # names may differ only by their [correlation id]
+        short = {}
+        for n in uniq:
+            base = strip_correlation(str(n))
+            if base not in by_base:
+                by_base[base] = short_name(base)
+            short[n] = by_base[base]
+        frame.loc[missing, "short_name"] = frame.loc[missing, "name"].map(short)
     return frame
 
 

@@ -63,6 +63,8 @@ def detect(doc: Document) -> bool:
     text = doc.text
     if any(m in text for m in _MARKERS) or text.startswith(("Start (ns),", "Time (%),")):
         return True
+    if "Total Time" not in text and "Processing [" not in text:
+        return False
     return _DETECT.search(text) is not None
 
 

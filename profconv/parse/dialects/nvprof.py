@@ -14,7 +14,7 @@ import pandas as pd
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
-from profconv.parse.names import brackets_open, strip_correlation
+from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row, frame_from_records
 from profconv.parse.text import clean, is_neutral
 
@@ -30,6 +30,7 @@ _DEVICE = re.compile(r'^\s*Device "(.+)"\s*$')
 _LABEL = re.compile(r"^\s*(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s*")
 _UM_TRAILER = re.compile(r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:\s*([\d,]+)")
 _TOKEN = re.compile(r"\S+")
+_SUFFIX_NS = {"ms": 1e6, "us": 1e3, "ns": 1.0}
 _UNIT_ONLY = re.compile(r"^(s|ms|us|µs|ns)$")
 _TRACE_ROW = re.compile(
     r"^\s*(?P<start>\S+)\s+(?P<dur>\S+)\s+(?P<mid>.*?)\s*(?P<ctx>\d+)\s+(?P<stream>\d+)\s+(?P<name>[^\d\s].*)$"
@@ -204,15 +205,19 @@ def classify(block: Block) -> str:
 # ---------------------------------------------------------------- traces
 
 
-def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int) -> Block:
+def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int) -> tuple[Block, list[str]]:
+    """The trace rows as a frame, short names filled (once per distinct name without its id)."""
     cols = ["name", "start_ns", "total_ns", "line_start", "line_end"]
     frame = frame_from_records(rows, cols, {"section": section, "calls": 1})
-    return Block(section=section, frame=frame, line_start=start_line, line_end=end_line)
+    bases = [strip_correlation(r[0]) for r in rows]
+    shorts = {b: short_name(b) for b in set(bases)}
+    frame["short_name"] = pd.array([shorts[b] for b in bases], dtype="string")
+    return Block(section=section, frame=frame, line_start=start_line, line_end=end_line), bases
 
 
-def summarize_trace(trace: pd.DataFrame, section: str) -> Block:
+def summarize_trace(trace: pd.DataFrame, section: str, bases: list[str] | None = None) -> Block:
     """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would."""
-    names = trace["name"].map(strip_correlation)
+    names = bases if bases is not None else trace["name"].map(strip_correlation)
     g = trace.assign(name=names).groupby("name", sort=False)["total_ns"]
     agg = pd.DataFrame(
         {
@@ -317,10 +322,10 @@ def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block
                 bad.append(line)
         section = "gpu-trace" if "Grid X" in col or "Size" in col else "api-trace"
         if recs:
-            tb = _trace_block(recs, section, offset, offset + len(data) - 1)
+            tb, bases = _trace_block(recs, section, offset, offset + len(data) - 1)
             assert tb.frame is not None
             blocks[section] = tb
-            summary = summarize_trace(tb.frame, "gpu" if section == "gpu-trace" else "api")
+            summary = summarize_trace(tb.frame, "gpu" if section == "gpu-trace" else "api", bases)
             blocks[summary.section or "gpu"] = summary
     elif header[0] == "Device" and "Count" in col:  # Unified Memory
         for n, r in enumerate(data):
@@ -395,16 +400,11 @@ def parse(doc: Document) -> DialectResult:
         nonlocal trace_rows
         result.claimed.update(r[3] for r in trace_rows)
         if trace_rows:
-            tb = _trace_block(trace_rows, trace_section, trace_start, end_line)
+            tb, bases = _trace_block(trace_rows, trace_section, trace_start, end_line)
             assert tb.frame is not None
             events.append(_Event("block", trace_start, block=tb))
-            events.append(
-                _Event(
-                    "block",
-                    trace_start,
-                    block=summarize_trace(tb.frame, "gpu" if trace_section == "gpu-trace" else "api"),
-                )
-            )
+            summary = summarize_trace(tb.frame, "gpu" if trace_section == "gpu-trace" else "api", bases)
+            events.append(_Event("block", trace_start, block=summary))
         trace_rows = []
 
     def end_table() -> None:
@@ -424,8 +424,11 @@ def parse(doc: Document) -> DialectResult:
             if name_col and len(raw) > name_col and raw[name_col - 1] == " " and raw[name_col] != " ":
                 parts = raw.split(None, 2)
                 try:
-                    trace_rows.append((raw[name_col:].rstrip(), units.time_ns(parts[0]),
-                                       units.time_ns(parts[1]), lineno, lineno))
+                    a, d = parts[0], parts[1]
+                    fa, fd = _SUFFIX_NS.get(a[-2:]), _SUFFIX_NS.get(d[-2:])
+                    start = float(a[:-2]) * fa if fa else units.time_ns(a)
+                    dur = float(d[:-2]) * fd if fd else units.time_ns(d)
+                    trace_rows.append((raw[name_col:].rstrip(), start, dur, lineno, lineno))
                     continue
                 except (ValueError, IndexError):
                     pass
