@@ -75,3 +75,36 @@ def test_seed_004_openacc_and_nvprof_in_one_report():
     assert um.loc["Total CPU Page faults", "calls"] == 18339
     acc_rows = _top(ps, ps.profiles[0].profile, "gpu").rows
     assert acc_rows["total_ns"].iloc[0] == pytest.approx(7_078_597_000)
+
+
+def test_nvprof_api_trace_aggregated_and_kept():
+    text = (
+        "==5== Profiling result:\n"
+        "   Start  Duration  Name\n"
+        "174.30ms  12.100us  cudaMalloc\n"
+        "174.40ms  3.2000us  cudaLaunchKernel\n"
+        "174.50ms  2.8000us  cudaLaunchKernel\n"
+    )
+    ps = profconv.parse_text(text)
+    api = ps.frame[ps.frame.section == "api"].set_index("name")
+    assert api.loc["cudaLaunchKernel", "calls"] == 2
+    assert api.loc["cudaLaunchKernel", "total_ns"] == pytest.approx(6000.0)
+    assert api.loc["cudaLaunchKernel", "max_ns"] == pytest.approx(3200.0)
+    trace = ps.frame[ps.frame.section == "api-trace"]
+    assert trace["start_ns"].tolist() == pytest.approx([174.30e6, 174.40e6, 174.50e6])
+
+
+def test_ncu_raw_page_csv():
+    text = (
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Device","CC",'
+        '"dram__bytes_read.sum","gpu__time_duration.sum","launch__registers_per_thread"\n'
+        '"","","","","","","","","","Mbyte","usecond","register/thread"\n'
+        '"0","9","app","h","conv_tuned","1","7","0","9.0","1,180.50","574.30","40"\n'
+        '"1","9","app","h","conv_tuned","1","7","0","9.0","1,180.40","570.10","40"\n'
+    )
+    ps = profconv.parse_text(text)
+    gpu = ps.frame[ps.frame.section == "gpu"].iloc[0]
+    assert gpu["name"] == "conv_tuned" and gpu["calls"] == 2
+    assert gpu["total_ns"] == pytest.approx(1144400.0)
+    m = ps.frame[(ps.frame.section == "ncu-metric") & (ps.frame.metric == "dram__bytes_read.sum")]
+    assert m["value"].tolist() == [1180.5, 1180.4] and set(m["unit"]) == {"Mbyte"}

@@ -99,3 +99,33 @@ def test_truncated_logs_only_clean_errors(path, cut):
         profconv.parse_text(text[: int(len(text) * cut)])
     except InputError:
         pass
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(NAME, st.integers(1, 10**7)), min_size=1, max_size=8).map(_unique))
+def test_ncu_csv_details_round_trip(rows):
+    head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"'
+    lines = ["==PROF== Connected to process 7 (/bin/app)", head]
+    for i, (name, ns) in enumerate(rows):
+        lines.append(f'"{i}","7","app","127.0.0.1","{name}","1","7","GPU Speed Of Light Throughput","Duration","nsecond","{ns:,}"')
+    ps = profconv.parse_text("\n".join(lines) + "\n")
+    gpu = ps.frame[ps.frame.section == "gpu"].sort_values("line_start")
+    assert gpu["name"].tolist() == [r[0] for r in rows]
+    assert gpu["total_ns"].tolist() == [float(r[1]) for r in rows]
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.integers(1, 9999), st.integers(1, 10**6), st.integers(1, 10**9)), min_size=1,
+                max_size=8, unique_by=lambda r: r[0]))
+def test_acc_round_trip(rows):
+    lines = ["Accelerator Kernel Timing data", "/src/layers.c", "  conv_forward  NVIDIA  devicenum=0", "    time(us): 0"]
+    for line_no, calls, total_us in rows:
+        lines += [f"    {line_no}: compute region reached {calls:,} times",
+                  f"        {line_no}: kernel launched {calls:,} times",
+                  "            grid: [560]  block: [128]",
+                  f"            elapsed time(us): total={total_us:,} max=1 min=1 avg=1"]
+    ps = profconv.parse_text("\n".join(lines) + "\n")
+    gpu = ps.frame[ps.frame.section == "gpu"].sort_values("line_start")
+    assert gpu["name"].tolist() == [f"conv_forward@layers.c:{r[0]} kernel" for r in rows]
+    assert gpu["calls"].tolist() == [r[1] for r in rows]
+    assert gpu["total_ns"].tolist() == [r[2] * 1e3 for r in rows]
