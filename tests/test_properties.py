@@ -104,10 +104,12 @@ def test_truncated_logs_only_clean_errors(path, cut):
 @settings(max_examples=40)
 @given(st.lists(st.tuples(NAME, st.integers(1, 10**7)), min_size=1, max_size=8).map(_unique))
 def test_ncu_csv_details_round_trip(rows):
-    head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"'
+    head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name",'
+            '"Metric Name","Metric Unit","Metric Value"')
     lines = ["==PROF== Connected to process 7 (/bin/app)", head]
     for i, (name, ns) in enumerate(rows):
-        lines.append(f'"{i}","7","app","127.0.0.1","{name}","1","7","GPU Speed Of Light Throughput","Duration","nsecond","{ns:,}"')
+        lines.append(f'"{i}","7","app","127.0.0.1","{name}","1","7","GPU Speed Of Light Throughput",'
+                     f'"Duration","nsecond","{ns:,}"')
     ps = profconv.parse_text("\n".join(lines) + "\n")
     gpu = ps.frame[ps.frame.section == "gpu"].sort_values("line_start")
     assert gpu["name"].tolist() == [r[0] for r in rows]

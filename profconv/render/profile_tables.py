@@ -34,35 +34,32 @@ def _noun(section: str) -> str:
 
 
 def ranked_table(r: Ranked, opts: TableOptions) -> Table:
+    """Columns the tool never printed for this section (all missing) are left out, so the name has room."""
     title = SECTION_TITLES.get(r.section, r.section)
     table = Table(title=f"{title}", title_justify="left", show_lines=False, pad_edge=False)
-    table.add_column("", width=1)
-    table.add_column("Time(%)", justify="right")
-    table.add_column("Share", justify="right")
-    table.add_column("Cum.", justify="right")
-    table.add_column("Total", justify="right")
-    table.add_column("Calls", justify="right")
-    table.add_column("Avg", justify="right")
-    table.add_column("Min", justify="right")
-    table.add_column("Max", justify="right")
-    table.add_column("Name", overflow="fold")
     rows = r.rows if opts.max_rows is None else r.rows.head(max(opts.max_rows, r.top_count))
+    present = {c: bool(r.rows[c].notna().any()) for c in ("time_pct", "calls", "avg_ns", "min_ns", "max_ns")}
+    columns = [("", None), ("Time(%)", "time_pct"), ("Share", None), ("Cum.", None), ("Total", None),
+               ("Calls", "calls"), ("Avg", "avg_ns"), ("Min", "min_ns"), ("Max", "max_ns")]
+    shown = [(title_, key) for title_, key in columns if key is None or present[key]]
+    for title_, _ in shown:
+        table.add_column(title_, justify="right", width=1 if title_ == "" else None, no_wrap=True)
+    table.add_column("Name", overflow="fold", min_width=24)
     for row in rows.to_dict("records"):
         style = "bold" if row["in_top"] else "dim"
-        pct = "—" if row["time_pct"] != row["time_pct"] else f"{row['time_pct']:.2f}"
+        cells = {
+            "": Text("●", style="green") if row["in_top"] else "",
+            "Time(%)": "—" if row["time_pct"] != row["time_pct"] else f"{row['time_pct']:.2f}",
+            "Share": f"{row['share'] * 100:.2f}%",
+            "Cum.": f"{row['cumulative'] * 100:.1f}%",
+            "Total": duration(row["total_ns"]),
+            "Calls": count(row["calls"]),
+            "Avg": duration(row["avg_ns"]),
+            "Min": duration(row["min_ns"]),
+            "Max": duration(row["max_ns"]),
+        }
         name = row["name"] if opts.full_names else row["short_name"]
-        table.add_row(
-            Text("●", style="green") if row["in_top"] else "",
-            pct,
-            f"{row['share'] * 100:.2f}%",
-            f"{row['cumulative'] * 100:.1f}%",
-            duration(row["total_ns"]),
-            count(row["calls"]),
-            duration(row["avg_ns"]),
-            duration(row["min_ns"]),
-            duration(row["max_ns"]),
-            Text(str(name), style=style),
-        )
+        table.add_row(*[cells[t] for t, _ in shown], Text(str(name), style=style))
     hidden = len(r.rows) - len(rows)
     if hidden > 0:
         table.caption = f"{hidden} more row(s) below the threshold not shown (--all shows them)"
