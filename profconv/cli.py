@@ -6,6 +6,7 @@ import os
 import sys
 
 import typer
+from rich.markup import escape
 
 from profconv.commands.parse import parse_command
 from profconv.errors import ExitStatus, ProfconvError
@@ -42,7 +43,7 @@ def main() -> None:
     except ProfconvError as exc:
         if os.environ.get("PROFCONV_TRACEBACK"):
             raise
-        error_console().print(f"[red]error:[/red] {exc}", highlight=False)
+        error_console().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(int(exc.exit_status))
     except KeyboardInterrupt:
         error_console().print("interrupted")

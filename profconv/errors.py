@@ -10,6 +10,7 @@ class ExitStatus(IntEnum):
     FAILURE = 1  # the command ran but found a problem (a failed variant, a regression)
     BAD_INPUT = 2  # unusable input: missing, empty, binary or unrecognised file, bad option
     NO_GPU = 3  # the command needs CUDA and CuPy and they are not here
+    NO_PROFILER = 4  # the profiler asked for is missing or refuses this GPU
     INTERRUPTED = 130
 
 
@@ -37,3 +38,11 @@ class DataFileError(InputError):
 
 class GpuUnavailable(ProfconvError):
     exit_status = ExitStatus.NO_GPU
+
+
+class ProfilerUnavailable(ProfconvError):
+    exit_status = ExitStatus.NO_PROFILER
+
+
+class ProfilerFailed(ProfconvError):
+    """The profiler ran but failed; the message names its log."""

@@ -127,7 +127,7 @@ def test_run_record_schema_and_atomic_write(tmp_path):
     doc = json.loads(path.read_text())
     assert doc["schema"] == "profconv.run" and doc["schema_version"] == 1
     assert set(doc) == {"schema", "schema_version", "argv", "created", "environment", "model", "data",
-                        "settings", "results", "interrupted"}
+                        "settings", "results", "interrupted", "profile"}
     assert [p.name for p in path.parent.iterdir()] == ["run.json"]  # no temporary left behind
 
 

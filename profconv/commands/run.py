@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,7 +13,9 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from profconv.errors import ExitStatus, InputError
+from profconv.errors import ExitStatus, GpuUnavailable, InputError
+from profconv.profile import session
+from profconv.render.profile_tables import TableOptions, render
 from profconv.run import gpu, runner
 from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
@@ -108,6 +111,8 @@ def run_command(
     data: Annotated[str | None, typer.Option("--data", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
     weights: Annotated[str | None, typer.Option("--weights", help="A .npz of weights overriding the bundled ones.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run directory (default runs/<model>-<timestamp>/).")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help="Also profile: cupti (in-process), ncu, nsys or nvprof (re-run under the tool).")] = None,
+    profile_timeout: Annotated[float, typer.Option(help="Seconds an external profiler may take.")] = 1800.0,
 ) -> None:
     """Run each convolution variant on a model's forward pass: Op Time, check, Correctness."""
     m = get_model(model)
@@ -116,9 +121,13 @@ def run_command(
         raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
     names = [n.strip() for v in (variant or []) for n in v.split(",") if n.strip()]
     chosen = get_variants(names or None)
+    if profile is not None and profile not in session.TOOLS:
+        raise InputError(f"--profile takes one of {', '.join(session.TOOLS)}, not {profile!r}")
     params = weights_mod.load(m, weights)
     cp = gpu.cupy_or_none()
     con = console()
+    if profile is not None and cp is None:
+        raise GpuUnavailable(f"--profile {profile} needs a CUDA GPU and CuPy: {gpu.why_no_gpu()}")
     skip: dict[str, str] = {}
     if cp is None:
         reason = gpu.why_no_gpu()
@@ -145,6 +154,8 @@ def run_command(
     )
     if env.get("gpu"):
         con.print(f"GPU: {env['gpu']} (compute capability {env['compute_capability']}), CuPy {env['cupy_version']}")
+    tool_path = session.check_available(profile, env.get("compute_capability")) if profile else None
+    collector = session.CuptiCollector() if profile == "cupti" else None
 
     def on_result(res: VariantResult) -> None:
         record.results.append(res)
@@ -154,18 +165,32 @@ def run_command(
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=con, transient=True) as prog:
             task = prog.add_task("starting", total=None)
-            runner.execute(m, params, chosen, counts,
-                           runner.RunOptions(images=counts[0], repeat=repeat, warmup=warmup,
-                                             cpu_repeat=cpu_repeat, data_dir=data),
-                           cp, lambda msg: prog.update(task, description=msg), on_result, skip)
+            with collector if collector is not None else contextlib.nullcontext():
+                runner.execute(m, params, chosen, counts,
+                               runner.RunOptions(images=counts[0], repeat=repeat, warmup=warmup,
+                                                 cpu_repeat=cpu_repeat, data_dir=data),
+                               cp, lambda msg: prog.update(task, description=msg), on_result, skip)
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "run.json", record.to_json())
         con.print(f"interrupted: partial record in {run_dir / 'run.json'}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
+    profiled = None
+    if collector is not None:
+        profiled, record.profile = session.cupti_results(collector, run_dir, " ".join(record.argv))
+    elif profile is not None and tool_path is not None:
+        child = session.external.ChildRun(m.name, counts[-1], [v.name for v in chosen if v.device != "cpu"],
+                                          run_dir / f"{profile}-child", data, weights)
+        con.print(f"re-running the GPU variants under {profile} ({' '.join(child.argv()[2:])})")
+        profiled, record.profile = session.external_results(profile, tool_path, child, run_dir, profile_timeout)
     write_atomic(run_dir / "run.json", record.to_json())
     con.print(result_table(record))
     con.print(breakdown_table(record))
+    if profiled is not None:
+        render(profiled, con, TableOptions(max_rows=15))
+        mf = session.metrics_frame(record.profile)
+        if not mf.empty:
+            con.print(mf.to_string(index=False, max_colwidth=40))
     for count in counts:
         best = [r for r in record.results if r.images == count and r.status == "ok" and r.correctness is not None]
         ref = next((r for r in best if r.variant == "cpu"), best[0] if best else None)

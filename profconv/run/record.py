@@ -12,7 +12,8 @@
                 type_totals: {conv|tanh|relu|pool|fc|softmax: s},
                 conv: [{layer, shape, dims: {B, M, C, H, W, K, P}, op_time: {median_s, min_s, max_s, samples_s},
                         rel_error, max_abs_error, tolerance, status, error}]} ],
-  "interrupted": bool
+  "interrupted": bool,
+  "profile": {tool, …}   (with --profile: files in the run directory; ncu: metrics per launch)
 }
 """
 
@@ -68,6 +69,7 @@ class RunRecord:
     settings: dict[str, Any]
     results: list[VariantResult] = field(default_factory=list)
     interrupted: bool = False
+    profile: dict = field(default_factory=dict)  # --profile: tool, files written, ncu metrics per launch
 
     def to_json(self) -> str:
         doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, **asdict(self)}

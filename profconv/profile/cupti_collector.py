@@ -1,0 +1,92 @@
+"""In-process collection of CUPTI activity records (cupti-python), for `profconv run --profile cupti`.
+
+Records are copied into plain records inside the buffer callback (CUPTI reuses its buffers).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from profconv.errors import GpuUnavailable
+from profconv.profile.activity import ApiCall, GpuActivity, Range, memcpy_name
+
+_VERSION_SUFFIX = re.compile(r"_v\d+$")
+
+
+def load_cupti() -> Any:
+    try:
+        from cupti import cupti
+    except ImportError:
+        raise GpuUnavailable(
+            "--profile cupti needs the cupti-python package matching the CUDA major version "
+            "(pip install 'cupti-python==13.*' for CUDA 13)"
+        ) from None
+    return cupti
+
+
+class CuptiCollector:
+    """Context manager: kernels, memcpy/memset, runtime and driver API calls, NVTX ranges."""
+
+    def __init__(self) -> None:
+        self.cupti = load_cupti()
+        c = self.cupti
+        self.kinds = [c.ActivityKind.CONCURRENT_KERNEL, c.ActivityKind.RUNTIME, c.ActivityKind.DRIVER,
+                      c.ActivityKind.MEMCPY, c.ActivityKind.MEMSET, c.ActivityKind.MARKER]
+        self.api: list[ApiCall] = []
+        self.gpu: list[GpuActivity] = []
+        self._markers: dict[int, list] = {}
+        self._names: dict[tuple[int, int], str] = {}
+
+    def __enter__(self) -> CuptiCollector:
+        c = self.cupti
+        c.activity_register_callbacks(lambda: (8 * 1024 * 1024, 0), self._completed)
+        for k in self.kinds:
+            c.activity_enable(k)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        c = self.cupti
+        c.activity_flush_all(1)
+        for k in self.kinds:
+            c.activity_disable(k)
+
+    def _api_name(self, domain: int, cbid: int) -> str:
+        key = (domain, cbid)
+        if key not in self._names:
+            raw = self.cupti.get_callback_name(domain, cbid)
+            name = raw.decode() if isinstance(raw, bytes) else str(raw)
+            self._names[key] = _VERSION_SUFFIX.sub("", name)
+        return self._names[key]
+
+    def _completed(self, activities: list) -> None:
+        c = self.cupti
+        for a in activities:
+            k = a.kind
+            if k == c.ActivityKind.CONCURRENT_KERNEL:
+                self.gpu.append(GpuActivity(a.name, a.start, a.end, a.correlation_id, a.stream_id, "kernel"))
+            elif k == c.ActivityKind.MEMCPY:
+                self.gpu.append(GpuActivity(memcpy_name(a.copy_kind), a.start, a.end, a.correlation_id,
+                                            a.stream_id, "memcpy", a.bytes))
+            elif k == c.ActivityKind.MEMSET:
+                self.gpu.append(GpuActivity("[CUDA memset]", a.start, a.end, a.correlation_id, a.stream_id,
+                                            "memset", a.bytes))
+            elif k in (c.ActivityKind.RUNTIME, c.ActivityKind.DRIVER):
+                domain = c.CallbackDomain.RUNTIME_API if k == c.ActivityKind.RUNTIME else c.CallbackDomain.DRIVER_API
+                self.api.append(ApiCall(self._api_name(domain, a.cbid), a.start, a.end, a.correlation_id,
+                                        a.thread_id, "runtime" if k == c.ActivityKind.RUNTIME else "driver"))
+            elif k == c.ActivityKind.MARKER:
+                thread = a.object_id.pt.thread_id if a.object_kind == c.ActivityObjectKind.THREAD else 0
+                self._markers.setdefault(a.id, []).append((a.timestamp, a.name or "", a.domain or "", thread))
+
+    def ranges(self) -> list[Range]:
+        """Push/pop ranges: the two marker records of one id are its start and end."""
+        out = []
+        for recs in self._markers.values():
+            if len(recs) < 2:
+                continue
+            recs.sort()
+            name = next((r[1] for r in recs if r[1]), "")
+            domain = next((r[2] for r in recs if r[2]), "")
+            out.append(Range(name, domain, recs[0][0], recs[-1][0], recs[0][3]))
+        return out

@@ -1,0 +1,154 @@
+"""External profilers (Nsight Compute, Nsight Systems, nvprof): profconv re-runs itself under them.
+
+Command lines are built by pure functions (tested without a GPU); `run_tool` is the only place
+a child process starts, and it turns a missing tool, a failure or a timeout into one message.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from profconv.errors import ProfilerFailed, ProfilerUnavailable
+
+NCU_METRICS = [
+    "gpu__time_duration.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",  # achieved occupancy
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "launch__registers_per_thread",
+    "launch__shared_mem_per_block_static",
+    "launch__shared_mem_per_block_dynamic",
+    "launch__block_size",
+    "launch__grid_size",
+]
+SEARCH_DIRS = ["/usr/local/cuda/bin", "/opt/nvidia/nsight-compute", "/opt/nvidia/nsight-systems"]
+SUGGEST = "use --profile cupti (in-process, any CUDA GPU) instead"
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    """The `profconv run` to repeat under a profiler."""
+
+    model: str
+    images: int
+    variants: list[str]
+    out: Path
+    data: str | None = None
+    weights: str | None = None
+    repeat: int = 1
+    warmup: int = 0
+
+    def argv(self) -> list[str]:
+        cmd = [sys.executable, "-m", "profconv", "run", "--model", self.model, "--images", str(self.images),
+               "--variant", ",".join(self.variants), "--repeat", str(self.repeat), "--warmup", str(self.warmup),
+               "--out", str(self.out)]
+        if self.data:
+            cmd += ["--data", self.data]
+        if self.weights:
+            cmd += ["--weights", self.weights]
+        return cmd
+
+
+def find_tool(name: str) -> str:
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in SEARCH_DIRS:
+        for cand in sorted(Path(d).parent.glob(Path(d).name + "*"), reverse=True):
+            exe = cand / name if cand.is_dir() else None
+            if exe is not None and exe.exists():
+                return str(exe)
+    raise ProfilerUnavailable(f"{name} is not installed or not on PATH; {SUGGEST}")
+
+
+def ncu_argv(ncu: str, child: list[str], model: str, metrics: list[str] = NCU_METRICS) -> list[str]:
+    """Nsight Compute on the conv kernels only: launches inside profconv-domain NVTX ranges of `model`."""
+    return [ncu, "--csv", "--page", "raw", "--metrics", ",".join(metrics), "--nvtx",
+            "--nvtx-include", f"regex:profconv@{re.escape(model)}/.*", "--target-processes", "all", *child]
+
+
+def nsys_profile_argv(nsys: str, child: list[str], report_base: Path) -> list[str]:
+    return [nsys, "profile", "--trace=cuda,nvtx", "--force-overwrite=true", "--output", str(report_base), *child]
+
+
+def nsys_stats_argv(nsys: str, report: Path) -> list[str]:
+    return [nsys, "stats", "--format", "csv", "--report", "cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_mem_time_sum",
+            "--force-export=true", str(report)]
+
+
+def nvprof_argv(nvprof: str, child: list[str], log: Path) -> list[str]:
+    return [nvprof, "--log-file", str(log), "--profile-child-processes", *child]
+
+
+def nvprof_supported(compute_capability: str | None) -> bool:
+    """nvprof refuses GPUs of compute capability 8.0 and newer."""
+    if not compute_capability:
+        return True
+    return float(compute_capability) < 8.0
+
+
+def run_tool(argv: list[str], log: Path, timeout: float) -> str:
+    """Run a profiler; its stdout is returned and, with stderr, kept in `log`."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise ProfilerUnavailable(f"{argv[0]} is not installed or not on PATH; {SUGGEST}") from None
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout if isinstance(exc.stdout, str) else (exc.stdout or b"").decode(errors="replace")
+        log.write_text(out)
+        raise ProfilerFailed(f"{Path(argv[0]).name} timed out after {timeout:.0f} s (log: {log})") from None
+    log.write_text(proc.stdout + ("\n--- stderr ---\n" + proc.stderr if proc.stderr else ""))
+    errors = [ln for ln in (proc.stdout + "\n" + proc.stderr).splitlines() if "==ERROR==" in ln]
+    if proc.returncode != 0 or errors:
+        first = errors[0].strip() if errors else f"exit code {proc.returncode}"
+        raise ProfilerFailed(f"{Path(argv[0]).name} failed: {first} (log: {log})")
+    return proc.stdout
+
+
+@dataclass(frozen=True)
+class KernelMetrics:
+    range: str  # the profconv NVTX range the launch ran in (model/variant/layer)
+    kernel: str
+    metrics: dict[str, float]
+    units: dict[str, str]
+
+
+def ncu_launches(csv_text: str) -> list[KernelMetrics]:
+    """Per launch of an `ncu --csv --page raw --nvtx` output: its profconv range and metrics."""
+    lines = csv_text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
+    if start is None:
+        return []
+    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in lines[start:] if ln.startswith('"')))))
+    header, units = rows[0], rows[1]
+    nvtx_cols = [k for k, h in enumerate(header) if "Range" in h or "NVTX" in h.upper()]
+    kname = header.index("Kernel Name")
+    out = []
+    for r in rows[2:]:
+        if len(r) != len(header):
+            continue
+        rng = ""
+        for k in nvtx_cols:
+            m = re.search(r"profconv:([^:\"]+)", r[k])
+            if m:
+                rng = m.group(1)
+        metrics, unit_of = {}, {}
+        for k, h in enumerate(header):
+            if h in NCU_METRICS:
+                try:
+                    metrics[h] = float(r[k].replace(",", ""))
+                except ValueError:
+                    continue
+                unit_of[h] = units[k]
+        out.append(KernelMetrics(rng, r[kname], metrics, unit_of))
+    return out

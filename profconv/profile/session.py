@@ -1,0 +1,91 @@
+"""`profconv run --profile TOOL`: collect, store in the run directory, return rows to show and record."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from profconv.errors import ProfilerUnavailable
+from profconv.parse import parse_text
+from profconv.parse.core import ProfileSet
+from profconv.parse.schema import ProfileInfo
+from profconv.profile import external
+from profconv.profile.activity import profiles
+from profconv.profile.cupti_collector import CuptiCollector
+from profconv.profile.nvprof_writer import write
+from profconv.run.record import write_atomic
+
+TOOLS = ("cupti", "ncu", "nsys", "nvprof")
+
+
+def check_available(tool: str, compute_capability: str | None) -> str | None:
+    """Fail before the long run if the profiler cannot work here; returns the tool's path."""
+    if tool == "cupti":
+        from profconv.profile.cupti_collector import load_cupti
+
+        load_cupti()
+        return None
+    if tool == "nvprof" and not external.nvprof_supported(compute_capability):
+        raise ProfilerUnavailable(f"nvprof does not support this GPU (compute capability {compute_capability} >= 8.0); "
+                                  f"{external.SUGGEST}")
+    return external.find_tool(tool)
+
+
+def cupti_results(col: CuptiCollector, run_dir: Path, command: str) -> tuple[ProfileSet, dict]:
+    """Per-variant profiles from CUPTI records: nvprof-style logs, rows CSV and a timeline JSON."""
+    pid = os.getpid()
+    ranges = col.ranges()
+    frame, labels = profiles(col.api, col.gpu, ranges)
+    files = {}
+    for number, label in enumerate(labels, start=1):
+        rows = frame[frame["profile"] == number].reset_index(drop=True)
+        path = run_dir / f"profile-{label}.log"
+        write_atomic(path, write(rows, pid, f"{command} [{label}]"))
+        files[label] = path.name
+    write_atomic(run_dir / "profile-rows.csv", frame.to_csv(index=False))
+    from profconv.profile.activity import chrome_trace
+
+    write_atomic(run_dir / "timeline.json", json.dumps(chrome_trace(col.api, col.gpu, ranges, pid)))
+    infos = [ProfileInfo(profile=i, tool="cupti", line_start=0, line_end=0, pid=pid,
+                         command=f"{command} [{label}]") for i, label in enumerate(labels, start=1)]
+    summary = {"tool": "cupti", "profiles": labels, "logs": files, "rows": "profile-rows.csv",
+               "timeline": "timeline.json", "records": {"api": len(col.api), "gpu": len(col.gpu),
+                                                          "nvtx_ranges": len(ranges)}}
+    return ProfileSet(frame, infos, f"{run_dir}/profile-*.log"), summary
+
+
+def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Path, timeout: float
+                     ) -> tuple[ProfileSet, dict]:
+    """Re-run the variants under `tool`, keep its raw output, parse it with `profconv parse`."""
+    log = run_dir / f"{tool}.log"
+    if tool == "ncu":
+        out = external.run_tool(external.ncu_argv(path, child.argv(), child.model), log, timeout)
+        raw = run_dir / "ncu-raw.csv"
+        write_atomic(raw, out)
+        launches = external.ncu_launches(out)
+        ps = parse_text(out, label=str(raw), format="ncu")
+        summary = {"tool": "ncu", "raw": raw.name, "log": log.name, "metrics": external.NCU_METRICS,
+                   "launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units}
+                                for k in launches]}
+        return ps, summary
+    if tool == "nsys":
+        base = run_dir / "nsys-report"
+        external.run_tool(external.nsys_profile_argv(path, child.argv(), base), log, timeout)
+        stats = external.run_tool(external.nsys_stats_argv(path, base.with_suffix(".nsys-rep")),
+                                  run_dir / "nsys-stats.log", timeout)
+        write_atomic(run_dir / "nsys-stats.csv", stats)
+        ps = parse_text(stats, label=str(run_dir / "nsys-stats.csv"), format="nsys")
+        return ps, {"tool": "nsys", "report": base.name + ".nsys-rep", "stats": "nsys-stats.csv", "log": log.name}
+    nvlog = run_dir / "nvprof-summary.log"
+    external.run_tool(external.nvprof_argv(path, child.argv(), nvlog), log, timeout)
+    ps = parse_text(nvlog.read_text(), label=str(nvlog), format="nvprof")
+    return ps, {"tool": "nvprof", "log": nvlog.name}
+
+
+def metrics_frame(summary: dict) -> pd.DataFrame:
+    """ncu launches as a frame: range, kernel, one column per metric."""
+    rows = [{"range": k["range"], "kernel": k["kernel"], **k["metrics"]} for k in summary.get("launches", [])]
+    return pd.DataFrame(rows)

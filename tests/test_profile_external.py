@@ -1,0 +1,89 @@
+"""External profilers without a GPU: command lines, child-process failures, stored ncu output."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from profconv.errors import ProfilerFailed, ProfilerUnavailable
+from profconv.profile import external
+from profconv.profile.session import check_available
+
+CHILD = external.ChildRun("ece408-high", 1000, ["naive", "tuned"], Path("/tmp/r/ncu-child"))
+
+
+def test_child_argv():
+    assert CHILD.argv()[1:] == ["-m", "profconv", "run", "--model", "ece408-high", "--images", "1000", "--variant",
+                                "naive,tuned", "--repeat", "1", "--warmup", "0", "--out", "/tmp/r/ncu-child"]
+
+
+def test_ncu_argv():
+    argv = external.ncu_argv("/opt/ncu", ["python", "x.py"], "ece408-high")
+    assert argv[:4] == ["/opt/ncu", "--csv", "--page", "raw"]
+    assert argv[argv.index("--metrics") + 1].split(",")[:3] == [
+        "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
+    assert argv[argv.index("--nvtx-include") + 1] == "regex:profconv@ece408\\-high/.*"
+    assert "--nvtx" in argv and argv[-2:] == ["python", "x.py"]
+
+
+def test_nsys_and_nvprof_argv():
+    assert external.nsys_profile_argv("nsys", ["a"], Path("/r/nsys-report")) == [
+        "nsys", "profile", "--trace=cuda,nvtx", "--force-overwrite=true", "--output", "/r/nsys-report", "a"]
+    assert external.nsys_stats_argv("nsys", Path("/r/x.nsys-rep"))[1:5] == ["stats", "--format", "csv", "--report"]
+    assert external.nvprof_argv("nvprof", ["a"], Path("/r/n.log")) == [
+        "nvprof", "--log-file", "/r/n.log", "--profile-child-processes", "a"]
+
+
+def test_nvprof_refuses_ampere_and_newer():
+    assert external.nvprof_supported("7.0") and not external.nvprof_supported("9.0")
+    with pytest.raises(ProfilerUnavailable, match=r"nvprof does not support this GPU \(compute capability 9.0"):
+        check_available("nvprof", "9.0")
+
+
+def test_missing_tool(tmp_path):
+    with pytest.raises(ProfilerUnavailable, match="no-such-profiler is not installed.*--profile cupti"):
+        external.run_tool(["no-such-profiler", "--version"], tmp_path / "log", 5)
+
+
+def test_tool_failure_names_the_log(tmp_path):
+    script = "import sys; print('==ERROR== LaunchFailed'); sys.exit(1)"
+    with pytest.raises(ProfilerFailed, match=r"failed: ==ERROR== LaunchFailed \(log: .*tool\.log\)"):
+        external.run_tool([sys.executable, "-c", script], tmp_path / "tool.log", 10)
+    assert "LaunchFailed" in (tmp_path / "tool.log").read_text()
+
+
+def test_tool_timeout(tmp_path):
+    with pytest.raises(ProfilerFailed, match=r"timed out after 1 s"):
+        external.run_tool([sys.executable, "-c", "import time; time.sleep(5)"], tmp_path / "t.log", 1)
+
+
+NCU_RAW = (
+    '==PROF== Connected to process 9 (/usr/bin/python3)\n'
+    '"ID","Process ID","Process Name","Host Name","thread Domain:Push/Pop_Range:PL_Type:PL_Value","Kernel Name",'
+    '"Context","Stream","Device","CC","dram__bytes_read.sum","dram__bytes_write.sum","gpu__time_duration.sum",'
+    '"launch__registers_per_thread"\n'
+    '"","","","","","","","","","","Mbyte","Gbyte","usecond","register/thread"\n'
+    '"0","9","python3","127.0.0.1"," ""0:profconv:ece408-high/naive/conv1:none:none"" ","conv_forward","1","7","0",'
+    '"9.0","31.40","1.15","7,245.10","32"\n'
+    '"1","9","python3","127.0.0.1"," ""0:profconv:ece408-high/tuned/conv1:none:none"" ","conv_tuned","1","7","0",'
+    '"9.0","31.38","1.15","574.20","40"\n'
+)
+
+
+def test_ncu_launches_attributed_to_ranges():
+    launches = external.ncu_launches(NCU_RAW)
+    assert [(k.range, k.kernel) for k in launches] == [("ece408-high/naive/conv1", "conv_forward"),
+                                                       ("ece408-high/tuned/conv1", "conv_tuned")]
+    assert launches[1].metrics["gpu__time_duration.sum"] == 574.2
+    assert launches[0].units["dram__bytes_write.sum"] == "Gbyte"
+
+
+def test_cli_profile_errors():
+    r = subprocess.run([sys.executable, "-m", "profconv", "run", "--profile", "vtune", "--images", "5"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--profile takes one of cupti, ncu, nsys, nvprof, not 'vtune'" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "profconv", "run", "--profile", "cupti", "--images", "5"],
+                       capture_output=True, text=True)
+    assert r.returncode == 3 and "--profile cupti needs a CUDA GPU and CuPy" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
