@@ -5,6 +5,7 @@ Records are copied into plain records inside the buffer callback (CUPTI reuses i
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -12,6 +13,26 @@ from profconv.errors import GpuUnavailable
 from profconv.profile.activity import ApiCall, GpuActivity, Range, memcpy_name
 
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
+
+
+def cupti_library() -> str | None:
+    """Path of the libcupti this process loaded (cupti-python links it), from /proc/self/maps."""
+    try:
+        with open("/proc/self/maps") as fh:
+            for line in fh:
+                if "libcupti" in line:
+                    return line.split()[-1]
+    except OSError:
+        return None
+    return None
+
+
+def enable_nvtx_injection() -> None:
+    """NVTX reaches CUPTI only through its injection hook: point NVTX at libcupti before the first
+    NVTX call of the process (a profiler that already injected itself keeps its setting)."""
+    path = cupti_library()
+    if path and not os.environ.get("NVTX_INJECTION64_PATH"):
+        os.environ["NVTX_INJECTION64_PATH"] = path
 
 
 def load_cupti() -> Any:
@@ -39,6 +60,7 @@ class CuptiCollector:
         self._names: dict[tuple[int, int], str] = {}
 
     def __enter__(self) -> CuptiCollector:
+        enable_nvtx_injection()
         c = self.cupti
         c.activity_register_callbacks(lambda: (8 * 1024 * 1024, 0), self._completed)
         for k in self.kinds:
