@@ -26,6 +26,16 @@ def _records():
     return api, gpu, ranges
 
 
+def test_nested_ranges_become_paths():
+    from profconv.profile.activity import nested_paths
+
+    rs = [Range("ece408", "profconv", 0, 100, 1), Range("fused", "profconv", 10, 90, 1),
+          Range("conv1", "profconv", 20, 40, 1), Range("conv2", "profconv", 50, 80, 1),
+          Range("check", "profconv", 55, 60, 1), Range("ece408", "profconv", 200, 300, 2)]
+    assert [r.name for r in nested_paths(rs)] == ["ece408", "ece408/fused", "ece408/fused/conv1",
+                                                  "ece408/fused/conv2", "ece408/fused/conv2/check", "ece408"]
+
+
 def test_attribution_by_range_and_correlation():
     api, gpu, ranges = _records()
     api_range, gpu_range = attribute(ranges, api, gpu)

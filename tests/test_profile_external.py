@@ -19,11 +19,14 @@ def test_child_argv():
 
 
 def test_ncu_argv():
-    argv = external.ncu_argv("/opt/ncu", ["python", "x.py"], "ece408-high")
+    child = external.ChildRun("ece408", 100, ["naive", "tuned"], Path("/tmp/c"), layers=("conv1", "conv2"))
+    argv = external.ncu_argv("/opt/ncu", ["python", "x.py"], child.ranges())
     assert argv[:4] == ["/opt/ncu", "--csv", "--page", "raw"]
     assert argv[argv.index("--metrics") + 1].split(",")[:3] == [
         "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
-    assert argv[argv.index("--nvtx-include") + 1] == "regex:profconv@ece408\\-high/.*"
+    includes = [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"]
+    assert includes == ["profconv@ece408/naive/conv1/", "profconv@ece408/naive/conv2/",
+                        "profconv@ece408/tuned/conv1/", "profconv@ece408/tuned/conv2/"]
     assert "--nvtx" in argv and argv[-2:] == ["python", "x.py"]
 
 
@@ -64,9 +67,11 @@ NCU_RAW = (
     '"Context","Stream","Device","CC","dram__bytes_read.sum","dram__bytes_write.sum","gpu__time_duration.sum",'
     '"launch__registers_per_thread"\n'
     '"","","","","","","","","","","Mbyte","Gbyte","usecond","register/thread"\n'
-    '"0","9","python3","127.0.0.1"," ""0:profconv:ece408-high/naive/conv1:none:none"" ","conv_forward","1","7","0",'
+    '"0","9","python3","127.0.0.1"," ""0:profconv:ece408-high:none:none"" ""1:profconv:naive:none:none"" '
+    '""2:profconv:conv1:none:none"" ","conv_forward","1","7","0",'
     '"9.0","31.40","1.15","7,245.10","32"\n'
-    '"1","9","python3","127.0.0.1"," ""0:profconv:ece408-high/tuned/conv1:none:none"" ","conv_tuned","1","7","0",'
+    '"1","9","python3","127.0.0.1"," ""0:profconv:ece408-high:none:none"" ""1:profconv:tuned:none:none"" '
+    '""2:profconv:conv1:none:none"" ","conv_tuned","1","7","0",'
     '"9.0","31.38","1.15","574.20","40"\n'
 )
 

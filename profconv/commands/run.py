@@ -180,7 +180,8 @@ def run_command(
         profiled, record.profile = session.cupti_results(collector, run_dir, " ".join(record.argv))
     elif profile is not None and tool_path is not None:
         child = session.external.ChildRun(m.name, counts[-1], [v.name for v in chosen if v.device != "cpu"],
-                                          run_dir / f"{profile}-child", data, weights)
+                                          run_dir / f"{profile}-child", data, weights,
+                                          layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
         con.print(f"re-running the GPU variants under {profile} ({' '.join(child.argv()[2:])})")
         profiled, record.profile = session.external_results(profile, tool_path, child, run_dir, profile_timeout)
     write_atomic(run_dir / "run.json", record.to_json())

@@ -56,14 +56,32 @@ def variant_of(range_name: str) -> str | None:
     return parts[1] if len(parts) >= 3 else None
 
 
+def nested_paths(ranges: list[Range]) -> list[Range]:
+    """Push/pop ranges renamed to their stack path: 'conv1' inside 'fused' inside 'ece408-high'
+    becomes 'ece408-high/fused/conv1' (profconv pushes one range per part of the path)."""
+    out = []
+    by_thread: dict[int, list[Range]] = {}
+    for r in ranges:
+        by_thread.setdefault(r.thread_id, []).append(r)
+    for rs in by_thread.values():
+        rs.sort(key=lambda r: (r.start, -r.end))
+        stack: list[Range] = []
+        for r in rs:
+            while stack and not (stack[-1].start <= r.start and r.end <= stack[-1].end):
+                stack.pop()
+            path = "/".join([s.name for s in stack] + [r.name])
+            stack.append(r)
+            out.append(Range(path, r.domain, r.start, r.end, r.thread_id))
+    return out
+
+
 def attribute(ranges: list[Range], api: list[ApiCall], gpu: list[GpuActivity], domain: str = "profconv"
               ) -> tuple[dict[int, str], dict[int, str]]:
     """Range name per API call (innermost `domain` range on its thread containing its start) and per
     GPU activity (the range of the API call with the same correlation id)."""
     by_thread: dict[int, list[Range]] = {}
-    for r in ranges:
-        if r.domain == domain:
-            by_thread.setdefault(r.thread_id, []).append(r)
+    for r in nested_paths([r for r in ranges if r.domain == domain]):
+        by_thread.setdefault(r.thread_id, []).append(r)
     starts: dict[int, list[int]] = {}
     for t, rs in by_thread.items():
         rs.sort(key=lambda r: r.start)

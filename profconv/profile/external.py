@@ -47,6 +47,12 @@ class ChildRun:
     repeat: int = 1
     warmup: int = 0
 
+    layers: tuple[str, ...] = ("conv1",)
+
+    def ranges(self) -> list[str]:
+        """The NVTX paths of the timed conv ops of this run: model/variant/layer."""
+        return [f"{self.model}/{v}/{layer}" for v in self.variants for layer in self.layers]
+
     def argv(self) -> list[str]:
         cmd = [sys.executable, "-m", "profconv", "run", "--model", self.model, "--images", str(self.images),
                "--variant", ",".join(self.variants), "--repeat", str(self.repeat), "--warmup", str(self.warmup),
@@ -70,10 +76,12 @@ def find_tool(name: str) -> str:
     raise ProfilerUnavailable(f"{name} is not installed or not on PATH; {SUGGEST}")
 
 
-def ncu_argv(ncu: str, child: list[str], model: str, metrics: list[str] = NCU_METRICS) -> list[str]:
-    """Nsight Compute on the conv kernels only: launches inside profconv-domain NVTX ranges of `model`."""
-    return [ncu, "--csv", "--page", "raw", "--metrics", ",".join(metrics), "--nvtx",
-            "--nvtx-include", f"regex:profconv@{re.escape(model)}/.*", "--target-processes", "all", *child]
+def ncu_argv(ncu: str, child: list[str], ranges: list[str], metrics: list[str] = NCU_METRICS) -> list[str]:
+    """Nsight Compute on the conv kernels only: one NVTX include per profconv push/pop path
+    ('ece408-high/fused/conv1'), so the activation, pooling and fc kernels are not replayed."""
+    includes = [arg for r in ranges for arg in ("--nvtx-include", f"profconv@{r}/")]
+    return [ncu, "--csv", "--page", "raw", "--metrics", ",".join(metrics), "--nvtx", *includes,
+            "--target-processes", "all", *child]
 
 
 def nsys_profile_argv(nsys: str, child: list[str], report_base: Path) -> list[str]:
@@ -139,9 +147,9 @@ def ncu_launches(csv_text: str) -> list[KernelMetrics]:
             continue
         rng = ""
         for k in nvtx_cols:
-            m = re.search(r"profconv:([^:\"]+)", r[k])
-            if m:
-                rng = m.group(1)
+            parts = re.findall(r"profconv:([^:\"]+)", r[k])  # one entry per pushed range
+            if parts:
+                rng = "/".join(parts)
         metrics, unit_of = {}, {}
         for k, h in enumerate(header):
             if h in NCU_METRICS:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from profconv.errors import ProfilerUnavailable
+from profconv.errors import ProfilerFailed, ProfilerUnavailable
 from profconv.parse import parse_text
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import ProfileInfo
@@ -62,7 +62,10 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
     """Re-run the variants under `tool`, keep its raw output, parse it with `profconv parse`."""
     log = run_dir / f"{tool}.log"
     if tool == "ncu":
-        out = external.run_tool(external.ncu_argv(path, child.argv(), child.model), log, timeout)
+        out = external.run_tool(external.ncu_argv(path, child.argv(), child.ranges()), log, timeout)
+        if not any(ln.startswith('"') for ln in out.splitlines()):
+            raise ProfilerFailed(f"ncu profiled no kernel inside the profconv NVTX ranges {', '.join(child.ranges())} "
+                                 f"(log: {log})")
         raw = run_dir / "ncu-raw.csv"
         write_atomic(raw, out)
         launches = external.ncu_launches(out)

@@ -125,14 +125,18 @@ def time_cpu(fn: Callable[[], Any], repeat: int) -> Timing:
 
 
 @contextlib.contextmanager
-def nvtx_range(message: str) -> Iterator[None]:
-    """An NVTX range in the `profconv` domain (Nsight filters: --nvtx-include 'profconv@…')."""
+def nvtx_range(path: str) -> Iterator[None]:
+    """Nested NVTX push/pop ranges in the `profconv` domain, one per part of `path`
+    ('ece408-high/fused/conv1'), so Nsight tools show and filter the stack as that path
+    (ncu: --nvtx-include 'profconv@ece408-high/fused/conv1/')."""
     try:
         import nvtx
     except ImportError:
         yield
         return
-    with nvtx.annotate(message=message, domain="profconv"):
+    with contextlib.ExitStack() as stack:
+        for part in path.split("/"):
+            stack.enter_context(nvtx.annotate(message=part, domain="profconv"))
         yield
 
 
