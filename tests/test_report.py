@@ -105,3 +105,32 @@ def test_compare_needs_two_of_a_kind():
     assert r.returncode == 2 and "two run records or two profiler logs" in r.stderr
     r = cli("report", "--compare", RUN)
     assert r.returncode == 2 and "exactly two inputs" in r.stderr
+
+
+def test_report_includes_cupti_profile_and_ncu_metrics(tmp_path):
+    """A run recorded with --profile cupti (H200) plus, for the ncu part, stored ncu launches."""
+    import sys
+
+    sys.path.insert(0, "tests")
+    from test_profile_cupti import _records
+    from test_profile_external import NCU_RAW
+
+    from profconv.profile.activity import profiles
+    from profconv.profile.external import ncu_launches
+
+    doc = json.loads(Path("tests/data/runs/cupti/run.json").read_text())
+    frame, labels = profiles(*_records())
+    frame.to_csv(tmp_path / "profile-rows.csv", index=False)
+    doc["profile"]["profiles"] = labels
+    doc["profile"]["launches"] = [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units}
+                                  for k in ncu_launches(NCU_RAW)]
+    doc["profile"]["raw"] = "ncu-raw.csv"
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    out = tmp_path / "r.md"
+    r = cli("report", str(tmp_path), "--markdown", str(out))
+    assert r.returncode == 0, r.stderr
+    md = out.read_text()
+    assert "### Profile (CUPTI)" in md and "#### naive" in md and "#### fused" in md
+    assert "**GPU activities** — 1 of 1 take 100.0% of the time (✔)" in md
+    assert ("| ece408-high/tuned/conv1 | `conv_tuned` | 574.2 | 31.38 | 1.15 | 40 |") in md
+    assert "| op | kernel | duration (usecond) | DRAM read (Mbyte) | DRAM write (Gbyte) | regs (register/thread) |" in md

@@ -189,9 +189,8 @@ def run_command(
     con.print(breakdown_table(record))
     if profiled is not None:
         render(profiled, con, TableOptions(max_rows=15))
-        mf = session.metrics_frame(record.profile)
-        if not mf.empty:
-            con.print(mf.to_string(index=False, max_colwidth=40))
+        if record.profile.get("launches"):
+            con.print(session.ncu_table(record.profile))
     for count in counts:
         best = [r for r in record.results if r.images == count and r.status == "ok" and r.correctness is not None]
         ref = next((r for r in best if r.variant == "cpu"), best[0] if best else None)

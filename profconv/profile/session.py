@@ -89,6 +89,37 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
 
 
 def metrics_frame(summary: dict) -> pd.DataFrame:
-    """ncu launches as a frame: range, kernel, one column per metric."""
-    rows = [{"range": k["range"], "kernel": k["kernel"], **k["metrics"]} for k in summary.get("launches", [])]
-    return pd.DataFrame(rows)
+    """ncu launches of the timed ops (not the '/check' launches) averaged per range and kernel."""
+    rows = [{"range": k["range"], "kernel": k["kernel"], **k["metrics"]} for k in summary.get("launches", [])
+            if not k["range"].endswith("/check")]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    return df.groupby(["range", "kernel"], sort=False).mean(numeric_only=True).reset_index()
+
+
+NCU_COLUMNS = [("gpu__time_duration.sum", "duration"), ("dram__bytes_read.sum", "DRAM read"),
+               ("dram__bytes_write.sum", "DRAM write"), ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy %"),
+               ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM %"),
+               ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory %"),
+               ("launch__registers_per_thread", "regs"), ("launch__shared_mem_per_block_static", "smem static"),
+               ("launch__shared_mem_per_block_dynamic", "smem dynamic")]
+
+
+def ncu_table(summary: dict):
+    """The kernel tuner's view: one row per conv op and kernel, ncu's units in the headers."""
+    from rich.table import Table
+
+    df = metrics_frame(summary)
+    units = {}
+    for k in summary.get("launches", []):
+        units.update(k.get("units", {}))
+    table = Table(title="Nsight Compute: conv kernels (mean over launches)", title_justify="left")
+    table.add_column("op")
+    table.add_column("kernel", overflow="fold", max_width=40)
+    shown = [(m, t) for m, t in NCU_COLUMNS if m in df.columns]
+    for m, t in shown:
+        table.add_column(f"{t} ({units[m]})" if units.get(m) else t, justify="right")
+    for r in df.to_dict("records"):
+        table.add_row(r["range"], r["kernel"], *[f"{r[m]:,.4g}" for m, _ in shown])
+    return table

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from profconv.analysis.ranking import rank_profile
-from profconv.parse.schema import TIMED_SECTIONS
+from profconv.parse.schema import TIMED_SECTIONS, conform
+from profconv.profile.session import NCU_COLUMNS, metrics_frame
 from profconv.report import analysis, markdown, plots
 from profconv.report.devices import peak_for
 from profconv.report.inputs import LogInput, RunInput
@@ -70,6 +73,7 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
             roof = plots.roofline(eff, peak, f"{model} on {rec['environment'].get('gpu')}",
                                   opts.plots_dir / f"{_slug(model)}-roofline.png")
             parts += [f"![Roofline, {model}]({roof.relative_to(base).as_posix()})", ""]
+    parts += profile_parts(inp, opts)
     failed = df[df["status"] != "ok"]
     if not failed.empty:
         parts += ["### Failed variants", ""]
@@ -77,6 +81,33 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
                   for r in failed.to_dict("records")]
         parts.append("")
     return "\n".join(parts)
+
+
+def profile_parts(inp: RunInput, opts: ReportOptions) -> list[str]:
+    """What `run --profile` stored: per-variant kernel/API tables (cupti) or ncu metrics per conv op."""
+    prof = inp.record.get("profile") or {}
+    parts: list[str] = []
+    rows_file = inp.path.parent / prof.get("rows", "")
+    if prof.get("tool") == "cupti" and prof.get("rows") and rows_file.exists():
+        frame = conform(pd.read_csv(rows_file))
+        logs = ", ".join(f"`{v}`" for v in prof["logs"].values())
+        parts += ["### Profile (CUPTI)", "", "Kernels and API calls recorded in-process while the variants ran, "
+                  f"attributed to their NVTX ranges; nvprof-style logs: {logs}.", ""]
+        for number, label in enumerate(prof["profiles"], start=1):
+            parts += [f"#### {'whole run' if label == 'all' else label}", ""]
+            for ranked in rank_profile(frame, number, ["gpu", "api"], opts.threshold):
+                parts += [markdown.ranked_table(ranked, opts.full_names), ""]
+    if prof.get("launches"):
+        mf = metrics_frame(prof)
+        units: dict[str, str] = {}
+        for k in prof["launches"]:
+            units.update(k.get("units", {}))
+        shown = [(m, t) for m, t in NCU_COLUMNS if m in mf.columns]
+        headers = ["op", "kernel", *[f"{t} ({units[m]})" if units.get(m) else t for m, t in shown]]
+        rows = [[r["range"], f"`{r['kernel']}`", *[f"{r[m]:,.4g}" for m, _ in shown]] for r in mf.to_dict("records")]
+        parts += ["### Nsight Compute metrics", "", f"`ncu` on the conv kernels only (raw output: `{prof.get('raw')}`), "
+                  "mean over the timed launches.", "", markdown.table(headers, rows, ["l", "l"] + ["r"] * len(shown)), ""]
+    return parts
 
 
 def log_section(inp: LogInput, opts: ReportOptions) -> str:
