@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The GPU tests, then the profiling commands a user types (issue 4's done-when), logs to $OUT.
+# One device call: GPU tests, the full ladder on three models, then --profile cupti and ncu.
 set -uo pipefail
 OUT=${OUT:-/tmp/profconv-out}; mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>&1 | tail -1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=150
-python3 -m pytest -m gpu -q -p no:cacheprovider -n 8 tests/ > "$OUT/pytest-gpu.txt" 2>&1; tail -2 "$OUT/pytest-gpu.txt"
-python3 -m profconv run --model ece408-high --profile cupti --out /tmp/cupti > "$OUT/run-profile-cupti.txt" 2>&1
-echo "cupti rc=$?"
-python3 -m profconv run --model ece408-high --profile ncu --out /tmp/ncu > "$OUT/run-profile-ncu.txt" 2>&1
-echo "ncu rc=$?"
-python3 -m profconv run --model ece408-high --images 100 --profile nvprof --out /tmp/nvp > "$OUT/run-profile-nvprof.txt" 2>&1
-echo "nvprof rc=$?"; tail -1 "$OUT/run-profile-nvprof.txt"
-cp /tmp/cupti/run.json "$OUT/cupti-run.json"; cp /tmp/cupti/profile-rows.csv "$OUT/cupti-profile-rows.csv"
-cp /tmp/ncu/run.json "$OUT/ncu-run.json"
-grep -A12 "Nsight Compute" "$OUT/run-profile-ncu.txt"
+python3 -m pytest -m gpu -q -p no:cacheprovider -n 8 tests/ > "$OUT/pytest-gpu-h200.txt" 2>&1; tail -2 "$OUT/pytest-gpu-h200.txt"
+python3 -m profconv run --model ece408-high --images 10000 --out /tmp/r/ece408-high > /tmp/r-ece408-high.txt 2>&1
+python3 -m profconv run --model ece408 --images 10,100,10000 --out /tmp/r/ece408 > /tmp/r-ece408.txt 2>&1
+python3 -m profconv run --model cifar10 --images 1200 --out /tmp/r/cifar10 > /tmp/r-cifar10.txt 2>&1
+python3 -m profconv run --model ece408-high --profile cupti --out /tmp/r/cupti > /tmp/r-cupti.txt 2>&1
+python3 -m profconv run --model ece408-high --profile ncu --out /tmp/r/ncu > /tmp/r-ncu.txt 2>&1
+cp /tmp/r/cupti/profile-rows.csv /tmp/r/cupti/profile-all.log /tmp/r/cupti/profile-tuned.log /tmp/r/ 2>/dev/null
+rm -rf /tmp/r/ncu/ncu-child /tmp/r/cupti/timeline.json
+cd /tmp && tar czf "$OUT/runs.tgz" r r-*.txt && ls -la "$OUT"
+grep -h -E "│ +[0-9,]+ │ (tuned|cudnn) " /tmp/r-ece408-high.txt /tmp/r-ece408.txt /tmp/r-cifar10.txt | cut -c1-110

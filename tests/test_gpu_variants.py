@@ -55,6 +55,23 @@ def test_odd_sizes(variant, dims):
 
 
 @pytest.mark.parametrize("variant", GPU_VARIANTS, ids=lambda v: v.name)
+def test_layer_without_bias(variant):
+    """bias=None (the course's layers): every launcher must still write y = x (*) k exactly."""
+    import cupy as cp
+
+    if variant.device == "cudnn" and (why := cudnn_unavailable()):
+        pytest.skip(why)
+    s = ConvShape(3, 7, 2, 13, 11, 5, 1)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((s.B, s.C, s.H, s.W)).astype(np.float32)
+    w = rng.standard_normal((s.M, s.C, s.K, s.K)).astype(np.float32)
+    out = cp.full((s.B, s.M, s.Ho, s.Wo), np.nan, dtype=cp.float32)
+    y = cp.asnumpy(variant.launch(cp, cp.asarray(x), cp.asarray(w), None, out, s))
+    ref = conv2d(np, x, w, None, s.P)
+    assert np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref) < variant.tolerance
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS, ids=lambda v: v.name)
 def test_full_batch_fall2017(variant):
     """10,000 images of the Fall 2017 layer: grid limits and chunking at the real size."""
     _check(variant, ConvShape(10000, 50, 1, 28, 28, 5, 0), seed=7)

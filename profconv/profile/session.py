@@ -121,5 +121,9 @@ def ncu_table(summary: dict):
     for m, t in shown:
         table.add_column(f"{t} ({units[m]})" if units.get(m) else t, justify="right")
     for r in df.to_dict("records"):
-        table.add_row(r["range"], r["kernel"], *[f"{r[m]:,.4g}" for m, _ in shown])
+        table.add_row(r["range"], r["kernel"], *[metric_text(r[m]) for m, _ in shown])
     return table
+
+
+def metric_text(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"

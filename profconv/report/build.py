@@ -9,7 +9,7 @@ import pandas as pd
 
 from profconv.analysis.ranking import rank_profile
 from profconv.parse.schema import TIMED_SECTIONS, conform
-from profconv.profile.session import NCU_COLUMNS, metrics_frame
+from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
 from profconv.report import analysis, markdown, plots
 from profconv.report.devices import peak_for
 from profconv.report.inputs import LogInput, RunInput
@@ -104,7 +104,7 @@ def profile_parts(inp: RunInput, opts: ReportOptions) -> list[str]:
             units.update(k.get("units", {}))
         shown = [(m, t) for m, t in NCU_COLUMNS if m in mf.columns]
         headers = ["op", "kernel", *[f"{t} ({units[m]})" if units.get(m) else t for m, t in shown]]
-        rows = [[r["range"], f"`{r['kernel']}`", *[f"{r[m]:,.4g}" for m, _ in shown]] for r in mf.to_dict("records")]
+        rows = [[r["range"], f"`{r['kernel']}`", *[metric_text(r[m]) for m, _ in shown]] for r in mf.to_dict("records")]
         parts += ["### Nsight Compute metrics", "", f"`ncu` on the conv kernels only (raw output: `{prof.get('raw')}`), "
                   "mean over the timed launches.", "", markdown.table(headers, rows, ["l", "l"] + ["r"] * len(shown)), ""]
     return parts

@@ -50,8 +50,8 @@ class Runner:
         self.params = {k: self.xp.asarray(v) for k, v in params.items()}
 
     def _bias(self, layer: Layer, m: int):
-        b = self.params.get(f"{layer.name}.b")
-        return b if b is not None else self.xp.zeros(m, dtype=np.float32)
+        """The layer's bias on the device, or None: the course's layers have none."""
+        return self.params.get(f"{layer.name}.b")
 
     def reference_pass(self, x) -> dict[str, tuple[Any, Any]]:
         """Each conv layer's (input, exact output) from the reference pass (float64 accumulation)."""

@@ -3,7 +3,9 @@
 A GPU variant is one `kernels/<file>.cu` plus one `Variant(...)` line in VARIANTS with the
 function that launches it. Every launcher has the same signature:
     launch(cp, x, w, bias, out, shape) -> array   (B x M x Ho x Wo float32: `out`, written in
-    place, or a library's own result); x, w and bias are C-contiguous float32.
+    place, or a library's own result); x and w are C-contiguous float32, bias is a float32
+    vector or None for a layer without bias (our kernels then add a cached zero vector; cuDNN is
+    called without bias, so it does not pay for a bias pass the layer does not have).
 """
 
 from __future__ import annotations
@@ -38,6 +40,19 @@ class Variant:
     params: Callable[[ConvShape], dict] | None = None  # what it chose for a shape (recorded in the run)
 
 
+_zeros: dict[tuple[int, int], Any] = {}
+
+
+def _bias_or_zeros(cp, bias, m: int):
+    """A layer without bias still hands our kernels a pointer: a zero vector, allocated once."""
+    if bias is not None:
+        return bias
+    key = (cp.cuda.Device().id, m)
+    if key not in _zeros:
+        _zeros[key] = cp.zeros(m, dtype=cp.float32)
+    return _zeros[key]
+
+
 def _i32(*vals: int):
     return tuple(np.int32(v) for v in vals)
 
@@ -47,12 +62,14 @@ def _grid_1d(total: int) -> tuple[int]:
 
 
 def launch_naive(cp, x, w, bias, out, s: ConvShape) -> Any:
+    bias = _bias_or_zeros(cp, bias, s.M)
     fn = gpu.module("naive.cu").get_function("conv_forward")
     fn(_grid_1d(out.size), (THREADS,), (x, w, bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
     return out
 
 
 def launch_constant(cp, x, w, bias, out, s: ConvShape) -> Any:
+    bias = _bias_or_zeros(cp, bias, s.M)
     mod = gpu.module("constant.cu")
     if w.size > 15360:
         raise ValueError(f"{w.size} weights do not fit the 15,360-float constant buffer")
@@ -64,6 +81,7 @@ def launch_constant(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 
 def launch_shared(cp, x, w, bias, out, s: ConvShape) -> Any:
+    bias = _bias_or_zeros(cp, bias, s.M)
     fn = gpu.module("shared.cu", (("TILE", TILE), ("KMAX", max(7, s.K)))).get_function("conv_forward")
     tiles = ((s.Ho + TILE - 1) // TILE) * ((s.Wo + TILE - 1) // TILE)
     for b0 in range(0, s.B, 65535):  # grid.z is at most 65,535 images per launch
@@ -74,6 +92,7 @@ def launch_shared(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 
 def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> Any:
+    bias = _bias_or_zeros(cp, bias, s.M)
     mod = gpu.module("unroll_gemm.cu", (("TILE", TILE),))
     unroll, matmul = mod.get_function("unroll"), mod.get_function("matmul")
     kd = s.C * s.K * s.K
@@ -91,6 +110,7 @@ def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 
 def launch_fused(cp, x, w, bias, out, s: ConvShape) -> Any:
+    bias = _bias_or_zeros(cp, bias, s.M)
     fn = gpu.module("fused.cu", (("TILE", TILE),)).get_function("conv_forward")
     n = s.B * s.Ho * s.Wo
     fn(((n + TILE - 1) // TILE, (s.M + TILE - 1) // TILE), (TILE, TILE),
@@ -169,6 +189,7 @@ def tuned_params(s: ConvShape) -> dict:
 
 
 def launch_tuned(cp, x, w, bias, out, s: ConvShape) -> Any:
+    bias = _bias_or_zeros(cp, bias, s.M)
     key = (s.B, s.M, s.C, s.H, s.W, s.K, s.P)
     if key not in _tuned_choice:
         _tuned_choice[key] = _sweep(cp, x, w, bias, out, s)
@@ -181,7 +202,7 @@ def launch_cudnn(cp, x, w, bias, out, s: ConvShape) -> Any:
 
     y = torch.nn.functional.conv2d(
         torch.as_tensor(x, device="cuda"), torch.as_tensor(w, device="cuda"),
-        torch.as_tensor(bias, device="cuda"), padding=s.P,
+        None if bias is None else torch.as_tensor(bias, device="cuda"), padding=s.P,
     )
     return cp.asarray(y)  # zero-copy view of torch's output: no extra pass over memory
 
