@@ -188,7 +188,7 @@ def run_command(
     con.print(result_table(record))
     con.print(breakdown_table(record))
     if profiled is not None:
-        render(profiled, con, TableOptions(max_rows=15))
+        render(profiled, con, TableOptions(max_rows=15, metrics=False))
         if record.profile.get("launches"):
             con.print(session.ncu_table(record.profile))
     for count in counts:

@@ -11,6 +11,7 @@ import pandas as pd
 from profconv.errors import ProfilerFailed, ProfilerUnavailable
 from profconv.parse import parse_text
 from profconv.parse.core import ProfileSet
+from profconv.parse.names import short_name
 from profconv.parse.schema import ProfileInfo
 from profconv.profile import external
 from profconv.profile.activity import profiles
@@ -121,7 +122,7 @@ def ncu_table(summary: dict):
     for m, t in shown:
         table.add_column(f"{t} ({units[m]})" if units.get(m) else t, justify="right")
     for r in df.to_dict("records"):
-        table.add_row(r["range"], r["kernel"], *[metric_text(r[m]) for m, _ in shown])
+        table.add_row(r["range"], short_name(r["kernel"]), *[metric_text(r[m]) for m, _ in shown])
     return table
 
 

@@ -20,6 +20,7 @@ class TableOptions:
     threshold: float = 0.90
     max_rows: int | None = 25  # None: every row
     full_names: bool = False
+    metrics: bool = True  # list every metric row (ncu); `run --profile ncu` shows its own summary instead
 
 
 def summary_line(r: Ranked) -> str:
@@ -102,7 +103,7 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
         for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
             console.print(ranked_table(ranked, opts))
             console.print(f"  [green]●[/green] {summary_line(ranked)}", highlight=False)
-        mt = metric_table(ps.frame, info.profile)
+        mt = metric_table(ps.frame, info.profile) if opts.metrics else None
         if mt is not None:
             console.print(mt)
     if ps.unplaced:
