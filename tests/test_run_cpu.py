@@ -156,3 +156,22 @@ def test_cli_without_gpu_runs_cpu_reference(tmp_path):
 def test_cli_run_bad_input(args, message):
     r = subprocess.run([sys.executable, "-m", "profconv", "run", *args], capture_output=True, text=True)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_stops_cleanly(tmp_path):
+    """SIGINT mid-run: exit 130, no traceback, and the record on disk is whole JSON."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "profconv", "run", "--model", "ece408", "--images", "10,20,10000",
+                             "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not (tmp_path / "run.json").exists() and time.time() < deadline:  # the 10-image run has finished
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err
+    doc = json.loads((tmp_path / "run.json").read_text())
+    assert doc["interrupted"] is True and doc["results"][0]["images"] == 10
