@@ -131,6 +131,22 @@ class ProfileInfo:
     device: str | None = None
 
 
+def context_facts(info: ProfileInfo) -> list[str]:
+    """What surrounds a profile, as short lines for any renderer: command, pid, Op Time, Correctness."""
+    facts = []
+    if info.command:
+        facts.append(f"command: {info.command}")
+    if info.pid is not None:
+        facts.append(f"pid {info.pid}")
+    if info.device:
+        facts.append(f"device: {info.device}")
+    if info.op_times_s:
+        facts.append("Op Time: " + ", ".join(f"{t:.6f} s" for t in info.op_times_s))
+    if info.correctness is not None:
+        facts.append(f"Correctness: {info.correctness:g}" + (f" Model: {info.model}" if info.model else ""))
+    return facts
+
+
 def empty_frame() -> pd.DataFrame:
     """A frame with no rows but every column and dtype, so callers never special-case empty."""
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in COLUMNS.items()})

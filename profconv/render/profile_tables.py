@@ -11,7 +11,7 @@ from rich.text import Text
 
 from profconv.analysis.ranking import Ranked, rank_profile
 from profconv.parse.core import ProfileSet
-from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS
+from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, context_facts
 from profconv.render.format import count, duration
 
 
@@ -87,18 +87,7 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
     for info in ps.profiles:
         head = f"[bold]Profile {info.profile}[/bold] · {info.tool} · {ps.source} lines {info.line_start}-{info.line_end}"
         console.rule(head)
-        facts = []
-        if info.command:
-            facts.append(f"command: {info.command}")
-        if info.pid is not None:
-            facts.append(f"pid {info.pid}")
-        if info.device:
-            facts.append(f"device: {info.device}")
-        if info.op_times_s:
-            facts.append("Op Time: " + ", ".join(f"{t:.6f} s" for t in info.op_times_s))
-        if info.correctness is not None:
-            facts.append(f"Correctness: {info.correctness:g}" + (f" Model: {info.model}" if info.model else ""))
-        for f in facts:
+        for f in context_facts(info):
             console.print(f"  {f}", highlight=False)
         for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
             console.print(ranked_table(ranked, opts))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from profconv.analysis.ranking import rank_profile
-from profconv.parse.schema import TIMED_SECTIONS, conform
+from profconv.parse.schema import TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
 from profconv.report import analysis, markdown, plots
 from profconv.report.devices import peak_for
@@ -115,13 +115,7 @@ def log_section(inp: LogInput, opts: ReportOptions) -> str:
     parts = [f"## Profiler log: `{ps.source}`", ""]
     for info in ps.profiles:
         parts += [f"### Profile {info.profile} ({info.tool}, lines {info.line_start}–{info.line_end})", ""]
-        facts = []
-        if info.command:
-            facts.append(f"command: `{info.command}`")
-        if info.op_times_s:
-            facts.append("Op Time: " + ", ".join(f"{t:.6f} s" for t in info.op_times_s))
-        if info.correctness is not None:
-            facts.append(f"Correctness: {info.correctness:g}" + (f", model {info.model}" if info.model else ""))
+        facts = context_facts(info)
         parts += [f"- {f}" for f in facts] + ([""] if facts else [])
         for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
             parts += [markdown.ranked_table(ranked, opts.full_names), ""]
