@@ -85,7 +85,8 @@ def metric_table(frame, profile: int) -> Table | None:
 
 def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
     for info in ps.profiles:
-        head = f"[bold]Profile {info.profile}[/bold] · {info.tool} · {ps.source} lines {info.line_start}-{info.line_end}"
+        where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
+        head = f"[bold]Profile {info.profile}[/bold] · {info.tool} · {ps.source}{where}"
         console.rule(head)
         for f in context_facts(info):
             console.print(f"  {f}", highlight=False)

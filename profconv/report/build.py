@@ -114,7 +114,8 @@ def log_section(inp: LogInput, opts: ReportOptions) -> str:
     ps = inp.profiles
     parts = [f"## Profiler log: `{ps.source}`", ""]
     for info in ps.profiles:
-        parts += [f"### Profile {info.profile} ({info.tool}, lines {info.line_start}–{info.line_end})", ""]
+        where = f", lines {info.line_start}–{info.line_end}" if info.line_start else ""
+        parts += [f"### Profile {info.profile} ({info.tool}{where})", ""]
         facts = context_facts(info)
         parts += [f"- {f}" for f in facts] + ([""] if facts else [])
         for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
