@@ -129,9 +129,8 @@ def tuned_candidates(s: ConvShape) -> list[dict]:
     IMGS is chosen so a block has about 128 or 256 threads: small images (CIFAR's 8x8 maps)
     need several per block to keep the SMs busy.
     """
-    # TW need not divide the row: the last group's extra outputs read zero padding and are not stored
-    tws = [tw for tw in (2, 4, 8) if tw <= max(2, s.Wo // 2)]
-    mbs = sorted({min(s.M, 4), min(s.M, 8), min(s.M, 16)})
+    tws = [tw for tw in (2, 4, 8) if s.Wo % tw == 0 and tw <= s.Wo // 2] or [1, 2]
+    mbs = sorted({min(s.M, 4), min(s.M, 8)})
     out = []
     for tw in tws:
         npos = s.Ho * ((s.Wo + tw - 1) // tw)
