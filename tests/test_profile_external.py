@@ -92,3 +92,17 @@ def test_cli_profile_errors():
                        capture_output=True, text=True)
     assert r.returncode == 3 and "--profile cupti needs a CUDA GPU and CuPy" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_ncu_table_renders_the_conv_ops():
+    from rich.console import Console
+
+    from profconv.profile.session import ncu_table
+
+    summary = {"launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units}
+                            for k in external.ncu_launches(NCU_RAW)]}
+    console = Console(width=200, record=True)
+    console.print(ncu_table(summary))
+    text = console.export_text()
+    assert "ece408-high/tuned/conv1" in text and "conv_tuned" in text
+    assert "7,245" in text and "574.2" in text and "DRAM write (Gbyte)" in text
