@@ -21,7 +21,7 @@ class Event:
 REPEATABLE = {"unified-memory", "ncu-metric", "metric"}
 
 
-def group(events: list[Event], tool: str, merge: set[tuple[str, str]] | None = None) -> list[RawProfile]:
+def group(events: list[Event], tool: str) -> list[RawProfile]:
     """A start line opens a profile; so does a second table of a section the profile already has."""
     profiles: list[RawProfile] = []
     current: RawProfile | None = None

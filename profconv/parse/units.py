@@ -91,9 +91,3 @@ def is_percent(text: str) -> bool:
     if t.startswith("<") and is_number(t[1:].rstrip("%")):
         return True
     return is_number(t.rstrip("%")) and not t.startswith(("+", "-"))
-
-
-def header_unit(header: str) -> str | None:
-    """The unit a column header carries: 'Total Time (ns)' -> 'ns', 'Time(ms)' -> 'ms'."""
-    m = re.search(r"\((ns|us|ms|s|µs)\)", header)
-    return m.group(1) if m else None

@@ -18,7 +18,6 @@ import numpy as np
 
 from profconv.run import gpu
 from profconv.run.models import ConvShape
-from profconv.run.reference import conv2d
 
 Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], Any]
 
@@ -219,10 +218,6 @@ def cudnn_unavailable() -> str | None:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
     return None
-
-
-def cpu_reference(x, w, bias, pad: int):
-    return conv2d(np, x, w, bias, pad)
 
 
 VARIANTS: list[Variant] = [

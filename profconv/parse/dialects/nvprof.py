@@ -593,10 +593,8 @@ def _um_row(body: str, lineno: int) -> Row | None:
     try:
         total = units.size_bytes(toks[4]) if toks[4] != "-" else float("nan")
         t = units.time_ns(toks[5]) if toks[5] != "-" else float("nan")
-        avg = units.size_bytes(toks[1]) if toks[1] != "-" else float("nan")
     except ValueError:
         return None
-    del avg  # sizes per transfer are not part of the schema; the total is
     return Row(
         section="unified-memory",
         name=name,
