@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import io
 import random
-import time
 import tracemalloc
 
 import pandas as pd
 
 import profconv
+from profconv.run.gpu import time_cpu
 
 KERNELS = [
     "void conv_forward_kernel<float, 16>(float const *, float const *, float*, int, int, int, int, int, int) [{}]",
@@ -90,12 +90,7 @@ def nvprof_summaries(profiles: int) -> str:
 
 
 def best_of(repeat: int, fn) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return time_cpu(fn, repeat).min
 
 
 def main() -> None:
