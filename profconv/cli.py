@@ -23,12 +23,14 @@ app.command("parse")(parse_command)
 
 
 def _register_optional() -> None:
+    from profconv.commands.bench import bench_command
     from profconv.commands.report import report_command
     from profconv.commands.run import models_command, run_command
 
     app.command("run")(run_command)
     app.command("models")(models_command)
     app.command("report")(report_command)
+    app.command("bench")(bench_command)
 
 
 _register_optional()

@@ -5,6 +5,7 @@ import pytest
 
 from profconv.run.models import MODELS, ConvShape
 from profconv.run.reference import conv2d
+from profconv.run.runner import operands
 from profconv.run.variants import VARIANTS, cudnn_unavailable
 
 pytestmark = pytest.mark.gpu
@@ -32,8 +33,9 @@ def _check(variant, shape: ConvShape, seed: int):
     w = rng.standard_normal((shape.M, shape.C, shape.K, shape.K)).astype(np.float32)
     b = rng.standard_normal(shape.M).astype(np.float32)
     ref = conv2d(np, x, w, b, shape.P)
-    out = cp.full((shape.B, shape.M, shape.Ho, shape.Wo), np.nan, dtype=cp.float32)  # poisoned
-    result = variant.launch(cp, cp.asarray(x), cp.asarray(w), cp.asarray(b), out, shape)
+    xd, out = operands(cp, variant, cp.asarray(x), shape)  # out poisoned with NaN
+    dt = variant.dtype
+    result = variant.launch(cp, xd, cp.asarray(w, dt), cp.asarray(b, dt), out, shape)
     cp.cuda.Device().synchronize()
     y = cp.asnumpy(result)
     assert np.isfinite(y).all(), f"{variant.name}: {np.count_nonzero(~np.isfinite(y))} outputs never written"
@@ -65,8 +67,8 @@ def test_layer_without_bias(variant):
     rng = np.random.default_rng(5)
     x = rng.standard_normal((s.B, s.C, s.H, s.W)).astype(np.float32)
     w = rng.standard_normal((s.M, s.C, s.K, s.K)).astype(np.float32)
-    out = cp.full((s.B, s.M, s.Ho, s.Wo), np.nan, dtype=cp.float32)
-    y = cp.asnumpy(variant.launch(cp, cp.asarray(x), cp.asarray(w), None, out, s))
+    xd, out = operands(cp, variant, cp.asarray(x), s)
+    y = cp.asnumpy(variant.launch(cp, xd, cp.asarray(w, variant.dtype), None, out, s))
     ref = conv2d(np, x, w, None, s.P)
     assert np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref) < variant.tolerance
 

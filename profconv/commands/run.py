@@ -21,8 +21,10 @@ from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
 from profconv.run.models import MODELS, get_model
 from profconv.run.record import RunRecord, VariantResult, write_atomic
-from profconv.run.variants import cudnn_unavailable, get_variants
+from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
+
+VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
 
 
 def parse_counts(text: str) -> list[int]:
@@ -52,9 +54,10 @@ def _speedup(base: float | None, t: float | None) -> str:
 
 
 def result_table(record: RunRecord) -> Table:
-    table = Table(title=f"{record.model['name']}: Op Time per conv layer", title_justify="left")
+    table = Table(title=f"{record.model['name']}: Op Time per conv layer", title_justify="left",
+                  caption="¹ speedup over cuDNN of the same precision (fp32: cudnn, fp16: cudnn-fp16)", caption_justify="left")
     for col, just in (("images", "right"), ("variant", "left"), ("layer", "left"), ("Op Time", "right"),
-                      ("min", "right"), ("vs naive", "right"), ("vs cudnn", "right"), ("rel. error", "right"),
+                      ("min", "right"), ("vs naive", "right"), ("vs cuDNN¹", "right"), ("rel. error", "right"),
                       ("Correctness", "right"), ("status", "left")):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
     by_key = {(r.images, r.variant, c.layer): c for r in record.results for c in r.conv
@@ -65,7 +68,8 @@ def result_table(record: RunRecord) -> Table:
         for c in r.conv:
             t = c.op_time["median_s"] if c.op_time else None
             naive = by_key.get((r.images, "naive", c.layer))
-            cudnn = by_key.get((r.images, "cudnn", c.layer))
+            reference = VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME else "cudnn"
+            cudnn = by_key.get((r.images, reference or "", c.layer))
             ok = c.status == "ok"
             status = "[green]ok[/green]" if ok else f"[red]FAILED[/red]: {escape(c.error or '')}"
             table.add_row(
@@ -136,8 +140,10 @@ def run_command(
                 skip[v.name] = "needs CUDA and CuPy"
         con.print(f"[yellow]GPU variants skipped:[/yellow] they need CUDA and CuPy ({escape(reason)}); running the CPU reference only.")
     elif any(v.device == "cudnn" for v in chosen) and (why := cudnn_unavailable()):
-        skip["cudnn"] = f"cuDNN reference needs PyTorch with CUDA ({why})"
-        con.print(f"[yellow]cudnn skipped:[/yellow] {escape(skip['cudnn'])}")
+        for v in chosen:
+            if v.device == "cudnn":
+                skip[v.name] = f"cuDNN reference needs PyTorch with CUDA ({why})"
+                con.print(f"[yellow]{v.name} skipped:[/yellow] {escape(skip[v.name])}")
     if data is None:
         con.print(f"[dim]{SYNTHETIC_NOTE}[/dim]")
     stamp = datetime.now(timezone.utc)

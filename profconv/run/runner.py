@@ -41,6 +41,21 @@ def rel_error(xp: Any, y, ref) -> tuple[float, float]:
     return float(xp.linalg.norm(d)) / (denom or 1.0), float(xp.abs(d).max())
 
 
+def operands(cp: Any, variant: Variant, a, s: ConvShape) -> tuple[Any, Any]:
+    """The layer input in the variant's dtype and a NaN-poisoned output buffer, both on the device,
+    or both in pinned host memory for a variant whose op includes the copies (converted untimed)."""
+    shape = (s.B, s.M, s.Ho, s.Wo)
+    if variant.host_io:
+        import cupyx
+
+        a_host = cupyx.empty_pinned(a.shape, dtype=variant.dtype)
+        a_host[...] = cp.asnumpy(a)
+        out = cupyx.empty_pinned(shape, dtype=variant.dtype)
+        out.fill(np.nan)
+        return a_host, out
+    return cp.ascontiguousarray(a, dtype=variant.dtype), cp.full(shape, np.nan, dtype=variant.dtype)
+
+
 class Runner:
     def __init__(self, model: Model, params: dict[str, np.ndarray], cp: Any | None):
         self.model = model
@@ -130,12 +145,12 @@ class Runner:
             return self.xp.asarray(holder["y"]), timing
         cp = self.cp
         assert cp is not None and variant.launch is not None
-        out = cp.full((s.B, s.M, s.Ho, s.Wo), np.nan, dtype=cp.float32)  # poison
-        a = cp.ascontiguousarray(a)
+        a, out = operands(cp, variant, a, s)
+        w, bias = w.astype(variant.dtype), None if bias is None else bias.astype(variant.dtype)
         with gpu.nvtx_range(tag + "/check"):
             result = variant.launch(cp, a, w, bias, out, s)
         cp.cuda.Device().synchronize()
-        checked = result.copy()
+        checked = cp.array(result)  # a copy, on the device even when the variant wrote host memory
 
         def run_gpu():
             with gpu.nvtx_range(tag):
@@ -171,17 +186,18 @@ class Runner:
                         a = holder["y"]
                     else:
                         assert self.cp is not None
-                        out = self.cp.empty((s.B, s.M, s.Ho, s.Wo), dtype=np.float32)
-                        w, b = self.params[f"{layer.name}.w"], self._bias(layer, s.M)
+                        a_in, out = operands(self.cp, variant, a, s)
+                        w, b = self.params[f"{layer.name}.w"].astype(variant.dtype), self._bias(layer, s.M)
+                        b = None if b is None else b.astype(variant.dtype)
 
                         holder3: dict[str, Any] = {}
 
-                        def f_gpu(a=self.cp.ascontiguousarray(a), out=out, w=w, b=b, s=s):
+                        def f_gpu(a=a_in, out=out, w=w, b=b, s=s):
                             with gpu.nvtx_range(tag):
                                 holder3["y"] = variant.launch(self.cp, a, w, b, out, s)
 
                         t = gpu.time_gpu(self.cp, f_gpu, 1, 0)
-                        a = holder3["y"]
+                        a = self.cp.asarray(holder3["y"])
                 else:
                     params = self.params_host if variant.device == "cpu" else self.params
                     lib = np if variant.device == "cpu" else xp

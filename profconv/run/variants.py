@@ -2,9 +2,9 @@
 
 A GPU variant is one `kernels/<file>.cu` plus one `Variant(...)` line in VARIANTS with the
 function that launches it. Every launcher has the same signature:
-    launch(cp, x, w, bias, out, shape) -> array   (B x M x Ho x Wo float32: `out`, written in
-    place, or a library's own result); x and w are C-contiguous float32, bias is a float32
-    vector or None for a layer without bias (our kernels then add a cached zero vector; cuDNN is
+    launch(cp, x, w, bias, out, shape) -> array   (B x M x Ho x Wo: `out`, written in place, or a
+    library's own result); x, w, bias and out are C-contiguous in the variant's dtype (float32,
+    or float16 for fp16 variants), bias is None for a layer without bias (our kernels then add a cached zero vector; cuDNN is
     called without bias, so it does not pay for a bias pass the layer does not have).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from profconv.run import gpu
+from profconv.run import gpu, sweep
 from profconv.run.models import ConvShape
 
 Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], Any]
@@ -37,18 +37,34 @@ class Variant:
     source: str | None = None  # kernels/<source>
     launch: Launch | None = None
     params: Callable[[ConvShape], dict] | None = None  # what it chose for a shape (recorded in the run)
+    host_io: bool = False  # x and out are pinned host arrays: the op includes the copies in and out
+    baseline: str | None = None  # the variant it is measured against, when not cuDNN of its precision
+    arithmetic: str = "fp32"  # fp32 | fp16 | tensor-fp16: which datasheet peak bounds it
+
+    @property
+    def dtype(self) -> str:
+        """What inputs, filters, bias and output are stored as."""
+        return "float16" if self.precision == "fp16" else "float64" if self.precision == "fp64" else "float32"
+
+    @property
+    def reference(self) -> str | None:
+        """The variant this one is measured against: cuDNN of the same precision unless said otherwise."""
+        if self.baseline is not None or self.device == "cudnn" or self.host_io:
+            return self.baseline
+        return {"fp32": "cudnn", "fp16": "cudnn-fp16"}.get(self.precision)
 
 
-_zeros: dict[tuple[int, int], Any] = {}
+_zeros: dict[tuple[int, int, str], Any] = {}
 
 
-def _bias_or_zeros(cp, bias, m: int):
+def _bias_or_zeros(cp, bias, m: int, dtype=None):
     """A layer without bias still hands our kernels a pointer: a zero vector, allocated once."""
     if bias is not None:
         return bias
-    key = (cp.cuda.Device().id, m)
+    dtype = dtype or cp.float32
+    key = (cp.cuda.Device().id, m, cp.dtype(dtype).char)
     if key not in _zeros:
-        _zeros[key] = cp.zeros(m, dtype=cp.float32)
+        _zeros[key] = cp.zeros(m, dtype=dtype)
     return _zeros[key]
 
 
@@ -117,20 +133,21 @@ def launch_fused(cp, x, w, bias, out, s: ConvShape) -> Any:
     return out
 
 
-TUNED_SMEM_LIMIT = 200 * 1024  # Hopper allows 227 KB of dynamic shared memory per block (opt-in above 48 KB)
+# --- tuned, fp16, tensorcore: swept per layer shape (profconv/run/sweep.py) -------------------------
+
 TUNED_MAX_UNROLLED_FMAS = 16384  # past this many FMAs per thread the channel loop stays rolled
-_tuned_choice: dict[tuple, dict] = {}
 
 
-def tuned_candidates(s: ConvShape) -> list[dict]:
-    """The parameter sweep: outputs per thread (TW), channels per launch (MB), images per block.
+def _round_up(n: int, k: int) -> int:
+    return -(-n // k) * k
 
-    IMGS is chosen so a block has about 128 or 256 threads: small images (CIFAR's 8x8 maps)
-    need several per block to keep the SMs busy.
-    """
+
+def constant_candidates(s: ConvShape) -> list[dict]:
+    """Constant-filter design (C = 1): outputs per thread (TW), channels per launch (MB), images per
+    block; IMGS gives a block about 128-512 threads (small maps need several images to fill it)."""
     tws = [tw for tw in (2, 4, 8) if s.Wo % tw == 0 and tw <= s.Wo // 2] or [1, 2]
     mbs = sorted({min(s.M, 4), min(s.M, 8)})
-    out = []
+    out: list[dict] = []
     for tw in tws:
         npos = s.Ho * ((s.Wo + tw - 1) // tw)
         for mb in mbs:
@@ -138,62 +155,226 @@ def tuned_candidates(s: ConvShape) -> list[dict]:
                 imgs = max(1, min(16, target // npos))
                 smem = 4 * imgs * s.C * (s.H + 2 * s.P) * (s.W + 2 * s.P + tw)
                 threads = min(1024, -(-imgs * npos // 32) * 32)
-                cand = {"TW": tw, "MB": mb, "IMGS": imgs, "THREADS": threads, "smem": smem}
-                if smem <= TUNED_SMEM_LIMIT and cand not in out:
+                cand = {"design": "constant-filters", "TW": tw, "MB": mb, "IMGS": imgs, "THREADS": threads, "smem": smem}
+                if smem <= sweep.SMEM_LIMIT and cand not in out:
                     out.append(cand)
     return out
 
 
-def _tuned_group(cp, p: dict, m0: int, x, w, bias, out, s: ConvShape) -> None:
-    """One launch: output channels m0 .. m0+mb-1 (the last group may be narrower)."""
+def _constant_group(cp, p: dict, m0: int, s: ConvShape) -> Callable[[Any, Any, Any, Any], None]:
+    """One launch for output channels m0 .. m0+mb-1, its filters copied into the module's constant
+    buffer first (the course's cudaMemcpyToSymbol, as one device-to-device copy)."""
     mb = min(p["MB"], s.M - m0)
     unroll = s.C if mb * s.C * s.K * s.K * p["TW"] <= TUNED_MAX_UNROLLED_FMAS else 1
-    defines = (("M", s.M), ("C", s.C), ("H", s.H), ("W", s.W), ("K", s.K), ("P", s.P), ("M0", m0),
-               ("MB", mb), ("TW", p["TW"]), ("IMGS", p["IMGS"]), ("THREADS", p["THREADS"]), ("CUNROLL", unroll))
-    mod = gpu.module("tuned.cu", defines)
-    wc = cp.ndarray((mb * s.C * s.K * s.K,), cp.float32, mod.get_global("wc"))
-    wc[...] = w[m0 : m0 + mb].ravel()
-    fn = mod.get_function("conv_tuned")
-    if p["smem"] > 48 * 1024:
-        fn.max_dynamic_shared_size_bytes = p["smem"]
-    fn(((s.B + p["IMGS"] - 1) // p["IMGS"],), (p["THREADS"],), (x, bias, out, np.int32(s.B)), shared_mem=p["smem"])
+    defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "M0": m0, "MB": mb, "TW": p["TW"],
+               "IMGS": p["IMGS"], "THREADS": p["THREADS"], "CUNROLL": unroll}
+    fn = sweep.kernel(cp, "tuned.cu", "conv_tuned", defines, p["smem"])
+    wc = gpu.module("tuned.cu", tuple(defines.items())).get_global("wc").ptr
+    nbytes, offset = 4 * mb * s.C * s.K * s.K, 4 * m0 * s.C * s.K * s.K
+    grid, block, smem, batch = ((s.B + p["IMGS"] - 1) // p["IMGS"],), (p["THREADS"],), p["smem"], np.int32(s.B)
+    rt = cp.cuda.runtime
+
+    def op(x, w, bias, out) -> None:
+        rt.memcpyAsync(wc, w.data.ptr + offset, nbytes, rt.memcpyDeviceToDevice, cp.cuda.get_current_stream().ptr)
+        fn(grid, block, (x, bias, out, batch), shared_mem=smem)
+
+    return op
 
 
-def _tuned_call(cp, p: dict, x, w, bias, out, s: ConvShape) -> None:
-    for m0 in range(0, s.M, p["MB"]):
-        _tuned_group(cp, p, m0, x, w, bias, out, s)
+def _constant_build(cp, p: dict, s: ConvShape):
+    groups = [_constant_group(cp, p, m0, s) for m0 in range(0, s.M, p["MB"])]
+
+    def op(x, w, bias, out) -> None:
+        for group in groups:
+            group(x, w, bias, out)
+
+    return op
 
 
-def _sweep(cp, x, w, bias, out, s: ConvShape) -> dict:
-    """Time each candidate's first channel group on the real input (events, best of 3 after a
-    warm-up) per channel computed; the fastest is then compiled for every group."""
-    best: dict | None = None
-    best_t = float("inf")
-    candidates = tuned_candidates(s)
-    for p in candidates:
-        def first_group(p: dict = p) -> None:
-            _tuned_group(cp, p, 0, x, w, bias, out, s)
-
-        timing = gpu.time_gpu(cp, first_group, repeat=3, warmup=1)
-        per_channel = timing.min / min(p["MB"], s.M)
-        if per_channel < best_t:
-            best, best_t = p, per_channel
-    if best is None:
-        raise ValueError(f"no tuned configuration fits {s.text()}")
-    return dict(best, swept=len(candidates))
+def _constant_trial(cp, p: dict, s: ConvShape):
+    return _constant_group(cp, p, 0, s), float(min(p["MB"], s.M))
 
 
-def tuned_params(s: ConvShape) -> dict:
-    return _tuned_choice.get((s.B, s.M, s.C, s.H, s.W, s.K, s.P), {})
+def smem_design_sizes(s: ConvShape, tw: int, elem: int) -> tuple[int, int]:
+    """(row stride, floats or halves per padded image) exactly as tuned_smem.cu / fp16.cu lay them out."""
+    wp, hp = s.W + 2 * s.P, s.H + 2 * s.P
+    wg = -(-s.Wo // tw)
+    if elem == 4:
+        vec = 4 if tw % 4 == 0 else 2 if tw % 2 == 0 else 1
+        reach = (wg - 1) * tw + _round_up(tw + s.K - 1, vec)
+        sw = _round_up(max(reach, wp), 4)
+    else:
+        reach = (wg - 1) * tw + 2 * ((tw + s.K) // 2 + 1)
+        sw = _round_up(max(reach, wp), 8)
+    return sw, s.C * hp * sw
+
+
+def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int) -> list[dict]:
+    """Shared-filter design: TW outputs x MB channels per thread, NG channel groups and IMGS
+    images per block (all groups in one block when they fit 1,024 threads: the images are then
+    staged once for every output channel)."""
+    out: list[dict] = []
+    for tw in tws:
+        if elem == 2 and tw % 2:
+            continue
+        if tw > max(2, s.Wo):
+            continue
+        npos = s.Ho * -(-s.Wo // tw)
+        for mb in (4, 8):
+            if mb == 8 and s.M <= 4:
+                continue
+            groups = -(-s.M // mb)
+            for target in (256, 512):
+                per_group = _round_up(npos, 32)
+                ng = max(1, min(groups, 1024 // per_group))
+                imgs = max(1, min(16, target // (ng * npos)))
+                while imgs > 1 and ng * _round_up(imgs * npos, 32) > 1024:
+                    imgs -= 1
+                pt = _round_up(imgs * npos, 32)
+                if ng * pt > 1024:
+                    continue
+                _, simg = smem_design_sizes(s, tw, elem)
+                mbp = _round_up(mb, 4)
+                weights = ng * s.C * s.K * s.K * mbp * 4  # fp32 floats, or fp16 (w, w) half2 pairs: 4 bytes either way
+                smem = weights + imgs * simg * elem
+                cand = {"design": "shared-filters", "TW": tw, "MB": mb, "NG": ng, "IMGS": imgs, "PT": pt,
+                        "THREADS": ng * pt, "smem": smem}
+                if smem <= sweep.SMEM_LIMIT and cand not in out:
+                    out.append(cand)
+    return out
+
+
+def _shared_build(filename: str, name: str):
+    def build(cp, p: dict, s: ConvShape):
+        defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "TW": p["TW"], "MB": p["MB"],
+                   "NG": p["NG"], "IMGS": p["IMGS"], "THREADS": p["THREADS"], "PT": p["PT"]}
+        fn = sweep.kernel(cp, filename, name, defines, p["smem"])
+        grid = ((s.B + p["IMGS"] - 1) // p["IMGS"], -(-s.M // (p["NG"] * p["MB"])))
+        block, smem, batch = (p["THREADS"],), p["smem"], np.int32(s.B)
+
+        def op(x, w, bias, out) -> None:
+            fn(grid, block, (x, w, bias, out, batch), shared_mem=smem)
+
+        return op
+
+    return build
+
+
+def tuned_candidates(s: ConvShape) -> list[dict]:
+    """C = 1: filters in constant memory become FFMA operands; deeper layers keep them in shared
+    memory (their filter sets overflow the constant cache)."""
+    return constant_candidates(s) if s.C == 1 else shared_candidates(s, (2, 4), elem=4)
+
+
+def _tuned_build(cp, p: dict, s: ConvShape):
+    if p["design"] == "constant-filters":
+        return _constant_build(cp, p, s)
+    return _shared_build("tuned_smem.cu", "conv_tuned_smem")(cp, p, s)
+
+
+def _tuned_trial(cp, p: dict, s: ConvShape):
+    if p["design"] == "constant-filters":
+        return _constant_trial(cp, p, s)
+    return _tuned_build(cp, p, s), 1.0
+
+
+TUNED = sweep.Swept(tuned_candidates, _tuned_build, _tuned_trial)
+FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16"))
+
+
+def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int) -> dict:
+    """Shared memory and work split exactly as tensorcore.cu computes them."""
+    cp_ = _round_up(s.C, 8)
+    ksteps = -(-(s.K * s.K * cp_ // 2) // 8)
+    nt = -(-s.M // 8)
+    npw = 16 * rt
+    smem = (ksteps * nt * 32 * 2 * 4 + imgs * (s.H + 2 * s.P) * (s.W + 2 * s.P) * cp_ * 2
+            + warps * nt * 8 * (npw + 8) * 2)
+    return {"CP": cp_, "tiles_per_image": -(-(s.Ho * s.Wo) // npw), "smem": smem}
+
+
+def tensorcore_candidates(s: ConvShape) -> list[dict]:
+    """16 or 32 positions per warp (RT), 4 or 8 warps; enough images per block for two tiles per warp."""
+    out: list[dict] = []
+    for rt in (1, 2):
+        for warps in (4, 8):
+            tpi = tensorcore_sizes(s, rt, warps, 1)["tiles_per_image"]
+            imgs = max(1, min(s.B, -(-2 * warps // tpi)))
+            while imgs > 1 and tensorcore_sizes(s, rt, warps, imgs)["smem"] > sweep.SMEM_LIMIT:
+                imgs -= 1
+            sizes = tensorcore_sizes(s, rt, warps, imgs)
+            if sizes["smem"] <= sweep.SMEM_LIMIT:
+                out.append({"RT": rt, "WARPS": warps, "IMGS": imgs, "CP": sizes["CP"], "smem": sizes["smem"]})
+    return out
+
+
+def _tensorcore_build(cp, p: dict, s: ConvShape):
+    defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "CP": p["CP"], "RT": p["RT"],
+               "WARPS": p["WARPS"], "IMGS": p["IMGS"]}
+    fn = sweep.kernel(cp, "tensorcore.cu", "conv_tensorcore", defines, p["smem"])
+    threads, smem = 32 * p["WARPS"], p["smem"]
+    sms, _ = sweep.device_limits(cp)
+    groups = -(-s.B // p["IMGS"])
+    grid = (min(groups, sms * sweep.resident_blocks(cp, fn, threads, smem)),)  # persistent: blocks loop over image groups
+    batch = np.int32(s.B)
+
+    def op(x, w, bias, out) -> None:
+        fn(grid, (threads,), (x, w, bias, out, batch), shared_mem=smem)
+
+    return op
+
+
+TENSORCORE = sweep.Swept(tensorcore_candidates, _tensorcore_build)
 
 
 def launch_tuned(cp, x, w, bias, out, s: ConvShape) -> Any:
+    return TUNED.launch(cp, x, w, _bias_or_zeros(cp, bias, s.M), out, s)
+
+
+def launch_fp16(cp, x, w, bias, out, s: ConvShape) -> Any:
+    return FP16.launch(cp, x, w, _bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
+
+
+def launch_tensorcore(cp, x, w, bias, out, s: ConvShape) -> Any:
+    return TENSORCORE.launch(cp, x, w, _bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
+
+
+STREAMS = 4
+CHUNKS = 16
+_device_buffers: dict[tuple, list] = {}
+
+
+def _end_to_end(cp, x_host, w, bias, out_host, s: ConvShape, streams: int, chunks: int) -> Any:
+    """Copy in, convolve with `tuned`, copy out, the batch cut into `chunks` pieces issued round-robin
+    on `streams` streams: one chunk's copies overlap another's kernel. Device buffers are kept per
+    shape; a stream reuses its buffers only after its previous chunk (stream order)."""
     bias = _bias_or_zeros(cp, bias, s.M)
-    key = (s.B, s.M, s.C, s.H, s.W, s.K, s.P)
-    if key not in _tuned_choice:
-        _tuned_choice[key] = _sweep(cp, x, w, bias, out, s)
-    _tuned_call(cp, _tuned_choice[key], x, w, bias, out, s)
-    return out
+    size = -(-s.B // chunks)
+    key = (cp.cuda.Device().id, s, streams, chunks)
+    if key not in _device_buffers:
+        _device_buffers[key] = [
+            (cp.cuda.Stream(non_blocking=False) if streams > 1 else cp.cuda.Stream.null,
+             cp.empty((size, s.C, s.H, s.W), dtype=cp.float32), cp.empty((size, s.M, s.Ho, s.Wo), dtype=cp.float32))
+            for _ in range(streams)
+        ]
+    lanes = _device_buffers[key]
+    for i, b0 in enumerate(range(0, s.B, size)):
+        nb = min(size, s.B - b0)
+        stream, xd, yd = lanes[i % streams]
+        with stream:
+            xd[:nb].set(x_host[b0 : b0 + nb], stream=stream)
+            sub = ConvShape(nb, s.M, s.C, s.H, s.W, s.K, s.P)
+            TUNED.launch(cp, xd[:nb], w, bias, yd[:nb], sub)
+            yd[:nb].get(out=out_host[b0 : b0 + nb], stream=stream, blocking=False)
+    return out_host
+
+
+def launch_end_to_end(cp, x_host, w, bias, out_host, s: ConvShape) -> Any:
+    return _end_to_end(cp, x_host, w, bias, out_host, s, streams=1, chunks=1)
+
+
+def launch_streams(cp, x_host, w, bias, out_host, s: ConvShape) -> Any:
+    return _end_to_end(cp, x_host, w, bias, out_host, s, streams=STREAMS, chunks=CHUNKS)
 
 
 def launch_cudnn(cp, x, w, bias, out, s: ConvShape) -> Any:
@@ -232,10 +413,22 @@ VARIANTS: list[Variant] = [
             1e-5, "gpu", "unroll_gemm.cu", launch_unroll_gemm),
     Variant("fused", "im2col gathered inside the tiled matmul", "kernel fusion (implicit GEMM)", "fp32", 1e-5,
             "gpu", "fused.cu", launch_fused),
-    Variant("tuned", "per-layer compile-time dims, register tiles, constant filters, vector stores, swept",
-            "specialisation + thread coarsening", "fp32", 1e-5, "gpu", "tuned.cu", launch_tuned, tuned_params),
+    Variant("tuned", "per-layer compile-time dims, register tiles, constant or shared filters, vector I/O, swept",
+            "specialisation + thread coarsening", "fp32", 1e-5, "gpu", "tuned.cu", launch_tuned, TUNED.params),
+    Variant("fp16", "the tuned shared-filter design in half2 arithmetic, fp32 sums across channels",
+            "half precision (half2)", "fp16", 1e-2, "gpu", "fp16.cu", launch_fp16, FP16.params, arithmetic="fp16"),
+    Variant("tensorcore", "implicit GEMM with mma.sync m16n8k16, fp16 in, fp32 accumulate, NHWC in shared memory",
+            "Tensor Cores", "fp16", 5e-3, "gpu", "tensorcore.cu", launch_tensorcore, TENSORCORE.params,
+            arithmetic="tensor-fp16"),
+    Variant("e2e", "tuned with its host-to-device and device-to-host copies, one stream", "end to end (copies included)",
+            "fp32", 1e-5, "gpu", "tuned.cu", launch_end_to_end, TUNED.params, host_io=True),
+    Variant("streams", f"e2e with the batch in {CHUNKS} chunks over {STREAMS} streams: copies overlap kernels",
+            "multiple streams", "fp32", 1e-5, "gpu", "tuned.cu", launch_streams, TUNED.params, host_io=True,
+            baseline="e2e"),
     Variant("cudnn", "torch.nn.functional.conv2d, TF32 off", "vendor library reference", "fp32", 1e-5,
             "cudnn", None, launch_cudnn),
+    Variant("cudnn-fp16", "torch.nn.functional.conv2d on half tensors", "vendor library reference", "fp16", 5e-3,
+            "cudnn", None, launch_cudnn, arithmetic="tensor-fp16"),
 ]
 
 

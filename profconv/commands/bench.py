@@ -1,0 +1,117 @@
+"""`profconv bench`: every variant against cuDNN of its precision on every layer shape, one process."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from profconv.errors import ExitStatus, GpuUnavailable, InputError
+from profconv.report.bench import to_markdown
+from profconv.run import bench, gpu
+from profconv.run import weights as weights_mod
+from profconv.run.models import get_model
+from profconv.run.record import write_atomic
+from profconv.run.variants import cudnn_unavailable, get_variants
+from profconv.ui import console
+
+DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
+
+
+def layer_table(layer: bench.BenchLayer) -> Table:
+    table = Table(title=f"{layer.model} {layer.layer}: {layer.shape}, {layer.images} images", title_justify="left")
+    for col, just in (("variant", "left"), ("precision", "left"), ("Op Time", "right"), ("ratio", "right"),
+                      ("vs", "left"), ("floor share", "right"), ("bound", "left"), ("rel. error", "right"),
+                      ("status", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in layer.results:
+        t = r.op_time["median_s"] if r.op_time else None
+        table.add_row(r.variant, r.precision, f"{t * 1e3:.3f} ms" if t else "—",
+                      f"{r.ratio:.2f}x" if r.ratio else "—", r.reference or "—",
+                      f"{r.floor_share:.0%}" if r.floor_share else "—", r.bound or "—",
+                      f"{r.rel_error:.1e}" if r.rel_error is not None else "—",
+                      "[green]ok[/green]" if r.status == "ok" else f"[red]FAILED[/red]: {escape(r.error or '')}")
+    return table
+
+
+def bench_command(
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
+    variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="GPU variants to bench (default: all GPU variants and both cuDNN references).")] = None,
+    images: Annotated[int, typer.Option("--images", "-n", help="Images per input set (the batch of every layer).")] = 10000,
+    sets: Annotated[int, typer.Option(help="Input sets per layer (different images), interleaved so no variant finds its input cached.")] = 3,
+    repeat: Annotated[int, typer.Option(help="Timed rounds; each round calls every variant once per input set.")] = 10,
+    warmup: Annotated[int, typer.Option(help="Untimed rounds first.")] = 3,
+    out: Annotated[Path | None, typer.Option("--out", help="Directory for bench.json (default runs/bench-<timestamp>/).")] = None,
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the tables as markdown to FILE.")] = None,
+) -> None:
+    """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
+    if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
+        raise InputError("--images, --sets and --repeat must be at least 1, --warmup at least 0")
+    models = [get_model(m) for m in (_split(model) or DEFAULT_MODELS)]
+    chosen = [v for v in get_variants(_split(variant) or None) if v.device != "cpu"]
+    if not chosen:
+        raise InputError("bench times GPU variants: the CPU reference is not one (see `profconv run`)")
+    cp = gpu.cupy_or_none()
+    if cp is None:
+        raise GpuUnavailable(f"bench needs a CUDA GPU and CuPy: {gpu.why_no_gpu()}")
+    con = console()
+    if (why := cudnn_unavailable()) and any(v.device == "cudnn" for v in chosen):
+        skipped = [v.name for v in chosen if v.device == "cudnn"]
+        chosen = [v for v in chosen if v.device != "cudnn"]
+        con.print(f"[yellow]{', '.join(skipped)} skipped:[/yellow] cuDNN needs PyTorch with CUDA ({escape(why)}); "
+                  "ratios to cuDNN will be missing")
+    stamp = datetime.now(timezone.utc)
+    run_dir = out or Path("runs") / f"bench-{stamp.strftime('%Y%m%d-%H%M%S')}"
+    env = gpu.environment(cp)
+    opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup)
+    record = bench.BenchRecord(argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=env,
+                               settings={"models": [m.name for m in models], "variants": [v.name for v in chosen],
+                                         "images": images, "sets": sets, "repeat": repeat, "warmup": warmup})
+    con.print(f"GPU: {env['gpu']} (compute capability {env['compute_capability']}); "
+              f"{len(chosen)} variants, {sets} input sets of {images} images, {repeat} rounds after {warmup} warm-up")
+    seen: dict[tuple, str] = {}
+    try:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=con, transient=True) as prog:
+            task = prog.add_task("measuring device bandwidth", total=None)
+            record.device = bench.device_facts(cp, env)
+            for m in models:
+                layers = bench.bench_model(cp, m, weights_mod.load(m, None), chosen, opts, record.device, seen,
+                                           lambda msg: prog.update(task, description=msg))
+                for layer in layers:
+                    record.layers.append(layer)
+                    write_atomic(run_dir / "bench.json", record.to_json())
+                    if layer.same_as:
+                        prog.console.print(f"{m.name} {layer.layer}: same shape as {layer.same_as}")
+                    else:
+                        prog.console.print(layer_table(layer))
+    except KeyboardInterrupt:
+        record.interrupted = True
+        write_atomic(run_dir / "bench.json", record.to_json())
+        con.print(f"interrupted: partial record in {run_dir / 'bench.json'}")
+        raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
+    doc = bench.json.loads(record.to_json())
+    best = bench.best_per_layer(bench.frame(doc))
+    if not best.empty:
+        table = Table(title="Best variant per layer and precision", title_justify="left")
+        for col in ("model", "layer", "precision", "variant", "Op Time", "vs cuDNN", "floor share"):
+            table.add_column(col)
+        for r in best.itertuples():
+            table.add_row(r.model, r.layer, r.precision, r.variant, f"{r.median_s * 1e3:.3f} ms",
+                          f"{r.ratio:.2f}x" if r.ratio == r.ratio else "—",
+                          f"{r.floor_share:.0%}" if r.floor_share == r.floor_share else "—")
+        con.print(table)
+    if markdown_out is not None:
+        write_atomic(markdown_out, to_markdown(doc))
+        con.print(f"wrote {markdown_out}")
+    con.print(f"record: {run_dir / 'bench.json'}")

@@ -1,0 +1,284 @@
+"""`profconv bench`: every conv layer shape of the chosen models, every variant, in one process.
+
+Fair by construction: all variants and cuDNN run on the same inputs in the same process; each
+layer gets several input sets (different images) so no variant finds its input in L2 because the
+previous call left it there; rounds are interleaved (every set and variant once per round, the
+variant order rotated each round) so clock and thermal drift spread over everyone; each sample
+is one call between CUDA events with the device idle before it (launch costs count, as in Op
+Time); warm-up rounds are dropped and medians reported. Each variant is checked against the
+float64 reference on every set before it is timed; a variant that fails is reported and not timed.
+
+The record (schema "profconv.bench", below) is written like a run record; `frame` flattens it
+into one DataFrame row per layer and variant.
+
+{
+  "schema": "profconv.bench", "schema_version": 1, "created", "argv", "environment",
+  "settings": {models, variants, images, sets, repeat, warmup},
+  "device": {"bandwidth_Bps": measured device-to-device copy, "peaks": {fp32|fp16|tensor-fp16: FLOP/s}, "peak_source"},
+  "layers": [{model, layer, shape, dims, images, flops, same_as,
+              results: [{variant, technique, precision, arithmetic, reference, status, error, tolerance,
+                         rel_error, op_time: {median_s, min_s, max_s, samples_s}, params,
+                         floor_s, bound, floor_share, ratio}]}],
+  "interrupted": bool
+}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from profconv.run import data as datasets
+from profconv.run import gpu
+from profconv.run.models import ConvShape, Model
+from profconv.run.runner import Runner, operands, rel_error
+from profconv.run.variants import Variant
+
+SCHEMA = "profconv.bench"
+SCHEMA_VERSION = 1
+COLUMNS = ["model", "layer", "shape", "images", "variant", "precision", "reference", "status", "median_s",
+           "min_s", "max_s", "ratio", "floor_s", "bound", "floor_share", "rel_error", "error"]
+"""frame(record) columns: one row per (layer, variant). ratio = median / the reference's median
+(< 1 is faster); floor_s = max(bytes / measured bandwidth, FLOPs / datasheet peak of the variant's
+arithmetic); floor_share = floor_s / median_s; bound = memory | compute."""
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    images: int = 10000
+    sets: int = 3
+    repeat: int = 10
+    warmup: int = 3
+
+
+@dataclass
+class BenchResult:
+    variant: str
+    technique: str
+    precision: str
+    arithmetic: str
+    reference: str | None
+    tolerance: float
+    status: str = "ok"  # ok | failed
+    error: str | None = None
+    rel_error: float | None = None  # worst over the input sets
+    op_time: dict | None = None
+    params: dict = field(default_factory=dict)
+    floor_s: float | None = None
+    bound: str | None = None
+    floor_share: float | None = None
+    ratio: float | None = None
+
+
+@dataclass
+class BenchLayer:
+    model: str
+    layer: str
+    shape: str
+    dims: dict[str, int]
+    images: int
+    flops: float
+    same_as: str | None = None  # an earlier model's layer of identical shape: measured once, there
+    results: list[BenchResult] = field(default_factory=list)
+
+
+@dataclass
+class BenchRecord:
+    argv: list[str]
+    created: str
+    environment: dict
+    settings: dict
+    device: dict = field(default_factory=dict)
+    layers: list[BenchLayer] = field(default_factory=list)
+    interrupted: bool = False
+    schema: str = SCHEMA
+    schema_version: int = SCHEMA_VERSION
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1, default=_jsonable)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    raise TypeError(f"not JSON serialisable: {type(v).__name__}")
+
+
+def min_bytes(s: ConvShape, itemsize: int) -> float:
+    """Input, filters and output each moved once."""
+    return s.min_bytes / 4 * itemsize
+
+
+def floor(s: ConvShape, itemsize: int, bandwidth: float | None, peak_flops: float | None) -> tuple[float | None, str | None]:
+    """(the roofline floor in seconds, memory | compute), or (None, None) when either bound is unknown."""
+    if not bandwidth or not peak_flops:
+        return None, None
+    mem, comp = min_bytes(s, itemsize) / bandwidth, s.flops / peak_flops
+    return max(mem, comp), ("memory" if mem >= comp else "compute")
+
+
+def measure_bandwidth(cp: Any, nbytes: int = 1 << 30, repeat: int = 10) -> float:
+    """Device memory bandwidth in bytes/s: a device-to-device copy (read + write), median of `repeat`."""
+    src = cp.ones(nbytes // 4, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    rt = cp.cuda.runtime
+
+    def copy() -> None:
+        rt.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes, rt.memcpyDeviceToDevice, cp.cuda.get_current_stream().ptr)
+
+    t = gpu.time_gpu(cp, copy, repeat=repeat, warmup=2)
+    del src, dst
+    return 2 * nbytes / t.median
+
+
+Progress = Callable[[str], None]
+
+
+def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: list[Variant], opts: BenchOptions,
+                device: dict, seen: dict[tuple, str], progress: Progress) -> list[BenchLayer]:
+    """Every conv layer of `model`: `opts.sets` input sets of `opts.images` images from the model's data."""
+    runner = Runner(model, params, cp)
+    n = opts.images * opts.sets
+    progress(f"{model.name}: data and reference pass on {n} images")
+    ds = datasets.load(model, n, None)
+    conv_io = runner.reference_pass(runner.xp.asarray(ds.images))
+    layers = []
+    for layer, s in model.conv_shapes(opts.images):
+        dims = {"B": s.B, "M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P}
+        bl = BenchLayer(model.name, layer.name, s.text(), dims, s.B, s.flops)
+        key = tuple(dims.values())
+        if key in seen:
+            bl.same_as = seen[key]
+            layers.append(bl)
+            continue
+        seen[key] = f"{model.name}/{layer.name}"
+        a, ref = conv_io[layer.name]
+        sets = [(a[i * s.B:(i + 1) * s.B], ref[i * s.B:(i + 1) * s.B]) for i in range(opts.sets)]
+        w = runner.params[f"{layer.name}.w"]
+        bias = runner.params.get(f"{layer.name}.b")
+        bl.results = bench_layer(cp, f"{model.name}/{layer.name}", s, sets, w, bias, variants, opts, device, progress)
+        layers.append(bl)
+    del conv_io
+    return layers
+
+
+@dataclass
+class _Prepared:
+    variant: Variant
+    result: BenchResult
+    calls: list[Callable[[], Any]]  # one per input set
+    samples: list[float] = field(default_factory=list)
+
+
+def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, variants: list[Variant],
+                opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
+    prepared: list[_Prepared] = []
+    for v in variants:
+        progress(f"{tag}: checking {v.name}")
+        res = BenchResult(v.name, v.technique, v.precision, v.arithmetic, v.reference, v.tolerance)
+        calls = []
+        try:
+            wv, bv = w.astype(v.dtype), None if bias is None else bias.astype(v.dtype)
+            worst = 0.0
+            for a, ref in sets:
+                x, out = operands(cp, v, a, s)
+                y = v.launch(cp, x, wv, bv, out, s)  # the first call also runs a swept variant's sweep
+                cp.cuda.Device().synchronize()
+                err, _ = rel_error(cp, cp.asarray(y), ref)
+                worst = err if err != err else max(worst, err)
+                calls.append(lambda v=v, x=x, wv=wv, bv=bv, out=out: v.launch(cp, x, wv, bv, out, s))
+            res.rel_error = None if worst != worst else worst
+            if not worst <= v.tolerance:
+                res.status = "failed"
+                res.error = ("output has unwritten or non-finite elements" if worst != worst
+                             else f"relative error {worst:.3g} above tolerance {v.tolerance:g}")
+            if v.params is not None:
+                res.params = v.params(s)
+        except Exception as exc:  # compile errors, CUDA errors, out of memory: reported, the others still run
+            res.status, res.error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            try:
+                cp.cuda.Device().synchronize()
+            except Exception:
+                pass
+        prepared.append(_Prepared(v, res, calls))
+    timed = [p for p in prepared if p.result.status == "ok"]
+    progress(f"{tag}: timing {len(timed)} variants x {len(sets)} input sets x {opts.repeat} rounds")
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    for rnd in range(opts.warmup + opts.repeat):
+        shift = rnd % max(1, len(timed))
+        for i in range(len(sets)):
+            for p in timed[shift:] + timed[:shift]:
+                with gpu.nvtx_range(f"bench/{tag}/{p.variant.name}"):
+                    cp.cuda.Device().synchronize()
+                    start.record()
+                    p.calls[i]()
+                    end.record()
+                    end.synchronize()
+                if rnd >= opts.warmup:
+                    p.samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+    for p in timed:
+        p.result.op_time = gpu.Timing(p.samples).as_dict()
+    _derive([p.result for p in prepared], s, device)
+    return [p.result for p in prepared]
+
+
+def _derive(results: list[BenchResult], s: ConvShape, device: dict) -> None:
+    """Ratios to each result's reference and shares of the roofline floor."""
+    by_name = {r.variant: r for r in results if r.op_time}
+    for r in results:
+        if not r.op_time:
+            continue
+        itemsize = 2 if r.precision == "fp16" else 4
+        r.floor_s, r.bound = floor(s, itemsize, device.get("bandwidth_Bps"), device.get("peaks", {}).get(r.arithmetic))
+        med = r.op_time["median_s"]
+        r.floor_share = r.floor_s / med if r.floor_s else None
+        ref = by_name.get(r.reference or "")
+        r.ratio = med / ref.op_time["median_s"] if ref and ref.op_time else None
+
+
+def device_facts(cp: Any, env: dict) -> dict:
+    from profconv.report.devices import peak_for
+
+    peak = peak_for(env.get("gpu"))
+    facts: dict[str, Any] = {"bandwidth_Bps": measure_bandwidth(cp), "bandwidth_method": "1 GiB cudaMemcpyAsync "
+                             "device-to-device, bytes read + written, median of 10"}
+    if peak is not None:
+        facts["peaks"] = {a: t * 1e12 for a in ("fp32", "fp16", "tensor-fp16") if (t := peak.tflops(a))}
+        facts["peak_source"] = peak.source
+    else:
+        facts["peaks"] = {}
+        facts["peak_source"] = f"no datasheet peak known for {env.get('gpu')!r}: no floor shares"
+    return facts
+
+
+def frame(record: dict) -> pd.DataFrame:
+    """One row per (layer, variant) of a bench record (as loaded from JSON); columns: COLUMNS."""
+    rows = []
+    for layer in record.get("layers", []):
+        for r in layer.get("results", []):
+            t = r.get("op_time") or {}
+            rows.append({"model": layer["model"], "layer": layer["layer"], "shape": layer["shape"],
+                         "images": layer["images"], "variant": r["variant"], "precision": r["precision"],
+                         "reference": r.get("reference"), "status": r["status"], "median_s": t.get("median_s"),
+                         "min_s": t.get("min_s"), "max_s": t.get("max_s"), "ratio": r.get("ratio"),
+                         "floor_s": r.get("floor_s"), "bound": r.get("bound"), "floor_share": r.get("floor_share"),
+                         "rel_error": r.get("rel_error"), "error": r.get("error")})
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    for c in ("median_s", "min_s", "max_s", "ratio", "floor_s", "floor_share", "rel_error"):
+        df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
+
+
+def best_per_layer(df: pd.DataFrame) -> pd.DataFrame:
+    """Per measured layer and precision: the fastest correct non-reference variant, its ratio to
+    the reference and its floor share (the issue's targets read off this table)."""
+    ok = df[(df["status"] == "ok") & df["reference"].isin(["cudnn", "cudnn-fp16"])]
+    if ok.empty:
+        return pd.DataFrame(columns=["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share"])
+    idx = ok.groupby(["model", "layer", "precision"], sort=False)["median_s"].idxmin()
+    return ok.loc[idx, ["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share"]].reset_index(drop=True)

@@ -1,0 +1,90 @@
+"""Autotuned kernels: a parameter sweep per layer shape, then a cached launch plan.
+
+A swept variant describes its search space (`candidates`) and how to turn one candidate into a
+ready-to-call operation (`build`: compile, fetch functions, work out grids). The first call for a
+shape times every candidate on the real input and keeps the fastest operation; later calls only
+launch kernels. Keeping module lookups, symbol copies through elementwise kernels and argument
+building out of the call matters on small layers, where a few tens of microseconds of Python per
+launch would otherwise be what the CUDA events measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from profconv.run import gpu
+from profconv.run.models import ConvShape
+
+Op = Callable[[Any, Any, Any, Any], None]  # (x, w, bias, out) -> None, writes out
+SMEM_LIMIT = 200 * 1024  # Hopper allows 227 KB of dynamic shared memory per block (opt-in above 48 KB)
+
+
+def shape_key(s: ConvShape) -> tuple[int, ...]:
+    return (s.B, s.M, s.C, s.H, s.W, s.K, s.P)
+
+
+@dataclass
+class Swept:
+    """One autotuned variant: its candidates, how to build one, and what the sweep chose per shape.
+
+    `trial` (optional) builds a cheaper stand-in for timing a candidate, with the factor its time
+    is divided by (the constant-filter design times one channel group per candidate: compiling
+    every group of every candidate would cost minutes of NVRTC).
+    """
+
+    candidates: Callable[[ConvShape], list[dict]]
+    build: Callable[[Any, dict, ConvShape], Op]
+    trial: Callable[[Any, dict, ConvShape], tuple[Op, float]] | None = None
+
+    def __post_init__(self) -> None:
+        self._chosen: dict[tuple[int, ...], tuple[dict, Op]] = {}
+
+    def params(self, s: ConvShape) -> dict:
+        found = self._chosen.get(shape_key(s))
+        return dict(found[0]) if found else {}
+
+    def launch(self, cp, x, w, bias, out, s: ConvShape):
+        key = shape_key(s)
+        if key not in self._chosen:
+            self._chosen[key] = self._sweep(cp, x, w, bias, out, s)
+        self._chosen[key][1](x, w, bias, out)
+        return out
+
+    def _sweep(self, cp, x, w, bias, out, s: ConvShape) -> tuple[dict, Op]:
+        candidates = self.candidates(s)
+        if not candidates:
+            raise ValueError(f"no kernel configuration fits {s.text()}")
+        best: tuple[float, dict] | None = None
+        for p in candidates:
+            op, per = self.trial(cp, p, s) if self.trial else (self.build(cp, p, s), 1.0)
+            timing = gpu.time_gpu(cp, lambda op=op: op(x, w, bias, out), repeat=3, warmup=1)
+            if best is None or timing.min / per < best[0]:
+                best = (timing.min / per, p)
+        assert best is not None
+        chosen = dict(best[1], swept=len(candidates))
+        return chosen, self.build(cp, best[1], s)
+
+
+def device_limits(cp) -> tuple[int, int]:
+    """(multiprocessors, shared memory per multiprocessor in bytes) of the current device."""
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    return int(props["multiProcessorCount"]), int(props.get("sharedMemPerMultiprocessor", 228 * 1024))
+
+
+def resident_blocks(cp, fn, threads: int, smem: int) -> int:
+    """Blocks of `fn` one multiprocessor holds at once (threads, registers, shared memory)."""
+    _, smem_per_sm = device_limits(cp)
+    regs = max(1, -(-int(fn.num_regs) // 8) * 8) * threads
+    limits = [2048 // threads, 65536 // regs, 32]
+    if smem:
+        limits.append(smem_per_sm // (smem + 1024))  # 1 KB per block is reserved by the driver
+    return max(1, min(limits))
+
+
+def kernel(cp, filename: str, name: str, defines: dict[str, int], smem: int):
+    fn = gpu.module(filename, tuple(defines.items())).get_function(name)
+    if smem > 48 * 1024:
+        fn.max_dynamic_shared_size_bytes = smem
+    return fn
