@@ -4,15 +4,17 @@
 // One block takes IMGS whole images (zero-padded in shared memory once) and NG groups of MB output
 // channels; the filters of those channels sit in shared memory as [group][c][p][q][mb] so each
 // thread reads MB weights with float4 broadcasts. A thread computes TW consecutive outputs of a row
-// for its MB channels; every input row it reads feeds K*MB*TW multiply-adds.
-// Macros (all required): M C H W K P  TW MB NG IMGS THREADS PT
+// in each of TH consecutive output rows for its MB channels: the K*MB weights of one filter row
+// are loaded once and feed TH*TW*K*MB multiply-adds.
+// Macros (all required): M C H W K P  TW TH MB NG IMGS THREADS PT
 //   PT: threads per channel group (IMGS*NPOS rounded up to a warp), THREADS = NG*PT
 #define HP (H + 2 * P)
 #define WP (W + 2 * P)
 #define HO (H + 2 * P - K + 1)
 #define WO (W + 2 * P - K + 1)
 #define WG ((WO + TW - 1) / TW)
-#define NPOS (HO * WG)
+#define HG ((HO + TH - 1) / TH)
+#define NPOS (HG * WG)
 #define CKK (C * K * K)
 #define MBP ((MB + 3) / 4 * 4)
 #define ROW (TW + K - 1)
@@ -56,14 +58,16 @@ conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const 
     const int img = t / NPOS, pos = t % NPOS;
     const int b = b0 + img;
     if (b >= B) return;
-    const int h = pos / WG, w0 = (pos % WG) * TW;
+    const int h0 = (pos / WG) * TH, w0 = (pos % WG) * TW;
 
-    float acc[MB][TW];
+    float acc[TH][MB][TW];
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb) {
         const float bv = (m0 + mb < M) ? bias[m0 + mb] : 0.0f;
 #pragma unroll
-        for (int j = 0; j < TW; ++j) acc[mb][j] = bv;
+        for (int i = 0; i < TH; ++i)
+#pragma unroll
+            for (int j = 0; j < TW; ++j) acc[i][mb][j] = bv;
     }
     const float* wg = ws + g * CKK * MBP;
     const float* xi = xs + img * SIMG;
@@ -71,57 +75,67 @@ conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const 
     for (int c = 0; c < C; ++c) {
 #pragma unroll
         for (int p = 0; p < K; ++p) {
-            float row[ROWV];
-            const float* src = xi + (c * HP + h + p) * SW + w0;
-#if VEC == 4
-#pragma unroll
-            for (int v = 0; v < ROWV / 4; ++v) {
-                const float4 f = reinterpret_cast<const float4*>(src)[v];
-                row[4 * v] = f.x; row[4 * v + 1] = f.y; row[4 * v + 2] = f.z; row[4 * v + 3] = f.w;
-            }
-#elif VEC == 2
-#pragma unroll
-            for (int v = 0; v < ROWV / 2; ++v) {
-                const float2 f = reinterpret_cast<const float2*>(src)[v];
-                row[2 * v] = f.x; row[2 * v + 1] = f.y;
-            }
-#else
-#pragma unroll
-            for (int j = 0; j < ROWV; ++j) row[j] = src[j];
-#endif
+            float wr[K][MBP];  // this filter row's weights for the MB channels
 #pragma unroll
             for (int q = 0; q < K; ++q) {
-                float wr[MBP];
                 const float4* wv = reinterpret_cast<const float4*>(wg + ((c * K + p) * K + q) * MBP);
 #pragma unroll
                 for (int v = 0; v < MBP / 4; ++v) {
                     const float4 f = wv[v];
-                    wr[4 * v] = f.x; wr[4 * v + 1] = f.y; wr[4 * v + 2] = f.z; wr[4 * v + 3] = f.w;
+                    wr[q][4 * v] = f.x; wr[q][4 * v + 1] = f.y; wr[q][4 * v + 2] = f.z; wr[q][4 * v + 3] = f.w;
                 }
+            }
 #pragma unroll
-                for (int mb = 0; mb < MB; ++mb)
+            for (int i = 0; i < TH; ++i) {
+                float row[ROWV];
+                const int hr = h0 + i < HO ? h0 + i : HO - 1;  // a row past the map is computed, never stored
+                const float* src = xi + (c * HP + hr + p) * SW + w0;
+#if VEC == 4
 #pragma unroll
-                    for (int j = 0; j < TW; ++j) acc[mb][j] = fmaf(row[j + q], wr[mb], acc[mb][j]);
+                for (int v = 0; v < ROWV / 4; ++v) {
+                    const float4 f = reinterpret_cast<const float4*>(src)[v];
+                    row[4 * v] = f.x; row[4 * v + 1] = f.y; row[4 * v + 2] = f.z; row[4 * v + 3] = f.w;
+                }
+#elif VEC == 2
+#pragma unroll
+                for (int v = 0; v < ROWV / 2; ++v) {
+                    const float2 f = reinterpret_cast<const float2*>(src)[v];
+                    row[2 * v] = f.x; row[2 * v + 1] = f.y;
+                }
+#else
+#pragma unroll
+                for (int j = 0; j < ROWV; ++j) row[j] = src[j];
+#endif
+#pragma unroll
+                for (int q = 0; q < K; ++q)
+#pragma unroll
+                    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+                        for (int j = 0; j < TW; ++j) acc[i][mb][j] = fmaf(row[j + q], wr[q][mb], acc[i][mb][j]);
             }
         }
     }
 #pragma unroll
-    for (int mb = 0; mb < MB; ++mb) {
-        if (m0 + mb >= M) break;
-        float* out = y + (((size_t)b * M + m0 + mb) * HO + h) * WO + w0;
-        if (TW % 4 == 0 && WO % 4 == 0) {
+    for (int i = 0; i < TH; ++i) {
 #pragma unroll
-            for (int j = 0; j < TW; j += 4)
-                if (w0 + j < WO) *reinterpret_cast<float4*>(out + j) = make_float4(acc[mb][j % TW], acc[mb][(j + 1) % TW],
-                                                                  acc[mb][(j + 2) % TW], acc[mb][(j + 3) % TW]);
-        } else if (TW % 2 == 0 && WO % 2 == 0) {
+        for (int mb = 0; mb < MB; ++mb) {
+            if (m0 + mb >= M || h0 + i >= HO) break;
+            float* out = y + (((size_t)b * M + m0 + mb) * HO + h0 + i) * WO + w0;
+            const float* a = acc[i][mb];
+            if (TW % 4 == 0 && WO % 4 == 0) {
 #pragma unroll
-            for (int j = 0; j < TW; j += 2)
-                if (w0 + j < WO) *reinterpret_cast<float2*>(out + j) = make_float2(acc[mb][j % TW], acc[mb][(j + 1) % TW]);
-        } else {
+                for (int j = 0; j < TW; j += 4)
+                    if (w0 + j < WO)
+                        *reinterpret_cast<float4*>(out + j) = make_float4(a[j % TW], a[(j + 1) % TW], a[(j + 2) % TW], a[(j + 3) % TW]);
+            } else if (TW % 2 == 0 && WO % 2 == 0) {
 #pragma unroll
-            for (int j = 0; j < TW; ++j)
-                if (w0 + j < WO) out[j] = acc[mb][j];
+                for (int j = 0; j < TW; j += 2)
+                    if (w0 + j < WO) *reinterpret_cast<float2*>(out + j) = make_float2(a[j % TW], a[(j + 1) % TW]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < TW; ++j)
+                    if (w0 + j < WO) out[j] = a[j];
+            }
         }
     }
 }

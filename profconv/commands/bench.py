@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,7 +14,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
-from profconv.report.bench import to_markdown
+from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
 from profconv.run import bench, gpu
 from profconv.run import weights as weights_mod
 from profconv.run.models import get_model
@@ -100,16 +101,15 @@ def bench_command(
         write_atomic(run_dir / "bench.json", record.to_json())
         con.print(f"interrupted: partial record in {run_dir / 'bench.json'}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-    doc = bench.json.loads(record.to_json())
+    doc = json.loads(record.to_json())
     best = bench.best_per_layer(bench.frame(doc))
     if not best.empty:
         table = Table(title="Best variant per layer and precision", title_justify="left")
-        for col in ("model", "layer", "precision", "variant", "Op Time", "vs cuDNN", "floor share"):
+        for col in ("model", "layer", "precision", "variant", "Op Time (ms)", "vs cuDNN", "floor share"):
             table.add_column(col)
-        for r in best.itertuples():
-            table.add_row(r.model, r.layer, r.precision, r.variant, f"{r.median_s * 1e3:.3f} ms",
-                          f"{r.ratio:.2f}x" if r.ratio == r.ratio else "—",
-                          f"{r.floor_share:.0%}" if r.floor_share == r.floor_share else "—")
+        for r in best.to_dict("records"):
+            table.add_row(str(r["model"]), str(r["layer"]), str(r["precision"]), str(r["variant"]), fmt_ms(r["median_s"]),
+                          fmt_ratio(r["ratio"]), fmt_share(r["floor_share"]))
         con.print(table)
     if markdown_out is not None:
         write_atomic(markdown_out, to_markdown(doc))

@@ -9,25 +9,29 @@ import pandas as pd
 
 from profconv.run.bench import best_per_layer, frame
 
+LAYER_HEADER = "| variant | precision | Op Time (ms) | min (ms) | ratio | vs | share of floor | bound | rel. error | status |"
 
-def _ms(v: Any) -> str:
+
+def fmt_ms(v: Any) -> str:
     return f"{v * 1e3:.3f}" if pd.notna(v) else "—"
 
 
-def _x(v: Any) -> str:
+def fmt_ratio(v: Any) -> str:
     return f"{v:.2f}×" if pd.notna(v) else "—"
 
 
-def _pct(v: Any) -> str:
+def fmt_share(v: Any) -> str:
     return f"{v:.0%}" if pd.notna(v) else "—"
 
 
-def to_markdown(record: dict) -> str:
+def to_markdown(record: dict, level: int = 1) -> str:
+    """`level` 1 for a report of its own, 2 inside `profconv report`'s document."""
+    h = "#" * level
     env, dev, st = record.get("environment", {}), record.get("device", {}), record.get("settings", {})
     df = frame(record)
     bw = dev.get("bandwidth_Bps")
     lines = [
-        f"# profconv bench — {env.get('gpu') or 'no GPU'}",
+        f"{h} profconv bench — {env.get('gpu') or 'no GPU'}",
         "",
         f"`{' '.join(record.get('argv', []))}` · {record.get('created', '')}",
         "",
@@ -48,26 +52,25 @@ def to_markdown(record: dict) -> str:
         lines += ["**Interrupted: the record holds the layers finished before Ctrl-C.**", ""]
     best = best_per_layer(df)
     if not best.empty:
-        lines += ["## Best variant per layer", "",
+        lines += [f"{h}# Best variant per layer", "",
                   "| model | layer | shape | precision | best variant | Op Time (ms) | vs cuDNN | share of floor |",
                   "|---|---|---|---|---|---:|---:|---:|"]
         for r in best.itertuples():
-            lines.append(f"| {r.model} | {r.layer} | {r.shape} | {r.precision} | {r.variant} | {_ms(r.median_s)} | "
-                         f"{_x(r.ratio)} | {_pct(r.floor_share)} |")
+            lines.append(f"| {r.model} | {r.layer} | {r.shape} | {r.precision} | {r.variant} | {fmt_ms(r.median_s)} | "
+                         f"{fmt_ratio(r.ratio)} | {fmt_share(r.floor_share)} |")
         lines.append("")
     for layer in record.get("layers", []):
-        title = f"## {layer['model']} {layer['layer']}: {layer['shape']}, {layer['images']} images"
+        title = f"{h}# {layer['model']} {layer['layer']}: {layer['shape']}, {layer['images']} images"
         if layer.get("same_as"):
             lines += [title, "", f"Same shape as {layer['same_as']}: measured there.", ""]
             continue
-        lines += [title, "", "| variant | precision | Op Time (ms) | min (ms) | ratio | vs | share of floor | bound | rel. error | status |",
-                  "|---|---|---:|---:|---:|---|---:|---|---:|---|"]
+        lines += [title, "", LAYER_HEADER, "|---|---|---:|---:|---:|---|---:|---|---:|---|"]
         for r in layer.get("results", []):
             t = r.get("op_time") or {}
             err = r.get("rel_error")
             status = "ok" if r["status"] == "ok" else f"FAILED: {r.get('error') or ''}"
-            lines.append(f"| {r['variant']} | {r['precision']} | {_ms(t.get('median_s'))} | {_ms(t.get('min_s'))} | "
-                         f"{_x(r.get('ratio'))} | {r.get('reference') or '—'} | {_pct(r.get('floor_share'))} | "
+            lines.append(f"| {r['variant']} | {r['precision']} | {fmt_ms(t.get('median_s'))} | {fmt_ms(t.get('min_s'))} | "
+                         f"{fmt_ratio(r.get('ratio'))} | {r.get('reference') or '—'} | {fmt_share(r.get('floor_share'))} | "
                          f"{r.get('bound') or '—'} | {f'{err:.1e}' if err is not None else '—'} | {status} |")
         chosen = [r for r in layer.get("results", []) if r.get("params")]
         if chosen:

@@ -12,7 +12,8 @@ from profconv.parse.schema import TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
 from profconv.report import analysis, markdown, plots
 from profconv.report.devices import peak_for
-from profconv.report.inputs import LogInput, RunInput
+from profconv.report.bench import to_markdown as bench_markdown
+from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,11 @@ def log_section(inp: LogInput, opts: ReportOptions) -> str:
     return "\n".join(parts)
 
 
-def build(inputs: list[RunInput | LogInput], opts: ReportOptions) -> str:
+def build(inputs: list[Input], opts: ReportOptions) -> str:
     parts = [f"# {opts.title}", ""]
     for inp in inputs:
-        parts.append(run_section(inp, opts) if isinstance(inp, RunInput) else log_section(inp, opts))
+        if isinstance(inp, BenchInput):
+            parts.append(bench_markdown(inp.record, level=2))
+        else:
+            parts.append(run_section(inp, opts) if isinstance(inp, RunInput) else log_section(inp, opts))
     return "\n".join(parts).rstrip() + "\n"

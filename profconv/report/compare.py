@@ -6,14 +6,20 @@ import pandas as pd
 
 from profconv.errors import InputError
 from profconv.report import analysis
-from profconv.report.inputs import LogInput, RunInput
+from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
+from profconv.run import bench
 
 
-def compare(a: RunInput | LogInput, b: RunInput | LogInput, threshold: float) -> pd.DataFrame:
+def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
     """Rows keyed by what both sides share; ratio = B / A; regression when ratio > 1 + threshold."""
     if type(a) is not type(b):
-        raise InputError("--compare needs two run records or two profiler logs, not one of each")
-    if isinstance(a, RunInput) and isinstance(b, RunInput):
+        raise InputError("--compare needs two run records, two bench records or two profiler logs, not a mix")
+    if isinstance(a, BenchInput) and isinstance(b, BenchInput):
+        key = ["model", "layer", "variant"]
+        fa, fb = bench.frame(a.record), bench.frame(b.record)
+        ta = fa[fa["status"] == "ok"].set_index(key)["median_s"].rename("a")
+        tb = fb[fb["status"] == "ok"].set_index(key)["median_s"].rename("b")
+    elif isinstance(a, RunInput) and isinstance(b, RunInput):
         key = ["images", "variant", "layer"]
         ta = analysis.op_times(a.record)
         tb = analysis.op_times(b.record)

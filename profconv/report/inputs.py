@@ -10,6 +10,8 @@ from typing import Any
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
+from profconv.run.bench import SCHEMA as BENCH_SCHEMA
+from profconv.run.bench import SCHEMA_VERSION as BENCH_SCHEMA_VERSION
 from profconv.run.record import SCHEMA, SCHEMA_VERSION
 
 
@@ -20,19 +22,38 @@ class RunInput:
 
 
 @dataclass
+class BenchInput:
+    path: Path
+    record: dict[str, Any]
+
+
+@dataclass
 class LogInput:
     path: Path
     profiles: ProfileSet
 
 
-def read_record(path: Path) -> dict[str, Any]:
-    """A run record, checked: other files, newer schema versions and half files are refused clearly."""
+def _read_json(path: Path) -> Any:
     try:
-        doc = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a valid run record ({exc.msg} at line {exc.lineno})") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def read_bench(path: Path, doc: dict[str, Any]) -> BenchInput:
+    version = doc.get("schema_version")
+    if not isinstance(version, int) or version > BENCH_SCHEMA_VERSION:
+        raise InputError(f"{path}: bench record schema version {version} is newer than this profconv reads "
+                         f"({BENCH_SCHEMA_VERSION}); upgrade profconv")
+    return BenchInput(path, doc)
+
+
+def read_record(path: Path, doc: Any = None) -> dict[str, Any]:
+    """A run record, checked: other files, newer schema versions and half files are refused clearly."""
+    if doc is None:
+        doc = _read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(f"{path}: not a profconv run record (no \"schema\": \"{SCHEMA}\")")
     version = doc.get("schema_version")
@@ -51,18 +72,28 @@ def upgrade(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def load(paths: list[str]) -> list[RunInput | LogInput]:
-    """Each path: a run directory, a run.json, or a profiler log ('-' for stdin)."""
-    out: list[RunInput | LogInput] = []
+Input = RunInput | BenchInput | LogInput
+
+
+def _json_input(path: Path) -> RunInput | BenchInput:
+    doc = _read_json(path)
+    if isinstance(doc, dict) and doc.get("schema") == BENCH_SCHEMA:
+        return read_bench(path, doc)
+    return RunInput(path, read_record(path, doc))
+
+
+def load(paths: list[str]) -> list[Input]:
+    """Each path: a run or bench directory, a run.json or bench.json, or a profiler log ('-' for stdin)."""
+    out: list[Input] = []
     for p in paths:
         path = Path(p)
         if p != "-" and path.is_dir():
-            rec = path / "run.json"
-            if not rec.exists():
-                raise InputError(f"{p}: a directory without run.json: not a profconv run directory")
-            out.append(RunInput(rec, read_record(rec)))
+            found = [path / name for name in ("run.json", "bench.json") if (path / name).exists()]
+            if not found:
+                raise InputError(f"{p}: a directory without run.json or bench.json: not a profconv run directory")
+            out.append(_json_input(found[0]))
         elif path.suffix == ".json" and path.exists():
-            out.append(RunInput(path, read_record(path)))
+            out.append(_json_input(path))
         else:
             out.append(LogInput(path, parse(p)))
     return out

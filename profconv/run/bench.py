@@ -25,6 +25,7 @@ into one DataFrame row per layer and variant.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -114,7 +115,8 @@ def min_bytes(s: ConvShape, itemsize: int) -> float:
     return s.min_bytes / 4 * itemsize
 
 
-def floor(s: ConvShape, itemsize: int, bandwidth: float | None, peak_flops: float | None) -> tuple[float | None, str | None]:
+def floor(s: ConvShape, itemsize: int, bandwidth: float | None,
+          peak_flops: float | None) -> tuple[float | None, str | None]:
     """(the roofline floor in seconds, memory | compute), or (None, None) when either bound is unknown."""
     if not bandwidth or not peak_flops:
         return None, None
@@ -129,10 +131,10 @@ def measure_bandwidth(cp: Any, nbytes: int = 1 << 30, repeat: int = 10) -> float
     rt = cp.cuda.runtime
 
     def copy() -> None:
-        rt.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes, rt.memcpyDeviceToDevice, cp.cuda.get_current_stream().ptr)
+        rt.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes, rt.memcpyDeviceToDevice,
+                       cp.cuda.get_current_stream().ptr)
 
     t = gpu.time_gpu(cp, copy, repeat=repeat, warmup=2)
-    del src, dst
     return 2 * nbytes / t.median
 
 
@@ -179,9 +181,10 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
                 opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
     prepared: list[_Prepared] = []
     for v in variants:
+        assert v.launch is not None
         progress(f"{tag}: checking {v.name}")
         res = BenchResult(v.name, v.technique, v.precision, v.arithmetic, v.reference, v.tolerance)
-        calls = []
+        calls: list[Callable[[], Any]] = []
         try:
             wv, bv = w.astype(v.dtype), None if bias is None else bias.astype(v.dtype)
             worst = 0.0
@@ -191,7 +194,7 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
                 cp.cuda.Device().synchronize()
                 err, _ = rel_error(cp, cp.asarray(y), ref)
                 worst = err if err != err else max(worst, err)
-                calls.append(lambda v=v, x=x, wv=wv, bv=bv, out=out: v.launch(cp, x, wv, bv, out, s))
+                calls.append(functools.partial(v.launch, cp, x, wv, bv, out, s))
             res.rel_error = None if worst != worst else worst
             if not worst <= v.tolerance:
                 res.status = "failed"
@@ -274,11 +277,14 @@ def frame(record: dict) -> pd.DataFrame:
     return df
 
 
+BEST_COLUMNS = ["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share"]
+
+
 def best_per_layer(df: pd.DataFrame) -> pd.DataFrame:
-    """Per measured layer and precision: the fastest correct non-reference variant, its ratio to
-    the reference and its floor share (the issue's targets read off this table)."""
+    """Per measured layer and precision: the fastest correct variant measured against cuDNN, its
+    ratio and its floor share (the issue's targets read off this table)."""
     ok = df[(df["status"] == "ok") & df["reference"].isin(["cudnn", "cudnn-fp16"])]
     if ok.empty:
-        return pd.DataFrame(columns=["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share"])
+        return pd.DataFrame(columns=BEST_COLUMNS)
     idx = ok.groupby(["model", "layer", "precision"], sort=False)["median_s"].idxmin()
-    return ok.loc[idx, ["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share"]].reset_index(drop=True)
+    return ok.loc[idx, BEST_COLUMNS].reset_index(drop=True)

@@ -10,6 +10,7 @@ launch would otherwise be what the CUDA events measure.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +60,7 @@ class Swept:
         best: tuple[float, dict] | None = None
         for p in candidates:
             op, per = self.trial(cp, p, s) if self.trial else (self.build(cp, p, s), 1.0)
-            timing = gpu.time_gpu(cp, lambda op=op: op(x, w, bias, out), repeat=3, warmup=1)
+            timing = gpu.time_gpu(cp, functools.partial(op, x, w, bias, out), repeat=3, warmup=1)
             if best is None or timing.min / per < best[0]:
                 best = (timing.min / per, p)
         assert best is not None

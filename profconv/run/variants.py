@@ -209,38 +209,39 @@ def smem_design_sizes(s: ConvShape, tw: int, elem: int) -> tuple[int, int]:
     return sw, s.C * hp * sw
 
 
-def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int) -> list[dict]:
-    """Shared-filter design: TW outputs x MB channels per thread, NG channel groups and IMGS
-    images per block (all groups in one block when they fit 1,024 threads: the images are then
-    staged once for every output channel)."""
+def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[int, ...] = (1,)) -> list[dict]:
+    """Shared-filter design: TW outputs x TH rows x MB channels per thread, NG channel groups and
+    IMGS images per block (all groups in one block when they fit 1,024 threads: the images are
+    then staged once for every output channel)."""
     out: list[dict] = []
     for tw in tws:
-        if elem == 2 and tw % 2:
+        if (elem == 2 and tw % 2) or tw > max(2, s.Wo):
             continue
-        if tw > max(2, s.Wo):
-            continue
-        npos = s.Ho * -(-s.Wo // tw)
-        for mb in (4, 8):
-            if mb == 8 and s.M <= 4:
+        for th in ths:
+            if th > s.Ho:
                 continue
-            groups = -(-s.M // mb)
-            for target in (256, 512):
-                per_group = _round_up(npos, 32)
-                ng = max(1, min(groups, 1024 // per_group))
-                imgs = max(1, min(16, target // (ng * npos)))
-                while imgs > 1 and ng * _round_up(imgs * npos, 32) > 1024:
-                    imgs -= 1
-                pt = _round_up(imgs * npos, 32)
-                if ng * pt > 1024:
+            npos = -(-s.Ho // th) * -(-s.Wo // tw)
+            for mb in (4, 8):
+                if mb == 8 and s.M <= 4:
                     continue
-                _, simg = smem_design_sizes(s, tw, elem)
-                mbp = _round_up(mb, 4)
-                weights = ng * s.C * s.K * s.K * mbp * 4  # fp32 floats, or fp16 (w, w) half2 pairs: 4 bytes either way
-                smem = weights + imgs * simg * elem
-                cand = {"design": "shared-filters", "TW": tw, "MB": mb, "NG": ng, "IMGS": imgs, "PT": pt,
-                        "THREADS": ng * pt, "smem": smem}
-                if smem <= sweep.SMEM_LIMIT and cand not in out:
-                    out.append(cand)
+                groups = -(-s.M // mb)
+                for target in (256, 512):
+                    ng = max(1, min(groups, 1024 // _round_up(npos, 32)))
+                    imgs = max(1, min(16, target // (ng * npos)))
+                    while imgs > 1 and ng * _round_up(imgs * npos, 32) > 1024:
+                        imgs -= 1
+                    pt = _round_up(imgs * npos, 32)
+                    if ng * pt > 1024:
+                        continue
+                    _, simg = smem_design_sizes(s, tw, elem)
+                    weights = ng * s.C * s.K * s.K * _round_up(mb, 4) * 4  # fp32 floats, or fp16 (w, w) half2 pairs
+                    smem = weights + imgs * simg * elem
+                    cand = {"design": "shared-filters", "TW": tw, "MB": mb, "NG": ng, "IMGS": imgs, "PT": pt,
+                            "THREADS": ng * pt, "smem": smem}
+                    if elem == 4:
+                        cand["TH"] = th
+                    if smem <= sweep.SMEM_LIMIT and cand not in out:
+                        out.append(cand)
     return out
 
 
@@ -248,6 +249,8 @@ def _shared_build(filename: str, name: str):
     def build(cp, p: dict, s: ConvShape):
         defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "TW": p["TW"], "MB": p["MB"],
                    "NG": p["NG"], "IMGS": p["IMGS"], "THREADS": p["THREADS"], "PT": p["PT"]}
+        if "TH" in p:
+            defines["TH"] = p["TH"]
         fn = sweep.kernel(cp, filename, name, defines, p["smem"])
         grid = ((s.B + p["IMGS"] - 1) // p["IMGS"], -(-s.M // (p["NG"] * p["MB"])))
         block, smem, batch = (p["THREADS"],), p["smem"], np.int32(s.B)
@@ -261,9 +264,10 @@ def _shared_build(filename: str, name: str):
 
 
 def tuned_candidates(s: ConvShape) -> list[dict]:
-    """C = 1: filters in constant memory become FFMA operands; deeper layers keep them in shared
-    memory (their filter sets overflow the constant cache)."""
-    return constant_candidates(s) if s.C == 1 else shared_candidates(s, (2, 4), elem=4)
+    """Filters in constant memory become FFMA operands, but only a C = 1 filter set fits the constant
+    cache; deeper layers keep them in shared memory. For C = 1 both designs compete."""
+    shared = shared_candidates(s, (2, 4), elem=4, ths=(1, 2))
+    return constant_candidates(s) + shared if s.C == 1 else shared
 
 
 def _tuned_build(cp, p: dict, s: ConvShape):

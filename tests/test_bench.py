@@ -1,0 +1,129 @@
+"""profconv bench without a GPU: the record's derived numbers, the tables, the sweep spaces, the CLI."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from profconv.report.bench import to_markdown
+from profconv.run import bench
+from profconv.run.models import MODELS, ConvShape
+from profconv.run.variants import VARIANTS, shared_candidates, tensorcore_candidates, tensorcore_sizes, tuned_candidates
+
+FIRST = "tests/data/bench/bench-h200-first.json"
+F17 = ConvShape(10000, 50, 1, 28, 28, 5)
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "profconv", *args], capture_output=True, text=True,
+                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+
+def record() -> dict:
+    return json.loads(Path(FIRST).read_text())
+
+
+def test_frame_has_every_layer_and_variant():
+    df = bench.frame(record())
+    assert len(df) == 6 * 12 and list(df.columns) == bench.COLUMNS
+    tuned = df[(df.model == "ece408-high") & (df.variant == "tuned")].iloc[0]
+    cudnn = df[(df.model == "ece408-high") & (df.variant == "cudnn")].iloc[0]
+    assert tuned.median_s == pytest.approx(0.0005873599946498872)
+    assert cudnn.median_s == pytest.approx(0.001398959994316101)
+    assert tuned.ratio == pytest.approx(tuned.median_s / cudnn.median_s)
+    assert tuned.bound == "memory" and tuned.floor_share == pytest.approx(tuned.floor_s / tuned.median_s)
+
+
+def test_floor_uses_measured_bandwidth_and_the_variants_peak():
+    bw = 4190506217254.9326
+    t, bound = bench.floor(F17, 4, bw, 67e12)
+    assert bound == "memory" and t == pytest.approx(F17.min_bytes / bw)
+    t16, _ = bench.floor(F17, 2, bw, 989.4e12)
+    assert t16 == pytest.approx(F17.min_bytes / 2 / bw)
+    assert bench.floor(F17, 4, None, 67e12) == (None, None)  # no bandwidth: no floor, never a guess
+    assert bench.floor(F17, 4, bw, None) == (None, None)
+
+
+def test_derive_ratios_against_the_same_precision():
+    results = [bench.BenchResult("tuned", "", "fp32", "fp32", "cudnn", 1e-5, op_time={"median_s": 1.0}),
+               bench.BenchResult("cudnn", "", "fp32", "fp32", None, 1e-5, op_time={"median_s": 2.0}),
+               bench.BenchResult("fp16", "", "fp16", "fp16", "cudnn-fp16", 1e-2, op_time={"median_s": 0.5}),
+               bench.BenchResult("cudnn-fp16", "", "fp16", "tensor-fp16", None, 5e-3, status="failed")]
+    bench._derive(results, F17, {"bandwidth_Bps": 4e12, "peaks": {"fp32": 67e12, "fp16": 133.8e12}})
+    assert results[0].ratio == 0.5 and results[1].ratio is None
+    assert results[2].ratio is None  # its reference failed: no ratio rather than an invented one
+    assert results[2].floor_s == pytest.approx(F17.min_bytes / 2 / 4e12)
+
+
+def test_best_per_layer_meets_the_issue_targets_on_the_first_h200_run():
+    best = bench.best_per_layer(bench.frame(record()))
+    fp32 = best[best.precision == "fp32"]
+    assert len(best) == 12 and set(fp32.variant) == {"tuned"}
+    assert (fp32.ratio < 1.0).all()
+    assert fp32[fp32.model == "ece408-high"].ratio.iloc[0] == pytest.approx(0.41985474712379134)
+    assert (best[best.precision == "fp16"].ratio < 1.0).all()
+
+
+def test_markdown_tables():
+    md = to_markdown(record())
+    assert md.startswith("# profconv bench — NVIDIA H200")
+    assert "| ece408-high | conv1 | M=50 C=1 28x28 K=5 | fp32 | tuned | 0.587 | 0.42× | 48% |" in md
+    assert "| cudnn-fp16 | fp16 | 1.309 | 1.298 | — | — | 11% | memory | 2.9e-04 | ok |" in md
+    assert "4.19 TB/s" in md and md.count("## ") == 7
+
+
+def test_report_and_compare_read_bench_records(tmp_path):
+    r = cli("report", FIRST, "--markdown", str(tmp_path / "b.md"))
+    assert r.returncode == 0, r.stderr
+    assert "## profconv bench — NVIDIA H200" in (tmp_path / "b.md").read_text()
+    slower = record()
+    for layer in slower["layers"]:
+        for res in layer["results"]:
+            if res["variant"] == "tuned" and res["op_time"]:
+                res["op_time"]["median_s"] *= 1.5
+    (tmp_path / "slower.json").write_text(json.dumps(slower))
+    r = cli("report", "--compare", FIRST, str(tmp_path / "slower.json"), "--fail-on-regression",
+            "--markdown", str(tmp_path / "c.md"))
+    assert r.returncode == 1 and "6 regression(s)" in r.stdout
+    assert "| cifar10 | conv1 | tuned |" in (tmp_path / "c.md").read_text()
+
+
+def test_bench_cli_errors_are_one_line():
+    r = cli("bench")
+    assert r.returncode == 3 and r.stderr.count("\n") == 1 and "needs a CUDA GPU" in r.stderr
+    r = cli("bench", "--sets", "0")
+    assert r.returncode == 2 and "at least 1" in r.stderr
+    r = cli("bench", "--variant", "cpu")
+    assert r.returncode == 2 and "GPU variants" in r.stderr
+    r = cli("bench", "--model", "nope")
+    assert r.returncode == 2 and "unknown model 'nope'" in r.stderr
+
+
+def test_variant_references():
+    ref = {v.name: v.reference for v in VARIANTS}
+    assert ref["tuned"] == ref["naive"] == "cudnn"
+    assert ref["fp16"] == ref["tensorcore"] == "cudnn-fp16"
+    assert ref["streams"] == "e2e" and ref["e2e"] is None and ref["cudnn"] is None
+
+
+@pytest.mark.parametrize("model", ["ece408-high", "ece408", "cifar10", "ece408-fa20"])
+def test_sweep_spaces_fit_the_hardware(model):
+    """Every candidate fits a block (<= 1,024 threads, whole warps) and 200 KB of shared memory,
+    and the sweeps stay small enough to compile in seconds."""
+    for _, s in MODELS[model].conv_shapes(10000):
+        tuned = tuned_candidates(s)
+        assert 1 <= len(tuned) <= 20
+        assert {c["design"] for c in tuned} == ({"constant-filters", "shared-filters"} if s.C == 1 else {"shared-filters"})
+        for c in tuned + shared_candidates(s, (2, 4, 8), elem=2):
+            assert c["THREADS"] <= 1024 and c["THREADS"] % 32 == 0 and c["smem"] <= 200 * 1024
+        for c in tensorcore_candidates(s):
+            assert c["CP"] % 8 == 0 and c["CP"] >= s.C and c["smem"] <= 200 * 1024
+
+
+def test_tensorcore_shared_memory_matches_the_kernel_layout():
+    # Spring 2018 conv2: C=6 -> 8 channels, 25 taps x 4 pairs / 8 = 13 steps, 2 column tiles,
+    # 30x30x8 halves of image, 4 warps x 16 channels x (32 + 8) halves of staging
+    sizes = tensorcore_sizes(ConvShape(10000, 16, 6, 30, 30, 5), rt=2, warps=4, imgs=1)
+    assert sizes == {"CP": 8, "tiles_per_image": 22, "smem": 13 * 2 * 32 * 8 + 30 * 30 * 8 * 2 + 4 * 16 * 40 * 2}
