@@ -102,7 +102,7 @@ def test_bad_records_refused(tmp_path, content, message):
 
 def test_compare_needs_two_of_a_kind():
     r = cli("report", "--compare", RUN, SEED)
-    assert r.returncode == 2 and "two run records or two profiler logs" in r.stderr
+    assert r.returncode == 2 and "two run records, two bench records or two profiler logs" in r.stderr
     r = cli("report", "--compare", RUN)
     assert r.returncode == 2 and "exactly two inputs" in r.stderr
 
