@@ -23,15 +23,20 @@ conv_tuned(const float* __restrict__ x, const float* __restrict__ bias, float* _
     constexpr int SW = WP + TW;    // row stride with slack so the last group can over-read zeros
     constexpr int SIMG = C * HP * SW;
     const int b0 = blockIdx.x * IMGS;
-    for (int i = threadIdx.x; i < IMGS * SIMG; i += THREADS) {
+    constexpr int LOADS = (IMGS * SIMG + THREADS - 1) / THREADS;
+    float v[LOADS];  // all of a thread's global loads are issued before the first shared store
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {
+        const int i = threadIdx.x + k * THREADS;
         const int img = i / SIMG, r = i % SIMG;
         const int c = r / (HP * SW), hw = r % (HP * SW);
         const int hh = hw / SW - P, ww = hw % SW - P;
-        float v = 0.0f;
-        if (b0 + img < B && hh >= 0 && hh < H && ww >= 0 && ww < W)
-            v = x[((size_t)(b0 + img) * C + c) * (H * W) + hh * W + ww];
-        xs[i] = v;
+        v[k] = (i < IMGS * SIMG && b0 + img < B && hh >= 0 && hh < H && ww >= 0 && ww < W)
+                   ? x[((size_t)(b0 + img) * C + c) * (H * W) + hh * W + ww] : 0.0f;
     }
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k)
+        if (threadIdx.x + k * THREADS < IMGS * SIMG) xs[threadIdx.x + k * THREADS] = v[k];
     __syncthreads();
     for (int t = threadIdx.x; t < IMGS * NPOS; t += THREADS) {
         const int img = t / NPOS, pos = t % NPOS;

@@ -11,8 +11,8 @@ from profconv.analysis.ranking import rank_profile
 from profconv.parse.schema import TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
 from profconv.report import analysis, markdown, plots
-from profconv.report.devices import peak_for
 from profconv.report.bench import to_markdown as bench_markdown
+from profconv.report.devices import peak_for
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 
 

@@ -136,6 +136,7 @@ def launch_fused(cp, x, w, bias, out, s: ConvShape) -> Any:
 # --- tuned, fp16, tensorcore: swept per layer shape (profconv/run/sweep.py) -------------------------
 
 TUNED_MAX_UNROLLED_FMAS = 16384  # past this many FMAs per thread the channel loop stays rolled
+PREFETCH_MAX = 16  # pixels a thread of tuned_smem.cu holds in registers for the next group
 
 
 def _round_up(n: int, k: int) -> int:
@@ -230,9 +231,18 @@ def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[
                     imgs = max(1, min(16, target // (ng * npos)))
                     while imgs > 1 and ng * _round_up(imgs * npos, 32) > 1024:
                         imgs -= 1
+                    def prefetch(imgs: int) -> int:  # pixels per thread tuned_smem.cu keeps for the next group
+                        return 0 if elem == 2 else -(-imgs * s.C * s.H * s.W // (ng * _round_up(imgs * npos, 32)))
+
+                    while imgs > 1 and prefetch(imgs) > PREFETCH_MAX:
+                        imgs -= 1
                     pt = _round_up(imgs * npos, 32)
-                    if ng * pt > 1024:
+                    if ng * pt > 1024 or prefetch(imgs) > PREFETCH_MAX:
                         continue
+                    rowv = _round_up(tw + s.K - 1, 4 if tw % 4 == 0 else 2 if tw % 2 == 0 else 1)
+                    live = th * mb * tw + th * rowv + _round_up(mb, 4) + prefetch(imgs) + 24  # accumulators, rows, weights
+                    if elem == 4 and live > min(255, 65536 // (ng * pt) // 8 * 8):
+                        continue  # would spill: the block's register budget cannot hold it
                     _, simg = smem_design_sizes(s, tw, elem)
                     weights = ng * s.C * s.K * s.K * _round_up(mb, 4) * 4  # fp32 floats, or fp16 (w, w) half2 pairs
                     smem = weights + imgs * simg * elem
@@ -245,14 +255,19 @@ def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[
     return out
 
 
-def _shared_build(filename: str, name: str):
+def _shared_build(filename: str, name: str, persistent: bool):
     def build(cp, p: dict, s: ConvShape):
         defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "TW": p["TW"], "MB": p["MB"],
                    "NG": p["NG"], "IMGS": p["IMGS"], "THREADS": p["THREADS"], "PT": p["PT"]}
         if "TH" in p:
             defines["TH"] = p["TH"]
         fn = sweep.kernel(cp, filename, name, defines, p["smem"])
-        grid = ((s.B + p["IMGS"] - 1) // p["IMGS"], -(-s.M // (p["NG"] * p["MB"])))
+        groups, channel_blocks = -(-s.B // p["IMGS"]), -(-s.M // (p["NG"] * p["MB"]))
+        if persistent:  # one wave of blocks, each looping over image groups
+            sms, _ = sweep.device_limits(cp)
+            slots = sms * sweep.resident_blocks(cp, fn, p["THREADS"], p["smem"])
+            groups = min(groups, max(1, slots // channel_blocks))
+        grid = (groups, channel_blocks)
         block, smem, batch = (p["THREADS"],), p["smem"], np.int32(s.B)
 
         def op(x, w, bias, out) -> None:
@@ -273,7 +288,7 @@ def tuned_candidates(s: ConvShape) -> list[dict]:
 def _tuned_build(cp, p: dict, s: ConvShape):
     if p["design"] == "constant-filters":
         return _constant_build(cp, p, s)
-    return _shared_build("tuned_smem.cu", "conv_tuned_smem")(cp, p, s)
+    return _shared_build("tuned_smem.cu", "conv_tuned_smem", persistent=True)(cp, p, s)
 
 
 def _tuned_trial(cp, p: dict, s: ConvShape):
@@ -283,7 +298,7 @@ def _tuned_trial(cp, p: dict, s: ConvShape):
 
 
 TUNED = sweep.Swept(tuned_candidates, _tuned_build, _tuned_trial)
-FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16"))
+FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16", persistent=False))
 
 
 def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int) -> dict:
