@@ -3,6 +3,8 @@
 // duplicated into both halves), so the FMA rate and the bytes moved are both twice fp32's.
 // Sums run in half2 over one input channel's K*K taps (at most 49 terms), then fold into fp32
 // accumulators, so deep layers (C = 16-20) do not lose precision to a long half-precision sum.
+// Blocks are persistent and prefetch the next group of images into registers while computing the
+// current one, as in tuned_smem.cu.
 // Macros (all required): M C H W K P  TW MB NG IMGS THREADS PT  (TW even)
 #include <cuda_fp16.h>
 
@@ -20,6 +22,8 @@
 #define SW ((SW_MIN + 7) / 8 * 8)  // halves per shared row: even, so rows start 4-byte aligned
 #define SIMG (C * HP * SW)
 #define WPAIRS (NG * CKK * MBP)   // half2 (w, w) pairs of the block's filters
+#define IMG_PIXELS (C * H * W)
+#define PF ((IMGS * IMG_PIXELS + THREADS - 1) / THREADS)  // pixels each thread prefetches per group
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 conv_fp16(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ bias,
@@ -28,7 +32,6 @@ conv_fp16(const __half* __restrict__ x, const __half* __restrict__ w, const __ha
     __half2* ws = reinterpret_cast<__half2*>(smem16);  // [group][c][p][q][mb] duplicated weights
     __half* xs = reinterpret_cast<__half*>(ws + WPAIRS);
     const int m_block = blockIdx.y * NG * MB;
-    const int b0 = blockIdx.x * IMGS;
     for (int i = threadIdx.x; i < WPAIRS; i += THREADS) {
         const int g = i / (CKK * MBP), r = i % (CKK * MBP);
         const int k = r / MBP, mb = r % MBP, m = m_block + g * MB + mb;
@@ -37,92 +40,108 @@ conv_fp16(const __half* __restrict__ x, const __half* __restrict__ w, const __ha
     }
     uint4* xs16 = reinterpret_cast<uint4*>(xs);
     for (int i = threadIdx.x; i < IMGS * SIMG / 8; i += THREADS) xs16[i] = make_uint4(0, 0, 0, 0);
-    __syncthreads();
-    const size_t first = (size_t)b0 * C * H * W, total = (size_t)B * C * H * W;
-#pragma unroll 8
-    for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS) {
-        if (first + i < total) {
-            const int img = i / (C * H * W), r = i % (C * H * W);
-            const int c = r / (H * W), hw = r % (H * W);
-            xs[img * SIMG + (c * HP + hw / W + P) * SW + hw % W + P] = x[first + i];
+
+    const int groups = (B + IMGS - 1) / IMGS;
+    const size_t total = (size_t)B * IMG_PIXELS;
+    __half pre[PF];
+    auto prefetch = [&](int grp) {
+        const size_t first = (size_t)grp * IMGS * IMG_PIXELS;
+#pragma unroll
+        for (int k = 0; k < PF; ++k) {
+            const int i = threadIdx.x + k * THREADS;
+            pre[k] = (i < IMGS * IMG_PIXELS && first + i < total) ? x[first + i] : __float2half(0.0f);
         }
-    }
-    __syncthreads();
+    };
+    if (blockIdx.x < groups) prefetch(blockIdx.x);
 
     const int g = threadIdx.x / PT, t = threadIdx.x % PT;
     const int m0 = m_block + g * MB;
-    if (t >= IMGS * NPOS || m0 >= M) return;
     const int img = t / NPOS, pos = t % NPOS;
-    const int b = b0 + img;
-    if (b >= B) return;
+    const bool active = t < IMGS * NPOS && m0 < M;
     const int h = pos / WG, w0 = (pos % WG) * TW;
-
-    float acc[MB][TW];
-#pragma unroll
-    for (int mb = 0; mb < MB; ++mb) {
-        const float bv = (m0 + mb < M) ? __half2float(bias[m0 + mb]) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < TW; ++j) acc[mb][j] = bv;
-    }
     const __half2* wg = ws + g * CKK * MBP;
     const __half* xi = xs + img * SIMG;
-#pragma unroll 1
-    for (int c = 0; c < C; ++c) {
-        __half2 part[MB][TW2];
+
+    for (int grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        __syncthreads();  // the previous group is no longer being read (and the zero fill is done)
 #pragma unroll
-        for (int mb = 0; mb < MB; ++mb)
-#pragma unroll
-            for (int j = 0; j < TW2; ++j) part[mb][j] = __float2half2_rn(0.0f);
-#pragma unroll
-        for (int p = 0; p < K; ++p) {
-            // even[i] = (row[2i], row[2i+1]); odd[i] = (row[2i+1], row[2i+2]): the pairs for even and odd q
-            __half2 even[ROW2], odd[ROW2 - 1];
-            const __half2* src = reinterpret_cast<const __half2*>(xi + (c * HP + h + p) * SW + w0);
-#pragma unroll
-            for (int i = 0; i < ROW2; ++i) even[i] = src[i];
-#pragma unroll
-            for (int i = 0; i + 1 < ROW2; ++i) odd[i] = __halves2half2(__high2half(even[i]), __low2half(even[i + 1]));
-#pragma unroll
-            for (int q = 0; q < K; ++q) {
-                __half2 wr[MBP];
-                const uint4* wv = reinterpret_cast<const uint4*>(wg + ((c * K + p) * K + q) * MBP);
-#pragma unroll
-                for (int v = 0; v < MBP / 4; ++v) {
-                    const uint4 u = wv[v];
-                    wr[4 * v] = *reinterpret_cast<const __half2*>(&u.x);
-                    wr[4 * v + 1] = *reinterpret_cast<const __half2*>(&u.y);
-                    wr[4 * v + 2] = *reinterpret_cast<const __half2*>(&u.z);
-                    wr[4 * v + 3] = *reinterpret_cast<const __half2*>(&u.w);
-                }
-#pragma unroll
-                for (int mb = 0; mb < MB; ++mb)
-#pragma unroll
-                    for (int j = 0; j < TW2; ++j)
-                        part[mb][j] = __hfma2(q % 2 == 0 ? even[j + q / 2] : odd[j + q / 2], wr[mb], part[mb][j]);
+        for (int k = 0; k < PF; ++k) {
+            const int i = threadIdx.x + k * THREADS;
+            if (i < IMGS * IMG_PIXELS) {
+                const int im = i / IMG_PIXELS, r = i % IMG_PIXELS;
+                const int c = r / (H * W), hw = r % (H * W);
+                xs[im * SIMG + (c * HP + hw / W + P) * SW + hw % W + P] = pre[k];
             }
         }
+        __syncthreads();
+        if (grp + gridDim.x < groups) prefetch(grp + gridDim.x);  // in flight while this group computes
+        const int b = grp * IMGS + img;
+        if (!active || b >= B) continue;
+        float acc[MB][TW];
 #pragma unroll
-        for (int mb = 0; mb < MB; ++mb)
+        for (int mb = 0; mb < MB; ++mb) {
+            const float bv = (m0 + mb < M) ? __half2float(bias[m0 + mb]) : 0.0f;
 #pragma unroll
-            for (int j = 0; j < TW2; ++j) {
-                const float2 f = __half22float2(part[mb][j]);
-                acc[mb][2 * j] += f.x;
-                acc[mb][2 * j + 1] += f.y;
+            for (int j = 0; j < TW; ++j) acc[mb][j] = bv;
+        }
+#pragma unroll 1
+        for (int c = 0; c < C; ++c) {
+            __half2 part[MB][TW2];
+#pragma unroll
+            for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+                for (int j = 0; j < TW2; ++j) part[mb][j] = __float2half2_rn(0.0f);
+#pragma unroll
+            for (int p = 0; p < K; ++p) {
+                // even[i] = (row[2i], row[2i+1]); odd[i] = (row[2i+1], row[2i+2]): the pairs for even and odd q
+                __half2 even[ROW2], odd[ROW2 - 1];
+                const __half2* src = reinterpret_cast<const __half2*>(xi + (c * HP + h + p) * SW + w0);
+#pragma unroll
+                for (int i = 0; i < ROW2; ++i) even[i] = src[i];
+#pragma unroll
+                for (int i = 0; i + 1 < ROW2; ++i) odd[i] = __halves2half2(__high2half(even[i]), __low2half(even[i + 1]));
+#pragma unroll
+                for (int q = 0; q < K; ++q) {
+                    __half2 wr[MBP];
+                    const uint4* wv = reinterpret_cast<const uint4*>(wg + ((c * K + p) * K + q) * MBP);
+#pragma unroll
+                    for (int v = 0; v < MBP / 4; ++v) {
+                        const uint4 u = wv[v];
+                        wr[4 * v] = *reinterpret_cast<const __half2*>(&u.x);
+                        wr[4 * v + 1] = *reinterpret_cast<const __half2*>(&u.y);
+                        wr[4 * v + 2] = *reinterpret_cast<const __half2*>(&u.z);
+                        wr[4 * v + 3] = *reinterpret_cast<const __half2*>(&u.w);
+                    }
+#pragma unroll
+                    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+                        for (int j = 0; j < TW2; ++j)
+                            part[mb][j] = __hfma2(q % 2 == 0 ? even[j + q / 2] : odd[j + q / 2], wr[mb], part[mb][j]);
+                }
             }
-    }
 #pragma unroll
-    for (int mb = 0; mb < MB; ++mb) {
-        if (m0 + mb >= M) break;
-        __half* out = y + (((size_t)b * M + m0 + mb) * HO + h) * WO + w0;
-        if (WO % 2 == 0) {
+            for (int mb = 0; mb < MB; ++mb)
 #pragma unroll
-            for (int j = 0; j < TW2; ++j)
-                if (w0 + 2 * j < WO)
-                    reinterpret_cast<__half2*>(out)[j] = __floats2half2_rn(acc[mb][2 * j], acc[mb][2 * j + 1]);
-        } else {
+                for (int j = 0; j < TW2; ++j) {
+                    const float2 f = __half22float2(part[mb][j]);
+                    acc[mb][2 * j] += f.x;
+                    acc[mb][2 * j + 1] += f.y;
+                }
+        }
 #pragma unroll
-            for (int j = 0; j < TW; ++j)
-                if (w0 + j < WO) out[j] = __float2half(acc[mb][j]);
+        for (int mb = 0; mb < MB; ++mb) {
+            if (m0 + mb >= M) break;
+            __half* out = y + (((size_t)b * M + m0 + mb) * HO + h) * WO + w0;
+            if (WO % 2 == 0) {
+#pragma unroll
+                for (int j = 0; j < TW2; ++j)
+                    if (w0 + 2 * j < WO)
+                        reinterpret_cast<__half2*>(out)[j] = __floats2half2_rn(acc[mb][2 * j], acc[mb][2 * j + 1]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < TW; ++j)
+                    if (w0 + j < WO) out[j] = __float2half(acc[mb][j]);
+            }
         }
     }
 }

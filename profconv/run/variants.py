@@ -210,10 +210,13 @@ def smem_design_sizes(s: ConvShape, tw: int, elem: int) -> tuple[int, int]:
     return sw, s.C * hp * sw
 
 
-def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[int, ...] = (1,)) -> list[dict]:
+def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[int, ...] = (1,),
+                      strict: bool = True) -> list[dict]:
     """Shared-filter design: TW outputs x TH rows x MB channels per thread, NG channel groups and
     IMGS images per block (all groups in one block when they fit 1,024 threads: the images are
-    then staged once for every output channel)."""
+    then staged once for every output channel). Configurations that would hold more than
+    PREFETCH_MAX pixels per thread or spill registers are left out, unless nothing else fits
+    (large images): then they are kept, slower but correct."""
     out: list[dict] = []
     for tw in tws:
         if (elem == 2 and tw % 2) or tw > max(2, s.Wo):
@@ -231,17 +234,19 @@ def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[
                     imgs = max(1, min(16, target // (ng * npos)))
                     while imgs > 1 and ng * _round_up(imgs * npos, 32) > 1024:
                         imgs -= 1
-                    def prefetch(imgs: int) -> int:  # pixels per thread tuned_smem.cu keeps for the next group
-                        return 0 if elem == 2 else -(-imgs * s.C * s.H * s.W // (ng * _round_up(imgs * npos, 32)))
+                    def prefetch(imgs: int) -> int:  # pixels per thread the kernel keeps for the next group
+                        return -(-imgs * s.C * s.H * s.W // (ng * _round_up(imgs * npos, 32)))
 
                     while imgs > 1 and prefetch(imgs) > PREFETCH_MAX:
                         imgs -= 1
                     pt = _round_up(imgs * npos, 32)
-                    if ng * pt > 1024 or prefetch(imgs) > PREFETCH_MAX:
+                    if ng * pt > 1024 or (strict and prefetch(imgs) > PREFETCH_MAX):
                         continue
+                    # tuned_smem.cu's live registers: accumulators, input rows, one tap's weights, prefetched
+                    # pixels, addresses (fp16.cu folds its sums differently: the sweep judges it unfiltered)
                     rowv = _round_up(tw + s.K - 1, 4 if tw % 4 == 0 else 2 if tw % 2 == 0 else 1)
-                    live = th * mb * tw + th * rowv + _round_up(mb, 4) + prefetch(imgs) + 24  # accumulators, rows, weights
-                    if elem == 4 and live > min(255, 65536 // (ng * pt) // 8 * 8):
+                    live = th * mb * tw + th * rowv + _round_up(mb, 4) + prefetch(imgs) + 24
+                    if strict and elem == 4 and live > min(255, 65536 // (ng * pt) // 8 * 8):
                         continue  # would spill: the block's register budget cannot hold it
                     _, simg = smem_design_sizes(s, tw, elem)
                     weights = ng * s.C * s.K * s.K * _round_up(mb, 4) * 4  # fp32 floats, or fp16 (w, w) half2 pairs
@@ -252,10 +257,10 @@ def shared_candidates(s: ConvShape, tws: tuple[int, ...], elem: int, ths: tuple[
                         cand["TH"] = th
                     if smem <= sweep.SMEM_LIMIT and cand not in out:
                         out.append(cand)
-    return out
+    return out if out or not strict else shared_candidates(s, tws, elem, ths, strict=False)
 
 
-def _shared_build(filename: str, name: str, persistent: bool):
+def _shared_build(filename: str, name: str):
     def build(cp, p: dict, s: ConvShape):
         defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "TW": p["TW"], "MB": p["MB"],
                    "NG": p["NG"], "IMGS": p["IMGS"], "THREADS": p["THREADS"], "PT": p["PT"]}
@@ -263,10 +268,9 @@ def _shared_build(filename: str, name: str, persistent: bool):
             defines["TH"] = p["TH"]
         fn = sweep.kernel(cp, filename, name, defines, p["smem"])
         groups, channel_blocks = -(-s.B // p["IMGS"]), -(-s.M // (p["NG"] * p["MB"]))
-        if persistent:  # one wave of blocks, each looping over image groups
-            sms, _ = sweep.device_limits(cp)
-            slots = sms * sweep.resident_blocks(cp, fn, p["THREADS"], p["smem"])
-            groups = min(groups, max(1, slots // channel_blocks))
+        sms, _ = sweep.device_limits(cp)  # persistent: one wave of blocks, each looping over image groups
+        slots = sms * sweep.resident_blocks(cp, fn, p["THREADS"], p["smem"])
+        groups = min(groups, max(1, slots // channel_blocks))
         grid = (groups, channel_blocks)
         block, smem, batch = (p["THREADS"],), p["smem"], np.int32(s.B)
 
@@ -288,7 +292,7 @@ def tuned_candidates(s: ConvShape) -> list[dict]:
 def _tuned_build(cp, p: dict, s: ConvShape):
     if p["design"] == "constant-filters":
         return _constant_build(cp, p, s)
-    return _shared_build("tuned_smem.cu", "conv_tuned_smem", persistent=True)(cp, p, s)
+    return _shared_build("tuned_smem.cu", "conv_tuned_smem")(cp, p, s)
 
 
 def _tuned_trial(cp, p: dict, s: ConvShape):
@@ -298,7 +302,7 @@ def _tuned_trial(cp, p: dict, s: ConvShape):
 
 
 TUNED = sweep.Swept(tuned_candidates, _tuned_build, _tuned_trial)
-FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16", persistent=False))
+FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16"))
 
 
 def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int) -> dict:
