@@ -6,7 +6,10 @@
 // a compile-time constant added to a per-lane base. Filters are rearranged once per block into the
 // B-fragment order (one 64-bit shared load per MMA). Results go through a per-warp staging tile so
 // every channel's outputs leave as contiguous half2 stores.
-// Macros (all required): M C H W K P  CP RT WARPS IMGS
+// With UNFOLD = 1 the K column shifts of each input channel are staged as channels of their own
+// (channel c*K+q at (h, w) holds x[c][h][w+q]), so the filter taps run over rows only: shallow layers
+// (C = 1-3, where CP padding would waste most of every MMA) need K instead of K*K*CP/16 steps' worth.
+// Macros (all required): M C H W K P  CP RT WARPS IMGS UNFOLD
 //   RT: 16-position tiles per warp (each B fragment feeds RT MMAs); a block holds IMGS images.
 #include <cuda_fp16.h>
 
@@ -15,7 +18,9 @@
 #define HO (H + 2 * P - K + 1)
 #define WO (W + 2 * P - K + 1)
 #define HOWO (HO * WO)
-#define KK (K * K)
+#define KW (UNFOLD ? 1 : K)                // filter taps along a staged row
+#define CE (UNFOLD ? C * K : C)            // staged channels
+#define KK (K * KW)                        // filter taps over the staged image
 #define CPH (CP / 2)                       // channel pairs per tap
 #define KSTEPS ((KK * CPH + 7) / 8)        // 16-deep reduction steps (8 channel pairs each)
 #define NT ((M + 7) / 8)                   // 8-channel MMA columns
@@ -39,7 +44,7 @@ __device__ __forceinline__ void mma16816(float* d, const unsigned* a, unsigned b
 // point at tap 0 (finite data) and meet zero weights.
 __device__ __forceinline__ constexpr int step_offset(int s, int f) {
     return ((8 * s + 4 * f) / CPH < KK)
-               ? ((((8 * s + 4 * f) / CPH) / K * WP + ((8 * s + 4 * f) / CPH) % K) * CP + 2 * ((8 * s + 4 * f) % CPH))
+               ? ((((8 * s + 4 * f) / CPH) / KW * WP + ((8 * s + 4 * f) / CPH) % KW) * CP + 2 * ((8 * s + 4 * f) % CPH))
                : 0;
 }
 
@@ -58,9 +63,10 @@ conv_tensorcore(const __half* __restrict__ x, const __half* __restrict__ w, cons
         const int n = j * 8 + l / 4, pair = 8 * s + 4 * f + l % 4;
         const int tap = pair / CPH, c = 2 * (pair % CPH);
         __half lo = __float2half(0.0f), hi = __float2half(0.0f);
-        if (n < M && tap < KK) {
-            if (c < C) lo = w[((size_t)n * C + c) * KK + tap];
-            if (c + 1 < C) hi = w[((size_t)n * C + c + 1) * KK + tap];
+        if (n < M && tap < KK) {  // staged channel ce is (input channel, column shift) when unfolded
+            const int row = (tap / KW) * K + tap % KW;  // filter row p, column (tap % KW) + shift
+            if (c < CE) lo = w[((size_t)n * C + c / (K / KW)) * K * K + row + c % (K / KW)];
+            if (c + 1 < CE) hi = w[((size_t)n * C + (c + 1) / (K / KW)) * K * K + row + (c + 1) % (K / KW)];
         }
         const __half2 v = __halves2half2(lo, hi);
         wf[i] = *reinterpret_cast<const unsigned*>(&v);
@@ -85,7 +91,11 @@ conv_tensorcore(const __half* __restrict__ x, const __half* __restrict__ w, cons
             if (first + i < total) {
                 const int img = i / (C * H * W), r = i % (C * H * W);
                 const int c = r / (H * W), hw = r % (H * W);
-                xs[((img * HP + hw / W + P) * WP + hw % W + P) * CP + c] = x[first + i];
+                const __half v = x[first + i];
+#pragma unroll
+                for (int q = 0; q < K / KW; ++q)  // one store, or K shifted copies when unfolded
+                    if (hw % W + P - q >= 0)
+                        xs[((img * HP + hw / W + P) * WP + hw % W + P - q) * CP + c * (K / KW) + q] = v;
             }
         }
         __syncthreads();

@@ -114,7 +114,7 @@ def test_sweep_spaces_fit_the_hardware(model):
     and the sweeps stay small enough to compile in seconds."""
     for _, s in MODELS[model].conv_shapes(10000):
         tuned = tuned_candidates(s)
-        assert 1 <= len(tuned) <= 20
+        assert 1 <= len(tuned) <= 30
         designs = {c["design"] for c in tuned}
         assert ("constant-filters" in designs) == (s.C == 1) and designs <= {"constant-filters", "shared-filters"}
         for c in tuned + shared_candidates(s, (2, 4, 8), elem=2):
@@ -126,5 +126,11 @@ def test_sweep_spaces_fit_the_hardware(model):
 def test_tensorcore_shared_memory_matches_the_kernel_layout():
     # Spring 2018 conv2: C=6 -> 8 channels, 25 taps x 4 pairs / 8 = 13 steps, 2 column tiles,
     # 30x30x8 halves of image, 4 warps x 16 channels x (32 + 8) halves of staging
-    sizes = tensorcore_sizes(ConvShape(10000, 16, 6, 30, 30, 5), rt=2, warps=4, imgs=1)
-    assert sizes == {"CP": 8, "tiles_per_image": 22, "smem": 13 * 2 * 32 * 8 + 30 * 30 * 8 * 2 + 4 * 16 * 40 * 2}
+    s = ConvShape(10000, 16, 6, 30, 30, 5)
+    sizes = tensorcore_sizes(s, rt=2, warps=4, imgs=1)
+    assert sizes == {"CP": 8, "KSTEPS": 13, "tiles_per_image": 22,
+                     "smem": 13 * 2 * 32 * 8 + 30 * 30 * 8 * 2 + 4 * 16 * 40 * 2}
+    # unfolded: 6 channels x 5 column shifts = 30 -> 32 staged channels, 5 row taps x 32 / 16 = 10 steps
+    unfolded = tensorcore_sizes(s, rt=2, warps=4, imgs=1, unfold=1)
+    assert unfolded["CP"] == 32 and unfolded["KSTEPS"] == 10
+    assert tensorcore_sizes(F17, 1, 4, 1, unfold=1)["KSTEPS"] == 3  # C = 1: 13 steps -> 3

@@ -147,7 +147,10 @@ def constant_candidates(s: ConvShape) -> list[dict]:
     """Constant-filter design (C = 1): outputs per thread (TW), channels per launch (MB), images per
     block; IMGS gives a block about 128-512 threads (small maps need several images to fill it)."""
     tws = [tw for tw in (2, 4, 8) if s.Wo % tw == 0 and tw <= s.Wo // 2] or [1, 2]
-    mbs = sorted({min(s.M, 4), min(s.M, 8)})
+    # 4 or 8 channels per launch, or a divisor of M up to 32 (fewer launches, fewer re-reads of the input)
+    # while the group's filters stay within 4 KB of constant cache
+    wide = [d for d in range(9, 33) if s.M % d == 0 and d * s.C * s.K * s.K * 4 <= 4096][-2:]
+    mbs = sorted({min(s.M, 4), min(s.M, 8), *wide})
     out: list[dict] = []
     for tw in tws:
         npos = s.Ho * ((s.Wo + tw - 1) // tw)
@@ -305,35 +308,43 @@ TUNED = sweep.Swept(tuned_candidates, _tuned_build, _tuned_trial)
 FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16"))
 
 
-def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int) -> dict:
+def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int, unfold: int = 0) -> dict:
     """Shared memory and work split exactly as tensorcore.cu computes them."""
-    cp_ = _round_up(s.C, 8)
-    ksteps = -(-(s.K * s.K * cp_ // 2) // 8)
+    staged = s.C * s.K if unfold else s.C
+    cp_ = _round_up(staged, 8)
+    taps = s.K if unfold else s.K * s.K
+    ksteps = -(-(taps * cp_ // 2) // 8)
     nt = -(-s.M // 8)
     npw = 16 * rt
     smem = (ksteps * nt * 32 * 2 * 4 + imgs * (s.H + 2 * s.P) * (s.W + 2 * s.P) * cp_ * 2
             + warps * nt * 8 * (npw + 8) * 2)
-    return {"CP": cp_, "tiles_per_image": -(-(s.Ho * s.Wo) // npw), "smem": smem}
+    return {"CP": cp_, "KSTEPS": ksteps, "tiles_per_image": -(-(s.Ho * s.Wo) // npw), "smem": smem}
 
 
 def tensorcore_candidates(s: ConvShape) -> list[dict]:
-    """16 or 32 positions per warp (RT), 4 or 8 warps; enough images per block for two tiles per warp."""
+    """16 or 32 positions per warp (RT), 4 or 8 warps, enough images per block for two tiles per warp;
+    staged as is or unfolded (column shifts as channels) where that needs fewer reduction steps."""
     out: list[dict] = []
-    for rt in (1, 2):
-        for warps in (4, 8):
-            tpi = tensorcore_sizes(s, rt, warps, 1)["tiles_per_image"]
-            imgs = max(1, min(s.B, -(-2 * warps // tpi)))
-            while imgs > 1 and tensorcore_sizes(s, rt, warps, imgs)["smem"] > sweep.SMEM_LIMIT:
-                imgs -= 1
-            sizes = tensorcore_sizes(s, rt, warps, imgs)
-            if sizes["smem"] <= sweep.SMEM_LIMIT:
-                out.append({"RT": rt, "WARPS": warps, "IMGS": imgs, "CP": sizes["CP"], "smem": sizes["smem"]})
+    plain_steps = tensorcore_sizes(s, 1, 4, 1)["KSTEPS"]
+    for unfold in (0, 1):
+        if unfold and tensorcore_sizes(s, 1, 4, 1, 1)["KSTEPS"] >= plain_steps:
+            continue
+        for rt in (1, 2):
+            for warps in (4, 8):
+                tpi = tensorcore_sizes(s, rt, warps, 1, unfold)["tiles_per_image"]
+                imgs = max(1, min(s.B, -(-2 * warps // tpi)))
+                while imgs > 1 and tensorcore_sizes(s, rt, warps, imgs, unfold)["smem"] > sweep.SMEM_LIMIT:
+                    imgs -= 1
+                sizes = tensorcore_sizes(s, rt, warps, imgs, unfold)
+                if sizes["smem"] <= sweep.SMEM_LIMIT:
+                    out.append({"RT": rt, "WARPS": warps, "IMGS": imgs, "UNFOLD": unfold, "CP": sizes["CP"],
+                                "smem": sizes["smem"]})
     return out
 
 
 def _tensorcore_build(cp, p: dict, s: ConvShape):
     defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "CP": p["CP"], "RT": p["RT"],
-               "WARPS": p["WARPS"], "IMGS": p["IMGS"]}
+               "WARPS": p["WARPS"], "IMGS": p["IMGS"], "UNFOLD": p["UNFOLD"]}
     fn = sweep.kernel(cp, "tensorcore.cu", "conv_tensorcore", defines, p["smem"])
     threads, smem = 32 * p["WARPS"], p["smem"]
     sms, _ = sweep.device_limits(cp)
