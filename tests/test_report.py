@@ -134,3 +134,23 @@ def test_report_includes_cupti_profile_and_ncu_metrics(tmp_path):
     assert "**GPU activities** — 1 of 1 take 100.0% of the time (✔)" in md
     assert ("| ece408-high/tuned/conv1 | `conv_tuned` | 574.2 | 31.38 | 1.15 | 40 |") in md
     assert "| op | kernel | duration (usecond) | DRAM read (Mbyte) | DRAM write (Gbyte) | regs (register/thread) |" in md
+
+
+def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
+    """The full ladder of the final H200 session: fp16 variants against cudnn-fp16, their floors
+    from fp16 bytes and their own peaks; end-to-end variants are neither rungs nor efficiency rows."""
+    from profconv.report.devices import peak_for
+
+    rec = read_record(Path("tests/data/runs/ece408-high-h200-full-ladder.json"))
+    df = analysis.with_speedups(analysis.op_times(rec))
+    t = df.set_index("variant")["median_s"]
+    v = df.set_index("variant")["vs_cudnn"]
+    assert v["tensorcore"] == pytest.approx(t["cudnn-fp16"] / t["tensorcore"])
+    assert v["tuned"] == pytest.approx(t["cudnn"] / t["tuned"])
+    lad = analysis.ladder(df, rec["settings"]["variants"])
+    assert "e2e" not in set(lad.variant) and "streams" not in set(lad.variant)
+    eff = analysis.efficiency(df[df.variant != "cpu"], peak_for("NVIDIA H200")).set_index("variant")
+    assert "e2e" not in eff.index
+    assert eff.loc["tensorcore", "min_gb"] == pytest.approx(eff.loc["tuned", "min_gb"] / 2)
+    assert eff.loc["tensorcore", "arithmetic"] == "tensor-fp16" and eff.loc["fp16", "arithmetic"] == "fp16"
+    assert eff.loc["tuned", "of_floor"] == pytest.approx(eff.loc["tuned", "floor_s"] / t["tuned"])

@@ -9,6 +9,9 @@ import pandas as pd
 
 from profconv.report.devices import Peak
 from profconv.run.models import MODELS, ConvShape
+from profconv.run.variants import VARIANTS
+
+END_TO_END = frozenset(v.name for v in VARIANTS if v.host_io)
 
 OP_COLUMNS = ["images", "variant", "technique", "precision", "layer", "shape", "status", "error",
               "median_s", "min_s", "max_s", "spread", "rel_error", "correctness", "B", "M", "C", "H", "W", "K", "P"]
@@ -51,15 +54,26 @@ def op_times(record: dict[str, Any]) -> pd.DataFrame:
     return df
 
 
+def reference_of(variant: str, precision: str) -> str:
+    """The cuDNN variant a row is measured against: cuDNN of the same precision."""
+    return "cudnn-fp16" if precision == "fp16" else "cudnn"
+
+
 def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
-    """Speedup of each ok row over naive, cpu and cudnn on the same layer and image count."""
+    """Speedup of each ok row over naive, cpu and cuDNN (of the row's precision) on the same layer
+    and image count."""
     out = df.copy()
     ok = out[out["status"] == "ok"]
-    for base in ("naive", "cpu", "cudnn"):
-        ref = ok[ok["variant"] == base].set_index(["images", "layer"])["median_s"]
-        key = pd.MultiIndex.from_frame(out[["images", "layer"]])
-        base_t = ref.reindex(key).to_numpy()
-        out[f"vs_{base}"] = np.where(out["status"] == "ok", base_t / out["median_s"].to_numpy(), np.nan)
+    key = pd.MultiIndex.from_frame(out[["images", "layer"]])
+
+    def base_times(name: str) -> np.ndarray:
+        ref = ok[ok["variant"] == name].set_index(["images", "layer"])["median_s"]
+        return ref.reindex(key).to_numpy()
+
+    for base in ("naive", "cpu"):
+        out[f"vs_{base}"] = np.where(out["status"] == "ok", base_times(base) / out["median_s"].to_numpy(), np.nan)
+    cudnn = np.where(out["precision"] == "fp16", base_times("cudnn-fp16"), base_times("cudnn"))
+    out["vs_cudnn"] = np.where(out["status"] == "ok", cudnn / out["median_s"].to_numpy(), np.nan)
     return out
 
 
@@ -74,6 +88,8 @@ def ladder(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     sub = df[df["images"] == n]
     rows, prev = [], None
     for v in order:
+        if v in END_TO_END:
+            continue  # their Op Time includes the PCIe copies: not comparable with the kernels' rungs
         part = sub[sub["variant"] == v]
         if part.empty:
             continue
@@ -88,20 +104,31 @@ def ladder(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 
 
 def efficiency(df: pd.DataFrame, peak: Peak | None) -> pd.DataFrame:
-    """Achieved GFLOP/s and GB/s (minimum bytes) per ok row; the floor time and its share if the peak is known."""
-    ok = df[(df["status"] == "ok") & df["B"].notna()].copy()
+    """Achieved GFLOP/s and GB/s (minimum bytes in the row's precision) per ok kernel row; the floor
+    time and its share where the peak of the row's arithmetic (fp32, fp16, fp16 Tensor Core) is known.
+    End-to-end rows are left out: their time is mostly PCIe copies."""
+    ok = df[(df["status"] == "ok") & df["B"].notna() & ~df["variant"].isin(list(END_TO_END))].copy()
     shapes = [ConvShape(*(int(r[k]) for k in ("B", "M", "C", "H", "W", "K", "P"))) for _, r in ok.iterrows()]
+    itemsize = np.where(ok["precision"] == "fp16", 2, 4)
+    ok["arithmetic"] = [arithmetic_of(v, p) for v, p in zip(ok["variant"], ok["precision"], strict=True)]
     ok["gflop"] = [s.flops / 1e9 for s in shapes]
-    ok["min_gb"] = [s.min_bytes / 1e9 for s in shapes]
+    ok["min_gb"] = [s.min_bytes / 4 * n / 1e9 for s, n in zip(shapes, itemsize, strict=True)]
     ok["gflops"] = ok["gflop"] / ok["median_s"]
     ok["gbps"] = ok["min_gb"] / ok["median_s"]
     ok["intensity"] = ok["gflop"] / ok["min_gb"]
     if peak is not None:
-        ok["floor_s"] = np.maximum(ok["gflop"] / (peak.fp32_tflops * 1e3), ok["min_gb"] / (peak.dram_tbps * 1e3))
-        ok["bound"] = np.where(ok["gflop"] / (peak.fp32_tflops * 1e3) >= ok["min_gb"] / (peak.dram_tbps * 1e3),
-                               "compute", "memory")
+        tflops = np.array([peak.tflops(a) or np.nan for a in ok["arithmetic"]], dtype=float)
+        compute, memory = ok["gflop"] / (tflops * 1e3), ok["min_gb"] / (peak.dram_tbps * 1e3)
+        ok["floor_s"] = np.maximum(compute, memory).where(np.isfinite(tflops))
+        ok["bound"] = np.where(~np.isfinite(tflops), "—", np.where(compute >= memory, "compute", "memory"))
         ok["of_floor"] = ok["floor_s"] / ok["median_s"]
     return ok.reset_index(drop=True)
+
+
+def arithmetic_of(variant: str, precision: str) -> str:
+    """Which datasheet peak bounds a variant: its registry entry, else its precision."""
+    known = {v.name: v.arithmetic for v in VARIANTS}
+    return known.get(variant, "fp16" if precision == "fp16" else "fp32")
 
 
 def layer_breakdown(record: dict[str, Any]) -> pd.DataFrame:

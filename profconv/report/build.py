@@ -44,12 +44,14 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
     df = analysis.with_speedups(df)
     parts += ["### Op Time per conv layer", "",
               "Median of the timed repeats (CUDA events, device synchronised before and after, after warm-up); "
-              "spread is (max − min) / median. Speedups compare medians on the same layer and image count.", "",
+              "spread is (max − min) / median. Speedups compare medians on the same layer and image count; "
+              "¹ against cuDNN of the row's precision (fp16 rows: cudnn-fp16).", "",
               markdown.op_time_table(df), ""]
     order = rec["settings"].get("variants") or list(dict.fromkeys(df["variant"]))
     lad = analysis.ladder(df, order)
     parts += ["### Optimisation ladder", "", f"All conv layers, {int(df['images'].max()):,} images; each rung's gain is "
-              "over the previous rung that ran correctly (the CPU reference is not a rung).", "",
+              "over the previous rung that ran correctly (the CPU reference and the end-to-end variants, whose "
+              "time includes host copies, are not rungs).", "",
               markdown.ladder_table(lad), ""]
     peak = peak_for(rec["environment"].get("gpu"))
     gpu_rows = df[df["variant"] != "cpu"]
@@ -58,9 +60,11 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
         if peak is None:
             note = "No datasheet peak is known for this GPU: achieved rates only."
         else:
-            note = (f"Floor = max(FLOPs / {peak.fp32_tflops} TFLOP/s, minimum bytes / {peak.dram_tbps} TB/s) from the "
-                    f"{peak.source}; minimum bytes = input + weights + output, each moved once (float32). "
-                    "\"of floor\" is floor / Op Time: 100% would be at the roof.")
+            note = (f"Floor = max(FLOPs / peak of the variant's arithmetic (FP32 {peak.fp32_tflops}, FP16 "
+                    f"{peak.fp16_tflops}, FP16 Tensor Core {peak.tensor_fp16_tflops} TFLOP/s), minimum bytes / "
+                    f"{peak.dram_tbps} TB/s) from the {peak.source}; minimum bytes = input + weights + output, "
+                    "each moved once, in the variant's precision. \"of floor\" is floor / Op Time: 100% would be at "
+                    "the roof. End-to-end variants (host copies included) are not listed.")
         parts += ["### Efficiency", "", note, "", markdown.efficiency_table(eff), ""]
     bd = analysis.layer_breakdown(rec)
     if not bd.empty:
@@ -70,10 +74,11 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
         base = opts.link_base or opts.plots_dir
         bars = plots.op_time_bars(df, model, opts.plots_dir / f"{_slug(model)}-op-time.png")
         parts += [f"![Op Time per variant, {model}]({bars.relative_to(base).as_posix()})", ""]
-        if peak is not None and not eff.empty:
-            roof = plots.roofline(eff, peak, f"{model} on {rec['environment'].get('gpu')}",
+        fp32 = eff[eff["arithmetic"] == "fp32"]
+        if peak is not None and not fp32.empty:
+            roof = plots.roofline(fp32, peak, f"{model} on {rec['environment'].get('gpu')}",
                                   opts.plots_dir / f"{_slug(model)}-roofline.png")
-            parts += [f"![Roofline, {model}]({roof.relative_to(base).as_posix()})", ""]
+            parts += [f"![Roofline of the fp32 variants, {model}]({roof.relative_to(base).as_posix()})", ""]
     parts += profile_parts(inp, opts)
     failed = df[df["status"] != "ok"]
     if not failed.empty:

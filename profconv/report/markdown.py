@@ -59,7 +59,7 @@ def op_time_table(df: pd.DataFrame) -> str:
                      "—" if pd.isna(r["rel_error"]) else f"{r['rel_error']:.1e}",
                      "—" if pd.isna(r["correctness"]) else f"{r['correctness']:.4f}", status])
     return table(["images", "variant", "layer", "shape", "Op Time (median)", "min", "spread", "vs naive",
-                  "vs CPU", "vs cuDNN", "rel. error", "Correctness", "status"], rows,
+                  "vs CPU", "vs cuDNN¹", "rel. error", "Correctness", "status"], rows,
                  ["r", "l", "l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"])
 
 
