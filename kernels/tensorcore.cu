@@ -5,7 +5,8 @@
 // pair of neighbouring channels at one tap: each register is one 32-bit shared load whose offset is
 // a compile-time constant added to a per-lane base. Filters are rearranged once per block into the
 // B-fragment order (one 64-bit shared load per MMA). Results go through a per-warp staging tile so
-// every channel's outputs leave as contiguous half2 stores.
+// every channel's outputs leave as contiguous half2 stores. Blocks are persistent and load the next
+// group of images into registers while the current one computes (when that takes few registers).
 // With UNFOLD = 1 the K column shifts of each input channel are staged as channels of their own
 // (channel c*K+q at (h, w) holds x[c][h][w+q]), so the filter taps run over rows only: shallow layers
 // (C = 1-3, where CP padding would waste most of every MMA) need K instead of K*K*CP/16 steps' worth.
@@ -30,6 +31,8 @@
 #define SP (NPW + 8)                       // staging row stride in halves
 #define WF_WORDS (KSTEPS * NT * 32 * 2)    // B fragments, 32-bit words
 #define XS_HALVES (IMGS * HP * WP * CP)
+#define PF ((IMGS * C * H * W + THREADS - 1) / THREADS)  // pixels per thread and image group
+#define PREFETCH (PF <= 24)  // hold the next group in registers while computing (when few enough)
 
 __device__ __forceinline__ void mma16816(float* d, const unsigned* a, unsigned b0, unsigned b1) {
     asm volatile(
@@ -82,23 +85,44 @@ conv_tensorcore(const __half* __restrict__ x, const __half* __restrict__ w, cons
     __half* st = stage + warp * (NT * 8) * SP;
     const int groups = (B + IMGS - 1) / IMGS;
 
+    const size_t total = (size_t)B * C * H * W;
+    auto place_pixel = [&](int i, __half v) {  // pixel i of the group into its place(s) in xs
+        const int img = i / (C * H * W), r = i % (C * H * W);
+        const int c = r / (H * W), hw = r % (H * W);
+#pragma unroll
+        for (int q = 0; q < K / KW; ++q)  // one store, or K shifted copies when unfolded
+            if (hw % W + P - q >= 0)
+                xs[((img * HP + hw / W + P) * WP + hw % W + P - q) * CP + c * (K / KW) + q] = v;
+    };
+#if PREFETCH
+    __half pre[PF];  // the next group's pixels, loaded while this group computes
+    auto fetch = [&](int grp) {
+        const size_t first = (size_t)grp * IMGS * C * H * W;
+#pragma unroll
+        for (int k = 0; k < PF; ++k) {
+            const int i = threadIdx.x + k * THREADS;
+            pre[k] = (i < IMGS * C * H * W && first + i < total) ? x[first + i] : __float2half(0.0f);
+        }
+    };
+    if (blockIdx.x < groups) fetch(blockIdx.x);
+#endif
+
     for (int grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         const int b0 = grp * IMGS;
         __syncthreads();  // the previous group's tiles are done with xs (and the zero fill is complete)
-        const size_t first = (size_t)b0 * C * H * W, total = (size_t)B * C * H * W;
-#pragma unroll 4
-        for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS) {
-            if (first + i < total) {
-                const int img = i / (C * H * W), r = i % (C * H * W);
-                const int c = r / (H * W), hw = r % (H * W);
-                const __half v = x[first + i];
+#if PREFETCH
 #pragma unroll
-                for (int q = 0; q < K / KW; ++q)  // one store, or K shifted copies when unfolded
-                    if (hw % W + P - q >= 0)
-                        xs[((img * HP + hw / W + P) * WP + hw % W + P - q) * CP + c * (K / KW) + q] = v;
-            }
-        }
+        for (int k = 0; k < PF; ++k)
+            if (threadIdx.x + k * THREADS < IMGS * C * H * W) place_pixel(threadIdx.x + k * THREADS, pre[k]);
         __syncthreads();
+        if (grp + gridDim.x < groups) fetch(grp + gridDim.x);
+#else
+        const size_t first = (size_t)b0 * C * H * W;
+#pragma unroll 4
+        for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS)
+            if (first + i < total) place_pixel(i, x[first + i]);
+        __syncthreads();
+#endif
         for (int tile = warp; tile < IMGS * TPI; tile += WARPS) {
             const int img = tile / TPI, n0 = (tile % TPI) * NPW;
             const int b = b0 + img;
