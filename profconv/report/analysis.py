@@ -54,11 +54,6 @@ def op_times(record: dict[str, Any]) -> pd.DataFrame:
     return df
 
 
-def reference_of(variant: str, precision: str) -> str:
-    """The cuDNN variant a row is measured against: cuDNN of the same precision."""
-    return "cudnn-fp16" if precision == "fp16" else "cudnn"
-
-
 def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
     """Speedup of each ok row over naive, cpu and cuDNN (of the row's precision) on the same layer
     and image count."""

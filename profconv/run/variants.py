@@ -136,7 +136,7 @@ def launch_fused(cp, x, w, bias, out, s: ConvShape) -> Any:
 # --- tuned, fp16, tensorcore: swept per layer shape (profconv/run/sweep.py) -------------------------
 
 TUNED_MAX_UNROLLED_FMAS = 16384  # past this many FMAs per thread the channel loop stays rolled
-PREFETCH_MAX = 16  # pixels a thread of tuned_smem.cu holds in registers for the next group
+PREFETCH_MAX = 16  # pixels a thread of tuned_smem.cu or fp16.cu holds in registers for the next group
 
 
 def _round_up(n: int, k: int) -> int:
