@@ -9,10 +9,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu,power.d
 timeout 240 python3 -m pytest -m gpu -q -p no:cacheprovider -n 8 tests/ > "$OUT/pytest-gpu-h200.txt" 2>&1
 tail -1 "$OUT/pytest-gpu-h200.txt"
 if [ "${BENCH:-1}" = 1 ]; then  # BENCH=0: tests and the run only
-  timeout 200 python3 -m profconv bench --out "$OUT/bench" --markdown "$OUT/bench-h200.md" > "$OUT/bench-terminal.txt" 2>&1
+  timeout 280 python3 -m profconv bench --out "$OUT/bench" --markdown "$OUT/bench-h200.md" > "$OUT/bench-terminal.txt" 2>&1
   echo "bench rc=$?"
 fi
 timeout 120 python3 -m profconv run --model ece408-high --out "$OUT/run-ece408-high" > "$OUT/run-ece408-high.txt" 2>&1
 echo "run rc=$?"
 grep -A16 "Best variant" "$OUT/bench-terminal.txt" 2>/dev/null
 grep -E "│ +10,?000 │ " "$OUT/run-ece408-high.txt" | cut -c1-120
+grep -B2 -A6 "fused layer" "$OUT/bench-terminal.txt" 2>/dev/null | grep -E "fused layer|separate|fused-layer" | cut -c1-150

@@ -12,6 +12,15 @@
 // once per block instead of once per image.
 // Macros (all required): M C H W K P  TW TH MB NG IMGS THREADS PT
 //   PT: threads per channel group (IMGS*NPOS rounded up to a warp), THREADS = NG*PT
+// Optional, for the fused layer (conv + bias + activation + max-pool in one kernel): POOL (window and
+// stride; needs TH == POOL and TW % POOL == 0, so a thread owns whole windows) and ACT (0 none,
+// 1 tanh, 2 ReLU). y is then B x M x (HO/POOL) x (WO/POOL): the full conv output never leaves the SM.
+#ifndef POOL
+#define POOL 1
+#endif
+#ifndef ACT
+#define ACT 0
+#endif
 #define HP (H + 2 * P)
 #define WP (W + 2 * P)
 #define HO (H + 2 * P - K + 1)
@@ -135,6 +144,27 @@ conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const 
                 }
             }
         }
+#if POOL > 1
+        constexpr int HQ = HO / POOL, WQ = WO / POOL;  // floor, as the course's pooling layer
+        if (h0 / POOL < HQ) {
+#pragma unroll
+            for (int mb = 0; mb < MB; ++mb) {
+                if (m0 + mb >= M) break;
+                float* out = y + (((size_t)b * M + m0 + mb) * HQ + h0 / POOL) * WQ + w0 / POOL;
+#pragma unroll
+                for (int jq = 0; jq < TW / POOL; ++jq) {
+                    if (w0 / POOL + jq >= WQ) break;
+                    float v = acc[0][mb][jq * POOL];
+#pragma unroll
+                    for (int i = 0; i < POOL; ++i)
+#pragma unroll
+                        for (int j = 0; j < POOL; ++j) v = fmaxf(v, acc[i][mb][jq * POOL + j]);
+                    // tanh and ReLU are monotonic: the activation of the max is the max of the activations
+                    out[jq] = ACT == 1 ? tanhf(v) : ACT == 2 ? fmaxf(v, 0.0f) : v;
+                }
+            }
+        }
+#else
 #pragma unroll
         for (int i = 0; i < TH; ++i) {
 #pragma unroll
@@ -158,5 +188,6 @@ conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const 
                 }
             }
         }
+#endif
     }
 }

@@ -134,3 +134,27 @@ def test_tensorcore_shared_memory_matches_the_kernel_layout():
     unfolded = tensorcore_sizes(s, rt=2, warps=4, imgs=1, unfold=1)
     assert unfolded["CP"] == 32 and unfolded["KSTEPS"] == 10
     assert tensorcore_sizes(F17, 1, 4, 1, unfold=1)["KSTEPS"] == 3  # C = 1: 13 steps -> 3
+
+
+def test_fused_ops_follow_the_model_specs():
+    assert [layer.name for layer in bench.fused_ops(MODELS["ece408-high"], "conv1")] == ["tanh1", "pool1"]
+    assert [layer.name for layer in bench.fused_ops(MODELS["cifar10"], "conv3")] == ["relu3", "pool3"]
+    assert bench.fused_ops(MODELS["ece408"], "conv2") is None  # conv2 feeds the fully connected layer
+
+
+def test_fused_layer_rows_in_frame_and_markdown():
+    rec = record()
+    layer = rec["layers"][0]
+    layer["fused_ops"] = "conv1 + tanh1 + pool1 2x2"
+    sep = {"variant": "separate", "precision": "fp32", "reference": None, "status": "ok", "rel_error": 1e-7,
+           "op_time": {"median_s": 0.002, "min_s": 0.002}, "floor_s": 0.0004, "bound": "memory", "floor_share": 0.2}
+    fused = dict(sep, variant="fused-layer", reference="separate", ratio=0.25, floor_share=0.8,
+                 op_time={"median_s": 0.0005, "min_s": 0.0005})
+    layer["fused"] = [sep, fused]
+    df = bench.frame(rec)
+    rows = df[df.op == "conv1 + tanh1 + pool1 2x2"]
+    assert list(rows.variant) == ["separate", "fused-layer"] and rows.ratio.iloc[1] == 0.25
+    assert len(df[df.op == "conv"]) == 72 and len(bench.best_per_layer(df)) == 12  # fused rows are not conv rows
+    md = to_markdown(rec)
+    assert "Fused layer — conv1 + tanh1 + pool1 2x2" in md
+    assert "| fused-layer | fp32 | 0.500 | 0.500 | 0.25× | separate | 80% | memory | 1.0e-07 | ok |" in md

@@ -128,3 +128,30 @@ def test_failing_variant_is_recorded_and_others_run(tmp_path):
     good = runner.run_variant(next(v for v in VARIANTS if v.name == "naive"), x, ds.labels, io, opts, lambda m: None)
     assert bad.status == "failed" and "RuntimeError: simulated launch failure" in bad.error
     assert good.status == "ok" and good.correctness == pytest.approx(0.85)  # the CPU reference gets 17 of 20
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu", "none"])
+@pytest.mark.parametrize("dims", [(4, 50, 1, 28, 28, 5, 0), (3, 16, 3, 32, 32, 5, 2), (2, 7, 3, 13, 11, 3, 1),
+                                  (2, 20, 20, 8, 8, 5, 2)], ids=lambda d: "B{}M{}C{}H{}W{}K{}P{}".format(*d))
+def test_fused_layer(dims, activation):
+    """conv + bias + activation + 2x2 max-pool in one kernel equals the three layers one after the
+    other, odd maps (13x11 -> 6x5, floor) included."""
+    import cupy as cp
+
+    from profconv.run.models import Layer
+    from profconv.run.reference import apply
+    from profconv.run.variants import fused_layer
+
+    s = ConvShape(*dims)
+    rng = np.random.default_rng(sum(dims))
+    x = rng.standard_normal((s.B, s.C, s.H, s.W)).astype(np.float32)
+    w = rng.standard_normal((s.M, s.C, s.K, s.K)).astype(np.float32)
+    b = rng.standard_normal(s.M).astype(np.float32)
+    ref = conv2d(np, x, w, b, s.P)
+    if activation != "none":
+        ref = apply(np, Layer(activation, activation + "1"), ref, {})
+    ref = apply(np, Layer("pool", "pool1", k=2), ref, {})
+    out = cp.full((s.B, s.M, s.Ho // 2, s.Wo // 2), np.nan, dtype=cp.float32)
+    y = cp.asnumpy(fused_layer(2, activation).launch(cp, cp.asarray(x), cp.asarray(w), cp.asarray(b), out, s))
+    assert np.isfinite(y).all()
+    assert np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref) < 1e-5

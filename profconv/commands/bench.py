@@ -29,13 +29,16 @@ def _split(values: list[str] | None) -> list[str]:
     return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
 
 
-def layer_table(layer: bench.BenchLayer) -> Table:
-    table = Table(title=f"{layer.model} {layer.layer}: {layer.shape}, {layer.images} images", title_justify="left")
+def layer_table(layer: bench.BenchLayer, fused: bool = False) -> Table:
+    title = f"{layer.model} {layer.layer}: {layer.shape}, {layer.images} images"
+    if fused:
+        title = f"{layer.model} fused layer {layer.fused_ops}: {layer.shape}, {layer.images} images"
+    table = Table(title=title, title_justify="left")
     for col, just in (("variant", "left"), ("precision", "left"), ("Op Time", "right"), ("ratio", "right"),
                       ("vs", "left"), ("floor share", "right"), ("bound", "left"), ("rel. error", "right"),
                       ("status", "left")):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for r in layer.results:
+    for r in layer.fused if fused else layer.results:
         t = r.op_time["median_s"] if r.op_time else None
         table.add_row(r.variant, r.precision, f"{t * 1e3:.3f} ms" if t else "—",
                       f"{r.ratio:.2f}x" if r.ratio else "—", r.reference or "—",
@@ -54,6 +57,7 @@ def bench_command(
     warmup: Annotated[int, typer.Option(help="Untimed rounds first.")] = 3,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for bench.json (default runs/bench-<timestamp>/).")] = None,
     markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the tables as markdown to FILE.")] = None,
+    fuse: Annotated[bool, typer.Option("--fuse/--no-fuse", help="Also time each conv + activation + pool as one fused kernel against separate ops.")] = True,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
@@ -77,7 +81,8 @@ def bench_command(
     opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup)
     record = bench.BenchRecord(argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=env,
                                settings={"models": [m.name for m in models], "variants": [v.name for v in chosen],
-                                         "images": images, "sets": sets, "repeat": repeat, "warmup": warmup})
+                                         "images": images, "sets": sets, "repeat": repeat, "warmup": warmup,
+                                         "fuse": fuse})
     con.print(f"GPU: {env['gpu']} (compute capability {env['compute_capability']}); "
               f"{len(chosen)} variants, {sets} input sets of {images} images, {repeat} rounds after {warmup} warm-up")
     seen: dict[tuple, str] = {}
@@ -88,7 +93,7 @@ def bench_command(
             record.device = bench.device_facts(cp, env)
             for m in models:
                 layers = bench.bench_model(cp, m, weights_mod.load(m, None), chosen, opts, record.device, seen,
-                                           lambda msg: prog.update(task, description=msg))
+                                           lambda msg: prog.update(task, description=msg), fuse=fuse)
                 for layer in layers:
                     record.layers.append(layer)
                     write_atomic(run_dir / "bench.json", record.to_json())
@@ -96,6 +101,8 @@ def bench_command(
                         prog.console.print(f"{m.name} {layer.layer}: same shape as {layer.same_as}")
                     else:
                         prog.console.print(layer_table(layer))
+                        if layer.fused:
+                            prog.console.print(layer_table(layer, fused=True))
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "bench.json", record.to_json())

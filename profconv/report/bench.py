@@ -24,6 +24,15 @@ def fmt_share(v: Any) -> str:
     return f"{v:.0%}" if pd.notna(v) else "—"
 
 
+def _result_row(r: dict) -> str:
+    t = r.get("op_time") or {}
+    err = r.get("rel_error")
+    status = "ok" if r["status"] == "ok" else f"FAILED: {r.get('error') or ''}"
+    return (f"| {r['variant']} | {r['precision']} | {fmt_ms(t.get('median_s'))} | {fmt_ms(t.get('min_s'))} | "
+            f"{fmt_ratio(r.get('ratio'))} | {r.get('reference') or '—'} | {fmt_share(r.get('floor_share'))} | "
+            f"{r.get('bound') or '—'} | {f'{err:.1e}' if err is not None else '—'} | {status} |")
+
+
 def to_markdown(record: dict, level: int = 1) -> str:
     """`level` 1 for a report of its own, 2 inside `profconv report`'s document."""
     h = "#" * level
@@ -65,14 +74,12 @@ def to_markdown(record: dict, level: int = 1) -> str:
             lines += [title, "", f"Same shape as {layer['same_as']}: measured there.", ""]
             continue
         lines += [title, "", LAYER_HEADER, "|---|---|---:|---:|---:|---|---:|---|---:|---|"]
-        for r in layer.get("results", []):
-            t = r.get("op_time") or {}
-            err = r.get("rel_error")
-            status = "ok" if r["status"] == "ok" else f"FAILED: {r.get('error') or ''}"
-            lines.append(f"| {r['variant']} | {r['precision']} | {fmt_ms(t.get('median_s'))} | {fmt_ms(t.get('min_s'))} | "
-                         f"{fmt_ratio(r.get('ratio'))} | {r.get('reference') or '—'} | {fmt_share(r.get('floor_share'))} | "
-                         f"{r.get('bound') or '—'} | {f'{err:.1e}' if err is not None else '—'} | {status} |")
-        chosen = [r for r in layer.get("results", []) if r.get("params")]
+        lines += [_result_row(r) for r in layer.get("results", [])]
+        if layer.get("fused"):
+            lines += ["", f"Fused layer — {layer['fused_ops']}, timed as one op (floor from the pooled output's bytes):", "",
+                      LAYER_HEADER, "|---|---|---:|---:|---:|---|---:|---|---:|---|"]
+            lines += [_result_row(r) for r in layer["fused"]]
+        chosen = [r for r in layer.get("results", []) + layer.get("fused", []) if r.get("params")]
         if chosen:
             lines += ["", "Swept parameters: " + "; ".join(
                 f"{r['variant']} " + ", ".join(f"{k}={v}" for k, v in r["params"].items()) for r in chosen)]

@@ -18,7 +18,10 @@ into one DataFrame row per layer and variant.
   "layers": [{model, layer, shape, dims, images, flops, same_as,
               results: [{variant, technique, precision, arithmetic, reference, status, error, tolerance,
                          rel_error, op_time: {median_s, min_s, max_s, samples_s}, params,
-                         floor_s, bound, floor_share, ratio}]}],
+                         floor_s, bound, floor_share, ratio}],
+              fused_ops: "conv1 + tanh1 + pool1 2x2" or null,
+              fused: [the same result shape for "separate" and "fused-layer" (ratio to separate); floors
+                      from the pooled layer's minimum bytes]}],
   "interrupted": bool
 }
 """
@@ -35,16 +38,18 @@ import numpy as np
 import pandas as pd
 
 from profconv.run import data as datasets
-from profconv.run import gpu
-from profconv.run.models import ConvShape, Model
+from profconv.run import gpu, reference
+from profconv.run import variants as variants_mod
+from profconv.run.models import ConvShape, Layer, Model
 from profconv.run.runner import Runner, operands, rel_error
 from profconv.run.variants import Variant
 
 SCHEMA = "profconv.bench"
 SCHEMA_VERSION = 1
-COLUMNS = ["model", "layer", "shape", "images", "variant", "precision", "reference", "status", "median_s",
+COLUMNS = ["model", "layer", "op", "shape", "images", "variant", "precision", "reference", "status", "median_s",
            "min_s", "max_s", "ratio", "floor_s", "bound", "floor_share", "rel_error", "error"]
-"""frame(record) columns: one row per (layer, variant). ratio = median / the reference's median
+"""frame(record) columns: one row per (layer, op, variant); op is "conv" or the fused layer's ops
+("conv1 + tanh1 + pool1 2x2", variants "separate" and "fused-layer"). ratio = median / the reference's median
 (< 1 is faster); floor_s = max(bytes / measured bandwidth, FLOPs / datasheet peak of the variant's
 arithmetic); floor_share = floor_s / median_s; bound = memory | compute."""
 
@@ -86,6 +91,8 @@ class BenchLayer:
     flops: float
     same_as: str | None = None  # an earlier model's layer of identical shape: measured once, there
     results: list[BenchResult] = field(default_factory=list)
+    fused_ops: str | None = None  # e.g. "conv1 + tanh1 + pool1 2x2": the layer timed as one fused kernel
+    fused: list[BenchResult] = field(default_factory=list)  # separate ops, then fused-layer (ratio to separate)
 
 
 @dataclass
@@ -142,8 +149,9 @@ Progress = Callable[[str], None]
 
 
 def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: list[Variant], opts: BenchOptions,
-                device: dict, seen: dict[tuple, str], progress: Progress) -> list[BenchLayer]:
-    """Every conv layer of `model`: `opts.sets` input sets of `opts.images` images from the model's data."""
+                device: dict, seen: dict[tuple, str], progress: Progress, fuse: bool = True) -> list[BenchLayer]:
+    """Every conv layer of `model`: `opts.sets` input sets of `opts.images` images from the model's data;
+    with `fuse`, also each conv + activation + pool as one fused kernel against separate ops."""
     runner = Runner(model, params, cp)
     n = opts.images * opts.sets
     progress(f"{model.name}: data and reference pass on {n} images")
@@ -164,6 +172,9 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
         w = runner.params[f"{layer.name}.w"]
         bias = runner.params.get(f"{layer.name}.b")
         bl.results = bench_layer(cp, f"{model.name}/{layer.name}", s, sets, w, bias, variants, opts, device, progress)
+        if fuse and (ops := fused_ops(model, layer.name)) is not None:
+            bl.fused_ops = f"{layer.name} + {ops[0].name} + {ops[1].name} {ops[1].k}x{ops[1].k}"
+            bl.fused = bench_fused(cp, f"{model.name}/{layer.name}", s, sets, w, bias, *ops, opts, device, progress)
         layers.append(bl)
     del conv_io
     return layers
@@ -171,52 +182,48 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
 
 @dataclass
 class _Prepared:
-    variant: Variant
     result: BenchResult
     calls: list[Callable[[], Any]]  # one per input set
     samples: list[float] = field(default_factory=list)
 
 
-def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, variants: list[Variant],
-                opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
-    prepared: list[_Prepared] = []
-    for v in variants:
-        assert v.launch is not None
-        progress(f"{tag}: checking {v.name}")
-        res = BenchResult(v.name, v.technique, v.precision, v.arithmetic, v.reference, v.tolerance)
-        calls: list[Callable[[], Any]] = []
+def _check(res: BenchResult, sets: list[tuple[Any, Any]], call: Callable[[Any], Any], cp: Any) -> list[Callable[[], Any]]:
+    """Run `call(set index)` on every input set against its reference; mark `res` failed on a wrong or
+    crashing output (reported, the others still run). The calls to time, one per set, or none."""
+    calls: list[Callable[[], Any]] = []
+    try:
+        worst = 0.0
+        for i, (_, ref) in enumerate(sets):
+            y = call(i)  # the first call also runs a swept kernel's sweep
+            cp.cuda.Device().synchronize()
+            err, _ = rel_error(cp, cp.asarray(y), ref)
+            worst = err if err != err else max(worst, err)
+            calls.append(functools.partial(call, i))
+        res.rel_error = None if worst != worst else worst
+        if not worst <= res.tolerance:
+            res.status = "failed"
+            res.error = ("output has unwritten or non-finite elements" if worst != worst
+                         else f"relative error {worst:.3g} above tolerance {res.tolerance:g}")
+    except Exception as exc:  # compile errors, CUDA errors, out of memory
+        res.status, res.error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         try:
-            wv, bv = w.astype(v.dtype), None if bias is None else bias.astype(v.dtype)
-            worst = 0.0
-            for a, ref in sets:
-                x, out = operands(cp, v, a, s)
-                y = v.launch(cp, x, wv, bv, out, s)  # the first call also runs a swept variant's sweep
-                cp.cuda.Device().synchronize()
-                err, _ = rel_error(cp, cp.asarray(y), ref)
-                worst = err if err != err else max(worst, err)
-                calls.append(functools.partial(v.launch, cp, x, wv, bv, out, s))
-            res.rel_error = None if worst != worst else worst
-            if not worst <= v.tolerance:
-                res.status = "failed"
-                res.error = ("output has unwritten or non-finite elements" if worst != worst
-                             else f"relative error {worst:.3g} above tolerance {v.tolerance:g}")
-            if v.params is not None:
-                res.params = v.params(s)
-        except Exception as exc:  # compile errors, CUDA errors, out of memory: reported, the others still run
-            res.status, res.error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            try:
-                cp.cuda.Device().synchronize()
-            except Exception:
-                pass
-        prepared.append(_Prepared(v, res, calls))
+            cp.cuda.Device().synchronize()
+        except Exception:
+            pass
+    return calls if res.status == "ok" else []
+
+
+def _time_interleaved(cp: Any, tag: str, prepared: list[_Prepared], n_sets: int, opts: BenchOptions,
+                      progress: Progress) -> None:
+    """Interleaved rounds: every set and entry once per round, the order rotated each round."""
     timed = [p for p in prepared if p.result.status == "ok"]
-    progress(f"{tag}: timing {len(timed)} variants x {len(sets)} input sets x {opts.repeat} rounds")
+    progress(f"{tag}: timing {len(timed)} variants x {n_sets} input sets x {opts.repeat} rounds")
     start, end = cp.cuda.Event(), cp.cuda.Event()
     for rnd in range(opts.warmup + opts.repeat):
         shift = rnd % max(1, len(timed))
-        for i in range(len(sets)):
+        for i in range(n_sets):
             for p in timed[shift:] + timed[:shift]:
-                with gpu.nvtx_range(f"bench/{tag}/{p.variant.name}"):
+                with gpu.nvtx_range(f"bench/{tag}/{p.result.variant}"):
                     cp.cuda.Device().synchronize()
                     start.record()
                     p.calls[i]()
@@ -226,8 +233,82 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
                     p.samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
     for p in timed:
         p.result.op_time = gpu.Timing(p.samples).as_dict()
+
+
+def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, variants: list[Variant],
+                opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
+    prepared: list[_Prepared] = []
+    for v in variants:
+        progress(f"{tag}: checking {v.name}")
+        res = BenchResult(v.name, v.technique, v.precision, v.arithmetic, v.reference, v.tolerance)
+        wv, bv = w.astype(v.dtype), None if bias is None else bias.astype(v.dtype)
+        buffers = [operands(cp, v, a, s) for a, _ in sets]  # converted and poisoned untimed
+
+        def call(i: int, v: Variant = v, wv=wv, bv=bv, buffers=buffers):
+            assert v.launch is not None
+            return v.launch(cp, buffers[i][0], wv, bv, buffers[i][1], s)
+
+        calls = _check(res, sets, call, cp)
+        if res.status == "ok" and v.params is not None:
+            res.params = v.params(s)
+        prepared.append(_Prepared(res, calls))
+    _time_interleaved(cp, tag, prepared, len(sets), opts, progress)
     _derive([p.result for p in prepared], s, device)
     return [p.result for p in prepared]
+
+
+def fused_ops(model: Model, conv: str) -> tuple[Layer, Layer] | None:
+    """The activation and max-pool right after conv layer `conv`, when the net has them."""
+    layers = model.layers
+    i = next(k for k, layer in enumerate(layers) if layer.name == conv)
+    if i + 2 < len(layers) and layers[i + 1].kind in ("tanh", "relu") and layers[i + 2].kind == "pool":
+        return layers[i + 1], layers[i + 2]
+    return None
+
+
+def bench_fused(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, act: Layer, pool: Layer,
+                opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
+    """conv + bias + activation + pool: `tuned` followed by CuPy's activation and pool kernels (the
+    layer as separate ops) against one fused kernel; checked on the pooled output."""
+    pooled_sets = [(a, reference.apply(cp, pool, reference.apply(cp, act, ref, {}), {})) for a, ref in sets]
+    inputs = [cp.ascontiguousarray(a) for a, _ in sets]
+    conv_out = cp.empty((s.B, s.M, s.Ho, s.Wo), dtype=cp.float32)
+    pooled = cp.empty((s.B, s.M, s.Ho // pool.k, s.Wo // pool.k), dtype=cp.float32)
+    bias_ = variants_mod.bias_or_zeros(cp, bias, s.M)
+    kernel = variants_mod.fused_layer(pool.k, act.kind)
+
+    def separate(i: int):
+        y = variants_mod.launch_tuned(cp, inputs[i], w, bias, conv_out, s)
+        return reference.apply(cp, pool, reference.apply(cp, act, y, {}), {})
+
+    def fused(i: int):
+        pooled.fill(np.nan)
+        return kernel.launch(cp, inputs[i], w, bias_, pooled, s)
+
+    progress(f"{tag}: checking the fused layer")
+    prepared = []
+    for name, description, call, ref in (("separate", "tuned conv, then the activation and pool as CuPy kernels",
+                                          separate, None),
+                                         ("fused-layer", "conv + bias + activation + pool in one kernel",
+                                          fused, "separate")):
+        res = BenchResult(name, description, "fp32", "fp32", ref, 1e-5)
+        calls = _check(res, pooled_sets, call, cp)
+        if name == "fused-layer":
+            res.params = kernel.params(s)
+            calls = [functools.partial(kernel.launch, cp, x, w, bias_, pooled, s) for x in inputs]
+        prepared.append(_Prepared(res, calls if res.status == "ok" else []))
+    _time_interleaved(cp, f"{tag}+{act.name}+{pool.name}", prepared, len(sets), opts, progress)
+    results = [p.result for p in prepared]
+    layer_bytes = 4.0 * (s.B * s.C * s.H * s.W + s.M * s.C * s.K * s.K + s.B * s.M * (s.Ho // pool.k) * (s.Wo // pool.k))
+    bw, peak = device.get("bandwidth_Bps"), device.get("peaks", {}).get("fp32")
+    for r in results:
+        if r.op_time and bw and peak:
+            mem, comp = layer_bytes / bw, s.flops / peak
+            r.floor_s, r.bound = max(mem, comp), "memory" if mem >= comp else "compute"
+            r.floor_share = r.floor_s / r.op_time["median_s"]
+    if results[0].op_time and results[1].op_time:
+        results[1].ratio = results[1].op_time["median_s"] / results[0].op_time["median_s"]
+    return results
 
 
 def _derive(results: list[BenchResult], s: ConvShape, device: dict) -> None:
@@ -263,9 +344,11 @@ def frame(record: dict) -> pd.DataFrame:
     """One row per (layer, variant) of a bench record (as loaded from JSON); columns: COLUMNS."""
     rows = []
     for layer in record.get("layers", []):
-        for r in layer.get("results", []):
+        entries = [("conv", r) for r in layer.get("results", [])]
+        entries += [(layer.get("fused_ops"), r) for r in layer.get("fused", [])]
+        for op, r in entries:
             t = r.get("op_time") or {}
-            rows.append({"model": layer["model"], "layer": layer["layer"], "shape": layer["shape"],
+            rows.append({"model": layer["model"], "layer": layer["layer"], "op": op, "shape": layer["shape"],
                          "images": layer["images"], "variant": r["variant"], "precision": r["precision"],
                          "reference": r.get("reference"), "status": r["status"], "median_s": t.get("median_s"),
                          "min_s": t.get("min_s"), "max_s": t.get("max_s"), "ratio": r.get("ratio"),

@@ -57,7 +57,7 @@ class Variant:
 _zeros: dict[tuple[int, int, str], Any] = {}
 
 
-def _bias_or_zeros(cp, bias, m: int, dtype=None):
+def bias_or_zeros(cp, bias, m: int, dtype=None):
     """A layer without bias still hands our kernels a pointer: a zero vector, allocated once."""
     if bias is not None:
         return bias
@@ -77,14 +77,14 @@ def _grid_1d(total: int) -> tuple[int]:
 
 
 def launch_naive(cp, x, w, bias, out, s: ConvShape) -> Any:
-    bias = _bias_or_zeros(cp, bias, s.M)
+    bias = bias_or_zeros(cp, bias, s.M)
     fn = gpu.module("naive.cu").get_function("conv_forward")
     fn(_grid_1d(out.size), (THREADS,), (x, w, bias, out, *_i32(s.B, s.M, s.C, s.H, s.W, s.K, s.P)))
     return out
 
 
 def launch_constant(cp, x, w, bias, out, s: ConvShape) -> Any:
-    bias = _bias_or_zeros(cp, bias, s.M)
+    bias = bias_or_zeros(cp, bias, s.M)
     mod = gpu.module("constant.cu")
     if w.size > 15360:
         raise ValueError(f"{w.size} weights do not fit the 15,360-float constant buffer")
@@ -96,7 +96,7 @@ def launch_constant(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 
 def launch_shared(cp, x, w, bias, out, s: ConvShape) -> Any:
-    bias = _bias_or_zeros(cp, bias, s.M)
+    bias = bias_or_zeros(cp, bias, s.M)
     fn = gpu.module("shared.cu", (("TILE", TILE), ("KMAX", max(7, s.K)))).get_function("conv_forward")
     tiles = ((s.Ho + TILE - 1) // TILE) * ((s.Wo + TILE - 1) // TILE)
     for b0 in range(0, s.B, 65535):  # grid.z is at most 65,535 images per launch
@@ -107,7 +107,7 @@ def launch_shared(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 
 def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> Any:
-    bias = _bias_or_zeros(cp, bias, s.M)
+    bias = bias_or_zeros(cp, bias, s.M)
     mod = gpu.module("unroll_gemm.cu", (("TILE", TILE),))
     unroll, matmul = mod.get_function("unroll"), mod.get_function("matmul")
     kd = s.C * s.K * s.K
@@ -125,7 +125,7 @@ def launch_unroll_gemm(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 
 def launch_fused(cp, x, w, bias, out, s: ConvShape) -> Any:
-    bias = _bias_or_zeros(cp, bias, s.M)
+    bias = bias_or_zeros(cp, bias, s.M)
     fn = gpu.module("fused.cu", (("TILE", TILE),)).get_function("conv_forward")
     n = s.B * s.Ho * s.Wo
     fn(((n + TILE - 1) // TILE, (s.M + TILE - 1) // TILE), (TILE, TILE),
@@ -267,8 +267,7 @@ def _shared_build(filename: str, name: str):
     def build(cp, p: dict, s: ConvShape):
         defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "TW": p["TW"], "MB": p["MB"],
                    "NG": p["NG"], "IMGS": p["IMGS"], "THREADS": p["THREADS"], "PT": p["PT"]}
-        if "TH" in p:
-            defines["TH"] = p["TH"]
+        defines.update({k: p[k] for k in ("TH", "POOL", "ACT") if k in p})
         fn = sweep.kernel(cp, filename, name, defines, p["smem"])
         groups, channel_blocks = -(-s.B // p["IMGS"]), -(-s.M // (p["NG"] * p["MB"]))
         sms, _ = sweep.device_limits(cp)  # persistent: one wave of blocks, each looping over image groups
@@ -360,17 +359,36 @@ def _tensorcore_build(cp, p: dict, s: ConvShape):
 
 TENSORCORE = sweep.Swept(tensorcore_candidates, _tensorcore_build)
 
+ACTIVATIONS = {"none": 0, "tanh": 1, "relu": 2}  # the ACT codes of tuned_smem.cu's fused epilogue
+_fused_layers: dict[tuple[int, str], sweep.Swept] = {}
+
+
+def fused_layer(pool: int, activation: str) -> sweep.Swept:
+    """conv + bias + activation + max-pool in one kernel (tuned_smem.cu's fused epilogue): each
+    thread computes whole pooling windows (TH = pool rows, TW a multiple of pool), swept like tuned.
+    Its `out` is the pooled map, B x M x (Ho // pool) x (Wo // pool)."""
+    key = (pool, activation)
+    if key not in _fused_layers:
+        extra = {"POOL": pool, "ACT": ACTIVATIONS[activation]}
+
+        def candidates(s: ConvShape) -> list[dict]:
+            found = [c for c in shared_candidates(s, (2, 4), elem=4, ths=(pool,)) if c["TW"] % pool == 0]
+            return [dict(c, **extra) for c in found]
+
+        _fused_layers[key] = sweep.Swept(candidates, _shared_build("tuned_smem.cu", "conv_tuned_smem"))
+    return _fused_layers[key]
+
 
 def launch_tuned(cp, x, w, bias, out, s: ConvShape) -> Any:
-    return TUNED.launch(cp, x, w, _bias_or_zeros(cp, bias, s.M), out, s)
+    return TUNED.launch(cp, x, w, bias_or_zeros(cp, bias, s.M), out, s)
 
 
 def launch_fp16(cp, x, w, bias, out, s: ConvShape) -> Any:
-    return FP16.launch(cp, x, w, _bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
+    return FP16.launch(cp, x, w, bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
 
 
 def launch_tensorcore(cp, x, w, bias, out, s: ConvShape) -> Any:
-    return TENSORCORE.launch(cp, x, w, _bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
+    return TENSORCORE.launch(cp, x, w, bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
 
 
 STREAMS = 4
@@ -382,7 +400,7 @@ def _end_to_end(cp, x_host, w, bias, out_host, s: ConvShape, streams: int, chunk
     """Copy in, convolve with `tuned`, copy out, the batch cut into `chunks` pieces issued round-robin
     on `streams` streams: one chunk's copies overlap another's kernel. Device buffers are kept per
     shape; a stream reuses its buffers only after its previous chunk (stream order)."""
-    bias = _bias_or_zeros(cp, bias, s.M)
+    bias = bias_or_zeros(cp, bias, s.M)
     size = -(-s.B // chunks)
     key = (cp.cuda.Device().id, s, streams, chunks)
     if key not in _device_buffers:
