@@ -10,7 +10,7 @@ does not.
 
 import cupy as cp
 
-from profconv.run import variants
+from profconv.run import tuned
 from profconv.run.models import ConvShape
 
 s = ConvShape(2000, 16, 6, 30, 30, 5)
@@ -19,8 +19,8 @@ w = cp.random.standard_normal((s.M, s.C, s.K, s.K), dtype=cp.float32)
 bias = cp.zeros(s.M, dtype=cp.float32)
 out = cp.empty((s.B, s.M, s.Ho, s.Wo), dtype=cp.float32)
 constant = {"design": "constant-filters", "TW": 2, "MB": 8, "IMGS": 1, "THREADS": 352, "smem": 4 * 6 * 30 * 32}
-shared = next(c for c in variants.shared_candidates(s, (2,), elem=4) if c["MB"] == 8)
-variants._constant_build(cp, constant, s)(x, w, bias, out)
-variants._shared_build("tuned_smem.cu", "conv_tuned_smem")(cp, shared, s)(x, w, bias, out)
+shared = next(c for c in tuned.shared_candidates(s, (2,), elem=4) if c["MB"] == 8)
+tuned._constant_build(cp, constant, s)(x, w, bias, out)
+tuned._shared_build("tuned_smem.cu", "conv_tuned_smem")(cp, shared, s)(x, w, bias, out)
 cp.cuda.Device().synchronize()
 print("constant:", constant, "shared:", shared)

@@ -10,7 +10,8 @@ import pytest
 from profconv.report.bench import to_markdown
 from profconv.run import bench
 from profconv.run.models import MODELS, ConvShape
-from profconv.run.variants import VARIANTS, shared_candidates, tensorcore_candidates, tensorcore_sizes, tuned_candidates
+from profconv.run.tuned import shared_candidates, tensorcore_candidates, tensorcore_sizes, tuned_candidates
+from profconv.run.variants import VARIANTS
 
 FIRST = "tests/data/bench/bench-h200-first.json"
 F17 = ConvShape(10000, 50, 1, 28, 28, 5)

@@ -140,7 +140,7 @@ def test_fused_layer(dims, activation):
 
     from profconv.run.models import Layer
     from profconv.run.reference import apply
-    from profconv.run.variants import fused_layer
+    from profconv.run.tuned import fused_layer
 
     s = ConvShape(*dims)
     rng = np.random.default_rng(sum(dims))

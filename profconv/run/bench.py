@@ -38,8 +38,7 @@ import numpy as np
 import pandas as pd
 
 from profconv.run import data as datasets
-from profconv.run import gpu, reference
-from profconv.run import variants as variants_mod
+from profconv.run import gpu, reference, tuned
 from profconv.run.models import ConvShape, Layer, Model
 from profconv.run.runner import Runner, operands, rel_error
 from profconv.run.variants import Variant
@@ -274,11 +273,11 @@ def bench_fused(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
     inputs = [cp.ascontiguousarray(a) for a, _ in sets]
     conv_out = cp.empty((s.B, s.M, s.Ho, s.Wo), dtype=cp.float32)
     pooled = cp.empty((s.B, s.M, s.Ho // pool.k, s.Wo // pool.k), dtype=cp.float32)
-    bias_ = variants_mod.bias_or_zeros(cp, bias, s.M)
-    kernel = variants_mod.fused_layer(pool.k, act.kind)
+    bias_ = gpu.bias_or_zeros(cp, bias, s.M)
+    kernel = tuned.fused_layer(pool.k, act.kind)
 
     def separate(i: int):
-        y = variants_mod.launch_tuned(cp, inputs[i], w, bias, conv_out, s)
+        y = tuned.launch_tuned(cp, inputs[i], w, bias, conv_out, s)
         return reference.apply(cp, pool, reference.apply(cp, act, y, {}), {})
 
     def fused(i: int):

@@ -76,6 +76,20 @@ def module(filename: str, defines: tuple[tuple[str, int], ...] = ()) -> Any:
     return mod
 
 
+_zeros: dict[tuple[int, int, str], Any] = {}
+
+
+def bias_or_zeros(cp, bias, m: int, dtype=None):
+    """A layer without bias still hands our kernels a pointer: a zero vector, allocated once."""
+    if bias is not None:
+        return bias
+    dtype = dtype or cp.float32
+    key = (cp.cuda.Device().id, m, cp.dtype(dtype).char)
+    if key not in _zeros:
+        _zeros[key] = cp.zeros(m, dtype=dtype)
+    return _zeros[key]
+
+
 @dataclass(frozen=True)
 class Timing:
     """Seconds of each timed repeat (after warm-up)."""
