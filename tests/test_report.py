@@ -1,6 +1,7 @@
 """profconv report on stored H200 run records and real logs: the markdown is checked concretely."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,12 +90,21 @@ def test_compare_logs():
 @pytest.mark.parametrize("content, message", [
     ('{"schema": "profconv.run", "schema_version": 99}', "schema version 99 is newer"),
     ('{"hello": 1}', "not a profconv run record"),
-    ('{"schema": "profconv.run", "schema_ver', "not a valid run record"),
+    ('{"schema": "profconv.run", "schema_ver', "not a valid JSON record"),
+    ('{"schema": "profconv.run", "schema_version": 1}', 'not a valid run record (the record lacks a dict "model")'),
+    ('{"schema": "profconv.run", "schema_version": 1, "model": {"name": "m"}, "environment": {}, "data": {}, '
+     '"settings": {}, "results": [{"images": 10, "variant": "naive", "status": "ok", "conv": [{"layer": "conv1"}]}]}',
+     'not a valid run record (a conv layer of result 1 lacks a str "shape")'),
+    ('{"schema": "profconv.bench", "schema_version": 9}', "bench record schema version 9 is newer"),
+    ('{"schema": "profconv.bench", "schema_version": 1, "layers": "x"}',
+     'not a valid bench record (the record lacks a list "layers")'),
+    ('{"schema": "profconv.bench", "schema_version": 1, "layers": [{}]}',
+     'not a valid bench record (layer 1 lacks a str "model")'),
 ])
 def test_bad_records_refused(tmp_path, content, message):
     p = tmp_path / "run.json"
     p.write_text(content)
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=re.escape(message)):
         load([str(p)])
     r = cli("report", str(tmp_path))
     assert r.returncode == 2 and message in r.stderr

@@ -37,9 +37,19 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not a valid run record ({exc.msg} at line {exc.lineno})") from None
+        raise InputError(f"{path}: not a valid JSON record ({exc.msg} at line {exc.lineno})") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _require(path: Path, kind: str, where: str, obj: Any, fields: dict[str, type]) -> None:
+    """One line naming the first field a record lacks or has the wrong type of (a hand-edited or
+    foreign file that carries our schema tag), instead of a KeyError deep in the report."""
+    if not isinstance(obj, dict):
+        raise InputError(f"{path}: not a valid {kind} record ({where} is not an object)")
+    for name, typ in fields.items():
+        if not isinstance(obj.get(name), typ):
+            raise InputError(f"{path}: not a valid {kind} record ({where} lacks a {typ.__name__} \"{name}\")")
 
 
 def read_bench(path: Path, doc: dict[str, Any]) -> BenchInput:
@@ -47,6 +57,11 @@ def read_bench(path: Path, doc: dict[str, Any]) -> BenchInput:
     if not isinstance(version, int) or version > BENCH_SCHEMA_VERSION:
         raise InputError(f"{path}: bench record schema version {version} is newer than this profconv reads "
                          f"({BENCH_SCHEMA_VERSION}); upgrade profconv")
+    _require(path, "bench", "the record", doc, {"layers": list})
+    for i, layer in enumerate(doc["layers"], 1):
+        _require(path, "bench", f"layer {i}", layer, {"model": str, "layer": str, "shape": str, "images": int})
+        for res in layer.get("results", []) + layer.get("fused", []):
+            _require(path, "bench", f"a result of layer {i}", res, {"variant": str, "precision": str, "status": str})
     return BenchInput(path, doc)
 
 
@@ -60,6 +75,13 @@ def read_record(path: Path, doc: Any = None) -> dict[str, Any]:
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise InputError(f"{path}: run record schema version {version} is newer than this profconv reads "
                          f"({SCHEMA_VERSION}); upgrade profconv")
+    _require(path, "run", "the record", doc, {"model": dict, "environment": dict, "data": dict, "settings": dict,
+                                              "results": list})
+    _require(path, "run", "\"model\"", doc["model"], {"name": str})
+    for i, res in enumerate(doc["results"], 1):
+        _require(path, "run", f"result {i}", res, {"images": int, "variant": str, "status": str})
+        for conv in res.get("conv", []):
+            _require(path, "run", f"a conv layer of result {i}", conv, {"layer": str, "shape": str, "status": str})
     return upgrade(doc)
 
 
