@@ -4,7 +4,7 @@
 // Sums run in half2 over one input channel's K*K taps (at most 49 terms), then fold into fp32
 // accumulators, so deep layers (C = 16-20) do not lose precision to a long half-precision sum.
 // Blocks are persistent and prefetch the next group of images into registers while computing the
-// current one, as in tuned_smem.cu.
+// current one (kernels/staging.cuh, shared with tuned_smem.cu).
 // Macros (all required): M C H W K P  TW MB NG IMGS THREADS PT  (TW even)
 #include <cuda_fp16.h>
 
@@ -22,8 +22,7 @@
 #define SW ((SW_MIN + 7) / 8 * 8)  // halves per shared row: even, so rows start 4-byte aligned
 #define SIMG (C * HP * SW)
 #define WPAIRS (NG * CKK * MBP)   // half2 (w, w) pairs of the block's filters
-#define IMG_PIXELS (C * H * W)
-#define PF ((IMGS * IMG_PIXELS + THREADS - 1) / THREADS)  // pixels each thread prefetches per group
+#include "staging.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 conv_fp16(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ bias,
@@ -42,17 +41,8 @@ conv_fp16(const __half* __restrict__ x, const __half* __restrict__ w, const __ha
     for (int i = threadIdx.x; i < IMGS * SIMG / 8; i += THREADS) xs16[i] = make_uint4(0, 0, 0, 0);
 
     const int groups = (B + IMGS - 1) / IMGS;
-    const size_t total = (size_t)B * IMG_PIXELS;
-    __half pre[PF];
-    auto prefetch = [&](int grp) {
-        const size_t first = (size_t)grp * IMGS * IMG_PIXELS;
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            const int i = threadIdx.x + k * THREADS;
-            pre[k] = (i < IMGS * IMG_PIXELS && first + i < total) ? x[first + i] : __float2half(0.0f);
-        }
-    };
-    if (blockIdx.x < groups) prefetch(blockIdx.x);
+    NextImages<__half> next;
+    if (blockIdx.x < groups) next.load(x, blockIdx.x, B);
 
     const int g = threadIdx.x / PT, t = threadIdx.x % PT;
     const int m0 = m_block + g * MB;
@@ -64,17 +54,9 @@ conv_fp16(const __half* __restrict__ x, const __half* __restrict__ w, const __ha
 
     for (int grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         __syncthreads();  // the previous group is no longer being read (and the zero fill is done)
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            const int i = threadIdx.x + k * THREADS;
-            if (i < IMGS * IMG_PIXELS) {
-                const int im = i / IMG_PIXELS, r = i % IMG_PIXELS;
-                const int c = r / (H * W), hw = r % (H * W);
-                xs[im * SIMG + (c * HP + hw / W + P) * SW + hw % W + P] = pre[k];
-            }
-        }
+        next.store(xs);
         __syncthreads();
-        if (grp + gridDim.x < groups) prefetch(grp + gridDim.x);  // in flight while this group computes
+        if (grp + gridDim.x < groups) next.load(x, grp + gridDim.x, B);  // in flight while this group computes
         const int b = grp * IMGS + img;
         if (!active || b >= B) continue;
         float acc[MB][TW];

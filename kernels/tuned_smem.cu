@@ -37,8 +37,7 @@
 #define SW ((SW_MIN + 3) / 4 * 4)
 #define SIMG (C * HP * SW)
 #define WFLOATS (NG * CKK * MBP)
-#define IMG_PIXELS (C * H * W)
-#define PF ((IMGS * IMG_PIXELS + THREADS - 1) / THREADS)  // pixels each thread prefetches per group
+#include "staging.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ bias,
@@ -56,17 +55,8 @@ conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const 
     for (int i = threadIdx.x; i < IMGS * SIMG / 4; i += THREADS) xs4[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 
     const int groups = (B + IMGS - 1) / IMGS;
-    const size_t total = (size_t)B * IMG_PIXELS;
-    float pre[PF];
-    auto prefetch = [&](int grp) {
-        const size_t first = (size_t)grp * IMGS * IMG_PIXELS;
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            const int i = threadIdx.x + k * THREADS;
-            pre[k] = (i < IMGS * IMG_PIXELS && first + i < total) ? x[first + i] : 0.0f;
-        }
-    };
-    if (blockIdx.x < groups) prefetch(blockIdx.x);
+    NextImages<float> next;
+    if (blockIdx.x < groups) next.load(x, blockIdx.x, B);
 
     const int g = threadIdx.x / PT, t = threadIdx.x % PT;
     const int m0 = m_block + g * MB;
@@ -78,17 +68,9 @@ conv_tuned_smem(const float* __restrict__ x, const float* __restrict__ w, const 
 
     for (int grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         __syncthreads();  // the previous group is no longer being read (and the zero fill is done)
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            const int i = threadIdx.x + k * THREADS;
-            if (i < IMGS * IMG_PIXELS) {
-                const int im = i / IMG_PIXELS, r = i % IMG_PIXELS;
-                const int c = r / (H * W), hw = r % (H * W);
-                xs[im * SIMG + (c * HP + hw / W + P) * SW + hw % W + P] = pre[k];
-            }
-        }
+        next.store(xs);
         __syncthreads();
-        if (grp + gridDim.x < groups) prefetch(grp + gridDim.x);  // in flight while this group computes
+        if (grp + gridDim.x < groups) next.load(x, grp + gridDim.x, B);  // in flight while this group computes
         const int b = grp * IMGS + img;
         if (!active || b >= B) continue;
         float acc[TH][MB][TW];

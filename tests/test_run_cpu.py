@@ -175,3 +175,14 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     assert "Traceback" not in err
     doc = json.loads((tmp_path / "run.json").read_text())
     assert doc["interrupted"] is True and doc["results"][0]["images"] == 10
+
+
+def test_kernel_headers_are_expanded_into_the_source():
+    """NVRTC compiles (and CuPy caches by) the expanded text: the shared staging code is in both kernels."""
+    from profconv.run.gpu import kernel_source
+
+    for name in ("tuned_smem.cu", "fp16.cu"):
+        src = kernel_source(name)
+        assert '#include "staging.cuh"' not in src
+        assert src.count("struct NextImages") == 1 and "next.store(xs);" in src
+    assert "#include <cuda_fp16.h>" in kernel_source("fp16.cu")  # system headers stay for NVRTC

@@ -1,1 +1,6 @@
 """One module per CLI noun: validate options, call the library, hand results to a renderer."""
+
+
+def comma_list(values: list[str] | None) -> list[str]:
+    """A repeatable option that also takes comma lists: -v a,b -v c -> [a, b, c]."""
+    return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]

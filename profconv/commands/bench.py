@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from profconv.commands import comma_list
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
 from profconv.run import bench, gpu
@@ -23,10 +24,6 @@ from profconv.run.variants import cudnn_unavailable, get_variants
 from profconv.ui import console
 
 DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
-
-
-def _split(values: list[str] | None) -> list[str]:
-    return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
 
 
 def layer_table(layer: bench.BenchLayer, fused: bool = False) -> Table:
@@ -62,8 +59,8 @@ def bench_command(
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
         raise InputError("--images, --sets and --repeat must be at least 1, --warmup at least 0")
-    models = [get_model(m) for m in (_split(model) or DEFAULT_MODELS)]
-    chosen = [v for v in get_variants(_split(variant) or None) if v.device != "cpu"]
+    models = [get_model(m) for m in (comma_list(model) or DEFAULT_MODELS)]
+    chosen = [v for v in get_variants(comma_list(variant) or None) if v.device != "cpu"]
     if not chosen:
         raise InputError("bench times GPU variants: the CPU reference is not one (see `profconv run`)")
     cp = gpu.cupy_or_none()

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from profconv.commands import comma_list
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.profile import session
 from profconv.render.profile_tables import TableOptions, render
@@ -123,8 +124,7 @@ def run_command(
     counts = parse_counts(images)
     if repeat < 1 or warmup < 0 or cpu_repeat < 1:
         raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
-    names = [n.strip() for v in (variant or []) for n in v.split(",") if n.strip()]
-    chosen = get_variants(names or None)
+    chosen = get_variants(comma_list(variant) or None)
     if profile is not None and profile not in session.TOOLS:
         raise InputError(f"--profile takes one of {', '.join(session.TOOLS)}, not {profile!r}")
     params = weights_mod.load(m, weights)

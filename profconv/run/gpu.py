@@ -6,6 +6,7 @@ Nothing here compiles or touches the GPU at import time.
 from __future__ import annotations
 
 import contextlib
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -49,12 +50,22 @@ def require_cupy() -> Any:
     return cp
 
 
-def kernel_source(filename: str) -> str:
-    """kernels/<filename>: a package resource once installed, the repository folder when run from source."""
+def _kernel_file(filename: str) -> str:
     try:
         return resources.files("profconv.kernels").joinpath(filename).read_text()
     except ModuleNotFoundError:
         return (Path(__file__).resolve().parents[2] / "kernels" / filename).read_text()
+
+
+def kernel_source(filename: str) -> str:
+    """kernels/<filename>: a package resource once installed, the repository folder when run from source.
+    `#include "x.cuh"` of a file beside it is expanded in place, so the text NVRTC compiles (and CuPy's
+    kernel cache is keyed on) contains the header: editing a header recompiles its kernels."""
+    lines = []
+    for line in _kernel_file(filename).splitlines():
+        m = re.fullmatch(r'\s*#include "([\w.]+\.cuh)"\s*', line)
+        lines.append(_kernel_file(m.group(1)) if m else line)
+    return "\n".join(lines) + "\n"
 
 
 class KernelCompileError(Exception):
