@@ -1,63 +1,256 @@
-"""The profconv command line: assembles the per-noun commands and turns errors into one line."""
+"""The profconv command line: per-noun commands loaded only when used, every failure one line.
 
-from __future__ import annotations
+`main()` is the console script. The Typer app is built on first use (`profconv.cli.app`), and each
+command's module is imported only when that command runs, so `profconv --help` imports neither
+pandas nor NumPy. The group's `main` translates every outcome into an exit status (see
+`profconv.errors`), so Typer's CliRunner sees exactly what a user sees:
 
+- usage errors (unknown option, missing argument, bad choice or value): Typer/click's own message, exit 2;
+- a ProfconvError: one line `error: …`, its documented exit status;
+- the OS refusing a write (disk full, permission): one line, exit 5; a closed pipe (`| head`): exit 0;
+- Ctrl-C, also while importing: exit 130, no traceback;
+- anything else is a bug: one line naming it, exit 1.
+`--traceback` (anywhere on the command line) or PROFCONV_TRACEBACK=1 re-raises instead.
+"""
+
+import errno
+import importlib
 import os
 import sys
+from typing import Any
 
-import typer
-from rich.markup import escape
+from profconv import __version__
+from profconv.errors import EXIT_CODES_HELP, ExitStatus
 
-from profconv.commands.parse import parse_command
-from profconv.errors import ExitStatus, ProfconvError
-from profconv.ui import error_console
+# name -> (module, function, one-line help shown by `profconv --help` without importing the module;
+# tests/test_cli.py checks that it is the first line of the function's docstring)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": ("profconv.commands.run", "run_command",
+            "Run each convolution variant on a model's forward pass: Op Time, check, Correctness."),
+    "bench": ("profconv.commands.bench", "bench_command",
+              "Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."),
+    "parse": ("profconv.commands.parse", "parse_command",
+              "Read nvprof, Nsight Systems, Nsight Compute or OpenACC timing text and rank what takes the time."),
+    "report": ("profconv.commands.report", "report_command",
+               "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
+    "models": ("profconv.commands.run", "models_command", "List the models with their layer shapes."),
+}
 
-app = typer.Typer(
-    name="profconv",
-    help="Run, check and profile CUDA convolution kernels; parse any profiler's text output.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.command("parse")(parse_command)
+HELP = ("Run, check and profile CUDA convolution kernels; parse any profiler's text output.\n\n"
+        + EXIT_CODES_HELP + " PROFCONV_TRACEBACK=1 or --traceback shows the full trace of an error.")
 
-
-def _register_optional() -> None:
-    from profconv.commands.bench import bench_command
-    from profconv.commands.report import report_command
-    from profconv.commands.run import models_command, run_command
-
-    app.command("run")(run_command)
-    app.command("models")(models_command)
-    app.command("report")(report_command)
-    app.command("bench")(bench_command)
+_traceback = False
+_app: Any = None
+_loaded: dict[str, Any] = {}  # command name -> its click command, built on first use
 
 
-_register_optional()
+def _want_traceback() -> bool:
+    return _traceback or bool(os.environ.get("PROFCONV_TRACEBACK"))
 
 
-def main() -> None:
-    """Entry point: any ProfconvError becomes one line and its exit code (PROFCONV_TRACEBACK=1 for the trace)."""
+def _pop_traceback_flag(args: list[str]) -> list[str]:
+    """`--traceback` works before or after the command name (not after a `--`)."""
+    global _traceback
+    end = args.index("--") if "--" in args else len(args)
+    _traceback = "--traceback" in args[:end]
+    if _traceback:
+        return [a for i, a in enumerate(args) if not (i < end and a == "--traceback")]
+    return args
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe or a full disk: point stdout at /dev/null so the interpreter's final flush is quiet."""
     try:
-        status = app(standalone_mode=False)  # click returns typer.Exit's code instead of raising
-        if isinstance(status, int) and status:
-            sys.exit(status)
-    except ProfconvError as exc:
-        if os.environ.get("PROFCONV_TRACEBACK"):
-            raise
-        error_console().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(int(exc.exit_status))
-    except KeyboardInterrupt:
-        error_console().print("interrupted")
-        sys.exit(int(ExitStatus.INTERRUPTED))
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        sys.exit(int(ExitStatus.INTERRUPTED))
-    except Exception as exc:  # click usage errors
-        import click
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (CliRunner): nothing to silence
+        pass
 
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(int(ExitStatus.BAD_INPUT))
-        raise
+
+def _say(message: str) -> None:
+    from rich.markup import escape
+
+    from profconv.ui import error_console
+
+    error_console().print(f"[red]error:[/red] {escape(message)}", highlight=False)
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    """click's and typer's vendored click's exceptions alike (typer 0.27 and 0.29+): they show themselves."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    return ("ClickException" in names or callable(getattr(exc, "show", None))) and isinstance(
+        getattr(exc, "exit_code", None), int)
+
+
+def _guarded(call) -> int:
+    """Run the command line; return its exit status, with every failure said in one line."""
+    from profconv.errors import ProfconvError, describe_os_error
+
+    try:
+        rv = call()
+        sys.stdout.flush()  # surface a full disk or a closed pipe here, not in the interpreter's exit
+        return rv if isinstance(rv, int) else 0
+    except ProfconvError as exc:
+        if _want_traceback():
+            raise
+        _say(str(exc))
+        return int(exc.exit_status)
+    except KeyboardInterrupt:
+        return int(ExitStatus.INTERRUPTED)
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            _silence_stdout()
+            return int(ExitStatus.OK)
+        if _want_traceback():
+            raise
+        if exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            _silence_stdout()
+            _say(f"writing the output failed: {exc.strerror}")
+        else:
+            _say(describe_os_error(exc))
+        return int(ExitStatus.SYSTEM)
+    except Exception as exc:
+        if _is_usage_error(exc):
+            exc.show()  # type: ignore[attr-defined]
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        if type(exc).__name__ == "Abort":
+            return int(ExitStatus.INTERRUPTED)
+        if _want_traceback():
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        _say(f"internal error (a bug in profconv, please report it): {type(exc).__name__}: {first} "
+             "— rerun with --traceback for the full trace")
+        return int(ExitStatus.FAILURE)
+
+
+def _tidy_help(cmd) -> None:
+    """Flags show no `<bool>` as if they took a value; variadic arguments read FILE... (typer 0.29's help)."""
+    make_help_option = cmd.get_help_option
+
+    def get_help_option(ctx):
+        option = make_help_option(ctx)
+        if option is not None and option.metavar is None:
+            option.metavar = ""
+        return option
+
+    cmd.get_help_option = get_help_option
+    for p in cmd.params:
+        if getattr(p, "is_flag", False) and p.metavar is None:
+            p.metavar = ""
+        elif getattr(p, "param_type_name", "") == "argument" and p.metavar is None and p.nargs != 1:
+            p.metavar = p.name.upper().rstrip('S')
+
+
+def _build_app():
+    import typer
+    from typer.core import TyperGroup
+    from typer.main import get_command
+
+    from profconv.commands._options import Width
+
+    def command_from(name: str, func) -> Any:
+        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        single.command(name, context_settings={"help_option_names": ["-h", "--help"]})(func)
+        cmd = get_command(single)
+        cmd.name = name
+        _tidy_help(cmd)
+        return cmd
+
+    def stub(name: str) -> Any:
+        def listed() -> None:
+            pass
+
+        listed.__doc__ = COMMANDS[name][2]
+        return command_from(name, listed)
+
+    class LazyGroup(TyperGroup):
+        """Commands listed from COMMANDS; a command's module is imported only when that command runs."""
+
+        _resolving = False
+
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            _tidy_help(self)
+
+        def list_commands(self, ctx) -> list[str]:
+            return list(COMMANDS)
+
+        def get_command(self, ctx, cmd_name: str):
+            if cmd_name not in COMMANDS:
+                return None
+            if not self._resolving:
+                return stub(cmd_name)  # help listing and shell completion of command names
+            if cmd_name not in _loaded:
+                module, attr, _ = COMMANDS[cmd_name]
+                _loaded[cmd_name] = command_from(cmd_name, getattr(importlib.import_module(module), attr))
+            return _loaded[cmd_name]
+
+        def resolve_command(self, ctx, args):
+            self._resolving = True
+            try:
+                return super().resolve_command(ctx, args)
+            finally:
+                self._resolving = False
+
+        def invoke(self, ctx):
+            try:
+                return super().invoke(ctx)
+            except BrokenPipeError:  # `profconv parse x | head`: the reader has what it wanted
+                _silence_stdout()
+                raise typer.Exit(int(ExitStatus.OK)) from None
+
+        def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+            from profconv import ui
+
+            ui.set_width(None)  # per invocation (CliRunner runs many in one process)
+            argv = list(sys.argv[1:] if args is None else args)
+            argv = _pop_traceback_flag(argv) or ["--help"]  # `profconv` alone shows the help, exit 0
+            code = _guarded(lambda: super(LazyGroup, self).main(
+                args=argv, prog_name=prog_name or "profconv", complete_var=complete_var,
+                standalone_mode=False, **extra))
+            if standalone_mode:
+                sys.exit(code)
+            return code
+
+    def show_version(value: bool) -> None:
+        if value:
+            print(f"profconv {__version__}")
+            raise typer.Exit()
+
+    app = typer.Typer(cls=LazyGroup, name="profconv", help=HELP, no_args_is_help=True, add_completion=True,
+                      pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]})
+
+    @app.callback()
+    def root(
+        version: bool = typer.Option(False, "--version", callback=show_version, is_eager=True,
+                                     help="Print profconv's version and exit."),
+        traceback: bool = typer.Option(False, "--traceback",
+                                       help="Show the full Python traceback of an error (also PROFCONV_TRACEBACK=1)."),
+        width: Width = None,
+    ) -> None:
+        pass
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    """`profconv.cli.app`, the Typer app, built on first use (tests hand it to CliRunner)."""
+    global _app
+    if name == "app":
+        if _app is None:
+            _app = _build_app()
+        return _app
+    raise AttributeError(f"module 'profconv.cli' has no attribute {name!r}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point; Ctrl-C while the libraries are still importing exits 130 quietly."""
+    try:
+        app = __getattr__("app")
+        from typer.main import get_command
+
+        command = get_command(app)
+    except KeyboardInterrupt:
+        sys.exit(int(ExitStatus.INTERRUPTED))
+    command.main(args=argv, prog_name="profconv")

@@ -1,4 +1,14 @@
-"""One exception hierarchy and exit codes, so the CLI turns every failure into one line."""
+"""One exception hierarchy and exit codes, so the CLI turns every failure into one line.
+
+Exit codes (also in `profconv --help` and the README):
+  0   success
+  1   the command ran but found a problem (a failed variant, a regression), or an internal error
+  2   usage error or unusable input: bad option or value, missing/empty/binary/unrecognised file
+  3   the command needs CUDA and CuPy and they are not here (e.g. `run --variant naive` on a CPU-only machine)
+  4   the profiler asked for is missing or refuses this GPU
+  5   the system refused a read or write (disk full, permission denied, read-only file system)
+  130 interrupted (Ctrl-C)
+"""
 
 from __future__ import annotations
 
@@ -11,7 +21,14 @@ class ExitStatus(IntEnum):
     BAD_INPUT = 2  # unusable input: missing, empty, binary or unrecognised file, bad option
     NO_GPU = 3  # the command needs CUDA and CuPy and they are not here
     NO_PROFILER = 4  # the profiler asked for is missing or refuses this GPU
+    SYSTEM = 5  # the operating system refused a read or write (ENOSPC, EACCES, EROFS, ...)
     INTERRUPTED = 130
+
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 ok · 1 a check failed · 2 usage or input error · 3 needs a CUDA GPU · "
+    "4 profiler unavailable · 5 disk full or permission denied · 130 interrupted."
+)
 
 
 class ProfconvError(Exception):
@@ -46,3 +63,18 @@ class ProfilerUnavailable(ProfconvError):
 
 class ProfilerFailed(ProfconvError):
     """The profiler ran but failed; the message names its log."""
+
+
+class SystemRefused(ProfconvError):
+    """The operating system refused a read or write: disk full, permission, read-only file system."""
+
+    exit_status = ExitStatus.SYSTEM
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an OSError: what failed, on which file, in the system's words."""
+    what = exc.strerror or type(exc).__name__
+    name = exc.filename
+    if name is None and exc.errno is not None:
+        return what
+    return f"{name}: {what}" if name is not None else f"{what}: {exc}"

@@ -1,13 +1,85 @@
-"""The one rich console the CLI writes to (tests swap it through Typer's CliRunner)."""
+"""The rich consoles the CLI writes to, and how wide they are.
+
+In a terminal the output fits the terminal. When stdout is a file or a pipe it is plain (no colour)
+and complete: the console is wide enough that no cell is clipped and nothing wraps mid-value.
+`--width N` (or the COLUMNS variable in a terminal) sets the width explicitly. Typer's CliRunner
+swaps sys.stdout, so consoles are made per call and write to whatever stdout is now.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
+import errno
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+PLAIN_WIDTH = 1000  # redirected output: tables take their natural width, lines are not re-wrapped
+MIN_WIDTH = 40
+
+_width: int | None = None
+
+
+def set_width(width: int | None) -> None:
+    """--width N for this process (None: the terminal's width, or complete plain output when redirected)."""
+    global _width
+    _width = width
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced stdout
+        return False
+
+
+def width() -> int | None:
+    """The width tables are laid out for; None means the terminal decides."""
+    if _width is not None:
+        return _width
+    return None if stdout_is_terminal() else PLAIN_WIDTH
+
+
+def plain() -> bool:
+    """True when output goes to a file or pipe (no colour, no live progress, complete lines)."""
+    return not stdout_is_terminal()
+
+
+def _console_class() -> type[Console]:
+    from rich.console import Console
+
+    class PipeAwareConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits 1 here; a reader that stopped early (`| head`) is not an error: the CLI exits 0
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    return PipeAwareConsole
 
 
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    return _console_class()(highlight=False, soft_wrap=False, width=width())
 
 
 def error_console() -> Console:
-    return Console(stderr=True, highlight=False)
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def heading(con: Console, text: str) -> None:
+    """A section heading: a rule across the terminal, or one plain line in a file or pipe."""
+    if con.is_terminal or _width is not None:
+        con.rule(text)
+    else:
+        con.print(f"── {text} ──", highlight=False)
+
+
+def print_markdown(con: Console, text: str) -> None:
+    """Markdown rendered in a terminal; the markdown itself (already plain text) in a file or pipe."""
+    if con.is_terminal:
+        from rich.markdown import Markdown
+
+        con.print(Markdown(text))
+    else:
+        con.file.write(text if text.endswith("\n") else text + "\n")

@@ -1,3 +1,5 @@
+from dataclasses import dataclass
+
 import pytest
 
 
@@ -14,3 +16,37 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _runner():
+    from typer.testing import CliRunner
+
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into stdout unless told
+    except TypeError:
+        return CliRunner()  # click >= 8.2 and typer's vendored click keep them apart
+
+
+def run_cli(*args: str, input: str | bytes | None = None, env: dict | None = None) -> CliResult:
+    """`profconv ARGS` in-process through Typer's CliRunner: exit status, stdout and stderr as a user
+    sees them with output redirected to a file (plain, complete lines); `--width N` for a terminal width."""
+    from profconv.cli import app
+
+    r = _runner().invoke(app, [str(a) for a in args], input=input, env=env)
+    stderr = r.stderr if r.stderr_bytes is not None else ""
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception  # a bug escaped main(): show its traceback in the test report
+    return CliResult(r.exit_code, r.stdout, stderr)
+
+
+@pytest.fixture
+def cli():
+    """The in-process CLI: `cli("parse", path)` -> CliResult(returncode, stdout, stderr)."""
+    return run_cli

@@ -1,8 +1,6 @@
 """profconv bench without a GPU: the record's derived numbers, the tables, the sweep spaces, the CLI."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,11 +13,6 @@ from profconv.run.variants import VARIANTS
 
 FIRST = "tests/data/bench/bench-h200-first.json"
 F17 = ConvShape(10000, 50, 1, 28, 28, 5)
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "profconv", *args], capture_output=True, text=True,
-                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
 
 
 def record() -> dict:
@@ -75,7 +68,7 @@ def test_markdown_tables():
     assert "4.19 TB/s" in md and md.count("## ") == 7
 
 
-def test_report_and_compare_read_bench_records(tmp_path):
+def test_report_and_compare_read_bench_records(cli, tmp_path):
     r = cli("report", FIRST, "--markdown", str(tmp_path / "b.md"))
     assert r.returncode == 0, r.stderr
     assert "## profconv bench — NVIDIA H200" in (tmp_path / "b.md").read_text()
@@ -91,7 +84,7 @@ def test_report_and_compare_read_bench_records(tmp_path):
     assert "| cifar10 | conv1 | tuned |" in (tmp_path / "c.md").read_text()
 
 
-def test_bench_cli_errors_are_one_line():
+def test_bench_cli_errors_are_one_line(cli):
     r = cli("bench")
     assert r.returncode == 3 and r.stderr.count("\n") == 1 and "needs a CUDA GPU" in r.stderr
     r = cli("bench", "--sets", "0")

@@ -1,26 +1,16 @@
 """The CLI as a user types it: tables, JSON/CSV, and one-line errors with exit code 2."""
 
+import errno
 import gzip
 import json
-import subprocess
-import sys
+import os
 
 import pytest
-from typer.testing import CliRunner
-
-from profconv.cli import app
 
 SEED = "tests/data/seeds/002_b0bcac5cefbf4480.log"
-runner = CliRunner()
 
 
-def cli(*args, input=None):
-    """Run `python -m profconv` as a process: exit codes and stderr exactly as a user sees them."""
-    return subprocess.run([sys.executable, "-m", "profconv", *args], capture_output=True, text=True,
-                          input=input, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
-
-
-def test_parse_seed_shows_ranked_tables():
+def test_parse_seed_shows_ranked_tables(cli):
     r = cli("parse", SEED)
     assert r.returncode == 0, r.stderr
     assert "Profile 2 · nvprof" in r.stdout
@@ -31,7 +21,7 @@ def test_parse_seed_shows_ranked_tables():
     assert "mxnet::op::forward_kernel" in r.stdout
 
 
-def test_parse_json_and_profile_selection():
+def test_parse_json_and_profile_selection(cli):
     r = cli("parse", SEED, "--json", "--profile", "2")
     doc = json.loads(r.stdout)
     assert doc["schema_version"] == 1
@@ -41,7 +31,7 @@ def test_parse_json_and_profile_selection():
     assert top["total_ns"] == pytest.approx(1.00787e9)
 
 
-def test_parse_csv_stdin_and_gzip(tmp_path):
+def test_parse_csv_stdin_and_gzip(cli, tmp_path):
     text = open("tests/data/nvprof-old/howardjchen-sparse-cnn-coo.log").read()
     r = cli("parse", "-", "--csv", input=text)
     assert r.returncode == 0
@@ -63,7 +53,7 @@ def test_parse_csv_stdin_and_gzip(tmp_path):
         (b"\x1f\x8b\x08broken gzip", "corrupt gzip"),
     ],
 )
-def test_bad_input_is_one_line_exit_2(tmp_path, content, message):
+def test_bad_input_is_one_line_exit_2(cli, tmp_path, content, message):
     f = tmp_path / "in.log"
     f.write_bytes(content)
     r = cli("parse", str(f))
@@ -72,7 +62,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path, content, message):
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_missing_file_and_bad_options():
+def test_missing_file_and_bad_options(cli):
     r = cli("parse", "does/not/exist.log")
     assert r.returncode == 2 and "no such file" in r.stderr
     r = cli("parse", SEED, "--profile", "99")
@@ -81,7 +71,7 @@ def test_missing_file_and_bad_options():
     assert r.returncode == 2 and "--threshold" in r.stderr
 
 
-def test_strict_mode_fails_on_unplaced_rows(tmp_path):
+def test_strict_mode_fails_on_unplaced_rows(cli, tmp_path):
     f = tmp_path / "damaged.log"
     f.write_text(
         "==1== Profiling result:\n"
@@ -96,13 +86,243 @@ def test_strict_mode_fails_on_unplaced_rows(tmp_path):
     assert r.returncode == 2 and "could not be placed (lines 4)" in r.stderr
 
 
-def test_format_forced():
+def test_format_forced(cli):
     r = cli("parse", SEED, "--format", "nsys")
     assert r.returncode == 2 and "no nsys profile found" in r.stderr
 
 
-def test_help_lists_only_real_commands():
-    r = runner.invoke(app, ["--help"])
-    assert r.exit_code == 0
-    for cmd in ("parse", "run", "models"):
-        assert cmd in r.output
+def test_help_lists_only_real_commands(cli):
+    r = cli("--help")
+    assert r.returncode == 0
+    for cmd in ("parse", "run", "models", "report", "bench"):
+        assert cmd in r.stdout
+
+
+P = ("==1== Profiling result:\n Type Time(%) Time Calls Avg Min Max Name\n"
+     " GPU activities: 100.00% 1ms 1 1ms 1ms 1ms k\n")
+
+
+# --- usage errors: typer/click's own message, exit 2, never a traceback (first-contact.md §1, hostile §1) ---
+
+@pytest.mark.parametrize("args, message", [
+    (["parse"], "Missing argument"),
+    (["parse", "--bogus", "x"], "No such option: --bogus"),
+    (["parse", SEED, "--profile", "abc"], "--profile"),
+    (["parse", SEED, "--profile", "0"], "--profile"),
+    (["parse", SEED, "--format", "bogus"], "--format"),
+    (["parse", SEED, "--threshold", "nan"], "must be a share in (0, 1]"),
+    (["parse", SEED, "--threshold", "0"], "must be a share in (0, 1]"),
+    (["models", "extra"], "unexpected extra argument"),
+    (["report", "tests/data/runs/ece408-h200.json", "--markdown"], "requires an argument"),
+    (["report", "--compare", "a", "b", "--regression-threshold", "-1"], "must be a fraction >= 0"),
+    (["run", "--repeat", "0"], "--repeat"),
+    (["run", "--warmup", "-1"], "--warmup"),
+    (["bogus-command"], "No such command"),
+    (["--width", "5", "models"], "--width"),
+])
+def test_usage_errors_are_clicks_message_and_exit_2(cli, args, message):
+    r = cli(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert message in r.stderr
+    assert "Error:" in r.stderr and "Traceback" not in r.stderr + r.stdout
+
+
+def test_usage_error_detection_is_by_duck_type():
+    from profconv.cli import _is_usage_error
+
+    class VendoredUsageError(Exception):  # what typer._click or click raise: they show themselves, with an exit code
+        exit_code = 2
+
+        def show(self):
+            pass
+
+    assert _is_usage_error(VendoredUsageError())
+    assert not _is_usage_error(ValueError("x"))
+
+
+def test_profconv_alone_shows_help_exit_0(cli):
+    r = cli()
+    assert r.returncode == 0
+    assert "Usage: profconv" in r.stdout and "parse" in r.stdout and "Exit codes:" in r.stdout
+
+
+def test_version(cli):
+    import profconv
+
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout == f"profconv {profconv.__version__}\n"
+    assert profconv.__version__ == "0.1.0"
+
+
+def test_shell_completion_is_offered(cli):
+    r = cli("--help")
+    assert "--install-completion" in r.stdout and "--show-completion" in r.stdout
+
+
+def test_help_shows_no_bool_metavars_and_names_the_file_argument(cli):
+    r = cli("parse", "--help")
+    assert r.returncode == 0
+    assert "<bool>" not in r.stdout and "FILE" in r.stdout and "{files}" not in r.stdout
+
+
+def test_listed_help_is_the_commands_own_first_line():
+    import importlib
+
+    from profconv.cli import COMMANDS
+
+    for name, (module, attr, short) in COMMANDS.items():
+        doc = getattr(importlib.import_module(module), attr).__doc__
+        assert doc.strip().splitlines()[0] == short, name
+
+
+def test_help_loads_no_command_module_nor_pandas():
+    """`profconv --help` in a fresh interpreter imports neither the commands nor pandas/NumPy/matplotlib."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import sys", "from profconv.cli import main", "try:", "    main(['--help'])", "except SystemExit:", "    pass",
+        "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'profconv.commands.run', "
+        "'profconv.commands.parse', 'profconv.commands.report') if m in sys.modules))"])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.strip().splitlines()[-1] == "[]", r.stderr
+
+
+# --- profconv's own errors: one line, documented exit status; --traceback for the trace ---
+
+def test_traceback_flag_reraises(cli):
+    from profconv.errors import InputError
+
+    r = cli("parse", "does/not/exist.log")
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.splitlines()) == 1
+    with pytest.raises(InputError):
+        cli("parse", "does/not/exist.log", "--traceback")
+    with pytest.raises(InputError):
+        cli("parse", "does/not/exist.log", env={"PROFCONV_TRACEBACK": "1"})
+
+
+def test_internal_errors_are_one_line(cli, monkeypatch):
+    import profconv.commands.parse as parse_cmd
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(parse_cmd, "parse", boom)
+    r = cli("parse", SEED)
+    assert r.returncode == 1
+    assert r.stderr.startswith("error: internal error") and "ZeroDivisionError" in r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
+# --- rich markup in user text is escaped (hostile §7) ---
+
+def test_markup_in_user_text_is_printed_literally(cli, tmp_path):
+    (tmp_path / "d[").mkdir()
+    f = tmp_path / "d[" / "x].log"  # the path d[/x].log
+    f.write_text("==1== NVPROF is profiling process 1, command: ./a [/x] [bold]b[/bold]\n" + P)
+    r = cli("parse", str(f))
+    assert r.returncode == 0, r.stderr
+    assert "command: ./a [/x] [bold]b[/bold]" in r.stdout
+    assert "d[/x].log" in r.stdout
+    r = cli("parse", str(tmp_path / "[red]missing[/red].log"))
+    assert r.returncode == 2 and "[red]missing[/red].log" in r.stderr
+
+
+def test_markup_in_out_and_markdown_paths(cli, tmp_path):
+    out = tmp_path / "r[/x].md"
+    r = cli("report", "tests/data/runs/ece408-h200.json", "--markdown", str(out))
+    assert r.returncode == 0, r.stderr
+    assert f"wrote {out}" in r.stdout and out.exists()
+
+
+# --- pipes, full disks, Ctrl-C (hostile §8, §13) ---
+
+class _Refusing:
+    """A stdout whose writes fail the way a closed pipe or a full disk fails."""
+
+    def __init__(self, err):
+        self.err = err
+
+    def write(self, text):
+        raise OSError(self.err, os.strerror(self.err)) if self.err != errno.EPIPE else BrokenPipeError(
+            errno.EPIPE, "Broken pipe")
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+def _console_to(monkeypatch, err):
+    import profconv.commands.parse as parse_cmd
+    from profconv import ui
+
+    monkeypatch.setattr(parse_cmd, "console", lambda: ui._console_class()(file=_Refusing(err), width=1000))
+
+
+def test_closed_pipe_exits_0_quietly(cli, monkeypatch):
+    _console_to(monkeypatch, errno.EPIPE)
+    r = cli("parse", SEED)
+    assert r.returncode == 0 and r.stderr == ""
+
+
+def test_full_disk_is_one_line(cli, monkeypatch):
+    _console_to(monkeypatch, errno.ENOSPC)
+    r = cli("parse", SEED)
+    assert r.returncode == 5
+    assert r.stderr == "error: writing the output failed: No space left on device\n"
+
+
+def test_unwritable_markdown_path_is_one_line(cli, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        r = cli("report", "tests/data/runs/ece408-h200.json", "--markdown", str(ro / "r.md"))
+    finally:
+        ro.chmod(0o700)
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    assert r.returncode == 5 and "Permission denied" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_ctrl_c_while_importing_exits_130_quietly(monkeypatch, capsys):
+    import profconv.cli as cli_mod
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_mod, "_app", None)
+    monkeypatch.setattr(cli_mod, "_build_app", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        cli_mod.main(["--help"])
+    assert exc.value.code == 130
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+
+
+def test_ctrl_c_while_loading_a_command_exits_130_quietly(cli, monkeypatch):
+    import profconv.cli as cli_mod
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_mod, "_loaded", {})
+    monkeypatch.setattr(cli_mod.importlib, "import_module", interrupted)
+    r = cli("models")
+    assert r.returncode == 130 and r.stderr == "" and r.stdout == ""
+
+
+def test_real_pipe_to_head_exits_0(tmp_path):
+    """The whole process, as a shell runs it: `profconv parse big.log | head -1`."""
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.log"
+    big.write_text(P.replace(" k\n", "".join(f" kernel_{i}\n GPU activities: 0.00% 1ms 1 1ms 1ms 1ms" for i in range(1000))
+                             + " k\n"))
+    r = subprocess.run(f"{sys.executable} -m profconv parse --all {big} | head -1; exit ${{PIPESTATUS[0]}}",
+                       shell=True, executable="/bin/bash", capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""

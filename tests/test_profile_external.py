@@ -1,6 +1,5 @@
 """External profilers without a GPU: command lines, child-process failures, stored ncu output."""
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -84,12 +83,10 @@ def test_ncu_launches_attributed_to_ranges():
     assert launches[0].units["dram__bytes_write.sum"] == "Gbyte"
 
 
-def test_cli_profile_errors():
-    r = subprocess.run([sys.executable, "-m", "profconv", "run", "--profile", "vtune", "--images", "5"],
-                       capture_output=True, text=True)
+def test_cli_profile_errors(cli):
+    r = cli("run", "--profile", "vtune", "--images", "5")
     assert r.returncode == 2 and "--profile takes one of cupti, ncu, nsys, nvprof, not 'vtune'" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "profconv", "run", "--profile", "cupti", "--images", "5"],
-                       capture_output=True, text=True)
+    r = cli("run", "--profile", "cupti", "--images", "5")
     assert r.returncode == 3 and "--profile cupti needs a CUDA GPU and CuPy" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 

@@ -2,8 +2,6 @@
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -16,11 +14,6 @@ from profconv.report.inputs import load, read_record
 RUN = "tests/data/runs/ece408-h200.json"
 RUN_HIGH = "tests/data/runs/ece408-high-h200.json"
 SEED = "tests/data/seeds/002_b0bcac5cefbf4480.log"
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "profconv", *args], capture_output=True, text=True,
-                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
 
 
 def test_speedups_and_ladder_from_record():
@@ -38,7 +31,7 @@ def test_speedups_and_ladder_from_record():
     assert pd.isna(gains["naive"])  # the CPU reference is not a rung
 
 
-def test_markdown_report_golden(tmp_path):
+def test_markdown_report_golden(cli, tmp_path):
     out = tmp_path / "rep.md"
     r = cli("report", RUN, SEED, "--markdown", str(out))
     assert r.returncode == 0, r.stderr
@@ -57,13 +50,13 @@ def test_markdown_report_golden(tmp_path):
         assert f"](rep-plots/{png})" in md
 
 
-def test_terminal_report_renders():
+def test_terminal_report_renders(cli):
     r = cli("report", RUN_HIGH)
     assert r.returncode == 0, r.stderr
     assert "Op Time per conv layer" in r.stdout and "NVIDIA H200" in r.stdout
 
 
-def test_compare_runs_flags_regressions(tmp_path):
+def test_compare_runs_flags_regressions(cli, tmp_path):
     doc = json.loads(Path(RUN).read_text())
     for res in doc["results"]:
         if res["variant"] == "fused":
@@ -81,7 +74,7 @@ def test_compare_runs_flags_regressions(tmp_path):
     assert r.returncode == 0
 
 
-def test_compare_logs():
+def test_compare_logs(cli):
     a = "tests/data/nvprof-new/tyler-cs566-reductions.log"
     r = cli("report", "--compare", a, a, "--fail-on-regression")
     assert r.returncode == 0 and "0 found" in r.stdout
@@ -101,7 +94,7 @@ def test_compare_logs():
     ('{"schema": "profconv.bench", "schema_version": 1, "layers": [{}]}',
      'not a valid bench record (layer 1 lacks a str "model")'),
 ])
-def test_bad_records_refused(tmp_path, content, message):
+def test_bad_records_refused(cli, tmp_path, content, message):
     p = tmp_path / "run.json"
     p.write_text(content)
     with pytest.raises(InputError, match=re.escape(message)):
@@ -110,14 +103,14 @@ def test_bad_records_refused(tmp_path, content, message):
     assert r.returncode == 2 and message in r.stderr
 
 
-def test_compare_needs_two_of_a_kind():
+def test_compare_needs_two_of_a_kind(cli):
     r = cli("report", "--compare", RUN, SEED)
     assert r.returncode == 2 and "two run records, two bench records or two profiler logs" in r.stderr
     r = cli("report", "--compare", RUN)
     assert r.returncode == 2 and "exactly two inputs" in r.stderr
 
 
-def test_report_includes_cupti_profile_and_ncu_metrics(tmp_path):
+def test_report_includes_cupti_profile_and_ncu_metrics(cli, tmp_path):
     """A run recorded with --profile cupti (H200) plus, for the ncu part, stored ncu launches."""
     import sys
 

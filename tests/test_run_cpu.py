@@ -131,9 +131,8 @@ def test_run_record_schema_and_atomic_write(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == ["run.json"]  # no temporary left behind
 
 
-def test_cli_without_gpu_runs_cpu_reference(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "profconv", "run", "--model", "ece408", "--images", "10,20",
-                        "--out", str(tmp_path)], capture_output=True, text=True, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+def test_cli_without_gpu_runs_cpu_reference(cli, tmp_path):
+    r = cli("run", "--model", "ece408", "--images", "10,20", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert "GPU variants skipped: they need CUDA and CuPy" in r.stdout
     assert "synthetic data" in r.stdout
@@ -153,8 +152,8 @@ def test_cli_without_gpu_runs_cpu_reference(tmp_path):
     (["--data", "/nonexistent"], "/nonexistent: not a directory"),
     (["--weights", "/nonexistent.npz"], "/nonexistent.npz: no such weights file"),
 ])
-def test_cli_run_bad_input(args, message):
-    r = subprocess.run([sys.executable, "-m", "profconv", "run", *args], capture_output=True, text=True)
+def test_cli_run_bad_input(cli, args, message):
+    r = cli("run", *args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 

@@ -14,6 +14,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from profconv.commands import comma_list
+from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
 from profconv.run import bench, gpu
@@ -50,11 +51,12 @@ def bench_command(
     variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="GPU variants to bench (default: all GPU variants and both cuDNN references).")] = None,
     images: Annotated[int, typer.Option("--images", "-n", help="Images per input set (the batch of every layer).")] = 10000,
     sets: Annotated[int, typer.Option(help="Input sets per layer (different images), interleaved so no variant finds its input cached.")] = 3,
-    repeat: Annotated[int, typer.Option(help="Timed rounds; each round calls every variant once per input set.")] = 10,
-    warmup: Annotated[int, typer.Option(help="Untimed rounds first.")] = 3,
+    repeat: Annotated[int, typer.Option(min=1, max=100_000, help="Timed rounds; each round calls every variant once per input set.")] = 10,
+    warmup: Annotated[int, typer.Option(min=0, max=100_000, help="Untimed rounds first.")] = 3,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for bench.json (default runs/bench-<timestamp>/).")] = None,
     markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the tables as markdown to FILE.")] = None,
     fuse: Annotated[bool, typer.Option("--fuse/--no-fuse", help="Also time each conv + activation + pool as one fused kernel against separate ops.")] = True,
+    width: Width = None,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
@@ -80,7 +82,7 @@ def bench_command(
                                settings={"models": [m.name for m in models], "variants": [v.name for v in chosen],
                                          "images": images, "sets": sets, "repeat": repeat, "warmup": warmup,
                                          "fuse": fuse})
-    con.print(f"GPU: {env['gpu']} (compute capability {env['compute_capability']}); "
+    con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}); "
               f"{len(chosen)} variants, {sets} input sets of {images} images, {repeat} rounds after {warmup} warm-up")
     seen: dict[tuple, str] = {}
     try:
@@ -103,7 +105,7 @@ def bench_command(
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "bench.json", record.to_json())
-        con.print(f"interrupted: partial record in {run_dir / 'bench.json'}")
+        con.print(f"interrupted: partial record in {escape(str(run_dir / 'bench.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
     doc = json.loads(record.to_json())
     best = bench.best_per_layer(bench.frame(doc))
@@ -117,5 +119,5 @@ def bench_command(
         con.print(table)
     if markdown_out is not None:
         write_atomic(markdown_out, to_markdown(doc))
-        con.print(f"wrote {markdown_out}")
-    con.print(f"record: {run_dir / 'bench.json'}")
+        con.print(f"wrote {escape(str(markdown_out))}")
+    con.print(f"record: {escape(str(run_dir / 'bench.json'))}")

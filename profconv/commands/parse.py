@@ -10,6 +10,7 @@ from typing import Annotated
 import pandas as pd
 import typer
 
+from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
@@ -60,17 +61,16 @@ def to_json(sets: list[ProfileSet]) -> str:
 def parse_command(
     files: Annotated[list[str], typer.Argument(help="Profiler logs ('-' for stdin, .gz accepted).")],
     format: Annotated[Format | None, typer.Option("--format", "-f", help="Force a dialect instead of detecting it.")] = None,
-    profile: Annotated[int | None, typer.Option("--profile", "-p", help="Show only profile N (1-based) of each file.")] = None,
-    threshold: Annotated[float, typer.Option(help="Mark the rows that together take this share of the time.")] = 0.90,
+    profile: Annotated[int | None, typer.Option("--profile", "-p", min=1, metavar="N", help="Show only profile N (1-based) of each file.")] = None,
+    threshold: Threshold = 0.90,
     as_json: Annotated[bool, typer.Option("--json", help="Write the canonical rows as JSON instead of tables.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Write the canonical rows as CSV instead of tables.")] = False,
     strict: Annotated[bool, typer.Option(help="Fail if any line looks like table data but could not be placed.")] = False,
     all_rows: Annotated[bool, typer.Option("--all", help="Show every row, not just the top ones.")] = False,
-    full_names: Annotated[bool, typer.Option("--full-names", help="Show full kernel signatures.")] = False,
+    full_names: FullNames = False,
+    width: Width = None,
 ) -> None:
     """Read nvprof, Nsight Systems, Nsight Compute or OpenACC timing text and rank what takes the time."""
-    if not 0.0 < threshold <= 1.0:
-        raise InputError(f"--threshold must be in (0, 1], got {threshold}")
     if as_json and as_csv:
         raise InputError("choose one of --json and --csv")
     sets = []

@@ -6,28 +6,28 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markdown import Markdown
+from rich.markup import escape
 
+from profconv.commands._options import FullNames, Regression, Threshold, Width
 from profconv.errors import ExitStatus, InputError
 from profconv.report import compare as compare_mod
 from profconv.report.build import ReportOptions, build
 from profconv.report.inputs import load
 from profconv.run.record import write_atomic
-from profconv.ui import console
+from profconv.ui import console, print_markdown
 
 
 def report_command(
     inputs: Annotated[list[str], typer.Argument(help="Run directories (or run.json files) and profiler logs.")],
     markdown_out: Annotated[str | None, typer.Option("--markdown", help="Write GitHub markdown to FILE (plots beside it); '' for reports/<name>.md.", show_default=False)] = None,
     compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs or two logs: A then B.")] = False,
-    threshold: Annotated[float, typer.Option(help="Share marked in the kernel/API tables.")] = 0.90,
-    regression: Annotated[float, typer.Option("--regression-threshold", help="With --compare: B slower than A by more than this fraction is a regression.")] = 0.05,
+    threshold: Threshold = 0.90,
+    regression: Regression = 0.05,
     fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 1 when a regression is found.")] = False,
-    full_names: Annotated[bool, typer.Option("--full-names", help="Full kernel signatures in the tables.")] = False,
+    full_names: FullNames = False,
+    width: Width = None,
 ) -> None:
     """Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."""
-    if not 0.0 < threshold <= 1.0:
-        raise InputError(f"--threshold must be in (0, 1], got {threshold}")
     loaded = load(inputs)
     if compare:
         if len(loaded) != 2:
@@ -48,7 +48,7 @@ def _emit(text: str | None, markdown_out: str | None, name: str, build_args) -> 
         if text is None:
             loaded, threshold, full_names = build_args
             text = build(loaded, ReportOptions(threshold=threshold, full_names=full_names))
-        console().print(Markdown(text))
+        print_markdown(console(), text)
         return
     path = Path(markdown_out) if markdown_out else Path("reports") / f"{name}.md"
     if text is None:
@@ -57,4 +57,4 @@ def _emit(text: str | None, markdown_out: str | None, name: str, build_args) -> 
         text = build(loaded, ReportOptions(threshold=threshold, full_names=full_names, plots_dir=plots_dir,
                                            link_base=path.parent))
     write_atomic(path, text)
-    console().print(f"wrote {path}")
+    console().print(f"wrote {escape(str(path))}")

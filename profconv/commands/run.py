@@ -14,6 +14,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from profconv.commands import comma_list
+from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.profile import session
 from profconv.render.profile_tables import TableOptions, render
@@ -38,7 +39,7 @@ def parse_counts(text: str) -> list[int]:
     return counts
 
 
-def models_command() -> None:
+def models_command(width: Width = None) -> None:
     """List the models with their layer shapes."""
     table = Table(title="Models", title_justify="left")
     for col in ("model", "semester", "input", "conv layers (per image)", "net", "course accuracy"):
@@ -110,14 +111,15 @@ def run_command(
     model: Annotated[str, typer.Option("--model", "-m", help="Model to run (see `profconv models`).")] = "ece408-high",
     images: Annotated[str, typer.Option("--images", "-n", help="Images to run: a number or a list such as 10,100,10000.")] = "10000",
     variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="Variants to run (repeatable or comma list; default: all).")] = None,
-    repeat: Annotated[int, typer.Option(help="Timed repeats per conv layer (median and min reported).")] = 5,
-    warmup: Annotated[int, typer.Option(help="Untimed warm-up runs before timing.")] = 2,
-    cpu_repeat: Annotated[int, typer.Option(help="Timed repeats of the CPU reference (slow).")] = 1,
+    repeat: Repeat = 5,
+    warmup: Warmup = 2,
+    cpu_repeat: Annotated[int, typer.Option(min=1, max=1000, help="Timed repeats of the CPU reference's conv layers (median reported).")] = 3,
     data: Annotated[str | None, typer.Option("--data", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
     weights: Annotated[str | None, typer.Option("--weights", help="A .npz of weights overriding the bundled ones.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run directory (default runs/<model>-<timestamp>/).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", help="Also profile: cupti (in-process), ncu, nsys or nvprof (re-run under the tool).")] = None,
-    profile_timeout: Annotated[float, typer.Option(help="Seconds an external profiler may take.")] = 1800.0,
+    profile_timeout: Annotated[float, typer.Option(min=1.0, help="Seconds an external profiler may take.")] = 1800.0,
+    width: Width = None,
 ) -> None:
     """Run each convolution variant on a model's forward pass: Op Time, check, Correctness."""
     m = get_model(model)
@@ -159,7 +161,7 @@ def run_command(
                   "variants": [v.name for v in chosen]},
     )
     if env.get("gpu"):
-        con.print(f"GPU: {env['gpu']} (compute capability {env['compute_capability']}), CuPy {env['cupy_version']}")
+        con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}), CuPy {env['cupy_version']}")
     tool_path = session.check_available(profile, env.get("compute_capability")) if profile else None
     collector = session.CuptiCollector() if profile == "cupti" else None
 
@@ -179,7 +181,7 @@ def run_command(
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "run.json", record.to_json())
-        con.print(f"interrupted: partial record in {run_dir / 'run.json'}")
+        con.print(f"interrupted: partial record in {escape(str(run_dir / 'run.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
     profiled = None
     if collector is not None:
@@ -188,7 +190,7 @@ def run_command(
         child = session.external.ChildRun(m.name, counts[-1], [v.name for v in chosen if v.device != "cpu"],
                                           run_dir / f"{profile}-child", data, weights,
                                           layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
-        con.print(f"re-running the GPU variants under {profile} ({' '.join(child.argv()[2:])})")
+        con.print(f"re-running the GPU variants under {profile} ({escape(' '.join(child.argv()[2:]))})")
         profiled, record.profile = session.external_results(profile, tool_path, child, run_dir, profile_timeout)
     write_atomic(run_dir / "run.json", record.to_json())
     con.print(result_table(record))
@@ -202,7 +204,7 @@ def run_command(
         ref = next((r for r in best if r.variant == "cpu"), best[0] if best else None)
         if ref is not None:
             con.print(f"Correctness: {ref.correctness:.4g} Model: {m.name}  [dim]({count} images, {ref.variant})[/dim]")
-    con.print(f"run record: {run_dir / 'run.json'}")
+    con.print(f"run record: {escape(str(run_dir / 'run.json'))}")
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
         con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{r.variant} ({r.images})" for r in failed))

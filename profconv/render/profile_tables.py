@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -13,6 +14,7 @@ from profconv.analysis.ranking import Ranked, rank_profile
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, context_facts
 from profconv.render.format import count, duration
+from profconv.ui import heading
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,9 @@ def metric_table(frame, profile: int) -> Table | None:
 def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
     for info in ps.profiles:
         where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
-        head = f"[bold]Profile {info.profile}[/bold] · {info.tool} · {ps.source}{where}"
-        console.rule(head)
+        heading(console, f"Profile {info.profile} · {info.tool} · {escape(str(ps.source))}{where}")
         for f in context_facts(info):
-            console.print(f"  {f}", highlight=False)
+            console.print(f"  {escape(str(f))}", highlight=False)
         for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
             console.print(ranked_table(ranked, opts))
             console.print(f"  [green]●[/green] {summary_line(ranked)}", highlight=False)
@@ -105,4 +106,4 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
             highlight=False,
         )
     for note in ps.notes:
-        console.print(f"[yellow]warning:[/yellow] {note}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(str(note))}", highlight=False)

@@ -76,11 +76,18 @@ class RunRecord:
         return json.dumps(doc, indent=1, allow_nan=False, default=str)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, then rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; the file gets the mode a plain open() would
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
             fh.flush()

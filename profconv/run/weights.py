@@ -8,6 +8,7 @@ a fixed seed. That keeps the bundle a few kilobytes and bit-for-bit reproducible
 
 from __future__ import annotations
 
+import zipfile
 from importlib import resources
 from pathlib import Path
 
@@ -57,15 +58,25 @@ def load(model: Model, path: str | None = None) -> dict[str, np.ndarray]:
             params[f"{fc}.b"] = bundle[f"{model.name}/{fc}.b"].astype(np.float32)
         return params
     try:
-        user = np.load(Path(path))
+        user = np.load(Path(path))  # allow_pickle stays False: a weights file never runs code
     except FileNotFoundError:
         raise DataFileError(f"{path}: no such weights file") from None
-    except (OSError, ValueError) as exc:
-        raise DataFileError(f"{path}: not a NumPy .npz weights file ({exc})") from None
+    except IsADirectoryError:
+        raise DataFileError(f"{path}: is a directory, not a .npz weights file") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        raise DataFileError(f"{path}: not a NumPy .npz weights file (write one with numpy.savez)") from None
+    if not hasattr(user, "files"):
+        raise DataFileError(f"{path}: a single .npy array, not a .npz of named arrays (write one with numpy.savez)")
     for key in user.files:
         if key not in params:
             raise DataFileError(f"{path}: unknown array {key!r} for {model.name} (expected some of {', '.join(params)})")
-        if user[key].shape != params[key].shape:
-            raise DataFileError(f"{path}: {key} has shape {user[key].shape}, {model.name} needs {params[key].shape}")
-        params[key] = user[key].astype(np.float32)
+        try:
+            array = user[key]
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile):  # object arrays (pickles), a bad CRC, a cut file
+            raise DataFileError(f"{path}: {key} is not a plain numeric array (pickled objects are never loaded)") from None
+        if array.shape != params[key].shape:
+            raise DataFileError(f"{path}: {key} has shape {array.shape}, {model.name} needs {params[key].shape}")
+        if array.dtype.kind not in "fiu":
+            raise DataFileError(f"{path}: {key} holds {array.dtype} values, not real numbers")
+        params[key] = array.astype(np.float32)
     return params
