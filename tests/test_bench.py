@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from profconv import records
+from profconv.records import BenchRecord, DeviceFacts, OpTime
 from profconv.report.bench import to_markdown
 from profconv.run import bench
 from profconv.run.models import MODELS, ConvShape
@@ -15,8 +17,8 @@ FIRST = "tests/data/bench/bench-h200-first.json"
 F17 = ConvShape(10000, 50, 1, 28, 28, 5)
 
 
-def record() -> dict:
-    return json.loads(Path(FIRST).read_text())
+def record() -> BenchRecord:
+    return records.read(Path(FIRST), BenchRecord)
 
 
 def test_frame_has_every_layer_and_variant():
@@ -41,11 +43,14 @@ def test_floor_uses_measured_bandwidth_and_the_variants_peak():
 
 
 def test_derive_ratios_against_the_same_precision():
-    results = [bench.BenchResult("tuned", "", "fp32", "fp32", "cudnn", 1e-5, op_time={"median_s": 1.0}),
-               bench.BenchResult("cudnn", "", "fp32", "fp32", None, 1e-5, op_time={"median_s": 2.0}),
-               bench.BenchResult("fp16", "", "fp16", "fp16", "cudnn-fp16", 1e-2, op_time={"median_s": 0.5}),
+    def t(s: float) -> OpTime:
+        return OpTime(median_s=s, min_s=s, max_s=s)
+
+    results = [bench.BenchResult("tuned", "", "fp32", "fp32", "cudnn", 1e-5, op_time=t(1.0)),
+               bench.BenchResult("cudnn", "", "fp32", "fp32", None, 1e-5, op_time=t(2.0)),
+               bench.BenchResult("fp16", "", "fp16", "fp16", "cudnn-fp16", 1e-2, op_time=t(0.5)),
                bench.BenchResult("cudnn-fp16", "", "fp16", "tensor-fp16", None, 5e-3, status="failed")]
-    bench._derive(results, F17, {"bandwidth_Bps": 4e12, "peaks": {"fp32": 67e12, "fp16": 133.8e12}})
+    bench._derive(results, F17, DeviceFacts(bandwidth_Bps=4e12, peaks={"fp32": 67e12, "fp16": 133.8e12}))
     assert results[0].ratio == 0.5 and results[1].ratio is None
     assert results[2].ratio is None  # its reference failed: no ratio rather than an invented one
     assert results[2].floor_s == pytest.approx(F17.min_bytes / 2 / 4e12)
@@ -72,7 +77,7 @@ def test_report_and_compare_read_bench_records(cli, tmp_path):
     r = cli("report", FIRST, "--markdown", str(tmp_path / "b.md"))
     assert r.returncode == 0, r.stderr
     assert "## profconv bench — NVIDIA H200" in (tmp_path / "b.md").read_text()
-    slower = record()
+    slower = json.loads(Path(FIRST).read_text())
     for layer in slower["layers"]:
         for res in layer["results"]:
             if res["variant"] == "tuned" and res["op_time"]:
@@ -137,14 +142,16 @@ def test_fused_ops_follow_the_model_specs():
 
 
 def test_fused_layer_rows_in_frame_and_markdown():
-    rec = record()
-    layer = rec["layers"][0]
+    doc = json.loads(Path(FIRST).read_text())
+    layer = doc["layers"][0]
     layer["fused_ops"] = "conv1 + tanh1 + pool1 2x2"
-    sep = {"variant": "separate", "precision": "fp32", "reference": None, "status": "ok", "rel_error": 1e-7,
-           "op_time": {"median_s": 0.002, "min_s": 0.002}, "floor_s": 0.0004, "bound": "memory", "floor_share": 0.2}
+    sep = {"variant": "separate", "technique": "", "arithmetic": "fp32", "tolerance": 1e-5, "precision": "fp32",
+           "reference": None, "status": "ok", "rel_error": 1e-7, "op_time": {"median_s": 0.002, "min_s": 0.002,
+           "max_s": 0.002}, "floor_s": 0.0004, "bound": "memory", "floor_share": 0.2}
     fused = dict(sep, variant="fused-layer", reference="separate", ratio=0.25, floor_share=0.8,
-                 op_time={"median_s": 0.0005, "min_s": 0.0005})
+                 op_time={"median_s": 0.0005, "min_s": 0.0005, "max_s": 0.0005})
     layer["fused"] = [sep, fused]
+    rec = records.convert(doc, BenchRecord, "test")
     df = bench.frame(rec)
     rows = df[df.op == "conv1 + tanh1 + pool1 2x2"]
     assert list(rows.variant) == ["separate", "fused-layer"] and rows.ratio.iloc[1] == 0.25

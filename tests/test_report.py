@@ -84,15 +84,16 @@ def test_compare_logs(cli):
     ('{"schema": "profconv.run", "schema_version": 99}', "schema version 99 is newer"),
     ('{"hello": 1}', "not a profconv run record"),
     ('{"schema": "profconv.run", "schema_ver', "not a valid JSON record"),
-    ('{"schema": "profconv.run", "schema_version": 1}', 'not a valid run record (the record lacks a dict "model")'),
-    ('{"schema": "profconv.run", "schema_version": 1, "model": {"name": "m"}, "environment": {}, "data": {}, '
-     '"settings": {}, "results": [{"images": 10, "variant": "naive", "status": "ok", "conv": [{"layer": "conv1"}]}]}',
-     'not a valid run record (a conv layer of result 1 lacks a str "shape")'),
+    ('{"schema": "profconv.run", "schema_version": 1}', 'not a valid run record: Object missing required field `argv`'),
+    ('{"schema": "profconv.run", "schema_version": 1, "argv": [], "created": "", "model": {"name": "m"}, '
+     '"environment": {}, "data": {}, "settings": {}, '
+     '"results": [{"images": 10, "variant": "naive", "status": "ok", "conv": [{"layer": "conv1"}]}]}',
+     'not a valid run record: Object missing required field `shape` - at `$.results[0].conv[0]`'),
     ('{"schema": "profconv.bench", "schema_version": 9}', "bench record schema version 9 is newer"),
     ('{"schema": "profconv.bench", "schema_version": 1, "layers": "x"}',
-     'not a valid bench record (the record lacks a list "layers")'),
-    ('{"schema": "profconv.bench", "schema_version": 1, "layers": [{}]}',
-     'not a valid bench record (layer 1 lacks a str "model")'),
+     'not a valid bench record: Expected `array`, got `str` - at `$.layers`'),
+    ('{"schema": "profconv.bench", "schema_version": 1, "argv": [], "created": "", "environment": {}, "layers": [{}]}',
+     'not a valid bench record: Object missing required field `model` - at `$.layers[0]`'),
 ])
 def test_bad_records_refused(cli, tmp_path, content, message):
     p = tmp_path / "run.json"
@@ -142,7 +143,7 @@ def test_report_includes_cupti_profile_and_ncu_metrics(cli, tmp_path):
 def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
     """The full ladder of the final H200 session: fp16 variants against cudnn-fp16, their floors
     from fp16 bytes and their own peaks; end-to-end variants are neither rungs nor efficiency rows."""
-    from profconv.report.devices import peak_for
+    from profconv.hardware import peak_for
 
     rec = read_record(Path("tests/data/runs/ece408-high-h200-full-ladder.json"))
     df = analysis.with_speedups(analysis.op_times(rec))
@@ -150,7 +151,7 @@ def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
     v = df.set_index("variant")["vs_cudnn"]
     assert v["tensorcore"] == pytest.approx(t["cudnn-fp16"] / t["tensorcore"])
     assert v["tuned"] == pytest.approx(t["cudnn"] / t["tuned"])
-    lad = analysis.ladder(df, rec["settings"]["variants"])
+    lad = analysis.ladder(df, rec.settings.variants)
     assert "e2e" not in set(lad.variant) and "streams" not in set(lad.variant)
     eff = analysis.efficiency(df[df.variant != "cpu"], peak_for("NVIDIA H200")).set_index("variant")
     assert "e2e" not in eff.index

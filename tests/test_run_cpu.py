@@ -10,10 +10,12 @@ import sys
 import numpy as np
 import pytest
 
+from profconv import records
 from profconv.errors import DataFileError
+from profconv.records import Environment, ModelInfo, RunRecord, RunSettings
 from profconv.run import data, reference, weights
 from profconv.run.models import MODELS, ConvShape, get_model, parse_spec
-from profconv.run.record import RunRecord, write_atomic
+from profconv.run.record import write_atomic
 
 
 def test_model_table_shapes():
@@ -120,15 +122,25 @@ def test_cifar_reader(tmp_path):
 
 
 def test_run_record_schema_and_atomic_write(tmp_path):
-    rec = RunRecord(argv=["profconv", "run"], created="2026-11-26T00:00:00+00:00", environment={"gpu": None},
-                    model={"name": "ece408"}, data={"source": "synthetic"}, settings={"repeat": 5})
+    rec = RunRecord(argv=["profconv", "run"], created="2026-11-26T00:00:00+00:00", environment=Environment(),
+                    model=ModelInfo(name="ece408"), settings=RunSettings(repeat=5))
     path = tmp_path / "r" / "run.json"
     write_atomic(path, rec.to_json())
     doc = json.loads(path.read_text())
-    assert doc["schema"] == "profconv.run" and doc["schema_version"] == 1
-    assert set(doc) == {"schema", "schema_version", "argv", "created", "environment", "model", "data",
-                        "settings", "results", "interrupted", "profile"}
+    assert doc["schema"] == "profconv.run" and doc["schema_version"] == 2
+    assert list(doc) == ["schema", "schema_version", "argv", "created", "environment", "model", "data",
+                         "settings", "results", "interrupted", "profile"]
     assert [p.name for p in path.parent.iterdir()] == ["run.json"]  # no temporary left behind
+    assert path.stat().st_mode & 0o777 == 0o666 & ~_umask()  # not mkstemp's 0600
+    assert records.read(path, RunRecord) == rec  # one model: what is written is what is read
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_cli_without_gpu_runs_cpu_reference(cli, tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,6 +15,7 @@ from rich.table import Table
 from profconv.commands import comma_list
 from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
+from profconv.records import BenchLayer, BenchRecord, BenchSettings, Environment, struct_from
 from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
 from profconv.run import bench, gpu
 from profconv.run import weights as weights_mod
@@ -27,7 +27,7 @@ from profconv.ui import console
 DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
 
 
-def layer_table(layer: bench.BenchLayer, fused: bool = False) -> Table:
+def layer_table(layer: BenchLayer, fused: bool = False) -> Table:
     title = f"{layer.model} {layer.layer}: {layer.shape}, {layer.images} images"
     if fused:
         title = f"{layer.model} fused layer {layer.fused_ops}: {layer.shape}, {layer.images} images"
@@ -37,7 +37,7 @@ def layer_table(layer: bench.BenchLayer, fused: bool = False) -> Table:
                       ("status", "left")):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
     for r in layer.fused if fused else layer.results:
-        t = r.op_time["median_s"] if r.op_time else None
+        t = r.op_time.median_s if r.op_time else None
         table.add_row(r.variant, r.precision, f"{t * 1e3:.3f} ms" if t else "—",
                       f"{r.ratio:.2f}x" if r.ratio else "—", r.reference or "—",
                       f"{r.floor_share:.0%}" if r.floor_share else "—", r.bound or "—",
@@ -78,10 +78,10 @@ def bench_command(
     run_dir = out or Path("runs") / f"bench-{stamp.strftime('%Y%m%d-%H%M%S')}"
     env = gpu.environment(cp)
     opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup)
-    record = bench.BenchRecord(argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=env,
-                               settings={"models": [m.name for m in models], "variants": [v.name for v in chosen],
-                                         "images": images, "sets": sets, "repeat": repeat, "warmup": warmup,
-                                         "fuse": fuse})
+    record = BenchRecord(argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(),
+                         environment=struct_from(Environment, env),
+                         settings=BenchSettings(models=[m.name for m in models], variants=[v.name for v in chosen],
+                                                images=images, sets=sets, repeat=repeat, warmup=warmup, fuse=fuse))
     con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}); "
               f"{len(chosen)} variants, {sets} input sets of {images} images, {repeat} rounds after {warmup} warm-up")
     seen: dict[tuple, str] = {}
@@ -107,8 +107,7 @@ def bench_command(
         write_atomic(run_dir / "bench.json", record.to_json())
         con.print(f"interrupted: partial record in {escape(str(run_dir / 'bench.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-    doc = json.loads(record.to_json())
-    best = bench.best_per_layer(bench.frame(doc))
+    best = bench.best_per_layer(bench.frame(record))
     if not best.empty:
         table = Table(title="Best variant per layer and precision", title_justify="left")
         for col in ("model", "layer", "precision", "variant", "Op Time (ms)", "vs cuDNN", "floor share"):
@@ -118,6 +117,6 @@ def bench_command(
                           fmt_ratio(r["ratio"]), fmt_share(r["floor_share"]))
         con.print(table)
     if markdown_out is not None:
-        write_atomic(markdown_out, to_markdown(doc))
+        write_atomic(markdown_out, to_markdown(record))
         con.print(f"wrote {escape(str(markdown_out))}")
     con.print(f"record: {escape(str(run_dir / 'bench.json'))}")

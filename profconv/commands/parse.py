@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
 from typing import Annotated
@@ -14,10 +13,9 @@ from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
+from profconv.records import ParsedInput, ParsedProfile, ParsedRow, ParseOutput, struct_from
 from profconv.render.profile_tables import TableOptions, render
 from profconv.ui import console
-
-SCHEMA_VERSION = 1
 
 
 class Format(str, Enum):
@@ -34,28 +32,19 @@ def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
 
 
 def to_json(sets: list[ProfileSet]) -> str:
+    """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json)."""
     def clean(v):
         if v is None or v is pd.NA or (isinstance(v, float) and v != v):
             return None
         return v
 
-    doc = {
-        "schema_version": SCHEMA_VERSION,
-        "inputs": [
-            {
-                "source": ps.source,
-                "profiles": [vars(p) for p in ps.profiles],
-                "unplaced_lines": [n for n, _ in ps.unplaced],
-                "warnings": ps.notes,
-            }
-            for ps in sets
-        ],
-        "rows": [
-            {k: clean(v) for k, v in rec.items()}
-            for rec in rows_with_source(sets).astype(object).to_dict(orient="records")
-        ],
-    }
-    return json.dumps(doc, indent=1)
+    out = ParseOutput(
+        inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, vars(p)) for p in ps.profiles],
+                            unplaced_lines=[n for n, _ in ps.unplaced], warnings=list(ps.notes)) for ps in sets],
+        rows=[struct_from(ParsedRow, {k: clean(v) for k, v in rec.items()})
+              for rec in rows_with_source(sets).astype(object).to_dict(orient="records")],
+    )
+    return out.to_json()
 
 
 def parse_command(

@@ -17,12 +17,13 @@ from profconv.commands import comma_list
 from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.profile import session
+from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
 from profconv.render.profile_tables import TableOptions, render
 from profconv.run import gpu, runner
 from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
 from profconv.run.models import MODELS, get_model
-from profconv.run.record import RunRecord, VariantResult, write_atomic
+from profconv.run.record import write_atomic
 from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
 
@@ -56,7 +57,7 @@ def _speedup(base: float | None, t: float | None) -> str:
 
 
 def result_table(record: RunRecord) -> Table:
-    table = Table(title=f"{record.model['name']}: Op Time per conv layer", title_justify="left",
+    table = Table(title=f"{record.model.name}: Op Time per conv layer", title_justify="left",
                   caption="¹ speedup over cuDNN of the same precision (fp32: cudnn, fp16: cudnn-fp16)", caption_justify="left")
     for col, just in (("images", "right"), ("variant", "left"), ("layer", "left"), ("Op Time", "right"),
                       ("min", "right"), ("vs naive", "right"), ("vs cuDNN¹", "right"), ("rel. error", "right"),
@@ -68,7 +69,7 @@ def result_table(record: RunRecord) -> Table:
         if r.status == "skipped":
             continue  # said once above the table
         for c in r.conv:
-            t = c.op_time["median_s"] if c.op_time else None
+            t = c.op_time.median_s if c.op_time else None
             naive = by_key.get((r.images, "naive", c.layer))
             reference = VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME else "cudnn"
             cudnn = by_key.get((r.images, reference or "", c.layer))
@@ -77,9 +78,9 @@ def result_table(record: RunRecord) -> Table:
             table.add_row(
                 str(r.images), r.variant, c.layer,
                 f"{t:.6f} s" if t is not None else "—",
-                f"{c.op_time['min_s']:.6f} s" if c.op_time else "—",
-                _speedup(naive.op_time["median_s"], t) if ok and naive and naive.op_time else "—",
-                _speedup(cudnn.op_time["median_s"], t) if ok and cudnn and cudnn.op_time else "—",
+                f"{c.op_time.min_s:.6f} s" if c.op_time else "—",
+                _speedup(naive.op_time.median_s, t) if ok and naive and naive.op_time else "—",
+                _speedup(cudnn.op_time.median_s, t) if ok and cudnn and cudnn.op_time else "—",
                 f"{c.rel_error:.2e}" if c.rel_error is not None else "nan",
                 f"{r.correctness:.4f}" if r.correctness is not None else "—",
                 status,
@@ -152,13 +153,14 @@ def run_command(
     run_dir = out or Path("runs") / f"{m.name}-{stamp.strftime('%Y%m%d-%H%M%S')}"
     env = gpu.environment(cp)
     record = RunRecord(
-        argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=env,
-        model={"name": m.name, "semester": m.semester, "input_shape": list(m.input_shape), "spec": m.spec,
-               "reference_accuracy": m.reference_accuracy,
-               "conv_layers": [{"layer": layer.name, "shape": s.text()} for layer, s in m.conv_shapes(1)]},
-        data={"source": data or "synthetic", "synthetic": data is None, "weights": weights or "bundled"},
-        settings={"repeat": repeat, "warmup": warmup, "cpu_repeat": cpu_repeat, "images": counts,
-                  "variants": [v.name for v in chosen]},
+        argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=struct_from(Environment, env),
+        model=struct_from(ModelInfo, {
+            "name": m.name, "semester": m.semester, "input_shape": list(m.input_shape), "spec": m.spec,
+            "reference_accuracy": m.reference_accuracy,
+            "conv_layers": [{"layer": layer.name, "shape": s.text()} for layer, s in m.conv_shapes(1)]}),
+        data=DataInfo(source=data or "synthetic", synthetic=data is None, weights=weights or "bundled"),
+        settings=RunSettings(repeat=repeat, warmup=warmup, cpu_repeat=cpu_repeat, images=counts,
+                             variants=[v.name for v in chosen]),
     )
     if env.get("gpu"):
         con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}), CuPy {env['cupy_version']}")
@@ -185,20 +187,22 @@ def run_command(
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
     profiled = None
     if collector is not None:
-        profiled, record.profile = session.cupti_results(collector, run_dir, " ".join(record.argv))
+        profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv))
+        record.profile = struct_from(ProfileInfo, summary)
     elif profile is not None and tool_path is not None:
         child = session.external.ChildRun(m.name, counts[-1], [v.name for v in chosen if v.device != "cpu"],
                                           run_dir / f"{profile}-child", data, weights,
                                           layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
         con.print(f"re-running the GPU variants under {profile} ({escape(' '.join(child.argv()[2:]))})")
-        profiled, record.profile = session.external_results(profile, tool_path, child, run_dir, profile_timeout)
+        profiled, summary = session.external_results(profile, tool_path, child, run_dir, profile_timeout)
+        record.profile = struct_from(ProfileInfo, summary)
     write_atomic(run_dir / "run.json", record.to_json())
     con.print(result_table(record))
     con.print(breakdown_table(record))
     if profiled is not None:
         render(profiled, con, TableOptions(max_rows=15, metrics=False))
-        if record.profile.get("launches"):
-            con.print(session.ncu_table(record.profile))
+        if record.profile is not None and record.profile.launches:
+            con.print(session.ncu_table(summary))
     for count in counts:
         best = [r for r in record.results if r.images == count and r.status == "ok" and r.correctness is not None]
         ref = next((r for r in best if r.variant == "cpu"), best[0] if best else None)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from profconv.errors import ProfilerFailed, ProfilerUnavailable
+from profconv.io import write_atomic
 from profconv.parse import parse_text
 from profconv.parse.core import ProfileSet
 from profconv.parse.names import short_name
@@ -17,7 +18,6 @@ from profconv.profile import external
 from profconv.profile.activity import profiles
 from profconv.profile.cupti_collector import CuptiCollector
 from profconv.profile.nvprof_writer import write
-from profconv.run.record import write_atomic
 
 TOOLS = ("cupti", "ncu", "nsys", "nvprof")
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import msgspec
 import numpy as np
 import pandas as pd
 
-from profconv.report.devices import Peak
+from profconv.hardware import Peak
+from profconv.records import ConvResult, RunRecord
 from profconv.run.models import MODELS, ConvShape
 from profconv.run.variants import VARIANTS
 
@@ -17,11 +17,11 @@ OP_COLUMNS = ["images", "variant", "technique", "precision", "layer", "shape", "
               "median_s", "min_s", "max_s", "spread", "rel_error", "correctness", "B", "M", "C", "H", "W", "K", "P"]
 
 
-def _dims(record: dict[str, Any], images: int, layer: str, conv: dict[str, Any]) -> dict[str, int]:
+def _dims(record: RunRecord, images: int, layer: str, conv: ConvResult) -> dict[str, int]:
     """Dimensions stored with the result, else derived from the model table (older records)."""
-    if conv.get("dims"):
-        return conv["dims"]
-    model = MODELS.get(record["model"]["name"])
+    if conv.dims is not None:
+        return msgspec.structs.asdict(conv.dims)
+    model = MODELS.get(record.model.name)
     if model is None:
         return {}
     for lay, s in model.conv_shapes(images):
@@ -30,23 +30,23 @@ def _dims(record: dict[str, Any], images: int, layer: str, conv: dict[str, Any])
     return {}
 
 
-def op_times(record: dict[str, Any]) -> pd.DataFrame:
+def op_times(record: RunRecord) -> pd.DataFrame:
     """One row per (images, variant, conv layer); skipped variants are left out, failed ones kept."""
     rows = []
-    for res in record.get("results", []):
-        if res["status"] == "skipped":
+    for res in record.results:
+        if res.status == "skipped":
             continue
-        for conv in res.get("conv", []):
-            t = conv.get("op_time") or {}
-            med = t.get("median_s")
+        for conv in res.conv:
+            t = conv.op_time
+            med = t.median_s if t else None
             rows.append({
-                "images": res["images"], "variant": res["variant"], "technique": res.get("technique", ""),
-                "precision": res.get("precision", ""), "layer": conv["layer"], "shape": conv["shape"],
-                "status": conv["status"], "error": conv.get("error"),
-                "median_s": med, "min_s": t.get("min_s"), "max_s": t.get("max_s"),
-                "spread": (t["max_s"] - t["min_s"]) / med if med else None,
-                "rel_error": conv.get("rel_error"), "correctness": res.get("correctness"),
-                **_dims(record, res["images"], conv["layer"], conv),
+                "images": res.images, "variant": res.variant, "technique": res.technique,
+                "precision": res.precision, "layer": conv.layer, "shape": conv.shape,
+                "status": conv.status, "error": conv.error,
+                "median_s": med, "min_s": t.min_s if t else None, "max_s": t.max_s if t else None,
+                "spread": (t.max_s - t.min_s) / med if t and med else None,
+                "rel_error": conv.rel_error, "correctness": res.correctness,
+                **_dims(record, res.images, conv.layer, conv),
             })
     df = pd.DataFrame(rows, columns=OP_COLUMNS)
     for c in ("median_s", "min_s", "max_s", "spread", "rel_error", "correctness"):
@@ -126,11 +126,10 @@ def arithmetic_of(variant: str, precision: str) -> str:
     return known.get(variant, "fp16" if precision == "fp16" else "fp32")
 
 
-def layer_breakdown(record: dict[str, Any]) -> pd.DataFrame:
+def layer_breakdown(record: RunRecord) -> pd.DataFrame:
     rows = []
-    for res in record.get("results", []):
-        if res["status"] != "ok" or not res.get("type_totals"):
+    for res in record.results:
+        if res.status != "ok" or not res.type_totals:
             continue
-        rows.append({"images": res["images"], "variant": res["variant"], **res["type_totals"],
-                     "forward": res.get("forward_s")})
+        rows.append({"images": res.images, "variant": res.variant, **res.type_totals, "forward": res.forward_s})
     return pd.DataFrame(rows)

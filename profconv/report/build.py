@@ -8,11 +8,12 @@ from pathlib import Path
 import pandas as pd
 
 from profconv.analysis.ranking import rank_profile
+from profconv.hardware import peak_for
 from profconv.parse.schema import TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
+from profconv.records import to_builtins
 from profconv.report import analysis, markdown, plots
 from profconv.report.bench import to_markdown as bench_markdown
-from profconv.report.devices import peak_for
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 
 
@@ -31,12 +32,12 @@ def _slug(text: str) -> str:
 
 def run_section(inp: RunInput, opts: ReportOptions) -> str:
     rec = inp.record
-    model = rec["model"]["name"]
+    model = rec.model.name
     parts = [f"## Run: {model}", f"Record: `{inp.path}`", "", "### Environment", "", markdown.environment(rec), ""]
-    if rec["data"].get("synthetic"):
+    if rec.data.synthetic:
         parts += ["> Data: profconv's synthetic image set and bundled weights — Correctness is not comparable "
                   "with the course's published accuracy.", ""]
-    if rec.get("interrupted"):
+    if rec.interrupted:
         parts += ["> **This run was interrupted**: only the variants listed finished.", ""]
     df = analysis.op_times(rec)
     if df.empty:
@@ -47,13 +48,13 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
               "spread is (max − min) / median. Speedups compare medians on the same layer and image count; "
               "¹ against cuDNN of the row's precision (fp16 rows: cudnn-fp16).", "",
               markdown.op_time_table(df), ""]
-    order = rec["settings"].get("variants") or list(dict.fromkeys(df["variant"]))
+    order = rec.settings.variants or list(dict.fromkeys(df["variant"]))
     lad = analysis.ladder(df, order)
     parts += ["### Optimisation ladder", "", f"All conv layers, {int(df['images'].max()):,} images; each rung's gain is "
               "over the previous rung that ran correctly (the CPU reference and the end-to-end variants, whose "
               "time includes host copies, are not rungs).", "",
               markdown.ladder_table(lad), ""]
-    peak = peak_for(rec["environment"].get("gpu"))
+    peak = peak_for(rec.environment.gpu)
     gpu_rows = df[df["variant"] != "cpu"]
     eff = analysis.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
     if not eff.empty:
@@ -76,7 +77,7 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
         parts += [f"![Op Time per variant, {model}]({bars.relative_to(base).as_posix()})", ""]
         fp32 = eff[eff["arithmetic"] == "fp32"]
         if peak is not None and not fp32.empty:
-            roof = plots.roofline(fp32, peak, f"{model} on {rec['environment'].get('gpu')}",
+            roof = plots.roofline(fp32, peak, f"{model} on {rec.environment.gpu}",
                                   opts.plots_dir / f"{_slug(model)}-roofline.png")
             parts += [f"![Roofline of the fp32 variants, {model}]({roof.relative_to(base).as_posix()})", ""]
     parts += profile_parts(inp, opts)
@@ -91,27 +92,29 @@ def run_section(inp: RunInput, opts: ReportOptions) -> str:
 
 def profile_parts(inp: RunInput, opts: ReportOptions) -> list[str]:
     """What `run --profile` stored: per-variant kernel/API tables (cupti) or ncu metrics per conv op."""
-    prof = inp.record.get("profile") or {}
     parts: list[str] = []
-    rows_file = inp.path.parent / prof.get("rows", "")
-    if prof.get("tool") == "cupti" and prof.get("rows") and rows_file.exists():
+    if inp.record.profile is None:
+        return parts
+    prof = inp.record.profile
+    rows_file = inp.path.parent / (prof.rows or "")
+    if prof.tool == "cupti" and prof.rows and rows_file.is_file():
         frame = conform(pd.read_csv(rows_file))
-        logs = ", ".join(f"`{v}`" for v in prof["logs"].values())
+        logs = ", ".join(f"`{v}`" for v in prof.logs.values())
         parts += ["### Profile (CUPTI)", "", "Kernels and API calls recorded in-process while the variants ran, "
                   f"attributed to their NVTX ranges; nvprof-style logs: {logs}.", ""]
-        for number, label in enumerate(prof["profiles"], start=1):
+        for number, label in enumerate(prof.profiles, start=1):
             parts += [f"#### {'whole run' if label == 'all' else label}", ""]
             for ranked in rank_profile(frame, number, ["gpu", "api"], opts.threshold):
                 parts += [markdown.ranked_table(ranked, opts.full_names), ""]
-    if prof.get("launches"):
-        mf = metrics_frame(prof)
+    if prof.launches:
+        mf = metrics_frame(to_builtins(prof))
         units: dict[str, str] = {}
-        for k in prof["launches"]:
-            units.update(k.get("units", {}))
+        for k in prof.launches:
+            units.update(k.units)
         shown = [(m, t) for m, t in NCU_COLUMNS if m in mf.columns]
         headers = ["op", "kernel", *[f"{t} ({units[m]})" if units.get(m) else t for m, t in shown]]
         rows = [[r["range"], f"`{r['kernel']}`", *[metric_text(r[m]) for m, _ in shown]] for r in mf.to_dict("records")]
-        parts += ["### Nsight Compute metrics", "", f"`ncu` on the conv kernels only (raw output: `{prof.get('raw')}`), "
+        parts += ["### Nsight Compute metrics", "", f"`ncu` on the conv kernels only (raw output: `{prof.raw}`), "
                   "mean over the timed launches.", "", markdown.table(headers, rows, ["l", "l"] + ["r"] * len(shown)), ""]
     return parts
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from profconv.analysis.ranking import Ranked
 from profconv.parse.schema import SECTION_TITLES
+from profconv.records import RunRecord
 from profconv.render.format import duration
 
 
@@ -30,20 +29,20 @@ def ratio(v: float | None) -> str:
     return f"{v:,.0f}×" if v >= 100 else f"{v:.3g}×"
 
 
-def environment(record: dict[str, Any]) -> str:
-    env = record.get("environment", {})
+def environment(record: RunRecord) -> str:
+    env = record.environment
     items = [
-        ("GPU", env.get("gpu") or f"none ({env.get('gpu_unavailable', 'no CUDA')})"),
-        ("compute capability", env.get("compute_capability", "—")),
-        ("driver / runtime", f"{env.get('driver_version', '—')} / {env.get('runtime_version', '—')}"),
-        ("CuPy", env.get("cupy_version", "—")),
-        ("PyTorch / cuDNN", f"{env.get('torch_version', '—')} / {env.get('cudnn_version', '—')}"),
-        ("profconv", env.get("profconv_version", "—")),
-        ("Python", env.get("python", "—")),
-        ("command", "`" + " ".join(record.get("argv", [])) + "`"),
-        ("created", record.get("created", "—")),
-        ("data", f"{record['data'].get('source')} (weights: {record['data'].get('weights', 'bundled')})"),
-        ("timing", f"{record['settings'].get('warmup')} warm-up, {record['settings'].get('repeat')} timed repeats, "
+        ("GPU", env.gpu or f"none ({env.gpu_unavailable or 'no CUDA'})"),
+        ("compute capability", env.compute_capability or "—"),
+        ("driver / runtime", f"{env.driver_version or '—'} / {env.runtime_version or '—'}"),
+        ("CuPy", env.cupy_version or "—"),
+        ("PyTorch / cuDNN", f"{env.torch_version or '—'} / {env.cudnn_version or '—'}"),
+        ("profconv", env.profconv_version or "—"),
+        ("Python", env.python or "—"),
+        ("command", "`" + " ".join(record.argv) + "`"),
+        ("created", record.created),
+        ("data", f"{record.data.source} (weights: {record.data.weights})"),
+        ("timing", f"{record.settings.warmup} warm-up, {record.settings.repeat} timed repeats, "
                    "CUDA events, median"),
     ]
     return table(["", ""], [[k, str(v)] for k, v in items])

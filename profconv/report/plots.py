@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from profconv.report.devices import Peak  # noqa: E402
+from profconv.hardware import Peak  # noqa: E402
 
 
 def op_time_bars(df: pd.DataFrame, title: str, path: Path) -> Path:

@@ -8,8 +8,9 @@ is one call between CUDA events with the device idle before it (launch costs cou
 Time); warm-up rounds are dropped and medians reported. Each variant is checked against the
 float64 reference on every set before it is timed; a variant that fails is reported and not timed.
 
-The record (schema "profconv.bench", below) is written like a run record; `frame` flattens it
-into one DataFrame row per layer and variant.
+The record (schema "profconv.bench", below; model in profconv.records.bench, JSON Schema in
+schemas/bench.schema.json) is written like a run record; `frame` flattens it into one DataFrame
+row per layer and variant.
 
 {
   "schema": "profconv.bench", "schema_version": 1, "created", "argv", "environment",
@@ -29,22 +30,22 @@ into one DataFrame row per layer and variant.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from profconv.hardware import peak_for, roofline_floor
+from profconv.records.bench import BenchLayer, BenchRecord, BenchResult, DeviceFacts
+from profconv.records.common import Dims, OpTime
 from profconv.run import data as datasets
 from profconv.run import gpu, reference, tuned
 from profconv.run.models import ConvShape, Layer, Model
 from profconv.run.runner import Runner, operands, rel_error
 from profconv.run.variants import Variant
 
-SCHEMA = "profconv.bench"
-SCHEMA_VERSION = 1
 COLUMNS = ["model", "layer", "op", "shape", "images", "variant", "precision", "reference", "status", "median_s",
            "min_s", "max_s", "ratio", "floor_s", "bound", "floor_share", "rel_error", "error"]
 """frame(record) columns: one row per (layer, op, variant); op is "conv" or the fused layer's ops
@@ -61,61 +62,6 @@ class BenchOptions:
     warmup: int = 3
 
 
-@dataclass
-class BenchResult:
-    variant: str
-    technique: str
-    precision: str
-    arithmetic: str
-    reference: str | None
-    tolerance: float
-    status: str = "ok"  # ok | failed
-    error: str | None = None
-    rel_error: float | None = None  # worst over the input sets
-    op_time: dict | None = None
-    params: dict = field(default_factory=dict)
-    floor_s: float | None = None
-    bound: str | None = None
-    floor_share: float | None = None
-    ratio: float | None = None
-
-
-@dataclass
-class BenchLayer:
-    model: str
-    layer: str
-    shape: str
-    dims: dict[str, int]
-    images: int
-    flops: float
-    same_as: str | None = None  # an earlier model's layer of identical shape: measured once, there
-    results: list[BenchResult] = field(default_factory=list)
-    fused_ops: str | None = None  # e.g. "conv1 + tanh1 + pool1 2x2": the layer timed as one fused kernel
-    fused: list[BenchResult] = field(default_factory=list)  # separate ops, then fused-layer (ratio to separate)
-
-
-@dataclass
-class BenchRecord:
-    argv: list[str]
-    created: str
-    environment: dict
-    settings: dict
-    device: dict = field(default_factory=dict)
-    layers: list[BenchLayer] = field(default_factory=list)
-    interrupted: bool = False
-    schema: str = SCHEMA
-    schema_version: int = SCHEMA_VERSION
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, default=_jsonable)
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (np.integer, np.floating)):
-        return v.item()
-    raise TypeError(f"not JSON serialisable: {type(v).__name__}")
-
-
 def min_bytes(s: ConvShape, itemsize: int) -> float:
     """Input, filters and output each moved once."""
     return s.min_bytes / 4 * itemsize
@@ -124,10 +70,7 @@ def min_bytes(s: ConvShape, itemsize: int) -> float:
 def floor(s: ConvShape, itemsize: int, bandwidth: float | None,
           peak_flops: float | None) -> tuple[float | None, str | None]:
     """(the roofline floor in seconds, memory | compute), or (None, None) when either bound is unknown."""
-    if not bandwidth or not peak_flops:
-        return None, None
-    mem, comp = min_bytes(s, itemsize) / bandwidth, s.flops / peak_flops
-    return max(mem, comp), ("memory" if mem >= comp else "compute")
+    return roofline_floor(s.flops, min_bytes(s, itemsize), bandwidth, peak_flops)
 
 
 def measure_bandwidth(cp: Any, nbytes: int = 1 << 30, repeat: int = 10) -> float:
@@ -148,7 +91,7 @@ Progress = Callable[[str], None]
 
 
 def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: list[Variant], opts: BenchOptions,
-                device: dict, seen: dict[tuple, str], progress: Progress, fuse: bool = True) -> list[BenchLayer]:
+                device: DeviceFacts, seen: dict[tuple, str], progress: Progress, fuse: bool = True) -> list[BenchLayer]:
     """Every conv layer of `model`: `opts.sets` input sets of `opts.images` images from the model's data;
     with `fuse`, also each conv + activation + pool as one fused kernel against separate ops."""
     runner = Runner(model, params, cp)
@@ -158,9 +101,9 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
     conv_io = runner.reference_pass(runner.xp.asarray(ds.images))
     layers = []
     for layer, s in model.conv_shapes(opts.images):
-        dims = {"B": s.B, "M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P}
+        dims = Dims(B=s.B, M=s.M, C=s.C, H=s.H, W=s.W, K=s.K, P=s.P)
         bl = BenchLayer(model.name, layer.name, s.text(), dims, s.B, s.flops)
-        key = tuple(dims.values())
+        key = dims.as_tuple()
         if key in seen:
             bl.same_as = seen[key]
             layers.append(bl)
@@ -231,11 +174,11 @@ def _time_interleaved(cp: Any, tag: str, prepared: list[_Prepared], n_sets: int,
                 if rnd >= opts.warmup:
                     p.samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
     for p in timed:
-        p.result.op_time = gpu.Timing(p.samples).as_dict()
+        p.result.op_time = OpTime(**gpu.Timing(p.samples).as_dict())
 
 
 def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, variants: list[Variant],
-                opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
+                opts: BenchOptions, device: DeviceFacts, progress: Progress) -> list[BenchResult]:
     prepared: list[_Prepared] = []
     for v in variants:
         progress(f"{tag}: checking {v.name}")
@@ -266,7 +209,7 @@ def fused_ops(model: Model, conv: str) -> tuple[Layer, Layer] | None:
 
 
 def bench_fused(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, act: Layer, pool: Layer,
-                opts: BenchOptions, device: dict, progress: Progress) -> list[BenchResult]:
+                opts: BenchOptions, device: DeviceFacts, progress: Progress) -> list[BenchResult]:
     """conv + bias + activation + pool: `tuned` followed by CuPy's activation and pool kernels (the
     layer as separate ops) against one fused kernel; checked on the pooled output."""
     pooled_sets = [(a, reference.apply(cp, pool, reference.apply(cp, act, ref, {}), {})) for a, ref in sets]
@@ -299,60 +242,56 @@ def bench_fused(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
     _time_interleaved(cp, f"{tag}+{act.name}+{pool.name}", prepared, len(sets), opts, progress)
     results = [p.result for p in prepared]
     layer_bytes = 4.0 * (s.B * s.C * s.H * s.W + s.M * s.C * s.K * s.K + s.B * s.M * (s.Ho // pool.k) * (s.Wo // pool.k))
-    bw, peak = device.get("bandwidth_Bps"), device.get("peaks", {}).get("fp32")
     for r in results:
-        if r.op_time and bw and peak:
-            mem, comp = layer_bytes / bw, s.flops / peak
-            r.floor_s, r.bound = max(mem, comp), "memory" if mem >= comp else "compute"
-            r.floor_share = r.floor_s / r.op_time["median_s"]
+        if r.op_time:
+            r.floor_s, bound = roofline_floor(s.flops, layer_bytes, device.bandwidth_Bps, device.peaks.get("fp32"))
+            r.bound = "memory" if bound == "memory" else "compute" if bound == "compute" else None
+            r.floor_share = r.floor_s / r.op_time.median_s if r.floor_s else None
     if results[0].op_time and results[1].op_time:
-        results[1].ratio = results[1].op_time["median_s"] / results[0].op_time["median_s"]
+        results[1].ratio = results[1].op_time.median_s / results[0].op_time.median_s
     return results
 
 
-def _derive(results: list[BenchResult], s: ConvShape, device: dict) -> None:
+def _derive(results: list[BenchResult], s: ConvShape, device: DeviceFacts) -> None:
     """Ratios to each result's reference and shares of the roofline floor."""
     by_name = {r.variant: r for r in results if r.op_time}
     for r in results:
         if not r.op_time:
             continue
         itemsize = 2 if r.precision == "fp16" else 4
-        r.floor_s, r.bound = floor(s, itemsize, device.get("bandwidth_Bps"), device.get("peaks", {}).get(r.arithmetic))
-        med = r.op_time["median_s"]
+        r.floor_s, bound = floor(s, itemsize, device.bandwidth_Bps, device.peaks.get(r.arithmetic))
+        r.bound = "memory" if bound == "memory" else "compute" if bound == "compute" else None
+        med = r.op_time.median_s
         r.floor_share = r.floor_s / med if r.floor_s else None
         ref = by_name.get(r.reference or "")
-        r.ratio = med / ref.op_time["median_s"] if ref and ref.op_time else None
+        r.ratio = med / ref.op_time.median_s if ref and ref.op_time else None
 
 
-def device_facts(cp: Any, env: dict) -> dict:
-    from profconv.report.devices import peak_for
-
+def device_facts(cp: Any, env: dict) -> DeviceFacts:
     peak = peak_for(env.get("gpu"))
-    facts: dict[str, Any] = {"bandwidth_Bps": measure_bandwidth(cp), "bandwidth_method": "1 GiB cudaMemcpyAsync "
-                             "device-to-device, bytes read + written, median of 10"}
+    facts = DeviceFacts(bandwidth_Bps=measure_bandwidth(cp), bandwidth_method="1 GiB cudaMemcpyAsync "
+                        "device-to-device, bytes read + written, median of 10")
     if peak is not None:
-        facts["peaks"] = {a: t * 1e12 for a in ("fp32", "fp16", "tensor-fp16") if (t := peak.tflops(a))}
-        facts["peak_source"] = peak.source
+        facts.peaks = {a: t * 1e12 for a in ("fp32", "fp16", "tensor-fp16") if (t := peak.tflops(a))}
+        facts.peak_source = peak.source
     else:
-        facts["peaks"] = {}
-        facts["peak_source"] = f"no datasheet peak known for {env.get('gpu')!r}: no floor shares"
+        facts.peak_source = f"no datasheet peak known for {env.get('gpu')!r}: no floor shares"
     return facts
 
 
-def frame(record: dict) -> pd.DataFrame:
-    """One row per (layer, variant) of a bench record (as loaded from JSON); columns: COLUMNS."""
+def frame(record: BenchRecord) -> pd.DataFrame:
+    """One row per (layer, variant) of a bench record; columns: COLUMNS."""
     rows = []
-    for layer in record.get("layers", []):
-        entries = [("conv", r) for r in layer.get("results", [])]
-        entries += [(layer.get("fused_ops"), r) for r in layer.get("fused", [])]
+    for layer in record.layers:
+        entries = [("conv", r) for r in layer.results] + [(layer.fused_ops, r) for r in layer.fused]
         for op, r in entries:
-            t = r.get("op_time") or {}
-            rows.append({"model": layer["model"], "layer": layer["layer"], "op": op, "shape": layer["shape"],
-                         "images": layer["images"], "variant": r["variant"], "precision": r["precision"],
-                         "reference": r.get("reference"), "status": r["status"], "median_s": t.get("median_s"),
-                         "min_s": t.get("min_s"), "max_s": t.get("max_s"), "ratio": r.get("ratio"),
-                         "floor_s": r.get("floor_s"), "bound": r.get("bound"), "floor_share": r.get("floor_share"),
-                         "rel_error": r.get("rel_error"), "error": r.get("error")})
+            t = r.op_time
+            rows.append({"model": layer.model, "layer": layer.layer, "op": op, "shape": layer.shape,
+                         "images": layer.images, "variant": r.variant, "precision": r.precision,
+                         "reference": r.reference, "status": r.status, "median_s": t.median_s if t else None,
+                         "min_s": t.min_s if t else None, "max_s": t.max_s if t else None, "ratio": r.ratio,
+                         "floor_s": r.floor_s, "bound": r.bound, "floor_share": r.floor_share,
+                         "rel_error": r.rel_error, "error": r.error})
     df = pd.DataFrame(rows, columns=COLUMNS)
     for c in ("median_s", "min_s", "max_s", "ratio", "floor_s", "floor_share", "rel_error"):
         df[c] = pd.to_numeric(df[c], errors="coerce")

@@ -18,7 +18,7 @@ from profconv.run import data as datasets
 from profconv.run import gpu, reference
 from profconv.run.gpu import KernelCompileError, Timing
 from profconv.run.models import ConvShape, Layer, Model
-from profconv.run.record import ConvResult, VariantResult
+from profconv.run.record import ConvResult, Dims, OpTime, VariantResult
 from profconv.run.variants import Variant
 
 
@@ -89,13 +89,13 @@ class Runner:
             s = shapes[name]
             progress(f"{self.model.name}/{variant.name}/{name}")
             cr = ConvResult(layer=name, shape=s.text(), tolerance=variant.tolerance,
-                            dims={"B": s.B, "M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P})
+                            dims=Dims(B=s.B, M=s.M, C=s.C, H=s.H, W=s.W, K=s.K, P=s.P))
             try:
                 out, timing = self._conv(variant, layers[name], a, s, opts)
                 err, max_abs = rel_error(self.xp, out, ref)
                 cr.rel_error = None if err != err else err
                 cr.max_abs_error = None if max_abs != max_abs else max_abs
-                cr.op_time = timing.as_dict()
+                cr.op_time = OpTime(**timing.as_dict())
                 if variant.params is not None:
                     cr.params = variant.params(s)
                 if not err <= variant.tolerance:

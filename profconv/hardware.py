@@ -1,4 +1,5 @@
-"""Datasheet peaks for the efficiency columns; a GPU not listed gets no peak (never a guess)."""
+"""The hardware facts in one place: datasheet peaks (a GPU not listed gets no peak, never a guess)
+and the roofline floor every part of profconv computes floors with."""
 
 from __future__ import annotations
 
@@ -37,3 +38,13 @@ def peak_for(gpu: str | None) -> Peak | None:
         if key in gpu:
             return peak
     return None
+
+
+def roofline_floor(flops: float, nbytes: float, bandwidth_Bps: float | None,
+                   peak_flops: float | None) -> tuple[float | None, str | None]:
+    """The least time the work can take: max(bytes / bandwidth, FLOPs / peak) in seconds, and which
+    bound it is ("memory" or "compute"); (None, None) when either rate is unknown (never a guess)."""
+    if not bandwidth_Bps or not peak_flops or bandwidth_Bps != bandwidth_Bps or peak_flops != peak_flops:
+        return None, None
+    mem, comp = nbytes / bandwidth_Bps, flops / peak_flops
+    return max(mem, comp), ("memory" if mem >= comp else "compute")

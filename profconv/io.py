@@ -1,0 +1,49 @@
+"""File I/O at the edges, in one place: atomic writes, bounded reads of JSON records."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from profconv.errors import InputError
+
+MAX_RECORD_BYTES = 512 << 20  # a run record with every sample of a long sweep is a few MB
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write to a temporary file beside `path`, then rename: readers never see half a file.
+    The file gets the usual permissions (umask), not mkstemp's 0600."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; the file gets the mode a plain open() would
+        data = text.encode() if isinstance(text, str) else text
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The file's bytes, or one InputError line (missing, a directory, unreadable, too large)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a record file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit >> 20} MiB: not a profconv record")
+    return data

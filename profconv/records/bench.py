@@ -1,0 +1,82 @@
+"""The bench record (schema "profconv.bench"): every conv layer shape of the chosen models, every
+variant, timed interleaved in one process (`profconv bench`). Published as schemas/bench.schema.json."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import msgspec
+
+from profconv.records.base import Count, Fraction, Positive, Record
+from profconv.records.common import Dims, Environment, OpTime, Params
+
+SCHEMA = "profconv.bench"
+SCHEMA_VERSION = 1
+
+Bound = Literal["memory", "compute"]
+
+
+class BenchSettings(msgspec.Struct, kw_only=True):
+    models: list[str] = msgspec.field(default_factory=list)
+    variants: list[str] = msgspec.field(default_factory=list)
+    images: Positive | None = None
+    sets: Positive | None = None
+    repeat: Positive | None = None
+    warmup: Count | None = None
+    fuse: bool = True
+
+
+class DeviceFacts(msgspec.Struct, kw_only=True):
+    """The measured bandwidth and the datasheet peaks the floors were computed from."""
+
+    bandwidth_Bps: Fraction | None = None
+    bandwidth_method: str | None = None
+    peaks: dict[str, Fraction] = msgspec.field(default_factory=dict)  # fp32 | fp16 | tensor-fp16 -> FLOP/s
+    peak_source: str | None = None
+
+
+class BenchResult(msgspec.Struct):
+    variant: str
+    technique: str
+    precision: str
+    arithmetic: str
+    reference: str | None
+    tolerance: float
+    status: Literal["ok", "failed"] = "ok"
+    error: str | None = None
+    rel_error: float | None = None  # worst over the input sets
+    op_time: OpTime | None = None
+    params: Params = msgspec.field(default_factory=dict)
+    floor_s: Fraction | None = None
+    bound: Bound | None = None
+    floor_share: Fraction | None = None
+    ratio: Fraction | None = None
+
+
+class BenchLayer(msgspec.Struct):
+    model: str
+    layer: str
+    shape: str
+    dims: Dims
+    images: Positive
+    flops: Fraction
+    same_as: str | None = None  # an earlier model's layer of identical shape: measured once, there
+    results: list[BenchResult] = msgspec.field(default_factory=list)
+    fused_ops: str | None = None  # e.g. "conv1 + tanh1 + pool1 2x2": the layer timed as one fused kernel
+    fused: list[BenchResult] = msgspec.field(default_factory=list)  # separate ops, then fused-layer
+
+
+class BenchRecord(Record, kw_only=True):
+    schema: str = SCHEMA
+    schema_version: int = SCHEMA_VERSION
+    argv: list[str]
+    created: str
+    environment: Environment
+    settings: BenchSettings = msgspec.field(default_factory=BenchSettings)
+    device: DeviceFacts = msgspec.field(default_factory=DeviceFacts)
+    layers: list[BenchLayer] = msgspec.field(default_factory=list)
+    interrupted: bool = False
+
+    SCHEMA: ClassVar[str] = SCHEMA
+    VERSION: ClassVar[int] = SCHEMA_VERSION
+    KIND: ClassVar[str] = "bench"

@@ -1,0 +1,127 @@
+"""The run record (schema "profconv.run"): one JSON file per `profconv run`, written after every
+variant (atomically), read by `profconv report`. Published as schemas/run.schema.json."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+
+from profconv.records.base import Count, Positive, Record, Seconds
+from profconv.records.common import Dims, Environment, OpTime, Params, Status
+
+SCHEMA = "profconv.run"
+SCHEMA_VERSION = 2
+"""2: `profile` is null when not profiled (1 wrote {}); typed throughout."""
+
+
+class ConvLayerShape(msgspec.Struct, kw_only=True):
+    layer: str
+    shape: str
+
+
+class ModelInfo(msgspec.Struct, kw_only=True):
+    name: str
+    semester: str | None = None
+    input_shape: list[Positive] = msgspec.field(default_factory=list)
+    spec: str | None = None
+    reference_accuracy: str | None = None
+    conv_layers: list[ConvLayerShape] = msgspec.field(default_factory=list)
+
+
+class DataInfo(msgspec.Struct, kw_only=True):
+    source: str = "synthetic"
+    synthetic: bool = True
+    weights: str = "bundled"
+
+
+class RunSettings(msgspec.Struct, kw_only=True):
+    repeat: Positive | None = None
+    warmup: Count | None = None
+    cpu_repeat: Positive | None = None
+    images: list[Positive] = msgspec.field(default_factory=list)
+    variants: list[str] = msgspec.field(default_factory=list)
+
+
+class ConvResult(msgspec.Struct, kw_only=True):
+    """One conv layer of one variant: its Op Time and its error against the float64 reference."""
+
+    layer: str
+    shape: str
+    dims: Dims | None = None  # absent in the oldest records: derived from the model table
+    params: Params = msgspec.field(default_factory=dict)
+    op_time: OpTime | None = None
+    rel_error: float | None = None
+    max_abs_error: float | None = None
+    tolerance: float | None = None
+    status: Status = "ok"
+    error: str | None = None
+
+
+class VariantResult(msgspec.Struct):
+    """One variant at one image count: its conv layers, the whole forward pass, Correctness."""
+
+    images: Positive
+    variant: str
+    technique: str = ""
+    precision: str = ""
+    status: Status = "ok"
+    error: str | None = None
+    correctness: float | None = None
+    forward_s: Seconds | None = None
+    layer_times: dict[str, Seconds] = msgspec.field(default_factory=dict)
+    type_totals: dict[str, Seconds] = msgspec.field(default_factory=dict)
+    conv: list[ConvResult] = msgspec.field(default_factory=list)
+
+
+class NcuLaunch(msgspec.Struct, kw_only=True):
+    range: str
+    kernel: str
+    metrics: dict[str, float | None] = msgspec.field(default_factory=dict)
+    units: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class ProfileInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What `run --profile TOOL` stored (files relative to the run directory)."""
+
+    tool: str
+    # cupti
+    profiles: list[str] = msgspec.field(default_factory=list)  # NVTX labels, "all" first
+    logs: dict[str, str] = msgspec.field(default_factory=dict)  # label -> nvprof-style log
+    rows: str | None = None  # profile-rows.csv
+    timeline: str | None = None
+    records: dict[str, int] = msgspec.field(default_factory=dict)
+    # ncu, nsys, nvprof
+    raw: str | None = None
+    log: str | None = None
+    report: str | None = None
+    stats: str | None = None
+    metrics: list[str] = msgspec.field(default_factory=list)
+    launches: list[NcuLaunch] = msgspec.field(default_factory=list)
+
+
+class RunRecord(Record, kw_only=True):
+    schema: str = SCHEMA
+    schema_version: int = SCHEMA_VERSION
+    argv: list[str]
+    created: str
+    environment: Environment
+    model: ModelInfo
+    data: DataInfo = msgspec.field(default_factory=DataInfo)
+    settings: RunSettings = msgspec.field(default_factory=RunSettings)
+    results: list[VariantResult] = msgspec.field(default_factory=list)
+    interrupted: bool = False
+    profile: ProfileInfo | None = None
+
+    SCHEMA: ClassVar[str] = SCHEMA
+    VERSION: ClassVar[int] = SCHEMA_VERSION
+    KIND: ClassVar[str] = "run"
+
+    @classmethod
+    def upgrade(cls, doc: dict[str, Any], version: int) -> dict[str, Any]:
+        """Every older version is brought to the current shape here, and nowhere else."""
+        if version < 2:
+            if doc.get("profile") == {}:
+                doc["profile"] = None  # version 1 wrote {} for "not profiled"
+            doc.setdefault("interrupted", False)
+        return doc
