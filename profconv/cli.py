@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("profconv.commands.report", "report_command",
                "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
     "models": ("profconv.commands.run", "models_command", "List the models with their layer shapes."),
+    "grade": ("profconv.commands.grade", "grade_command",
+              "Grade a class: each submission x model as one isolated profconv run, then the leaderboard."),
 }
 
 HELP = ("Run, check and profile CUDA convolution kernels; parse any profiler's text output.\n\n"

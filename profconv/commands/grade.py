@@ -1,0 +1,146 @@
+"""`profconv grade`: every submission x model as one isolated `profconv run --kernel` job, then the leaderboard."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from profconv.commands import comma_list
+from profconv.errors import InputError
+from profconv.grade import executors as ex
+from profconv.grade import leaderboard, manifest
+from profconv.grade.gpus import Gpu, query
+from profconv.grade.jobs import JobResult, build_command, validate_template
+from profconv.grade.submissions import discover
+from profconv.render import leaderboard as render
+from profconv.run.models import get_model
+from profconv.run.record import write_atomic
+from profconv.ui import console
+
+FORMATS = ("terminal", "markdown", "csv")
+
+
+def _local_gpus(ids: str | None) -> list[Gpu] | None:
+    if ids is None:
+        return None
+    wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    if not wanted or not all(i.isdigit() for i in wanted):
+        raise InputError(f"--gpus takes GPU indices such as 0,1, not {ids!r}")
+    found = {g.index: g for g in query()}
+    return [found.get(i, Gpu(i, "GPU (not listed by nvidia-smi)")) for i in wanted]
+
+
+def make_executor(engine: str, out: Path, *, dry_run: bool, gpus: str | None, workers: int, parallelism: int,
+                  partition: str | None, cluster: str | None, cpus_per_task: int, ray_address: str | None,
+                  retries: int) -> ex.Executor:
+    if engine == "local":
+        return ex.LocalExecutor(gpus=_local_gpus(gpus), dry_run=dry_run, workers=workers)
+    if engine == "slurm":
+        return ex.SlurmExecutor(out / "slurm", cluster=cluster, parallelism=parallelism, partition=partition,
+                                cpus_per_task=cpus_per_task, dry_run=dry_run)
+    if engine == "ray":
+        return ex.RayExecutor(address=ray_address, retries=retries, dry_run=dry_run)
+    raise InputError(f"--executor takes one of {', '.join(ex.ENGINES)}, not {engine!r}")
+
+
+def grade_command(
+    submissions: Annotated[list[str], typer.Argument(help="Submission directories or kernel files, class directories (one submission per entry), or a CSV/TOML listing (submission, name, model, gpu).", show_default=False)],
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model(s) for submissions whose listing names none (repeatable or comma list).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Grade directory: manifest, one directory per job, leaderboards. Re-running skips finished jobs.")] = Path("grade"),
+    executor: Annotated[str, typer.Option("--executor", "-e", help="local (a process per job, one job per GPU), slurm (submitit job arrays) or ray.")] = "local",
+    timeout: Annotated[float, typer.Option(help="Seconds one job may take; a job past it is killed and reported as timeout.")] = 900.0,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Run every job with no GPU visible (CPU only): checks submissions, isolation and the leaderboard without timing a kernel.")] = False,
+    plan_only: Annotated[bool, typer.Option("--plan", help="Print the jobs and their command lines; run nothing.")] = False,
+    gpus: Annotated[str | None, typer.Option(help="local: the GPUs to use, e.g. 0,1 (default: every GPU nvidia-smi lists).")] = None,
+    workers: Annotated[int, typer.Option(help="local --dry-run: jobs at once.")] = 1,
+    images: Annotated[str | None, typer.Option("--images", "-n", help="Passed to profconv run (default: its own).")] = None,
+    repeat: Annotated[int | None, typer.Option(help="Passed to profconv run (default: its own).")] = None,
+    variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
+    job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-run jobs that ended in error, timeout or crash (finished ones are kept).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Re-run every job, finished or not.")] = False,
+    parallelism: Annotated[int, typer.Option(help="slurm: array tasks running at once (slurm_array_parallelism).")] = 16,
+    partition: Annotated[str | None, typer.Option(help="slurm: partition.")] = None,
+    slurm_cluster: Annotated[str | None, typer.Option("--slurm-cluster", help="slurm: submitit cluster: slurm (default when sbatch exists), local or debug (no Slurm: for trying the path).")] = None,
+    cpus_per_task: Annotated[int, typer.Option(help="slurm: CPUs per task (the float64 reference runs on them).")] = 4,
+    ray_address: Annotated[str | None, typer.Option(help="ray: cluster address (default: $RAY_ADDRESS, else a local instance on this host's GPUs).")] = None,
+    retries: Annotated[int, typer.Option(help="ray: retries of a task whose worker died.")] = 2,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: terminal, markdown or csv (leaderboard.md and .csv are always written).")] = "terminal",
+) -> None:
+    """Grade a class: each submission x model as one isolated profconv run, then the leaderboard."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format takes one of {', '.join(FORMATS)}, not {fmt!r}")
+    if timeout <= 0 or workers < 1 or parallelism < 1 or retries < 0 or cpus_per_task < 1:
+        raise InputError("--timeout, --workers, --parallelism and --cpus-per-task must be positive, --retries >= 0")
+    if job_command is not None:
+        validate_template(job_command)
+    models = tuple(comma_list(model)) or ("ece408-high",)
+    subs = discover(submissions)
+    for name in {m for s in subs for m in (s.models or models)}:
+        get_model(name)  # an unknown model is a usage error before any job starts
+    settings = manifest.JobSettings(models=models, timeout_s=timeout, variant=variant, images=images, repeat=repeat,
+                                    job_command=job_command, report=report, dry_run=dry_run)
+    specs = manifest.plan(subs, settings, out)
+    todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
+    con = console()
+    if plan_only:
+        for spec in specs:
+            state = "done, kept" if spec.key in kept else "to run"
+            con.print(f"{escape(spec.key)} [dim]({state}{', GPU ' + spec.gpu if spec.gpu else ''})[/dim]")
+            con.print(f"  {escape(shlex.join(build_command(spec, sys.executable)))}", soft_wrap=True)
+        con.print(f"{len(specs)} job(s): {len(todo)} to run, {len(kept)} finished before")
+        return
+    engine = make_executor(executor, out.resolve(), dry_run=dry_run, gpus=gpus, workers=workers,
+                           parallelism=parallelism, partition=partition, cluster=slurm_cluster,
+                           cpus_per_task=cpus_per_task, ray_address=ray_address, retries=retries)
+    book = manifest.Manifest(out=out, argv=["profconv", *sys.argv[1:]], engine=engine.describe(), submissions=subs)
+    book.jobs.update(kept)
+    book.write()
+    if kept:
+        con.print(f"{len(kept)} job(s) finished before on the same submission hash: kept "
+                  "(--retry-failed or --force to re-run)")
+    lock = threading.Lock()
+    t0 = time.monotonic()
+    done = 0
+
+    def on_result(result: JobResult) -> None:
+        nonlocal done
+        with lock:
+            done += 1
+            book.add(result)
+            colour = "green" if result.status == "finished" else "red"
+            where = f" on {result.gpu}" if result.gpu else ""
+            wall = f" {result.wall_s:.1f} s" if result.wall_s is not None else ""
+            con.print(f"[{done}/{len(todo)}] {escape(result.key)} [{colour}]{result.status}[/{colour}]{wall}{escape(where)}"
+                      + (f" [dim]({escape(result.reason)})[/dim]" if result.reason else ""), soft_wrap=True)
+
+    if todo:
+        con.print(f"running {len(todo)} job(s) with the {engine.name} executor"
+                  + (" (dry run: no GPU)" if dry_run else ""))
+        engine.run(todo, on_result)
+        con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s")
+    results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
+    missing = [s.key for s in specs if s.key not in book.jobs]
+    if missing:  # an executor that returned without reporting a job: say so, never drop it
+        raise InputError(f"{len(missing)} job(s) got no result from the {engine.name} executor: {', '.join(missing[:5])}")
+    board = leaderboard.board(leaderboard.layers(results, reference=variant))
+    title = f"Leaderboard: {len(subs)} submission(s), {len(specs)} job(s)"
+    write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve()))
+    write_atomic(out / "leaderboard.csv", render.csv(board))
+    if fmt == "markdown":
+        con.print(render.markdown(board, title, base=out.resolve()), markup=False, highlight=False, soft_wrap=True)
+    elif fmt == "csv":
+        con.print(render.csv(board), markup=False, highlight=False, soft_wrap=True, end="")
+    else:
+        con.print(render.terminal(board, title))
+        for line in render.reasons(board):
+            con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
+        con.print(f"leaderboard: {out / 'leaderboard.md'}, {out / 'leaderboard.csv'}; manifest: {out / manifest.MANIFEST}")

@@ -1,0 +1,268 @@
+"""Executors behind one interface: run JobSpecs, hand each JobResult back as it arrives.
+
+- `local`: a process per job on this host, one job per GPU at a time (never two timed jobs on one
+  GPU); `dry_run` runs the jobs on CPU workers with no GPU visible.
+- `slurm`: submitit job arrays (`map_array`), one GPU per task, `slurm_array_parallelism` as the cap,
+  the job time limit plus a margin as the Slurm limit; submitit's `local` and `debug` clusters run
+  the same path without Slurm (tests).
+- `ray`: `ray.remote(num_gpus=1)` tasks, `accelerator_type` placement from the submission's GPU
+  type, `max_retries` for lost workers; each task still runs the job in its own subprocess, so no
+  two kernels share a CUDA context in a long-lived Ray worker.
+
+Every executor calls `jobs.run_job` in its worker; none of them schedules GPUs by hand beyond the
+local executor's one-job-per-GPU slots -- Slurm and Ray place the tasks.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from profconv.errors import InputError
+from profconv.grade import gpus as gpus_mod
+from profconv.grade.jobs import JobResult, JobSpec, not_run, run_job
+
+OnResult = Callable[[JobResult], None]
+ENGINES = ("local", "slurm", "ray")
+SLURM_MARGIN_MIN = 10  # the report and the process start on top of the job's own time limit
+
+
+class Executor(Protocol):
+    name: str
+
+    def describe(self) -> dict[str, Any]:
+        """Engine name, version and options, for the manifest."""
+        ...
+
+    def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        """Run every spec; call on_result (in the calling thread) once per spec, whatever happened."""
+        ...
+
+
+class _Slots:
+    """The local executor's GPUs: a job takes a free GPU of its type and gives it back when it ends."""
+
+    def __init__(self, slots: list[gpus_mod.Gpu]) -> None:
+        self._free = list(slots)
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def take(self, gpu_type: str | None) -> Iterator[gpus_mod.Gpu]:
+        with self._cond:
+            while True:
+                slot = next((s for s in self._free if gpus_mod.matches(gpu_type, s.name)), None)
+                if slot is not None:
+                    self._free.remove(slot)
+                    break
+                self._cond.wait()
+        try:
+            yield slot
+        finally:
+            with self._cond:
+                self._free.append(slot)
+                self._cond.notify_all()
+
+
+class LocalExecutor:
+    """A process per job on this host; as many at once as GPUs (dry run: CPU workers)."""
+
+    name = "local"
+
+    def __init__(self, gpus: list[gpus_mod.Gpu] | None = None, dry_run: bool = False, workers: int = 1,
+                 python: str | None = None) -> None:
+        if dry_run:
+            self.slots = [gpus_mod.Gpu(f"cpu{i}", "cpu (dry run)") for i in range(max(1, workers))]
+        else:
+            found = gpus_mod.query() if gpus is None else gpus
+            if not found:
+                raise InputError("the local executor found no GPU (nvidia-smi lists none): give --gpus, or "
+                                 "--dry-run to run the jobs on the CPU without timing a kernel")
+            self.slots = found
+        self.dry_run = dry_run
+        self.python = python
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": None,
+                "options": {"dry_run": self.dry_run, "slots": [f"{s.index}: {s.name}" for s in self.slots]}}
+
+    def _one(self, slots: _Slots, spec: JobSpec) -> JobResult:
+        with slots.take(spec.gpu if not self.dry_run else None) as slot:
+            return run_job(spec, engine=self.name, engine_job_id=None,
+                           visible_devices=None if self.dry_run else slot.index, python=self.python)
+
+    def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        slots = _Slots(self.slots)
+        runnable = []
+        for spec in specs:
+            if not self.dry_run and not any(gpus_mod.matches(spec.gpu, s.name) for s in self.slots):
+                on_result(not_run(spec, "unplaced", f"no {spec.gpu} GPU here (this host has "
+                                  f"{', '.join(sorted({s.name for s in self.slots}))})", self.name))
+            else:
+                runnable.append(spec)
+        if not runnable:
+            return
+        with ThreadPoolExecutor(max_workers=len(self.slots), thread_name_prefix="grade") as pool:
+            futures = {pool.submit(self._one, slots, spec): spec for spec in runnable}
+            for fut in as_completed(futures):
+                try:
+                    result = fut.result()
+                except Exception as exc:  # run_job raised: the job directory is unwritable, …
+                    result = not_run(futures[fut], "lost", f"{type(exc).__name__}: {exc}", self.name)
+                on_result(result)
+
+
+def _slurm_task(spec: JobSpec) -> JobResult:
+    """What a Slurm (or submitit local/debug) task runs: the job, with Slurm's job id and GPU."""
+    import submitit
+
+    try:
+        job_id = submitit.JobEnvironment().job_id
+    except RuntimeError:  # submitit's debug executor runs in this process, with no job environment
+        job_id = None
+    return run_job(spec, engine="slurm", engine_job_id=job_id)
+
+
+class SlurmExecutor:
+    """submitit job arrays: one task per job, one GPU per task, a parallelism cap and a time limit."""
+
+    name = "slurm"
+
+    def __init__(self, folder: Path, cluster: str | None = None, parallelism: int = 16,
+                 partition: str | None = None, cpus_per_task: int = 4, extra: dict[str, Any] | None = None,
+                 dry_run: bool = False) -> None:
+        try:
+            import submitit
+        except ImportError:
+            raise InputError("the slurm executor needs submitit: pip install 'profconv[grade-slurm]'") from None
+        if cluster not in (None, "slurm", "local", "debug"):
+            raise InputError(f"--slurm-cluster takes slurm, local or debug, not {cluster!r}")
+        if cluster == "local" and parallelism > 1 and not dry_run:
+            raise InputError("submitit's local cluster shows GPU 0 to every task: use --parallelism 1 "
+                             "(or the local executor, which gives each job its own GPU)")
+        self.submitit = submitit
+        self.folder, self.cluster, self.parallelism = folder, cluster, parallelism
+        self.partition, self.cpus_per_task, self.extra, self.dry_run = partition, cpus_per_task, extra or {}, dry_run
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.submitit.__version__,
+                "options": {"cluster": self.cluster or "auto", "parallelism": self.parallelism,
+                            "partition": self.partition, "cpus_per_task": self.cpus_per_task,
+                            "folder": str(self.folder), **self.extra}}
+
+    def parameters(self, spec: JobSpec) -> dict[str, Any]:
+        """submitit parameters of the array that holds `spec` (pure; tests check them)."""
+        params: dict[str, Any] = {
+            "name": "profconv-grade", "timeout_min": math.ceil(spec.timeout_s / 60) + SLURM_MARGIN_MIN,
+            "tasks_per_node": 1, "nodes": 1, "cpus_per_task": self.cpus_per_task,
+            "slurm_array_parallelism": self.parallelism,
+        }
+        if not self.dry_run:
+            if spec.gpu:
+                params["slurm_gres"] = f"gpu:{spec.gpu.lower()}:1"
+            else:
+                params["gpus_per_node"] = 1
+        if self.partition:
+            params["slurm_partition"] = self.partition
+        params.update(self.extra)
+        return params
+
+    def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        groups: dict[str | None, list[JobSpec]] = {}
+        for spec in specs:
+            groups.setdefault(spec.gpu if not self.dry_run else None, []).append(spec)
+        executor = self.submitit.AutoExecutor(folder=self.folder, cluster=self.cluster)
+        # submitit's local cluster has no array throttle: feed it `parallelism` tasks at a time
+        chunk = self.parallelism if self.cluster == "local" else max(len(specs), 1)
+        for group in groups.values():
+            executor.update_parameters(**self.parameters(group[0]))
+            for start in range(0, len(group), chunk):
+                part = group[start:start + chunk]
+                try:
+                    jobs = executor.map_array(_slurm_task, part)
+                except Exception as exc:  # sbatch refused the array (bad partition, gres, quota)
+                    raise InputError(f"Slurm refused the job array: {str(exc).strip().splitlines()[-1]}") from None
+                by_job = {id(j): s for j, s in zip(jobs, part)}
+                for job in self.submitit.helpers.as_completed(jobs):
+                    spec = by_job[id(job)]
+                    try:
+                        result = job.result()
+                    except Exception as exc:  # killed by Slurm (time, memory, node failure), …
+                        lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+                        result = not_run(spec, "lost", f"Slurm job {job.job_id}: "
+                                         f"{lines[-1][:200] if lines else type(exc).__name__}", self.name)
+                    on_result(result)
+
+
+def _ray_task(spec: JobSpec) -> JobResult:
+    """What a Ray task runs: the job in its own subprocess, on the GPU Ray gave this task."""
+    import ray
+
+    return run_job(spec, engine="ray", engine_job_id=ray.get_runtime_context().get_task_id())
+
+
+class RayExecutor:
+    """`ray.remote(num_gpus=1)` tasks, placed by accelerator type, retried when a worker is lost."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, retries: int = 2, dry_run: bool = False,
+                 init_kwargs: dict[str, Any] | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise InputError("the ray executor needs Ray: pip install 'profconv[grade-ray]'") from None
+        self.ray, self.address, self.retries, self.dry_run = ray, address, retries, dry_run
+        self.init_kwargs = init_kwargs or {}
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.ray.__version__,
+                "options": {"address": self.address or "local instance", "retries": self.retries,
+                            "dry_run": self.dry_run}}
+
+    def _accelerator(self, wanted: str | None, available: list[str]) -> str | None:
+        if not wanted:
+            return None
+        return next((a for a in available if a.lower() == wanted.lower()), None)
+
+    def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        ray = self.ray
+        started_here = not ray.is_initialized()
+        if started_here:
+            try:
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False, **self.init_kwargs)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                raise InputError(f"cannot reach the Ray cluster {self.address or '(local)'}: {exc}") from None
+        try:
+            resources = ray.cluster_resources()
+            types = [k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")]
+            if not self.dry_run and resources.get("GPU", 0) < 1:
+                raise InputError("the Ray cluster has no GPU (ray.cluster_resources() lists none): "
+                                 "use --dry-run to run the jobs on CPUs")
+            task = ray.remote(_ray_task).options(num_cpus=1, num_gpus=0 if self.dry_run else 1,
+                                                 max_retries=self.retries, retry_exceptions=True)
+            refs = {}
+            for spec in specs:
+                accel = None if self.dry_run else self._accelerator(spec.gpu, types)
+                if spec.gpu and not self.dry_run and accel is None:
+                    on_result(not_run(spec, "unplaced", f"no {spec.gpu} GPU in the Ray cluster (accelerator "
+                                      f"types: {', '.join(types) or 'none'})", self.name))
+                    continue
+                refs[task.options(accelerator_type=accel).remote(spec) if accel else task.remote(spec)] = spec
+            pending = list(refs)
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    try:
+                        result = ray.get(ref)
+                    except Exception as exc:  # the worker died more often than max_retries, …
+                        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                        result = not_run(refs[ref], "lost", f"Ray: {first[:200]}", self.name)
+                    on_result(result)
+        finally:
+            if started_here:
+                ray.shutdown()

@@ -1,0 +1,46 @@
+"""What GPUs this host has, from nvidia-smi (no CUDA context is opened: the jobs own the GPUs)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: str  # what CUDA_VISIBLE_DEVICES takes
+    name: str  # "NVIDIA H100 80GB HBM3"
+    driver: str | None = None
+
+
+def parse_query(text: str) -> list[Gpu]:
+    """`nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` -> Gpus."""
+    gpus = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) >= 2 and parts[0].isdigit():
+            gpus.append(Gpu(parts[0], parts[1], parts[2] if len(parts) > 2 and parts[2] else None))
+    return gpus
+
+
+def query(ids: str | None = None, timeout: float = 15.0) -> list[Gpu]:
+    """The GPUs nvidia-smi sees ([] without nvidia-smi or a driver); `ids` limits it (e.g. "0,1")."""
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return []
+    argv = [exe, "--query-gpu=index,name,driver_version", "--format=csv,noheader"]
+    if ids:
+        argv += ["-i", ids]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return parse_query(out.stdout) if out.returncode == 0 else []
+
+
+def matches(gpu_type: str | None, name: str | None) -> bool:
+    """Whether a GPU called `name` is of the requested type ("H100" matches "NVIDIA H100 80GB HBM3")."""
+    if not gpu_type:
+        return True
+    return bool(name) and gpu_type.replace("-", " ").lower() in str(name).replace("-", " ").lower()

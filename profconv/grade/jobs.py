@@ -1,0 +1,293 @@
+"""The job model: one submission x one model = one isolated `profconv run` process with a time limit.
+
+`build_command` is pure (tests check the exact argv); `run_job` is what every executor's worker
+calls -- on this host, in a Slurm task or in a Ray task -- and never raises for anything the job
+does: a kernel that fails, hangs or crashes its process becomes that job's JobResult, written
+atomically as <job dir>/job.json before it is returned.
+
+JobResult.status:
+  finished  the command ran to its end and wrote its run record (exit 0, or 1 = a variant FAILED:
+            the kernel's verdict is in the record)
+  error     it exited with another code or without a record (the reason is its last output line)
+  timeout   killed after the time limit (its process group: the kernel's child process too)
+  crashed   killed by a signal (segfault, out of memory)
+  unplaced  no GPU of the submission's type on this executor
+  lost      the engine lost it (a Slurm task killed, a Ray worker gone after its retries)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from profconv.errors import InputError
+from profconv.run.record import write_atomic
+
+JOB_FILE = "job.json"
+LOG_FILE = "job.log"
+RECORD_FILE = "run.json"
+REPORT_FILE = "report.md"
+TEMPLATE_FIELDS = ("python", "model", "kernel", "out", "submission", "variant")
+STATUSES = ("finished", "error", "timeout", "crashed", "unplaced", "lost")
+KILL_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Everything a worker needs to run one job (picklable: it travels to Slurm and Ray workers)."""
+
+    submission: str
+    path: str  # the submission's kernel file or directory, absolute
+    digest: str  # the submission's content hash
+    model: str
+    out_dir: str  # this job's directory, absolute
+    gpu: str | None = None  # GPU type required
+    timeout_s: float = 900.0
+    variant: str = "cudnn"  # the reference run beside the user's kernel
+    images: str | None = None  # --images for profconv run (None: its default)
+    repeat: int | None = None
+    job_command: str | None = None  # a template replacing the profconv run command (see build_command)
+    report: bool = True  # also write the submission's own report.md
+    dry_run: bool = False  # CPU only: the job sees no GPU
+
+    @property
+    def key(self) -> str:
+        return f"{self.submission}/{self.model}"
+
+    def fingerprint(self) -> str:
+        """What makes a finished job's result reusable: same files, same model, same settings."""
+        parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
+                 str(self.job_command), str(self.dry_run)]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+@dataclass
+class JobResult:
+    key: str
+    submission: str
+    model: str
+    digest: str
+    fingerprint: str
+    status: str  # one of STATUSES
+    reason: str | None = None  # one line, for anything but a clean finish
+    returncode: int | None = None
+    engine: str = "local"
+    engine_job_id: str | None = None
+    host: str | None = None
+    gpu_type: str | None = None  # what the submission asked for
+    visible_devices: str | None = None  # CUDA_VISIBLE_DEVICES the job ran with
+    gpu: str | None = None
+    driver: str | None = None
+    profconv_version: str | None = None
+    started: str | None = None
+    finished: str | None = None
+    wall_s: float | None = None
+    command: list[str] = field(default_factory=list)
+    out_dir: str = ""
+    record: str | None = None  # run.json, when written
+    report: str | None = None  # report.md, when written
+    log: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> JobResult:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in doc.items() if k in known})
+
+
+def validate_template(template: str) -> list[str]:
+    """Split a --job-command template; refuse unknown {placeholders} before any job starts."""
+    try:
+        tokens = shlex.split(template)
+    except ValueError as exc:
+        raise InputError(f"--job-command: cannot split {template!r} ({exc})") from None
+    if not tokens:
+        raise InputError("--job-command is empty")
+    for tok in tokens:
+        try:
+            tok.format(**{f: "" for f in TEMPLATE_FIELDS})
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InputError(f"--job-command: {tok!r} uses an unknown placeholder ({exc}); "
+                             f"known: {', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)}") from None
+    return tokens
+
+
+def build_command(spec: JobSpec, python: str) -> list[str]:
+    """The job's argv: `python -m profconv run --model M --kernel PATH --variant V --out DIR`, or the
+    --job-command template with {python} {model} {kernel} {out} {submission} {variant} filled in."""
+    if spec.job_command:
+        values = {"python": python, "model": spec.model, "kernel": spec.path, "out": spec.out_dir,
+                  "submission": spec.submission, "variant": spec.variant}
+        return [tok.format(**values) for tok in validate_template(spec.job_command)]
+    argv = [python, "-m", "profconv", "run", "--model", spec.model, "--kernel", spec.path,
+            "--variant", spec.variant, "--out", spec.out_dir]
+    if spec.images is not None:
+        argv += ["--images", spec.images]
+    if spec.repeat is not None:
+        argv += ["--repeat", str(spec.repeat)]
+    return argv
+
+
+def build_report_command(spec: JobSpec, python: str) -> list[str]:
+    """The submission's own report, from its run record."""
+    return [python, "-m", "profconv", "report", str(Path(spec.out_dir) / RECORD_FILE),
+            "--markdown", str(Path(spec.out_dir) / REPORT_FILE)]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the job's process group (profconv and the kernel's child), SIGKILL what outlives the grace."""
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _last_line(log: Path) -> str | None:
+    try:
+        with log.open("rb") as fh:
+            fh.seek(max(0, log.stat().st_size - 4096))
+            lines = [ln.strip() for ln in fh.read().decode(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return None
+    return lines[-1][:300] if lines else None
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def _environment(record: Path, dry_run: bool) -> dict[str, Any]:
+    """GPU, driver, profconv version: from the run record when it has them, else from nvidia-smi."""
+    env: dict[str, Any] = {}
+    try:
+        doc = json.loads(record.read_text())
+        rec_env = doc.get("environment") or {}
+        env = {"gpu": rec_env.get("gpu"), "driver": rec_env.get("driver_version"),
+               "profconv_version": rec_env.get("profconv_version")}
+    except (OSError, ValueError, AttributeError):
+        pass
+    if not env.get("gpu") and not dry_run:
+        from profconv.grade import gpus
+
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        found = gpus.query(visible.split(",")[0] if visible else None)
+        if found:
+            env["gpu"], env["driver"] = found[0].name, found[0].driver
+    if env.get("driver") is not None:
+        env["driver"] = str(env["driver"])
+    if not env.get("profconv_version"):
+        from profconv import __version__
+
+        env["profconv_version"] = __version__
+    return env
+
+
+def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = None,
+            visible_devices: str | None = None, python: str | None = None) -> JobResult:
+    """Run one job to its end (or its time limit) in its own process group; write and return its result."""
+    out = Path(spec.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in (RECORD_FILE, REPORT_FILE, JOB_FILE):
+        (out / stale).unlink(missing_ok=True)
+    python = python or sys.executable
+    argv = build_command(spec, python)
+    env = dict(os.environ)
+    if spec.dry_run:
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    elif visible_devices is not None:
+        env["CUDA_VISIBLE_DEVICES"] = visible_devices
+    env["PROFCONV_GRADE_JOB"] = spec.key
+    result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
+                       fingerprint=spec.fingerprint(), status="error", engine=engine, engine_job_id=engine_job_id,
+                       host=socket.gethostname(), gpu_type=spec.gpu, visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+                       command=argv, out_dir=str(out), log=str(out / LOG_FILE), started=_now())
+    t0 = time.monotonic()
+    with (out / LOG_FILE).open("wb") as log:
+        log.write(f"$ {shlex.join(argv)}\n".encode())
+        log.flush()
+        try:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    cwd=out, env=env, start_new_session=True)
+        except OSError as exc:
+            proc = None
+            result.reason = f"cannot start {argv[0]}: {exc.strerror or exc}"
+        if proc is not None:
+            try:
+                proc.wait(timeout=spec.timeout_s)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                result.status, result.reason = "timeout", f"killed after the {spec.timeout_s:g} s time limit"
+            except BaseException:  # the worker itself is interrupted: leave no orphan on the GPU
+                _kill_group(proc)
+                raise
+            result.returncode = proc.returncode
+    result.wall_s = round(time.monotonic() - t0, 3)
+    record = out / RECORD_FILE
+    if result.status != "timeout" and result.returncode is not None:
+        if result.returncode < 0:
+            result.status, result.reason = "crashed", f"killed by {_signal_name(result.returncode)}"
+        elif result.returncode in (0, 1) and record.is_file():
+            result.status = "finished"
+        else:
+            last = _last_line(out / LOG_FILE)
+            what = "no run record" if not record.is_file() else "a partial run record"
+            result.reason = f"exit {result.returncode}, {what}" + (f": {last}" if last else "")
+    if record.is_file():
+        result.record = str(record)
+        if spec.report and result.status == "finished" and not spec.job_command:
+            rep = build_report_command(spec, python)
+            try:
+                done = subprocess.run(rep, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out,
+                                      env=env, timeout=300, check=False)
+                if done.returncode == 0 and (out / REPORT_FILE).is_file():
+                    result.report = str(out / REPORT_FILE)
+            except (OSError, subprocess.SubprocessError):
+                pass
+    result.__dict__.update(_environment(record, spec.dry_run))
+    result.finished = _now()
+    write_atomic(out / JOB_FILE, json.dumps(result.to_dict(), indent=1))
+    return result
+
+
+def read_result(out_dir: Path) -> JobResult | None:
+    """A job directory's job.json, or None when absent or unreadable (then the job runs again)."""
+    try:
+        return JobResult.from_dict(json.loads((out_dir / JOB_FILE).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def not_run(spec: JobSpec, status: str, reason: str, engine: str) -> JobResult:
+    """A result for a job that no worker ran (no GPU of its type, lost by the engine), written too."""
+    result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
+                       fingerprint=spec.fingerprint(), status=status, reason=reason, engine=engine,
+                       gpu_type=spec.gpu, out_dir=spec.out_dir, started=_now(), finished=_now())
+    Path(spec.out_dir).mkdir(parents=True, exist_ok=True)
+    write_atomic(Path(spec.out_dir) / JOB_FILE, json.dumps(result.to_dict(), indent=1))
+    return result

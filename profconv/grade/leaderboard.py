@@ -1,0 +1,175 @@
+"""Job results and their run records -> the leaderboard's DataFrames (pure but for reading run.json).
+
+`layers(results)` -- one row per job x conv layer of the submission's kernel (a job without a
+usable record keeps one row with layer = None: no submission is ever dropped):
+
+  submission  str     the submission's name
+  model       str     the model run
+  gpu         str     the GPU the job ran on (None when it never reached one)
+  status      str     the job's end (jobs.STATUSES)
+  verdict     str     ok | FAILED | skipped | timeout | crashed | error | unplaced | lost
+  reason      str     why, for anything but ok (one line)
+  kernel      str     the kernel's variant name in the run record
+  layer       str     conv layer (conv1, ...)
+  op_time_s   float   the kernel's Op Time on the layer (median of the timed repeats)
+  cudnn_s     float   the reference's (cuDNN) Op Time on the same layer in the same job
+  vs_cudnn    float   op_time_s / cudnn_s (below 1: faster than cuDNN)
+  vs_median   float   op_time_s / the median Op Time of the correct submissions on the same
+                      model, GPU and layer
+  correctness float   the model's accuracy with the kernel (the course's "Correctness")
+  wall_s      float   the job's wall time, start to end
+  report      str     the submission's own report.md (None if not written)
+  record      str     its run.json
+
+`board(layers)` -- one row per submission x model, ranked by total Op Time among correct ones:
+  rank (NA unless ok), submission, model, gpu, verdict, reason, kernel, op_<layer> per layer,
+  total_s, cudnn_total_s, vs_cudnn, vs_median, correctness, wall_s, report, record.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from profconv.grade.jobs import JobResult
+
+LAYER_COLUMNS = ["submission", "model", "gpu", "status", "verdict", "reason", "kernel", "layer", "op_time_s",
+                 "cudnn_s", "vs_cudnn", "vs_median", "correctness", "wall_s", "report", "record"]
+_NUMERIC = ["op_time_s", "cudnn_s", "vs_cudnn", "vs_median", "correctness", "wall_s"]
+
+
+def _builtin_names() -> set[str]:
+    from profconv.run.variants import VARIANTS
+
+    return {v.name for v in VARIANTS}
+
+
+def is_user_row(row: dict[str, Any], builtin: set[str]) -> bool:
+    """A result row of the user's kernel: marked as such by `profconv run --kernel`, or (older records
+    and --job-command runs) any variant that is not one of profconv's own."""
+    for key in ("user", "user_kernel", "is_user"):
+        if key in row:
+            return bool(row[key])
+    if row.get("kind") is not None or row.get("origin") is not None:
+        return "user" in (row.get("kind"), row.get("origin"))
+    return row.get("variant") not in builtin
+
+
+def _largest(rows: list[dict[str, Any]]) -> int | None:
+    counts = [r.get("images") for r in rows if isinstance(r.get("images"), int)]
+    return max(counts) if counts else None
+
+
+def _read(path: str | None) -> dict[str, Any] | None:
+    if not path:
+        return None
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("results"), list) else None
+
+
+def _op(conv: dict[str, Any]) -> float | None:
+    t = conv.get("op_time") or {}
+    v = t.get("median_s")
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def job_rows(result: JobResult, record: dict[str, Any] | None, reference: str = "cudnn",
+             builtin: set[str] | None = None) -> list[dict[str, Any]]:
+    """The leaderboard rows of one job (pure: the record is already read)."""
+    base = {"submission": result.submission, "model": result.model, "gpu": result.gpu, "status": result.status,
+            "verdict": result.status if result.status != "finished" else "error", "reason": result.reason,
+            "kernel": None, "layer": None, "op_time_s": None, "cudnn_s": None, "correctness": None,
+            "wall_s": result.wall_s, "report": result.report, "record": result.record}
+    if result.status != "finished":
+        return [base]
+    if record is None:
+        return [{**base, "reason": "the job finished but its run.json is unreadable"}]
+    builtin = _builtin_names() if builtin is None else builtin
+    rows = [r for r in record["results"] if isinstance(r, dict)]
+    images = _largest(rows)
+    rows = [r for r in rows if r.get("images") == images]
+    ref = {c.get("layer"): _op(c) for r in rows if r.get("variant") == reference and r.get("status") == "ok"
+           for c in r.get("conv", []) if c.get("status") == "ok"}
+    users = [r for r in rows if r.get("variant") != reference and is_user_row(r, builtin)]
+    if not users:
+        return [{**base, "reason": "the run record has no result row for the submission's kernel"}]
+    out = []
+    for r in users:
+        status = str(r.get("status", "failed"))
+        verdict = {"ok": "ok", "skipped": "skipped"}.get(status, "FAILED")
+        convs = r.get("conv") or []
+        failed_conv = next((c for c in convs if c.get("status") != "ok"), None)
+        if verdict == "ok" and failed_conv is not None:
+            verdict = "FAILED"
+        reason = None if verdict == "ok" else (r.get("error") or (failed_conv or {}).get("error") or status)
+        if not convs:
+            out.append({**base, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
+                        "correctness": r.get("correctness")})
+        for c in convs:
+            ok = verdict == "ok"
+            out.append({**base, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
+                        "layer": c.get("layer"), "op_time_s": _op(c) if ok else None,
+                        "cudnn_s": ref.get(c.get("layer")), "correctness": r.get("correctness") if ok else None})
+    return out
+
+
+def layers(results: list[JobResult], reference: str = "cudnn") -> pd.DataFrame:
+    """All jobs' rows with the ratios to cuDNN and to the class median (see the module docstring)."""
+    builtin = _builtin_names()
+    rows = [row for res in results for row in job_rows(res, _read(res.record), reference, builtin)]
+    df = pd.DataFrame(rows, columns=[c for c in LAYER_COLUMNS if c not in ("vs_cudnn", "vs_median")])
+    for c in ("op_time_s", "cudnn_s", "correctness", "wall_s"):
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    df["vs_cudnn"] = df["op_time_s"] / df["cudnn_s"]
+    ok = df[(df["verdict"] == "ok") & df["op_time_s"].notna()]
+    med = ok.groupby(["model", "gpu", "layer"], dropna=False)["op_time_s"].median().rename("median_s")
+    df = df.join(med, on=["model", "gpu", "layer"])
+    df["vs_median"] = df["op_time_s"] / df["median_s"]
+    return df[LAYER_COLUMNS].reset_index(drop=True)
+
+
+def board(lay: pd.DataFrame) -> pd.DataFrame:
+    """One row per submission x model (and kernel): per-layer Op Times, totals, ratios, the rank."""
+    keys = ["submission", "model", "kernel"]
+    layer_names = [x for x in dict.fromkeys(lay["layer"].dropna())]
+    rows = []
+    for (sub, model, kernel), g in lay.groupby(keys, dropna=False, sort=False):
+        first = g.iloc[0]
+        verdict = "ok" if (g["verdict"] == "ok").all() else next(v for v in g["verdict"] if v != "ok")
+        row: dict[str, Any] = {"submission": sub, "model": model, "gpu": first["gpu"], "verdict": verdict,
+                               "reason": next((r for r in g["reason"] if isinstance(r, str) and r), None),
+                               "kernel": kernel if isinstance(kernel, str) else None}
+        for name in layer_names:
+            hit = g[g["layer"] == name]["op_time_s"]
+            row[f"op_{name}"] = float(hit.iloc[0]) if len(hit) and pd.notna(hit.iloc[0]) else None
+        ok = verdict == "ok" and g["op_time_s"].notna().all() and g["layer"].notna().all()
+        row["total_s"] = float(g["op_time_s"].sum()) if ok else None
+        row["cudnn_total_s"] = float(g["cudnn_s"].sum()) if ok and g["cudnn_s"].notna().all() else None
+        row["correctness"] = first["correctness"] if ok else None
+        row["wall_s"] = first["wall_s"]
+        row["report"], row["record"] = first["report"], first["record"]
+        rows.append(row)
+    cols = ["submission", "model", "gpu", "verdict", "reason", "kernel", *[f"op_{n}" for n in layer_names],
+            "total_s", "cudnn_total_s", "correctness", "wall_s", "report", "record"]
+    df = pd.DataFrame(rows, columns=cols)
+    for c in [*[f"op_{n}" for n in layer_names], "total_s", "cudnn_total_s", "correctness", "wall_s"]:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    df["vs_cudnn"] = df["total_s"] / df["cudnn_total_s"]
+    med = df.groupby(["model", "gpu"], dropna=False)["total_s"].transform("median")
+    df["vs_median"] = df["total_s"] / med
+    order = {"ok": 0, "FAILED": 1, "skipped": 2, "error": 3, "timeout": 4, "crashed": 5, "unplaced": 6, "lost": 7}
+    df["_o"] = df["verdict"].map(order).fillna(9)
+    df = df.sort_values(["model", "_o", "total_s", "submission"], kind="stable", na_position="last")
+    df = df.drop(columns="_o").reset_index(drop=True)
+    df.insert(0, "rank", pd.array([pd.NA] * len(df), dtype="Int64"))
+    for _, idx in df.groupby("model", sort=False).groups.items():
+        ranked = [i for i in idx if df.at[i, "verdict"] == "ok" and pd.notna(df.at[i, "total_s"])]
+        for n, i in enumerate(ranked, start=1):
+            df.at[i, "rank"] = n
+    return df

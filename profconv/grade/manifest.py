@@ -1,0 +1,129 @@
+"""The grade directory: job specs from submissions, resuming finished jobs, and the manifest.
+
+Layout of a grade directory (OUT):
+  OUT/manifest.json                     this file's schema below, rewritten atomically after each job
+  OUT/jobs/<submission>/<model>/        one per job: job.json (its JobResult), job.log (its output),
+                                        run.json (its run record), report.md (its own report)
+  OUT/leaderboard.{md,csv,html}         written by `profconv grade`
+
+manifest.json:
+  {"schema": "profconv.grade", "schema_version": 1, "created": ISO-8601, "updated": ISO-8601,
+   "argv": [...], "engine": {"name": local|slurm|ray, "version": ..., "options": {...}},
+   "submissions": [{name, path, digest, models, gpu}],
+   "jobs": [JobResult as a dict: key, submission, model, digest, fingerprint, status, reason,
+            returncode, engine, engine_job_id, host, gpu_type, visible_devices, gpu, driver,
+            profconv_version, started, finished, wall_s, command, out_dir, record, report, log]}
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from profconv.errors import InputError
+from profconv.grade.jobs import JobResult, JobSpec, read_result
+from profconv.grade.submissions import Submission, safe_name
+from profconv.run.record import write_atomic
+
+SCHEMA = "profconv.grade"
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """What every job of one `profconv grade` shares."""
+
+    models: tuple[str, ...]  # for submissions that name none
+    timeout_s: float = 900.0
+    variant: str = "cudnn"
+    images: str | None = None
+    repeat: int | None = None
+    job_command: str | None = None
+    report: bool = True
+    dry_run: bool = False
+
+
+def job_dir(out: Path, submission: str, model: str) -> Path:
+    return out / "jobs" / submission / safe_name(model)
+
+
+def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSpec]:
+    """One JobSpec per submission x model, in submission order (pure apart from resolving `out`)."""
+    out = out.resolve()
+    specs = []
+    for s in subs:
+        for model in s.models or settings.models:
+            specs.append(JobSpec(submission=s.name, path=str(s.path), digest=s.digest, model=model,
+                                 out_dir=str(job_dir(out, s.name, model)), gpu=s.gpu, timeout_s=settings.timeout_s,
+                                 variant=settings.variant, images=settings.images, repeat=settings.repeat,
+                                 job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
+    if not specs:
+        raise InputError("no jobs: give --model or name models in the listing")
+    return specs
+
+
+def resume(specs: list[JobSpec], retry_failed: bool = False, force: bool = False
+           ) -> tuple[list[JobSpec], dict[str, JobResult]]:
+    """Split into jobs to run and results to keep: a job is kept when its job.json has the same
+    fingerprint (same submission hash, model and settings) and it finished -- or ended any other way
+    too, unless `retry_failed` (a hang or a crash is that submission's result, not a reason to re-run)."""
+    todo: list[JobSpec] = []
+    kept: dict[str, JobResult] = {}
+    for spec in specs:
+        prev = None if force else read_result(Path(spec.out_dir))
+        if (prev is not None and prev.fingerprint == spec.fingerprint()
+                and prev.status != "lost" and (prev.status == "finished" or not retry_failed)):
+            kept[spec.key] = prev
+        else:
+            todo.append(spec)
+    return todo, kept
+
+
+@dataclass
+class Manifest:
+    out: Path
+    argv: list[str]
+    engine: dict[str, Any]
+    submissions: list[Submission]
+    jobs: dict[str, JobResult] = field(default_factory=dict)
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+    def add(self, result: JobResult) -> None:
+        self.jobs[result.key] = result
+        self.write()
+
+    def to_json(self) -> str:
+        doc = {
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "created": self.created,
+            "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "argv": self.argv, "driver_host": socket.gethostname(), "engine": self.engine,
+            "submissions": [{"name": s.name, "path": str(s.path), "digest": s.digest, "models": list(s.models),
+                             "gpu": s.gpu} for s in self.submissions],
+            "jobs": [self.jobs[k].to_dict() for k in sorted(self.jobs)],
+        }
+        return json.dumps(doc, indent=1, default=str)
+
+    def write(self) -> None:
+        write_atomic(self.out / MANIFEST, self.to_json())
+
+
+def read(out: Path) -> dict[str, Any]:
+    """A grade directory's manifest (for `profconv grade --compare` and tests)."""
+    path = out / MANIFEST if out.is_dir() else out
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no grade manifest here (run `profconv grade ... --out {out}` first)") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a readable grade manifest ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("jobs"), list):
+        raise InputError(f"{path}: not a profconv grade manifest")
+    if not isinstance(doc.get("schema_version"), int) or doc["schema_version"] > SCHEMA_VERSION:
+        raise InputError(f"{path}: grade manifest version {doc.get('schema_version')} is newer than this "
+                         f"profconv reads ({SCHEMA_VERSION}); upgrade profconv")
+    return doc

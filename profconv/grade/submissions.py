@@ -1,0 +1,187 @@
+"""What is graded: submissions from directories, kernel files or a CSV/TOML listing, and their hash.
+
+A submission is a kernel file (.cu, .cuh, .py, or a .toml kernel manifest) or a directory holding
+one; `profconv run --kernel PATH` takes either. A directory with subdirectories that hold kernel
+files is a class: each subdirectory and each kernel file beside them is one submission. A
+directory of kernel files without such subdirectories is one submission (use a listing to grade
+loose files one by one).
+
+Listings (paths relative to the listing file):
+  CSV:  columns `submission` (required), `name`, `model` (one or several, separated by `;` or
+        spaces), `gpu` (a GPU type such as H100); `#` starts a comment line.
+  TOML: [[submission]] path = "...", name = "...", models = ["..."], gpu = "H100"
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from profconv.errors import InputError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+KERNEL_SUFFIXES = (".cu", ".cuh", ".py", ".toml")  # .toml: a kernel manifest (profconv.toml)
+LISTING_SUFFIXES = (".csv", ".toml")
+_SKIP_PARTS = {"__pycache__", ".git", ".ipynb_checkpoints"}
+_NAME_OK = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's (or one sweep point's) kernel: a file or a directory, with what to run it on."""
+
+    name: str  # unique in the batch; names the job directories
+    path: Path  # absolute
+    models: tuple[str, ...] = ()  # empty: the command's --model
+    gpu: str | None = None  # a GPU type the jobs must run on (H100, A100, ...); None: any
+    digest: str = field(default="", compare=False)  # sha256 of the files (see content_hash)
+
+
+def safe_name(text: str) -> str:
+    """A name usable as a directory name and in a Slurm job name."""
+    name = _NAME_OK.sub("_", text.strip()).strip("._")
+    return name or "submission"
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*")
+                  if p.is_file() and not any(part in _SKIP_PARTS or part.startswith(".")
+                                             for part in p.relative_to(path).parts))
+
+
+def content_hash(path: Path) -> str:
+    """sha256 over every file's relative path and bytes: the same submission hashes the same anywhere,
+    a resubmission that changes one byte does not (hidden files and __pycache__ do not count)."""
+    h = hashlib.sha256()
+    base = path if path.is_dir() else path.parent
+    for f in _files(path):
+        h.update(f.relative_to(base).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _has_kernel(path: Path) -> bool:
+    return any(p.is_file() and p.suffix in KERNEL_SUFFIXES for p in path.iterdir())
+
+
+def _is_submission_dir(path: Path) -> bool:
+    """A kernel manifest, or kernel files and no subdirectory holding kernel files (that is a class)."""
+    if (path / "profconv.toml").is_file():
+        return True
+    if any(p.is_dir() and not p.name.startswith(".") and p.name not in _SKIP_PARTS and _has_kernel(p)
+           for p in path.iterdir()):
+        return False
+    return _has_kernel(path)
+
+
+def _one(path: Path, name: str | None, models: tuple[str, ...], gpu: str | None, where: str) -> Submission:
+    if not path.exists():
+        raise InputError(f"{where}: no such file or directory: {path}")
+    if path.is_file() and path.suffix not in KERNEL_SUFFIXES:
+        raise InputError(f"{where}: {path} is not a kernel file ({', '.join(KERNEL_SUFFIXES)}) or a directory")
+    if path.is_dir() and not _files(path):
+        raise InputError(f"{where}: {path} is an empty directory")
+    path = path.resolve()
+    return Submission(name=safe_name(name or (path.stem if path.is_file() else path.name)), path=path,
+                      models=models, gpu=gpu or None, digest=content_hash(path))
+
+
+def _split_models(text: str) -> tuple[str, ...]:
+    return tuple(m for m in re.split(r"[;,\s]+", text.strip()) if m)
+
+
+def read_csv_listing(text: str, base: Path, where: str) -> list[Submission]:
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    reader = csv.DictReader(io.StringIO("\n".join(lines)))
+    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+    if "submission" not in fields:
+        raise InputError(f"{where}: a CSV listing needs a 'submission' column (and optionally name, model, gpu); "
+                         f"found {', '.join(fields) or 'no header'}")
+    out = []
+    for i, row in enumerate(reader, start=2):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        if not row.get("submission"):
+            raise InputError(f"{where}:{i}: empty 'submission' cell")
+        out.append(_one(base / row["submission"], row.get("name") or None, _split_models(row.get("model", "")),
+                        row.get("gpu") or None, f"{where}:{i}"))
+    return out
+
+
+def read_toml_listing(text: str, base: Path, where: str) -> list[Submission]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: not valid TOML ({exc})") from None
+    entries = doc.get("submission")
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{where}: a TOML listing needs [[submission]] tables with a path")
+    out = []
+    for i, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            raise InputError(f"{where}: [[submission]] number {i} lacks a string 'path'")
+        models = entry.get("models", entry.get("model", ()))
+        if isinstance(models, str):
+            models = _split_models(models)
+        if not isinstance(models, (list, tuple)) or not all(isinstance(m, str) for m in models):
+            raise InputError(f"{where}: [[submission]] number {i}: 'models' must be a list of model names")
+        gpu = entry.get("gpu")
+        if gpu is not None and not isinstance(gpu, str):
+            raise InputError(f"{where}: [[submission]] number {i}: 'gpu' must be a string such as \"H100\"")
+        out.append(_one(base / entry["path"], entry.get("name"), tuple(models), gpu, f"{where} [[submission]] {i}"))
+    return out
+
+
+def _listing_text(path: Path) -> str | None:
+    """The text of a CSV listing, or of a TOML file with [[submission]] tables (any other .toml is a
+    kernel manifest, hence a submission); None for anything else."""
+    if not path.is_file() or path.suffix.lower() not in LISTING_SUFFIXES:
+        return None
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the listing ({exc})") from None
+    if path.suffix.lower() == ".toml" and not re.search(r"^\s*\[\[\s*submission\s*\]\]", text, re.M):
+        return None
+    return text
+
+
+def discover(inputs: list[str]) -> list[Submission]:
+    """Every submission named by the command line's arguments, in order; names must be unique."""
+    subs: list[Submission] = []
+    for arg in inputs:
+        path = Path(arg)
+        text = _listing_text(path)
+        if text is not None:
+            reader = read_csv_listing if path.suffix.lower() == ".csv" else read_toml_listing
+            subs.extend(reader(text, path.parent, str(path)))
+        elif path.is_dir() and not _is_submission_dir(path):
+            entries = sorted(p for p in path.iterdir() if not p.name.startswith(".") and p.name not in _SKIP_PARTS
+                             and (p.is_dir() or p.suffix in KERNEL_SUFFIXES))
+            if not entries:
+                raise InputError(f"{path}: no submissions in this directory (no kernel files "
+                                 f"{', '.join(KERNEL_SUFFIXES)} and no subdirectories)")
+            subs.extend(_one(p, None, (), None, str(path)) for p in entries)
+        else:
+            subs.append(_one(path, None, (), None, arg))
+    seen: dict[str, Path] = {}
+    for s in subs:
+        if s.name in seen and seen[s.name] != s.path:
+            raise InputError(f"two submissions are named {s.name!r} ({seen[s.name]} and {s.path}); "
+                             "give them distinct names in a CSV/TOML listing")
+        seen[s.name] = s.path
+    unique = list({(s.name, s.path): s for s in subs}.values())
+    if not unique:
+        raise InputError("no submissions given")
+    return unique

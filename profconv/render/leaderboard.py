@@ -1,0 +1,104 @@
+"""The grade leaderboard as a terminal table, GitHub markdown and CSV (frames from grade.leaderboard)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+from rich.markup import escape
+from rich.table import Table
+
+_COLOURS = {"ok": "green", "FAILED": "red", "timeout": "red", "crashed": "red", "error": "red",
+            "lost": "yellow", "unplaced": "yellow", "skipped": "yellow"}
+
+
+def layer_columns(board: pd.DataFrame) -> list[str]:
+    return [c for c in board.columns if c.startswith("op_")]
+
+
+def _ms(v: object) -> str:
+    return f"{float(v) * 1e3:.3f}" if isinstance(v, (int, float)) and pd.notna(v) else "—"
+
+
+def _x(v: object) -> str:
+    return f"{float(v):.2f}x" if isinstance(v, (int, float)) and pd.notna(v) else "—"
+
+
+def _rank(v: object) -> str:
+    return "" if v is pd.NA or v is None or (isinstance(v, float) and pd.isna(v)) else str(v)
+
+
+def terminal(board: pd.DataFrame, title: str) -> Table:
+    """Rank, submission, verdict, Op Time per layer (ms), total, ratios; reasons go below (see reasons)."""
+    many_models = board["model"].nunique() > 1
+    table = Table(title=title, title_justify="left", caption="Op Time in ms (median); x cuDNN and x median: "
+                  "time ratios, below 1 is faster", caption_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("submission", overflow="fold")
+    if many_models:
+        table.add_column("model", overflow="fold")
+    table.add_column("verdict")
+    for c in layer_columns(board):
+        table.add_column(c[3:], justify="right")
+    for name in ("total", "x cuDNN", "x median"):
+        table.add_column(name, justify="right")
+    for _, r in board.iterrows():
+        colour = _COLOURS.get(r["verdict"], "red")
+        cells = [_rank(r["rank"]), escape(str(r["submission"]))]
+        if many_models:
+            cells.append(escape(str(r["model"])))
+        cells.append(f"[{colour}]{escape(str(r['verdict']))}[/{colour}]")
+        cells += [_ms(r[c]) for c in layer_columns(board)]
+        cells += [_ms(r["total_s"]), _x(r["vs_cudnn"]), _x(r["vs_median"])]
+        table.add_row(*cells)
+    return table
+
+
+def reasons(board: pd.DataFrame) -> list[str]:
+    """One line per submission that is not ok: `name (model): verdict: reason`."""
+    out = []
+    for _, r in board.iterrows():
+        if r["verdict"] != "ok":
+            out.append(f"{r['submission']} ({r['model']}): {r['verdict']}: {r['reason'] or 'no reason recorded'}")
+    return out
+
+
+def _link(path: object, base: Path | None) -> str:
+    if not isinstance(path, str) or not path:
+        return "—"
+    shown = os.path.relpath(path, base) if base is not None else path
+    return f"[{Path(path).name}]({Path(shown).as_posix()})"
+
+
+def _md_cell(text: object) -> str:
+    if text is None or (isinstance(text, float) and pd.isna(text)):
+        return "—"
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
+    """GitHub markdown: the table with links (relative to `base`) to each submission's report and record."""
+    lay = layer_columns(board)
+    head = ["#", "submission", "model", "GPU", "verdict", *[f"{c[3:]} (ms)" for c in lay], "total (ms)",
+            "x cuDNN", "x median", "Correctness", "report", "record"]
+    lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "|".join("---:" if i == 0 or h.endswith(
+        ("(ms)", "cuDNN", "median", "Correctness")) else "---" for i, h in enumerate(head)) + "|"]
+    for _, r in board.iterrows():
+        corr = f"{r['correctness']:.4f}" if pd.notna(r["correctness"]) else "—"
+        cells = [_rank(r["rank"]), _md_cell(r["submission"]), _md_cell(r["model"]), _md_cell(r["gpu"]),
+                 r["verdict"], *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x(r["vs_cudnn"]), _x(r["vs_median"]),
+                 corr, _link(r["report"], base), _link(r["record"], base)]
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = reasons(board)
+    if notes:
+        lines += ["", "## Not ok", ""] + [f"- {_md_cell(n)}" for n in notes]
+    lines += ["", "Op Time: median of the timed repeats of the submission's kernel on each conv layer; "
+              "x cuDNN: its total Op Time over cuDNN's in the same job; x median: over the median total of the "
+              "correct submissions on the same model and GPU."]
+    return "\n".join(lines) + "\n"
+
+
+def csv(board: pd.DataFrame) -> str:
+    """Every leaderboard column, machine-readable (seconds, not ms)."""
+    return board.to_csv(index=False, float_format="%.9g")
