@@ -243,8 +243,8 @@ class RayExecutor:
             if not self.dry_run and resources.get("GPU", 0) < 1:
                 raise InputError("the Ray cluster has no GPU (ray.cluster_resources() lists none): "
                                  "use --dry-run to run the jobs on CPUs")
-            task = ray.remote(_ray_task).options(num_cpus=1, num_gpus=0 if self.dry_run else 1,
-                                                 max_retries=self.retries, retry_exceptions=True)
+            task = ray.remote(num_cpus=1, num_gpus=0 if self.dry_run else 1, max_retries=self.retries,
+                              retry_exceptions=True)(_ray_task)
             refs = {}
             for spec in specs:
                 accel = None if self.dry_run else self._accelerator(spec.gpu, types)

@@ -59,7 +59,7 @@ def is_user_row(row: dict[str, Any], builtin: set[str]) -> bool:
 
 
 def _largest(rows: list[dict[str, Any]]) -> int | None:
-    counts = [r.get("images") for r in rows if isinstance(r.get("images"), int)]
+    counts = [int(r["images"]) for r in rows if isinstance(r.get("images"), int)]
     return max(counts) if counts else None
 
 

@@ -111,7 +111,9 @@ def read_csv_listing(text: str, base: Path, where: str) -> list[Submission]:
                          f"found {', '.join(fields) or 'no header'}")
     out = []
     for i, row in enumerate(reader, start=2):
-        row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        if None in row:
+            raise InputError(f"{where}:{i}: more cells than the header has columns")
+        row = {k.strip().lower(): (v or "").strip() for k, v in row.items()}
         if not row.get("submission"):
             raise InputError(f"{where}:{i}: empty 'submission' cell")
         out.append(_one(base / row["submission"], row.get("name") or None, _split_models(row.get("model", "")),

@@ -1,0 +1,128 @@
+"""profconv grade through the real engines on the CPU: submitit's debug and local executors, and a
+local Ray instance with fake GPU resources (skipped cleanly when submitit or Ray is not installed).
+
+Jobs run tests/data/grade/fake_run.py through --job-command, as in test_grade.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from profconv.cli import app
+from profconv.errors import InputError
+from profconv.grade import manifest
+from profconv.grade.jobs import JobResult
+from profconv.grade.submissions import Submission, discover
+
+DATA = Path(__file__).parent / "data" / "grade"
+FAKE = f"{{python}} {DATA / 'fake_run.py'} {{kernel}} {{model}} {{out}}"
+runner = CliRunner()
+
+
+@pytest.fixture
+def klass(tmp_path: Path) -> Path:
+    dst = tmp_path / "class"
+    shutil.copytree(DATA / "class", dst)
+    return dst
+
+
+def _specs(klass: Path, out: Path, names: tuple[str, ...], gpus: dict[str, str] | None = None, **kw):
+    subs = [s for s in discover([str(klass)]) if s.name in names]
+    subs = [Submission(name=s.name, path=s.path, digest=s.digest, gpu=(gpus or {}).get(s.name)) for s in subs]
+    settings = manifest.JobSettings(models=("ece408-high",), job_command=FAKE, **kw)
+    return manifest.plan(subs, settings, out)
+
+
+# --- Slurm through submitit ------------------------------------------------------------------------
+
+
+def test_slurm_parameters_one_gpu_per_task_cap_and_time_limit(tmp_path: Path) -> None:
+    pytest.importorskip("submitit")
+    from profconv.grade.executors import SlurmExecutor
+
+    ex = SlurmExecutor(tmp_path, cluster="slurm", parallelism=32, partition="gpu")
+    spec = _specs(DATA / "class", tmp_path, ("alice",), timeout_s=600)[0]
+    assert ex.parameters(spec) == {"name": "profconv-grade", "timeout_min": 20, "tasks_per_node": 1, "nodes": 1,
+                                   "cpus_per_task": 4, "slurm_array_parallelism": 32, "gpus_per_node": 1,
+                                   "slurm_partition": "gpu"}
+    typed = _specs(DATA / "class", tmp_path, ("alice",), gpus={"alice": "A100"})[0]
+    params = ex.parameters(typed)
+    assert params["slurm_gres"] == "gpu:a100:1" and "gpus_per_node" not in params
+
+
+def test_slurm_local_cluster_refuses_two_tasks_on_gpu0(tmp_path: Path) -> None:
+    pytest.importorskip("submitit")
+    from profconv.grade.executors import SlurmExecutor
+
+    with pytest.raises(InputError, match="--parallelism 1"):
+        SlurmExecutor(tmp_path, cluster="local", parallelism=2)
+
+
+def test_submitit_debug_executor(klass: Path, tmp_path: Path) -> None:
+    pytest.importorskip("submitit")
+    from profconv.grade.executors import SlurmExecutor
+
+    specs = _specs(klass, tmp_path / "g", ("alice", "carol", "dave"), dry_run=True)
+    got: list[JobResult] = []
+    SlurmExecutor(tmp_path / "g" / "slurm", cluster="debug", dry_run=True).run(specs, got.append)
+    by = {r.submission: r for r in got}
+    assert {k: v.status for k, v in by.items()} == {"alice": "finished", "carol": "finished", "dave": "crashed"}
+    assert all(r.engine == "slurm" for r in got)
+
+
+def test_submitit_local_executor_through_the_cli(klass: Path, tmp_path: Path) -> None:
+    pytest.importorskip("submitit")
+    out = tmp_path / "g"
+    res = runner.invoke(app, ["grade", str(klass / "alice"), str(klass / "erin"), str(klass / "frank.py"),
+                              "--executor", "slurm", "--slurm-cluster", "local", "--parallelism", "3", "--dry-run",
+                              "--timeout", "2", "--out", str(out), "--job-command", FAKE], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    doc = manifest.read(out)
+    assert doc["engine"]["name"] == "slurm" and doc["engine"]["options"]["cluster"] == "local"
+    by = {j["submission"]: j for j in doc["jobs"]}
+    assert {k: v["status"] for k, v in by.items()} == {"alice": "finished", "erin": "timeout", "frank": "error"}
+    assert by["alice"]["engine_job_id"]  # submitit's job id, for finding its logs under OUT/slurm
+    assert (out / "slurm").is_dir()
+
+
+# --- Ray ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, num_gpus=2, resources={"accelerator_type:H100": 2}, include_dashboard=False,
+             log_to_driver=False, configure_logging=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_tasks_get_one_fake_gpu_each(ray_local, klass: Path, tmp_path: Path) -> None:
+    from profconv.grade.executors import RayExecutor
+
+    specs = _specs(klass, tmp_path / "g", ("alice", "bob", "carol", "dave"), gpus={"bob": "H100", "carol": "A100"})
+    got: list[JobResult] = []
+    RayExecutor(retries=1).run(specs, got.append)
+    by = {r.submission: r for r in got}
+    assert {k: v.status for k, v in by.items()} == {"alice": "finished", "bob": "finished", "carol": "unplaced",
+                                                    "dave": "crashed"}
+    assert by["carol"].reason == "no A100 GPU in the Ray cluster (accelerator types: H100)"
+    for name in ("alice", "bob"):
+        env = json.loads(Path(by[name].record).read_text())["environment"]
+        assert env["visible"] in ("0", "1") and by[name].engine == "ray" and by[name].engine_job_id
+    assert ray_local.is_initialized()  # an instance the caller started is left running
+
+
+def test_ray_through_the_cli_with_a_hang(ray_local, klass: Path, tmp_path: Path) -> None:
+    out = tmp_path / "g"
+    res = runner.invoke(app, ["grade", str(klass / "alice"), str(klass / "erin"), "--executor", "ray", "--timeout",
+                              "2", "--out", str(out), "--job-command", FAKE], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    by = {j["submission"]: j for j in manifest.read(out)["jobs"]}
+    assert by["alice"]["status"] == "finished" and by["erin"]["status"] == "timeout"
+    assert "ray" in manifest.read(out)["engine"]["name"]
