@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
+from conftest import run_cli
 
-from profconv.cli import app
 from profconv.errors import InputError
 from profconv.grade import leaderboard, manifest
 from profconv.grade.executors import LocalExecutor
@@ -26,7 +25,6 @@ from profconv.grade.submissions import content_hash, discover
 
 DATA = Path(__file__).parent / "data" / "grade"
 FAKE = f"{{python}} {DATA / 'fake_run.py'} {{kernel}} {{model}} {{out}}"
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -37,7 +35,7 @@ def klass(tmp_path: Path) -> Path:
 
 
 def _grade(args: list[str]):
-    return runner.invoke(app, ["grade", *args], catch_exceptions=False)
+    return run_cli("grade", *args)
 
 
 # --- submissions ---------------------------------------------------------------------------------
@@ -181,7 +179,7 @@ def test_grade_dry_run_every_submission_gets_its_row(klass: Path, tmp_path: Path
     out = tmp_path / "grade"
     res = _grade([str(klass), "--dry-run", "--workers", "2", "--timeout", "2", "--out", str(out),
                   "--job-command", FAKE])
-    assert res.exit_code == 0, res.output
+    assert res.returncode == 0, res.stdout
     board = _board(out).set_index("submission")
     assert board["verdict"].to_dict() == {"alice": "ok", "bob": "ok", "carol": "FAILED", "frank": "error",
                                           "erin": "timeout", "dave": "crashed"}
@@ -208,16 +206,16 @@ def test_grade_resumes_by_submission_hash(klass: Path, tmp_path: Path) -> None:
     out = tmp_path / "grade"
     args = [str(klass / "alice"), str(klass / "bob"), str(klass / "dave"), "--dry-run", "--out", str(out),
             "--job-command", FAKE]
-    assert _grade(args).exit_code == 0
+    assert _grade(args).returncode == 0
     first = {j["submission"]: j["started"] for j in manifest.read(out)["jobs"]}
     (klass / "bob" / "new-forward.cu").write_text("// fake: ok 0.002 0.002\n")  # bob resubmits
     res = _grade(args)
-    assert "2 job(s) finished before on the same submission hash: kept" in res.output
-    assert "[1/1] bob/ece408-high finished" in res.output
+    assert "2 job(s) finished before on the same submission hash: kept" in res.stdout
+    assert "[1/1] bob/ece408-high finished" in res.stdout
     board = _board(out).set_index("submission")
     assert board.loc["bob", "total_s"] == pytest.approx(0.004)
     res = _grade([*args, "--retry-failed"])
-    assert "[1/1] dave/ece408-high crashed" in res.output
+    assert "[1/1] dave/ece408-high crashed" in res.stdout
     again = {j["submission"]: j["started"] for j in manifest.read(out)["jobs"]}
     assert again["alice"] == first["alice"]
 
@@ -226,20 +224,20 @@ def test_grade_plan_prints_commands_and_runs_nothing(klass: Path, tmp_path: Path
     out = tmp_path / "grade"
     res = _grade([str(klass / "alice"), "--model", "ece408-high,ece408-low", "--plan", "--out", str(out),
                   "--images", "100"])
-    assert res.exit_code == 0
-    assert "alice/ece408-high (to run)" in res.output and "alice/ece408-low (to run)" in res.output
-    assert "-m profconv run --model ece408-low --kernel" in res.output and "--images 100" in res.output
-    assert "2 job(s): 2 to run, 0 finished before" in res.output
+    assert res.returncode == 0
+    assert "alice/ece408-high (to run)" in res.stdout and "alice/ece408-low (to run)" in res.stdout
+    assert "-m profconv run --model ece408-low --kernel" in res.stdout and "--images 100" in res.stdout
+    assert "2 job(s): 2 to run, 0 finished before" in res.stdout
     assert not out.exists()
 
 
 def test_grade_markdown_and_csv_output(klass: Path, tmp_path: Path) -> None:
     out = tmp_path / "grade"
     res = _grade([str(klass / "alice"), "--dry-run", "--out", str(out), "--job-command", FAKE, "--format", "csv"])
-    assert res.exit_code == 0
-    assert "rank,submission,model,gpu,verdict,reason,kernel,op_conv1,op_conv2,total_s" in res.output
+    assert res.returncode == 0
+    assert "rank,submission,model,gpu,verdict,reason,kernel,op_conv1,op_conv2,total_s" in res.stdout
     res = _grade([str(klass / "alice"), "--dry-run", "--out", str(out), "--job-command", FAKE, "-f", "markdown"])
-    assert "| 1 | alice | ece408-high | Fake GPU | ok |" in res.output
+    assert "| 1 | alice | ece408-high | Fake GPU | ok |" in res.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -251,9 +249,9 @@ def test_grade_markdown_and_csv_output(klass: Path, tmp_path: Path) -> None:
     (["--gpus", "a,b"], "--gpus takes GPU indices"),
 ])
 def test_grade_usage_errors_are_one_line(klass: Path, tmp_path: Path, args: list[str], message: str) -> None:
-    res = runner.invoke(app, ["grade", str(klass / "alice"), "--out", str(tmp_path / "g"), *args])
-    assert res.exit_code != 0
-    assert message in str(res.exception) + res.output
+    res = run_cli("grade", *[str(klass / "alice"), "--out", str(tmp_path / "g"), *args])
+    assert res.returncode != 0
+    assert message in res.stderr
 
 
 def test_local_executor_never_puts_two_jobs_on_one_gpu(klass: Path, tmp_path: Path, monkeypatch) -> None:

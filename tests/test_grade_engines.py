@@ -11,9 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from conftest import run_cli
 
-from profconv.cli import app
 from profconv.errors import InputError
 from profconv.grade import manifest
 from profconv.grade.jobs import JobResult
@@ -21,7 +20,6 @@ from profconv.grade.submissions import Submission, discover
 
 DATA = Path(__file__).parent / "data" / "grade"
 FAKE = f"{{python}} {DATA / 'fake_run.py'} {{kernel}} {{model}} {{out}}"
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -78,10 +76,10 @@ def test_submitit_debug_executor(klass: Path, tmp_path: Path) -> None:
 def test_submitit_local_executor_through_the_cli(klass: Path, tmp_path: Path) -> None:
     pytest.importorskip("submitit")
     out = tmp_path / "g"
-    res = runner.invoke(app, ["grade", str(klass / "alice"), str(klass / "erin"), str(klass / "frank.py"),
+    res = run_cli("grade", *[str(klass / "alice"), str(klass / "erin"), str(klass / "frank.py"),
                               "--executor", "slurm", "--slurm-cluster", "local", "--parallelism", "3", "--dry-run",
-                              "--timeout", "2", "--out", str(out), "--job-command", FAKE], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+                              "--timeout", "2", "--out", str(out), "--job-command", FAKE])
+    assert res.returncode == 0, res.stdout
     doc = manifest.read(out)
     assert doc["engine"]["name"] == "slurm" and doc["engine"]["options"]["cluster"] == "local"
     by = {j["submission"]: j for j in doc["jobs"]}
@@ -120,9 +118,9 @@ def test_ray_tasks_get_one_fake_gpu_each(ray_local, klass: Path, tmp_path: Path)
 
 def test_ray_through_the_cli_with_a_hang(ray_local, klass: Path, tmp_path: Path) -> None:
     out = tmp_path / "g"
-    res = runner.invoke(app, ["grade", str(klass / "alice"), str(klass / "erin"), "--executor", "ray", "--timeout",
-                              "2", "--out", str(out), "--job-command", FAKE], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+    res = run_cli("grade", *[str(klass / "alice"), str(klass / "erin"), "--executor", "ray", "--timeout",
+                              "2", "--out", str(out), "--job-command", FAKE])
+    assert res.returncode == 0, res.stdout
     by = {j["submission"]: j for j in manifest.read(out)["jobs"]}
     assert by["alice"]["status"] == "finished" and by["erin"]["status"] == "timeout"
     assert "ray" in manifest.read(out)["engine"]["name"]

@@ -19,9 +19,9 @@ from profconv.grade import leaderboard, manifest
 from profconv.grade.gpus import Gpu, query
 from profconv.grade.jobs import JobResult, build_command, validate_template
 from profconv.grade.submissions import discover
+from profconv.io import write_atomic
 from profconv.render import leaderboard as render
 from profconv.run.models import get_model
-from profconv.run.record import write_atomic
 from profconv.ui import console
 
 FORMATS = ("terminal", "markdown", "csv")

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from profconv.errors import InputError
-from profconv.run.record import write_atomic
+from profconv.io import write_atomic
 
 JOB_FILE = "job.json"
 LOG_FILE = "job.log"

@@ -27,7 +27,7 @@ from typing import Any
 from profconv.errors import InputError
 from profconv.grade.jobs import JobResult, JobSpec, read_result
 from profconv.grade.submissions import Submission, safe_name
-from profconv.run.record import write_atomic
+from profconv.io import write_atomic
 
 SCHEMA = "profconv.grade"
 SCHEMA_VERSION = 1
