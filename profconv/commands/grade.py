@@ -62,6 +62,7 @@ def grade_command(
     workers: Annotated[int, typer.Option(help="local --dry-run: jobs at once.")] = 1,
     images: Annotated[str | None, typer.Option("--images", "-n", help="Passed to profconv run (default: its own).")] = None,
     repeat: Annotated[int | None, typer.Option(help="Passed to profconv run (default: its own).")] = None,
+    kernel_timeout: Annotated[float | None, typer.Option("--kernel-timeout", help="Passed to profconv run: seconds the kernel may take in its child process (compile, sweep, checks, timing) before it is FAILED; keep it below --timeout so the job still records the reference.")] = None,
     variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
     job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
@@ -82,12 +83,14 @@ def grade_command(
         raise InputError("--timeout, --workers, --parallelism and --cpus-per-task must be positive, --retries >= 0")
     if job_command is not None:
         validate_template(job_command)
+    if kernel_timeout is not None and not 0 < kernel_timeout < timeout:
+        raise InputError(f"--kernel-timeout must be positive and below --timeout ({timeout:g} s)")
     models = tuple(comma_list(model)) or ("ece408-high",)
     subs = discover(submissions)
     for name in {m for s in subs for m in (s.models or models)}:
         get_model(name)  # an unknown model is a usage error before any job starts
     settings = manifest.JobSettings(models=models, timeout_s=timeout, variant=variant, images=images, repeat=repeat,
-                                    job_command=job_command, report=report, dry_run=dry_run)
+                                    kernel_timeout_s=kernel_timeout, job_command=job_command, report=report, dry_run=dry_run)
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
     con = console()

@@ -57,6 +57,7 @@ class JobSpec:
     variant: str = "cudnn"  # the reference run beside the user's kernel
     images: str | None = None  # --images for profconv run (None: its default)
     repeat: int | None = None
+    kernel_timeout_s: float | None = None  # --kernel-timeout for profconv run (None: its default)
     job_command: str | None = None  # a template replacing the profconv run command (see build_command)
     report: bool = True  # also write the submission's own report.md
     dry_run: bool = False  # CPU only: the job sees no GPU
@@ -68,7 +69,7 @@ class JobSpec:
     def fingerprint(self) -> str:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
-                 str(self.job_command), str(self.dry_run)]
+                 str(self.kernel_timeout_s), str(self.job_command), str(self.dry_run)]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
@@ -138,6 +139,8 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
         argv += ["--images", spec.images]
     if spec.repeat is not None:
         argv += ["--repeat", str(spec.repeat)]
+    if spec.kernel_timeout_s is not None:
+        argv += ["--kernel-timeout", f"{spec.kernel_timeout_s:g}"]
     return argv
 
 

@@ -43,6 +43,7 @@ class JobSettings:
     variant: str = "cudnn"
     images: str | None = None
     repeat: int | None = None
+    kernel_timeout_s: float | None = None
     job_command: str | None = None
     report: bool = True
     dry_run: bool = False
@@ -61,6 +62,7 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
             specs.append(JobSpec(submission=s.name, path=str(s.path), digest=s.digest, model=model,
                                  out_dir=str(job_dir(out, s.name, model)), gpu=s.gpu, timeout_s=settings.timeout_s,
                                  variant=settings.variant, images=settings.images, repeat=settings.repeat,
+                                 kernel_timeout_s=settings.kernel_timeout_s,
                                  job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")

@@ -1,0 +1,142 @@
+"""Build a class of >= 20 submissions for the GPU validation of `profconv grade`, and check its leaderboard.
+
+usage:
+  python benchmarks/grade_class.py build DIR     # DIR/<name>/ per submission + DIR/class.csv
+  python benchmarks/grade_class.py check OUT DIR/class.csv   # expected vs got, per-job cost
+
+The submissions come from examples/ (one per contract: correct) and tests/data/kernels/ (real
+student files, as they are), plus mutations of the examples that are wrong, crash (illegal
+address, a segfault in host code, an exception), hang, do not compile, or are slow. A mutation
+whose anchor text is gone from its example stops the build with its name (never a silent skip).
+The listing's extra column `expect` says what the leaderboard must show:
+  ok        verdict ok
+  FAILED    verdict FAILED (the kernel's own row: wrong, crashed, hung or failed to build in
+            profconv run's isolated child) -- or the job itself ended in error/crashed/timeout
+  slow      verdict ok and at least 1.5x the class median
+  any       a student file: whatever it is, it must get its row
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = ROOT / "examples"
+STUDENTS = ROOT / "tests" / "data" / "kernels"
+
+TILED = "device-tiled/conv_tiled.cu"
+MINIDNN = "course-minidnn/new-forward.cu"
+PYTHON = "python-cupy/conv_cupy.py"
+TILED_STORE = "if (h < Ho && wo < Wo) y[(((size_t)b * M + m) * Ho + h) * Wo + wo] = acc + bias[m];"
+TILED_TOP = "extern __shared__ float smem[];"
+MINIDNN_MAC = "acc += in_4d(b, c, h * S + p, w * S + q) * mask_4d(m, c, p, q);"
+MINIDNN_PROLOG = "cudaMalloc((void **)device_input_ptr"
+
+# name -> (example file, expect, [(anchor, replacement)])
+MUTANTS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
+    "tiled-tile8": (TILED, "ok", [("TILE = [8, 16, 32]", "TILE = [8]"), ("TILE = 16", "TILE = 8")]),
+    "tiled-tile4": (TILED, "any", [("TILE = [8, 16, 32]", "TILE = [4]"), ("TILE = 16", "TILE = 4")]),
+    "tiled-tile32": (TILED, "ok", [("TILE = [8, 16, 32]", "TILE = [32]"), ("TILE = 16", "TILE = 32")]),
+    "tiled-nosweep": (TILED, "ok", [("TILE = [8, 16, 32]", "TILE = [16]")]),
+    "tiled-slow": (TILED, "slow", [("TILE = [8, 16, 32]", "TILE = [2]"), ("TILE = 16", "TILE = 2")]),
+    "tiled-wrong-scale": (TILED, "FAILED", [(TILED_STORE, TILED_STORE.replace("= acc + bias[m]", "= 1.01f * acc + bias[m]"))]),
+    "tiled-wrong-halo": (TILED, "FAILED", [("const int ih = h0 + i - pad, iw = w0 + j - pad;",
+                                            "const int ih = h0 + i - pad, iw = w0 + j - pad + 1;")]),
+    "tiled-nan": (TILED, "FAILED", [(TILED_STORE, TILED_STORE.replace(
+        "= acc + bias[m]", "= (h == 0 && wo == 0) ? __int_as_float(0x7fc00000) : acc + bias[m]"))]),
+    "tiled-skip-last-column": (TILED, "FAILED", [(TILED_STORE, TILED_STORE.replace("wo < Wo)", "wo < Wo - 1)"))]),
+    "tiled-illegal-address": (TILED, "FAILED", [(TILED_TOP, TILED_TOP + " if (threadIdx.x == 0) y[(size_t)1 << 40] = 0.0f;")]),
+    "tiled-hang": (TILED, "FAILED", [(TILED_TOP, TILED_TOP + " { volatile int spin = 1; while (spin) {} }")]),
+    "tiled-no-compile": (TILED, "FAILED", [(TILED_TOP, TILED_TOP + " this is not CUDA;")]),
+    "minidnn-wrong-transpose": (MINIDNN, "FAILED", [
+        (MINIDNN_MAC, MINIDNN_MAC.replace("mask_4d(m, c, p, q)", "mask_4d(m, c, q, p)"))]),
+    "minidnn-host-segfault": (MINIDNN, "FAILED", [(MINIDNN_PROLOG, "*(volatile int *)0 = 1;\n    " + MINIDNN_PROLOG)]),
+    "python-raises": (PYTHON, "FAILED", [
+        ("import cupy as cp\n", "import cupy as cp\n\nraise RuntimeError('a student bug at import')\n")]),
+}
+
+
+def _copy_example(example_dir: Path, dst: Path) -> None:
+    shutil.copytree(example_dir, dst)
+
+
+def build(out: Path) -> list[dict[str, str]]:
+    if not EX.is_dir():
+        sys.exit(f"error: {EX} is missing: the examples of `profconv run --kernel` (issue 11) are needed")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    rows = []
+    for example in sorted(p for p in EX.iterdir() if p.is_dir()):
+        _copy_example(example, out / f"ex-{example.name}")
+        rows.append({"submission": f"ex-{example.name}", "expect": "ok"})
+    for name, (rel, expect, edits) in MUTANTS.items():
+        src = EX / rel
+        if not src.is_file():
+            sys.exit(f"error: mutation {name}: {src} is missing")
+        dst = out / name
+        _copy_example(src.parent, dst)
+        text = (dst / src.name).read_text()
+        for anchor, repl in edits:
+            if anchor not in text:
+                sys.exit(f"error: mutation {name}: anchor not found in {rel}: {anchor!r}")
+            text = text.replace(anchor, repl, 1)
+        (dst / src.name).write_text(text)
+        rows.append({"submission": name, "expect": expect})
+    if STUDENTS.is_dir():
+        for f in sorted(p for p in STUDENTS.rglob("*") if p.suffix in (".cu", ".cuh") and p.is_file()):
+            name = "student-" + "-".join(f.relative_to(STUDENTS).with_suffix("").parts)
+            (out / name).mkdir()
+            shutil.copy2(f, out / name / f.name)
+            rows.append({"submission": name, "expect": "any"})
+    with (out / "class.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["submission", "expect"])
+        w.writeheader()
+        w.writerows(rows)
+    print(f"{len(rows)} submissions in {out} ({out / 'class.csv'})")
+    return rows
+
+
+def check(grade_out: Path, listing: Path) -> int:
+    expect = {r["submission"]: r["expect"] for r in csv.DictReader(listing.open())}
+    board = {r["submission"]: r for r in csv.DictReader((grade_out / "leaderboard.csv").open())}
+    doc = json.loads((grade_out / "manifest.json").read_text())
+    bad = 0
+    print(f"{'submission':28} {'expect':7} {'verdict':9} {'total ms':>9} {'x median':>8}  reason")
+    for name, want in expect.items():
+        row = board.get(name)
+        if row is None:
+            print(f"{name:28} {want:7} MISSING: no leaderboard row")
+            bad += 1
+            continue
+        verdict = row["verdict"]
+        ratio = float(row["vs_median"]) if row["vs_median"] else None
+        good = {"ok": verdict == "ok", "slow": verdict == "ok" and ratio is not None and ratio >= 1.5,
+                "FAILED": verdict in ("FAILED", "error", "crashed", "timeout"), "any": bool(verdict)}[want]
+        bad += not good
+        total = f"{float(row['total_s']) * 1e3:.3f}" if row["total_s"] else "—"
+        print(f"{name:28} {want:7} {verdict:9} {total:>9} {ratio if ratio is None else round(ratio, 2)!s:>8}  "
+              f"{'' if good else 'UNEXPECTED '}{(row['reason'] or '')[:70]}")
+    walls = [j["wall_s"] for j in doc["jobs"] if j.get("wall_s") is not None]
+    gpus = sorted({f"{j.get('visible_devices')}: {j.get('gpu')}" for j in doc["jobs"]})
+    print(f"\n{len(doc['jobs'])} jobs, engine {doc['engine']['name']} {doc['engine'].get('version') or ''}; "
+          f"GPUs used: {', '.join(gpus)}")
+    if walls:
+        print(f"job wall time: median {statistics.median(walls):.1f} s, mean {statistics.mean(walls):.1f} s, "
+              f"min {min(walls):.1f} s, max {max(walls):.1f} s, sum {sum(walls):.1f} s")
+    print(f"{bad} unexpected verdict(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "build":
+        build(Path(sys.argv[2]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "check":
+        sys.exit(check(Path(sys.argv[2]), Path(sys.argv[3])))
+    else:
+        sys.exit(__doc__)
