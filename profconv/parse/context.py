@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from profconv.parse.text import clean
-from profconv.parse.units import TIME_UNITS_NS
+from profconv.parse.units import TIME_UNITS_NS, number
 
 _OP_TIME = re.compile(r"\bOp Time:\s*([0-9.]+(?:[eE][+-]?\d+)?)\s*(s|ms|us|ns)?\b")
 _CORRECTNESS = re.compile(r"\bCorrectness:\s*([0-9.]+)(?:\s+Model:\s*(\S+))?")
@@ -41,6 +41,14 @@ def _candidate_starts(text: str) -> list[int]:
     return sorted(starts)
 
 
+def _value(text: str) -> float | None:
+    """A context number, or None for '1.2.3', '..', '1e400': such a line is not context."""
+    try:
+        return number(text)
+    except ValueError:
+        return None
+
+
 def scan(lines: list[str], text: str) -> list[ContextLine]:
     """Context lines in `text` (the lines joined by newlines), found by one regex pass."""
     found: list[ContextLine] = []
@@ -56,10 +64,12 @@ def scan(lines: list[str], text: str) -> list[ContextLine]:
             continue
         for m in _OP_TIME.finditer(line):
             unit = m.group(2) or "s"
-            found.append(ContextLine(i, "op_time", float(m.group(1)) * TIME_UNITS_NS[unit] / 1e9))
+            if (v := _value(m.group(1))) is not None:
+                found.append(ContextLine(i, "op_time", v * TIME_UNITS_NS[unit] / 1e9))
         if m := _CORRECTNESS.search(line):
-            found.append(ContextLine(i, "correctness", float(m.group(1)), m.group(2)))
+            if (v := _value(m.group(1))) is not None:
+                found.append(ContextLine(i, "correctness", v, m.group(2)))
         elif m := _ACCURACY.search(line):
-            v = float(m.group(1))
-            found.append(ContextLine(i, "correctness", v / 100 if m.group(2) else v))
+            if (v := _value(m.group(1))) is not None:
+                found.append(ContextLine(i, "correctness", v / 100 if m.group(2) else v))
     return found

@@ -14,6 +14,7 @@ from profconv.parse import context
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
+from profconv.parse.text import decode, normalize
 from profconv.parse.schema import (
     ROW_FIELDS,
     ProfileInfo,
@@ -65,16 +66,17 @@ def read_text(path: str) -> tuple[str, str]:
         raise InputError(f"{path}: is a directory, not a profiler log") from None
     if not data.strip():
         raise InputError(f"{label}: empty input, nothing to parse")
-    if b"\x00" in data[:65536]:
+    if b"\x00" in data[:65536] and not _utf16(data):
         raise InputError(
             f"{label}: binary data, not profiler text output "
             "(for .nsys-rep/.ncu-rep files, export text with nsys stats / ncu --csv first)"
         )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    return text, label
+    return decode(data), label
+
+
+def _utf16(data: bytes) -> bool:
+    return decode(data[:4096]).count("\x00") == 0 and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or
+                                                      data[:4096:2].count(0) == 0 or data[1:4096:2].count(0) == 0)
 
 
 def parse(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
@@ -84,7 +86,10 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
 
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
-    lines = text.splitlines()
+    text = normalize(text)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
     doc = Document(lines=lines, label=label, text=text)
     if format is not None:
         if format not in DIALECTS:

@@ -19,6 +19,7 @@ class Block:
     line_start: int = 0
     line_end: int = 0
     kind: str | None = None  # the report it came from, when one section has several
+    notes: list[str] = field(default_factory=list)  # said next to this table, not at the end
 
 
 @dataclass

@@ -48,6 +48,7 @@ COLUMNS: dict[str, str] = {
     "metric": "string",
     "unit": "string",
     "value": "float64",
+    "value_text": "string",
     "line_start": "Int64",
     "line_end": "Int64",
 }
@@ -107,11 +108,12 @@ class Row:
     metric: str | None = None
     unit: str | None = None
     value: float = NAN
+    value_text: str | None = None
 
 
 ROW_FIELDS = [
     "section", "name", "line_start", "line_end", "time_pct", "total_ns", "calls", "avg_ns",
-    "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "metric", "unit", "value",
+    "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "metric", "unit", "value", "value_text",
 ]
 
 

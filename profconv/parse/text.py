@@ -1,15 +1,79 @@
-"""Undo what reports do to pasted profiler text: markdown, HTML bold, PDF-mangled prefixes."""
+"""Undo what documents do to pasted profiler text: encodings, line breaks, comment prefixes,
+markdown, HTML bold, elisions, PID markers in other dash forms.
+
+`normalize` runs once over the whole input (a few C-level passes, no per-line Python loop);
+`clean` runs per line where a dialect reads report-style lines.
+"""
 
 from __future__ import annotations
 
 import html
 import re
 
-_BOLD = re.compile(r"</?b>|\*\*|</?strong>|</?code>")
+_BOLD_PAIR = re.compile(r"<(b|strong|code|em|i|tt)>(.*?)</\1>")
+_BOLD_END = re.compile(r"</(?:b|strong|code|em|i|tt)>|\*\*")
+_BOLD_OPEN = re.compile(r"(?<![\w>:,])<(?:b|strong|code|em|i|tt)>")  # after a name it is a template
 _DASH_PID = re.compile(r"[—–](\d+)[—–]")
 _LEADING_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|\\\*\s+|>\s+)")
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# '< snip >', '......', '[...]', '…', '(output truncated)': something was left out here
+ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.{3,}|…)\s*\]?|\(?\s*(?:snip|snipped|output truncated|truncated)"
+                     r"\s*\)?|\.\s\.\s\.)\s*$", re.IGNORECASE)
+
+_CONTROL = re.compile("[\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff]")
+_PREFIX = re.compile(r"(?m)^[ \t]*(//+|#+(?![\w{])|>+)[ \t]?")
+_PID_DASHES = re.compile(r"(?m)^([ \t]*)(?:-{2}|[—–‒―]{1,2})(\d{2,})(?:-{2}|[—–‒―]{1,2})(?=\s|$)")
+
+
+def decode(data: bytes) -> str:
+    """Bytes -> text: UTF-8 (BOM or not), UTF-16 (BOM, or NUL-interleaved as PowerShell 5 writes), else Latin-1."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    head = data[:4096]
+    if len(head) >= 4:
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        if odd > 0.4 * (len(head) // 2) and even == 0:
+            return data.decode("utf-16-le", errors="replace")
+        if even > 0.4 * (len(head) // 2) and odd == 0:
+            return data.decode("utf-16-be", errors="replace")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def normalize(text: str) -> str:
+    """One text as the profiler printed it: '\\n' line ends only, no BOM or form feeds,
+    comment prefixes ('//', '#', '>') removed, PID markers in any dash form written '==PID=='."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\n" not in text:
+            text = text.replace("\r", "\n")  # classic Mac line ends
+    if _CONTROL.search(text):
+        text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
+        text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
+    if ("//" in text or "#" in text or ">" in text) and len(_PREFIX.findall(text, 0, 1 << 22)) >= 2:
+        text = _strip_prefixes(text)
+    if "--" in text or "—" in text or "–" in text or "‒" in text or "―" in text:
+        text = _PID_DASHES.sub(r"\1==\2==", text)
+    return text
+
+
+def _strip_prefixes(text: str) -> str:
+    """Remove a comment prefix where it marks a pasted block: the same prefix on at least two
+    consecutive lines ('# SMs' alone is an ncu metric name, not a comment)."""
+    lines = text.split("\n")
+    marks = [m.group(1) if (m := _PREFIX.match(ln)) else None for ln in lines]
+    out = []
+    for k, ln in enumerate(lines):
+        p = marks[k]
+        if p and ((k and marks[k - 1] == p) or (k + 1 < len(lines) and marks[k + 1] == p)):
+            m = _PREFIX.match(ln)
+            assert m is not None
+            ln = ln[m.end() :]
+        out.append(ln)
+    return "\n".join(out)
 
 
 def clean(line: str) -> str:
@@ -17,7 +81,9 @@ def clean(line: str) -> str:
     if "&" in line:
         line = html.unescape(line)
     if "<" in line or "*" in line:
-        line = _BOLD.sub("", line)
+        line = _BOLD_PAIR.sub(r"\2", line)
+        line = _BOLD_END.sub("", line)
+        line = _BOLD_OPEN.sub("", line)
     if "—" in line or "–" in line:
         line = _DASH_PID.sub(r"==\1==", line)
     line = _LEADING_MARKUP.sub("", line)
@@ -30,5 +96,5 @@ def clean(line: str) -> str:
 
 
 def is_neutral(line: str) -> bool:
-    """Blank lines and code fences: they neither end nor belong to a table."""
-    return not line.strip() or FENCE.match(line) is not None
+    """Blank lines, code fences and elisions: they neither end nor belong to a table."""
+    return not line.strip() or FENCE.match(line) is not None or ELISION.match(line) is not None

@@ -1,8 +1,15 @@
-"""Numbers as profilers print them: units, thousands separators, comma decimals."""
+"""Numbers as profilers print them: units, thousands separators, comma decimals.
+
+Only finite, non-negative numbers written with digits are numbers here: `nan`, `inf`, `1e400`,
+`2_0` and `-5` are refused (ValueError), so a value that appears nowhere in the input is never
+emitted. Which character is the decimal point is decided per table (`Locale`), from all its cells.
+"""
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 
 NAN = float("nan")
 
@@ -16,26 +23,80 @@ TIME_UNITS_NS = {
 SIZE_UNITS_BYTES = {
     "b": 1, "byte": 1, "bytes": 1,
     "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3, "gib": 1024**3,
+    "tb": 1024**4, "tib": 1024**4, "pb": 1024**5, "pib": 1024**5,
     "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
 }
 
-_GROUPED = re.compile(r"^[+-]?\d{1,4}(,\d{3,4})+(\.\d*)?$")
-_COMMA_DECIMAL = re.compile(r"^[+-]?\d+,\d{1,2}$|^[+-]?\d+,\d{5,}$|^[+-]?0,\d+$")
-_TIME = re.compile(r"^([+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+))\s*(s|ms|us|µs|μs|ns|u)$")
-_SIZE = re.compile(r"^([+-]?\d[\d,]*\.?\d*)\s*([KMGT]?i?B)$", re.IGNORECASE)
+# A number as any locale prints it: digits grouped by , . ' space or NBSP, one decimal mark.
+_SEP = "[,.'\u00a0\u202f ]"
+_LOCALE_NUM = re.compile(rf"^\d{{1,4}}(?:{_SEP}\d{{3,4}})*(?:[.,]\d+)?$|^\d+[.,]\d+$|^\d+$")
+_GROUPED = re.compile(r"^[+]?\d{1,4}(,\d{3,4})+(\.\d*)?$")
+_COMMA_DECIMAL = re.compile(r"^[+]?\d+,\d{1,2}$|^[+]?\d+,\d{5,}$|^[+]?0,\d+$")
+_AMBIGUOUS = re.compile(r"^[1-9]\d{0,2}[.,]\d{3}$")
+_PLAIN = re.compile(r"^[+]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_TIME = re.compile(
+    r"^(\d[\d,.'\u00a0\u202f]*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)\s*(s|ms|us|µs|μs|ns|u)$"
+)
+_SIZE = re.compile(r"^(\d[\d,.'\u00a0\u202f]*)\s*([KMGTP]?i?B)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Locale:
+    """How one table writes numbers: its decimal mark and the thousands separators it uses."""
+
+    decimal: str = "."
+    ambiguous: bool = False  # no cell told which mark is the decimal one
+
+    def convert(self, t: str) -> float:
+        """A digits-and-separators string in this locale -> float (ValueError if it is not one).
+
+        In an ambiguous table a cell such as '1.234' or '1,234' is NaN: not guessed.
+        """
+        if self.ambiguous and _AMBIGUOUS.match(t):
+            return NAN
+        if self.decimal == ",":
+            if "." in t and "," in t and t.rfind(".") > t.rfind(","):
+                raise ValueError(f"not a number in this table's locale: {t!r}")
+            t = t.replace(".", "").replace("'", "").replace("\u00a0", "").replace("\u202f", "").replace(" ", "")
+            if t.count(",") > 1:
+                raise ValueError(f"not a number: {t!r}")
+            return finite(float(t.replace(",", ".")))
+        return number(t)
+
+
+C_LOCALE = Locale()
+AMBIGUOUS_NOTE = ("numbers such as '1.234' could use '.' or ',' as the decimal mark and no cell of this table "
+                  "says which: those cells are left empty")
+MAX_COUNT = 2**63 - 1  # the Int64 calls column
+
+
+def finite(v: float) -> float:
+    """v, unless it is infinite (NaN passes: it stands for a cell left empty on purpose)."""
+    if math.isinf(v):
+        raise ValueError(f"not a finite number: {v!r}")
+    return v
 
 
 def number(text: str) -> float:
     """Parse a plain number: '1,234.5', '44,0087,8248', '2.048e-03', '3,5' (comma decimal).
 
-    Raises ValueError for anything else (the caller decides whether that is data).
+    Raises ValueError for anything else, for negative, non-finite and underscore-separated
+    numbers (the caller decides whether that is data).
     """
     t = text.strip()
+    if _PLAIN.match(t):
+        return finite(float(t))
     if _GROUPED.match(t):
-        t = t.replace(",", "")
-    elif _COMMA_DECIMAL.match(t):
-        t = t.replace(",", ".")
-    return float(t)
+        return finite(float(t.replace(",", "")))
+    if _COMMA_DECIMAL.match(t):
+        return finite(float(t.replace(",", ".")))
+    if "'" in t or "\u00a0" in t or "\u202f" in t:
+        if _LOCALE_NUM.match(t):  # 1'234.5 / 1 234,5: the mark after the last group decides
+            last = max(t.rfind("."), t.rfind(","))
+            dec = t[last] if last >= 0 and len(t) - last - 1 != 3 else None
+            digits = re.sub(r"[^\d]", "", t[:last] if dec else t)
+            return finite(float(digits + ("." + t[last + 1 :] if dec else "")))
+    raise ValueError(f"not a number: {text!r}")
 
 
 def is_number(text: str) -> bool:
@@ -46,23 +107,84 @@ def is_number(text: str) -> bool:
     return True
 
 
+def decide_locale(cells, counts=()) -> Locale:
+    """The decimal mark of a table, from every numeric cell (units stripped).
+
+    A cell like '4.521.022,0', '72,0' or '1.234,5' says comma; '1,234.5', '12.5' or '100,167,455'
+    says dot. Cells like '1,234' or '1.234' say nothing. Conflicting or no evidence -> dot, and
+    `ambiguous` when some cell could be read both ways.
+    """
+    comma = dot = 0
+    undecided = False
+    for c in cells:
+        t = c.strip().rstrip("%")
+        if not t or not t[0].isdigit():
+            continue
+        t = _strip_unit(t)
+        has_c, has_d = "," in t, "." in t
+        if has_c and has_d:
+            if t.rfind(",") > t.rfind("."):
+                comma += 1
+            else:
+                dot += 1
+        elif has_c or has_d:
+            mark = "," if has_c else "."
+            parts = t.split(mark)
+            if len(parts) > 2:  # the mark repeats: it groups thousands
+                if mark == ".":
+                    comma += 1
+                else:
+                    dot += 1
+            elif len(parts[1]) != 3 or parts[0] == "0" or "e" in parts[1].lower():
+                if mark == ",":
+                    comma += 1
+                else:
+                    dot += 1
+            else:
+                undecided = True
+        elif any(ch in t for ch in "'\u00a0\u202f "):
+            continue
+    for c in counts:  # a whole count groups thousands with whichever mark is not the decimal one
+        t = c.strip()
+        if re.fullmatch(r"\d{1,3}(\.\d{3})+", t):
+            comma += 1
+        elif re.fullmatch(r"\d{1,3}(,\d{3})+", t):
+            dot += 1
+    if comma and not dot:
+        return Locale(",")
+    if comma and dot:
+        return Locale(".", ambiguous=True)
+    return Locale(".", ambiguous=undecided and not dot)
+
+
+def _strip_unit(t: str) -> str:
+    i = len(t)
+    while i > 0 and not t[i - 1].isdigit():
+        i -= 1
+    return t[:i]
+
+
 _FAST_SUFFIX = (("ms", 1e6), ("us", 1e3), ("ns", 1.0))
 
 
-def time_ns(text: str, default_unit: str | None = None) -> float:
+def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCALE) -> float:
     """'1.00787 s', '49.974ms', '0ns', '21.098u' -> nanoseconds. A bare number needs a default unit."""
-    for suffix, factor in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
-        if text.endswith(suffix):
-            try:
-                return float(text[:-2]) * factor
-            except ValueError:
+    if locale is C_LOCALE:
+        for suffix, factor in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
+            if text.endswith(suffix):
+                head = text[:-2]
+                if head[:1].isdigit() and "_" not in head:
+                    try:
+                        return finite(float(head) * factor)
+                    except ValueError:
+                        break
                 break
     t = text.strip()
     m = _TIME.match(t)
     if m:
-        return number(m.group(1)) * TIME_UNITS_NS[m.group(2)]
-    if default_unit is not None:
-        return number(t) * TIME_UNITS_NS[default_unit]
+        return finite(locale.convert(m.group(1)) * TIME_UNITS_NS[m.group(2)])
+    if default_unit is not None and t[:1].isdigit():
+        return finite(locale.convert(t) * TIME_UNITS_NS[default_unit])
     raise ValueError(f"not a time: {text!r}")
 
 
@@ -70,24 +192,43 @@ def is_time(text: str) -> bool:
     return _TIME.match(text.strip()) is not None
 
 
-def size_bytes(text: str) -> float:
-    """'13.748KB', '4.0000KB', '16B', '267.7031MB' -> bytes ('-' is not a size)."""
+def size_bytes(text: str, locale: Locale = C_LOCALE) -> float:
+    """'13.748KB', '4.0000KB', '16B', '267.7031MB', '1.0TB' -> bytes ('-' is not a size)."""
     m = _SIZE.match(text.strip())
     if not m:
         raise ValueError(f"not a size: {text!r}")
-    return number(m.group(1)) * SIZE_UNITS_BYTES[m.group(2).lower()]
+    return finite(locale.convert(m.group(1)) * SIZE_UNITS_BYTES[m.group(2).lower()])
 
 
-def percent(text: str) -> float:
+def count(text: str, locale: Locale = C_LOCALE) -> int:
+    """A call count: a whole non-negative number ('1,234', '1.234' under a comma locale)."""
+    t = text.strip()
+    if t.isdigit():
+        v = int(t)
+    else:
+        f = locale.convert(t) if t[:1].isdigit() else number(t)
+        if f != int(f):
+            raise ValueError(f"not a whole count: {text!r}")
+        v = int(f)
+    if v > MAX_COUNT:
+        raise ValueError(f"count too large: {text!r}")
+    return v
+
+
+def percent(text: str, locale: Locale = C_LOCALE) -> float:
     """'12.3%', '12.3', '<0.01' (printed as a bound, so NaN: never invent the value)."""
     t = text.strip().rstrip("%").strip()
     if t.startswith("<"):
         return NAN
-    return number(t)
+    v = locale.convert(t) if t[:1].isdigit() else number(t)
+    if v > 100.0 + 1e-9:
+        raise ValueError(f"not a percentage: {text!r}")
+    return v
 
 
 def is_percent(text: str) -> bool:
     t = text.strip()
     if t.startswith("<") and is_number(t[1:].rstrip("%")):
         return True
-    return is_number(t.rstrip("%")) and not t.startswith(("+", "-"))
+    body = t.rstrip("%")
+    return bool(body[:1].isdigit()) and _LOCALE_NUM.match(body) is not None or is_number(body)

@@ -15,12 +15,16 @@ from profconv.parse.schema import Row
 TOOL = "nvhpc-acc"
 
 _START = re.compile(r"^\s*Accelerator Kernel Timing data\s*$")
-_FUNCTION = re.compile(r"^  (\S+)\s+NVIDIA\s+devicenum=(\d+)\s*$")
-_NUM = r"(\d+(?:,\d+)*)"
-_EVENT = re.compile(rf"^\s+(\d+): (.+?)(?: reached {_NUM} times?| launched {_NUM} times?|: {_NUM})\s*$")
-_TIMES = re.compile(
-    rf"^\s+(device|elapsed) time\(us\): total={_NUM}(?: max={_NUM} min={_NUM} avg={_NUM})?\s*$"
+# 2014+: '  main  NVIDIA  devicenum=0'; 2012-2013 (PGI 12/13): '  main' alone
+_FUNCTION = re.compile(r"^  ([A-Za-z_$][\w$:.<>~]*)(?:\s+NVIDIA\s+devicenum=(\d+))?\s*$")
+_NUM = r"(\d+(?:,\d{3})*)"
+_EVENT = re.compile(
+    rf"^\s+(\d+): (.+?)(?: (?:reached|entered) {_NUM} times?| launched {_NUM} times?|: {_NUM})\s*$"
 )
+# 'device time(us): total=… max=… min=… avg=…'; PGI 12/13 print 'time(us): total=… init=… region=…'
+_TIMES = re.compile(rf"^\s+(?:(device|elapsed) )?time\(us\): total={_NUM}((?: \w+={_NUM})*)\s*$")
+_KEYS = re.compile(rf"(\w+)={_NUM}")
+_EXTRA = re.compile(rf"^\s+(?:w/o init: )?(?:\w+={_NUM}\s*)+$")  # PGI 12/13 continuation lines
 _FUNC_TIME = re.compile(rf"^\s+time\(us\): {_NUM}\s*$")
 _GRID = re.compile(r"^\s+grid: \[.*\]\s+block: \[.*\]\s*$")
 
@@ -49,7 +53,7 @@ def parse(doc: Document) -> DialectResult:
         if block is None:
             continue
         stripped = line.strip()
-        if stripped.startswith("/") or re.match(r"^[\w.\-]+\.(c|cpp|cc|f90|f|F90|cu)$", stripped):
+        if stripped.startswith("/") or re.match(r"^[A-Za-z]:\\", stripped) or re.match(r"^[\w.\-]+\.(c|cpp|cc|f90|f|F90|cu)$", stripped):
             source = stripped
             result.claimed.add(lineno)
             continue
@@ -63,25 +67,39 @@ def parse(doc: Document) -> DialectResult:
         if m := _EVENT.match(line):
             what = m.group(2)
             count = m.group(3) or m.group(4) or m.group(5)
-            file = source.rsplit("/", 1)[-1] if source else "?"
-            name = f"{function}@{file}:{m.group(1)} {what}"
+            file = re.split(r"[/\\]", source)[-1] if source else None
+            where = f"{function or ''}@{file}" if file else (function or "")
+            name = f"{where}:{m.group(1)} {what}"
             is_kernel = m.group(4) is not None and "kernel" in what
+            try:
+                calls = units.count(count)
+            except ValueError:
+                result.unplaced.append(lineno)
+                continue
             current = Row(section="gpu" if is_kernel else "openacc", name=name, line_start=lineno,
-                          line_end=lineno, calls=int(count.replace(",", "")))
+                          line_end=lineno, calls=calls)
             (kernels if is_kernel else block).rows.append(current)
             have_device = False
             result.claimed.add(lineno)
             continue
         if (m := _TIMES.match(line)) and current is not None:
-            kind = m.group(1)
+            kind = m.group(1) or "elapsed"
             if kind == "device" or not have_device:
-                current.total_ns = units.number(m.group(2)) * 1e3
-                if m.group(3):
-                    current.max_ns = units.number(m.group(3)) * 1e3
-                    current.min_ns = units.number(m.group(4)) * 1e3
-                    current.avg_ns = units.number(m.group(5)) * 1e3
+                try:
+                    keys = {k: units.count(v) * 1e3 for k, v in _KEYS.findall(m.group(3) or "")}
+                    total = units.count(m.group(2)) * 1e3
+                except ValueError:
+                    result.unplaced.append(lineno)
+                    continue
+                current.total_ns = total
+                current.max_ns = keys.get("max", float("nan"))
+                current.min_ns = keys.get("min", float("nan"))
+                current.avg_ns = keys.get("avg", float("nan"))
                 have_device = have_device or kind == "device"
             current.line_end = lineno
+            result.claimed.add(lineno)
+            continue
+        if _EXTRA.match(line) and current is not None:
             result.claimed.add(lineno)
             continue
         if "time(us)" in line:

@@ -24,6 +24,10 @@ _SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
 _RULE = re.compile(r"^\s+-{3,}( -{3,})+\s*$")
 _PROCESS = re.compile(r"^\[(\d+)\] (\S+)")
 _CONNECTED = re.compile(r"==PROF== Connected to process (\d+)(?: \((.*)\))?")
+_ADVICE = re.compile(r"^\s*(?:OPT|WRN|INF|ERR|WARN|INFO)\s")
+_METRIC_LIKE = re.compile(r"^\s+\S.*?\s{2,}\S+\s{2,}[\d.,]+\s*$")
+_OTHER_TOOL = re.compile(r"^\s*==\d+== |^\s*\[\d+/\d+\] Executing|^\s*Generating '|^\s*Processing \[|"
+                         r"^\s*Accelerator Kernel Timing data")
 DURATION_METRICS = {"Duration", "gpu__time_duration.sum", "gpu__time_duration"}
 TIME_UNIT = {"nsecond": "ns", "usecond": "us", "msecond": "ms", "second": "s",
              "ns": "ns", "us": "us", "ms": "ms", "s": "s"}
@@ -39,6 +43,14 @@ def _value(text: str) -> float:
         return units.number(t)
     except ValueError:
         return float("nan")
+
+
+def _metric(name: str, line: int, metric: str, unit: str | None, cell: str) -> Row:
+    """One metric row; a value that is not a number ('CachePreferNone', 'n/a') is kept as text."""
+    v = _value(cell)
+    text = cell.strip() if v != v and cell.strip() else None
+    return Row(section="ncu-metric", name=name, line_start=line, line_end=line, metric=metric,
+               unit=unit or None, value=v, value_text=text)
 
 
 def duration_ns(value: float, unit: str | None) -> float:
@@ -69,23 +81,31 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     j = start
     while j < len(lines) and lines[j].startswith('"'):
         j += 1
-    table = list(csv.reader(lines[start:j]))
+    try:
+        table = list(csv.reader(lines[start:j]))
+    except csv.Error:
+        table = [next(csv.reader([ln]), []) for ln in lines[start:j]]
     header = table[0]
     col = {h: k for k, h in enumerate(header)}
     metrics: list[Row] = []
+    kname = col.get("Kernel Name", col.get("Function Name"))
+    if kname is None or ("Metric Name" in col and "Metric Value" not in col):
+        # no column says which kernel (or no value column): nothing here can be placed
+        result.unplaced.extend(range(start + 2, j + 1))
+        return j
     if "Metric Name" in col:  # details page: one row per (launch, metric)
+        unit_at = col.get("Metric Unit")
         for k, r in enumerate(table[1:], start=start + 2):
-            try:
-                metrics.append(Row(section="ncu-metric", name=r[col["Kernel Name"]], line_start=k,
-                                   line_end=k, metric=r[col["Metric Name"]],
-                                   unit=r[col["Metric Unit"]], value=_value(r[col["Metric Value"]])))
-            except IndexError:
+            if len(r) != len(header):
                 result.unplaced.append(k)
+                continue
+            metrics.append(_metric(r[kname], k, r[col["Metric Name"]],
+                                   r[unit_at] if unit_at is not None else None, r[col["Metric Value"]]))
     else:  # raw page: one wide row per launch, units in the second row
-        unit_row = table[1] if len(table) > 1 and not table[1][0].strip() else [""] * len(header)
-        data = table[2:] if unit_row is not table[0] and len(table) > 1 and not table[1][0].strip() else table[1:]
-        first = start + (3 if data is not table[1:] else 2)
-        kname = col.get("Kernel Name", col.get("Function Name", 4))
+        has_units = len(table) > 1 and bool(table[1]) and not table[1][0].strip()
+        unit_row = table[1] if has_units else [""] * len(header)
+        data = table[2:] if has_units else table[1:]
+        first = start + (3 if has_units else 2)
         skip = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Function Name",
                 "Context", "Stream", "Device", "CC", "Kernel Time", "Block Size", "Grid Size"}
         for k, r in enumerate(data, start=first):
@@ -95,9 +115,7 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
             for h, c in enumerate(header):
                 if c in skip or ":" in c and "Range" in c:
                     continue
-                metrics.append(Row(section="ncu-metric", name=r[kname], line_start=k, line_end=k,
-                                   metric=c, unit=unit_row[h] if h < len(unit_row) else None,
-                                   value=_value(r[h])))
+                metrics.append(_metric(r[kname], k, c, unit_row[h] if h < len(unit_row) else None, r[h]))
     result.claimed.update(range(start + 1, j + 1))
     if metrics:
         blk = Block(section="ncu-metric", rows=metrics, line_start=start + 1, line_end=j)
@@ -107,6 +125,20 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
             events.append(grouping.Event("block", start + 1, block=Block(
                 section="gpu", rows=summary, line_start=start + 1, line_end=j)))
     return j
+
+
+def _aligned(line: str, spans: list[tuple[int, int]]) -> bool:
+    """A metric row lines up with its table's rule: name from the first column, unit and value
+    right-aligned, gaps blank. Program output and advice text do not."""
+    if _ADVICE.match(line):
+        return False
+    end = len(line.rstrip())
+    if not spans[2][0] < end <= spans[2][1] + 1:
+        return False
+    if line[: spans[0][0]].strip() or line[spans[1][0] - 1 : spans[1][0]].strip():
+        return False
+    gap = line[spans[2][0] - 1 : spans[2][0]]
+    return not gap.strip() and " " not in line[spans[2][0] :].replace("(!)", "").strip()
 
 
 def parse(doc: Document) -> DialectResult:
@@ -119,6 +151,7 @@ def parse(doc: Document) -> DialectResult:
     first_line = 0
     pid: int | None = None
     command: str | None = None
+    rows_in_table = 0
 
     def flush() -> None:
         nonlocal metrics
@@ -163,8 +196,16 @@ def parse(doc: Document) -> DialectResult:
             result.claimed.add(lineno)
             continue
         if _RULE.match(line):
-            spans = [(m.start(), m.end()) for m in re.finditer(r"-{3,}", line)]
             result.claimed.add(lineno)
+            if spans is not None and rows_in_table:
+                spans = None  # the rule that closes a table: advice and program output follow
+                continue
+            spans = [(m.start(), m.end()) for m in re.finditer(r"-{3,}", line)]
+            rows_in_table = 0
+            continue
+        if _OTHER_TOOL.match(line):
+            flush()
+            kernel, spans = None, None  # another profiler's output follows the ncu log
             continue
         if spans and len(spans) == 3 and line.strip():
             name = line[: spans[1][0]].strip()
@@ -173,11 +214,14 @@ def parse(doc: Document) -> DialectResult:
             if name == "Metric Name":
                 result.claimed.add(lineno)
                 continue
-            if name and value:
-                metrics.append(Row(section="ncu-metric", name=kernel, line_start=lineno,
-                                   line_end=lineno, metric=name, unit=unit, value=_value(value)))
+            if name and value and _aligned(line, spans):
+                metrics.append(_metric(kernel, lineno, name, unit, value))
+                rows_in_table += 1
                 result.claimed.add(lineno)
                 continue
+            if _METRIC_LIKE.match(line) and not _ADVICE.match(line):
+                result.unplaced.append(lineno)  # a metric row out of line with its table
+            continue
     flush()
     result.profiles = grouping.group(events, TOOL)
     return result

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import re
+
+import numpy as np
 
 import pandas as pd
 
@@ -93,22 +96,31 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
     section = REPORTS.get(report, "gpu")
     bad: list[int] = []
     rows: list[Row] = []
+    numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in (None, "name", "calls")]
+    counts = [c for cell in cells for f, c in zip(fields, cell) if f == "calls"]
+    loc = units.decide_locale(numeric, counts)
     for cell, line in zip(cells, lines):
         vals: dict[str, float] = {}
         name = ""
+        if len(cell) < sum(1 for f in fields if f is not None):
+            bad.append(line)  # a cut or ragged row: reported, never read with its columns shifted
+            continue
         try:
             for f, c in zip(fields, cell):
                 if f == "name":
                     name = c.strip() if not name else name
                 elif f in ("pct",):
-                    vals[f] = units.percent(c)
+                    vals[f] = units.percent(c, loc)
                 elif f == "calls":
-                    vals[f] = units.number(c)
+                    vals[f] = units.count(c, loc)
                 elif f in ("mbytes", "kib", "total"):
-                    vals["bytes"] = units.number(c) * _size_factor(f)
+                    vals["bytes"] = loc.convert(c.strip()) * _size_factor(f)
                 elif f is not None:
-                    vals[f] = units.number(c)
+                    vals[f] = loc.convert(c.strip())
         except ValueError:
+            bad.append(line)
+            continue
+        if not name:
             bad.append(line)
             continue
         if section == "gpu-memory-size":
@@ -131,6 +143,8 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
         ))
     blk = Block(section=section, rows=rows, line_start=lines[0] if lines else 0,
                 line_end=lines[-1] if lines else 0, kind=report)
+    if loc.ambiguous:
+        blk.notes.append(units.AMBIGUOUS_NOTE)
     return blk, bad
 
 
@@ -144,56 +158,106 @@ def _field_of(col: str) -> str | None:
     return FIELDS.get(base)
 
 
+BULK_ROWS = 2000  # from here on a table goes to pandas' C reader first
+
+
 def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int]]:
+    """One CSV table from line index `start`; returns its block, the index after it, bad line numbers."""
     j = start
     while j < len(lines) and lines[j].strip() and "," in lines[j]:
         j += 1
-    text = "\n".join(lines[start:j])
-    big = j - start > 5000
-    # large tables: let read_csv parse the numbers; small ones: strings, checked cell by cell
-    df = pd.read_csv(io.StringIO(text), dtype=None if big else str, keep_default_na=False)
-    cols = list(df.columns)
+    header = next(csv.reader([lines[start]]))
+    cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
+    if j - start > BULK_ROWS:
+        blk = _csv_fast(lines, start, j, cols, fields, report)
+        if blk is not None:
+            return blk, j, []
+    bad: list[int] = []
+    cells, line_nos = [], []
+    try:
+        parsed = list(csv.reader(lines[start + 1 : j]))
+    except csv.Error:
+        parsed = []
+        for k in range(start + 1, j):
+            try:
+                parsed.extend(csv.reader([lines[k]]))
+            except csv.Error:
+                parsed.append([])
+    if len(parsed) != j - start - 1:  # a quoted field ran over lines: read them one by one
+        parsed = [next(csv.reader([ln]), []) for ln in lines[start + 1 : j]]
+    for k, row in enumerate(parsed, start=start + 2):
+        if len(row) != len(cols):
+            bad.append(k)  # ragged: never read with its columns shifted
+            continue
+        cells.append(row)
+        line_nos.append(k)
+    name_at = fields.index("name") if "name" in fields else len(cols) - 1
+    rep = report or _report_from_header(cols, [c[name_at] for c in cells[:50]])
+    if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
+        rep = _report_from_header(cols, [c[name_at] for c in cells[:50]])  # the title promised a trace
+    if not cells:
+        return None, j, bad
+    blk, more = _rows_to_block(rep, fields, cells, line_nos)
+    if blk.section is not None and blk.section.endswith("-trace"):
+        blk = _trace_from_rows(blk, rep)
+    return blk, j, sorted(bad + more)
+
+
+def _trace_from_rows(blk: Block, rep: str) -> Block:
+    recs = [(r.name, r.start_ns, r.total_ns, r.line_start, r.line_end) for r in blk.rows]
+    frame = pd.DataFrame.from_records(recs, columns=["name", "start_ns", "total_ns", "line_start", "line_end"])
+    frame["calls"] = 1
+    frame["section"] = blk.section
+    return Block(section=blk.section, frame=conform(frame), line_start=blk.line_start, line_end=blk.line_end,
+                 kind=rep)
+
+
+_OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns", "med": "med_ns",
+        "min": "min_ns", "max": "max_ns", "std": "std_ns", "start": "start_ns", "dur": "total_ns"}
+
+
+def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
+              report: str | None) -> Block | None:
+    """A big table through pandas' C reader; None whenever any cell is not plainly valid
+    (the caller then reads it row by row and reports the bad lines)."""
+    import warnings
+
+    text = "\n".join(lines[start:end])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            df = pd.read_csv(io.StringIO(text), index_col=False, keep_default_na=False, na_values=[""],
+                             engine="c", dtype={c: "string" for c, f in zip(cols, fields) if f == "name"})
+    except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, csv.Error, OverflowError):
+        return None
+    if len(df) != end - start - 1 or list(df.columns) != cols:
+        return None
     name_col = cols[fields.index("name")] if "name" in fields else cols[-1]
     rep = report or _report_from_header(cols, df[name_col].head(50).tolist())
-    if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace"):
-        return _csv_trace(df, cols, fields, rep, start), j, []
-    if len(df) > 5000:  # large summary-like table: vectorised
-        return _csv_bulk(df, cols, fields, rep, start), j, []
-    cells = df.values.tolist()
-    line_nos = list(range(start + 2, start + 2 + len(df)))
-    blk, bad = _rows_to_block(rep, fields, cells, line_nos)
-    return blk, j, bad
-
-
-def _num(s: pd.Series) -> pd.Series:
-    if pd.api.types.is_numeric_dtype(s):
-        return s
-    return pd.to_numeric(s.astype(str).str.replace(",", "", regex=False), errors="raise")
-
-
-def _csv_trace(df: pd.DataFrame, cols: list[str], fields: list[str | None], rep: str, start: int) -> Block:
-    section = REPORTS.get(rep, "gpu-trace")
-    name_col = cols[fields.index("name")] if "name" in fields else cols[-1]
-    lines = pd.RangeIndex(start + 2, start + 2 + len(df))
-    frame = pd.DataFrame({
-        "name": df[name_col], "start_ns": _num(df[cols[fields.index("start")]]),
-        "total_ns": _num(df[cols[fields.index("dur")]]), "calls": 1,
-        "line_start": lines, "line_end": lines, "section": section,
-    })
-    return Block(section=section, frame=conform(frame), line_start=start + 2,
-                 line_end=start + 1 + len(df), kind=rep)
-
-
-def _csv_bulk(df: pd.DataFrame, cols: list[str], fields: list[str | None], rep: str, start: int) -> Block:
     section = REPORTS.get(rep, "gpu")
-    lines = pd.RangeIndex(start + 2, start + 2 + len(df))
-    out = {"section": section, "line_start": lines, "line_end": lines}
-    names = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns",
-             "med": "med_ns", "min": "min_ns", "max": "max_ns", "std": "std_ns", "name": "name"}
+    if section.endswith("-trace") and not ("start" in fields and "dur" in fields):
+        return None
+    out: dict = {"section": section, "name": df[name_col]}
     for c, f in zip(cols, fields):
-        if f in names:
-            out[names[f]] = df[c] if f == "name" else _num(df[c])
+        if f not in _OUT or (section.endswith("-trace") and f not in ("start", "dur")):
+            continue
+        col = df[c]
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            return None
+        v = col.to_numpy(dtype="float64")
+        if not np.isfinite(v).all() or (v < 0).any():
+            return None
+        if f == "calls" and not (v == np.floor(v)).all():
+            return None
+        out[_OUT[f]] = v
+    if out["name"].isna().any() or (section == "gpu-memory-size"):
+        return None
+    if section.endswith("-trace"):
+        out["calls"] = 1
+    lines_idx = np.arange(start + 2, start + 2 + len(df), dtype="int64")
+    out["line_start"] = lines_idx
+    out["line_end"] = lines_idx
     return Block(section=section, frame=conform(pd.DataFrame(out)), line_start=start + 2,
                  line_end=start + 1 + len(df), kind=rep)
 
@@ -236,7 +300,7 @@ def parse(doc: Document) -> DialectResult:
             i = j
             continue
         if i + 1 < n and _DASHES.search(lines[i + 1]) and not lines[i + 1].replace("-", "").strip():
-            spans = [(m.start(), m.end()) for m in _DASHES.finditer(lines[i + 1])]
+            spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[i + 1])]
             # headers may overhang their dash run: take the text between runs
             cols = _header_cells(line, spans)
             fields = [_field_of(c) for c in cols]
@@ -244,9 +308,7 @@ def parse(doc: Document) -> DialectResult:
                 j = i + 2
                 cells, line_nos = [], []
                 while j < n and lines[j].strip():
-                    row = lines[j].replace("\r", "")
-                    toks = row.split(None, len(cols) - 1)
-                    cells.append([t.strip() for t in toks])
+                    cells.append(_console_cells(lines[j].replace("\r", ""), spans))
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
@@ -260,6 +322,21 @@ def parse(doc: Document) -> DialectResult:
         i += 1
     result.profiles = grouping.group(events, TOOL)
     return result
+
+
+def _console_cells(row: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A console row cut at its header's dash runs (numbers may hold spaces: '37 312 001'),
+    or split on whitespace when the row does not line up with them (pasted, re-indented)."""
+    ends = [e for _, e in spans[:-1]]
+    if len(row) > spans[-1][0] and all(row[e : e + 1] in (" ", "") for e in ends) and row[spans[-1][0] - 1] == " ":
+        cells, lo = [], 0
+        for _, e in spans[:-1]:
+            cells.append(row[lo:e].strip())
+            lo = e
+        cells.append(row[spans[-1][0] :].strip())
+        if all(cells):
+            return cells
+    return [t.strip() for t in row.split(None, len(spans) - 1)]
 
 
 def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:

@@ -30,6 +30,7 @@ _DEVICE = re.compile(r'^\s*Device "(.+)"\s*$')
 _LABEL = re.compile(r"^\s*(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s*")
 _UM_TRAILER = re.compile(r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:\s*([\d,]+)")
 _TOKEN = re.compile(r"\S+")
+_COUNT = re.compile(r"\d{1,3}(?:([.,'])\d{3})?(?:\1\d{3})*|\d+")
 _SUFFIX_NS = {"ms": 1e6, "us": 1e3, "ns": 1.0}
 _UNIT_ONLY = re.compile(r"^(s|ms|us|µs|ns)$")
 _TRACE_ROW = re.compile(
@@ -55,6 +56,7 @@ HEADER_FIELDS = {
     "max": "max",
     "name": "name",
 }
+FULL_LAYOUT = ["pct", "time", "calls", "avg", "min", "max", "name"]
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
 
 
@@ -79,6 +81,25 @@ class _Table:
     open_row: Row | None = None
     neutral_run: int = 0
     by_section: dict[str, Block] = field(default_factory=dict)
+    numbers: list[str] = field(default_factory=list)  # every numeric cell so far: decides the locale
+    locale: units.Locale = units.C_LOCALE
+    read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
+
+    def vote(self, body: str) -> units.Locale:
+        cells = [t for t in body.split() if t[:1].isdigit()]
+        return units.decide_locale(self.numbers + cells)
+
+    def relocate(self, loc: units.Locale) -> None:
+        """The table's decimal mark turned out different: read its earlier rows again."""
+        self.locale = loc
+        for row, body, fields, unit in self.read:
+            parsed = parse_summary_row(body, fields, unit, loc)
+            if parsed is not None:
+                fresh = _row_from(parsed[1], row.name, row.section, row.line_start)
+                for f in ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns"):
+                    setattr(row, f, getattr(fresh, f))
+        for blk in self.by_section.values():
+            blk.notes = [units.AMBIGUOUS_NOTE] if loc.ambiguous else []
 
 
 _PCT_HEADER = re.compile(r"Time ?\(%\)")
@@ -130,7 +151,7 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def parse_summary_row(body: str, fields: list[str], time_unit: str | None):
+def parse_summary_row(body: str, fields: list[str], time_unit: str | None, loc: units.Locale = units.C_LOCALE):
     """One summary row -> (label, values, name) or None when the line is not a row of this table."""
     label = None
     m = _LABEL.match(body)
@@ -151,15 +172,15 @@ def parse_summary_row(body: str, fields: list[str], time_unit: str | None):
             if f == "pct":
                 if not units.is_percent(tok):
                     return None
-                values[f] = units.percent(tok)
+                values[f] = units.percent(tok, loc)
             elif f == "calls":
-                if not re.fullmatch(r"[\d,]+", tok):
+                if not _COUNT.fullmatch(tok):
                     return None
-                values[f] = int(tok.replace(",", ""))
+                values[f] = units.count(tok, loc)
             elif f == "time":
-                values[f] = units.time_ns(tok, time_unit)
+                values[f] = units.time_ns(tok, time_unit, loc)
             else:
-                values[f] = units.time_ns(tok)
+                values[f] = units.time_ns(tok, None, loc)
         except ValueError:
             return None
         k += 1
@@ -541,11 +562,17 @@ def parse(doc: Document) -> DialectResult:
             if is_neutral(body):
                 table.neutral_run += 1
                 continue
-            parsed = parse_summary_row(body, table.fields, table.time_unit)
-            if parsed is None and table.fields != ["pct", "time", "calls", "avg", "min", "max", "name"]:
+            loc = table.vote(body)
+            row_fields = table.fields
+            parsed = parse_summary_row(body, table.fields, table.time_unit, loc)
+            if parsed is None and table.fields != FULL_LAYOUT:
                 # rows pasted in the full 7-column layout below a shortened header
-                parsed = parse_summary_row(body, ["pct", "time", "calls", "avg", "min", "max", "name"], None)
+                row_fields = FULL_LAYOUT
+                parsed = parse_summary_row(body, FULL_LAYOUT, None, loc)
             if parsed is not None:
+                table.numbers.extend(t for t in body.split() if t[:1].isdigit())
+                if loc != table.locale:
+                    table.relocate(loc)
                 label, values, name = parsed
                 if label:
                     table.section = LABEL_SECTIONS[label]
@@ -557,6 +584,9 @@ def parse(doc: Document) -> DialectResult:
                     table.by_section[key] = blk
                     events.append(_Event("block", lineno, block=blk))
                 row = _row_from(values, name, section or "?", lineno)
+                table.read.append((row, body, row_fields, table.time_unit if row_fields is table.fields else None))
+                if loc.ambiguous:
+                    blk.notes = [units.AMBIGUOUS_NOTE]
                 blk.rows.append(row)
                 blk.line_end = lineno
                 table.open_row = row
