@@ -23,9 +23,16 @@ def test_seed_002_milestone1_tables_without_markers():
     assert gpu.rows["total_ns"].iloc[0] == pytest.approx(118.46e6)  # header said Time(ms)
     assert gpu.top_count == 6 and len(gpu.rows) == 9  # 34.00+26.94+12.65+8.19+6.65 = 88.4 < 90
     api = _top(ps, 1, "api")
-    # the student's Time(ms) column mixes seconds and ms: ranked by time as printed, and flagged
-    assert api.rows["name"].tolist()[:2] == ["cudaMemGetInfo", "cudaStreamSynchronize"]
-    assert any("disagrees with the Time column" in n and "profile 1, api" in n for n in ps.notes)
+    # the student's Time(ms) column mixes seconds and ms: ranked by the printed Time(%), flagged
+    # next to the table (first-contact §4)
+    assert api.basis == "time_pct"
+    assert api.rows["name"].tolist()[:3] == ["cudaStreamCreateWithFlags", "cudaFree", "cudaMemGetInfo"]
+    assert api.top_count == 3 and api.rows["share"].iloc[0] == pytest.approx(43.48 / 99.88)
+    assert ps.table_notes[(1, "api")] == [
+        "lines 27-33: the Time column contradicts the printed Time(%) (mislabelled units?): "
+        "ranked by the printed Time(%)"]
+    frame_api = ps.frame[(ps.frame.profile == 1) & (ps.frame.section == "api")]
+    assert frame_api["in_top"].sum() == 3 and set(frame_api["share_basis"]) == {"time_pct"}
 
 
 def test_seed_002_milestone3_context_and_split_api_table():

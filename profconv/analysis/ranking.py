@@ -1,10 +1,18 @@
-"""Rank a section by time and mark the rows that together reach a share (the ">90%" set)."""
+"""Rank a section by time and mark the rows that together reach a share (the ">90%" set).
+
+The share arithmetic lives with the frame (profconv/parse/shares.py: every parsed frame carries
+share, cumulative, in_top and share_basis); this module ranks one profile's sections for renderers.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import pandas as pd
+
+from profconv.parse.shares import SHARE_COLUMNS, add_shares, basis_of, inconsistent_tables, rank
+
+__all__ = ["Ranked", "add_shares", "basis_of", "inconsistent_tables", "rank", "rank_profile"]
 
 
 @dataclass(frozen=True)
@@ -19,34 +27,14 @@ class Ranked:
     basis: str  # "total_ns" or "time_pct": what the shares were computed from
 
 
-def rank(section_rows: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
-    """Sort by time and add share (0-1), cumulative share and in_top (True until `threshold` is reached).
-
-    Shares come from total_ns when the tool printed times, else from the printed Time(%).
-    """
-    df = section_rows.copy()
-    times = df["total_ns"].astype("float64")
-    if times.notna().any():
-        key = times.fillna(0.0)
-    else:
-        key = df["time_pct"].astype("float64").fillna(0.0)
-    total = float(key.sum())
-    df["share"] = key / total if total > 0 else 0.0
-    df = df.assign(_key=key).sort_values("_key", ascending=False, kind="stable").drop(columns="_key")
-    df["cumulative"] = df["share"].cumsum()
-    before = df["cumulative"] - df["share"]
-    df["in_top"] = (before < threshold - 1e-12) & (df["share"] > 0)
-    return df.reset_index(drop=True)
-
-
 def rank_profile(frame: pd.DataFrame, profile: int, sections: list[str], threshold: float = 0.90) -> list[Ranked]:
     out = []
     for section in sections:
         rows = frame[(frame["profile"] == profile) & (frame["section"] == section)]
         if rows.empty:
             continue
-        ranked = rank(rows, threshold)
+        ranked = rank(rows.drop(columns=[c for c in SHARE_COLUMNS if c in rows.columns]), threshold)
         top = ranked[ranked["in_top"]]
-        basis = "total_ns" if rows["total_ns"].notna().any() else "time_pct"
-        out.append(Ranked(profile, section, ranked, len(top), float(top["share"].sum()), basis))
+        out.append(Ranked(profile, section, ranked, len(top), float(top["share"].sum()),
+                          str(ranked["share_basis"].iloc[0])))
     return out

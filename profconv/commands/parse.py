@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from enum import Enum
 from typing import Annotated
@@ -13,6 +14,7 @@ from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
+from profconv.parse.shares import add_shares
 from profconv.records import ParsedInput, ParsedProfile, ParsedRow, ParseOutput, struct_from
 from profconv.render.profile_tables import TableOptions, render
 from profconv.ui import console
@@ -25,26 +27,67 @@ class Format(str, Enum):
     acc = "acc"
 
 
+CHUNK_ROWS = 50_000  # rows per slice handed to pandas' C writers: memory stays flat in the row count
+
+
 def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
     frames = [ps.frame.assign(source=ps.source) for ps in sets]
     df = pd.concat(frames, ignore_index=True)
     return df[["source", *[c for c in df.columns if c != "source"]]]
 
 
-def to_json(sets: list[ProfileSet]) -> str:
-    """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json)."""
-    def clean(v):
-        if v is None or v is pd.NA or (isinstance(v, float) and v != v):
-            return None
-        return v
+def _chunks(sets: list[ProfileSet]):
+    """(source, slice of its frame) pieces, the source column first, never the whole output at once."""
+    for ps in sets:
+        frame = ps.frame
+        for lo in range(0, max(len(frame), 1), CHUNK_ROWS):
+            part = frame.iloc[lo : lo + CHUNK_ROWS]
+            if len(part) or lo == 0:
+                yield part.assign(source=ps.source)[["source", *frame.columns]]
 
-    out = ParseOutput(
-        inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, vars(p)) for p in ps.profiles],
+
+def _plain(v):
+    """JSON-safe Python value: NaN, inf and pandas' NA become null (JSON has no NaN/Infinity)."""
+    if v is None or v is pd.NA:
+        return None
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+def write_json(sets: list[ProfileSet], out) -> None:
+    """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json): the
+    header through the record type, the rows in slices by pandas' C writer (null for NaN)."""
+    head = ParseOutput(
+        inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p))) for p in ps.profiles],
                             unplaced_lines=[n for n, _ in ps.unplaced], warnings=list(ps.notes)) for ps in sets],
-        rows=[struct_from(ParsedRow, {k: clean(v) for k, v in rec.items()})
-              for rec in rows_with_source(sets).astype(object).to_dict(orient="records")],
-    )
-    return out.to_json()
+        rows=[],
+    ).to_json()
+    cut = head.rindex('"rows": []')
+    out.write(head[:cut] + '"rows": [')
+    first = True
+    for part in _chunks(sets):
+        if not len(part):
+            continue
+        body = part.to_json(orient="records", double_precision=15, force_ascii=False)
+        out.write(("\n" if first else ",\n") + body[1:-1].replace("},{", "},\n{"))
+        first = False
+    out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+
+
+def to_json(sets: list[ProfileSet]) -> str:
+    buf = io.StringIO()
+    write_json(sets, buf)
+    return buf.getvalue()
+
+
+def write_csv(sets: list[ProfileSet], out) -> None:
+    for k, part in enumerate(_chunks(sets)):
+        part.to_csv(out, index=False, header=k == 0)
 
 
 def parse_command(
@@ -67,12 +110,14 @@ def parse_command(
         ps = parse(path, format=format.value if format else None, strict=strict)
         if profile is not None:
             ps = ps.profile(profile)
+        if threshold != 0.90:  # the frame's in_top marks the 90% set; --threshold re-marks it
+            ps.frame = add_shares(ps.frame, threshold)
         sets.append(ps)
     if as_json:
-        sys.stdout.write(to_json(sets) + "\n")
+        write_json(sets, sys.stdout)
         return
     if as_csv:
-        rows_with_source(sets).to_csv(sys.stdout, index=False)
+        write_csv(sets, sys.stdout)
         return
     opts = TableOptions(threshold=threshold, max_rows=None if all_rows else 25, full_names=full_names)
     for ps in sets:

@@ -14,13 +14,14 @@ from profconv.parse import context
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
-from profconv.parse.text import decode, normalize
 from profconv.parse.schema import (
     ROW_FIELDS,
     ProfileInfo,
     conform,
     empty_frame,
 )
+from profconv.parse.shares import add_shares, inconsistent_tables
+from profconv.parse.text import decode, normalize
 
 
 @dataclass
@@ -31,7 +32,13 @@ class ProfileSet:
     profiles: list[ProfileInfo]
     source: str
     unplaced: list[tuple[int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # every warning, table notes included
+    table_notes: dict[tuple[int, str], list[str]] = field(default_factory=dict)  # (profile, section) -> notes
+
+    def general_notes(self) -> list[str]:
+        """The notes that belong to no one table (the others are shown next to their table)."""
+        own = {table_note(p, s, n) for (p, s), items in self.table_notes.items() for n in items}
+        return [n for n in self.notes if n not in own]
 
     def profile(self, number: int) -> ProfileSet:
         """Only profile `number` (1-based), for --profile."""
@@ -39,7 +46,12 @@ class ProfileSet:
             raise InputError(f"{self.source}: no profile {number} (it holds {len(self.profiles)})")
         frame = self.frame[self.frame["profile"] == number].reset_index(drop=True)
         infos = [p for p in self.profiles if p.profile == number]
-        return ProfileSet(frame, infos, self.source, self.unplaced, self.notes)
+        notes = {k: v for k, v in self.table_notes.items() if k[0] == number}
+        return ProfileSet(frame, infos, self.source, self.unplaced, self.notes, notes)
+
+
+def table_note(profile: int, section: str, note: str) -> str:
+    return f"profile {profile}, {section} table, {note}"
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -101,40 +113,65 @@ def parse_text(text: str, label: str = "<text>", format: str | None = None, stri
     raw: list[RawProfile] = sorted(
         (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
     )
-    claimed = set().union(*(r.claimed for r in results.values())) if results else set()
-    unplaced_lines = sorted({n for r in results.values() for n in r.unplaced} - claimed)
+    # a line one dialect could not place is unplaced unless another dialect placed it
+    unplaced_set: set[int] = set()
+    for name, r in results.items():
+        others = set().union(*(o.claimed for k, o in results.items() if k != name))
+        unplaced_set.update(n for n in r.unplaced if n not in others)
+    unplaced_lines = sorted(unplaced_set)
     unplaced = [(n, lines[n - 1]) for n in unplaced_lines]
     notes = [note for r in results.values() for note in r.notes]
     if not raw:
+        if unplaced:
+            nums = ", ".join(str(n) for n, _ in unplaced[:10])
+            raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) {nums} "
+                                 "hold values that are not valid numbers, or columns that do not fit the header")
         what = f"no {format} profile" if format else "no profiler output (nvprof, nsys, ncu or OpenACC timing)"
         raise NoProfileFound(f"{label}: {what} found")
     if strict and unplaced:
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
         raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
-    notes.extend(_percent_checks(raw))
     infos = _attach_context(raw, lines)
-    frame = _frame(raw)
-    return ProfileSet(frame=frame, profiles=infos, source=label, unplaced=unplaced, notes=notes)
+    frame = add_shares(_frame(raw))
+    table_notes = _table_notes(raw, frame)
+    for (number, section), items in table_notes.items():
+        notes.extend(table_note(number, section, n) for n in items)
+    return ProfileSet(frame=frame, profiles=infos, source=label, unplaced=unplaced, notes=notes,
+                      table_notes=table_notes)
 
 
-def _percent_checks(raw: list[RawProfile]) -> list[str]:
-    """A printed Time(%) column that does not add up to about 100% is worth a warning."""
-    notes = []
+def _table_notes(raw: list[RawProfile], frame: pd.DataFrame) -> dict[tuple[int, str], list[str]]:
+    """What a reader must know next to a table: Time(%) that does not add up or contradicts the
+    times, tables merged from several sources, numbers whose decimal mark is unknown."""
+    out: dict[tuple[int, str], list[str]] = {}
     for number, prof in enumerate(raw, start=1):
         for blk in prof.blocks:
+            key = (number, blk.section or "?")
+            where = f"lines {blk.line_start}-{blk.line_end}"
+            out.setdefault(key, []).extend(f"{where}: {n}" for n in blk.notes)
             pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
             if not pcts:
                 continue
             total = sum(pcts)
-            where = f"profile {number}, {blk.section} table (lines {blk.line_start}-{blk.line_end})"
             if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
-                notes.append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
-            timed = [(r.time_pct, r.total_ns) for r in blk.rows if r.time_pct == r.time_pct and r.total_ns == r.total_ns]
-            time_sum = sum(t for _, t in timed)
-            if time_sum > 0 and any(abs(p - 100.0 * t / time_sum) > 5.0 for p, t in timed):
-                notes.append(f"{where}: the printed Time(%) disagrees with the Time column (wrong units?); "
-                             "shares are computed from the times")
-    return notes
+                out[key].append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
+    timed = frame[frame["share_basis"].notna()]
+    for (number, section), rows in timed.groupby(["profile", "section"], sort=False):
+        key = (int(number), str(section))
+        tables = rows["table"].dropna().unique()
+        basis = rows["share_basis"].iloc[0]
+        where = f"lines {int(rows['line_start'].min())}-{int(rows['line_end'].max())}"
+        if basis == "time_pct":
+            out.setdefault(key, []).append(
+                f"{where}: the Time column contradicts the printed Time(%) (mislabelled units?): ranked by the printed Time(%)")
+        elif len(tables) > 1 and rows["time_pct"].notna().any():
+            starts = ", ".join(str(int(t)) for t in sorted(tables))
+            out.setdefault(key, []).append(
+                f"{where}: merged from {len(tables)} source tables (starting at lines {starts}); each printed Time(%) "
+                "is relative to its own table, Share is of their summed time")
+            for t in inconsistent_tables(rows):
+                out[key].append(f"the table at line {t}: its Time column contradicts its printed Time(%)")
+    return {k: v for k, v in out.items() if v}
 
 
 def _frame(raw: list[RawProfile]) -> pd.DataFrame:
@@ -148,12 +185,13 @@ def _frame(raw: list[RawProfile]) -> pd.DataFrame:
                 df = blk.frame  # bulk rows arrive already in schema form
             else:
                 continue
-            parts.append(df.assign(profile=number, tool=prof.tool))
+            parts.append(df.assign(profile=number, tool=prof.tool, table=blk.line_start))
     if not parts:
         return empty_frame()
     frame = pd.concat(parts, ignore_index=True)
     frame["profile"] = frame["profile"].astype("int64")
     frame["tool"] = frame["tool"].astype("string")
+    frame["table"] = frame["table"].astype("Int64")
     missing = frame["short_name"].isna()  # trace blocks arrive with theirs
     if missing.any():
         uniq = frame.loc[missing, "name"].drop_duplicates()

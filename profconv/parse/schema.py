@@ -18,8 +18,19 @@ nanoseconds (float64); a value the input did not print is NaN (never invented).
 | bytes       | float64 | bytes moved (memory-size and unified-memory rows)                 |
 | metric      | string  | metric name (ncu-metric rows)                                     |
 | unit        | string  | metric unit as printed (ncu-metric rows)                          |
-| value       | float64 | metric value, NaN when the tool printed n/a or nan                |
+| value       | float64 | metric value, NaN when the tool printed n/a, nan or text          |
+| value_text  | string  | the value as printed when it is not a number (CachePreferNone)    |
+| share       | float64 | 0-1 share of its profile section's time (timed sections only)     |
+| cumulative  | float64 | running share in rank order, this row included                    |
+| in_top      | boolean | in the smallest set of rows reaching 90% (the CLI's --threshold)  |
+| share_basis | string  | total_ns, or time_pct where the Time column contradicts Time(%)   |
+| table       | Int64   | first line of the source table the row came from (merged tables)  |
 | line_start, line_end | Int64 | 1-based source lines the row came from                   |
+
+Numbers: every number emitted was printed in the input (after unit conversion); NaN/inf,
+negative and underscore-separated numbers are refused; the decimal mark is decided per table.
+Ranked sections (share, cumulative, in_top) are gpu, api, openacc, nvtx, os-runtime,
+unified-memory; JSON writes NaN as null.
 """
 
 from __future__ import annotations
@@ -49,6 +60,11 @@ COLUMNS: dict[str, str] = {
     "unit": "string",
     "value": "float64",
     "value_text": "string",
+    "share": "float64",
+    "cumulative": "float64",
+    "in_top": "boolean",
+    "share_basis": "string",
+    "table": "Int64",
     "line_start": "Int64",
     "line_end": "Int64",
 }
@@ -173,7 +189,7 @@ def conform(df: pd.DataFrame) -> pd.DataFrame:
             s = df[col]
         elif dtype == "int64":
             s = pd.Series(np.zeros(n, dtype="int64"))
-        elif dtype in ("string", "Int64"):
+        elif dtype in ("string", "Int64", "boolean"):
             s = pd.Series([None] * n, dtype="object")
         else:
             s = pd.Series(np.full(n, np.nan))

@@ -55,6 +55,12 @@ class ParsedRow(msgspec.Struct, kw_only=True, omit_defaults=False):
     metric: str | None = None
     unit: str | None = None
     value: float | None = None
+    value_text: str | None = None
+    share: float | None = None
+    cumulative: float | None = None
+    in_top: bool | None = None
+    share_basis: str | None = None
+    table: int | None = None
     line_start: int | None = None
     line_end: int | None = None
 

@@ -94,6 +94,8 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
         for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
             console.print(ranked_table(ranked, opts))
             console.print(f"  [green]●[/green] {summary_line(ranked)}", highlight=False)
+            for note in ps.table_notes.get((info.profile, ranked.section), []):
+                console.print(Text(f"  warning: {note}", style="yellow"))
         mt = metric_table(ps.frame, info.profile) if opts.metrics else None
         if mt is not None:
             console.print(mt)
@@ -105,5 +107,5 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
             f"but could not be placed: lines {nums}{more}",
             highlight=False,
         )
-    for note in ps.notes:
-        console.print(f"[yellow]warning:[/yellow] {escape(str(note))}", highlight=False)
+    for note in ps.general_notes():
+        console.print(Text(f"warning: {note}", style="yellow"))

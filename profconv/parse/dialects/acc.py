@@ -26,6 +26,7 @@ _TIMES = re.compile(rf"^\s+(?:(device|elapsed) )?time\(us\): total={_NUM}((?: \w
 _KEYS = re.compile(rf"(\w+)={_NUM}")
 _EXTRA = re.compile(rf"^\s+(?:w/o init: )?(?:\w+={_NUM}\s*)+$")  # PGI 12/13 continuation lines
 _FUNC_TIME = re.compile(rf"^\s+time\(us\): {_NUM}\s*$")
+_SOURCE = re.compile(r"^[A-Za-z]:\\|^[\w.\-]+\.(c|cpp|cc|cxx|f90|f|F90|f95|F|cu)$")
 _GRID = re.compile(r"^\s+grid: \[.*\]\s+block: \[.*\]\s*$")
 
 
@@ -53,7 +54,7 @@ def parse(doc: Document) -> DialectResult:
         if block is None:
             continue
         stripped = line.strip()
-        if stripped.startswith("/") or re.match(r"^[A-Za-z]:\\", stripped) or re.match(r"^[\w.\-]+\.(c|cpp|cc|f90|f|F90|cu)$", stripped):
+        if stripped.startswith("/") or _SOURCE.match(stripped):
             source = stripped
             result.claimed.add(lineno)
             continue

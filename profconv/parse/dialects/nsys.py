@@ -7,7 +7,6 @@ import io
 import re
 
 import numpy as np
-
 import pandas as pd
 
 from profconv.parse import grouping, units
