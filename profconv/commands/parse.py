@@ -15,7 +15,7 @@ from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
 from profconv.parse.shares import add_shares
-from profconv.records import ParsedInput, ParsedProfile, ParsedRow, ParseOutput, struct_from
+from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
 from profconv.render.profile_tables import TableOptions, render
 from profconv.ui import console
 
