@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -10,51 +12,78 @@ from rich.markup import escape
 
 from profconv.commands._options import FullNames, Regression, Threshold, Width
 from profconv.errors import ExitStatus, InputError
+from profconv.io import write_atomic
+from profconv.render import data as data_renderer
+from profconv.render import html as html_renderer
+from profconv.render import markdown as md_renderer
+from profconv.render.document import Document, RenderOptions
 from profconv.report import compare as compare_mod
 from profconv.report.build import ReportOptions, build
 from profconv.report.inputs import load
-from profconv.run.record import write_atomic
 from profconv.ui import console, print_markdown
 
 
 def report_command(
-    inputs: Annotated[list[str], typer.Argument(help="Run directories (or run.json files) and profiler logs.")],
-    markdown_out: Annotated[str | None, typer.Option("--markdown", help="Write GitHub markdown to FILE (plots beside it); '' for reports/<name>.md.", show_default=False)] = None,
-    compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs or two logs: A then B.")] = False,
+    inputs: Annotated[list[str], typer.Argument(help="Run or bench directories (or their .json records) and profiler logs.")],
+    markdown_out: Annotated[str | None, typer.Option("--markdown", metavar="[FILE]", flag_value="", help="Write GitHub markdown to FILE (plots beside it); alone: reports/<name>.md.", show_default=False)] = None,
+    html_out: Annotated[str | None, typer.Option("--html", metavar="[FILE]", flag_value="", help="Write one self-contained HTML page (plots embedded, sortable tables); alone: reports/<name>.html.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report's tables as JSON (raw values, base units) instead of markdown.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Markdown: add the appendix (every kernel and API row, every Op Time column).")] = False,
+    compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs, bench records or logs: A then B.")] = False,
     threshold: Threshold = 0.90,
     regression: Regression = 0.05,
     fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 1 when a regression is found.")] = False,
     full_names: FullNames = False,
     width: Width = None,
 ) -> None:
-    """Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."""
+    """Write the report: environment, Op Times, the ladder, efficiency, plots, the >=90% kernels and API calls."""
     loaded = load(inputs)
+    name = Path(inputs[0].rstrip("/")).name.replace(".json", "") or "report"
     if compare:
         if len(loaded) != 2:
             raise InputError(f"--compare takes exactly two inputs (A B), got {len(loaded)}")
         df = compare_mod.compare(loaded[0], loaded[1], regression)
-        text = compare_mod.to_markdown(df, inputs[0], inputs[1], regression)
-        _emit(text, markdown_out, "comparison", None)
+        doc = compare_mod.document(df, inputs[0], inputs[1], regression)
+        _emit(lambda plots_dir: doc, markdown_out, html_out, json_out, full, full_names, "comparison")
         if fail_on_regression and bool(df["regression"].any()):
             console().print(f"[red]{int(df['regression'].sum())} regression(s) beyond {regression:.0%}[/red]")
             raise typer.Exit(int(ExitStatus.FAILURE))
         return
-    name = Path(inputs[0].rstrip("/")).name.replace(".json", "") or "report"
-    _emit(None, markdown_out, name, (loaded, threshold, full_names))
+
+    def make(plots_dir: Path | None) -> Document:
+        return build(loaded, ReportOptions(threshold=threshold, plots_dir=plots_dir))
+
+    _emit(make, markdown_out, html_out, json_out, full, full_names, name)
 
 
-def _emit(text: str | None, markdown_out: str | None, name: str, build_args) -> None:
-    if markdown_out is None:
-        if text is None:
-            loaded, threshold, full_names = build_args
-            text = build(loaded, ReportOptions(threshold=threshold, full_names=full_names))
-        print_markdown(console(), text)
+def _target(value: str, name: str, suffix: str) -> Path:
+    path = Path(value) if value else Path("reports") / f"{name}{suffix}"
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give the {suffix[1:]} file to write (e.g. {path / (name + suffix)})")
+    return path
+
+
+def _emit(make, markdown_out: str | None, html_out: str | None, json_out: bool, full: bool, full_names: bool,
+          name: str) -> None:
+    hint = ("The full tables (every kernel and API row, every Op Time column) are in the appendix: "
+            "add `--full`, or see the HTML report (`--html`).")
+    if markdown_out is not None:
+        path = _target(markdown_out, name, ".md")
+        doc = make(path.parent / f"{path.stem}-plots")
+        text = md_renderer.render(doc, RenderOptions(full=full, full_names=full_names, link_base=path.parent,
+                                                     full_hint=hint))
+        write_atomic(path, text)
+        console().print(f"wrote {escape(str(path))}")
+    if html_out is not None:
+        path = _target(html_out, name, ".html")
+        with tempfile.TemporaryDirectory(prefix="profconv-plots-") as tmp:
+            doc = make(Path(tmp))
+            write_atomic(path, html_renderer.render(doc, RenderOptions(full=True, full_names=full_names)))
+        console().print(f"wrote {escape(str(path))}")
+    if json_out:
+        sys.stdout.write(data_renderer.render(make(None)))
         return
-    path = Path(markdown_out) if markdown_out else Path("reports") / f"{name}.md"
-    if text is None:
-        loaded, threshold, full_names = build_args
-        plots_dir = path.parent / f"{path.stem}-plots"
-        text = build(loaded, ReportOptions(threshold=threshold, full_names=full_names, plots_dir=plots_dir,
-                                           link_base=path.parent))
-    write_atomic(path, text)
-    console().print(f"wrote {escape(str(path))}")
+    if markdown_out is None and html_out is None:
+        doc = make(None)
+        print_markdown(console(), md_renderer.render(doc, RenderOptions(full=full, full_names=full_names,
+                                                                          full_hint=hint)))

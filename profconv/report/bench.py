@@ -1,5 +1,5 @@
-"""A bench record as markdown: per layer every variant against cuDNN of its precision, then the
-best variant per layer and precision (the table the issue's targets are read from)."""
+"""A bench record as a report section: the best variant per layer and precision (the table the
+targets are read from), then per layer every variant against cuDNN of its precision."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import pandas as pd
 
-from profconv.records import BenchRecord, BenchResult
+from profconv.records import BenchRecord
+from profconv.render import markdown
+from profconv.render.document import Bullets, Column, Document, Paragraph, RenderOptions, Section, Table
 from profconv.run.bench import best_per_layer, frame
-
-LAYER_HEADER = "| variant | precision | Op Time (ms) | min (ms) | ratio | vs | share of floor | bound | rel. error | status |"
 
 
 def fmt_ms(v: Any) -> str:
@@ -25,64 +25,60 @@ def fmt_share(v: Any) -> str:
     return f"{v:.0%}" if pd.notna(v) else "—"
 
 
-def _result_row(r: BenchResult) -> str:
-    t = r.op_time
-    err = r.rel_error
-    status = "ok" if r.status == "ok" else f"FAILED: {r.error or ''}"
-    return (f"| {r.variant} | {r.precision} | {fmt_ms(t.median_s if t else None)} | {fmt_ms(t.min_s if t else None)} | "
-            f"{fmt_ratio(r.ratio)} | {r.reference or '—'} | {fmt_share(r.floor_share)} | "
-            f"{r.bound or '—'} | {f'{err:.1e}' if err is not None else '—'} | {status} |")
+BEST = [Column("model", "model"), Column("layer", "layer"), Column("shape", "shape"), Column("precision", "precision"),
+        Column("variant", "best variant"), Column("median_s", "Op Time", "seconds"), Column("ratio", "vs cuDNN", "ratio"),
+        Column("floor_share", "share of floor", "fraction")]
+LAYER = [Column("variant", "variant"), Column("precision", "precision"), Column("median_s", "Op Time", "seconds"),
+         Column("min_s", "min", "seconds"), Column("ratio", "ratio", "ratio"), Column("reference", "vs"),
+         Column("floor_share", "share of floor", "fraction"), Column("bound", "bound"),
+         Column("rel_error", "rel. error", "sci"), Column("status", "status"), Column("error", "error")]
 
 
-def to_markdown(record: BenchRecord, level: int = 1) -> str:
-    """`level` 1 for a report of its own, 2 inside `profconv report`'s document."""
-    h = "#" * level
+def bench_section(record: BenchRecord) -> Section:
     env, dev, st = record.environment, record.device, record.settings
     df = frame(record)
     bw = dev.bandwidth_Bps
-    lines = [
-        f"{h} profconv bench — {env.gpu or 'no GPU'}",
-        "",
-        f"`{' '.join(record.argv)}` · {record.created}",
-        "",
-        f"- GPU: {env.gpu} (compute capability {env.compute_capability}), driver "
-        f"{env.driver_version}, CuPy {env.cupy_version}, PyTorch {env.torch_version or '—'} / "
-        f"cuDNN {env.cudnn_version or '—'}",
-        f"- {st.images} images per input set, {st.sets} input sets, {st.repeat} interleaved "
-        f"rounds after {st.warmup} warm-up rounds: every time below is the median of "
-        f"{(st.sets or 0) * (st.repeat or 0)} single calls between CUDA events",
-        f"- Floor = max(minimum bytes / measured bandwidth, FLOPs / datasheet peak of the variant's arithmetic); "
-        f"bandwidth measured here: {bw / 1e12:.2f} TB/s ({dev.bandwidth_method or ''}); peaks: "
-        + ", ".join(f"{k} {v / 1e12:.1f} TFLOP/s" for k, v in dev.peaks.items())
-        + f" ({dev.peak_source or ''})" if bw else "- No bandwidth measured: no floors",
-        "- ratio = time / time of the reference (cuDNN of the same precision; `streams` against `e2e`): below 1 is faster",
-        "",
-    ]
+    sec = Section(f"profconv bench — {env.gpu or 'no GPU'}")
+    sec.add(Paragraph(f"`{' '.join(record.argv)}` · {record.created}"))
+    floor = (f"Floor = max(minimum bytes / measured bandwidth, FLOPs / datasheet peak of the variant's arithmetic); "
+             f"bandwidth measured here: {bw / 1e12:.2f} TB/s ({dev.bandwidth_method or ''}); peaks: "
+             + ", ".join(f"{k} {v / 1e12:.1f} TFLOP/s" for k, v in dev.peaks.items())
+             + f" ({dev.peak_source or ''})") if bw else "No bandwidth measured: no floors"
+    sec.add(Bullets([
+        f"GPU: {env.gpu} (compute capability {env.compute_capability}), driver {env.driver_version}, CuPy "
+        f"{env.cupy_version}, PyTorch {env.torch_version or '—'} / cuDNN {env.cudnn_version or '—'}",
+        f"{st.images} images per input set, {st.sets} input sets, {st.repeat} interleaved rounds after {st.warmup} "
+        f"warm-up rounds: every time below is the median of {(st.sets or 0) * (st.repeat or 0)} single calls "
+        "between CUDA events",
+        floor,
+        "ratio = time / time of the reference (cuDNN of the same precision; `streams` against `e2e`): below 1 is faster",
+    ]))
     if record.interrupted:
-        lines += ["**Interrupted: the record holds the layers finished before Ctrl-C.**", ""]
+        sec.add(Paragraph("Interrupted: the record holds the layers finished before Ctrl-C.", "warning"))
     best = best_per_layer(df)
     if not best.empty:
-        lines += [f"{h}# Best variant per layer", "",
-                  "| model | layer | shape | precision | best variant | Op Time (ms) | vs cuDNN | share of floor |",
-                  "|---|---|---|---|---|---:|---:|---:|"]
-        for r in best.itertuples():
-            lines.append(f"| {r.model} | {r.layer} | {r.shape} | {r.precision} | {r.variant} | {fmt_ms(r.median_s)} | "
-                         f"{fmt_ratio(r.ratio)} | {fmt_share(r.floor_share)} |")
-        lines.append("")
-    for layer in record.layers:
-        title = f"{h}# {layer.model} {layer.layer}: {layer.shape}, {layer.images} images"
+        sec.sections.append(Section("Best variant per layer").add(Table("bench-best", "", best, BEST)))
+    for i, layer in enumerate(record.layers):
+        sub = Section(f"{layer.model} {layer.layer}: {layer.shape}, {layer.images:,} images")
+        sec.sections.append(sub)
         if layer.same_as:
-            lines += [title, "", f"Same shape as {layer.same_as}: measured there.", ""]
+            sub.add(Paragraph(f"Same shape as {layer.same_as}: measured there."))
             continue
-        lines += [title, "", LAYER_HEADER, "|---|---|---:|---:|---:|---|---:|---|---:|---|"]
-        lines += [_result_row(r) for r in layer.results]
+        rows = df[(df["model"] == layer.model) & (df["layer"] == layer.layer)]
+        sub.add(Table(f"bench-{i}", "", rows[rows["op"] == "conv"], LAYER))
         if layer.fused:
-            lines += ["", f"Fused layer — {layer.fused_ops}, timed as one op (floor from the pooled output's bytes):", "",
-                      LAYER_HEADER, "|---|---|---:|---:|---:|---|---:|---|---:|---|"]
-            lines += [_result_row(r) for r in layer.fused]
+            sub.add(Table(f"bench-{i}-fused", f"Fused layer — {layer.fused_ops}, timed as one op (floor from the "
+                          "pooled output's bytes)", rows[rows["op"] != "conv"], LAYER))
         chosen = [r for r in layer.results + layer.fused if r.params]
         if chosen:
-            lines += ["", "Swept parameters: " + "; ".join(
-                f"{r.variant} " + ", ".join(f"{k}={v}" for k, v in r.params.items()) for r in chosen)]
-        lines.append("")
-    return "\n".join(lines)
+            sub.add(Paragraph("Swept parameters: " + "; ".join(
+                f"{r.variant} " + ", ".join(f"{k}={v}" for k, v in r.params.items()) for r in chosen)))
+    return sec
+
+
+def to_markdown(record: BenchRecord) -> str:
+    """The bench report on its own (`profconv bench --markdown`)."""
+    sec = bench_section(record)
+    doc = Document(sec.title, sections=sec.sections)
+    doc.sections.insert(0, Section("Setting", blocks=sec.blocks))
+    return markdown.render(doc, RenderOptions(full=True))

@@ -1,4 +1,9 @@
-"""Assemble the report document from run records and logs; plots written beside the markdown."""
+"""Assemble the report Document from run records, bench records and profiler logs.
+
+The report a student hands in: per run the environment, Op Time, the ladder, efficiency, plots and,
+per variant or profile, the rows that make up >=90% of the time (the seeds' shape). Everything else
+(full kernel and API tables, every Op Time column) goes into appendix sections: markdown prints them
+with --full, HTML folds them. Analysis lives in profconv.analysis; drawing in profconv.render."""
 
 from __future__ import annotations
 
@@ -7,13 +12,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from profconv.analysis.ranking import rank_profile
+from profconv.analysis import runs
+from profconv.analysis.profiles import TOP_COLUMNS, profile_titles, ranked, top_rows
 from profconv.hardware import peak_for
-from profconv.parse.schema import TIMED_SECTIONS, conform, context_facts
+from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
-from profconv.records import to_builtins
-from profconv.report import analysis, markdown, plots
-from profconv.report.bench import to_markdown as bench_markdown
+from profconv.records import RunRecord, to_builtins
+from profconv.render import plots
+from profconv.render.document import Bullets, Column, Document, Figure, Paragraph, Section, Table
+from profconv.report.bench import bench_section
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 
 
@@ -21,8 +28,6 @@ from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 class ReportOptions:
     threshold: float = 0.90
     plots_dir: Path | None = None  # None: no plots (terminal output)
-    link_base: Path | None = None  # plots are linked relative to this directory
-    full_names: bool = False
     title: str = "profconv report"
 
 
@@ -30,118 +35,264 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in text).strip("-")
 
 
-def run_section(inp: RunInput, opts: ReportOptions) -> str:
+TOP_TABLE = [Column("group", "variant"), Column("time_pct", "Time(%)", "percent"), Column("total_s", "Time", "seconds"),
+             Column("calls", "Calls", "int"), Column("avg_s", "Avg", "seconds"),
+             Column("name", "Name", "code", full_key="full_name")]
+FULL_TABLE = [Column("time_pct", "Time(%)", "percent"), Column("share", "share", "fraction"),
+              Column("cumulative", "cum.", "fraction"), Column("total_s", "Time", "seconds"),
+              Column("calls", "Calls", "int"), Column("avg_s", "Avg", "seconds"),
+              Column("name", "Name", "code", full_key="full_name")]
+
+
+def _top_table(uid: str, section: str, top: pd.DataFrame, group_header: str, threshold: float) -> Table:
+    title = SECTION_TITLES.get(section, section)
+    cols = [Column("group", group_header), *TOP_TABLE[1:]]
+    return Table(uid, f"{title} taking ≥{threshold:.0%} of the time, per {group_header}", top, cols,
+                 highlight="in_top", group="group")
+
+
+def _full_tables(uid: str, frame: pd.DataFrame, number: int, label: str, threshold: float,
+                 sections: tuple[str, ...]) -> list[Table]:
+    out = []
+    for section in sections:
+        rows = ranked(frame, number, section, threshold, label)
+        if rows.empty:
+            continue
+        top = rows[rows["in_top"]]
+        out.append(Table(f"{uid}-{section}", f"{SECTION_TITLES.get(section, section)} — {len(top)} of {len(rows)} "
+                         f"take {top['share'].sum():.1%} of the time", rows, FULL_TABLE, highlight="in_top"))
+    return out
+
+
+def environment(rec: RunRecord) -> Bullets:
+    env, st = rec.environment, rec.settings
+    gpu = env.gpu or f"none ({env.gpu_unavailable or 'no CUDA'})"
+    cc = f" (compute capability {env.compute_capability})" if env.compute_capability else ""
+    return Bullets([
+        f"GPU: {gpu}{cc}; driver {env.driver_version or '—'}, runtime {env.runtime_version or '—'}",
+        f"CuPy {env.cupy_version or '—'}, PyTorch {env.torch_version or '—'} / cuDNN {env.cudnn_version or '—'}, "
+        f"profconv {env.profconv_version or '—'}, Python {env.python or '—'}",
+        f"command: `{' '.join(rec.argv)}` ({rec.created})",
+        f"data: {rec.data.source} (weights: {rec.data.weights}); timing: {st.warmup} warm-up and {st.repeat} timed "
+        "repeats, CUDA events, median",
+    ])
+
+
+OP_COLUMNS = [Column("images", "images", "int"), Column("variant", "variant"), Column("precision", "precision"),
+              Column("layer", "layer"), Column("median_s", "Op Time", "seconds"), Column("spread", "spread", "fraction"),
+              Column("vs_naive", "vs naive", "ratio"), Column("vs_cudnn", "vs cuDNN¹", "ratio"),
+              Column("rel_error", "rel. error", "sci"), Column("status", "status")]
+OP_FULL = [Column("images", "images", "int"), Column("variant", "variant"), Column("technique", "technique"),
+           Column("precision", "precision"), Column("layer", "layer"), Column("shape", "shape"),
+           Column("median_s", "Op Time (median)", "seconds"), Column("min_s", "min", "seconds"),
+           Column("max_s", "max", "seconds"), Column("spread", "spread", "fraction"),
+           Column("vs_naive", "vs naive", "ratio"), Column("vs_cpu", "vs CPU", "ratio"),
+           Column("vs_cudnn", "vs cuDNN¹", "ratio"), Column("rel_error", "rel. error", "sci"),
+           Column("correctness", "Correctness", "number", digits=".4f"), Column("status", "status"),
+           Column("error", "error")]
+
+
+def run_section(inp: RunInput, opts: ReportOptions) -> Section:
     rec = inp.record
     model = rec.model.name
-    parts = [f"## Run: {model}", f"Record: `{inp.path}`", "", "### Environment", "", markdown.environment(rec), ""]
+    sec = Section(f"Run: {model} on {rec.environment.gpu or 'no GPU'}")
+    sec.add(Paragraph(f"Record: `{inp.path}`"), environment(rec))
     if rec.data.synthetic:
-        parts += ["> Data: profconv's synthetic image set and bundled weights — Correctness is not comparable "
-                  "with the course's published accuracy.", ""]
+        sec.add(Paragraph("Data: profconv's synthetic image set and bundled weights — Correctness is not "
+                          "comparable with the course's published accuracy.", "note"))
     if rec.interrupted:
-        parts += ["> **This run was interrupted**: only the variants listed finished.", ""]
-    df = analysis.op_times(rec)
+        sec.add(Paragraph("This run was interrupted: only the variants listed finished.", "warning"))
+    df = runs.op_times(rec)
     if df.empty:
-        return "\n".join(parts + ["No variant ran (all skipped): nothing to report.", ""])
-    df = analysis.with_speedups(df)
-    parts += ["### Op Time per conv layer", "",
-              "Median of the timed repeats (CUDA events, device synchronised before and after, after warm-up); "
-              "spread is (max − min) / median. Speedups compare medians on the same layer and image count; "
-              "¹ against cuDNN of the row's precision (fp16 rows: cudnn-fp16).", "",
-              markdown.op_time_table(df), ""]
+        return sec.add(Paragraph("No variant ran (all skipped): nothing to report."))
+    df = runs.with_speedups(df)
+    shapes = ", ".join(f"{lay} {shape}" for lay, shape in dict(zip(df["layer"], df["shape"], strict=True)).items())
+    correctness = df.groupby(["images", "variant"], sort=False)["correctness"].first().dropna()
+    op = Section("Op Time per conv layer")
+    op.add(Paragraph(f"Layers: {shapes}. Median of the timed repeats (CUDA events, device synchronised before and "
+                     "after, after warm-up); spread is (max − min) / median. Speedups compare medians on the same layer "
+                     "and image count; ¹ against cuDNN of the row's precision (fp16 rows: cudnn-fp16)."),
+           Table("op-time", "", df, OP_COLUMNS))
+    if not correctness.empty:
+        values = sorted({f"{v:.4f}" for v in correctness})
+        op.add(Paragraph("Correctness: " + (f"{values[0]} for every variant" if len(values) == 1 else
+                         ", ".join(f"{v} {c:.4f}" for (_, v), c in correctness.items()))))
+    sec.sections.append(op)
     order = rec.settings.variants or list(dict.fromkeys(df["variant"]))
-    lad = analysis.ladder(df, order)
-    parts += ["### Optimisation ladder", "", f"All conv layers, {int(df['images'].max()):,} images; each rung's gain is "
-              "over the previous rung that ran correctly (the CPU reference and the end-to-end variants, whose "
-              "time includes host copies, are not rungs).", "",
-              markdown.ladder_table(lad), ""]
+    lad = runs.ladder(df, order)
+    n = int(df["images"].max())
+    sec.sections.append(Section("Optimisation ladder").add(
+        Paragraph(f"All conv layers, {n:,} images. Each rung's gain is over the previous rung **of the same "
+                  "precision** that ran correctly (fp16 rungs are not compared with fp32 ones); the CPU reference and "
+                  "the end-to-end variants (their time includes host copies) are not rungs."),
+        Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique"),
+                                  Column("precision", "precision"), Column("conv_s", "conv time (all layers)", "seconds"),
+                                  Column("previous", "over"), Column("gain_vs_previous", "gain", "ratio"),
+                                  Column("status", "status")])))
     peak = peak_for(rec.environment.gpu)
     gpu_rows = df[df["variant"] != "cpu"]
-    eff = analysis.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
+    eff = runs.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
     if not eff.empty:
+        cols = [Column("variant", "variant"), Column("layer", "layer"), Column("median_s", "Op Time", "seconds"),
+                Column("gflops", "GFLOP/s", "number", digits=",.0f"), Column("gbps", "GB/s", "number", digits=",.0f")]
         if peak is None:
             note = "No datasheet peak is known for this GPU: achieved rates only."
         else:
             note = (f"Floor = max(FLOPs / peak of the variant's arithmetic (FP32 {peak.fp32_tflops}, FP16 "
                     f"{peak.fp16_tflops}, FP16 Tensor Core {peak.tensor_fp16_tflops} TFLOP/s), minimum bytes / "
-                    f"{peak.dram_tbps} TB/s) from the {peak.source}; minimum bytes = input + weights + output, "
-                    "each moved once, in the variant's precision. \"of floor\" is floor / Op Time: 100% would be at "
-                    "the roof. End-to-end variants (host copies included) are not listed.")
-        parts += ["### Efficiency", "", note, "", markdown.efficiency_table(eff), ""]
-    bd = analysis.layer_breakdown(rec)
+                    f"{peak.dram_tbps} TB/s) from the {peak.source}; minimum bytes = input + weights + output, each "
+                    "moved once, in the variant's precision. \"of floor\" = floor / Op Time: 100% would be at the roof.")
+            cols += [Column("floor_s", "floor", "seconds"), Column("bound", "bound"),
+                     Column("of_floor", "of floor", "fraction")]
+        sec.sections.append(Section("Efficiency").add(Paragraph(note), Table("efficiency", "", eff, cols)))
+    bd = runs.layer_breakdown(rec)
     if not bd.empty:
-        parts += ["### Forward pass by layer type", "", markdown.breakdown_table(bd), ""]
+        kinds = [c for c in bd.columns if c not in ("images", "variant")]
+        sec.sections.append(Section("Forward pass by layer type").add(Table(
+            "forward", "", bd, [Column("images", "images", "int"), Column("variant", "variant"),
+                                *[Column(k, k, "seconds") for k in kinds]])))
     if opts.plots_dir is not None:
         opts.plots_dir.mkdir(parents=True, exist_ok=True)
-        base = opts.link_base or opts.plots_dir
+        figs = Section("Plots")
         bars = plots.op_time_bars(df, model, opts.plots_dir / f"{_slug(model)}-op-time.png")
-        parts += [f"![Op Time per variant, {model}]({bars.relative_to(base).as_posix()})", ""]
-        fp32 = eff[eff["arithmetic"] == "fp32"]
+        figs.add(Figure(bars, f"Op Time per variant, {model}"))
+        fp32 = eff[eff["arithmetic"] == "fp32"] if not eff.empty else eff
         if peak is not None and not fp32.empty:
-            roof = plots.roofline(fp32, peak, f"{model} on {rec.environment.gpu}",
+            roof = plots.roofline(fp32, peak, f"Roofline of the fp32 variants: {model} on {rec.environment.gpu}",
                                   opts.plots_dir / f"{_slug(model)}-roofline.png")
-            parts += [f"![Roofline of the fp32 variants, {model}]({roof.relative_to(base).as_posix()})", ""]
-    parts += profile_parts(inp, opts)
+            figs.add(Figure(roof, f"Roofline of the fp32 variants, {model}"))
+        sec.sections.append(figs)
+    sec.sections += profile_sections(inp, opts)
     failed = df[df["status"] != "ok"]
     if not failed.empty:
-        parts += ["### Failed variants", ""]
-        parts += [f"- `{r['variant']}` {r['layer']} ({int(r['images']):,} images): {r['error']}"
-                  for r in failed.to_dict("records")]
-        parts.append("")
-    return "\n".join(parts)
+        sec.sections.append(Section("Failed variants").add(Bullets(
+            [f"`{r['variant']}` {r['layer']} ({int(r['images']):,} images): {r['error']}"
+             for r in failed.to_dict("records")])))
+    sec.sections.append(Section("Op Time, every column", appendix=True).add(Table("op-time-full", "", df, OP_FULL)))
+    return sec
 
 
-def profile_parts(inp: RunInput, opts: ReportOptions) -> list[str]:
-    """What `run --profile` stored: per-variant kernel/API tables (cupti) or ncu metrics per conv op."""
-    parts: list[str] = []
-    if inp.record.profile is None:
-        return parts
+def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
+    """What `run --profile` stored: per variant the >=90% kernels and API calls (CUPTI), or the ncu
+    metrics of the conv kernels; the full tables as appendix sections."""
     prof = inp.record.profile
+    if prof is None:
+        return []
+    out: list[Section] = []
     rows_file = inp.path.parent / (prof.rows or "")
     if prof.tool == "cupti" and prof.rows and rows_file.is_file():
         frame = conform(pd.read_csv(rows_file))
+        numbered = list(enumerate(prof.profiles, start=1))
+        variants = [(n, label) for n, label in numbered if label != "all"]
+        sec = Section("Profile (CUPTI)")
         logs = ", ".join(f"`{v}`" for v in prof.logs.values())
-        parts += ["### Profile (CUPTI)", "", "Kernels and API calls recorded in-process while the variants ran, "
-                  f"attributed to their NVTX ranges; nvprof-style logs: {logs}.", ""]
-        for number, label in enumerate(prof.profiles, start=1):
-            parts += [f"#### {'whole run' if label == 'all' else label}", ""]
-            for ranked in rank_profile(frame, number, ["gpu", "api"], opts.threshold):
-                parts += [markdown.ranked_table(ranked, opts.full_names), ""]
+        sec.add(Paragraph("Kernels and API calls recorded in-process while each variant ran, attributed to its NVTX "
+                          "range; per variant the rows that together take ≥"
+                          f"{opts.threshold:.0%} of its time (as the course reports list them). The whole run — which "
+                          "also holds profconv's own float64 reference checks — and every row are in the appendix; "
+                          f"nvprof-style logs: {logs}."))
+        for section in ("gpu", "api"):
+            top = top_rows(frame, variants, section, opts.threshold)
+            if not top.empty:
+                sec.add(_top_table(f"cupti-top-{section}", section, top, "variant", opts.threshold))
+        gpu_top = top_rows(frame, variants, "gpu", opts.threshold)
+        if opts.plots_dir is not None and not gpu_top.empty:
+            model = inp.record.model.name
+            path = plots.top_kernels(gpu_top, f"Kernels taking ≥{opts.threshold:.0%} of each variant's GPU time "
+                                     f"({model})", opts.plots_dir / f"{_slug(model)}-top-kernels.png")
+            sec.add(Figure(path, f"Kernels taking ≥{opts.threshold:.0%} of each variant's GPU time"))
+        out.append(sec)
+        for n, label in numbered:
+            title = "whole run (includes profconv's reference checks)" if label == "all" else label
+            full = Section(f"Profile (CUPTI): {title}, every row", appendix=True)
+            full.blocks.extend(_full_tables(f"cupti-{_slug(label)}", frame, n, label, opts.threshold, ("gpu", "api")))
+            out.append(full)
     if prof.launches:
         mf = metrics_frame(to_builtins(prof))
         units: dict[str, str] = {}
         for k in prof.launches:
             units.update(k.units)
         shown = [(m, t) for m, t in NCU_COLUMNS if m in mf.columns]
-        headers = ["op", "kernel", *[f"{t} ({units[m]})" if units.get(m) else t for m, t in shown]]
-        rows = [[r["range"], f"`{r['kernel']}`", *[metric_text(r[m]) for m, _ in shown]] for r in mf.to_dict("records")]
-        parts += ["### Nsight Compute metrics", "", f"`ncu` on the conv kernels only (raw output: `{prof.raw}`), "
-                  "mean over the timed launches.", "", markdown.table(headers, rows, ["l", "l"] + ["r"] * len(shown)), ""]
-    return parts
+        frame = mf.rename(columns={m: f"m{i}" for i, (m, _) in enumerate(shown)})
+        for i, (m, _) in enumerate(shown):
+            frame[f"m{i}"] = [metric_text(v) for v in mf[m]]
+        cols = [Column("range", "op"), Column("kernel", "kernel", "code"),
+                *[Column(f"m{i}", f"{t} ({units[m]})" if units.get(m) else t) for i, (m, t) in enumerate(shown)]]
+        out.append(Section("Nsight Compute metrics").add(
+            Paragraph(f"`ncu` on the conv kernels only (raw output: `{prof.raw}`), mean over the timed launches."),
+            Table("ncu", "", frame, cols)))
+    return out
 
 
-def log_section(inp: LogInput, opts: ReportOptions) -> str:
+def _lines(inp: LogInput) -> list[str] | None:
+    try:
+        return inp.path.read_text(errors="replace").splitlines() if inp.path.is_file() else None
+    except OSError:
+        return None
+
+
+def log_section(inp: LogInput, opts: ReportOptions) -> Section:
     ps = inp.profiles
-    parts = [f"## Profiler log: `{ps.source}`", ""]
+    sec = Section(f"Profiler log: `{ps.source}`")
+    titles = profile_titles(_lines(inp), ps.profiles)
     for info in ps.profiles:
         where = f", lines {info.line_start}–{info.line_end}" if info.line_start else ""
-        parts += [f"### Profile {info.profile} ({info.tool}{where})", ""]
-        facts = context_facts(info)
-        parts += [f"- {f}" for f in facts] + ([""] if facts else [])
-        for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
-            parts += [markdown.ranked_table(ranked, opts.full_names), ""]
+        sub = Section(titles[info.profile])
+        facts = [f"{info.tool}{where}", *context_facts(info)]
+        sub.add(Bullets(facts))
+        for section in TIMED_SECTIONS:
+            rows = ranked(ps.frame, info.profile, section, opts.threshold, titles[info.profile])
+            if rows.empty:
+                continue
+            top = rows[rows["in_top"]]
+            cols = TOP_TABLE[1:]
+            sub.add(Table(f"log-{info.profile}-{section}", f"{SECTION_TITLES.get(section, section)} — {len(top)} of "
+                          f"{len(rows)} take {top['share'].sum():.1%} of the time", top, cols, highlight="in_top"))
+        sec.sections.append(sub)
+        full = Section(f"{titles[info.profile]}: every row", appendix=True)
+        full.blocks.extend(_full_tables(f"log-{info.profile}-full", ps.frame, info.profile, titles[info.profile],
+                                        opts.threshold, TIMED_SECTIONS))
+        if full.blocks:
+            sec.sections.append(full)
     if ps.unplaced:
-        parts += [f"> {len(ps.unplaced)} line(s) looked like table data but could not be placed: lines "
-                  + ", ".join(str(n) for n, _ in ps.unplaced[:20]), ""]
+        sec.add(Paragraph(f"{len(ps.unplaced)} line(s) looked like table data but could not be placed: lines "
+                          + ", ".join(str(n) for n, _ in ps.unplaced[:20]), "warning"))
     for note in ps.notes:
-        parts += [f"> warning: {note}", ""]
-    return "\n".join(parts)
+        sec.add(Paragraph(note, "warning"))
+    return sec
 
 
-def build(inputs: list[Input], opts: ReportOptions) -> str:
-    parts = [f"# {opts.title}", ""]
+def build(inputs: list[Input], opts: ReportOptions) -> Document:
+    doc = Document(opts.title)
     for inp in inputs:
         if isinstance(inp, BenchInput):
-            parts.append(bench_markdown(inp.record, level=2))
+            doc.sections.append(bench_section(inp.record))
+        elif isinstance(inp, RunInput):
+            doc.sections.append(run_section(inp, opts))
         else:
-            parts.append(run_section(inp, opts) if isinstance(inp, RunInput) else log_section(inp, opts))
-    return "\n".join(parts).rstrip() + "\n"
+            doc.sections.append(log_section(inp, opts))
+    _lift_appendix(doc)
+    return doc
+
+
+def _lift_appendix(doc: Document) -> None:
+    """Appendix sections move to the end of the document (markdown prints them there with --full)."""
+    moved: list[Section] = []
+
+    def walk(s: Section) -> None:
+        keep = []
+        for sub in s.sections:
+            if sub.appendix:
+                sub.title = f"{s.title} — {sub.title}"
+                moved.append(sub)
+            else:
+                walk(sub)
+                keep.append(sub)
+        s.sections = keep
+
+    for s in doc.sections:
+        walk(s)
+    doc.sections += moved
+
+
+__all__ = ["TOP_COLUMNS", "ReportOptions", "build", "log_section", "run_section"]

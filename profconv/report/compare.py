@@ -1,54 +1,107 @@
-"""Two runs or two logs side by side: time in each, the ratio, regressions beyond a threshold."""
+"""Two runs, two bench records or two logs side by side: time in each, the ratio, regressions.
+
+Rows come in ladder order (images, then the variants in the order the run lists them, then layers in
+model order), not alphabetically. Runs of different models are refused: their layers have different
+shapes, so pairing them would report invented regressions; a layer whose shape differs between A
+and B is not paired (listed as only in A and only in B, with a warning)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from profconv.analysis import runs
 from profconv.errors import InputError
-from profconv.report import analysis
+from profconv.render.document import Column, Document, Paragraph, Section, Table
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 from profconv.run import bench
+
+COLUMNS = ["a", "b", "ratio", "regression", "only_in"]
+
+
+def _ordered(df: pd.DataFrame, orders: dict[str, list]) -> pd.DataFrame:
+    keys = []
+    for col, order in orders.items():
+        rank = {v: i for i, v in enumerate(dict.fromkeys(order))}
+        df[f"_{col}"] = df[col].map(lambda v, rank=rank: rank.get(v, len(rank)))
+        keys.append(f"_{col}")
+    return df.sort_values(keys, kind="stable").drop(columns=keys).reset_index(drop=True)
+
+
+def _check_same_model(a: RunInput, b: RunInput) -> None:
+    ma, mb = a.record.model.name, b.record.model.name
+    if ma != mb:
+        raise InputError(f"--compare: A is a run of {ma}, B of {mb}: their conv layers have different shapes; "
+                         "compare two runs of the same model")
 
 
 def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
     """Rows keyed by what both sides share; ratio = B / A; regression when ratio > 1 + threshold."""
     if type(a) is not type(b):
         raise InputError("--compare needs two run records, two bench records or two profiler logs, not a mix")
+    orders: dict[str, list] = {}
     if isinstance(a, BenchInput) and isinstance(b, BenchInput):
-        key = ["model", "layer", "variant"]
+        key = ["model", "layer", "shape", "variant"]
         fa, fb = bench.frame(a.record), bench.frame(b.record)
+        fa, fb = fa[fa["op"] == "conv"], fb[fb["op"] == "conv"]
         ta = fa[fa["status"] == "ok"].set_index(key)["median_s"].rename("a")
         tb = fb[fb["status"] == "ok"].set_index(key)["median_s"].rename("b")
+        orders = {"model": [*a.record.settings.models, *b.record.settings.models],
+                  "layer": [*fa["layer"], *fb["layer"]],
+                  "variant": [*a.record.settings.variants, *b.record.settings.variants, *fa["variant"], *fb["variant"]]}
     elif isinstance(a, RunInput) and isinstance(b, RunInput):
-        key = ["images", "variant", "layer"]
-        ta = analysis.op_times(a.record)
-        tb = analysis.op_times(b.record)
-        ta = ta[ta["status"] == "ok"].set_index(key)["median_s"].rename("a")
-        tb = tb[tb["status"] == "ok"].set_index(key)["median_s"].rename("b")
+        _check_same_model(a, b)
+        key = ["images", "variant", "layer", "shape"]
+        oa, ob = runs.op_times(a.record), runs.op_times(b.record)
+        ta = oa[oa["status"] == "ok"].set_index(key)["median_s"].rename("a")
+        tb = ob[ob["status"] == "ok"].set_index(key)["median_s"].rename("b")
+        orders = {"images": sorted({*oa["images"], *ob["images"]}),
+                  "variant": [*a.record.settings.variants, *b.record.settings.variants, *oa["variant"], *ob["variant"]],
+                  "layer": [*oa["layer"], *ob["layer"]]}
     else:
         assert isinstance(a, LogInput) and isinstance(b, LogInput)
         key = ["section", "name"]
         fa, fb = a.profiles.frame, b.profiles.frame
         ta = fa[fa["section"].isin(["gpu", "api"])].groupby(key)["total_ns"].sum().rename("a") / 1e9
         tb = fb[fb["section"].isin(["gpu", "api"])].groupby(key)["total_ns"].sum().rename("b") / 1e9
+        orders = {"section": ["gpu", "api"]}
+    if ta.index.has_duplicates or tb.index.has_duplicates:
+        raise InputError("--compare: a record lists the same layer and variant twice; compare records with one "
+                         "result per layer, variant and image count")
     df = pd.concat([ta, tb], axis=1).reset_index()
     df["ratio"] = df["b"] / df["a"]
     df["regression"] = df["ratio"] > 1.0 + threshold
-    df["only_in"] = df.apply(lambda r: "A" if pd.isna(r["b"]) else ("B" if pd.isna(r["a"]) else ""), axis=1)
-    return df.sort_values(key, kind="stable").reset_index(drop=True)
+    df["only_in"] = ["A" if pd.isna(vb) else ("B" if pd.isna(va) else "") for va, vb in zip(df["a"], df["b"], strict=True)]
+    if isinstance(a, LogInput):
+        df = df.assign(_t=df["a"].fillna(df["b"])).sort_values(["_t"], ascending=False, kind="stable").drop(columns="_t")
+    return _ordered(df, orders)
 
 
-def to_markdown(df: pd.DataFrame, a_name: str, b_name: str, threshold: float) -> str:
-    from profconv.report.markdown import table
+def shape_warnings(df: pd.DataFrame) -> list[str]:
+    """Layers present on both sides under different shapes (not paired)."""
+    if "shape" not in df.columns:
+        return []
+    out = []
+    group = [c for c in ("model", "layer") if c in df.columns]
+    for k, part in df.groupby(group, sort=False):
+        shapes = part.groupby("only_in")["shape"].agg(lambda s: sorted(set(s)))
+        if "A" in shapes and "B" in shapes and set(shapes["A"]) != set(shapes["B"]):
+            name = " ".join(k) if isinstance(k, tuple) else str(k)
+            out.append(f"{name}: {', '.join(shapes['A'])} in A but {', '.join(shapes['B'])} in B — not compared")
+    return out
 
-    keys = [c for c in df.columns if c not in ("a", "b", "ratio", "regression", "only_in")]
-    rows = []
-    for r in df.to_dict("records"):
-        flag = "**REGRESSION**" if r["regression"] else (f"only in {r['only_in']}" if r["only_in"] else "")
-        rows.append([*(f"{r[k]:,}" if isinstance(r[k], int) else str(r[k]) for k in keys),
-                     "—" if pd.isna(r["a"]) else f"{r['a']:.6f} s", "—" if pd.isna(r["b"]) else f"{r['b']:.6f} s",
-                     "—" if pd.isna(r["ratio"]) else f"{r['ratio']:.3f}×", flag])
+
+def document(df: pd.DataFrame, a_name: str, b_name: str, threshold: float) -> Document:
+    keys = [c for c in df.columns if c not in COLUMNS]
     n_reg = int(df["regression"].sum())
-    head = (f"# Comparison\n\nA: `{a_name}`  \nB: `{b_name}`  \nratio = B / A; a regression is a ratio above "
-            f"{1 + threshold:.3f} ({n_reg} found).\n\n")
-    return head + table([*keys, "A", "B", "ratio", ""], rows, ["l"] * len(keys) + ["r", "r", "r", "l"]) + "\n"
+    view = df.assign(flag=["REGRESSION" if r else (f"only in {o}" if o else "")
+                           for r, o in zip(df["regression"], df["only_in"], strict=True)])
+    cols = [Column(k, k, "int" if k == "images" else ("code" if k == "name" else "text")) for k in keys]
+    cols += [Column("a", "A", "seconds"), Column("b", "B", "seconds"), Column("ratio", "B / A", "number", digits=".3f"),
+             Column("flag", "")]
+    sec = Section("B against A")
+    sec.add(Paragraph(f"A: `{a_name}`  \nB: `{b_name}`  \nratio = B / A; a regression is a ratio above "
+                      f"{1 + threshold:.3f} ({n_reg} found)."))
+    for w in shape_warnings(df):
+        sec.add(Paragraph(w, "warning"))
+    sec.add(Table("compare", "", view, cols, highlight="regression", highlight_kind="regression"))
+    return Document("Comparison", [sec], exit_status=0)

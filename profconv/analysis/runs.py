@@ -1,4 +1,6 @@
-"""Run records -> DataFrames for the report: Op Times, speedups, the ladder, efficiency. Pure."""
+"""Run records -> DataFrames: Op Times, speedups, the ladder, efficiency, the forward pass. Pure.
+
+Every frame holds base units (seconds, fractions, GFLOP); renderers format them."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from profconv.hardware import Peak
+from profconv.hardware import Peak, roofline_floor
 from profconv.records import ConvResult, RunRecord
 from profconv.run.models import MODELS, ConvShape
 from profconv.run.variants import VARIANTS
@@ -72,30 +74,38 @@ def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def ladder(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """Each variant's conv time (all layers) at the largest image count, and its gain over the previous rung.
+LADDER_COLUMNS = ["variant", "technique", "precision", "conv_s", "previous", "gain_vs_previous", "status"]
 
-    Rungs that failed carry no time and are skipped when computing the next gain.
-    """
+
+def ladder(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Each variant's conv time (all layers) at the largest image count, in `order`, and its gain over
+    the previous rung **of the same precision** that ran correctly (an fp16 kernel is not a gain over
+    an fp32 one: it does different arithmetic). The CPU reference and the end-to-end variants (their
+    time includes host copies) are not rungs; failed rungs carry no time and are skipped."""
     if df.empty:
-        return pd.DataFrame(columns=["variant", "technique", "conv_s", "gain_vs_previous", "status"])
+        return pd.DataFrame(columns=LADDER_COLUMNS)
     n = int(df["images"].max())
     sub = df[df["images"] == n]
-    rows, prev = [], None
+    order = list(dict.fromkeys([*order, *sub["variant"]]))
+    rows = []
+    prev: dict[str, tuple[str, float]] = {}
     for v in order:
-        if v in END_TO_END:
-            continue  # their Op Time includes the PCIe copies: not comparable with the kernels' rungs
+        if v in END_TO_END or v == "cpu":
+            continue
         part = sub[sub["variant"] == v]
         if part.empty:
             continue
         ok = bool((part["status"] == "ok").all())
         total = float(part["median_s"].sum()) if ok else None
-        rows.append({"variant": v, "technique": part["technique"].iloc[0], "conv_s": total,
-                     "gain_vs_previous": (prev / total) if (ok and prev and total) else None,
+        precision = str(part["precision"].iloc[0])
+        before = prev.get(precision)
+        rows.append({"variant": v, "technique": part["technique"].iloc[0], "precision": precision, "conv_s": total,
+                     "previous": before[0] if before else None,
+                     "gain_vs_previous": (before[1] / total) if (ok and before and total) else None,
                      "status": "ok" if ok else "failed"})
-        if ok and v != "cpu":
-            prev = total
-    return pd.DataFrame(rows)
+        if ok and total:
+            prev[precision] = (v, total)
+    return pd.DataFrame(rows, columns=LADDER_COLUMNS)
 
 
 def efficiency(df: pd.DataFrame, peak: Peak | None) -> pd.DataFrame:
@@ -112,10 +122,11 @@ def efficiency(df: pd.DataFrame, peak: Peak | None) -> pd.DataFrame:
     ok["gbps"] = ok["min_gb"] / ok["median_s"]
     ok["intensity"] = ok["gflop"] / ok["min_gb"]
     if peak is not None:
-        tflops = np.array([peak.tflops(a) or np.nan for a in ok["arithmetic"]], dtype=float)
-        compute, memory = ok["gflop"] / (tflops * 1e3), ok["min_gb"] / (peak.dram_tbps * 1e3)
-        ok["floor_s"] = np.maximum(compute, memory).where(np.isfinite(tflops))
-        ok["bound"] = np.where(~np.isfinite(tflops), "—", np.where(compute >= memory, "compute", "memory"))
+        floors = [roofline_floor(g * 1e9, b * 1e9, peak.dram_tbps * 1e12, (peak.tflops(a) or 0) * 1e12)
+                  for g, b, a in zip(ok["gflop"], ok["min_gb"], ok["arithmetic"], strict=True)]
+        ok["floor_s"] = pd.to_numeric(pd.Series([f for f, _ in floors], index=ok.index, dtype="object"),
+                                      errors="coerce")
+        ok["bound"] = [b or "—" for _, b in floors]
         ok["of_floor"] = ok["floor_s"] / ok["median_s"]
     return ok.reset_index(drop=True)
 

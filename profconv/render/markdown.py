@@ -1,0 +1,92 @@
+"""GitHub-flavoured markdown from a Document: pure text, figures linked beside the file."""
+
+from __future__ import annotations
+
+import os
+
+from profconv.render.document import Bullets, Document, Figure, Paragraph, RenderOptions, Section, Table
+
+
+def table(headers: list[str], rows: list[list[str]], align: list[str] | None = None) -> str:
+    align = align or ["l"] * len(headers)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    esc = [[str(c).replace("|", "\\|").replace("\n", " ") for c in r] for r in rows]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in esc]
+    return "\n".join(lines)
+
+
+def render_table(t: Table, opts: RenderOptions) -> str:
+    cells = t.cells(opts.full_names)
+    marked = t.marked()
+    if all(marked):
+        marked = [False] * len(marked)  # a table of only the >=90% rows: nothing to tell apart
+    group_i = next((i for i, c in enumerate(t.columns) if c.key == t.group), None)
+    last = None
+    rows = []
+    for row, mark in zip(cells, marked, strict=True):
+        row = list(row)
+        for i, c in enumerate(t.columns):
+            if c.kind == "code" and row[i] != "—":
+                row[i] = f"`{row[i]}`"
+        if group_i is not None:
+            if row[group_i] == last:
+                row[group_i] = ""
+            else:
+                last = row[group_i]
+        if mark:
+            row = [f"**{v}**" if v and i != group_i else v for i, v in enumerate(row)]
+        rows.append(row)
+    align = ["r" if c.numeric else "l" for c in t.columns]
+    parts = [f"**{t.title}**" if t.title else ""]
+    if t.note:
+        parts += ["", t.note]
+    parts += ["", table([c.header for c in t.columns], rows, align)]
+    return "\n".join(parts).lstrip("\n")
+
+
+def _block(b, opts: RenderOptions) -> str:
+    if isinstance(b, Table):
+        return render_table(b, opts)
+    if isinstance(b, Paragraph):
+        if b.kind == "warning":
+            return f"> **Warning:** {b.text}"
+        return f"> {b.text}" if b.kind == "note" else b.text
+    if isinstance(b, Bullets):
+        return "\n".join(f"- {item}" for item in b.items)
+    if isinstance(b, Figure):
+        link = b.path
+        if opts.link_base is not None:
+            link = type(b.path)(os.path.relpath(b.path, opts.link_base))
+        return f"![{b.alt}]({link.as_posix()})"
+    raise TypeError(type(b).__name__)
+
+
+def _section(s: Section, level: int, opts: RenderOptions, out: list[str]) -> None:
+    out += ["#" * level + " " + s.title, ""]
+    for b in s.blocks:
+        out += [_block(b, opts), ""]
+    for sub in s.sections:
+        if sub.appendix and not opts.full:
+            continue
+        _section(sub, level + 1, opts, out)
+
+
+def render(doc: Document, opts: RenderOptions) -> str:
+    out = [f"# {doc.title}", ""]
+    body = [s for s in doc.sections if not s.appendix]
+    appendix = [s for s in doc.sections if s.appendix]
+    for s in body:
+        _section(s, 2, opts, out)
+    has_hidden = bool(appendix) or any(_has_appendix(s) for s in body)
+    if opts.full and appendix:
+        out += ["## Appendix: full tables", ""]
+        for s in appendix:
+            _section(s, 3, opts, out)
+    elif has_hidden and opts.full_hint:
+        out += ["---", "", opts.full_hint, ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _has_appendix(s: Section) -> bool:
+    return any(sub.appendix or _has_appendix(sub) for sub in s.sections)
