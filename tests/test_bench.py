@@ -68,9 +68,9 @@ def test_best_per_layer_meets_the_issue_targets_on_the_first_h200_run():
 def test_markdown_tables():
     md = to_markdown(record())
     assert md.startswith("# profconv bench — NVIDIA H200")
-    assert "| ece408-high | conv1 | M=50 C=1 28x28 K=5 | fp32 | tuned | 0.587 | 0.42× | 48% |" in md
-    assert "| cudnn-fp16 | fp16 | 1.309 | 1.298 | — | — | 11% | memory | 2.9e-04 | ok |" in md
-    assert "4.19 TB/s" in md and md.count("## ") == 7
+    assert "| ece408-high | conv1 | M=50 C=1 28x28 K=5 | fp32 | tuned | 587.4 µs | 0.42× | 48.1% |" in md
+    assert "| cudnn-fp16 | fp16 | 1.309 ms | 1.298 ms | — | — | 10.8% | memory | 2.9e-04 | ok |" in md
+    assert "4.19 TB/s" in md and md.count("\n## ") == 8  # setting, best per layer, six layers
 
 
 def test_report_and_compare_read_bench_records(cli, tmp_path):
@@ -86,7 +86,7 @@ def test_report_and_compare_read_bench_records(cli, tmp_path):
     r = cli("report", "--compare", FIRST, str(tmp_path / "slower.json"), "--fail-on-regression",
             "--markdown", str(tmp_path / "c.md"))
     assert r.returncode == 1 and "6 regression(s)" in r.stdout
-    assert "| cifar10 | conv1 | tuned |" in (tmp_path / "c.md").read_text()
+    assert "| cifar10 | conv1 | M=16 C=3 32x32 K=5 pad 2 | tuned | " in (tmp_path / "c.md").read_text()
 
 
 def test_bench_cli_errors_are_one_line(cli):
@@ -158,4 +158,4 @@ def test_fused_layer_rows_in_frame_and_markdown():
     assert len(df[df.op == "conv"]) == 72 and len(bench.best_per_layer(df)) == 12  # fused rows are not conv rows
     md = to_markdown(rec)
     assert "Fused layer — conv1 + tanh1 + pool1 2x2" in md
-    assert "| fused-layer | fp32 | 0.500 | 0.500 | 0.25× | separate | 80% | memory | 1.0e-07 | ok |" in md
+    assert "| fused-layer | fp32 | 500 µs | 500 µs | 0.25× | separate | 80.0% | memory | 1.0e-07 | ok |" in md

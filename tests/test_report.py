@@ -1,4 +1,5 @@
-"""profconv report on stored H200 run records and real logs: the markdown is checked concretely."""
+"""profconv report on stored H200 run records and real logs: the markdown is checked concretely
+(rendering to HTML and JSON, the appendix and the plots: test_report_render.py)."""
 
 import json
 import re
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from profconv.errors import InputError
-from profconv.report import analysis
+from profconv.analysis import runs as analysis
 from profconv.report.inputs import load, read_record
 
 RUN = "tests/data/runs/ece408-h200.json"
@@ -23,12 +24,13 @@ def test_speedups_and_ladder_from_record():
     assert row["vs_naive"] == pytest.approx(0.012043840408325195 / 0.006441887855529785)
     assert row["vs_cudnn"] == pytest.approx(0.0014310719966888427 / 0.006441887855529785)
     lad = analysis.ladder(df, ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"])
-    assert lad["variant"].tolist() == ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"]
+    assert lad["variant"].tolist() == ["naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"]
     gains = dict(zip(lad.variant, lad.gain_vs_previous))
     naive = 0.005525536060333252 + 0.012043840408325195
     shared = 0.004630527973175049 + 0.01517407989501953
     assert gains["shared"] == pytest.approx(naive / shared)
-    assert pd.isna(gains["naive"])  # the CPU reference is not a rung
+    assert pd.isna(gains["naive"])  # the first rung: the CPU reference is not one
+    assert dict(zip(lad.variant, lad.previous))["fused"] == "unroll-gemm"
 
 
 def test_markdown_report_golden(cli, tmp_path):
@@ -36,14 +38,18 @@ def test_markdown_report_golden(cli, tmp_path):
     r = cli("report", RUN, SEED, "--markdown", str(out))
     assert r.returncode == 0, r.stderr
     md = out.read_text()
-    assert "| GPU | NVIDIA H200 |" in md
-    assert ("| 10,000 | fused | conv2 | M=16 C=6 30x30 K=5 | 0.006442 s | 0.006440 s | 0.0% | 1.87× | 622× | "
-            "0.222× | 2.2e-07 | 0.7263 | ok |") in md
-    assert "| fused | kernel fusion (implicit GEMM) | 0.014629 s | 2.14× | ok |" in md
-    assert "| cudnn | conv2 | 32.45 | 0.649 | 0.001431 s | 22,674 | 453 | 0.000484 s | compute | 33.8% |" in md
-    # the log part: profile 2 of the seed, >=90% set marked
-    assert "**GPU activities** — 2 of 14 take 92.4% of the time (✔)" in md
-    assert "| ✔ | 89.76 | 89.76% | 89.8% | 1.008 s | 2 | — | **`mxnet::op::forward_kernel`** |" in md
+    assert "- GPU: NVIDIA H200 (compute capability 9.0); driver 13000, runtime 13020" in md
+    assert "| 10,000 | fused | fp32 | conv2 | 6.442 ms | 0.0% | 1.87× | 0.222× | 2.2e-07 | ok |" in md
+    assert "| fused | kernel fusion (implicit GEMM) | fp32 | 14.63 ms | unroll-gemm | 2.14× | ok |" in md
+    assert "| cudnn | conv2 | 1.431 ms | 22,674 | 453 | 484.3 µs | compute | 33.8% |" in md
+    assert "Correctness: 0.7263 for every variant" in md
+    # the log part: titles from the seed's headings, only the >=90% rows (seed shape)
+    assert "### Milestone 3 › nvprof profiling the execution (10000 default data size)" in md
+    assert "**GPU activities — 2 of 14 take 92.4% of the time**" in md
+    assert "| 89.76 | 1.008 s | 2 | — | `mxnet::op::forward_kernel` |" in md
+    assert "| 2.61 | 29.33 ms | 1 | — | `sgemm_sm35_ldg_tn_128x8x256x16x32` |" in md
+    assert "[CUDA memcpy HtoD]` |" not in md.split("10000 default data size")[1].split("###")[0]  # 2.60%: not in the set
+    assert "## Appendix" not in md and "add `--full`" in md
     for png in ("ece408-op-time.png", "ece408-roofline.png"):
         path = tmp_path / "rep-plots" / png
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
@@ -68,10 +74,20 @@ def test_compare_runs_flags_regressions(cli, tmp_path):
     r = cli("report", "--compare", RUN, str(slower), "--markdown", str(out), "--fail-on-regression")
     assert r.returncode == 1 and "2 regression(s) beyond 5%" in r.stdout
     md = out.read_text()
-    assert "| 10,000 | fused | conv1 | 0.008187 s | 0.012281 s | 1.500× | **REGRESSION** |" in md
-    assert "| 10,000 | naive | conv1 | 0.005526 s | 0.005526 s | 1.000× |  |" in md
+    assert "| 10,000 | fused | conv1 | M=6 C=1 64x64 K=5 | 8.187 ms | 12.28 ms | 1.500 | **REGRESSION** |" in md
+    assert "| 10,000 | naive | conv1 | M=6 C=1 64x64 K=5 | 5.526 ms | 5.526 ms | 1.000 |  |" in md
+    variants = [line.split(" | ")[1] for line in md.splitlines() if line.startswith("| 10,000 |")]
+    assert list(dict.fromkeys(variants)) == ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"]
     r = cli("report", "--compare", RUN, RUN, "--fail-on-regression")
     assert r.returncode == 0
+
+
+def test_compare_refuses_runs_of_different_models(cli):
+    """hostile-input.md §22: ece408-high against ece408 paired conv1 layers of different shapes."""
+    r = cli("report", "--compare", "tests/data/runs/ece408-high-h200.json", RUN, "--fail-on-regression")
+    assert r.returncode == 2 and r.stdout == ""
+    assert "A is a run of ece408-high, B of ece408: their conv layers have different shapes" in r.stderr
+    assert r.stderr.startswith("error:") and r.stderr.replace("\n", " ").count("error:") == 1
 
 
 def test_compare_logs(cli):
@@ -134,10 +150,13 @@ def test_report_includes_cupti_profile_and_ncu_metrics(cli, tmp_path):
     r = cli("report", str(tmp_path), "--markdown", str(out))
     assert r.returncode == 0, r.stderr
     md = out.read_text()
-    assert "### Profile (CUPTI)" in md and "#### naive" in md and "#### fused" in md
-    assert "**GPU activities** — 1 of 1 take 100.0% of the time (✔)" in md
+    assert "### Profile (CUPTI)" in md and "**GPU activities taking ≥90% of the time, per variant**" in md
+    assert "| naive | 100.00 | " in md and "`conv_forward` |" in md
     assert ("| ece408-high/tuned/conv1 | `conv_tuned` | 574.2 | 31.38 | 1.15 | 40 |") in md
     assert "| op | kernel | duration (usecond) | DRAM read (Mbyte) | DRAM write (Gbyte) | regs (register/thread) |" in md
+    full = cli("report", str(tmp_path), "--markdown", str(tmp_path / "full.md"), "--full")
+    assert full.returncode == 0
+    assert "Profile (CUPTI): whole run (includes profconv's reference checks), every row" in (tmp_path / "full.md").read_text()
 
 
 def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
@@ -153,6 +172,11 @@ def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
     assert v["tuned"] == pytest.approx(t["cudnn"] / t["tuned"])
     lad = analysis.ladder(df, rec.settings.variants)
     assert "e2e" not in set(lad.variant) and "streams" not in set(lad.variant)
+    gain = lad.set_index("variant")
+    # rungs of the same precision only: tensorcore is compared with fp16, not with the fp32 cuDNN before it
+    assert gain.loc["tensorcore", "previous"] == "fp16" and pd.isna(gain.loc["fp16", "previous"])
+    assert gain.loc["tensorcore", "gain_vs_previous"] == pytest.approx(
+        gain.loc["fp16", "conv_s"] / gain.loc["tensorcore", "conv_s"])
     eff = analysis.efficiency(df[df.variant != "cpu"], peak_for("NVIDIA H200")).set_index("variant")
     assert "e2e" not in eff.index
     assert eff.loc["tensorcore", "min_gb"] == pytest.approx(eff.loc["tuned", "min_gb"] / 2)

@@ -25,8 +25,8 @@ from profconv.ui import console, print_markdown
 
 def report_command(
     inputs: Annotated[list[str], typer.Argument(help="Run or bench directories (or their .json records) and profiler logs.")],
-    markdown_out: Annotated[str | None, typer.Option("--markdown", metavar="[FILE]", flag_value="", help="Write GitHub markdown to FILE (plots beside it); alone: reports/<name>.md.", show_default=False)] = None,
-    html_out: Annotated[str | None, typer.Option("--html", metavar="[FILE]", flag_value="", help="Write one self-contained HTML page (plots embedded, sortable tables); alone: reports/<name>.html.", show_default=False)] = None,
+    markdown_out: Annotated[str | None, typer.Option("--markdown", help="Write GitHub markdown to FILE (plots beside it); '' for reports/<name>.md.", show_default=False)] = None,
+    html_out: Annotated[str | None, typer.Option("--html", help="Write one self-contained HTML page (plots embedded, sortable tables); '' for reports/<name>.html.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report's tables as JSON (raw values, base units) instead of markdown.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Markdown: add the appendix (every kernel and API row, every Op Time column).")] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs, bench records or logs: A then B.")] = False,

@@ -37,7 +37,9 @@ table.data th button { all: unset; cursor: pointer; font-weight: 600; white-spac
 table.data th button::after { content: " ↕"; color: var(--muted); font-size: 11px; }
 table.data th[aria-sort="ascending"] button::after { content: " ▲"; color: var(--fg); }
 table.data th[aria-sort="descending"] button::after { content: " ▼"; color: var(--fg); }
-table.data td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+table.data td { white-space: nowrap; }
+table.data td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.data td.name { white-space: normal; overflow-wrap: anywhere; min-width: 16rem; max-width: 48rem; }
 table.data tr.top td { background: var(--top); font-weight: 600; }
 table.data tr.regression td { background: var(--bad); font-weight: 600; }
 .legend { color: var(--muted); font-size: 12px; }
@@ -120,6 +122,8 @@ def _sort_value(v) -> str:
 def render_table(t: Table, opts: RenderOptions) -> str:
     cells = t.cells(opts.full_names)
     marked = t.marked()
+    if all(marked):
+        marked = [False] * len(marked)  # a table of only the >=90% rows: nothing to tell apart
     records = t.frame.to_dict("records")
     head = "".join(f'<th scope="col" data-key="{html.escape(c.key)}"><button type="button">{html.escape(c.header)}'
                    "</button></th>" for c in t.columns)
@@ -129,7 +133,7 @@ def render_table(t: Table, opts: RenderOptions) -> str:
         for c, text in zip(t.columns, row, strict=True):
             raw = rec.get(c.key)
             attrs = f' data-v="{html.escape(_sort_value(raw))}"'
-            cls = ' class="num"' if c.numeric else ""
+            cls = ' class="num"' if c.numeric else (' class="name"' if c.kind == "code" else "")
             content = html.escape(text)
             if c.kind == "code" and text != "—":
                 full = rec.get(c.full_key) if c.full_key else None
@@ -199,9 +203,10 @@ def render(doc: Document, opts: RenderOptions) -> str:
         if not s.appendix:
             body.append(_section(s, 2, opts, ids, toc))
     if appendix:
+        toc.append((2, "appendix", "Appendix: full tables (folded)"))
         inner = "".join(_section(s, 3, opts, ids, toc) for s in appendix)
-        body.append(f'<section id="appendix"><h2>Appendix: full tables</h2>{inner}</section>')
-        toc.append((2, "appendix", "Appendix: full tables"))
+        body.append(f'<section id="appendix"><h2>Appendix: full tables</h2>'
+                    f'<p class="legend">Every row of every table; click a title to unfold.</p>{inner}</section>')
     items = "".join(f'<li style="margin-left:{(lv - 2) * 1.2}rem"><a href="#{sid}">{inline(t)}</a></li>'
                     for lv, sid, t in toc if lv <= 3)
     nav = f'<nav class="toc"><strong>Contents</strong><ul>{items}</ul></nav>' if items else ""

@@ -34,8 +34,9 @@ def render_table(t: Table, opts: RenderOptions) -> str:
                 row[group_i] = ""
             else:
                 last = row[group_i]
-        if mark:
-            row = [f"**{v}**" if v and i != group_i else v for i, v in enumerate(row)]
+        if mark:  # bold what names the row: the kernel name, or the regression flag
+            names = [i for i, c in enumerate(t.columns) if c.kind == "code"] or [len(row) - 1]
+            row = [f"**{v}**" if v and i in names else v for i, v in enumerate(row)]
         rows.append(row)
     align = ["r" if c.numeric else "l" for c in t.columns]
     parts = [f"**{t.title}**" if t.title else ""]

@@ -65,10 +65,11 @@ def bench_section(record: BenchRecord) -> Section:
             sub.add(Paragraph(f"Same shape as {layer.same_as}: measured there."))
             continue
         rows = df[(df["model"] == layer.model) & (df["layer"] == layer.layer)]
-        sub.add(Table(f"bench-{i}", "", rows[rows["op"] == "conv"], LAYER))
+        cols = LAYER if rows["error"].notna().any() else LAYER[:-1]
+        sub.add(Table(f"bench-{i}", "", rows[rows["op"] == "conv"], cols))
         if layer.fused:
             sub.add(Table(f"bench-{i}-fused", f"Fused layer — {layer.fused_ops}, timed as one op (floor from the "
-                          "pooled output's bytes)", rows[rows["op"] != "conv"], LAYER))
+                          "pooled output's bytes)", rows[rows["op"] != "conv"], cols))
         chosen = [r for r in layer.results + layer.fused if r.params]
         if chosen:
             sub.add(Paragraph("Swept parameters: " + "; ".join(
