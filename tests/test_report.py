@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from profconv.errors import InputError
 from profconv.analysis import runs as analysis
+from profconv.errors import InputError
 from profconv.report.inputs import load, read_record
 
 RUN = "tests/data/runs/ece408-h200.json"

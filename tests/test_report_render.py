@@ -123,7 +123,7 @@ def test_html_in_headless_chromium(html_pages, tmp_path):
         # sorting: Op Time descending puts the CPU reference first, ascending cuDNN conv2 (1.431 ms)
         col = "Array.from(document.querySelectorAll('#op-time thead th')).findIndex(th => th.textContent.startsWith('Op Time'))"
         first = ("(() => { const t = document.querySelector('#op-time'); const r = t.tBodies[0].rows[0];"
-                 f" return [r.cells[1].textContent, r.cells[3].textContent, r.cells[{{c}}].textContent]; }})()")
+                 " return [r.cells[1].textContent, r.cells[3].textContent, r.cells[{c}].textContent]; })()")
         i = page.eval(col)
         page.eval(f"document.querySelectorAll('#op-time thead th')[{i}].querySelector('button').click()")
         assert page.eval(first.replace("{c}", str(i))) == ["cudnn", "conv2", "1.431 ms"]

@@ -36,7 +36,7 @@ def report_command(
     full_names: FullNames = False,
     width: Width = None,
 ) -> None:
-    """Write the report: environment, Op Times, the ladder, efficiency, plots, the >=90% kernels and API calls."""
+    """Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."""
     loaded = load(inputs)
     name = Path(inputs[0].rstrip("/")).name.replace(".json", "") or "report"
     if compare:
