@@ -302,8 +302,9 @@ def _result(name: str, status: str = "finished", **kw) -> JobResult:
 
 def _record(times: list[float | None], status: str = "ok", user_flag: bool | None = True) -> dict:
     def conv(i, t):
-        return {"layer": f"conv{i + 1}", "status": "ok" if t is not None else "failed",
-                "op_time": {"median_s": t} if t is not None else None, "error": None if t else "wrong"}
+        return {"layer": f"conv{i + 1}", "shape": "", "status": "ok" if t is not None else "failed",
+                "op_time": {"median_s": t, "min_s": t, "max_s": t, "samples_s": [t]} if t is not None else None,
+                "error": None if t else "wrong"}
 
     user = {"images": 10, "variant": "mine", "status": status, "error": None if status == "ok" else "wrong output",
             "correctness": 0.9, "conv": [conv(i, t) for i, t in enumerate(times)]}
@@ -311,7 +312,8 @@ def _record(times: list[float | None], status: str = "ok", user_flag: bool | Non
         user["user"] = user_flag
     cudnn = {"images": 10, "variant": "cudnn", "status": "ok", "conv": [conv(0, 0.002), conv(1, 0.004)]}
     small = {"images": 1, "variant": "mine", "status": "ok", "user": True, "conv": [conv(0, 9.0), conv(1, 9.0)]}
-    return {"results": [small, cudnn, user]}
+    return {"schema": "profconv.run", "schema_version": 2, "argv": [], "created": "2026-11-26T00:00:00+00:00",
+            "environment": {"gpu": "H100"}, "model": {"name": "m"}, "results": [small, cudnn, user]}
 
 
 def test_job_rows_take_the_largest_image_count_and_the_user_row() -> None:
@@ -343,13 +345,41 @@ def test_board_ranks_and_class_median(monkeypatch, tmp_path: Path) -> None:
         path.write_text(json.dumps(rec))
         results.append(_result(name, record=str(path)))
     results.append(_result("e", "crashed", reason="killed by SIGSEGV", gpu=None))
+    (tmp_path / "f.json").write_text('{"schema": "profconv.run", "schema_version": 2, "results": 3}')
+    results.append(_result("f", record=str(tmp_path / "f.json")))
     lay = leaderboard.layers(results)
     assert list(lay.columns) == leaderboard.LAYER_COLUMNS
     b2 = lay[(lay["submission"] == "b") & (lay["layer"] == "conv2")].iloc[0]
     assert b2["vs_cudnn"] == pytest.approx(1.0) and b2["vs_median"] == pytest.approx(0.004 / 0.004)
     board = leaderboard.board(lay)
-    assert list(board["submission"]) == ["a", "b", "c", "d", "e"]
-    assert list(board["rank"].astype("object").where(board["rank"].notna(), None)) == [1, 2, 3, None, None]
+    assert list(board["submission"]) == ["a", "b", "c", "d", "f", "e"]
+    assert list(board["rank"].astype("object").where(board["rank"].notna(), None)) == [1, 2, 3, None, None, None]
     assert board["total_s"].iloc[:3].tolist() == pytest.approx([0.002, 0.006, 0.010])
     assert board["vs_median"].iloc[:3].tolist() == pytest.approx([0.002 / 0.006, 1.0, 0.010 / 0.006])
-    assert board.loc[4, "verdict"] == "crashed" and board.loc[4, "reason"] == "killed by SIGSEGV"
+    assert board.loc[5, "verdict"] == "crashed" and board.loc[5, "reason"] == "killed by SIGSEGV"
+    assert board.loc[4, "verdict"] == "error"
+    assert board.loc[4, "reason"].startswith(f"{tmp_path / 'f.json'}: not a valid run record")
+
+
+def test_previous_milestone_ratio_and_report_compare(tmp_path: Path) -> None:
+    sub = tmp_path / "m" / "alice"
+    sub.mkdir(parents=True)
+    (sub / "k.cu").write_text("// fake: ok 0.001 0.003\n")
+    m1, m2 = tmp_path / "m1", tmp_path / "m2"
+    assert _grade([str(tmp_path / "m"), "--dry-run", "--out", str(m1), "--job-command", FAKE]).returncode == 0
+    (sub / "k.cu").write_text("// fake: ok 0.002 0.0015\n")
+    res = _grade([str(tmp_path / "m"), "--dry-run", "--out", str(m2), "--job-command", FAKE, "--previous", str(m1),
+                  "-f", "markdown"])
+    assert res.returncode == 0
+    assert "| 1 | alice | ece408-high | Fake GPU | ok | 2.000 | 1.500 | 3.500 | 0.58x | 1.00x | 0.88x | 0.8600 |" \
+        in res.stdout
+    board = _board(m2)
+    assert board.loc[0, "previous_total_s"] == pytest.approx(0.004) and board.loc[0, "vs_previous"] == pytest.approx(0.875)
+    res = run_cli("report", "--compare", str(m1 / "jobs/alice/ece408-high"), str(m2 / "jobs/alice/ece408-high"))
+    assert res.returncode == 0
+    assert "| 100 | alice | conv1 | 0.001000 s | 0.002000 s | 2.000× | **REGRESSION** |" in res.stdout
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "manifest.json").write_text('{"schema": "profconv.run"}')
+    res = _grade([str(tmp_path / "m"), "--dry-run", "--out", str(m2), "--job-command", FAKE, "--previous", str(bad)])
+    assert res.returncode == 2 and "not a profconv grade manifest" in res.stderr

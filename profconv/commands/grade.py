@@ -74,6 +74,7 @@ def grade_command(
     cpus_per_task: Annotated[int, typer.Option(help="slurm: CPUs per task (the float64 reference runs on them).")] = 4,
     ray_address: Annotated[str | None, typer.Option(help="ray: cluster address (default: $RAY_ADDRESS, else a local instance on this host's GPUs).")] = None,
     retries: Annotated[int, typer.Option(help="ray: retries of a task whose worker died.")] = 2,
+    previous: Annotated[Path | None, typer.Option("--previous", help="An earlier grade directory (the previous milestone): adds each submission's ratio to its total there.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: terminal, markdown or csv (leaderboard.md and .csv are always written).")] = "terminal",
 ) -> None:
     """Grade a class: each submission x model as one isolated profconv run, then the leaderboard."""
@@ -91,6 +92,7 @@ def grade_command(
         get_model(name)  # an unknown model is a usage error before any job starts
     settings = manifest.JobSettings(models=models, timeout_s=timeout, variant=variant, images=images, repeat=repeat,
                                     kernel_timeout_s=kernel_timeout, job_command=job_command, report=report, dry_run=dry_run)
+    prev_results = manifest.results(manifest.read(previous), previous) if previous is not None else None
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
     con = console()
@@ -135,6 +137,8 @@ def grade_command(
     if missing:  # an executor that returned without reporting a job: say so, never drop it
         raise InputError(f"{len(missing)} job(s) got no result from the {engine.name} executor: {', '.join(missing[:5])}")
     board = leaderboard.board(leaderboard.layers(results, reference=variant))
+    if prev_results is not None:
+        board = leaderboard.with_previous(board, leaderboard.board(leaderboard.layers(prev_results, reference=variant)))
     title = f"Leaderboard: {len(subs)} submission(s), {len(specs)} job(s)"
     write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve()))
     write_atomic(out / "leaderboard.csv", render.csv(board))

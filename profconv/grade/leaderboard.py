@@ -23,7 +23,10 @@ usable record keeps one row with layer = None: no submission is ever dropped):
 
 `board(layers)` -- one row per submission x model, ranked by total Op Time among correct ones:
   rank (NA unless ok), submission, model, gpu, verdict, reason, kernel, op_<layer> per layer,
-  total_s, cudnn_total_s, vs_cudnn, vs_median, correctness, wall_s, report, record.
+  total_s, cudnn_total_s, correctness, wall_s, report, record, vs_cudnn, vs_median.
+
+`with_previous(board, previous)` -- adds previous_total_s and vs_previous (total_s over the same
+submission's total on the same model in an earlier grade directory: another milestone).
 """
 
 from __future__ import annotations
@@ -63,14 +66,28 @@ def _largest(rows: list[dict[str, Any]]) -> int | None:
     return max(counts) if counts else None
 
 
-def _read(path: str | None) -> dict[str, Any] | None:
+def read_record(path: str | None) -> dict[str, Any] | str | None:
+    """A job's run record as checked builtins (schema version checked, upgraded, validated), the one
+    line saying why it is unusable, or None when the job wrote none."""
     if not path:
         return None
+    from profconv.errors import InputError
+    from profconv.records.base import read, to_builtins
+    from profconv.records.run import RunRecord
+
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and isinstance(doc.get("results"), list) else None
+        doc = to_builtins(read(Path(path), RunRecord))
+    except InputError as exc:
+        return str(exc)
+    # fields the typed model does not know yet (a newer profconv run's) are kept from the raw JSON
+    try:
+        raw = json.loads(Path(path).read_text())
+        for row, raw_row in zip(doc["results"], raw.get("results", [])):
+            for key, value in raw_row.items():
+                row.setdefault(key, value)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return doc
 
 
 def _op(conv: dict[str, Any]) -> float | None:
@@ -79,9 +96,9 @@ def _op(conv: dict[str, Any]) -> float | None:
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def job_rows(result: JobResult, record: dict[str, Any] | None, reference: str = "cudnn",
+def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: str = "cudnn",
              builtin: set[str] | None = None) -> list[dict[str, Any]]:
-    """The leaderboard rows of one job (pure: the record is already read)."""
+    """The leaderboard rows of one job (pure: the record is already read; a str is why it is unusable)."""
     base = {"submission": result.submission, "model": result.model, "gpu": result.gpu, "status": result.status,
             "verdict": result.status if result.status != "finished" else "error", "reason": result.reason,
             "kernel": None, "layer": None, "op_time_s": None, "cudnn_s": None, "correctness": None,
@@ -89,7 +106,9 @@ def job_rows(result: JobResult, record: dict[str, Any] | None, reference: str = 
     if result.status != "finished":
         return [base]
     if record is None:
-        return [{**base, "reason": "the job finished but its run.json is unreadable"}]
+        return [{**base, "reason": "the job finished but left no run.json"}]
+    if isinstance(record, str):
+        return [{**base, "reason": record}]
     builtin = _builtin_names() if builtin is None else builtin
     rows = [r for r in record["results"] if isinstance(r, dict)]
     images = _largest(rows)
@@ -122,7 +141,7 @@ def job_rows(result: JobResult, record: dict[str, Any] | None, reference: str = 
 def layers(results: list[JobResult], reference: str = "cudnn") -> pd.DataFrame:
     """All jobs' rows with the ratios to cuDNN and to the class median (see the module docstring)."""
     builtin = _builtin_names()
-    rows = [row for res in results for row in job_rows(res, _read(res.record), reference, builtin)]
+    rows = [row for res in results for row in job_rows(res, read_record(res.record), reference, builtin)]
     df = pd.DataFrame(rows, columns=[c for c in LAYER_COLUMNS if c not in ("vs_cudnn", "vs_median")])
     for c in ("op_time_s", "cudnn_s", "correctness", "wall_s"):
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
@@ -173,3 +192,12 @@ def board(lay: pd.DataFrame) -> pd.DataFrame:
         for n, i in enumerate(ranked, start=1):
             df.at[i, "rank"] = n
     return df
+
+
+def with_previous(current: pd.DataFrame, previous: pd.DataFrame) -> pd.DataFrame:
+    """The board with each submission's total from an earlier milestone and the ratio to it."""
+    prev = previous[previous["verdict"] == "ok"].drop_duplicates(["submission", "model"])
+    prev = prev.set_index(["submission", "model"])["total_s"].rename("previous_total_s")
+    out = current.join(prev, on=["submission", "model"])
+    out["vs_previous"] = out["total_s"] / out["previous_total_s"]
+    return out

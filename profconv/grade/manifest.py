@@ -129,3 +129,16 @@ def read(out: Path) -> dict[str, Any]:
         raise InputError(f"{path}: grade manifest version {doc.get('schema_version')} is newer than this "
                          f"profconv reads ({SCHEMA_VERSION}); upgrade profconv")
     return doc
+
+
+def results(doc: dict[str, Any], label: Path) -> list[JobResult]:
+    """The JobResults of a manifest read by `read`, or one line naming the first unusable job."""
+    out = []
+    for i, job in enumerate(doc["jobs"]):
+        try:
+            if not isinstance(job, dict):
+                raise TypeError("not an object")
+            out.append(JobResult.from_dict(job))
+        except TypeError as exc:
+            raise InputError(f"{label}: job {i} of the grade manifest is unusable ({exc})") from None
+    return out

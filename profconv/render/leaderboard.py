@@ -41,7 +41,8 @@ def terminal(board: pd.DataFrame, title: str) -> Table:
     table.add_column("verdict")
     for c in layer_columns(board):
         table.add_column(c[3:], justify="right")
-    for name in ("total", "x cuDNN", "x median"):
+    ratios = ["total", "x cuDNN", "x median"] + (["x prev"] if "vs_previous" in board.columns else [])
+    for name in ratios:
         table.add_column(name, justify="right")
     for _, r in board.iterrows():
         colour = _COLOURS.get(r["verdict"], "red")
@@ -51,6 +52,8 @@ def terminal(board: pd.DataFrame, title: str) -> Table:
         cells.append(f"[{colour}]{escape(str(r['verdict']))}[/{colour}]")
         cells += [_ms(r[c]) for c in layer_columns(board)]
         cells += [_ms(r["total_s"]), _x(r["vs_cudnn"]), _x(r["vs_median"])]
+        if "vs_previous" in board.columns:
+            cells.append(_x(r["vs_previous"]))
         table.add_row(*cells)
     return table
 
@@ -80,22 +83,24 @@ def _md_cell(text: object) -> str:
 def markdown(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
     """GitHub markdown: the table with links (relative to `base`) to each submission's report and record."""
     lay = layer_columns(board)
+    prev = "vs_previous" in board.columns
     head = ["#", "submission", "model", "GPU", "verdict", *[f"{c[3:]} (ms)" for c in lay], "total (ms)",
-            "x cuDNN", "x median", "Correctness", "report", "record"]
+            "x cuDNN", "x median", *(["x previous"] if prev else []), "Correctness", "report", "record"]
     lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "|".join("---:" if i == 0 or h.endswith(
-        ("(ms)", "cuDNN", "median", "Correctness")) else "---" for i, h in enumerate(head)) + "|"]
+        ("(ms)", "cuDNN", "median", "previous", "Correctness")) else "---" for i, h in enumerate(head)) + "|"]
     for _, r in board.iterrows():
         corr = f"{r['correctness']:.4f}" if pd.notna(r["correctness"]) else "—"
         cells = [_rank(r["rank"]), _md_cell(r["submission"]), _md_cell(r["model"]), _md_cell(r["gpu"]),
                  r["verdict"], *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x(r["vs_cudnn"]), _x(r["vs_median"]),
-                 corr, _link(r["report"], base), _link(r["record"], base)]
+                 *([_x(r["vs_previous"])] if prev else []), corr, _link(r["report"], base), _link(r["record"], base)]
         lines.append("| " + " | ".join(cells) + " |")
     notes = reasons(board)
     if notes:
         lines += ["", "## Not ok", ""] + [f"- {_md_cell(n)}" for n in notes]
     lines += ["", "Op Time: median of the timed repeats of the submission's kernel on each conv layer; "
               "x cuDNN: its total Op Time over cuDNN's in the same job; x median: over the median total of the "
-              "correct submissions on the same model and GPU."]
+              "correct submissions on the same model and GPU"
+              + ("; x previous: over the same submission's total in the previous grade (milestone)." if prev else ".")]
     return "\n".join(lines) + "\n"
 
 

@@ -36,7 +36,7 @@ if what[0] == "exit":
 
 def conv(layer, t, status="ok", error=None):
     op = {"median_s": t, "min_s": t, "max_s": t, "samples_s": [t]} if t is not None else None
-    return {"layer": layer, "shape": "", "dims": {}, "params": {}, "op_time": op, "rel_error": 0.0 if t else None,
+    return {"layer": layer, "shape": "", "dims": None, "params": {}, "op_time": op, "rel_error": 0.0 if t else None,
             "max_abs_error": None, "tolerance": 1e-5, "status": status, "error": error}
 
 
@@ -56,10 +56,10 @@ if what[0] == "ok":
     results.append(row(name, [float(what[1]), float(what[2])], user=True))
 else:
     results.append(row(name, [None, None], "failed", "wrong output on conv1: rel. error 0.31 > 1e-05", user=True))
-record = {"schema": "profconv.run", "schema_version": 1, "created": "2026-11-26T00:00:00+00:00",
+record = {"schema": "profconv.run", "schema_version": 2, "created": "2026-11-26T00:00:00+00:00",
           "argv": sys.argv, "environment": {"gpu": "Fake GPU", "driver_version": 13000, "profconv_version": "0.1.0",
                           "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": start, "end": time.time()},
-          "model": {"name": model}, "data": {}, "settings": {}, "results": results, "interrupted": False, "profile": {}}
+          "model": {"name": model}, "data": {}, "settings": {}, "results": results, "interrupted": False, "profile": None}
 out.mkdir(parents=True, exist_ok=True)
 (out / "run.json").write_text(json.dumps(record))
 print("fake run done")
