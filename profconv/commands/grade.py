@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from profconv.commands import comma_list
-from profconv.errors import InputError
+from profconv.errors import ExitStatus, InputError
 from profconv.grade import executors as ex
 from profconv.grade import leaderboard, manifest
 from profconv.grade.gpus import Gpu, query
@@ -75,7 +75,7 @@ def grade_command(
     ray_address: Annotated[str | None, typer.Option(help="ray: cluster address (default: $RAY_ADDRESS, else a local instance on this host's GPUs).")] = None,
     retries: Annotated[int, typer.Option(help="ray: retries of a task whose worker died.")] = 2,
     previous: Annotated[Path | None, typer.Option("--previous", help="An earlier grade directory (the previous milestone): adds each submission's ratio to its total there.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: terminal, markdown or csv (leaderboard.md and .csv are always written).")] = "terminal",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: terminal, markdown or csv (leaderboard.md, .csv and .html are always written).")] = "terminal",
 ) -> None:
     """Grade a class: each submission x model as one isolated profconv run, then the leaderboard."""
     if fmt not in FORMATS:
@@ -130,7 +130,12 @@ def grade_command(
     if todo:
         con.print(f"running {len(todo)} job(s) with the {engine.name} executor"
                   + (" (dry run: no GPU)" if dry_run else ""))
-        engine.run(todo, on_result)
+        try:
+            engine.run(todo, on_result)
+        except KeyboardInterrupt:
+            con.print(f"interrupted after {done} of {len(todo)} job(s): {out / manifest.MANIFEST} keeps them; "
+                      "the same command runs the rest")
+            raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
         con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s")
     results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
     missing = [s.key for s in specs if s.key not in book.jobs]
@@ -142,6 +147,7 @@ def grade_command(
     title = f"Leaderboard: {len(subs)} submission(s), {len(specs)} job(s)"
     write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve()))
     write_atomic(out / "leaderboard.csv", render.csv(board))
+    write_atomic(out / "leaderboard.html", render.html(board, title, base=out.resolve()))
     if fmt == "markdown":
         con.print(render.markdown(board, title, base=out.resolve()), markup=False, highlight=False, soft_wrap=True)
     elif fmt == "csv":
@@ -150,4 +156,4 @@ def grade_command(
         con.print(render.terminal(board, title))
         for line in render.reasons(board):
             con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
-        con.print(f"leaderboard: {out / 'leaderboard.md'}, {out / 'leaderboard.csv'}; manifest: {out / manifest.MANIFEST}")
+        con.print(f"leaderboard: {out / 'leaderboard.md'} (.csv, .html); manifest: {out / manifest.MANIFEST}")

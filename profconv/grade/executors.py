@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
-from profconv.grade.jobs import JobResult, JobSpec, not_run, run_job
+from profconv.grade.jobs import JobResult, JobSpec, not_run, run_job, stop_all
 
 OnResult = Callable[[JobResult], None]
 ENGINES = ("local", "slurm", "ray")
@@ -106,7 +106,8 @@ class LocalExecutor:
                 runnable.append(spec)
         if not runnable:
             return
-        with ThreadPoolExecutor(max_workers=len(self.slots), thread_name_prefix="grade") as pool:
+        pool = ThreadPoolExecutor(max_workers=len(self.slots), thread_name_prefix="grade")
+        try:
             futures = {pool.submit(self._one, slots, spec): spec for spec in runnable}
             for fut in as_completed(futures):
                 try:
@@ -114,6 +115,12 @@ class LocalExecutor:
                 except Exception as exc:  # run_job raised: the job directory is unwritable, …
                     result = not_run(futures[fut], "lost", f"{type(exc).__name__}: {exc}", self.name)
                 on_result(result)
+        except BaseException:  # Ctrl-C: end the running jobs, start no more
+            pool.shutdown(wait=False, cancel_futures=True)
+            stop_all()
+            raise
+        finally:
+            pool.shutdown(wait=True)
 
 
 def _slurm_task(spec: JobSpec) -> JobResult:

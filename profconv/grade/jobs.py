@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -41,6 +42,25 @@ REPORT_FILE = "report.md"
 TEMPLATE_FIELDS = ("python", "model", "kernel", "out", "submission", "variant")
 STATUSES = ("finished", "error", "timeout", "crashed", "unplaced", "lost")
 KILL_GRACE_S = 5.0
+
+# the jobs this process is running (their process groups), so Ctrl-C can end them all
+_running: set[subprocess.Popen] = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def stop_all() -> int:
+    """End every job this process runs (Ctrl-C in `profconv grade`); they are recorded as `lost`, so
+    the next run of the same command runs them again. Returns how many were running."""
+    _stopping.set()
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return len(procs)
 
 
 @dataclass(frozen=True)
@@ -241,6 +261,8 @@ def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
             proc = None
             result.reason = f"cannot start {argv[0]}: {exc.strerror or exc}"
         if proc is not None:
+            with _running_lock:
+                _running.add(proc)
             try:
                 proc.wait(timeout=spec.timeout_s)
             except subprocess.TimeoutExpired:
@@ -249,10 +271,15 @@ def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
             except BaseException:  # the worker itself is interrupted: leave no orphan on the GPU
                 _kill_group(proc)
                 raise
+            finally:
+                with _running_lock:
+                    _running.discard(proc)
             result.returncode = proc.returncode
+            if _stopping.is_set():
+                result.status, result.reason = "lost", "interrupted (Ctrl-C): runs again on the next grade"
     result.wall_s = round(time.monotonic() - t0, 3)
     record = out / RECORD_FILE
-    if result.status != "timeout" and result.returncode is not None:
+    if result.status not in ("timeout", "lost") and result.returncode is not None:
         if result.returncode < 0:
             result.status, result.reason = "crashed", f"killed by {_signal_name(result.returncode)}"
         elif result.returncode in (0, 1) and record.is_file():

@@ -1,4 +1,5 @@
-"""The grade leaderboard as a terminal table, GitHub markdown and CSV (frames from grade.leaderboard)."""
+"""The grade leaderboard as a terminal table, GitHub markdown, CSV and HTML (frames from grade.leaderboard;
+HTML through the report's Document renderer: sortable columns, self-contained)."""
 
 from __future__ import annotations
 
@@ -107,3 +108,39 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
 def csv(board: pd.DataFrame) -> str:
     """Every leaderboard column, machine-readable (seconds, not ms)."""
     return board.to_csv(index=False, float_format="%.9g")
+
+
+def document(board: pd.DataFrame, title: str, base: Path | None = None):
+    """The leaderboard as a report Document (for the HTML renderer): one sortable table, the reasons."""
+    from profconv.render.document import Bullets, Column, Document, Paragraph, Section, Table
+
+    frame = board.copy()
+    for key in ("report", "record"):
+        frame[key] = [os.path.relpath(p, base) if isinstance(p, str) and p and base is not None else p
+                      for p in frame[key]]
+    frame["rank"] = frame["rank"].astype("object").where(frame["rank"].notna(), None)
+    cols = [Column("rank", "#", "int"), Column("submission", "submission", "code"), Column("model", "model"),
+            Column("gpu", "GPU"), Column("verdict", "verdict"),
+            *[Column(c, f"{c[3:]} Op Time", "seconds") for c in layer_columns(board)],
+            Column("total_s", "total", "seconds"), Column("vs_cudnn", "x cuDNN", "ratio"),
+            Column("vs_median", "x median", "ratio"),
+            *([Column("vs_previous", "x previous", "ratio")] if "vs_previous" in board.columns else []),
+            Column("correctness", "Correctness", "number", digits=".4f"), Column("report", "report"),
+            Column("record", "run record")]
+    note = ("Op Time: median of the timed repeats of the submission's kernel per conv layer. x cuDNN: total "
+            "over cuDNN's in the same job; x median: over the median total of the correct submissions on the "
+            "same model and GPU. Paths are relative to this file. Click a header to sort.")
+    section = Section("Leaderboard").add(Table("leaderboard", "", frame, cols, note=note))
+    notes = reasons(board)
+    if notes:
+        section.sections.append(Section("Not ok").add(Bullets([f"`{n}`" for n in notes])))
+    else:
+        section.add(Paragraph("Every submission is ok."))
+    return Document(title=title, sections=[section])
+
+
+def html(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
+    from profconv.render import html as html_mod
+    from profconv.render.document import RenderOptions
+
+    return html_mod.render(document(board, title, base), RenderOptions())
