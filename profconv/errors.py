@@ -2,11 +2,12 @@
 
 Exit codes (also in `profconv --help` and the README):
   0   success
-  1   the command ran but found a problem (a failed variant, a regression), or an internal error
+  1   the command ran but found a problem (a failed variant), or an internal error
   2   usage error or unusable input: bad option or value, missing/empty/binary/unrecognised file
   3   the command needs CUDA and CuPy and they are not here (e.g. `run --variant naive` on a CPU-only machine)
   4   the profiler asked for is missing or refuses this GPU
   5   the system refused a read or write (disk full, permission denied, read-only file system)
+  6   `report --compare --fail-on-regression` found a significant regression
   130 interrupted (Ctrl-C)
 """
 
@@ -22,12 +23,13 @@ class ExitStatus(IntEnum):
     NO_GPU = 3  # the command needs CUDA and CuPy and they are not here
     NO_PROFILER = 4  # the profiler asked for is missing or refuses this GPU
     SYSTEM = 5  # the operating system refused a read or write (ENOSPC, EACCES, EROFS, ...)
+    REGRESSION = 6  # report --compare --fail-on-regression found a significant regression
     INTERRUPTED = 130
 
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok · 1 a check failed · 2 usage or input error · 3 needs a CUDA GPU · "
-    "4 profiler unavailable · 5 disk full or permission denied · 130 interrupted."
+    "4 profiler unavailable · 5 disk full or permission denied · 6 regression (report --compare) · 130 interrupted."
 )
 
 

@@ -51,9 +51,43 @@ def test_derive_ratios_against_the_same_precision():
                bench.BenchResult("fp16", "", "fp16", "fp16", "cudnn-fp16", 1e-2, op_time=t(0.5)),
                bench.BenchResult("cudnn-fp16", "", "fp16", "tensor-fp16", None, 5e-3, status="failed")]
     bench._derive(results, F17, DeviceFacts(bandwidth_Bps=4e12, peaks={"fp32": 67e12, "fp16": 133.8e12}))
-    assert results[0].ratio == 0.5 and results[1].ratio is None
+    assert results[0].ratio == 0.5 and results[1].ratio == 1.0  # the peer against the best peer: itself
     assert results[2].ratio is None  # its reference failed: no ratio rather than an invented one
     assert results[2].floor_s == pytest.approx(F17.min_bytes / 2 / 4e12)
+
+
+def test_ratios_against_the_best_peer_of_the_precision_with_its_layout():
+    def r(name, prec, arith, ref, t):
+        return bench.BenchResult(name, "", prec, arith, ref, 1e-5, op_time=OpTime(median_s=t, min_s=t, max_s=t))
+
+    # Spring 2018 conv2 on an H200, ms (../shared/findings/gpu-2026-11-26.md), as seconds
+    results = [r("tuned", "fp32", "fp32", "cudnn", 0.9e-3), r("fp16", "fp16", "fp16", "cudnn-fp16", 0.33e-3),
+               r("cudnn", "fp32", "fp32", None, 1.054e-3), r("cudnn-nhwc", "fp32", "fp32", None, 1.2e-3),
+               r("cudnn-tf32", "tf32", "tensor-fp16", None, 2.017e-3),
+               r("cudnn-tf32-nhwc", "tf32", "tensor-fp16", None, 0.95e-3),
+               r("cudnn-fp16", "fp16", "tensor-fp16", None, 1.579e-3),
+               r("cudnn-fp16-nhwc", "fp16", "tensor-fp16", None, 0.857e-3),
+               r("cudnn-bf16-nhwc", "bf16", "tensor-fp16", None, 1.743e-3)]
+    bench._derive(results, F17, DeviceFacts())
+    tuned, fp16 = results[0], results[1]
+    assert tuned.reference == "cudnn" and tuned.ratio == pytest.approx(0.9 / 1.054)
+    assert tuned.peer_ratios["tf32"].peer == "cudnn-tf32-nhwc"
+    assert tuned.peer_ratios["tf32"].ratio == pytest.approx(0.9 / 0.95)
+    assert fp16.reference == "cudnn-fp16-nhwc" and fp16.ratio == pytest.approx(0.33 / 0.857)
+    assert fp16.peer_ratios["bf16"].peer == "cudnn-bf16-nhwc"
+    assert results[6].reference == "cudnn-fp16-nhwc" and results[6].ratio == pytest.approx(1.579 / 0.857)
+    dims = records.Dims(B=10, M=16, C=6, H=30, W=30, K=5)
+    rec = BenchRecord(argv=[], created="", environment=records.Environment(),
+                      layers=[records.BenchLayer("ece408", "conv2", "s", dims, 10, 1.0, results=results)])
+    df = bench.frame(rec)
+    peers_df = bench.best_peers(df)
+    assert peers_df[["precision", "peer", "layout"]].values.tolist() == [
+        ["fp32", "cudnn", "NCHW"], ["tf32", "cudnn-tf32-nhwc", "NHWC"], ["fp16", "cudnn-fp16-nhwc", "NHWC"],
+        ["bf16", "cudnn-bf16-nhwc", "NHWC"]]
+    assert peers_df.others.iloc[0] == "NHWC 1.200 ms"
+    best = bench.best_per_layer(df)
+    assert best[["precision", "variant", "reference"]].values.tolist() == [
+        ["fp32", "tuned", "cudnn"], ["fp16", "fp16", "cudnn-fp16-nhwc"]]
 
 
 def test_best_per_layer_meets_the_issue_targets_on_the_first_h200_run():
@@ -82,10 +116,11 @@ def test_report_and_compare_read_bench_records(cli, tmp_path):
         for res in layer["results"]:
             if res["variant"] == "tuned" and res["op_time"]:
                 res["op_time"]["median_s"] *= 1.5
+                res["op_time"]["samples_s"] = [t * 1.5 for t in res["op_time"]["samples_s"]]
     (tmp_path / "slower.json").write_text(json.dumps(slower))
     r = cli("report", "--compare", FIRST, str(tmp_path / "slower.json"), "--fail-on-regression",
             "--markdown", str(tmp_path / "c.md"))
-    assert r.returncode == 1 and "6 regression(s)" in r.stdout
+    assert r.returncode == 6 and "6 regression(s)" in r.stdout  # its own exit code
     assert "| cifar10 | conv1 | M=16 C=3 32x32 K=5 pad 2 | tuned | " in (tmp_path / "c.md").read_text()
 
 

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
+from profconv.run import peers
 from profconv.run.models import MODELS, ConvShape
 from profconv.run.reference import conv2d
-from profconv.run.runner import operands
+from profconv.run.runner import prepare
 from profconv.run.variants import VARIANTS, cudnn_unavailable
 
 pytestmark = pytest.mark.gpu
@@ -33,11 +34,11 @@ def _check(variant, shape: ConvShape, seed: int):
     w = rng.standard_normal((shape.M, shape.C, shape.K, shape.K)).astype(np.float32)
     b = rng.standard_normal(shape.M).astype(np.float32)
     ref = conv2d(np, x, w, b, shape.P)
-    xd, out = operands(cp, variant, cp.asarray(x), shape)  # out poisoned with NaN
-    dt = variant.dtype
-    result = variant.launch(cp, xd, cp.asarray(w, dt), cp.asarray(b, dt), out, shape)
+    # out poisoned with NaN; the cuDNN peers get torch tensors in their dtype and layout
+    args = prepare(cp, variant, cp.asarray(x), cp.asarray(w), cp.asarray(b), shape)
+    result = variant.launch(cp, *args, shape)
     cp.cuda.Device().synchronize()
-    y = cp.asnumpy(result)
+    y = cp.asnumpy(peers.to_cupy(cp, result))
     assert np.isfinite(y).all(), f"{variant.name}: {np.count_nonzero(~np.isfinite(y))} outputs never written"
     err = np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref)
     assert err < variant.tolerance, f"{variant.name}: relative error {err:.3g}"
@@ -67,8 +68,8 @@ def test_layer_without_bias(variant):
     rng = np.random.default_rng(5)
     x = rng.standard_normal((s.B, s.C, s.H, s.W)).astype(np.float32)
     w = rng.standard_normal((s.M, s.C, s.K, s.K)).astype(np.float32)
-    xd, out = operands(cp, variant, cp.asarray(x), s)
-    y = cp.asnumpy(variant.launch(cp, xd, cp.asarray(w, variant.dtype), None, out, s))
+    args = prepare(cp, variant, cp.asarray(x), cp.asarray(w), None, s)
+    y = cp.asnumpy(peers.to_cupy(cp, variant.launch(cp, *args, s)))
     ref = conv2d(np, x, w, None, s.P)
     assert np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref) < variant.tolerance
 

@@ -47,15 +47,101 @@ def test_attribution_by_range_and_correlation():
 
 def test_profiles_per_variant():
     frame, labels = profiles(*_records())
-    assert labels == ["all", "naive", "fused"]
-    naive = frame[(frame.profile == 2) & (frame.section == "gpu")].iloc[0]
+    assert labels == ["naive", "fused"]  # the memcpy outside every profconv range is nobody's timed op
+    naive = frame[(frame.profile == 1) & (frame.section == "gpu")].iloc[0]
     assert naive["name"] == "conv_forward" and naive["calls"] == 2 and naive["total_ns"] == 4000.0
     assert naive["min_ns"] == 2000.0 and naive["time_pct"] == 100.0
-    allgpu = frame[(frame.profile == 1) & (frame.section == "gpu")]
-    assert allgpu["name"].tolist() == ["conv_forward", "void conv<16>(float const*)", "[CUDA memcpy HtoD]"]
-    assert allgpu["time_pct"].tolist() == [74.07, 18.52, 7.41]
-    api = frame[(frame.profile == 3) & (frame.section == "api")]
+    api = frame[(frame.profile == 2) & (frame.section == "api")]
     assert api["name"].tolist() == ["cudaDeviceSynchronize", "cuLaunchKernel"]
+    frame, labels = profiles(*_records(), everything=True)
+    assert labels == ["naive", "fused", "profconv:untagged"]
+    untagged = frame[(frame.profile == 3) & (frame.section == "gpu")]
+    assert untagged["name"].tolist() == ["[CUDA memcpy HtoD]"]
+
+
+def _tuned_run():
+    """What `profconv run --variant tuned,cudnn --repeat 2` records, in miniature: profconv's reference
+    pass, a check call whose first launch sweeps 3 candidates ('…/check/tune'), two timed calls, the
+    forward pass; cuDNN's algorithm search inside its check; an untagged norm of the error."""
+    R = Range
+    ranges = [R("m", "profconv", 0, 100, 1), R("reference", "profconv", 1, 99, 1),
+              R("m", "profconv", 200, 405, 1), R("tuned", "profconv", 201, 404, 1), R("conv1", "profconv", 202, 403, 1),
+              R("check", "profconv", 203, 402, 1), R("tune", "profconv", 204, 350, 1),
+              R("m", "profconv", 510, 600, 1), R("tuned", "profconv", 511, 599, 1), R("conv1", "profconv", 512, 598, 1),
+              R("m", "profconv", 610, 700, 1), R("tuned", "profconv", 611, 699, 1), R("conv1", "profconv", 612, 698, 1),
+              R("m", "profconv", 710, 800, 1), R("tuned", "profconv", 711, 799, 1), R("forward", "profconv", 712, 798, 1),
+              R("conv1", "profconv", 713, 797, 1),
+              R("m", "profconv", 1100, 1305, 1), R("cudnn", "profconv", 1101, 1304, 1), R("conv1", "profconv", 1102, 1303, 1),
+              R("check", "profconv", 1103, 1300, 1), R("tune", "profconv", 1104, 1290, 1),
+              R("m", "profconv", 1310, 1400, 1), R("cudnn", "profconv", 1311, 1399, 1), R("conv1", "profconv", 1312, 1398, 1)]
+    api, gpu = [], []
+
+    def launch(t, name, dur, corr):
+        api.append(ApiCall("cuLaunchKernel", t, t + 2, corr, 1, "driver"))
+        gpu.append(GpuActivity(name, t + 3, t + 3 + dur, corr, 7, "kernel"))
+
+    launch(10, "reference_conv", 50, 1)
+    for k, t in enumerate((210, 240, 270)):  # the sweep's candidates
+        launch(t, "conv_tuned", 20 + 10 * k, 10 + k)
+    launch(360, "conv_tuned", 20, 20)  # the check's own call of the chosen kernel
+    launch(520, "conv_tuned", 20, 21)  # timed call 1
+    launch(620, "conv_tuned", 22, 22)  # timed call 2
+    launch(720, "conv_tuned", 21, 23)  # forward pass
+    launch(720 + 30, "tanh", 5, 24)
+    api.append(ApiCall("cudaMemcpy", 450, 460, 25, 1, "runtime"))  # the error norm's copy, outside the ranges
+    gpu.append(GpuActivity("[CUDA memcpy DtoH]", 452, 458, 25, 7, "memcpy", 4))
+    launch(1110, "fft2d_r2c", 40, 30)  # cuDNN's algorithm search
+    launch(1160, "implicit_convolve_sgemm", 60, 31)
+    launch(1320, "implicit_convolve_sgemm", 30, 32)  # the timed cuDNN call
+    return api, gpu, ranges
+
+
+def test_roles_of_profconv_ranges():
+    from profconv.profile.activity import label_of, op_of, role_of
+
+    assert [role_of(n) for n in ("m/tuned/conv1", "m/tuned/conv1/check", "m/tuned/conv1/check/tune",
+                                 "m/tuned/forward/conv1", "m/reference", "bench/m/conv1/tuned", None)] == [
+        "timed", "check", "tune", "forward", "reference", "bench", "untagged"]
+    assert op_of("m/tuned/conv1/check/tune") == "m/tuned/conv1" and op_of("m/tuned/forward/conv1") is None
+    assert label_of("m/tuned/conv1/check/tune") == "tuned:tune" and label_of("m/reference") == "profconv:reference"
+
+
+def test_per_variant_tables_hold_only_the_timed_op():
+    frame, labels = profiles(*_tuned_run())
+    assert labels == ["tuned", "cudnn"]
+    tuned = frame[(frame.profile == 1) & (frame.section == "gpu")]
+    # two timed calls: not the 3 sweep candidates, the check call, the forward pass or the reference
+    assert tuned[["name", "calls", "total_ns", "max_ns"]].values.tolist() == [["conv_tuned", 2, 42.0, 22.0]]
+    cudnn = frame[(frame.profile == 2) & (frame.section == "gpu")]
+    assert cudnn["name"].tolist() == ["implicit_convolve_sgemm"] and cudnn["calls"].tolist() == [1]
+    api = frame[(frame.profile == 1) & (frame.section == "api")]
+    assert api["calls"].tolist() == [2]
+
+
+def test_all_shows_everything_labelled():
+    frame, labels = profiles(*_tuned_run(), everything=True)
+    assert labels == ["tuned", "cudnn", "tuned:tune", "tuned:check", "tuned:forward", "cudnn:tune",
+                      "profconv:reference", "profconv:untagged"]
+    def gpu_rows(label):
+        n = labels.index(label) + 1
+        return frame[(frame.profile == n) & (frame.section == "gpu")][["name", "calls"]].values.tolist()
+    assert gpu_rows("tuned:tune") == [["conv_tuned", 3]]
+    assert gpu_rows("tuned:check") == [["conv_tuned", 1]]
+    assert sorted(gpu_rows("tuned:forward")) == [["conv_tuned", 1], ["tanh", 1]]
+    assert sorted(gpu_rows("cudnn:tune")) == [["fft2d_r2c", 1], ["implicit_convolve_sgemm", 1]]
+    assert gpu_rows("profconv:reference") == [["reference_conv", 1]]
+    assert gpu_rows("profconv:untagged") == [["[CUDA memcpy DtoH]", 1]]
+    # nothing is dropped: every GPU activity is in exactly one profile
+    assert int(frame[frame.section == "gpu"]["calls"].sum()) == len(_tuned_run()[1])
+
+
+def test_timed_ops_per_call():
+    from profconv.profile.activity import timed_ops
+
+    ops = {o.op: o for o in timed_ops(*_tuned_run())}
+    assert set(ops) == {"m/tuned/conv1", "m/cudnn/conv1"}
+    t = ops["m/tuned/conv1"]
+    assert (t.calls, t.launches, t.busy_ns, t.span_ns) == (2, 1, 21.0, 21.0)
 
 
 def test_nvprof_log_round_trip():

@@ -14,7 +14,8 @@ CHILD = external.ChildRun("ece408-high", 1000, ["naive", "tuned"], Path("/tmp/r/
 
 def test_child_argv():
     assert CHILD.argv()[1:] == ["-m", "profconv", "run", "--model", "ece408-high", "--images", "1000", "--variant",
-                                "naive,tuned", "--repeat", "1", "--warmup", "0", "--out", "/tmp/r/ncu-child"]
+                                "naive,tuned", "--repeat", "1", "--warmup", "0", "--ci-target", "0",
+                                "--out", "/tmp/r/ncu-child"]
 
 
 def test_ncu_argv():
@@ -27,6 +28,41 @@ def test_ncu_argv():
     assert includes == ["profconv@ece408/naive/conv1/", "profconv@ece408/naive/conv2/",
                         "profconv@ece408/tuned/conv1/", "profconv@ece408/tuned/conv2/"]
     assert "--nvtx" in argv and argv[-2:] == ["python", "x.py"]
+    # by default ncu runs at the card's clocks without cache flushes, as Op Time does
+    assert argv[4:8] == ["--clock-control", "none", "--cache-control", "none"]
+    base = external.ncu_argv("/opt/ncu", [], child.ranges(), settings=external.NcuSettings("base", "all"))
+    assert base[4:8] == ["--clock-control", "base", "--cache-control", "all"]
+
+
+NCU_CSV = (
+    '==PROF== Connected to process 1\n'
+    '"ID","Kernel Name","thread Domain:Push/Pop_Range:PL_Type:PL_Value","gpu__time_duration.sum"\n'
+    '"","","","nsecond"\n'
+    '"0","conv_tuned"," ""0:profconv:m:none:none"" ""1:profconv:tuned:none:none"" ""2:profconv:conv1:none:none"" ""3:profconv:check:none:none"" ""4:profconv:tune:none:none"" ","42,000"\n'
+    '"1","conv_tuned"," ""0:profconv:m:none:none"" ""1:profconv:tuned:none:none"" ""2:profconv:conv1:none:none"" ""3:profconv:check:none:none"" ","20,000"\n'
+    '"2","conv_tuned"," ""0:profconv:m:none:none"" ""1:profconv:tuned:none:none"" ""2:profconv:conv1:none:none"" ","21,500"\n'
+    '"3","fft2d_r2c"," ""0:profconv:m:none:none"" ""1:profconv:cudnn:none:none"" ""2:profconv:conv1:none:none"" ""3:profconv:check:none:none"" ""4:profconv:tune:none:none"" ","10,000,000"\n'
+    '"4","sgemm"," ""0:profconv:m:none:none"" ""1:profconv:cudnn:none:none"" ""2:profconv:conv1:none:none"" ","30,000"\n'
+    '==PROF== Disconnected\n'
+)
+
+
+def test_ncu_rows_of_the_timed_op_only():
+    from profconv.analysis.agreement import ncu_per_op
+    from profconv.profile.activity import role_of
+
+    kept, dropped = external.split_ncu_csv(NCU_CSV, lambda r: role_of(r) == "timed")
+    assert dropped == 3 and "fft2d_r2c" not in kept and '"2","conv_tuned"' in kept and kept.endswith("Disconnected\n")
+    launches = external.ncu_launches(NCU_CSV)
+    assert [(k.range, role_of(k.range)) for k in launches][:3] == [
+        ("m/tuned/conv1/check/tune", "tune"), ("m/tuned/conv1/check", "check"), ("m/tuned/conv1", "timed")]
+    per_op = ncu_per_op([{"range": k.range, "metrics": k.metrics, "units": k.units} for k in launches], 1,
+                        lambda r: role_of(r) == "timed")
+    assert per_op["m/tuned/conv1"].seconds == pytest.approx(21.5e-6) and per_op["m/cudnn/conv1"].launches == 1
+    import profconv
+
+    ps = profconv.parse_text(kept, format="ncu")
+    assert set(ps.frame["name"]) >= {"conv_tuned", "sgemm"} and "fft2d_r2c" not in set(ps.frame["name"])
 
 
 def test_nsys_and_nvprof_argv():
@@ -85,7 +121,7 @@ def test_ncu_launches_attributed_to_ranges():
 
 def test_cli_profile_errors(cli):
     r = cli("run", "--profile", "vtune", "--images", "5")
-    assert r.returncode == 2 and "--profile takes one of cupti, ncu, nsys, nvprof, not 'vtune'" in r.stderr
+    assert r.returncode == 2 and "--profile takes one of cupti, ncu, nsys, nvprof (or cupti,ncu), not 'vtune'" in r.stderr
     r = cli("run", "--profile", "cupti", "--images", "5")
     assert r.returncode == 3 and "--profile cupti needs a CUDA GPU and CuPy" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

@@ -68,14 +68,16 @@ def test_compare_runs_flags_regressions(cli, tmp_path):
         if res["variant"] == "fused":
             for c in res["conv"]:
                 c["op_time"]["median_s"] *= 1.5
+                c["op_time"]["samples_s"] = [t * 1.5 for t in c["op_time"]["samples_s"]]
     slower = tmp_path / "slower.json"
     slower.write_text(json.dumps(doc))
     out = tmp_path / "cmp.md"
     r = cli("report", "--compare", RUN, str(slower), "--markdown", str(out), "--fail-on-regression")
-    assert r.returncode == 1 and "2 regression(s) beyond 5%" in r.stdout
+    assert r.returncode == 6 and "2 regression(s) beyond 5%" in r.stdout  # its own exit code
     md = out.read_text()
-    assert "| 10,000 | fused | conv1 | M=6 C=1 64x64 K=5 | 8.187 ms | 12.28 ms | 1.500 | **REGRESSION** |" in md
-    assert "| 10,000 | naive | conv1 | M=6 C=1 64x64 K=5 | 5.526 ms | 5.526 ms | 1.000 |  |" in md
+    # 5 samples a side, fully separated: Mann-Whitney U two-sided p = 2/252
+    assert "| 10,000 | fused | conv1 | M=6 C=1 64x64 K=5 | 8.187 ms | 12.28 ms | 1.500 | 0.0079 | **REGRESSION** |" in md
+    assert "| 10,000 | naive | conv1 | M=6 C=1 64x64 K=5 | 5.526 ms | 5.526 ms | 1.000 | 1 |  |" in md
     variants = [line.split(" | ")[1] for line in md.splitlines() if line.startswith("| 10,000 |")]
     assert list(dict.fromkeys(variants)) == ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "cudnn"]
     r = cli("report", "--compare", RUN, RUN, "--fail-on-regression")

@@ -36,7 +36,8 @@ Threshold = Annotated[
 Regression = Annotated[
     float,
     typer.Option("--regression-threshold", callback=_fraction, metavar="FRACTION",
-                 help="With --compare: B slower than A by more than this fraction is a regression."),
+                 help="With --compare: the minimum effect: B slower than A by at least this fraction "
+                      "(and significant, see --alpha) is a regression."),
 ]
 Repeat = Annotated[int, typer.Option("--repeat", min=1, max=100_000, help="Timed repeats per conv layer (median and min reported).")]
 Warmup = Annotated[int, typer.Option("--warmup", min=0, max=100_000, help="Untimed warm-up runs before timing.")]

@@ -12,10 +12,12 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from profconv import provenance
 from profconv.commands import comma_list
 from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.records import BenchLayer, BenchRecord, BenchSettings, Environment, struct_from
+from profconv.records.provenance import Provenance
 from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
 from profconv.run import bench, gpu
 from profconv.run import weights as weights_mod
@@ -32,13 +34,16 @@ def layer_table(layer: BenchLayer, fused: bool = False) -> Table:
     if fused:
         title = f"{layer.model} fused layer {layer.fused_ops}: {layer.shape}, {layer.images} images"
     table = Table(title=title, title_justify="left")
-    for col, just in (("variant", "left"), ("precision", "left"), ("Op Time", "right"), ("ratio", "right"),
-                      ("vs", "left"), ("floor share", "right"), ("bound", "left"), ("rel. error", "right"),
-                      ("status", "left")):
+    for col, just in (("variant", "left"), ("precision", "left"), ("Op Time", "right"), ("±", "right"),
+                      ("other L2", "right"), ("ratio", "right"), ("vs", "left"), ("floor share", "right"),
+                      ("bound", "left"), ("rel. error", "right"), ("status", "left")):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
     for r in layer.fused if fused else layer.results:
         t = r.op_time.median_s if r.op_time else None
-        table.add_row(r.variant, r.precision, f"{t * 1e3:.3f} ms" if t else "—",
+        ci = r.op_time.ci_rel if r.op_time else None
+        other = r.op_time_warm if r.op_time is r.op_time_cold else r.op_time_cold
+        table.add_row(r.variant, r.precision, f"{t * 1e3:.3f} ms" if t else "—", f"{ci:.1%}" if ci is not None else "—",
+                      f"{other.median_s * 1e3:.3f}" if other else "—",
                       f"{r.ratio:.2f}x" if r.ratio else "—", r.reference or "—",
                       f"{r.floor_share:.0%}" if r.floor_share else "—", r.bound or "—",
                       f"{r.rel_error:.1e}" if r.rel_error is not None else "—",
@@ -56,11 +61,17 @@ def bench_command(
     out: Annotated[Path | None, typer.Option("--out", help="Directory for bench.json (default runs/bench-<timestamp>/).")] = None,
     markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the tables as markdown to FILE.")] = None,
     fuse: Annotated[bool, typer.Option("--fuse/--no-fuse", help="Also time each conv + activation + pool as one fused kernel against separate ops.")] = True,
+    l2: Annotated[str, typer.Option("--l2", help="Headline figure: cold (L2 flushed before each sample, the default) or warm (the same call just ran); both are recorded.")] = "cold",
+    ci_target: Annotated[float, typer.Option(min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
+    time_budget: Annotated[float, typer.Option(min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
+    cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
     width: Width = None,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
         raise InputError("--images, --sets and --repeat must be at least 1, --warmup at least 0")
+    if l2 not in bench.L2_MODES:
+        raise InputError(f"--l2 takes cold or warm, not {l2!r}")
     models = [get_model(m) for m in (comma_list(model) or DEFAULT_MODELS)]
     chosen = [v for v in get_variants(comma_list(variant) or None) if v.device != "cpu"]
     if not chosen:
@@ -77,11 +88,18 @@ def bench_command(
     stamp = datetime.now(timezone.utc)
     run_dir = out or Path("runs") / f"bench-{stamp.strftime('%Y%m%d-%H%M%S')}"
     env = gpu.environment(cp)
-    opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup)
+    opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup, l2=l2,
+                              target=ci_target or None, budget_s=time_budget,
+                              max_rounds=repeat if not ci_target else max(repeat, 100), cudnn_kernels=cudnn_kernels)
     record = BenchRecord(argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(),
                          environment=struct_from(Environment, env),
                          settings=BenchSettings(models=[m.name for m in models], variants=[v.name for v in chosen],
-                                                images=images, sets=sets, repeat=repeat, warmup=warmup, fuse=fuse))
+                                                images=images, sets=sets, repeat=repeat, warmup=warmup, fuse=fuse,
+                                                l2=l2, ci_target=ci_target or None,
+                                                time_budget_s=time_budget if ci_target else None,
+                                                cudnn_kernels=cudnn_kernels))
+    recorder = provenance.Recorder(cp)
+    record.provenance = struct_from(Provenance, recorder.start())
     con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}); "
               f"{len(chosen)} variants, {sets} input sets of {images} images, {repeat} rounds after {warmup} warm-up")
     seen: dict[tuple, str] = {}
@@ -104,18 +122,34 @@ def bench_command(
                             prog.console.print(layer_table(layer, fused=True))
     except KeyboardInterrupt:
         record.interrupted = True
+        record.provenance = struct_from(Provenance, recorder.finish(None))
         write_atomic(run_dir / "bench.json", record.to_json())
         con.print(f"interrupted: partial record in {escape(str(run_dir / 'bench.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-    best = bench.best_per_layer(bench.frame(record))
+    prov = recorder.finish(None)
+    record.provenance = struct_from(Provenance, prov)
+    write_atomic(run_dir / "bench.json", record.to_json())
+    df = bench.frame(record)
+    peers_df = bench.best_peers(df)
+    if not peers_df.empty:
+        table = Table(title=f"Best cuDNN per layer and precision ({l2} L2; layout converted before timing)",
+                      title_justify="left")
+        for col in ("model", "layer", "precision", "peer", "layout", "Op Time (ms)", "other layouts"):
+            table.add_column(col, overflow="fold")
+        for r in peers_df.to_dict("records"):
+            table.add_row(str(r["model"]), str(r["layer"]), str(r["precision"]), str(r["peer"]), str(r["layout"]),
+                          fmt_ms(r["median_s"]), str(r["others"]))
+        con.print(table)
+    best = bench.best_per_layer(df)
     if not best.empty:
         table = Table(title="Best variant per layer and precision", title_justify="left")
-        for col in ("model", "layer", "precision", "variant", "Op Time (ms)", "vs cuDNN", "floor share"):
+        for col in ("model", "layer", "precision", "variant", "Op Time (ms)", "vs best cuDNN", "cuDNN", "floor share"):
             table.add_column(col)
         for r in best.to_dict("records"):
             table.add_row(str(r["model"]), str(r["layer"]), str(r["precision"]), str(r["variant"]), fmt_ms(r["median_s"]),
-                          fmt_ratio(r["ratio"]), fmt_share(r["floor_share"]))
+                          fmt_ratio(r["ratio"]), str(r["reference"]), fmt_share(r["floor_share"]))
         con.print(table)
+    con.print(f"[dim]provenance: {escape(provenance.summary_line(prov))}[/dim]")
     if markdown_out is not None:
         write_atomic(markdown_out, to_markdown(record))
         con.print(f"wrote {escape(str(markdown_out))}")

@@ -32,7 +32,8 @@ def report_command(
     compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs, bench records or logs: A then B.")] = False,
     threshold: Threshold = 0.90,
     regression: Regression = 0.05,
-    fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 1 when a regression is found.")] = False,
+    alpha: Annotated[float, typer.Option("--alpha", min=1e-6, max=0.5, help="With --compare: significance level of the Mann-Whitney U test on the stored samples.")] = 0.05,
+    fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 6 when a regression is found.")] = False,
     full_names: FullNames = False,
     width: Width = None,
 ) -> None:
@@ -42,12 +43,12 @@ def report_command(
     if compare:
         if len(loaded) != 2:
             raise InputError(f"--compare takes exactly two inputs (A B), got {len(loaded)}")
-        df = compare_mod.compare(loaded[0], loaded[1], regression)
-        doc = compare_mod.document(df, inputs[0], inputs[1], regression)
+        df = compare_mod.compare(loaded[0], loaded[1], regression, alpha)
+        doc = compare_mod.document(df, inputs[0], inputs[1], regression, alpha)
         _emit(lambda plots_dir: doc, markdown_out, html_out, json_out, full, full_names, "comparison")
         if fail_on_regression and bool(df["regression"].any()):
             console().print(f"[red]{int(df['regression'].sum())} regression(s) beyond {regression:.0%}[/red]")
-            raise typer.Exit(int(ExitStatus.FAILURE))
+            raise typer.Exit(int(ExitStatus.REGRESSION))
         return
 
     def make(plots_dir: Path | None) -> Document:

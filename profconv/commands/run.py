@@ -13,11 +13,13 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from profconv import provenance
 from profconv.commands import comma_list
 from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.profile import session
 from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
+from profconv.records.provenance import Provenance
 from profconv.render.profile_tables import TableOptions, render
 from profconv.run import gpu, runner
 from profconv.run import weights as weights_mod
@@ -118,8 +120,13 @@ def run_command(
     data: Annotated[str | None, typer.Option("--data", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
     weights: Annotated[str | None, typer.Option("--weights", help="A .npz of weights overriding the bundled ones.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run directory (default runs/<model>-<timestamp>/).")] = None,
-    profile: Annotated[str | None, typer.Option("--profile", help="Also profile: cupti (in-process), ncu, nsys or nvprof (re-run under the tool).")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help="Also profile: cupti (in-process), ncu, nsys or nvprof (re-run under the tool); cupti,ncu for both and the agreement table.")] = None,
     profile_timeout: Annotated[float, typer.Option(min=1.0, help="Seconds an external profiler may take.")] = 1800.0,
+    show_all: Annotated[bool, typer.Option("--all", help="Profiles: also show the sweeps, checks, forward passes and profconv's own kernels, labelled (default: each variant's timed op only).")] = False,
+    ci_target: Annotated[float, typer.Option(min=0.0, max=1.0, help="Repeat past --repeat until the median's 95% interval is within ±this fraction (0: exactly --repeat).")] = 0.01,
+    time_budget: Annotated[float, typer.Option(min=0.001, help="Seconds of timed repeats per conv op at most, with --ci-target.")] = 2.0,
+    ncu_clock_control: Annotated[str, typer.Option(help="ncu --clock-control: none (the card's own clocks, as Op Time) or base (ncu's default).")] = "none",
+    ncu_cache_control: Annotated[str, typer.Option(help="ncu --cache-control: none (as Op Time) or all (flush before each replay, ncu's default).")] = "none",
     width: Width = None,
 ) -> None:
     """Run each convolution variant on a model's forward pass: Op Time, check, Correctness."""
@@ -128,8 +135,17 @@ def run_command(
     if repeat < 1 or warmup < 0 or cpu_repeat < 1:
         raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
     chosen = get_variants(comma_list(variant) or None)
-    if profile is not None and profile not in session.TOOLS:
-        raise InputError(f"--profile takes one of {', '.join(session.TOOLS)}, not {profile!r}")
+    tools = comma_list([profile]) if profile else []
+    bad = [t for t in tools if t not in session.TOOLS]
+    if profile is not None and (bad or not tools):
+        raise InputError(f"--profile takes one of {', '.join(session.TOOLS)} (or cupti,ncu), not {profile!r}")
+    external_tools = [t for t in tools if t != "cupti"]
+    if len(external_tools) > 1:
+        raise InputError(f"--profile: one external profiler per run, not {', '.join(external_tools)}")
+    if ncu_clock_control not in session.external.CLOCK_CONTROLS or ncu_cache_control not in session.external.CACHE_CONTROLS:
+        raise InputError(f"--ncu-clock-control takes {' or '.join(session.external.CLOCK_CONTROLS)}, "
+                         f"--ncu-cache-control {' or '.join(session.external.CACHE_CONTROLS)}")
+    ncu_settings = session.external.NcuSettings(ncu_clock_control, ncu_cache_control)
     params = weights_mod.load(m, weights)
     cp = gpu.cupy_or_none()
     con = console()
@@ -160,12 +176,19 @@ def run_command(
             "conv_layers": [{"layer": layer.name, "shape": s.text()} for layer, s in m.conv_shapes(1)]}),
         data=DataInfo(source=data or "synthetic", synthetic=data is None, weights=weights or "bundled"),
         settings=RunSettings(repeat=repeat, warmup=warmup, cpu_repeat=cpu_repeat, images=counts,
-                             variants=[v.name for v in chosen]),
+                             variants=[v.name for v in chosen], ci_target=ci_target or None,
+                             time_budget_s=time_budget if ci_target else None, l2="warm (the same call repeated)"),
     )
+    recorder = provenance.Recorder(cp)
+    record.provenance = struct_from(Provenance, recorder.start())
     if env.get("gpu"):
         con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}), CuPy {env['cupy_version']}")
-    tool_path = session.check_available(profile, env.get("compute_capability")) if profile else None
-    collector = session.CuptiCollector() if profile == "cupti" else None
+    ext = external_tools[0] if external_tools else None
+    if "cupti" in tools:
+        session.check_available("cupti", env.get("compute_capability"))
+    tool_path = session.check_available(ext, env.get("compute_capability")) if ext else None
+    collector = session.CuptiCollector() if "cupti" in tools else None
+    rule = gpu.StopRule(ci_target, time_budget) if ci_target > 0 else None
 
     def on_result(res: VariantResult) -> None:
         record.results.append(res)
@@ -178,31 +201,51 @@ def run_command(
             with collector if collector is not None else contextlib.nullcontext():
                 runner.execute(m, params, chosen, counts,
                                runner.RunOptions(images=counts[0], repeat=repeat, warmup=warmup,
-                                                 cpu_repeat=cpu_repeat, data_dir=data),
+                                                 cpu_repeat=cpu_repeat, data_dir=data, rule=rule),
                                cp, lambda msg: prog.update(task, description=msg), on_result, skip)
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "run.json", record.to_json())
         con.print(f"interrupted: partial record in {escape(str(run_dir / 'run.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-    profiled = None
+    profiled, profiled_ext, summary = None, None, {}
     if collector is not None:
-        profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv))
-        record.profile = struct_from(ProfileInfo, summary)
-    elif profile is not None and tool_path is not None:
+        profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv), show_all)
+    prov = recorder.finish(None)  # the GPU state at the end of the timed run, before any re-run
+    if ext is not None and tool_path is not None:
         child = session.external.ChildRun(m.name, counts[-1], [v.name for v in chosen if v.device != "cpu"],
-                                          run_dir / f"{profile}-child", data, weights,
+                                          run_dir / f"{ext}-child", data, weights,
                                           layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
-        con.print(f"re-running the GPU variants under {profile} ({escape(' '.join(child.argv()[2:]))})")
-        profiled, summary = session.external_results(profile, tool_path, child, run_dir, profile_timeout)
+        con.print(f"re-running the GPU variants under {ext} ({escape(' '.join(child.argv()[2:]))})")
+        profiled_ext, ext_summary = session.external_results(ext, tool_path, child, run_dir, profile_timeout,
+                                                             everything=show_all, ncu_settings=ncu_settings)
+        summary = ({**summary, "tools": [*summary.get("tools", []), ext], ext: ext_summary} if summary
+                   else ext_summary)
+    ncu_part = summary.get("ncu") or summary
+    if summary:
+        prov["profiler"] = {t: (summary.get(t) or summary).get("settings")
+                            for t in summary.get("tools", [summary.get("tool")])}
+        op_times = {f"{m.name}/{r.variant}/{c.layer}": c.op_time.median_s for r in record.results
+                    if r.images == counts[-1] for c in r.conv if c.status == "ok" and c.op_time}
+        agree = session.agreement_frame(summary, op_times)
+        if not agree.empty and (summary.get("ops") or summary.get("tool") == "ncu"):
+            summary["agreement"] = session.agreement_records(agree)
         record.profile = struct_from(ProfileInfo, summary)
+    record.provenance = struct_from(Provenance, prov)
     write_atomic(run_dir / "run.json", record.to_json())
     con.print(result_table(record))
     con.print(breakdown_table(record))
-    if profiled is not None:
-        render(profiled, con, TableOptions(max_rows=15, metrics=False))
-        if record.profile is not None and record.profile.launches:
-            con.print(session.ncu_table(summary))
+    for ps in (profiled, profiled_ext):
+        if ps is not None:
+            render(ps, con, TableOptions(max_rows=15, metrics=False))
+    if ncu_part.get("launches"):
+        con.print(session.ncu_table(ncu_part))
+    if summary.get("agreement"):
+        import pandas as pd
+
+        ncu_settings_used = ncu_part.get("settings") if ncu_part.get("tool") == "ncu" else None
+        con.print(session.agreement_table(pd.DataFrame(summary["agreement"]), ncu_settings_used))
+    con.print(f"[dim]provenance: {escape(provenance.summary_line(prov))}[/dim]")
     for count in counts:
         best = [r for r in record.results if r.images == count and r.status == "ok" and r.correctness is not None]
         ref = next((r for r in best if r.variant == "cpu"), best[0] if best else None)

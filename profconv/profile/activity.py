@@ -50,10 +50,48 @@ def memcpy_name(copy_kind: int) -> str:
     return f"[CUDA memcpy {MEMCPY_NAMES.get(copy_kind, 'Unknown')}]"
 
 
+ROLES = ("timed", "tune", "check", "forward", "reference", "bench", "untagged")
+"""What a profconv NVTX range holds (`role_of`):
+- timed: the op whose Op Time is reported ('model/variant/layer');
+- tune: a swept kernel's candidate search or cuDNN's algorithm search ('…/tune' anywhere in the path);
+- check: the correctness call against the float64 reference ('model/variant/layer/check');
+- forward: the whole net with the variant's conv, for Correctness ('model/variant/forward/layer');
+- reference: profconv's own float64 reference pass ('model/reference');
+- bench: `profconv bench`'s timed calls ('bench/…');
+- untagged: outside any profconv range (set-up, the error norms of the check)."""
+
+
+def role_of(range_name: str | None) -> str:
+    if not range_name:
+        return "untagged"
+    parts = range_name.split("/")
+    if parts[0] == "bench":
+        return "bench"
+    if "tune" in parts:
+        return "tune"
+    if "check" in parts:
+        return "check"
+    if len(parts) >= 2 and parts[1] == "reference":
+        return "reference"
+    if len(parts) >= 3 and parts[2] == "forward":
+        return "forward"
+    return "timed" if len(parts) == 3 else "untagged"
+
+
 def variant_of(range_name: str) -> str | None:
     """'ece408-high/fused/conv1' -> 'fused' (the middle part of profconv's range names)."""
     parts = range_name.split("/")
+    if len(parts) >= 2 and parts[1] == "reference":
+        return None
     return parts[1] if len(parts) >= 3 else None
+
+
+def op_of(range_name: str) -> str | None:
+    """The timed op a range belongs to: 'ece408-high/tuned/conv1/check/tune' -> 'ece408-high/tuned/conv1'."""
+    parts = range_name.split("/")
+    if len(parts) < 3 or role_of(range_name) in ("bench", "reference", "forward", "untagged"):
+        return None
+    return "/".join(parts[:3])
 
 
 def nested_paths(ranges: list[Range]) -> list[Range]:
@@ -79,6 +117,13 @@ def attribute(ranges: list[Range], api: list[ApiCall], gpu: list[GpuActivity], d
               ) -> tuple[dict[int, str], dict[int, str]]:
     """Range name per API call (innermost `domain` range on its thread containing its start) and per
     GPU activity (the range of the API call with the same correlation id)."""
+    api_r, gpu_r = attribute_instances(ranges, api, gpu, domain)
+    return {i: r.name for i, r in api_r.items()}, {i: r.name for i, r in gpu_r.items()}
+
+
+def attribute_instances(ranges: list[Range], api: list[ApiCall], gpu: list[GpuActivity], domain: str = "profconv"
+                        ) -> tuple[dict[int, Range], dict[int, Range]]:
+    """As `attribute`, but the range instance (path name, start, end) rather than its name."""
     by_thread: dict[int, list[Range]] = {}
     for r in nested_paths([r for r in ranges if r.domain == domain]):
         by_thread.setdefault(r.thread_id, []).append(r)
@@ -86,7 +131,7 @@ def attribute(ranges: list[Range], api: list[ApiCall], gpu: list[GpuActivity], d
     for t, rs in by_thread.items():
         rs.sort(key=lambda r: r.start)
         starts[t] = [r.start for r in rs]
-    api_range: dict[int, str] = {}
+    api_range: dict[int, Range] = {}
     for i, call in enumerate(api):
         rs = by_thread.get(call.thread_id, [])
         if not rs:
@@ -100,8 +145,8 @@ def attribute(ranges: list[Range], api: list[ApiCall], gpu: list[GpuActivity], d
                 break
             k -= 1
         if best is not None:
-            api_range[i] = best.name
-    by_corr = {api[i].correlation_id: name for i, name in api_range.items()}
+            api_range[i] = best
+    by_corr = {api[i].correlation_id: r for i, r in api_range.items()}
     gpu_range = {i: by_corr[g.correlation_id] for i, g in enumerate(gpu) if g.correlation_id in by_corr}
     return api_range, gpu_range
 
@@ -122,26 +167,52 @@ def _summary(names: list[str], durations: list[int], section: str) -> pd.DataFra
     return out
 
 
-def profiles(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range]) -> tuple[pd.DataFrame, list[str]]:
-    """Canonical rows: profile 1 is the whole run, then one profile per variant (in first-seen order).
+def label_of(range_name: str | None) -> str:
+    """The profile an activity belongs to under --all: the variant for its timed op ('tuned'), the
+    variant and role for the rest ('tuned:tune', 'tuned:check', 'tuned:forward'), 'profconv:reference'
+    for the reference pass, 'profconv:bench' and 'profconv:untagged'."""
+    role = role_of(range_name)
+    v = variant_of(range_name) if range_name else None
+    if role == "timed" and v:
+        return v
+    if v and role in ("tune", "check", "forward"):
+        return f"{v}:{role}"
+    return f"profconv:{role}"
 
-    Returns the frame and the profile labels (index 0 is profile 1).
+
+def profiles(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range], everything: bool = False
+             ) -> tuple[pd.DataFrame, list[str]]:
+    """Canonical rows, one profile per variant holding only its timed op's kernels and API calls (the
+    sweep, the check, the forward pass and profconv's reference are left out).
+
+    With `everything`, each variant's other ranges follow as their own labelled profiles
+    ('tuned:tune', 'tuned:check', 'tuned:forward'), then 'profconv:reference', 'profconv:bench' and
+    'profconv:untagged' (activity outside profconv's ranges). Returns the frame and the profile labels
+    (index 0 is profile 1).
     """
     api_range, gpu_range = attribute(ranges, api, gpu)
-    labels = ["all"]
-    for name in [api_range[i] for i in sorted(api_range)]:
-        v = variant_of(name)
-        if v and v not in labels:
-            labels.append(v)
+    api_label = {i: label_of(api_range.get(i)) for i in range(len(api))}
+    gpu_label = {i: label_of(gpu_range.get(i)) for i in range(len(gpu))}
+    seen: list[str] = []
+    for i in sorted(api_label):
+        if api_label[i] not in seen:
+            seen.append(api_label[i])
+    for i in sorted(gpu_label):
+        if gpu_label[i] not in seen:
+            seen.append(gpu_label[i])
+    variants = [x for x in seen if ":" not in x]
+    labels = list(variants)
+    if everything:
+        for v in variants:
+            labels += [f"{v}:{role}" for role in ("tune", "check", "forward") if f"{v}:{role}" in seen]
+        labels += [x for x in seen if ":" in x and x.split(":")[0] not in variants and x not in labels]
+        labels += sorted([x for x in seen if x.startswith("profconv:") and x not in labels],
+                         key=lambda x: ROLES.index(x.split(":")[1]))
+        labels = list(dict.fromkeys(labels))
     parts = []
     for number, label in enumerate(labels, start=1):
-        g_idx: list[int]
-        a_idx: list[int]
-        if label == "all":
-            g_idx, a_idx = list(range(len(gpu))), list(range(len(api)))
-        else:
-            g_idx = [i for i, n in gpu_range.items() if variant_of(n) == label]
-            a_idx = [i for i, n in api_range.items() if variant_of(n) == label]
+        g_idx = [i for i, lab in gpu_label.items() if lab == label]
+        a_idx = [i for i, lab in api_label.items() if lab == label]
         for section, names, durs in (
             ("gpu", [gpu[i].name for i in g_idx], [gpu[i].end - gpu[i].start for i in g_idx]),
             ("api", [api[i].name for i in a_idx], [api[i].end - api[i].start for i in a_idx]),
@@ -154,6 +225,40 @@ def profiles(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range]) ->
     frame = conform(pd.concat(parts, ignore_index=True))
     frame["short_name"] = frame["name"].map(lambda n: short_name(str(n))).astype("string")
     return frame, labels
+
+
+@dataclass(frozen=True)
+class OpCalls:
+    """The GPU work of one timed op (model/variant/layer) over its calls, from CUPTI records."""
+
+    op: str
+    calls: int  # range instances (warm-up and timed repeats)
+    launches: int  # GPU activities (kernels, copies, memsets) per call, median
+    busy_ns: float  # sum of the GPU activities' durations per call, median over calls
+    span_ns: float  # first start to last end on the GPU per call, median over calls
+
+
+def timed_ops(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range]) -> list[OpCalls]:
+    """Per timed op: its calls' GPU busy time and span (CUPTI's view of what Op Time measured)."""
+    import statistics
+
+    _, gpu_r = attribute_instances(ranges, api, gpu)
+    per_instance: dict[tuple[str, int, int], list[GpuActivity]] = {}
+    for i, r in gpu_r.items():
+        if role_of(r.name) == "timed":
+            per_instance.setdefault((r.name, r.start, r.thread_id), []).append(gpu[i])
+    calls: dict[str, list[list[GpuActivity]]] = {}
+    for (name, _, _), acts in sorted(per_instance.items(), key=lambda kv: kv[0][1]):
+        calls.setdefault(name, []).append(acts)
+    out = []
+    for name, insts in calls.items():
+        out.append(OpCalls(
+            op=name, calls=len(insts),
+            launches=int(statistics.median(len(a) for a in insts)),
+            busy_ns=float(statistics.median(sum(g.end - g.start for g in a) for a in insts)),
+            span_ns=float(statistics.median(max(g.end for g in a) - min(g.start for g in a) for a in insts)),
+        ))
+    return out
 
 
 def chrome_trace(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range], pid: int) -> dict:

@@ -54,9 +54,11 @@ class ChildRun:
         return [f"{self.model}/{v}/{layer}" for v in self.variants for layer in self.layers]
 
     def argv(self) -> list[str]:
+        """The child runs exactly `repeat` timed calls after `warmup` (no stop-when-stable), so the
+        profiler's launches per op are known: warmup + repeat."""
         cmd = [sys.executable, "-m", "profconv", "run", "--model", self.model, "--images", str(self.images),
                "--variant", ",".join(self.variants), "--repeat", str(self.repeat), "--warmup", str(self.warmup),
-               "--out", str(self.out)]
+               "--ci-target", "0", "--out", str(self.out)]
         if self.data:
             cmd += ["--data", self.data]
         if self.weights:
@@ -76,12 +78,38 @@ def find_tool(name: str) -> str:
     raise ProfilerUnavailable(f"{name} is not installed or not on PATH; {SUGGEST}")
 
 
-def ncu_argv(ncu: str, child: list[str], ranges: list[str], metrics: list[str] = NCU_METRICS) -> list[str]:
+@dataclass(frozen=True)
+class NcuSettings:
+    """How ncu replays each kernel. ncu's own defaults (clocks locked to base, caches flushed before
+    every replay pass) make its durations ~30% longer than Op Time, which runs at the clocks the card
+    chooses with whatever the previous call left in L2. profconv's defaults match Op Time's
+    conditions: clocks as the card runs them (`none`), caches not flushed (`none`). Both are recorded
+    with the run and stated in the report. GPU clocks are never changed by profconv itself."""
+
+    clock_control: str = "none"  # none | base (ncu's default)
+    cache_control: str = "none"  # none | all (ncu's default)
+
+    def argv(self) -> list[str]:
+        return ["--clock-control", self.clock_control, "--cache-control", self.cache_control]
+
+    def as_dict(self) -> dict:
+        return {"clock_control": self.clock_control, "cache_control": self.cache_control,
+                "ncu_defaults": {"clock_control": "base", "cache_control": "all"}}
+
+
+CLOCK_CONTROLS = ("none", "base")
+CACHE_CONTROLS = ("none", "all")
+
+
+def ncu_argv(ncu: str, child: list[str], ranges: list[str], metrics: list[str] = NCU_METRICS,
+             settings: NcuSettings | None = None) -> list[str]:
     """Nsight Compute on the conv kernels only: one NVTX include per profconv push/pop path
-    ('ece408-high/fused/conv1'), so the activation, pooling and fc kernels are not replayed."""
+    ('ece408-high/fused/conv1'), so the activation, pooling and fc kernels are not replayed. The
+    include also matches the ranges nested inside (the check, the sweep); `split_ncu_csv` sets
+    their rows apart from the timed op's."""
     includes = [arg for r in ranges for arg in ("--nvtx-include", f"profconv@{r}/")]
-    return [ncu, "--csv", "--page", "raw", "--metrics", ",".join(metrics), "--nvtx", *includes,
-            "--target-processes", "all", *child]
+    return [ncu, "--csv", "--page", "raw", *(settings or NcuSettings()).argv(), "--metrics", ",".join(metrics),
+            "--nvtx", *includes, "--target-processes", "all", *child]
 
 
 def nsys_profile_argv(nsys: str, child: list[str], report_base: Path) -> list[str]:
@@ -131,6 +159,36 @@ class KernelMetrics:
     units: dict[str, str]
 
 
+def _range_of(header: list[str], row: list[str]) -> str:
+    """The profconv push/pop path of one ncu CSV row ('m/tuned/conv1/check/tune'); '' outside."""
+    rng = ""
+    for k, h in enumerate(header):
+        if "Range" in h or "NVTX" in h.upper():
+            parts = re.findall(r"profconv:([^:\"]+)", row[k])  # one entry per pushed range
+            if parts:
+                rng = "/".join(parts)
+    return rng
+
+
+def split_ncu_csv(csv_text: str, keep) -> tuple[str, int]:
+    """The ncu CSV with only the launch rows whose profconv range satisfies `keep(range)` (every
+    other line as it was), and how many launch rows were set aside."""
+    lines = csv_text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
+    if start is None:
+        return csv_text, 0
+    header = next(csv.reader([lines[start]]))
+    out, dropped = lines[: start + 2], 0
+    for ln in lines[start + 2:]:
+        if ln.startswith('"'):
+            row = next(csv.reader([ln]))
+            if len(row) == len(header) and not keep(_range_of(header, row)):
+                dropped += 1
+                continue
+        out.append(ln)
+    return "\n".join(out) + ("\n" if csv_text.endswith("\n") else ""), dropped
+
+
 def ncu_launches(csv_text: str) -> list[KernelMetrics]:
     """Per launch of an `ncu --csv --page raw --nvtx` output: its profconv range and metrics."""
     lines = csv_text.splitlines()
@@ -139,17 +197,12 @@ def ncu_launches(csv_text: str) -> list[KernelMetrics]:
         return []
     rows = list(csv.reader(io.StringIO("\n".join(ln for ln in lines[start:] if ln.startswith('"')))))
     header, units = rows[0], rows[1]
-    nvtx_cols = [k for k, h in enumerate(header) if "Range" in h or "NVTX" in h.upper()]
     kname = header.index("Kernel Name")
     out = []
     for r in rows[2:]:
         if len(r) != len(header):
             continue
-        rng = ""
-        for k in nvtx_cols:
-            parts = re.findall(r"profconv:([^:\"]+)", r[k])  # one entry per pushed range
-            if parts:
-                rng = "/".join(parts)
+        rng = _range_of(header, r)
         metrics, unit_of = {}, {}
         for k, h in enumerate(header):
             if h in NCU_METRICS:

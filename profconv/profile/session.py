@@ -15,7 +15,7 @@ from profconv.parse.core import ProfileSet
 from profconv.parse.names import short_name
 from profconv.parse.schema import ProfileInfo
 from profconv.profile import external
-from profconv.profile.activity import profiles
+from profconv.profile.activity import profiles, role_of, timed_ops
 from profconv.profile.cupti_collector import CuptiCollector
 from profconv.profile.nvprof_writer import write
 
@@ -35,15 +35,20 @@ def check_available(tool: str, compute_capability: str | None) -> str | None:
     return external.find_tool(tool)
 
 
-def cupti_results(col: CuptiCollector, run_dir: Path, command: str) -> tuple[ProfileSet, dict]:
-    """Per-variant profiles from CUPTI records: nvprof-style logs, rows CSV and a timeline JSON."""
+def cupti_results(col: CuptiCollector, run_dir: Path, command: str, everything: bool = False
+                  ) -> tuple[ProfileSet, dict]:
+    """Per-variant profiles from CUPTI records: nvprof-style logs, rows CSV and a timeline JSON.
+    Each variant's profile holds its timed op only; with `everything`, the sweeps, checks, forward
+    passes, profconv's reference and untagged activity follow as labelled profiles ('tuned:tune')."""
     pid = os.getpid()
     ranges = col.ranges()
-    frame, labels = profiles(col.api, col.gpu, ranges)
+    frame, labels = profiles(col.api, col.gpu, ranges, everything=everything)
+    ops = [{"op": o.op, "calls": o.calls, "launches": o.launches, "busy_s": o.busy_ns / 1e9, "span_s": o.span_ns / 1e9}
+           for o in timed_ops(col.api, col.gpu, ranges)]
     files = {}
     for number, label in enumerate(labels, start=1):
         rows = frame[frame["profile"] == number].reset_index(drop=True)
-        path = run_dir / f"profile-{label}.log"
+        path = run_dir / f"profile-{label.replace(':', '-')}.log"
         write_atomic(path, write(rows, pid, f"{command} [{label}]"))
         files[label] = path.name
     write_atomic(run_dir / "profile-rows.csv", frame.to_csv(index=False))
@@ -52,28 +57,40 @@ def cupti_results(col: CuptiCollector, run_dir: Path, command: str) -> tuple[Pro
     write_atomic(run_dir / "timeline.json", json.dumps(chrome_trace(col.api, col.gpu, ranges, pid)))
     infos = [ProfileInfo(profile=i, tool="cupti", line_start=0, line_end=0, pid=pid,
                          command=f"{command} [{label}]") for i, label in enumerate(labels, start=1)]
-    summary = {"tool": "cupti", "profiles": labels, "logs": files, "rows": "profile-rows.csv",
-               "timeline": "timeline.json", "records": {"api": len(col.api), "gpu": len(col.gpu),
-                                                          "nvtx_ranges": len(ranges)}}
+    summary = {"tool": "cupti", "tools": ["cupti"], "profiles": labels, "logs": files, "rows": "profile-rows.csv",
+               "timeline": "timeline.json", "scope": "all" if everything else "timed", "ops": ops,
+               "records": {"api": len(col.api), "gpu": len(col.gpu), "nvtx_ranges": len(ranges)},
+               "settings": {"tool": "cupti", "collector": "cupti-python activity API in-process",
+                            "activities": ["CONCURRENT_KERNEL", "RUNTIME", "DRIVER", "MEMCPY", "MEMSET", "MARKER"],
+                            "scope": "all" if everything else "timed"}}
     return ProfileSet(frame, infos, f"{run_dir}/profile-*.log"), summary
 
 
-def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Path, timeout: float
+def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Path, timeout: float,
+                     everything: bool = False, ncu_settings: external.NcuSettings | None = None
                      ) -> tuple[ProfileSet, dict]:
-    """Re-run the variants under `tool`, keep its raw output, parse it with `profconv parse`."""
+    """Re-run the variants under `tool`, keep its raw output, parse it with `profconv parse`.
+    ncu: the parsed tables hold the timed ops' launches only (the check, sweep and cuDNN's
+    algorithm search are set aside) unless `everything`; every launch stays in `launches` with its role."""
     log = run_dir / f"{tool}.log"
     if tool == "ncu":
-        out = external.run_tool(external.ncu_argv(path, child.argv(), child.ranges()), log, timeout)
+        settings = ncu_settings or external.NcuSettings()
+        out = external.run_tool(external.ncu_argv(path, child.argv(), child.ranges(), settings=settings), log, timeout)
         if not any(ln.startswith('"') for ln in out.splitlines()):
             raise ProfilerFailed(f"ncu profiled no kernel inside the profconv NVTX ranges {', '.join(child.ranges())} "
                                  f"(log: {log})")
         raw = run_dir / "ncu-raw.csv"
         write_atomic(raw, out)
         launches = external.ncu_launches(out)
-        ps = parse_text(out, label=str(raw), format="ncu")
-        summary = {"tool": "ncu", "raw": raw.name, "log": log.name, "metrics": external.NCU_METRICS,
-                   "launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units}
-                                for k in launches]}
+        shown, set_aside = (out, 0) if everything else external.split_ncu_csv(out, lambda r: role_of(r) == "timed")
+        ps = parse_text(shown, label=str(raw), format="ncu")
+        summary = {"tool": "ncu", "tools": ["ncu"], "raw": raw.name, "log": log.name, "metrics": external.NCU_METRICS,
+                   "scope": "all" if everything else "timed", "set_aside": set_aside,
+                   "calls_per_op": child.repeat + child.warmup,
+                   "settings": {"tool": "ncu", "argv": external.ncu_argv(path, [], child.ranges(), settings=settings),
+                                **settings.as_dict()},
+                   "launches": [{"range": k.range, "role": role_of(k.range), "kernel": k.kernel, "metrics": k.metrics,
+                                 "units": k.units} for k in launches]}
         return ps, summary
     if tool == "nsys":
         base = run_dir / "nsys-report"
@@ -92,7 +109,7 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
 def metrics_frame(summary: dict) -> pd.DataFrame:
     """ncu launches of the timed ops (not the '/check' launches) averaged per range and kernel."""
     rows = [{"range": k["range"], "kernel": k["kernel"], **k["metrics"]} for k in summary.get("launches", [])
-            if not k["range"].endswith("/check")]
+            if role_of(k["range"]) == "timed"]
     if not rows:
         return pd.DataFrame()
     df = pd.DataFrame(rows)
@@ -128,3 +145,53 @@ def ncu_table(summary: dict):
 
 def metric_text(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+def agreement_frame(record_profile: dict, op_times: dict[str, float]):
+    """CUPTI vs Op Time vs ncu per timed op, from what the run stored (see analysis/agreement.py)."""
+    from profconv.analysis import agreement
+
+    ncu_part = record_profile.get("ncu") if "ncu" in record_profile else (
+        record_profile if record_profile.get("tool") == "ncu" else None)
+    ncu = None
+    if ncu_part and ncu_part.get("launches"):
+        ncu = agreement.ncu_per_op(ncu_part["launches"], int(ncu_part.get("calls_per_op", 1)),
+                                   lambda r: role_of(r) == "timed")
+    return agreement.agreement(op_times, record_profile.get("ops", []), ncu,
+                               (ncu_part or {}).get("settings"))
+
+
+def agreement_records(df) -> list[dict]:
+    """The agreement frame as plain JSON values (NaN -> None, NumPy scalars -> Python)."""
+    out = []
+    for r in df.to_dict("records"):
+        row = {}
+        for k, v in r.items():
+            v = v.item() if hasattr(v, "item") else v
+            row[k] = None if isinstance(v, float) and v != v else v
+        out.append(row)
+    return out
+
+
+def agreement_table(df, ncu_settings: dict | None):
+    """The agreement table for the terminal (80 columns: ms, percentages, the reason folded)."""
+    from rich.table import Table
+
+    table = Table(title="Profilers vs Op Time (target ±2%)", title_justify="left",
+                  caption="CUPTI: the op's GPU time per call; ncu: its summed kernel durations"
+                  + (f" (--clock-control {ncu_settings['clock_control']} --cache-control {ncu_settings['cache_control']})"
+                     if (ncu_settings or {}).get("clock_control") else ""), caption_justify="left")
+    for col, just in (("op", "left"), ("Op Time", "right"), ("CUPTI", "right"), ("ncu", "right"),
+                      ("CUPTI/Op", "right"), ("ncu/Op", "right"), ("why not within", "left")):
+        table.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
+
+    def ms(v):
+        return "—" if v is None or v != v else f"{v * 1e3:.3f} ms"
+
+    def pct(v):
+        return "—" if v is None or v != v else f"{v:+.1%}"
+
+    for r in df.to_dict("records"):
+        table.add_row(f"{r['variant']}/{r['layer']}", ms(r["op_time_s"]), ms(r["cupti_busy_s"]), ms(r["ncu_s"]),
+                      pct(r["cupti_vs_op"]), pct(r["ncu_vs_op"]), "[green]within[/green]" if r["within"] else r["why"])
+    return table

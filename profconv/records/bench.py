@@ -9,6 +9,7 @@ import msgspec
 
 from profconv.records.base import Count, Fraction, Positive, Record
 from profconv.records.common import Dims, Environment, OpTime, Params
+from profconv.records.provenance import Provenance
 
 SCHEMA = "profconv.bench"
 SCHEMA_VERSION = 1
@@ -24,6 +25,10 @@ class BenchSettings(msgspec.Struct, kw_only=True):
     repeat: Positive | None = None
     warmup: Count | None = None
     fuse: bool = True
+    l2: str | None = None  # the headline figure: cold (L2 flushed before each sample) | warm
+    ci_target: float | None = None  # rounds until every median's 95% interval is within ±this
+    time_budget_s: float | None = None  # seconds of rounds per layer at most
+    cudnn_kernels: bool = False  # each cuDNN peer's kernels recorded in its params
 
 
 class DeviceFacts(msgspec.Struct, kw_only=True):
@@ -33,6 +38,11 @@ class DeviceFacts(msgspec.Struct, kw_only=True):
     bandwidth_method: str | None = None
     peaks: dict[str, Fraction] = msgspec.field(default_factory=dict)  # fp32 | fp16 | tensor-fp16 -> FLOP/s
     peak_source: str | None = None
+
+
+class PeerRatio(msgspec.Struct, kw_only=True):
+    peer: str  # e.g. cudnn-tf32-nhwc
+    ratio: Fraction
 
 
 class BenchResult(msgspec.Struct):
@@ -51,6 +61,14 @@ class BenchResult(msgspec.Struct):
     bound: Bound | None = None
     floor_share: Fraction | None = None
     ratio: Fraction | None = None
+    op_time_cold: OpTime | None = None  # L2 flushed before each sample
+    op_time_warm: OpTime | None = None  # the same call again right after the cold one
+    peer_ratios: dict[str, PeerRatio] = msgspec.field(default_factory=dict)  # tf32 | bf16 -> best peer of it
+
+
+class LayerTiming(msgspec.Struct, kw_only=True):
+    rounds: Count = 0
+    stopped: str | None = None  # repeats | stable | budget | max-repeats
 
 
 class BenchLayer(msgspec.Struct):
@@ -64,6 +82,7 @@ class BenchLayer(msgspec.Struct):
     results: list[BenchResult] = msgspec.field(default_factory=list)
     fused_ops: str | None = None  # e.g. "conv1 + tanh1 + pool1 2x2": the layer timed as one fused kernel
     fused: list[BenchResult] = msgspec.field(default_factory=list)  # separate ops, then fused-layer
+    timing: LayerTiming | None = None  # how the interleaved rounds ended
 
 
 class BenchRecord(Record, kw_only=True):
@@ -76,6 +95,7 @@ class BenchRecord(Record, kw_only=True):
     device: DeviceFacts = msgspec.field(default_factory=DeviceFacts)
     layers: list[BenchLayer] = msgspec.field(default_factory=list)
     interrupted: bool = False
+    provenance: Provenance | None = None
 
     SCHEMA: ClassVar[str] = SCHEMA
     VERSION: ClassVar[int] = SCHEMA_VERSION

@@ -38,6 +38,14 @@ class OpTime(msgspec.Struct, kw_only=True):
     min_s: Seconds
     max_s: Seconds
     samples_s: list[Seconds] = msgspec.field(default_factory=list)
+    # the median's 95% interval (order statistics; null under 6 samples), its half-width over the median,
+    # and why the repeats stopped: repeats (fixed count) | stable (within target) | budget | max-repeats
+    ci_low_s: Seconds | None = None
+    ci_high_s: Seconds | None = None
+    ci_rel: float | None = None
+    confidence: float | None = None
+    stopped: str | None = None
+    target: float | None = None
 
 
 class Dims(msgspec.Struct, kw_only=True):

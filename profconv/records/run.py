@@ -9,6 +9,7 @@ import msgspec
 
 from profconv.records.base import Count, Positive, Record, Seconds
 from profconv.records.common import Dims, Environment, OpTime, Params, Status
+from profconv.records.provenance import Provenance
 
 SCHEMA = "profconv.run"
 SCHEMA_VERSION = 2
@@ -41,6 +42,9 @@ class RunSettings(msgspec.Struct, kw_only=True):
     cpu_repeat: Positive | None = None
     images: list[Positive] = msgspec.field(default_factory=list)
     variants: list[str] = msgspec.field(default_factory=list)
+    ci_target: float | None = None  # stop-when-stable: the median's 95% interval within ±this (null: fixed repeats)
+    time_budget_s: float | None = None  # seconds of timed repeats per conv op at most
+    l2: str | None = None  # what the L2 holds before a sample (run: warm, the same call repeated)
 
 
 class ConvResult(msgspec.Struct, kw_only=True):
@@ -79,6 +83,36 @@ class NcuLaunch(msgspec.Struct, kw_only=True):
     kernel: str
     metrics: dict[str, float | None] = msgspec.field(default_factory=dict)
     units: dict[str, str] = msgspec.field(default_factory=dict)
+    role: str | None = None  # timed | tune | check | forward | reference | untagged (profile/activity.py)
+
+
+class TimedOp(msgspec.Struct, kw_only=True):
+    """CUPTI's view of one timed op (model/variant/layer) per call, median over its calls."""
+
+    op: str
+    calls: Count
+    launches: Count
+    busy_s: Seconds  # sum of the op's GPU activity durations
+    span_s: Seconds  # first start to last end on the GPU
+
+
+class Agreement(msgspec.Struct, kw_only=True):
+    """One row of the agreement table (profconv/analysis/agreement.py)."""
+
+    op: str
+    variant: str
+    layer: str
+    op_time_s: float | None = None
+    cupti_busy_s: float | None = None
+    cupti_span_s: float | None = None
+    launches: float | None = None
+    ncu_s: float | None = None
+    ncu_launches: float | None = None
+    cupti_vs_op: float | None = None
+    ncu_vs_op: float | None = None
+    ncu_vs_cupti: float | None = None
+    within: bool = False
+    why: str = ""
 
 
 class ProfileInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -98,6 +132,15 @@ class ProfileInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     stats: str | None = None
     metrics: list[str] = msgspec.field(default_factory=list)
     launches: list[NcuLaunch] = msgspec.field(default_factory=list)
+    # issue 13: what the tables hold, how the profiler ran, the timed ops and the agreement table
+    tools: list[str] = msgspec.field(default_factory=list)  # cupti, ncu, or both (the ncu part under `ncu`)
+    scope: str | None = None  # timed (each variant's timed op only) | all (everything, labelled)
+    settings: dict[str, Any] = msgspec.field(default_factory=dict)
+    ops: list[TimedOp] = msgspec.field(default_factory=list)
+    set_aside: Count | None = None  # ncu rows outside the timed op, left out of the tables
+    calls_per_op: Count | None = None  # ncu: calls of each op in the child run
+    agreement: list[Agreement] = msgspec.field(default_factory=list)
+    ncu: ProfileInfo | None = None
 
 
 class RunRecord(Record, kw_only=True):
@@ -112,6 +155,7 @@ class RunRecord(Record, kw_only=True):
     results: list[VariantResult] = msgspec.field(default_factory=list)
     interrupted: bool = False
     profile: ProfileInfo | None = None
+    provenance: Provenance | None = None  # commit, kernel hashes, GPU clocks at start/end, profiler settings
 
     SCHEMA: ClassVar[str] = SCHEMA
     VERSION: ClassVar[int] = SCHEMA_VERSION

@@ -180,17 +180,24 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
         return []
     out: list[Section] = []
     rows_file = inp.path.parent / (prof.rows or "")
-    if prof.tool == "cupti" and prof.rows and rows_file.is_file():
+    if "cupti" in (prof.tools or [prof.tool]) and prof.rows and rows_file.is_file():
         frame = conform(pd.read_csv(rows_file))
         numbered = list(enumerate(prof.profiles, start=1))
-        variants = [(n, label) for n, label in numbered if label != "all"]
+        # "tuned" is the timed op; "tuned:tune", "profconv:reference", ... (with --all) only in the appendix
+        variants = [(n, label) for n, label in numbered if label != "all" and ":" not in label]
         sec = Section("Profile (CUPTI)")
         logs = ", ".join(f"`{v}`" for v in prof.logs.values())
+        scope = ("Each variant's table holds its timed op only: the autotuning sweep, cuDNN's algorithm search, "
+                 "the correctness check, the forward pass and profconv's own reference kernels ran in NVTX ranges "
+                 "of their own and are left out (`--all` records them as labelled profiles)" if prof.scope == "timed"
+                 else "Recorded with `--all`: besides each variant's timed op, `variant:tune` (sweep or cuDNN's "
+                 "algorithm search), `variant:check`, `variant:forward` and `profconv:*` (profconv's own work) are "
+                 "profiles of their own, in the appendix" if prof.scope == "all"
+                 else "The whole run — which also holds profconv's own float64 reference checks — is in the appendix")
         sec.add(Paragraph("Kernels and API calls recorded in-process while each variant ran, attributed to its NVTX "
                           "range; per variant the rows that together take ≥"
-                          f"{opts.threshold:.0%} of its time (as the course reports list them). The whole run — which "
-                          "also holds profconv's own float64 reference checks — and every row are in the appendix; "
-                          f"nvprof-style logs: {logs}."))
+                          f"{opts.threshold:.0%} of its time (as the course reports list them). {scope}; every row is "
+                          f"in the appendix; nvprof-style logs: {logs}."))
         for section in ("gpu", "api"):
             top = top_rows(frame, variants, section, opts.threshold)
             if not top.empty:
@@ -207,6 +214,7 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
             full = Section(f"Profile (CUPTI): {title}, every row", appendix=True)
             full.blocks.extend(_full_tables(f"cupti-{_slug(label)}", frame, n, label, opts.threshold, ("gpu", "api")))
             out.append(full)
+    whole, prof = prof, prof.ncu or prof
     if prof.launches:
         mf = metrics_frame(to_builtins(prof))
         units: dict[str, str] = {}
@@ -218,10 +226,45 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
             frame[f"m{i}"] = [metric_text(v) for v in mf[m]]
         cols = [Column("range", "op"), Column("kernel", "kernel", "code"),
                 *[Column(f"m{i}", f"{t} ({units[m]})" if units.get(m) else t) for i, (m, t) in enumerate(shown)]]
+        st = prof.settings or {}
+        how = (f" ncu ran with `--clock-control {st['clock_control']} --cache-control {st['cache_control']}`"
+               " (its defaults, base clocks and caches flushed before each replay, read ~30% longer than Op Time)"
+               if st.get("clock_control") else
+               " ncu's clock and cache control were not recorded (its defaults: base clocks, caches flushed)")
         out.append(Section("Nsight Compute metrics").add(
-            Paragraph(f"`ncu` on the conv kernels only (raw output: `{prof.raw}`), mean over the timed launches."),
+            Paragraph(f"`ncu` on the conv kernels only (raw output: `{prof.raw}`), mean over the timed launches "
+                      f"(the check, sweep and cuDNN's search set aside: {prof.set_aside or 0} launch(es));{how}."),
             Table("ncu", "", frame, cols)))
+    if whole.agreement:
+        out.append(agreement_section(to_builtins(whole.agreement), prof.settings if prof.tool == "ncu" else None))
     return out
+
+
+def agreement_section(rows: list[dict], ncu_settings: dict | None) -> Section:
+    """CUPTI vs Op Time vs ncu per timed op (profconv/analysis/agreement.py), reasons for any gap."""
+    from profconv.analysis.agreement import TARGET
+
+    df = pd.DataFrame(rows)
+
+    def pct(v):
+        return "—" if v is None or v != v else f"{v:+.1%}"
+
+    view = df.assign(op_label=[f"{v}/{lay}" for v, lay in zip(df["variant"], df["layer"])],
+                     cupti_pct=[pct(v) for v in df["cupti_vs_op"]], ncu_pct=[pct(v) for v in df["ncu_vs_op"]],
+                     verdict=["within" if w else why for w, why in zip(df["within"], df["why"])])
+    cols = [Column("op_label", "op"), Column("op_time_s", "Op Time", "seconds"),
+            Column("cupti_busy_s", "CUPTI busy", "seconds"), Column("cupti_span_s", "CUPTI span", "seconds"),
+            Column("ncu_s", "ncu", "seconds"), Column("cupti_pct", "CUPTI vs Op"), Column("ncu_pct", "ncu vs Op"),
+            Column("verdict", "")]
+    s = ncu_settings or {}
+    setting = (f"ncu ran with `--clock-control {s['clock_control']} --cache-control {s['cache_control']}`"
+               if s.get("clock_control") else "no ncu figures in this run")
+    within = int(df["within"].sum())
+    return Section("Profilers vs Op Time").add(
+        Paragraph(f"Target: every profiler figure within {TARGET:.0%} of Op Time; {within} of {len(df)} op(s) within, "
+                  "the others with the reason read off their numbers. CUPTI busy = the op's GPU activity per call "
+                  f"(median over its calls), span = first start to last end; {setting}."),
+        Table("agreement", "", view, cols))
 
 
 def _lines(inp: LogInput) -> list[str] | None:

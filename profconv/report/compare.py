@@ -3,19 +3,26 @@
 Rows come in ladder order (images, then the variants in the order the run lists them, then layers in
 model order), not alphabetically. Runs of different models are refused: their layers have different
 shapes, so pairing them would report invented regressions; a layer whose shape differs between A
-and B is not paired (listed as only in A and only in B, with a warning)."""
+and B is not paired (listed as only in A and only in B, with a warning).
+
+The decision for each pair of records is taken on the stored samples (profconv/analysis/stats.py:
+Mann-Whitney U at `alpha` and a minimum effect of `threshold`); profiler logs have no samples, so
+their rows get the ratio alone, marked untested. A different GPU, driver, CUDA runtime or cuDNN on
+the two sides is warned about (df.attrs["warnings"])."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from profconv.analysis import runs
+from profconv.analysis import comparison, runs
+from profconv.analysis.stats import compare_samples
 from profconv.errors import InputError
+from profconv.records import to_builtins
 from profconv.render.document import Column, Document, Paragraph, Section, Table
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 from profconv.run import bench
 
-COLUMNS = ["a", "b", "ratio", "regression", "only_in"]
+COLUMNS = ["a", "b", "ratio", "regression", "only_in", "p_value", "verdict", "why"]
 
 
 def _ordered(df: pd.DataFrame, orders: dict[str, list]) -> pd.DataFrame:
@@ -34,8 +41,31 @@ def _check_same_model(a: RunInput, b: RunInput) -> None:
                          "compare two runs of the same model")
 
 
-def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
-    """Rows keyed by what both sides share; ratio = B / A; regression when ratio > 1 + threshold."""
+def _samples(rows: pd.DataFrame, key: list[str]) -> dict[tuple, list[float]]:
+    return {tuple(r[k] for k in key): list(r["samples"]) for r in rows.to_dict("records")}
+
+
+def _decide(df: pd.DataFrame, key: list[str], sa: dict, sb: dict, threshold: float, alpha: float) -> pd.DataFrame:
+    """p_value, verdict, why and regression per paired row (analysis/stats.compare_samples)."""
+    p_values, verdicts, whys, regs = [], [], [], []
+    for r in df.to_dict("records"):
+        k = tuple(r[c] for c in key)
+        if r["only_in"]:
+            p_values.append(None), verdicts.append(f"only in {r['only_in']}"), whys.append(""), regs.append(False)
+            continue
+        d = compare_samples(sa.get(k, []), sb.get(k, []), threshold, alpha)
+        if d.verdict == "no-samples":
+            reg = bool(r["ratio"] > 1.0 + threshold)
+            p_values.append(None), verdicts.append("regression (untested)" if reg else "same (untested)")
+            whys.append(d.why), regs.append(reg)
+        else:
+            p_values.append(d.p_value), verdicts.append(d.verdict), whys.append(d.why)
+            regs.append(d.verdict == "regression")
+    return df.assign(p_value=p_values, verdict=verdicts, why=whys, regression=regs)
+
+
+def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.DataFrame:
+    """Rows keyed by what both sides share; ratio = B / A; the decision per row from the samples."""
     if type(a) is not type(b):
         raise InputError("--compare needs two run records, two bench records or two profiler logs, not a mix")
     orders: dict[str, list] = {}
@@ -45,6 +75,8 @@ def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
         fa, fb = fa[fa["op"] == "conv"], fb[fb["op"] == "conv"]
         ta = fa[fa["status"] == "ok"].set_index(key)["median_s"].rename("a")
         tb = fb[fb["status"] == "ok"].set_index(key)["median_s"].rename("b")
+        sa = _samples(comparison.bench_rows(to_builtins(a.record)), key)
+        sb = _samples(comparison.bench_rows(to_builtins(b.record)), key)
         orders = {"model": [*a.record.settings.models, *b.record.settings.models],
                   "layer": [*fa["layer"], *fb["layer"]],
                   "variant": [*a.record.settings.variants, *b.record.settings.variants, *fa["variant"], *fb["variant"]]}
@@ -54,6 +86,8 @@ def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
         oa, ob = runs.op_times(a.record), runs.op_times(b.record)
         ta = oa[oa["status"] == "ok"].set_index(key)["median_s"].rename("a")
         tb = ob[ob["status"] == "ok"].set_index(key)["median_s"].rename("b")
+        sa = _samples(comparison.run_rows(to_builtins(a.record)), key)
+        sb = _samples(comparison.run_rows(to_builtins(b.record)), key)
         orders = {"images": sorted({*oa["images"], *ob["images"]}),
                   "variant": [*a.record.settings.variants, *b.record.settings.variants, *oa["variant"], *ob["variant"]],
                   "layer": [*oa["layer"], *ob["layer"]]}
@@ -64,6 +98,7 @@ def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
         ta = fa[fa["section"].isin(["gpu", "api"])].groupby(key)["total_ns"].sum().rename("a") / 1e9
         tb = fb[fb["section"].isin(["gpu", "api"])].groupby(key)["total_ns"].sum().rename("b") / 1e9
         orders = {"section": ["gpu", "api"]}
+        sa, sb = {}, {}
     if ta.index.has_duplicates or tb.index.has_duplicates:
         raise InputError("--compare: a record lists the same layer and variant twice; compare records with one "
                          "result per layer, variant and image count")
@@ -71,9 +106,13 @@ def compare(a: Input, b: Input, threshold: float) -> pd.DataFrame:
     df["ratio"] = df["b"] / df["a"]
     df["regression"] = df["ratio"] > 1.0 + threshold
     df["only_in"] = ["A" if pd.isna(vb) else ("B" if pd.isna(va) else "") for va, vb in zip(df["a"], df["b"], strict=True)]
+    df = _decide(df, key, sa, sb, threshold, alpha)
     if isinstance(a, LogInput):
         df = df.assign(_t=df["a"].fillna(df["b"])).sort_values(["_t"], ascending=False, kind="stable").drop(columns="_t")
-    return _ordered(df, orders)
+    out = _ordered(df, orders)
+    env = ({}, {}) if isinstance(a, LogInput) else (to_builtins(a.record.environment), to_builtins(b.record.environment))
+    out.attrs["warnings"] = comparison.environment_warnings(*env)
+    return out
 
 
 def shape_warnings(df: pd.DataFrame) -> list[str]:
@@ -90,18 +129,22 @@ def shape_warnings(df: pd.DataFrame) -> list[str]:
     return out
 
 
-def document(df: pd.DataFrame, a_name: str, b_name: str, threshold: float) -> Document:
+def document(df: pd.DataFrame, a_name: str, b_name: str, threshold: float, alpha: float = 0.05) -> Document:
     keys = [c for c in df.columns if c not in COLUMNS]
     n_reg = int(df["regression"].sum())
-    view = df.assign(flag=["REGRESSION" if r else (f"only in {o}" if o else "")
-                           for r, o in zip(df["regression"], df["only_in"], strict=True)])
+    flags = []
+    for r, o, v in zip(df["regression"], df["only_in"], df["verdict"], strict=True):
+        flags.append(("REGRESSION" + (" (untested)" if "untested" in v else "")) if r
+                     else f"only in {o}" if o else "improvement" if v == "improvement" else "")
+    view = df.assign(flag=flags)
     cols = [Column(k, k, "int" if k == "images" else ("code" if k == "name" else "text")) for k in keys]
     cols += [Column("a", "A", "seconds"), Column("b", "B", "seconds"), Column("ratio", "B / A", "number", digits=".3f"),
-             Column("flag", "")]
+             Column("p_value", "p", "number", digits=".2g"), Column("flag", "")]
     sec = Section("B against A")
-    sec.add(Paragraph(f"A: `{a_name}`  \nB: `{b_name}`  \nratio = B / A; a regression is a ratio above "
-                      f"{1 + threshold:.3f} ({n_reg} found)."))
-    for w in shape_warnings(df):
+    sec.add(Paragraph(f"A: `{a_name}`  \nB: `{b_name}`  \nratio = B / A; a regression is B slower by at least "
+                      f"{threshold:.0%} with p < {alpha:g} (Mann-Whitney U on the stored samples; rows without "
+                      f"samples: the ratio alone, marked untested) ({n_reg} found)."))
+    for w in [*df.attrs.get("warnings", []), *shape_warnings(df)]:
         sec.add(Paragraph(w, "warning"))
     sec.add(Table("compare", "", view, cols, highlight="regression", highlight_kind="regression"))
     return Document("Comparison", [sec], exit_status=0)

@@ -14,17 +14,29 @@ row per layer and variant.
 
 {
   "schema": "profconv.bench", "schema_version": 1, "created", "argv", "environment",
-  "settings": {models, variants, images, sets, repeat, warmup},
+  "settings": {models, variants, images, sets, repeat, warmup, l2: cold|warm, ci_target, time_budget_s,
+               cudnn_kernels},
   "device": {"bandwidth_Bps": measured device-to-device copy, "peaks": {fp32|fp16|tensor-fp16: FLOP/s}, "peak_source"},
   "layers": [{model, layer, shape, dims, images, flops, same_as,
               results: [{variant, technique, precision, arithmetic, reference, status, error, tolerance,
-                         rel_error, op_time: {median_s, min_s, max_s, samples_s}, params,
-                         floor_s, bound, floor_share, ratio}],
+                         rel_error, op_time: {median_s, min_s, max_s, samples_s, ci_low_s, ci_high_s, ci_rel,
+                         stopped}, op_time_cold, op_time_warm, params, floor_s, bound, floor_share, ratio,
+                         peer_ratios: {tf32|bf16: {peer, ratio}}}],
+              timing: {rounds, stopped},
               fused_ops: "conv1 + tanh1 + pool1 2x2" or null,
               fused: [the same result shape for "separate" and "fused-layer" (ratio to separate); floors
                       from the pooled layer's minimum bytes]}],
-  "interrupted": bool
+  "interrupted": bool,
+  "provenance": {code, kernels, gpu: {start, end}, profiler: null}
 }
+
+Cold and warm: every sample is a pair of calls of the same variant on the same input set, the L2
+flushed (a memset of twice its size) before the first: the first is the cold figure, the second the
+warm one (its own input and filters left in L2 by the first). `settings.l2` picks the headline
+(`op_time`, ratios, floor shares); the default is cold, as in Triton's do_bench and nvbench. Neither
+figure depends on which variant ran before. Rounds go on past `repeat` until every variant's median
+is known within ±`ci_target` (95% interval) or `time_budget_s` ends; the cuDNN peers are checked
+(their algorithm search) before the other variants of a layer.
 """
 
 from __future__ import annotations
@@ -38,28 +50,40 @@ import numpy as np
 import pandas as pd
 
 from profconv.hardware import peak_for, roofline_floor
-from profconv.records.bench import BenchLayer, BenchRecord, BenchResult, DeviceFacts
+from profconv.records.bench import BenchLayer, BenchRecord, BenchResult, DeviceFacts, LayerTiming, PeerRatio
 from profconv.records.common import Dims, OpTime
 from profconv.run import data as datasets
-from profconv.run import gpu, reference, tuned
+from profconv.run import gpu, peers, reference, tuned
 from profconv.run.models import ConvShape, Layer, Model
-from profconv.run.runner import Runner, operands, rel_error
+from profconv.run.runner import Runner, prepare, rel_error
 from profconv.run.variants import Variant
 
 COLUMNS = ["model", "layer", "op", "shape", "images", "variant", "precision", "reference", "status", "median_s",
-           "min_s", "max_s", "ratio", "floor_s", "bound", "floor_share", "rel_error", "error"]
+           "min_s", "max_s", "ratio", "floor_s", "bound", "floor_share", "rel_error", "error", "ci_rel", "cold_s",
+           "warm_s", "stopped"]
 """frame(record) columns: one row per (layer, op, variant); op is "conv" or the fused layer's ops
 ("conv1 + tanh1 + pool1 2x2", variants "separate" and "fused-layer"). ratio = median / the reference's median
 (< 1 is faster); floor_s = max(bytes / measured bandwidth, FLOPs / datasheet peak of the variant's
-arithmetic); floor_share = floor_s / median_s; bound = memory | compute."""
+arithmetic); floor_share = floor_s / median_s; bound = memory | compute. median_s is the headline figure
+(settings.l2: cold by default); cold_s and warm_s are both medians; ci_rel the headline median's
+95% interval half-width over the median; stopped why the rounds ended (stable | budget | ...).
+reference names the cuDNN peer with its layout (cudnn-fp16-nhwc) for variants measured against cuDNN."""
+
+
+L2_MODES = ("cold", "warm")
 
 
 @dataclass(frozen=True)
 class BenchOptions:
     images: int = 10000
     sets: int = 3
-    repeat: int = 10
+    repeat: int = 10  # rounds at least; more until stable (target) or the budget ends
     warmup: int = 3
+    l2: str = "cold"  # the headline figure: cold (L2 flushed before the call) or warm (the same call just ran)
+    target: float | None = 0.01  # stop once every variant's median is known within ±target (95% interval)
+    budget_s: float = 15.0  # seconds of timing rounds per layer at most
+    max_rounds: int = 100
+    cudnn_kernels: bool = False  # record the kernels each cuDNN peer launches (its algorithm), after timing
 
 
 def min_bytes(s: ConvShape, itemsize: int) -> float:
@@ -113,7 +137,8 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
         sets = [(a[i * s.B:(i + 1) * s.B], ref[i * s.B:(i + 1) * s.B]) for i in range(opts.sets)]
         w = runner.params[f"{layer.name}.w"]
         bias = runner.params.get(f"{layer.name}.b")
-        bl.results = bench_layer(cp, f"{model.name}/{layer.name}", s, sets, w, bias, variants, opts, device, progress)
+        bl.results, bl.timing = bench_layer(cp, f"{model.name}/{layer.name}", s, sets, w, bias, variants, opts, device,
+                                            progress)
         if fuse and (ops := fused_ops(model, layer.name)) is not None:
             bl.fused_ops = f"{layer.name} + {ops[0].name} + {ops[1].name} {ops[1].k}x{ops[1].k}"
             bl.fused = bench_fused(cp, f"{model.name}/{layer.name}", s, sets, w, bias, *ops, opts, device, progress)
@@ -138,7 +163,7 @@ def _check(res: BenchResult, sets: list[tuple[Any, Any]], call: Callable[[Any], 
         for i, (_, ref) in enumerate(sets):
             y = call(i)  # the first call also runs a swept kernel's sweep
             cp.cuda.Device().synchronize()
-            err, _ = rel_error(cp, cp.asarray(y), ref)
+            err, _ = rel_error(cp, peers.to_cupy(cp, y), ref)
             worst = err if err != err else max(worst, err)
             calls.append(functools.partial(call, i))
         res.rel_error = None if worst != worst else worst
@@ -156,47 +181,90 @@ def _check(res: BenchResult, sets: list[tuple[Any, Any]], call: Callable[[Any], 
 
 
 def _time_interleaved(cp: Any, tag: str, prepared: list[_Prepared], n_sets: int, opts: BenchOptions,
-                      progress: Progress) -> None:
-    """Interleaved rounds: every set and entry once per round, the order rotated each round."""
+                      progress: Progress) -> LayerTiming:
+    """Interleaved rounds: every set and entry once per round, the order rotated each round.
+
+    Each entry's sample is a pair: a cold call (the L2 flushed just before) then the same call again
+    (warm: its own input and filters left in L2 by the cold call). Neither depends on which variant
+    ran before it. At least `opts.repeat` rounds, then on until every entry's headline median is
+    within ±target (95% interval), the budget ends or `max_rounds`. Returns how the rounds ended."""
+    import time
+
     timed = [p for p in prepared if p.result.status == "ok"]
-    progress(f"{tag}: timing {len(timed)} variants x {n_sets} input sets x {opts.repeat} rounds")
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    for rnd in range(opts.warmup + opts.repeat):
+    cold: dict[int, list[float]] = {id(p): [] for p in timed}
+    warm: dict[int, list[float]] = {id(p): [] for p in timed}
+    head = cold if opts.l2 == "cold" else warm
+    rule = gpu.StopRule(opts.target, opts.budget_s, opts.max_rounds * n_sets)
+    progress(f"{tag}: timing {len(timed)} variants x {n_sets} input sets, {opts.repeat}+ rounds (cold and warm)")
+    flush = gpu.L2Flush(cp)
+    events = [cp.cuda.Event() for _ in range(3)]
+    stopped, rounds, t0 = "repeats", 0, None
+    for rnd in range(opts.warmup + opts.max_rounds):
+        if rnd == opts.warmup:
+            t0 = time.perf_counter()
         shift = rnd % max(1, len(timed))
         for i in range(n_sets):
             for p in timed[shift:] + timed[:shift]:
                 with gpu.nvtx_range(f"bench/{tag}/{p.result.variant}"):
+                    flush()
                     cp.cuda.Device().synchronize()
-                    start.record()
+                    events[0].record()
                     p.calls[i]()
-                    end.record()
-                    end.synchronize()
+                    events[1].record()
+                    p.calls[i]()
+                    events[2].record()
+                    events[2].synchronize()
                 if rnd >= opts.warmup:
-                    p.samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+                    cold[id(p)].append(cp.cuda.get_elapsed_time(events[0], events[1]) / 1e3)
+                    warm[id(p)].append(cp.cuda.get_elapsed_time(events[1], events[2]) / 1e3)
+        if rnd < opts.warmup:
+            continue
+        rounds += 1
+        elapsed = time.perf_counter() - (t0 or 0.0)
+        whys = [rule.done(head[id(p)], opts.repeat * n_sets, elapsed) for p in timed]
+        if all(whys):
+            stopped = next((w for w in ("budget", "max-repeats") if w in whys), whys[0] if whys else "repeats")
+            break
+        if elapsed >= opts.budget_s and rounds >= opts.repeat:
+            stopped = "budget"
+            break
+    else:
+        stopped = "max-repeats"
     for p in timed:
-        p.result.op_time = OpTime(**gpu.Timing(p.samples).as_dict())
+        c = OpTime(**gpu.Timing(cold[id(p)], stopped, opts.target).as_dict())
+        w = OpTime(**gpu.Timing(warm[id(p)], stopped, opts.target).as_dict())
+        p.result.op_time_cold, p.result.op_time_warm = c, w
+        p.result.op_time = c if opts.l2 == "cold" else w
+    return LayerTiming(rounds=rounds, stopped=stopped)
 
 
 def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, variants: list[Variant],
-                opts: BenchOptions, device: DeviceFacts, progress: Progress) -> list[BenchResult]:
+                opts: BenchOptions, device: DeviceFacts, progress: Progress) -> tuple[list[BenchResult], LayerTiming]:
     prepared: list[_Prepared] = []
-    for v in variants:
+    # the cuDNN peers first: their algorithm search (first call) runs before the other variants'
+    # buffers and sweeps, in the same state whichever variants share the bench
+    order = sorted(range(len(variants)), key=lambda k: variants[k].device != "cudnn")
+    for v in [variants[k] for k in order]:
         progress(f"{tag}: checking {v.name}")
         res = BenchResult(v.name, v.technique, v.precision, v.arithmetic, v.reference, v.tolerance)
-        wv, bv = w.astype(v.dtype), None if bias is None else bias.astype(v.dtype)
-        buffers = [operands(cp, v, a, s) for a, _ in sets]  # converted and poisoned untimed
+        buffers = [prepare(cp, v, a, w, bias, s) for a, _ in sets]  # converted and poisoned untimed
 
-        def call(i: int, v: Variant = v, wv=wv, bv=bv, buffers=buffers):
+        def call(i: int, v: Variant = v, buffers=buffers):
             assert v.launch is not None
-            return v.launch(cp, buffers[i][0], wv, bv, buffers[i][1], s)
+            return v.launch(cp, *buffers[i], s)
 
         calls = _check(res, sets, call, cp)
         if res.status == "ok" and v.params is not None:
             res.params = v.params(s)
         prepared.append(_Prepared(res, calls))
-    _time_interleaved(cp, tag, prepared, len(sets), opts, progress)
+    prepared = [prepared[order.index(k)] for k in range(len(variants))]  # back in the order asked
+    timing = _time_interleaved(cp, tag, prepared, len(sets), opts, progress)
+    if opts.cudnn_kernels:
+        for p in prepared:
+            if peers.peer_of(p.result.variant) is not None and p.calls:
+                p.result.params = {"kernels": "; ".join(peers.kernels_of(p.calls[0]))}
     _derive([p.result for p in prepared], s, device)
-    return [p.result for p in prepared]
+    return [p.result for p in prepared], timing
 
 
 def fused_ops(model: Model, conv: str) -> tuple[Layer, Layer] | None:
@@ -253,16 +321,28 @@ def bench_fused(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
 
 
 def _derive(results: list[BenchResult], s: ConvShape, device: DeviceFacts) -> None:
-    """Ratios to each result's reference and shares of the roofline floor."""
+    """Ratios and shares of the roofline floor. A variant measured against cuDNN is compared with the
+    fastest cuDNN peer of its precision (layout named in `reference`, e.g. cudnn-fp16-nhwc); a peer
+    with the fastest peer of its own precision; fp32 variants also with the best TF32 peer and fp16
+    ones with the best bf16 peer (`peer_ratios`)."""
     by_name = {r.variant: r for r in results if r.op_time}
+    times = {n: r.op_time.median_s for n, r in by_name.items() if r.op_time}
+    best = peers.best_per_precision(times)
     for r in results:
         if not r.op_time:
             continue
-        itemsize = 2 if r.precision == "fp16" else 4
+        itemsize = 2 if r.precision in ("fp16", "bf16") else 4
         r.floor_s, bound = floor(s, itemsize, device.bandwidth_Bps, device.peaks.get(r.arithmetic))
         r.bound = "memory" if bound == "memory" else "compute" if bound == "compute" else None
         med = r.op_time.median_s
         r.floor_share = r.floor_s / med if r.floor_s else None
+        if peers.peer_of(r.variant) is not None:
+            r.reference = best.get(r.precision)
+        elif r.reference in peers.BY_NAME:
+            r.reference = peers.best_peer(times, r.precision) or r.reference
+            other = {"fp32": "tf32", "fp16": "bf16"}.get(r.precision)
+            if other and best.get(other):
+                r.peer_ratios = {other: PeerRatio(peer=best[other], ratio=med / times[best[other]])}
         ref = by_name.get(r.reference or "")
         r.ratio = med / ref.op_time.median_s if ref and ref.op_time else None
 
@@ -291,21 +371,49 @@ def frame(record: BenchRecord) -> pd.DataFrame:
                          "reference": r.reference, "status": r.status, "median_s": t.median_s if t else None,
                          "min_s": t.min_s if t else None, "max_s": t.max_s if t else None, "ratio": r.ratio,
                          "floor_s": r.floor_s, "bound": r.bound, "floor_share": r.floor_share,
-                         "rel_error": r.rel_error, "error": r.error})
+                         "rel_error": r.rel_error, "error": r.error, "ci_rel": t.ci_rel if t else None,
+                         "cold_s": r.op_time_cold.median_s if r.op_time_cold else None,
+                         "warm_s": r.op_time_warm.median_s if r.op_time_warm else None,
+                         "stopped": t.stopped if t else None})
     df = pd.DataFrame(rows, columns=COLUMNS)
-    for c in ("median_s", "min_s", "max_s", "ratio", "floor_s", "floor_share", "rel_error"):
+    for c in ("median_s", "min_s", "max_s", "ratio", "floor_s", "floor_share", "rel_error", "ci_rel", "cold_s", "warm_s"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
     return df
 
 
-BEST_COLUMNS = ["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share"]
+BEST_COLUMNS = ["model", "layer", "shape", "precision", "variant", "median_s", "ratio", "floor_share", "reference"]
 
 
 def best_per_layer(df: pd.DataFrame) -> pd.DataFrame:
     """Per measured layer and precision: the fastest correct variant measured against cuDNN, its
     ratio and its floor share (the issue's targets read off this table)."""
-    ok = df[(df["status"] == "ok") & df["reference"].isin(["cudnn", "cudnn-fp16"])]
+    ok = df[(df["status"] == "ok") & df["reference"].isin(list(peers.BY_NAME))
+            & ~df["variant"].isin(list(peers.BY_NAME))]
     if ok.empty:
         return pd.DataFrame(columns=BEST_COLUMNS)
     idx = ok.groupby(["model", "layer", "precision"], sort=False)["median_s"].idxmin()
     return ok.loc[idx, BEST_COLUMNS].reset_index(drop=True)
+
+
+PEER_COLUMNS = ["model", "layer", "shape", "precision", "peer", "layout", "median_s", "ci_rel", "others"]
+
+
+def best_peers(df: pd.DataFrame) -> pd.DataFrame:
+    """Per measured layer and precision: the fastest cuDNN peer, its layout, and the other layouts'
+    medians ("NCHW 1.352 ms") so the choice can be checked. Columns: PEER_COLUMNS."""
+    ok = df[(df["status"] == "ok") & (df["op"] == "conv") & df["variant"].isin(list(peers.BY_NAME))]
+    rows = []
+    for (model, layer, prec), g in ok.groupby(["model", "layer", "precision"], sort=False):
+        g = g.sort_values("median_s", kind="stable")
+        top = g.iloc[0]
+        others = ", ".join(f"{peers.BY_NAME[str(v)].layout} {t * 1e3:.3f} ms"
+                           for v, t in zip(g["variant"].iloc[1:], g["median_s"].iloc[1:]))
+        rows.append({"model": model, "layer": layer, "shape": top["shape"], "precision": prec, "peer": top["variant"],
+                     "layout": peers.BY_NAME[str(top["variant"])].layout, "median_s": top["median_s"],
+                     "ci_rel": top["ci_rel"], "others": others})
+    order = {p: i for i, p in enumerate(("fp32", "tf32", "fp16", "bf16"))}
+    out = pd.DataFrame(rows, columns=PEER_COLUMNS)
+    if not out.empty:
+        out["_o"] = out["precision"].map(order)
+        out = out.sort_values(["_o"], kind="stable").sort_values(["model", "layer"], kind="stable").drop(columns="_o")
+    return out.reset_index(drop=True)

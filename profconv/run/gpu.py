@@ -6,6 +6,7 @@ Nothing here compiles or touches the GPU at import time.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 import statistics
 import time
@@ -84,7 +85,17 @@ def module(filename: str, defines: tuple[tuple[str, int], ...] = ()) -> Any:
     except cp.cuda.compiler.CompileException as exc:
         first = next((ln for ln in str(exc).splitlines() if "error" in ln), str(exc).splitlines()[0])
         raise KernelCompileError(f"kernels/{filename}: {first.strip()}") from None
+    _compiled.append({"file": filename, "options": list(options),
+                      "sha256": hashlib.sha256(source.encode()).hexdigest()})
     return mod
+
+
+_compiled: list[dict] = []
+
+
+def compiled_modules() -> list[dict]:
+    """Every module this process compiled: file, NVRTC options and sha256 of the compiled source (provenance)."""
+    return [dict(m, options=list(m["options"])) for m in _compiled]
 
 
 _zeros: dict[tuple[int, int, str], Any] = {}
@@ -103,9 +114,11 @@ def bias_or_zeros(cp, bias, m: int, dtype=None):
 
 @dataclass(frozen=True)
 class Timing:
-    """Seconds of each timed repeat (after warm-up)."""
+    """Seconds of each timed repeat (after warm-up), and why the repeats stopped."""
 
     samples: list[float]
+    stopped: str = "repeats"  # repeats (the fixed count) | stable (interval within target) | budget | max-repeats
+    target: float | None = None  # the interval half-width aimed at, relative to the median
 
     @property
     def median(self) -> float:
@@ -120,24 +133,78 @@ class Timing:
         return max(self.samples)
 
     def as_dict(self) -> dict:
-        return {"median_s": self.median, "min_s": self.min, "max_s": self.max, "samples_s": self.samples}
+        """median/min/max/samples in seconds; ci_low_s/ci_high_s: the median's 95% interval (null
+        under 6 samples), ci_rel its half-width over the median; stopped/target: the repeat rule."""
+        from profconv.analysis.stats import CONFIDENCE, ci_rel, median_ci
+
+        ci = median_ci(self.samples)
+        return {"median_s": self.median, "min_s": self.min, "max_s": self.max, "samples_s": self.samples,
+                "ci_low_s": ci[0] if ci else None, "ci_high_s": ci[1] if ci else None,
+                "ci_rel": ci_rel(self.samples), "confidence": CONFIDENCE, "stopped": self.stopped,
+                "target": self.target}
 
 
-def time_gpu(cp: Any, fn: Callable[[], Any], repeat: int, warmup: int) -> Timing:
-    """CUDA events around `fn`, device synchronised before and after, as the course's Op Time."""
+@dataclass(frozen=True)
+class StopRule:
+    """Stop-when-stable repeats: at least `min_repeat`, then on until the median's 95% interval is
+    within ±`target` of it, `budget_s` seconds of timing have passed or `max_repeat` samples exist."""
+
+    target: float | None = 0.01
+    budget_s: float = 2.0
+    max_repeat: int = 200
+
+    def done(self, samples: list[float], min_repeat: int, elapsed: float) -> str | None:
+        from profconv.analysis.stats import stable
+
+        if len(samples) < min_repeat:
+            return None
+        if self.target is None:
+            return "repeats"
+        if stable(samples, self.target):
+            return "stable"
+        if elapsed >= self.budget_s:
+            return "budget"
+        if len(samples) >= self.max_repeat:
+            return "max-repeats"
+        return None
+
+
+def time_gpu(cp: Any, fn: Callable[[], Any], repeat: int, warmup: int, rule: StopRule | None = None) -> Timing:
+    """CUDA events around `fn`, device synchronised before and after, as the course's Op Time.
+    `repeat` samples, or with `rule` at least `repeat` and on until the rule says stop."""
     for _ in range(warmup):
         fn()
     cp.cuda.Device().synchronize()
     start, end = cp.cuda.Event(), cp.cuda.Event()
-    samples = []
-    for _ in range(repeat):
+    samples: list[float] = []
+    t0 = time.perf_counter()
+    while True:
         cp.cuda.Device().synchronize()
         start.record()
         fn()
         end.record()
         end.synchronize()
         samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
-    return Timing(samples)
+        why = (rule.done(samples, repeat, time.perf_counter() - t0) if rule is not None
+               else ("repeats" if len(samples) >= repeat else None))
+        if why:
+            return Timing(samples, why, rule.target if rule else None)
+
+
+class L2Flush:
+    """Evicts the L2 cache between samples (as Triton's do_bench and nvbench do): a memset of a
+    buffer twice the L2's size, on the current stream, before the sample's start event."""
+
+    def __init__(self, cp: Any) -> None:
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        self.l2_bytes = int(props.get("l2CacheSize", 0)) or None  # None: unknown, flush 256 MiB
+        self.nbytes = 2 * self.l2_bytes if self.l2_bytes else 256 << 20
+        self.buf = cp.empty(self.nbytes, dtype=cp.uint8)
+        self.cp = cp
+
+    def __call__(self) -> None:
+        rt = self.cp.cuda.runtime
+        rt.memsetAsync(self.buf.data.ptr, 0, self.nbytes, self.cp.cuda.get_current_stream().ptr)
 
 
 def time_cpu(fn: Callable[[], Any], repeat: int) -> Timing:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from profconv.run import data as datasets
-from profconv.run import gpu, reference
+from profconv.run import gpu, peers, reference
 from profconv.run.gpu import KernelCompileError, Timing
 from profconv.run.models import ConvShape, Layer, Model
 from profconv.run.record import ConvResult, Dims, OpTime, VariantResult
@@ -29,6 +29,7 @@ class RunOptions:
     warmup: int = 2
     cpu_repeat: int = 1  # the CPU reference is slow: timed once unless asked
     data_dir: str | None = None
+    rule: gpu.StopRule | None = None  # stop-when-stable: at least `repeat`, on until the median is known
 
 
 Progress = Callable[[str], None]
@@ -56,6 +57,15 @@ def operands(cp: Any, variant: Variant, a, s: ConvShape) -> tuple[Any, Any]:
     return cp.ascontiguousarray(a, dtype=variant.dtype), cp.full(shape, np.nan, dtype=variant.dtype)
 
 
+def prepare(cp: Any, variant: Variant, a, w, bias, s: ConvShape) -> tuple[Any, Any, Any, Any]:
+    """(x, w, bias, out) as `variant.launch` takes them, converted untimed: the variant's own
+    `operands` (the cuDNN peers: torch tensors in their dtype and layout), else `operands` above."""
+    if variant.operands is not None:
+        return variant.operands(cp, a, w, bias, s)
+    x, out = operands(cp, variant, a, s)
+    return x, w.astype(variant.dtype), None if bias is None else bias.astype(variant.dtype), out
+
+
 class Runner:
     def __init__(self, model: Model, params: dict[str, np.ndarray], cp: Any | None):
         self.model = model
@@ -78,7 +88,8 @@ class Runner:
             seen[layer.name] = (a, y)
             return y
 
-        reference.forward(xp, self.model.layers, x, self.params, conv=conv)
+        with gpu.nvtx_range(f"{self.model.name}/reference"):
+            reference.forward(xp, self.model.layers, x, self.params, conv=conv)
         return seen
 
     def run_variant(self, variant: Variant, x, labels, conv_io, opts: RunOptions, progress: Progress) -> VariantResult:
@@ -92,7 +103,8 @@ class Runner:
                             dims=Dims(B=s.B, M=s.M, C=s.C, H=s.H, W=s.W, K=s.K, P=s.P))
             try:
                 out, timing = self._conv(variant, layers[name], a, s, opts)
-                err, max_abs = rel_error(self.xp, out, ref)
+                with gpu.nvtx_range(f"{self.model.name}/{variant.name}/{name}/check"):
+                    err, max_abs = rel_error(self.xp, out, ref)
                 cr.rel_error = None if err != err else err
                 cr.max_abs_error = None if max_abs != max_abs else max_abs
                 cr.op_time = OpTime(**timing.as_dict())
@@ -145,18 +157,17 @@ class Runner:
             return self.xp.asarray(holder["y"]), timing
         cp = self.cp
         assert cp is not None and variant.launch is not None
-        a, out = operands(cp, variant, a, s)
-        w, bias = w.astype(variant.dtype), None if bias is None else bias.astype(variant.dtype)
+        a, w, bias, out = prepare(cp, variant, a, w, bias, s)
         with gpu.nvtx_range(tag + "/check"):
             result = variant.launch(cp, a, w, bias, out, s)
-        cp.cuda.Device().synchronize()
-        checked = cp.array(result)  # a copy, on the device even when the variant wrote host memory
+            cp.cuda.Device().synchronize()
+            checked = cp.array(peers.to_cupy(cp, result))  # a copy, on the device even when the variant wrote host memory
 
         def run_gpu():
             with gpu.nvtx_range(tag):
                 variant.launch(cp, a, w, bias, out, s)
 
-        timing = gpu.time_gpu(cp, run_gpu, opts.repeat, opts.warmup)
+        timing = gpu.time_gpu(cp, run_gpu, opts.repeat, opts.warmup, opts.rule)
         return checked, timing
 
     def _forward(self, variant: Variant, x, labels, res: VariantResult, opts: RunOptions) -> None:
@@ -171,7 +182,7 @@ class Runner:
         for _ in range(passes):
             a = x
             for layer in self.model.layers:
-                tag = f"{self.model.name}/{variant.name}/{layer.name}"
+                tag = f"{self.model.name}/{variant.name}/forward/{layer.name}"  # not the timed op's range
                 if layer.kind == "conv":
                     s = shapes[layer.name]
                     if variant.device == "cpu":
@@ -186,9 +197,8 @@ class Runner:
                         a = holder["y"]
                     else:
                         assert self.cp is not None
-                        a_in, out = operands(self.cp, variant, a, s)
-                        w, b = self.params[f"{layer.name}.w"].astype(variant.dtype), self._bias(layer, s.M)
-                        b = None if b is None else b.astype(variant.dtype)
+                        a_in, w, b, out = prepare(self.cp, variant, a, self.params[f"{layer.name}.w"],
+                                                  self._bias(layer, s.M), s)
 
                         holder3: dict[str, Any] = {}
 
@@ -198,7 +208,7 @@ class Runner:
 
                         t = gpu.time_gpu(self.cp, f_gpu, 1, 0)
                         # on the device, in float32 (untimed): only the conv layers run in the variant's precision
-                        a = self.cp.asarray(holder3["y"], dtype=np.float32)
+                        a = self.cp.asarray(peers.to_cupy(self.cp, holder3["y"]), dtype=np.float32)
                 else:
                     params = self.params_host if variant.device == "cpu" else self.params
                     lib = np if variant.device == "cpu" else xp
@@ -234,7 +244,7 @@ def execute(model: Model, params: dict[str, np.ndarray], variants: list[Variant]
     runner = Runner(model, params, cp)
     for count in image_counts:
         opts = RunOptions(images=count, repeat=base.repeat, warmup=base.warmup,
-                          cpu_repeat=base.cpu_repeat, data_dir=base.data_dir)
+                          cpu_repeat=base.cpu_repeat, data_dir=base.data_dir, rule=base.rule)
         ds = load_inputs(model, opts)
         x = runner.xp.asarray(ds.images)
         progress(f"{model.name}: reference pass on {count} images")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from profconv.run import gpu
+from profconv.run import gpu, peers
 from profconv.run.models import ConvShape
 from profconv.run.tuned import FP16, TENSORCORE, TUNED, launch_fp16, launch_tensorcore, launch_tuned
 
@@ -41,6 +41,9 @@ class Variant:
     host_io: bool = False  # x and out are pinned host arrays: the op includes the copies in and out
     baseline: str | None = None  # the variant it is measured against, when not cuDNN of its precision
     arithmetic: str = "fp32"  # fp32 | fp16 | tensor-fp16: which datasheet peak bounds it
+    # (cp, x, w, bias, shape) -> (x, w, bias, out) in the form `launch` takes, converted untimed
+    # (the cuDNN peers: torch tensors in their dtype and layout); None: CuPy arrays in `dtype`
+    operands: Callable[[Any, Any, Any, Any, ConvShape], tuple[Any, Any, Any, Any]] | None = None
 
     @property
     def dtype(self) -> str:
@@ -158,14 +161,22 @@ def launch_streams(cp, x_host, w, bias, out_host, s: ConvShape) -> Any:
     return _end_to_end(cp, x_host, w, bias, out_host, s, streams=STREAMS, chunks=CHUNKS)
 
 
-def launch_cudnn(cp, x, w, bias, out, s: ConvShape) -> Any:
-    import torch
+def _peer_variant(p: peers.Peer) -> Variant:
+    """A cuDNN peer (profconv/run/peers.py) as a variant: operands converted to its dtype and layout
+    untimed, the timed call is conv2d alone."""
+    tf32 = "TF32 on (PyTorch's default)" if p.tf32 else "TF32 off" if p.precision == "fp32" else ""
+    layout = "channels-last (NHWC)" if p.layout == "NHWC" else "NCHW"
+    description = f"torch.nn.functional.conv2d, {p.torch_dtype}, {layout}" + (f", {tf32}" if tf32 else "")
 
-    y = torch.nn.functional.conv2d(
-        torch.as_tensor(x, device="cuda"), torch.as_tensor(w, device="cuda"),
-        None if bias is None else torch.as_tensor(bias, device="cuda"), padding=s.P,
-    )
-    return cp.asarray(y)  # zero-copy view of torch's output: no extra pass over memory
+    def launch(cp, x, w, bias, out, s: ConvShape, p: peers.Peer = p) -> Any:
+        return peers.launch(p, x, w, bias, s)
+
+    def prepare(cp, a, w, bias, s: ConvShape, p: peers.Peer = p):
+        x, wt, bt = peers.operands(cp, p, a, w, bias)
+        return x, wt, bt, None
+
+    return Variant(p.name, description, "vendor library reference", p.precision, peers.TOLERANCE[p.precision],
+                   "cudnn", None, launch, arithmetic=peers.ARITHMETIC[p.precision], operands=prepare)
 
 
 def cudnn_unavailable() -> str | None:
@@ -206,10 +217,7 @@ VARIANTS: list[Variant] = [
     Variant("streams", f"e2e with the batch in {CHUNKS} chunks over {STREAMS} streams: copies overlap kernels",
             "multiple streams", "fp32", 1e-5, "gpu", "tuned.cu", launch_streams, TUNED.params, host_io=True,
             baseline="e2e"),
-    Variant("cudnn", "torch.nn.functional.conv2d, TF32 off", "vendor library reference", "fp32", 1e-5,
-            "cudnn", None, launch_cudnn),
-    Variant("cudnn-fp16", "torch.nn.functional.conv2d on half tensors", "vendor library reference", "fp16", 5e-3,
-            "cudnn", None, launch_cudnn, arithmetic="tensor-fp16"),
+    *[_peer_variant(p) for p in peers.PEERS],
 ]
 
 

@@ -1,0 +1,99 @@
+"""Statistics on timing samples: the median's confidence interval, when to stop repeating, and the
+two-sample decision behind `report --compare`. Pure functions of lists of seconds.
+
+- `median_ci`: distribution-free interval for the median from order statistics (binomial, as in
+  Conover's *Practical Nonparametric Statistics*): no normality assumed, which timing samples
+  (skewed, with outliers) never satisfy.
+- `stable`: the stopping rule of stop-when-stable repeats.
+- `compare_samples`: Mann-Whitney U (two-sided, scipy) on the two sides' stored samples plus a
+  minimum effect size: a difference is called only when it is both unlikely to be noise (p < alpha)
+  and large enough to matter (|ratio of medians - 1| >= min_effect).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CONFIDENCE = 0.95
+
+
+def _binom_cdf(k: int, n: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2)."""
+    if k < 0:
+        return 0.0
+    return sum(math.comb(n, i) for i in range(0, min(k, n) + 1)) / 2.0**n
+
+
+def median_ci(samples: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+    """(low, high) order statistics bracketing the median with at least `confidence` coverage;
+    None with fewer samples than any interval needs (n < 6 at 95%): min..max would cover less."""
+    n = len(samples)
+    if n == 0:
+        return None
+    xs = sorted(samples)
+    alpha = 1.0 - confidence
+    # the largest rank r with P(X <= r - 1) <= alpha / 2: the interval is [x_(r), x_(n - r + 1)] (1-based)
+    rank = 0
+    while _binom_cdf(rank, n) <= alpha / 2:
+        rank += 1
+    if rank < 1:
+        return None
+    return xs[rank - 1], xs[n - rank]
+
+
+def ci_rel(samples: Sequence[float], confidence: float = CONFIDENCE) -> float | None:
+    """Half the interval's width over the median (0.01 = the median is known within ±1%)."""
+    ci = median_ci(samples, confidence)
+    if ci is None:
+        return None
+    med = statistics.median(samples)
+    return (ci[1] - ci[0]) / 2 / med if med > 0 else None
+
+
+def stable(samples: Sequence[float], target: float, confidence: float = CONFIDENCE) -> bool:
+    """True once the median's interval is within ±target of it."""
+    r = ci_rel(samples, confidence)
+    return r is not None and r <= target
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What `report --compare` concludes for one row."""
+
+    ratio: float | None  # median(B) / median(A)
+    p_value: float | None  # Mann-Whitney U, two-sided; None without enough samples
+    verdict: str  # regression | improvement | same | no-samples
+    n_a: int
+    n_b: int
+    why: str
+
+
+MIN_SAMPLES = 3
+
+
+def compare_samples(a: Sequence[float], b: Sequence[float], min_effect: float = 0.05, alpha: float = 0.05
+                    ) -> Decision:
+    """A regression is B slower than A by at least `min_effect` of A's median *and* significant at
+    `alpha` (Mann-Whitney U on the samples); an improvement the same the other way; else same."""
+    a, b = [x for x in a if x == x], [x for x in b if x == x]
+    if not a or not b:
+        return Decision(None, None, "no-samples", len(a), len(b), "a side has no samples")
+    ratio = statistics.median(b) / statistics.median(a)
+    if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
+        return Decision(ratio, None, "no-samples", len(a), len(b),
+                        f"fewer than {MIN_SAMPLES} samples on a side: no test, ratio only")
+    from scipy.stats import mannwhitneyu
+
+    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    big = abs(ratio - 1.0) >= min_effect
+    if p < alpha and big:
+        verdict = "regression" if ratio > 1.0 else "improvement"
+        why = f"p = {p:.2g} < {alpha:g} and |ratio - 1| >= {min_effect:.0%}"
+    elif big:
+        verdict, why = "same", f"ratio beyond {min_effect:.0%} but p = {p:.2g} >= {alpha:g} (noise)"
+    else:
+        verdict, why = "same", f"|ratio - 1| < {min_effect:.0%}" + (f" (p = {p:.2g})" if p < alpha else "")
+    return Decision(ratio, p, verdict, len(a), len(b), why)

@@ -1,0 +1,52 @@
+"""Provenance of a measurement (written by profconv/provenance.py into run and bench records)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class CodeState(msgspec.Struct, kw_only=True):
+    commit: str | None = None  # git HEAD of the checkout profconv ran from
+    dirty: bool | None = None  # uncommitted changes to tracked files
+    describe: str | None = None
+    why: str | None = None  # why commit/dirty are unknown (not a git checkout, no git)
+
+
+class CompiledModule(msgspec.Struct, kw_only=True):
+    file: str  # kernels/<file>
+    options: list[str] = msgspec.field(default_factory=list)  # NVRTC options (-D defines)
+    sha256: str  # of the source as compiled (headers expanded)
+
+
+class KernelState(msgspec.Struct, kw_only=True):
+    sources: dict[str, str] = msgspec.field(default_factory=dict)  # kernels/*.cu -> sha256
+    compiled: list[CompiledModule] = msgspec.field(default_factory=list)
+
+
+class GpuState(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """nvidia-smi's reading at one moment; `why` when it could not be read (never invented)."""
+
+    source: str | None = None
+    sm_clock_mhz: float | None = None
+    mem_clock_mhz: float | None = None
+    max_sm_clock_mhz: float | None = None
+    temperature_c: float | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
+    pstate: str | None = None
+    throttle_reasons: str | None = None
+    why: str | None = None
+
+
+class GpuStates(msgspec.Struct, kw_only=True):
+    start: GpuState | None = None
+    end: GpuState | None = None
+
+
+class Provenance(msgspec.Struct, kw_only=True):
+    code: CodeState = msgspec.field(default_factory=CodeState)
+    kernels: KernelState = msgspec.field(default_factory=KernelState)
+    gpu: GpuStates = msgspec.field(default_factory=GpuStates)
+    profiler: dict[str, Any] | None = None  # per tool: every setting it ran with

@@ -1,0 +1,218 @@
+"""Numbers you can defend, without a GPU: the median's interval, stop-when-stable, cold/warm pairs
+that do not depend on the company, the compare decision, the agreement table, provenance."""
+
+import json
+import subprocess
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from profconv.analysis import agreement, stats
+from profconv.errors import InputError
+
+
+def test_median_ci_order_statistics():
+    xs = [float(i) for i in range(1, 11)]  # n = 10: x(2) .. x(9), coverage 97.9%
+    assert stats.median_ci(xs) == (2.0, 9.0)
+    assert stats.median_ci(xs[:5]) is None  # 5 samples cannot bracket the median at 95%
+    assert stats.median_ci(list(range(1, 7))) == (1, 6)
+    assert stats.ci_rel([1.0] * 10) == 0.0
+    assert stats.ci_rel(xs) == pytest.approx((9 - 2) / 2 / 5.5)
+    assert stats.stable([1.0, 1.001, 0.999, 1.0, 1.0, 1.002, 0.998, 1.0], 0.01)
+    assert not stats.stable([1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0], 0.01)
+
+
+def test_compare_samples_needs_significance_and_effect():
+    a = [1.00, 1.01, 0.99, 1.005, 1.02]
+    d = stats.compare_samples(a, [x * 1.5 for x in a])
+    assert d.verdict == "regression" and d.p_value == pytest.approx(2 / 252) and d.ratio == pytest.approx(1.5)
+    d = stats.compare_samples(a, [x * 1.02 for x in a])  # significant but below the minimum effect
+    assert d.verdict == "same" and "< 5%" in d.why
+    d = stats.compare_samples([1.0, 2.0, 1.0, 2.0, 1.0], [1.1, 2.1, 1.1, 2.1, 1.1], min_effect=0.05)
+    assert d.verdict == "same" and "noise" in d.why  # 10% apart, all overlap
+    assert stats.compare_samples(a, [0.5 * x for x in a]).verdict == "improvement"
+    assert stats.compare_samples([1.0], [2.0]).verdict == "no-samples"
+
+
+class FakeGpu:
+    """CuPy's events on a fake clock, with an L2 that remembers the last input a call read: a call
+    costs `warm` when its input is in L2, `cold` otherwise; a memset (the flush) empties it."""
+
+    def __init__(self):
+        self.now, self.l2 = 0.0, None
+        clock = self
+
+        class Event:
+            def record(self):
+                self.t = clock.now
+
+            def synchronize(self):
+                pass
+
+        dev = SimpleNamespace(synchronize=lambda: None, id=0)
+        rt = SimpleNamespace(getDeviceProperties=lambda i: {"l2CacheSize": 50 << 20},
+                             memsetAsync=lambda *a: setattr(clock, "l2", None))
+        self.cp = SimpleNamespace(
+            cuda=SimpleNamespace(Event=Event, Device=lambda *a: dev, get_elapsed_time=lambda a, b: b.t - a.t,
+                                 runtime=rt, get_current_stream=lambda: SimpleNamespace(ptr=0)),
+            empty=lambda n, dtype=None: SimpleNamespace(data=SimpleNamespace(ptr=1)), uint8="uint8")
+
+    def op(self, input_set, cold, warm):
+        def call():
+            self.now += warm if self.l2 == input_set else cold
+            self.l2 = input_set
+        return call
+
+
+def _interleaved(gpu, names, opts):
+    from profconv.run import bench
+
+    costs = {"tuned": (0.9, 0.85), "cudnn": (1.35, 1.05), "naive": (7.0, 7.0), "e2e": (3.0, 3.0),
+             "fp16": (0.4, 0.3)}
+    prepared = []
+    for n in names:
+        res = bench.BenchResult(n, "", "fp32", "fp32", "cudnn" if n != "cudnn" else None, 1e-5)
+        prepared.append(bench._Prepared(res, [gpu.op(i if n != "e2e" else "host", *costs[n]) for i in range(3)]))
+    timing = bench._time_interleaved(gpu.cp, "m/conv2", prepared, 3, opts, lambda m: None)
+    return {p.result.variant: p.result for p in prepared}, timing
+
+
+def test_cold_and_warm_figures_do_not_depend_on_the_company():
+    from profconv.run import bench
+
+    opts = bench.BenchOptions(repeat=5, warmup=1, target=None)
+    full, timing = _interleaved(FakeGpu(), ["naive", "tuned", "fp16", "e2e", "cudnn"], opts)
+    two, _ = _interleaved(FakeGpu(), ["tuned", "cudnn"], opts)
+    assert (timing.rounds, timing.stopped) == (5, "repeats")
+    for res in (full, two):
+        assert res["cudnn"].op_time.median_s == pytest.approx(1.35e-3)  # cold: the headline by default
+        assert res["cudnn"].op_time_warm.median_s == pytest.approx(1.05e-3)
+        assert res["tuned"].op_time_cold.median_s == pytest.approx(0.9e-3)
+        assert len(res["tuned"].op_time.samples_s) == 15  # 5 rounds x 3 input sets
+    ratio = lambda r: r["tuned"].op_time.median_s / r["cudnn"].op_time.median_s  # noqa: E731
+    assert ratio(full) == pytest.approx(ratio(two))
+    warm, _ = _interleaved(FakeGpu(), ["tuned", "cudnn"], bench.BenchOptions(repeat=5, warmup=1, target=None, l2="warm"))
+    assert warm["cudnn"].op_time is warm["cudnn"].op_time_warm
+
+
+def test_rounds_stop_when_stable_or_at_the_budget():
+    from profconv.run import bench
+
+    res, timing = _interleaved(FakeGpu(), ["tuned", "cudnn"], bench.BenchOptions(repeat=3, warmup=0, target=0.01))
+    assert (timing.rounds, timing.stopped) == (3, "stable")  # constant costs: the interval is 0 at once
+    assert res["tuned"].op_time.ci_rel == pytest.approx(0.0, abs=1e-12) and res["tuned"].op_time.stopped == "stable"
+    assert res["tuned"].op_time.ci_low_s == pytest.approx(0.9e-3)
+
+
+def test_time_gpu_repeats_until_stable():
+    from profconv.run import gpu as gpu_mod
+
+    g = FakeGpu()
+    costs = iter([5.0, 1.0, 9.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] + [1.0] * 100)
+
+    def fn():
+        g.now += next(costs)
+
+    t = gpu_mod.time_gpu(g.cp, fn, repeat=3, warmup=0, rule=gpu_mod.StopRule(0.01, budget_s=60))
+    # two outliers: at n = 12 the interval x(3)..x(10) excludes both
+    assert t.stopped == "stable" and len(t.samples) == 12 and t.median == pytest.approx(1e-3)
+    d = t.as_dict()
+    assert d["ci_rel"] == pytest.approx(0.0, abs=1e-12) and d["target"] == 0.01 and d["confidence"] == 0.95
+    fixed = gpu_mod.time_gpu(g.cp, fn, repeat=4, warmup=1)
+    assert len(fixed.samples) == 4 and fixed.stopped == "repeats" and fixed.as_dict()["ci_low_s"] is None
+
+
+def _run(model="ece408", gpu="NVIDIA H200", shape="M=16 C=6 30x30 K=5", scale=1.0):
+    from pathlib import Path
+
+    from profconv.records import RunRecord, struct_from
+    from profconv.report.inputs import RunInput
+
+    samples = [0.001 * scale * (1 + 0.001 * k) for k in range(8)]
+    doc = {"argv": [], "created": "", "model": {"name": model}, "environment": {"gpu": gpu},
+           "results": [{"images": 100, "variant": "tuned", "status": "ok",
+                        "conv": [{"layer": "conv2", "shape": shape, "status": "ok",
+                                  "op_time": {"median_s": samples[4], "min_s": samples[0], "max_s": samples[-1],
+                                              "samples_s": samples}}]}]}
+    return RunInput(Path("run.json"), struct_from(RunRecord, doc))
+
+
+def test_compare_decides_on_samples_and_warns_on_gpus_and_shapes():
+    from profconv.report.compare import compare, document
+
+    with pytest.raises(InputError, match="A is a run of ece408, B of cifar10"):
+        compare(_run(), _run(model="cifar10"), 0.05)
+    df = compare(_run(), _run(gpu="NVIDIA H100 80GB HBM3", scale=1.3), 0.05)
+    assert df.attrs["warnings"] == ["different GPU: A NVIDIA H200 vs B NVIDIA H100 80GB HBM3"]
+    assert df.verdict.tolist() == ["regression"] and df.p_value.iloc[0] < 0.001 and df.regression.tolist() == [True]
+    same = compare(_run(), _run(scale=1.02), 0.05)  # significant, below the minimum effect
+    assert same.verdict.tolist() == ["same"] and not same.regression.any()
+    df = compare(_run(), _run(shape="M=16 C=6 32x32 K=5"), 0.05)
+    assert df.verdict.tolist() == ["only in A", "only in B"] and not df.regression.any()
+    doc = document(compare(_run(), _run(scale=1.3), 0.05), "a", "b", 0.05)
+    assert "p < 0.05 (Mann-Whitney U" in doc.sections[0].blocks[0].text
+
+
+def test_agreement_table_and_its_explanations():
+    ops = [{"op": "m/naive/conv1", "calls": 8, "launches": 1, "busy_s": 7.324e-3, "span_s": 7.324e-3},
+           {"op": "m/tuned/conv1", "calls": 8, "launches": 4, "busy_s": 0.150e-3, "span_s": 0.170e-3}]
+    ncu = {"m/naive/conv1": agreement.NcuOp(7.30e-3, 1), "m/tuned/conv1": agreement.NcuOp(0.152e-3, 4)}
+    df = agreement.agreement({"m/naive/conv1": 7.248e-3, "m/tuned/conv1": 0.200e-3}, ops, ncu,
+                             {"clock_control": "none", "cache_control": "none"})
+    naive, tuned = df.to_dict("records")
+    assert naive["within"] and naive["cupti_vs_op"] == pytest.approx(7.324 / 7.248 - 1) and naive["why"] == ""
+    assert not tuned["within"]
+    assert "Op Time includes 30.0 µs outside the GPU work" in tuned["why"]
+    assert "20.0 µs idle between the op's own launches" in tuned["why"]
+    assert "ncu agrees with CUPTI (+1.3%)" in tuned["why"]
+    base = agreement.agreement({"m/naive/conv1": 7.248e-3}, ops[:1], {"m/naive/conv1": agreement.NcuOp(9.496e-3, 1)},
+                               {"clock_control": "base", "cache_control": "all"})
+    assert "ncu locked the clocks to base" in base.why.iloc[0] and "flushed the caches" in base.why.iloc[0]
+    md = agreement.markdown(df, {"clock_control": "none", "cache_control": "none"})
+    assert "1 of 2 op(s) within" in md and "| naive/conv1 | 7.248 | 7.324 | 7.324 | 7.300 | +1.0% | +0.7% | within |" in md
+
+
+def test_provenance_fields(tmp_path, monkeypatch):
+    from profconv import provenance
+    from profconv.run.gpu import kernel_source
+
+    state = provenance.parse_smi("1980, 2619, 1980, 41, 121.35, 700.00, P0, 0x0000000000000000")
+    assert state == {"source": "nvidia-smi", "sm_clock_mhz": 1980.0, "mem_clock_mhz": 2619.0,
+                     "max_sm_clock_mhz": 1980.0, "temperature_c": 41.0, "power_w": 121.35, "power_limit_w": 700.0,
+                     "pstate": "P0", "throttle_reasons": "0x0000000000000000"}
+    assert provenance.parse_smi("[N/A], 1, 2, 3, 4, 5, P8, 0x1")["sm_clock_mhz"] is None  # never invented
+    assert "expected 8" in provenance.parse_smi("1, 2")["why"]
+    src = provenance.kernel_sources()
+    assert src["naive.cu"] == provenance.sha256_text(kernel_source("naive.cu")) and len(src) >= 9
+    # a git checkout: commit and dirty flag
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "f").write_text("a")
+    env = ["-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run(["git", *env, "-C", str(tmp_path), "add", "f"], check=True)
+    subprocess.run(["git", *env, "-C", str(tmp_path), "commit", "-qm", "x"], check=True)
+    clean = provenance.git_state(tmp_path)
+    assert len(clean["commit"]) == 40 and clean["dirty"] is False
+    (tmp_path / "f").write_text("b")
+    assert provenance.git_state(tmp_path)["dirty"] is True
+    rec = provenance.Recorder(None)
+    rec.start()
+    doc = rec.finish({"tool": "cupti"})
+    assert set(doc) == {"code", "kernels", "gpu", "profiler"} and doc["gpu"]["end"] == {"why": "no GPU"}
+    assert doc["profiler"] == {"tool": "cupti"} and json.dumps(doc)
+
+
+def test_agreement_without_ncu_settings():
+    """A cupti-only run: its settings are not ncu's, the table and markdown say no ncu figures."""
+    from rich.console import Console
+
+    from profconv.profile.session import agreement_frame, agreement_table
+
+    prof = {"tool": "cupti", "settings": {"tool": "cupti"},
+            "ops": [{"op": "m/naive/conv1", "calls": 8, "launches": 1, "busy_s": 7.324e-3, "span_s": 7.33e-3}]}
+    df = agreement_frame(prof, {"m/naive/conv1": 7.248e-3})
+    assert df.within.tolist() == [True] and df.ncu_s.isna().all()
+    con = Console(width=80, record=True)
+    con.print(agreement_table(df, prof["settings"]))
+    assert "within" in con.export_text()
+    assert "no ncu figures in this run" in agreement.markdown(df, prof["settings"])
