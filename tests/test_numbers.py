@@ -5,7 +5,6 @@ import json
 import subprocess
 from types import SimpleNamespace
 
-import pandas as pd
 import pytest
 
 from profconv.analysis import agreement, stats
