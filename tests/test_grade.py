@@ -123,6 +123,12 @@ def test_build_command_is_profconv_run_with_the_kernel(tmp_path: Path) -> None:
                                           "--images", "100", "--repeat", "3"]
 
 
+def test_build_command_passes_data_weights_and_kernel_timeout(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, data="/d/fmnist", weights="/d/w.npz", kernel_timeout_s=90.0)
+    assert build_command(spec, "py")[-6:] == ["--kernel-timeout", "90", "--data", "/d/fmnist", "--weights", "/d/w.npz"]
+    assert spec.fingerprint() != _spec(tmp_path, data="/d/other", weights="/d/w.npz", kernel_timeout_s=90.0).fingerprint()
+
+
 def test_build_command_from_a_template(tmp_path: Path) -> None:
     spec = _spec(tmp_path, job_command="apptainer exec c.sif {python} -m profconv run -m {model} --kernel '{kernel}' --out {out}")
     assert build_command(spec, "python3") == ["apptainer", "exec", "c.sif", "python3", "-m", "profconv", "run", "-m",
@@ -251,6 +257,8 @@ def test_grade_markdown_and_csv_output(klass: Path, tmp_path: Path) -> None:
     (["--timeout", "0"], "must be positive"),
     (["--job-command", "{python} {kernal}"], "unknown placeholder"),
     (["--gpus", "a,b"], "--gpus takes GPU indices"),
+    (["--data", "/nonexistent/fmnist"], "--data: no such file or directory"),
+    (["--kernel-timeout", "1000"], "--kernel-timeout must be positive and below --timeout (900 s)"),
 ])
 def test_grade_usage_errors_are_one_line(klass: Path, tmp_path: Path, args: list[str], message: str) -> None:
     res = run_cli("grade", *[str(klass / "alice"), "--out", str(tmp_path / "g"), *args])

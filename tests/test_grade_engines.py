@@ -124,3 +124,12 @@ def test_ray_through_the_cli_with_a_hang(ray_local, klass: Path, tmp_path: Path)
     by = {j["submission"]: j for j in manifest.read(out)["jobs"]}
     assert by["alice"]["status"] == "finished" and by["erin"]["status"] == "timeout"
     assert "ray" in manifest.read(out)["engine"]["name"]
+
+
+def test_ray_dry_run_needs_no_gpu(ray_local, klass: Path, tmp_path: Path) -> None:
+    from profconv.grade.executors import RayExecutor
+
+    specs = _specs(klass, tmp_path / "g", ("alice",), gpus={"alice": "A100"}, dry_run=True)
+    got: list[JobResult] = []
+    RayExecutor(dry_run=True).run(specs, got.append)
+    assert [(r.submission, r.status, r.visible_devices) for r in got] == [("alice", "finished", "")]

@@ -63,6 +63,8 @@ def grade_command(
     images: Annotated[str | None, typer.Option("--images", "-n", help="Passed to profconv run (default: its own).")] = None,
     repeat: Annotated[int | None, typer.Option(help="Passed to profconv run (default: its own).")] = None,
     kernel_timeout: Annotated[float | None, typer.Option("--kernel-timeout", help="Passed to profconv run: seconds the kernel may take in its child process (compile, sweep, checks, timing) before it is FAILED; keep it below --timeout so the job still records the reference.")] = None,
+    data: Annotated[Path | None, typer.Option("--data", help="Passed to profconv run: the dataset directory (Fashion-MNIST or CIFAR-10), for the course's Correctness.")] = None,
+    weights: Annotated[Path | None, typer.Option("--weights", help="Passed to profconv run: a .npz of weights.")] = None,
     variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
     job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
@@ -86,12 +88,17 @@ def grade_command(
         validate_template(job_command)
     if kernel_timeout is not None and not 0 < kernel_timeout < timeout:
         raise InputError(f"--kernel-timeout must be positive and below --timeout ({timeout:g} s)")
+    for given, what in ((data, "--data"), (weights, "--weights")):
+        if given is not None and not given.exists():
+            raise InputError(f"{what}: no such file or directory: {given}")
     models = tuple(comma_list(model)) or ("ece408-high",)
     subs = discover(submissions)
     for name in {m for s in subs for m in (s.models or models)}:
         get_model(name)  # an unknown model is a usage error before any job starts
     settings = manifest.JobSettings(models=models, timeout_s=timeout, variant=variant, images=images, repeat=repeat,
-                                    kernel_timeout_s=kernel_timeout, job_command=job_command, report=report, dry_run=dry_run)
+                                    kernel_timeout_s=kernel_timeout,
+                                    data=str(data.resolve()) if data else None,
+                                    weights=str(weights.resolve()) if weights else None, job_command=job_command, report=report, dry_run=dry_run)
     prev_results = manifest.results(manifest.read(previous), previous) if previous is not None else None
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)

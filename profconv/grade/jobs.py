@@ -78,6 +78,8 @@ class JobSpec:
     images: str | None = None  # --images for profconv run (None: its default)
     repeat: int | None = None
     kernel_timeout_s: float | None = None  # --kernel-timeout for profconv run (None: its default)
+    data: str | None = None  # --data for profconv run (absolute): the course's dataset
+    weights: str | None = None  # --weights for profconv run (absolute)
     job_command: str | None = None  # a template replacing the profconv run command (see build_command)
     report: bool = True  # also write the submission's own report.md
     dry_run: bool = False  # CPU only: the job sees no GPU
@@ -89,7 +91,8 @@ class JobSpec:
     def fingerprint(self) -> str:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
-                 str(self.kernel_timeout_s), str(self.job_command), str(self.dry_run)]
+                 str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.job_command),
+                 str(self.dry_run)]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
@@ -161,6 +164,10 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
         argv += ["--repeat", str(spec.repeat)]
     if spec.kernel_timeout_s is not None:
         argv += ["--kernel-timeout", f"{spec.kernel_timeout_s:g}"]
+    if spec.data is not None:
+        argv += ["--data", spec.data]
+    if spec.weights is not None:
+        argv += ["--weights", spec.weights]
     return argv
 
 

@@ -44,6 +44,8 @@ class JobSettings:
     images: str | None = None
     repeat: int | None = None
     kernel_timeout_s: float | None = None
+    data: str | None = None
+    weights: str | None = None
     job_command: str | None = None
     report: bool = True
     dry_run: bool = False
@@ -62,7 +64,8 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
             specs.append(JobSpec(submission=s.name, path=str(s.path), digest=s.digest, model=model,
                                  out_dir=str(job_dir(out, s.name, model)), gpu=s.gpu, timeout_s=settings.timeout_s,
                                  variant=settings.variant, images=settings.images, repeat=settings.repeat,
-                                 kernel_timeout_s=settings.kernel_timeout_s,
+                                 kernel_timeout_s=settings.kernel_timeout_s, data=settings.data,
+                                 weights=settings.weights,
                                  job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")
