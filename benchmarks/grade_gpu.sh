@@ -15,7 +15,7 @@
 # Data, Serve, Tune, Train), and .whl-ray/ also holds its dependencies (pip download … --python-version
 # 3.12); carry ".whl-ray" with ".whl". Without .whl-ray/ the Ray pass says so and does not run.
 #
-# Settings (environment): MODEL=ece408-high IMAGES=1000 TIMEOUT=300 KERNEL_TIMEOUT=90.
+# Settings (environment): MODEL=ece408-high IMAGES=1000 TIMEOUT=300 KERNEL_TIMEOUT=60.
 # Duration: 20+ jobs of ~10-30 s each on one GPU (a hanging kernel costs KERNEL_TIMEOUT), divided
 # by the number of GPUs.
 set -uo pipefail
@@ -24,7 +24,7 @@ OUT=${OUT:-/tmp/profconv-out}
 MODEL=${MODEL:-ece408-high}
 IMAGES=${IMAGES:-1000}
 TIMEOUT=${TIMEOUT:-300}
-KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-90}
+KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-60}
 CLASS=/tmp/grade-class
 mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>&1 | tail -2
