@@ -250,8 +250,9 @@ def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
     env = dict(os.environ)
     if spec.dry_run:
         env["CUDA_VISIBLE_DEVICES"] = ""
-    elif visible_devices is not None:
+    elif visible_devices is not None:  # an nvidia-smi index: make CUDA count GPUs the same way
         env["CUDA_VISIBLE_DEVICES"] = visible_devices
+        env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
     env["PROFCONV_GRADE_JOB"] = spec.key
     result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
                        fingerprint=spec.fingerprint(), status="error", engine=engine, engine_job_id=engine_job_id,
