@@ -127,3 +127,14 @@ def test_parse_json_is_a_parse_output_record(cli):
     assert r.returncode == 0
     out = records.validate(json.loads(r.stdout), ParseOutput, "stdout")
     assert out.schema == "profconv.parse" and out.rows and out.inputs[0].profiles
+
+
+def test_doubled_results_refused(tmp_path, cli):
+    """hostile-input.md §9: `run --images 10,10` or `--variant cpu,cpu` records crashed the report."""
+    doc = _doc()
+    doc["results"].append(doc["results"][0])
+    p = tmp_path / "run.json"
+    p.write_text(json.dumps(doc))
+    r = cli("report", str(p))
+    assert r.returncode == 2
+    assert "results[7] repeats cpu at 10000 images (results[0])" in r.stderr.replace("\n", "")

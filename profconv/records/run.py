@@ -161,6 +161,17 @@ class RunRecord(Record, kw_only=True):
     VERSION: ClassVar[int] = SCHEMA_VERSION
     KIND: ClassVar[str] = "run"
 
+    def __post_init__(self) -> None:
+        seen: dict[tuple[int, str], int] = {}
+        for i, res in enumerate(self.results):
+            first = seen.setdefault((res.images, res.variant), i)
+            if first != i:
+                raise ValueError(f"results[{i}] repeats {res.variant} at {res.images} images (results[{first}]): "
+                                 "a run record holds one result per variant and image count")
+            layers = [c.layer for c in res.conv]
+            if len(set(layers)) != len(layers):
+                raise ValueError(f"results[{i}] lists a conv layer twice")
+
     @classmethod
     def upgrade(cls, doc: dict[str, Any], version: int) -> dict[str, Any]:
         """Every older version is brought to the current shape here, and nowhere else."""
