@@ -43,7 +43,7 @@ def op_time_bars(df: pd.DataFrame, title: str, path: Path) -> Path:
     layers = list(dict.fromkeys(ok["layer"]))
     variants = list(dict.fromkeys(ok["variant"]))
     width = 0.8 / max(1, len(layers))
-    fig, ax = plt.subplots(figsize=(max(6.5, 0.95 * len(variants) * max(1, len(layers)) + 1.5), 4.4))
+    fig, ax = plt.subplots(figsize=(min(13.0, max(6.5, 0.95 * len(variants) * max(1, len(layers)) + 1.5)), 4.6))
     x = np.arange(len(variants))
     for i, layer in enumerate(layers):
         t = [ok[(ok["variant"] == v) & (ok["layer"] == layer)]["median_s"].sum() for v in variants]
@@ -65,7 +65,8 @@ def op_time_bars(df: pd.DataFrame, title: str, path: Path) -> Path:
     return path
 
 
-def _place_labels(ax: Any, xs: np.ndarray, ys: np.ndarray, labels: list[str], fig: Any) -> None:
+def _place_labels(ax: Any, xs: np.ndarray, ys: np.ndarray, labels: list[str], fig: Any,
+                  colours: list[Any] | None = None) -> None:
     """Label every point without overlaps: points are grouped by x (within 40 px); each group's labels
     form a column to its right, spaced at least one text line apart, joined to their points by thin
     leader lines where they had to move."""
@@ -96,7 +97,7 @@ def _place_labels(ax: Any, xs: np.ndarray, ys: np.ndarray, labels: list[str], fi
             dx, dy = (x_label - pts[i, 0]) * 72 / fig.dpi, (y - pts[i, 1]) * 72 / fig.dpi
             moved = abs(dy) > 2
             ax.annotate(labels[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points", fontsize=7,
-                        va="center", ha="left",
+                        va="center", ha="left", color=colours[i] if colours else "black",
                         arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.55", "shrinkA": 0, "shrinkB": 3}
                         if moved else None)
 
@@ -114,9 +115,11 @@ def roofline(eff: pd.DataFrame, peak: Peak, title: str, path: Path) -> Path:
     roof = np.minimum(peak.fp32_tflops * 1e3, xs * peak.dram_tbps * 1e3)
     ax.plot(xs, roof, color="black", lw=1.2, label=f"roof: {peak.fp32_tflops:g} TFLOP/s FP32, {peak.dram_tbps:g} TB/s")
     markers = "osD^v<>p*hX"
+    colour_of = {}
     for k, (variant, part) in enumerate(eff.groupby("variant", sort=False)):
-        ax.scatter(part["intensity"], part["gflops"], marker=markers[k % len(markers)], label=variant, s=36,
-                   zorder=3)
+        dots = ax.scatter(part["intensity"], part["gflops"], marker=markers[k % len(markers)], label=variant, s=36,
+                          zorder=3)
+        colour_of[variant] = dots.get_facecolor()[0]
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_axis(ax.xaxis)
@@ -132,7 +135,8 @@ def roofline(eff: pd.DataFrame, peak: Peak, title: str, path: Path) -> Path:
     fig.tight_layout()
     many_layers = eff["layer"].nunique() > 1
     labels = [f"{v} {lay}" if many_layers else str(v) for v, lay in zip(eff["variant"], eff["layer"], strict=True)]
-    _place_labels(ax, eff["intensity"].to_numpy(float), eff["gflops"].to_numpy(float), labels, fig)
+    _place_labels(ax, eff["intensity"].to_numpy(float), eff["gflops"].to_numpy(float), labels, fig,
+                  [colour_of[v] for v in eff["variant"]])
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
