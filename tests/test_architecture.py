@@ -13,7 +13,7 @@ LAYERS: list[set[str]] = [
     {"__main__"},  # python -m profconv
     {"cli"},  # the thin CLI: assembles the commands, turns errors into one line
     {"commands"},  # one module per noun: options in, library call, renderer out
-    {"report", "grade"},  # assemble documents / grading sessions from the layers below
+    {"report", "grade", "provenance"},  # documents, grading sessions, what code and machine a measurement ran on
     {"render"},  # Document -> markdown, HTML, JSON, terminal tables, plots
     {"analysis"},  # records and frames -> frames (pure)
     {"profile", "run"},  # collecting: profilers, the variants on the GPU
