@@ -69,15 +69,20 @@ def error_console() -> Console:
 
 def heading(con: Console, text: str) -> None:
     """A section heading: a rule across the terminal, or one plain line in a file or pipe."""
-    if con.is_terminal or _width is not None:
+    from rich.text import Text
+
+    if (con.is_terminal or _width is not None) and Text.from_markup(text).cell_len + 6 <= con.width:
         con.rule(text)
     else:
         con.print(f"── {text} ──", highlight=False)
 
 
 def print_markdown(con: Console, text: str) -> None:
-    """Markdown rendered in a terminal; the markdown itself (already plain text) in a file or pipe."""
-    if con.is_terminal:
+    """Markdown rendered in a terminal; the markdown itself (plain text, nothing cut) in a file or pipe, or
+    when a table is wider than the terminal."""
+    table_rows = [line for line in text.splitlines() if line.startswith("|")]
+    fits = all(len(line) <= con.width for line in table_rows)  # rich would cut cells of wider tables
+    if con.is_terminal and fits:
         from rich.markdown import Markdown
 
         con.print(Markdown(text))

@@ -326,3 +326,66 @@ def test_real_pipe_to_head_exits_0(tmp_path):
                        shell=True, executable="/bin/bash", capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
+
+
+# --- 80 columns, 120 columns, redirected (first-contact.md §2) ---
+
+TYLER = "tests/data/nvprof-new/tyler-cs566-reductions.log"
+
+
+def _widest(text):
+    return max(len(line.rstrip()) for line in text.splitlines())
+
+
+def test_parse_at_80_columns_keeps_names_and_units(cli):
+    r = cli("parse", TYLER, "--width", "80")
+    assert r.returncode == 0, r.stderr
+    assert _widest(r.stdout) <= 80
+    assert "…" not in r.stdout
+    for name in ("cudaDeviceSynchronize", "cudaEventElapsedTime", "cuDeviceGetAttribute"):
+        assert name in r.stdout  # names never shrink to nothing
+    assert "2.203 ms" in r.stdout and "5.506 µs" in r.stdout  # times keep their units
+    assert "●" in r.stdout
+    assert "Min, Max, Cum. not shown at 80 columns (--width N shows them)" in r.stdout
+
+
+def test_parse_at_120_columns_shows_every_column(cli):
+    r = cli("parse", TYLER, "--width", "120")
+    assert _widest(r.stdout) <= 120 and "…" not in r.stdout
+    header = next(line for line in r.stdout.splitlines() if "Time(%)" in line)
+    assert header.split() == ["Time(%)", "Share", "Cum.", "Total", "Calls", "Avg", "Min", "Max", "Name"]
+    assert "not shown" not in r.stdout
+
+
+def test_parse_redirected_is_complete_and_plain(cli):
+    r = cli("parse", TYLER, "--full-names")
+    assert r.returncode == 0
+    assert "\x1b[" not in r.stdout and "…" not in r.stdout and "not shown" not in r.stdout
+    assert "── Profile 1 · nvprof · tests/data/nvprof-new/tyler-cs566-reductions.log lines 1-28 ──" in r.stdout
+    row = next(line for line in r.stdout.splitlines() if line.rstrip().endswith("cudaEventCreate"))
+    assert row.split()[:9] == ["●", "87.72", "87.72%", "87.7%", "98.83", "ms", "2", "49.42", "ms"]
+
+
+def test_report_redirected_is_the_markdown_itself(cli):
+    r = cli("report", "tests/data/runs/ece408-high-h200.json")
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout
+    assert any(line.startswith("| 10,000 | cudnn | conv1 |") for line in r.stdout.splitlines())
+
+
+def test_models_at_80_and_redirected(cli):
+    narrow = cli("models", "--width", "80")
+    assert narrow.returncode == 0 and _widest(narrow.stdout) <= 80 and "…" not in narrow.stdout
+    assert "ece408-high" in narrow.stdout and "cifar10" in narrow.stdout
+    wide = cli("models")
+    assert "conv 50 5; tanh; pool 2; fc 500; tanh; fc 10; softmax" in wide.stdout  # the net column, whole
+
+
+def test_run_table_at_80_columns_units_and_no_empty_comparisons(cli, tmp_path):
+    r = cli("run", "--model", "ece408", "--images", "20", "--out", str(tmp_path), "--width", "80")
+    assert r.returncode == 0, r.stderr
+    assert _widest(r.stdout) <= 80 and "…" not in r.stdout
+    assert "vs naive" not in r.stdout and "vs cuDNN" not in r.stdout  # nothing to compare on a CPU-only run
+    row = next(line for line in r.stdout.splitlines() if line.split()[:3] == ["20", "cpu", "conv1"])
+    assert row.split()[4] in ("s", "ms", "µs")  # "12.3 ms": the Op Time keeps its unit
+    assert "synthetic data" in r.stdout and "accuracies are not comparable with the course's" in r.stdout

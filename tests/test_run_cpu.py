@@ -197,3 +197,96 @@ def test_kernel_headers_are_expanded_into_the_source():
         assert '#include "staging.cuh"' not in src
         assert src.count("struct NextImages") == 1 and "next.store(xs);" in src
     assert "#include <cuda_fp16.h>" in kernel_source("fp16.cu")  # system headers stay for NVRTC
+
+
+def test_gpu_variants_without_gpu_are_one_line_exit_3_and_no_record(cli, tmp_path):
+    r = cli("run", "--model", "ece408", "--variant", "naive,tuned", "--images", "10", "--out", str(tmp_path / "r"))
+    assert r.returncode == 3
+    assert r.stderr.startswith("error: naive, tuned: the GPU variants need CUDA and CuPy")
+    assert len(r.stderr.splitlines()) == 1
+    assert not (tmp_path / "r").exists()  # no empty record for `report` to misdescribe
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--images", "10,10"], "--images lists 10 twice"),
+    (["--images", "99999999999999999999999"], "at most 1,000,000 images"),
+])
+def test_run_refuses_doubled_and_huge_image_counts(cli, args, message):
+    r = cli("run", *args)
+    assert r.returncode == 2 and message in r.stderr
+
+
+def test_variant_named_twice_runs_once():
+    from profconv.commands import comma_list
+
+    assert comma_list(["cpu,cpu", "cpu"]) == ["cpu"]
+
+
+def test_cpu_run_is_chunked_with_sized_progress_and_several_samples(tmp_path, monkeypatch):
+    """The CPU path streams chunks (memory bounded), reports done/total for a progress bar, times the conv
+    layer `cpu_repeat` times, and its forward-pass conv time matches the Op Time (same chunked code)."""
+    from profconv.run import runner as runner_mod
+    from profconv.run.models import get_model
+    from profconv.run.variants import get_variants
+
+    monkeypatch.setattr(runner_mod, "HOST_CHUNK", 40)
+    m = get_model("ece408")
+    results, steps = [], []
+    runner_mod.execute(m, weights.load(m), get_variants(["cpu"]), [100], runner_mod.RunOptions(100, cpu_repeat=3),
+                       None, lambda msg, done=None, total=None: steps.append((msg, done, total)), results.append, {})
+    (res,) = results
+    assert res.status == "ok" and [c.layer for c in res.conv] == ["conv1", "conv2"]
+    for c in res.conv:
+        assert len(c.op_time["samples_s"]) == 3 and c.rel_error == 0.0
+    assert ("ece408: reference pass", 100, 100) in steps  # conv2's input needs conv1, tanh, pool
+    assert ("ece408/cpu/conv1: timing pass 3 of 3", 300, 300) in steps
+    assert ("ece408/cpu/forward", 40, 100) in steps
+    conv_forward = res.type_totals["conv"]
+    op_times = sum(c.op_time["min_s"] for c in res.conv)
+    assert 0.2 < conv_forward / op_times < 5  # the same work, timed the same way (a loaded machine adds noise)
+    # the reference itself: same as the whole-batch reference forward pass
+    ds = data.load(m, 100, None)
+    probs = reference.forward(np, m.layers, ds.images, weights.load(m))
+    assert res.correctness == pytest.approx(reference.accuracy(np, probs, ds.labels))
+
+
+def test_pool_max_matches_a_reduction():
+    a = np.random.default_rng(1).standard_normal((3, 4, 9, 11)).astype(np.float32)
+    want = a[:, :, :8, :10].reshape(3, 4, 4, 2, 5, 2).max(axis=(3, 5))
+    assert np.array_equal(reference.pool_max(np, a, 2), want)
+    want3 = a[:, :, :9, :9].reshape(3, 4, 3, 3, 3, 3).max(axis=(3, 5))
+    assert np.array_equal(reference.pool_max(np, a, 3), want3)
+
+
+def test_records_get_the_users_umask(tmp_path):
+    import os
+
+    from profconv.run.record import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "r.json", "{}")
+        assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        write_atomic(tmp_path / "s.json", "{}")
+        assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.write_text("root:x:0:0:root:/root:/bin/bash\n"), "not a NumPy .npz weights file"),
+    (lambda p: np.save(p, np.zeros(3)), "a single .npy array, not a .npz"),
+    (lambda p: np.savez(p, **{"conv1.w": np.array([object()] * 1250, dtype=object).reshape(50, 1, 5, 5)}),
+     "pickled objects are never loaded"),
+    (lambda p: np.savez(p, **{"conv1.w": np.full((50, 1, 5, 5), "a")}), "holds <U1 values"),
+])
+def test_weights_errors_never_suggest_allow_pickle(cli, tmp_path, make, message):
+    path = tmp_path / "w.npz"
+    make(path)
+    if not path.exists():  # np.save appends .npy
+        path = next(tmp_path.iterdir())
+    r = cli("run", "--model", "ece408-high", "--images", "5", "--weights", str(path), "--out", str(tmp_path / "r"))
+    assert r.returncode == 2 and message in r.stderr
+    assert "allow_pickle" not in r.stderr and len(r.stderr.splitlines()) == 1

@@ -3,4 +3,5 @@
 
 def comma_list(values: list[str] | None) -> list[str]:
     """A repeatable option that also takes comma lists: -v a,b -v c -> [a, b, c]."""
-    return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
+    names = [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
+    return list(dict.fromkeys(names))  # a name given twice runs once

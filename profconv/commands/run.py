@@ -10,8 +10,17 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from profconv import provenance
 from profconv.commands import comma_list
@@ -20,6 +29,7 @@ from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.profile import session
 from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
 from profconv.records.provenance import Provenance
+from profconv.render.format import Column, fitted_table, seconds
 from profconv.render.profile_tables import TableOptions, render
 from profconv.run import gpu, runner
 from profconv.run import weights as weights_mod
@@ -30,6 +40,7 @@ from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
 
 VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
+MAX_IMAGES = 1_000_000
 
 
 def parse_counts(text: str) -> list[int]:
@@ -39,34 +50,38 @@ def parse_counts(text: str) -> list[int]:
         raise InputError(f"--images takes a number or a comma list such as 10,100,10000, not {text!r}") from None
     if not counts or any(c <= 0 for c in counts):
         raise InputError("--images must be positive")
+    if any(c > MAX_IMAGES for c in counts):
+        raise InputError(f"--images takes at most {MAX_IMAGES:,} images per run, not {max(counts):,}")
+    if len(set(counts)) != len(counts):
+        raise InputError(f"--images lists {next(c for c in counts if counts.count(c) > 1)} twice")
     return counts
 
 
 def models_command(width: Width = None) -> None:
     """List the models with their layer shapes."""
-    table = Table(title="Models", title_justify="left")
-    for col in ("model", "semester", "input", "conv layers (per image)", "net", "course accuracy"):
-        table.add_column(col, overflow="fold")
-    for m in MODELS.values():
-        convs = "; ".join(f"{layer.name}: {s.text()}" for layer, s in m.conv_shapes(1))
-        c, h, w = m.input_shape
-        table.add_row(m.name, m.semester, f"{c}x{h}x{w}", convs, m.spec, m.reference_accuracy)
-    console().print(table)
+    ms = list(MODELS.values())
+    columns = [
+        Column("model", [m.name for m in ms], justify="left"),
+        Column("semester", [m.semester for m in ms], justify="left", drop=2),
+        Column("input", ["x".join(str(d) for d in m.input_shape) for m in ms], justify="left"),
+        Column("conv layers (per image)", ["; ".join(f"{layer.name}: {s.text()}" for layer, s in m.conv_shapes(1))
+                                           for m in ms], justify="left", wrap=True),
+        Column("net", [m.spec for m in ms], justify="left", wrap=True, drop=1),
+        Column("course accuracy", [m.reference_accuracy for m in ms], justify="left", wrap=True),
+    ]
+    con = console()
+    con.print(fitted_table("Models", columns, con.width, wrap_min=14))
 
 
 def _speedup(base: float | None, t: float | None) -> str:
     return f"{base / t:.3g}x" if base and t else "—"
 
 
-def result_table(record: RunRecord) -> Table:
-    table = Table(title=f"{record.model.name}: Op Time per conv layer", title_justify="left",
-                  caption="¹ speedup over cuDNN of the same precision (fp32: cudnn, fp16: cudnn-fp16)", caption_justify="left")
-    for col, just in (("images", "right"), ("variant", "left"), ("layer", "left"), ("Op Time", "right"),
-                      ("min", "right"), ("vs naive", "right"), ("vs cuDNN¹", "right"), ("rel. error", "right"),
-                      ("Correctness", "right"), ("status", "left")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+def result_table(record: RunRecord, width: int = 120) -> Table:
+    """Op Time per conv layer; comparison columns with nothing to compare (a CPU-only run) are left out."""
     by_key = {(r.images, r.variant, c.layer): c for r in record.results for c in r.conv
               if c.status == "ok" and c.op_time}
+    rows: list[list] = []
     for r in record.results:
         if r.status == "skipped":
             continue  # said once above the table
@@ -76,38 +91,41 @@ def result_table(record: RunRecord) -> Table:
             reference = VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME else "cudnn"
             cudnn = by_key.get((r.images, reference or "", c.layer))
             ok = c.status == "ok"
-            status = "[green]ok[/green]" if ok else f"[red]FAILED[/red]: {escape(c.error or '')}"
-            table.add_row(
-                str(r.images), r.variant, c.layer,
-                f"{t:.6f} s" if t is not None else "—",
-                f"{c.op_time.min_s:.6f} s" if c.op_time else "—",
+            rows.append([
+                str(r.images), r.variant, c.layer, seconds(t),
+                seconds(c.op_time.min_s) if c.op_time else "—",
+                str(len(c.op_time.samples_s)) if c.op_time and c.op_time.samples_s else "—",
                 _speedup(naive.op_time.median_s, t) if ok and naive and naive.op_time else "—",
                 _speedup(cudnn.op_time.median_s, t) if ok and cudnn and cudnn.op_time else "—",
                 f"{c.rel_error:.2e}" if c.rel_error is not None else "nan",
                 f"{r.correctness:.4f}" if r.correctness is not None else "—",
-                status,
-            )
-    return table
+                Text("ok", style="green") if ok else Text.assemble(("FAILED", "red"), f": {c.error or ''}"),
+            ])
+    spec = [("images", "right", None), ("variant", "left", None), ("layer", "left", None), ("Op Time", "right", None),
+            ("min", "right", 3), ("n", "right", 1), ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5),
+            ("rel. error", "right", 2), ("Correctness", "right", 6), ("status", "left", None)]
+    columns = [Column(h, [row[i] for row in rows], justify=j, drop=d, wrap=h == "status") for i, (h, j, d) in enumerate(spec)]
+    columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹") or any(v != "—" for v in c.cells)]
+    caption = "Op Time: median of the n timed runs"
+    if any(c.header == "vs cuDNN¹" for c in columns):
+        caption += "\n¹ speedup over cuDNN of the same precision (fp32: cudnn, fp16: cudnn-fp16)"
+    return fitted_table(f"{record.model.name}: Op Time per conv layer", columns, width, wrap_min=12, caption=caption)
 
 
-def breakdown_table(record: RunRecord) -> Table:
-    table = Table(title="Forward pass by layer type (seconds, median)", title_justify="left")
+def breakdown_table(record: RunRecord, width: int = 120) -> Table:
     kinds: list[str] = []
     for r in record.results:
         for k in r.type_totals:
             if k not in kinds:
                 kinds.append(k)
-    table.add_column("images", justify="right")
-    table.add_column("variant")
-    for k in kinds:
-        table.add_column(k, justify="right")
-    table.add_column("forward", justify="right")
-    for r in record.results:
-        if r.status != "ok":
-            continue
-        table.add_row(str(r.images), r.variant, *[f"{r.type_totals.get(k, 0.0):.6f}" for k in kinds],
-                      f"{r.forward_s:.6f}")
-    return table
+    ok = [r for r in record.results if r.status == "ok"]
+    columns = [Column("images", [str(r.images) for r in ok]), Column("variant", [r.variant for r in ok], justify="left")]
+    # at a narrow width the layer types that take the least time are left out first; conv and forward stay
+    small_first = sorted((k for k in kinds if k != "conv"), key=lambda k: sum(r.type_totals.get(k, 0.0) for r in ok))
+    columns += [Column(k, [seconds(r.type_totals.get(k, 0.0)) for r in ok],
+                       drop=small_first.index(k) + 1 if k in small_first else None) for k in kinds]
+    columns.append(Column("forward", [seconds(r.forward_s) for r in ok]))
+    return fitted_table("Forward pass by layer type (median)", columns, width)
 
 
 def run_command(
@@ -152,6 +170,9 @@ def run_command(
     if profile is not None and cp is None:
         raise GpuUnavailable(f"--profile {profile} needs a CUDA GPU and CuPy: {gpu.why_no_gpu()}")
     skip: dict[str, str] = {}
+    if cp is None and all(v.device != "cpu" for v in chosen):
+        raise GpuUnavailable(f"{', '.join(v.name for v in chosen)}: the GPU variants need CUDA and CuPy "
+                             f"({gpu.why_no_gpu()}); `--variant cpu` runs the CPU reference")
     if cp is None:
         reason = gpu.why_no_gpu()
         for v in chosen:
@@ -195,14 +216,21 @@ def run_command(
         write_atomic(run_dir / "run.json", record.to_json())
 
     try:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      console=con, transient=True) as prog:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+                      TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(), console=con, transient=True) as prog:
             task = prog.add_task("starting", total=None)
+
+            def on_progress(message: str, done: int | None = None, total: int | None = None) -> None:
+                """A step with a size (images done of total) gets a bar and an ETA; others a spinner."""
+                prog.update(task, description=escape(message), completed=done or 0, total=total)
+                if done is None:
+                    prog.reset(task, total=None, description=escape(message))
+
             with collector if collector is not None else contextlib.nullcontext():
                 runner.execute(m, params, chosen, counts,
                                runner.RunOptions(images=counts[0], repeat=repeat, warmup=warmup,
                                                  cpu_repeat=cpu_repeat, data_dir=data, rule=rule),
-                               cp, lambda msg: prog.update(task, description=msg), on_result, skip)
+                               cp, on_progress, on_result, skip)
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "run.json", record.to_json())
@@ -233,8 +261,8 @@ def run_command(
         record.profile = struct_from(ProfileInfo, summary)
     record.provenance = struct_from(Provenance, prov)
     write_atomic(run_dir / "run.json", record.to_json())
-    con.print(result_table(record))
-    con.print(breakdown_table(record))
+    con.print(result_table(record, con.width))
+    con.print(breakdown_table(record, con.width))
     for ps in (profiled, profiled_ext):
         if ps is not None:
             render(ps, con, TableOptions(max_rows=15, metrics=False))

@@ -1,11 +1,17 @@
-"""Human units for nanosecond values, in one place."""
+"""Human units for nanosecond values, and tables that fit a width without losing names or units."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def duration(ns: float | None) -> str:
+    """A time with its unit, 4 significant digits: 812 ns, 5.506 µs, 2.203 ms, 1.25 s."""
     if ns is None or (isinstance(ns, float) and math.isnan(ns)):
         return "—"
     a = abs(ns)
@@ -14,7 +20,7 @@ def duration(ns: float | None) -> str:
     if a >= 1e6:
         return f"{ns / 1e6:.4g} ms"
     if a >= 1e3:
-        return f"{ns / 1e3:.4g} us"
+        return f"{ns / 1e3:.4g} µs"
     return f"{ns:.4g} ns"
 
 
@@ -70,3 +76,70 @@ def number(v: float | None, fmt: str = ",.4g") -> str:
         return "—"
     assert v is not None
     return format(v, fmt)
+
+
+@dataclass
+class Column:
+    """One table column: its cells as strings (or rich Text), how it aligns, and when it may be left out.
+
+    `drop`: columns with a rank are left out, lowest rank first, while the table does not fit;
+    None keeps the column. `wrap`: the one column (the name) that wraps instead of being cut."""
+
+    header: str
+    cells: list[Any] = field(default_factory=list)
+    justify: str = "right"
+    drop: int | None = None
+    wrap: bool = False
+    style: str | None = None
+
+    def natural(self) -> int:
+        return max([len(self.header), *(len(c) if isinstance(c, str) else c.cell_len for c in self.cells)])
+
+
+PAD = 3  # SIMPLE_HEAD without edges: a space either side of each cell and one between columns (minus the two edges)
+
+
+def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Column], list[str]]:
+    """The columns that fit `width` with the wrapping column at least `wrap_min` wide (or its natural
+    width when narrower), dropping droppable columns lowest rank first; also the headers dropped."""
+    kept = list(columns)
+    dropped: list[str] = []
+
+    def needed() -> int:
+        total = -PAD
+        for c in kept:
+            w = c.natural()
+            total += (min(w, wrap_min) if c.wrap else w) + PAD
+        return total
+
+    for c in sorted((c for c in columns if c.drop is not None), key=lambda c: c.drop):  # type: ignore[arg-type, return-value]
+        if needed() <= width:
+            break
+        kept.remove(c)
+        dropped.append(c.header)
+    return kept, dropped
+
+
+def fitted_table(title: str, columns: list[Column], width: int, wrap_min: int = 24, caption: str | None = None) -> Table:
+    """A rich table of `columns` laid out for `width`: numbers never wrap or lose their unit, the name
+    column wraps (fold) instead of shrinking to nothing, and columns that do not fit are left out
+    (named in the caption)."""
+    from rich import box
+    from rich.table import Table
+
+    kept, dropped = fit(columns, width, wrap_min)
+    notes = [caption] if caption else []
+    if dropped:
+        notes.append(f"{', '.join(dropped)} not shown at {width} columns (--width N shows them)")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                  caption="\n".join(notes) or None, caption_justify="left")
+    for c in kept:
+        if c.wrap:
+            table.add_column(c.header, justify=c.justify, overflow="fold", min_width=min(c.natural(), wrap_min),
+                             style=c.style)  # type: ignore[arg-type]
+        else:
+            table.add_column(c.header, justify=c.justify, no_wrap=True, min_width=c.natural(),
+                             style=c.style)  # type: ignore[arg-type]
+    for i in range(len(columns[0].cells) if columns else 0):
+        table.add_row(*[c.cells[i] for c in kept])
+    return table

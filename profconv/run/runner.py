@@ -8,6 +8,7 @@ whole forward pass with its own conv outputs for Correctness and the per-layer b
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,16 @@ class RunOptions:
     rule: gpu.StopRule | None = None  # stop-when-stable: at least `repeat`, on until the median is known
 
 
-Progress = Callable[[str], None]
+Progress = Callable[..., None]  # progress(message) or progress(message, done, total) for a step with a size
+
+HOST_CHUNK = 1000  # images per chunk on the CPU path: arrays stay ~100 MB at any batch size; BLAS gets whole matrices
+
+
+def chunks(n: int, size: int | None = None):
+    """(start, stop) of consecutive slices of `n` items, `size` (default HOST_CHUNK) at a time."""
+    size = size or HOST_CHUNK
+    for lo in range(0, n, size):
+        yield lo, min(n, lo + size)
 
 
 def rel_error(xp: Any, y, ref) -> tuple[float, float]:
@@ -78,8 +88,14 @@ class Runner:
         """The layer's bias on the device, or None: the course's layers have none."""
         return self.params.get(f"{layer.name}.b")
 
-    def reference_pass(self, x) -> dict[str, tuple[Any, Any]]:
-        """Each conv layer's (input, exact output) from the reference pass (float64 accumulation)."""
+    def reference_pass(self, x, progress: Progress = lambda *a: None) -> dict[str, tuple[Any, Any]]:
+        """Each conv layer's (input, exact output) from the reference pass (float64 accumulation).
+
+        Without a GPU the output is not kept (None): ece408-high's conv1 output alone is 1.15 GB for
+        10,000 images. The pass streams chunks of images through the net and keeps each conv layer's
+        input; the CPU variant's check recomputes the reference chunk by chunk."""
+        if self.cp is None:
+            return self._reference_pass_host(x, progress)
         xp = self.xp
         seen: dict[str, tuple[Any, Any]] = {}
 
@@ -92,6 +108,36 @@ class Runner:
             reference.forward(xp, self.model.layers, x, self.params, conv=conv)
         return seen
 
+    def _reference_pass_host(self, x, progress: Progress) -> dict[str, tuple[Any, Any]]:
+        layers = self.model.layers
+        conv_at = [i for i, layer in enumerate(layers) if layer.kind == "conv"]
+        total = x.shape[0]
+        inputs: dict[str, Any] = {layers[0].name: x} if conv_at[0] == 0 else {}  # the images themselves
+        last = conv_at[-1]
+        if last > 0:  # a later conv layer's input needs the layers before it; nothing after it is needed
+            for lo, hi in chunks(total):
+                self._reference_chunk(x, lo, hi, last, inputs)
+                progress(f"{self.model.name}: reference pass", hi, total)
+        return {layers[i].name: (inputs[layers[i].name], None) for i in conv_at}
+
+    def _reference_chunk(self, x, lo: int, hi: int, last: int, inputs: dict[str, Any]) -> None:
+        """Images lo:hi through the layers before conv layer `last`, each conv layer's input stored."""
+        layers = self.model.layers
+        a = x[lo:hi]
+        with gpu.nvtx_range(f"{self.model.name}/reference"):
+            for i, layer in enumerate(layers[: last + 1]):
+                if layer.kind == "conv":
+                    if layer.name not in inputs:
+                        inputs[layer.name] = np.empty((x.shape[0], *a.shape[1:]), dtype=np.float32)
+                    if inputs[layer.name] is not x:
+                        inputs[layer.name][lo:hi] = a
+                    if i == last:
+                        return
+                    a = reference.conv2d(np, a, self.params_host[f"{layer.name}.w"],
+                                         self.params_host.get(f"{layer.name}.b"), layer.pad)
+                else:
+                    a = reference.apply(np, layer, a, self.params_host)
+
     def run_variant(self, variant: Variant, x, labels, conv_io, opts: RunOptions, progress: Progress) -> VariantResult:
         res = VariantResult(opts.images, variant.name, variant.technique, variant.precision)
         shapes = dict((layer.name, s) for layer, s in self.model.conv_shapes(opts.images))
@@ -102,9 +148,12 @@ class Runner:
             cr = ConvResult(layer=name, shape=s.text(), tolerance=variant.tolerance,
                             dims=Dims(B=s.B, M=s.M, C=s.C, H=s.H, W=s.W, K=s.K, P=s.P))
             try:
-                out, timing = self._conv(variant, layers[name], a, s, opts)
-                with gpu.nvtx_range(f"{self.model.name}/{variant.name}/{name}/check"):
-                    err, max_abs = rel_error(self.xp, out, ref)
+                if variant.device == "cpu":
+                    err, max_abs, timing = self._cpu_conv(layers[name], a, ref, opts, progress)
+                else:
+                    out, timing = self._conv(variant, layers[name], a, s, opts)
+                    with gpu.nvtx_range(f"{self.model.name}/{variant.name}/{name}/check"):
+                        err, max_abs = rel_error(self.xp, out, ref)
                 cr.rel_error = None if err != err else err
                 cr.max_abs_error = None if max_abs != max_abs else max_abs
                 cr.op_time = OpTime(**timing.as_dict())
@@ -128,7 +177,10 @@ class Runner:
             return res
         progress(f"{self.model.name}/{variant.name}/forward")
         try:
-            self._forward(variant, x, labels, res, opts)
+            if variant.device == "cpu":
+                self._forward_host(x, labels, res, progress)
+            else:
+                self._forward(variant, x, labels, res, opts)
         except Exception as exc:
             res.status, res.error = "failed", f"forward pass: {type(exc).__name__}: {exc}"
         return res
@@ -144,17 +196,6 @@ class Runner:
         w = self.params[f"{layer.name}.w"]
         bias = self._bias(layer, s.M)
         tag = f"{self.model.name}/{variant.name}/{layer.name}"
-        if variant.device == "cpu":
-            a_h = a if self.cp is None else self.cp.asnumpy(a)
-            w_h, b_h = self.params_host[f"{layer.name}.w"], self.params_host.get(f"{layer.name}.b")
-            holder: dict[str, Any] = {}
-
-            def run_cpu():
-                with gpu.nvtx_range(tag):
-                    holder["y"] = reference.conv2d(np, a_h, w_h, b_h, layer.pad)
-
-            timing = gpu.time_cpu(run_cpu, opts.cpu_repeat)
-            return self.xp.asarray(holder["y"]), timing
         cp = self.cp
         assert cp is not None and variant.launch is not None
         a, w, bias, out = prepare(cp, variant, a, w, bias, s)
@@ -170,56 +211,114 @@ class Runner:
         timing = gpu.time_gpu(cp, run_gpu, opts.repeat, opts.warmup, opts.rule)
         return checked, timing
 
+    def _cpu_conv(self, layer: Layer, a, ref, opts: RunOptions, progress: Progress) -> tuple[float, float, Timing]:
+        """The CPU variant on one conv layer, chunk by chunk so memory stays bounded.
+
+        Check first (untimed; it also warms BLAS and the caches): each output chunk against the reference
+        chunk (stored on the GPU when there is one, else recomputed). Then `cpu_repeat` timed passes over
+        every image, each chunk written into one reused buffer: the Op Time samples."""
+        tag = f"{self.model.name}/cpu/{layer.name}"
+        a_h = a if self.cp is None else self.cp.asnumpy(a)
+        w_h, b_h = self.params_host[f"{layer.name}.w"], self.params_host.get(f"{layer.name}.b")
+        total = a_h.shape[0]
+
+        def conv(lo: int, hi: int, out=None):
+            return reference.conv2d(np, a_h[lo:hi], w_h, b_h, layer.pad, out=out)
+
+        sq_diff = sq_ref = max_abs = 0.0
+        for lo, hi in chunks(total, min(250, HOST_CHUNK)):  # float64 differences of 250 images: tens of MB
+            with gpu.nvtx_range(f"{tag}/check"):
+                y = conv(lo, hi).astype(np.float64)
+            if ref is None:
+                with gpu.nvtx_range(f"{self.model.name}/reference"):
+                    r = conv(lo, hi).astype(np.float64)
+            else:
+                r = (ref[lo:hi] if self.cp is None else self.cp.asnumpy(ref[lo:hi])).astype(np.float64)
+            d = y - r
+            sq_diff += float(np.vdot(d, d))
+            sq_ref += float(np.vdot(r, r))
+            max_abs = max(max_abs, float(np.abs(d).max()))
+            progress(f"{tag}: check", hi, total)
+        err = float(np.sqrt(sq_diff)) / (float(np.sqrt(sq_ref)) or 1.0)
+        if err != err:
+            max_abs = float("nan")
+        buf = None
+        samples = []
+        for i in range(opts.cpu_repeat):
+            elapsed = 0.0
+            for lo, hi in chunks(total):
+                t0 = time.perf_counter()
+                with gpu.nvtx_range(tag):
+                    y = conv(lo, hi, out=None if buf is None else buf[: hi - lo])
+                elapsed += time.perf_counter() - t0
+                buf = y if buf is None else buf
+                progress(f"{tag}: timing pass {i + 1} of {opts.cpu_repeat}", i * total + hi, opts.cpu_repeat * total)
+            samples.append(elapsed)
+        return err, max_abs, Timing(samples)
+
+    def _forward_host(self, x, labels, res: VariantResult, progress: Progress) -> None:
+        """The CPU variant's forward pass, chunks of images through the whole net; each layer's time summed."""
+        x_h = x if self.cp is None else self.cp.asnumpy(x)
+        labels_h = np.asarray(labels)
+        total = x_h.shape[0]
+        times = {layer.name: 0.0 for layer in self.model.layers}
+        correct = 0
+        for lo, hi in chunks(total):
+            a = x_h[lo:hi]
+            for layer in self.model.layers:
+                tag = f"{self.model.name}/cpu/forward/{layer.name}"  # not the timed op's range
+                t0 = time.perf_counter()
+                with gpu.nvtx_range(tag):
+                    if layer.kind == "conv":
+                        a = reference.conv2d(np, a, self.params_host[f"{layer.name}.w"],
+                                             self.params_host.get(f"{layer.name}.b"), layer.pad)
+                    else:
+                        a = reference.apply(np, layer, a, self.params_host)
+                times[layer.name] += time.perf_counter() - t0
+            correct += int((np.argmax(a, axis=1) == labels_h[lo:hi]).sum())
+            progress(f"{self.model.name}/cpu/forward", hi, total)
+        res.layer_times = times
+        totals: dict[str, float] = {}
+        for layer in self.model.layers:
+            totals[layer.kind] = totals.get(layer.kind, 0.0) + times[layer.name]
+        res.type_totals = totals
+        res.forward_s = float(sum(times.values()))
+        res.correctness = correct / total if total else None
+
     def _forward(self, variant: Variant, x, labels, res: VariantResult, opts: RunOptions) -> None:
-        """The whole net with this variant's conv, each layer timed; Correctness from its output."""
+        """The whole net with this GPU variant's conv, each layer timed; Correctness from its output."""
         xp = self.xp
         shapes = dict((layer.name, s) for layer, s in self.model.conv_shapes(opts.images))
         times: dict[str, list[float]] = {layer.name: [] for layer in self.model.layers}
-        passes = 1 if variant.device == "cpu" else max(1, min(opts.repeat, 3))
+        passes = max(1, min(opts.repeat, 3))
         probs = None
-        if variant.device == "cpu" and self.cp is not None:
-            x = self.cp.asnumpy(x)
         for _ in range(passes):
             a = x
             for layer in self.model.layers:
                 tag = f"{self.model.name}/{variant.name}/forward/{layer.name}"  # not the timed op's range
                 if layer.kind == "conv":
                     s = shapes[layer.name]
-                    if variant.device == "cpu":
-                        holder: dict[str, Any] = {}
+                    assert self.cp is not None
+                    a_in, w, b, out = prepare(self.cp, variant, a, self.params[f"{layer.name}.w"],
+                                              self._bias(layer, s.M), s)
 
-                        def f_cpu(a=a, layer=layer):
-                            with gpu.nvtx_range(tag):
-                                holder["y"] = reference.conv2d(np, a, self.params_host[f"{layer.name}.w"],
-                                                               self.params_host.get(f"{layer.name}.b"), layer.pad)
+                    holder3: dict[str, Any] = {}
 
-                        t = gpu.time_cpu(f_cpu, 1)
-                        a = holder["y"]
-                    else:
-                        assert self.cp is not None
-                        a_in, w, b, out = prepare(self.cp, variant, a, self.params[f"{layer.name}.w"],
-                                                  self._bias(layer, s.M), s)
+                    def f_gpu(a=a_in, out=out, w=w, b=b, s=s):
+                        with gpu.nvtx_range(tag):
+                            holder3["y"] = variant.launch(self.cp, a, w, b, out, s)
 
-                        holder3: dict[str, Any] = {}
-
-                        def f_gpu(a=a_in, out=out, w=w, b=b, s=s):
-                            with gpu.nvtx_range(tag):
-                                holder3["y"] = variant.launch(self.cp, a, w, b, out, s)
-
-                        t = gpu.time_gpu(self.cp, f_gpu, 1, 0)
-                        # on the device, in float32 (untimed): only the conv layers run in the variant's precision
-                        a = self.cp.asarray(peers.to_cupy(self.cp, holder3["y"]), dtype=np.float32)
+                    t = gpu.time_gpu(self.cp, f_gpu, 1, 0)
+                    # on the device, in float32 (untimed): only the conv layers run in the variant's precision
+                    a = self.cp.asarray(peers.to_cupy(self.cp, holder3["y"]), dtype=np.float32)
                 else:
-                    params = self.params_host if variant.device == "cpu" else self.params
-                    lib = np if variant.device == "cpu" else xp
                     holder2: dict[str, Any] = {}
 
-                    def f_other(a=a, layer=layer, params=params, lib=lib):
+                    def f_other(a=a, layer=layer):
                         with gpu.nvtx_range(tag):
-                            holder2["y"] = reference.apply(lib, layer, a, params)
+                            holder2["y"] = reference.apply(xp, layer, a, self.params)
 
-                    t = (gpu.time_cpu(f_other, 1) if variant.device == "cpu"
-                         else gpu.time_gpu(self.cp, f_other, 1, 0))
+                    t = gpu.time_gpu(self.cp, f_other, 1, 0)
                     a = holder2["y"]
                 times[layer.name].append(t.median)
             probs = a
@@ -229,8 +328,7 @@ class Runner:
             totals[layer.kind] = totals.get(layer.kind, 0.0) + res.layer_times[layer.name]
         res.type_totals = totals
         res.forward_s = float(sum(res.layer_times.values()))
-        lib = np if variant.device == "cpu" else xp
-        res.correctness = reference.accuracy(lib, probs, labels if lib is np else xp.asarray(labels))
+        res.correctness = reference.accuracy(xp, probs, xp.asarray(labels))
 
 
 def load_inputs(model: Model, opts: RunOptions) -> datasets.Dataset:
@@ -248,7 +346,7 @@ def execute(model: Model, params: dict[str, np.ndarray], variants: list[Variant]
         ds = load_inputs(model, opts)
         x = runner.xp.asarray(ds.images)
         progress(f"{model.name}: reference pass on {count} images")
-        conv_io = runner.reference_pass(x)
+        conv_io = runner.reference_pass(x, progress)
         for variant in variants:
             if variant.name in skip_reasons:
                 on_result(VariantResult(count, variant.name, variant.technique, variant.precision,
