@@ -237,12 +237,12 @@ def test_cpu_run_is_chunked_with_sized_progress_and_several_samples(tmp_path, mo
     (res,) = results
     assert res.status == "ok" and [c.layer for c in res.conv] == ["conv1", "conv2"]
     for c in res.conv:
-        assert len(c.op_time["samples_s"]) == 3 and c.rel_error == 0.0
+        assert len(c.op_time.samples_s) == 3 and c.rel_error == 0.0
     assert ("ece408: reference pass", 100, 100) in steps  # conv2's input needs conv1, tanh, pool
     assert ("ece408/cpu/conv1: timing pass 3 of 3", 300, 300) in steps
     assert ("ece408/cpu/forward", 40, 100) in steps
     conv_forward = res.type_totals["conv"]
-    op_times = sum(c.op_time["min_s"] for c in res.conv)
+    op_times = sum(c.op_time.min_s for c in res.conv)
     assert 0.2 < conv_forward / op_times < 5  # the same work, timed the same way (a loaded machine adds noise)
     # the reference itself: same as the whole-batch reference forward pass
     ds = data.load(m, 100, None)
