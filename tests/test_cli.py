@@ -370,7 +370,7 @@ def test_report_redirected_is_the_markdown_itself(cli):
     r = cli("report", "tests/data/runs/ece408-high-h200.json")
     assert r.returncode == 0, r.stderr
     assert "…" not in r.stdout
-    assert any(line.startswith("| 10,000 | cudnn | conv1 |") for line in r.stdout.splitlines())
+    assert any(line.startswith("| 10,000 | cudnn | fp32 | conv1 | 2.073 ms |") for line in r.stdout.splitlines())
 
 
 def test_models_at_80_and_redirected(cli):

@@ -241,9 +241,9 @@ def test_cpu_run_is_chunked_with_sized_progress_and_several_samples(tmp_path, mo
     assert ("ece408: reference pass", 100, 100) in steps  # conv2's input needs conv1, tanh, pool
     assert ("ece408/cpu/conv1: timing pass 3 of 3", 300, 300) in steps
     assert ("ece408/cpu/forward", 40, 100) in steps
-    conv_forward = res.type_totals["conv"]
-    op_times = sum(c.op_time.min_s for c in res.conv)
-    assert 0.2 < conv_forward / op_times < 5  # the same work, timed the same way (a loaded machine adds noise)
+    # the forward table's conv time is the same chunked conv code over the same images as the Op Time samples
+    assert res.type_totals["conv"] == pytest.approx(res.layer_times["conv1"] + res.layer_times["conv2"])
+    assert all(t > 0 for c in res.conv for t in c.op_time.samples_s)
     # the reference itself: same as the whole-batch reference forward pass
     ds = data.load(m, 100, None)
     probs = reference.forward(np, m.layers, ds.images, weights.load(m))
