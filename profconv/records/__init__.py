@@ -62,7 +62,8 @@ def json_schema(cls: type[Record]) -> dict[str, Any]:
     return doc
 
 
-SCHEMA_FILES = {RunRecord: "run.schema.json", BenchRecord: "bench.schema.json", ParseOutput: "parse.schema.json"}
+SCHEMA_FILES: dict[type[Record], str] = {RunRecord: "run.schema.json", BenchRecord: "bench.schema.json",
+                                         ParseOutput: "parse.schema.json"}
 
 __all__ = [
     "RECORDS", "SCHEMA_FILES", "BenchLayer", "BenchRecord", "BenchResult", "BenchSettings", "ConvLayerShape",

@@ -116,7 +116,8 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
     if not correctness.empty:
         values = sorted({f"{v:.4f}" for v in correctness})
         op.add(Paragraph("Correctness: " + (f"{values[0]} for every variant" if len(values) == 1 else
-                         ", ".join(f"{v} {c:.4f}" for (_, v), c in correctness.items()))))
+                         ", ".join(f"{key[1]} {c:.4f}" for key, c in correctness.items()  # type: ignore[index]
+                                   ))))
     sec.sections.append(op)
     order = rec.settings.variants or list(dict.fromkeys(df["variant"]))
     lad = runs.ladder(df, order)

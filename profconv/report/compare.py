@@ -47,21 +47,21 @@ def _samples(rows: pd.DataFrame, key: list[str]) -> dict[tuple, list[float]]:
 
 def _decide(df: pd.DataFrame, key: list[str], sa: dict, sb: dict, threshold: float, alpha: float) -> pd.DataFrame:
     """p_value, verdict, why and regression per paired row (analysis/stats.compare_samples)."""
-    p_values, verdicts, whys, regs = [], [], [], []
+    rows: list[tuple[float | None, str, str, bool]] = []  # p_value, verdict, why, regression
     for r in df.to_dict("records"):
         k = tuple(r[c] for c in key)
         if r["only_in"]:
-            p_values.append(None), verdicts.append(f"only in {r['only_in']}"), whys.append(""), regs.append(False)
+            rows.append((None, f"only in {r['only_in']}", "", False))
             continue
         d = compare_samples(sa.get(k, []), sb.get(k, []), threshold, alpha)
         if d.verdict == "no-samples":
             reg = bool(r["ratio"] > 1.0 + threshold)
-            p_values.append(None), verdicts.append("regression (untested)" if reg else "same (untested)")
-            whys.append(d.why), regs.append(reg)
+            rows.append((None, "regression (untested)" if reg else "same (untested)", d.why, reg))
         else:
-            p_values.append(d.p_value), verdicts.append(d.verdict), whys.append(d.why)
-            regs.append(d.verdict == "regression")
-    return df.assign(p_value=p_values, verdict=verdicts, why=whys, regression=regs)
+            rows.append((d.p_value, d.verdict, d.why, d.verdict == "regression"))
+    cols = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
+    return df.assign(p_value=pd.Series(cols[0], index=df.index, dtype="float64"), verdict=list(cols[1]),
+                     why=list(cols[2]), regression=list(cols[3]))
 
 
 def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.DataFrame:
@@ -110,7 +110,9 @@ def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.Dat
     if isinstance(a, LogInput):
         df = df.assign(_t=df["a"].fillna(df["b"])).sort_values(["_t"], ascending=False, kind="stable").drop(columns="_t")
     out = _ordered(df, orders)
-    env = ({}, {}) if isinstance(a, LogInput) else (to_builtins(a.record.environment), to_builtins(b.record.environment))
+    env: tuple[dict, dict] = ({}, {})
+    if not isinstance(a, LogInput) and not isinstance(b, LogInput):
+        env = (to_builtins(a.record.environment), to_builtins(b.record.environment))
     out.attrs["warnings"] = comparison.environment_warnings(*env)
     return out
 
@@ -124,7 +126,7 @@ def shape_warnings(df: pd.DataFrame) -> list[str]:
     for k, part in df.groupby(group, sort=False):
         shapes = part.groupby("only_in")["shape"].agg(lambda s: sorted(set(s)))
         if "A" in shapes and "B" in shapes and set(shapes["A"]) != set(shapes["B"]):
-            name = " ".join(k) if isinstance(k, tuple) else str(k)
+            name = " ".join(map(str, k)) if isinstance(k, tuple) else str(k)
             out.append(f"{name}: {', '.join(shapes['A'])} in A but {', '.join(shapes['B'])} in B — not compared")
     return out
 
