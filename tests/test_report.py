@@ -184,3 +184,21 @@ def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
     assert eff.loc["tensorcore", "min_gb"] == pytest.approx(eff.loc["tuned", "min_gb"] / 2)
     assert eff.loc["tensorcore", "arithmetic"] == "tensor-fp16" and eff.loc["fp16", "arithmetic"] == "fp16"
     assert eff.loc["tuned", "of_floor"] == pytest.approx(eff.loc["tuned", "floor_s"] / t["tuned"])
+
+
+def test_failed_variant_reported_and_the_rest_still_compared(cli, tmp_path):
+    doc = json.loads(Path(RUN).read_text())
+    for res in doc["results"]:
+        if res["variant"] == "fused":
+            res["status"], res["error"] = "failed", "conv1: relative error 0.5 above tolerance 1e-05"
+            res["conv"][0].update(status="failed", error="relative error 0.5 above tolerance 1e-05", op_time=None)
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    r = cli("report", str(tmp_path / "run.json"), "--markdown", str(tmp_path / "r.md"))
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "r.md").read_text()
+    assert "| 10,000 | fused | fp32 | conv1 | — | — | — | — | 8.3e-08 | failed |" in md
+    assert "| fused | kernel fusion (implicit GEMM) | fp32 | — | unroll-gemm | — | failed |" in md
+    # cuDNN's gain is over the last rung that ran correctly
+    assert "| cudnn | vendor library reference | fp32 | 4.401 ms | unroll-gemm | 7.12× | ok |" in md
+    assert "### Failed variants" in md
+    assert "- `fused` conv1 (10,000 images): relative error 0.5 above tolerance 1e-05" in md

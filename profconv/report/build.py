@@ -194,11 +194,11 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
                  else "Recorded with `--all`: besides each variant's timed op, `variant:tune` (sweep or cuDNN's "
                  "algorithm search), `variant:check`, `variant:forward` and `profconv:*` (profconv's own work) are "
                  "profiles of their own, in the appendix" if prof.scope == "all"
-                 else "The whole run — which also holds profconv's own float64 reference checks — is in the appendix")
+                 else "The whole run also holds profconv's own float64 reference checks")
         sec.add(Paragraph("Kernels and API calls recorded in-process while each variant ran, attributed to its NVTX "
                           "range; per variant the rows that together take ≥"
-                          f"{opts.threshold:.0%} of its time (as the course reports list them). {scope}; every row is "
-                          f"in the appendix; nvprof-style logs: {logs}."))
+                          f"{opts.threshold:.0%} of its time (as the course reports list them). {scope}. Every row of "
+                          f"every profile, the whole run included, is in the appendix; nvprof-style logs: {logs}."))
         for section in ("gpu", "api"):
             top = top_rows(frame, variants, section, opts.threshold)
             if not top.empty:
