@@ -124,8 +124,9 @@ def test_build_command_is_profconv_run_with_the_kernel(tmp_path: Path) -> None:
 
 
 def test_build_command_passes_data_weights_and_kernel_timeout(tmp_path: Path) -> None:
-    spec = _spec(tmp_path, data="/d/fmnist", weights="/d/w.npz", kernel_timeout_s=90.0)
-    assert build_command(spec, "py")[-6:] == ["--kernel-timeout", "90", "--data", "/d/fmnist", "--weights", "/d/w.npz"]
+    spec = _spec(tmp_path, data="/d/fmnist", weights="/d/w.npz", kernel_timeout_s=90.0, profile="ncu")
+    assert build_command(spec, "py")[-8:] == ["--kernel-timeout", "90", "--data", "/d/fmnist", "--weights", "/d/w.npz",
+                                              "--profile", "ncu"]
     assert spec.fingerprint() != _spec(tmp_path, data="/d/other", weights="/d/w.npz", kernel_timeout_s=90.0).fingerprint()
 
 

@@ -53,6 +53,55 @@ def test_slurm_parameters_one_gpu_per_task_cap_and_time_limit(tmp_path: Path) ->
     assert params["slurm_gres"] == "gpu:a100:1" and "gpus_per_node" not in params
 
 
+def test_slurm_setup_lines_and_arrays_submitted_together(tmp_path: Path) -> None:
+    pytest.importorskip("submitit")
+    from profconv.grade.executors import SlurmExecutor
+
+    calls: list[str] = []
+
+    class Job:
+        def __init__(self, spec):
+            self.spec, self.job_id = spec, f"7_{spec.submission}"
+
+        def result(self):
+            calls.append(f"result {self.spec.submission}")
+            if self.spec.submission == "carol":
+                raise RuntimeError("Job 7_carol (task: 0) with path x\nhas state TIMEOUT")
+            return JobResult(key=self.spec.key, submission=self.spec.submission, model=self.spec.model,
+                             digest="d", fingerprint="f", status="finished")
+
+    class Auto:
+        def __init__(self, folder, cluster=None):
+            pass
+
+        def update_parameters(self, **params):
+            calls.append(f"params {params.get('slurm_gres', params.get('gpus_per_node'))} {params['slurm_setup']}")
+
+        def map_array(self, fn, specs):
+            calls.append("array " + ",".join(s.submission for s in specs))
+            return [Job(s) for s in specs]
+
+    class Fake:
+        __version__ = "fake"
+        AutoExecutor = Auto
+
+        class helpers:
+            @staticmethod
+            def as_completed(jobs):
+                return iter(jobs)
+
+    ex = SlurmExecutor(tmp_path, cluster="slurm", setup=["module load cuda/12.4"])
+    ex.submitit = Fake
+    specs = _specs(DATA / "class", tmp_path, ("alice", "bob", "carol"), gpus={"bob": "A100"})
+    got: list[JobResult] = []
+    ex.run(specs, got.append)
+    assert calls[:4] == ["params 1 ['module load cuda/12.4']", "array alice,carol",
+                         "params gpu:a100:1 ['module load cuda/12.4']", "array bob"]  # both arrays before any wait
+    by = {r.submission: r for r in got}
+    assert by["carol"].status == "lost" and by["carol"].reason == "Slurm job 7_carol: has state TIMEOUT"
+    assert by["alice"].status == by["bob"].status == "finished"
+
+
 def test_slurm_local_cluster_refuses_two_tasks_on_gpu0(tmp_path: Path) -> None:
     pytest.importorskip("submitit")
     from profconv.grade.executors import SlurmExecutor

@@ -39,12 +39,12 @@ def _local_gpus(ids: str | None) -> list[Gpu] | None:
 
 def make_executor(engine: str, out: Path, *, dry_run: bool, gpus: str | None, workers: int, parallelism: int,
                   partition: str | None, cluster: str | None, cpus_per_task: int, ray_address: str | None,
-                  retries: int) -> ex.Executor:
+                  retries: int, setup: list[str] | None = None) -> ex.Executor:
     if engine == "local":
         return ex.LocalExecutor(gpus=_local_gpus(gpus), dry_run=dry_run, workers=workers)
     if engine == "slurm":
         return ex.SlurmExecutor(out / "slurm", cluster=cluster, parallelism=parallelism, partition=partition,
-                                cpus_per_task=cpus_per_task, dry_run=dry_run)
+                                cpus_per_task=cpus_per_task, dry_run=dry_run, setup=setup)
     if engine == "ray":
         return ex.RayExecutor(address=ray_address, retries=retries, dry_run=dry_run)
     raise InputError(f"--executor takes one of {', '.join(ex.ENGINES)}, not {engine!r}")
@@ -65,6 +65,7 @@ def grade_command(
     kernel_timeout: Annotated[float | None, typer.Option("--kernel-timeout", help="Passed to profconv run: seconds the kernel may take in its child process (compile, sweep, checks, timing) before it is FAILED; keep it below --timeout so the job still records the reference.")] = None,
     data: Annotated[Path | None, typer.Option("--data", help="Passed to profconv run: the dataset directory (Fashion-MNIST or CIFAR-10), for the course's Correctness.")] = None,
     weights: Annotated[Path | None, typer.Option("--weights", help="Passed to profconv run: a .npz of weights.")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help="Passed to profconv run: also profile each job (cupti, ncu, nsys, nvprof).")] = None,
     variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
     job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
@@ -72,6 +73,7 @@ def grade_command(
     force: Annotated[bool, typer.Option("--force", help="Re-run every job, finished or not.")] = False,
     parallelism: Annotated[int, typer.Option(help="slurm: array tasks running at once (slurm_array_parallelism).")] = 16,
     partition: Annotated[str | None, typer.Option(help="slurm: partition.")] = None,
+    slurm_setup: Annotated[list[str] | None, typer.Option("--slurm-setup", help="slurm: a shell line run before each task, e.g. 'module load cuda' (repeatable).")] = None,
     slurm_cluster: Annotated[str | None, typer.Option("--slurm-cluster", help="slurm: submitit cluster: slurm (default when sbatch exists), local or debug (no Slurm: for trying the path).")] = None,
     cpus_per_task: Annotated[int, typer.Option(help="slurm: CPUs per task (the float64 reference runs on them).")] = 4,
     ray_address: Annotated[str | None, typer.Option(help="ray: cluster address (default: $RAY_ADDRESS, else a local instance on this host's GPUs).")] = None,
@@ -98,7 +100,7 @@ def grade_command(
     settings = manifest.JobSettings(models=models, timeout_s=timeout, variant=variant, images=images, repeat=repeat,
                                     kernel_timeout_s=kernel_timeout,
                                     data=str(data.resolve()) if data else None,
-                                    weights=str(weights.resolve()) if weights else None, job_command=job_command, report=report, dry_run=dry_run)
+                                    weights=str(weights.resolve()) if weights else None, profile=profile, job_command=job_command, report=report, dry_run=dry_run)
     prev_results = manifest.results(manifest.read(previous), previous) if previous is not None else None
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
@@ -112,7 +114,7 @@ def grade_command(
         return
     engine = make_executor(executor, out.resolve(), dry_run=dry_run, gpus=gpus, workers=workers,
                            parallelism=parallelism, partition=partition, cluster=slurm_cluster,
-                           cpus_per_task=cpus_per_task, ray_address=ray_address, retries=retries)
+                           cpus_per_task=cpus_per_task, ray_address=ray_address, retries=retries, setup=slurm_setup)
     book = manifest.Manifest(out=out, argv=["profconv", *sys.argv[1:]], engine=engine.describe(), submissions=subs)
     book.jobs.update(kept)
     book.write()

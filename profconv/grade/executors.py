@@ -141,7 +141,7 @@ class SlurmExecutor:
 
     def __init__(self, folder: Path, cluster: str | None = None, parallelism: int = 16,
                  partition: str | None = None, cpus_per_task: int = 4, extra: dict[str, Any] | None = None,
-                 dry_run: bool = False) -> None:
+                 dry_run: bool = False, setup: list[str] | None = None) -> None:
         try:
             import submitit
         except ImportError:
@@ -154,12 +154,13 @@ class SlurmExecutor:
         self.submitit = submitit
         self.folder, self.cluster, self.parallelism = folder, cluster, parallelism
         self.partition, self.cpus_per_task, self.extra, self.dry_run = partition, cpus_per_task, extra or {}, dry_run
+        self.setup = list(setup or [])
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.submitit.__version__,
                 "options": {"cluster": self.cluster or "auto", "parallelism": self.parallelism,
                             "partition": self.partition, "cpus_per_task": self.cpus_per_task,
-                            "folder": str(self.folder), **self.extra}}
+                            "folder": str(self.folder), "setup": self.setup, **self.extra}}
 
     def parameters(self, spec: JobSpec) -> dict[str, Any]:
         """submitit parameters of the array that holds `spec` (pure; tests check them)."""
@@ -175,6 +176,8 @@ class SlurmExecutor:
                 params["gpus_per_node"] = 1
         if self.partition:
             params["slurm_partition"] = self.partition
+        if self.setup:
+            params["slurm_setup"] = list(self.setup)
         params.update(self.extra)
         return params
 
@@ -183,26 +186,32 @@ class SlurmExecutor:
         for spec in specs:
             groups.setdefault(spec.gpu if not self.dry_run else None, []).append(spec)
         executor = self.submitit.AutoExecutor(folder=self.folder, cluster=self.cluster)
-        # submitit's local cluster has no array throttle: feed it `parallelism` tasks at a time
-        chunk = self.parallelism if self.cluster == "local" else max(len(specs), 1)
-        for group in groups.values():
-            executor.update_parameters(**self.parameters(group[0]))
-            for start in range(0, len(group), chunk):
-                part = group[start:start + chunk]
+        # Slurm: every array (one per GPU type) is submitted at once and the cluster runs them side
+        # by side. submitit's local cluster has no array throttle: it gets `parallelism` tasks per wave.
+        waves: list[list[list[JobSpec]]] = [list(groups.values())]
+        if self.cluster == "local":
+            waves = [[g[i:i + self.parallelism]] for g in groups.values() for i in range(0, len(g), self.parallelism)]
+        for wave in waves:
+            by_job: dict[int, JobSpec] = {}
+            jobs = []
+            for part in wave:
+                executor.update_parameters(**self.parameters(part[0]))
                 try:
-                    jobs = executor.map_array(_slurm_task, part)
+                    submitted = executor.map_array(_slurm_task, part)
                 except Exception as exc:  # sbatch refused the array (bad partition, gres, quota)
-                    raise InputError(f"Slurm refused the job array: {str(exc).strip().splitlines()[-1]}") from None
-                by_job = {id(j): s for j, s in zip(jobs, part)}
-                for job in self.submitit.helpers.as_completed(jobs):
-                    spec = by_job[id(job)]
-                    try:
-                        result = job.result()
-                    except Exception as exc:  # killed by Slurm (time, memory, node failure), …
-                        lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
-                        result = not_run(spec, "lost", f"Slurm job {job.job_id}: "
-                                         f"{lines[-1][:200] if lines else type(exc).__name__}", self.name)
-                    on_result(result)
+                    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+                    raise InputError(f"Slurm refused the job array: {lines[-1] if lines else type(exc).__name__}") from None
+                by_job.update({id(j): s for j, s in zip(submitted, part)})
+                jobs.extend(submitted)
+            for job in self.submitit.helpers.as_completed(jobs):
+                spec = by_job[id(job)]
+                try:
+                    result = job.result()
+                except Exception as exc:  # killed by Slurm (time, memory, node failure), …
+                    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+                    result = not_run(spec, "lost", f"Slurm job {job.job_id}: "
+                                     f"{lines[-1][:200] if lines else type(exc).__name__}", self.name)
+                on_result(result)
 
 
 def _ray_task(spec: JobSpec) -> JobResult:

@@ -80,6 +80,7 @@ class JobSpec:
     kernel_timeout_s: float | None = None  # --kernel-timeout for profconv run (None: its default)
     data: str | None = None  # --data for profconv run (absolute): the course's dataset
     weights: str | None = None  # --weights for profconv run (absolute)
+    profile: str | None = None  # --profile for profconv run (cupti, ncu, ...)
     job_command: str | None = None  # a template replacing the profconv run command (see build_command)
     report: bool = True  # also write the submission's own report.md
     dry_run: bool = False  # CPU only: the job sees no GPU
@@ -91,7 +92,7 @@ class JobSpec:
     def fingerprint(self) -> str:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
-                 str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.job_command),
+                 str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.profile), str(self.job_command),
                  str(self.dry_run)]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -168,6 +169,8 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
         argv += ["--data", spec.data]
     if spec.weights is not None:
         argv += ["--weights", spec.weights]
+    if spec.profile is not None:
+        argv += ["--profile", spec.profile]
     return argv
 
 

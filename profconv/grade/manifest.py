@@ -46,6 +46,7 @@ class JobSettings:
     kernel_timeout_s: float | None = None
     data: str | None = None
     weights: str | None = None
+    profile: str | None = None
     job_command: str | None = None
     report: bool = True
     dry_run: bool = False
@@ -65,7 +66,7 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
                                  out_dir=str(job_dir(out, s.name, model)), gpu=s.gpu, timeout_s=settings.timeout_s,
                                  variant=settings.variant, images=settings.images, repeat=settings.repeat,
                                  kernel_timeout_s=settings.kernel_timeout_s, data=settings.data,
-                                 weights=settings.weights,
+                                 weights=settings.weights, profile=settings.profile,
                                  job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")
