@@ -25,13 +25,13 @@ from rich.text import Text
 from profconv import provenance
 from profconv.commands import comma_list
 from profconv.commands._options import Repeat, Warmup, Width
-from profconv.errors import ExitStatus, GpuUnavailable, InputError
+from profconv.errors import ExitStatus, GpuUnavailable, InputError, ProfilerFailed
 from profconv.profile import session
 from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
 from profconv.records.provenance import Provenance
 from profconv.render.format import Column, fitted_table, seconds
 from profconv.render.profile_tables import TableOptions, render
-from profconv.run import gpu, runner
+from profconv.run import gpu, peers, runner
 from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
 from profconv.run.models import MODELS, get_model
@@ -89,6 +89,12 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
             t = c.op_time.median_s if c.op_time else None
             naive = by_key.get((r.images, "naive", c.layer))
             reference = VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME else "cudnn"
+            if reference in peers.BY_NAME or r.variant in peers.BY_NAME:
+                prec = r.precision
+                times = {n: k.op_time.median_s for (i, n, lay), k in by_key.items()
+                         if i == r.images and lay == c.layer and k.op_time}
+                reference = peers.best_peer(times, prec) if r.variant not in peers.BY_NAME else \
+                    peers.best_per_precision(times).get(prec)
             cudnn = by_key.get((r.images, reference or "", c.layer))
             ok = c.status == "ok"
             rows.append([
@@ -108,7 +114,7 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
     columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹") or any(v != "—" for v in c.cells)]
     caption = "Op Time: median of the n timed runs"
     if any(c.header == "vs cuDNN¹" for c in columns):
-        caption += "\n¹ speedup over cuDNN of the same precision (fp32: cudnn, fp16: cudnn-fp16)"
+        caption += "\n¹ speedup over the fastest cuDNN peer of the same precision that ran (layout as named by bench)"
     return fitted_table(f"{record.model.name}: Op Time per conv layer", columns, width, wrap_min=12, caption=caption)
 
 
@@ -237,6 +243,7 @@ def run_command(
         con.print(f"interrupted: partial record in {escape(str(run_dir / 'run.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
     profiled, profiled_ext, summary = None, None, {}
+    ext_failed: ProfilerFailed | None = None
     if collector is not None:
         profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv), show_all)
     prov = recorder.finish(None)  # the GPU state at the end of the timed run, before any re-run
@@ -245,10 +252,16 @@ def run_command(
                                           run_dir / f"{ext}-child", data, weights,
                                           layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
         con.print(f"re-running the GPU variants under {ext} ({escape(' '.join(child.argv()[2:]))})")
-        profiled_ext, ext_summary = session.external_results(ext, tool_path, child, run_dir, profile_timeout,
-                                                             everything=show_all, ncu_settings=ncu_settings)
-        summary = ({**summary, "tools": [*summary.get("tools", []), ext], ext: ext_summary} if summary
-                   else ext_summary)
+        try:
+            profiled_ext, ext_summary = session.external_results(ext, tool_path, child, run_dir, profile_timeout,
+                                                                 everything=show_all, ncu_settings=ncu_settings)
+        except ProfilerFailed as exc:
+            if not summary:
+                raise
+            ext_failed = exc  # the CUPTI part is kept and shown; the failure is reported at the end
+        else:
+            summary = ({**summary, "tools": [*summary.get("tools", []), ext], ext: ext_summary} if summary
+                       else ext_summary)
     ncu_part = summary.get("ncu") or summary
     if summary:
         prov["profiler"] = {t: (summary.get(t) or summary).get("settings")
@@ -280,6 +293,8 @@ def run_command(
         if ref is not None:
             con.print(f"Correctness: {ref.correctness:.4g} Model: {m.name}  [dim]({count} images, {ref.variant})[/dim]")
     con.print(f"run record: {escape(str(run_dir / 'run.json'))}")
+    if ext_failed is not None:
+        raise ext_failed  # after the CUPTI tables and the record: one line, exit 1
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
         con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{r.variant} ({r.images})" for r in failed))
