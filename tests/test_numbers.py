@@ -215,3 +215,15 @@ def test_agreement_without_ncu_settings():
     con.print(agreement_table(df, prof["settings"]))
     assert "within" in con.export_text()
     assert "no ncu figures in this run" in agreement.markdown(df, prof["settings"])
+
+
+def test_records_take_str_subclasses_such_as_torch_version():
+    """torch.__version__ is a TorchVersion (a str subclass): every GPU run with PyTorch records it."""
+    from profconv.records import Environment, struct_from
+    from profconv.records.base import encode
+
+    class TorchVersion(str):
+        pass
+
+    env = struct_from(Environment, {"torch_version": TorchVersion("2.11.0+cu130"), "gpu": "NVIDIA H200"})
+    assert '"torch_version": "2.11.0+cu130"' in encode(env)

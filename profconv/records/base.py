@@ -48,6 +48,9 @@ def _enc_hook(obj: Any) -> Any:
     item = getattr(obj, "item", None)
     if callable(item):
         return item()
+    for base in (str, int, float):  # subclasses such as torch's TorchVersion (a str)
+        if isinstance(obj, base):
+            return base(obj)
     raise NotImplementedError(f"not JSON serialisable: {type(obj).__name__}")
 
 

@@ -265,8 +265,8 @@ def environment(cp: Any | None) -> dict:
     try:
         import torch
 
-        env["torch_version"] = torch.__version__
-        env["cudnn_version"] = torch.backends.cudnn.version()
+        env["torch_version"] = str(torch.__version__)  # a TorchVersion (str subclass): plain str for the record
+        env["cudnn_version"] = int(torch.backends.cudnn.version())
     except Exception:
         pass
     return env
