@@ -114,7 +114,7 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
     columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹") or any(v != "—" for v in c.cells)]
     caption = "Op Time: median of the n timed runs"
     if any(c.header == "vs cuDNN¹" for c in columns):
-        caption += "\n¹ speedup over the fastest cuDNN peer of the same precision that ran (layout as named by bench)"
+        caption += "\n¹ speedup over the fastest cuDNN of the same precision in this run (any layout)"
     return fitted_table(f"{record.model.name}: Op Time per conv layer", columns, width, wrap_min=12, caption=caption)
 
 
