@@ -156,6 +156,14 @@ def _table_notes(raw: list[RawProfile], frame: pd.DataFrame) -> dict[tuple[int, 
             if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
                 out[key].append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
     timed = frame[frame["share_basis"].notna()]
+    if timed.empty:
+        return {k: v for k, v in out.items() if v}
+    # only the sections worth a note: ranked by Time(%), or merged from several tables
+    grp = timed.groupby(["profile", "section"], sort=False)
+    n_tables = grp["table"].transform("nunique")
+    by_pct = (timed["share_basis"] == "time_pct").fillna(False).groupby(
+        [timed["profile"], timed["section"]], sort=False).transform("any")
+    timed = timed[(n_tables > 1) | by_pct.astype(bool)]
     for (number, section), rows in timed.groupby(["profile", "section"], sort=False):
         key = (int(number), str(section))
         tables = rows["table"].dropna().unique()
@@ -175,17 +183,26 @@ def _table_notes(raw: list[RawProfile], frame: pd.DataFrame) -> dict[tuple[int, 
 
 
 def _frame(raw: list[RawProfile]) -> pd.DataFrame:
+    """All rows of all profiles in file order: row blocks gathered into one frame (one conform,
+    not one per table: linear in the number of profiles), bulk trace frames in between."""
     parts: list[pd.DataFrame] = []
+    recs: list[tuple] = []
+    cols = [*ROW_FIELDS, "profile", "tool", "table"]
+
+    def flush() -> None:
+        if recs:
+            parts.append(conform(pd.DataFrame.from_records(recs, columns=cols)))
+            recs.clear()
+
     for number, prof in enumerate(raw, start=1):
         for blk in prof.blocks:
             if blk.rows:
-                recs = [tuple(getattr(r, f) for f in ROW_FIELDS) for r in blk.rows]
-                df = conform(pd.DataFrame.from_records(recs, columns=ROW_FIELDS))
-            elif blk.frame is not None:
-                df = blk.frame  # bulk rows arrive already in schema form
-            else:
-                continue
-            parts.append(df.assign(profile=number, tool=prof.tool, table=blk.line_start))
+                tail = (number, prof.tool, blk.line_start)
+                recs.extend(tuple(getattr(r, f) for f in ROW_FIELDS) + tail for r in blk.rows)
+            elif blk.frame is not None and len(blk.frame):
+                flush()
+                parts.append(blk.frame.assign(profile=number, tool=prof.tool, table=blk.line_start))
+    flush()
     if not parts:
         return empty_frame()
     frame = pd.concat(parts, ignore_index=True)

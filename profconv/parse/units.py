@@ -65,6 +65,8 @@ class Locale:
 
 
 C_LOCALE = Locale()
+COMMA_LOCALE = Locale(",")
+AMBIGUOUS_LOCALE = Locale(".", ambiguous=True)
 AMBIGUOUS_NOTE = ("numbers such as '1.234' could use '.' or ',' as the decimal mark and no cell of this table "
                   "says which: those cells are left empty")
 MAX_COUNT = 2**63 - 1  # the Int64 calls column
@@ -107,57 +109,87 @@ def is_number(text: str) -> bool:
     return True
 
 
+class LocaleVote:
+    """Evidence for a table's decimal mark, gathered cell by cell (incremental: a table read
+    row by row costs one look at each cell)."""
+
+    __slots__ = ("comma", "dot", "undecided")
+
+    def __init__(self) -> None:
+        self.comma = self.dot = 0
+        self.undecided = False
+
+    def copy(self) -> LocaleVote:
+        v = LocaleVote()
+        v.comma, v.dot, v.undecided = self.comma, self.dot, self.undecided
+        return v
+
+    def add(self, cells) -> LocaleVote:
+        for c in cells:
+            if "," not in c and "." not in c:
+                continue
+            t = c.strip().rstrip("%")
+            if not t or not t[0].isdigit():
+                continue
+            t = _strip_unit(t)
+            has_c, has_d = "," in t, "." in t
+            if has_c and has_d:
+                if t.rfind(",") > t.rfind("."):
+                    self.comma += 1
+                else:
+                    self.dot += 1
+            elif has_c or has_d:
+                mark = "," if has_c else "."
+                parts = t.split(mark)
+                if len(parts) > 2:  # the mark repeats: it groups thousands
+                    if mark == ".":
+                        self.comma += 1
+                    else:
+                        self.dot += 1
+                elif len(parts[1]) != 3 or parts[0] == "0" or "e" in parts[1].lower():
+                    if mark == ",":
+                        self.comma += 1
+                    else:
+                        self.dot += 1
+                else:
+                    self.undecided = True
+        return self
+
+    def add_counts(self, counts) -> LocaleVote:
+        """A whole count groups thousands with whichever mark is not the decimal one."""
+        for c in counts:
+            t = c.strip()
+            if _DOT_GROUPED.fullmatch(t):
+                self.comma += 1
+            elif _COMMA_GROUPED.fullmatch(t):
+                self.dot += 1
+        return self
+
+    def locale(self) -> Locale:
+        if self.comma and not self.dot:
+            return COMMA_LOCALE
+        if self.comma and self.dot:
+            return AMBIGUOUS_LOCALE
+        return AMBIGUOUS_LOCALE if self.undecided and not self.dot else C_LOCALE
+
+
+_DOT_GROUPED = re.compile(r"\d{1,3}(\.\d{3})+")
+_COMMA_GROUPED = re.compile(r"\d{1,3}(,\d{3})+")
+
+
 def decide_locale(cells, counts=()) -> Locale:
     """The decimal mark of a table, from every numeric cell (units stripped).
 
     A cell like '4.521.022,0', '72,0' or '1.234,5' says comma; '1,234.5', '12.5' or '100,167,455'
     says dot. Cells like '1,234' or '1.234' say nothing. Conflicting or no evidence -> dot, and
-    `ambiguous` when some cell could be read both ways.
+    `ambiguous` when some cell could be read both ways (those cells are then left empty).
     """
-    comma = dot = 0
-    undecided = False
-    for c in cells:
-        t = c.strip().rstrip("%")
-        if not t or not t[0].isdigit():
-            continue
-        t = _strip_unit(t)
-        has_c, has_d = "," in t, "." in t
-        if has_c and has_d:
-            if t.rfind(",") > t.rfind("."):
-                comma += 1
-            else:
-                dot += 1
-        elif has_c or has_d:
-            mark = "," if has_c else "."
-            parts = t.split(mark)
-            if len(parts) > 2:  # the mark repeats: it groups thousands
-                if mark == ".":
-                    comma += 1
-                else:
-                    dot += 1
-            elif len(parts[1]) != 3 or parts[0] == "0" or "e" in parts[1].lower():
-                if mark == ",":
-                    comma += 1
-                else:
-                    dot += 1
-            else:
-                undecided = True
-        elif any(ch in t for ch in "'\u00a0\u202f "):
-            continue
-    for c in counts:  # a whole count groups thousands with whichever mark is not the decimal one
-        t = c.strip()
-        if re.fullmatch(r"\d{1,3}(\.\d{3})+", t):
-            comma += 1
-        elif re.fullmatch(r"\d{1,3}(,\d{3})+", t):
-            dot += 1
-    if comma and not dot:
-        return Locale(",")
-    if comma and dot:
-        return Locale(".", ambiguous=True)
-    return Locale(".", ambiguous=undecided and not dot)
+    return LocaleVote().add(cells).add_counts(counts).locale()
 
 
 def _strip_unit(t: str) -> str:
+    if t[-1:].isdigit():
+        return t
     i = len(t)
     while i > 0 and not t[i - 1].isdigit():
         i -= 1

@@ -57,6 +57,13 @@ HEADER_FIELDS = {
     "name": "name",
 }
 FULL_LAYOUT = ["pct", "time", "calls", "avg", "min", "max", "name"]
+_N = r"(\d{1,15}(?:\.\d{1,12})?)(s|ms|us|ns)"
+_FAST_ROW = re.compile(
+    r"^\s*(?:==\d+==\s*)?(?:(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:)?\s+(\d{1,3}\.\d\d)%\s+"
+    rf"{_N}\s+(\d{{1,18}})\s+{_N}\s+{_N}\s+{_N}\s+(\S.*)$"
+)
+_NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
+_UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
 
 
@@ -81,13 +88,14 @@ class _Table:
     open_row: Row | None = None
     neutral_run: int = 0
     by_section: dict[str, Block] = field(default_factory=dict)
-    numbers: list[str] = field(default_factory=list)  # every numeric cell so far: decides the locale
+    fast: bool = False  # the standard 8-column layout: rows may take the one-regex path
+    votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
     read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
 
-    def vote(self, body: str) -> units.Locale:
-        cells = [t for t in body.split() if t[:1].isdigit()]
-        return units.decide_locale(self.numbers + cells)
+    def vote(self, body: str) -> tuple[units.Locale, units.LocaleVote]:
+        v = self.votes.copy().add(t for t in body.split() if t[:1].isdigit())
+        return v.locale(), v
 
     def relocate(self, loc: units.Locale) -> None:
         """The table's decimal mark turned out different: read its earlier rows again."""
@@ -274,11 +282,29 @@ def _trace_header(body: str) -> str | None:
 
 
 def _csv_rows(lines: list[str], i: int) -> tuple[list[list[str]], int]:
-    """Consecutive CSV lines from index i; returns rows and the index after them."""
-    j = i + 2 if i + 1 < len(lines) and "," in lines[i + 1] else i + 1
-    while j < len(lines) and lines[j].strip() and (lines[j][0] in '",' or lines[j][0].isdigit()):
+    """Consecutive CSV lines from index i (each cleaned of its report markup and PID prefix);
+    returns rows and the index after them. Only the table's own lines are read: linear in the file."""
+    out = [_csv_line(lines[i])]
+    j = i + 1
+    if j < len(lines) and "," in lines[j]:
+        out.append(_csv_line(lines[j]))
         j += 1
-    return list(csv.reader(lines[i:j])), j
+    while j < len(lines):
+        c = _csv_line(lines[j])
+        if not (c.strip() and (c[0] in '",' or c[0].isdigit())):
+            break
+        out.append(c)
+        j += 1
+    try:
+        return list(csv.reader(out)), j
+    except csv.Error:
+        return [next(csv.reader([ln]), []) for ln in out], j
+
+
+def _csv_line(line: str) -> str:
+    c = clean(line)
+    m = _PREFIX.match(c)
+    return c[m.end() :] if m else c
 
 
 def _csv_value(cell: str, unit: str, kind: str) -> float:
@@ -434,12 +460,46 @@ def parse(doc: Document) -> DialectResult:
         um_block = None
         mode = None
 
+    def place(table: _Table, parsed, body: str, row_fields: list[str], loc: units.Locale, lineno: int) -> None:
+        label, values, name = parsed
+        if label:
+            table.section = LABEL_SECTIONS[label]
+        section = table.section
+        key = section or "?"
+        blk = table.by_section.get(key)
+        if blk is None:
+            blk = Block(section=section, line_start=lineno, line_end=lineno)
+            table.by_section[key] = blk
+            events.append(_Event("block", lineno, block=blk))
+        row = _row_from(values, name, section or "?", lineno)
+        table.read.append((row, body, row_fields, table.time_unit if row_fields is table.fields else None))
+        if loc.ambiguous:
+            blk.notes = [units.AMBIGUOUS_NOTE]
+        blk.rows.append(row)
+        blk.line_end = lineno
+        table.open_row = row
+        table.neutral_run = 0
+        result.claimed.add(lineno)
+
     i = 0
     n_lines = len(lines)
     while i < n_lines:
         lineno = i + 1
         raw = lines[i]
         i += 1
+        if mode == "summary" and table is not None and table.fast and table.locale is units.C_LOCALE:
+            # the common case in one regex: a plain nvprof row, '12.34%' saying '.' is the decimal mark
+            m = _FAST_ROW.match(raw)
+            if m is not None and not _NEEDS_CLEAN.search(raw):
+                g = m.groups()
+                values = {"pct": float(g[1]), "time": float(g[2]) * _UNIT_NS[g[3]], "calls": int(g[4]),
+                          "avg": float(g[5]) * _UNIT_NS[g[6]], "min": float(g[7]) * _UNIT_NS[g[8]],
+                          "max": float(g[9]) * _UNIT_NS[g[10]]}
+                if values["pct"] <= 100.0:
+                    table.votes.dot += 1
+                    body = raw[_PREFIX.match(raw).end():] if raw.lstrip().startswith("==") else raw  # type: ignore[union-attr]
+                    place(table, (g[0], values, g[11].rstrip()), body, table.fields, units.C_LOCALE, lineno)
+                    continue
         if mode == "trace":
             # fast path: nvprof left-aligns Name under its header word; the times come first
             if name_col and len(raw) > name_col and raw[name_col - 1] == " " and raw[name_col] != " ":
@@ -472,7 +532,8 @@ def parse(doc: Document) -> DialectResult:
             last_pid = int(pm.group(1))
 
         if _CSV_HEADER.match(body.strip()):
-            rows, j = _csv_rows([clean(x) for x in lines[i - 1 :]], 0)
+            rows, j = _csv_rows(lines, i - 1)
+            j -= i - 1
             blocks, bad = _parse_csv_table(rows, lineno)
             for b in blocks:
                 events.append(_Event("block", b.line_start or lineno, block=b))
@@ -550,7 +611,8 @@ def parse(doc: Document) -> DialectResult:
             continue
         if hdr := parse_header(body):
             fields, unit = hdr
-            table = _Table(fields=fields, time_unit=unit, section=pending_section)
+            table = _Table(fields=fields, time_unit=unit, section=pending_section,
+                           fast=fields == ["type", *FULL_LAYOUT] and unit is None)
             mode = "summary"
             result.claimed.add(lineno)
             continue
@@ -562,7 +624,7 @@ def parse(doc: Document) -> DialectResult:
             if is_neutral(body):
                 table.neutral_run += 1
                 continue
-            loc = table.vote(body)
+            loc, votes = table.vote(body)
             row_fields = table.fields
             parsed = parse_summary_row(body, table.fields, table.time_unit, loc)
             if parsed is None and table.fields != FULL_LAYOUT:
@@ -570,28 +632,10 @@ def parse(doc: Document) -> DialectResult:
                 row_fields = FULL_LAYOUT
                 parsed = parse_summary_row(body, FULL_LAYOUT, None, loc)
             if parsed is not None:
-                table.numbers.extend(t for t in body.split() if t[:1].isdigit())
+                table.votes = votes
                 if loc != table.locale:
                     table.relocate(loc)
-                label, values, name = parsed
-                if label:
-                    table.section = LABEL_SECTIONS[label]
-                section = table.section
-                key = section or "?"
-                blk = table.by_section.get(key)
-                if blk is None:
-                    blk = Block(section=section, line_start=lineno, line_end=lineno)
-                    table.by_section[key] = blk
-                    events.append(_Event("block", lineno, block=blk))
-                row = _row_from(values, name, section or "?", lineno)
-                table.read.append((row, body, row_fields, table.time_unit if row_fields is table.fields else None))
-                if loc.ambiguous:
-                    blk.notes = [units.AMBIGUOUS_NOTE]
-                blk.rows.append(row)
-                blk.line_end = lineno
-                table.open_row = row
-                table.neutral_run = 0
-                result.claimed.add(lineno)
+                place(table, parsed, body, row_fields, loc, lineno)
                 continue
             if table.open_row is not None and _continues(table.open_row) and table.neutral_run <= 4:
                 if not looks_like_data(body) and not _PREFIX.match(line):

@@ -1,0 +1,224 @@
+"""Reproducers of ../shared/findings/hostile-input.md §2-6, §14-21, §28-32 and first-contact.md §4:
+one clean error or concrete values, never a traceback, an invented number or a silently lost row."""
+
+import json
+
+import pytest
+
+import profconv
+from profconv.errors import InputError, NoProfileFound
+from profconv.parse import units
+from tests.parse_invariants import check_all
+
+P = "==1== Profiling result:\n Type Time(%) Time Calls Avg Min Max Name\n GPU activities: 100.00% 1ms 1 1ms 1ms 1ms k\n"
+NSYS_CSV = "Time (%),Total Time (ns),Num Calls,Name\n"
+
+
+def _parse(text):
+    ps = profconv.parse_text(text)
+    check_all(ps, text)
+    return ps
+
+
+def _row(ps, **where):
+    f = ps.frame
+    for k, v in where.items():
+        f = f[f[k] == v]
+    assert len(f) == 1, f
+    return f.iloc[0]
+
+
+# §2: context lines that are not numbers are not context (and never a traceback)
+@pytest.mark.parametrize("line", ["Op Time: 1.2.3", "Correctness: 0.8.1", "Test Accuracy: ..", "Op Time: 1e400"])
+def test_bad_context_lines_are_ignored(line):
+    ps = _parse(line + "\n" + P)
+    assert ps.profiles[0].op_times_s == [] and ps.profiles[0].correctness is None
+    assert _row(ps, name="k")["total_ns"] == 1e6
+
+
+# §3: TB / TiB sizes
+@pytest.mark.parametrize("size,bytes_", [("1.0TB", 1024.0**4), ("2TiB", 2 * 1024.0**4), ("1.5PB", 1.5 * 1024.0**5)])
+def test_unified_memory_tb_sizes(size, bytes_):
+    text = ("==1== NVPROF is profiling process 1, command: ./a\n==1== Unified Memory profiling result:\n"
+            f" Count Avg Min Max Total Time Name\n 1 1KB 1KB 1KB {size} 1ms HtoD\n")
+    assert _row(_parse(text), name="HtoD")["bytes"] == bytes_
+
+
+# §4, §14-16: huge counts, non-finite, negative and underscore numbers are refused, and said so
+@pytest.mark.parametrize("bad", [" 1ms 99999999999999999999 ", " 1e400ms 1 ", " nanms 1 ", " -5ms 1 ", " 2_0ms 1 ",
+                                 " infms 1 "])
+def test_unreadable_numbers_are_reported_not_emitted(bad):
+    text = P.replace(" 1ms 1 ", bad)
+    with pytest.raises(NoProfileFound, match=r"no row could be read: line\(s\) 3"):
+        profconv.parse_text(text)
+
+
+def test_bad_row_next_to_good_rows_is_unplaced():
+    text = P + "                   50.00%  2_0ms  1  1ms  1ms  1ms  other\n"
+    ps = _parse(text)
+    assert list(ps.frame["name"]) == ["k"] and [n for n, _ in ps.unplaced] == [4]
+
+
+def test_units_refuse_what_is_not_a_printed_number():
+    for t in ("nan", "inf", "Infinity", "1e400", "2_0", "-5", "+-1", ""):
+        with pytest.raises(ValueError):
+            units.number(t)
+    with pytest.raises(ValueError):
+        units.time_ns("-5ms")
+    with pytest.raises(ValueError):
+        units.count("99999999999999999999")
+    assert units.number("1,234.5") == 1234.5 and units.size_bytes("1TB") == 1024.0**4
+
+
+# §5, §17, §18, §31: nsys CSV rows that do not fit the header are reported, never shifted
+@pytest.mark.parametrize("body,good,bad", [
+    ("100,2,nan,a\n", [], [2]),
+    ("100,1e400,1,a\n", [], [2]),
+    ("100,2,1.7,a\n", [], [2]),                      # §17 fractional call count
+    ("9,100,2000,3,k\n", [], [2]),                   # §18 one field too many
+    ("60,2,1,a\n40,5,6,b,c\n", ["a"], [3]),          # ragged row
+    ("100,2,1,a,x\n50,3,1,b\n", ["b"], [2]),         # §31 ragged first row
+    ('100,2,1,"a\n', ["a"], []),                     # unclosed quote: the field ends with the line
+])
+def test_nsys_csv_bad_rows(body, good, bad):
+    text = NSYS_CSV + body
+    if not good:
+        with pytest.raises(NoProfileFound, match="no row could be read"):
+            profconv.parse_text(text)
+        return
+    ps = _parse(text)
+    assert list(ps.frame["name"]) == good and [n for n, _ in ps.unplaced] == bad
+
+
+def test_nsys_trace_title_without_start_column():
+    ps = _parse("** CUDA GPU Trace (cuda_gpu_trace):\n" + NSYS_CSV + "100,2,1,a\n")
+    assert _row(ps, name="a")["total_ns"] == 2.0
+
+
+def test_nsys_trace_with_text_duration_is_reported():
+    with pytest.raises(NoProfileFound, match="line\\(s\\) 2"):
+        profconv.parse_text("Start (ns),Duration (ns),Name\n100,abc,k\n")
+
+
+def test_big_nsys_csv_with_one_bad_cell_reports_that_line():
+    rows = [f"{50 / 3000:.4f},{1000 + i},1,k{i}" for i in range(3000)]
+    rows[1234] = "0.1,n/a,1,bad"
+    ps = _parse(NSYS_CSV + "\n".join(rows) + "\n")
+    assert len(ps.frame) == 2999 and [n for n, _ in ps.unplaced] == [1236]
+
+
+# §6: ncu CSV without the columns a metric row needs
+@pytest.mark.parametrize("text", [
+    '"ID","Metric Name","Metric Unit","Metric Value"\n"0","Duration","usecond","1.5"\n',
+    '==PROF== x\n"ID","A"\n"1","2"\n',
+])
+def test_ncu_csv_missing_columns(text):
+    with pytest.raises(InputError):
+        profconv.parse_text(text)
+
+
+# §14: JSON never holds NaN or Infinity
+def test_json_has_null_not_nan(cli, tmp_path):
+    path = tmp_path / "p.log"
+    path.write_text("Op Time: 1e400\n" + P)
+    r = cli("parse", str(path), "--json")
+    assert r.returncode == 0
+    doc = json.loads(r.stdout, parse_constant=lambda t: pytest.fail(t))
+    row = doc["rows"][0]
+    assert row["med_ns"] is None and row["total_ns"] == 1e6 and row["in_top"] is True and row["share"] == 1.0
+
+
+# §19: a cut nsys console row is reported, not read as a nameless row
+def test_cut_nsys_console_row():
+    text = open("tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", encoding="utf-8").read()
+    head = "\n".join(text.splitlines()[:19]) + "\n  19.5  100,1"
+    ps = _parse(head)
+    assert not (ps.frame["name"] == "").any() and 100.1 not in set(ps.frame["total_ns"])
+    assert [n for n, _ in ps.unplaced] == [20]
+
+
+# §20: ncu advice, program output inside a section, another profiler after ncu
+def test_ncu_advice_is_not_metrics():
+    ps = _parse(open("tests/data/ncu-text/liqiangxl-pytorch-layernorm-ncu2022-first-kernel.log").read())
+    metrics = ps.frame[ps.frame.section == "ncu-metric"]
+    assert not metrics["metric"].str.match(r"^(OPT|WRN|INF)\s").any()
+    assert len(metrics) == 28
+    text_value = _row(ps, metric="Function Cache Configuration")
+    assert text_value["value_text"] == "cudaFuncCachePreferNone" and text_value["value"] != text_value["value"]
+
+
+def test_program_output_inside_ncu_section():
+    text = open("tests/data/ncu-text/liqiangxl-pytorch-layernorm-ncu2022-first-kernel.log").read()
+    lines = text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "DRAM Frequency" in ln)
+    lines.insert(at + 1, "max_abs=5.96046e-08 rel=0.001 ok")
+    ps = _parse("\n".join(lines) + "\n")
+    assert 0.00096046 not in set(ps.frame["value"]) and len(ps.frame[ps.frame.section == "ncu-metric"]) == 28
+
+
+def test_other_profiler_after_ncu():
+    ncu = open("tests/data/ncu-text/liqiangxl-pytorch-layernorm-ncu2022-first-kernel.log").read()
+    nvprof = open("tests/data/seeds/001_f908eb42489cd140.log").read()
+    alone = profconv.parse_text(nvprof)
+    both = _parse(ncu + nvprof)
+    assert len(both.frame[both.frame.tool == "ncu"]) == 29
+    assert len(both.frame[both.frame.tool == "nvprof"]) == len(alone.frame)
+
+
+# §21, §28, §29: other line breaks, BOM, UTF-16
+def test_form_feed_and_unicode_line_breaks_do_not_split_lines():
+    ps = _parse(P.replace(" k\n", " fill\f(float*)\n"))
+    assert list(ps.frame["name"]) == ["fill(float*)"]
+    ps = _parse("a\x85b\u2028c\n" + P)
+    assert _row(ps, short_name="k")["line_start"] == 4
+
+
+def test_bom_and_utf16(tmp_path):
+    for data in (b"\xef\xbb\xbf" + (NSYS_CSV + "100,2,1,a\n").encode(), (P.encode("utf-16")),
+                 P.encode("utf-16-le"), P.replace("\n", "\r\n").encode("utf-16")):
+        path = tmp_path / "x.log"
+        path.write_bytes(data)
+        ps = profconv.parse(str(path))
+        assert len(ps.frame) == 1 and ps.frame["total_ns"].iloc[0] in (2.0, 1e6)
+
+
+def test_binary_still_refused(tmp_path):
+    path = tmp_path / "x.nsys-rep"
+    path.write_bytes(b"\x00\x01\x02\x00" * 100)
+    with pytest.raises(InputError, match="binary"):
+        profconv.parse(str(path))
+
+
+# §32: many profiles in one file, linear
+def test_many_csv_profiles_linear():
+    import time
+
+    block = ('==1== NVPROF is profiling process 1, command: ./a\n==1== Profiling result:\n'
+             '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n,%,ms,,ms,ms,ms,\n'
+             '"GPU activities",100.000000,1.000000,1,1.000000,1.000000,1.000000,"k"\n')
+    t0 = time.perf_counter()
+    ps = profconv.parse_text(block * 500)
+    t1 = time.perf_counter()
+    profconv.parse_text(block * 2000)
+    t2 = time.perf_counter()
+    assert len(ps.profiles) == 500
+    assert (t2 - t1) < 8 * (t1 - t0) + 0.5  # 4x the input: not 16x the time
+
+
+# first-contact §4: a mislabelled time column ranks by the printed Time(%) and says so next to the table
+def test_mislabelled_time_column_ranked_by_percent():
+    text = ("==1== Profiling result:\n Type Time(%) Time Calls Avg Min Max Name\n"
+            " GPU activities: 60.00% 1.0000ms 1 1.0000ms 1.0000ms 1.0000ms a\n"
+            "                 40.00% 2.0000s 1 2.0000s 2.0000s 2.0000s b\n")
+    ps = _parse(text)
+    a = _row(ps, name="a")
+    assert a["share_basis"] == "time_pct" and a["share"] == pytest.approx(0.6) and bool(a["in_top"])
+    assert "ranked by the printed Time(%)" in ps.table_notes[(1, "gpu")][0]
+
+
+def test_merged_nsys_tables_explained():
+    ps = _parse(open("tests/data/nsys-text/moomoohorse-ece408-nsys2019.5.2-rai.log").read())
+    notes = ps.table_notes[(1, "gpu")]
+    assert any("merged from 2 source tables" in n for n in notes)
+    gpu = ps.frame[(ps.frame.profile == 1) & (ps.frame.section == "gpu")]
+    assert gpu["table"].nunique() == 2 and gpu["share"].sum() == pytest.approx(1.0)
