@@ -1,25 +1,28 @@
-"""Parse throughput: profconv.parse on large generated logs vs pandas.read_csv on the same rows.
+"""Parse throughput and memory, whole process, from files: `profconv parse FILE --json` against
+`pandas.read_csv` of the same rows from a file.
 
-Generates (deterministically) an nvprof --print-gpu-trace log and an `nsys stats --format csv`
-cuda_gpu_trace report of at least --mb megabytes each, plus the same rows as plain CSV, then
-times each reader (best of --repeat) in this process and prints MB/s and the ratio to
-read_csv. Also reports peak Python memory (tracemalloc) for a summary-only log that grows.
+Generates (deterministically, into --dir) an nvprof --print-gpu-trace log, an `nsys stats --format
+csv` cuda_gpu_trace report and the same rows as plain CSV for each; a summary-only nvprof log of
+many profiles (a real corpus log repeated) and one of nvprof --csv profiles. Each command runs as
+its own process (best of --repeat); the child's CPU time (user+sys) and wall time come from
+os.wait4, its peak memory from ru_maxrss. Memory per input byte is reported as the peak above
+the same command's peak on a one-profile file (the interpreter, pandas and profconv themselves).
 
-    python benchmarks/parse_throughput.py --mb 100
+    python benchmarks/parse_throughput.py --mb 100 --profiles 2000,8000
 """
 
 from __future__ import annotations
 
 import argparse
-import io
+import os
 import random
-import tracemalloc
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
-import pandas as pd
-
-import profconv
-from profconv.run.gpu import time_cpu
-
+ROOT = Path(__file__).resolve().parents[1]
 KERNELS = [
     "void conv_forward_kernel<float, 16>(float const *, float const *, float*, int, int, int, int, int, int) [{}]",
     "[CUDA memcpy HtoD]",
@@ -27,11 +30,15 @@ KERNELS = [
     "void cudnn::detail::implicit_convolve_sgemm<float, int=1024, int=5, int=5, int=3>(int, int, float const *) [{}]",
     "sgemm_sm35_ldg_tn_128x8x256x16x32 [{}]",
 ]
-
-
 TRACE_COLUMNS = [("Start", 14), ("Duration", 12), ("Grid Size", 15), ("Block Size", 16), ("Regs*", 10),
                  ("SSMem*", 10), ("DSMem*", 10), ("Size", 10), ("Throughput", 12), ("SrcMemType", 12),
                  ("DstMemType", 12), ("Device", 25), ("Context", 10), ("Stream", 10)]
+SUMMARY_LOG = ROOT / "tests/data/nvprof-new/tyler-cs566-reductions.log"
+CSV_PROFILE = ('==1== NVPROF is profiling process 1, command: ./a\n==1== Profiling result:\n'
+               '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n,%,ms,,ms,ms,ms,\n'
+               '"GPU activities",60.000000,1.200000,2,0.600000,0.500000,0.700000,"k1(float*)"\n'
+               '"GPU activities",40.000000,0.800000,1,0.800000,0.800000,0.800000,"[CUDA memcpy HtoD]"\n'
+               '"API calls",100.000000,3.000000,3,1.000000,0.500000,2.000000,"cudaMalloc"\n')
 
 
 def _aligned(cells: list[str]) -> str:
@@ -39,87 +46,123 @@ def _aligned(cells: list[str]) -> str:
     return "".join(c.rjust(w) for c, (_, w) in zip(cells, TRACE_COLUMNS)) + "  " + cells[-1]
 
 
-def nvprof_trace(target_bytes: int) -> tuple[str, str]:
+def nvprof_trace(path: Path, plain_path: Path, target_bytes: int) -> None:
     rng = random.Random(1)
     head = ["==2020== NVPROF is profiling process 2020, command: ./m3", "==2020== Profiling application: ./m3",
             "==2020== Profiling result:", _aligned([h for h, _ in TRACE_COLUMNS] + ["Name"])]
-    out, plain = head[:], [",".join(h for h, _ in TRACE_COLUMNS) + ",Name"]
-    size, t, i = sum(len(x) + 1 for x in head), 100.0, 0
-    while size < target_bytes:
-        k = KERNELS[i % len(KERNELS)]
-        dur = rng.uniform(1.0, 900.0)
-        name = k.format(i + 100)
-        if k.startswith("[CUDA"):
-            cells = [f"{t:.5f}ms", f"{dur:.4f}us", "-", "-", "-", "-", "-", "1.0000MB", "1.2000GB/s", "Pageable",
-                     "Device", "Tesla V100-SXM2 (0)", "1", "7", name]
-        else:
-            cells = [f"{t:.5f}ms", f"{dur:.4f}us", "(157 1 1)", "(256 1 1)", "32", "0B", "0B", "-", "-", "-", "-",
-                     "Tesla V100-SXM2 (0)", "1", "7", name]
-        line = _aligned(cells)
-        out.append(line)
-        plain.append(",".join(cells[:-1]) + f',"{name}"')  # the same cells as plain CSV
-        size += len(line) + 1
-        t += dur / 1000 + 0.002
-        i += 1
-    return "\n".join(out) + "\n", "\n".join(plain) + "\n"
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        out.write("\n".join(head) + "\n")
+        plain.write(",".join(h for h, _ in TRACE_COLUMNS) + ",Name\n")
+        size, t, i = sum(len(x) + 1 for x in head), 100.0, 0
+        while size < target_bytes:
+            k = KERNELS[i % len(KERNELS)]
+            dur = rng.uniform(1.0, 900.0)
+            name = k.format(i + 100)
+            if k.startswith("[CUDA"):
+                cells = [f"{t:.5f}ms", f"{dur:.4f}us", "-", "-", "-", "-", "-", "1.0000MB", "1.2000GB/s",
+                         "Pageable", "Device", "Tesla V100-SXM2 (0)", "1", "7", name]
+            else:
+                cells = [f"{t:.5f}ms", f"{dur:.4f}us", "(157 1 1)", "(256 1 1)", "32", "0B", "0B", "-", "-", "-",
+                         "-", "Tesla V100-SXM2 (0)", "1", "7", name]
+            line = _aligned(cells) + "\n"
+            out.write(line)
+            plain.write(",".join(cells[:-1]) + f',"{name}"\n')  # the same cells as plain CSV
+            size += len(line)
+            t += dur / 1000 + 0.002
+            i += 1
 
 
-def nsys_csv(target_bytes: int) -> tuple[str, str]:
+def nsys_csv(path: Path, plain_path: Path, target_bytes: int) -> None:
     rng = random.Random(2)
     header = ("Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),"
               "Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name")
-    out = ["Processing [report.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]... ", "", header]
-    plain = [header]
-    size, t, i = sum(len(x) + 1 for x in out), 1_000_000, 0
-    while size < target_bytes:
-        dur = rng.randint(1000, 900000)
-        name = KERNELS[i % len(KERNELS)].replace(" [{}]", "")  # nsys keeps the correlation id in CorrId
-        quoted = f'"{name}"' if "," in name else name
-        line = f"{t},{dur},{i},157,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H200 (0),1,7,{quoted}"
-        out.append(line)
-        plain.append(line)
-        size += len(line) + 1
-        t += dur + 2000
-        i += 1
-    return "\n".join(out) + "\n", "\n".join(plain) + "\n"
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        out.write("Processing [report.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]... \n\n" + header + "\n")
+        plain.write(header + "\n")
+        size, t, i = 0, 1_000_000, 0
+        while size < target_bytes:
+            dur = rng.randint(1000, 900000)
+            name = KERNELS[i % len(KERNELS)].replace(" [{}]", "")  # nsys keeps the correlation id in CorrId
+            quoted = f'"{name}"' if "," in name else name
+            line = f"{t},{dur},{i},157,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H200 (0),1,7,{quoted}\n"
+            out.write(line)
+            plain.write(line)
+            size += len(line)
+            t += dur + 2000
+            i += 1
 
 
-def nvprof_summaries(profiles: int) -> str:
-    block = open("tests/data/nvprof-new/tyler-cs566-reductions.log", encoding="utf-8").read()
-    return block * profiles
+def run(argv: list[str], repeat: int) -> tuple[float, float, int]:
+    """Best (cpu seconds, wall seconds) over `repeat` runs and the peak RSS in bytes."""
+    best_cpu = best_wall = float("inf")
+    peak = 0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {err[-500:]}")
+        best_cpu = min(best_cpu, ru.ru_utime + ru.ru_stime)
+        best_wall = min(best_wall, wall)
+        peak = max(peak, ru.ru_maxrss * 1024)
+    return best_cpu, best_wall, peak
 
 
-def best_of(repeat: int, fn) -> float:
-    return time_cpu(fn, repeat).min
+def profconv_cmd(path: Path, out: str = "--json") -> list[str]:
+    return [sys.executable, "-m", "profconv", "parse", str(path), out]
+
+
+def read_csv_cmd(path: Path) -> list[str]:
+    return [sys.executable, "-c", f"import pandas; pandas.read_csv({str(path)!r})"]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mb", type=float, default=100.0)
+    ap.add_argument("--mb", type=float, default=100.0, help="size of each generated trace")
+    ap.add_argument("--profiles", default="2000,8000", help="profile counts of the summary-only logs")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--dir", type=Path, default=None, help="where to write the inputs (default: a temp dir)")
     args = ap.parse_args()
+    tmp = args.dir or Path(tempfile.mkdtemp(prefix="profconv-bench-"))
+    tmp.mkdir(parents=True, exist_ok=True)
     target = int(args.mb * 1e6)
-    print(f"{'input':34s} {'MB':>7s} {'rows':>9s} {'profconv MB/s':>14s} {'read_csv MB/s':>14s}"
-          f" {'rows/s ratio':>12s}")
-    for label, (text, plain) in (("nvprof --print-gpu-trace", nvprof_trace(target)),
-                                 ("nsys stats --format csv (trace)", nsys_csv(target))):
-        mb = len(text.encode()) / 1e6
-        ps = profconv.parse_text(text)
-        rows = int((ps.frame["section"].isin(["gpu-trace"])).sum())
-        t_parse = best_of(args.repeat, lambda text=text: profconv.parse_text(text))
-        t_csv = best_of(args.repeat, lambda plain=plain: pd.read_csv(io.StringIO(plain)))
-        mb_plain = len(plain.encode()) / 1e6
-        # same rows on both sides: the fair ratio is rows per second (read_csv's input is smaller)
-        print(f"{label:34s} {mb:7.1f} {rows:9d} {mb / t_parse:14.1f} {mb_plain / t_csv:14.1f}"
-              f" {t_csv / t_parse:12.2f}")
-    for n in (100, 1000):
-        text = nvprof_summaries(n)
-        tracemalloc.start()
-        profconv.parse_text(text)
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        print(f"summary-only log, {n:5d} profiles ({len(text) / 1e6:5.1f} MB): peak Python memory "
-              f"{peak / 1e6:7.1f} MB ({peak / len(text):.1f} bytes per input byte)")
+
+    tiny = tmp / "tiny.log"
+    tiny.write_text(SUMMARY_LOG.read_text())
+    base_cpu, base_wall, base_peak = run(profconv_cmd(tiny), args.repeat)
+    print(f"baseline: profconv parse of a {tiny.stat().st_size / 1e3:.1f} kB log: cpu {base_cpu:.2f} s, "
+          f"wall {base_wall:.2f} s, peak {base_peak / 2**20:.0f} MiB")
+    print(f"{'input':32s} {'MB':>6s} {'cpu s':>7s} {'MB/s':>6s} {'read_csv cpu s':>14s} {'ratio':>6s}"
+          f" {'peak MiB':>8s} {'B/B':>5s}")
+
+    def line(label, path, cpu, peak, csv_cpu=None):
+        mb = path.stat().st_size / 1e6
+        ratio = f"{csv_cpu / cpu:6.2f}" if csv_cpu else "      "
+        csv_s = f"{csv_cpu:14.2f}" if csv_cpu else " " * 14
+        per_byte = max(peak - base_peak, 0) / path.stat().st_size
+        print(f"{label:32s} {mb:6.1f} {cpu:7.2f} {mb / cpu:6.1f} {csv_s} {ratio} {peak / 2**20:8.0f} {per_byte:5.2f}")
+
+    for label, gen, stem in (("nvprof --print-gpu-trace", nvprof_trace, "nvprof-trace"),
+                             ("nsys stats --format csv (trace)", nsys_csv, "nsys-trace")):
+        path, plain = tmp / f"{stem}.log", tmp / f"{stem}.plain.csv"
+        gen(path, plain, target)
+        csv_cpu, _, _ = run(read_csv_cmd(plain), args.repeat)
+        for out in ("--json", "--csv"):
+            cpu, _, peak = run(profconv_cmd(path, out), args.repeat)
+            line(f"{label} {out}", path, cpu, peak, csv_cpu)
+    block = SUMMARY_LOG.read_text()
+    for n in (int(x) for x in args.profiles.split(",")):
+        for label, text in ((f"summary-only, {n} profiles", block * n), (f"nvprof --csv, {n} profiles", CSV_PROFILE * n)):
+            path = tmp / f"summary-{n}-{'csv' if 'csv' in label else 'text'}.log"
+            path.write_text(text)
+            cpu, _, peak = run(profconv_cmd(path), args.repeat)
+            line(label, path, cpu, peak)
+    print("ratio: read_csv CPU time / profconv CPU time for the same rows (>= 0.5 is the target); "
+          "B/B: peak memory above the baseline per input byte")
 
 
 if __name__ == "__main__":

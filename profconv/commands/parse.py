@@ -27,6 +27,7 @@ class Format(str, Enum):
     acc = "acc"
 
 
+ALWAYS = ["source", "profile", "tool", "section", "name"]
 CHUNK_ROWS = 50_000  # rows per slice handed to pandas' C writers: memory stays flat in the row count
 
 
@@ -73,8 +74,10 @@ def write_json(sets: list[ProfileSet], out) -> None:
     for part in _chunks(sets):
         if not len(part):
             continue
-        body = part.to_json(orient="records", double_precision=15, force_ascii=False)
-        out.write(("\n" if first else ",\n") + body[1:-1].replace("},{", "},\n{"))
+        # a column no row of this slice printed is left out of its rows (the record reads it as null)
+        keep = part.notna().any().to_numpy() | part.columns.isin(ALWAYS)
+        body = part.loc[:, keep].to_json(orient="records", double_precision=15, force_ascii=False)
+        out.write(("\n" if first else ",\n") + body[1:-1])
         first = False
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 

@@ -21,6 +21,8 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.{3,}|…)\s*\]?|\(?\s*(?:snip|snipped|output truncated|truncated)"
                      r"\s*\)?|\.\s\.\s\.)\s*$", re.IGNORECASE)
 
+_CONTROL_CHARS = "\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff"
+_PREFIX_AT_LINE = re.compile(r"\n[ \t]*(?://|#(?![\w{])|>)")  # starts with a literal: a fast scan
 _CONTROL = re.compile("[\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff]")
 _PREFIX = re.compile(r"(?m)^[ \t]*(//+|#+(?![\w{])|>+)[ \t]?")
 _PID_DASHES = re.compile(r"(?m)^([ \t]*)(?:-{2}|[—–‒―]{1,2})(\d{2,})(?:-{2}|[—–‒―]{1,2})(?=\s|$)")
@@ -50,14 +52,18 @@ def normalize(text: str) -> str:
         text = text.replace("\r\n", "\n")
         if "\n" not in text:
             text = text.replace("\r", "\n")  # classic Mac line ends
-    if _CONTROL.search(text):
+    if any(c in text for c in _CONTROL_CHARS):
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
-    if ("//" in text or "#" in text or ">" in text) and len(_PREFIX.findall(text, 0, 1 << 22)) >= 2:
+    if ("//" in text or "#" in text or ">" in text) and _two(_PREFIX_AT_LINE.finditer("\n" + text)):
         text = _strip_prefixes(text)
     if "--" in text or "—" in text or "–" in text or "‒" in text or "―" in text:
         text = _PID_DASHES.sub(r"\1==\2==", text)
     return text
+
+
+def _two(it) -> bool:
+    return next(it, None) is not None and next(it, None) is not None
 
 
 def _strip_prefixes(text: str) -> str:

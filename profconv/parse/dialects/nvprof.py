@@ -10,12 +10,13 @@ import csv
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
-from profconv.parse.schema import Row, frame_from_records
+from profconv.parse.schema import Row, conform
 from profconv.parse.text import clean, is_neutral
 
 TOOL = "nvprof"
@@ -63,6 +64,9 @@ _FAST_ROW = re.compile(
     rf"{_N}\s+(\d{{1,18}})\s+{_N}\s+{_N}\s+{_N}\s+(\S.*)$"
 )
 _NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
+_INF = float("inf")
+_BULK_ROW = re.compile(r"(?m)^ *(?:(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) |)")
+_CORRELATION = re.compile(r"(?m) *\[\d+\]$")
 _UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
 
@@ -234,14 +238,63 @@ def classify(block: Block) -> str:
 # ---------------------------------------------------------------- traces
 
 
-def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int) -> tuple[Block, list[str]]:
-    """The trace rows as a frame, short names filled (once per distinct name without its id)."""
-    cols = ["name", "start_ns", "total_ns", "line_start", "line_end"]
-    frame = frame_from_records(rows, cols, {"section": section, "calls": 1})
-    bases = [strip_correlation(r[0]) for r in rows]
+def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int,
+                 bulk: list[dict] | None = None) -> tuple[Block, list[str]]:
+    """The trace rows (tuples, and column chunks read in bulk) as one frame in line order, short
+    names filled once per distinct name without its correlation id."""
+    parts = list(bulk or [])
+    if rows:
+        names, starts, durs, lo, hi = zip(*rows)
+        parts.append({"name": list(names), "start_ns": np.asarray(starts, dtype="float64"),
+                      "total_ns": np.asarray(durs, dtype="float64"), "line": np.asarray(lo, dtype="int64")})
+    if len(parts) > 1:
+        parts.sort(key=lambda c: int(c["line"][0]))
+    names_all = [n for c in parts for n in c["name"]]
+    line = np.concatenate([c["line"] for c in parts])
+    joined = "\n".join(names_all)
+    bases = _CORRELATION.sub("", joined).split("\n") if "]" in joined else names_all
     shorts = {b: short_name(b) for b in set(bases)}
-    frame["short_name"] = pd.array([shorts[b] for b in bases], dtype="string")
+    frame = conform(pd.DataFrame({
+        "name": names_all,
+        "short_name": [shorts[b] for b in bases],
+        "start_ns": np.concatenate([c["start_ns"] for c in parts]),
+        "total_ns": np.concatenate([c["total_ns"] for c in parts]),
+        "calls": np.ones(len(line), dtype="int64"),
+        "line_start": line, "line_end": line, "section": section,
+    }))
     return Block(section=section, frame=frame, line_start=start_line, line_end=end_line), bases
+
+
+def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, int]:
+    """Aligned trace rows from index i read by one regex pass and NumPy's float parsing (the
+    common case: 'start duration … name' with units glued on); returns the chunk and the index
+    after it. Rows that do not read cleanly are left to the line-by-line path."""
+    j = i
+    n = len(lines)
+    while j < n:
+        ln = lines[j]
+        if len(ln) <= name_col or ln[name_col - 1] != " " or ln[name_col] == " ":
+            break
+        j += 1
+    if j - i < 64:
+        return None, i
+    block = lines[i:j]
+    found = _BULK_ROW.findall("\n".join(block))
+    if len(found) != len(block):
+        return None, i
+    good = [k for k, t in enumerate(found) if t[0]]
+    if len(good) != len(block):  # stop before the first row that needs a closer look
+        j = i + next(k for k, t in enumerate(found) if not t[0])
+        if j - i < 64:
+            return None, i
+        block, found = block[: j - i], found[: j - i]
+    cols = list(zip(*found))
+    start = np.array(cols[0], dtype="float64") * np.array([_UNIT_NS[u] for u in cols[1]])
+    dur = np.array(cols[2], dtype="float64") * np.array([_UNIT_NS[u] for u in cols[3]])
+    if not (np.isfinite(start).all() and np.isfinite(dur).all()):
+        return None, i
+    return {"name": [ln[name_col:].rstrip() for ln in block], "start_ns": start, "total_ns": dur,
+            "line": np.arange(i + 1, j + 1, dtype="int64")}, j
 
 
 def summarize_trace(trace: pd.DataFrame, section: str, bases: list[str] | None = None) -> Block:
@@ -260,7 +313,6 @@ def summarize_trace(trace: pd.DataFrame, section: str, bases: list[str] | None =
         }
     ).reset_index()
     agg["section"] = section
-    from profconv.parse.schema import conform
 
     frame = conform(agg.sort_values("total_ns", ascending=False, kind="stable"))
     return Block(
@@ -435,6 +487,7 @@ def parse(doc: Document) -> DialectResult:
     table: _Table | None = None
     mode: str | None = None  # summary | um | trace
     trace_rows: list[tuple] = []
+    trace_bulk: list[dict] = []
     trace_section = "gpu-trace"
     trace_start = 0
     name_col = 0
@@ -444,15 +497,16 @@ def parse(doc: Document) -> DialectResult:
     last_pid: int | None = None
 
     def flush_trace(end_line: int) -> None:
-        nonlocal trace_rows
+        nonlocal trace_rows, trace_bulk
         result.claimed.update(r[3] for r in trace_rows)
-        if trace_rows:
-            tb, bases = _trace_block(trace_rows, trace_section, trace_start, end_line)
+        if trace_rows or trace_bulk:
+            tb, bases = _trace_block(trace_rows, trace_section, trace_start, end_line, trace_bulk)
             assert tb.frame is not None
             events.append(_Event("block", trace_start, block=tb))
             summary = summarize_trace(tb.frame, "gpu" if trace_section == "gpu-trace" else "api", bases)
             events.append(_Event("block", trace_start, block=summary))
         trace_rows = []
+        trace_bulk = []
 
     def end_table() -> None:
         nonlocal table, mode, um_block
@@ -500,6 +554,12 @@ def parse(doc: Document) -> DialectResult:
                     body = raw[_PREFIX.match(raw).end():] if raw.lstrip().startswith("==") else raw  # type: ignore[union-attr]
                     place(table, (g[0], values, g[11].rstrip()), body, table.fields, units.C_LOCALE, lineno)
                     continue
+        if mode == "trace" and name_col:
+            chunk, j = _bulk_trace(lines, i - 1, name_col)
+            if chunk is not None:
+                trace_bulk.append(chunk)
+                i = j
+                continue
         if mode == "trace":
             # fast path: nvprof left-aligns Name under its header word; the times come first
             if name_col and len(raw) > name_col and raw[name_col - 1] == " " and raw[name_col] != " ":
@@ -509,8 +569,10 @@ def parse(doc: Document) -> DialectResult:
                     fa, fd = _SUFFIX_NS.get(a[-2:]), _SUFFIX_NS.get(d[-2:])
                     start = float(a[:-2]) * fa if fa else units.time_ns(a)
                     dur = float(d[:-2]) * fd if fd else units.time_ns(d)
-                    trace_rows.append((raw[name_col:].rstrip(), start, dur, lineno, lineno))
-                    continue
+                    # float() also takes 'nan', 'inf', '-5', '1_0': only digits are times here
+                    if a[0].isdigit() and d[0].isdigit() and start < _INF and dur < _INF and "_" not in a + d:
+                        trace_rows.append((raw[name_col:].rstrip(), start, dur, lineno, lineno))
+                        continue
                 except (ValueError, IndexError):
                     pass
             m = _TRACE_ROW.match(raw) if trace_section == "gpu-trace" else _API_TRACE_ROW.match(raw)
@@ -522,7 +584,8 @@ def parse(doc: Document) -> DialectResult:
                     result.claimed.add(lineno)
                     continue
                 except ValueError:
-                    pass
+                    result.unplaced.append(lineno)  # a trace row with a value that is no time: said, not kept
+                    continue
             flush_trace(lineno - 1)
             mode = None
         line = clean(raw)
