@@ -28,7 +28,7 @@ class Format(str, Enum):
 
 
 ALWAYS = ["source", "profile", "tool", "section", "name"]
-CHUNK_ROWS = 50_000  # rows per slice handed to pandas' C writers: memory stays flat in the row count
+CHUNK_ROWS = 10_000  # rows per slice handed to pandas' C writers: memory stays flat in the row count
 
 
 def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
@@ -90,6 +90,9 @@ def to_json(sets: list[ProfileSet]) -> str:
 
 def write_csv(sets: list[ProfileSet], out) -> None:
     for k, part in enumerate(_chunks(sets)):
+        empty = part.columns[part.isna().all().to_numpy()]
+        if len(empty):  # nothing to format in a column no row of this slice printed
+            part = part.assign(**{c: "" for c in empty})
         part.to_csv(out, index=False, header=k == 0)
 
 

@@ -93,12 +93,18 @@ def _utf16(data: bytes) -> bool:
 
 def parse(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
     """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet."""
-    text, label = read_text(path)
-    return parse_text(text, label=label, format=format, strict=strict)
+    box = list(read_text(path))  # only _parse holds the text: it can let it go once the rows are out
+    label = box.pop()
+    return _parse(box, label, format, strict)
 
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
-    text = normalize(text)
+    """Parse profiler text (any dialect, or the one `format` names) into a ProfileSet."""
+    return _parse([text], label, format, strict)
+
+
+def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
+    text = normalize(box.pop())
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -132,6 +138,7 @@ def parse_text(text: str, label: str = "<text>", format: str | None = None, stri
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
         raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
     infos = _attach_context(raw, lines)
+    del doc, lines, text, results  # the rows are out: let the input go before the frame is assembled
     frame = add_shares(_frame(raw))
     table_notes = _table_notes(raw, frame)
     for (number, section), items in table_notes.items():

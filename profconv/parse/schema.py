@@ -193,8 +193,13 @@ def conform(df: pd.DataFrame) -> pd.DataFrame:
             s = pd.Series([None] * n, dtype="object")
         else:
             s = pd.Series(np.full(n, np.nan))
-        out[col] = pd.Series(s.to_numpy(), dtype=None).astype(dtype) if n else pd.Series(dtype=dtype)
-    return pd.DataFrame(out, index=pd.RangeIndex(n))
+        if not n:
+            out[col] = pd.Series(dtype=dtype)
+        elif str(s.dtype) == dtype or (dtype == "string" and str(s.dtype).startswith("string")):
+            out[col] = s.reset_index(drop=True) if not isinstance(s.index, pd.RangeIndex) else s
+        else:
+            out[col] = pd.Series(s.to_numpy(), dtype=None).astype(dtype)
+    return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
 
 
 def validate(df: pd.DataFrame) -> None:

@@ -62,8 +62,9 @@ def rank(section_rows: pd.DataFrame, threshold: float = 0.90, basis: str | None 
 
 def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
     """The frame with share, cumulative, in_top and share_basis filled for every ranked (timed)
-    section of every profile; other rows keep them empty. Vectorised: one pass however many profiles."""
-    out = frame.copy()
+    section of every profile; other rows keep them empty. Vectorised: one pass however many profiles.
+    The columns are set on `frame` itself (no copy of a large trace), which is returned."""
+    out = frame
     n = len(out)
     share = np.full(n, np.nan)
     cum = np.full(n, np.nan)

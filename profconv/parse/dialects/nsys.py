@@ -222,14 +222,15 @@ def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: l
     (the caller then reads it row by row and reports the bad lines)."""
     import warnings
 
-    text = "\n".join(lines[start:end])
+    data = "\n".join(lines[start:end]).encode()  # bytes: StringIO would hold 4 bytes a character
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            df = pd.read_csv(io.StringIO(text), index_col=False, keep_default_na=False, na_values=[""],
+            df = pd.read_csv(io.BytesIO(data), index_col=False, keep_default_na=False, na_values=[""],
                              engine="c", dtype={c: "string" for c, f in zip(cols, fields) if f == "name"})
     except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, csv.Error, OverflowError):
         return None
+    del data
     if len(df) != end - start - 1 or list(df.columns) != cols:
         return None
     name_col = cols[fields.index("name")] if "name" in fields else cols[-1]

@@ -65,6 +65,7 @@ _FAST_ROW = re.compile(
 )
 _NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
 _INF = float("inf")
+BULK_LINES = 20_000
 _BULK_ROW = re.compile(r"(?m)^ *(?:(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) |)")
 _CORRELATION = re.compile(r"(?m) *\[\d+\]$")
 _UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
@@ -239,9 +240,10 @@ def classify(block: Block) -> str:
 
 
 def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int,
-                 bulk: list[dict] | None = None) -> tuple[Block, list[str]]:
+                 bulk: list[dict] | None = None) -> tuple[Block, tuple[np.ndarray, list[str]]]:
     """The trace rows (tuples, and column chunks read in bulk) as one frame in line order, short
-    names filled once per distinct name without its correlation id."""
+    names filled once per distinct name without its correlation id. Also returns the rows'
+    base-name codes and the distinct base names, for the summary."""
     parts = list(bulk or [])
     if rows:
         names, starts, durs, lo, hi = zip(*rows)
@@ -249,20 +251,30 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
                       "total_ns": np.asarray(durs, dtype="float64"), "line": np.asarray(lo, dtype="int64")})
     if len(parts) > 1:
         parts.sort(key=lambda c: int(c["line"][0]))
-    names_all = [n for c in parts for n in c["name"]]
+    index: dict[str, int] = {}
+    codes = np.concatenate([_base_codes(c["name"], index) for c in parts])
+    uniques = list(index)
+    shorts = np.array([short_name(b) for b in uniques], dtype=object)
     line = np.concatenate([c["line"] for c in parts])
-    joined = "\n".join(names_all)
-    bases = _CORRELATION.sub("", joined).split("\n") if "]" in joined else names_all
-    shorts = {b: short_name(b) for b in set(bases)}
+    names_all = [n for c in parts for n in c["name"]]
+    parts_start = np.concatenate([c["start_ns"] for c in parts])
+    parts_total = np.concatenate([c["total_ns"] for c in parts])
+    parts.clear()
     frame = conform(pd.DataFrame({
-        "name": names_all,
-        "short_name": [shorts[b] for b in bases],
-        "start_ns": np.concatenate([c["start_ns"] for c in parts]),
-        "total_ns": np.concatenate([c["total_ns"] for c in parts]),
+        "name": pd.array(names_all, dtype="string"),
+        "short_name": pd.array(shorts[codes], dtype="string"),
+        "start_ns": parts_start, "total_ns": parts_total,
         "calls": np.ones(len(line), dtype="int64"),
         "line_start": line, "line_end": line, "section": section,
     }))
-    return Block(section=section, frame=frame, line_start=start_line, line_end=end_line), bases
+    return Block(section=section, frame=frame, line_start=start_line, line_end=end_line), (codes, uniques)
+
+
+def _base_codes(names: list[str], index: dict[str, int]) -> np.ndarray:
+    """Per name, the code of its base name (correlation id dropped), adding new bases to `index`."""
+    joined = "\n".join(names)
+    bases = _CORRELATION.sub("", joined).split("\n") if "]" in joined else names
+    return np.fromiter((index.setdefault(b, len(index)) for b in bases), dtype="int64", count=len(bases))
 
 
 def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, int]:
@@ -270,7 +282,7 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
     common case: 'start duration … name' with units glued on); returns the chunk and the index
     after it. Rows that do not read cleanly are left to the line-by-line path."""
     j = i
-    n = len(lines)
+    n = min(len(lines), i + BULK_LINES)  # a slice at a time: the temporaries stay small
     while j < n:
         ln = lines[j]
         if len(ln) <= name_col or ln[name_col - 1] != " " or ln[name_col] == " ":
@@ -297,30 +309,23 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
             "line": np.arange(i + 1, j + 1, dtype="int64")}, j
 
 
-def summarize_trace(trace: pd.DataFrame, section: str, bases: list[str] | None = None) -> Block:
+def summarize_trace(trace: pd.DataFrame, section: str, bases: tuple[np.ndarray, list[str]] | None = None) -> Block:
     """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would."""
-    names = bases if bases is not None else trace["name"].map(strip_correlation)
-    g = trace.assign(name=names).groupby("name", sort=False)["total_ns"]
-    agg = pd.DataFrame(
-        {
-            "total_ns": g.sum(),
-            "calls": g.count(),
-            "avg_ns": g.mean(),
-            "min_ns": g.min(),
-            "max_ns": g.max(),
-            "line_start": trace.assign(name=names).groupby("name", sort=False)["line_start"].min(),
-            "line_end": trace.assign(name=names).groupby("name", sort=False)["line_end"].max(),
-        }
-    ).reset_index()
+    if bases is None:
+        index: dict[str, int] = {}
+        codes = _base_codes([str(n) for n in trace["name"]], index)
+        uniques = list(index)
+    else:
+        codes, uniques = bases
+    t = trace["total_ns"].to_numpy(dtype="float64")
+    lines = trace["line_start"].to_numpy(dtype="int64")
+    g = pd.DataFrame({"c": codes, "t": t, "l": lines}).groupby("c", sort=False)
+    agg = g.agg(total_ns=("t", "sum"), calls=("t", "count"), avg_ns=("t", "mean"), min_ns=("t", "min"),
+                max_ns=("t", "max"), line_start=("l", "min"), line_end=("l", "max"))
+    agg["name"] = [uniques[c] for c in agg.index]
     agg["section"] = section
-
-    frame = conform(agg.sort_values("total_ns", ascending=False, kind="stable"))
-    return Block(
-        section=section,
-        frame=frame,
-        line_start=int(trace["line_start"].min()),
-        line_end=int(trace["line_end"].max()),
-    )
+    frame = conform(agg.sort_values("total_ns", ascending=False, kind="stable").reset_index(drop=True))
+    return Block(section=section, frame=frame, line_start=int(lines.min()), line_end=int(trace["line_end"].max()))
 
 
 def _trace_header(body: str) -> str | None:
