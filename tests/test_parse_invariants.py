@@ -5,6 +5,7 @@ import glob
 import pytest
 
 import profconv
+from profconv.errors import NoProfileFound
 from profconv.parse.core import read_text
 from tests.parse_invariants import check_all
 
@@ -17,5 +18,8 @@ FILES = sorted(
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p[len("tests/data/"):])
 def test_invariants_hold(path):
     text, _ = read_text(path)
-    ps = profconv.parse(path)
+    try:
+        ps = profconv.parse(path)
+    except NoProfileFound:
+        return  # a log without a profiler result (a crash, a refused run): nothing emitted, nothing to check
     check_all(ps, text)
