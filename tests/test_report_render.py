@@ -146,3 +146,21 @@ def test_html_in_headless_chromium(html_pages, tmp_path):
         assert cmp.eval("Array.from(document.querySelectorAll('#compare tr.regression'))"
                         ".map(r => r.cells[1].textContent + ' ' + r.cells[2].textContent)") == ["fused conv1",
                                                                                              "fused conv2"]
+
+
+def test_terminal_report_fits_80_columns():
+    from rich.console import Console
+
+    from profconv.render import terminal
+    from profconv.render.document import RenderOptions
+    from profconv.report.build import ReportOptions, build
+    from profconv.report.inputs import load
+
+    con = Console(width=80, force_terminal=True, color_system=None)
+    with con.capture() as cap:
+        terminal.render(build(load([CUPTI, SEED]), ReportOptions()), con, RenderOptions(full_hint="add --full"))
+    out = cap.get()
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "10,000   tuned         conv1   654.2 µs" in out  # numbers keep their unit, never wrap
+    assert "rel. error, precision not shown at 80 columns (--width N shows them)" in out
+    assert "Milestone 3 › nvprof profiling the execution (100 data size)" in out

@@ -16,6 +16,7 @@ from profconv.io import write_atomic
 from profconv.render import data as data_renderer
 from profconv.render import html as html_renderer
 from profconv.render import markdown as md_renderer
+from profconv.render import terminal as terminal_renderer
 from profconv.render.document import Document, RenderOptions
 from profconv.report import compare as compare_mod
 from profconv.report.build import ReportOptions, build
@@ -86,5 +87,9 @@ def _emit(make, markdown_out: str | None, html_out: str | None, json_out: bool, 
         return
     if markdown_out is None and html_out is None:
         doc = make(None)
-        print_markdown(console(), md_renderer.render(doc, RenderOptions(full=full, full_names=full_names,
-                                                                          full_hint=hint)))
+        con = console()
+        opts = RenderOptions(full=full, full_names=full_names, full_hint=hint)
+        if con.is_terminal:
+            terminal_renderer.render(doc, con, opts)
+        else:  # a pipe or a file: the markdown itself
+            print_markdown(con, md_renderer.render(doc, opts))

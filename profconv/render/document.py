@@ -28,6 +28,7 @@ class Column:
     kind: Kind = "text"
     full_key: str | None = None  # a code column's full text (the demangled signature), shown on request
     digits: str = ",.4g"  # for kind "number"
+    drop: int | None = None  # terminal: left out (lowest first) when the table does not fit the width
 
     @property
     def numeric(self) -> bool:

@@ -78,10 +78,11 @@ def environment(rec: RunRecord) -> Bullets:
     ])
 
 
-OP_COLUMNS = [Column("images", "images", "int"), Column("variant", "variant"), Column("precision", "precision"),
-              Column("layer", "layer"), Column("median_s", "Op Time", "seconds"), Column("spread", "spread", "fraction"),
-              Column("vs_naive", "vs naive", "ratio"), Column("vs_cudnn", "vs cuDNN¹", "ratio"),
-              Column("rel_error", "rel. error", "sci"), Column("status", "status")]
+OP_COLUMNS = [Column("images", "images", "int"), Column("variant", "variant"),
+              Column("precision", "precision", drop=2), Column("layer", "layer"),
+              Column("median_s", "Op Time", "seconds"), Column("spread", "spread", "fraction", drop=3),
+              Column("vs_naive", "vs naive", "ratio", drop=4), Column("vs_cudnn", "vs cuDNN¹", "ratio"),
+              Column("rel_error", "rel. error", "sci", drop=1), Column("status", "status")]
 OP_FULL = [Column("images", "images", "int"), Column("variant", "variant"), Column("technique", "technique"),
            Column("precision", "precision"), Column("layer", "layer"), Column("shape", "shape"),
            Column("median_s", "Op Time (median)", "seconds"), Column("min_s", "min", "seconds"),
@@ -126,7 +127,7 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         Paragraph(f"All conv layers, {n:,} images. Each rung's gain is over the previous rung **of the same "
                   "precision** that ran correctly (fp16 rungs are not compared with fp32 ones); the CPU reference and "
                   "the end-to-end variants (their time includes host copies) are not rungs."),
-        Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique"),
+        Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique", drop=1),
                                   Column("precision", "precision"), Column("conv_s", "conv time (all layers)", "seconds"),
                                   Column("previous", "over"), Column("gain_vs_previous", "gain", "ratio"),
                                   Column("status", "status")])))
@@ -151,7 +152,8 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         kinds = [c for c in bd.columns if c not in ("images", "variant")]
         sec.sections.append(Section("Forward pass by layer type").add(Table(
             "forward", "", bd, [Column("images", "images", "int"), Column("variant", "variant"),
-                                *[Column(k, k, "seconds") for k in kinds]])))
+                                *[Column(k, k, "seconds", drop=None if k in ("conv", "forward") else i + 1)
+                                  for i, k in enumerate(kinds)]])))
     if opts.plots_dir is not None:
         opts.plots_dir.mkdir(parents=True, exist_ok=True)
         figs = Section("Plots")

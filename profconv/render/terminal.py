@@ -1,0 +1,79 @@
+"""A Document on a terminal: headings as rules, every table laid out for the console's width with
+the shared table layout (render/format.fitted_table: numbers never wrap, the name column folds,
+columns that do not fit are left out and named), notes and warnings in colour."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from profconv.render import format as fmt
+from profconv.render.document import Bullets, Document, Figure, Paragraph, RenderOptions, Section, Table
+
+
+def _plain(text: str) -> str:
+    """Inline markdown as the terminal shows it: `code` and **bold** markers dropped."""
+    return re.sub(r"\*\*([^*]+)\*\*", r"\1", text).replace("`", "").replace("  \n", "\n")
+
+
+def table(t: Table, width: int, opts: RenderOptions) -> object:
+    cells = t.cells(opts.full_names)
+    marked = t.marked()
+    if all(marked):
+        marked = [False] * len(marked)
+    columns = []
+    for i, c in enumerate(t.columns):
+        col_cells: list[object] = []
+        for row, mark in zip(cells, marked, strict=True):
+            col_cells.append(Text(row[i], style="bold") if mark else row[i])
+        columns.append(fmt.Column(c.header or " ", col_cells, justify="right" if c.numeric else "left",
+                                  drop=c.drop, wrap=c.kind == "code"))
+    if not any(c.wrap for c in columns):
+        text = [c for c, d in zip(columns, t.columns, strict=True) if not d.numeric]
+        if text:  # one text column folds so the table fits; numbers never do
+            max(text, key=lambda c: c.natural()).wrap = True
+    caption = "bold: the rows that take the ≥90% share" if any(marked) else None
+    return fmt.fitted_table(_plain(t.title), columns, width, caption=caption)
+
+
+def _section(con: Console, s: Section, level: int, opts: RenderOptions) -> None:
+    if level <= 2:
+        con.rule(Text(_plain(s.title), style="bold"), align="left")
+    else:
+        con.print(Text(_plain(s.title), style="bold underline"))
+    for b in s.blocks:
+        if isinstance(b, Table):
+            if b.note:
+                con.print(_plain(b.note), highlight=False, markup=False)
+            con.print(table(b, con.width, opts))
+        elif isinstance(b, Paragraph):
+            style = {"note": "cyan", "warning": "yellow"}.get(b.kind)
+            prefix = "warning: " if b.kind == "warning" else ""
+            con.print(Text(prefix + _plain(b.text), style=style or ""), highlight=False)
+        elif isinstance(b, Bullets):
+            for item in b.items:
+                con.print(Text("• " + _plain(item)), highlight=False)
+        elif isinstance(b, Figure):
+            con.print(f"[dim]plot: {escape(str(b.path))}[/dim]")
+        con.print()
+    for sub in s.sections:
+        if sub.appendix and not opts.full:
+            continue
+        _section(con, sub, level + 1, opts)
+
+
+def render(doc: Document, con: Console, opts: RenderOptions) -> None:
+    con.print(Text(doc.title, style="bold"))
+    body = [s for s in doc.sections if not s.appendix]
+    appendix = [s for s in doc.sections if s.appendix]
+    for s in body:
+        _section(con, s, 2, opts)
+    if appendix and opts.full:
+        con.rule(Text("Appendix: full tables", style="bold"), align="left")
+        for s in appendix:
+            _section(con, s, 3, opts)
+    elif appendix and opts.full_hint:
+        con.print(Text(_plain(opts.full_hint), style="dim"))
