@@ -123,6 +123,11 @@ def test_build_command_is_profconv_run_with_the_kernel(tmp_path: Path) -> None:
                                           "--images", "100", "--repeat", "3"]
 
 
+def test_dry_run_command_runs_no_gpu_variant(tmp_path: Path) -> None:
+    argv = build_command(_spec(tmp_path, dry_run=True), "py")
+    assert argv[argv.index("--variant") + 1] == "none"
+
+
 def test_build_command_passes_data_weights_and_kernel_timeout(tmp_path: Path) -> None:
     spec = _spec(tmp_path, data="/d/fmnist", weights="/d/w.npz", kernel_timeout_s=90.0, profile="ncu")
     assert build_command(spec, "py")[-8:] == ["--kernel-timeout", "90", "--data", "/d/fmnist", "--weights", "/d/w.npz",

@@ -151,14 +151,17 @@ def validate_template(template: str) -> list[str]:
 
 
 def build_command(spec: JobSpec, python: str) -> list[str]:
-    """The job's argv: `python -m profconv run --model M --kernel PATH --variant V --out DIR`, or the
-    --job-command template with {python} {model} {kernel} {out} {submission} {variant} filled in."""
+    """The job's argv: `python -m profconv run --model M --kernel PATH --variant V --out DIR` (V: none in a
+    dry run), or the --job-command template with {python} {model} {kernel} {out} {submission} {variant} filled in."""
     if spec.job_command:
         values = {"python": python, "model": spec.model, "kernel": spec.path, "out": spec.out_dir,
                   "submission": spec.submission, "variant": spec.variant}
         return [tok.format(**values) for tok in validate_template(spec.job_command)]
+    # a dry run has no GPU: no reference variant (profconv run refuses GPU variants without one); the
+    # kernel is still loaded, its contract detected, and its row recorded as skipped
+    variant = "none" if spec.dry_run else spec.variant
     argv = [python, "-m", "profconv", "run", "--model", spec.model, "--kernel", spec.path,
-            "--variant", spec.variant, "--out", spec.out_dir]
+            "--variant", variant, "--out", spec.out_dir]
     if spec.images is not None:
         argv += ["--images", spec.images]
     if spec.repeat is not None:
