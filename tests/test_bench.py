@@ -194,3 +194,17 @@ def test_fused_layer_rows_in_frame_and_markdown():
     md = to_markdown(rec)
     assert "Fused layer — conv1 + tanh1 + pool1 2x2" in md
     assert "| fused-layer | fp32 | 500 µs | 500 µs | 0.25× | separate | 80.0% | memory | 1.0e-07 | ok |" in md
+
+
+def test_markdown_shows_the_interval_and_both_l2_states_when_recorded():
+    doc = json.loads(Path(FIRST).read_text())
+    res = doc["layers"][0]["results"][0]  # naive on ece408-high conv1
+    t = res["op_time"]
+    res["op_time"] = dict(t, ci_rel=0.004)
+    res["op_time_cold"] = dict(t)
+    res["op_time_warm"] = dict(t, median_s=t["median_s"] * 0.5)
+    md = to_markdown(records.convert(doc, BenchRecord, "test"))
+    section = md.split("## ece408-high conv1")[1].split("\n## ")[0]
+    assert "| variant | precision | Op Time | min | ± (95%) | cold L2 | warm L2 | ratio |" in section
+    assert "| naive | fp32 | 7.273 ms | " in section and " | 0.4% | 7.273 ms | 3.637 ms | " in section
+    assert "## ece408 conv1" in md and "± (95%)" not in md.split("## ece408 conv1")[1]  # only where recorded

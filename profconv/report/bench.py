@@ -66,6 +66,10 @@ def bench_section(record: BenchRecord) -> Section:
             continue
         rows = df[(df["model"] == layer.model) & (df["layer"] == layer.layer)]
         cols = LAYER if rows["error"].notna().any() else LAYER[:-1]
+        extra = [Column("ci_rel", "± (95%)", "fraction", drop=2)] if rows["ci_rel"].notna().any() else []
+        if rows["cold_s"].notna().any() and rows["warm_s"].notna().any():
+            extra += [Column("cold_s", "cold L2", "seconds", drop=1), Column("warm_s", "warm L2", "seconds", drop=1)]
+        cols = cols[:4] + extra + cols[4:]
         sub.add(Table(f"bench-{i}", "", rows[rows["op"] == "conv"], cols))
         if layer.fused:
             sub.add(Table(f"bench-{i}-fused", f"Fused layer — {layer.fused_ops}, timed as one op (floor from the "
