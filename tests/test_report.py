@@ -202,3 +202,16 @@ def test_failed_variant_reported_and_the_rest_still_compared(cli, tmp_path):
     assert "| cudnn | vendor library reference | fp32 | 4.401 ms | unroll-gemm | 7.12× | ok |" in md
     assert "### Failed variants" in md
     assert "- `fused` conv1 (10,000 images): relative error 0.5 above tolerance 1e-05" in md
+
+
+def test_compare_does_not_pair_layers_of_different_shapes(cli, tmp_path):
+    doc = json.loads(Path(RUN).read_text())
+    for res in doc["results"]:
+        res["conv"][1]["shape"] = "M=16 C=6 28x28 K=5"  # conv2 of B ran on another shape
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    r = cli("report", "--compare", RUN, str(tmp_path / "b.json"), "--markdown", str(tmp_path / "c.md"),
+            "--fail-on-regression")
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "c.md").read_text()
+    assert "conv2: M=16 C=6 30x30 K=5 in A but M=16 C=6 28x28 K=5 in B — not compared" in md
+    assert "| 10,000 | fused | conv2 | M=16 C=6 30x30 K=5 | 6.442 ms | — | — |" in md
