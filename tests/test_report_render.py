@@ -164,3 +164,26 @@ def test_terminal_report_fits_80_columns():
     assert "10,000   tuned         conv1   654.2 µs" in out  # numbers keep their unit, never wrap
     assert "rel. error, precision not shown at 80 columns (--width N shows them)" in out
     assert "Milestone 3 › nvprof profiling the execution (100 data size)" in out
+
+
+def test_names_are_never_markup(tmp_path, cli):
+    """hostile-input.md §7: a kernel named `k[/x]` is text on the terminal, in markdown and in HTML."""
+    from rich.console import Console
+
+    from profconv.render import terminal
+    from profconv.render.document import RenderOptions
+    from profconv.report.build import ReportOptions, build
+    from profconv.report.inputs import load
+
+    log = tmp_path / "m[bold]x.log"
+    log.write_text("==1== NVPROF is profiling process 1, command: ./a [bold]\n==1== Profiling result:\n"
+                   " Type Time(%) Time Calls Avg Min Max Name\n"
+                   " GPU activities: 100.00% 1ms 1 1ms 1ms 1ms k[/x]<script>\n")
+    con = Console(width=80, force_terminal=True, color_system=None)
+    with con.capture() as cap:
+        terminal.render(build(load([str(log)]), ReportOptions()), con, RenderOptions())
+    assert "k[/x]<…>" in cap.get() and "./a [bold]" in cap.get()  # the template-like tail folded
+    r = cli("report", str(log), "--html", str(tmp_path / "m.html"))
+    assert r.returncode == 0, r.stderr
+    html = (tmp_path / "m.html").read_text()
+    assert 'title="k[/x]&lt;script&gt;"' in html and html.count("<script>") == 1  # only the sorting code

@@ -28,7 +28,7 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
     for i, c in enumerate(t.columns):
         col_cells: list[object] = []
         for row, mark in zip(cells, marked, strict=True):
-            col_cells.append(Text(row[i], style="bold") if mark else row[i])
+            col_cells.append(Text(row[i], style="bold" if mark else ""))  # Text: names are never markup
         columns.append(fmt.Column(c.header or " ", col_cells, justify="right" if c.numeric else "left",
                                   drop=c.drop, wrap=c.kind == "code"))
     if not any(c.wrap for c in columns):
@@ -36,7 +36,7 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
         if text:  # one text column folds so the table fits; numbers never do
             max(text, key=lambda c: c.natural()).wrap = True
     caption = "bold: the rows that take the ≥90% share" if any(marked) else None
-    return fmt.fitted_table(_plain(t.title), columns, width, caption=caption)
+    return fmt.fitted_table(escape(_plain(t.title)), columns, width, caption=caption)
 
 
 def _section(con: Console, s: Section, level: int, opts: RenderOptions) -> None:
