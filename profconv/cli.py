@@ -26,7 +26,7 @@ from profconv.errors import EXIT_CODES_HELP, ExitStatus
 # tests/test_cli.py checks that it is the first line of the function's docstring)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("profconv.commands.run", "run_command",
-            "Run each convolution variant on a model's forward pass: Op Time, check, Correctness."),
+            "Run each convolution variant, and your own kernels, on a model's forward pass: Op Time, check, Correctness."),
     "bench": ("profconv.commands.bench", "bench_command",
               "Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."),
     "parse": ("profconv.commands.parse", "parse_command",
@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("profconv.commands.report", "report_command",
                "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
     "models": ("profconv.commands.run", "models_command", "List the models with their layer shapes."),
+    "kernel": ("profconv.commands.kernel", "app",
+               "Start your own convolution kernel: profconv kernel new NAME --contract device|host|course|python."),
     "grade": ("profconv.commands.grade", "grade_command",
               "Grade a class: each submission x model as one isolated profconv run, then the leaderboard."),
 }
@@ -185,7 +187,14 @@ def _build_app():
                 return stub(cmd_name)  # help listing and shell completion of command names
             if cmd_name not in _loaded:
                 module, attr, _ = COMMANDS[cmd_name]
-                _loaded[cmd_name] = command_from(cmd_name, getattr(importlib.import_module(module), attr))
+                obj = getattr(importlib.import_module(module), attr)
+                if isinstance(obj, typer.Typer):  # a noun with sub-commands (`profconv kernel new`)
+                    cmd = get_command(obj)
+                    cmd.name = cmd_name
+                    _tidy_help(cmd)
+                    _loaded[cmd_name] = cmd
+                else:
+                    _loaded[cmd_name] = command_from(cmd_name, obj)
             return _loaded[cmd_name]
 
         def resolve_command(self, ctx, args):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
@@ -36,6 +37,8 @@ from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
 from profconv.run.models import MODELS, get_model
 from profconv.run.record import write_atomic
+from profconv.run.user import isolate
+from profconv.run.user import manifest as user_manifest
 from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
 
@@ -73,6 +76,26 @@ def models_command(width: Width = None) -> None:
     con.print(fitted_table("Models", columns, con.width, wrap_min=14))
 
 
+def load_kernels(paths: list[str], contract: str | None) -> list[user_manifest.Declaration]:
+    """The declarations of the --kernel paths (bad input stops here, before any GPU work); names made unique
+    and distinct from the built-in variants."""
+    taken = set(VARIANTS_BY_NAME)
+    decls = []
+    for path in paths:
+        d = user_manifest.load(path, contract)
+        name = d.name if d.name not in VARIANTS_BY_NAME else f"user-{d.name}"
+        n = 2
+        while name in taken:
+            name, n = f"{d.name}-{n}", n + 1
+        taken.add(name)
+        decls.append(replace(d, name=name) if name != d.name else d)
+    return decls
+
+
+def variant_label(r: VariantResult) -> str:
+    return f"{r.variant} (user)" if r.user else r.variant
+
+
 def _speedup(base: float | None, t: float | None) -> str:
     return f"{base / t:.3g}x" if base and t else "—"
 
@@ -88,7 +111,8 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
         for c in r.conv:
             t = c.op_time.median_s if c.op_time else None
             naive = by_key.get((r.images, "naive", c.layer))
-            reference = VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME else "cudnn"
+            reference = (VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME and not r.user
+                         else "cudnn-fp16" if r.precision == "fp16" else "cudnn")  # a user's kernel: cuDNN of its precision
             if reference in peers.BY_NAME or r.variant in peers.BY_NAME:
                 prec = r.precision
                 times = {n: k.op_time.median_s for (i, n, lay), k in by_key.items()
@@ -98,7 +122,7 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
             cudnn = by_key.get((r.images, reference or "", c.layer))
             ok = c.status == "ok"
             rows.append([
-                str(r.images), r.variant, c.layer, seconds(t),
+                str(r.images), variant_label(r), c.layer, seconds(t),
                 seconds(c.op_time.min_s) if c.op_time else "—",
                 str(len(c.op_time.samples_s)) if c.op_time and c.op_time.samples_s else "—",
                 _speedup(naive.op_time.median_s, t) if ok and naive and naive.op_time else "—",
@@ -125,13 +149,29 @@ def breakdown_table(record: RunRecord, width: int = 120) -> Table:
             if k not in kinds:
                 kinds.append(k)
     ok = [r for r in record.results if r.status == "ok"]
-    columns = [Column("images", [str(r.images) for r in ok]), Column("variant", [r.variant for r in ok], justify="left")]
+    columns = [Column("images", [str(r.images) for r in ok]), Column("variant", [variant_label(r) for r in ok], justify="left")]
     # at a narrow width the layer types that take the least time are left out first; conv and forward stay
     small_first = sorted((k for k in kinds if k != "conv"), key=lambda k: sum(r.type_totals.get(k, 0.0) for r in ok))
     columns += [Column(k, [seconds(r.type_totals.get(k, 0.0)) for r in ok],
                        drop=small_first.index(k) + 1 if k in small_first else None) for k in kinds]
     columns.append(Column("forward", [seconds(r.forward_s) for r in ok]))
     return fitted_table("Forward pass by layer type (median)", columns, width)
+
+
+def _user_result(d: user_manifest.Declaration, model: str, count: int, repeat: int, warmup: int, data: str | None,
+                 weights: str | None, timeout: float, sanitize: bool, have_gpu: bool, progress) -> VariantResult:
+    from profconv.run.user.contracts import UserKernel
+
+    provenance = UserKernel(d).provenance()
+    if not have_gpu:
+        return VariantResult(count, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
+                             error="needs CUDA and CuPy", user=provenance)
+    job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)),
+                            contract=d.contract, model=model, images=count, repeat=repeat, warmup=warmup, data=data,
+                            weights=weights, timeout=d.timeout or timeout)
+    res = isolate.run_isolated(d, provenance, job, progress, sanitize=sanitize)
+    res.variant = d.name  # the name made unique here, whatever the child read from the manifest
+    return res
 
 
 def run_command(
@@ -152,13 +192,27 @@ def run_command(
     ncu_clock_control: Annotated[str, typer.Option(help="ncu --clock-control: none (the card's own clocks, as Op Time) or base (ncu's default).")] = "none",
     ncu_cache_control: Annotated[str, typer.Option(help="ncu --cache-control: none (as Op Time) or all (flush before each replay, ncu's default).")] = "none",
     width: Width = None,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Your kernel: a .cu/.cuh/.py file, a folder or a .toml manifest (repeatable). Runs in a child process next to the variants.")] = None,
+    contract: Annotated[str | None, typer.Option("--contract", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
+    kernel_timeout: Annotated[float, typer.Option(help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
+    sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck.")] = False,
 ) -> None:
-    """Run each convolution variant on a model's forward pass: Op Time, check, Correctness."""
+    """Run each convolution variant, and your own kernels, on a model's forward pass: Op Time, check, Correctness.
+
+    `--variant none --kernel my_conv.cu` runs only your kernel (checked against the float64 reference).
+    """
     m = get_model(model)
     counts = parse_counts(images)
     if repeat < 1 or warmup < 0 or cpu_repeat < 1:
         raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
+    if kernel_timeout <= 0:
+        raise InputError("--kernel-timeout must be positive")
+    if (contract or sanitize) and not kernel:
+        raise InputError("--contract and --sanitize apply to --kernel files: name one with --kernel PATH")
     chosen = get_variants(comma_list(variant) or None)
+    user_kernels = load_kernels(kernel or [], contract)
+    if not chosen and not user_kernels:
+        raise InputError("--variant none leaves nothing to run: add --kernel PATH")
     tools = comma_list([profile]) if profile else []
     bad = [t for t in tools if t not in session.TOOLS]
     if profile is not None and (bad or not tools):
@@ -185,6 +239,8 @@ def run_command(
             if v.device != "cpu":
                 skip[v.name] = "needs CUDA and CuPy"
         con.print(f"[yellow]GPU variants skipped:[/yellow] they need CUDA and CuPy ({escape(reason)}); running the CPU reference only.")
+        if user_kernels:
+            con.print(f"[yellow]your kernels skipped:[/yellow] {', '.join(d.name for d in user_kernels)} need CUDA and CuPy.")
     elif any(v.device == "cudnn" for v in chosen) and (why := cudnn_unavailable()):
         for v in chosen:
             if v.device == "cudnn":
@@ -204,7 +260,9 @@ def run_command(
         data=DataInfo(source=data or "synthetic", synthetic=data is None, weights=weights or "bundled"),
         settings=RunSettings(repeat=repeat, warmup=warmup, cpu_repeat=cpu_repeat, images=counts,
                              variants=[v.name for v in chosen], ci_target=ci_target or None,
-                             time_budget_s=time_budget if ci_target else None, l2="warm (the same call repeated)"),
+                             time_budget_s=time_budget if ci_target else None, l2="warm (the same call repeated)",
+                             kernels=[str(d.source or d.where) for d in user_kernels],
+                             kernel_timeout=kernel_timeout if user_kernels else None, sanitize=sanitize),
     )
     recorder = provenance.Recorder(cp)
     record.provenance = struct_from(Provenance, recorder.start())
@@ -237,6 +295,10 @@ def run_command(
                                runner.RunOptions(images=counts[0], repeat=repeat, warmup=warmup,
                                                  cpu_repeat=cpu_repeat, data_dir=data, rule=rule),
                                cp, on_progress, on_result, skip)
+            for count in counts:
+                for d in user_kernels:
+                    on_result(_user_result(d, m.name, count, repeat, warmup, data, weights, kernel_timeout, sanitize,
+                                           cp is not None, on_progress))
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "run.json", record.to_json())
@@ -297,5 +359,5 @@ def run_command(
         raise ext_failed  # after the CUPTI tables and the record: one line, exit 1
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
-        con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{r.variant} ({r.images})" for r in failed))
+        con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{variant_label(r)} ({r.images})" for r in failed))
         raise typer.Exit(int(ExitStatus.FAILURE))

@@ -45,6 +45,9 @@ class RunSettings(msgspec.Struct, kw_only=True):
     ci_target: float | None = None  # stop-when-stable: the median's 95% interval within ±this (null: fixed repeats)
     time_budget_s: float | None = None  # seconds of timed repeats per conv op at most
     l2: str | None = None  # what the L2 holds before a sample (run: warm, the same call repeated)
+    kernels: list[str] = msgspec.field(default_factory=list)  # --kernel paths (the user's kernels)
+    kernel_timeout: Seconds | None = None
+    sanitize: bool = False
 
 
 class ConvResult(msgspec.Struct, kw_only=True):
@@ -60,6 +63,9 @@ class ConvResult(msgspec.Struct, kw_only=True):
     tolerance: float | None = None
     status: Status = "ok"
     error: str | None = None
+    # user kernels: nan_poisoned, inputs_unchanged, timed_output_rechecked, floor_s, floor_bound,
+    # end_to_end (course: prolog + forward + epilog timed), sweep (candidate -> median s or why rejected)
+    checks: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 class VariantResult(msgspec.Struct):
@@ -76,6 +82,10 @@ class VariantResult(msgspec.Struct):
     layer_times: dict[str, Seconds] = msgspec.field(default_factory=dict)
     type_totals: dict[str, Seconds] = msgspec.field(default_factory=dict)
     conv: list[ConvResult] = msgspec.field(default_factory=list)
+    # a user's kernel (--kernel), None for the built-in ladder: {user: true, contract, flavour, path, manifest,
+    # function, source_sha256, defines, sweep, compile: {compiler, flags}, edge_checks: [{layer, shape, seed,
+    # rel_error, status, error}], sanitizer: {memcheck|racecheck: {errors, findings, complete}}}
+    user: dict[str, Any] | None = None
 
 
 class NcuLaunch(msgspec.Struct, kw_only=True):

@@ -1,61 +1,36 @@
-"""The variant ladder: each convolution implementation as a small registered object.
+"""The variant ladder, loaded from declarations: each variant is a kernel file plus a `kernels/<name>.toml`.
 
-A GPU variant is one `kernels/<file>.cu` plus one `Variant(...)` line in VARIANTS with the
-function that launches it. Every launcher has the same signature:
-    launch(cp, x, w, bias, out, shape) -> array   (B x M x Ho x Wo: `out`, written in place, or a
-    library's own result); x, w, bias and out are C-contiguous in the variant's dtype (float32,
-    or float16 for fp16 variants), bias is None for a layer without bias (our kernels then add a cached zero vector; cuDNN is
-    called without bias, so it does not pay for a bias pass the layer does not have).
+The declarations are read by the same code as a user's kernel (profconv/run/user/manifest.py): a
+`device` declaration (naive) is launched from its grid/block expressions like any user's __global__
+function; a `python` declaration names the launcher below (or in run/tuned.py) for kernels whose
+launch is more than one grid. A new variant is one .cu file and one .toml file. Every launcher has
+the signature launch(cp, x, w, bias, out, shape) -> array (B x M x Ho x Wo: `out`, written in
+place, or a library's own result); bias is None for a layer without bias (our kernels then add a
+cached zero vector; cuDNN is called without bias, so it does not pay for a bias pass the layer
+does not have).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import importlib
+from functools import cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from profconv.run import gpu, peers
 from profconv.run.models import ConvShape
-from profconv.run.tuned import FP16, TENSORCORE, TUNED, launch_fp16, launch_tensorcore, launch_tuned
+from profconv.run.tuned import launch_tuned
+from profconv.run.user import manifest
+from profconv.run.variant import Launch, Variant
 
-Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], Any]
+__all__ = ["VARIANTS", "Variant", "Launch", "get_variants", "builtin_declarations", "cudnn_unavailable"]
 
 THREADS = 256
 TILE = 16
 UNROLL_BUDGET_BYTES = 512 * 1024 * 1024  # largest im2col buffer unroll-gemm allocates at once
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    description: str
-    technique: str  # the optimisation it demonstrates
-    precision: str  # fp32 | fp16 | tf32
-    tolerance: float  # largest relative L2 error accepted against the float64 reference
-    device: str  # cpu | gpu | cudnn
-    source: str | None = None  # kernels/<source>
-    launch: Launch | None = None
-    params: Callable[[ConvShape], dict] | None = None  # what it chose for a shape (recorded in the run)
-    host_io: bool = False  # x and out are pinned host arrays: the op includes the copies in and out
-    baseline: str | None = None  # the variant it is measured against, when not cuDNN of its precision
-    arithmetic: str = "fp32"  # fp32 | fp16 | tensor-fp16: which datasheet peak bounds it
-    # (cp, x, w, bias, shape) -> (x, w, bias, out) in the form `launch` takes, converted untimed
-    # (the cuDNN peers: torch tensors in their dtype and layout); None: CuPy arrays in `dtype`
-    operands: Callable[[Any, Any, Any, Any, ConvShape], tuple[Any, Any, Any, Any]] | None = None
-
-    @property
-    def dtype(self) -> str:
-        """What inputs, filters, bias and output are stored as."""
-        return "float16" if self.precision == "fp16" else "float64" if self.precision == "fp64" else "float32"
-
-    @property
-    def reference(self) -> str | None:
-        """The variant this one is measured against: cuDNN of the same precision unless said otherwise."""
-        if self.baseline is not None or self.device == "cudnn" or self.host_io:
-            return self.baseline
-        return {"fp32": "cudnn", "fp16": "cudnn-fp16"}.get(self.precision)
 
 
 def _i32(*vals: int):
@@ -193,40 +168,82 @@ def cudnn_unavailable() -> str | None:
     return None
 
 
-VARIANTS: list[Variant] = [
-    Variant("cpu", "NumPy im2col + matmul, float64 accumulation", "CPU reference", "fp64", 1e-6, "cpu"),
-    Variant("naive", "one thread per output, global memory only", "the first GPU version", "fp32", 1e-5,
-            "gpu", "naive.cu", launch_naive),
-    Variant("shared", "input tile staged in shared memory per channel", "shared-memory tiling", "fp32", 1e-5,
-            "gpu", "shared.cu", launch_shared),
-    Variant("constant", "filters in constant memory", "constant memory", "fp32", 1e-5,
-            "gpu", "constant.cu", launch_constant),
-    Variant("unroll-gemm", "im2col kernel + shared-memory tiled matmul", "unroll + matrix multiply", "fp32",
-            1e-5, "gpu", "unroll_gemm.cu", launch_unroll_gemm),
-    Variant("fused", "im2col gathered inside the tiled matmul", "kernel fusion (implicit GEMM)", "fp32", 1e-5,
-            "gpu", "fused.cu", launch_fused),
-    Variant("tuned", "per-layer compile-time dims, register tiles, constant or shared filters, vector I/O, swept",
-            "specialisation + thread coarsening", "fp32", 1e-5, "gpu", "tuned.cu", launch_tuned, TUNED.params),
-    Variant("fp16", "the tuned shared-filter design in half2 arithmetic, fp32 sums across channels",
-            "half precision (half2)", "fp16", 1e-2, "gpu", "fp16.cu", launch_fp16, FP16.params, arithmetic="fp16"),
-    Variant("tensorcore", "implicit GEMM with mma.sync m16n8k16, fp16 in, fp32 accumulate, NHWC in shared memory",
-            "Tensor Cores", "fp16", 5e-3, "gpu", "tensorcore.cu", launch_tensorcore, TENSORCORE.params,
-            arithmetic="tensor-fp16"),
-    Variant("e2e", "tuned with its host-to-device and device-to-host copies, one stream", "end to end (copies included)",
-            "fp32", 1e-5, "gpu", "tuned.cu", launch_end_to_end, TUNED.params, host_io=True),
-    Variant("streams", f"e2e with the batch in {CHUNKS} chunks over {STREAMS} streams: copies overlap kernels",
-            "multiple streams", "fp32", 1e-5, "gpu", "tuned.cu", launch_streams, TUNED.params, host_io=True,
-            baseline="e2e"),
-    *[_peer_variant(p) for p in peers.PEERS],
-]
+def _kernels_dir() -> Path:
+    try:
+        return Path(str(resources.files("profconv.kernels")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "kernels"
+
+
+def builtin_declarations() -> list[manifest.Declaration]:
+    """kernels/*.toml in ladder order."""
+    base = _kernels_dir()
+    decls = [manifest.parse(manifest._toml(p.read_text(), p), p, None, builtin=True, base=base)
+             for p in sorted(base.glob("*.toml"))]
+    return sorted(decls, key=lambda d: (d.order, d.name))
+
+
+def _resolve(spec: str) -> Any:
+    """`package.module:attr.attr` -> the object (imported on first use, so torch loads only for cuDNN)."""
+    module, _, attr = spec.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _lazy(spec: str) -> Any:
+    found: list[Any] = []
+
+    def call(*args: Any) -> Any:
+        if not found:
+            found.append(_resolve(spec))
+        return found[0](*args)
+
+    return call
+
+
+def builtin_variant(d: manifest.Declaration) -> Variant:
+    """A built-in declaration as a Variant: device kernels through the user-kernel machinery, python ones lazily."""
+    launch: Launch | None = None
+    params = _lazy(d.params) if d.params else None
+    if d.contract == "device":
+        from profconv.run.user.contracts import UserKernel
+
+        kernel = UserKernel(d)
+        launch = kernel.launch
+    elif d.module and d.function:
+        launch = _lazy(f"{d.module}:{d.function}")
+    arithmetic = d.arithmetic or ("fp16" if d.precision == "fp16" else "fp32")
+    source = d.source.name if d.source is not None else None
+    return Variant(name=d.name, description=d.description, technique=d.technique, precision=d.precision,
+                   tolerance=d.tolerance, device=d.device, source=source, launch=launch, params=params,
+                   host_io=d.host_io, baseline=d.baseline, arithmetic=arithmetic,
+                   provenance={"declaration": f"kernels/{d.where.name}", "contract": d.contract,
+                               "sources": [n for n in (source, *d.sources) if n]})
+
+
+@cache
+def _variants() -> tuple[Variant, ...]:
+    return tuple(builtin_variant(d) for d in builtin_declarations())
+
+
+VARIANTS: list[Variant] = list(_variants())
+
+
+NONE = "none"
 
 
 def get_variants(names: list[str] | None) -> list[Variant]:
+    """The named built-in variants in ladder order of the names; all of them for None/[]; none for ["none"]
+    (`--variant none`: only the user's kernels, checked against the float64 reference)."""
     from profconv.errors import InputError
 
     by_name = {v.name: v for v in VARIANTS}
     if not names:
         return list(VARIANTS)
+    if names == [NONE]:
+        return []
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise InputError(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(by_name)}")
