@@ -34,6 +34,9 @@ class Variant:
     user: bool = False  # the user's kernel (--kernel): run in a child process, checked harder
     provenance: dict[str, Any] = field(default_factory=dict)  # contract, file, sha256, compile flags, sweep
     timed: Timed | None = None  # times the op itself when it is not the whole launch (the course's prolog/epilog)
+    # (cp, x, w, bias, shape) -> (x, w, bias, out) in the form `launch` takes, converted untimed
+    # (the cuDNN peers: torch tensors in their dtype and layout); None: CuPy arrays in `dtype`
+    operands: Callable[[Any, Any, Any, Any, ConvShape], tuple[Any, Any, Any, Any]] | None = None
 
     @property
     def dtype(self) -> str:
