@@ -327,9 +327,9 @@ def _record(times: list[float | None], status: str = "ok", user_flag: bool | Non
     user = {"images": 10, "variant": "mine", "status": status, "error": None if status == "ok" else "wrong output",
             "correctness": 0.9, "conv": [conv(i, t) for i, t in enumerate(times)]}
     if user_flag is not None:
-        user["user"] = user_flag
+        user["user"] = {"user": True, "contract": "course"} if user_flag else None  # as `profconv run --kernel` writes it
     cudnn = {"images": 10, "variant": "cudnn", "status": "ok", "conv": [conv(0, 0.002), conv(1, 0.004)]}
-    small = {"images": 1, "variant": "mine", "status": "ok", "user": True, "conv": [conv(0, 9.0), conv(1, 9.0)]}
+    small = {"images": 1, "variant": "mine", "status": "ok", "user": {"user": True}, "conv": [conv(0, 9.0), conv(1, 9.0)]}
     return {"schema": "profconv.run", "schema_version": 2, "argv": [], "created": "2026-11-26T00:00:00+00:00",
             "environment": {"gpu": "H100"}, "model": {"name": "m"}, "results": [small, cudnn, user]}
 

@@ -225,7 +225,8 @@ def builtin_variant(d: manifest.Declaration) -> Variant:
 
 @cache
 def _variants() -> tuple[Variant, ...]:
-    return tuple(builtin_variant(d) for d in builtin_declarations())
+    """Our kernels from their declarations, then the cuDNN peers (profconv/run/peers.py: one table row each)."""
+    return (*(builtin_variant(d) for d in builtin_declarations()), *(_peer_variant(p) for p in peers.PEERS))
 
 
 VARIANTS: list[Variant] = list(_variants())

@@ -45,7 +45,7 @@ def row(variant, times, status="ok", error=None, user=False):
          "correctness": 0.86 if status == "ok" else None, "forward_s": None, "layer_times": {}, "type_totals": {},
          "conv": [conv(f"conv{i + 1}", t, "ok" if status == "ok" else "failed", error) for i, t in enumerate(times)]}
     if user:
-        r["user"] = True
+        r["user"] = {"user": True, "contract": "course", "flavour": "minidnn"}  # as `profconv run --kernel` writes it
     return r
 
 
