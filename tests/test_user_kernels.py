@@ -392,5 +392,6 @@ def test_report_reads_a_run_with_user_kernels(tmp_path, cli):
     r = cli("report", src, "--markdown", tmp_path / "r.md")
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "r.md").read_text()
-    assert "| 1,000 | tiled | conv1 | M=6 C=1 64x64 K=5 | 0.000424 s |" in text
+    assert "| 1,000 | tiled | fp32 | conv1 | 424 µs |" in text
+    assert "| tiled | user kernel (device) | fp32 |" in text
     assert "`out-of-bounds` conv1 (1,000 images): CUDARuntimeError: cudaErrorIllegalAddress" in text
