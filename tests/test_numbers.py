@@ -213,7 +213,9 @@ def test_agreement_without_ncu_settings():
     assert df.within.tolist() == [True] and df.ncu_s.isna().all()
     con = Console(width=80, record=True)
     con.print(agreement_table(df, prof["settings"]))
-    assert "within" in con.export_text()
+    text = con.export_text()
+    assert "naive/conv1 │      7.248 │    7.324 │      — │    +1.0% │      — │ ok" in text
+    assert "--clock-control" not in text  # no ncu in this run
     assert "no ncu figures in this run" in agreement.markdown(df, prof["settings"])
 
 

@@ -304,7 +304,8 @@ def run_command(
         write_atomic(run_dir / "run.json", record.to_json())
         con.print(f"interrupted: partial record in {escape(str(run_dir / 'run.json'))}")
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-    profiled, profiled_ext, summary = None, None, {}
+    profiled, profiled_ext = None, None
+    summary: dict = {}
     ext_failed: ProfilerFailed | None = None
     if collector is not None:
         profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv), show_all)

@@ -174,24 +174,35 @@ def agreement_records(df) -> list[dict]:
 
 
 def agreement_table(df, ncu_settings: dict | None):
-    """The agreement table for the terminal (80 columns: ms, percentages, the reason folded)."""
+    """The agreement table for the terminal: narrow numeric columns (fits 80 columns), each op outside
+    the target marked with a number whose reason is listed under the table."""
     from rich.table import Table
 
-    table = Table(title="Profilers vs Op Time (target ±2%)", title_justify="left",
-                  caption="CUPTI: the op's GPU time per call; ncu: its summed kernel durations"
-                  + (f" (--clock-control {ncu_settings['clock_control']} --cache-control {ncu_settings['cache_control']})"
-                     if (ncu_settings or {}).get("clock_control") else ""), caption_justify="left")
-    for col, just in (("op", "left"), ("Op Time", "right"), ("CUPTI", "right"), ("ncu", "right"),
-                      ("CUPTI/Op", "right"), ("ncu/Op", "right"), ("why not within", "left")):
-        table.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]
+    st = ncu_settings or {}
+    notes = []
+    marks = []
+    for r in df.to_dict("records"):
+        if r["within"]:
+            marks.append("ok")
+        else:
+            notes.append(f"{len(notes) + 1}) {r['variant']}/{r['layer']}: {r['why']}")
+            marks.append(f"({len(notes)})")
+    caption = ("CUPTI: the op's GPU time per call; ncu: its summed kernel durations"
+               + (f" (--clock-control {st['clock_control']} --cache-control {st['cache_control']})"
+                  if st.get("clock_control") else "") + "".join("\n" + n for n in notes))
+    table = Table(title="Profilers vs Op Time (target ±2%)", title_justify="left", caption=caption,
+                  caption_justify="left")
+    for col, just in (("op", "left"), ("Op Time ms", "right"), ("CUPTI ms", "right"), ("ncu ms", "right"),
+                      ("CUPTI/Op", "right"), ("ncu/Op", "right"), ("", "left")):
+        table.add_column(col, justify=just, no_wrap=col == "op")  # type: ignore[arg-type]
 
     def ms(v):
-        return "—" if v is None or v != v else f"{v * 1e3:.3f} ms"
+        return "—" if v is None or v != v else f"{v * 1e3:.3f}"
 
     def pct(v):
         return "—" if v is None or v != v else f"{v:+.1%}"
 
-    for r in df.to_dict("records"):
+    for r, mark in zip(df.to_dict("records"), marks):
         table.add_row(f"{r['variant']}/{r['layer']}", ms(r["op_time_s"]), ms(r["cupti_busy_s"]), ms(r["ncu_s"]),
-                      pct(r["cupti_vs_op"]), pct(r["ncu_vs_op"]), "[green]within[/green]" if r["within"] else r["why"])
+                      pct(r["cupti_vs_op"]), pct(r["ncu_vs_op"]), "[green]ok[/green]" if mark == "ok" else mark)
     return table

@@ -223,7 +223,7 @@ def _time_interleaved(cp: Any, tag: str, prepared: list[_Prepared], n_sets: int,
         elapsed = time.perf_counter() - (t0 or 0.0)
         whys = [rule.done(head[id(p)], opts.repeat * n_sets, elapsed) for p in timed]
         if all(whys):
-            stopped = next((w for w in ("budget", "max-repeats") if w in whys), whys[0] if whys else "repeats")
+            stopped = next((w for w in ("budget", "max-repeats") if w in whys), whys[0] or "repeats" if whys else "repeats")
             break
         if elapsed >= opts.budget_s and rounds >= opts.repeat:
             stopped = "budget"
@@ -251,7 +251,7 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
 
         def call(i: int, v: Variant = v, buffers=buffers):
             assert v.launch is not None
-            return v.launch(cp, *buffers[i], s)
+            return v.launch(cp, buffers[i][0], buffers[i][1], buffers[i][2], buffers[i][3], s)
 
         calls = _check(res, sets, call, cp)
         if res.status == "ok" and v.params is not None:
