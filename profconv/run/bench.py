@@ -238,11 +238,28 @@ def _time_interleaved(cp: Any, tag: str, prepared: list[_Prepared], n_sets: int,
     return LayerTiming(rounds=rounds, stopped=stopped)
 
 
+def release_memory(cp: Any) -> float | None:
+    """Return the cached blocks of CuPy's and PyTorch's memory pools to the device; the free device
+    memory afterwards in GiB (None when it cannot be read)."""
+    try:
+        cp.get_default_memory_pool().free_all_blocks()
+        cp.get_default_pinned_memory_pool().free_all_blocks()
+        import sys
+
+        if "torch" in sys.modules:
+            sys.modules["torch"].cuda.empty_cache()
+        return float(cp.cuda.runtime.memGetInfo()[0]) / 2**30
+    except Exception:
+        return None
+
+
 def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w, bias, variants: list[Variant],
                 opts: BenchOptions, device: DeviceFacts, progress: Progress) -> tuple[list[BenchResult], LayerTiming]:
     prepared: list[_Prepared] = []
     # the cuDNN peers first: their algorithm search (first call) runs before the other variants'
-    # buffers and sweeps, in the same state whichever variants share the bench
+    # buffers and sweeps, with the memory pools emptied, in the same state whichever variants
+    # share the bench (benchmark mode only tries algorithms whose workspace it can allocate)
+    free_gib = release_memory(cp)
     order = sorted(range(len(variants)), key=lambda k: variants[k].device != "cudnn")
     for v in [variants[k] for k in order]:
         progress(f"{tag}: checking {v.name}")
@@ -256,13 +273,15 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
         calls = _check(res, sets, call, cp)
         if res.status == "ok" and v.params is not None:
             res.params = v.params(s)
+        if res.status == "ok" and peers.peer_of(v.name) is not None and free_gib is not None:
+            res.params = {"free_memory_gib_at_search": round(free_gib, 2)}
         prepared.append(_Prepared(res, calls))
     prepared = [prepared[order.index(k)] for k in range(len(variants))]  # back in the order asked
     timing = _time_interleaved(cp, tag, prepared, len(sets), opts, progress)
     if opts.cudnn_kernels:
         for p in prepared:
             if peers.peer_of(p.result.variant) is not None and p.calls:
-                p.result.params = {"kernels": "; ".join(peers.kernels_of(p.calls[0]))}
+                p.result.params = {**p.result.params, "kernels": "; ".join(peers.kernels_of(p.calls[0]))}
     _derive([p.result for p in prepared], s, device)
     return [p.result for p in prepared], timing
 
