@@ -402,3 +402,14 @@ def test_previous_milestone_ratio_and_report_compare(tmp_path: Path) -> None:
     (bad / "manifest.json").write_text('{"schema": "profconv.run"}')
     res = _grade([str(tmp_path / "m"), "--dry-run", "--out", str(m2), "--job-command", FAKE, "--previous", str(bad)])
     assert res.returncode == 2 and "not a profconv grade manifest" in res.stderr
+
+
+def test_terminal_leaderboard_fits_80_columns(klass: Path, tmp_path: Path) -> None:
+    res = run_cli("--width", "80", "grade", str(klass / "alice"), str(klass / "carol"), "--model",
+                  "ece408-high,cifar10", "--dry-run", "--out", str(tmp_path / "g"), "--job-command", FAKE)
+    assert res.returncode == 0
+    table = res.stdout[res.stdout.index("Leaderboard"):res.stdout.index("- carol")]
+    assert max(len(line.rstrip()) for line in table.splitlines()) <= 80
+    assert "1   alice        cifar10       ok        3.000   4.000     0.67x      1.00x" in table
+    assert "conv1 not shown at 80 columns (--width N shows them)" in table
+    assert "carol (cifar10): FAILED: wrong output on conv1" in res.stdout

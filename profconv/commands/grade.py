@@ -162,7 +162,7 @@ def grade_command(
     elif fmt == "csv":
         con.print(render.csv(board), markup=False, highlight=False, soft_wrap=True, end="")
     else:
-        con.print(render.terminal(board, title))
+        con.print(render.terminal(board, title, con.width))
         for line in render.reasons(board):
             con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
         con.print(f"leaderboard: {out / 'leaderboard.md'} (.csv, .html); manifest: {out / manifest.MANIFEST}")

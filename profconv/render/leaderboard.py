@@ -7,8 +7,6 @@ import os
 from pathlib import Path
 
 import pandas as pd
-from rich.markup import escape
-from rich.table import Table
 
 _COLOURS = {"ok": "green", "FAILED": "red", "timeout": "red", "crashed": "red", "error": "red",
             "lost": "yellow", "unplaced": "yellow", "skipped": "yellow"}
@@ -30,33 +28,29 @@ def _rank(v: object) -> str:
     return "" if v is pd.NA or v is None or (isinstance(v, float) and pd.isna(v)) else str(v)
 
 
-def terminal(board: pd.DataFrame, title: str) -> Table:
-    """Rank, submission, verdict, Op Time per layer (ms), total, ratios; reasons go below (see reasons)."""
-    many_models = board["model"].nunique() > 1
-    table = Table(title=title, title_justify="left", caption="Op Time in ms (median); x cuDNN and x median: "
-                  "time ratios, below 1 is faster", caption_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("submission", overflow="fold")
-    if many_models:
-        table.add_column("model", overflow="fold")
-    table.add_column("verdict")
-    for c in layer_columns(board):
-        table.add_column(c[3:], justify="right")
-    ratios = ["total", "x cuDNN", "x median"] + (["x prev"] if "vs_previous" in board.columns else [])
-    for name in ratios:
-        table.add_column(name, justify="right")
-    for _, r in board.iterrows():
-        colour = _COLOURS.get(r["verdict"], "red")
-        cells = [_rank(r["rank"]), escape(str(r["submission"]))]
-        if many_models:
-            cells.append(escape(str(r["model"])))
-        cells.append(f"[{colour}]{escape(str(r['verdict']))}[/{colour}]")
-        cells += [_ms(r[c]) for c in layer_columns(board)]
-        cells += [_ms(r["total_s"]), _x(r["vs_cudnn"]), _x(r["vs_median"])]
-        if "vs_previous" in board.columns:
-            cells.append(_x(r["vs_previous"]))
-        table.add_row(*cells)
-    return table
+def terminal(board: pd.DataFrame, title: str, width: int = 80):
+    """Rank, submission, verdict, Op Time per layer (ms), total, ratios, laid out for `width` with the
+    shared table layout (numbers never wrap; per-layer and ratio columns left out first, and named);
+    the reasons go below the table (see reasons)."""
+    from rich.text import Text
+
+    from profconv.render.format import Column, fitted_table
+
+    rows = list(board.to_dict("records"))
+    lay = layer_columns(board)
+    cols = [Column("#", [_rank(r["rank"]) for r in rows]),
+            Column("submission", [str(r["submission"]) for r in rows], justify="left", wrap=True)]
+    if board["model"].nunique() > 1:
+        cols.append(Column("model", [str(r["model"]) for r in rows], justify="left", drop=5))
+    cols.append(Column("verdict", [Text(str(r["verdict"]), style=_COLOURS.get(str(r["verdict"]), "red"))
+                                   for r in rows], justify="left"))
+    cols += [Column(c[3:], [_ms(r[c]) for r in rows], drop=1) for c in lay]
+    cols += [Column("total", [_ms(r["total_s"]) for r in rows]),
+             Column("x cuDNN", [_x(r["vs_cudnn"]) for r in rows], drop=3),
+             Column("x median", [_x(r["vs_median"]) for r in rows], drop=4)]
+    if "vs_previous" in board.columns:
+        cols.append(Column("x prev", [_x(r["vs_previous"]) for r in rows], drop=2))
+    return fitted_table(title, cols, width, caption="Op Time in ms (median); x: time ratios, below 1 is faster")
 
 
 def reasons(board: pd.DataFrame) -> list[str]:
