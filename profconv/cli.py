@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Read nvprof, Nsight Systems, Nsight Compute or OpenACC timing text and rank what takes the time."),
     "report": ("profconv.commands.report", "report_command",
                "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
-    "models": ("profconv.commands.run", "models_command", "List the models with their layer shapes."),
+    "models": ("profconv.commands.models", "models_command", "List the models with their layer shapes."),
     "kernel": ("profconv.commands.kernel", "app",
                "Start your own convolution kernel: profconv kernel new NAME --contract device|host|course|python."),
     "grade": ("profconv.commands.grade", "grade_command",

@@ -1,4 +1,4 @@
-"""`profconv run` and `profconv models`: the variant ladder on a real model, timed and checked."""
+"""`profconv run`: the variant ladder on a real model, timed and checked."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from profconv.render.profile_tables import TableOptions, render
 from profconv.run import gpu, peers, runner
 from profconv.run import weights as weights_mod
 from profconv.run.data import SYNTHETIC_NOTE
-from profconv.run.models import MODELS, get_model
+from profconv.run.models import get_model
 from profconv.run.record import write_atomic
 from profconv.run.user import isolate
 from profconv.run.user import manifest as user_manifest
@@ -58,22 +58,6 @@ def parse_counts(text: str) -> list[int]:
     if len(set(counts)) != len(counts):
         raise InputError(f"--images lists {next(c for c in counts if counts.count(c) > 1)} twice")
     return counts
-
-
-def models_command(width: Width = None) -> None:
-    """List the models with their layer shapes."""
-    ms = list(MODELS.values())
-    columns = [
-        Column("model", [m.name for m in ms], justify="left"),
-        Column("semester", [m.semester for m in ms], justify="left", drop=2),
-        Column("input", ["x".join(str(d) for d in m.input_shape) for m in ms], justify="left"),
-        Column("conv layers (per image)", ["; ".join(f"{layer.name}: {s.text()}" for layer, s in m.conv_shapes(1))
-                                           for m in ms], justify="left", wrap=True),
-        Column("net", [m.spec for m in ms], justify="left", wrap=True, drop=1),
-        Column("course accuracy", [m.reference_accuracy for m in ms], justify="left", wrap=True),
-    ]
-    con = console()
-    con.print(fitted_table("Models", columns, con.width, wrap_min=14))
 
 
 def load_kernels(paths: list[str], contract: str | None) -> list[user_manifest.Declaration]:
