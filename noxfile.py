@@ -1,23 +1,41 @@
-"""Developer sessions: tests, lint (ruff), types (mypy)."""
+"""Developer and CI sessions.
+
+- tests-latest: the suite against the newest release of every dependency (a fresh resolution), so an
+  upstream release that breaks profconv fails CI before it reaches users;
+- tests-locked: the suite against the versions in constraints.txt (what was last known to work);
+- lint (ruff), types (mypy).
+pytest's exit 5 (no tests collected) fails a session like any other non-zero status.
+"""
 
 import nox
 
-nox.options.sessions = ["tests", "lint", "types"]
+nox.options.sessions = ["tests-latest", "tests-locked", "lint", "types"]
+nox.options.reuse_existing_virtualenvs = False
+nox.options.error_on_missing_interpreters = True
+
+EXTRAS = ".[dev,grade-ray]"  # grade-ray: the tests of `profconv grade --executor ray` (a local Ray instance)
 
 
-@nox.session
-def tests(session: nox.Session) -> None:
-    session.install("-e", ".[dev]")
+@nox.session(name="tests-latest")
+def tests_latest(session: nox.Session) -> None:
+    session.install("--upgrade", "--upgrade-strategy", "eager", "-e", EXTRAS)
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run("pytest", "-q", *session.posargs)
+
+
+@nox.session(name="tests-locked")
+def tests_locked(session: nox.Session) -> None:
+    session.install("-c", "constraints.txt", "-e", EXTRAS)
     session.run("pytest", "-q", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    session.install("-c", "constraints.txt", "ruff")
     session.run("ruff", "check", "profconv", "tests", "benchmarks", "scripts")
 
 
 @nox.session
 def types(session: nox.Session) -> None:
-    session.install("-e", ".[dev]")
+    session.install("-c", "constraints.txt", "-e", ".[dev]")
     session.run("mypy")

@@ -83,7 +83,8 @@ def main() -> None:
             ("python -c pass", [py, "-c", "pass"]),
             ("profconv --help", [py, "-m", "profconv", "--help"]),
             ("profconv models", [py, "-m", "profconv", "models"]),
-            (f"profconv parse {SMALL_LOG.name} ({SMALL_LOG.stat().st_size:,} B)", [py, "-m", "profconv", "parse", str(SMALL_LOG)]),
+            (f"profconv parse {SMALL_LOG.name} ({SMALL_LOG.stat().st_size:,} B)",
+             [py, "-m", "profconv", "parse", str(SMALL_LOG)]),
             (f"profconv parse 1 MB nvprof trace ({big.stat().st_size:,} B)", [py, "-m", "profconv", "parse", str(big)]),
             ("profconv parse 1 MB nvprof trace --json", [py, "-m", "profconv", "parse", str(big), "--json"]),
         ]

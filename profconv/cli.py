@@ -108,9 +108,10 @@ def _guarded(call) -> int:
             return int(ExitStatus.OK)
         if _want_traceback():
             raise
-        if exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             _silence_stdout()
-            _say(f"writing the output failed: {exc.strerror}")
+            _say(f"writing the output failed: {exc.strerror}"
+                 + (f" ({exc.filename})" if exc.filename is not None else ""))
         else:
             _say(describe_os_error(exc))
         return int(ExitStatus.SYSTEM)

@@ -77,6 +77,6 @@ def describe_os_error(exc: OSError) -> str:
     """One line for an OSError: what failed, on which file, in the system's words."""
     what = exc.strerror or type(exc).__name__
     name = exc.filename
-    if name is None and exc.errno is not None:
-        return what
-    return f"{name}: {what}" if name is not None else f"{what}: {exc}"
+    if name is None:
+        return f"a read or write failed: {what}"
+    return f"{name}: {what}"

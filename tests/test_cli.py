@@ -389,3 +389,15 @@ def test_run_table_at_80_columns_units_and_no_empty_comparisons(cli, tmp_path):
     row = next(line for line in r.stdout.splitlines() if line.split()[:3] == ["20", "cpu", "conv1"])
     assert row.split()[4] in ("s", "ms", "µs")  # "12.3 ms": the Op Time keeps its unit
     assert "synthetic data" in r.stdout and "accuracies are not comparable with the course's" in r.stdout
+
+
+def test_unreadable_input_and_closed_stdin_are_one_line(cli, monkeypatch):
+    import sys
+
+    r = cli("parse", "/proc/self/mem")
+    assert r.returncode == 2 and r.stderr.startswith("error: /proc/self/mem: cannot be read")
+    monkeypatch.setattr(sys, "stdin", None)
+    from profconv.commands.parse import parse_command
+
+    with pytest.raises(Exception, match="standard input is closed"):
+        parse_command(["-"])

@@ -111,9 +111,14 @@ def parse_command(
     """Read nvprof, Nsight Systems, Nsight Compute or OpenACC timing text and rank what takes the time."""
     if as_json and as_csv:
         raise InputError("choose one of --json and --csv")
+    if "-" in files and sys.stdin is None:
+        raise InputError("-: standard input is closed (pipe a log into profconv, or name a file)")
     sets = []
     for path in files:
-        ps = parse(path, format=format.value if format else None, strict=strict)
+        try:
+            ps = parse(path, format=format.value if format else None, strict=strict)
+        except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
+            raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
         if profile is not None:
             ps = ps.profile(profile)
         if threshold != 0.90:  # the frame's in_top marks the 90% set; --threshold re-marks it
