@@ -382,7 +382,7 @@ def test_models_at_80_and_redirected(cli):
 
 
 def test_run_table_at_80_columns_units_and_no_empty_comparisons(cli, tmp_path):
-    r = cli("run", "--model", "ece408", "--images", "20", "--out", str(tmp_path), "--width", "80")
+    r = cli("run", "--model", "ece408", "--variant", "cpu", "--images", "20", "--out", str(tmp_path), "--width", "80")
     assert r.returncode == 0, r.stderr
     assert _widest(r.stdout) <= 80 and "…" not in r.stdout
     assert "vs naive" not in r.stdout and "vs cuDNN" not in r.stdout  # nothing to compare on a CPU-only run
