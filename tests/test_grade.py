@@ -125,7 +125,7 @@ def test_build_command_is_profconv_run_with_the_kernel(tmp_path: Path) -> None:
 
 def test_dry_run_command_runs_no_gpu_variant(tmp_path: Path) -> None:
     argv = build_command(_spec(tmp_path, dry_run=True), "py")
-    assert argv[argv.index("--variant") + 1] == "none"
+    assert argv[argv.index("--variant") + 1] == "cpu"
 
 
 def test_build_command_passes_data_weights_and_kernel_timeout(tmp_path: Path) -> None:
@@ -413,3 +413,21 @@ def test_terminal_leaderboard_fits_80_columns(klass: Path, tmp_path: Path) -> No
     assert "1   alice        cifar10       ok        3.000   4.000     0.67x      1.00x" in table
     assert "conv1 not shown at 80 columns (--width N shows them)" in table
     assert "carol (cifar10): FAILED: wrong output on conv1" in res.stdout
+
+
+def test_dry_run_with_the_real_profconv_run_kernel_command(tmp_path: Path) -> None:
+    """No --job-command: each job is `python -m profconv run --kernel …` itself (here on the CPU)."""
+    examples = Path(__file__).parent.parent / "examples"
+    out = tmp_path / "g"
+    res = _grade([str(examples / "device-tiled"), str(examples / "python-cupy"), "--dry-run", "--workers", "2",
+                  "--images", "2", "--out", str(out), "--no-report"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    jobs = {j["submission"]: j for j in manifest.read(out)["jobs"]}
+    assert {k: v["status"] for k, v in jobs.items()} == {"device-tiled": "finished", "python-cupy": "finished"}
+    assert jobs["device-tiled"]["command"][1:] == [
+        "-m", "profconv", "run", "--model", "ece408-high", "--kernel", str((examples / "device-tiled").resolve()),
+        "--variant", "cpu", "--out", str((out / "jobs" / "device-tiled" / "ece408-high").resolve()), "--images", "2"]
+    board = _board(out).set_index("submission")
+    assert board["verdict"].to_dict() == {"device-tiled": "skipped", "python-cupy": "skipped"}
+    assert board.loc["device-tiled", "kernel"] == "tiled" and board.loc["python-cupy", "kernel"] == "cupy-rawkernel"
+    assert board.loc["device-tiled", "reason"] == "needs CUDA and CuPy"

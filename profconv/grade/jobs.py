@@ -151,15 +151,15 @@ def validate_template(template: str) -> list[str]:
 
 
 def build_command(spec: JobSpec, python: str) -> list[str]:
-    """The job's argv: `python -m profconv run --model M --kernel PATH --variant V --out DIR` (V: none in a
+    """The job's argv: `python -m profconv run --model M --kernel PATH --variant V --out DIR` (V: cpu in a
     dry run), or the --job-command template with {python} {model} {kernel} {out} {submission} {variant} filled in."""
     if spec.job_command:
         values = {"python": python, "model": spec.model, "kernel": spec.path, "out": spec.out_dir,
                   "submission": spec.submission, "variant": spec.variant}
         return [tok.format(**values) for tok in validate_template(spec.job_command)]
-    # a dry run has no GPU: no reference variant (profconv run refuses GPU variants without one); the
-    # kernel is still loaded, its contract detected, and its row recorded as skipped
-    variant = "none" if spec.dry_run else spec.variant
+    # a dry run has no GPU: the CPU reference instead of cuDNN (profconv run refuses GPU variants and
+    # kernels alone without one); the kernel is still loaded, its contract detected, its row skipped
+    variant = "cpu" if spec.dry_run else spec.variant
     argv = [python, "-m", "profconv", "run", "--model", spec.model, "--kernel", spec.path,
             "--variant", variant, "--out", spec.out_dir]
     if spec.images is not None:
