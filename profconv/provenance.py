@@ -112,26 +112,31 @@ def parse_smi(line: str) -> dict[str, Any]:
     return out
 
 
-def gpu_state(index: int = 0) -> dict[str, Any]:
-    """Clocks, temperature and power of GPU `index` now (read only: nothing is changed)."""
+def gpu_state(index: int | str = 0) -> dict[str, Any]:
+    """Clocks, temperature and power of GPU `index` now (read only: nothing is changed). Drivers that
+    renamed the throttle field (clocks_event_reasons) are asked again under the new name."""
     smi = shutil.which("nvidia-smi")
     if smi is None:
         return {"why": "nvidia-smi is not on PATH"}
-    rc, text = _run([smi, f"--id={index}", f"--query-gpu={','.join(SMI_FIELDS)}", "--format=csv,noheader,nounits"])
-    if rc != 0 or not text:
-        return {"why": f"nvidia-smi failed: {text.splitlines()[0] if text else f'exit {rc}'}"}
-    return parse_smi(text.splitlines()[0])
+    for fields in (SMI_FIELDS, [*SMI_FIELDS[:-1], "clocks_event_reasons.active"]):
+        rc, text = _run([smi, f"--id={index}", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"])
+        if rc == 0 and text:
+            return parse_smi(text.splitlines()[0])
+    return {"why": f"nvidia-smi failed: {text.splitlines()[0] if text else f'exit {rc}'}"}
 
 
-def device_index(cp: Any | None) -> int:
+def device_index(cp: Any | None) -> int | str:
+    """How nvidia-smi names the device CuPy uses: its PCI bus id (CUDA's and nvidia-smi's device
+    orders can differ), else CUDA's ordinal."""
     if cp is None:
         return 0
     try:
-        pci = cp.cuda.runtime.deviceGetPCIBusId(cp.cuda.Device().id)
-        rc, text = _run(["nvidia-smi", f"--id={pci}", "--query-gpu=index", "--format=csv,noheader"])
-        return int(text) if rc == 0 and text.strip().isdigit() else int(cp.cuda.Device().id)
+        return str(cp.cuda.runtime.deviceGetPCIBusId(cp.cuda.Device().id))
     except Exception:
-        return 0
+        try:
+            return int(cp.cuda.Device().id)
+        except Exception:
+            return 0
 
 
 class Recorder:

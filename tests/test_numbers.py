@@ -229,3 +229,18 @@ def test_records_take_str_subclasses_such_as_torch_version():
 
     env = struct_from(Environment, {"torch_version": TorchVersion("2.11.0+cu130"), "gpu": "NVIDIA H200"})
     assert '"torch_version": "2.11.0+cu130"' in encode(env)
+
+
+def test_gpu_state_asks_again_under_the_renamed_field(tmp_path, monkeypatch):
+    """A driver that no longer knows clocks_throttle_reasons: asked again as clocks_event_reasons."""
+    from profconv import provenance
+
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\ncase \"$*\" in *throttle*) echo 'Field is not a valid field to query.' >&2; exit 2;; esac\n"
+                   "echo '1755, 2619, 1980, 44, 310.5, 700.00, P0, 0x0000000000000000'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    state = provenance.gpu_state("00000000:19:00.0")
+    assert state["sm_clock_mhz"] == 1755.0 and state["power_w"] == 310.5 and state["pstate"] == "P0"
+    smi.write_text("#!/bin/sh\necho 'No devices were found' >&2; exit 6\n")
+    assert provenance.gpu_state(0) == {"why": "nvidia-smi failed: No devices were found"}

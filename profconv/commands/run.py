@@ -107,6 +107,7 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
             ok = c.status == "ok"
             rows.append([
                 str(r.images), variant_label(r), c.layer, seconds(t),
+                f"{c.op_time.ci_rel:.1%}" if c.op_time and c.op_time.ci_rel is not None else "—",
                 seconds(c.op_time.min_s) if c.op_time else "—",
                 str(len(c.op_time.samples_s)) if c.op_time and c.op_time.samples_s else "—",
                 _speedup(naive.op_time.median_s, t) if ok and naive and naive.op_time else "—",
@@ -116,11 +117,11 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
                 Text("ok", style="green") if ok else Text.assemble(("FAILED", "red"), f": {c.error or ''}"),
             ])
     spec = [("images", "right", None), ("variant", "left", None), ("layer", "left", None), ("Op Time", "right", None),
-            ("min", "right", 3), ("n", "right", 1), ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5),
+            ("±", "right", 2), ("min", "right", 3), ("n", "right", 1), ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5),
             ("rel. error", "right", 2), ("Correctness", "right", 6), ("status", "left", None)]
     columns = [Column(h, [row[i] for row in rows], justify=j, drop=d, wrap=h == "status") for i, (h, j, d) in enumerate(spec)]
     columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹") or any(v != "—" for v in c.cells)]
-    caption = "Op Time: median of the n timed runs"
+    caption = "Op Time: median of the n timed runs; ± its 95% interval (half-width / median)"
     if any(c.header == "vs cuDNN¹" for c in columns):
         caption += "\n¹ speedup over the fastest cuDNN of the same precision in this run (any layout)"
     return fitted_table(f"{record.model.name}: Op Time per conv layer", columns, width, wrap_min=12, caption=caption)
