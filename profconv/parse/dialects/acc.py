@@ -22,8 +22,9 @@ _EVENT = re.compile(
     rf"^\s+(\d+): (.+?)(?: (?:reached|entered) {_NUM} times?| launched {_NUM} times?|: {_NUM})\s*$"
 )
 # 'device time(us): total=… max=… min=… avg=…'; PGI 12/13 print 'time(us): total=… init=… region=…'
-_TIMES = re.compile(rf"^\s+(?:(device|elapsed) )?time\(us\): total={_NUM}((?: \w+={_NUM})*)\s*$")
-_KEYS = re.compile(rf"(\w+)={_NUM}")
+_TIMES = re.compile(r"^\s+(?:(device|elapsed) )?time\(us\):((?:\s*\w+=[\d,]*)+)\s*$")
+_KEYS = re.compile(r"(\w+)=([\d,]*)")  # a key PGI printed without a value ('init=') says nothing
+_EMPTY_TIME = re.compile(r"^\s+time\(us\):(?:\s*\w+=)*\s*$")  # 'time(us): init=': PGI printed no value
 _EXTRA = re.compile(rf"^\s+(?:w/o init: )?(?:\w+={_NUM}\s*)+$")  # PGI 12/13 continuation lines
 _FUNC_TIME = re.compile(rf"^\s+time\(us\): {_NUM}\s*$")
 _SOURCE = re.compile(r"^[A-Za-z]:\\|^[\w.\-]+\.(c|cpp|cc|cxx|f90|f|F90|f95|F|cu)$")
@@ -85,14 +86,16 @@ def parse(doc: Document) -> DialectResult:
             continue
         if (m := _TIMES.match(line)) and current is not None:
             kind = m.group(1) or "elapsed"
+            try:
+                keys = {k: units.count(v) * 1e3 for k, v in _KEYS.findall(m.group(2)) if v}
+            except ValueError:
+                result.unplaced.append(lineno)
+                continue
+            if "total" not in keys:  # 'time(us): init=0': nothing to rank by
+                result.claimed.add(lineno)
+                continue
             if kind == "device" or not have_device:
-                try:
-                    keys = {k: units.count(v) * 1e3 for k, v in _KEYS.findall(m.group(3) or "")}
-                    total = units.count(m.group(2)) * 1e3
-                except ValueError:
-                    result.unplaced.append(lineno)
-                    continue
-                current.total_ns = total
+                current.total_ns = keys["total"]
                 current.max_ns = keys.get("max", float("nan"))
                 current.min_ns = keys.get("min", float("nan"))
                 current.avg_ns = keys.get("avg", float("nan"))
@@ -100,7 +103,7 @@ def parse(doc: Document) -> DialectResult:
             current.line_end = lineno
             result.claimed.add(lineno)
             continue
-        if _EXTRA.match(line) and current is not None:
+        if (_EXTRA.match(line) and current is not None) or _EMPTY_TIME.match(line):
             result.claimed.add(lineno)
             continue
         if "time(us)" in line:
