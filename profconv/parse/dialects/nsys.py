@@ -12,6 +12,7 @@ import pandas as pd
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row, conform
+from profconv.parse.text import ELISION, FENCE
 
 TOOL = "nsys"
 
@@ -307,7 +308,10 @@ def parse(doc: Document) -> DialectResult:
             if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields):
                 j = i + 2
                 cells, line_nos = [], []
-                while j < n and lines[j].strip():
+                while j < n and lines[j].strip() and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
+                    if ELISION.match(lines[j]):  # '...' / '< snip >': rows were left out here, not a row
+                        j += 1
+                        continue
                     cells.append(_console_cells(lines[j].replace("\r", ""), spans))
                     line_nos.append(j + 1)
                     j += 1
