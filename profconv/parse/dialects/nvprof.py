@@ -94,6 +94,7 @@ class _Table:
     neutral_run: int = 0
     by_section: dict[str, Block] = field(default_factory=dict)
     fast: bool = False  # the standard 8-column layout: rows may take the one-regex path
+    units_row: bool = False  # a units row under the header: every time cell may be a bare number
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
     read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
@@ -164,7 +165,8 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def parse_summary_row(body: str, fields: list[str], time_unit: str | None, loc: units.Locale = units.C_LOCALE):
+def parse_summary_row(body: str, fields: list[str], time_unit: str | None, loc: units.Locale = units.C_LOCALE,
+                      all_times: bool = False):
     """One summary row -> (label, values, name) or None when the line is not a row of this table."""
     label = None
     m = _LABEL.match(body)
@@ -190,7 +192,7 @@ def parse_summary_row(body: str, fields: list[str], time_unit: str | None, loc: 
                 if not _COUNT.fullmatch(tok):
                     return None
                 values[f] = units.count(tok, loc)
-            elif f == "time":
+            elif f == "time" or all_times:
                 values[f] = units.time_ns(tok, time_unit, loc)
             else:
                 values[f] = units.time_ns(tok, None, loc)
@@ -215,6 +217,20 @@ def _row_from(values: dict[str, float], name: str, section: str, line: int) -> R
         min_ns=values.get("min", float("nan")),
         max_ns=values.get("max", float("nan")),
     )
+
+
+def _units_row(body: str) -> str | None:
+    """'%  ms  ms  ms  ms  ms' under a summary header: the one time unit every bare number is in."""
+    toks = body.split()
+    if len(toks) < 3 or toks[0] != "%" or any(t not in _UNIT_NS for t in toks[1:]) or len(set(toks[1:])) != 1:
+        return None
+    return toks[1]
+
+
+def _numeric_row(body: str) -> bool:
+    """A line of four or more numbers and a name: a summary row this table could not read."""
+    toks = body.split()
+    return len(toks) >= 5 and sum(1 for t in toks[:8] if t[:1].isdigit() and units.is_number(t.rstrip("%"))) >= 4
 
 
 def looks_like_data(body: str) -> bool:
@@ -692,9 +708,13 @@ def parse(doc: Document) -> DialectResult:
             if is_neutral(body):
                 table.neutral_run += 1
                 continue
+            if not table.read and (unit := _units_row(body)):  # --normalized-time-unit: '%  ms  ms …'
+                table.time_unit, table.units_row, table.fast = unit, True, False
+                result.claimed.add(lineno)
+                continue
             loc, votes = table.vote(body)
             row_fields = table.fields
-            parsed = parse_summary_row(body, table.fields, table.time_unit, loc)
+            parsed = parse_summary_row(body, table.fields, table.time_unit, loc, table.units_row)
             if parsed is None and table.fields != FULL_LAYOUT:
                 # rows pasted in the full 7-column layout below a shortened header
                 row_fields = FULL_LAYOUT
@@ -715,7 +735,7 @@ def parse(doc: Document) -> DialectResult:
                     table.neutral_run = 0
                     continue
             table.open_row = None
-            if looks_like_data(body):
+            if looks_like_data(body) or _numeric_row(body):
                 result.unplaced.append(lineno)
             continue
         if looks_like_data(body):
