@@ -291,7 +291,8 @@ def parse(doc: Document) -> DialectResult:
             i += 1
             continue
         stripped = line.strip()
-        if re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped:
+        if (re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped
+                and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
             blk, j, bad = _csv_block(lines, i, report)
             if blk is not None:
                 events.append(grouping.Event("block", i + 1, block=blk))

@@ -38,7 +38,7 @@ _TRACE_ROW = re.compile(
     r"^\s*(?P<start>\S+)\s+(?P<dur>\S+)\s+(?P<mid>.*?)\s*(?P<ctx>\d+)\s+(?P<stream>\d+)\s+(?P<name>[^\d\s].*)$"
 )
 _API_TRACE_ROW = re.compile(r"^\s*(?P<start>\S+)\s+(?P<dur>\S+)\s+(?P<name>[A-Za-z_].*)$")
-_CSV_HEADER = re.compile(r'^"(Type|Time\(%\)|Start|Device)",')
+_CSV_HEADER = re.compile(r'^"(Type|Time\(%\)|Start|Device)",|^Time\(%\),Time,Calls,')  # nvprof --csv, quoted or not
 
 LABEL_SECTIONS = {
     "GPU activities": "gpu",
@@ -121,6 +121,8 @@ _PCT_HEADER = re.compile(r"Time ?\(%\)")
 
 def detect(doc: Document) -> bool:
     if any(marker in doc.text for marker in ("NVPROF", "Profiling result", "GPU activities:")):
+        return True
+    if "Time(%),Time,Calls," in doc.text:  # nvprof --csv summary saved without its prefix lines
         return True
     for m in _PCT_HEADER.finditer(doc.text):  # a bare summary header (pasted without its prefix lines)
         start = doc.text.rfind("\n", 0, m.start()) + 1
@@ -414,6 +416,14 @@ def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block
     if "Time(%)" in col:  # summary
         for n, r in enumerate(data):
             line = offset + n
+            if (len(r) > len(header) and header[-1] == "Name" and brackets_open(r[len(header) - 1])
+                    and all(x.startswith(" ") for x in r[len(header) :])):
+                # an unquoted name with commas ('red_sor(float*, float*)'): the name is the last
+                # column, so the extra fields are the rest of it
+                r = r[: len(header) - 1] + [",".join(r[len(header) - 1 :])]
+            if len(r) != len(header):
+                bad.append(line)
+                continue
             try:
                 section = LABEL_SECTIONS.get(r[col["Type"]], "gpu") if "Type" in col else "gpu"
                 vals = {
