@@ -124,6 +124,8 @@ def detect(doc: Document) -> bool:
         return True
     if "Time(%),Time,Calls," in doc.text:  # nvprof --csv summary saved without its prefix lines
         return True
+    if "Kernel: " in doc.text and _METRIC_FRAGMENT.search(doc.text):  # a --metrics summary fragment
+        return True
     for m in _PCT_HEADER.finditer(doc.text):  # a bare summary header (pasted without its prefix lines)
         start = doc.text.rfind("\n", 0, m.start()) + 1
         end = doc.text.find("\n", m.end())
@@ -219,6 +221,44 @@ def _row_from(values: dict[str, float], name: str, section: str, line: int) -> R
         min_ns=values.get("min", float("nan")),
         max_ns=values.get("max", float("nan")),
     )
+
+
+_METRIC_VALUE = re.compile(r"^(\d[\d.]*(?:[eE][+-]?\d+)?)\s*([A-Za-z%/]+)?$")
+_MVAL = r"(?:[A-Za-z]+ \(\d+\)|\S+)"  # '0.935178', '99.92%', '1.9424GB/s', 'Low (1)'
+_METRIC_LINE = re.compile(
+    r"^\s*(\d+)\s+(\w+ \(\d+ instances\))\s+(\S.*?)\s+-\s+-\s+(\[.*\])\s*$"  # per-instance values
+    rf"|^\s*(\d+)\s+(\w+)\s+(\S.*?)\s+({_MVAL})\s+({_MVAL})\s+({_MVAL})\s*$"
+)
+_LEVEL = re.compile(r"^([A-Za-z]+) \((\d+)\)$")
+_METRIC_HEADER = re.compile(r"^\s*Invocations\s+(?:Metric|Event) Name\s+(?:(?:Metric|Event) Description\s+)?Min\s+Max\s+Avg")
+_METRIC_FRAGMENT = re.compile(r"Kernel: [^\n]+\n\s*\d+\s+\w+\s+\S[^\n]*\s\S+\s+\S+\s+\S+\n")
+_KERNEL_LINE = re.compile(r"^\s*Kernel: (\S.*?)\s*$")
+
+
+def _metric_row(kernel: str, metric: str, avg: str, invocations: str, line: int) -> Row | None:
+    """One --metrics summary row: the Avg over the invocations, its unit ('%', 'GB/s') kept; a
+    utilization level ('Low (1)') is its number with the text kept; per-instance lists as text."""
+    a = avg.strip()
+    text = unit = None
+    try:
+        calls = units.count(invocations) if invocations.strip() else None
+        if lv := _LEVEL.match(a):
+            value, text = units.number(lv.group(2)), a
+        elif a.startswith("["):
+            value, text = float("nan"), a
+        elif m := _METRIC_VALUE.match(a):
+            value, unit = units.number(m.group(1)), m.group(2)
+        else:
+            return None
+    except ValueError:
+        return None
+    return Row(section="metric", name=kernel.strip(), line_start=line, line_end=line, metric=metric.strip(),
+               unit=unit, value=value, value_text=text, calls=calls)
+
+
+def _metric_follows(lines: list[str], i: int) -> bool:
+    """A 'Kernel: name' line opens a metric summary fragment when metric rows follow it."""
+    return i < len(lines) and _METRIC_LINE.match(lines[i]) is not None
 
 
 def _units_row(body: str) -> str | None:
@@ -478,6 +518,20 @@ def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block
                 b.line_end = line
             except (ValueError, IndexError, KeyError):
                 bad.append(line)
+    elif "Kernel" in col and "Metric Name" in col and "Avg" in col:  # --metrics summary: one row per kernel x metric
+        for n, r in enumerate(data):
+            line = offset + n
+            if len(r) != len(header):
+                bad.append(line)
+                continue
+            row = _metric_row(r[col["Kernel"]], r[col["Metric Name"]], r[col["Avg"]],
+                              r[col["Invocations"]] if "Invocations" in col else "", line)
+            if row is None:
+                bad.append(line)
+                continue
+            b = block("metric", line)
+            b.rows.append(row)
+            b.line_end = line
     elif header[0] == "Device" and "Kernel" in col:  # --metrics / --events trace
         kernel = col["Kernel"]
         for n, r in enumerate(data):
@@ -526,6 +580,8 @@ def parse(doc: Document) -> DialectResult:
     device: str | None = None
     um_block: Block | None = None
     last_pid: int | None = None
+    metric_block: Block | None = None
+    metric_kernel: str | None = None
 
     def flush_trace(end_line: int) -> None:
         nonlocal trace_rows, trace_bulk
@@ -659,6 +715,39 @@ def parse(doc: Document) -> DialectResult:
             pending_section = "api"
             result.claimed.add(lineno)
             continue
+        if _METRIC_HEADER.match(body) or (mode != "metrics" and _KERNEL_LINE.match(body) and _metric_follows(lines, i)):
+            end_table()
+            mode = "metrics"
+            metric_block = Block(section="metric", line_start=lineno, line_end=lineno)
+            events.append(_Event("block", lineno, block=metric_block))
+            if not _METRIC_HEADER.match(body):
+                metric_kernel = _KERNEL_LINE.match(body).group(1)  # type: ignore[union-attr]
+            result.claimed.add(lineno)
+            continue
+        if mode == "metrics" and metric_block is not None:
+            if is_neutral(body):
+                continue
+            if km := _KERNEL_LINE.match(body):
+                metric_kernel = km.group(1)
+                result.claimed.add(lineno)
+                continue
+            if _DEVICE.match(body):
+                device = _DEVICE.match(body).group(1)  # type: ignore[union-attr]
+                result.claimed.add(lineno)
+                continue
+            if (mm := _METRIC_LINE.match(body)) and metric_kernel is not None:
+                g = mm.groups()
+                inv, metric, avg = (g[0], g[1], g[3]) if g[0] is not None else (g[4], g[5], g[9])
+                row = _metric_row(metric_kernel, metric, avg, inv, lineno)
+                if row is not None:
+                    metric_block.rows.append(row)
+                    metric_block.line_end = lineno
+                    result.claimed.add(lineno)
+                    continue
+                result.unplaced.append(lineno)
+                continue
+            mode = None
+            metric_block = None
         if _UM_MARKER.search(body):
             end_table()
             mode = "um"
