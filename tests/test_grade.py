@@ -302,6 +302,8 @@ def test_local_executor_places_by_gpu_type(klass: Path, tmp_path: Path) -> None:
     assert by["alice"].status == "finished" and by["alice"].visible_devices == "0"
     assert by["bob"].status == "unplaced"
     assert by["bob"].reason == "no H100 GPU here (this host has NVIDIA A100-SXM4-40GB, NVIDIA H200)"
+    todo, kept = manifest.resume(specs)  # on another host, the unplaced job runs; the finished one is kept
+    assert [s.submission for s in todo] == ["bob"] and list(kept) == ["alice/ece408-high"]
 
 
 def test_local_executor_without_gpu_says_what_to_do(monkeypatch) -> None:

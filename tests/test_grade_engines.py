@@ -43,7 +43,9 @@ def test_slurm_parameters_one_gpu_per_task_cap_and_time_limit(tmp_path: Path) ->
     pytest.importorskip("submitit")
     from profconv.grade.executors import SlurmExecutor
 
-    ex = SlurmExecutor(tmp_path, cluster="slurm", parallelism=32, partition="gpu")
+    with pytest.raises(InputError, match="no Slurm here"):
+        SlurmExecutor(tmp_path)  # this machine has no sbatch
+    ex = SlurmExecutor(tmp_path, cluster="debug", parallelism=32, partition="gpu")
     spec = _specs(DATA / "class", tmp_path, ("alice",), timeout_s=600)[0]
     assert ex.parameters(spec) == {"name": "profconv-grade", "timeout_min": 20, "tasks_per_node": 1, "nodes": 1,
                                    "cpus_per_task": 4, "slurm_array_parallelism": 32, "gpus_per_node": 1,
@@ -90,7 +92,7 @@ def test_slurm_setup_lines_and_arrays_submitted_together(tmp_path: Path) -> None
             def as_completed(jobs):
                 return iter(jobs)
 
-    ex = SlurmExecutor(tmp_path, cluster="slurm", setup=["module load cuda/12.4"])
+    ex = SlurmExecutor(tmp_path, cluster="debug", setup=["module load cuda/12.4"])
     ex.submitit = Fake
     specs = _specs(DATA / "class", tmp_path, ("alice", "bob", "carol"), gpus={"bob": "A100"})
     got: list[JobResult] = []

@@ -148,6 +148,9 @@ class SlurmExecutor:
             raise InputError("the slurm executor needs submitit: pip install 'profconv[grade-slurm]'") from None
         if cluster not in (None, "slurm", "local", "debug"):
             raise InputError(f"--slurm-cluster takes slurm, local or debug, not {cluster!r}")
+        if cluster in (None, "slurm") and submitit.AutoExecutor.which() != "slurm":
+            raise InputError("no Slurm here (sbatch is not on PATH): run profconv grade on the cluster's login node, "
+                             "or --slurm-cluster local|debug to try the path without Slurm")
         if cluster == "local" and parallelism > 1 and not dry_run:
             raise InputError("submitit's local cluster shows GPU 0 to every task: use --parallelism 1 "
                              "(or the local executor, which gives each job its own GPU)")

@@ -76,14 +76,15 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
 def resume(specs: list[JobSpec], retry_failed: bool = False, force: bool = False
            ) -> tuple[list[JobSpec], dict[str, JobResult]]:
     """Split into jobs to run and results to keep: a job is kept when its job.json has the same
-    fingerprint (same submission hash, model and settings) and it finished -- or ended any other way
-    too, unless `retry_failed` (a hang or a crash is that submission's result, not a reason to re-run)."""
+    fingerprint (same submission hash, model and settings) and it finished -- or ended in error,
+    timeout or crash too, unless `retry_failed` (a hang or a crash is that submission's result, not a
+    reason to re-run). Jobs the engine lost or could not place always run again."""
     todo: list[JobSpec] = []
     kept: dict[str, JobResult] = {}
     for spec in specs:
         prev = None if force else read_result(Path(spec.out_dir))
         if (prev is not None and prev.fingerprint == spec.fingerprint()
-                and prev.status != "lost" and (prev.status == "finished" or not retry_failed)):
+                and prev.status not in ("lost", "unplaced") and (prev.status == "finished" or not retry_failed)):
             kept[spec.key] = prev
         else:
             todo.append(spec)
