@@ -45,26 +45,29 @@ def one_mb_nvprof_log(directory: Path) -> Path:
     return path
 
 
-def measure(argv: list[str], env: dict[str, str]) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in bytes, exit status) of one process."""
+def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds (user + system), peak RSS in bytes, exit status) of one process.
+    CPU time is what the process itself needed: on a machine shared with other jobs the wall time
+    also holds the time it waited for a core."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss * 1024, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, proc.returncode
 
 
 def bench(name: str, argv: list[str], n: int, env: dict[str, str]) -> dict:
-    walls, peaks = [], []
+    walls, cpus, peaks = [], [], []
     for _ in range(n):
-        wall, peak, rc = measure(argv, env)
+        wall, cpu, peak, rc = measure(argv, env)
         if rc != 0:
             raise SystemExit(f"{name}: exit status {rc} ({' '.join(argv)})")
         walls.append(wall)
+        cpus.append(cpu)
         peaks.append(peak)
     return {"command": name, "runs": n, "median_s": statistics.median(walls), "min_s": min(walls),
-            "peak_mb": max(peaks) / 1e6}
+            "cpu_s": statistics.median(cpus), "peak_mb": max(peaks) / 1e6}
 
 
 def main() -> None:
@@ -98,11 +101,11 @@ def main() -> None:
         r["minus_python_s"] = r["median_s"] - base
     print(f"{platform.node()} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · Python {platform.python_version()}")
     print()
-    print("| command | runs | median | min | median − python | peak RSS |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| command | runs | wall, median | wall, min | median − python | CPU time | peak RSS |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
         print(f"| {r['command']} | {r['runs']} | {r['median_s']:.3f} s | {r['min_s']:.3f} s | "
-              f"{r['minus_python_s']:.3f} s | {r['peak_mb']:.0f} MB |")
+              f"{r['minus_python_s']:.3f} s | {r['cpu_s']:.3f} s | {r['peak_mb']:.0f} MB |")
     if args.json:
         args.json.write_text(json.dumps({"load": os.getloadavg(), "results": results}, indent=1))
 

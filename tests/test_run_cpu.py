@@ -240,6 +240,7 @@ def test_cpu_run_is_chunked_with_sized_progress_and_several_samples(tmp_path, mo
         assert len(c.op_time.samples_s) == 3 and c.rel_error == 0.0
     assert ("ece408: reference pass", 100, 100) in steps  # conv2's input needs conv1, tanh, pool
     assert ("ece408/cpu/conv1: timing pass 3 of 3", 300, 300) in steps
+    assert not any(msg.endswith(": check") for msg, _, _ in steps)  # checked during the first timed pass
     assert ("ece408/cpu/forward", 40, 100) in steps
     # the forward table's conv time is the same chunked conv code over the same images as the Op Time samples
     assert res.type_totals["conv"] == pytest.approx(res.layer_times["conv1"] + res.layer_times["conv2"])
@@ -281,6 +282,7 @@ def test_records_get_the_users_umask(tmp_path):
     (lambda p: np.savez(p, **{"conv1.w": np.array([object()] * 1250, dtype=object).reshape(50, 1, 5, 5)}),
      "pickled objects are never loaded"),
     (lambda p: np.savez(p, **{"conv1.w": np.full((50, 1, 5, 5), "a")}), "holds <U1 values"),
+    (lambda p: np.savez(p, **{"conv1.w": np.full((50, 1, 5, 5), np.nan, dtype=np.float32)}), "conv1.w holds NaN or infinite"),
 ])
 def test_weights_errors_never_suggest_allow_pickle(cli, tmp_path, make, message):
     path = tmp_path / "w.npz"

@@ -78,5 +78,7 @@ def load(model: Model, path: str | None = None) -> dict[str, np.ndarray]:
             raise DataFileError(f"{path}: {key} has shape {array.shape}, {model.name} needs {params[key].shape}")
         if array.dtype.kind not in "fiu":
             raise DataFileError(f"{path}: {key} holds {array.dtype} values, not real numbers")
+        if not np.isfinite(array).all():
+            raise DataFileError(f"{path}: {key} holds NaN or infinite values")
         params[key] = array.astype(np.float32)
     return params
