@@ -9,7 +9,15 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -111,13 +119,15 @@ def bench_command(
               f"{len(chosen)} variants, {sets} input sets of {images} images, {repeat} rounds after {warmup} warm-up")
     seen: dict[tuple, str] = {}
     try:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+                      TextColumn("layers · ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
                       console=con, transient=True) as prog:
-            task = prog.add_task("measuring device bandwidth", total=None)
+            task = prog.add_task("measuring device bandwidth", total=sum(len(m.conv_shapes(1)) for m in models))
             record.device = bench.device_facts(cp, env)
             for m in models:
                 layers = bench.bench_model(cp, m, weights_mod.load(m, None), chosen, opts, record.device, seen,
-                                           lambda msg: prog.update(task, description=msg), fuse=fuse)
+                                           lambda msg: prog.update(task, description=escape(msg)), fuse=fuse)
+                prog.advance(task, len(layers))
                 for layer in layers:
                     record.layers.append(layer)
                     write_atomic(run_dir / "bench.json", record.to_json())

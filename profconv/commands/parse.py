@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import sys
 from enum import Enum
 from typing import Annotated
 
 import pandas as pd
 import typer
+from rich.markup import escape
 
 from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
@@ -17,7 +20,7 @@ from profconv.parse.core import ProfileSet
 from profconv.parse.shares import add_shares
 from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
 from profconv.render.profile_tables import TableOptions, render
-from profconv.ui import console
+from profconv.ui import console, error_console
 
 
 class Format(str, Enum):
@@ -96,6 +99,47 @@ def write_csv(sets: list[ProfileSet], out) -> None:
         part.to_csv(out, index=False, header=k == 0)
 
 
+BIG_INPUT = 20 << 20  # bytes: inputs this large get a progress bar on stderr (in a terminal)
+
+
+@contextlib.contextmanager
+def _progress(files: list[str]):
+    """A bar over the input bytes (files done/total, ETA) on stderr when the inputs are big and stderr is a
+    terminal; the parser reports no progress inside one file, so a single big file shows a spinner."""
+    sizes = {}
+    for f in files:
+        try:
+            sizes[f] = os.stat(f).st_size if f != "-" else 0
+        except OSError:
+            sizes[f] = 0
+    total = sum(sizes[f] for f in files)
+    con = error_console()
+    if total < BIG_INPUT or not con.is_terminal:
+        yield lambda path: None
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(SpinnerColumn(), TextColumn("parsing {task.description}"), BarColumn(bar_width=20), DownloadColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(), console=con, transient=True) as prog:
+        task = prog.add_task(escape(files[0]), total=total)
+
+        def advance(path: str) -> None:
+            prog.advance(task, sizes[path])
+            rest = files[files.index(path) + 1:]
+            if rest:
+                prog.update(task, description=escape(rest[0]))
+
+        yield advance
+
+
 def parse_command(
     files: Annotated[list[str], typer.Argument(help="Profiler logs ('-' for stdin, .gz accepted).")],
     format: Annotated[Format | None, typer.Option("--format", "-f", help="Force a dialect instead of detecting it.")] = None,
@@ -114,16 +158,18 @@ def parse_command(
     if "-" in files and sys.stdin is None:
         raise InputError("-: standard input is closed (pipe a log into profconv, or name a file)")
     sets = []
-    for path in files:
-        try:
-            ps = parse(path, format=format.value if format else None, strict=strict)
-        except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
-            raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
-        if profile is not None:
-            ps = ps.profile(profile)
-        if threshold != 0.90:  # the frame's in_top marks the 90% set; --threshold re-marks it
-            ps.frame = add_shares(ps.frame, threshold)
-        sets.append(ps)
+    with _progress(files) as advance:
+        for path in files:
+            try:
+                ps = parse(path, format=format.value if format else None, strict=strict)
+            except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
+                raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+            if profile is not None:
+                ps = ps.profile(profile)
+            if threshold != 0.90:  # the frame's in_top marks the 90% set; --threshold re-marks it
+                ps.frame = add_shares(ps.frame, threshold)
+            sets.append(ps)
+            advance(path)
     if as_json:
         write_json(sets, sys.stdout)
         return
