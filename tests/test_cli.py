@@ -401,3 +401,25 @@ def test_unreadable_input_and_closed_stdin_are_one_line(cli, monkeypatch):
 
     with pytest.raises(Exception, match="standard input is closed"):
         parse_command(["-"])
+
+
+def test_markdown_in_a_terminal_falls_back_to_the_text_when_a_table_is_too_wide():
+    import io
+
+    from rich.console import Console
+
+    from profconv.ui import print_markdown
+
+    md = "# Title\n\n| variant | Op Time |\n| --- | ---: |\n| " + "x" * 90 + " | 2.073 ms |\n"
+    narrow = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    print_markdown(narrow, md)
+    assert "| " + "x" * 90 + " | 2.073 ms |" in narrow.file.getvalue()  # nothing cut
+    wide = Console(file=io.StringIO(), force_terminal=True, width=200, color_system=None)
+    print_markdown(wide, md)
+    assert "# Title" not in wide.file.getvalue() and "2.073 ms" in wide.file.getvalue()  # rendered by rich
+
+
+def test_headings_fit_or_print_whole(cli):
+    r = cli("parse", "tests/data/seeds/002_b0bcac5cefbf4480.log", "--width", "40")
+    assert r.returncode == 0
+    assert "Profile 1 · nvprof · tests/data/seeds/002_b0bcac5cefbf4480.log lines 14-33" in r.stdout.replace("\n", "")
