@@ -10,10 +10,10 @@
 # the grade directories, logs and leaderboards under $OUT.
 #
 # Wheels: .whl/ as for every device call (msgspec, nvtx, cupti-python). Ray is not on the GPU
-# machine and its cp312 wheel (79 MB) is over the 64 MiB a call carries: `python
-# benchmarks/ray_wheel.py ray-2.60.0-cp312-….whl .whl-ray/` trims it to 40 MB (no Java jars, RLlib,
-# Data, Serve, Tune, Train), and .whl-ray/ also holds its dependencies (pip download … --python-version
-# 3.12); carry ".whl-ray" with ".whl". Without .whl-ray/ the Ray pass says so and does not run.
+# machine and its cp312 wheel (79 MB) is over the 64 MiB a call carries: `bash
+# benchmarks/ray_wheels.sh` (here, with a package index) fills .whl-ray/ with it trimmed to 40 MB
+# (benchmarks/ray_wheel.py: no Java jars, RLlib, Data, Serve, Tune, Train) and its dependencies;
+# carry [".whl", ".whl-ray"] (tree + both: about 55 MB). Without .whl-ray/ the Ray pass says so.
 #
 # Settings (environment): MODEL=ece408-high IMAGES=1000 TIMEOUT=300 KERNEL_TIMEOUT=60.
 # Duration: 20+ jobs of ~10-30 s each on one GPU (a hanging kernel costs KERNEL_TIMEOUT), divided
