@@ -192,6 +192,8 @@ def test_grade_dry_run_every_submission_gets_its_row(klass: Path, tmp_path: Path
     res = _grade([str(klass), "--dry-run", "--workers", "2", "--timeout", "2", "--out", str(out),
                   "--job-command", FAKE])
     assert res.returncode == 0, res.stdout
+    assert "2 ok, 1 FAILED, 1 error, 1 timeout, 1 crashed of 6" in res.stdout
+    assert "6 job(s) in " in res.stdout and "; per job: median " in res.stdout
     board = _board(out).set_index("submission")
     assert board["verdict"].to_dict() == {"alice": "ok", "bob": "ok", "carol": "FAILED", "frank": "error",
                                           "erin": "timeout", "dave": "crashed"}

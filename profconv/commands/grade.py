@@ -145,7 +145,10 @@ def grade_command(
             con.print(f"interrupted after {done} of {len(todo)} job(s): {out / manifest.MANIFEST} keeps them; "
                       "the same command runs the rest")
             raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-        con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s")
+        walls = sorted(r.wall_s for k, r in book.jobs.items() if k not in kept and r.wall_s is not None)
+        cost = (f"; per job: median {walls[len(walls) // 2]:.1f} s, min {walls[0]:.1f} s, max {walls[-1]:.1f} s, "
+                f"sum {sum(walls):.1f} s" if walls else "")
+        con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s{cost}")
     results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
     missing = [s.key for s in specs if s.key not in book.jobs]
     if missing:  # an executor that returned without reporting a job: say so, never drop it
@@ -165,4 +168,6 @@ def grade_command(
         con.print(render.terminal(board, title, con.width))
         for line in render.reasons(board):
             con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
+        counts = board["verdict"].value_counts()
+        con.print(", ".join(f"{n} {v}" for v, n in counts.items()) + f" of {len(board)}")
         con.print(f"leaderboard: {out / 'leaderboard.md'} (.csv, .html); manifest: {out / manifest.MANIFEST}")
