@@ -260,6 +260,8 @@ def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
         env["CUDA_VISIBLE_DEVICES"] = visible_devices
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
     env["PROFCONV_GRADE_JOB"] = spec.key
+    if env.get("PYTHONPATH"):  # the job runs in its own directory: PYTHONPATH=. must still find profconv
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else p for p in env["PYTHONPATH"].split(os.pathsep))
     result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
                        fingerprint=spec.fingerprint(), status="error", engine=engine, engine_job_id=engine_job_id,
                        host=socket.gethostname(), gpu_type=spec.gpu, visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
