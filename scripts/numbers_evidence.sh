@@ -9,10 +9,12 @@ OUT=${OUT:-/tmp/numbers-evidence}
 mkdir -p "$OUT/w"
 P="python3 -m profconv"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu.txt"
-timeout "${BENCH_S:-120}" $P bench --model ece408 --no-fuse --cudnn-kernels --time-budget 3 --out "$OUT/w/bench-full" \
-  --markdown "$OUT/bench-full.md" > "$OUT/bench-full.log" 2>&1; echo "bench full: exit $?"
-timeout "${TWO_S:-60}" $P bench --model ece408 --no-fuse --cudnn-kernels --time-budget 3 --variant tuned,cudnn \
-  --out "$OUT/w/bench-two" > "$OUT/bench-two.log" 2>&1; echo "bench two: exit $?"
+M=${BENCH_MODEL:-ece408}
+FULL=${BENCH_VARIANTS:+--variant $BENCH_VARIANTS}
+timeout "${BENCH_S:-120}" $P bench --model "$M" --no-fuse --cudnn-kernels --time-budget "${BUDGET:-3}" $FULL \
+  --out "$OUT/w/bench-full" --markdown "$OUT/bench-full.md" > "$OUT/bench-full.log" 2>&1; echo "bench full: exit $?"
+timeout "${TWO_S:-60}" $P bench --model "$M" --no-fuse --cudnn-kernels --time-budget "${BUDGET:-3}" \
+  --variant "${TWO_VARIANTS:-tuned,cudnn}" --out "$OUT/w/bench-two" > "$OUT/bench-two.log" 2>&1; echo "bench two: exit $?"
 python3 scripts/company_check.py "$OUT/w/bench-full/bench.json" "$OUT/w/bench-two/bench.json" 2>&1 | tee -a "$OUT/bench-two.log"
 timeout "${RUN_S:-120}" $P run --model ece408-high --variant "${RUN_VARIANTS:-naive,tuned,cudnn,cudnn-fp16-nhwc}" \
   --profile cupti,ncu --profile-timeout "${NCU_S:-80}" --out "$OUT/w/run-prof" > "$OUT/run-prof.log" 2>&1
