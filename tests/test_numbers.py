@@ -80,19 +80,19 @@ def _interleaved(gpu, names, opts):
 def test_cold_and_warm_figures_do_not_depend_on_the_company():
     from profconv.run import bench
 
-    opts = bench.BenchOptions(repeat=5, warmup=1, target=None)
+    opts = bench.BenchOptions(repeat=5, warmup=1, target=None, l2="cold")
     full, timing = _interleaved(FakeGpu(), ["naive", "tuned", "fp16", "e2e", "cudnn"], opts)
     two, _ = _interleaved(FakeGpu(), ["tuned", "cudnn"], opts)
     assert (timing.rounds, timing.stopped) == (5, "repeats")
     for res in (full, two):
-        assert res["cudnn"].op_time.median_s == pytest.approx(1.35e-3)  # cold: the headline by default
+        assert res["cudnn"].op_time.median_s == pytest.approx(1.35e-3)  # cold: the headline asked for
         assert res["cudnn"].op_time_warm.median_s == pytest.approx(1.05e-3)
         assert res["tuned"].op_time_cold.median_s == pytest.approx(0.9e-3)
         assert len(res["tuned"].op_time.samples_s) == 15  # 5 rounds x 3 input sets
     ratio = lambda r: r["tuned"].op_time.median_s / r["cudnn"].op_time.median_s  # noqa: E731
     assert ratio(full) == pytest.approx(ratio(two))
-    warm, _ = _interleaved(FakeGpu(), ["tuned", "cudnn"], bench.BenchOptions(repeat=5, warmup=1, target=None, l2="warm"))
-    assert warm["cudnn"].op_time is warm["cudnn"].op_time_warm
+    warm, _ = _interleaved(FakeGpu(), ["tuned", "cudnn"], bench.BenchOptions(repeat=5, warmup=1, target=None))
+    assert warm["cudnn"].op_time is warm["cudnn"].op_time_warm  # warm: the default headline
 
 
 def test_rounds_stop_when_stable_or_at_the_budget():

@@ -76,7 +76,7 @@ def bench_command(
     out: Annotated[Path | None, typer.Option("--out", help="Directory for bench.json (default runs/bench-<timestamp>/).")] = None,
     markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the tables as markdown to FILE.")] = None,
     fuse: Annotated[bool, typer.Option("--fuse/--no-fuse", help="Also time each conv + activation + pool as one fused kernel against separate ops.")] = True,
-    l2: Annotated[str, typer.Option("--l2", help="Headline figure: cold (L2 flushed before each sample, the default) or warm (the same call just ran); both are recorded.")] = "cold",
+    l2: Annotated[str, typer.Option("--l2", help="Headline figure: warm (the same call issued right behind itself: device time, data in L2; the default) or cold (L2 flushed, device idle before: host and launch time included); both are recorded.")] = "warm",
     ci_target: Annotated[float, typer.Option(min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
     time_budget: Annotated[float, typer.Option(min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
     cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,

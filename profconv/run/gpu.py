@@ -85,9 +85,14 @@ def module(filename: str, defines: tuple[tuple[str, int], ...] = ()) -> Any:
     except cp.cuda.compiler.CompileException as exc:
         first = next((ln for ln in str(exc).splitlines() if "error" in ln), str(exc).splitlines()[0])
         raise KernelCompileError(f"kernels/{filename}: {first.strip()}") from None
+    record_compiled(filename, options, source)
+    return mod
+
+
+def record_compiled(filename: str, options, source: str) -> None:
+    """Note a module this process compiled (kernels/<file> or a user's source): provenance."""
     _compiled.append({"file": filename, "options": list(options),
                       "sha256": hashlib.sha256(source.encode()).hexdigest()})
-    return mod
 
 
 _compiled: list[dict] = []

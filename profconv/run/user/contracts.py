@@ -191,6 +191,7 @@ class UserKernel:
             raise build.CompileError(build.nvrtc_message(str(exc), d.source)) from None
         except Exception as exc:
             raise build.CompileError(f"{d.source}: {first_line(exc)}") from None
+        gpu.record_compiled(d.source.name if d.builtin else str(d.source), options, code)  # provenance
         plans: dict[tuple[int, ...], tuple] = {}  # shape -> grid, block, shared bytes, argument slots
 
         def plan(s: ConvShape) -> tuple:
