@@ -39,3 +39,11 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     session.install("-c", "constraints.txt", "-e", ".[dev]")
     session.run("mypy")
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """The parser fuzz test with many more examples than the suite's bounded run (~10 minutes)."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", "-q", "tests/test_parse_fuzz.py", "tests/test_properties.py", "-p", "no:cacheprovider",
+                env={"PROFCONV_FUZZ_EXAMPLES": session.posargs[0] if session.posargs else "3000"})

@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from profconv.errors import InputError, NoProfileFound, StrictModeError
@@ -138,6 +139,15 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
         raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
     infos = _attach_context(raw, lines)
+    damaged = _drop_inconsistent(raw)
+    if damaged:
+        unplaced = sorted(set(unplaced) | {(n, lines[n - 1]) for n in damaged})
+        notes.append(f"line(s) {', '.join(str(n) for n in damaged[:10])}: total is not calls x average "
+                     "(a damaged or mis-paired row): reported as unplaced, not used")
+        raw = [p for p in raw if any(b.rows or (b.frame is not None and len(b.frame)) for b in p.blocks)]
+        if not raw:
+            raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
+                                 f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
     del doc, lines, text, results  # the rows are out: let the input go before the frame is assembled
     frame = add_shares(_frame(raw))
     table_notes = _table_notes(raw, frame)
@@ -145,6 +155,43 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
         notes.extend(table_note(number, section, n) for n in items)
     return ProfileSet(frame=frame, profiles=infos, source=label, unplaced=unplaced, notes=notes,
                       table_notes=table_notes)
+
+
+def _inconsistent(t: np.ndarray, c: np.ndarray, a: np.ndarray, acc: bool) -> np.ndarray:
+    """Where a printed total is not calls x average within print precision (two significant
+    digits of the average, whole microseconds for OpenACC, 1% of the total)."""
+    ok = ~(np.isnan(t) | np.isnan(a) | np.isnan(c))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quantum = np.where(a > 0, 10.0 ** (np.floor(np.log10(np.where(a > 0, a, 1.0))) - 1), 1.0)
+    if acc:
+        quantum = np.maximum(quantum, 1000.0)
+    return ok & (np.abs(t - c * a) > np.maximum(0.01 * t, c * quantum))
+
+
+def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
+    """Rows whose printed total is not calls x average cannot all be right (a row damaged in
+    transit, numbers of two PDF rows paired): they leave their table; their lines are returned."""
+    out: list[int] = []
+    for prof in raw:
+        acc = prof.tool == "nvhpc-acc"
+        for blk in prof.blocks:
+            if blk.rows:
+                t = np.array([r.total_ns for r in blk.rows], dtype="float64")
+                a = np.array([r.avg_ns for r in blk.rows], dtype="float64")
+                c = np.array([np.nan if r.calls is None else r.calls for r in blk.rows], dtype="float64")
+                bad = _inconsistent(t, c, a, acc)
+                if bad.any():
+                    out.extend(r.line_start for r, b in zip(blk.rows, bad) if b)
+                    blk.rows = [r for r, b in zip(blk.rows, bad) if not b]
+            elif blk.frame is not None and len(blk.frame) and blk.frame["avg_ns"].notna().any():
+                f = blk.frame
+                bad = _inconsistent(f["total_ns"].to_numpy("float64", na_value=np.nan),
+                                    f["calls"].to_numpy("float64", na_value=np.nan),
+                                    f["avg_ns"].to_numpy("float64", na_value=np.nan), acc)
+                if bad.any():
+                    out.extend(int(x) for x in f.loc[bad, "line_start"])
+                    blk.frame = f.loc[~bad].reset_index(drop=True)
+    return sorted(out)
 
 
 def _table_notes(raw: list[RawProfile], frame: pd.DataFrame) -> dict[tuple[int, str], list[str]]:

@@ -84,6 +84,8 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     try:
         table = list(csv.reader(lines[start:j]))
     except csv.Error:
+        table = []
+    if len(table) != j - start:  # a stray quote ran over lines: each line on its own
         table = [next(csv.reader([ln]), []) for ln in lines[start:j]]
     header = table[0]
     col = {h: k for k, h in enumerate(header)}

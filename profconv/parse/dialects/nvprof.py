@@ -411,9 +411,19 @@ def _csv_rows(lines: list[str], i: int) -> tuple[list[list[str]], int]:
         out.append(c)
         j += 1
     try:
-        return list(csv.reader(out)), j
+        rows = list(csv.reader(out))
+        if len(rows) == len(out):
+            return rows, j
     except csv.Error:
-        return [next(csv.reader([ln]), []) for ln in out], j
+        pass
+    return [_one_csv_row(ln) for ln in out], j  # a stray quote ran over lines: each line on its own
+
+
+def _one_csv_row(line: str) -> list[str]:
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return []
 
 
 def _csv_line(line: str) -> str:

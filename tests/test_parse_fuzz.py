@@ -1,0 +1,70 @@
+"""Fuzzing the parser (hypothesis, bounded): real logs mutated the way hostile input is (digits
+swapped for nan/inf/negative/underscored/huge numbers, lines cut, duplicated, glued, other line
+breaks, markup) either raise profconv's own error or give rows that keep every invariant
+(tests/parse_invariants.py). `nox -s fuzz` runs the same with many more examples."""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import profconv
+from profconv.errors import ProfconvError
+from tests.parse_invariants import check_all
+
+EXAMPLES = int(os.environ.get("PROFCONV_FUZZ_EXAMPLES", "25"))
+SEEDS = [
+    "tests/data/seeds/002_b0bcac5cefbf4480.log",
+    "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log",
+    "tests/data/nvprof-csv/floriansegard-gpgpu-stream-gpusummary.csv.log",
+    "tests/data/ncu-text/md-info-fused-rmsnorm-t4-colab.log",
+    "tests/data/acc-time/denismihailapov-lab2-heat-n128-multifunc.log",
+    "tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log",
+    "tests/data/nsys-csv/littlelittlecloud-dotllm-kern-sum-rtx4090-win.log",
+    "tests/data/nvprof-um/nanzifan-rodinia-bfs-um-thrashes.log",
+]
+TOKENS = ["nan", "inf", "-5", "1e400", "2_0", "99999999999999999999", "1,5", "1.234.567,8", "<b>", "</b>",
+          "\f", "\x85", "\u2028", "\ufeff", "\r", "  ", "%", "ms", "==12==", "—12—", "//", "# ", "...", ""]
+
+
+@st.composite
+def mutated(draw):
+    text = open(draw(st.sampled_from(SEEDS)), encoding="utf-8").read()
+    lines = text.split("\n")
+    for _ in range(draw(st.integers(1, 6))):
+        op = draw(st.sampled_from(["token", "cut", "dup", "glue", "drop", "digit"]))
+        k = draw(st.integers(0, max(len(lines) - 1, 0)))
+        line = lines[k]
+        if op == "token" and line:
+            at = draw(st.integers(0, len(line)))
+            lines[k] = line[:at] + draw(st.sampled_from(TOKENS)) + line[at:]
+        elif op == "cut" and line:
+            lines[k] = line[: draw(st.integers(0, len(line)))]
+        elif op == "dup":
+            lines.insert(k, line)
+        elif op == "glue" and k + 1 < len(lines):
+            lines[k : k + 2] = [lines[k] + lines[k + 1]]
+        elif op == "drop" and len(lines) > 1:
+            del lines[k]
+        elif op == "digit" and any(c.isdigit() for c in line):
+            at = draw(st.sampled_from([i for i, c in enumerate(line) if c.isdigit()]))
+            lines[k] = line[:at] + draw(st.sampled_from("0123456789-_.,e")) + line[at + 1 :]
+    return "\n".join(lines)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(mutated())
+def test_mutated_logs_keep_the_invariants(text):
+    try:
+        ps = profconv.parse_text(text)
+    except ProfconvError:
+        return
+    check_all(ps, text)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_concatenated_logs_of_different_profilers(n):
+    text = "".join(open(p, encoding="utf-8").read() for p in SEEDS[:n * 2])
+    ps = profconv.parse_text(text)
+    check_all(ps, text)
