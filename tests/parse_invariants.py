@@ -102,7 +102,7 @@ def check_totals(ps) -> None:
         total, calls, avg = float(rec["total_ns"]), int(rec["calls"]), float(rec["avg_ns"])
         if total == 0 and avg == 0:
             continue
-        unit = 10.0 ** (math.floor(math.log10(avg)) - 1) if avg > 0 else 1.0
+        unit = max(10.0 ** (math.floor(math.log10(avg)) - 1), 1.0) if avg > 0 else 1.0
         if rec["tool"] == "nvhpc-acc":
             unit = max(unit, 1000.0)  # PGI/NVHPC print whole microseconds, the average truncated
         diff = abs(total - calls * avg)

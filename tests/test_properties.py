@@ -29,7 +29,7 @@ def _nvprof_time(ns: int) -> str:
     return f"{ns}ns"
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(ROW, min_size=1, max_size=12).map(_unique))
 def test_nvprof_summary_round_trip(rows):
     total = sum(r[2] for r in rows)
@@ -46,7 +46,7 @@ def test_nvprof_summary_round_trip(rows):
     assert set(got["section"]) == {"gpu"}
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(ROW, min_size=1, max_size=12).map(_unique))
 def test_nsys_csv_round_trip(rows):
     lines = ["Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"]
@@ -60,7 +60,7 @@ def test_nsys_csv_round_trip(rows):
     assert ps.frame["total_ns"].tolist() == [float(r[2]) for r in rows]
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(ROW, min_size=1, max_size=10).map(_unique))
 def test_nsys_console_round_trip(rows):
     names = [r[0] for r in rows]
@@ -76,7 +76,7 @@ def test_nsys_console_round_trip(rows):
     assert set(ps.frame["section"]) == {"api"}
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=400))
 def test_random_bytes_only_clean_errors(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("b") / "x.log"
@@ -101,7 +101,7 @@ def test_truncated_logs_only_clean_errors(path, cut):
         pass
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(NAME, st.integers(1, 10**7)), min_size=1, max_size=8).map(_unique))
 def test_ncu_csv_details_round_trip(rows):
     head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name",'
@@ -116,7 +116,7 @@ def test_ncu_csv_details_round_trip(rows):
     assert gpu["total_ns"].tolist() == [float(r[1]) for r in rows]
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 9999), st.integers(1, 10**6), st.integers(1, 10**9)), min_size=1,
                 max_size=8, unique_by=lambda r: r[0]))
 def test_acc_round_trip(rows):
@@ -125,7 +125,7 @@ def test_acc_round_trip(rows):
         lines += [f"    {line_no}: compute region reached {calls:,} times",
                   f"        {line_no}: kernel launched {calls:,} times",
                   "            grid: [560]  block: [128]",
-                  f"            elapsed time(us): total={total_us:,} max=1 min=1 avg=1"]
+                  f"            elapsed time(us): total={total_us:,} max={total_us:,} min=0 avg={total_us // calls:,}"]
     ps = profconv.parse_text("\n".join(lines) + "\n")
     gpu = ps.frame[ps.frame.section == "gpu"].sort_values("line_start")
     assert gpu["name"].tolist() == [f"conv_forward@layers.c:{r[0]} kernel" for r in rows]

@@ -159,12 +159,11 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
 
 def _inconsistent(t: np.ndarray, c: np.ndarray, a: np.ndarray, acc: bool) -> np.ndarray:
     """Where a printed total is not calls x average within print precision (two significant
-    digits of the average, whole microseconds for OpenACC, 1% of the total)."""
+    digits of the average but at least a whole ns, whole microseconds for OpenACC, 1% of the total)."""
     ok = ~(np.isnan(t) | np.isnan(a) | np.isnan(c))
     with np.errstate(divide="ignore", invalid="ignore"):
         quantum = np.where(a > 0, 10.0 ** (np.floor(np.log10(np.where(a > 0, a, 1.0))) - 1), 1.0)
-    if acc:
-        quantum = np.maximum(quantum, 1000.0)
+    quantum = np.maximum(quantum, 1000.0 if acc else 1.0)  # whole microseconds (OpenACC), whole ns
     return ok & (np.abs(t - c * a) > np.maximum(0.01 * t, c * quantum))
 
 
