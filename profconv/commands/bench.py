@@ -33,7 +33,8 @@ from profconv.run import bench, gpu
 from profconv.run import weights as weights_mod
 from profconv.run.models import get_model
 from profconv.run.record import write_atomic
-from profconv.run.variants import cudnn_unavailable, get_variants
+from profconv.run.user import manifest as user_manifest
+from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
 
 DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
@@ -66,6 +67,29 @@ def layer_table(layer: BenchLayer, fused: bool = False, width: int = 120) -> Tab
                                 "(and the other way round); floor: share of the roofline floor")
 
 
+def checked_user_variants(decls: list, models: list, timeout: float, con) -> tuple[list, dict[str, str]]:
+    """Each user kernel checked in a child process on every chosen model (a crash or hang there costs
+    nothing here); those that pass are benched in this process, where all variants share one GPU
+    context and interleaved rounds (fairness needs one process). (variants, name -> why not benched)"""
+    from profconv.run.user import contracts, isolate
+
+    passed, failures = [], {}
+    for d in decls:
+        provenance = contracts.UserKernel(d).provenance()
+        for m in models:
+            con.print(f"checking your kernel {d.name} on {m.name} in a child process")
+            job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=m.name,
+                                    images=100, repeat=1, warmup=0, timeout=d.timeout or timeout)
+            res = isolate.run_isolated(d, provenance, job, lambda msg: None)
+            if res.status != "ok":
+                failures[d.name] = f"{m.name}: {res.error}"
+                con.print(f"[red]{escape(d.name)} FAILED its check on {m.name}, not benched:[/red] {escape(res.error or '')}")
+                break
+        else:
+            passed.append(contracts.user_variant(d)[0])
+    return passed, failures
+
+
 def bench_command(
     model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
     variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="GPU variants to bench (default: all GPU variants and both cuDNN references).")] = None,
@@ -81,6 +105,9 @@ def bench_command(
     time_budget: Annotated[float, typer.Option(min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
     cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
     width: Width = None,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
+    contract: Annotated[str | None, typer.Option("--contract", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
+    kernel_timeout: Annotated[float, typer.Option(min=1.0, help="Seconds each --kernel's isolated check may take.")] = 600.0,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
@@ -89,12 +116,17 @@ def bench_command(
         raise InputError(f"--l2 takes cold or warm, not {l2!r}")
     models = [get_model(m) for m in (comma_list(model) or DEFAULT_MODELS)]
     chosen = [v for v in get_variants(comma_list(variant) or None) if v.device != "cpu"]
-    if not chosen:
+    user_kernels = user_manifest.load_many(kernel or [], contract, {v.name for v in VARIANTS})
+    if not chosen and not user_kernels:
         raise InputError("bench times GPU variants: the CPU reference is not one (see `profconv run`)")
     cp = gpu.cupy_or_none()
     if cp is None:
         raise GpuUnavailable(f"bench needs a CUDA GPU and CuPy: {gpu.why_no_gpu()}")
     con = console()
+    failures: dict[str, str] = {}
+    if user_kernels:
+        passed, failures = checked_user_variants(user_kernels, models, kernel_timeout, con)
+        chosen += passed
     if (why := cudnn_unavailable()) and any(v.device == "cudnn" for v in chosen):
         skipped = [v.name for v in chosen if v.device == "cudnn"]
         chosen = [v for v in chosen if v.device != "cudnn"]
@@ -112,7 +144,9 @@ def bench_command(
                                                 images=images, sets=sets, repeat=repeat, warmup=warmup, fuse=fuse,
                                                 l2=l2, ci_target=ci_target or None,
                                                 time_budget_s=time_budget if ci_target else None,
-                                                cudnn_kernels=cudnn_kernels))
+                                                cudnn_kernels=cudnn_kernels,
+                                                kernels=[str(d.source or d.where) for d in user_kernels],
+                                                kernel_failures=failures))
     recorder = provenance.Recorder(cp)
     record.provenance = struct_from(Provenance, recorder.start())
     con.print(f"GPU: {escape(str(env['gpu']))} (compute capability {env['compute_capability']}); "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
@@ -61,19 +60,7 @@ def parse_counts(text: str) -> list[int]:
 
 
 def load_kernels(paths: list[str], contract: str | None) -> list[user_manifest.Declaration]:
-    """The declarations of the --kernel paths (bad input stops here, before any GPU work); names made unique
-    and distinct from the built-in variants."""
-    taken = set(VARIANTS_BY_NAME)
-    decls = []
-    for path in paths:
-        d = user_manifest.load(path, contract)
-        name = d.name if d.name not in VARIANTS_BY_NAME else f"user-{d.name}"
-        n = 2
-        while name in taken:
-            name, n = f"{d.name}-{n}", n + 1
-        taken.add(name)
-        decls.append(replace(d, name=name) if name != d.name else d)
-    return decls
+    return user_manifest.load_many(paths, contract, set(VARIANTS_BY_NAME))
 
 
 def variant_label(r: VariantResult) -> str:

@@ -399,6 +399,24 @@ def load(path: str | Path, contract: str | None = None) -> Declaration:
     return parse(table, where, source, contract)
 
 
+def load_many(paths: list[str], contract: str | None, reserved: set[str]) -> list[Declaration]:
+    """The declarations of several --kernel paths (bad input stops here, before any GPU work), with names
+    made unique and distinct from `reserved` (the built-in variants): naive -> user-naive, tiled -> tiled-2."""
+    from dataclasses import replace
+
+    taken = set(reserved)
+    decls = []
+    for path in paths:
+        d = load(path, contract)
+        name = d.name if d.name not in reserved else f"user-{d.name}"
+        n = 2
+        while name in taken:
+            name, n = f"{d.name}-{n}", n + 1
+        taken.add(name)
+        decls.append(replace(d, name=name) if name != d.name else d)
+    return decls
+
+
 def reload_path(d: Declaration) -> Path:
     """The path that `load` turns into this declaration again (what a child process is given)."""
     if d.source is not None and d.where in (d.source, d.source.with_suffix(".toml")):

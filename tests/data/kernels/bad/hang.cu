@@ -1,6 +1,6 @@
 /* profconv
 name = "hang"
-timeout = 45
+timeout = 25
 args = ["x", "w", "bias", "y", "B", "M", "C", "H", "W", "K", "pad"]
 grid = ["min(ceil(B * M * H_out * W_out / 256), 65535)"]
 block = [256]

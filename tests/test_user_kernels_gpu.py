@@ -1,0 +1,87 @@
+"""User kernels on the GPU: each contract's example checked and timed; broken kernels each FAILED with
+the right reason while the others complete; compute-sanitizer findings; bench --kernel."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = ROOT / "examples"
+BAD = ROOT / "tests" / "data" / "kernels" / "bad"
+COURSE = ROOT / "tests" / "data" / "kernels" / "course"
+
+
+def rows(out: Path) -> dict:
+    return {r["variant"]: r for r in json.loads((out / "run.json").read_text())["results"]}
+
+
+def test_every_contract_runs_checked_and_timed(tmp_path, cli):
+    kernels = [EX / "device-tiled" / "conv_tiled.cu", EX / "host-constant", EX / "python-cupy" / "conv_cupy.py",
+               EX / "course-minidnn", EX / "course-mxnet", COURSE / "minidnn-old", COURSE / "minidnn-const",
+               COURSE / "mxnet-macros"]
+    args = [a for k in kernels for a in ("--kernel", k)]
+    r = cli("run", "--model", "ece408", "--images", "200", "--variant", "cudnn", *args, "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = rows(tmp_path)
+    assert set(got) == {"cudnn", "tiled", "host-constant", "cupy-rawkernel", "course-minidnn", "course-mxnet",
+                        "minidnn-old", "minidnn-const", "mxnet-macros"}
+    for name, row in got.items():
+        assert row["status"] == "ok", (name, row["error"])
+        assert [c["layer"] for c in row["conv"]] == ["conv1", "conv2"]
+        assert all(c["rel_error"] < 1e-5 and c["op_time"]["median_s"] > 0 for c in row["conv"])
+        if name != "cudnn":
+            assert row["user"]["user"] is True and len(row["user"]["source_sha256"]) == 64
+            assert all(c["checks"]["inputs_unchanged"] and c["checks"]["timed_output_rechecked"] for c in row["conv"])
+            assert all(e["status"] == "ok" for e in row["user"]["edge_checks"]) and len(row["user"]["edge_checks"]) == 8
+            assert row["correctness"] is not None
+    assert set(got["tiled"]["conv"][0]["params"]) == {"TILE"}
+    assert set(got["tiled"]["conv"][0]["checks"]["sweep"]) == {"TILE=8", "TILE=16", "TILE=32"}
+    assert "end_to_end" in got["course-minidnn"]["conv"][0]["checks"]
+    assert got["host-constant"]["user"]["compile"]["compiler"] == "nvcc"
+    assert "--use_fast_math" in got["host-constant"]["user"]["compile"]["flags"]["default"]
+    assert "(user)" in r.stdout
+
+
+def test_broken_kernels_fail_with_their_reason_and_the_others_complete(tmp_path, cli):
+    bad = [BAD / "wrong.cu", BAD / "oob.cu", BAD / "hang.cu", BAD / "modifies_input.cu", BAD / "computes_once.cu",
+           BAD / "compile_error.cu", BAD / "segfault"]
+    args = [a for k in bad for a in ("--kernel", k)]
+    r = cli("run", "--model", "ece408", "--images", "100", "--variant", "naive", "--kernel", EX / "device-tiled", *args,
+            "--kernel", EX / "course-mxnet", "--out", tmp_path)
+    assert r.returncode == 1
+    got = rows(tmp_path)
+    assert got["naive"]["status"] == got["tiled"]["status"] == got["course-mxnet"]["status"] == "ok"
+    err = {k: got[k]["error"] for k in got}
+    assert err["wrong"].startswith("conv1: relative error") and "above tolerance 1e-05" in err["wrong"]
+    assert "cudaErrorIllegalAddress" in err["out-of-bounds"]
+    assert err["hang"].startswith("timed out after 25 s during ece408/hang/conv1")
+    assert err["modifies-input"].startswith("conv1: the kernel modified its input")
+    assert err["computes-once"].startswith("conv1: the output of the timed calls is wrong")
+    assert f"{BAD / 'compile_error.cu'}(9): error: identifier \"undeclared_scale\" is undefined" in err["compile-error"]
+    assert err["segfault"].startswith("crashed (SIGSEGV) during ece408/segfault/conv1")
+    for name in ("tiled", "course-mxnet", "naive"):  # timed in healthy contexts after the crashes
+        assert all(c["op_time"]["median_s"] > 0 for c in got[name]["conv"])
+
+
+def test_sanitize_reports_the_invalid_reads_with_their_line(tmp_path, cli):
+    r = cli("run", "--model", "ece408", "--images", "20", "--variant", "none", "--kernel", BAD / "reads_past_end.cu",
+            "--sanitize", "--out", tmp_path)
+    got = rows(tmp_path)["reads-past-end"]
+    memcheck = got["user"]["sanitizer"]["memcheck"]
+    assert memcheck["errors"] > 0, got["user"]["sanitizer"]
+    assert any("Invalid __global__ read" in f and f"{BAD / 'reads_past_end.cu'}:14" in f for f in memcheck["findings"])
+    assert got["status"] == "failed" and "compute-sanitizer memcheck" in got["error"] and r.returncode == 1
+
+
+def test_bench_takes_checked_user_kernels(tmp_path, cli):
+    r = cli("bench", "--model", "ece408", "--images", "200", "--sets", "1", "--repeat", "3", "--warmup", "1",
+            "--no-fuse", "--ci-target", "0", "--variant", "cudnn", "--kernel", EX / "device-tiled",
+            "--kernel", BAD / "wrong.cu", "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads((tmp_path / "bench.json").read_text())
+    assert doc["settings"]["kernel_failures"]["wrong"].startswith("ece408: conv1: relative error")
+    tiled = [x for layer in doc["layers"] for x in layer["results"] if x["variant"] == "tiled"]
+    assert len(tiled) == 2 and all(x["status"] == "ok" and x["op_time"]["median_s"] > 0 for x in tiled)
