@@ -395,3 +395,17 @@ def test_report_reads_a_run_with_user_kernels(tmp_path, cli):
     assert "| 1,000 | tiled | fp32 | conv1 | 424 µs |" in text
     assert "| tiled | user kernel (device) | fp32 |" in text
     assert "`out-of-bounds` conv1 (1,000 images): CUDARuntimeError: cudaErrorIllegalAddress" in text
+
+
+def test_compare_says_whether_the_users_kernel_changed(tmp_path, cli):
+    src = json.loads((ROOT / "tests" / "data" / "runs" / "user-kernels-h200.json").read_text())
+    keep = [r for r in src["results"] if r["variant"] in ("cudnn", "tiled")]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({**src, "results": keep}))
+    changed = [dict(r, user={**r["user"], "source_sha256": "b" * 64}) if r["user"] else r for r in keep]
+    b.write_text(json.dumps({**src, "results": changed}))
+    r = cli("report", "--compare", a, a)
+    assert f"your kernel tiled: same source (sha256 {keep[1]['user']['source_sha256'][:12]})" in r.stdout
+    r = cli("report", "--compare", a, b)
+    assert r.returncode == 0, r.stderr
+    assert f"your kernel tiled: source changed (sha256 {keep[1]['user']['source_sha256'][:12]} -> bbbbbbbbbbbb)" in r.stdout

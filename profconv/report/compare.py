@@ -114,7 +114,30 @@ def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.Dat
     if not isinstance(a, LogInput) and not isinstance(b, LogInput):
         env = (to_builtins(a.record.environment), to_builtins(b.record.environment))
     out.attrs["warnings"] = comparison.environment_warnings(*env)
+    if isinstance(a, RunInput) and isinstance(b, RunInput):
+        out.attrs["warnings"] += kernel_changes(a, b)
     return out
+
+
+def kernel_changes(a: RunInput, b: RunInput) -> list[str]:
+    """What changed in each user kernel (--kernel) present in both runs: its source, its compile flags."""
+
+    def kernels(inp: RunInput) -> dict[str, dict]:
+        return {r.variant: r.user for r in inp.record.results if r.user}
+
+    ka, kb = kernels(a), kernels(b)
+    notes = []
+    for name in [n for n in ka if n in kb]:
+        ua, ub = ka[name], kb[name]
+        ha, hb = ua.get("source_sha256") or "", ub.get("source_sha256") or ""
+        what = (f"source changed (sha256 {ha[:12]} -> {hb[:12]})" if ha != hb else f"same source (sha256 {ha[:12]})")
+        fa, fb = (u.get("compile", {}).get("flags") for u in (ua, ub))
+        if fa != fb:
+            what += "; compile flags changed"
+        if ua.get("defines") != ub.get("defines") or ua.get("sweep") != ub.get("sweep"):
+            what += "; defines or sweep changed"
+        notes.append(f"your kernel {name}: {what}")
+    return notes
 
 
 def shape_warnings(df: pd.DataFrame) -> list[str]:
