@@ -287,9 +287,8 @@ class UserKernel:
             ptrs = [ctypes.c_void_p() for _ in range(3)]
             lib.profconv_course_prolog(ctypes.c_void_p(out_host.ctypes.data), ctypes.c_void_p(x_host.ctypes.data),
                                        ctypes.c_void_p(w_host.ctypes.data), *(ctypes.byref(p) for p in ptrs), *dims(s))
-            self._raise_if_error(lib)
-            if not all(p.value for p in ptrs):
-                raise KernelError("conv_forward_gpu_prolog left a device pointer unset")
+            self._raise_if_error(lib)  # the pointers are the student's business: a file with its filters in
+            # constant memory leaves device_k unset, one that streams from host memory passes host pointers on
             between(lambda: fwd(*ptrs, *dims(s)))
             self._raise_if_error(lib)
             lib.profconv_course_epilog(ctypes.c_void_p(out_host.ctypes.data), *ptrs, *dims(s))

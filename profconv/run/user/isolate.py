@@ -42,6 +42,7 @@ class KernelJob:
     data: str | None = None
     weights: str | None = None
     timeout: float = DEFAULT_TIMEOUT_S
+    sanitize: bool = False  # this child runs under compute-sanitizer (no memory pool)
 
 
 def worker_argv(job_file: Path) -> list[str]:
@@ -212,7 +213,8 @@ def sanitizer_pass(decl: Declaration, provenance: dict, job: KernelJob, tmp: Pat
     if tool_path is None:
         return {"error": "compute-sanitizer not found (it ships with the CUDA toolkit)"}
     out: dict[str, Any] = {}
-    small = replace(job, images=min(job.images, SANITIZER_IMAGES), repeat=1, warmup=0, timeout=job.timeout * 4)
+    small = replace(job, images=min(job.images, SANITIZER_IMAGES), repeat=1, warmup=0, timeout=job.timeout * 4,
+                    sanitize=True)
     for tool in SANITIZER_TOOLS:
         on_progress(f"{decl.name}: compute-sanitizer {tool}")
         def wrap(argv: list[str], tool: str = tool) -> list[str]:

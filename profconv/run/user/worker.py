@@ -36,6 +36,9 @@ def main(argv: list[str]) -> int:
     variant, kernel = contracts.user_variant(decl, contracts.UserKernel(decl, Path(job["build_dir"])))
     try:
         cp = gpu.require_cupy()
+        if job.get("sanitize"):  # one cudaMalloc per array: memcheck sees each array's own bounds, not a pool's
+            cp.cuda.set_allocator(None)
+            cp.cuda.set_pinned_memory_allocator(None)
         model = get_model(job["model"])
         params = weights_mod.load(model, job.get("weights"))
         opts = runner.RunOptions(images=job["images"], repeat=job["repeat"], warmup=job["warmup"],
