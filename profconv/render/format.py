@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -134,12 +134,13 @@ def fitted_table(title: str, columns: list[Column], width: int, wrap_min: int = 
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                   caption="\n".join(notes) or None, caption_justify="left")
     for c in kept:
+        justify: Literal["left", "center", "right"] = (
+            "left" if c.justify == "left" else "center" if c.justify == "center" else "right")
         if c.wrap:
-            table.add_column(c.header, justify=c.justify, overflow="fold", min_width=min(c.natural(), wrap_min),
-                             style=c.style)  # type: ignore[arg-type]
+            table.add_column(c.header, justify=justify, overflow="fold", min_width=min(c.natural(), wrap_min),
+                             style=c.style)
         else:
-            table.add_column(c.header, justify=c.justify, no_wrap=True, min_width=c.natural(),
-                             style=c.style)  # type: ignore[arg-type]
+            table.add_column(c.header, justify=justify, no_wrap=True, min_width=c.natural(), style=c.style)
     for i in range(len(columns[0].cells) if columns else 0):
         table.add_row(*[c.cells[i] for c in kept])
     return table
