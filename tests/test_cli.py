@@ -423,3 +423,10 @@ def test_headings_fit_or_print_whole(cli):
     r = cli("parse", "tests/data/seeds/002_b0bcac5cefbf4480.log", "--width", "40")
     assert r.returncode == 0
     assert "Profile 1 · nvprof · tests/data/seeds/002_b0bcac5cefbf4480.log lines 14-33" in r.stdout.replace("\n", "")
+
+
+def test_shell_completion_completes_command_names_and_options(cli):
+    env = {"_PROFCONV_COMPLETE": "complete_bash", "COMP_WORDS": "profconv pa", "COMP_CWORD": "1"}
+    assert cli(env=env).stdout.split() == ["parse"]
+    env = {"_PROFCONV_COMPLETE": "complete_bash", "COMP_WORDS": "profconv parse --fo", "COMP_CWORD": "2"}
+    assert cli(env=env).stdout.split() == ["--format"]
