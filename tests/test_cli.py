@@ -430,3 +430,16 @@ def test_shell_completion_completes_command_names_and_options(cli):
     assert cli(env=env).stdout.split() == ["parse"]
     env = {"_PROFCONV_COMPLETE": "complete_bash", "COMP_WORDS": "profconv parse --fo", "COMP_CWORD": "2"}
     assert cli(env=env).stdout.split() == ["--format"]
+
+
+def test_table_cells_are_never_markup():
+    import io
+
+    from rich.console import Console
+
+    from profconv.render.format import Column, fitted_table
+
+    con = Console(file=io.StringIO(), width=80, color_system=None)
+    con.print(fitted_table("t", [Column("name", ["k[/x]", "[red]gone[/red]"], justify="left", wrap=True)], 80))
+    out = con.file.getvalue()
+    assert "k[/x]" in out and "[red]gone[/red]" in out

@@ -141,6 +141,8 @@ def fitted_table(title: str, columns: list[Column], width: int, wrap_min: int = 
                              style=c.style)
         else:
             table.add_column(c.header, justify=justify, no_wrap=True, min_width=c.natural(), style=c.style)
-    for i in range(len(columns[0].cells) if columns else 0):
-        table.add_row(*[c.cells[i] for c in kept])
+    from rich.text import Text
+
+    for i in range(len(columns[0].cells) if columns else 0):  # a str cell is text, never rich markup (user names)
+        table.add_row(*[Text(c.cells[i]) if isinstance(c.cells[i], str) else c.cells[i] for c in kept])
     return table
