@@ -5,6 +5,7 @@ import json
 import subprocess
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from profconv.analysis import agreement, stats
@@ -244,3 +245,40 @@ def test_gpu_state_asks_again_under_the_renamed_field(tmp_path, monkeypatch):
     assert state["sm_clock_mhz"] == 1755.0 and state["power_w"] == 310.5 and state["pstate"] == "P0"
     smi.write_text("#!/bin/sh\necho 'No devices were found' >&2; exit 6\n")
     assert provenance.gpu_state(0) == {"why": "nvidia-smi failed: No devices were found"}
+
+
+H200 = "tests/data/numbers"
+
+
+def test_h200_run_profiles_hold_the_timed_calls_only():
+    """The H200 run (`profconv run --model ece408-high --profile cupti,ncu`, 10,000 images): every
+    variant's CUPTI profile holds exactly its warm-up and timed calls; the agreement rows and why."""
+    from pathlib import Path
+
+    from profconv import records
+    from profconv.parse.schema import conform
+
+    rec = records.read(Path(f"{H200}/h200-run-prof/run.json"), records.RunRecord)
+    rows = conform(pd.read_csv(f"{H200}/h200-run-prof/profile-rows.csv"))
+    assert rec.profile.scope == "timed" and rec.profile.profiles == ["naive", "shared", "cudnn", "cudnn-nhwc",
+                                                                     "cudnn-fp16-nhwc"]
+    for n, v in enumerate(rec.profile.profiles, start=1):
+        op = next(o for o in rec.profile.ops if o.op == f"ece408-high/{v}/conv1")
+        res = next(r for r in rec.results if r.variant == v).conv[0]
+        assert op.calls == rec.settings.warmup + len(res.op_time.samples_s)
+        gpu = rows[(rows.profile == n) & (rows.section == "gpu")]
+        assert int(gpu["calls"].sum()) == op.calls * op.launches  # no search, check, forward or reference kernel
+    agree = {a.variant: a for a in rec.profile.agreement}
+    assert agree["naive"].within and agree["naive"].cupti_vs_op == pytest.approx(7.329304e-3 / 7.415e-3 - 1, abs=1e-3)
+    assert "Op Time includes 156.1 µs outside the GPU work" in agree["cudnn"].why
+    assert rec.provenance.gpu.end.sm_clock_mhz == 1980.0
+
+
+def test_h200_company_check_warm_agrees_cold_does_not():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "scripts/company_check.py", f"{H200}/h200-bench-10-variants.json",
+                        f"{H200}/h200-bench-2-variants.json"], capture_output=True, text=True)
+    assert r.returncode == 1  # that run's headline was cold
+    assert "headline 5.176x / 5.862x (+13.3%); cold 5.176x / 5.862x (+13.3%); warm 6.345x / 6.348x (+0.0%)" in r.stdout
