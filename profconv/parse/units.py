@@ -33,9 +33,9 @@ _LOCALE_NUM = re.compile(rf"^\d{{1,4}}(?:{_SEP}\d{{3,4}})*(?:[.,]\d+)?$|^\d+[.,]
 _GROUPED = re.compile(r"^[+]?\d{1,4}(,\d{3,4})+(\.\d*)?$")
 _COMMA_DECIMAL = re.compile(r"^[+]?\d+,\d{1,2}$|^[+]?\d+,\d{5,}$|^[+]?0,\d+$")
 _AMBIGUOUS = re.compile(r"^[1-9]\d{0,2}[.,]\d{3}$")
-_PLAIN = re.compile(r"^[+]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_PLAIN = re.compile(r"^[+]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\d+\.|\.\d+)$")  # not '1.e090' 
 _TIME = re.compile(
-    r"^(\d[\d,.'\u00a0\u202f]*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)\s*(s|ms|us|µs|μs|ns|u)$"
+    r"^(\d[\d,.'\u00a0\u202f]*(?<![.,])(?:[eE][+-]?\d+)?|\d+\.|\.\d+(?:[eE][+-]?\d+)?)\s*(s|ms|us|µs|μs|ns|u)$"
 )
 _SIZE = re.compile(r"^(\d[\d,.'\u00a0\u202f]*)\s*([KMGTP]?i?B)$", re.IGNORECASE)
 
@@ -205,7 +205,7 @@ def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCAL
         for suffix, factor in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
             if text.endswith(suffix):
                 head = text[:-2]
-                if head[:1].isdigit() and "_" not in head:
+                if head[:1].isdigit() and "_" not in head and "e" not in head and "E" not in head:
                     try:
                         return finite(float(head) * factor)
                     except ValueError:
