@@ -33,7 +33,7 @@ _LOCALE_NUM = re.compile(rf"^\d{{1,4}}(?:{_SEP}\d{{3,4}})*(?:[.,]\d+)?$|^\d+[.,]
 _GROUPED = re.compile(r"^[+]?\d{1,4}(,\d{3,4})+(\.\d*)?$")
 _COMMA_DECIMAL = re.compile(r"^[+]?\d+,\d{1,2}$|^[+]?\d+,\d{5,}$|^[+]?0,\d+$")
 _AMBIGUOUS = re.compile(r"^[1-9]\d{0,2}[.,]\d{3}$")
-_PLAIN = re.compile(r"^[+]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\d+\.|\.\d+)$")  # not '1.e090' 
+_PLAIN = re.compile(r"^[+]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\d+\.|\.\d+)$")  # not '1.e090'
 _TIME = re.compile(
     r"^(\d[\d,.'\u00a0\u202f]*(?<![.,])(?:[eE][+-]?\d+)?|\d+\.|\.\d+(?:[eE][+-]?\d+)?)\s*(s|ms|us|µs|μs|ns|u)$"
 )

@@ -667,7 +667,8 @@ def parse(doc: Document) -> DialectResult:
                     start = float(a[:-2]) * fa if fa else units.time_ns(a)
                     dur = float(d[:-2]) * fd if fd else units.time_ns(d)
                     # float() also takes 'nan', 'inf', '-5', '1_0': only digits are times here
-                    if a[0].isdigit() and d[0].isdigit() and start < _INF and dur < _INF and "_" not in a + d and "e" not in a + d:
+                    plain = a[0].isdigit() and d[0].isdigit() and "_" not in a + d and "e" not in a + d
+                    if plain and start < _INF and dur < _INF:
                         trace_rows.append((raw[name_col:].rstrip(), start, dur, lineno, lineno))
                         continue
                 except (ValueError, IndexError):
