@@ -218,6 +218,9 @@ def run_command(
             if v.device == "cudnn":
                 skip[v.name] = f"cuDNN reference needs PyTorch with CUDA ({why})"
                 con.print(f"[yellow]{v.name} skipped:[/yellow] {escape(skip[v.name])}")
+    if profile is not None and user_kernels:
+        con.print("[yellow]--profile covers the variants of this process; your kernels run in child processes "
+                  "and are not profiled[/yellow]")
     if data is None:
         con.print(f"[dim]{SYNTHETIC_NOTE}[/dim]")
     stamp = datetime.now(timezone.utc)
@@ -333,4 +336,7 @@ def run_command(
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
         con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{variant_label(r)} ({r.images})" for r in failed))
+        for r in failed:  # reasons the per-layer table cannot show: edge shapes, sanitizer, a crash after the layers
+            if r.error and all(c.status == "ok" for c in r.conv):
+                con.print(f"  {escape(variant_label(r))} ({r.images}): {escape(r.error)}")
         raise typer.Exit(int(ExitStatus.FAILURE))
