@@ -301,19 +301,31 @@ def parse(doc: Document) -> DialectResult:
             report = None
             i = j
             continue
-        if i + 1 < n and _DASHES.search(lines[i + 1]) and not lines[i + 1].replace("-", "").strip():
-            spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[i + 1])]
+        # the dashes under a header; nsys 2019/2020 (rai) may print a blank line between them
+        d = i + 2 if i + 2 < n and not lines[i + 1].strip() and line.strip() else i + 1
+        if d < n and _DASHES.search(lines[d]) and not lines[d].replace("-", "").strip():
+            spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
             # headers may overhang their dash run: take the text between runs
             cols = _header_cells(line, spans)
             fields = [_field_of(c) for c in cols]
             if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields):
-                j = i + 2
+                j = d + 1
                 cells, line_nos = [], []
-                while j < n and lines[j].strip() and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
-                    if ELISION.match(lines[j]):  # '...' / '< snip >': rows were left out here, not a row
+                while j < n and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
+                    row = lines[j]
+                    if not row.strip():
+                        # rai output puts a blank line between rows: the table goes on if a row follows
+                        if j + 1 < n and _is_console_row(lines[j + 1], spans):
+                            j += 1
+                            continue
+                        break
+                    if ELISION.match(row):  # '...' / '< snip >': rows were left out here, not a row
                         j += 1
                         continue
-                    cells.append(_console_cells(lines[j].replace("\r", ""), spans))
+                    if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
+                            or row.lstrip().startswith("Generating "):
+                        break  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
+                    cells.append(_console_cells(row.replace("\r", ""), spans))
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
@@ -327,6 +339,15 @@ def parse(doc: Document) -> DialectResult:
         i += 1
     result.profiles = grouping.group(events, TOOL)
     return result
+
+
+def _is_console_row(row: str, spans: list[tuple[int, int]]) -> bool:
+    """A line that reads as a row of the table whose dash runs are `spans`: its cells but the
+    name are numbers."""
+    if not row.strip():
+        return False
+    cells = _console_cells(row.replace("\r", ""), spans)
+    return len(cells) == len(spans) and all(c[:1].isdigit() for c in cells[:-1] if c)
 
 
 def _console_cells(row: str, spans: list[tuple[int, int]]) -> list[str]:
