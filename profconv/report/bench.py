@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from profconv.records import BenchRecord
+from profconv.provenance import summary_line
+from profconv.records import BenchRecord, to_builtins
 from profconv.render import markdown
 from profconv.render.document import Bullets, Column, Document, Paragraph, RenderOptions, Section, Table
 from profconv.run.bench import best_per_layer, frame
@@ -49,9 +50,14 @@ def bench_section(record: BenchRecord) -> Section:
         f"{env.cupy_version}, PyTorch {env.torch_version or '—'} / cuDNN {env.cudnn_version or '—'}",
         f"{st.images} images per input set, {st.sets} input sets, {st.repeat} interleaved rounds after {st.warmup} "
         f"warm-up rounds: every time below is the median of {(st.sets or 0) * (st.repeat or 0)} single calls "
-        "between CUDA events",
+        "between CUDA events" + (f" at least (more until every median's 95% interval was within ±{st.ci_target:.1%} "
+                                 f"or {st.time_budget_s:g} s per layer)" if st.ci_target else "")
+        + (f"; headline figure: {st.l2} (warm: the same call issued right behind itself, data in L2, host work "
+           "overlapped; cold: L2 flushed and the device idle before, host and launch time included)" if st.l2 else ""),
         floor,
-        "ratio = time / time of the reference (cuDNN of the same precision; `streams` against `e2e`): below 1 is faster",
+        "ratio = time / time of the reference (the fastest cuDNN of the same precision, layout in its name; "
+        "`streams` against `e2e`): below 1 is faster",
+        *([f"provenance: {summary_line(to_builtins(record.provenance))}"] if record.provenance else []),
     ]))
     if record.interrupted:
         sec.add(Paragraph("Interrupted: the record holds the layers finished before Ctrl-C.", "warning"))

@@ -74,8 +74,16 @@ def environment(rec: RunRecord) -> Bullets:
         f"profconv {env.profconv_version or '—'}, Python {env.python or '—'}",
         f"command: `{' '.join(rec.argv)}` ({rec.created})",
         f"data: {rec.data.source} (weights: {rec.data.weights}); timing: {st.warmup} warm-up and {st.repeat} timed "
-        "repeats, CUDA events, median",
+        "repeats" + (f" at least, more until the median's 95% interval is within ±{st.ci_target:.1%} or "
+                     f"{st.time_budget_s:g} s per op" if st.ci_target else "") + ", CUDA events, median",
+        *([f"provenance: {provenance_line(to_builtins(rec.provenance))}"] if rec.provenance else []),
     ])
+
+
+def provenance_line(prov: dict) -> str:
+    from profconv.provenance import summary_line
+
+    return summary_line(prov)
 
 
 OP_COLUMNS = [Column("images", "images", "int"), Column("variant", "variant"),
