@@ -125,8 +125,17 @@ def test_contract_detection():
      "const int C, const int H, const int W, const int K", "minidnn"),
 ])
 def test_course_flavour_from_conv_forward_gpu_parameters(params, flavour):
-    text = f"__host__ void GPUInterface::conv_forward_gpu({params}) {{}}"
+    text = (f"void GPUInterface::conv_forward_gpu_prolog(const float *y) {{}}\n"
+            f"__host__ void GPUInterface::conv_forward_gpu({params}) {{}}")
     assert manifest.course_flavour(Path("new-forward.cu"), text) == flavour
+
+
+def test_course_flavour_of_the_single_call_form():
+    text = ("__host__ void GPUInterface::conv_forward_gpu(float *host_y, const float *host_x, const float *host_k, "
+            "const int B, const int M, const int C, const int H, const int W, const int K) {}")
+    assert manifest.course_flavour(Path("new-forward.cu"), text) == "minidnn-single"
+    assert manifest.load(COURSE / "minidnn-single").flavour == "minidnn-single"
+    assert "conv_forward_gpu(pc_hy, pc_hx, pc_hk," in build.minidnn_driver(False, single=True)
 
 
 def test_course_flavour_refuses_other_signatures():
@@ -211,7 +220,7 @@ def test_course_examples_build_unchanged(tmp_path, folder, flavour):
 
 
 @needs_nvcc
-@pytest.mark.parametrize("folder", ["minidnn-old", "minidnn-const", "mxnet-macros"])
+@pytest.mark.parametrize("folder", ["minidnn-old", "minidnn-const", "mxnet-macros", "minidnn-single"])
 def test_course_test_files_build(tmp_path, folder):
     d = manifest.load(COURSE / folder)
     assert d.contract == "course"

@@ -85,3 +85,12 @@ def test_bench_takes_checked_user_kernels(tmp_path, cli):
     assert doc["settings"]["kernel_failures"]["wrong"].startswith("ece408: conv1: relative error")
     tiled = [x for layer in doc["layers"] for x in layer["results"] if x["variant"] == "tiled"]
     assert len(tiled) == 2 and all(x["status"] == "ok" and x["op_time"]["median_s"] > 0 for x in tiled)
+
+
+def test_single_call_course_file_is_timed_whole(tmp_path, cli):
+    r = cli("run", "--model", "ece408", "--images", "100", "--variant", "none", "--kernel", COURSE / "minidnn-single",
+            "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    row = rows(tmp_path)["minidnn-single"]
+    assert row["user"]["flavour"] == "minidnn-single" and row["status"] == "ok"
+    assert all("end_to_end" not in c["checks"] and c["op_time"]["median_s"] > 0 for c in row["conv"])

@@ -281,6 +281,17 @@ class UserKernel:
             mx_op.lib = lib  # type: ignore[attr-defined]
             return mx_op
 
+        if d.flavour == "minidnn-single":
+            def single_op(x_host, w, bias, out_host, s: ConvShape):  # one call: copies, kernel, copy back
+                self._check_layer(s, bias)
+                w_host = self._weights_on_host(cp, w)
+                fwd(ctypes.c_void_p(out_host.ctypes.data), ctypes.c_void_p(x_host.ctypes.data),
+                    ctypes.c_void_p(w_host.ctypes.data), *dims(s))
+                return out_host
+
+            single_op.lib = lib  # type: ignore[attr-defined]
+            return single_op
+
         def phases(x_host, w, out_host, s: ConvShape, between: Callable[[Callable[[], None]], None]):
             """prolog (copies in), conv_forward_gpu through `between`, epilog (copy out, free)."""
             w_host = self._weights_on_host(cp, w)
@@ -379,11 +390,12 @@ def user_variant(decl: Declaration, kernel: UserKernel | None = None) -> tuple[V
     """The runner's Variant for a user's kernel (launch and params go through the UserKernel)."""
     k = kernel or UserKernel(decl)
     host_io = decl.contract == "course" and decl.flavour != "mxnet"
+    phased = decl.flavour in ("minidnn", "minidnn-stride")  # Op Time is conv_forward_gpu between prolog and epilog
     contract = f"{decl.contract} ({decl.flavour})" if decl.flavour else decl.contract
     v = Variant(name=decl.name, description=decl.description or f"user kernel, {contract} contract",
                 technique=decl.technique or f"user kernel ({contract})", precision=decl.precision,
                 tolerance=decl.tolerance, device="gpu", source=str(decl.source or decl.where), launch=k.launch,
                 params=k.params, host_io=host_io, baseline="cudnn" if host_io else None,
                 arithmetic="fp16" if decl.precision == "fp16" else "fp32", user=True, provenance=k.provenance(),
-                timed=k.timed_course if host_io else None)
+                timed=k.timed_course if phased else None)
     return v, k

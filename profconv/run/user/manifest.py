@@ -258,12 +258,16 @@ def detect_contract(source: Path, text: str, table: dict) -> str:
 
 
 def course_flavour(source: Path, text: str) -> str:
-    """minidnn (GPUInterface, 6 ints), minidnn-stride (a trailing S) or mxnet (forward<gpu, float>)."""
+    """minidnn (GPUInterface prolog/forward/epilog, 6 ints), minidnn-stride (a trailing S), minidnn-single
+    (Fall 2020's first form: conv_forward_gpu alone, on host pointers) or mxnet (forward<gpu, float>)."""
     from profconv.run.user.build import strip_comments
 
-    m = re.search(r"GPUInterface\s*::\s*conv_forward_gpu\s*\(([^)]*)\)", strip_comments(text))
+    code = strip_comments(text)
+    m = re.search(r"GPUInterface\s*::\s*conv_forward_gpu\s*\(([^)]*)\)", code)
     if m:
         n = len([p for p in m.group(1).split(",") if p.strip()])
+        if n == 9 and not re.search(r"GPUInterface\s*::\s*conv_forward_gpu_prolog\s*\(", code):
+            return "minidnn-single"
         if n in (9, 10):
             return "minidnn" if n == 9 else "minidnn-stride"
         raise ManifestError(f"{source}: GPUInterface::conv_forward_gpu takes {n} parameters; the course's take "
