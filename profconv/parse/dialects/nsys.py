@@ -19,6 +19,8 @@ TOOL = "nsys"
 _EXECUTING = re.compile(r"Executing '(\w+)' stats report|Processing \[.*\] with \[.*?/(\w+)\.py\]")
 _CSV_TITLE = re.compile(r"\*\*\s.*\((\w+)\):?\s*$")
 _DASHES = re.compile(r"-{3,}")
+_STATUS = ("Generating ", "Executing ", "Processing ", "Saving ", "Exporting ", "Exported ")
+_GLUED_HEADER = re.compile(r"^(\s*Time ?\(%\).*\bName\s+)(-{3,}(?: +-{3,})+)\s*$")
 _GENERATING = re.compile(r"Generating '.*\.qdstrm'|Generating SQLite file|Saving report to file|Running .*nsys")
 
 REPORTS = {
@@ -301,10 +303,18 @@ def parse(doc: Document) -> DialectResult:
             report = None
             i = j
             continue
-        # the dashes under a header; nsys 2019/2020 (rai) may print a blank line between them
+        # the dashes under a header; nsys 2019/2020 (rai) may print a blank line between them, and a
+        # paste that lost its line breaks glues them onto the header ('…  Name     -------  ----')
         d = i + 2 if i + 2 < n and not lines[i + 1].strip() and line.strip() else i + 1
-        if d < n and _DASHES.search(lines[d]) and not lines[d].replace("-", "").strip():
-            spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
+        glued = _GLUED_HEADER.match(line)
+        width = 0
+        if glued:
+            width = glued.start(2)
+            spans = [(m.start(), m.end()) for m in re.finditer("-+", line[width:])]
+            line, d = line[:width], i
+        if glued or (d < n and _DASHES.search(lines[d]) and not lines[d].replace("-", "").strip()):
+            if not glued:
+                spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
             # headers may overhang their dash run: take the text between runs
             cols = _header_cells(line, spans)
             fields = [_field_of(c) for c in cols]
@@ -325,7 +335,16 @@ def parse(doc: Document) -> DialectResult:
                     if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
                             or row.lstrip().startswith("Generating "):
                         break  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
-                    cells.append(_console_cells(row.replace("\r", ""), spans))
+                    row = row.replace("\r", "")
+                    # rows glued together (line breaks lost): each was padded to the header's width
+                    w = width or len(line)
+                    while w > spans[-1][0] and len(row.rstrip()) > w and _is_console_row(row[w:], spans):
+                        cells.append(_console_cells(row[:w], spans))
+                        line_nos.append(j + 1)
+                        row = row[w:]
+                    if len(row.rstrip()) > w and row[w:].strip().startswith(_STATUS):
+                        row = row[:w]  # a status line glued after the last row
+                    cells.append(_console_cells(row, spans))
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])

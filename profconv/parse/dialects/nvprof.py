@@ -65,6 +65,8 @@ _FAST_ROW = re.compile(
 )
 _NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
 _INF = float("inf")
+_CPU_MARKER = re.compile(r"CPU profiling result")
+_CPU_ROW = re.compile(r"^\s*\d[\d.]*%\s+\S+\s+\S")
 BULK_LINES = 20_000
 _BULK_ROW = re.compile(r"(?m)^ *(?:(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) |)")
 _CORRELATION = re.compile(r"(?m) *\[\d+\]$")
@@ -692,6 +694,16 @@ def parse(doc: Document) -> DialectResult:
         if pm and pm.group(1):
             last_pid = int(pm.group(1))
 
+        if _CPU_MARKER.search(body):  # --cpu-profiling: a call tree of host samples, not GPU activities
+            end_table()
+            mode = "cpu"
+            result.claimed.add(lineno)
+            continue
+        if mode == "cpu":
+            if body.strip() and (_CPU_ROW.match(body) or body.split()[:1] == ["Time(%)"]):
+                result.claimed.add(lineno)
+                continue
+            mode = None
         if _CSV_HEADER.match(body.strip()):
             rows, j = _csv_rows(lines, i - 1)
             j -= i - 1
