@@ -159,7 +159,7 @@ def test_run_job_timeout_kills_the_process_group(tmp_path: Path) -> None:
     spec = _spec(tmp_path, job_command=f"{{python}} {script}", timeout_s=1.0)
     result = run_job(spec, engine="local")
     assert result.status == "timeout" and result.reason == "killed after the 1 s time limit"
-    assert 1.0 <= result.wall_s < 8.0
+    assert 1.0 <= result.wall_s < 30.0  # a loaded 2-core machine
     import time
 
     time.sleep(3.5)
