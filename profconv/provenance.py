@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from profconv.records.provenance import summary_line  # noqa: F401 (the one-line summary lives with the record)
+
 SMI_FIELDS = ["clocks.sm", "clocks.mem", "clocks.max.sm", "temperature.gpu", "power.draw", "power.limit",
               "pstate", "clocks_throttle_reasons.active"]
 SMI_KEYS = ["sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz", "temperature_c", "power_w", "power_limit_w",
@@ -160,20 +162,3 @@ class Recorder:
                          "end": gpu_state(self.index) if self.cp is not None else {"why": "no GPU"}}
         self.prov.profiler = profiler
         return self.prov.to_dict()
-
-
-def summary_line(prov: dict[str, Any]) -> str:
-    """One line for a terminal or report header: commit, kernels compiled, GPU clocks/temperature."""
-    code = prov.get("code") or {}
-    commit = code.get("commit")
-    parts = [f"commit {commit[:10]}{' (dirty)' if code.get('dirty') else ''}" if commit
-             else f"commit unknown ({code.get('why')})"]
-    compiled = (prov.get("kernels") or {}).get("compiled") or []
-    parts.append(f"{len(compiled)} kernel module(s) compiled")
-    g = prov.get("gpu") or {}
-    for when in ("start", "end"):
-        s = g.get(when) or {}
-        if s.get("sm_clock_mhz") is not None:
-            parts.append(f"{when}: SM {s['sm_clock_mhz']:.0f} MHz, {s.get('temperature_c') or 0:.0f} °C, "
-                         f"{s.get('power_w') or 0:.0f} W")
-    return "; ".join(parts)

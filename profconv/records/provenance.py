@@ -50,3 +50,20 @@ class Provenance(msgspec.Struct, kw_only=True):
     kernels: KernelState = msgspec.field(default_factory=KernelState)
     gpu: GpuStates = msgspec.field(default_factory=GpuStates)
     profiler: dict[str, Any] | None = None  # per tool: every setting it ran with
+
+
+def summary_line(prov: dict[str, Any]) -> str:
+    """One line for a terminal or report header: commit, kernels compiled, GPU clocks/temperature."""
+    code = prov.get("code") or {}
+    commit = code.get("commit")
+    parts = [f"commit {commit[:10]}{' (dirty)' if code.get('dirty') else ''}" if commit
+             else f"commit unknown ({code.get('why')})"]
+    compiled = (prov.get("kernels") or {}).get("compiled") or []
+    parts.append(f"{len(compiled)} kernel module(s) compiled")
+    g = prov.get("gpu") or {}
+    for when in ("start", "end"):
+        s = g.get(when) or {}
+        if s.get("sm_clock_mhz") is not None:
+            parts.append(f"{when}: SM {s['sm_clock_mhz']:.0f} MHz, {s.get('temperature_c') or 0:.0f} °C, "
+                         f"{s.get('power_w') or 0:.0f} W")
+    return "; ".join(parts)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from profconv.provenance import summary_line
 from profconv.records import BenchRecord, to_builtins
+from profconv.records.provenance import summary_line
 from profconv.render import markdown
 from profconv.render.document import Bullets, Column, Document, Paragraph, RenderOptions, Section, Table
 from profconv.run.bench import best_per_layer, frame

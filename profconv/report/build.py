@@ -81,7 +81,7 @@ def environment(rec: RunRecord) -> Bullets:
 
 
 def provenance_line(prov: dict) -> str:
-    from profconv.provenance import summary_line
+    from profconv.records.provenance import summary_line
 
     return summary_line(prov)
 
