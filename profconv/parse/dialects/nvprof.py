@@ -851,7 +851,10 @@ def parse(doc: Document) -> DialectResult:
                 if not looks_like_data(body) and not _PREFIX.match(line):
                     row = table.open_row
                     part = body.replace("\t", " ").strip()
-                    row.name = f"{row.name} {part}".strip() if row.name else part
+                    # a name cut mid-token at the terminal's edge ('Plan<mshadow:' + ':expr::…') joins
+                    # without a space: C++ never puts one inside '::' or after '<', '(' or '['
+                    sep = "" if row.name.endswith((":", "<", "(", "[")) or part.startswith(":") else " "
+                    row.name = f"{row.name}{sep}{part}".strip() if row.name else part
                     row.line_end = lineno
                     result.claimed.add(lineno)
                     table.neutral_run = 0
