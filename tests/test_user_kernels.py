@@ -418,3 +418,15 @@ def test_compare_says_whether_the_users_kernel_changed(tmp_path, cli):
     r = cli("report", "--compare", a, b)
     assert r.returncode == 0, r.stderr
     assert f"your kernel tiled: source changed (sha256 {keep[1]['user']['source_sha256'][:12]} -> bbbbbbbbbbbb)" in r.stdout
+
+
+def test_failures_the_layer_table_cannot_show_are_listed():
+    from profconv.commands.run import unseen_failures
+    from profconv.records import ConvResult, VariantResult
+
+    edge = VariantResult(10000, "y3", "user kernel (course)", "fp32", status="failed",
+                         error="6 of 8 edge-shape checks failed", user={"user": True},
+                         conv=[ConvResult(layer="conv1", shape="s"), ConvResult(layer="conv2", shape="s")])
+    wrong = VariantResult(10000, "w", "t", "fp32", status="failed", error="conv1: relative error 0.5",
+                          conv=[ConvResult(layer="conv1", shape="s", status="failed", error="relative error 0.5")])
+    assert unseen_failures([edge, wrong]) == ["y3 (user) (10000): 6 of 8 edge-shape checks failed"]

@@ -67,6 +67,12 @@ def variant_label(r: VariantResult) -> str:
     return f"{r.variant} (user)" if r.user else r.variant
 
 
+def unseen_failures(failed: list[VariantResult]) -> list[str]:
+    """Why each failed run failed when its per-layer rows all say ok (edge shapes, sanitizer, forward pass)."""
+    return [f"{variant_label(r)} ({r.images}): {r.error}" for r in failed
+            if r.error and r.conv and all(c.status == "ok" for c in r.conv)]
+
+
 def _speedup(base: float | None, t: float | None) -> str:
     return f"{base / t:.3g}x" if base and t else "—"
 
@@ -336,7 +342,6 @@ def run_command(
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
         con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{variant_label(r)} ({r.images})" for r in failed))
-        for r in failed:  # reasons the per-layer table cannot show: edge shapes, sanitizer, a crash after the layers
-            if r.error and all(c.status == "ok" for c in r.conv):
-                con.print(f"  {escape(variant_label(r))} ({r.images}): {escape(r.error)}")
+        for line in unseen_failures(failed):
+            con.print(f"  {escape(line)}")
         raise typer.Exit(int(ExitStatus.FAILURE))
