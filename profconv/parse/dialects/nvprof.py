@@ -65,6 +65,7 @@ _FAST_ROW = re.compile(
 )
 _NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
 _INF = float("inf")
+_NAN = float("nan")
 _CPU_MARKER = re.compile(r"CPU profiling result")
 _CPU_ROW = re.compile(r"^\s*\d[\d.]*%\s+\S+\s+\S")
 BULK_LINES = 20_000
@@ -380,8 +381,9 @@ def summarize_trace(trace: pd.DataFrame, section: str, bases: tuple[np.ndarray, 
     t = trace["total_ns"].to_numpy(dtype="float64")
     lines = trace["line_start"].to_numpy(dtype="int64")
     g = pd.DataFrame({"c": codes, "t": t, "l": lines}).groupby("c", sort=False)
-    agg = g.agg(total_ns=("t", "sum"), calls=("t", "count"), avg_ns=("t", "mean"), min_ns=("t", "min"),
+    agg = g.agg(calls=("l", "count"), avg_ns=("t", "mean"), min_ns=("t", "min"),
                 max_ns=("t", "max"), line_start=("l", "min"), line_end=("l", "max"))
+    agg["total_ns"] = g["t"].sum(min_count=1)  # events without a duration stay without a total
     agg["name"] = [uniques[c] for c in agg.index]
     agg["section"] = section
     frame = conform(agg.sort_values("total_ns", ascending=False, kind="stable").reset_index(drop=True))
@@ -667,10 +669,11 @@ def parse(doc: Document) -> DialectResult:
                     a, d = parts[0], parts[1]
                     fa, fd = _SUFFIX_NS.get(a[-2:]), _SUFFIX_NS.get(d[-2:])
                     start = float(a[:-2]) * fa if fa else units.time_ns(a)
-                    dur = float(d[:-2]) * fd if fd else units.time_ns(d)
+                    # Unified Memory events (page faults, …) print '-' for a duration they do not have
+                    dur = float(d[:-2]) * fd if fd else (_NAN if d == "-" else units.time_ns(d))
                     # float() also takes 'nan', 'inf', '-5', '1_0': only digits are times here
-                    plain = a[0].isdigit() and d[0].isdigit() and "_" not in a + d and "e" not in a + d
-                    if plain and start < _INF and dur < _INF:
+                    plain = a[0].isdigit() and (d[0].isdigit() or d == "-") and "_" not in a + d and "e" not in a + d
+                    if plain and start < _INF and not dur >= _INF:
                         trace_rows.append((raw[name_col:].rstrip(), start, dur, lineno, lineno))
                         continue
                 except (ValueError, IndexError):
