@@ -97,10 +97,15 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
         return j
     if "Metric Name" in col:  # details page: one row per (launch, metric)
         unit_at = col.get("Metric Unit")
+        need = max(kname, col["Metric Name"], col["Metric Value"], unit_at or 0)
         for k, r in enumerate(table[1:], start=start + 2):
-            if len(r) != len(header):
+            # 2024+ adds Rule Name/Type/Description/Estimated Speedup columns after the value; a
+            # metric row leaves them off, a rule row (advice) has no metric name
+            if len(r) <= need or len(r) > len(header):
                 result.unplaced.append(k)
                 continue
+            if not r[col["Metric Name"]].strip() and any(x.strip() for x in r[need + 1 :]):
+                continue  # a rule's advice, not a metric
             metrics.append(_metric(r[kname], k, r[col["Metric Name"]],
                                    r[unit_at] if unit_at is not None else None, r[col["Metric Value"]]))
     else:  # raw page: one wide row per launch, units in the second row
