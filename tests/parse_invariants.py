@@ -45,8 +45,10 @@ def _readings(token: str) -> set[float]:
 
 def source_numbers(lines: list[str], lo: int, hi: int) -> list[float]:
     vals: set[float] = set()
+    from profconv.parse.text import clean
+
     for line in lines[max(lo - 1, 0) : hi]:
-        for tok in _NUM.findall(line):
+        for tok in _NUM.findall(line) + _NUM.findall(clean(line)):  # as printed, and with report markup removed
             vals |= _readings(tok)
     return sorted(vals)
 

@@ -223,3 +223,44 @@ def test_merged_nsys_tables_explained():
     assert any("merged from 2 source tables" in n for n in notes)
     gpu = ps.frame[(ps.frame.profile == 1) & (ps.frame.section == "gpu")]
     assert gpu["table"].nunique() == 2 and gpu["share"].sum() == pytest.approx(1.0)
+
+
+# PDF-extracted tables: a row's numbers spread over lines, its name after them
+PDF = """==1== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   60.00%  3.0000ms
+ 3  1.0000ms  0.5000ms  1.5000ms
+ conv_forward_kernel(float*, float const *, int)
+                   40.00%  2.0000ms         1  2.0000ms  2.0000ms  2.0000ms
+ [CUDA memcpy HtoD]
+      API calls:  100.00%  5.0000ms
+ 5  1.0000ms
+ 0.1000ms  2.0000ms  cudaMalloc
+"""
+
+
+def test_pdf_split_rows_recovered_when_unambiguous():
+    ps = _parse(PDF)
+    conv = _row(ps, short_name="conv_forward_kernel")
+    assert (conv["total_ns"], conv["calls"], conv["min_ns"], conv["line_start"], conv["line_end"]) == (
+        3e6, 3, 5e5, 3, 5)
+    assert _row(ps, name="cudaMalloc")["max_ns"] == 2e6 and _row(ps, name="[CUDA memcpy HtoD]")["calls"] == 1
+    assert ps.unplaced == []
+
+
+def test_pdf_split_rows_never_mispaired():
+    # a name before the numbers and another after them: which is theirs? reported, not guessed
+    text = PDF.replace(" GPU activities:   60.00%  3.0000ms\n", " GPU activities:\n other_kernel(int)\n 60.00%  3.0000ms\n")
+    ps = _parse(text)
+    assert "other_kernel(int)" not in set(ps.frame["name"])
+    assert not (ps.frame["total_ns"] == 3e6).any() and {5, 6} <= {n for n, _ in ps.unplaced}
+    # the numbers of two rows run together: never read as one row with a numeric name
+    glued = PDF.replace(" 3  1.0000ms  0.5000ms  1.5000ms\n", " 3  1.0000ms  0.5000ms  1.5000ms  40.00%  2.0000ms\n")
+    ps = _parse(glued)
+    assert not ps.frame["name"].str.match(r"^\d").any()
+
+
+def test_damaged_row_total_not_calls_times_avg_is_unplaced():
+    text = P.replace(" 1ms 1 1ms 1ms 1ms k", " 1ms 5 1ms 1ms 1ms k")  # 5 calls of 1 ms cannot total 1 ms
+    with pytest.raises(NoProfileFound, match="not consistent"):
+        profconv.parse_text(text)

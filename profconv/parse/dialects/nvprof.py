@@ -98,6 +98,8 @@ class _Table:
     by_section: dict[str, Block] = field(default_factory=dict)
     fast: bool = False  # the standard 8-column layout: rows may take the one-regex path
     units_row: bool = False  # a units row under the header: every time cell may be a bare number
+    pending: list[tuple[int, str]] = field(default_factory=list)  # numbers of a row split over lines
+    orphan_text: bool = False  # a text line no row took since the last row: a name out of place?
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
     read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
@@ -270,6 +272,14 @@ def _units_row(body: str) -> str | None:
     if len(toks) < 3 or toks[0] != "%" or any(t not in _UNIT_NS for t in toks[1:]) or len(set(toks[1:])) != 1:
         return None
     return toks[1]
+
+
+def _numbers_only(body: str) -> bool:
+    """A line of nothing but numbers, times and percentages (one piece of a split row)."""
+    m = _LABEL.match(body)
+    toks = (body[m.end() :] if m else body).split()
+    return bool(toks) and all(t[:1].isdigit() or t[:1] == "<" for t in toks) and any(
+        units.is_time(t) or t.endswith("%") for t in toks)
 
 
 def _numeric_row(body: str) -> bool:
@@ -611,6 +621,8 @@ def parse(doc: Document) -> DialectResult:
 
     def end_table() -> None:
         nonlocal table, mode, um_block
+        if table is not None and table.pending:
+            result.unplaced.extend(n for n, _ in table.pending)  # numbers that never made a row
         table = None
         um_block = None
         mode = None
@@ -634,6 +646,7 @@ def parse(doc: Document) -> DialectResult:
         blk.line_end = lineno
         table.open_row = row
         table.neutral_run = 0
+        table.orphan_text = False
         result.claimed.add(lineno)
 
     i = 0
@@ -863,8 +876,43 @@ def parse(doc: Document) -> DialectResult:
                     table.neutral_run = 0
                     continue
             table.open_row = None
+            if _numbers_only(body) or table.pending:
+                # a row whose numbers a PDF spread over several lines: gather them until they read as
+                # one row; its name ends the last piece or follows on the next line(s)
+                table.pending.append((lineno, body))
+                joined = " ".join(b for _, b in table.pending)
+                got = parse_summary_row(joined, table.fields, table.time_unit, loc, table.units_row)
+                if got is None and not _numbers_only(body):
+                    table.pending.pop()
+                    result.unplaced.extend(n for n, _ in table.pending)
+                    table.pending = []
+                    if looks_like_data(body) or _numeric_row(body):
+                        result.unplaced.append(lineno)
+                    elif body.strip():
+                        table.orphan_text = True
+                    continue
+                if got is not None and got[2] and _numbers_only(got[2]):
+                    got = None  # more numbers than one row holds: pieces of two rows, never paired
+                    result.unplaced.extend(n for n, _ in table.pending)
+                    table.pending = []
+                    continue
+                if got is not None:
+                    first = table.pending[0][0]
+                    if table.orphan_text and not got[2]:  # a name-like line came before: which name is theirs?
+                        result.unplaced.extend(n for n, _ in table.pending)
+                    else:
+                        place(table, got, joined, table.fields, loc, lineno)
+                        table.open_row.line_start = first  # type: ignore[union-attr]
+                        result.claimed.update(n for n, _ in table.pending)
+                    table.pending = []
+                continue
+            if table.pending:
+                result.unplaced.extend(n for n, _ in table.pending)
+                table.pending = []
             if looks_like_data(body) or _numeric_row(body):
                 result.unplaced.append(lineno)
+            elif body.strip():
+                table.orphan_text = True
             continue
         if looks_like_data(body):
             result.unplaced.append(lineno)
