@@ -264,3 +264,11 @@ def test_damaged_row_total_not_calls_times_avg_is_unplaced():
     text = P.replace(" 1ms 1 1ms 1ms 1ms k", " 1ms 5 1ms 1ms 1ms k")  # 5 calls of 1 ms cannot total 1 ms
     with pytest.raises(NoProfileFound, match="not consistent"):
         profconv.parse_text(text)
+
+
+def test_pdf_header_broken_over_lines():
+    text = ("==1== Profiling result:\nType Time(%) Time Calls\nAvg Min Max Name\n"
+            "GPU activities: 60.00% 3.0000ms 3 1.0000ms 0.5000ms 1.5000ms conv_forward_kernel\n"
+            "40.00% 2.0000ms 1 2.0000ms 2.0000ms 2.0000ms [CUDA memcpy HtoD]\n")
+    ps = _parse(text)
+    assert list(ps.frame["name"]) == ["conv_forward_kernel", "[CUDA memcpy HtoD]"] and ps.unplaced == []

@@ -831,7 +831,17 @@ def parse(doc: Document) -> DialectResult:
             trace_start = lineno + 1
             result.claimed.add(lineno)
             continue
-        if hdr := parse_header(body):
+        hdr = parse_header(body)
+        if hdr is None and _PCT_HEADER.search(body) and "Name" not in body.split():
+            # a header a PDF broke over lines ('Type Time(%) Time Calls' / 'Avg Min Max Name')
+            for extra in (1, 2):
+                if i - 1 + extra < n_lines:
+                    joined = " ".join(clean(x) for x in lines[i - 1 : i + extra])
+                    if hdr := parse_header(joined):
+                        result.claimed.update(range(lineno, lineno + extra + 1))
+                        i += extra
+                        break
+        if hdr:
             fields, unit = hdr
             table = _Table(fields=fields, time_unit=unit, section=pending_section,
                            fast=fields == ["type", *FULL_LAYOUT] and unit is None)
