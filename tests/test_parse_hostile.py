@@ -272,3 +272,44 @@ def test_pdf_header_broken_over_lines():
             "40.00% 2.0000ms 1 2.0000ms 2.0000ms 2.0000ms [CUDA memcpy HtoD]\n")
     ps = _parse(text)
     assert list(ps.frame["name"]) == ["conv_forward_kernel", "[CUDA memcpy HtoD]"] and ps.unplaced == []
+
+
+# numbers in other locales, decided per table from all of its cells
+NSYS_DE = """[5/8] Executing 'cuda_api_sum' stats report
+
+ Time (%)  Total Time (ns)  Num Calls     Avg (ns)        Med (ns)     Min (ns)    Max (ns)      StdDev (ns)          Name
+ --------  ---------------  ---------  --------------  -------------  ---------  -----------  --------------  ----------------
+     72,0   37.312.001.589      1.234    30.236.630,1   30.236.630,0        500  100.000.000     1.234.567,8  cudaMalloc
+     28,0   14.510.000.000          2 7.255.000.000,0  7.255.000.000,0       10  100.000.000             0,0  cudaFree
+"""
+
+
+def test_comma_decimal_locale_nsys():
+    ps = _parse(NSYS_DE)
+    m = _row(ps, name="cudaMalloc")
+    assert (m["time_pct"], m["total_ns"], m["calls"], m["avg_ns"], m["std_ns"]) == (
+        72.0, 37_312_001_589.0, 1234, 30_236_630.1, 1_234_567.8)
+    assert ps.table_notes == {}
+
+
+def test_comma_decimal_locale_nvprof():
+    text = ("==7== Profiling result:\n            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+            " GPU activities:   72,00%  1,2340ms         1  1,2340ms  1,2340ms  1,2340ms  conv<b>\n"
+            "                   28,00%  480,00us         2  240,00us  1,0000us  479,00us  [CUDA memcpy HtoD]\n")
+    ps = _parse(text)
+    conv = _row(ps, name="conv<b>")  # a template argument, not markup
+    assert (conv["time_pct"], conv["total_ns"], conv["avg_ns"]) == (72.0, 1_234_000.0, 1_234_000.0)
+    assert _row(ps, name="[CUDA memcpy HtoD]")["min_ns"] == 1000.0
+
+
+def test_ambiguous_table_flagged_not_guessed():
+    text = ("[5/8] Executing 'cuda_gpu_mem_size_sum' stats report\n\n"
+            " Total (MB)  Count  Operation\n ----------  -----  ------------------\n"
+            "      1.234      5  [CUDA memcpy HtoD]\n      2.500      1  [CUDA memcpy DtoH]\n")
+    ps = _parse(text)
+    # '1.234' and '2.500' read as 1.234/2.5 MB in a C locale and 1234/2500 MB in a German one
+    assert ps.frame["bytes"].isna().all() and list(ps.frame["calls"]) == [5, 1]
+    assert any("could use '.' or ','" in n for n in ps.table_notes[(1, "gpu-memory-size")])
+    # one cell that says which mark is the decimal one settles the table
+    ps = _parse(text.replace("2.500", "2.50"))
+    assert list(ps.frame["bytes"]) == [1.234e6, 2.5e6] and not ps.table_notes
