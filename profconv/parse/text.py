@@ -7,6 +7,7 @@ markdown, HTML bold, elisions, PID markers in other dash forms.
 
 from __future__ import annotations
 
+import csv
 import html
 import re
 
@@ -99,6 +100,25 @@ def clean(line: str) -> str:
             return ""
         return "\t".join(cell.strip() for cell in stripped[1:-1].split("|"))
     return line.rstrip("\r\n")
+
+
+def csv_row(line: str) -> list[str]:
+    """One CSV line as its fields ([] when it cannot be read; a stray CR inside the line is dropped)."""
+    try:
+        return next(csv.reader([line.replace("\r", "")]), [])
+    except csv.Error:
+        return []
+
+
+def csv_rows(lines: list[str]) -> list[list[str]]:
+    """CSV lines, one row per line (never a quoted field running over lines)."""
+    try:
+        rows = list(csv.reader([ln.replace("\r", "") for ln in lines]))
+        if len(rows) == len(lines):
+            return rows
+    except csv.Error:
+        pass
+    return [csv_row(ln) for ln in lines]
 
 
 def is_neutral(line: str) -> bool:

@@ -6,12 +6,12 @@ row per kernel, so ncu output ranks like any other profile.
 
 from __future__ import annotations
 
-import csv
 import re
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
+from profconv.parse.text import csv_rows
 
 TOOL = "ncu"
 
@@ -81,12 +81,7 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     j = start
     while j < len(lines) and lines[j].startswith('"'):
         j += 1
-    try:
-        table = list(csv.reader(lines[start:j]))
-    except csv.Error:
-        table = []
-    if len(table) != j - start:  # a stray quote ran over lines: each line on its own
-        table = [next(csv.reader([ln]), []) for ln in lines[start:j]]
+    table = csv_rows(lines[start:j])
     header = table[0]
     col = {h: k for k, h in enumerate(header)}
     metrics: list[Row] = []

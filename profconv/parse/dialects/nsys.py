@@ -12,7 +12,7 @@ import pandas as pd
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row, conform
-from profconv.parse.text import ELISION, FENCE
+from profconv.parse.text import ELISION, FENCE, csv_row, csv_rows
 
 TOOL = "nsys"
 
@@ -168,7 +168,7 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     j = start
     while j < len(lines) and lines[j].strip() and "," in lines[j]:
         j += 1
-    header = next(csv.reader([lines[start]]))
+    header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
     if j - start > BULK_ROWS:
@@ -177,17 +177,7 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
             return blk, j, []
     bad: list[int] = []
     cells, line_nos = [], []
-    try:
-        parsed = list(csv.reader(lines[start + 1 : j]))
-    except csv.Error:
-        parsed = []
-        for k in range(start + 1, j):
-            try:
-                parsed.extend(csv.reader([lines[k]]))
-            except csv.Error:
-                parsed.append([])
-    if len(parsed) != j - start - 1:  # a quoted field ran over lines: read them one by one
-        parsed = [next(csv.reader([ln]), []) for ln in lines[start + 1 : j]]
+    parsed = csv_rows(lines[start + 1 : j])
     for k, row in enumerate(parsed, start=start + 2):
         if len(row) != len(cols):
             bad.append(k)  # ragged: never read with its columns shifted

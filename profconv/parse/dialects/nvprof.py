@@ -6,7 +6,6 @@ lines, tables cut by code fences, `—PID—` prefixes. Pure: lines in, profiles
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass, field
 
@@ -17,7 +16,7 @@ from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row, conform
-from profconv.parse.text import clean, is_neutral
+from profconv.parse.text import clean, csv_rows, is_neutral
 
 TOOL = "nvprof"
 
@@ -424,20 +423,7 @@ def _csv_rows(lines: list[str], i: int) -> tuple[list[list[str]], int]:
             break
         out.append(c)
         j += 1
-    try:
-        rows = list(csv.reader(out))
-        if len(rows) == len(out):
-            return rows, j
-    except csv.Error:
-        pass
-    return [_one_csv_row(ln) for ln in out], j  # a stray quote ran over lines: each line on its own
-
-
-def _one_csv_row(line: str) -> list[str]:
-    try:
-        return next(csv.reader([line]), [])
-    except csv.Error:
-        return []
+    return csv_rows(out), j
 
 
 def _csv_line(line: str) -> str:
@@ -462,6 +448,8 @@ def _csv_value(cell: str, unit: str, kind: str) -> float:
 def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block], list[int]]:
     """A --csv table (header, optional units row, data) -> blocks; returns unparsable line numbers."""
     header = rows[0]
+    if not header:
+        return [], list(range(first_line, first_line + len(rows)))
     has_units = len(rows) > 1 and (not rows[1] or rows[1][0] in ("", "%", "ms", "us", "s", "ns")) and not any(
         units.is_number(c) for c in rows[1] if c
     )
