@@ -37,9 +37,10 @@ def _readings(token: str) -> set[float]:
             except ValueError:
                 pass
     # a grouped token also holds its parts ('1.5 2.5' in adjacent columns, '69.9,4467' in CSV)
-    for part in re.split(r"[ ,\u00a0\u202f]", token):
-        if part and part != token:
-            out |= _readings(part)
+    for sep in (r"[ \u00a0\u202f]", ","):
+        for part in re.split(sep, token):
+            if part and part != token:
+                out |= _readings(part)
     return out
 
 
