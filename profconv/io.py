@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import tempfile
+import zlib
 from pathlib import Path
 
 from profconv.errors import InputError
 
 MAX_RECORD_BYTES = 512 << 20  # a run record with every sample of a long sweep is a few MB
+MAX_GUNZIP_BYTES = 1 << 30  # what a .gz input may expand to: more is refused in one line, not a MemoryError
 
 
 def _umask() -> int:
@@ -47,3 +51,20 @@ def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
     if len(data) > limit:
         raise InputError(f"{path}: larger than {limit >> 20} MiB: not a profconv record")
     return data
+
+
+def gunzip(data: bytes, path: str | Path, limit: int = MAX_GUNZIP_BYTES, error: type[InputError] = InputError) -> bytes:
+    """A .gz file's contents, read in bounded steps: a corrupt file or a gzip bomb is one `error` line."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            while chunk := fh.read(64 << 20):
+                size += len(chunk)
+                if size > limit:
+                    raise error(f"{path}: expands to more than {limit >> 20:,} MiB; "
+                                "split it, or gunzip it and use the part you need")
+                chunks.append(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise error(f"{path}: corrupt gzip data ({exc})") from None
+    return b"".join(chunks)

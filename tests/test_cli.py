@@ -443,3 +443,37 @@ def test_table_cells_are_never_markup():
     con.print(fitted_table("t", [Column("name", ["k[/x]", "[red]gone[/red]"], justify="left", wrap=True)], 80))
     out = con.file.getvalue()
     assert "k[/x]" in out and "[red]gone[/red]" in out
+
+
+@pytest.mark.parametrize("value", [",", "", " , "])
+def test_an_option_that_names_nothing_is_refused_not_every_variant(cli, value):
+    r = cli("run", "--variant", value, "--images", "5")
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"error: --variant names nothing ({value!r}): give at least one name"
+    assert "Op Time" not in r.stdout
+
+
+def test_parse_refuses_a_device_instead_of_reading_it_forever(cli):
+    r = cli("parse", "/dev/zero")
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: /dev/zero: a device or socket, not a file (pipe it in with '-' if you mean to)"
+
+
+def test_a_gzip_bomb_is_one_line_not_a_memory_error(tmp_path, monkeypatch):
+    from profconv import io as pio
+    from profconv.errors import DataFileError, InputError
+
+    bomb = gzip.compress(b"x" * (3 << 20))
+    with pytest.raises(InputError, match=r"x.gz: expands to more than 2 MiB; split it"):
+        pio.gunzip(bomb, "x.gz", limit=2 << 20)
+    with pytest.raises(DataFileError, match=r"d.gz: corrupt gzip data"):
+        pio.gunzip(b"\x1f\x8b" + b"not gzip at all", "d.gz", error=DataFileError)
+    assert pio.gunzip(gzip.compress(b"abc" * 1000), "ok.gz", limit=3000) == b"abc" * 1000
+    monkeypatch.setattr(pio, "MAX_GUNZIP_BYTES", 2 << 20)
+    monkeypatch.setattr(pio.gunzip, "__defaults__", (2 << 20, InputError))
+    path = tmp_path / "bomb.log.gz"
+    path.write_bytes(bomb)
+    from profconv.parse.core import read_text
+
+    with pytest.raises(InputError, match=r"bomb.log.gz: expands to more than 2 MiB"):
+        read_text(str(path))

@@ -114,8 +114,8 @@ def bench_command(
         raise InputError("--images, --sets and --repeat must be at least 1, --warmup at least 0")
     if l2 not in bench.L2_MODES:
         raise InputError(f"--l2 takes cold or warm, not {l2!r}")
-    models = [get_model(m) for m in (comma_list(model) or DEFAULT_MODELS)]
-    chosen = [v for v in get_variants(comma_list(variant) or None) if v.device != "cpu"]
+    models = [get_model(m) for m in (comma_list(model, "--model") or DEFAULT_MODELS)]
+    chosen = [v for v in get_variants(comma_list(variant, "--variant") or None) if v.device != "cpu"]
     user_kernels = user_manifest.load_many(kernel or [], contract, {v.name for v in VARIANTS})
     if not chosen and not user_kernels:
         raise InputError("bench times GPU variants: the CPU reference is not one (see `profconv run`)")

@@ -93,7 +93,7 @@ def grade_command(
     for given, what in ((data, "--data"), (weights, "--weights")):
         if given is not None and not given.exists():
             raise InputError(f"{what}: no such file or directory: {given}")
-    models = tuple(comma_list(model)) or ("ece408-high",)
+    models = tuple(comma_list(model, "--model")) or ("ece408-high",)
     subs = discover(submissions)
     for name in {m for s in subs for m in (s.models or models)}:
         get_model(name)  # an unknown model is a usage error before any job starts

@@ -187,11 +187,11 @@ def run_command(
         raise InputError("--kernel-timeout must be positive")
     if (contract or sanitize) and not kernel:
         raise InputError("--contract and --sanitize apply to --kernel files: name one with --kernel PATH")
-    chosen = get_variants(comma_list(variant) or None)
+    chosen = get_variants(comma_list(variant, "--variant") or None)
     user_kernels = load_kernels(kernel or [], contract)
     if not chosen and not user_kernels:
         raise InputError("--variant none leaves nothing to run: add --kernel PATH")
-    tools = comma_list([profile]) if profile else []
+    tools = comma_list([profile], "--profile") if profile else []
     bad = [t for t in tools if t not in session.TOOLS]
     if profile is not None and (bad or not tools):
         raise InputError(f"--profile takes one of {', '.join(session.TOOLS)} (or cupti,ncu), not {profile!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from profconv.errors import InputError, NoProfileFound, StrictModeError
+from profconv.io import gunzip
 from profconv.parse import context
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
@@ -65,12 +65,11 @@ def read_text(path: str) -> tuple[str, str]:
             p = Path(path)
             if p.is_dir():
                 raise InputError(f"{path}: is a directory, not a profiler log")
+            if p.is_char_device() or p.is_block_device() or p.is_socket():
+                raise InputError(f"{path}: a device or socket, not a file (pipe it in with '-' if you mean to)")
             data = p.read_bytes()
             if data[:2] == b"\x1f\x8b":
-                try:
-                    data = gzip.decompress(data)
-                except (OSError, EOFError) as exc:
-                    raise InputError(f"{path}: corrupt gzip file ({exc})") from None
+                data = gunzip(data, path)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except PermissionError:

@@ -5,7 +5,6 @@ All loaders return (images float32 N x C x H x W in the model's input scale, lab
 
 from __future__ import annotations
 
-import gzip
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from profconv.errors import DataFileError
+from profconv.io import gunzip
 from profconv.run.models import Model
 
 SYNTHETIC_NOTE = (
@@ -100,10 +100,7 @@ def _read_maybe_gz(path: Path) -> bytes:
     except OSError as exc:
         raise DataFileError(f"{path}: cannot read ({exc.strerror})") from None
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise DataFileError(f"{path}: corrupt gzip data ({exc})") from None
+        data = gunzip(data, path, error=DataFileError)
     return data
 
 
