@@ -7,9 +7,8 @@ import io
 import os
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.markup import escape
 
@@ -17,10 +16,10 @@ from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
-from profconv.parse.shares import add_shares
-from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
-from profconv.render.profile_tables import TableOptions, render
 from profconv.ui import console, error_console
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Format(str, Enum):
@@ -35,6 +34,8 @@ CHUNK_ROWS = 10_000  # rows per slice handed to pandas' C writers: memory stays 
 
 
 def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
+    import pandas as pd
+
     frames = [ps.frame.assign(source=ps.source) for ps in sets]
     df = pd.concat(frames, ignore_index=True)
     return df[["source", *[c for c in df.columns if c != "source"]]]
@@ -52,7 +53,7 @@ def _chunks(sets: list[ProfileSet]):
 
 def _plain(v):
     """JSON-safe Python value: NaN, inf and pandas' NA become null (JSON has no NaN/Infinity)."""
-    if v is None or v is pd.NA:
+    if v is None or type(v).__name__ == "NAType":  # pandas' NA, without importing pandas
         return None
     if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
         return None
@@ -66,6 +67,8 @@ def _plain(v):
 def write_json(sets: list[ProfileSet], out) -> None:
     """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json): the
     header through the record type, the rows in slices by pandas' C writer (null for NaN)."""
+    from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
+
     head = ParseOutput(
         inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p))) for p in ps.profiles],
                             unplaced_lines=[n for n, _ in ps.unplaced], warnings=list(ps.notes)) for ps in sets],
@@ -166,8 +169,8 @@ def parse_command(
                 raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
             if profile is not None:
                 ps = ps.profile(profile)
-            if threshold != 0.90:  # the frame's in_top marks the 90% set; --threshold re-marks it
-                ps.frame = add_shares(ps.frame, threshold)
+            if threshold != 0.90:  # the rows' in_top marks the 90% set; --threshold re-marks it
+                ps.rethreshold(threshold)
             sets.append(ps)
             advance(path)
     if as_json:
@@ -176,6 +179,8 @@ def parse_command(
     if as_csv:
         write_csv(sets, sys.stdout)
         return
+    from profconv.render.profile_tables import TableOptions, render
+
     opts = TableOptions(threshold=threshold, max_rows=None if all_rows else 25, full_names=full_names)
     for ps in sets:
         render(ps, console(), opts)

@@ -49,8 +49,8 @@ def _value(text: str) -> float | None:
         return None
 
 
-def scan(lines: list[str], text: str) -> list[ContextLine]:
-    """Context lines in `text` (the lines joined by newlines), found by one regex pass."""
+def scan(text: str) -> list[ContextLine]:
+    """Context lines in `text` (the whole input), found by one substring pass per keyword."""
     found: list[ContextLine] = []
     pos, lineno = 0, 1
     for start in _candidate_starts(text):

@@ -1,13 +1,15 @@
-"""Read profiler text into a ProfileSet: detect dialects, parse, attach run context, build the frame."""
+"""Read profiler text into a ProfileSet: detect dialects, parse, attach run context, gather the rows.
+
+The core is plain Python (no pandas): rows come out as `Rows` columns; the DataFrame is built only
+when a caller asks for `ProfileSet.frame`.
+"""
 
 from __future__ import annotations
 
+import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
@@ -18,23 +20,61 @@ from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
     ROW_FIELDS,
     ProfileInfo,
-    conform,
-    empty_frame,
 )
-from profconv.parse.shares import add_shares, inconsistent_tables
+from profconv.parse.shares import share_rows
+from profconv.parse.table import Rows
 from profconv.parse.text import decode, normalize
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-@dataclass
+
 class ProfileSet:
-    """Everything parsed from one input: canonical rows, per-profile context, what was not placed."""
+    """Everything parsed from one input: canonical rows, per-profile context, what was not placed.
 
-    frame: pd.DataFrame
-    profiles: list[ProfileInfo]
-    source: str
-    unplaced: list[tuple[int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # every warning, table notes included
-    table_notes: dict[tuple[int, str], list[str]] = field(default_factory=dict)  # (profile, section) -> notes
+    `rows` holds the canonical rows as plain columns (profconv.parse.table.Rows); `frame` is the
+    same rows as the documented DataFrame (profconv/parse/schema.py), built on first use. Either
+    may be given; assigning one replaces the other."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, profiles: list[ProfileInfo] | None = None,
+                 source: str = "", unplaced: list[tuple[int, str]] | None = None, notes: list[str] | None = None,
+                 table_notes: dict[tuple[int, str], list[str]] | None = None, *, rows: Rows | None = None) -> None:
+        if frame is None and rows is None:
+            rows = Rows()
+        self._frame = frame
+        self._rows = rows
+        self.profiles: list[ProfileInfo] = profiles if profiles is not None else []
+        self.source = source
+        self.unplaced: list[tuple[int, str]] = unplaced if unplaced is not None else []
+        self.notes: list[str] = notes if notes is not None else []  # every warning, table notes included
+        # (profile, section) -> notes said next to that table
+        self.table_notes: dict[tuple[int, str], list[str]] = table_notes if table_notes is not None else {}
+
+    def __repr__(self) -> str:
+        return (f"ProfileSet(source={self.source!r}, profiles={len(self.profiles)}, rows={len(self.rows)}, "
+                f"unplaced={len(self.unplaced)})")
+
+    @property
+    def rows(self) -> Rows:
+        if self._rows is None:
+            assert self._frame is not None
+            self._rows = Rows.from_frame(self._frame)
+        return self._rows
+
+    @rows.setter
+    def rows(self, value: Rows) -> None:
+        self._rows, self._frame = value, None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            assert self._rows is not None
+            self._frame = self._rows.to_frame()
+        return self._frame
+
+    @frame.setter
+    def frame(self, value: pd.DataFrame) -> None:
+        self._frame, self._rows = value, None
 
     def general_notes(self) -> list[str]:
         """The notes that belong to no one table (the others are shown next to their table)."""
@@ -45,10 +85,15 @@ class ProfileSet:
         """Only profile `number` (1-based), for --profile."""
         if not any(p.profile == number for p in self.profiles):
             raise InputError(f"{self.source}: no profile {number} (it holds {len(self.profiles)})")
-        frame = self.frame[self.frame["profile"] == number].reset_index(drop=True)
+        rows = self.rows
+        sub = rows.where(p == number for p in rows.col("profile"))
         infos = [p for p in self.profiles if p.profile == number]
         notes = {k: v for k, v in self.table_notes.items() if k[0] == number}
-        return ProfileSet(frame, infos, self.source, self.unplaced, self.notes, notes)
+        return ProfileSet(None, infos, self.source, self.unplaced, self.notes, notes, rows=sub)
+
+    def rethreshold(self, threshold: float) -> None:
+        """Mark the smallest set of rows reaching `threshold` of each section's time (in_top)."""
+        self.rows = share_rows(self.rows, threshold)
 
 
 def table_note(profile: int, section: str, note: str) -> str:
@@ -137,33 +182,32 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
     if strict and unplaced:
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
         raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
-    infos = _attach_context(raw, lines)
+    infos = _attach_context(raw, text)
     damaged = _drop_inconsistent(raw)
     if damaged:
         unplaced = sorted(set(unplaced) | {(n, lines[n - 1]) for n in damaged})
         notes.append(f"line(s) {', '.join(str(n) for n in damaged[:10])}: total is not calls x average "
                      "(a damaged or mis-paired row): reported as unplaced, not used")
-        raw = [p for p in raw if any(b.rows or (b.frame is not None and len(b.frame)) for b in p.blocks)]
+        raw = [p for p in raw if not all(b.empty() for b in p.blocks)]
         if not raw:
             raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
                                  f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
-    del doc, lines, text, results  # the rows are out: let the input go before the frame is assembled
-    frame = add_shares(_frame(raw))
-    table_notes = _table_notes(raw, frame)
+    del doc, lines, text, results  # the rows are out: let the input go before they are gathered
+    rows = share_rows(_rows(raw))
+    table_notes = _table_notes(raw, rows)
     for (number, section), items in table_notes.items():
         notes.extend(table_note(number, section, n) for n in items)
-    return ProfileSet(frame=frame, profiles=infos, source=label, unplaced=unplaced, notes=notes,
-                      table_notes=table_notes)
+    return ProfileSet(None, infos, label, unplaced, notes, table_notes, rows=rows)
 
 
-def _inconsistent(t: np.ndarray, c: np.ndarray, a: np.ndarray, acc: bool) -> np.ndarray:
-    """Where a printed total is not calls x average within print precision (two significant
+def _inconsistent(t: float, c: float | None, a: float, acc: bool) -> bool:
+    """Whether a printed total is not calls x average within print precision (two significant
     digits of the average but at least a whole ns, whole microseconds for OpenACC, 1% of the total)."""
-    ok = ~(np.isnan(t) | np.isnan(a) | np.isnan(c))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        quantum = np.where(a > 0, 10.0 ** (np.floor(np.log10(np.where(a > 0, a, 1.0))) - 1), 1.0)
-    quantum = np.maximum(quantum, 1000.0 if acc else 1.0)  # whole microseconds (OpenACC), whole ns
-    return ok & (np.abs(t - c * a) > np.maximum(0.01 * t, c * quantum))
+    if c is None or t != t or a != a or c != c:
+        return False
+    quantum = 10.0 ** (math.floor(math.log10(a)) - 1) if a > 0 else 1.0
+    quantum = max(quantum, 1000.0 if acc else 1.0)  # whole microseconds (OpenACC), whole ns
+    return abs(t - c * a) > max(0.01 * t, c * quantum)
 
 
 def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
@@ -174,25 +218,21 @@ def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
             if blk.rows:
-                t = np.array([r.total_ns for r in blk.rows], dtype="float64")
-                a = np.array([r.avg_ns for r in blk.rows], dtype="float64")
-                c = np.array([np.nan if r.calls is None else r.calls for r in blk.rows], dtype="float64")
-                bad = _inconsistent(t, c, a, acc)
-                if bad.any():
+                bad = [_inconsistent(r.total_ns, r.calls, r.avg_ns, acc) for r in blk.rows]
+                if any(bad):
                     out.extend(r.line_start for r, b in zip(blk.rows, bad) if b)
                     blk.rows = [r for r, b in zip(blk.rows, bad) if not b]
-            elif blk.frame is not None and len(blk.frame) and blk.frame["avg_ns"].notna().any():
-                f = blk.frame
-                bad = _inconsistent(f["total_ns"].to_numpy("float64", na_value=np.nan),
-                                    f["calls"].to_numpy("float64", na_value=np.nan),
-                                    f["avg_ns"].to_numpy("float64", na_value=np.nan), acc)
-                if bad.any():
-                    out.extend(int(x) for x in f.loc[bad, "line_start"])
-                    blk.frame = f.loc[~bad].reset_index(drop=True)
+            elif blk.table is not None and len(blk.table) and blk.table.has("avg_ns"):
+                tb = blk.table
+                bad = [_inconsistent(float(t), None if c is None else float(c), float(a), acc)
+                       for t, c, a in zip(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"))]
+                if any(bad):
+                    out.extend(int(x) for x, b in zip(tb.col("line_start"), bad) if b)
+                    blk.table = tb.where(not b for b in bad)
     return sorted(out)
 
 
-def _table_notes(raw: list[RawProfile], frame: pd.DataFrame) -> dict[tuple[int, str], list[str]]:
+def _table_notes(raw: list[RawProfile], rows: Rows) -> dict[tuple[int, str], list[str]]:
     """What a reader must know next to a table: Time(%) that does not add up or contradicts the
     times, tables merged from several sources, numbers whose decimal mark is unknown."""
     out: dict[tuple[int, str], list[str]] = {}
@@ -207,43 +247,68 @@ def _table_notes(raw: list[RawProfile], frame: pd.DataFrame) -> dict[tuple[int, 
             total = sum(pcts)
             if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
                 out[key].append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
-    timed = frame[frame["share_basis"].notna()]
-    if timed.empty:
-        return {k: v for k, v in out.items() if v}
     # only the sections worth a note: ranked by Time(%), or merged from several tables
-    grp = timed.groupby(["profile", "section"], sort=False)
-    n_tables = grp["table"].transform("nunique")
-    by_pct = (timed["share_basis"] == "time_pct").fillna(False).groupby(
-        [timed["profile"], timed["section"]], sort=False).transform("any")
-    timed = timed[(n_tables > 1) | by_pct.astype(bool)]
-    for (number, section), rows in timed.groupby(["profile", "section"], sort=False):
-        key = (int(number), str(section))
-        tables = rows["table"].dropna().unique()
-        basis = rows["share_basis"].iloc[0]
-        where = f"lines {int(rows['line_start'].min())}-{int(rows['line_end'].max())}"
-        if basis == "time_pct":
+    basis, profile, section = rows.col("share_basis"), rows.col("profile"), rows.col("section")
+    groups: dict[tuple[int, str], list[int]] = {}
+    for i, b in enumerate(basis):
+        if b is not None:
+            groups.setdefault((profile[i], section[i]), []).append(i)
+    table, pct = rows.col("table"), rows.col("time_pct")
+    lo, hi = rows.col("line_start"), rows.col("line_end")
+    for (number, sec), members in groups.items():
+        tables = list(dict.fromkeys(table[i] for i in members if table[i] is not None))
+        by_pct = any(basis[i] == "time_pct" for i in members)
+        if len(tables) <= 1 and not by_pct:
+            continue
+        key = (int(number), str(sec))
+        where = f"lines {min(lo[i] for i in members)}-{max(hi[i] for i in members)}"
+        if basis[members[0]] == "time_pct":
             out.setdefault(key, []).append(
                 f"{where}: the Time column contradicts the printed Time(%) (mislabelled units?): ranked by the printed Time(%)")
-        elif len(tables) > 1 and rows["time_pct"].notna().any():
+        elif len(tables) > 1 and any(pct[i] == pct[i] for i in members):
             starts = ", ".join(str(int(t)) for t in sorted(tables))
             out.setdefault(key, []).append(
                 f"{where}: merged from {len(tables)} source tables (starting at lines {starts}); each printed Time(%) "
                 "is relative to its own table, Share is of their summed time")
-            for t in inconsistent_tables(rows):
+            for t in _inconsistent_tables(rows, members):
                 out[key].append(f"the table at line {t}: its Time column contradicts its printed Time(%)")
     return {k: v for k, v in out.items() if v}
 
 
-def _frame(raw: list[RawProfile]) -> pd.DataFrame:
-    """All rows of all profiles in file order: row blocks gathered into one frame (one conform,
-    not one per table: linear in the number of profiles), bulk trace frames in between."""
-    parts: list[pd.DataFrame] = []
+def _inconsistent_tables(rows: Rows, members: list[int]) -> list[int]:
+    """shares.inconsistent_tables on plain columns: source tables whose Time column contradicts
+    their own printed Time(%)."""
+    from profconv.parse.shares import PCT_TOLERANCE
+
+    table, pct, tot = rows.col("table"), rows.col("time_pct"), rows.col("total_ns")
+    by_table: dict[int, list[int]] = {}
+    for i in members:
+        by_table.setdefault(0 if table[i] is None else table[i], []).append(i)
+    bad = []
+    for t, tm in by_table.items():
+        both = [i for i in tm if pct[i] == pct[i] and tot[i] == tot[i]]
+        total = sum(tot[i] for i in both)
+        psum = sum(pct[i] for i in both)
+        if len(both) < 2 or total <= 0 or psum < 50.0:
+            continue
+        if any(abs(pct[i] - 100.0 * tot[i] / total * (psum / 100.0)) > PCT_TOLERANCE for i in both):
+            bad.append(int(t))
+    return bad
+
+
+_TAIL = ("profile", "tool", "table")
+
+
+def _rows(raw: list[RawProfile]) -> Rows:
+    """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
+    one set of columns, short names filled once per distinct name (its [correlation id] aside)."""
+    parts: list[Rows] = []
     recs: list[tuple] = []
-    cols = [*ROW_FIELDS, "profile", "tool", "table"]
+    cols = [*ROW_FIELDS, *_TAIL]
 
     def flush() -> None:
         if recs:
-            parts.append(conform(pd.DataFrame.from_records(recs, columns=cols)))
+            parts.append(Rows.from_tuples(recs, cols))
             recs.clear()
 
     for number, prof in enumerate(raw, start=1):
@@ -251,31 +316,38 @@ def _frame(raw: list[RawProfile]) -> pd.DataFrame:
             if blk.rows:
                 tail = (number, prof.tool, blk.line_start)
                 recs.extend(tuple(getattr(r, f) for f in ROW_FIELDS) + tail for r in blk.rows)
-            elif blk.frame is not None and len(blk.frame):
+            elif blk.table is not None and len(blk.table):
                 flush()
-                parts.append(blk.frame.assign(profile=number, tool=prof.tool, table=blk.line_start))
+                tb = blk.table
+                n = len(tb)
+                tb.set("profile", [number] * n)
+                tb.set("tool", [prof.tool] * n)
+                tb.set("table", [blk.line_start] * n)
+                parts.append(tb)
     flush()
-    if not parts:
-        return empty_frame()
-    frame = pd.concat(parts, ignore_index=True)
-    frame["profile"] = frame["profile"].astype("int64")
-    frame["tool"] = frame["tool"].astype("string")
-    frame["table"] = frame["table"].astype("Int64")
-    missing = frame["short_name"].isna()  # trace blocks arrive with theirs
-    if missing.any():
-        uniq = frame.loc[missing, "name"].drop_duplicates()
-        by_base: dict[str, str] = {}  # names may differ only by their [correlation id]
-        short = {}
-        for n in uniq:
-            base = strip_correlation(str(n))
-            if base not in by_base:
-                by_base[base] = short_name(base)
-            short[n] = by_base[base]
-        frame.loc[missing, "short_name"] = frame.loc[missing, "name"].map(short)
-    return frame
+    rows = Rows.concat(parts)
+    if not rows.n:
+        return rows
+    names = rows.col("name")
+    short = list(rows.col("short_name"))
+    by_name: dict[str, str] = {}
+    by_base: dict[str, str] = {}  # names may differ only by their [correlation id]
+    for i, s in enumerate(short):
+        if s is None:  # trace blocks arrive with theirs
+            n = names[i]
+            got = by_name.get(n)
+            if got is None:
+                base = strip_correlation(str(n))
+                got = by_base.get(base)
+                if got is None:
+                    got = by_base[base] = short_name(base)
+                by_name[n] = got
+            short[i] = got
+    rows.set("short_name", short)
+    return rows
 
 
-def _attach_context(raw: list[RawProfile], lines: list[str]) -> list[ProfileInfo]:
+def _attach_context(raw: list[RawProfile], text: str) -> list[ProfileInfo]:
     """Op Time / Correctness / command lines go to the profile of the same run.
 
     A run starts at a command line ('* Running …', '$ …'); context inside a profile's line span
@@ -286,7 +358,7 @@ def _attach_context(raw: list[RawProfile], lines: list[str]) -> list[ProfileInfo
                     pid=p.pid, command=p.command, device=p.device)
         for i, p in enumerate(raw, start=1)
     ]
-    found = context.scan(lines, "\n".join(lines))
+    found = context.scan(text)
     commands = [c.line for c in found if c.kind == "command"]
     for c in found:
         target = None

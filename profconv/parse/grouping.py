@@ -35,7 +35,7 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
             continue
         blk = ev.block
         assert blk is not None and blk.section is not None
-        if not blk.rows and (blk.frame is None or not len(blk.frame)):
+        if blk.empty():
             continue
         kinds = {b.kind or b.section for b in current.blocks} if current else set()
         kind = blk.kind or blk.section

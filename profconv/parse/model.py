@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pandas as pd
-
 from profconv.parse.schema import Row
+from profconv.parse.table import Rows
 
 
 @dataclass
 class Block:
-    """One table of one section; `frame` holds bulk rows (traces) already in schema form."""
+    """One table of one section; `table` holds bulk rows (traces) already as schema columns."""
 
     section: str | None
     rows: list[Row] = field(default_factory=list)
-    frame: pd.DataFrame | None = None
+    table: Rows | None = None
     line_start: int = 0
     line_end: int = 0
     kind: str | None = None  # the report it came from, when one section has several
     notes: list[str] = field(default_factory=list)  # said next to this table, not at the end
+
+    def empty(self) -> bool:
+        return not self.rows and (self.table is None or not len(self.table))
 
 
 @dataclass

@@ -36,9 +36,10 @@ unified-memory; JSON writes NaN as null.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS: dict[str, str] = {
     "profile": "int64",
@@ -167,11 +168,15 @@ def context_facts(info: ProfileInfo) -> list[str]:
 
 def empty_frame() -> pd.DataFrame:
     """A frame with no rows but every column and dtype, so callers never special-case empty."""
+    import pandas as pd
+
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in COLUMNS.items()})
 
 
 def frame_from_records(records: list[tuple], columns: list[str], fixed: dict) -> pd.DataFrame:
     """Build a canonical frame from tuples in `columns` order plus constant columns."""
+    import pandas as pd
+
     if not records:
         return empty_frame()
     df = pd.DataFrame.from_records(records, columns=columns)
@@ -182,6 +187,9 @@ def frame_from_records(records: list[tuple], columns: list[str], fixed: dict) ->
 
 def conform(df: pd.DataFrame) -> pd.DataFrame:
     """Add missing columns, order them and cast to the schema's dtypes."""
+    import numpy as np
+    import pandas as pd
+
     n = len(df)
     out = {}
     for col, dtype in COLUMNS.items():

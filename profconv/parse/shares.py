@@ -8,10 +8,13 @@ Time(%) relative to themselves: the share is over their summed time.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from profconv.parse.schema import TIMED_SECTIONS
+from profconv.parse.table import Rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SHARE_COLUMNS = ("share", "cumulative", "in_top", "share_basis")
 PCT_TOLERANCE = 5.0  # percentage points between a printed Time(%) and the one its times imply
@@ -19,6 +22,9 @@ PCT_TOLERANCE = 5.0  # percentage points between a printed Time(%) and the one i
 
 def inconsistent_tables(rows: pd.DataFrame) -> list[int]:
     """Source tables (by first line) whose Time column contradicts their own printed Time(%)."""
+    import numpy as np
+    import pandas as pd
+
     bad = []
     key = rows["table"] if "table" in rows.columns else pd.Series(0, index=rows.index)
     for table, grp in rows.groupby(key.fillna(0).astype("int64"), sort=False):
@@ -64,6 +70,9 @@ def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
     """The frame with share, cumulative, in_top and share_basis filled for every ranked (timed)
     section of every profile; other rows keep them empty. Vectorised: one pass however many profiles.
     The columns are set on `frame` itself (no copy of a large trace), which is returned."""
+    import numpy as np
+    import pandas as pd
+
     out = frame
     n = len(out)
     share = np.full(n, np.nan)
@@ -121,3 +130,84 @@ def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
     out["in_top"] = pd.array(np.where(timed, top, None), dtype="boolean")
     out["share_basis"] = pd.array(basis, dtype="string")
     return out
+
+
+def _kahan(values) -> float:
+    """A sum as pandas' groupby sum takes it (Kahan-compensated, NaN skipped): the same bits."""
+    total = comp = 0.0
+    for v in values:
+        if v != v:
+            continue
+        y = v - comp
+        t = total + y
+        comp = t - total - y
+        if comp != comp:
+            comp = 0.0
+        total = t
+    return total
+
+
+def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
+    """`add_shares` on plain columns (no pandas): share, cumulative, in_top and share_basis of every
+    ranked (timed) section of every profile, the same numbers to the bit; set on `rows`, returned."""
+    n = rows.n
+    section = rows.col("section")
+    timed = [i for i in range(n) if section[i] in TIMED_SECTIONS]
+    share = [NAN] * n
+    cum = [NAN] * n
+    top: list[bool | None] = [None] * n
+    basis: list[str | None] = [None] * n
+    if timed:
+        profile, table = rows.col("profile"), rows.col("table")
+        pct, tot = rows.col("time_pct"), rows.col("total_ns")
+        groups: dict[tuple, list[int]] = {}
+        for i in timed:
+            groups.setdefault((profile[i], section[i]), []).append(i)
+        for members in groups.values():
+            by_table: dict[int, list[int]] = {}
+            for i in members:
+                t = table[i]
+                by_table.setdefault(-1 if t is None else t, []).append(i)
+            any_bad = False
+            for tm in by_table.values():
+                both = [i for i in tm if pct[i] == pct[i] and tot[i] == tot[i]]
+                if len(both) < 2:
+                    continue
+                tsum = _kahan(tot[i] for i in both)
+                psum = _kahan(pct[i] for i in both)
+                if not (tsum > 0 and psum >= 50.0):
+                    continue
+                for i in both:
+                    implied = 100.0 * tot[i] / tsum * (psum / 100.0)
+                    if abs(pct[i] - implied) > PCT_TOLERANCE:
+                        any_bad = True
+                        break
+                if any_bad:
+                    break
+            has_time = any(tot[i] == tot[i] for i in members)
+            all_pct = all(pct[i] == pct[i] for i in members)
+            by_pct = not has_time or (len(by_table) <= 1 and all_pct and any_bad)
+            src = pct if by_pct else tot
+            key = {i: (src[i] if src[i] == src[i] else 0.0) for i in members}
+            total = _kahan(key[i] for i in members)
+            for i in members:
+                share[i] = key[i] / total if total > 0 else 0.0
+                basis[i] = "time_pct" if by_pct else "total_ns"
+            acc = comp = 0.0
+            for i in sorted(members, key=lambda i: -key[i]):  # stable: file order among equal times
+                y = share[i] - comp
+                t = acc + y
+                comp = t - acc - y
+                if comp != comp:
+                    comp = 0.0
+                acc = t
+                cum[i] = acc
+                top[i] = (acc - share[i]) < threshold - 1e-12 and share[i] > 0
+    rows.set("share", share)
+    rows.set("cumulative", cum)
+    rows.set("in_top", top)
+    rows.set("share_basis", basis)
+    return rows
+
+
+NAN = float("nan")

@@ -1,18 +1,21 @@
-"""Terminal tables for parsed profiles: ranked sections with the top-share rows marked."""
+"""Terminal tables for parsed profiles: ranked sections with the top-share rows marked.
+
+Rendered from the parse's plain columns (ProfileSet.rows), so printing a table needs no pandas."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-import pandas as pd
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from profconv.analysis.ranking import Ranked, rank_profile
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, context_facts
+from profconv.parse.shares import share_rows
+from profconv.parse.table import Rows
 from profconv.render.format import Column, count, duration, fitted_table
 from profconv.ui import heading
 
@@ -23,6 +26,45 @@ class TableOptions:
     max_rows: int | None = 25  # None: every row
     full_names: bool = False
     metrics: bool = True  # list every metric row (ncu); `run --profile ncu` shows its own summary instead
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One profile section ranked by time: `rows` (dicts of the schema's columns) largest first."""
+
+    profile: int
+    section: str
+    rows: list[dict[str, Any]]
+    top_count: int
+    top_share: float  # fraction of the section's time taken by the marked rows
+    basis: str  # "total_ns" or "time_pct": what the shares were computed from
+
+
+def rank_rows(rows: Rows, profile: int, sections: list[str], threshold: float = 0.90) -> list[Ranked]:
+    """Each section of one profile ranked by its share (the order and shares of parse/shares.py);
+    in_top marks the smallest set of rows reaching `threshold`."""
+    prof, sec = rows.col("profile"), rows.col("section")
+    out = []
+    for section in sections:
+        idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] == section]
+        if not idx:
+            continue
+        sub = rows.take(idx)
+        if any(v != v for v in sub.col("share")):  # rows made elsewhere without their shares
+            sub = share_rows(sub, threshold)
+        basis = str(sub.col("share_basis")[0])
+        key = sub.col("time_pct" if basis == "time_pct" else "total_ns")
+        order = sorted(range(sub.n), key=lambda i: -(key[i] if key[i] == key[i] else 0.0))
+        recs = sub.take(order).records()
+        total = 0.0
+        top = 0
+        for r in recs:
+            r["in_top"] = bool((r["cumulative"] - r["share"]) < threshold - 1e-12 and r["share"] > 0)
+            if r["in_top"]:
+                top += 1
+                total += r["share"]
+        out.append(Ranked(profile, section, recs, top, total, basis))
+    return out
 
 
 def summary_line(r: Ranked) -> str:
@@ -40,9 +82,9 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Table:
     """Columns the tool never printed for this section (all missing) are left out, so the name has room;
     at a narrow width Min, Max, Cum., Time(%) and Calls go first (named in the caption), the name wraps."""
     title = SECTION_TITLES.get(r.section, r.section)
-    rows = r.rows if opts.max_rows is None else r.rows.head(max(opts.max_rows, r.top_count))
-    recs = rows.to_dict("records")
-    present = {c: bool(r.rows[c].notna().any()) for c in ("time_pct", "calls", "avg_ns", "min_ns", "max_ns")}
+    recs = r.rows if opts.max_rows is None else r.rows[: max(opts.max_rows, r.top_count)]
+    present = {c: any(row[c] is not None and row[c] == row[c] for row in r.rows)
+               for c in ("time_pct", "calls", "avg_ns", "min_ns", "max_ns")}
     # (header, key that must be present, cell, drop rank: lowest is left out first, None: always shown)
     spec = [
         ("", None, lambda row: Text("●", style="green") if row["in_top"] else Text(""), None),
@@ -60,20 +102,21 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Table:
     names = [Text(str(row["name"] if opts.full_names else row["short_name"]), style="bold" if row["in_top"] else "dim")
              for row in recs]
     columns.append(Column("Name", names, justify="left", wrap=True))
-    hidden = len(r.rows) - len(rows)
+    hidden = len(r.rows) - len(recs)
     caption = f"{hidden} more row(s) below the threshold not shown (--all shows them)" if hidden > 0 else None
     return fitted_table(title, columns, width, caption=caption)
 
 
-def metric_table(frame, profile: int, width: int = 120) -> Table | None:
-    rows = frame[(frame["profile"] == profile) & (frame["section"].isin(["ncu-metric", "metric"]))]
-    if rows.empty:
+def metric_table(rows: Rows, profile: int, width: int = 120) -> Table | None:
+    prof, sec = rows.col("profile"), rows.col("section")
+    idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] in ("ncu-metric", "metric")]
+    if not idx:
         return None
-    recs = rows.to_dict("records")
+    recs = rows.take(idx).records(["short_name", "metric", "unit", "value"])
     columns = [
         Column("Kernel", [str(row["short_name"]) for row in recs], justify="left", wrap=True),
         Column("Metric", [str(row["metric"]) for row in recs], justify="left"),
-        Column("Unit", ["" if row["unit"] is None or row["unit"] is pd.NA else str(row["unit"]) for row in recs],
+        Column("Unit", ["" if row["unit"] is None else str(row["unit"]) for row in recs],
                justify="left"),
         Column("Value", ["—" if row["value"] != row["value"] else f"{row['value']:,.6g}" for row in recs]),
     ]
@@ -86,12 +129,12 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
         heading(console, f"Profile {info.profile} · {info.tool} · {escape(str(ps.source))}{where}")
         for f in context_facts(info):
             console.print(f"  {escape(str(f))}", highlight=False)
-        for ranked in rank_profile(ps.frame, info.profile, list(TIMED_SECTIONS), opts.threshold):
+        for ranked in rank_rows(ps.rows, info.profile, list(TIMED_SECTIONS), opts.threshold):
             console.print(ranked_table(ranked, opts, console.width))
             console.print(f"  [green]●[/green] {summary_line(ranked)}", highlight=False)
             for note in ps.table_notes.get((info.profile, ranked.section), []):
                 console.print(Text(f"  warning: {note}", style="yellow"))
-        mt = metric_table(ps.frame, info.profile, console.width) if opts.metrics else None
+        mt = metric_table(ps.rows, info.profile, console.width) if opts.metrics else None
         if mt is not None:
             console.print(mt)
     if ps.unplaced:

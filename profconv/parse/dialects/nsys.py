@@ -6,12 +6,10 @@ import csv
 import io
 import re
 
-import numpy as np
-import pandas as pd
-
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
-from profconv.parse.schema import Row, conform
+from profconv.parse.schema import Row
+from profconv.parse.table import Rows
 from profconv.parse.text import ELISION, FENCE, csv_row, csv_rows
 
 TOOL = "nsys"
@@ -198,11 +196,9 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
 
 def _trace_from_rows(blk: Block, rep: str) -> Block:
     recs = [(r.name, r.start_ns, r.total_ns, r.line_start, r.line_end) for r in blk.rows]
-    frame = pd.DataFrame.from_records(recs, columns=["name", "start_ns", "total_ns", "line_start", "line_end"])
-    frame["calls"] = 1
-    frame["section"] = blk.section
-    return Block(section=blk.section, frame=conform(frame), line_start=blk.line_start, line_end=blk.line_end,
-                 kind=rep)
+    table = Rows.from_tuples(recs, ["name", "start_ns", "total_ns", "line_start", "line_end"],
+                             {"calls": 1, "section": blk.section})
+    return Block(section=blk.section, table=table, line_start=blk.line_start, line_end=blk.line_end, kind=rep)
 
 
 _OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns", "med": "med_ns",
@@ -214,6 +210,9 @@ def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: l
     """A big table through pandas' C reader; None whenever any cell is not plainly valid
     (the caller then reads it row by row and reports the bad lines)."""
     import warnings
+
+    import numpy as np
+    import pandas as pd
 
     data = "\n".join(lines[start:end]).encode()  # bytes: StringIO would hold 4 bytes a character
     try:
@@ -231,7 +230,11 @@ def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: l
     section = REPORTS.get(rep, "gpu")
     if section.endswith("-trace") and not ("start" in fields and "dur" in fields):
         return None
-    out: dict = {"section": section, "name": df[name_col]}
+    names = df[name_col]
+    if names.isna().any() or (section == "gpu-memory-size"):
+        return None
+    n = len(df)
+    out: dict = {"section": [section] * n, "name": names.to_numpy(dtype=object)}
     for c, f in zip(cols, fields):
         if f not in _OUT or (section.endswith("-trace") and f not in ("start", "dur")):
             continue
@@ -243,16 +246,13 @@ def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: l
             return None
         if f == "calls" and not (v == np.floor(v)).all():
             return None
-        out[_OUT[f]] = v
-    if out["name"].isna().any() or (section == "gpu-memory-size"):
-        return None
+        out[_OUT[f]] = v.astype("int64") if f == "calls" else v
     if section.endswith("-trace"):
-        out["calls"] = 1
-    lines_idx = np.arange(start + 2, start + 2 + len(df), dtype="int64")
+        out["calls"] = np.ones(n, dtype="int64")
+    lines_idx = np.arange(start + 2, start + 2 + n, dtype="int64")
     out["line_start"] = lines_idx
     out["line_end"] = lines_idx
-    return Block(section=section, frame=conform(pd.DataFrame(out)), line_start=start + 2,
-                 line_end=start + 1 + len(df), kind=rep)
+    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
 
 
 def parse(doc: Document) -> DialectResult:

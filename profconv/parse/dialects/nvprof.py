@@ -7,15 +7,14 @@ lines, tables cut by code fences, `—PID—` prefixes. Pure: lines in, profiles
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass, field
-
-import numpy as np
-import pandas as pd
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
-from profconv.parse.schema import Row, conform
+from profconv.parse.schema import Row
+from profconv.parse.table import Rows
 from profconv.parse.text import clean, csv_rows, is_neutral
 
 TOOL = "nvprof"
@@ -310,47 +309,52 @@ def classify(block: Block) -> str:
 
 
 def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int,
-                 bulk: list[dict] | None = None) -> tuple[Block, tuple[np.ndarray, list[str]]]:
-    """The trace rows (tuples, and column chunks read in bulk) as one frame in line order, short
-    names filled once per distinct name without its correlation id. Also returns the rows'
-    base-name codes and the distinct base names, for the summary."""
+                 bulk: list[dict] | None = None) -> tuple[Block, tuple[list[int], list[str]]]:
+    """The trace rows (tuples, and column chunks read in bulk) as one block of columns in line
+    order, short names filled once per distinct name without its correlation id. Also returns the
+    rows' base-name codes and the distinct base names, for the summary."""
     parts = list(bulk or [])
     if rows:
         names, starts, durs, lo, hi = zip(*rows)
-        parts.append({"name": list(names), "start_ns": np.asarray(starts, dtype="float64"),
-                      "total_ns": np.asarray(durs, dtype="float64"), "line": np.asarray(lo, dtype="int64")})
+        parts.append({"name": list(names), "start_ns": array("d", starts), "total_ns": array("d", durs),
+                      "line": list(lo)})
     if len(parts) > 1:
         parts.sort(key=lambda c: int(c["line"][0]))
     index: dict[str, int] = {}
-    codes = np.concatenate([_base_codes(c["name"], index) for c in parts])
+    codes: list[int] = []
+    for c in parts:
+        codes.extend(_base_codes(c["name"], index))
     uniques = list(index)
-    shorts = np.array([short_name(b) for b in uniques], dtype=object)
-    line = np.concatenate([c["line"] for c in parts])
-    names_all = [n for c in parts for n in c["name"]]
-    parts_start = np.concatenate([c["start_ns"] for c in parts])
-    parts_total = np.concatenate([c["total_ns"] for c in parts])
+    shorts = [short_name(b) for b in uniques]
+    line: list[int] = []
+    names_all: list[str] = []
+    start = array("d")
+    total = array("d")
+    for c in parts:
+        line.extend(c["line"])
+        names_all.extend(c["name"])
+        start.extend(c["start_ns"])
+        total.extend(c["total_ns"])
     parts.clear()
-    frame = conform(pd.DataFrame({
-        "name": pd.array(names_all, dtype="string"),
-        "short_name": pd.array(shorts[codes], dtype="string"),
-        "start_ns": parts_start, "total_ns": parts_total,
-        "calls": np.ones(len(line), dtype="int64"),
-        "line_start": line, "line_end": line, "section": section,
-    }))
-    return Block(section=section, frame=frame, line_start=start_line, line_end=end_line), (codes, uniques)
+    n = len(line)
+    table = Rows({
+        "section": [section] * n, "name": names_all, "short_name": [shorts[k] for k in codes],
+        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line, "line_end": line,
+    }, n)
+    return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
 
 
-def _base_codes(names: list[str], index: dict[str, int]) -> np.ndarray:
+def _base_codes(names: list[str], index: dict[str, int]) -> list[int]:
     """Per name, the code of its base name (correlation id dropped), adding new bases to `index`."""
     joined = "\n".join(names)
     bases = _CORRELATION.sub("", joined).split("\n") if "]" in joined else names
-    return np.fromiter((index.setdefault(b, len(index)) for b in bases), dtype="int64", count=len(bases))
+    return [index.setdefault(b, len(index)) for b in bases]
 
 
 def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, int]:
-    """Aligned trace rows from index i read by one regex pass and NumPy's float parsing (the
-    common case: 'start duration … name' with units glued on); returns the chunk and the index
-    after it. Rows that do not read cleanly are left to the line-by-line path."""
+    """Aligned trace rows from index i read by one regex pass (the common case: 'start duration …
+    name' with units glued on); returns the chunk and the index after it. Rows that do not read
+    cleanly are left to the line-by-line path."""
     j = i
     n = min(len(lines), i + BULK_LINES)  # a slice at a time: the temporaries stay small
     while j < n:
@@ -370,33 +374,63 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
         if j - i < 64:
             return None, i
         block, found = block[: j - i], found[: j - i]
-    cols = list(zip(*found))
-    start = np.array(cols[0], dtype="float64") * np.array([_UNIT_NS[u] for u in cols[1]])
-    dur = np.array(cols[2], dtype="float64") * np.array([_UNIT_NS[u] for u in cols[3]])
-    if not (np.isfinite(start).all() and np.isfinite(dur).all()):
-        return None, i
+    # digits and a dot only (the pattern says so): every value is finite
+    unit = _UNIT_NS
+    start = array("d", [float(t[0]) * unit[t[1]] for t in found])
+    dur = array("d", [float(t[2]) * unit[t[3]] for t in found])
     return {"name": [ln[name_col:].rstrip() for ln in block], "start_ns": start, "total_ns": dur,
-            "line": np.arange(i + 1, j + 1, dtype="int64")}, j
+            "line": range(i + 1, j + 1)}, j
 
 
-def summarize_trace(trace: pd.DataFrame, section: str, bases: tuple[np.ndarray, list[str]] | None = None) -> Block:
-    """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would."""
+def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]] | None = None) -> Block:
+    """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would: calls,
+    total (Kahan-summed as pandas does; no total when no event had a duration), avg, min, max."""
     if bases is None:
         index: dict[str, int] = {}
-        codes = _base_codes([str(n) for n in trace["name"]], index)
+        codes = _base_codes([str(n) for n in trace.col("name")], index)
         uniques = list(index)
     else:
         codes, uniques = bases
-    t = trace["total_ns"].to_numpy(dtype="float64")
-    lines = trace["line_start"].to_numpy(dtype="int64")
-    g = pd.DataFrame({"c": codes, "t": t, "l": lines}).groupby("c", sort=False)
-    agg = g.agg(calls=("l", "count"), avg_ns=("t", "mean"), min_ns=("t", "min"),
-                max_ns=("t", "max"), line_start=("l", "min"), line_end=("l", "max"))
-    agg["total_ns"] = g["t"].sum(min_count=1)  # events without a duration stay without a total
-    agg["name"] = [uniques[c] for c in agg.index]
-    agg["section"] = section
-    frame = conform(agg.sort_values("total_ns", ascending=False, kind="stable").reset_index(drop=True))
-    return Block(section=section, frame=frame, line_start=int(lines.min()), line_end=int(trace["line_end"].max()))
+    t = trace.col("total_ns")
+    lines = trace.col("line_start")
+    ends = trace.col("line_end")
+    acc: dict[int, list] = {}  # code -> [count, n, sum, comp, min, max, first line, last line]
+    for k, code in enumerate(codes):
+        v = t[k]
+        ln = lines[k]
+        a = acc.get(code)
+        if a is None:
+            a = acc[code] = [0, 0, 0.0, 0.0, NAN_, NAN_, ln, ln]
+        a[0] += 1
+        if v == v:
+            a[1] += 1
+            y = v - a[3]
+            s = a[2] + y
+            a[3] = s - a[2] - y
+            if a[3] != a[3]:
+                a[3] = 0.0
+            a[2] = s
+            if not (a[4] <= v):
+                a[4] = v
+            if not (a[5] >= v):
+                a[5] = v
+        if ln < a[6]:
+            a[6] = ln
+        if ln > a[7]:
+            a[7] = ln
+    recs = []
+    for code, a in acc.items():
+        total = a[2] if a[1] else NAN_
+        avg = a[2] / a[1] if a[1] else NAN_
+        recs.append((uniques[code], a[0], avg, a[4], a[5], a[6], a[7], total))
+    # by total, largest first, events without a total last (file order among equals)
+    recs.sort(key=lambda r: (r[7] != r[7], -r[7] if r[7] == r[7] else 0.0))
+    table = Rows.from_tuples(recs, ["name", "calls", "avg_ns", "min_ns", "max_ns", "line_start", "line_end", "total_ns"],
+                             {"section": section})
+    return Block(section=section, table=table, line_start=min(lines), line_end=max(ends))
+
+
+NAN_ = float("nan")
 
 
 def _trace_header(body: str) -> str | None:
@@ -505,9 +539,9 @@ def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block
         section = "gpu-trace" if "Grid X" in col or "Size" in col else "api-trace"
         if recs:
             tb, bases = _trace_block(recs, section, offset, offset + len(data) - 1)
-            assert tb.frame is not None
+            assert tb.table is not None
             blocks[section] = tb
-            summary = summarize_trace(tb.frame, "gpu" if section == "gpu-trace" else "api", bases)
+            summary = summarize_trace(tb.table, "gpu" if section == "gpu-trace" else "api", bases)
             blocks[summary.section or "gpu"] = summary
     elif header[0] == "Device" and "Count" in col:  # Unified Memory
         for n, r in enumerate(data):
@@ -600,9 +634,9 @@ def parse(doc: Document) -> DialectResult:
         result.claimed.update(r[3] for r in trace_rows)
         if trace_rows or trace_bulk:
             tb, bases = _trace_block(trace_rows, trace_section, trace_start, end_line, trace_bulk)
-            assert tb.frame is not None
+            assert tb.table is not None
             events.append(_Event("block", trace_start, block=tb))
-            summary = summarize_trace(tb.frame, "gpu" if trace_section == "gpu-trace" else "api", bases)
+            summary = summarize_trace(tb.table, "gpu" if trace_section == "gpu-trace" else "api", bases)
             events.append(_Event("block", trace_start, block=summary))
         trace_rows = []
         trace_bulk = []

@@ -1,0 +1,162 @@
+"""Canonical rows held as plain Python columns: what the parse core produces, with no pandas in sight.
+
+`Rows` is a column store over the schema of profconv/parse/schema.py (same column names, same
+meaning). A column is a list (or any sequence: `array`, a NumPy array from a bulk reader) of one
+value per row; a column the rows never had is simply absent and reads as missing. Missing values
+are NaN in float columns and None elsewhere, exactly where the DataFrame holds NaN / <NA>.
+
+The terminal tables of `profconv parse` are rendered from `Rows` directly, so a parse that only
+prints a table never imports pandas; `to_frame()` builds the documented DataFrame (and imports
+pandas) only when a caller asks for it (`ProfileSet.frame`, --json, --csv, the report).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from profconv.parse.schema import COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+NAN = float("nan")
+FLOAT_COLUMNS = frozenset(c for c, t in COLUMNS.items() if t == "float64")
+
+
+def missing_value(column: str) -> Any:
+    """What an absent cell of `column` reads as: NaN for float columns, None for the others."""
+    return NAN if column in FLOAT_COLUMNS else None
+
+
+class Rows:
+    """Columnar canonical rows: `cols` maps a schema column to one value per row (absent: missing)."""
+
+    __slots__ = ("cols", "n")
+
+    def __init__(self, cols: dict[str, Sequence[Any]] | None = None, n: int | None = None) -> None:
+        self.cols: dict[str, Sequence[Any]] = dict(cols or {})
+        if n is None:
+            n = len(next(iter(self.cols.values()))) if self.cols else 0
+        self.n = n
+        for name, col in self.cols.items():
+            if name not in COLUMNS:
+                raise ValueError(f"not a schema column: {name}")
+            if len(col) != n:
+                raise ValueError(f"column {name} has {len(col)} values, expected {n}")
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __repr__(self) -> str:
+        return f"Rows({self.n} rows; {', '.join(self.cols)})"
+
+    def has(self, name: str) -> bool:
+        return name in self.cols
+
+    def col(self, name: str) -> Sequence[Any]:
+        """The column's values (a constant missing value per row when the rows never had it)."""
+        c = self.cols.get(name)
+        if c is None:
+            return [missing_value(name)] * self.n
+        return c
+
+    def set(self, name: str, values: Sequence[Any]) -> None:
+        if name not in COLUMNS:
+            raise ValueError(f"not a schema column: {name}")
+        if len(values) != self.n:
+            raise ValueError(f"column {name} has {len(values)} values, expected {self.n}")
+        self.cols[name] = values
+
+    def take(self, idx: Sequence[int]) -> Rows:
+        """The rows at positions `idx`, in that order."""
+        return Rows({k: [v[i] for i in idx] for k, v in self.cols.items()}, len(idx))
+
+    def where(self, keep: Iterable[bool]) -> Rows:
+        return self.take([i for i, k in enumerate(keep) if k])
+
+    def records(self, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """One dict per row (every schema column, or `columns`), missing cells as NaN / None."""
+        names = list(columns or COLUMNS)
+        cols = [self.col(c) for c in names]
+        return [dict(zip(names, vals)) for vals in zip(*cols)] if self.n else []
+
+    @staticmethod
+    def from_tuples(records: Sequence[tuple], columns: Sequence[str], fixed: dict[str, Any] | None = None) -> Rows:
+        """Rows from tuples in `columns` order, plus constant columns."""
+        n = len(records)
+        cols: dict[str, Sequence[Any]] = {}
+        if n:
+            for name, values in zip(columns, zip(*records)):
+                cols[name] = list(values)
+        else:
+            cols = {name: [] for name in columns}
+        for k, v in (fixed or {}).items():
+            cols[k] = [v] * n
+        return Rows(cols, n)
+
+    @staticmethod
+    def concat(parts: Sequence[Rows]) -> Rows:
+        """The rows of every part, in order; a column some part lacks is missing in its rows."""
+        parts = [p for p in parts if p.n]
+        if not parts:
+            return Rows()
+        if len(parts) == 1:
+            return Rows(dict(parts[0].cols), parts[0].n)
+        names = [c for c in COLUMNS if any(c in p.cols for p in parts)]
+        cols: dict[str, Sequence[Any]] = {}
+        for name in names:
+            out: list[Any] = []
+            for p in parts:
+                c = p.cols.get(name)
+                if c is None:
+                    out.extend([missing_value(name)] * p.n)
+                else:
+                    out.extend(c)
+            cols[name] = out
+        return Rows(cols, sum(p.n for p in parts))
+
+    # ------------------------------------------------------------------ DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The documented DataFrame (schema.COLUMNS order and dtypes)."""
+        import numpy as np
+        import pandas as pd
+
+        from profconv.parse.schema import empty_frame
+
+        n = self.n
+        if not n:
+            return empty_frame()
+        out: dict[str, Any] = {}
+        for name, dtype in COLUMNS.items():
+            c = self.cols.get(name)
+            if dtype == "float64":
+                out[name] = np.full(n, np.nan) if c is None else np.asarray(c, dtype="float64")
+            elif dtype == "int64":
+                out[name] = np.zeros(n, dtype="int64") if c is None else np.asarray(c, dtype="int64")
+            elif c is None:
+                out[name] = pd.array([None] * n, dtype=dtype)
+            elif dtype == "Int64" and isinstance(c, np.ndarray) and c.dtype.kind in "iu":
+                out[name] = pd.array(c.astype("int64", copy=False), dtype="Int64")
+            else:
+                out[name] = pd.array(c if isinstance(c, (list, np.ndarray)) else list(c), dtype=dtype)
+        return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
+
+    @staticmethod
+    def from_frame(frame: pd.DataFrame) -> Rows:
+        """Rows from a frame in the schema (a CUPTI profile, a stored CSV read back)."""
+        import pandas as pd
+
+        n = len(frame)
+        cols: dict[str, Sequence[Any]] = {}
+        for name in COLUMNS:
+            if name not in frame.columns:
+                continue
+            s = frame[name]
+            if name in FLOAT_COLUMNS:
+                cols[name] = s.to_numpy(dtype="float64", na_value=float("nan")).tolist()
+            else:
+                cols[name] = [None if v is pd.NA or v is None or (isinstance(v, float) and v != v) else v
+                              for v in s.astype(object).tolist()]
+        return Rows(cols, n)
