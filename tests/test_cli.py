@@ -188,6 +188,23 @@ def test_help_loads_no_command_module_nor_pandas():
     assert r.stdout.strip().splitlines()[-1] == "[]", r.stderr
 
 
+def test_parse_table_loads_neither_pandas_nor_numpy():
+    """`profconv parse LOG` (the terminal table) runs on the parse's plain columns: pandas and NumPy
+    are imported only when a frame is asked for (--json, --csv, the report, ProfileSet.frame)."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import sys", "from profconv.cli import main", "try:",
+        "    main(['parse', 'tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log',"
+        " 'tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log', '--threshold', '0.5'])",
+        "except SystemExit as e:", "    assert not e.code, e.code",
+        "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib') if m in sys.modules))"])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.strip().splitlines()[-1] == "[]", r.stderr
+    assert "GPU activities" in r.stdout
+
+
 # --- profconv's own errors: one line, documented exit status; --traceback for the trace ---
 
 def test_traceback_flag_reraises(cli):
