@@ -117,6 +117,8 @@ def _guarded(call) -> int:
         return int(ExitStatus.SYSTEM)
     except Exception as exc:
         if _is_usage_error(exc):
+            if getattr(exc, "option_name", None) == "-v" and isinstance(getattr(exc, "message", None), str):
+                exc.message += " (profconv gives -v no meaning: write --variant; -V is --version)"  # type: ignore[attr-defined]
             exc.show()  # type: ignore[attr-defined]
             return int(exc.exit_code)  # type: ignore[attr-defined]
         if type(exc).__name__ == "Abort":
@@ -129,8 +131,29 @@ def _guarded(call) -> int:
         return int(ExitStatus.FAILURE)
 
 
+def _type_word(param) -> str:
+    """A metavar from an option's type, on typer 0.27 (click types) and 0.29 (type descriptors) alike."""
+    choices = getattr(getattr(param, "type", None), "choices", None)  # click.Choice
+    descriptor = getattr(param, "type_descriptor", None)
+    if choices is None and getattr(descriptor, "is_choice", False):
+        choices = descriptor.choices
+    if choices:
+        return "[" + "|".join(str(getattr(c, "value", c)) for c in choices) + "]"
+    name = getattr(getattr(param, "type", None), "name", None)
+    if name is None:
+        annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        args = getattr(annotation, "__args__", None)
+        annotation = args[0] if args else annotation
+        name = getattr(annotation, "__name__", "text")
+    name = str(name).split()[0].lower()
+    return {"int": "N", "integer": "N", "float": "NUMBER", "path": "PATH"}.get(name, "TEXT")
+
+
 def _tidy_help(cmd) -> None:
-    """Flags show no `<bool>` as if they took a value; variadic arguments read FILE... (typer 0.29's help)."""
+    """One help layout on typer 0.27 and 0.29: click's plain two columns (readable at 80 columns, the
+    same in a terminal, a pipe or a file), flags without a `<bool>`, every value named in capitals
+    (`--model MODEL`, never `<str>` or `<list[str]>`), arguments as `FILE...` (never `{files}...`)."""
+    cmd.rich_markup_mode = None
     make_help_option = cmd.get_help_option
 
     def get_help_option(ctx):
@@ -141,10 +164,23 @@ def _tidy_help(cmd) -> None:
 
     cmd.get_help_option = get_help_option
     for p in cmd.params:
-        if getattr(p, "is_flag", False) and p.metavar is None:
-            p.metavar = ""
-        elif getattr(p, "param_type_name", "") == "argument" and p.metavar is None and p.nargs != 1:
-            p.metavar = p.name.upper().rstrip('S')
+        if getattr(p, "param_type_name", "") == "argument":
+            if p.metavar is None:
+                p.metavar = p.name.upper().rstrip("S") if p.nargs != 1 else p.name.upper()
+            piece = p.metavar + ("..." if p.nargs != 1 else "")
+            piece = piece if p.required else f"[{piece}]"
+            p.get_usage_pieces = lambda ctx, piece=piece: [piece]
+            p.make_metavar = lambda *a, metavar=p.metavar, **k: metavar  # the Arguments list: FILE, not <str> (0.27)
+            p.display_type_rich = lambda *a, **k: None  # (0.29)
+        elif getattr(p, "is_flag", False):
+            if p.metavar is None:
+                p.metavar = ""
+        elif p.metavar is None:
+            p.metavar = _type_word(p)
+    for sub in getattr(cmd, "commands", {}).values():  # `profconv kernel new`
+        if sub.short_help is None and sub.help:  # listed whole (wrapped), not cut at click's 45 characters
+            sub.short_help = " ".join(sub.help.strip().split("\n\n")[0].split())
+        _tidy_help(sub)
 
 
 def _build_app():
@@ -167,7 +203,9 @@ def _build_app():
             pass
 
         listed.__doc__ = COMMANDS[name][2]
-        return command_from(name, listed)
+        cmd = command_from(name, listed)
+        cmd.short_help = COMMANDS[name][2]  # listed whole (wrapped), not cut at click's 45 characters
+        return cmd
 
     class LazyGroup(TyperGroup):
         """Commands listed from COMMANDS; a command's module is imported only when that command runs."""
@@ -199,6 +237,11 @@ def _build_app():
             return _loaded[cmd_name]
 
         def resolve_command(self, ctx, args):
+            name = args[0] if args else ""
+            if name and name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+                from profconv.errors import did_you_mean
+
+                ctx.fail(f"No such command {name!r}{did_you_mean(name, COMMANDS)}.")  # `prase`: did you mean 'parse'?
             self._resolving = True
             try:
                 return super().resolve_command(ctx, args)
@@ -235,7 +278,7 @@ def _build_app():
 
     @app.callback()
     def root(
-        version: bool = typer.Option(False, "--version", callback=show_version, is_eager=True,
+        version: bool = typer.Option(False, "--version", "-V", callback=show_version, is_eager=True,
                                      help="Print profconv's version and exit."),
         traceback: bool = typer.Option(False, "--traceback",
                                        help="Show the full Python traceback of an error (also PROFCONV_TRACEBACK=1)."),

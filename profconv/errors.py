@@ -80,3 +80,11 @@ def describe_os_error(exc: OSError) -> str:
     if name is None:
         return f"a read or write failed: {what}"
     return f"{name}: {what}"
+
+
+def did_you_mean(name: str, choices) -> str:
+    """' (did you mean 'parse'?)' for a near miss among `choices` (a typo: `prase`, `ece408-hgih`), else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

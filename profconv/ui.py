@@ -57,8 +57,36 @@ def _console_class() -> type[Console]:
     return PipeAwareConsole
 
 
+class TrimmedLines:
+    """A text stream that drops the spaces rich pads each line with (a table cell, a title) before the
+    line ends: a file or a pipe gets no trailing whitespace."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self._pending = ""  # trailing spaces of the line not yet ended
+
+    def write(self, text: str) -> int:
+        lines = (self._pending + text).split("\n")
+        last = lines.pop()
+        kept = last.rstrip(" ")
+        self._pending = last[len(kept):]
+        self._stream.write("".join(line.rstrip(" ") + "\n" for line in lines) + kept)
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def console() -> Console:
-    return _console_class()(highlight=False, soft_wrap=False, width=width())
+    if stdout_is_terminal():
+        return _console_class()(highlight=False, soft_wrap=False, width=width())
+    return _console_class()(file=TrimmedLines(sys.stdout), highlight=False, soft_wrap=False, width=width())
 
 
 def error_console() -> Console:

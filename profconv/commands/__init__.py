@@ -11,3 +11,12 @@ def comma_list(values: list[str] | None, option: str = "the option") -> list[str
 
         raise InputError(f"{option} names nothing ({', '.join(repr(v) for v in values)}): give at least one name")
     return list(dict.fromkeys(names))  # a name given twice runs once
+
+
+def out_directory(out, record: str):
+    """`--out DIR` checked before any work: an existing file there is a usage error, not a failed write at the end."""
+    if out is not None and out.exists() and not out.is_dir():
+        from profconv.errors import InputError
+
+        raise InputError(f"--out {out}: is a file, not a directory (the record is written to DIR/{record})")
+    return out

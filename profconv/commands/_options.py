@@ -39,8 +39,8 @@ Regression = Annotated[
                  help="With --compare: the minimum effect: B slower than A by at least this fraction "
                       "(and significant, see --alpha) is a regression."),
 ]
-Repeat = Annotated[int, typer.Option("--repeat", min=1, max=100_000, help="Timed repeats per conv layer (median and min reported).")]
-Warmup = Annotated[int, typer.Option("--warmup", min=0, max=100_000, help="Untimed warm-up runs before timing.")]
+Repeat = Annotated[int, typer.Option("--repeat", metavar="N", min=1, max=100_000, help="Timed repeats per conv layer (median and min reported).")]
+Warmup = Annotated[int, typer.Option("--warmup", metavar="N", min=0, max=100_000, help="Untimed warm-up runs before timing.")]
 FullNames = Annotated[bool, typer.Option("--full-names", help="Show full kernel signatures instead of shortened names.")]
 Width = Annotated[
     int | None,

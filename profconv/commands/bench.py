@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from profconv import provenance
-from profconv.commands import comma_list
+from profconv.commands import comma_list, out_directory
 from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.records import BenchLayer, BenchRecord, BenchSettings, Environment, struct_from
@@ -91,29 +91,30 @@ def checked_user_variants(decls: list, models: list, timeout: float, con) -> tup
 
 
 def bench_command(
-    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
-    variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="GPU variants to bench (default: all GPU variants and both cuDNN references).")] = None,
-    images: Annotated[int, typer.Option("--images", "-n", help="Images per input set (the batch of every layer).")] = 10000,
-    sets: Annotated[int, typer.Option(help="Input sets per layer (different images), interleaved so no variant finds its input cached.")] = 3,
-    repeat: Annotated[int, typer.Option(min=1, max=100_000, help="Timed rounds; each round calls every variant once per input set.")] = 10,
-    warmup: Annotated[int, typer.Option(min=0, max=100_000, help="Untimed rounds first.")] = 3,
-    out: Annotated[Path | None, typer.Option("--out", help="Directory for bench.json (default runs/bench-<timestamp>/).")] = None,
-    markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the tables as markdown to FILE.")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", metavar="MODEL[,MODEL...]", help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
+    variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", help="GPU variants to bench (repeatable or comma list; default: all GPU variants and both cuDNN references).")] = None,
+    images: Annotated[int, typer.Option("--images", "-n", metavar="N", help="Images per input set (the batch of every layer).")] = 10000,
+    sets: Annotated[int, typer.Option(metavar="N", help="Input sets per layer (different images), interleaved so no variant finds its input cached.")] = 3,
+    repeat: Annotated[int, typer.Option(metavar="N", min=1, max=100_000, help="Timed rounds; each round calls every variant once per input set.")] = 10,
+    warmup: Annotated[int, typer.Option(metavar="N", min=0, max=100_000, help="Untimed rounds first.")] = 3,
+    out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Directory for bench.json, made if missing (default: runs/bench-TIMESTAMP/).")] = None,
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", metavar="FILE", help="Also write the tables as markdown to FILE.")] = None,
     fuse: Annotated[bool, typer.Option("--fuse/--no-fuse", help="Also time each conv + activation + pool as one fused kernel against separate ops.")] = True,
-    l2: Annotated[str, typer.Option("--l2", help="Headline figure: warm (the same call issued right behind itself: device time, data in L2; the default) or cold (L2 flushed, device idle before: host and launch time included); both are recorded.")] = "warm",
-    ci_target: Annotated[float, typer.Option(min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
-    time_budget: Annotated[float, typer.Option(min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
+    l2: Annotated[str, typer.Option("--l2", metavar="warm|cold", help="Headline figure: warm (the same call issued right behind itself: device time, data in L2; the default) or cold (L2 flushed, device idle before: host and launch time included); both are recorded.")] = "warm",
+    ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
+    time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
     cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
     width: Width = None,
-    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
-    contract: Annotated[str | None, typer.Option("--contract", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
-    kernel_timeout: Annotated[float, typer.Option(min=1.0, help="Seconds each --kernel's isolated check may take.")] = 600.0,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
+    contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
+    kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", min=1.0, help="Seconds each --kernel's isolated check may take.")] = 600.0,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
         raise InputError("--images, --sets and --repeat must be at least 1, --warmup at least 0")
     if l2 not in bench.L2_MODES:
         raise InputError(f"--l2 takes cold or warm, not {l2!r}")
+    out_directory(out, "bench.json")
     models = [get_model(m) for m in (comma_list(model, "--model") or DEFAULT_MODELS)]
     chosen = [v for v in get_variants(comma_list(variant, "--variant") or None) if v.device != "cpu"]
     user_kernels = user_manifest.load_many(kernel or [], contract, {v.name for v in VARIANTS})

@@ -26,9 +26,9 @@ def kernel_group() -> None:
 
 @app.command("new")
 def new_command(
-    name: Annotated[str, typer.Argument(help="The kernel's name: a folder NAME/ is created with its files.")],
-    contract: Annotated[str, typer.Option("--contract", "-c", help=CONTRACT_HELP)] = "device",
-    directory: Annotated[Path | None, typer.Option("--dir", help="Where to create the folder (default: here).")] = None,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The kernel's name: a folder NAME/ is created with its files.")],
+    contract: Annotated[str, typer.Option("--contract", "-c", metavar="CONTRACT", help=CONTRACT_HELP)] = "device",
+    directory: Annotated[Path | None, typer.Option("--dir", metavar="DIR", help="Where to create the folder (default: here).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
 ) -> None:
     """Write NAME/ with a correct naive kernel for the contract, ready for `profconv run --kernel NAME`."""

@@ -25,15 +25,15 @@ from profconv.ui import console, print_markdown
 
 
 def report_command(
-    inputs: Annotated[list[str], typer.Argument(help="Run or bench directories (or their .json records) and profiler logs.")],
-    markdown_out: Annotated[str | None, typer.Option("--markdown", help="Write GitHub markdown to FILE (plots beside it); '' for reports/<name>.md.", show_default=False)] = None,
-    html_out: Annotated[str | None, typer.Option("--html", help="Write one self-contained HTML page (plots embedded, sortable tables); '' for reports/<name>.html.", show_default=False)] = None,
+    inputs: Annotated[list[str], typer.Argument(metavar="INPUT", help="Run or bench directories (or their .json records) and profiler logs.")],
+    markdown_out: Annotated[str | None, typer.Option("--markdown", metavar="FILE", help="Write GitHub markdown to FILE (plots beside it); '' for reports/<name>.md.", show_default=False)] = None,
+    html_out: Annotated[str | None, typer.Option("--html", metavar="FILE", help="Write one self-contained HTML page (plots embedded, sortable tables); '' for reports/<name>.html.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report's tables as JSON (raw values, base units) instead of markdown.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Markdown: add the appendix (every kernel and API row, every Op Time column).")] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs, bench records or logs: A then B.")] = False,
     threshold: Threshold = 0.90,
     regression: Regression = 0.05,
-    alpha: Annotated[float, typer.Option("--alpha", min=1e-6, max=0.5, help="With --compare: significance level of the Mann-Whitney U test on the stored samples.")] = 0.05,
+    alpha: Annotated[float, typer.Option("--alpha", metavar="P", min=1e-6, max=0.5, help="With --compare: significance level of the Mann-Whitney U test on the stored samples.")] = 0.05,
     fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 6 when a regression is found.")] = False,
     full_names: FullNames = False,
     width: Width = None,

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from profconv import provenance
-from profconv.commands import comma_list
+from profconv.commands import comma_list, out_directory
 from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError, ProfilerFailed
 from profconv.profile import session
@@ -153,26 +153,26 @@ def _user_result(d: user_manifest.Declaration, model: str, count: int, repeat: i
 
 
 def run_command(
-    model: Annotated[str, typer.Option("--model", "-m", help="Model to run (see `profconv models`).")] = "ece408-high",
-    images: Annotated[str, typer.Option("--images", "-n", help="Images to run: a number or a list such as 10,100,10000.")] = "10000",
-    variant: Annotated[list[str] | None, typer.Option("--variant", "-v", help="Variants to run (repeatable or comma list; default: all).")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", help="Model to run (see `profconv models`).")] = "ece408-high",
+    images: Annotated[str, typer.Option("--images", "-n", metavar="N[,N...]", help="Images to run: a number or a list such as 10,100,10000.")] = "10000",
+    variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", help="Variants to run (repeatable or comma list; default: all; `none`: only your --kernel).")] = None,
     repeat: Repeat = 5,
     warmup: Warmup = 2,
-    cpu_repeat: Annotated[int, typer.Option(min=1, max=1000, help="Timed repeats of the CPU reference's conv layers (median reported).")] = 3,
-    data: Annotated[str | None, typer.Option("--data", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
-    weights: Annotated[str | None, typer.Option("--weights", help="A .npz of weights overriding the bundled ones.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Run directory (default runs/<model>-<timestamp>/).")] = None,
-    profile: Annotated[str | None, typer.Option("--profile", help="Also profile: cupti (in-process), ncu, nsys or nvprof (re-run under the tool); cupti,ncu for both and the agreement table.")] = None,
-    profile_timeout: Annotated[float, typer.Option(min=1.0, help="Seconds an external profiler may take.")] = 1800.0,
+    cpu_repeat: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Timed repeats of the CPU reference's conv layers (median reported).")] = 3,
+    data: Annotated[str | None, typer.Option("--data", metavar="DIR", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
+    weights: Annotated[str | None, typer.Option("--weights", metavar="FILE", help="A .npz of weights overriding the bundled ones.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Run directory, made if missing (default: runs/MODEL-TIMESTAMP/).")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", metavar="TOOL[,TOOL]", help="Also profile: cupti (in-process), ncu, nsys or nvprof (re-run under the tool); cupti,ncu for both and the agreement table.")] = None,
+    profile_timeout: Annotated[float, typer.Option(metavar="SECONDS", min=1.0, help="Seconds an external profiler may take.")] = 1800.0,
     show_all: Annotated[bool, typer.Option("--all", help="Profiles: also show the sweeps, checks, forward passes and profconv's own kernels, labelled (default: each variant's timed op only).")] = False,
-    ci_target: Annotated[float, typer.Option(min=0.0, max=1.0, help="Repeat past --repeat until the median's 95% interval is within ±this fraction (0: exactly --repeat).")] = 0.01,
-    time_budget: Annotated[float, typer.Option(min=0.001, help="Seconds of timed repeats per conv op at most, with --ci-target.")] = 2.0,
-    ncu_clock_control: Annotated[str, typer.Option(help="ncu --clock-control: none (the card's own clocks, as Op Time) or base (ncu's default).")] = "none",
-    ncu_cache_control: Annotated[str, typer.Option(help="ncu --cache-control: none (as Op Time) or all (flush before each replay, ncu's default).")] = "none",
+    ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="Repeat past --repeat until the median's 95% interval is within ±this fraction (0: exactly --repeat).")] = 0.01,
+    time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timed repeats per conv op at most, with --ci-target.")] = 2.0,
+    ncu_clock_control: Annotated[str, typer.Option(metavar="none|base", help="ncu --clock-control: none (the card's own clocks, as Op Time) or base (ncu's default).")] = "none",
+    ncu_cache_control: Annotated[str, typer.Option(metavar="none|all", help="ncu --cache-control: none (as Op Time) or all (flush before each replay, ncu's default).")] = "none",
     width: Width = None,
-    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Your kernel: a .cu/.cuh/.py file, a folder or a .toml manifest (repeatable). Runs in a child process next to the variants.")] = None,
-    contract: Annotated[str | None, typer.Option("--contract", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
-    kernel_timeout: Annotated[float, typer.Option(help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel: a .cu/.cuh/.py file, a folder or a .toml manifest (repeatable). Runs in a child process next to the variants.")] = None,
+    contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
+    kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck.")] = False,
 ) -> None:
     """Run each convolution variant, and your own kernels, on a model's forward pass: Op Time, check, Correctness.
@@ -187,6 +187,7 @@ def run_command(
         raise InputError("--kernel-timeout must be positive")
     if (contract or sanitize) and not kernel:
         raise InputError("--contract and --sanitize apply to --kernel files: name one with --kernel PATH")
+    out_directory(out, "run.json")
     chosen = get_variants(comma_list(variant, "--variant") or None)
     user_kernels = load_kernels(kernel or [], contract)
     if not chosen and not user_kernels:

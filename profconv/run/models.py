@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from profconv.errors import InputError
+from profconv.errors import InputError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -157,4 +157,4 @@ def get_model(name: str) -> Model:
     try:
         return MODELS[name]
     except KeyError:
-        raise InputError(f"unknown model {name!r}: choose one of {', '.join(MODELS)}") from None
+        raise InputError(f"unknown model {name!r}{did_you_mean(name, MODELS)}: choose one of {', '.join(MODELS)}") from None

@@ -238,7 +238,7 @@ NONE = "none"
 def get_variants(names: list[str] | None) -> list[Variant]:
     """The named built-in variants in ladder order of the names; all of them for None/[]; none for ["none"]
     (`--variant none`: only the user's kernels, checked against the float64 reference)."""
-    from profconv.errors import InputError
+    from profconv.errors import InputError, did_you_mean
 
     by_name = {v.name: v for v in VARIANTS}
     if not names:
@@ -247,5 +247,6 @@ def get_variants(names: list[str] | None) -> list[Variant]:
         return []
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise InputError(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(by_name)}")
+        hint = did_you_mean(unknown[0], [*by_name, NONE]) if len(unknown) == 1 else ""
+        raise InputError(f"unknown variant(s) {', '.join(unknown)}{hint}: choose from {', '.join(by_name)}")
     return [by_name[n] for n in names]

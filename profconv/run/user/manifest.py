@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from profconv.errors import InputError
+from profconv.errors import InputError, did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -398,7 +398,7 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
 def load(path: str | Path, contract: str | None = None) -> Declaration:
     """The declaration of a user's kernel: a .cu/.cuh/.py file, a folder, or a .toml manifest."""
     if contract is not None and contract not in CONTRACTS:
-        raise ManifestError(f"--contract {contract!r} is not one of {', '.join(CONTRACTS)}")
+        raise ManifestError(f"--contract {contract!r}{did_you_mean(contract, CONTRACTS)} is not one of {', '.join(CONTRACTS)}")
     where, table, source = find(Path(path))
     return parse(table, where, source, contract)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from profconv.errors import InputError
+from profconv.errors import InputError, did_you_mean
 
 _NAIVE_BODY = """    const int Ho = H + 2 * pad - K + 1, Wo = W + 2 * pad - K + 1;
     const long long total = (long long)B * M * Ho * Wo;
@@ -191,7 +191,8 @@ def files(name: str, contract: str) -> dict[str, str]:
         return {"new-forward.cu": COURSE.format()}
     if contract == "python":
         return {f"{name}.py": PYTHON.format(name=name, body=body)}
-    raise InputError(f"--contract {contract!r} is not one of device, host, course, python")
+    contracts = ("device", "host", "course", "python")
+    raise InputError(f"--contract {contract!r}{did_you_mean(contract, contracts)} is not one of {', '.join(contracts)}")
 
 
 def write(directory: Path, name: str, contract: str, force: bool = False) -> list[Path]:

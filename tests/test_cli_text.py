@@ -1,0 +1,163 @@
+"""What a newcomer reads: every command's help and plain output, as snapshots and as properties.
+
+Snapshots live in tests/data/cli/. After a deliberate change to a command's options or help text,
+regenerate them and read the diff before committing:
+
+    PROFCONV_UPDATE_GOLDEN=1 python -m pytest tests/test_cli_text.py
+
+Help is click's plain layout on every typer release profconv supports (0.27 with click, 0.29 with
+its vendored click): 78 columns in any terminal at least 80 wide, the same text in a pipe or a file
+(CliRunner lays it out for 80).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+SNAPSHOTS = Path(__file__).parent / "data" / "cli"
+HELP = [(), ("run",), ("bench",), ("parse",), ("report",), ("models",), ("kernel",), ("kernel", "new")]
+EVERY_HELP = [*HELP, ("grade",)]  # grade's options belong to its own tests: checked here for layout only
+
+
+def _snapshot(name: str, got: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("PROFCONV_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(got)
+    assert path.exists(), f"{path} missing: run with PROFCONV_UPDATE_GOLDEN=1 once"
+    expected = path.read_text()
+    if got != expected:
+        for i, (a, b) in enumerate(zip(got.splitlines(), expected.splitlines(), strict=False), 1):
+            if a != b:
+                pytest.fail(f"{path}:{i} differs (PROFCONV_UPDATE_GOLDEN=1 regenerates after a deliberate change):\n"
+                            f"  got:      {a}\n  expected: {b}")
+        pytest.fail(f"{path}: {len(got.splitlines())} lines, expected {len(expected.splitlines())}")
+
+
+def _name(args: tuple[str, ...]) -> str:
+    return "help-" + ("-".join(args) or "profconv") + ".txt"
+
+
+@pytest.mark.parametrize("args", HELP, ids=lambda a: " ".join(a) or "profconv")
+def test_help_snapshot(cli, args):
+    r = cli(*args, "--help")
+    assert r.returncode == 0, r.stderr
+    _snapshot(_name(args), r.stdout)
+
+
+@pytest.mark.parametrize("args", EVERY_HELP, ids=lambda a: " ".join(a) or "profconv")
+def test_help_reads_well(cli, args):
+    r = cli(*args, "--help")  # CliRunner lays help out for 80 columns (a terminal: 78 at any width >= 80)
+    out = r.stdout
+    assert r.returncode == 0 and out.startswith("Usage: profconv")
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert not [line for line in out.splitlines() if line != line.rstrip()]
+    # no type names where a value's meaning belongs, no braces, nothing cut, no boxes or colour
+    assert not re.search(r"<(str|int|float|bool|path|list|text)\b", out), out
+    assert "{" not in out.split("\n\n")[0] and "…" not in out and "╭" not in out and "\x1b[" not in out
+    commands = out.split("Commands:\n")[1] if "Commands:\n" in out else ""
+    assert not re.search(r"\w\.\.\.$", commands, re.M), "a command's summary was cut short"
+
+
+def test_every_value_option_names_its_value(cli):
+    r = cli("run", "--help")
+    for expected in ("-m, --model MODEL", "-n, --images N[,N...]", "--variant NAME[,NAME...]", "--out DIR",
+                     "--profile TOOL[,TOOL]", "-k, --kernel PATH", "--contract CONTRACT", "--kernel-timeout SECONDS"):
+        assert expected in r.stdout
+    assert "Usage: profconv kernel new [OPTIONS] NAME\n" in cli("kernel", "new", "--help").stdout
+    assert "Usage: profconv report [OPTIONS] INPUT...\n" in cli("report", "--help").stdout
+    assert "Usage: profconv grade [OPTIONS] SUBMISSION...\n" in cli("grade", "--help").stdout
+
+
+# --- -v and -V: one meaning everywhere ---
+
+@pytest.mark.parametrize("command", ["run", "bench"])
+def test_dash_v_is_not_variant_and_says_what_to_write(cli, command):
+    r = cli(command, "-v", "cpu")
+    assert r.returncode == 2
+    assert "No such option: -v (profconv gives -v no meaning: write --variant; -V is --version)" in r.stderr
+
+
+def test_dash_capital_v_is_version(cli):
+    import profconv
+
+    assert cli("-V").stdout == f"profconv {profconv.__version__}\n"
+
+
+# --- typos suggest the near miss ---
+
+@pytest.mark.parametrize("args, line", [
+    (["prase", "x.log"], "Error: No such command 'prase' (did you mean 'parse'?)."),
+    (["modles"], "Error: No such command 'modles' (did you mean 'models'?)."),
+    (["zzz"], "Error: No such command 'zzz'."),
+])
+def test_mistyped_command_suggests(cli, args, line):
+    r = cli(*args)
+    assert r.returncode == 2 and line in r.stderr.splitlines()
+
+
+def test_mistyped_option_suggests(cli):
+    r = cli("run", "--modle", "ece408")
+    assert r.returncode == 2 and "No such option: --modle" in r.stderr and "--model" in r.stderr
+
+
+@pytest.mark.parametrize("args, start", [
+    (["run", "--model", "ece408-hgih"], "error: unknown model 'ece408-hgih' (did you mean 'ece408-high'?): choose one of "),
+    (["run", "--variant", "navie"], "error: unknown variant(s) navie (did you mean 'naive'?): choose from cpu, naive,"),
+    (["kernel", "new", "k", "--contract", "devcie"],
+     "error: --contract 'devcie' (did you mean 'device'?) is not one of device, host, course, python"),
+])
+def test_mistyped_value_suggests(cli, args, start, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = cli(*args)
+    assert r.returncode == 2 and r.stderr.startswith(start) and len(r.stderr.splitlines()) == 1
+
+
+# --- --out that names a file ---
+
+@pytest.mark.parametrize("command, record", [("run", "run.json"), ("bench", "bench.json")])
+def test_out_naming_a_file_is_a_usage_error_before_any_work(cli, tmp_path, command, record):
+    f = tmp_path / "taken"
+    f.write_text("keep me")
+    r = cli(command, "--out", str(f), "--images", "5")
+    assert r.returncode == 2
+    assert r.stderr == f"error: --out {f}: is a file, not a directory (the record is written to DIR/{record})\n"
+    assert r.stdout == "" and f.read_text() == "keep me"
+
+
+# --- plain output: models, kernel new ---
+
+@pytest.mark.parametrize("width", ["80", "120", None])
+def test_models_snapshot(cli, width):
+    r = cli("models", *(["--width", width] if width else []))
+    assert r.returncode == 0
+    assert not [line for line in r.stdout.splitlines() if line != line.rstrip()]  # no padding to the width
+    if width:
+        assert max(len(line) for line in r.stdout.splitlines()) <= int(width)
+    _snapshot(f"models-{width or 'redirected'}.txt", r.stdout)
+
+
+def test_kernel_new_says_what_it_wrote_and_what_next(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = cli("kernel", "new", "myconv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("wrote myconv/myconv.cu\n"
+                        "device kernel 'myconv'; next: profconv run --model ece408 --kernel myconv\n")
+    again = cli("kernel", "new", "myconv")
+    assert again.returncode == 2 and again.stderr == "error: myconv/myconv.cu exists: choose another name or pass --force\n"
+
+
+def test_plain_output_has_no_trailing_spaces():
+    import io
+
+    from profconv.ui import TrimmedLines
+
+    buf = io.StringIO()
+    out = TrimmedLines(buf)
+    for chunk in ["a  ", "  b   ", "\nc ", " ", "\n", "   \n", "d  "]:
+        out.write(chunk)
+    assert buf.getvalue() == "a    b\nc\n\nd"
