@@ -161,3 +161,50 @@ def test_plain_output_has_no_trailing_spaces():
     for chunk in ["a  ", "  b   ", "\nc ", " ", "\n", "   \n", "d  "]:
         out.write(chunk)
     assert buf.getvalue() == "a    b\nc\n\nd"
+
+
+# --- shell completion of values, without NumPy or pandas ---
+
+def _complete(cli, line: str) -> list[str]:
+    words = line.split(" ")
+    env = {"_PROFCONV_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1)}
+    r = cli(env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("profconv run --model ece408-f", ["ece408-fa18", "ece408-fa19", "ece408-fa20"]),
+    ("profconv run -m cif", ["cifar10"]),
+    ("profconv run --variant cpu,na", ["cpu,naive"]),
+    ("profconv run --variant tensor", ["tensorcore"]),
+    ("profconv run --variant no", ["none"]),
+    ("profconv run --contract p", ["python"]),
+    ("profconv bench --model ece408,cif", ["ece408,cifar10"]),
+    ("profconv bench --variant c", ["constant", "cudnn", "cudnn-nhwc", "cudnn-tf32", "cudnn-tf32-nhwc", "cudnn-fp16",
+                                    "cudnn-fp16-nhwc", "cudnn-bf16", "cudnn-bf16-nhwc"]),  # bench times no CPU variant
+    ("profconv kernel new k --contract h", ["host"]),
+])
+def test_option_values_complete(cli, line, expected):
+    assert _complete(cli, line) == expected
+
+
+def test_completion_lists_every_variant_in_ladder_order():
+    from profconv.commands._complete import variant_names
+    from profconv.run.variants import VARIANTS
+
+    assert variant_names() == [v.name for v in VARIANTS] + ["none"]
+
+
+def test_completing_a_value_imports_neither_numpy_nor_pandas():
+    """A TAB in a fresh interpreter: the command's options are read, the libraries are not loaded."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import os, sys", "from profconv.cli import main",
+        "os.environ.update(_PROFCONV_COMPLETE='complete_bash', COMP_WORDS='profconv run --variant cpu,na', COMP_CWORD='3')",
+        "try:", "    main([])", "except SystemExit:", "    pass",
+        "print(sorted(m for m in ('pandas', 'numpy', 'cupy', 'matplotlib') if m in sys.modules))"])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.split() == ["cpu,naive", "[]"], (r.stdout, r.stderr)

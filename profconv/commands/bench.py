@@ -22,20 +22,20 @@ from rich.table import Table
 from rich.text import Text
 
 from profconv import provenance
-from profconv.commands import comma_list, out_directory
+from profconv.commands import _complete, comma_list, out_directory
 from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.records import BenchLayer, BenchRecord, BenchSettings, Environment, struct_from
 from profconv.records.provenance import Provenance
 from profconv.render.format import Column, fitted_table
-from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
-from profconv.run import bench, gpu
-from profconv.run import weights as weights_mod
+from profconv.run import gpu
 from profconv.run.models import get_model
 from profconv.run.record import write_atomic
 from profconv.run.user import manifest as user_manifest
-from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
+
+# NumPy and pandas (the bench, the variants, the report tables) are imported when the bench starts, so
+# that `profconv bench --help` and completing a value (`--model ece<TAB>`) stay fast
 
 DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
 
@@ -91,8 +91,8 @@ def checked_user_variants(decls: list, models: list, timeout: float, con) -> tup
 
 
 def bench_command(
-    model: Annotated[list[str] | None, typer.Option("--model", "-m", metavar="MODEL[,MODEL...]", help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
-    variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", help="GPU variants to bench (repeatable or comma list; default: all GPU variants and both cuDNN references).")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", metavar="MODEL[,MODEL...]", autocompletion=_complete.models, help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
+    variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", autocompletion=_complete.gpu_variants, help="GPU variants to bench (repeatable or comma list; default: all GPU variants and both cuDNN references).")] = None,
     images: Annotated[int, typer.Option("--images", "-n", metavar="N", help="Images per input set (the batch of every layer).")] = 10000,
     sets: Annotated[int, typer.Option(metavar="N", help="Input sets per layer (different images), interleaved so no variant finds its input cached.")] = 3,
     repeat: Annotated[int, typer.Option(metavar="N", min=1, max=100_000, help="Timed rounds; each round calls every variant once per input set.")] = 10,
@@ -106,10 +106,15 @@ def bench_command(
     cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
     width: Width = None,
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
-    contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
+    contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", autocompletion=_complete.contracts, help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", min=1.0, help="Seconds each --kernel's isolated check may take.")] = 600.0,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
+    from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
+    from profconv.run import bench
+    from profconv.run import weights as weights_mod
+    from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
+
     if images < 1 or sets < 1 or repeat < 1 or warmup < 0:
         raise InputError("--images, --sets and --repeat must be at least 1, --warmup at least 0")
     if l2 not in bench.L2_MODES:

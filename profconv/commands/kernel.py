@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from profconv.commands import _complete
 from profconv.run.user import manifest, scaffold
 from profconv.ui import console
 
@@ -27,7 +28,7 @@ def kernel_group() -> None:
 @app.command("new")
 def new_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The kernel's name: a folder NAME/ is created with its files.")],
-    contract: Annotated[str, typer.Option("--contract", "-c", metavar="CONTRACT", help=CONTRACT_HELP)] = "device",
+    contract: Annotated[str, typer.Option("--contract", "-c", metavar="CONTRACT", autocompletion=_complete.contracts, help=CONTRACT_HELP)] = "device",
     directory: Annotated[Path | None, typer.Option("--dir", metavar="DIR", help="Where to create the folder (default: here).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
 ) -> None:

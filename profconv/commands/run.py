@@ -23,25 +23,21 @@ from rich.table import Table
 from rich.text import Text
 
 from profconv import provenance
-from profconv.commands import comma_list, out_directory
+from profconv.commands import _complete, comma_list, out_directory
 from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError, ProfilerFailed
-from profconv.profile import session
 from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
 from profconv.records.provenance import Provenance
 from profconv.render.format import Column, fitted_table, seconds
-from profconv.render.profile_tables import TableOptions, render
-from profconv.run import gpu, peers, runner
-from profconv.run import weights as weights_mod
-from profconv.run.data import SYNTHETIC_NOTE
+from profconv.run import gpu, peers
 from profconv.run.models import get_model
 from profconv.run.record import write_atomic
 from profconv.run.user import isolate
 from profconv.run.user import manifest as user_manifest
-from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
 from profconv.ui import console
 
-VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
+# NumPy and pandas (the runner, the variants, the profilers) are imported when the run starts, so that
+# `profconv run --help` and completing a value (`--model ece<TAB>`) stay fast (tests/test_cli_text.py)
 MAX_IMAGES = 1_000_000
 
 
@@ -60,7 +56,9 @@ def parse_counts(text: str) -> list[int]:
 
 
 def load_kernels(paths: list[str], contract: str | None) -> list[user_manifest.Declaration]:
-    return user_manifest.load_many(paths, contract, set(VARIANTS_BY_NAME))
+    from profconv.run.variants import VARIANTS
+
+    return user_manifest.load_many(paths, contract, {v.name for v in VARIANTS})
 
 
 def variant_label(r: VariantResult) -> str:
@@ -79,6 +77,9 @@ def _speedup(base: float | None, t: float | None) -> str:
 
 def result_table(record: RunRecord, width: int = 120) -> Table:
     """Op Time per conv layer; comparison columns with nothing to compare (a CPU-only run) are left out."""
+    from profconv.run.variants import VARIANTS
+
+    VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
     by_key = {(r.images, r.variant, c.layer): c for r in record.results for c in r.conv
               if c.status == "ok" and c.op_time}
     rows: list[list] = []
@@ -153,9 +154,9 @@ def _user_result(d: user_manifest.Declaration, model: str, count: int, repeat: i
 
 
 def run_command(
-    model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", help="Model to run (see `profconv models`).")] = "ece408-high",
+    model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete.models, help="Model to run (see `profconv models`).")] = "ece408-high",
     images: Annotated[str, typer.Option("--images", "-n", metavar="N[,N...]", help="Images to run: a number or a list such as 10,100,10000.")] = "10000",
-    variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", help="Variants to run (repeatable or comma list; default: all; `none`: only your --kernel).")] = None,
+    variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", autocompletion=_complete.variants, help="Variants to run (repeatable or comma list; default: all; `none`: only your --kernel).")] = None,
     repeat: Repeat = 5,
     warmup: Warmup = 2,
     cpu_repeat: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Timed repeats of the CPU reference's conv layers (median reported).")] = 3,
@@ -171,7 +172,7 @@ def run_command(
     ncu_cache_control: Annotated[str, typer.Option(metavar="none|all", help="ncu --cache-control: none (as Op Time) or all (flush before each replay, ncu's default).")] = "none",
     width: Width = None,
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel: a .cu/.cuh/.py file, a folder or a .toml manifest (repeatable). Runs in a child process next to the variants.")] = None,
-    contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
+    contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", autocompletion=_complete.contracts, help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck.")] = False,
 ) -> None:
@@ -179,6 +180,13 @@ def run_command(
 
     `--variant none --kernel my_conv.cu` runs only your kernel (checked against the float64 reference).
     """
+    from profconv.profile import session
+    from profconv.render.profile_tables import TableOptions, render
+    from profconv.run import runner
+    from profconv.run import weights as weights_mod
+    from profconv.run.data import SYNTHETIC_NOTE
+    from profconv.run.variants import cudnn_unavailable, get_variants
+
     m = get_model(model)
     counts = parse_counts(images)
     if repeat < 1 or warmup < 0 or cpu_repeat < 1:

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from profconv.run import gpu, peers
+from profconv.run.declarations import NONE, builtin_declarations
 from profconv.run.models import ConvShape
 from profconv.run.tuned import launch_tuned
 from profconv.run.user import manifest
@@ -168,21 +167,6 @@ def cudnn_unavailable() -> str | None:
     return None
 
 
-def _kernels_dir() -> Path:
-    try:
-        return Path(str(resources.files("profconv.kernels")))
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[2] / "kernels"
-
-
-def builtin_declarations() -> list[manifest.Declaration]:
-    """kernels/*.toml in ladder order."""
-    base = _kernels_dir()
-    decls = [manifest.parse(manifest._toml(p.read_text(), p), p, None, builtin=True, base=base)
-             for p in sorted(base.glob("*.toml"))]
-    return sorted(decls, key=lambda d: (d.order, d.name))
-
-
 def _resolve(spec: str) -> Any:
     """`package.module:attr.attr` -> the object (imported on first use, so torch loads only for cuDNN)."""
     module, _, attr = spec.partition(":")
@@ -230,9 +214,6 @@ def _variants() -> tuple[Variant, ...]:
 
 
 VARIANTS: list[Variant] = list(_variants())
-
-
-NONE = "none"
 
 
 def get_variants(names: list[str] | None) -> list[Variant]:
