@@ -27,7 +27,14 @@ def test_ncu_argv():
     includes = [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-include"]
     assert includes == ["profconv@ece408/naive/conv1/", "profconv@ece408/naive/conv2/",
                         "profconv@ece408/tuned/conv1/", "profconv@ece408/tuned/conv2/"]
+    # the checks, sweeps and cuDNN's algorithm search nested in each timed op's range are not replayed
+    excludes = [argv[i + 1] for i, a in enumerate(argv) if a == "--nvtx-exclude"]
+    assert excludes == ["profconv@ece408/naive/conv1/check/", "profconv@ece408/naive/conv2/check/",
+                        "profconv@ece408/tuned/conv1/check/", "profconv@ece408/tuned/conv2/check/"]
+    assert argv.index("--nvtx") < argv.index("--nvtx-include") < argv.index("--nvtx-exclude")
     assert "--nvtx" in argv and argv[-2:] == ["python", "x.py"]
+    everything = external.ncu_argv("/opt/ncu", ["python", "x.py"], child.ranges(), everything=True)
+    assert "--nvtx-exclude" not in everything and everything.count("--nvtx-include") == 4
     # by default ncu runs at the card's clocks without cache flushes, as Op Time does
     assert argv[4:8] == ["--clock-control", "none", "--cache-control", "none"]
     base = external.ncu_argv("/opt/ncu", [], child.ranges(), settings=external.NcuSettings("base", "all"))

@@ -101,15 +101,28 @@ CLOCK_CONTROLS = ("none", "base")
 CACHE_CONTROLS = ("none", "all")
 
 
+def nvtx_filters(ranges: list[str], everything: bool = False) -> list[str]:
+    """ncu's NVTX filter for the timed ops of a run, one pair of arguments per profconv push/pop path.
+
+    An include 'profconv@ece408-high/fused/conv1/' (domain@range/range/…/, ncu's syntax for push/pop
+    ranges) matches the launches made while that path is on the profconv domain's stack — including
+    the ranges pushed inside it: the correctness call '…/conv1/check', the sweep and cuDNN's algorithm
+    search '…/conv1/check/tune'. Unless `everything`, an exclude of '…/conv1/check/' (the same syntax,
+    so it matches the same way) takes those out: ncu then replays only the timed op's launches, not
+    the hundred sweep candidates and cuDNN's trial kernels (which made the child take minutes).
+    The activation, pooling, fc, reference and forward-pass kernels are outside every include."""
+    out = [arg for r in ranges for arg in ("--nvtx-include", f"profconv@{r}/")]
+    if not everything:
+        out += [arg for r in ranges for arg in ("--nvtx-exclude", f"profconv@{r}/check/")]
+    return out
+
+
 def ncu_argv(ncu: str, child: list[str], ranges: list[str], metrics: list[str] = NCU_METRICS,
-             settings: NcuSettings | None = None) -> list[str]:
-    """Nsight Compute on the conv kernels only: one NVTX include per profconv push/pop path
-    ('ece408-high/fused/conv1'), so the activation, pooling and fc kernels are not replayed. The
-    include also matches the ranges nested inside (the check, the sweep); `split_ncu_csv` sets
-    their rows apart from the timed op's."""
-    includes = [arg for r in ranges for arg in ("--nvtx-include", f"profconv@{r}/")]
+             settings: NcuSettings | None = None, everything: bool = False) -> list[str]:
+    """Nsight Compute on the timed conv ops only (`nvtx_filters`); with `everything` also on their
+    checks, sweeps and cuDNN's algorithm search, which `split_ncu_csv` then labels apart."""
     return [ncu, "--csv", "--page", "raw", *(settings or NcuSettings()).argv(), "--metrics", ",".join(metrics),
-            "--nvtx", *includes, "--target-processes", "all", *child]
+            "--nvtx", *nvtx_filters(ranges, everything), "--target-processes", "all", *child]
 
 
 def nsys_profile_argv(nsys: str, child: list[str], report_base: Path) -> list[str]:

@@ -75,7 +75,8 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
     log = run_dir / f"{tool}.log"
     if tool == "ncu":
         settings = ncu_settings or external.NcuSettings()
-        out = external.run_tool(external.ncu_argv(path, child.argv(), child.ranges(), settings=settings), log, timeout)
+        out = external.run_tool(external.ncu_argv(path, child.argv(), child.ranges(), settings=settings,
+                                                   everything=everything), log, timeout)
         if not any(ln.startswith('"') for ln in out.splitlines()):
             raise ProfilerFailed(f"ncu profiled no kernel inside the profconv NVTX ranges {', '.join(child.ranges())} "
                                  f"(log: {log})")
@@ -87,7 +88,8 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
         summary = {"tool": "ncu", "tools": ["ncu"], "raw": raw.name, "log": log.name, "metrics": external.NCU_METRICS,
                    "scope": "all" if everything else "timed", "set_aside": set_aside,
                    "calls_per_op": child.repeat + child.warmup,
-                   "settings": {"tool": "ncu", "argv": external.ncu_argv(path, [], child.ranges(), settings=settings),
+                   "settings": {"tool": "ncu", "argv": external.ncu_argv(path, [], child.ranges(), settings=settings,
+                                                                       everything=everything),
                                 **settings.as_dict()},
                    "launches": [{"range": k.range, "role": role_of(k.range), "kernel": k.kernel, "metrics": k.metrics,
                                  "units": k.units} for k in launches]}
