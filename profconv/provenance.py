@@ -4,7 +4,9 @@ Every run and bench record carries a `provenance` object (schema below) so a num
 back to the commit and kernel sources that produced it and to the state of the card around it:
 
 {
-  "code": {"commit": "40 hex" | null, "dirty": bool | null, "describe": str | null, "why": str | null},
+  "code": {"commit": "40 hex" | null, "dirty": bool | null, "describe": str | null, "why": str | null,
+           "source": "git" | "env" | null, "changed": [paths], "tree_sha256": "64 hex" | null,
+           "tree_files": int | null},
   "kernels": {"sources": {"naive.cu": sha256 of the source as compiled (headers expanded), ...},
               "compiled": [{"file", "options": [...], "sha256"}]   (modules this process compiled)},
   "gpu": {"start": GpuState | {"why": ...}, "end": GpuState | {"why": ...}},
@@ -12,6 +14,20 @@ back to the commit and kernel sources that produced it and to the state of the c
 }
 GpuState = {"source": "nvidia-smi", "sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz",
             "temperature_c", "power_w", "power_limit_w", "pstate", "throttle_reasons"}
+
+Which code: `tree_sha256` is always recorded — a hash of every file under profconv/ and kernels/
+as they are on disk where the measurement ran (caches left out), the same as the shell's
+
+    find profconv kernels -type f ! -path '*/__pycache__/*' ! -name '*.py[co]' | LC_ALL=C sort \
+      | xargs sha256sum | sha256sum
+
+so a copy of the tree (a GPU machine's, a container's) is identified whatever git says there. The
+git commit is recorded only when it describes that tree: the source tree must be the root of its
+git checkout (a copy placed inside another repository gets that repository's HEAD, which is not
+its commit: recorded as unknown, with why), and `dirty` is true when a tracked file differs from
+the commit or an untracked file lies under profconv/ or kernels/ (`changed` lists the first 20).
+A caller who knows the commit of a copy (a script that copied a checkout) sets PROFCONV_GIT_COMMIT
+(and PROFCONV_GIT_DIRTY=0/1); it is recorded with `source: "env"`, as the caller's word, not git's.
 
 Pure parsing (`parse_smi`) is separate from the calls to git and nvidia-smi, which never raise:
 what cannot be read is recorded with the reason, never invented.
@@ -45,12 +61,13 @@ class Provenance:
         return asdict(self)
 
 
-def _run(argv: list[str], cwd: Path | None = None, timeout: float = 10.0) -> tuple[int, str]:
+def _run(argv: list[str], cwd: Path | None = None, timeout: float = 10.0, strip: bool = True) -> tuple[int, str]:
     try:
         p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.SubprocessError) as exc:
         return -1, f"{type(exc).__name__}: {exc}"
-    return p.returncode, (p.stdout if p.returncode == 0 else p.stderr).strip()
+    text = p.stdout if p.returncode == 0 else p.stderr
+    return p.returncode, text.strip() if strip else text
 
 
 def source_root() -> Path:
@@ -58,19 +75,87 @@ def source_root() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
-def git_state(root: Path | None = None) -> dict[str, Any]:
-    """Commit and dirty flag of the repository profconv runs from; the reason when there is none."""
+TREE_DIRS = ("profconv", "kernels")
+ENV_COMMIT, ENV_DIRTY = "PROFCONV_GIT_COMMIT", "PROFCONV_GIT_DIRTY"
+
+
+def tree_files(root: Path, dirs: tuple[str, ...] = TREE_DIRS) -> list[str]:
+    """The files the tree hash covers: under `dirs` of `root`, caches left out, sorted bytewise."""
+    out = []
+    for d in dirs:
+        base = root / d
+        if not base.is_dir():
+            continue
+        for f in base.rglob("*"):
+            rel = f.relative_to(root)
+            if f.is_file() and not f.is_symlink() and "__pycache__" not in rel.parts and f.suffix not in (".pyc", ".pyo"):
+                out.append(rel.as_posix())
+    return sorted(out, key=lambda x: x.encode())
+
+
+def tree_hash(root: Path | None = None, dirs: tuple[str, ...] = TREE_DIRS) -> dict[str, Any]:
+    """sha256 of `sha256sum`'s listing of the source files (see the module doc) and how many there are."""
     root = root or source_root()
+    files = tree_files(root, dirs)
+    if not files:
+        return {"tree_sha256": None, "tree_files": 0}
+    listing = "".join(f"{hashlib.sha256((root / f).read_bytes()).hexdigest()}  {f}\n" for f in files)
+    return {"tree_sha256": sha256_text(listing), "tree_files": len(files)}
+
+
+def _env_commit(environ: dict[str, str]) -> dict[str, Any] | None:
+    value = environ.get(ENV_COMMIT, "").strip()
+    if not value:
+        return None
+    if not (7 <= len(value) <= 40 and all(c in "0123456789abcdef" for c in value.lower())):
+        return {"commit": None, "dirty": None, "describe": None, "source": "env",
+                "why": f"{ENV_COMMIT}={value[:60]!r} is not a commit hash"}
+    flag = environ.get(ENV_DIRTY, "").strip().lower()
+    dirty = True if flag in ("1", "true", "yes") else False if flag in ("0", "false", "no") else None
+    return {"commit": value.lower(), "dirty": dirty, "describe": None, "source": "env",
+            "why": f"given by the caller ({ENV_COMMIT}), not read from git here"}
+
+
+def git_state(root: Path | None = None, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Commit and dirty flag of the source tree profconv runs from, only where they describe it; the
+    reason when they are unknown (see the module doc). `environ` defaults to os.environ."""
+    import os
+
+    root = (root or source_root()).resolve()
+    given = _env_commit(dict(os.environ) if environ is None else environ)
+    if given is not None:
+        return {**given, "changed": []}
+    unknown = {"commit": None, "dirty": None, "describe": None, "source": None, "changed": []}
     if shutil.which("git") is None:
-        return {"commit": None, "dirty": None, "describe": None, "why": "git is not installed"}
+        return {**unknown, "why": "git is not installed"}
+    rc, top = _run(["git", "rev-parse", "--show-toplevel"], root)
+    if rc != 0:
+        return {**unknown, "why": f"{root} is not a git checkout (installed package or a copy?)"}
+    if Path(top).resolve() != root:
+        return {**unknown, "why": f"{root} lies inside the git checkout {top}, whose commit is not this tree's "
+                                  f"(a copy?); set {ENV_COMMIT} to record one"}
     rc, commit = _run(["git", "rev-parse", "HEAD"], root)
     if rc != 0:
-        return {"commit": None, "dirty": None, "describe": None,
-                "why": f"{root} is not a git checkout (installed package?)"}
-    rc, status = _run(["git", "status", "--porcelain", "--untracked-files=no"], root)
-    dirty = bool(status) if rc == 0 else None
+        return {**unknown, "why": f"git rev-parse HEAD failed: {commit.splitlines()[0] if commit else rc}"}
+    rc, status = _run(["git", "status", "--porcelain", "--untracked-files=all"], root, strip=False)
+    changed: list[str] | None = None
+    if rc == 0:
+        changed = []
+        for line in filter(None, status.splitlines()):
+            code, path = line[:2], line[3:].split(" -> ")[-1].strip('"')
+            if code == "??" and not path.startswith(tuple(d + "/" for d in TREE_DIRS)):
+                continue  # an untracked file outside the source tree does not change what ran
+            changed.append(path)
     rc, describe = _run(["git", "describe", "--always", "--dirty"], root)
-    return {"commit": commit, "dirty": dirty, "describe": describe if rc == 0 else None, "why": None}
+    return {"commit": commit, "dirty": None if changed is None else bool(changed),
+            "describe": describe if rc == 0 else None, "source": "git", "changed": (changed or [])[:20],
+            "why": None if changed is not None else "git status failed: dirty flag unknown"}
+
+
+def code_state(root: Path | None = None, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """The `code` part of provenance: the tree hash, always, and the commit where it is known."""
+    root = root or source_root()
+    return {**git_state(root, environ), **tree_hash(root)}
 
 
 def sha256_text(text: str) -> str:
@@ -147,7 +232,7 @@ class Recorder:
     def __init__(self, cp: Any | None) -> None:
         self.cp = cp
         self.index = device_index(cp)
-        self.prov = Provenance(code=git_state())
+        self.prov = Provenance(code=code_state())
         self._gpu_start: dict[str, Any] = {"why": "no GPU"} if cp is None else {}
 
     def start(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Numbers you can defend, without a GPU: the median's interval, stop-when-stable, cold/warm pairs
 that do not depend on the company, the compare decision, the agreement table, provenance."""
 
+import hashlib
 import json
 import subprocess
 from types import SimpleNamespace
@@ -198,6 +199,7 @@ def test_provenance_fields(tmp_path, monkeypatch):
     rec = provenance.Recorder(None)
     rec.start()
     doc = rec.finish({"tool": "cupti"})
+    assert len(doc["code"]["tree_sha256"]) == 64 and doc["code"]["tree_files"] > 50
     assert set(doc) == {"code", "kernels", "gpu", "profiler"} and doc["gpu"]["end"] == {"why": "no GPU"}
     assert doc["profiler"] == {"tool": "cupti"} and json.dumps(doc)
 
@@ -282,3 +284,62 @@ def test_h200_company_check_warm_agrees_cold_does_not():
                         f"{H200}/h200-bench-2-variants.json"], capture_output=True, text=True)
     assert r.returncode == 1  # that run's headline was cold
     assert "headline 5.176x / 5.862x (+13.3%); cold 5.176x / 5.862x (+13.3%); warm 6.345x / 6.348x (+0.0%)" in r.stdout
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=a", "-C", str(repo), *args], check=True,
+                   capture_output=True)
+
+
+def test_provenance_names_the_tree_that_ran(tmp_path):
+    """The source tree's hash always (the shell's sha256sum listing); the commit only where it is that
+    tree's: a copy inside another checkout (the GPU machine's .dev/NAME) records none and says why;
+    untracked files count as dirty under profconv/ and kernels/ only; PROFCONV_GIT_COMMIT is the
+    caller's word, recorded as such."""
+    from profconv import provenance
+    from profconv.records.provenance import summary_line
+
+    repo = tmp_path / "repo"
+    (repo / "profconv" / "__pycache__").mkdir(parents=True)
+    (repo / "kernels").mkdir()
+    (repo / "profconv" / "a.py").write_text("x = 1\n")
+    (repo / "profconv" / "__pycache__" / "a.cpython-312.pyc").write_bytes(b"\0")  # caches are not the source
+    (repo / "kernels" / "k.cu").write_text("__global__ void k() {}\n")
+    (repo / "README").write_text("r")
+    listing = "".join(f"{hashlib.sha256((repo / f).read_bytes()).hexdigest()}  {f}\n"
+                      for f in ("kernels/k.cu", "profconv/a.py"))
+    expected = hashlib.sha256(listing.encode()).hexdigest()
+    assert provenance.tree_hash(repo) == {"tree_sha256": expected, "tree_files": 2}
+    shell = subprocess.run("find profconv kernels -type f ! -path '*/__pycache__/*' ! -name '*.py[co]' | LC_ALL=C sort"
+                           " | xargs sha256sum | sha256sum", shell=True, cwd=repo, capture_output=True, text=True)
+    assert shell.stdout.split()[0] == expected  # the documented shell line gives the same hash
+
+    no_env: dict[str, str] = {}
+    state = provenance.code_state(repo, no_env)
+    assert state["commit"] is None and "not a git checkout" in state["why"] and state["tree_sha256"] == expected
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "x")
+    clean = provenance.code_state(repo, no_env)
+    assert len(clean["commit"]) == 40 and clean["dirty"] is False and clean["source"] == "git"
+    (repo / "notes.txt").write_text("untracked, outside the source tree")
+    assert provenance.git_state(repo, no_env)["dirty"] is False
+    (repo / "profconv" / "new.py").write_text("y = 2\n")  # untracked code runs: dirty
+    dirty = provenance.code_state(repo, no_env)
+    assert dirty["dirty"] is True and dirty["changed"] == ["profconv/new.py"] and dirty["tree_files"] == 3
+    (repo / "profconv" / "new.py").unlink()
+    (repo / "kernels" / "k.cu").write_text("// edited\n")
+    assert provenance.git_state(repo, no_env)["changed"] == ["kernels/k.cu"]
+
+    # a copy of the tree inside another checkout: that checkout's HEAD is not its commit
+    copy = repo / ".dev" / "numbers"
+    (copy / "profconv").mkdir(parents=True)
+    (copy / "profconv" / "a.py").write_text("x = 1\n")
+    inside = provenance.code_state(copy, no_env)
+    assert inside["commit"] is None and inside["dirty"] is None and "lies inside the git checkout" in inside["why"]
+    assert "PROFCONV_GIT_COMMIT" in inside["why"] and inside["tree_files"] == 1
+    given = provenance.code_state(copy, {"PROFCONV_GIT_COMMIT": clean["commit"].upper(), "PROFCONV_GIT_DIRTY": "0"})
+    assert given["commit"] == clean["commit"] and given["dirty"] is False and given["source"] == "env"
+    assert summary_line({"code": given}).startswith(f"commit {clean['commit'][:10]} given by the caller; source tree ")
+    bad = provenance.git_state(copy, {"PROFCONV_GIT_COMMIT": "main; rm -rf /"})
+    assert bad["commit"] is None and "is not a commit hash" in bad["why"]

@@ -8,10 +8,14 @@ import msgspec
 
 
 class CodeState(msgspec.Struct, kw_only=True):
-    commit: str | None = None  # git HEAD of the checkout profconv ran from
-    dirty: bool | None = None  # uncommitted changes to tracked files
+    commit: str | None = None  # git HEAD of the source tree profconv ran from, only when it is that tree's
+    dirty: bool | None = None  # tracked files changed, or untracked files under profconv/ or kernels/
     describe: str | None = None
-    why: str | None = None  # why commit/dirty are unknown (not a git checkout, no git)
+    why: str | None = None  # why commit/dirty are unknown (not a git checkout, a copy inside another, no git)
+    source: str | None = None  # how the commit was learnt: git | env (PROFCONV_GIT_COMMIT, the caller's word)
+    changed: list[str] = msgspec.field(default_factory=list)  # the changed paths behind dirty (first 20)
+    tree_sha256: str | None = None  # sha256 of `sha256sum` over profconv/ and kernels/ as they ran (always)
+    tree_files: int | None = None  # how many files that hash covers
 
 
 class CompiledModule(msgspec.Struct, kw_only=True):
@@ -56,8 +60,11 @@ def summary_line(prov: dict[str, Any]) -> str:
     """One line for a terminal or report header: commit, kernels compiled, GPU clocks/temperature."""
     code = prov.get("code") or {}
     commit = code.get("commit")
-    parts = [f"commit {commit[:10]}{' (dirty)' if code.get('dirty') else ''}" if commit
+    given = " given by the caller" if code.get("source") == "env" else ""
+    parts = [f"commit {commit[:10]}{given}{' (dirty)' if code.get('dirty') else ''}" if commit
              else f"commit unknown ({code.get('why')})"]
+    if code.get("tree_sha256"):
+        parts.append(f"source tree {code['tree_sha256'][:12]} ({code.get('tree_files')} files)")
     compiled = (prov.get("kernels") or {}).get("compiled") or []
     parts.append(f"{len(compiled)} kernel module(s) compiled")
     g = prov.get("gpu") or {}
