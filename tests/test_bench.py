@@ -88,6 +88,12 @@ def test_ratios_against_the_best_peer_of_the_precision_with_its_layout():
     best = bench.best_per_layer(df)
     assert best[["precision", "variant", "reference"]].values.tolist() == [
         ["fp32", "tuned", "cudnn"], ["fp16", "fp16", "cudnn-fp16-nhwc"]]
+    # the bench report shows the best cuDNN of each precision with its layout and the other layout's time
+    rec.settings.l2 = "warm"
+    md = to_markdown(rec)
+    assert "| ece408 | conv2 | fp16 | cudnn-fp16-nhwc | NHWC | 857 µs | — | NCHW 1.579 ms |" in md
+    assert "| ece408 | conv2 | s | fp16 | fp16 | 330 µs | 0.385× | cudnn-fp16-nhwc | — |" in md
+    assert "(warm L2 figure)" in md
 
 
 def test_best_per_layer_meets_the_issue_targets_on_the_first_h200_run():
@@ -102,9 +108,11 @@ def test_best_per_layer_meets_the_issue_targets_on_the_first_h200_run():
 def test_markdown_tables():
     md = to_markdown(record())
     assert md.startswith("# profconv bench — NVIDIA H200")
-    assert "| ece408-high | conv1 | M=50 C=1 28x28 K=5 | fp32 | tuned | 587.4 µs | 0.42× | 48.1% |" in md
+    assert "| ece408-high | conv1 | M=50 C=1 28x28 K=5 | fp32 | tuned | 587.4 µs | 0.42× | cudnn | 48.1% |" in md
+    assert "## Best cuDNN per layer and precision" in md
+    assert "| ece408-high | conv1 | fp32 | cudnn | NCHW | 1.399 ms | — |  |" in md
     assert "| cudnn-fp16 | fp16 | 1.309 ms | 1.298 ms | — | — | 10.8% | memory | 2.9e-04 | ok |" in md
-    assert "4.19 TB/s" in md and md.count("\n## ") == 8  # setting, best per layer, six layers
+    assert "4.19 TB/s" in md and md.count("\n## ") == 9  # setting, best per layer, best cuDNN, six layers
 
 
 def test_report_and_compare_read_bench_records(cli, tmp_path):

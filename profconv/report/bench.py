@@ -11,7 +11,7 @@ from profconv.records import BenchRecord, to_builtins
 from profconv.records.provenance import summary_line
 from profconv.render import markdown
 from profconv.render.document import Bullets, Column, Document, Paragraph, RenderOptions, Section, Table
-from profconv.run.bench import best_per_layer, frame
+from profconv.run.bench import best_peers, best_per_layer, frame
 
 
 def fmt_ms(v: Any) -> str:
@@ -28,7 +28,10 @@ def fmt_share(v: Any) -> str:
 
 BEST = [Column("model", "model"), Column("layer", "layer"), Column("shape", "shape"), Column("precision", "precision"),
         Column("variant", "best variant"), Column("median_s", "Op Time", "seconds"), Column("ratio", "vs cuDNN", "ratio"),
-        Column("floor_share", "share of floor", "fraction")]
+        Column("reference", "cuDNN peer (layout)"), Column("floor_share", "share of floor", "fraction")]
+PEERS = [Column("model", "model"), Column("layer", "layer"), Column("precision", "precision"),
+         Column("peer", "best cuDNN"), Column("layout", "layout"), Column("median_s", "Op Time", "seconds"),
+         Column("ci_rel", "± (95%)", "fraction"), Column("others", "other layouts")]
 LAYER = [Column("variant", "variant"), Column("precision", "precision"), Column("median_s", "Op Time", "seconds"),
          Column("min_s", "min", "seconds"), Column("ratio", "ratio", "ratio"), Column("reference", "vs"),
          Column("floor_share", "share of floor", "fraction"), Column("bound", "bound"),
@@ -64,6 +67,13 @@ def bench_section(record: BenchRecord) -> Section:
     best = best_per_layer(df)
     if not best.empty:
         sec.sections.append(Section("Best variant per layer").add(Table("bench-best", "", best, BEST)))
+    peers_df = best_peers(df)
+    if not peers_df.empty:
+        sec.sections.append(Section("Best cuDNN per layer and precision").add(
+            Paragraph(f"Every cuDNN peer in both layouts (operands converted to the peer's dtype and layout before "
+                      f"timing); the fastest of each precision is the one the variants' ratios are taken against "
+                      f"({st.l2 or 'cold'} L2 figure)."),
+            Table("bench-peers", "", peers_df, PEERS)))
     for i, layer in enumerate(record.layers):
         sub = Section(f"{layer.model} {layer.layer}: {layer.shape}, {layer.images:,} images")
         sec.sections.append(sub)

@@ -440,6 +440,8 @@ def best_peers(df: pd.DataFrame) -> pd.DataFrame:
     order = {p: i for i, p in enumerate(("fp32", "tf32", "fp16", "bf16"))}
     out = pd.DataFrame(rows, columns=PEER_COLUMNS)
     if not out.empty:
+        layers = list(dict.fromkeys(zip(out["model"], out["layer"])))  # the bench's own order of layers
+        out["_l"] = [layers.index(k) for k in zip(out["model"], out["layer"])]
         out["_o"] = out["precision"].map(order)
-        out = out.sort_values(["_o"], kind="stable").sort_values(["model", "layer"], kind="stable").drop(columns="_o")
+        out = out.sort_values(["_l", "_o"], kind="stable").drop(columns=["_l", "_o"])
     return out.reset_index(drop=True)
