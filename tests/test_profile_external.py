@@ -103,6 +103,34 @@ def test_tool_timeout(tmp_path):
         external.run_tool([sys.executable, "-c", "import time; time.sleep(5)"], tmp_path / "t.log", 1)
 
 
+def test_tool_timeout_ends_the_profiled_child_too(tmp_path):
+    """A profiler that hangs: at the timeout its child (the profiled profconv, holding the GPU) goes
+    with it, and what the profiler printed before is in the log."""
+    import os
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    script = (f"import subprocess, sys, time; c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+              f"open({str(pidfile)!r}, 'w').write(str(c.pid)); print('==PROF== Connected', flush=True); time.sleep(60)")
+    t0 = time.monotonic()
+    with pytest.raises(ProfilerFailed, match=r"timed out after 2 s"):
+        external.run_tool([sys.executable, "-c", script], tmp_path / "t.log", 2)
+    assert time.monotonic() - t0 < 20
+    assert "==PROF== Connected" in (tmp_path / "t.log").read_text()
+    pid = int(pidfile.read_text())
+    for _ in range(50):  # the grandchild is killed with the group (reaped by init shortly after)
+        try:
+            os.kill(pid, 0)
+            state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+        except (ProcessLookupError, FileNotFoundError):
+            break
+        if state == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the profiled child outlived the profiler's timeout")
+
+
 NCU_RAW = (
     '==PROF== Connected to process 9 (/usr/bin/python3)\n'
     '"ID","Process ID","Process Name","Host Name","thread Domain:Push/Pop_Range:PL_Type:PL_Value","Kernel Name",'

@@ -146,16 +146,35 @@ def nvprof_supported(compute_capability: str | None) -> bool:
 
 
 def run_tool(argv: list[str], log: Path, timeout: float) -> str:
-    """Run a profiler; its stdout is returned and, with stderr, kept in `log`."""
+    """Run a profiler; its stdout is returned and, with stderr, kept in `log`. The profiler runs in
+    its own process group: at the timeout the whole group goes (the profiled child profconv too, which
+    would otherwise go on holding the GPU), and what it had printed is kept in the log."""
+    import os
+    import signal
+
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)
     except FileNotFoundError:
         raise ProfilerUnavailable(f"{argv[0]} is not installed or not on PATH; {SUGGEST}") from None
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout if isinstance(exc.stdout, str) else (exc.stdout or b"").decode(errors="replace")
-        log.write_text(out)
+    try:
+        stdout, stderr = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = child.communicate()
+        log.write_text(stdout + ("\n--- stderr ---\n" + stderr if stderr else ""))
         raise ProfilerFailed(f"{Path(argv[0]).name} timed out after {timeout:.0f} s (log: {log})") from None
+    except BaseException:  # Ctrl-C: the profiler and its child go with us
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        raise
+    proc = subprocess.CompletedProcess(argv, child.returncode, stdout, stderr)
     log.write_text(proc.stdout + ("\n--- stderr ---\n" + proc.stderr if proc.stderr else ""))
     errors = [ln for ln in (proc.stdout + "\n" + proc.stderr).splitlines() if "==ERROR==" in ln]
     if proc.returncode != 0 or errors:
