@@ -343,3 +343,57 @@ def test_provenance_names_the_tree_that_ran(tmp_path):
     assert summary_line({"code": given}).startswith(f"commit {clean['commit'][:10]} given by the caller; source tree ")
     bad = provenance.git_state(copy, {"PROFCONV_GIT_COMMIT": "main; rm -rf /"})
     assert bad["commit"] is None and "is not a commit hash" in bad["why"]
+
+
+def _bench_doc(variants, layers):
+    """A minimal bench record: layers = {(model, layer): {variant: (warm_s, cold_s, reference)}}."""
+    def op(t):
+        return {"median_s": t}
+
+    return {"environment": {"gpu": "NVIDIA H100 80GB HBM3"}, "settings": {"variants": variants, "l2": "warm"},
+            "layers": [{"model": m, "layer": la, "results": [
+                {"variant": v, "reference": ref, "op_time": op(w), "op_time_warm": op(w), "op_time_cold": op(c),
+                 "params": {"kernels": "k1"} if v.startswith("cudnn") else {}}
+                for v, (w, c, ref) in res.items()]} for (m, la), res in layers.items()]}
+
+
+def test_company_check_over_several_pairs_and_layers(tmp_path):
+    """scripts/company_check.py: each two-variant bench against the full one, on the layers asked,
+    headline (warm) within ±3%, a markdown table; exit 1 when one ratio moves more."""
+    import sys
+
+    full = _bench_doc(["naive", "tuned", "tensorcore", "cudnn", "cudnn-nhwc", "cudnn-fp16-nhwc"], {
+        ("ece408-high", "conv1"): {"tuned": (0.50e-3, 0.60e-3, "cudnn"), "tensorcore": (0.40e-3, 0.5e-3, "cudnn-fp16-nhwc"),
+                                   "cudnn": (1.00e-3, 1.4e-3, None), "cudnn-fp16-nhwc": (1.2e-3, 1.3e-3, None)},
+        ("ece408", "conv1"): {"tuned": (0.4e-3, 0.5e-3, "cudnn"), "cudnn": (2.0e-3, 2.2e-3, None)},
+        ("ece408", "conv2"): {"tuned": (0.90e-3, 1.0e-3, "cudnn"), "tensorcore": (0.33e-3, 0.4e-3, "cudnn-fp16-nhwc"),
+                              "cudnn": (1.05e-3, 1.35e-3, None), "cudnn-fp16-nhwc": (0.86e-3, 0.9e-3, None)}})
+    two_a = _bench_doc(["tuned", "cudnn"], {
+        ("ece408-high", "conv1"): {"tuned": (0.505e-3, 0.6e-3, "cudnn"), "cudnn": (1.0e-3, 1.2e-3, None)},
+        ("ece408", "conv1"): {"tuned": (0.4e-3, 0.5e-3, "cudnn"), "cudnn": (3.0e-3, 2.2e-3, None)},  # not asked
+        ("ece408", "conv2"): {"tuned": (0.90e-3, 1.0e-3, "cudnn"), "cudnn": (1.06e-3, 1.08e-3, None)}})
+    two_b = _bench_doc(["tensorcore", "cudnn-fp16-nhwc"], {
+        ("ece408-high", "conv1"): {"tensorcore": (0.40e-3, 0.5e-3, "cudnn-fp16-nhwc"),
+                                   "cudnn-fp16-nhwc": (1.2e-3, 1.3e-3, None)},
+        ("ece408", "conv2"): {"tensorcore": (0.33e-3, 0.4e-3, "cudnn-fp16-nhwc"),
+                              "cudnn-fp16-nhwc": (0.86e-3, 0.9e-3, None)}})
+    paths = []
+    for name, doc in (("full", full), ("a", two_a), ("b", two_b)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(doc))
+    md = tmp_path / "check.md"
+    args = [sys.executable, "scripts/company_check.py", *map(str, paths), "--layers",
+            "ece408-high/conv1,ece408/conv2", "--markdown", str(md)]
+    r = subprocess.run(args, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ece408/conv1" not in r.stdout and "agree within the target" in r.stdout
+    text = md.read_text()
+    assert "bench of all 6 variants and in a bench of only the two (NVIDIA H100 80GB HBM3; headline figure: warm" in text
+    assert "| ece408-high/conv1 | tuned | cudnn | 0.500× | 0.505× | +1.0% | 0.429× / 0.500× (+16.7%) | same | yes |" in text
+    assert "| ece408/conv2 | tensorcore | cudnn-fp16-nhwc | 0.384× | 0.384× | +0.0% |" in text
+    assert "4 of 4 ratios within ±3%." in text
+    # every layer: ece408 conv1's cuDNN moved 50% with the company -> exit 1, marked
+    r = subprocess.run(args[:5] + ["--markdown", str(md)], capture_output=True, text=True)
+    assert r.returncode == 1 and "DISAGREE beyond the target" in r.stdout
+    assert "| ece408/conv1 | tuned | cudnn | 0.200× | 0.133× | -33.3% |" in md.read_text()
+    assert "**no**" in md.read_text()
