@@ -159,6 +159,18 @@ def test_report_includes_cupti_profile_and_ncu_metrics(cli, tmp_path):
     full = cli("report", str(tmp_path), "--markdown", str(tmp_path / "full.md"), "--full")
     assert full.returncode == 0
     assert "Profile (CUPTI): naive, every row" in (tmp_path / "full.md").read_text()  # the timed op's profile
+    assert "the check, sweep and cuDNN's search set aside: 0 launch(es)" in md  # a record made before the exclude
+    # ncu run with profconv's NVTX include + exclude: the report says what was not replayed
+    from profconv.profile.external import NcuSettings, ncu_argv
+
+    doc["profile"]["settings"] = {"tool": "ncu", "argv": ncu_argv("ncu", [], ["ece408-high/tuned/conv1"]),
+                                  **NcuSettings().as_dict()}
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    assert cli("report", str(tmp_path), "--markdown", str(out)).returncode == 0
+    md = out.read_text()
+    assert ("`ncu` on the timed conv ops only (raw output: `ncu-raw.csv`): an NVTX include of each op's range and "
+            "an exclude of its check, so the correctness call, the sweep and cuDNN's algorithm search were not "
+            "replayed; mean over the timed launches; ncu ran with `--clock-control none --cache-control none`") in md
 
 
 def test_fp16_rows_are_measured_against_cudnn_fp16_and_fp16_bytes():
