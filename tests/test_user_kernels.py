@@ -291,23 +291,56 @@ MEMCHECK = """========= COMPUTE-SANITIZER
 =========
 ========= ERROR SUMMARY: 2 errors
 """
-RACECHECK = """========= Error: Race reported between Write access at conv+0x90 in /w/k.cu:20
-=========     and Read access at conv+0xa0 in /w/k.cu:24 [128 hazards]
+RACECHECK = """========= Error: Race reported between Write access at conv+0x90 in /tmp/x/k.cu:20
+=========     and Read access at conv+0xa0 in /tmp/x/k.cu:24 [128 hazards]
 =========
-========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+========= Warning: Race reported between Write access at 0x90 in /tmp/kern.cu:30:conv(float const*, int)
+=========     and Write access at 0xa0 in /tmp/kern.cu:31:conv(float const*, int) [4 hazards]
+=========
+========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)
 """
 
 
 def test_sanitizer_reports_are_parsed_with_source_lines():
     m = isolate.parse_sanitizer(MEMCHECK, "/home/me/k.cu")
-    assert m == {"errors": 2, "complete": True,
-                 "findings": ["Invalid __global__ read of size 4 bytes at conv+0x1b0 in /home/me/k.cu:11"]}
+    assert m == {"errors": 2, "warnings": 0, "complete": True,
+                 "findings": ["Invalid __global__ read of size 4 bytes at /home/me/k.cu:11 (conv)"]}
     r = isolate.parse_sanitizer(RACECHECK, "/w/k.cu")
-    assert r["errors"] == 1
-    assert r["findings"][0].startswith("Error: Race reported between Write access at conv+0x90 in /w/k.cu:20")
-    assert isolate.parse_sanitizer("", None) == {"errors": 0, "findings": [], "complete": False}
+    assert (r["errors"], r["warnings"]) == (1, 1)
+    assert r["findings"] == [
+        "Error: Race reported between Write access at /w/k.cu:20 (conv) and Read access at /w/k.cu:24 (conv) "
+        "[128 hazards]",
+        "Warning: Race reported between Write access at /w/k.cu:30 (conv) and Write access at /w/k.cu:31 (conv) "
+        "[4 hazards]"]
+    # a file that is not the user's (a generated driver, a shim) keeps its own name
+    assert isolate.parse_sanitizer(MEMCHECK.replace("abc.cubin.cu", "helpers.cu"), "/home/me/k.cu")["findings"] == [
+        "Invalid __global__ read of size 4 bytes at helpers.cu:11 (conv)"]
+    assert isolate.parse_sanitizer("", None) == {"errors": 0, "warnings": 0, "findings": [], "complete": False}
     assert isolate.sanitizer_argv("cs", "memcheck", ["py", "-m", "w"]) == [
         "cs", "--tool", "memcheck", "--print-limit", "20", "--show-backtrace", "device", "--leak-check", "no", "py", "-m", "w"]
+    assert isolate.sanitizer_argv("cs", "racecheck", ["py"])[-3:] == ["--racecheck-report", "analysis", "py"]
+
+
+def test_sanitizer_verdict_fails_errors_and_notes_warnings():
+    mem = isolate.parse_sanitizer(MEMCHECK, "/k.cu")
+    race = isolate.parse_sanitizer(RACECHECK, "/k.cu")
+    failure, notes = isolate.sanitizer_verdict({"memcheck": mem, "racecheck": race})
+    assert failure == ("compute-sanitizer memcheck: 2 error(s): Invalid __global__ read of size 4 bytes at /k.cu:11 "
+                       "(conv); compute-sanitizer racecheck: 1 hazard(s): Error: Race reported between Write access "
+                       "at /k.cu:20 (conv) and Read access at /k.cu:24 (conv) [128 hazards]")
+    assert notes == []
+    only_warning = isolate.parse_sanitizer(RACECHECK.split("=========\n", 1)[1].replace("(1 error, 1 warning)",
+                                                                                     "(0 errors, 1 warning)"), "/k.cu")
+    clean = isolate.parse_sanitizer("========= ERROR SUMMARY: 0 errors\n", "/k.cu")
+    failure, notes = isolate.sanitizer_verdict({"memcheck": clean, "racecheck": only_warning})
+    assert failure is None
+    assert notes == ["compute-sanitizer racecheck: 1 warning(s): Warning: Race reported between Write access at "
+                     "/k.cu:30 (conv) and Write access at /k.cu:31 (conv) [4 hazards]"]
+    cut = dict(clean, complete=False, run_error="timed out after 100 s")
+    assert isolate.sanitizer_verdict({"memcheck": cut}) == (
+        None, ["compute-sanitizer memcheck did not finish: timed out after 100 s"])
+    assert isolate.sanitizer_verdict({"error": "compute-sanitizer not found"}) == (
+        None, ["--sanitize: compute-sanitizer not found"])
 
 
 def test_edge_shapes_and_floor():

@@ -175,6 +175,9 @@ def bench_command(
                         prog.console.print(f"{m.name} {layer.layer}: same shape as {layer.same_as}")
                     else:
                         prog.console.print(layer_table(layer, width=con.width))
+                        for r in layer.results:
+                            if "sweep" in r.params:  # a user kernel's declared sweep, run on this shape
+                                prog.console.print(f"{escape(r.variant)} sweep: {escape(str(r.params['sweep']))}")
                         if layer.fused:
                             prog.console.print(layer_table(layer, fused=True, width=con.width))
     except KeyboardInterrupt:

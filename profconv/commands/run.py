@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -35,6 +36,10 @@ from profconv.run.record import write_atomic
 from profconv.run.user import isolate
 from profconv.run.user import manifest as user_manifest
 from profconv.ui import console
+
+if TYPE_CHECKING:
+    from profconv.profile.activity import Records
+    from profconv.profile.external import NcuSettings
 
 # NumPy and pandas (the runner, the variants, the profilers) are imported when the run starts, so that
 # `profconv run --help` and completing a value (`--model ece<TAB>`) stay fast (tests/test_cli_text.py)
@@ -69,6 +74,11 @@ def unseen_failures(failed: list[VariantResult]) -> list[str]:
     """Why each failed run failed when its per-layer rows all say ok (edge shapes, sanitizer, forward pass)."""
     return [f"{variant_label(r)} ({r.images}): {r.error}" for r in failed
             if r.error and r.conv and all(c.status == "ok" for c in r.conv)]
+
+
+def user_notes(record: RunRecord) -> list[str]:
+    """Each user kernel's notes (a profiler that could not cover it, a racecheck warning), one line each."""
+    return [f"{variant_label(r)} ({r.images}): {n}" for r in record.results for n in (r.user or {}).get("notes", [])]
 
 
 def _speedup(base: float | None, t: float | None) -> str:
@@ -137,20 +147,60 @@ def breakdown_table(record: RunRecord, width: int = 120) -> Table:
     return fitted_table("Forward pass by layer type (median)", columns, width)
 
 
-def _user_result(d: user_manifest.Declaration, model: str, count: int, repeat: int, warmup: int, data: str | None,
-                 weights: str | None, timeout: float, sanitize: bool, have_gpu: bool, progress) -> VariantResult:
+def _user_result(d: user_manifest.Declaration, job: isolate.KernelJob, sanitize: bool, have_gpu: bool, progress,
+                 cupti_records: Path | None = None) -> tuple[VariantResult, Records | None]:
+    """A user kernel checked and timed in its child process (with `cupti_records`, under CUPTI: the
+    child's activity comes back to be profiled with ours; what keeps it from coming is the kernel's note)."""
+    from profconv.profile import cupti_child
+    from profconv.profile.activity import Records
     from profconv.run.user.contracts import UserKernel
 
     provenance = UserKernel(d).provenance()
     if not have_gpu:
-        return VariantResult(count, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
-                             error="needs CUDA and CuPy", user=provenance)
-    job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)),
-                            contract=d.contract, model=model, images=count, repeat=repeat, warmup=warmup, data=data,
-                            weights=weights, timeout=d.timeout or timeout)
-    res = isolate.run_isolated(d, provenance, job, progress, sanitize=sanitize)
+        return VariantResult(job.images, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
+                             error="needs CUDA and CuPy", user=provenance), None
+    wrap = None if cupti_records is None else (lambda argv: cupti_child.wrap(cupti_records, argv))
+    res = isolate.run_isolated(d, provenance, job, progress, sanitize=sanitize, wrap=wrap)
     res.variant = d.name  # the name made unique here, whatever the child read from the manifest
-    return res
+    records = None
+    if cupti_records is not None:
+        raw, why = cupti_child.read(cupti_records)
+        try:
+            records = Records.from_dict(raw) if raw is not None else None
+        except ValueError as exc:
+            why = str(exc)
+        if records is None:
+            isolate.note(res, f"CUPTI: {why}; its kernels are not in the CUPTI tables")
+        cupti_records.unlink(missing_ok=True)
+    return res, records
+
+
+def _user_ncu(d: user_manifest.Declaration, job: isolate.KernelJob, res: VariantResult, tool_path: str,
+              ranges: list[str], settings: NcuSettings, run_dir: Path, everything: bool,
+              progress) -> tuple[object | None, dict | None]:
+    """A user kernel's child re-run under ncu (`job`: one timed call, no warm-up), replaying only the
+    kernels in its NVTX ranges: (ProfileSet, ncu part) or (None, None) with the reason as its note."""
+    if res.status != "ok":
+        isolate.note(res, "ncu: not profiled (the kernel FAILED its checks)")
+        return None, None
+    from profconv.profile import session
+    from profconv.run.user.contracts import UserKernel
+
+    log = run_dir / f"ncu-{d.name}.log"
+    under, output = isolate.run_under(
+        d, UserKernel(d).provenance(), job, progress, tag="ncu",
+        wrap=lambda argv: session.external.ncu_argv(tool_path, argv, ranges, settings=settings, everything=everything))
+    write_atomic(log, output)
+    csv = session.ncu_csv(output)
+    if under.status != "ok" or not csv:
+        why = (f"its run under ncu failed: {under.error}" if under.status != "ok" else
+               f"ncu profiled no kernel inside {', '.join(ranges)}")
+        isolate.note(res, f"ncu: {why} (log: {log.name})")
+        return None, None
+    return session.ncu_part(csv, run_dir / f"ncu-{d.name}.csv", log, job.repeat + job.warmup,
+                            {"tool": "ncu", "argv": session.external.ncu_argv(tool_path, [], ranges, settings=settings,
+                                                                             everything=everything),
+                             **settings.as_dict()}, everything)
 
 
 def run_command(
@@ -233,9 +283,9 @@ def run_command(
             if v.device == "cudnn":
                 skip[v.name] = f"cuDNN reference needs PyTorch with CUDA ({why})"
                 con.print(f"[yellow]{v.name} skipped:[/yellow] {escape(skip[v.name])}")
-    if profile is not None and user_kernels:
-        con.print("[yellow]--profile covers the variants of this process; your kernels run in child processes "
-                  "and are not profiled[/yellow]")
+    if user_kernels and any(t in ("nsys", "nvprof") for t in tools):
+        con.print(f"[yellow]--profile {', '.join(external_tools)} covers the built-in variants; your kernels are profiled with "
+                  "--profile cupti or ncu[/yellow]")
     if data is None:
         con.print(f"[dim]{SYNTHETIC_NOTE}[/dim]")
     stamp = datetime.now(timezone.utc)
@@ -263,6 +313,8 @@ def run_command(
         session.check_available("cupti", env.get("compute_capability"))
     tool_path = session.check_available(ext, env.get("compute_capability")) if ext else None
     collector = session.CuptiCollector() if "cupti" in tools else None
+    child_records: list[Records] = []  # the user kernels' child processes' CUPTI activity
+    builds = tempfile.TemporaryDirectory(prefix="profconv-builds-")  # each kernel's, shared by its children
     rule = gpu.StopRule(ci_target, time_budget) if ci_target > 0 else None
 
     def on_result(res: VariantResult) -> None:
@@ -287,8 +339,16 @@ def run_command(
                                cp, on_progress, on_result, skip)
             for count in counts:
                 for d in user_kernels:
-                    on_result(_user_result(d, m.name, count, repeat, warmup, data, weights, kernel_timeout, sanitize,
-                                           cp is not None, on_progress))
+                    job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract,
+                                            model=m.name, images=count, repeat=repeat, warmup=warmup, data=data,
+                                            weights=weights, timeout=d.timeout or kernel_timeout,
+                                            ci_target=ci_target or None, time_budget=time_budget,
+                                            build_dir=str(Path(builds.name) / d.name))
+                    res, recs = _user_result(d, job, sanitize, cp is not None, on_progress,
+                                             run_dir / f".cupti-{d.name}-{count}.json" if collector else None)
+                    if recs is not None:
+                        child_records.append(recs)
+                    on_result(res)
     except KeyboardInterrupt:
         record.interrupted = True
         write_atomic(run_dir / "run.json", record.to_json())
@@ -298,10 +358,12 @@ def run_command(
     summary: dict = {}
     ext_failed: ProfilerFailed | None = None
     if collector is not None:
-        profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv), show_all)
+        profiled, summary = session.cupti_results(collector, run_dir, " ".join(record.argv), show_all,
+                                                  children=child_records)
     prov = recorder.finish(None)  # the GPU state at the end of the timed run, before any re-run
-    if ext is not None and tool_path is not None:
-        child = session.external.ChildRun(m.name, counts[-1], [v.name for v in chosen if v.device != "cpu"],
+    gpu_variants = [v.name for v in chosen if v.device != "cpu" and v.name not in skip]
+    if ext is not None and tool_path is not None and gpu_variants:
+        child = session.external.ChildRun(m.name, counts[-1], gpu_variants,
                                           run_dir / f"{ext}-child", data, weights,
                                           layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
         con.print(f"re-running the GPU variants under {ext} ({escape(' '.join(child.argv()[2:]))})")
@@ -315,6 +377,23 @@ def run_command(
         else:
             summary = ({**summary, "tools": [*summary.get("tools", []), ext], ext: ext_summary} if summary
                        else ext_summary)
+    user_ncu: list = []
+    if ext == "ncu" and tool_path is not None:
+        layers = [layer.name for layer, _ in m.conv_shapes(1)]
+        for d in user_kernels:
+            res = next(r for r in record.results if r.variant == d.name and r.images == counts[-1])
+            if res.status == "skipped":
+                continue
+            con.print(f"re-running your kernel {escape(d.name)} under ncu (its timed op only)")
+            job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=m.name,
+                                    images=counts[-1], repeat=1, warmup=0, data=data, weights=weights,
+                                    timeout=profile_timeout, build_dir=str(Path(builds.name) / d.name))
+            ps_user, part = _user_ncu(d, job, res, tool_path, [f"{m.name}/{d.name}/{lay}" for lay in layers],
+                                      ncu_settings, run_dir, show_all, lambda msg: None)
+            if part is not None:
+                summary = session.with_user_ncu(summary, part, d.name)
+                user_ncu.append(ps_user)
+        write_atomic(run_dir / "run.json", record.to_json())  # the notes of kernels ncu could not cover
     ncu_part = summary.get("ncu") or summary
     if summary:
         prov["profiler"] = {t: (summary.get(t) or summary).get("settings")
@@ -329,7 +408,7 @@ def run_command(
     write_atomic(run_dir / "run.json", record.to_json())
     con.print(result_table(record, con.width))
     con.print(breakdown_table(record, con.width))
-    for ps in (profiled, profiled_ext):
+    for ps in (profiled, profiled_ext, *user_ncu):
         if ps is not None:
             render(ps, con, TableOptions(max_rows=15, metrics=False))
     if ncu_part.get("launches"):
@@ -348,6 +427,8 @@ def run_command(
     con.print(f"run record: {escape(str(run_dir / 'run.json'))}")
     if ext_failed is not None:
         raise ext_failed  # after the CUPTI tables and the record: one line, exit 1
+    for line in user_notes(record):
+        con.print(f"[yellow]note:[/yellow] {escape(line)}")
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
         con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{variant_label(r)} ({r.images})" for r in failed))

@@ -277,3 +277,45 @@ def chrome_trace(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range]
                        "ts": (g.start - t0) / 1e3, "dur": (g.end - g.start) / 1e3,
                        "args": {"correlation_id": g.correlation_id, "bytes": g.bytes}})
     return {"traceEvents": events, "displayTimeUnit": "ns"}
+
+
+@dataclass(frozen=True)
+class Records:
+    """One process's CUPTI activity: API calls, GPU work and NVTX ranges (a user kernel's child process
+    collects its own and hands them to `profconv run`, which profiles them with its own)."""
+
+    api: list[ApiCall]
+    gpu: list[GpuActivity]
+    ranges: list[Range]
+
+    def to_dict(self) -> dict:
+        from dataclasses import astuple
+
+        return {"api": [list(astuple(a)) for a in self.api], "gpu": [list(astuple(g)) for g in self.gpu],
+                "ranges": [list(astuple(r)) for r in self.ranges]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Records:
+        """The dict `to_dict` wrote (a malformed one raises ValueError)."""
+        try:
+            return cls([ApiCall(*a) for a in d["api"]], [GpuActivity(*g) for g in d["gpu"]],
+                       [Range(*r) for r in d["ranges"]])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a CUPTI records file: {exc}") from None
+
+
+def merge(base: Records, others: list[Records]) -> Records:
+    """Records of several processes as one. Correlation ids are per process: each other process's are
+    moved past those already taken. Thread ids (CUPTI's) may repeat across processes: each other
+    process's threads get fresh ids, so ranges are only matched with API calls of their own process.
+    CUPTI timestamps are one clock on one machine and stay as they are."""
+    api, gpu, ranges = list(base.api), list(base.gpu), list(base.ranges)
+    for o in others:
+        offset = max([a.correlation_id for a in api] + [g.correlation_id for g in gpu] + [0]) + 1
+        taken = max([a.thread_id for a in api] + [r.thread_id for r in ranges] + [0]) + 1
+        tids = {t: taken + k for k, t in enumerate(sorted({a.thread_id for a in o.api} | {r.thread_id for r in o.ranges}))}
+        api += [ApiCall(a.name, a.start, a.end, a.correlation_id + offset, tids[a.thread_id], a.layer) for a in o.api]
+        gpu += [GpuActivity(g.name, g.start, g.end, g.correlation_id + offset, g.stream_id, g.kind, g.bytes)
+                for g in o.gpu]
+        ranges += [Range(r.name, r.domain, r.start, r.end, tids[r.thread_id]) for r in o.ranges]
+    return Records(api, gpu, ranges)

@@ -15,7 +15,7 @@ from profconv.parse.core import ProfileSet
 from profconv.parse.names import short_name
 from profconv.parse.schema import ProfileInfo
 from profconv.profile import external
-from profconv.profile.activity import profiles, role_of, timed_ops
+from profconv.profile.activity import Records, merge, profiles, role_of, timed_ops
 from profconv.profile.cupti_collector import CuptiCollector
 from profconv.profile.nvprof_writer import write
 
@@ -35,16 +35,18 @@ def check_available(tool: str, compute_capability: str | None) -> str | None:
     return external.find_tool(tool)
 
 
-def cupti_results(col: CuptiCollector, run_dir: Path, command: str, everything: bool = False
-                  ) -> tuple[ProfileSet, dict]:
+def cupti_results(col: CuptiCollector, run_dir: Path, command: str, everything: bool = False,
+                  children: list[Records] | None = None) -> tuple[ProfileSet, dict]:
     """Per-variant profiles from CUPTI records: nvprof-style logs, rows CSV and a timeline JSON.
     Each variant's profile holds its timed op only; with `everything`, the sweeps, checks, forward
-    passes, profconv's reference and untagged activity follow as labelled profiles ('tuned:tune')."""
+    passes, profconv's reference and untagged activity follow as labelled profiles ('tuned:tune').
+    `children`: the records of the user kernels' child processes (`cupti_child`), profiled with ours."""
     pid = os.getpid()
-    ranges = col.ranges()
-    frame, labels = profiles(col.api, col.gpu, ranges, everything=everything)
+    rec = merge(Records(col.api, col.gpu, col.ranges()), children or [])
+    api, gpu, ranges = rec.api, rec.gpu, rec.ranges
+    frame, labels = profiles(api, gpu, ranges, everything=everything)
     ops = [{"op": o.op, "calls": o.calls, "launches": o.launches, "busy_s": o.busy_ns / 1e9, "span_s": o.span_ns / 1e9}
-           for o in timed_ops(col.api, col.gpu, ranges)]
+           for o in timed_ops(api, gpu, ranges)]
     files = {}
     for number, label in enumerate(labels, start=1):
         rows = frame[frame["profile"] == number].reset_index(drop=True)
@@ -54,12 +56,12 @@ def cupti_results(col: CuptiCollector, run_dir: Path, command: str, everything: 
     write_atomic(run_dir / "profile-rows.csv", frame.to_csv(index=False))
     from profconv.profile.activity import chrome_trace
 
-    write_atomic(run_dir / "timeline.json", json.dumps(chrome_trace(col.api, col.gpu, ranges, pid)))
+    write_atomic(run_dir / "timeline.json", json.dumps(chrome_trace(api, gpu, ranges, pid)))
     infos = [ProfileInfo(profile=i, tool="cupti", line_start=0, line_end=0, pid=pid,
                          command=f"{command} [{label}]") for i, label in enumerate(labels, start=1)]
     summary = {"tool": "cupti", "tools": ["cupti"], "profiles": labels, "logs": files, "rows": "profile-rows.csv",
                "timeline": "timeline.json", "scope": "all" if everything else "timed", "ops": ops,
-               "records": {"api": len(col.api), "gpu": len(col.gpu), "nvtx_ranges": len(ranges)},
+               "records": {"api": len(api), "gpu": len(gpu), "nvtx_ranges": len(ranges)},
                "settings": {"tool": "cupti", "collector": "cupti-python activity API in-process",
                             "activities": ["CONCURRENT_KERNEL", "RUNTIME", "DRIVER", "MEMCPY", "MEMSET", "MARKER"],
                             "scope": "all" if everything else "timed"}}
@@ -81,19 +83,10 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
             raise ProfilerFailed(f"ncu profiled no kernel inside the profconv NVTX ranges {', '.join(child.ranges())} "
                                  f"(log: {log})")
         raw = run_dir / "ncu-raw.csv"
-        write_atomic(raw, out)
-        launches = external.ncu_launches(out)
-        shown, set_aside = (out, 0) if everything else external.split_ncu_csv(out, lambda r: role_of(r) == "timed")
-        ps = parse_text(shown, label=str(raw), format="ncu")
-        summary = {"tool": "ncu", "tools": ["ncu"], "raw": raw.name, "log": log.name, "metrics": external.NCU_METRICS,
-                   "scope": "all" if everything else "timed", "set_aside": set_aside,
-                   "calls_per_op": child.repeat + child.warmup,
-                   "settings": {"tool": "ncu", "argv": external.ncu_argv(path, [], child.ranges(), settings=settings,
-                                                                       everything=everything),
-                                **settings.as_dict()},
-                   "launches": [{"range": k.range, "role": role_of(k.range), "kernel": k.kernel, "metrics": k.metrics,
-                                 "units": k.units} for k in launches]}
-        return ps, summary
+        return ncu_part(out, raw, log, child.repeat + child.warmup,
+                        {"tool": "ncu", "argv": external.ncu_argv(path, [], child.ranges(), settings=settings,
+                                                                 everything=everything),
+                         **settings.as_dict()}, everything)
     if tool == "nsys":
         base = run_dir / "nsys-report"
         external.run_tool(external.nsys_profile_argv(path, child.argv(), base), log, timeout)
@@ -106,6 +99,44 @@ def external_results(tool: str, path: str, child: external.ChildRun, run_dir: Pa
     external.run_tool(external.nvprof_argv(path, child.argv(), nvlog), log, timeout)
     ps = parse_text(nvlog.read_text(), label=str(nvlog), format="nvprof")
     return ps, {"tool": "nvprof", "log": nvlog.name}
+
+
+def ncu_part(out: str, raw: Path, log: Path, calls_per_op: int, settings: dict, everything: bool = False
+             ) -> tuple[ProfileSet, dict]:
+    """ncu's CSV output (`out`) kept as `raw`, parsed, and summarised: tables of the timed ops' launches
+    only unless `everything`; every launch in `launches` with its role."""
+    write_atomic(raw, out)
+    launches = external.ncu_launches(out)
+    shown, set_aside = (out, 0) if everything else external.split_ncu_csv(out, lambda r: role_of(r) == "timed")
+    ps = parse_text(shown, label=str(raw), format="ncu")
+    summary = {"tool": "ncu", "tools": ["ncu"], "raw": raw.name, "log": log.name, "metrics": external.NCU_METRICS,
+               "scope": "all" if everything else "timed", "set_aside": set_aside, "calls_per_op": calls_per_op,
+               "settings": settings,
+               "launches": [{"range": k.range, "role": role_of(k.range), "kernel": k.kernel, "metrics": k.metrics,
+                             "units": k.units} for k in launches]}
+    return ps, summary
+
+
+def ncu_csv(output: str) -> str:
+    """The CSV report in the output of a command run under `ncu --csv` (the program's own lines, its
+    progress messages and ncu's ==PROF== lines left out)."""
+    return "".join(ln + "\n" for ln in output.splitlines() if ln.startswith('"'))
+
+
+def with_user_ncu(summary: dict, part: dict, name: str) -> dict:
+    """The run's profile summary with a user kernel's ncu part (from its own ncu run) added: its launches
+    join the run's ncu launches (the same ranges, roles and agreement), its raw CSV is listed under
+    `kernels_raw`. Works whether the run has CUPTI, ncu of the built-in variants, both or neither yet."""
+    ncu = summary.get("ncu") if "ncu" in summary else (summary if summary.get("tool") == "ncu" else None)
+    if ncu is None:
+        new = {**part, "raw": None, "log": None, "kernels_raw": {name: part["raw"]}}
+    else:
+        new = {**ncu, "launches": [*ncu.get("launches", []), *part["launches"]],
+               "set_aside": (ncu.get("set_aside") or 0) + (part.get("set_aside") or 0),
+               "kernels_raw": {**ncu.get("kernels_raw", {}), name: part["raw"]}}
+    if not summary or summary.get("tool") == "ncu":
+        return new
+    return {**summary, "tools": [*[t for t in summary.get("tools", []) if t != "ncu"], "ncu"], "ncu": new}
 
 
 def metrics_frame(summary: dict) -> pd.DataFrame:

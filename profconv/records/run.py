@@ -151,6 +151,7 @@ class ProfileInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     calls_per_op: Count | None = None  # ncu: calls of each op in the child run
     agreement: list[Agreement] = msgspec.field(default_factory=list)
     ncu: ProfileInfo | None = None
+    kernels_raw: dict[str, str] = msgspec.field(default_factory=dict)  # ncu: user kernel -> its own run's CSV
 
 
 class RunRecord(Record, kw_only=True):

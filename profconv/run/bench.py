@@ -187,6 +187,27 @@ def _check(res: BenchResult, sets: list[tuple[Any, Any]], call: Callable[[Any], 
     return calls if res.status == "ok" else []
 
 
+def _tune(cp: Any, tag: str, v: Variant, buffers: tuple, ref, s: ConvShape, res: BenchResult) -> dict[str, Any]:
+    """A declared sweep (a user kernel's) run on the bench's own shape and first input set, as `run`
+    does per layer: every candidate checked against the reference and timed, the fastest correct one
+    kept. Returns the candidates' times; a sweep with no correct candidate fails `res`."""
+    assert v.tune is not None
+    x, w, bias, out = buffers
+
+    def wrong(result) -> str | None:
+        err, _ = rel_error(cp, peers.to_cupy(cp, result), ref)
+        if err != err:
+            return "output has unwritten or non-finite elements"
+        return None if err <= v.tolerance else f"relative error {err:.3g} above tolerance {v.tolerance:g}"
+
+    try:
+        with gpu.nvtx_range(f"bench/{tag}/tune"):
+            return v.tune(cp, x, w, bias, s, wrong, lambda: cp.full(out.shape, np.nan, dtype=out.dtype))
+    except Exception as exc:
+        res.status, res.error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        return {}
+
+
 def _time_interleaved(cp: Any, tag: str, prepared: list[_Prepared], n_sets: int, opts: BenchOptions,
                       progress: Progress) -> LayerTiming:
     """Interleaved rounds: every set and entry once per round, the order rotated each round.
@@ -277,9 +298,14 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
             assert v.launch is not None
             return v.launch(cp, buffers[i][0], buffers[i][1], buffers[i][2], buffers[i][3], s)
 
-        calls = _check(res, sets, call, cp)
+        report = _tune(cp, f"{tag}/{v.name}", v, buffers[0], sets[0][1], s, res) if v.tune is not None else {}
+        calls = _check(res, sets, call, cp) if res.status == "ok" else []
         if res.status == "ok" and v.params is not None:
             res.params = v.params(s)
+            if report:
+                from profconv.run.user.contracts import sweep_text
+
+                res.params["sweep"] = sweep_text(report, v.params(s))
         if res.status == "ok" and peers.peer_of(v.name) is not None and free_gib is not None:
             res.params = {"free_memory_gib_at_search": round(free_gib, 2)}
         prepared.append(_Prepared(res, calls))

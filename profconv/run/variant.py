@@ -9,8 +9,9 @@ from typing import Any
 from profconv.run.models import ConvShape
 
 Launch = Callable[[Any, Any, Any, Any, Any, ConvShape], Any]
-# timed(cp, x, w, bias, out, shape, repeat, warmup) -> (Timing of the op, Timing of the whole call)
-Timed = Callable[[Any, Any, Any, Any, Any, ConvShape, int, int], tuple[Any, Any]]
+# timed(cp, x, w, bias, out, shape, repeat, warmup, rule=StopRule | None, tag=NVTX path of the timed op)
+#   -> (Timing of the op, Timing of the whole call)
+Timed = Callable[..., tuple[Any, Any]]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,10 @@ class Variant:
     # (cp, x, w, bias, shape) -> (x, w, bias, out) in the form `launch` takes, converted untimed
     # (the cuDNN peers: torch tensors in their dtype and layout); None: CuPy arrays in `dtype`
     operands: Callable[[Any, Any, Any, Any, ConvShape], tuple[Any, Any, Any, Any]] | None = None
+    # a declared sweep run outside the launch (a user kernel's): tune(cp, x, w, bias, shape, check, make_out)
+    # checks and times each candidate (`check(result)`: why it is wrong, or None; `make_out()`: a poisoned
+    # output), keeps the fastest correct one for the shape, returns {candidate: median s or why not}
+    tune: Callable[..., dict[str, Any]] | None = None
 
     @property
     def dtype(self) -> str:

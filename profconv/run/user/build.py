@@ -5,6 +5,7 @@ Compiler output is rewritten so that every file:line names the user's own file, 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -73,15 +74,44 @@ def errors_only(text: str, replace: dict[str, str], limit: int = 12) -> str:
     return "\n".join((picked or lines)[:limit])
 
 
+HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".inc", ".inl")
+
+
+def build_key(argv: list[str], sources: list[Path], includes: list[Path]) -> str:
+    """What a build depends on: the nvcc command, the sources and the headers beside them (the include
+    folders' header files, not their subfolders). Equal keys: the library already built can be reused."""
+    h = hashlib.sha256("\0".join(argv).encode())
+    files = list(sources)
+    for d in includes:
+        try:
+            files += sorted(p for p in d.iterdir() if p.suffix in HEADER_SUFFIXES and p.is_file())[:200]
+        except OSError:
+            continue
+    for f in files:
+        h.update(str(f).encode() + b"\0")
+        try:
+            h.update(f.read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
 def compile_library(sources: list[Path], out: Path, arch: str | None, includes: list[Path],
                     defines: dict[str, object], options: tuple[str, ...], replace: dict[str, str]) -> Library:
+    """nvcc, unless `out` was built by this same command from the same files (the checks, profiler and
+    sanitizer children of one kernel share a build folder: the library is compiled once)."""
     argv = nvcc_argv(find_nvcc(), sources, out, arch, includes, defines, options)
+    stamp = out.with_name(out.name + ".key")
+    key = build_key(argv, sources, includes)
+    if out.is_file() and stamp.is_file() and stamp.read_text() == key:
+        return Library(out, tuple(argv))
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=NVCC_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise CompileError(f"nvcc did not finish in {NVCC_TIMEOUT_S} s") from None
     if proc.returncode != 0:
         raise CompileError(errors_only(proc.stderr + proc.stdout, replace))
+    stamp.write_text(key)
     return Library(out, tuple(argv))
 
 

@@ -101,7 +101,8 @@ class UserCheck:
         try:
             if k.decl.sweep and not v.host_io:
                 self.progress(f"{tag}: sweep of {len(k.decl.candidates())} candidates")
-                k.choose(cp, x, w, bias, s, wrong, lambda: cp.full(out.shape, np.nan, dtype=out.dtype))
+                with gpu.nvtx_range(tag + "/check/tune"):  # the sweep's role, as the built-in tuned variants'
+                    k.choose(cp, x, w, bias, s, wrong, lambda: cp.full(out.shape, np.nan, dtype=out.dtype))
             kept = [_copy(cp, x), _copy(cp, w), _copy(cp, bias)]
             self.progress(f"{tag}: check")
             with gpu.nvtx_range(tag + "/check"):
@@ -126,7 +127,7 @@ class UserCheck:
             self.progress(f"{tag}: timing")
             _poison(out)
             if v.timed is not None:
-                timing, whole = v.timed(cp, x, w, bias, out, s, opts.repeat, opts.warmup)
+                timing, whole = v.timed(cp, x, w, bias, out, s, opts.repeat, opts.warmup, rule=opts.rule, tag=tag)
                 checks["end_to_end"] = whole.as_dict()
                 last = out
             else:
@@ -136,7 +137,7 @@ class UserCheck:
                     with gpu.nvtx_range(tag):
                         holder["y"] = v.launch(cp, x, w, bias, out, s)  # type: ignore[misc]
 
-                timing = gpu.time_gpu(cp, run, opts.repeat, opts.warmup)
+                timing = gpu.time_gpu(cp, run, opts.repeat, opts.warmup, opts.rule)  # the built-ins' rule
                 last = holder["y"]
             k.check_errors()
             cr.op_time = OpTime(**timing.as_dict())

@@ -98,13 +98,15 @@ class UserKernel:
         result = self.op(cp, cand)(x, w, bias, out, s)
         return out if result is None else result
 
-    def choose(self, cp: Any, x, w, bias, s: ConvShape, check: Callable[[Any], str | None], make_out) -> None:
+    def choose(self, cp: Any, x, w, bias, s: ConvShape, check: Callable[[Any], str | None], make_out
+               ) -> dict[str, Any]:
         """Sweep: each candidate checked (`check(result)` returns why it is wrong, or None) and timed
-        (median of 3 after one warm-up); the fastest correct one is kept for this shape."""
+        (median of 3 after one warm-up); the fastest correct one is kept for this shape. Returns each
+        candidate's median seconds or why it was not chosen ({} without a sweep)."""
         cands = self.decl.candidates()
         if len(cands) == 1:
             self.chosen[_key(s)] = cands[0]
-            return
+            return {}
         times: dict[str, Any] = {}
         best: tuple[float, dict] | None = None
         for cand in cands:
@@ -135,6 +137,7 @@ class UserKernel:
             raise KernelError("no candidate of the sweep was correct: " +
                               "; ".join(f"{k}: {v}" for k, v in times.items()))
         self.chosen[_key(s)] = best[1]
+        return times
 
     def _defines(self, cand: dict[str, Any]) -> dict[str, Any]:
         return {**self.decl.defines, **cand}
@@ -320,18 +323,30 @@ class UserKernel:
             self._host_w[key] = (w, np.ascontiguousarray(cp.asnumpy(w)))
         return self._host_w[key][1]
 
-    def timed_course(self, cp: Any, x_host, w, bias, out_host, s: ConvShape, repeat: int, warmup: int):
-        """Op Time = conv_forward_gpu between CUDA events; the whole prolog + forward + epilog timed too."""
+    def timed_course(self, cp: Any, x_host, w, bias, out_host, s: ConvShape, repeat: int, warmup: int,
+                     rule: gpu.StopRule | None = None, tag: str | None = None):
+        """Op Time = conv_forward_gpu between CUDA events (in the NVTX range `tag`, the timed op's, so the
+        profilers see exactly what Op Time measured); the whole prolog + forward + epilog timed too.
+        `repeat` samples, or with `rule` at least `repeat` and on until the rule says stop (as `time_gpu`)."""
+        import time
+
         op = self.op(cp, self.chosen.get(_key(s)) or self.default())
         self._check_layer(s, bias)
         fwd_t: list[float] = []
         all_t: list[float] = []
-        for i in range(warmup + repeat):
+        t0 = None
+        stopped = "repeats"
+        i = 0
+        while True:
             e0, e1, e2, e3 = (cp.cuda.Event() for _ in range(4))
 
             def between(f, e1=e1, e2=e2):
                 e1.record()
-                f()
+                if tag:
+                    with gpu.nvtx_range(tag):
+                        f()
+                else:
+                    f()
                 e2.record()
 
             cp.cuda.Device().synchronize()
@@ -339,10 +354,20 @@ class UserKernel:
             op.phases(x_host, w, out_host, s, between)  # type: ignore[attr-defined]
             e3.record()
             e3.synchronize()
-            if i >= warmup:
-                fwd_t.append(cp.cuda.get_elapsed_time(e1, e2) / 1e3)
-                all_t.append(cp.cuda.get_elapsed_time(e0, e3) / 1e3)
-        return gpu.Timing(fwd_t), gpu.Timing(all_t)
+            i += 1
+            if i <= warmup:
+                continue
+            if t0 is None:
+                t0 = time.perf_counter()
+            fwd_t.append(cp.cuda.get_elapsed_time(e1, e2) / 1e3)
+            all_t.append(cp.cuda.get_elapsed_time(e0, e3) / 1e3)
+            why = (rule.done(fwd_t, repeat, time.perf_counter() - t0) if rule is not None
+                   else ("repeats" if len(fwd_t) >= repeat else None))
+            if why:
+                stopped = why
+                break
+        target = rule.target if rule else None
+        return gpu.Timing(fwd_t, stopped, target), gpu.Timing(all_t, stopped, target)
 
     def _build_python(self, cp: Any) -> Op:
         d = self.decl
@@ -397,5 +422,13 @@ def user_variant(decl: Declaration, kernel: UserKernel | None = None) -> tuple[V
                 tolerance=decl.tolerance, device="gpu", source=str(decl.source or decl.where), launch=k.launch,
                 params=k.params, host_io=host_io, baseline="cudnn" if host_io else None,
                 arithmetic="fp16" if decl.precision == "fp16" else "fp32", user=True, provenance=k.provenance(),
-                timed=k.timed_course if phased else None)
+                timed=k.timed_course if phased else None,
+                tune=k.choose if decl.sweep and not host_io else None)
     return v, k
+
+
+def sweep_text(report: dict[str, Any], chosen: dict[str, Any]) -> str:
+    """One line on a sweep: 'TILE=16 chosen of 3: TILE=8 1.234 ms, TILE=16 0.987 ms, TILE=32 wrong: ...'."""
+    won = cand_label(chosen)
+    parts = [f"{k} {v * 1e3:.3f} ms" if isinstance(v, float) else f"{k} {v}" for k, v in report.items()]
+    return f"{won} chosen of {len(report)}: " + ", ".join(parts)

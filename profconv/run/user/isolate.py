@@ -43,6 +43,11 @@ class KernelJob:
     weights: str | None = None
     timeout: float = DEFAULT_TIMEOUT_S
     sanitize: bool = False  # this child runs under compute-sanitizer (no memory pool)
+    # the stop-when-stable rule of `run` (gpu.StopRule): at least `repeat` samples, then on until the median's
+    # 95% interval is within ±ci_target or time_budget seconds have passed; ci_target None: exactly `repeat`
+    ci_target: float | None = None
+    time_budget: float = 2.0
+    build_dir: str | None = None  # shared by the kernel's children (checks, ncu, sanitizer): nvcc runs once
 
 
 def worker_argv(job_file: Path) -> list[str]:
@@ -51,7 +56,7 @@ def worker_argv(job_file: Path) -> list[str]:
 
 def sanitizer_argv(tool_path: str, tool: str, argv: list[str]) -> list[str]:
     """compute-sanitizer around the worker (pure: tests check it without a GPU)."""
-    extra = ["--racecheck-report", "all"] if tool == "racecheck" else ["--leak-check", "no"]
+    extra = ["--racecheck-report", "analysis"] if tool == "racecheck" else ["--leak-check", "no"]
     return [tool_path, "--tool", tool, "--print-limit", "20", "--show-backtrace", "device", *extra, *argv]
 
 
@@ -91,11 +96,21 @@ def signal_name(rc: int) -> str:
         return f"signal {-rc}"
 
 
+def child_env(environ: dict[str, str]) -> dict[str, str]:
+    """The child's environment: this process's, unbuffered, without the NVTX injection this process's own
+    CUPTI collection set (`run --profile cupti`): a child is profiled only by what wraps it (ncu sets its
+    own injection; `cupti_child` its own)."""
+    env = {**environ, "PYTHONUNBUFFERED": "1"}
+    if "libcupti" in env.get("NVTX_INJECTION64_PATH", ""):
+        del env["NVTX_INJECTION64_PATH"]
+    return env
+
+
 def _spawn(argv: list[str], log_path: Path, timeout: float, on_progress: Callable[[str], None]) -> tuple[int | None, str]:
     """Run argv in its own process group; (exit code, or None when killed at the time limit; its output)."""
     with open(log_path, "w") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                env=child_env(dict(os.environ)))
         deadline = time.monotonic() + timeout
         seen = None
         rc: int | None
@@ -144,53 +159,126 @@ def outcome(job: KernelJob, decl: Declaration, provenance: dict, rc: int | None,
     return res
 
 
+FINDING = re.compile(r"(Invalid |Error: |Warning: |Race reported|Misaligned|Out-of-range|Program hit|Barrier error|"
+                     r"Malloc/Free|Uninitialized)")
+# "conv+0x1b0 in /tmp/x/kern.cu:11" or "0x1b0 in /tmp/x/kern.cu:11:conv(float *, ...)": where an access is
+WHERE = re.compile(r"(?:(?P<fn>[\w:~<>]+)\+)?0x[0-9a-fA-F]+ in (?P<file>\S+?\.cuh?):(?P<line>\d+)"
+                   r"(?::(?P<fn2>[\w:~<>]+)(?:\([^)]*\))?)?")
+# the names CuPy gives NVRTC for a RawModule's source: '<md5>_2.cubin.cu' (kernel cache) or 'kern.cu'
+NVRTC_FILE = re.compile(r"(kern|\w+\.cubin)\.cu")
+
+
+def _where(text: str, source: str | None) -> str:
+    """'conv+0x1b0 in /tmp/x/kern.cu:11' -> 'k.cu:11 (conv)', the file named as the user knows it: their
+    source for NVRTC's or the build copy's name, else the file's own name (a generated driver, a shim)."""
+    def repl(m: re.Match) -> str:
+        name = Path(m["file"]).name
+        shown = source if source and (name == Path(source).name or NVRTC_FILE.fullmatch(name)) else name
+        fn = m["fn"] or m["fn2"]
+        return f"{shown}:{m['line']}" + (f" ({fn})" if fn else "")
+
+    return WHERE.sub(repl, text)
+
+
 def parse_sanitizer(text: str, source: str | None = None, limit: int = 8) -> dict[str, Any]:
-    """compute-sanitizer's report as {errors, findings: ["Invalid __global__ read ... at kernel.cu:17", ...]}.
-    Build-copy or NVRTC file names are replaced by the user's `source`."""
-    errors = None
+    """compute-sanitizer's report as {errors, warnings, findings, complete}: findings are one line each
+    ("Invalid __global__ read of size 4 bytes at k.cu:17 (conv)", "Error: Race reported between Write
+    access at k.cu:20 (conv) and Read access at k.cu:24 (conv) [128 hazards]"), errors first, with the
+    user's `source` for the compiled copy's file name. complete: the tool printed its summary."""
+    errors = warnings = None
     m = re.search(r"ERROR SUMMARY: (\d+) error", text)
     if m:
         errors = int(m.group(1))
-    m = re.search(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?", text)
+    m = re.search(r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?, (\d+) warnings?", text)
     if m:
-        errors = int(m.group(1))
-    findings: list[str] = []
+        errors, warnings = int(m.group(1)), int(m.group(2))
+    found: list[tuple[bool, str]] = []  # (is a warning, text)
     lines = [ln.removeprefix("=========").strip() for ln in text.splitlines() if ln.startswith("=========")]
     for i, ln in enumerate(lines):
-        if re.match(r"(Invalid |Error: |Race reported|Misaligned|Out-of-range|Program hit|Barrier error|Malloc/Free)", ln):
-            at = next((nx for nx in lines[i + 1:i + 4] if nx.startswith("at ")), "")
-            item = f"{ln} {at}".strip()
-            if source:
-                item = re.sub(r"(?:\S*/)?[\w.-]+\.cuh?:(\d+)", lambda mm: f"{source}:{mm.group(1)}", item)
-            if item not in findings:
-                findings.append(item)
-    return {"errors": errors if errors is not None else len(findings), "findings": findings[:limit],
-            "complete": errors is not None}
+        if not FINDING.match(ln) or "SUMMARY" in ln:
+            continue
+        parts = [ln]
+        for nx in lines[i + 1:i + 4]:  # its continuation: where (at ...), the other side of a race (and ...)
+            if nx.startswith(("at ", "and ")):
+                parts.append(nx)
+            elif not nx or FINDING.match(nx):
+                break
+        item = _where(" ".join(parts), source)
+        entry = (ln.startswith("Warning"), item)
+        if entry not in found:
+            found.append(entry)
+    found.sort(key=lambda e: e[0])  # errors first
+    n_warn = sum(w for w, _ in found)
+    return {"errors": errors if errors is not None else len(found) - n_warn,
+            "warnings": warnings if warnings is not None else n_warn,
+            "findings": [t for _, t in found][:limit], "complete": errors is not None}
+
+
+def sanitizer_verdict(report: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """What --sanitize makes of compute-sanitizer's findings: (the kernel's FAILED reason or None, notes).
+
+    Any memcheck error (an out-of-bounds or misaligned access, even one whose stray value did not
+    reach the output) and any racecheck hazard of severity Error (a shared-memory race: the output
+    depends on how warps happen to be scheduled, so a correct result on this run proves nothing)
+    FAILS the kernel, with the count and the first finding's source line. Racecheck warnings (hazards
+    the tool itself grades as likely benign) and a sanitizer pass that could not finish are notes."""
+    if "error" in report:
+        return None, [f"--sanitize: {report['error']}"]
+    failures, notes = [], []
+    for tool, r in report.items():
+        if r.get("errors"):
+            first = f": {r['findings'][0]}" if r.get("findings") else ""
+            what = "hazard(s)" if tool == "racecheck" else "error(s)"
+            failures.append(f"compute-sanitizer {tool}: {r['errors']} {what}{first}")
+        elif r.get("warnings"):
+            warn = next((f for f in r.get("findings", []) if f.startswith("Warning")), "")
+            notes.append(f"compute-sanitizer {tool}: {r['warnings']} warning(s)" + (f": {warn}" if warn else ""))
+        if r.get("run_error"):
+            notes.append(f"compute-sanitizer {tool} did not finish: {r['run_error']}")
+        elif not r.get("complete") and not r.get("errors"):
+            notes.append(f"compute-sanitizer {tool} printed no summary (its findings may be incomplete)")
+    return ("; ".join(failures) or None), notes
+
+
+def note(res: VariantResult, text: str) -> None:
+    """A remark on a user kernel's run that is not a failure (a profiler that could not cover it, a
+    racecheck warning): kept in the record (`user.notes`) and listed under the run's tables."""
+    res.user = dict(res.user or {})
+    res.user["notes"] = [*res.user.get("notes", []), text]
 
 
 def run_isolated(decl: Declaration, provenance: dict, job: KernelJob, on_progress: Callable[[str], None],
-                 sanitize: bool = False) -> VariantResult:
-    """One user kernel, checked and timed in a child process; FAILED rows for whatever killed it."""
+                 sanitize: bool = False, wrap: Callable[[list[str]], list[str]] | None = None) -> VariantResult:
+    """One user kernel, checked and timed in a child process; FAILED rows for whatever killed it.
+    `wrap` turns the child's command line into the one started (a profiler around it: `run --profile`)."""
     with tempfile.TemporaryDirectory(prefix=f"profconv-{decl.name}-") as tmp:
-        res = _child(decl, provenance, job, Path(tmp), on_progress, "run")
+        res = _child(decl, provenance, job, Path(tmp), on_progress, "run", wrap=wrap)
         if sanitize:
             res.user = dict(res.user or provenance)
             res.user["sanitizer"] = sanitizer_pass(decl, provenance, job, Path(tmp), on_progress)
-            bad = {t: r for t, r in res.user["sanitizer"].items() if r.get("errors")}
-            if bad and res.status != "skipped":
-                first = next(iter(bad.items()))
+            failure, notes = sanitizer_verdict(res.user["sanitizer"])
+            for text in notes:
+                note(res, text)
+            if failure and res.status != "skipped":
                 res.status = "failed"
-                found = first[1]["findings"][0] if first[1]["findings"] else ""
-                note = f"compute-sanitizer {first[0]}: {first[1]['errors']} error(s)" + (f": {found}" if found else "")
-                res.error = f"{res.error}; {note}" if res.error else note
+                res.error = f"{res.error}; {failure}" if res.error else failure
     return res
+
+
+def run_under(decl: Declaration, provenance: dict, job: KernelJob, on_progress: Callable[[str], None],
+              wrap: Callable[[list[str]], list[str]], tag: str) -> tuple[VariantResult, str]:
+    """The kernel's child started through `wrap` (a profiler such as ncu around it): its result and the
+    whole output of the command (the tool's report included)."""
+    with tempfile.TemporaryDirectory(prefix=f"profconv-{decl.name}-") as tmp:
+        res = _child(decl, provenance, job, Path(tmp), on_progress, tag, wrap=wrap)
+        return res, (Path(tmp) / f"{tag}.log").read_text(errors="replace")
 
 
 def _child(decl: Declaration, provenance: dict, job: KernelJob, tmp: Path, on_progress: Callable[[str], None],
            tag: str, wrap: Callable[[list[str]], list[str]] | None = None) -> VariantResult:
     result = tmp / f"{tag}-result.json"
     job_file = tmp / f"{tag}-job.json"
-    job_file.write_text(json.dumps({**asdict(job), "result": str(result), "build_dir": str(tmp / "build")}))
+    job_file.write_text(json.dumps({**asdict(job), "result": str(result), "build_dir": job.build_dir or str(tmp / "build")}))
     argv = worker_argv(job_file)
     rc, log = _spawn(wrap(argv) if wrap else argv, tmp / f"{tag}.log", job.timeout, on_progress)
     partial = None
@@ -214,7 +302,7 @@ def sanitizer_pass(decl: Declaration, provenance: dict, job: KernelJob, tmp: Pat
         return {"error": "compute-sanitizer not found (it ships with the CUDA toolkit)"}
     out: dict[str, Any] = {}
     small = replace(job, images=min(job.images, SANITIZER_IMAGES), repeat=1, warmup=0, timeout=job.timeout * 4,
-                    sanitize=True)
+                    sanitize=True, ci_target=None)
     for tool in SANITIZER_TOOLS:
         on_progress(f"{decl.name}: compute-sanitizer {tool}")
         def wrap(argv: list[str], tool: str = tool) -> list[str]:
@@ -223,6 +311,6 @@ def sanitizer_pass(decl: Declaration, provenance: dict, job: KernelJob, tmp: Pat
         res = _child(decl, provenance, small, tmp, on_progress, tool, wrap=wrap)
         log = (res.user or {}).get("log_tail", "")
         out[tool] = parse_sanitizer(log, str(decl.source) if decl.source else None)
-        if res.status == "failed" and not out[tool]["errors"]:
-            out[tool]["run_error"] = res.error
+        if res.status == "failed" and (res.error or "").startswith(("timed out", "crashed", "the child process")):
+            out[tool]["run_error"] = res.error  # the tool's own run ended early (its findings so far are kept)
     return out

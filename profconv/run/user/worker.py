@@ -41,8 +41,9 @@ def main(argv: list[str]) -> int:
             cp.cuda.set_pinned_memory_allocator(None)
         model = get_model(job["model"])
         params = weights_mod.load(model, job.get("weights"))
+        rule = gpu.StopRule(job["ci_target"], job.get("time_budget", 2.0)) if job.get("ci_target") else None
         opts = runner.RunOptions(images=job["images"], repeat=job["repeat"], warmup=job["warmup"],
-                                 data_dir=job.get("data"))
+                                 data_dir=job.get("data"), rule=rule)
         run = runner.Runner(model, params, cp)
         ds = runner.load_inputs(model, opts)
         x = cp.asarray(ds.images)
