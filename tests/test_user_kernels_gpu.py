@@ -94,3 +94,69 @@ def test_single_call_course_file_is_timed_whole(tmp_path, cli):
     row = rows(tmp_path)["minidnn-single"]
     assert row["user"]["flavour"] == "minidnn-single" and row["status"] == "ok"
     assert all("end_to_end" not in c["checks"] and c["op_time"]["median_s"] > 0 for c in row["conv"])
+
+
+def test_user_kernels_are_sampled_by_the_builtins_rule(tmp_path, cli):
+    """Stop-when-stable for user kernels as for ours: at least --repeat samples, then on until the median's
+    95% interval is within --ci-target or --time-budget ends; n, the interval and why it stopped recorded."""
+    r = cli("run", "--model", "ece408", "--images", "200", "--variant", "naive", "--kernel", EX / "device-tiled",
+            "--kernel", EX / "course-minidnn", "--repeat", "5", "--ci-target", "0.005", "--time-budget", "0.5",
+            "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for name in ("naive", "tiled", "course-minidnn"):
+        for c in rows(tmp_path)[name]["conv"]:
+            t = c["op_time"]
+            assert t["stopped"] in ("stable", "budget", "max-repeats") and t["target"] == 0.005, (name, t)
+            assert len(t["samples_s"]) >= 5 and t["ci_rel"] is not None
+            assert t["stopped"] != "stable" or t["ci_rel"] <= 0.005
+
+
+def test_user_kernels_are_profiled_with_cupti_and_ncu(tmp_path, cli):
+    """--profile cupti,ncu: the user kernel's timed op in its own CUPTI profile, in ncu's launches (timed op
+    only in the tables) and in the agreement table, like the built-in variant beside it."""
+    r = cli("run", "--model", "ece408", "--images", "200", "--variant", "naive", "--kernel", EX / "device-tiled",
+            "--kernel", EX / "course-minidnn", "--kernel", BAD / "wrong.cu", "--profile", "cupti,ncu",
+            "--out", tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr  # wrong.cu FAILED; the others profiled
+    doc = json.loads((tmp_path / "run.json").read_text())
+    prof = doc["profile"]
+    assert {"naive", "tiled", "course-minidnn"} <= set(prof["profiles"])
+    assert (tmp_path / prof["logs"]["tiled"]).is_file()
+    ops = {o["op"]: o for o in prof["ops"]}
+    for op in ("ece408/tiled/conv1", "ece408/tiled/conv2", "ece408/course-minidnn/conv1"):
+        assert ops[op]["calls"] >= 5 and ops[op]["busy_s"] > 0, op
+    assert ops["ece408/tiled/conv1"]["launches"] == 1  # the timed op only: no sweep, no check in it
+    assert ops["ece408/course-minidnn/conv1"]["launches"] == 1  # conv_forward_gpu, not the prolog's copies
+    ncu = prof["ncu"]
+    timed = {k["range"] for k in ncu["launches"] if k["role"] == "timed"}
+    assert {"ece408/naive/conv1", "ece408/tiled/conv1", "ece408/course-minidnn/conv2"} <= timed
+    assert set(ncu["kernels_raw"]) == {"tiled", "course-minidnn"}
+    agree = {(a["variant"], a["layer"]): a for a in prof["agreement"]}
+    for key in (("tiled", "conv1"), ("course-minidnn", "conv1")):
+        assert agree[key]["cupti_busy_s"] > 0 and agree[key]["ncu_s"] > 0 and agree[key]["op_time_s"] > 0
+    wrong = rows(tmp_path)["wrong"]
+    assert "ncu: not profiled (the kernel FAILED its checks)" in wrong["user"]["notes"]
+    assert "Profilers vs Op Time" in r.stdout and "tiled/conv1" in r.stdout
+
+
+def test_sanitize_reports_a_shared_memory_race_with_its_lines(tmp_path, cli):
+    r = cli("run", "--model", "ece408", "--images", "20", "--variant", "none", "--kernel", BAD / "racy.cu",
+            "--sanitize", "--kernel-timeout", "120", "--out", tmp_path)
+    got = rows(tmp_path)["racy"]
+    race = got["user"]["sanitizer"]["racecheck"]
+    assert race["errors"] > 0, got["user"]["sanitizer"]
+    src = BAD / "racy.cu"
+    assert any(f"{src}:30" in f and f"{src}:35" in f for f in race["findings"]), race["findings"]
+    assert got["status"] == "failed" and "compute-sanitizer racecheck" in got["error"] and r.returncode == 1
+
+
+def test_bench_runs_the_declared_sweep_and_says_which_candidate_won(tmp_path, cli):
+    r = cli("bench", "--model", "ece408", "--images", "500", "--sets", "1", "--repeat", "3", "--warmup", "1",
+            "--no-fuse", "--ci-target", "0", "--variant", "cudnn", "--kernel", EX / "device-tiled", "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads((tmp_path / "bench.json").read_text())
+    tiled = [x for layer in doc["layers"] for x in layer["results"] if x["variant"] == "tiled"]
+    for x in tiled:
+        assert x["params"]["TILE"] in (8, 16, 32)
+        assert x["params"]["sweep"].startswith(f"TILE={x['params']['TILE']} chosen of 3: TILE=8 ")
+    assert "tiled sweep: TILE=" in r.stdout

@@ -425,10 +425,10 @@ def run_command(
         if ref is not None:
             con.print(f"Correctness: {ref.correctness:.4g} Model: {m.name}  [dim]({count} images, {ref.variant})[/dim]")
     con.print(f"run record: {escape(str(run_dir / 'run.json'))}")
-    if ext_failed is not None:
-        raise ext_failed  # after the CUPTI tables and the record: one line, exit 1
     for line in user_notes(record):
         con.print(f"[yellow]note:[/yellow] {escape(line)}")
+    if ext_failed is not None:
+        raise ext_failed  # after the CUPTI tables and the record: one line, exit 1
     failed = [r for r in record.results if r.status == "failed"]
     if failed:
         con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] " + ", ".join(f"{variant_label(r)} ({r.images})" for r in failed))

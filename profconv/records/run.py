@@ -84,7 +84,8 @@ class VariantResult(msgspec.Struct):
     conv: list[ConvResult] = msgspec.field(default_factory=list)
     # a user's kernel (--kernel), None for the built-in ladder: {user: true, contract, flavour, path, manifest,
     # function, source_sha256, defines, sweep, compile: {compiler, flags}, edge_checks: [{layer, shape, seed,
-    # rel_error, status, error}], sanitizer: {memcheck|racecheck: {errors, findings, complete}}}
+    # rel_error, status, error}], sanitizer: {memcheck|racecheck: {errors, warnings, findings, complete, report,
+    # run_error}}, notes: [what a profiler or the sanitizer could not do, racecheck warnings]}
     user: dict[str, Any] | None = None
 
 

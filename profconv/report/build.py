@@ -242,13 +242,15 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
                " (its defaults, base clocks and caches flushed before each replay, read ~30% longer than Op Time)"
                if st.get("clock_control") else
                " ncu's clock and cache control were not recorded (its defaults: base clocks, caches flushed)")
+        raws = ", ".join(f"`{f}`" for f in [prof.raw, *prof.kernels_raw.values()] if f)
+        raws += "; each of your kernels profiled in a run of its own" if prof.kernels_raw else ""
         if "--nvtx-exclude" in (st.get("argv") or []):
-            scope = (f"`ncu` on the timed conv ops only (raw output: `{prof.raw}`): an NVTX include of each op's "
+            scope = (f"`ncu` on the timed conv ops only (raw output: {raws}): an NVTX include of each op's "
                      "range and an exclude of its check, so the correctness call, the sweep and cuDNN's algorithm "
                      "search were not replayed" + (f" ({prof.set_aside} other launch(es) set aside)"
                                                   if prof.set_aside else "") + "; mean over the timed launches;")
         else:
-            scope = (f"`ncu` on the conv kernels only (raw output: `{prof.raw}`), mean over the timed launches "
+            scope = (f"`ncu` on the conv kernels only (raw output: {raws}), mean over the timed launches "
                      f"(the check, sweep and cuDNN's search set aside: {prof.set_aside or 0} launch(es));")
         out.append(Section("Nsight Compute metrics").add(
             Paragraph(f"{scope}{how}."),

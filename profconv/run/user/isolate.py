@@ -311,6 +311,8 @@ def sanitizer_pass(decl: Declaration, provenance: dict, job: KernelJob, tmp: Pat
         res = _child(decl, provenance, small, tmp, on_progress, tool, wrap=wrap)
         log = (res.user or {}).get("log_tail", "")
         out[tool] = parse_sanitizer(log, str(decl.source) if decl.source else None)
+        # the tool's own lines (its findings in full, its summary), kept with the record
+        out[tool]["report"] = "\n".join(ln for ln in log.splitlines() if ln.startswith("========="))[-8000:]
         if res.status == "failed" and (res.error or "").startswith(("timed out", "crashed", "the child process")):
             out[tool]["run_error"] = res.error  # the tool's own run ended early (its findings so far are kept)
     return out

@@ -1,0 +1,240 @@
+"""User kernels profiled and timed like ours, without a GPU: a child process's CUPTI records merged with
+the run's, ncu parts of each kernel's own ncu run folded into the run's profile, the child's environment,
+the stop-when-stable rule on the course contract's timing (fake events), the nvcc build shared by a
+kernel's children, bench's sweep line."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from test_profile_external import NCU_CSV
+
+from profconv.profile import cupti_child, session
+from profconv.profile.activity import ApiCall, GpuActivity, Range, Records, merge, profiles, timed_ops
+from profconv.run import gpu
+from profconv.run.models import ConvShape
+from profconv.run.user import build, contracts, isolate
+
+
+def _parent() -> Records:
+    ranges = [Range("m", "profconv", 1000, 5000, 7), Range("naive", "profconv", 1000, 5000, 7),
+              Range("conv1", "profconv", 1000, 5000, 7)]
+    api = [ApiCall("cuLaunchKernel", 1100, 1300, 1, 7, "driver")]
+    gpu_ = [GpuActivity("conv_forward", 1400, 3400, 1, 7, "kernel")]
+    return Records(api, gpu_, ranges)
+
+
+def _child() -> Records:
+    """The user kernel's process: the same thread id and correlation id as the parent's, by chance."""
+    ranges = [Range(p, "profconv", 10000, 20000, 7) for p in ("m", "tiled", "conv1")]
+    ranges += [Range("check", "profconv", 10000, 12000, 7)]
+    api = [ApiCall("cuLaunchKernel", 10100, 10200, 1, 7, "driver"),  # the check call
+           ApiCall("cuLaunchKernel", 13000, 13100, 2, 7, "driver")]  # the timed call
+    gpu_ = [GpuActivity("conv_tiled", 10300, 11300, 1, 7, "kernel"),
+            GpuActivity("conv_tiled", 13200, 14000, 2, 7, "kernel")]
+    return Records(api, gpu_, ranges)
+
+
+def test_records_round_trip_through_json():
+    r = _child()
+    assert Records.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+    with pytest.raises(ValueError, match="not a CUPTI records file"):
+        Records.from_dict({"api": [], "gpu": []})
+
+
+def test_a_childs_records_are_profiled_with_the_runs():
+    merged = merge(_parent(), [_child()])
+    # the child's correlation and thread ids moved past the parent's: no launch is paired with the other's
+    assert [a.correlation_id for a in merged.api] == [1, 3, 4]
+    assert {a.thread_id for a in merged.api} == {7, 8} and {r.thread_id for r in merged.ranges} == {7, 8}
+    frame, labels = profiles(merged.api, merged.gpu, merged.ranges)
+    assert labels == ["naive", "tiled"]
+    tiled = frame[(frame.profile == 2) & (frame.section == "gpu")]
+    assert tiled[["name", "calls", "total_ns"]].values.tolist() == [["conv_tiled", 1, 800.0]]  # the timed call only
+    ops = {o.op: o for o in timed_ops(merged.api, merged.gpu, merged.ranges)}
+    assert ops["m/tiled/conv1"].busy_ns == 800.0 and ops["m/naive/conv1"].busy_ns == 2000.0
+
+
+def test_cupti_child_command_line_and_records(tmp_path):
+    argv = [sys.executable, "-m", "profconv.run.user.worker", "/tmp/job.json"]
+    assert cupti_child.wrap(tmp_path / "r.json", argv) == [
+        sys.executable, "-m", "profconv.profile.cupti_child", str(tmp_path / "r.json"), "profconv.run.user.worker",
+        "/tmp/job.json"]
+    with pytest.raises(ValueError):
+        cupti_child.wrap(tmp_path / "r.json", ["./a.out"])
+    assert cupti_child.read(tmp_path / "none.json") == (
+        None, "the child process ended before writing its activity records")
+    (tmp_path / "bad.json").write_text("{")
+    assert cupti_child.read(tmp_path / "bad.json")[1] == "the child's activity records cannot be read (JSONDecodeError)"
+    (tmp_path / "err.json").write_text(json.dumps({"error": "CUPTI could not start in the child process: x"}))
+    assert cupti_child.read(tmp_path / "err.json") == (None, "CUPTI could not start in the child process: x")
+    (tmp_path / "ok.json").write_text(json.dumps(_child().to_dict()))
+    assert Records.from_dict(cupti_child.read(tmp_path / "ok.json")[0]) == _child()
+
+
+def test_cupti_child_runs_the_module_and_keeps_its_exit_status(tmp_path, monkeypatch):
+    """Without cupti-python (this machine) the module still runs; the records file says why it is empty."""
+    (tmp_path / "userprog.py").write_text("import sys\nprint('ran', sys.argv[1:])\nsys.exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    out = tmp_path / "records.json"
+    rc = cupti_child.main([str(out), "userprog", "a", "b"])
+    assert rc == 3
+    raw, why = cupti_child.read(out)
+    try:
+        import cupti  # noqa: F401
+    except ImportError:
+        assert raw is None and why.startswith("CUPTI could not start in the child process")
+    else:
+        assert raw is not None and why is None
+
+
+NCU_USER = NCU_CSV.replace("tuned", "mine").replace("cudnn", "mine2")
+
+
+def test_a_user_kernels_ncu_part_joins_the_runs_ncu_summary(tmp_path):
+    out = "profconv-progress: m/mine/conv1: check\n" + NCU_USER + "ran: kernel printf\n"
+    csv = session.ncu_csv(out)
+    assert csv.startswith('"ID"') and "profconv-progress" not in csv and "==PROF==" not in csv
+    ps, part = session.ncu_part(csv, tmp_path / "ncu-mine.csv", tmp_path / "ncu-mine.log", 1, {"tool": "ncu"})
+    assert (tmp_path / "ncu-mine.csv").read_text() == csv
+    assert part["set_aside"] == 3 and [k["role"] for k in part["launches"]][:3] == ["tune", "check", "timed"]
+    assert set(ps.frame["name"]) == {"conv_mine", "sgemm"}
+    # no profile yet (only user kernels, --profile ncu): the part is the run's ncu summary
+    alone = session.with_user_ncu({}, part, "mine")
+    assert alone["tool"] == "ncu" and alone["kernels_raw"] == {"mine": "ncu-mine.csv"} and alone["raw"] is None
+    # ncu of the built-in variants: launches appended, rows set aside summed
+    builtin = {"tool": "ncu", "tools": ["ncu"], "raw": "ncu-raw.csv", "set_aside": 2, "calls_per_op": 1,
+               "launches": [{"range": "m/naive/conv1", "role": "timed", "kernel": "k", "metrics": {}, "units": {}}]}
+    both = session.with_user_ncu(builtin, part, "mine")
+    assert both["raw"] == "ncu-raw.csv" and both["set_aside"] == 5 and len(both["launches"]) == 6
+    # CUPTI and ncu: the ncu part under "ncu"; CUPTI only: "ncu" added to the tools
+    cupti = {"tool": "cupti", "tools": ["cupti"], "ops": []}
+    with_ncu = session.with_user_ncu({**cupti, "tools": ["cupti", "ncu"], "ncu": builtin}, part, "mine")
+    assert with_ncu["tools"] == ["cupti", "ncu"] and len(with_ncu["ncu"]["launches"]) == 6
+    added = session.with_user_ncu(cupti, part, "mine")
+    assert added["tools"] == ["cupti", "ncu"] and added["ncu"]["kernels_raw"] == {"mine": "ncu-mine.csv"}
+    # and the run record takes it
+    from profconv.records import ProfileInfo, struct_from
+
+    assert struct_from(ProfileInfo, added).ncu.kernels_raw == {"mine": "ncu-mine.csv"}
+
+
+def test_the_child_does_not_inherit_the_parents_cupti_injection():
+    env = isolate.child_env({"PATH": "/bin", "NVTX_INJECTION64_PATH": "/x/libcupti.so.13"})
+    assert env == {"PATH": "/bin", "PYTHONUNBUFFERED": "1"}
+    ncu = {"NVTX_INJECTION64_PATH": "/opt/nsight-compute/libInterceptorInjectionTarget.so"}
+    assert isolate.child_env(ncu)["NVTX_INJECTION64_PATH"] == ncu["NVTX_INJECTION64_PATH"]  # a tool around us
+
+
+class _Clock:
+    t = 0.0
+
+
+class _Event:
+    def __init__(self):
+        self.at = None
+
+    def record(self):
+        self.at = _Clock.t
+
+    def synchronize(self):
+        pass
+
+
+class _FakeCp:
+    """Just enough of CuPy for the course timing loop: events on a fake clock."""
+
+    class cuda:
+        Event = _Event
+
+        @staticmethod
+        def get_elapsed_time(a, b):
+            return (b.at - a.at) * 1e3
+
+        class Device:
+            def synchronize(self):
+                pass
+
+
+def _course_kernel(durations):
+    decl = type("D", (), {"candidates": lambda self: [{}], "defines": {}, "contract": "course", "args": ()})()
+    k = contracts.UserKernel.__new__(contracts.UserKernel)
+    k.decl, k.chosen, k._default = decl, {}, {}
+    it = iter(durations)
+
+    def phases(x, w, out, s, between):
+        _Clock.t += 1e-3  # the prolog's copies
+        between(lambda: setattr(_Clock, "t", _Clock.t + next(it)))
+        _Clock.t += 1e-3  # the epilog
+
+    op = type("Op", (), {"phases": staticmethod(phases)})()
+    k.op = lambda cp, cand: op  # type: ignore[method-assign]
+    k._check_layer = lambda s, bias: None  # type: ignore[method-assign]
+    return k
+
+
+S = ConvShape(10, 4, 1, 28, 28, 5)
+
+
+def test_course_op_time_follows_the_stop_when_stable_rule():
+    steady = [0.010] * 200
+    k = _course_kernel([0.5, 0.5] + steady)  # two warm-up calls, slow, then steady
+    fwd, whole = k.timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=2,
+                                rule=gpu.StopRule(0.01, 2.0))
+    assert fwd.stopped == "stable" and fwd.target == 0.01 and fwd.samples == pytest.approx([0.010] * 6)
+    assert whole.samples[0] == pytest.approx(0.012) and len(whole.samples) == len(fwd.samples)
+    # noisy samples: on past --repeat until the time budget is spent (none here), never fewer than --repeat
+    noisy = [0.010, 0.030] * 500
+    fwd, _ = _course_kernel(noisy).timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=0,
+                                                rule=gpu.StopRule(0.001, 0.0))
+    assert fwd.stopped == "budget" and len(fwd.samples) == 5
+    fwd, _ = _course_kernel(noisy).timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=0,
+                                                rule=gpu.StopRule(0.001, 60.0, max_repeat=40))
+    assert fwd.stopped == "max-repeats" and len(fwd.samples) == 40
+    fixed, _ = _course_kernel(noisy).timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=0)
+    assert fixed.stopped == "repeats" and len(fixed.samples) == 5
+
+
+def test_a_kernels_children_share_one_nvcc_build(tmp_path, monkeypatch):
+    src = tmp_path / "k.cu"
+    src.write_text("extern \"C\" void f() {}\n")
+    (tmp_path / "k.cuh").write_text("// header\n")
+    calls = []
+
+    def fake_run(argv, **kw):
+        calls.append(argv)
+        Path(argv[argv.index("-o") + 1]).write_bytes(b"lib")
+        return type("P", (), {"returncode": 0, "stdout": "", "stderr": ""})()
+
+    monkeypatch.setattr(build, "find_nvcc", lambda: "/usr/bin/nvcc")
+    monkeypatch.setattr(build.subprocess, "run", fake_run)
+    out = tmp_path / "b" / "lib.so"
+    out.parent.mkdir()
+    for _ in range(3):
+        build.compile_library([src], out, "sm_90", [tmp_path], {"T": 8}, (), {})
+    assert len(calls) == 1
+    (tmp_path / "k.cuh").write_text("// header, edited\n")  # a header beside the source changed: rebuilt
+    build.compile_library([src], out, "sm_90", [tmp_path], {"T": 8}, (), {})
+    build.compile_library([src], out, "sm_90", [tmp_path], {"T": 16}, (), {})  # other defines: rebuilt
+    assert len(calls) == 3
+
+
+def test_bench_says_which_candidate_of_the_sweep_won():
+    report = {"TILE=8": 0.00123, "TILE=16": 0.000987, "TILE=32": "wrong: relative error 0.3 above tolerance 1e-05"}
+    assert contracts.sweep_text(report, {"TILE": 16}) == (
+        "TILE=16 chosen of 3: TILE=8 1.230 ms, TILE=16 0.987 ms, TILE=32 wrong: relative error 0.3 above tolerance "
+        "1e-05")
+
+
+def test_notes_are_listed_one_line_each():
+    from profconv.commands.run import user_notes
+    from profconv.records import VariantResult
+
+    res = VariantResult(100, "mine", user={"user": True})
+    isolate.note(res, "ncu: not profiled (the kernel FAILED its checks)")
+    isolate.note(res, "compute-sanitizer racecheck: 1 warning(s)")
+    rec = type("R", (), {"results": [res, VariantResult(100, "naive")]})()
+    assert user_notes(rec) == ["mine (user) (100): ncu: not profiled (the kernel FAILED its checks)",
+                               "mine (user) (100): compute-sanitizer racecheck: 1 warning(s)"]
