@@ -238,3 +238,15 @@ def test_notes_are_listed_one_line_each():
     rec = type("R", (), {"results": [res, VariantResult(100, "naive")]})()
     assert user_notes(rec) == ["mine (user) (100): ncu: not profiled (the kernel FAILED its checks)",
                                "mine (user) (100): compute-sanitizer racecheck: 1 warning(s)"]
+
+
+def test_report_lists_the_notes_on_user_kernels(tmp_path, cli):
+    src = json.loads((Path(__file__).parent / "data" / "runs" / "user-kernels-h200.json").read_text())
+    tiled = next(r for r in src["results"] if r["variant"] == "tiled")
+    tiled["user"]["notes"] = ["ncu: its run under ncu failed: timed out after 90 s (log: ncu-tiled.log)"]
+    (tmp_path / "run.json").write_text(json.dumps(src))
+    r = cli("report", tmp_path / "run.json", "--markdown", tmp_path / "r.md")
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "r.md").read_text()
+    assert "## Notes on your kernels" in text or "### Notes on your kernels" in text
+    assert "- `tiled` (1,000 images): ncu: its run under ncu failed: timed out after 90 s (log: ncu-tiled.log)" in text

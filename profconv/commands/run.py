@@ -224,7 +224,7 @@ def run_command(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel: a .cu/.cuh/.py file, a folder or a .toml manifest (repeatable). Runs in a child process next to the variants.")] = None,
     contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", autocompletion=_complete.contracts, help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
-    sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck.")] = False,
+    sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck: a memcheck error or a racecheck hazard (Error) fails the kernel, with its source line; racecheck warnings are notes.")] = False,
 ) -> None:
     """Run each convolution variant, and your own kernels, on a model's forward pass: Op Time, check, Correctness.
 

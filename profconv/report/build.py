@@ -179,6 +179,9 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         sec.sections.append(Section("Failed variants").add(Bullets(
             [f"`{r['variant']}` {r['layer']} ({int(r['images']):,} images): {r['error']}"
              for r in failed.to_dict("records")])))
+    notes = [f"`{r.variant}` ({r.images:,} images): {n}" for r in rec.results for n in (r.user or {}).get("notes", [])]
+    if notes:  # what a profiler or the sanitizer could not do for a user kernel, racecheck warnings
+        sec.sections.append(Section("Notes on your kernels").add(Bullets(notes)))
     sec.sections.append(Section("Op Time, every column", appendix=True).add(Table("op-time-full", "", df, OP_FULL)))
     return sec
 

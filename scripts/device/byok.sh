@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Issue 11 on the GPU machine (2 GPUs): user kernels profiled (CUPTI, ncu) and sampled like the built-ins,
+# --sanitize on racy and out-of-bounds kernels, bench --kernel with the declared sweep, every contract's
+# example (incl. the single-call course form) at 10,000 images, the GPU tests of the user-kernel files.
+# GPU 0: the measured runs, then half of the GPU tests; GPU 1: the sanitizer runs, then the other half.
+# Writes compact results to $OUT (records, terminal text, pytest output); every step has a timeout.
+set -uo pipefail
+OUT=${OUT:-/tmp/byok-out}; mkdir -p "$OUT"
+LIMIT=${BYOK_LIMIT:-340}  # seconds for the whole script (the request's cap minus a margin)
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site-byok ../../.whl/*.whl 2>&1 | tail -2
+export PYTHONPATH=/tmp/site-byok:$PWD PYTHONUNBUFFERED=1 COLUMNS=120
+left() { local l=$((LIMIT - SECONDS)); [ "$l" -gt "$1" ] && echo "$1" || echo $((l > 5 ? l - 5 : 1)); }
+nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv > "$OUT/gpu.txt" 2>&1
+(ncu --version | tail -1; compute-sanitizer --version | tail -1; nvcc --version | tail -1) >> "$OUT/gpu.txt" 2>&1
+EX=examples; BAD=tests/data/kernels/bad; CO=tests/data/kernels/course
+keep() {  # keep the small files of a run directory under $OUT/$2
+  mkdir -p "$OUT/$2"
+  for f in "$1"/run.json "$1"/bench.json "$1"/profile-*.log "$1"/ncu-*.csv "$1"/ncu-*.log "$1"/ncu-raw.csv; do
+    [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 3000000 ] && cp "$f" "$OUT/$2/"
+  done
+}
+
+gpu0() {
+  export CUDA_VISIBLE_DEVICES=0
+  echo "== examples $(date -u +%T)"
+  timeout "$(left 170)" python3 -m profconv run --model ece408 --images 10000 --variant naive,cudnn \
+    --kernel $EX/device-tiled --kernel $EX/host-constant --kernel $EX/python-cupy/conv_cupy.py \
+    --kernel $EX/course-minidnn --kernel $EX/course-mxnet --kernel $CO/minidnn-single \
+    --profile cupti,ncu --profile-timeout 90 --out /tmp/byok-ex > "$OUT/examples-terminal.txt" 2>&1
+  echo "rc=$?" >> "$OUT/examples-terminal.txt"; keep /tmp/byok-ex examples
+  timeout "$(left 30)" python3 -m profconv report /tmp/byok-ex/run.json > "$OUT/examples-report.txt" 2>&1
+  echo "== bench $(date -u +%T)"
+  timeout "$(left 70)" python3 -m profconv bench --model ece408 --images 10000 --variant naive,cudnn --no-fuse \
+    --kernel $EX/device-tiled --kernel $EX/course-minidnn --time-budget 5 --out /tmp/byok-bench \
+    > "$OUT/bench-terminal.txt" 2>&1
+  echo "rc=$?" >> "$OUT/bench-terminal.txt"; keep /tmp/byok-bench bench
+  echo "== pytest half 0 $(date -u +%T)"
+  timeout "$(left 300)" python3 -m pytest -q -m gpu -p no:cacheprovider --basetemp /tmp/pt0 -rA \
+    tests/test_user_kernels_gpu.py -k "every_contract or profiled or sampled or single_call" \
+    > "$OUT/pytest-gpu-0.txt" 2>&1
+  echo "rc=$?" >> "$OUT/pytest-gpu-0.txt"
+}
+
+gpu1() {
+  export CUDA_VISIBLE_DEVICES=1
+  echo "== sanitize $(date -u +%T)"
+  timeout "$(left 130)" python3 -m profconv run --model ece408 --images 100 --variant none --sanitize \
+    --kernel $BAD/racy.cu --kernel $BAD/reads_past_end.cu --kernel $BAD/oob.cu --kernel $EX/device-tiled \
+    --kernel-timeout 60 --out /tmp/byok-san > "$OUT/sanitize-terminal.txt" 2>&1
+  echo "rc=$?" >> "$OUT/sanitize-terminal.txt"; keep /tmp/byok-san sanitize
+  echo "== pytest half 1 $(date -u +%T)"
+  timeout "$(left 300)" python3 -m pytest -q -m gpu -p no:cacheprovider --basetemp /tmp/pt1 -rA \
+    tests/test_user_kernels_gpu.py -k "broken or sanitize or bench" > "$OUT/pytest-gpu-1.txt" 2>&1
+  echo "rc=$?" >> "$OUT/pytest-gpu-1.txt"
+}
+
+gpu0 > "$OUT/steps-0.txt" 2>&1 &
+gpu1 > "$OUT/steps-1.txt" 2>&1 &
+wait
+for d in /tmp/pt0/*/ /tmp/pt1/*/; do  # the GPU tests' run records (the sanitizer's own lines are in them)
+  [ -f "$d/run.json" ] && mkdir -p "$OUT/pytest/$(basename "$d")" && cp "$d/run.json" "$OUT/pytest/$(basename "$d")/"
+done
+tail -3 "$OUT"/pytest-gpu-*.txt
+echo "done in $SECONDS s"
