@@ -6,7 +6,7 @@
 # Writes compact results to $OUT (records, terminal text, pytest output); every step has a timeout.
 set -uo pipefail
 OUT=${OUT:-/tmp/byok-out}; mkdir -p "$OUT"
-LIMIT=${BYOK_LIMIT:-340}  # seconds for the whole script (the request's cap minus a margin)
+LIMIT=${BYOK_LIMIT:-320}  # seconds for the whole script (the request's cap minus a margin)
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site-byok ../../.whl/*.whl 2>&1 | tail -2
 export PYTHONPATH=/tmp/site-byok:$PWD PYTHONUNBUFFERED=1 COLUMNS=120
 left() { local l=$((LIMIT - SECONDS)); [ "$l" -gt "$1" ] && echo "$1" || echo $((l > 5 ? l - 5 : 1)); }
@@ -23,34 +23,33 @@ keep() {  # keep the small files of a run directory under $OUT/$2
 gpu0() {
   export CUDA_VISIBLE_DEVICES=0
   echo "== examples $(date -u +%T)"
-  timeout "$(left 170)" python3 -m profconv run --model ece408 --images 10000 --variant naive,cudnn \
+  timeout "$(left 260)" python3 -m profconv run --model ece408 --images 10000 --variant naive,cudnn \
     --kernel $EX/device-tiled --kernel $EX/host-constant --kernel $EX/python-cupy/conv_cupy.py \
     --kernel $EX/course-minidnn --kernel $EX/course-mxnet --kernel $CO/minidnn-single \
-    --profile cupti,ncu --profile-timeout 90 --out /tmp/byok-ex > "$OUT/examples-terminal.txt" 2>&1
+    --profile cupti,ncu --profile-timeout 90 --time-budget 1 --out /tmp/byok-ex > "$OUT/examples-terminal.txt" 2>&1
   echo "rc=$?" >> "$OUT/examples-terminal.txt"; keep /tmp/byok-ex examples
   timeout "$(left 30)" python3 -m profconv report /tmp/byok-ex/run.json > "$OUT/examples-report.txt" 2>&1
-  echo "== bench $(date -u +%T)"
-  timeout "$(left 70)" python3 -m profconv bench --model ece408 --images 10000 --variant naive,cudnn --no-fuse \
-    --kernel $EX/device-tiled --kernel $EX/course-minidnn --time-budget 5 --out /tmp/byok-bench \
-    > "$OUT/bench-terminal.txt" 2>&1
-  echo "rc=$?" >> "$OUT/bench-terminal.txt"; keep /tmp/byok-bench bench
-  echo "== pytest half 0 $(date -u +%T)"
+  echo "== pytest 0 $(date -u +%T)"
   timeout "$(left 300)" python3 -m pytest -q -m gpu -p no:cacheprovider --basetemp /tmp/pt0 -rA \
-    tests/test_user_kernels_gpu.py -k "every_contract or profiled or sampled or single_call" \
-    > "$OUT/pytest-gpu-0.txt" 2>&1
+    tests/test_user_kernels_gpu.py -k "${BYOK_PYTEST0:-single_call}" > "$OUT/pytest-gpu-0.txt" 2>&1
   echo "rc=$?" >> "$OUT/pytest-gpu-0.txt"
 }
 
 gpu1() {
   export CUDA_VISIBLE_DEVICES=1
   echo "== sanitize $(date -u +%T)"
-  timeout "$(left 130)" python3 -m profconv run --model ece408 --images 100 --variant none --sanitize \
-    --kernel $BAD/racy.cu --kernel $BAD/reads_past_end.cu --kernel $BAD/oob.cu --kernel $EX/device-tiled \
-    --kernel-timeout 60 --out /tmp/byok-san > "$OUT/sanitize-terminal.txt" 2>&1
+  timeout "$(left 150)" python3 -m profconv run --model ece408 --images 100 --variant none --sanitize \
+    --kernel $BAD/racy.cu --kernel $BAD/reads_past_end.cu --kernel $BAD/oob.cu \
+    --kernel-timeout 40 --out /tmp/byok-san > "$OUT/sanitize-terminal.txt" 2>&1
   echo "rc=$?" >> "$OUT/sanitize-terminal.txt"; keep /tmp/byok-san sanitize
-  echo "== pytest half 1 $(date -u +%T)"
+  echo "== bench $(date -u +%T)"
+  timeout "$(left 70)" python3 -m profconv bench --model ece408 --images 10000 --variant naive,cudnn --no-fuse \
+    --kernel $EX/device-tiled --kernel $EX/course-minidnn --time-budget 5 --out /tmp/byok-bench \
+    > "$OUT/bench-terminal.txt" 2>&1
+  echo "rc=$?" >> "$OUT/bench-terminal.txt"; keep /tmp/byok-bench bench
+  echo "== pytest 1 $(date -u +%T)"
   timeout "$(left 300)" python3 -m pytest -q -m gpu -p no:cacheprovider --basetemp /tmp/pt1 -rA \
-    tests/test_user_kernels_gpu.py -k "broken or sanitize or bench" > "$OUT/pytest-gpu-1.txt" 2>&1
+    tests/test_user_kernels_gpu.py -k "${BYOK_PYTEST1:-broken or sampled}" > "$OUT/pytest-gpu-1.txt" 2>&1
   echo "rc=$?" >> "$OUT/pytest-gpu-1.txt"
 }
 
