@@ -69,6 +69,11 @@ def derived_sections(frame: pd.DataFrame) -> set[tuple[int, str]]:
         secs = set(rows["section"])
         if "gpu-trace" in secs:
             out.add((int(p), "gpu"))
+            # a trace's Unified Memory events are summed into unified-memory rows on the trace's lines
+            traced = set(rows.loc[rows["section"] == "gpu-trace", "line_start"].astype("int64"))
+            um = rows[(rows["section"] == "unified-memory") & rows["line_start"].astype("int64").isin(traced)]
+            if len(um):
+                out.add((int(p), "unified-memory"))
         if "api-trace" in secs:
             out.add((int(p), "api"))
         if tool == "ncu":

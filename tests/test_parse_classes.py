@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import pytest
 
 import profconv
+from profconv.errors import NoProfileFound
 from tests.parse_invariants import check_all
 
 
@@ -281,14 +283,18 @@ def test_nvprof_gpu_trace_unified_memory():
         ("[Unified Memory Memcpy HtoD]", 514.0e6, 2560.0, 1, 8),
         ("[Unified Memory GPU page faults]", 514.2e6, None, 1, 9),
     ]
+    # as in nvprof's own summary, Unified Memory events are not GPU activities: they are summed apart
     summary = _sec(ps, "gpu").set_index("name")
-    assert len(summary) == 4
-    faults = summary.loc["[Unified Memory GPU page faults]"]
-    assert int(faults["calls"]) == 2
-    assert math.isnan(faults["total_ns"])  # summed with min_count: no invented 0
+    assert sorted(summary.index) == ["[CUDA memcpy HtoD]", "vec_add(float*, float*, float*, int)"]
     assert summary.loc["vec_add(float*, float*, float*, int)", "total_ns"] == 25600.0
     assert summary.loc["[CUDA memcpy HtoD]", "total_ns"] == 1200.0
-    assert summary.loc["[Unified Memory Memcpy HtoD]", "total_ns"] == 2560.0
+    assert summary["share"].sum() == 1.0 and summary.loc["vec_add(float*, float*, float*, int)", "share"] > 0.95
+    um = _sec(ps, "unified-memory").set_index("name")
+    assert len(um) == 2
+    faults = um.loc["[Unified Memory GPU page faults]"]
+    assert int(faults["calls"]) == 2
+    assert math.isnan(faults["total_ns"])  # summed with min_count: no invented 0
+    assert um.loc["[Unified Memory Memcpy HtoD]", "total_ns"] == 2560.0
 
 
 # 7. ncu --page details --csv (2024+) with Rule Name/Rule Type/Rule Description/Estimated Speedup columns.
@@ -531,3 +537,76 @@ def test_tilde_fence_nsys():
         ("relu_inplace(float*, int)", 16e6, 400, 40e3, 38e3, 45e3, 7, 7),
     ]
     assert len(ps.frame) == 2
+
+
+# 14. OpenACC timing whose regions print no time of their own (only their kernels do): nothing to
+# contradict, so no "Time column contradicts Time(%)" note (the data has neither column).
+ACC_REGIONS_WITHOUT_TIME = "\n".join([
+    "Running triad",
+    "",
+    "Accelerator Kernel Timing data",
+    "/home/user/src/triad.c",
+    "  main  NVIDIA  devicenum=0",
+    "    time(us): 1,234",
+    "    12: compute region reached 1 time",
+    "        12: kernel launched 1 time",
+    "            grid: [1024]  block: [128]",
+    "             device time(us): total=300 max=300 min=300 avg=300",
+    "            elapsed time(us): total=500 max=500 min=500 avg=500",
+    "    20: compute region reached 4 times",
+    "        20: kernel launched 4 times",
+    "            grid: [1024]  block: [128]",
+    "             device time(us): total=900 max=230 min=220 avg=225",
+    "            elapsed time(us): total=1,000 max=260 min=240 avg=250",
+    "",
+])
+
+
+def test_acc_regions_without_time_get_no_contradiction_note():
+    ps = _parse(ACC_REGIONS_WITHOUT_TIME)
+    assert ps.notes == [] and ps.table_notes == {} and ps.unplaced == []
+    assert _records(_sec(ps, "openacc"), ["name", "total_ns", "calls"]) == [
+        ("main@triad.c:12 compute region", None, 1),
+        ("main@triad.c:20 compute region", None, 4),
+    ]
+    gpu = _sec(ps, "gpu")
+    assert _records(gpu, ["name", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "share"]) == [
+        ("main@triad.c:12 kernel", 300000.0, 1, 300000.0, 300000.0, 300000.0, 0.25),
+        ("main@triad.c:20 kernel", 900000.0, 4, 225000.0, 220000.0, 230000.0, 0.75),
+    ]
+
+
+# 15. An Nsight Compute details page pasted without its ==PROF== lines (slides, reports): a kernel
+# line, then its sections. Read as ncu; a "Context 1, Stream 7" line with no section is not enough.
+NCU_PASTED = "\n".join([
+    "# Nsight Compute CLI",
+    "",
+    "```",
+    "srun -n 1 ncu ./stencil",
+    "...",
+    "  stencil_7pt, 2021-Mar-02 10:11:12, Context 1, Stream 13",
+    "   Section: GPU Speed Of Light",
+    "    ---------------------------------------------------------------------- --------------- ------------------------------",
+    "    DRAM Frequency                                                           cycle/usecond                         877.00",
+    "    Duration                                                                       usecond                         250.50",
+    "    SM [%]                                                                               %                          41.20",
+    "    ---------------------------------------------------------------------- --------------- ------------------------------",
+    "```",
+    "",
+])
+
+
+def test_ncu_details_pasted_without_prof_lines():
+    ps = _parse(NCU_PASTED)
+    assert [p.tool for p in ps.profiles] == ["ncu"] and ps.unplaced == []
+    assert _records(_sec(ps, "ncu-metric"), ["name", "metric", "unit", "value", "line_start"]) == [
+        ("stencil_7pt", "DRAM Frequency", "cycle/usecond", 877.0, 9),
+        ("stencil_7pt", "Duration", "usecond", 250.5, 10),
+        ("stencil_7pt", "SM [%]", "%", 41.2, 11),
+    ]
+    assert _records(_sec(ps, "gpu"), ["name", "total_ns", "calls"]) == [("stencil_7pt", 250500.0, 1)]
+
+
+def test_context_stream_line_alone_is_not_ncu():
+    with pytest.raises(NoProfileFound):
+        profconv.parse_text("Launched on device 0, Context 1, Stream 7\n  kernel_a, Context 1, Stream 7\ndone\n")

@@ -255,6 +255,7 @@ def _table_notes(raw: list[RawProfile], rows: Rows) -> dict[tuple[int, str], lis
             groups.setdefault((profile[i], section[i]), []).append(i)
     table, pct = rows.col("table"), rows.col("time_pct")
     lo, hi = rows.col("line_start"), rows.col("line_end")
+    total = rows.col("total_ns")
     for (number, sec), members in groups.items():
         tables = list(dict.fromkeys(table[i] for i in members if table[i] is not None))
         by_pct = any(basis[i] == "time_pct" for i in members)
@@ -262,7 +263,7 @@ def _table_notes(raw: list[RawProfile], rows: Rows) -> dict[tuple[int, str], lis
             continue
         key = (int(number), str(sec))
         where = f"lines {min(lo[i] for i in members)}-{max(hi[i] for i in members)}"
-        if basis[members[0]] == "time_pct":
+        if basis[members[0]] == "time_pct" and any(total[i] == total[i] for i in members):  # no times: nothing contradicts
             out.setdefault(key, []).append(
                 f"{where}: the Time column contradicts the printed Time(%) (mislabelled units?): ranked by the printed Time(%)")
         elif len(tables) > 1 and any(pct[i] == pct[i] for i in members):

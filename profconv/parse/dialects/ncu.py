@@ -33,8 +33,15 @@ TIME_UNIT = {"nsecond": "ns", "usecond": "us", "msecond": "ms", "second": "s",
              "ns": "ns", "us": "us", "ms": "ms", "s": "s"}
 
 
+# a details page pasted without its ==PROF== lines (slides, reports): a kernel line, then a section
+_PASTED_KERNEL = re.compile(r"^  \S[^\n]*?, (?:\d{4}-\w{3}-\d{2} [\d:]+, )?Context \d+, Stream \d+[^\n]*\n"
+                            r"(?:[^\n]*\n){0,6}?[ \t]+Section: ", re.M)
+
+
 def detect(doc: Document) -> bool:
-    return "==PROF==" in doc.text or '"Metric Name"' in doc.text or '"Kernel Name"' in doc.text
+    t = doc.text
+    return ("==PROF==" in t or '"Metric Name"' in t or '"Kernel Name"' in t
+            or (", Context " in t and "Section: " in t and _PASTED_KERNEL.search(t) is not None))
 
 
 def _value(text: str) -> float:

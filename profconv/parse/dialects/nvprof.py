@@ -384,7 +384,8 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
 
 def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]] | None = None) -> Block:
     """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would: calls,
-    total (Kahan-summed as pandas does; no total when no event had a duration), avg, min, max."""
+    total (Kahan-summed as pandas does; no total when no event had a duration), avg, min, max.
+    Unified Memory events of a GPU trace (page faults, UM memcpy) go to the unified-memory section."""
     if bases is None:
         index: dict[str, int] = {}
         codes = _base_codes([str(n) for n in trace.col("name")], index)
@@ -427,6 +428,8 @@ def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]
     recs.sort(key=lambda r: (r[7] != r[7], -r[7] if r[7] == r[7] else 0.0))
     table = Rows.from_tuples(recs, ["name", "calls", "avg_ns", "min_ns", "max_ns", "line_start", "line_end", "total_ns"],
                              {"section": section})
+    if section == "gpu":  # nvprof's own summary keeps Unified Memory events out of GPU activities
+        table.cols["section"] = ["unified-memory" if r[0].startswith("[Unified Memory") else section for r in recs]
     return Block(section=section, table=table, line_start=min(lines), line_end=max(ends))
 
 
