@@ -206,19 +206,29 @@ def test_provenance_fields(tmp_path, monkeypatch):
 
 def test_agreement_without_ncu_settings():
     """A cupti-only run: its settings are not ncu's, the table and markdown say no ncu figures."""
+    import io
+    from pathlib import Path
+
     from rich.console import Console
 
-    from profconv.profile.session import agreement_frame, agreement_table
+    from profconv.commands.run import profiler_sections
+    from profconv.profile.session import agreement_frame, agreement_records
+    from profconv.records import ProfileInfo, load, struct_from
+    from profconv.render import terminal
 
     prof = {"tool": "cupti", "settings": {"tool": "cupti"},
             "ops": [{"op": "m/naive/conv1", "calls": 8, "launches": 1, "busy_s": 7.324e-3, "span_s": 7.33e-3}]}
     df = agreement_frame(prof, {"m/naive/conv1": 7.248e-3})
     assert df.within.tolist() == [True] and df.ncu_s.isna().all()
-    con = Console(width=80, record=True)
-    con.print(agreement_table(df, prof["settings"]))
-    text = con.export_text()
-    assert "naive/conv1 │      7.248 │    7.324 │      — │    +1.0% │      — │ ok" in text
-    assert "--clock-control" not in text  # no ncu in this run
+    record = load("tests/data/runs/ece408-h200.json")
+    record.profile = struct_from(ProfileInfo, {**prof, "agreement": agreement_records(df)})
+    [section] = profiler_sections(record, Path("tests/data/runs/ece408-h200.json"))  # what `run --profile` prints
+    con = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
+    terminal.section(con, section)
+    text = con.file.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "naive/conv1   7.248 ms     7.324 ms" in text and "within" in text
+    assert "no ncu figures in this run" in text and "--clock-control" not in text  # no ncu in this run
     assert "no ncu figures in this run" in agreement.markdown(df, prof["settings"])
 
 

@@ -167,14 +167,30 @@ def test_cli_profile_errors(cli):
 
 
 def test_ncu_table_renders_the_conv_ops():
+    """`run --profile ncu` prints the report's own Nsight Compute section through the terminal renderer."""
+    import io
+
     from rich.console import Console
 
-    from profconv.profile.session import ncu_table
+    from profconv.commands.run import profiler_sections
+    from profconv.records import ProfileInfo, load, struct_from
+    from profconv.render import terminal
 
-    summary = {"launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units}
-                            for k in external.ncu_launches(NCU_RAW)]}
-    console = Console(width=200, record=True)
-    console.print(ncu_table(summary))
-    text = console.export_text()
-    assert "ece408-high/tuned/conv1" in text and "conv_tuned" in text
-    assert "7,245" in text and "574.2" in text and "DRAM write (Gbyte)" in text
+    summary = {"tool": "ncu", "launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units}
+                                           for k in external.ncu_launches(NCU_RAW)]}
+    record = load("tests/data/runs/ece408-h200.json")
+    record.profile = struct_from(ProfileInfo, summary)
+    sections = profiler_sections(record, Path("tests/data/runs/ece408-h200.json"))
+    assert [s.title for s in sections] == ["Nsight Compute metrics"]
+    text = {}
+    for width in (200, 80):
+        con = Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None)
+        terminal.section(con, sections[0])
+        text[width] = con.file.getvalue()
+        assert max(len(line) for line in text[width].splitlines()) <= width
+        assert "ece408-high/tuned/conv1" in text[width] and "conv_tuned" in text[width]
+        assert "7,245" in text[width] and "574.2" in text[width]  # metrics right-aligned, never cut
+    assert "DRAM write (Gbyte)   regs (register/thread)" in text[200]
+    assert "regs (register/thread), DRAM write (Gbyte) not shown at 80 columns" in text[80]  # from the right, named
+
+

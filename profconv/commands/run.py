@@ -147,6 +147,17 @@ def breakdown_table(record: RunRecord, width: int = 120) -> Table:
     return fitted_table("Forward pass by layer type (median)", columns, width)
 
 
+def profiler_sections(record: RunRecord, path: Path) -> list:
+    """The report's Nsight Compute metrics and profilers-vs-Op-Time sections of this run (`profconv
+    report` shows the same tables; the CUPTI tables are printed from the profile set above)."""
+    from profconv.render.document import Table as DocTable
+    from profconv.report.build import ReportOptions, profile_sections
+    from profconv.report.inputs import RunInput
+
+    return [s for s in profile_sections(RunInput(path, record), ReportOptions())
+            if any(isinstance(b, DocTable) and b.id in ("ncu", "agreement") for b in s.blocks)]
+
+
 def _user_result(d: user_manifest.Declaration, job: isolate.KernelJob, sanitize: bool, have_gpu: bool, progress,
                  cupti_records: Path | None = None) -> tuple[VariantResult, Records | None]:
     """A user kernel checked and timed in its child process (with `cupti_records`, under CUPTI: the
@@ -231,6 +242,7 @@ def run_command(
     `--variant none --kernel my_conv.cu` runs only your kernel (checked against the float64 reference).
     """
     from profconv.profile import session
+    from profconv.render import terminal
     from profconv.render.profile_tables import TableOptions, render
     from profconv.run import runner
     from profconv.run import weights as weights_mod
@@ -411,13 +423,9 @@ def run_command(
     for ps in (profiled, profiled_ext, *user_ncu):
         if ps is not None:
             render(ps, con, TableOptions(max_rows=15, metrics=False))
-    if ncu_part.get("launches"):
-        con.print(session.ncu_table(ncu_part))
-    if summary.get("agreement"):
-        import pandas as pd
-
-        ncu_settings_used = ncu_part.get("settings") if ncu_part.get("tool") == "ncu" else None
-        con.print(session.agreement_table(pd.DataFrame(summary["agreement"]), ncu_settings_used))
+    if ncu_part.get("launches") or summary.get("agreement"):
+        for s in profiler_sections(record, run_dir / "run.json"):
+            terminal.section(con, s)
     con.print(f"[dim]provenance: {escape(provenance.summary_line(prov))}[/dim]")
     for count in counts:
         best = [r for r in record.results if r.images == count and r.status == "ok" and r.correctness is not None]

@@ -12,7 +12,6 @@ from profconv.errors import ProfilerFailed, ProfilerUnavailable
 from profconv.io import write_atomic
 from profconv.parse import parse_text
 from profconv.parse.core import ProfileSet
-from profconv.parse.names import short_name
 from profconv.parse.schema import ProfileInfo
 from profconv.profile import external
 from profconv.profile.activity import Records, merge, profiles, role_of, timed_ops
@@ -157,25 +156,6 @@ NCU_COLUMNS = [("gpu__time_duration.sum", "duration"), ("dram__bytes_read.sum", 
                ("launch__shared_mem_per_block_dynamic", "smem dynamic")]
 
 
-def ncu_table(summary: dict):
-    """The kernel tuner's view: one row per conv op and kernel, ncu's units in the headers."""
-    from rich.table import Table
-
-    df = metrics_frame(summary)
-    units = {}
-    for k in summary.get("launches", []):
-        units.update(k.get("units", {}))
-    table = Table(title="Nsight Compute: conv kernels (mean over launches)", title_justify="left")
-    table.add_column("op")
-    table.add_column("kernel", overflow="fold", max_width=40)
-    shown = [(m, t) for m, t in NCU_COLUMNS if m in df.columns]
-    for m, t in shown:
-        table.add_column(f"{t} ({units[m]})" if units.get(m) else t, justify="right")
-    for r in df.to_dict("records"):
-        table.add_row(r["range"], short_name(r["kernel"]), *[metric_text(r[m]) for m, _ in shown])
-    return table
-
-
 def metric_text(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
 
@@ -204,38 +184,3 @@ def agreement_records(df) -> list[dict]:
             row[k] = None if isinstance(v, float) and v != v else v
         out.append(row)
     return out
-
-
-def agreement_table(df, ncu_settings: dict | None):
-    """The agreement table for the terminal: narrow numeric columns (fits 80 columns), each op outside
-    the target marked with a number whose reason is listed under the table."""
-    from rich.table import Table
-
-    st = ncu_settings or {}
-    notes = []
-    marks = []
-    for r in df.to_dict("records"):
-        if r["within"]:
-            marks.append("ok")
-        else:
-            notes.append(f"{len(notes) + 1}) {r['variant']}/{r['layer']}: {r['why']}")
-            marks.append(f"({len(notes)})")
-    caption = ("CUPTI: the op's GPU time per call; ncu: its summed kernel durations"
-               + (f" (--clock-control {st['clock_control']} --cache-control {st['cache_control']})"
-                  if st.get("clock_control") else "") + "".join("\n" + n for n in notes))
-    table = Table(title="Profilers vs Op Time (target ±2%)", title_justify="left", caption=caption,
-                  caption_justify="left")
-    for col, just in (("op", "left"), ("Op Time ms", "right"), ("CUPTI ms", "right"), ("ncu ms", "right"),
-                      ("CUPTI/Op", "right"), ("ncu/Op", "right"), ("", "left")):
-        table.add_column(col, justify=just, no_wrap=col == "op")  # type: ignore[arg-type]
-
-    def ms(v):
-        return "—" if v is None or v != v else f"{v * 1e3:.3f}"
-
-    def pct(v):
-        return "—" if v is None or v != v else f"{v:+.1%}"
-
-    for r, mark in zip(df.to_dict("records"), marks):
-        table.add_row(f"{r['variant']}/{r['layer']}", ms(r["op_time_s"]), ms(r["cupti_busy_s"]), ms(r["ncu_s"]),
-                      pct(r["cupti_vs_op"]), pct(r["ncu_vs_op"]), "[green]ok[/green]" if mark == "ok" else mark)
-    return table

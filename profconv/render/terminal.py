@@ -19,7 +19,18 @@ def _plain(text: str) -> str:
     return re.sub(r"\*\*([^*]+)\*\*", r"\1", text).replace("`", "").replace("  \n", "\n")
 
 
+NUMBER = re.compile(r"^[+-]?(\d[\d,]*)?\.?\d+(e[+-]?\d+)?\s?(%|×|x)?$")
+
+
+def _numeric(cells: list[str]) -> bool:
+    """Cells already formatted as numbers (ncu's metrics, `+1.2%`): aligned right and never folded."""
+    shown = [c for c in cells if c not in ("—", "")]
+    return bool(shown) and all(NUMBER.match(c) for c in shown)
+
+
 def table(t: Table, width: int, opts: RenderOptions) -> object:
+    """A Document table laid out for `width`. Columns the table gives no drop rank still go when it
+    does not fit, from the right (the first column and the name stay), after those it ranks."""
     cells = t.cells(opts.full_names)
     marked = t.marked()
     if all(marked):
@@ -29,19 +40,38 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
         col_cells: list[object] = []
         for row, mark in zip(cells, marked, strict=True):
             col_cells.append(Text(row[i], style="bold" if mark else ""))  # Text: names are never markup
-        columns.append(fmt.Column(c.header or " ", col_cells, justify="right" if c.numeric else "left",
+        numeric = c.numeric or _numeric([row[i] for row in cells])
+        columns.append(fmt.Column(c.header or " ", col_cells, justify="right" if numeric else "left",
                                   drop=c.drop, wrap=c.kind == "code"))
     if not any(c.wrap for c in columns):
-        text = [c for c, d in zip(columns, t.columns, strict=True) if not d.numeric]
+        text = [c for c in columns if c.justify == "left"]
         if text:  # one text column folds so the table fits; numbers never do
             max(text, key=lambda c: c.natural()).wrap = True
+    ranked = max((c.drop for c in columns if c.drop is not None), default=0)
+    for i, c in enumerate(columns):
+        if c.drop is None and i > 0 and not c.wrap:
+            c.drop = ranked + len(columns) - i  # the rightmost first
     caption = "bold: the rows that take the ≥90% share" if any(marked) else None
     return fmt.fitted_table(escape(_plain(t.title)), columns, width, caption=caption)
 
 
+def _rule(con: Console, title: str) -> None:
+    """A heading across a terminal; one plain line `── title ──` in a file or a pipe (no 1,000 dashes)."""
+    if con.is_terminal:
+        con.rule(Text(title, style="bold"), align="left")
+    else:
+        con.print(Text(f"── {title} ──"), highlight=False)
+
+
+def section(con: Console, s: Section, opts: RenderOptions | None = None, level: int = 2) -> None:
+    """One section with its sub-sections, as `render` draws it: what a live command (bench, run
+    --profile) prints as it goes, in the same layout as the report."""
+    _section(con, s, level, opts or RenderOptions())
+
+
 def _section(con: Console, s: Section, level: int, opts: RenderOptions) -> None:
     if level <= 2:
-        con.rule(Text(_plain(s.title), style="bold"), align="left")
+        _rule(con, _plain(s.title))
     else:
         con.print(Text(_plain(s.title), style="bold underline"))
     for b in s.blocks:
@@ -72,7 +102,7 @@ def render(doc: Document, con: Console, opts: RenderOptions) -> None:
     for s in body:
         _section(con, s, 2, opts)
     if appendix and opts.full:
-        con.rule(Text("Appendix: full tables", style="bold"), align="left")
+        _rule(con, "Appendix: full tables")
         for s in appendix:
             _section(con, s, 3, opts)
     elif appendix and opts.full_hint:
