@@ -208,3 +208,64 @@ def test_completing_a_value_imports_neither_numpy_nor_pandas():
         "print(sorted(m for m in ('pandas', 'numpy', 'cupy', 'matplotlib') if m in sys.modules))"])
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.split() == ["cpu,naive", "[]"], (r.stdout, r.stderr)
+
+
+# --- one layout for every table: bench's live tables and run's profiler tables are the report's ---
+
+BENCH = "tests/data/bench/bench-h200-first.json"
+
+
+def _bench_text(width: int | None) -> str:
+    import io
+
+    from rich.console import Console
+
+    from profconv.records import load
+    from profconv.render import terminal
+    from profconv.report.bench import layer_section, summary_sections
+    from profconv.run import bench
+
+    record = load(BENCH)
+    df = bench.frame(record)
+    con = (Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None) if width
+           else Console(file=io.StringIO(), width=1000, color_system=None))  # a pipe: plain, complete
+    for i, layer in enumerate(record.layers):  # as `profconv bench` prints each layer when it is measured
+        terminal.section(con, layer_section(layer, i, df))
+    for s in summary_sections(record):
+        terminal.section(con, s)
+    return con.file.getvalue()
+
+
+def test_bench_tables_at_80_columns_keep_op_time_and_ratio():
+    out = _bench_text(80)
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    row = next(line for line in out.splitlines() if line.startswith("tuned ") and "0.42×" in line)
+    assert row.split()[:5] == ["tuned", "587.4", "µs", "0.42×", "cudnn"]  # Op Time with its unit, the ratio, vs whom
+    words = " ".join(out.split())  # captions wrap at the table's width
+    assert "rel. error, bound, min, precision not shown at 80 columns (--width N shows them)" in words
+    best = out.split("Best variant per layer")[1]
+    assert "ece408-high   conv1   fp32        tuned          587.4 µs      0.42×" in best
+    assert "shape, share of floor, cuDNN peer (layout) not shown at 80 columns" in " ".join(best.split())
+    assert "Best cuDNN per layer and precision" in out
+
+
+def test_bench_tables_at_120_and_redirected():
+    wide = _bench_text(120)
+    assert max(len(line) for line in wide.splitlines()) <= 120
+    piped = _bench_text(None)
+    assert "not shown" not in piped and "─" * 500 not in piped  # complete; headings are one plain line
+    assert "── ece408-high conv1: M=50 C=1 28x28 K=5, 10,000 images ──" in piped
+    header = next(line for line in piped.splitlines() if line.startswith("variant "))
+    assert header.split()[:4] == ["variant", "precision", "Op", "Time"]
+
+
+def test_live_commands_use_the_report_tables_not_their_own():
+    """bench and run print through the Document renderer; no command lays out a report table by hand."""
+    import inspect
+
+    import profconv.commands.bench as bench_cmd
+    import profconv.profile.session as session
+
+    assert "fitted_table" not in inspect.getsource(bench_cmd)
+    assert not hasattr(session, "ncu_table") and not hasattr(session, "agreement_table")

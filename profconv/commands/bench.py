@@ -18,16 +18,13 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
-from rich.text import Text
 
 from profconv import provenance
 from profconv.commands import _complete, comma_list, out_directory
 from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
-from profconv.records import BenchLayer, BenchRecord, BenchSettings, Environment, struct_from
+from profconv.records import BenchRecord, BenchSettings, Environment, struct_from
 from profconv.records.provenance import Provenance
-from profconv.render.format import Column, fitted_table
 from profconv.run import gpu
 from profconv.run.models import get_model
 from profconv.run.record import write_atomic
@@ -38,33 +35,6 @@ from profconv.ui import console
 # that `profconv bench --help` and completing a value (`--model ece<TAB>`) stay fast
 
 DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
-
-
-def layer_table(layer: BenchLayer, fused: bool = False, width: int = 120) -> Table:
-    """One layer's variants: the headline Op Time with its ±95% interval and the other L2 figure; at a
-    narrow width the error, bound, floor-share, precision, other-L2 and interval columns go, in that order."""
-    title = f"{layer.model} {layer.layer}: {layer.shape}, {layer.images} images"
-    if fused:
-        title = f"{layer.model} fused layer {layer.fused_ops}: {layer.shape}, {layer.images} images"
-    rows = []
-    for r in layer.fused if fused else layer.results:
-        t = r.op_time.median_s if r.op_time else None
-        ci = r.op_time.ci_rel if r.op_time else None
-        other = r.op_time_warm if r.op_time is r.op_time_cold else r.op_time_cold
-        rows.append([r.variant, r.precision, f"{t * 1e3:.3f} ms" if t else "—", f"{ci:.1%}" if ci is not None else "—",
-                     f"{other.median_s * 1e3:.3f} ms" if other else "—", f"{r.ratio:.2f}x" if r.ratio else "—",
-                     r.reference or "—", f"{r.floor_share:.0%}" if r.floor_share else "—", r.bound or "—",
-                     f"{r.rel_error:.1e}" if r.rel_error is not None else "—",
-                     Text("ok", style="green") if r.status == "ok"
-                     else Text.from_markup(f"[red]FAILED[/red]: {escape(r.error or '')}")])
-    spec = [("variant", "left", None), ("precision", "left", 4), ("Op Time", "right", None), ("±", "right", 6),
-            ("other L2", "right", 5), ("ratio", "right", None), ("vs", "left", None), ("floor", "right", 3),
-            ("bound", "left", 2), ("rel. error", "right", 1), ("status", "left", None)]
-    columns = [Column(h, [row[i] for row in rows], justify=j, drop=d, wrap=h == "status")
-               for i, (h, j, d) in enumerate(spec)]
-    return fitted_table(title, columns, width, wrap_min=8,
-                        caption="± the median's 95% interval; other L2: the warm figure when the headline is cold "
-                                "(and the other way round); floor: share of the roofline floor")
 
 
 def checked_user_variants(decls: list, models: list, timeout: float, con) -> tuple[list, dict[str, str]]:
@@ -110,7 +80,8 @@ def bench_command(
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", min=1.0, help="Seconds each --kernel's isolated check may take.")] = 600.0,
 ) -> None:
     """Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."""
-    from profconv.report.bench import fmt_ms, fmt_ratio, fmt_share, to_markdown
+    from profconv.render import terminal
+    from profconv.report.bench import layer_section, summary_sections, to_markdown
     from profconv.run import bench
     from profconv.run import weights as weights_mod
     from profconv.run.variants import VARIANTS, cudnn_unavailable, get_variants
@@ -171,15 +142,8 @@ def bench_command(
                 for layer in layers:
                     record.layers.append(layer)
                     write_atomic(run_dir / "bench.json", record.to_json())
-                    if layer.same_as:
-                        prog.console.print(f"{m.name} {layer.layer}: same shape as {layer.same_as}")
-                    else:
-                        prog.console.print(layer_table(layer, width=con.width))
-                        for r in layer.results:
-                            if "sweep" in r.params:  # a user kernel's declared sweep, run on this shape
-                                prog.console.print(f"{escape(r.variant)} sweep: {escape(str(r.params['sweep']))}")
-                        if layer.fused:
-                            prog.console.print(layer_table(layer, fused=True, width=con.width))
+                    # the layer as the report shows it, laid out for this terminal, as soon as it is measured
+                    terminal.section(prog.console, layer_section(layer, len(record.layers) - 1, bench.frame(record)))
     except KeyboardInterrupt:
         record.interrupted = True
         record.provenance = struct_from(Provenance, recorder.finish(None))
@@ -189,31 +153,8 @@ def bench_command(
     prov = recorder.finish(None)
     record.provenance = struct_from(Provenance, prov)
     write_atomic(run_dir / "bench.json", record.to_json())
-    df = bench.frame(record)
-    peers_df = bench.best_peers(df)
-    if not peers_df.empty:
-        p = peers_df.to_dict("records")
-        cols = [Column("model", [str(r["model"]) for r in p], "left", drop=2),
-                Column("layer", [str(r["layer"]) for r in p], "left"),
-                Column("precision", [str(r["precision"]) for r in p], "left"),
-                Column("best cuDNN", [str(r["peer"]) for r in p], "left"),
-                Column("layout", [str(r["layout"]) for r in p], "left", drop=3),
-                Column("Op Time", [fmt_ms(r["median_s"]) for r in p]),
-                Column("other layouts", [str(r["others"]) for r in p], "left", drop=1, wrap=True)]
-        con.print(fitted_table(f"Best cuDNN per layer and precision ({l2} L2; layout converted before timing)", cols,
-                               con.width, wrap_min=16))
-    best = bench.best_per_layer(df)
-    if not best.empty:
-        b = best.to_dict("records")
-        cols = [Column("model", [str(r["model"]) for r in b], "left", drop=2),
-                Column("layer", [str(r["layer"]) for r in b], "left"),
-                Column("precision", [str(r["precision"]) for r in b], "left"),
-                Column("variant", [str(r["variant"]) for r in b], "left"),
-                Column("Op Time", [fmt_ms(r["median_s"]) for r in b]),
-                Column("vs best cuDNN", [fmt_ratio(r["ratio"]) for r in b]),
-                Column("cuDNN", [str(r["reference"]) for r in b], "left", drop=3),
-                Column("floor share", [fmt_share(r["floor_share"]) for r in b], drop=1)]
-        con.print(fitted_table("Best variant per layer and precision", cols, con.width))
+    for section in summary_sections(record):  # the best variant and the best cuDNN per layer and precision
+        terminal.section(con, section)
     con.print(f"[dim]provenance: {escape(provenance.summary_line(prov))}[/dim]")
     if markdown_out is not None:
         write_atomic(markdown_out, to_markdown(record))

@@ -3,39 +3,28 @@ targets are read from), then per layer every variant against cuDNN of its precis
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
-from profconv.records import BenchRecord, to_builtins
+from profconv.records import BenchLayer, BenchRecord, to_builtins
 from profconv.records.provenance import summary_line
 from profconv.render import markdown
 from profconv.render.document import Bullets, Column, Document, Paragraph, RenderOptions, Section, Table
 from profconv.run.bench import best_peers, best_per_layer, frame
 
-
-def fmt_ms(v: Any) -> str:
-    return f"{v * 1e3:.3f}" if pd.notna(v) else "—"
-
-
-def fmt_ratio(v: Any) -> str:
-    return f"{v:.2f}×" if pd.notna(v) else "—"
-
-
-def fmt_share(v: Any) -> str:
-    return f"{v:.0%}" if pd.notna(v) else "—"
-
-
-BEST = [Column("model", "model"), Column("layer", "layer"), Column("shape", "shape"), Column("precision", "precision"),
-        Column("variant", "best variant"), Column("median_s", "Op Time", "seconds"), Column("ratio", "vs cuDNN", "ratio"),
-        Column("reference", "cuDNN peer (layout)"), Column("floor_share", "share of floor", "fraction")]
+# drop: what a narrow terminal leaves out first (the markdown and HTML reports show every column)
+BEST = [Column("model", "model"), Column("layer", "layer"), Column("shape", "shape", drop=1),
+        Column("precision", "precision"), Column("variant", "best variant"), Column("median_s", "Op Time", "seconds"),
+        Column("ratio", "vs cuDNN", "ratio"), Column("reference", "cuDNN peer (layout)", drop=3),
+        Column("floor_share", "share of floor", "fraction", drop=2)]
 PEERS = [Column("model", "model"), Column("layer", "layer"), Column("precision", "precision"),
          Column("peer", "best cuDNN"), Column("layout", "layout"), Column("median_s", "Op Time", "seconds"),
-         Column("ci_rel", "± (95%)", "fraction"), Column("others", "other layouts")]
-LAYER = [Column("variant", "variant"), Column("precision", "precision"), Column("median_s", "Op Time", "seconds"),
-         Column("min_s", "min", "seconds"), Column("ratio", "ratio", "ratio"), Column("reference", "vs"),
-         Column("floor_share", "share of floor", "fraction"), Column("bound", "bound"),
-         Column("rel_error", "rel. error", "sci"), Column("status", "status"), Column("error", "error")]
+         Column("ci_rel", "± (95%)", "fraction", drop=1), Column("others", "other layouts")]
+# the layer table: the L2 figures (drop 1) and the interval (2) first, then these, lowest first
+LAYER = [Column("variant", "variant"), Column("precision", "precision", drop=6),
+         Column("median_s", "Op Time", "seconds"), Column("min_s", "min", "seconds", drop=5),
+         Column("ratio", "ratio", "ratio"), Column("reference", "vs"),
+         Column("floor_share", "share of floor", "fraction", drop=7), Column("bound", "bound", drop=4),
+         Column("rel_error", "rel. error", "sci", drop=3), Column("status", "status"), Column("error", "error")]
 
 
 def bench_section(record: BenchRecord) -> Section:
@@ -75,26 +64,42 @@ def bench_section(record: BenchRecord) -> Section:
                       f"({st.l2 or 'cold'} L2 figure)."),
             Table("bench-peers", "", peers_df, PEERS)))
     for i, layer in enumerate(record.layers):
-        sub = Section(f"{layer.model} {layer.layer}: {layer.shape}, {layer.images:,} images")
-        sec.sections.append(sub)
-        if layer.same_as:
-            sub.add(Paragraph(f"Same shape as {layer.same_as}: measured there."))
-            continue
-        rows = df[(df["model"] == layer.model) & (df["layer"] == layer.layer)]
-        cols = LAYER if rows["error"].notna().any() else LAYER[:-1]
-        extra = [Column("ci_rel", "± (95%)", "fraction", drop=2)] if rows["ci_rel"].notna().any() else []
-        if rows["cold_s"].notna().any() and rows["warm_s"].notna().any():
-            extra += [Column("cold_s", "cold L2", "seconds", drop=1), Column("warm_s", "warm L2", "seconds", drop=1)]
-        cols = cols[:4] + extra + cols[4:]
-        sub.add(Table(f"bench-{i}", "", rows[rows["op"] == "conv"], cols))
-        if layer.fused:
-            sub.add(Table(f"bench-{i}-fused", f"Fused layer — {layer.fused_ops}, timed as one op (floor from the "
-                          "pooled output's bytes)", rows[rows["op"] != "conv"], cols))
-        chosen = [r for r in layer.results + layer.fused if r.params]
-        if chosen:
-            sub.add(Paragraph("Swept parameters: " + "; ".join(
-                f"{r.variant} " + ", ".join(f"{k}={v}" for k, v in r.params.items()) for r in chosen)))
+        sec.sections.append(layer_section(layer, i, df))
     return sec
+
+
+def layer_title(layer: BenchLayer) -> str:
+    return f"{layer.model} {layer.layer}: {layer.shape}, {layer.images:,} images"
+
+
+def layer_section(layer: BenchLayer, i: int, df: pd.DataFrame) -> Section:
+    """One layer (the i-th of the record; `df` its frame): every variant against cuDNN of its precision,
+    the fused layer, the swept parameters. `profconv bench` prints it as soon as the layer is measured."""
+    sub = Section(layer_title(layer))
+    if layer.same_as:
+        return sub.add(Paragraph(f"Same shape as {layer.same_as}: measured there."))
+    rows = df[(df["model"] == layer.model) & (df["layer"] == layer.layer)]
+    cols = LAYER if rows["error"].notna().any() else LAYER[:-1]
+    extra = [Column("ci_rel", "± (95%)", "fraction", drop=2)] if rows["ci_rel"].notna().any() else []
+    if rows["cold_s"].notna().any() and rows["warm_s"].notna().any():
+        extra += [Column("cold_s", "cold L2", "seconds", drop=1), Column("warm_s", "warm L2", "seconds", drop=1)]
+    cols = cols[:4] + extra + cols[4:]
+    sub.add(Table(f"bench-{i}", "", rows[rows["op"] == "conv"], cols))
+    if layer.fused:
+        sub.add(Table(f"bench-{i}-fused", f"Fused layer — {layer.fused_ops}, timed as one op (floor from the "
+                      "pooled output's bytes)", rows[rows["op"] != "conv"], cols))
+    chosen = [r for r in layer.results + layer.fused if r.params]
+    if chosen:
+        sub.add(Paragraph("Swept parameters: " + "; ".join(
+            f"{r.variant} " + ", ".join(f"{k}={v}" for k, v in r.params.items()) for r in chosen)))
+    return sub
+
+
+def summary_sections(record: BenchRecord) -> list[Section]:
+    """The bench report's sections other than the per-layer ones (the best variant and the best cuDNN
+    per layer and precision): what `profconv bench` prints at the end, the layers having been printed."""
+    layers = {layer_title(layer) for layer in record.layers}
+    return [s for s in bench_section(record).sections if s.title not in layers]
 
 
 def to_markdown(record: BenchRecord) -> str:

@@ -275,10 +275,11 @@ def agreement_section(rows: list[dict], ncu_settings: dict | None) -> Section:
     view = df.assign(op_label=[f"{v}/{lay}" for v, lay in zip(df["variant"], df["layer"])],
                      cupti_pct=[pct(v) for v in df["cupti_vs_op"]], ncu_pct=[pct(v) for v in df["ncu_vs_op"]],
                      verdict=["within" if w else why for w, why in zip(df["within"], df["why"])])
+    # a narrow terminal keeps the op, its Op Time, the gap and the verdict; the raw profiler times go first
     cols = [Column("op_label", "op"), Column("op_time_s", "Op Time", "seconds"),
-            Column("cupti_busy_s", "CUPTI busy", "seconds"), Column("cupti_span_s", "CUPTI span", "seconds"),
-            Column("ncu_s", "ncu", "seconds"), Column("cupti_pct", "CUPTI vs Op"), Column("ncu_pct", "ncu vs Op"),
-            Column("verdict", "")]
+            Column("cupti_busy_s", "CUPTI busy", "seconds", drop=3), Column("cupti_span_s", "CUPTI span", "seconds", drop=1),
+            Column("ncu_s", "ncu", "seconds", drop=2), Column("cupti_pct", "CUPTI vs Op"),
+            Column("ncu_pct", "ncu vs Op", drop=4), Column("verdict", "")]
     s = ncu_settings or {}
     setting = (f"ncu ran with `--clock-control {s['clock_control']} --cache-control {s['cache_control']}`"
                if s.get("clock_control") else "no ncu figures in this run")
