@@ -159,4 +159,4 @@ def test_bench_runs_the_declared_sweep_and_says_which_candidate_won(tmp_path, cl
     for x in tiled:
         assert x["params"]["TILE"] in (8, 16, 32)
         assert x["params"]["sweep"].startswith(f"TILE={x['params']['TILE']} chosen of 3: TILE=8 ")
-    assert "Swept parameters: " in r.stdout and "tiled TILE=" in r.stdout and ", sweep=TILE=" in r.stdout  # report's layer section
+    assert "Swept parameters: " in r.stdout and "tiled TILE=" in r.stdout and ", sweep=TILE=" in r.stdout  # the layer section
