@@ -243,7 +243,7 @@ def test_bench_tables_at_80_columns_keep_op_time_and_ratio():
     row = next(line for line in out.splitlines() if line.startswith("tuned ") and "0.42×" in line)
     assert row.split()[:5] == ["tuned", "587.4", "µs", "0.42×", "cudnn"]  # Op Time with its unit, the ratio, vs whom
     words = " ".join(out.split())  # captions wrap at the table's width
-    assert "rel. error, bound, min, precision not shown at 80 columns (--width N shows them)" in words
+    assert "rel. error, min, precision not shown at 80 columns (--width N shows them)" in words
     best = out.split("Best variant per layer")[1]
     assert "ece408-high   conv1   fp32        tuned          587.4 µs      0.42×" in best
     assert "shape, share of floor, cuDNN peer (layout) not shown at 80 columns" in " ".join(best.split())
@@ -269,3 +269,20 @@ def test_live_commands_use_the_report_tables_not_their_own():
 
     assert "fitted_table" not in inspect.getsource(bench_cmd)
     assert not hasattr(session, "ncu_table") and not hasattr(session, "agreement_table")
+
+
+def test_fit_takes_back_a_narrow_column_once_a_wide_one_is_gone():
+    from profconv.render.format import Column, fit
+
+    cols = [Column("name", ["conv_forward_kernel"], justify="left", wrap=True), Column("n", ["3"], drop=1),
+            Column("a very wide column", ["x" * 30], drop=2), Column("Op Time", ["2.203 ms"])]
+    kept, dropped = fit(cols, 50, wrap_min=12)
+    assert [c.header for c in kept] == ["name", "n", "Op Time"] and dropped == ["a very wide column"]
+
+
+def test_cpu_run_shows_no_empty_interval_column(cli, tmp_path):
+    r = cli("run", "--model", "ece408", "--variant", "cpu", "--images", "5", "--out", tmp_path / "r", "--width", "80")
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if line.startswith("images   variant   layer"))
+    assert header.split() == ["images", "variant", "layer", "Op", "Time", "min", "n", "Correctness", "status"]
+    assert "Op Time: median of the n timed runs\nrel. error not shown at 80 columns (--width N shows them)\n" in r.stdout

@@ -124,8 +124,9 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
             ("±", "right", 2), ("min", "right", 3), ("n", "right", 1), ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5),
             ("rel. error", "right", 2), ("Correctness", "right", 6), ("status", "left", None)]
     columns = [Column(h, [row[i] for row in rows], justify=j, drop=d, wrap=h == "status") for i, (h, j, d) in enumerate(spec)]
-    columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹") or any(v != "—" for v in c.cells)]
-    caption = "Op Time: median of the n timed runs; ± its 95% interval (half-width / median)"
+    columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹", "±") or any(v != "—" for v in c.cells)]
+    caption = "Op Time: median of the n timed runs" + (
+        "; ± its 95% interval (half-width / median)" if any(c.header == "±" for c in columns) else "")
     if any(c.header == "vs cuDNN¹" for c in columns):
         caption += "\n¹ speedup over the fastest cuDNN of the same precision in this run (any layout)"
     return fitted_table(f"{record.model.name}: Op Time per conv layer", columns, width, wrap_min=12, caption=caption)

@@ -103,7 +103,6 @@ def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Col
     """The columns that fit `width` with the wrapping column at least `wrap_min` wide (or its natural
     width when narrower), dropping droppable columns lowest rank first; also the headers dropped."""
     kept = list(columns)
-    dropped: list[str] = []
 
     def needed() -> int:
         total = -PAD
@@ -112,11 +111,20 @@ def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Col
             total += (min(w, wrap_min) if c.wrap else w) + PAD
         return total
 
+    gone: list[Column] = []
     for c in sorted((c for c in columns if c.drop is not None), key=lambda c: c.drop):  # type: ignore[arg-type, return-value]
         if needed() <= width:
             break
         kept.remove(c)
-        dropped.append(c.header)
+        gone.append(c)
+    for c in [c for c in reversed(gone) if not c.wrap]:  # a narrow column left out on the way may fit again
+        kept.append(c)
+        kept.sort(key=columns.index)
+        if needed() > width:
+            kept.remove(c)
+        else:
+            gone.remove(c)
+    dropped = [c.header for c in gone]
     return kept, dropped
 
 
