@@ -261,6 +261,8 @@ def _build_app():
             ui.set_width(None)  # per invocation (CliRunner runs many in one process)
             argv = list(sys.argv[1:] if args is None else args)
             argv = _pop_traceback_flag(argv) or ["--help"]  # `profconv` alone shows the help, exit 0
+            if len(argv) == 1 and argv[0] in COMMANDS and COMMANDS[argv[0]][1] == "app":
+                argv.append("--help")  # so does a noun with sub-commands alone (`profconv kernel`)
             code = _guarded(lambda: super(LazyGroup, self).main(
                 args=argv, prog_name=prog_name or "profconv", complete_var=complete_var,
                 standalone_mode=False, **extra))

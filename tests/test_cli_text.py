@@ -286,3 +286,8 @@ def test_cpu_run_shows_no_empty_interval_column(cli, tmp_path):
     header = next(line for line in r.stdout.splitlines() if line.startswith("images   variant   layer"))
     assert header.split() == ["images", "variant", "layer", "Op", "Time", "min", "n", "Correctness", "status"]
     assert "Op Time: median of the n timed runs\nrel. error not shown at 80 columns (--width N shows them)\n" in r.stdout
+
+
+def test_a_noun_alone_shows_its_help_like_profconv_alone(cli):
+    r = cli("kernel")
+    assert r.returncode == 0 and r.stdout.startswith("Usage: profconv kernel [OPTIONS] COMMAND [ARGS]...")
