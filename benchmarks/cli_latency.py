@@ -8,7 +8,8 @@ table gives the median and min wall time, the median minus `python -c pass` meas
     python benchmarks/cli_latency.py --cpu-run       # also `profconv run --model ece408-high` (10,000 images)
     python benchmarks/cli_latency.py -n 10 --json out.json
 
-Targets (issue 10): `--help` <= 0.3 s, `parse` of a 1 MB nvprof log <= 0.5 s, the CPU run <= 30 s and 1.5 GB.
+Also the shell completion of an option's value (what a TAB costs). Targets (issue 10): `--help`
+<= 0.3 s, `parse` of a 1 MB nvprof log <= 0.5 s, the CPU run <= 30 s and 1.5 GB.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def one_mb_nvprof_log(directory: Path) -> Path:
     path = directory / "nvprof-trace-1MB.log"
     path.write_text("\n".join(out) + "\n")
     return path
+
+
+def completion_env(env: dict[str, str], line: str) -> dict[str, str]:
+    """The environment bash's completion gives `profconv` when TAB is pressed after `line`."""
+    return {**env, "_PROFCONV_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": str(len(line.split()) - 1)}
 
 
 def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, int]:
@@ -92,6 +98,8 @@ def main() -> None:
             ("profconv parse 1 MB nvprof trace --json", [py, "-m", "profconv", "parse", str(big), "--json"]),
         ]
         results = [bench(name, argv, args.n, env) for name, argv in cases]
+        results.append(bench("TAB after `profconv run --variant cpu,na`", [py, "-m", "profconv"], args.n,
+                             completion_env(env, "profconv run --variant cpu,na")))
         if args.cpu_run:
             results.append(bench("profconv run --model ece408-high --variant cpu (10,000 images)",
                                  [py, "-m", "profconv", "run", "--model", "ece408-high", "--variant", "cpu",
