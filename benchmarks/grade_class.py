@@ -1,8 +1,12 @@
 """Build a class of >= 20 submissions for the GPU validation of `profconv grade`, and check its leaderboard.
 
 usage:
-  python benchmarks/grade_class.py build DIR     # DIR/<name>/ per submission + DIR/class.csv
-  python benchmarks/grade_class.py check OUT DIR/class.csv   # expected vs got, per-job cost
+  python benchmarks/grade_class.py build DIR [GPU_TYPE]  # DIR/<name>/ per submission + DIR/class.csv
+  python benchmarks/grade_class.py check OUT DIR/class.csv   # expected vs got, where and how long each job ran
+
+With GPU_TYPE (e.g. H100) every submission asks for that GPU type (the listing's `gpu` column: the
+local executor matches it against the GPU names, Ray places the task by accelerator type), and one
+more submission asks for a type this machine lacks: it must come back `unplaced`.
 
 The submissions come from examples/ (one per contract: correct) and tests/data/kernels/ (course-format
 files as they are; bad/ holds deliberately broken kernels: FAILED), plus mutations of the examples that are wrong, crash (illegal
@@ -13,6 +17,9 @@ The listing's extra column `expect` says what the leaderboard must show:
   FAILED    verdict FAILED (the kernel's own row: wrong, crashed, hung or failed to build in
             profconv run's isolated child) -- or the job itself ended in error/crashed/timeout
   slow      verdict ok and at least 1.5x the class median
+  sanitize  a kernel whose only fault is a read past its input or a race, which the output check cannot
+            see: FAILED when the grade ran with --sanitize (compute-sanitizer), else any verdict
+  unplaced  asks for a GPU type this machine lacks: verdict unplaced
   any       a student file: whatever it is, it must get its row
 """
 
@@ -68,7 +75,15 @@ def _copy_example(example_dir: Path, dst: Path) -> None:
     shutil.copytree(example_dir, dst)
 
 
-def build(out: Path) -> list[dict[str, str]]:
+# bad/ kernels whose fault only compute-sanitizer sees (the output is right)
+SANITIZE_ONLY = ("reads_past_end", "racy", "race")
+
+
+def _other_type(gpu_type: str) -> str:
+    return "A100" if gpu_type.upper() != "A100" else "H100"
+
+
+def build(out: Path, gpu_type: str | None = None) -> list[dict[str, str]]:
     if not EX.is_dir():
         sys.exit(f"error: {EX} is missing: the examples of `profconv run --kernel` (issue 11) are needed")
     if out.exists():
@@ -108,49 +123,100 @@ def build(out: Path) -> list[dict[str, str]]:
                 (out / name).mkdir()
                 shutil.copy2(src, out / name / src.name)
             # bad/: profconv's deliberately broken kernels (wrong, out of bounds, hang, ...)
-            rows.append({"submission": name, "expect": "FAILED" if rel.parts[0] == "bad" else "any"})
+            bad = rel.parts[0] == "bad"
+            expect = "any" if not bad else "sanitize" if any(k in name for k in SANITIZE_ONLY) else "FAILED"
+            rows.append({"submission": name, "expect": expect})
+    fields = ["submission", "expect"]
+    if gpu_type:
+        for row in rows:
+            row["gpu"] = gpu_type
+        _copy_example(EX / "device-tiled", out / "wrong-gpu-type")
+        rows.append({"submission": "wrong-gpu-type", "expect": "unplaced", "gpu": _other_type(gpu_type)})
+        fields.append("gpu")
     with (out / "class.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["submission", "expect"])
+        w = csv.DictWriter(fh, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
     print(f"{len(rows)} submissions in {out} ({out / 'class.csv'})")
     return rows
 
 
+def _t(text: str | None) -> float | None:
+    from datetime import datetime
+
+    return datetime.fromisoformat(text).timestamp() if text else None
+
+
 def check(grade_out: Path, listing: Path) -> int:
     expect = {r["submission"]: r["expect"] for r in csv.DictReader(listing.open())}
     board = {r["submission"]: r for r in csv.DictReader((grade_out / "leaderboard.csv").open())}
     doc = json.loads((grade_out / "manifest.json").read_text())
+    sanitized = "--sanitize" in doc.get("argv", [])
     bad = 0
-    print(f"{'submission':28} {'expect':7} {'verdict':9} {'total ms':>9} {'x median':>8}  reason")
+    print(f"{'submission':34} {'expect':8} {'verdict':9} {'GPU':>3} {'total ms':>9} {'x cuDNN':>13} {'x med':>5}  reason")
     for name, want in expect.items():
         row = board.get(name)
         if row is None:
-            print(f"{name:28} {want:7} MISSING: no leaderboard row")
+            print(f"{name:34} {want:8} MISSING: no leaderboard row")
             bad += 1
             continue
         verdict = row["verdict"]
         ratio = float(row["vs_median"]) if row["vs_median"] else None
+        failed = verdict in ("FAILED", "error", "crashed", "timeout")
         good = {"ok": verdict == "ok", "slow": verdict == "ok" and ratio is not None and ratio >= 1.5,
-                "FAILED": verdict in ("FAILED", "error", "crashed", "timeout"), "any": bool(verdict)}[want]
+                "FAILED": failed, "sanitize": failed if sanitized else bool(verdict),
+                "unplaced": verdict == "unplaced", "any": bool(verdict)}[want]
         bad += not good
         total = f"{float(row['total_s']) * 1e3:.3f}" if row["total_s"] else "—"
-        print(f"{name:28} {want:7} {verdict:9} {total:>9} {ratio if ratio is None else round(ratio, 2)!s:>8}  "
-              f"{'' if good else 'UNEXPECTED '}{(row['reason'] or '')[:70]}")
-    walls = [j["wall_s"] for j in doc["jobs"] if j.get("wall_s") is not None]
-    gpus = sorted({f"{j.get('visible_devices')}: {j.get('gpu')}" for j in doc["jobs"]})
-    print(f"\n{len(doc['jobs'])} jobs, engine {doc['engine']['name']} {doc['engine'].get('version') or ''}; "
-          f"GPUs used: {', '.join(gpus)}")
+        xc = "—"
+        if row["vs_cudnn"]:
+            xc = f"{float(row['vs_cudnn']):.2f}"
+            if row.get("vs_cudnn_low") and row.get("vs_cudnn_high"):
+                xc += f" ({float(row['vs_cudnn_low']):.2f}-{float(row['vs_cudnn_high']):.2f})"
+        med = "—" if ratio is None else f"{ratio:.2f}"
+        print(f"{name:34} {want:8} {verdict:9} {row.get('device') or '—':>3} {total:>9} {xc:>13} {med:>5}  "
+              f"{'' if good else 'UNEXPECTED '}{(row['reason'] or '')[:60]}")
+    jobs = doc["jobs"]
+    walls = [j["wall_s"] for j in jobs if j.get("wall_s") is not None]
+    reps = [j["report_s"] for j in jobs if j.get("report_s") is not None]
+    print(f"\n{len(jobs)} jobs, engine {doc['engine']['name']} {doc['engine'].get('version') or ''}; "
+          f"options {json.dumps(doc['engine'].get('options', {}))}")
     if walls:
-        print(f"job wall time: median {statistics.median(walls):.1f} s, mean {statistics.mean(walls):.1f} s, "
+        print(f"job wall time on its GPU: median {statistics.median(walls):.1f} s, mean {statistics.mean(walls):.1f} s, "
               f"min {min(walls):.1f} s, max {max(walls):.1f} s, sum {sum(walls):.1f} s")
+    if reps:
+        print(f"report after the GPU was given back: median {statistics.median(reps):.1f} s, sum {sum(reps):.1f} s")
+    sched = doc.get("schedule") or {}
+    for g in sched.get("gpus", []):
+        print(f"GPU {g['device']} ({g['gpu']}, {g['host']}): {g['jobs']} jobs, {g['busy_s']:.1f} s busy, "
+              f"at most {g['max_at_once']} job(s) at once")
+    if sched:
+        print(f"span {sched['span_s']:.1f} s, two or more GPUs busy for {sched['parallel_s']:.1f} s, "
+              f"at most {sched['max_gpus']} GPUs at once, at most {sched['max_per_gpu']} job(s) per GPU at once")
+        if sched["max_per_gpu"] > 1:
+            print("RULE BROKEN: two jobs at once on one GPU")
+            bad += 1
+    cud = [float(r["cudnn_total_s"]) for r in board.values() if r.get("cudnn_total_s")]
+    if cud:
+        print(f"cuDNN's total Op Time over the {len(cud)} ok jobs: median {statistics.median(cud) * 1e3:.4f} ms, "
+              f"min {min(cud) * 1e3:.4f}, max {max(cud) * 1e3:.4f} (max/min {max(cud) / min(cud):.3f})")
+    # per job: where and when (seconds from the first start)
+    t0 = min((_t(j.get("started")) for j in jobs if j.get("started") and j.get("ended")), default=None)
+    if t0 is not None:
+        print(f"\n{'job':34} {'GPU':>3} {'start':>7} {'end':>7} {'wall':>6} {'report':>6}  status")
+        for j in sorted(jobs, key=lambda j: (_t(j.get("started")) or 0)):
+            a, b = _t(j.get("started")), _t(j.get("ended"))
+            span = f"{a - t0:7.1f} {b - t0:7.1f}" if a is not None and b is not None else f"{'—':>7} {'—':>7}"
+            wall = f"{j['wall_s']:.1f}" if j.get("wall_s") is not None else "—"
+            rep = f"{j['report_s']:.1f}" if j.get("report_s") is not None else "—"
+            print(f"{j['submission']:34} {j.get('visible_devices') or '—':>3} {span} {wall:>6} {rep:>6}  {j['status']}")
     print(f"{bad} unexpected verdict(s)")
     return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "build":
-        build(Path(sys.argv[2]))
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "build":
+        build(Path(sys.argv[2]), sys.argv[3] if len(sys.argv) == 4 else None)
     elif len(sys.argv) == 4 and sys.argv[1] == "check":
         sys.exit(check(Path(sys.argv[2]), Path(sys.argv[3])))
     else:

@@ -1,70 +1,58 @@
 #!/usr/bin/env bash
-# GPU validation of `profconv grade` (issue 15), one device call per engine:
-#   bash benchmarks/grade_gpu.sh local    # the local executor: a process per job, one job per GPU
-#   bash benchmarks/grade_gpu.sh ray      # a local Ray instance on this host's GPUs
-#   bash benchmarks/grade_gpu.sh both     # both in one call (needs ~2x the time)
+# GPU validation of `profconv grade` (issue 15) on one multi-GPU host, in one call:
+#   bash benchmarks/grade_gpu.sh both      # probe, the local executor, then a local Ray instance
+#   bash benchmarks/grade_gpu.sh local     # probe + the local executor only
+#   bash benchmarks/grade_gpu.sh ray       # the Ray pass only
+#   bash benchmarks/grade_gpu.sh sanitize  # grade --sanitize over the over-reading kernel and a correct one
 # Builds >= 20 submissions (benchmarks/grade_class.py: examples/ correct, wrong, crashing, hanging,
-# not compiling and slow mutations of them, the student files of tests/data/kernels/), times one
-# plain `profconv run --kernel` (the per-job cost without grade), grades the class, checks every
-# verdict against what the submission is, re-runs to show resuming (every job kept), and leaves
-# the grade directories, logs and leaderboards under $OUT.
+# not compiling and slow mutations of them, the student files of tests/data/kernels/), every one asking
+# for this machine's GPU type (Ray places by accelerator type) and one asking for a type it lacks
+# (must come back unplaced). Then:
+#  - probe: where one job's time goes (CLI import, PyTorch + CUDA context, CuPy + context, the kernel
+#    alone, the whole job under cProfile, the report), on GPU 0 alone, before any grading;
+#  - each pass: `profconv grade` over the class, its leaderboard checked against what each submission
+#    is, where and when every job ran (which GPU; both GPUs at once; never two jobs on one GPU), and a
+#    second run that must keep every job (resume).
+# Everything that comes back is at $OUT's top level: per pass grade-<pass>.log, check-<pass>.txt (the
+# verdict check, the per-job GPU/start/end/wall table, the schedule, cuDNN's spread),
+# leaderboard-<pass>.md/.csv, manifest-<pass>.json, records-<pass>.tgz (job.json, run.json, job.log of
+# every job; no plots); probe.txt; ray-logs.tgz when the Ray pass failed; summary.txt.
 #
-# Wheels: .whl/ as for every device call (msgspec, nvtx, cupti-python). Ray is not on the GPU
-# machine and its cp312 wheel (79 MB) is over the 64 MiB a call carries: `bash
-# benchmarks/ray_wheels.sh` (here, with a package index) fills .whl-ray/ with it trimmed to 40 MB
-# (benchmarks/ray_wheel.py: no Java jars, RLlib, Data, Serve, Tune, Train) and its dependencies;
-# carry [".whl", ".whl-ray"] (tree + both: about 55 MB). Without .whl-ray/ the Ray pass says so.
-#
-# Settings (environment): MODEL=ece408-high IMAGES=1000 TIMEOUT=300 KERNEL_TIMEOUT=60.
-# Duration: 20+ jobs of ~10-30 s each on one GPU (a hanging kernel costs KERNEL_TIMEOUT), divided
-# by the number of GPUs.
+# Wheels: WHL (default .whl) as for every device call; Ray from WHL_RAY (default .whl-ray: `bash
+# benchmarks/ray_wheels.sh` fills it, Ray trimmed to 40 MB). Settings (environment): MODEL=ece408-high
+# IMAGES=10000 (cuDNN's conv at 100 images is ~10 us of kernel behind ~50 us of PyTorch host time:
+# its ratio means nothing there) TIMEOUT=120 KERNEL_TIMEOUT=15 BUDGET=460 (seconds for the whole
+# script; each pass gets what is left, less a margin, and is killed past it: its logs still come back).
 set -uo pipefail
-ENGINE=${1:-local}
+WHAT=${1:-both}
 OUT=${OUT:-/tmp/profconv-out}
 MODEL=${MODEL:-ece408-high}
-IMAGES=${IMAGES:-1000}
-TIMEOUT=${TIMEOUT:-300}
-KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-60}
-CLASS=/tmp/grade-class
-mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>&1 | tail -2
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=120
-nvidia-smi --query-gpu=index,name,driver_version --format=csv | tee "$OUT/gpu.txt"
-python3 benchmarks/grade_class.py build "$CLASS" | tee "$OUT/class.txt" || exit 1
-cp "$CLASS/class.csv" "$OUT/class.csv"
+IMAGES=${IMAGES:-10000}
+TIMEOUT=${TIMEOUT:-120}
+KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-15}
+BUDGET=${BUDGET:-460}
+WHL=${WHL:-.whl}
+WHL_RAY=${WHL_RAY:-.whl-ray}
+SITE=${SITE:-/tmp/site-grade}
+WORK=${WORK:-/tmp/grade-work}
+CLASS=$WORK/class
+LISTING=$CLASS/class.csv
+T0=$(date +%s)
+mkdir -p "$OUT" "$WORK"
+now() { date +%s%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
+say() { echo "[$(( $(date +%s) - T0 )) s] $*" | tee -a "$OUT/summary.txt"; }
+left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
 
-echo "=== one plain profconv run --kernel (the per-job cost without grade)"
-/usr/bin/time -f "plain run wall %e s" python3 -m profconv run --model "$MODEL" --images "$IMAGES" \
-  --kernel "$CLASS/ex-device-tiled" --variant cudnn --kernel-timeout "$KERNEL_TIMEOUT" --out /tmp/plain-run \
-  > "$OUT/plain-run.log" 2>&1
-tail -1 "$OUT/plain-run.log"
-
-grade() {  # $1: name, then the engine's options
-  local name=$1; shift
-  echo "=== profconv grade ($name)"
-  /usr/bin/time -f "grade $name wall %e s" python3 -m profconv grade "$CLASS/class.csv" --model "$MODEL" \
-    --images "$IMAGES" --timeout "$TIMEOUT" --kernel-timeout "$KERNEL_TIMEOUT" --out "$OUT/grade-$name" "$@" \
-    2>&1 | tee "$OUT/grade-$name.log" | tail -45
-  python3 benchmarks/grade_class.py check "$OUT/grade-$name" "$CLASS/class.csv" | tee "$OUT/check-$name.txt"
-  echo "=== again (resume: every job kept)"
-  /usr/bin/time -f "grade $name resume wall %e s" python3 -m profconv grade "$CLASS/class.csv" --model "$MODEL" \
-    --images "$IMAGES" --timeout "$TIMEOUT" --kernel-timeout "$KERNEL_TIMEOUT" --out "$OUT/grade-$name" "$@" \
-    > "$OUT/grade-$name-resume.log" 2>&1
-  grep -E "finished before|job\(s\) in|wall" "$OUT/grade-$name-resume.log"
-  rm -rf "$OUT/grade-$name/slurm"
-}
-
-if [ "$ENGINE" = local ] || [ "$ENGINE" = both ]; then
-  grade local --executor local
-fi
-if [ "$ENGINE" = ray ] || [ "$ENGINE" = both ]; then
-  if ! python3 -c "import ray" 2>/dev/null; then
-    if ls .whl-ray/*.whl >/dev/null 2>&1; then
-      # ray, and only those of its dependencies this python lacks (never shadow the machine's click,
-      # which its typer uses)
-      wheels=$(python3 - <<'PY'
-import importlib.metadata, pathlib
-for whl in sorted(pathlib.Path(".whl-ray").glob("*.whl")):
+python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" "$WHL"/*.whl > "$OUT/pip.log" 2>&1
+export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 COLUMNS=120 RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0
+if [ "$WHAT" = both ] || [ "$WHAT" = ray ]; then
+  if ! python3 -c "import ray" 2>/dev/null && ls "$WHL_RAY"/*.whl >/dev/null 2>&1; then
+    # ray, and only those of its dependencies this python lacks (never shadow the machine's click,
+    # which its typer uses)
+    wheels=$(WHL_RAY=$WHL_RAY python3 - <<'PY'
+import importlib.metadata, os, pathlib
+for whl in sorted(pathlib.Path(os.environ["WHL_RAY"]).glob("*.whl")):
     dist = whl.name.split("-")[0]
     try:
         importlib.metadata.version(dist)
@@ -75,15 +63,104 @@ for whl in sorted(pathlib.Path(".whl-ray").glob("*.whl")):
         print(whl)
 PY
 )
-      echo "installing from .whl-ray: $(echo $wheels | tr ' ' '\n' | sed 's|.whl-ray/||; s|-[0-9].*||' | tr '\n' ' ')"
-      python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site-ray $wheels 2>&1 | tail -2
-      export PYTHONPATH=$PYTHONPATH:/tmp/site-ray
-    fi
+    python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE-ray" $wheels >> "$OUT/pip.log" 2>&1
+    export PYTHONPATH=$PYTHONPATH:$SITE-ray
   fi
-  if python3 -c "import ray; print('ray', ray.__version__)"; then
-    export RAY_AUTH_MODE=disabled
+  python3 -c "import ray; print('ray', ray.__version__)" 2>&1 | tail -1 | tee -a "$OUT/summary.txt"
+fi
+nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv | tee "$OUT/gpu.txt"
+# the GPU type as Ray names it (its accelerator_type), else the model token of nvidia-smi's name
+TYPE=$(python3 -c "
+from ray._private.accelerators import NvidiaGPUAcceleratorManager as M
+print(M.get_current_node_accelerator_type() or '')" 2>/dev/null)
+[ -n "$TYPE" ] || TYPE=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print $2}')
+python3 benchmarks/grade_class.py build "$CLASS" "$TYPE" > "$OUT/class.txt" 2>&1 || { cat "$OUT/class.txt"; exit 1; }
+cp "$CLASS/class.csv" "$OUT/class.csv"
+say "class: $(tail -1 "$OUT/class.txt"); GPU type $TYPE"
+
+timed() {  # $1: label, then the command; its wall time goes to probe.txt
+  local label=$1; shift
+  local a b
+  a=$(now)
+  timeout 120 "$@" > "$WORK/probe-$label.log" 2>&1
+  local rc=$?
+  b=$(now)
+  printf '%-34s %6s s  (exit %s)\n' "$label" "$(secs "$a" "$b")" "$rc" | tee -a "$OUT/probe.txt"
+}
+
+probe() {
+  say "probe: one job's parts, on GPU 0 alone"
+  export CUDA_VISIBLE_DEVICES=0
+  local K="$CLASS/ex-device-tiled"
+  echo "images $IMAGES, model $MODEL, kernel examples/device-tiled" >> "$OUT/probe.txt"
+  timed python-start python3 -c "pass"
+  timed import-profconv-cli python3 -c "import profconv.cli"
+  timed torch-import+cuda-context python3 -c "import torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize()"
+  timed cupy-import+cuda-context python3 -c "import cupy; cupy.zeros(1).sum().get()"
+  timed run-kernel-only python3 -m profconv run --model "$MODEL" --images "$IMAGES" --variant none --kernel "$K" \
+    --kernel-timeout "$KERNEL_TIMEOUT" --out "$WORK/probe-kernel-only"
+  timed run-cudnn-only python3 -m profconv run --model "$MODEL" --images "$IMAGES" --variant cudnn \
+    --out "$WORK/probe-cudnn-only"
+  timed "job (run cudnn+kernel, cProfile)" python3 -m cProfile -o "$WORK/job.prof" -m profconv run --model "$MODEL" \
+    --images "$IMAGES" --variant cudnn --kernel "$K" --kernel-timeout "$KERNEL_TIMEOUT" --out "$WORK/probe-job"
+  timed report python3 -m profconv report "$WORK/probe-job/run.json" --markdown "$WORK/probe-job/report.md"
+  unset CUDA_VISIBLE_DEVICES
+  python3 - "$WORK/job.prof" >> "$OUT/probe.txt" 2>&1 <<'PY'
+import pstats, sys
+st = pstats.Stats(sys.argv[1])
+print("\nthe job's parent process (cProfile, cumulative s, the 28 largest):")
+st.sort_stats("cumulative").print_stats(28)
+PY
+  cat "$WORK/probe-job/run.json" > "$OUT/probe-job-run.json"
+}
+
+grade() {  # $1: pass name, then the engine's options
+  local name=$1; shift
+  local dir="$WORK/grade-$name" limit
+  limit=$(( $(left) - 25 ))
+  [ "$limit" -gt 230 ] && limit=230
+  if [ "$limit" -lt 60 ]; then say "grade $name: not run, only $(left) s of the budget left"; return; fi
+  say "grade ($name), at most $limit s"
+  local a b
+  a=$(now)
+  timeout -k 10 "$limit" python3 -m profconv grade "$LISTING" --model "$MODEL" --images "$IMAGES" \
+    --timeout "$TIMEOUT" --kernel-timeout "$KERNEL_TIMEOUT" --out "$dir" "$@" > "$OUT/grade-$name.log" 2>&1
+  local rc=$?
+  b=$(now)
+  say "grade $name: exit $rc, wall $(secs "$a" "$b") s"
+  [ -f "$dir/leaderboard.md" ] && cp "$dir/leaderboard.md" "$OUT/leaderboard-$name.md"
+  [ -f "$dir/leaderboard.csv" ] && cp "$dir/leaderboard.csv" "$OUT/leaderboard-$name.csv"
+  [ -f "$dir/manifest.json" ] && cp "$dir/manifest.json" "$OUT/manifest-$name.json"
+  if [ -f "$dir/leaderboard.csv" ]; then
+    python3 benchmarks/grade_class.py check "$dir" "$LISTING" > "$OUT/check-$name.txt" 2>&1
+    say "check $name: $(tail -1 "$OUT/check-$name.txt")"
+    a=$(now)
+    timeout 60 python3 -m profconv grade "$LISTING" --model "$MODEL" --images "$IMAGES" \
+      --timeout "$TIMEOUT" --kernel-timeout "$KERNEL_TIMEOUT" --out "$dir" "$@" > "$WORK/grade-$name-resume.log" 2>&1
+    b=$(now)
+    say "resume $name: $(grep -E 'finished before' "$WORK/grade-$name-resume.log" | head -1) (wall $(secs "$a" "$b") s)"
+  fi
+  (cd "$dir" 2>/dev/null && find jobs -name job.json -o -name run.json -o -name job.log | tar czf "$OUT/records-$name.tgz" -T -)
+}
+
+if [ "$WHAT" = both ] || [ "$WHAT" = local ]; then
+  probe
+  grade local --executor local
+fi
+if [ "$WHAT" = both ] || [ "$WHAT" = ray ]; then
+  if python3 -c "import ray" 2>/dev/null; then
     grade ray --executor ray
+    if ! grep -q "^0 unexpected verdict" "$OUT/check-ray.txt" 2>/dev/null; then
+      (cd /tmp/ray/session_latest/logs 2>/dev/null && tar czf "$OUT/ray-logs.tgz" --exclude='*.out' . 2>/dev/null)
+    fi
   else
-    echo "ray: not installed on this machine and no .whl-ray/ wheels carried: the Ray pass did not run" | tee "$OUT/ray-skipped.txt"
+    say "ray: not installed and no $WHL_RAY/ wheels: the Ray pass did not run"
   fi
 fi
+if [ "$WHAT" = sanitize ]; then
+  LISTING=$CLASS/sanitize.csv
+  head -1 "$CLASS/class.csv" > "$LISTING"
+  grep -E '^(bad-reads_past_end|ex-device-tiled|bad-rac[^,]*),' "$CLASS/class.csv" >> "$LISTING"
+  grade sanitize --executor local --sanitize
+fi
+say "done"

@@ -253,7 +253,7 @@ def test_grade_markdown_and_csv_output(klass: Path, tmp_path: Path) -> None:
     out = tmp_path / "grade"
     res = _grade([str(klass / "alice"), "--dry-run", "--out", str(out), "--job-command", FAKE, "--format", "csv"])
     assert res.returncode == 0
-    assert "rank,submission,model,gpu,verdict,reason,kernel,op_conv1,op_conv2,total_s" in res.stdout
+    assert "rank,submission,model,gpu,device,verdict,reason,kernel,op_conv1,op_conv2,total_s" in res.stdout
     res = _grade([str(klass / "alice"), "--dry-run", "--out", str(out), "--job-command", FAKE, "-f", "markdown"])
     assert "| 1 | alice | ece408-high | Fake GPU | ok |" in res.stdout
 

@@ -18,6 +18,7 @@ from profconv.grade import executors as ex
 from profconv.grade import leaderboard, manifest
 from profconv.grade.gpus import Gpu, query
 from profconv.grade.jobs import JobResult, build_command, validate_template
+from profconv.grade.schedule import schedule
 from profconv.grade.submissions import discover
 from profconv.io import write_atomic
 from profconv.render import leaderboard as render
@@ -66,6 +67,7 @@ def grade_command(
     data: Annotated[Path | None, typer.Option("--data", help="Passed to profconv run: the dataset directory (Fashion-MNIST or CIFAR-10), for the course's Correctness.")] = None,
     weights: Annotated[Path | None, typer.Option("--weights", help="Passed to profconv run: a .npz of weights.")] = None,
     profile: Annotated[str | None, typer.Option("--profile", help="Passed to profconv run: also profile each job (cupti, ncu, nsys, nvprof).")] = None,
+    sanitize: Annotated[bool, typer.Option("--sanitize", help="Passed to profconv run: also run each kernel's checks under compute-sanitizer memcheck and racecheck (an over-read or a race the output check cannot see is FAILED).")] = False,
     variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
     job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
@@ -100,7 +102,8 @@ def grade_command(
     settings = manifest.JobSettings(models=models, timeout_s=timeout, variant=variant, images=images, repeat=repeat,
                                     kernel_timeout_s=kernel_timeout,
                                     data=str(data.resolve()) if data else None,
-                                    weights=str(weights.resolve()) if weights else None, profile=profile, job_command=job_command, report=report, dry_run=dry_run)
+                                    weights=str(weights.resolve()) if weights else None, profile=profile, sanitize=sanitize,
+                                    job_command=job_command, report=report, dry_run=dry_run)
     prev_results = manifest.results(manifest.read(previous), previous) if previous is not None else None
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
@@ -150,6 +153,10 @@ def grade_command(
                 f"sum {sum(walls):.1f} s" if walls else "")
         con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s{cost}")
     results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
+    ran = [r for r in results if r.key not in kept]
+    plan_ = schedule(ran or results)
+    book.schedule = plan_.to_dict()
+    book.write()
     missing = [s.key for s in specs if s.key not in book.jobs]
     if missing:  # an executor that returned without reporting a job: say so, never drop it
         raise InputError(f"{len(missing)} job(s) got no result from the {engine.name} executor: {', '.join(missing[:5])}")
@@ -157,11 +164,13 @@ def grade_command(
     if prev_results is not None:
         board = leaderboard.with_previous(board, leaderboard.board(leaderboard.layers(prev_results, reference=variant)))
     title = f"Leaderboard: {len(subs)} submission(s), {len(specs)} job(s)"
-    write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve()))
+    where = [f"{'This run' if ran else 'The jobs kept'}: " + plan_.lines()[0], *plan_.lines()[1:]] if plan_.lines() else []
+    write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve(), notes=where))
     write_atomic(out / "leaderboard.csv", render.csv(board))
     write_atomic(out / "leaderboard.html", render.html(board, title, base=out.resolve()))
     if fmt == "markdown":
-        con.print(render.markdown(board, title, base=out.resolve()), markup=False, highlight=False, soft_wrap=True)
+        con.print(render.markdown(board, title, base=out.resolve(), notes=where), markup=False, highlight=False,
+                  soft_wrap=True)
     elif fmt == "csv":
         con.print(render.csv(board), markup=False, highlight=False, soft_wrap=True, end="")
     else:
@@ -170,4 +179,6 @@ def grade_command(
             con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
         counts = board["verdict"].value_counts()
         con.print(", ".join(f"{n} {v}" for v, n in counts.items()) + f" of {len(board)}")
+        for line in where:
+            con.print(escape(line), soft_wrap=True)
         con.print(f"leaderboard: {out / 'leaderboard.md'} (.csv, .html); manifest: {out / manifest.MANIFEST}")

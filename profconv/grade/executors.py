@@ -16,6 +16,7 @@ local executor's one-job-per-GPU slots -- Slurm and Ray place the tasks.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -25,7 +26,7 @@ from typing import Any, Protocol
 
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
-from profconv.grade.jobs import JobResult, JobSpec, not_run, run_job, stop_all
+from profconv.grade.jobs import JobResult, JobSpec, execute, finish, not_run, run_job, stop_all
 
 OnResult = Callable[[JobResult], None]
 ENGINES = ("local", "slurm", "ray")
@@ -85,15 +86,23 @@ class LocalExecutor:
             self.slots = found
         self.dry_run = dry_run
         self.python = python
+        # the host's cores split between the jobs running at once (each job's float64 reference,
+        # NumPy and PyTorch would otherwise each start a thread per core)
+        self.cpu_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": None,
-                "options": {"dry_run": self.dry_run, "slots": [f"{s.index}: {s.name}" for s in self.slots]}}
+                "options": {"dry_run": self.dry_run, "slots": [f"{s.index}: {s.name}" for s in self.slots],
+                            "cpu_threads_per_job": self.cpu_threads}}
 
     def _one(self, slots: _Slots, spec: JobSpec) -> JobResult:
+        # the GPU is held while `profconv run` runs; the report (CPU only) is written after it is
+        # given back, so the next job starts on it meanwhile
         with slots.take(spec.gpu if not self.dry_run else None) as slot:
-            return run_job(spec, engine=self.name, engine_job_id=None,
-                           visible_devices=None if self.dry_run else slot.index, python=self.python)
+            result = execute(spec, engine=self.name, engine_job_id=None,
+                             visible_devices=None if self.dry_run else slot.index, python=self.python,
+                             cpu_threads=self.cpu_threads)
+        return finish(spec, result, self.python)
 
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
         slots = _Slots(self.slots)
@@ -106,7 +115,8 @@ class LocalExecutor:
                 runnable.append(spec)
         if not runnable:
             return
-        pool = ThreadPoolExecutor(max_workers=len(self.slots), thread_name_prefix="grade")
+        # twice the slots: a job writing its report no longer holds a GPU, another one takes it
+        pool = ThreadPoolExecutor(max_workers=2 * len(self.slots), thread_name_prefix="grade")
         try:
             futures = {pool.submit(self._one, slots, spec): spec for spec in runnable}
             for fut in as_completed(futures):
@@ -217,17 +227,26 @@ class SlurmExecutor:
                 on_result(result)
 
 
-def _ray_task(spec: JobSpec) -> JobResult:
-    """What a Ray task runs: the job in its own subprocess, on the GPU Ray gave this task."""
+def _ray_gpu_task(spec: JobSpec) -> JobResult:
+    """What a Ray GPU task runs: the job's `profconv run` in its own subprocess, on the GPU Ray gave this
+    task (Ray sets CUDA_VISIBLE_DEVICES; the subprocess inherits it)."""
     import ray
 
-    return run_job(spec, engine="ray", engine_job_id=ray.get_runtime_context().get_task_id())
+    ctx = ray.get_runtime_context()
+    return execute(spec, engine="ray", engine_job_id=ctx.get_task_id())
+
+
+def _ray_finish_task(spec: JobSpec, result: JobResult) -> JobResult:
+    """What a Ray CPU task runs once the GPU task returned: the report and job.json (no GPU held)."""
+    return finish(spec, result)
 
 
 class RayExecutor:
-    """`ray.remote(num_gpus=1)` tasks, placed by accelerator type, retried when a worker is lost."""
+    """`ray.remote(num_gpus=1)` tasks, placed by accelerator type, retried when a worker is lost; the
+    report of each job is a CPU task chained on the GPU task's result, so no GPU waits on it."""
 
     name = "ray"
+    CANCEL_GRACE_S = 10.0
 
     def __init__(self, address: str | None = None, retries: int = 2, dry_run: bool = False,
                  init_kwargs: dict[str, Any] | None = None) -> None:
@@ -237,41 +256,57 @@ class RayExecutor:
             raise InputError("the ray executor needs Ray: pip install 'profconv[grade-ray]'") from None
         self.ray, self.address, self.retries, self.dry_run = ray, address, retries, dry_run
         self.init_kwargs = init_kwargs or {}
+        self.cluster: dict[str, Any] = {}
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.ray.__version__,
                 "options": {"address": self.address or "local instance", "retries": self.retries,
-                            "dry_run": self.dry_run}}
+                            "dry_run": self.dry_run, **({"cluster": self.cluster} if self.cluster else {})}}
 
     def _accelerator(self, wanted: str | None, available: list[str]) -> str | None:
         if not wanted:
             return None
         return next((a for a in available if a.lower() == wanted.lower()), None)
 
+    def _init(self) -> None:
+        ray = self.ray
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
+        if self.address is None and not os.environ.get("RAY_ADDRESS"):
+            # a local instance of our own: no usage report sent from a grading host
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        try:
+            ray.init(address=self.address, **kwargs)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise InputError(f"cannot reach the Ray cluster {self.address or '(local)'}: {exc}") from None
+
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
         ray = self.ray
         started_here = not ray.is_initialized()
         if started_here:
-            try:
-                ray.init(address=self.address, include_dashboard=False, log_to_driver=False, **self.init_kwargs)
-            except (ConnectionError, ValueError, RuntimeError) as exc:
-                raise InputError(f"cannot reach the Ray cluster {self.address or '(local)'}: {exc}") from None
+            self._init()
+        refs: dict[Any, JobSpec] = {}
+        gpu_refs: list[Any] = []
         try:
             resources = ray.cluster_resources()
             types = [k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")]
+            self.cluster = {"GPU": resources.get("GPU", 0), "CPU": resources.get("CPU", 0),
+                            "accelerator_types": types, "nodes": len([n for n in ray.nodes() if n.get("Alive")])}
             if not self.dry_run and resources.get("GPU", 0) < 1:
                 raise InputError("the Ray cluster has no GPU (ray.cluster_resources() lists none): "
                                  "use --dry-run to run the jobs on CPUs")
-            task = ray.remote(num_cpus=1, num_gpus=0 if self.dry_run else 1, max_retries=self.retries,
-                              retry_exceptions=True)(_ray_task)
-            refs = {}
+            gpu_task = ray.remote(num_cpus=1, num_gpus=0 if self.dry_run else 1, max_retries=self.retries,
+                                  retry_exceptions=True)(_ray_gpu_task)
+            finish_task = ray.remote(num_cpus=1, num_gpus=0, max_retries=self.retries,
+                                     retry_exceptions=True)(_ray_finish_task)
             for spec in specs:
                 accel = None if self.dry_run else self._accelerator(spec.gpu, types)
                 if spec.gpu and not self.dry_run and accel is None:
                     on_result(not_run(spec, "unplaced", f"no {spec.gpu} GPU in the Ray cluster (accelerator "
                                       f"types: {', '.join(types) or 'none'})", self.name))
                     continue
-                refs[task.options(accelerator_type=accel).remote(spec) if accel else task.remote(spec)] = spec
+                ran = gpu_task.options(accelerator_type=accel).remote(spec) if accel else gpu_task.remote(spec)
+                gpu_refs.append(ran)
+                refs[finish_task.remote(spec, ran)] = spec
             pending = list(refs)
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
@@ -282,6 +317,12 @@ class RayExecutor:
                         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                         result = not_run(refs[ref], "lost", f"Ray: {first[:200]}", self.name)
                     on_result(result)
+        except BaseException:  # Ctrl-C: a cancelled task's worker gets KeyboardInterrupt and ends its job's
+            if refs:           # process group (jobs.execute) before the instance goes
+                for ref in [*gpu_refs, *refs]:
+                    ray.cancel(ref)
+                ray.wait(gpu_refs, num_returns=len(gpu_refs), timeout=self.CANCEL_GRACE_S)
+            raise
         finally:
             if started_here:
                 ray.shutdown()

@@ -81,6 +81,7 @@ class JobSpec:
     data: str | None = None  # --data for profconv run (absolute): the course's dataset
     weights: str | None = None  # --weights for profconv run (absolute)
     profile: str | None = None  # --profile for profconv run (cupti, ncu, ...)
+    sanitize: bool = False  # --sanitize for profconv run (compute-sanitizer memcheck + racecheck)
     job_command: str | None = None  # a template replacing the profconv run command (see build_command)
     report: bool = True  # also write the submission's own report.md
     dry_run: bool = False  # CPU only: the job sees no GPU
@@ -93,7 +94,7 @@ class JobSpec:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
                  str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.profile), str(self.job_command),
-                 str(self.dry_run)]
+                 str(self.dry_run)] + (["sanitize"] if self.sanitize else [])
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
@@ -115,9 +116,12 @@ class JobResult:
     gpu: str | None = None
     driver: str | None = None
     profconv_version: str | None = None
-    started: str | None = None
-    finished: str | None = None
-    wall_s: float | None = None
+    started: str | None = None  # the job's process started (ISO 8601, milliseconds)
+    ended: str | None = None  # its process ended: the GPU was free again from here
+    finished: str | None = None  # job.json written (after the report, which needs no GPU)
+    wall_s: float | None = None  # started -> ended: the time the job held its GPU
+    report_s: float | None = None  # the submission's report.md, made after the GPU was released
+    cpu_threads: int | None = None  # OMP/MKL/OpenBLAS threads the job was given (None: the library default)
     command: list[str] = field(default_factory=list)
     out_dir: str = ""
     record: str | None = None  # run.json, when written
@@ -174,6 +178,8 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
         argv += ["--weights", spec.weights]
     if spec.profile is not None:
         argv += ["--profile", spec.profile]
+    if spec.sanitize:
+        argv += ["--sanitize"]
     return argv
 
 
@@ -184,7 +190,10 @@ def build_report_command(spec: JobSpec, python: str) -> list[str]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -218,7 +227,7 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
-def _environment(record: Path, dry_run: bool) -> dict[str, Any]:
+def _environment(record: Path, dry_run: bool, visible: str | None = None) -> dict[str, Any]:
     """GPU, driver, profconv version: from the run record when it has them, else from nvidia-smi."""
     env: dict[str, Any] = {}
     try:
@@ -231,7 +240,6 @@ def _environment(record: Path, dry_run: bool) -> dict[str, Any]:
     if not env.get("gpu") and not dry_run:
         from profconv.grade import gpus
 
-        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
         found = gpus.query(visible.split(",")[0] if visible else None)
         if found:
             env["gpu"], env["driver"] = found[0].name, found[0].driver
@@ -245,27 +253,48 @@ def _environment(record: Path, dry_run: bool) -> dict[str, Any]:
 
 
 def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = None,
-            visible_devices: str | None = None, python: str | None = None) -> JobResult:
-    """Run one job to its end (or its time limit) in its own process group; write and return its result."""
+            visible_devices: str | None = None, python: str | None = None,
+            cpu_threads: int | None = None) -> JobResult:
+    """Run one job to its end (or its time limit) in its own process group; write and return its result
+    (`execute` then `finish` in one worker: what a Slurm task does)."""
+    return finish(spec, execute(spec, engine, engine_job_id, visible_devices, python, cpu_threads), python)
+
+
+def _job_env(spec: JobSpec, visible_devices: str | None, cpu_threads: int | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if spec.dry_run:
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    elif visible_devices is not None:  # an nvidia-smi index: make CUDA count GPUs the same way
+        env["CUDA_VISIBLE_DEVICES"] = visible_devices
+    if not spec.dry_run:  # Ray and Slurm give an nvidia-smi (PCI bus) index too
+        env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    if cpu_threads is not None:  # concurrent jobs share the host's cores instead of each taking them all
+        for var in THREAD_VARS:
+            env.setdefault(var, str(cpu_threads))
+    env["PROFCONV_GRADE_JOB"] = spec.key
+    if env.get("PYTHONPATH"):  # the job runs in its own directory: PYTHONPATH=. must still find profconv
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else p for p in env["PYTHONPATH"].split(os.pathsep))
+    return env
+
+
+def execute(spec: JobSpec, engine: str = "local", engine_job_id: str | None = None,
+            visible_devices: str | None = None, python: str | None = None,
+            cpu_threads: int | None = None) -> JobResult:
+    """The part of a job that holds its GPU: `profconv run` in its own process group, to its end or its
+    time limit. Returns the result with status, exit code and times; `finish` completes it."""
     out = Path(spec.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for stale in (RECORD_FILE, REPORT_FILE, JOB_FILE):
         (out / stale).unlink(missing_ok=True)
     python = python or sys.executable
     argv = build_command(spec, python)
-    env = dict(os.environ)
-    if spec.dry_run:
-        env["CUDA_VISIBLE_DEVICES"] = ""
-    elif visible_devices is not None:  # an nvidia-smi index: make CUDA count GPUs the same way
-        env["CUDA_VISIBLE_DEVICES"] = visible_devices
-        env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
-    env["PROFCONV_GRADE_JOB"] = spec.key
-    if env.get("PYTHONPATH"):  # the job runs in its own directory: PYTHONPATH=. must still find profconv
-        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else p for p in env["PYTHONPATH"].split(os.pathsep))
+    env = _job_env(spec, visible_devices, cpu_threads)
+    threads = env.get(THREAD_VARS[0])
     result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
                        fingerprint=spec.fingerprint(), status="error", engine=engine, engine_job_id=engine_job_id,
                        host=socket.gethostname(), gpu_type=spec.gpu, visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
-                       command=argv, out_dir=str(out), log=str(out / LOG_FILE), started=_now())
+                       command=argv, out_dir=str(out), log=str(out / LOG_FILE), started=_now(),
+                       cpu_threads=int(threads) if threads and threads.isdigit() else None)
     t0 = time.monotonic()
     with (out / LOG_FILE).open("wb") as log:
         log.write(f"$ {shlex.join(argv)}\n".encode())
@@ -294,6 +323,7 @@ def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
             if _stopping.is_set():
                 result.status, result.reason = "lost", "interrupted (Ctrl-C): runs again on the next grade"
     result.wall_s = round(time.monotonic() - t0, 3)
+    result.ended = _now()
     record = out / RECORD_FILE
     if result.status not in ("timeout", "lost") and result.returncode is not None:
         if result.returncode < 0:
@@ -306,16 +336,26 @@ def run_job(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
             result.reason = f"exit {result.returncode}, {what}" + (f": {last}" if last else "")
     if record.is_file():
         result.record = str(record)
-        if spec.report and result.status == "finished" and not spec.job_command:
-            rep = build_report_command(spec, python)
-            try:
-                done = subprocess.run(rep, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out,
-                                      env=env, timeout=300, check=False)
-                if done.returncode == 0 and (out / REPORT_FILE).is_file():
-                    result.report = str(out / REPORT_FILE)
-            except (OSError, subprocess.SubprocessError):
-                pass
-    result.__dict__.update(_environment(record, spec.dry_run))
+    # the GPU, driver and profconv version: read now, on the job's host and with its CUDA_VISIBLE_DEVICES
+    result.__dict__.update(_environment(record, spec.dry_run, env.get("CUDA_VISIBLE_DEVICES")))
+    return result
+
+
+def finish(spec: JobSpec, result: JobResult, python: str | None = None) -> JobResult:
+    """The part of a job that needs no GPU: the submission's report.md, then job.json (atomically)."""
+    out = Path(spec.out_dir)
+    python = python or sys.executable
+    if result.record and spec.report and result.status == "finished" and not spec.job_command:
+        rep = build_report_command(spec, python)
+        t0 = time.monotonic()
+        try:
+            done = subprocess.run(rep, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out,
+                                  env=_job_env(spec, "", None), timeout=300, check=False)
+            if done.returncode == 0 and (out / REPORT_FILE).is_file():
+                result.report = str(out / REPORT_FILE)
+        except (OSError, subprocess.SubprocessError):
+            pass
+        result.report_s = round(time.monotonic() - t0, 3)
     result.finished = _now()
     write_atomic(out / JOB_FILE, json.dumps(result.to_dict(), indent=1))
     return result

@@ -6,6 +6,8 @@ usable record keeps one row with layer = None: no submission is ever dropped):
   submission  str     the submission's name
   model       str     the model run
   gpu         str     the GPU the job ran on (None when it never reached one)
+  device      str     which one: its CUDA_VISIBLE_DEVICES index ("host:index" when the jobs ran on
+                      several hosts)
   status      str     the job's end (jobs.STATUSES)
   verdict     str     ok | FAILED | skipped | timeout | crashed | error | unplaced | lost
   reason      str     why, for anything but ok (one line)
@@ -13,17 +15,22 @@ usable record keeps one row with layer = None: no submission is ever dropped):
   layer       str     conv layer (conv1, ...)
   op_time_s   float   the kernel's Op Time on the layer (median of the timed repeats)
   cudnn_s     float   the reference's (cuDNN) Op Time on the same layer in the same job
+  op_low_s, op_high_s, cudnn_low_s, cudnn_high_s
+              float   the 95% intervals of those two medians (NaN when too few samples for one)
   vs_cudnn    float   op_time_s / cudnn_s (below 1: faster than cuDNN)
   vs_median   float   op_time_s / the median Op Time of the correct submissions on the same
                       model, GPU and layer
   correctness float   the model's accuracy with the kernel (the course's "Correctness")
-  wall_s      float   the job's wall time, start to end
+  wall_s      float   the job's wall time on its GPU (its process's start to end)
+  started, ended str  when the job's process started and ended (ISO 8601)
   report      str     the submission's own report.md (None if not written)
   record      str     its run.json
 
 `board(layers)` -- one row per submission x model, ranked by total Op Time among correct ones:
-  rank (NA unless ok), submission, model, gpu, verdict, reason, kernel, op_<layer> per layer,
-  total_s, cudnn_total_s, correctness, wall_s, report, record, vs_cudnn, vs_median.
+  rank (NA unless ok), submission, model, gpu, device, verdict, reason, kernel, op_<layer> per
+  layer, total_s, cudnn_total_s, correctness, wall_s, started, ended, report, record, vs_cudnn,
+  vs_cudnn_low, vs_cudnn_high (the ratio's range over both totals' 95% intervals: the sums of the
+  per-layer bounds; NaN when a layer lacks an interval), vs_median.
 
 `with_previous(board, previous)` -- adds previous_total_s and vs_previous (total_s over the same
 submission's total on the same model in an earlier grade directory: another milestone).
@@ -39,9 +46,10 @@ import pandas as pd
 
 from profconv.grade.jobs import JobResult
 
-LAYER_COLUMNS = ["submission", "model", "gpu", "status", "verdict", "reason", "kernel", "layer", "op_time_s",
-                 "cudnn_s", "vs_cudnn", "vs_median", "correctness", "wall_s", "report", "record"]
-_NUMERIC = ["op_time_s", "cudnn_s", "vs_cudnn", "vs_median", "correctness", "wall_s"]
+LAYER_COLUMNS = ["submission", "model", "gpu", "device", "status", "verdict", "reason", "kernel", "layer",
+                 "op_time_s", "cudnn_s", "op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s", "vs_cudnn",
+                 "vs_median", "correctness", "wall_s", "started", "ended", "report", "record"]
+_NUMERIC = ["op_time_s", "cudnn_s", "op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s", "correctness", "wall_s"]
 
 
 def _builtin_names() -> set[str]:
@@ -90,19 +98,25 @@ def read_record(path: str | None) -> dict[str, Any] | str | None:
     return doc
 
 
-def _op(conv: dict[str, Any]) -> float | None:
+def _op(conv: dict[str, Any], key: str = "median_s") -> float | None:
     t = conv.get("op_time") or {}
-    v = t.get("median_s")
+    v = t.get(key)
     return float(v) if isinstance(v, (int, float)) else None
+
+
+def _interval(conv: dict[str, Any] | None) -> tuple[float | None, float | None]:
+    return (None, None) if conv is None else (_op(conv, "ci_low_s"), _op(conv, "ci_high_s"))
 
 
 def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: str = "cudnn",
              builtin: set[str] | None = None) -> list[dict[str, Any]]:
     """The leaderboard rows of one job (pure: the record is already read; a str is why it is unusable)."""
-    base = {"submission": result.submission, "model": result.model, "gpu": result.gpu, "status": result.status,
+    base = {"submission": result.submission, "model": result.model, "gpu": result.gpu,
+            "device": result.visible_devices or None, "status": result.status,
             "verdict": result.status if result.status != "finished" else "error", "reason": result.reason,
-            "kernel": None, "layer": None, "op_time_s": None, "cudnn_s": None, "correctness": None,
-            "wall_s": result.wall_s, "report": result.report, "record": result.record}
+            "kernel": None, "layer": None, "op_time_s": None, "cudnn_s": None, "op_low_s": None, "op_high_s": None,
+            "cudnn_low_s": None, "cudnn_high_s": None, "correctness": None, "wall_s": result.wall_s,
+            "started": result.started, "ended": result.ended, "report": result.report, "record": result.record}
     if result.status != "finished":
         return [base]
     if record is None:
@@ -113,7 +127,7 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
     rows = [r for r in record["results"] if isinstance(r, dict)]
     images = _largest(rows)
     rows = [r for r in rows if r.get("images") == images]
-    ref = {c.get("layer"): _op(c) for r in rows if r.get("variant") == reference and r.get("status") == "ok"
+    ref = {c.get("layer"): c for r in rows if r.get("variant") == reference and r.get("status") == "ok"
            for c in r.get("conv", []) if c.get("status") == "ok"}
     users = [r for r in rows if r.get("variant") != reference and is_user_row(r, builtin)]
     if not users:
@@ -132,9 +146,14 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
                         "correctness": r.get("correctness")})
         for c in convs:
             ok = verdict == "ok"
+            rc = ref.get(c.get("layer"))
+            lo, hi = _interval(c) if ok else (None, None)
+            rlo, rhi = _interval(rc)
             out.append({**base, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
                         "layer": c.get("layer"), "op_time_s": _op(c) if ok else None,
-                        "cudnn_s": ref.get(c.get("layer")), "correctness": r.get("correctness") if ok else None})
+                        "cudnn_s": _op(rc) if rc is not None else None, "op_low_s": lo, "op_high_s": hi,
+                        "cudnn_low_s": rlo, "cudnn_high_s": rhi,
+                        "correctness": r.get("correctness") if ok else None})
     return out
 
 
@@ -143,8 +162,13 @@ def layers(results: list[JobResult], reference: str = "cudnn") -> pd.DataFrame:
     builtin = _builtin_names()
     rows = [row for res in results for row in job_rows(res, read_record(res.record), reference, builtin)]
     df = pd.DataFrame(rows, columns=[c for c in LAYER_COLUMNS if c not in ("vs_cudnn", "vs_median")])
-    for c in ("op_time_s", "cudnn_s", "correctness", "wall_s"):
+    for c in _NUMERIC:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    hosts = {h for h in (res.host for res in results) if h}
+    if len(hosts) > 1:  # a device index names a GPU only together with its host
+        by_key = {(res.submission, res.model): res.host for res in results}
+        df["device"] = [f"{by_key.get((s, m))}:{d}" if isinstance(d, str) else d
+                        for s, m, d in zip(df["submission"], df["model"], df["device"])]
     df["vs_cudnn"] = df["op_time_s"] / df["cudnn_s"]
     ok = df[(df["verdict"] == "ok") & df["op_time_s"].notna()]
     med = ok.groupby(["model", "gpu", "layer"], dropna=False)["op_time_s"].median().rename("median_s")
@@ -161,7 +185,8 @@ def board(lay: pd.DataFrame) -> pd.DataFrame:
     for (sub, model, kernel), g in lay.groupby(keys, dropna=False, sort=False):
         first = g.iloc[0]
         verdict = "ok" if (g["verdict"] == "ok").all() else next(v for v in g["verdict"] if v != "ok")
-        row: dict[str, Any] = {"submission": sub, "model": model, "gpu": first["gpu"], "verdict": verdict,
+        row: dict[str, Any] = {"submission": sub, "model": model, "gpu": first["gpu"], "device": first["device"],
+                               "verdict": verdict,
                                "reason": next((r for r in g["reason"] if isinstance(r, str) and r), None),
                                "kernel": kernel if isinstance(kernel, str) else None}
         for name in layer_names:
@@ -170,16 +195,25 @@ def board(lay: pd.DataFrame) -> pd.DataFrame:
         ok = verdict == "ok" and g["op_time_s"].notna().all() and g["layer"].notna().all()
         row["total_s"] = float(g["op_time_s"].sum()) if ok else None
         row["cudnn_total_s"] = float(g["cudnn_s"].sum()) if ok and g["cudnn_s"].notna().all() else None
+        bounds = g[["op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s"]]
+        known = ok and row["cudnn_total_s"] is not None and bool(bounds.notna().all().all())
+        row["vs_cudnn_low"] = float(bounds["op_low_s"].sum() / bounds["cudnn_high_s"].sum()) if known else None
+        row["vs_cudnn_high"] = float(bounds["op_high_s"].sum() / bounds["cudnn_low_s"].sum()) if known else None
         row["correctness"] = first["correctness"] if ok else None
         row["wall_s"] = first["wall_s"]
+        row["started"], row["ended"] = first["started"], first["ended"]
         row["report"], row["record"] = first["report"], first["record"]
         rows.append(row)
-    cols = ["submission", "model", "gpu", "verdict", "reason", "kernel", *[f"op_{n}" for n in layer_names],
-            "total_s", "cudnn_total_s", "correctness", "wall_s", "report", "record"]
+    cols = ["submission", "model", "gpu", "device", "verdict", "reason", "kernel", *[f"op_{n}" for n in layer_names],
+            "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high", "correctness", "wall_s", "started", "ended",
+            "report", "record"]
     df = pd.DataFrame(rows, columns=cols)
-    for c in [*[f"op_{n}" for n in layer_names], "total_s", "cudnn_total_s", "correctness", "wall_s"]:
+    for c in [*[f"op_{n}" for n in layer_names], "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high",
+              "correctness", "wall_s"]:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     df["vs_cudnn"] = df["total_s"] / df["cudnn_total_s"]
+    low, high = df.pop("vs_cudnn_low"), df.pop("vs_cudnn_high")
+    df["vs_cudnn_low"], df["vs_cudnn_high"] = low, high
     med = df.groupby(["model", "gpu"], dropna=False)["total_s"].transform("median")
     df["vs_median"] = df["total_s"] / med
     order = {"ok": 0, "FAILED": 1, "skipped": 2, "error": 3, "timeout": 4, "crashed": 5, "unplaced": 6, "lost": 7}

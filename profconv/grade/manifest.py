@@ -12,7 +12,11 @@ manifest.json:
    "submissions": [{name, path, digest, models, gpu}],
    "jobs": [JobResult as a dict: key, submission, model, digest, fingerprint, status, reason,
             returncode, engine, engine_job_id, host, gpu_type, visible_devices, gpu, driver,
-            profconv_version, started, finished, wall_s, command, out_dir, record, report, log]}
+            profconv_version, started, ended, finished, wall_s, report_s, cpu_threads, command,
+            out_dir, record, report, log],
+   "schedule": {gpus: [{host, device, gpu, jobs, busy_s, max_at_once}], span_s, parallel_s,
+                max_gpus, max_per_gpu, untimed}   (grade.schedule: the jobs this run ran; absent
+                until a run ends)}
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class JobSettings:
     data: str | None = None
     weights: str | None = None
     profile: str | None = None
+    sanitize: bool = False
     job_command: str | None = None
     report: bool = True
     dry_run: bool = False
@@ -66,7 +71,7 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
                                  out_dir=str(job_dir(out, s.name, model)), gpu=s.gpu, timeout_s=settings.timeout_s,
                                  variant=settings.variant, images=settings.images, repeat=settings.repeat,
                                  kernel_timeout_s=settings.kernel_timeout_s, data=settings.data,
-                                 weights=settings.weights, profile=settings.profile,
+                                 weights=settings.weights, profile=settings.profile, sanitize=settings.sanitize,
                                  job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")
@@ -98,6 +103,7 @@ class Manifest:
     engine: dict[str, Any]
     submissions: list[Submission]
     jobs: dict[str, JobResult] = field(default_factory=dict)
+    schedule: dict[str, Any] | None = None  # grade.schedule.Schedule of the jobs this run ran
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     def add(self, result: JobResult) -> None:
@@ -113,6 +119,8 @@ class Manifest:
                              "gpu": s.gpu} for s in self.submissions],
             "jobs": [self.jobs[k].to_dict() for k in sorted(self.jobs)],
         }
+        if self.schedule is not None:
+            doc["schedule"] = self.schedule
         return json.dumps(doc, indent=1, default=str)
 
     def write(self) -> None:

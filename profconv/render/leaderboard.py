@@ -24,6 +24,35 @@ def _x(v: object) -> str:
     return f"{float(v):.2f}x" if isinstance(v, (int, float)) and pd.notna(v) else "—"
 
 
+def _num(v: object) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and pd.notna(v) else None
+
+
+def _x_within(r: dict | pd.Series) -> str:
+    """The ratio to cuDNN with the half-width of its range over both 95% intervals, e.g. 1.37x±2%."""
+    x, lo, hi = _num(r["vs_cudnn"]), _num(r.get("vs_cudnn_low")), _num(r.get("vs_cudnn_high"))
+    if x is None:
+        return "—"
+    if lo is None or hi is None:
+        return f"{x:.2f}x"
+    return f"{x:.2f}x±{max(hi - x, x - lo) / x:.0%}"
+
+
+def _x_range(r: dict | pd.Series) -> str:
+    """Markdown: the ratio and its range, e.g. 1.37x (1.33–1.41x)."""
+    x, lo, hi = _num(r["vs_cudnn"]), _num(r.get("vs_cudnn_low")), _num(r.get("vs_cudnn_high"))
+    if x is None:
+        return "—"
+    return f"{x:.2f}x" + (f" ({lo:.2f}–{hi:.2f}x)" if lo is not None and hi is not None else "")
+
+
+def _gpu(r: dict | pd.Series) -> str:
+    """The GPU and which one: `0: NVIDIA H100 80GB HBM3`."""
+    name = _md_cell(r["gpu"])
+    dev = r.get("device")
+    return f"{dev}: {name}" if isinstance(dev, str) and dev else name
+
+
 def _rank(v: object) -> str:
     return "" if v is pd.NA or v is None or (isinstance(v, float) and pd.isna(v)) else str(v)
 
@@ -44,13 +73,17 @@ def terminal(board: pd.DataFrame, title: str, width: int = 80):
         cols.append(Column("model", [str(r["model"]) for r in rows], justify="left", drop=5))
     cols.append(Column("verdict", [Text(str(r["verdict"]), style=_COLOURS.get(str(r["verdict"]), "red"))
                                    for r in rows], justify="left"))
+    if "device" in board.columns and board["device"].notna().any():
+        cols.append(Column("GPU", [str(r["device"]) if isinstance(r["device"], str) else "—" for r in rows],
+                           drop=0))
     cols += [Column(c[3:], [_ms(r[c]) for r in rows], drop=1) for c in lay]
     cols += [Column("total", [_ms(r["total_s"]) for r in rows]),
-             Column("x cuDNN", [_x(r["vs_cudnn"]) for r in rows], drop=3),
+             Column("x cuDNN", [_x_within(r) for r in rows], drop=3),
              Column("x median", [_x(r["vs_median"]) for r in rows], drop=4)]
     if "vs_previous" in board.columns:
         cols.append(Column("x prev", [_x(r["vs_previous"]) for r in rows], drop=2))
-    return fitted_table(title, cols, width, caption="Op Time in ms (median); x: time ratios, below 1 is faster")
+    return fitted_table(title, cols, width, caption="Op Time in ms (median); x: time ratios, below 1 is faster; "
+                        "±: the ratio's range over both medians' 95% intervals")
 
 
 def reasons(board: pd.DataFrame) -> list[str]:
@@ -75,7 +108,7 @@ def _md_cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
+def markdown(board: pd.DataFrame, title: str, base: Path | None = None, notes: list[str] | None = None) -> str:
     """GitHub markdown: the table with links (relative to `base`) to each submission's report and record."""
     lay = layer_columns(board)
     prev = "vs_previous" in board.columns
@@ -85,15 +118,18 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
         ("(ms)", "cuDNN", "median", "previous", "Correctness")) else "---" for i, h in enumerate(head)) + "|"]
     for _, r in board.iterrows():
         corr = f"{r['correctness']:.4f}" if pd.notna(r["correctness"]) else "—"
-        cells = [_rank(r["rank"]), _md_cell(r["submission"]), _md_cell(r["model"]), _md_cell(r["gpu"]),
-                 r["verdict"], *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x(r["vs_cudnn"]), _x(r["vs_median"]),
+        cells = [_rank(r["rank"]), _md_cell(r["submission"]), _md_cell(r["model"]), _gpu(r),
+                 r["verdict"], *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x_range(r), _x(r["vs_median"]),
                  *([_x(r["vs_previous"])] if prev else []), corr, _link(r["report"], base), _link(r["record"], base)]
         lines.append("| " + " | ".join(cells) + " |")
-    notes = reasons(board)
+    bad = reasons(board)
+    if bad:
+        lines += ["", "## Not ok", ""] + [f"- {_md_cell(n)}" for n in bad]
     if notes:
-        lines += ["", "## Not ok", ""] + [f"- {_md_cell(n)}" for n in notes]
+        lines += ["", "## Where the jobs ran", ""] + [f"- {n}" for n in notes]
     lines += ["", "Op Time: median of the timed repeats of the submission's kernel on each conv layer; "
-              "x cuDNN: its total Op Time over cuDNN's in the same job; x median: over the median total of the "
+              "x cuDNN: its total Op Time over cuDNN's in the same job (in brackets: its range over both totals' 95% "
+              "intervals); x median: over the median total of the "
               "correct submissions on the same model and GPU"
               + ("; x previous: over the same submission's total in the previous grade (milestone)." if prev else ".")]
     return "\n".join(lines) + "\n"
@@ -114,16 +150,20 @@ def document(board: pd.DataFrame, title: str, base: Path | None = None):
                       for p in frame[key]]
     frame["rank"] = frame["rank"].astype("object").where(frame["rank"].notna(), None)
     cols = [Column("rank", "#", "int"), Column("submission", "submission", "code"), Column("model", "model"),
-            Column("gpu", "GPU"), Column("verdict", "verdict"),
+            Column("gpu", "GPU"), *([Column("device", "device")] if "device" in board.columns else []),
+            Column("verdict", "verdict"),
             *[Column(c, f"{c[3:]} Op Time", "seconds") for c in layer_columns(board)],
             Column("total_s", "total", "seconds"), Column("vs_cudnn", "x cuDNN", "ratio"),
+            *([Column("vs_cudnn_low", "x cuDNN low", "ratio"), Column("vs_cudnn_high", "x cuDNN high", "ratio")]
+              if "vs_cudnn_low" in board.columns else []),
             Column("vs_median", "x median", "ratio"),
             *([Column("vs_previous", "x previous", "ratio")] if "vs_previous" in board.columns else []),
             Column("correctness", "Correctness", "number", digits=".4f"), Column("report", "report"),
             Column("record", "run record")]
     note = ("Op Time: median of the timed repeats of the submission's kernel per conv layer. x cuDNN: total "
-            "over cuDNN's in the same job; x median: over the median total of the correct submissions on the "
-            "same model and GPU. Paths are relative to this file. Click a header to sort.")
+            "over cuDNN's in the same job (low/high: its range over both totals' 95% intervals); x median: over "
+            "the median total of the correct submissions on the same model and GPU. Paths are relative to this file. "
+            "Click a header to sort.")
     section = Section("Leaderboard").add(Table("leaderboard", "", frame, cols, note=note))
     notes = reasons(board)
     if notes:

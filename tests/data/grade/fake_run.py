@@ -11,7 +11,8 @@ KERNEL is a submission (a file, or a directory whose first .cu/.cuh/.py file is 
   fake: exit N        print an error line and exit N without a record
 cuDNN takes 0.002 s and 0.004 s on conv1 and conv2 in every record. With FAKE_SLEEP=S in the
 environment the job takes S seconds more; the record's environment keeps CUDA_VISIBLE_DEVICES and
-the job's start and end times (time.time()), so tests can check that no two jobs shared a GPU.
+the job's start and end times (time.time()), so tests can check that no two jobs shared a GPU, and
+OMP_NUM_THREADS (the host's cores split between the jobs at once).
 """
 
 import json
@@ -58,7 +59,8 @@ else:
     results.append(row(name, [None, None], "failed", "wrong output on conv1: rel. error 0.31 > 1e-05", user=True))
 record = {"schema": "profconv.run", "schema_version": 2, "created": "2026-11-26T00:00:00+00:00",
           "argv": sys.argv, "environment": {"gpu": "Fake GPU", "driver_version": 13000, "profconv_version": "0.1.0",
-                          "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": start, "end": time.time()},
+                          "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": start, "end": time.time(),
+                          "threads": os.environ.get("OMP_NUM_THREADS")},
           "model": {"name": model}, "data": {}, "settings": {}, "results": results, "interrupted": False, "profile": None}
 out.mkdir(parents=True, exist_ok=True)
 (out / "run.json").write_text(json.dumps(record))
