@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# GPU validation of `profconv grade` (issue 15) on one multi-GPU host, in one call:
-#   bash benchmarks/grade_gpu.sh both      # probe, the local executor, then a local Ray instance
-#   bash benchmarks/grade_gpu.sh local     # probe + the local executor only
-#   bash benchmarks/grade_gpu.sh ray       # the Ray pass only
-#   bash benchmarks/grade_gpu.sh sanitize  # grade --sanitize over the over-reading kernel and a correct one
+# GPU validation of `profconv grade` (issue 15) on one multi-GPU host:
+#   bash benchmarks/grade_gpu.sh both             # probe,local,ray: everything but sanitize, in one call
+#   bash benchmarks/grade_gpu.sh probe,ray        # any comma list of the steps:
+#     probe     where one job's time goes (below)
+#     local     the class with the local executor (a process per job, one job per GPU)
+#     ray       the class on a local Ray instance (num_gpus=1 tasks)
+#     sanitize  grade --sanitize over the over-reading kernel (and any racy one) and a correct one
 # Builds >= 20 submissions (benchmarks/grade_class.py: examples/ correct, wrong, crashing, hanging,
 # not compiling and slow mutations of them, the student files of tests/data/kernels/), every one asking
 # for this machine's GPU type (Ray places by accelerator type) and one asking for a type it lacks
@@ -24,7 +26,9 @@
 # its ratio means nothing there) TIMEOUT=120 KERNEL_TIMEOUT=15 BUDGET=460 (seconds for the whole
 # script; each pass gets what is left, less a margin, and is killed past it: its logs still come back).
 set -uo pipefail
-WHAT=${1:-both}
+WHAT=,${1:-both},
+[ "$WHAT" = ,both, ] && WHAT=,probe,local,ray,
+has() { case "$WHAT" in *,$1,*) return 0;; esac; return 1; }
 OUT=${OUT:-/tmp/profconv-out}
 MODEL=${MODEL:-ece408-high}
 IMAGES=${IMAGES:-10000}
@@ -46,7 +50,7 @@ left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
 
 python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" "$WHL"/*.whl > "$OUT/pip.log" 2>&1
 export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 COLUMNS=120 RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0
-if [ "$WHAT" = both ] || [ "$WHAT" = ray ]; then
+if has ray; then
   if ! python3 -c "import ray" 2>/dev/null && ls "$WHL_RAY"/*.whl >/dev/null 2>&1; then
     # ray, and only those of its dependencies this python lacks (never shadow the machine's click,
     # which its typer uses)
@@ -143,11 +147,9 @@ grade() {  # $1: pass name, then the engine's options
   (cd "$dir" 2>/dev/null && find jobs -name job.json -o -name run.json -o -name job.log | tar czf "$OUT/records-$name.tgz" -T -)
 }
 
-if [ "$WHAT" = both ] || [ "$WHAT" = local ]; then
-  probe
-  grade local --executor local
-fi
-if [ "$WHAT" = both ] || [ "$WHAT" = ray ]; then
+has probe && probe
+has local && grade local --executor local
+if has ray; then
   if python3 -c "import ray" 2>/dev/null; then
     grade ray --executor ray
     if ! grep -q "^0 unexpected verdict" "$OUT/check-ray.txt" 2>/dev/null; then
@@ -157,7 +159,7 @@ if [ "$WHAT" = both ] || [ "$WHAT" = ray ]; then
     say "ray: not installed and no $WHL_RAY/ wheels: the Ray pass did not run"
   fi
 fi
-if [ "$WHAT" = sanitize ]; then
+if has sanitize; then
   LISTING=$CLASS/sanitize.csv
   head -1 "$CLASS/class.csv" > "$LISTING"
   grep -E '^(bad-reads_past_end|ex-device-tiled|bad-rac[^,]*),' "$CLASS/class.csv" >> "$LISTING"
