@@ -127,7 +127,9 @@ grade() {  # $1: pass name, then the engine's options
   say "grade ($name), at most $limit s"
   local a b
   a=$(now)
-  timeout -k 10 "$limit" python3 -m profconv grade "$LISTING" --model "$MODEL" --images "$IMAGES" \
+  # SIGINT at the limit: grade ends its running jobs' process groups (no orphan left on a GPU) and
+  # keeps its manifest; the check then builds the board from it
+  timeout -s INT -k 20 "$limit" python3 -m profconv grade "$LISTING" --model "$MODEL" --images "$IMAGES" \
     --timeout "$TIMEOUT" --kernel-timeout "$KERNEL_TIMEOUT" --out "$dir" "$@" > "$OUT/grade-$name.log" 2>&1
   local rc=$?
   b=$(now)
@@ -135,9 +137,11 @@ grade() {  # $1: pass name, then the engine's options
   [ -f "$dir/leaderboard.md" ] && cp "$dir/leaderboard.md" "$OUT/leaderboard-$name.md"
   [ -f "$dir/leaderboard.csv" ] && cp "$dir/leaderboard.csv" "$OUT/leaderboard-$name.csv"
   [ -f "$dir/manifest.json" ] && cp "$dir/manifest.json" "$OUT/manifest-$name.json"
-  if [ -f "$dir/leaderboard.csv" ]; then
+  if [ -f "$dir/manifest.json" ]; then
     python3 benchmarks/grade_class.py check "$dir" "$LISTING" > "$OUT/check-$name.txt" 2>&1
     say "check $name: $(tail -1 "$OUT/check-$name.txt")"
+  fi
+  if [ -f "$dir/leaderboard.csv" ]; then
     a=$(now)
     timeout 60 python3 -m profconv grade "$LISTING" --model "$MODEL" --images "$IMAGES" \
       --timeout "$TIMEOUT" --kernel-timeout "$KERNEL_TIMEOUT" --out "$dir" "$@" > "$WORK/grade-$name-resume.log" 2>&1

@@ -159,3 +159,41 @@ def _layers(df):
     df["vs_cudnn"] = df["op_time_s"] / df["cudnn_s"]
     df["vs_median"] = 1.0
     return df[leaderboard.LAYER_COLUMNS]
+
+
+def _procs_with(text: str) -> list[int]:
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if text in (d / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(d.name))
+            except OSError:
+                pass
+    return found
+
+
+def test_sigterm_ends_the_running_jobs_like_ctrl_c(klass: Path, tmp_path: Path) -> None:  # noqa: F811
+    """`timeout`, Slurm's time limit or `kill` sends SIGTERM: the jobs' process groups go with grade."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from profconv.errors import ExitStatus
+
+    out = tmp_path / "g"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "profconv", "grade", str(klass / "erin"), "--dry-run",
+                             "--timeout", "60", "--out", str(out), "--job-command", FAKE],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    deadline = time.monotonic() + 20
+    while not _procs_with(str(out / "jobs" / "erin")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _procs_with(str(out / "jobs" / "erin")), "the hanging job never started"
+    proc.send_signal(signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=30)
+    assert proc.returncode == int(ExitStatus.INTERRUPTED), stdout
+    assert "interrupted after 0 of 1 job(s)" in stdout
+    time.sleep(0.5)
+    assert not _procs_with(str(out / "jobs" / "erin"))  # the job's process group ended with it

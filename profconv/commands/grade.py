@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 import threading
 import time
@@ -26,6 +27,10 @@ from profconv.run.models import get_model
 from profconv.ui import console
 
 FORMATS = ("terminal", "markdown", "csv")
+
+
+def _term_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _local_gpus(ids: str | None) -> list[Gpu] | None:
@@ -135,6 +140,8 @@ def grade_command(
             book.add(result)
             colour = "green" if result.status == "finished" else "red"
             where = f" on {result.gpu}" if result.gpu else ""
+            if result.visible_devices and result.gpu:
+                where = f" on GPU {result.visible_devices} ({result.gpu})"
             wall = f" {result.wall_s:.1f} s" if result.wall_s is not None else ""
             con.print(f"[{done}/{len(todo)}] {escape(result.key)} [{colour}]{result.status}[/{colour}]{wall}{escape(where)}"
                       + (f" [dim]({escape(result.reason)})[/dim]" if result.reason else ""), soft_wrap=True)
@@ -142,12 +149,20 @@ def grade_command(
     if todo:
         con.print(f"running {len(todo)} job(s) with the {engine.name} executor"
                   + (" (dry run: no GPU)" if dry_run else ""))
+        previous_term = None
+        if threading.current_thread() is threading.main_thread():
+            # a batch system's SIGTERM (Slurm's time limit, `timeout`, kill) ends the jobs as Ctrl-C does:
+            # no job process is left running on a GPU, the manifest keeps what finished
+            previous_term = signal.signal(signal.SIGTERM, _term_as_interrupt)
         try:
             engine.run(todo, on_result)
         except KeyboardInterrupt:
             con.print(f"interrupted after {done} of {len(todo)} job(s): {out / manifest.MANIFEST} keeps them; "
                       "the same command runs the rest")
             raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
+        finally:
+            if previous_term is not None:
+                signal.signal(signal.SIGTERM, previous_term)
         walls = sorted(r.wall_s for k, r in book.jobs.items() if k not in kept and r.wall_s is not None)
         cost = (f"; per job: median {walls[len(walls) // 2]:.1f} s, min {walls[0]:.1f} s, max {walls[-1]:.1f} s, "
                 f"sum {sum(walls):.1f} s" if walls else "")
