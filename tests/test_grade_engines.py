@@ -164,6 +164,10 @@ def test_ray_tasks_get_one_fake_gpu_each(ray_local, klass: Path, tmp_path: Path)
     for name in ("alice", "bob"):
         env = json.loads(Path(by[name].record).read_text())["environment"]
         assert env["visible"] in ("0", "1") and by[name].engine == "ray" and by[name].engine_job_id
+        assert env["visible"] == by[name].visible_devices  # the GPU Ray gave the task, recorded
+        # the GPU task ended before the CPU task wrote job.json (the report's place)
+        assert by[name].started < by[name].ended <= by[name].finished
+        assert json.loads((Path(by[name].out_dir) / "job.json").read_text())["ended"] == by[name].ended
     assert ray_local.is_initialized()  # an instance the caller started is left running
 
 
