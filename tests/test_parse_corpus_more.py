@@ -52,8 +52,9 @@ def _eq(got, want) -> bool:
 
 
 def _row(frame: pd.DataFrame, profile: int, section: str, name: str, metric: str | None = None) -> pd.Series:
-    sel = frame[(frame["profile"] == profile) & (frame["section"] == section)
-                & frame["name"].str.startswith(name, na=False)]
+    sel = frame[(frame["profile"] == profile) & (frame["section"] == section)]
+    exact = sel["name"] == name  # a whole name (cudaGetDevice) before a prefix (cudaGetDeviceProperties)
+    sel = sel[exact] if exact.any() else sel[sel["name"].str.startswith(name, na=False)]
     if metric is not None:
         sel = sel[sel["metric"] == metric]
     assert len(sel) >= 1, (profile, section, name, metric)
