@@ -149,6 +149,14 @@ def check_json(ps) -> None:
 
     doc = json.loads(buf.getvalue(), parse_constant=refuse)
     assert len(doc["rows"]) == len(ps.frame)
+    # every value reads back as the frame's cell to the bit (floats by their shortest exact text)
+    frame = ps.frame
+    for row, rec in zip(doc["rows"], frame.astype(object).to_dict("records")):
+        assert row["source"] == ps.source
+        for col, cell in rec.items():
+            missing = cell is None or cell is pd.NA or (isinstance(cell, float) and cell != cell)
+            got = row.get(col)
+            assert (got is None) if missing else (got == cell and type(got) is type(cell)), (ps.source, col, got, cell)
 
 
 def check_all(ps, text: str) -> None:

@@ -29,26 +29,12 @@ class Format(str, Enum):
     acc = "acc"
 
 
-ALWAYS = ["source", "profile", "tool", "section", "name"]
-CHUNK_ROWS = 10_000  # rows per slice handed to pandas' C writers: memory stays flat in the row count
-
-
 def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
     import pandas as pd
 
     frames = [ps.frame.assign(source=ps.source) for ps in sets]
     df = pd.concat(frames, ignore_index=True)
     return df[["source", *[c for c in df.columns if c != "source"]]]
-
-
-def _chunks(sets: list[ProfileSet]):
-    """(source, slice of its frame) pieces, the source column first, never the whole output at once."""
-    for ps in sets:
-        frame = ps.frame
-        for lo in range(0, max(len(frame), 1), CHUNK_ROWS):
-            part = frame.iloc[lo : lo + CHUNK_ROWS]
-            if len(part) or lo == 0:
-                yield part.assign(source=ps.source)[["source", *frame.columns]]
 
 
 def _plain(v):
@@ -66,8 +52,9 @@ def _plain(v):
 
 def write_json(sets: list[ProfileSet], out) -> None:
     """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json): the
-    header through the record type, the rows in slices by pandas' C writer (null for NaN)."""
+    header through the record type, the rows a slice at a time from the plain columns (null for NaN)."""
     from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
+    from profconv.render.rows import json_slices
 
     head = ParseOutput(
         inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p))) for p in ps.profiles],
@@ -77,13 +64,8 @@ def write_json(sets: list[ProfileSet], out) -> None:
     cut = head.rindex('"rows": []')
     out.write(head[:cut] + '"rows": [')
     first = True
-    for part in _chunks(sets):
-        if not len(part):
-            continue
-        # a column no row of this slice printed is left out of its rows (the record reads it as null)
-        keep = part.notna().any().to_numpy() | part.columns.isin(ALWAYS)
-        body = part.loc[:, keep].to_json(orient="records", double_precision=15, force_ascii=False)
-        out.write(("\n" if first else ",\n") + body[1:-1])
+    for body in json_slices([(ps.source, ps.rows) for ps in sets]):
+        out.write(("\n" if first else ",\n") + body)
         first = False
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
@@ -95,11 +77,9 @@ def to_json(sets: list[ProfileSet]) -> str:
 
 
 def write_csv(sets: list[ProfileSet], out) -> None:
-    for k, part in enumerate(_chunks(sets)):
-        empty = part.columns[part.isna().all().to_numpy()]
-        if len(empty):  # nothing to format in a column no row of this slice printed
-            part = part.assign(**{c: "" for c in empty})
-        part.to_csv(out, index=False, header=k == 0)
+    from profconv.render import rows
+
+    rows.write_csv([(ps.source, ps.rows) for ps in sets], out)
 
 
 BIG_INPUT = 20 << 20  # bytes: inputs this large get a progress bar on stderr (in a terminal)

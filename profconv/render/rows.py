@@ -1,0 +1,124 @@
+"""Canonical rows as JSON or CSV text, a slice at a time, straight from the parse's plain columns.
+
+No DataFrame is built and pandas is not imported: the output is streamed slice by slice (memory
+stays flat in the number of rows). JSON rows are encoded by msgspec: numbers as the shortest text
+that reads back as the same float64 (what `ProfileSet.frame` holds, to the bit), NaN and missing
+values as null, a column that no row of a slice holds left out of that slice's rows (the parse
+record reads it as null). CSV is DataFrame.to_csv's text (floats by repr, missing cells empty,
+minimal quoting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
+
+from profconv.parse.schema import COLUMNS
+from profconv.parse.table import FLOAT_COLUMNS, Rows
+
+CHUNK_ROWS = 10_000  # rows per slice: the text of one slice is all that is held at once
+ALWAYS = ("source", "profile", "tool", "section", "name")  # keys every JSON row carries, null or not
+HEADER = ["source", *COLUMNS]
+
+_structs: dict[tuple[str, ...], Any] = {}
+
+
+def _row_type(names: tuple[str, ...]) -> Any:
+    """A msgspec Struct with these fields in this order (one per set of columns a slice holds)."""
+    t = _structs.get(names)
+    if t is None:
+        import msgspec
+
+        t = _structs[names] = msgspec.defstruct("Row", [(n, object) for n in names])
+    return t
+
+
+def _values(col: Sequence[Any], lo: int, hi: int) -> list[Any]:
+    part = col[lo:hi]
+    return part.tolist() if hasattr(part, "tolist") else list(part)  # type: ignore[union-attr]
+
+
+def _missing(name: str, values: list[Any]) -> bool:
+    """No row of the slice holds a value in this column."""
+    first = values[0]
+    if name in FLOAT_COLUMNS:
+        if first == first:
+            return False
+        return values.count(first) == len(values) or not any(v == v for v in values)
+    return first is None and values.count(None) == len(values)
+
+
+def json_slices(sets: Sequence[tuple[str, Rows]]) -> Iterator[str]:
+    """For each slice of CHUNK_ROWS rows of each input, its rows as JSON objects joined by ','."""
+    import msgspec
+
+    encode = msgspec.json.Encoder().encode
+    for source, rows in sets:
+        for lo in range(0, rows.n, CHUNK_ROWS):
+            hi = min(rows.n, lo + CHUNK_ROWS)
+            k = hi - lo
+            names = ["source"]
+            cols: list[list[Any]] = [[source] * k]
+            for name in COLUMNS:
+                c = rows.cols.get(name)
+                vals = _values(c, lo, hi) if c is not None else None
+                if vals is None or _missing(name, vals):
+                    if name not in ALWAYS:
+                        continue
+                    vals = [None] * k
+                names.append(name)
+                cols.append(vals)
+            body = encode(list(map(_row_type(tuple(names)), *cols)))
+            yield body[1:-1].decode()
+
+
+def _csv_text(v: Any) -> str:
+    """One cell as the csv module writes it (QUOTE_MINIMAL): quoted when it holds , " CR or LF."""
+    if v is None:
+        return ""
+    if not isinstance(v, str):
+        return str(v)
+    if "," in v or '"' in v or "\n" in v or "\r" in v:
+        return '"' + v.replace('"', '""') + '"'
+    return v
+
+
+def _csv_column(name: str, values: list[Any]) -> list[str]:
+    k = len(values)
+    first = values[0]
+    if name in FLOAT_COLUMNS:
+        if first != first and values.count(first) == k:
+            return [""] * k
+        out = list(map(float.__repr__, values))
+        if "nan" in out:
+            out = ["" if t == "nan" else t for t in out]
+        return out
+    if values.count(first) == k:
+        return [_csv_text(first)] * k
+    kinds = set(map(type, values))
+    if kinds == {int}:
+        return list(map(str, values))
+    memo: dict[Any, str] = {}
+    out = []
+    for v in values:
+        t = memo.get(v)
+        if t is None:
+            t = memo[v] = _csv_text(v)
+        out.append(t)
+    return out
+
+
+def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
+    """The rows as CSV: DataFrame.to_csv's text (header once, floats by repr, missing cells empty,
+    minimal quoting), written a slice at a time."""
+    out.write(",".join(HEADER) + "\n")
+    for source, rows in sets:
+        src = _csv_text(source)
+        for lo in range(0, rows.n, CHUNK_ROWS):
+            hi = min(rows.n, lo + CHUNK_ROWS)
+            k = hi - lo
+            cols: list[list[str]] = [[src] * k]
+            for name in COLUMNS:
+                c = rows.cols.get(name)
+                cols.append([""] * k if c is None else _csv_column(name, _values(c, lo, hi)))
+            out.write("\n".join(map(",".join, zip(*cols))) + "\n")
