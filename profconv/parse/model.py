@@ -44,6 +44,9 @@ class DialectResult:
     claimed: set[int] = field(default_factory=set)  # line numbers that belong to a profile
     unplaced: list[int] = field(default_factory=list)  # lines that look like data but fit nowhere
     notes: list[str] = field(default_factory=list)
+    # 1-based inclusive line ranges read in bulk as rows of one table (trace rows): no other
+    # dialect's marker and no run context can be in them, later scans skip them
+    bulk: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass

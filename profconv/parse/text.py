@@ -24,6 +24,7 @@ ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.{3,}|…)\s*\]?|\(?\s*(?:s
 
 _CONTROL_CHARS = "\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff"
 _PREFIX_AT_LINE = re.compile(r"\n[ \t]*(?://|#(?![\w{])|>)")  # starts with a literal: a fast scan
+_PREFIX_FIRST = re.compile(r"[ \t]*(?://|#(?![\w{])|>)")
 _CONTROL = re.compile("[\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff]")
 _PREFIX = re.compile(r"(?m)^[ \t]*(//+|#+(?![\w{])|>+)[ \t]?")
 _PID_DASHES = re.compile(r"(?m)^([ \t]*)(?:-{2}|[—–‒―]{1,2})(\d{2,})(?:-{2}|[—–‒―]{1,2})(?=\s|$)")
@@ -56,11 +57,18 @@ def normalize(text: str) -> str:
     if any(c in text for c in _CONTROL_CHARS):
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
-    if ("//" in text or "#" in text or ">" in text) and _two(_PREFIX_AT_LINE.finditer("\n" + text)):
+    if ("//" in text or "#" in text or ">" in text) and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
     if "--" in text or "—" in text or "–" in text or "‒" in text or "―" in text:
         text = _PID_DASHES.sub(r"\1==\2==", text)
     return text
+
+
+def _prefix_lines(text: str):
+    """Line starts that hold a comment prefix (the first line too), without copying the text."""
+    if _PREFIX_FIRST.match(text):
+        yield 0
+    yield from _PREFIX_AT_LINE.finditer(text)
 
 
 def _two(it) -> bool:

@@ -161,8 +161,9 @@ def _field_of(col: str) -> str | None:
 BULK_ROWS = 2000  # from here on a table goes to pandas' C reader first
 
 
-def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int]]:
-    """One CSV table from line index `start`; returns its block, the index after it, bad line numbers."""
+def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int], bool]:
+    """One CSV table from line index `start`; returns its block, the index after it, bad line
+    numbers and whether its rows were read in bulk."""
     j = start
     while j < len(lines) and lines[j].strip() and "," in lines[j]:
         j += 1
@@ -172,7 +173,7 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     if j - start > BULK_ROWS:
         blk = _csv_fast(lines, start, j, cols, fields, report)
         if blk is not None:
-            return blk, j, []
+            return blk, j, [], True
     bad: list[int] = []
     cells, line_nos = [], []
     parsed = csv_rows(lines[start + 1 : j])
@@ -187,11 +188,11 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
         rep = _report_from_header(cols, [c[name_at] for c in cells[:50]])  # the title promised a trace
     if not cells:
-        return None, j, bad
+        return None, j, bad, False
     blk, more = _rows_to_block(rep, fields, cells, line_nos)
     if blk.section is not None and blk.section.endswith("-trace"):
         blk = _trace_from_rows(blk, rep)
-    return blk, j, sorted(bad + more)
+    return blk, j, sorted(bad + more), False
 
 
 def _trace_from_rows(blk: Block, rep: str) -> Block:
@@ -285,7 +286,9 @@ def parse(doc: Document) -> DialectResult:
         stripped = line.strip()
         if (re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped
                 and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
-            blk, j, bad = _csv_block(lines, i, report)
+            blk, j, bad, bulk = _csv_block(lines, i, report)
+            if bulk:
+                result.bulk.append((i + 2, j))
             if blk is not None:
                 events.append(grouping.Event("block", i + 1, block=blk))
             result.claimed.update(range(i + 1, j + 1))

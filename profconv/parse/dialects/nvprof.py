@@ -67,8 +67,8 @@ _NAN = float("nan")
 _CPU_MARKER = re.compile(r"CPU profiling result")
 _CPU_ROW = re.compile(r"^\s*\d[\d.]*%\s+\S+\s+\S")
 BULK_LINES = 20_000
-_BULK_ROW = re.compile(r"(?m)^ *(?:(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) |)")
-_CORRELATION = re.compile(r"(?m) *\[\d+\]$")
+_BULK_LINE = re.compile(r" *(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) ")
+_CORRELATION = re.compile(r"\[\d+\]\n")  # a [correlation id] ending a name (names joined by newlines)
 _UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
 
@@ -347,7 +347,16 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
 def _base_codes(names: list[str], index: dict[str, int]) -> list[int]:
     """Per name, the code of its base name (correlation id dropped), adding new bases to `index`."""
     joined = "\n".join(names)
-    bases = _CORRELATION.sub("", joined).split("\n") if "]" in joined else names
+    if "]" not in joined:
+        bases = names
+    elif "\x00" in joined or len(joined.split("\n")) != len(names):
+        bases = [strip_correlation(n) for n in names]
+    else:  # one pass in C: each id becomes a NUL, the spaces before a NUL go with it
+        joined = _CORRELATION.sub("\x00\n", joined + "\n")
+        while " \x00" in joined:
+            joined = joined.replace(" \x00", "\x00")
+        bases = joined.replace("\x00", "").split("\n")
+        bases.pop()
     return [index.setdefault(b, len(index)) for b in bases]
 
 
@@ -365,19 +374,17 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
     if j - i < 64:
         return None, i
     block = lines[i:j]
-    found = _BULK_ROW.findall("\n".join(block))
-    if len(found) != len(block):
-        return None, i
-    good = [k for k, t in enumerate(found) if t[0]]
-    if len(good) != len(block):  # stop before the first row that needs a closer look
-        j = i + next(k for k, t in enumerate(found) if not t[0])
-        if j - i < 64:
+    found = list(map(_BULK_LINE.match, block))
+    if None in found:  # stop before the first row that needs a closer look
+        cut = found.index(None)
+        if cut < 64:
             return None, i
-        block, found = block[: j - i], found[: j - i]
+        j = i + cut
+        block, found = block[:cut], found[:cut]
     # digits and a dot only (the pattern says so): every value is finite
     unit = _UNIT_NS
-    start = array("d", [float(t[0]) * unit[t[1]] for t in found])
-    dur = array("d", [float(t[2]) * unit[t[3]] for t in found])
+    start = array("d", [float(m[1]) * unit[m[2]] for m in found])
+    dur = array("d", [float(m[3]) * unit[m[4]] for m in found])
     return {"name": [ln[name_col:].rstrip() for ln in block], "start_ns": start, "total_ns": dur,
             "line": range(i + 1, j + 1)}, j
 
@@ -697,6 +704,7 @@ def parse(doc: Document) -> DialectResult:
             chunk, j = _bulk_trace(lines, i - 1, name_col)
             if chunk is not None:
                 trace_bulk.append(chunk)
+                result.bulk.append((i, j))
                 i = j
                 continue
         if mode == "trace":
