@@ -154,14 +154,20 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
     if lines and lines[-1] == "":
         lines.pop()
     doc = Document(lines=lines, label=label, text=text)
+    del text  # the document holds it, until the rows read in bulk are out
     if format is not None and format not in DIALECTS:
         raise InputError(f"unknown format {format!r}: choose one of {', '.join(DIALECTS)}")
     results: dict[str, DialectResult] = {}
     for name, mod in DIALECTS.items():
         if (name == format) if format is not None else mod.detect(doc):
             results[name] = r = mod.parse(doc)
-            if r.bulk:  # later detection and the context scan skip the rows read in bulk
-                doc.text = without(text, lines, [rng for res in results.values() for rng in res.bulk])
+            if r.bulk:
+                # rows read in bulk belong to that table alone: their lines are emptied (the dialect
+                # may have done so already, to free them as it read), and later detection and the
+                # run-context scan pass over what is left (line numbers stay)
+                for a, b in r.bulk:
+                    lines[a - 1 : b] = [""] * (b - a + 1)
+                doc.text = "\n".join(lines)
     text = doc.text
     raw: list[RawProfile] = sorted(
         (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
@@ -200,28 +206,6 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
     for (number, section), items in table_notes.items():
         notes.extend(table_note(number, section, n) for n in items)
     return ProfileSet(None, infos, label, unplaced, notes, table_notes, rows=rows)
-
-
-def without(text: str, lines: list[str], ranges: list[tuple[int, int]]) -> str:
-    """`text` (whose lines are `lines`) with the lines of `ranges` (1-based, inclusive) left empty:
-    line numbers stay, and what scans the rest (detection, run context) passes over no bulk rows."""
-    from itertools import accumulate
-
-    ends = list(accumulate(len(ln) + 1 for ln in lines))  # offset just after each line's newline
-    merged: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
-        else:
-            merged.append((a, b))
-    parts, pos = [], 0
-    for a, b in merged:
-        lo = ends[a - 2] if a > 1 else 0
-        parts.append(text[pos:lo])
-        parts.append("\n" * (b - a))
-        pos = ends[b - 1] - 1  # the last line's own newline stays
-    parts.append(text[pos:])
-    return "".join(parts)
 
 
 def _inconsistent(t: float, c: float | None, a: float, acc: bool) -> bool:

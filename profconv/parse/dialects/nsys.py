@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from array import array
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
@@ -171,8 +172,11 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
     if j - start > BULK_ROWS:
-        blk = _csv_fast(lines, start, j, cols, fields, report)
+        blk = _csv_split(lines, start, j, header, cols, fields, report)
+        if blk is None:
+            blk = _csv_fast(lines, start, j, cols, fields, report)
         if blk is not None:
+            lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
             return blk, j, [], True
     bad: list[int] = []
     cells, line_nos = [], []
@@ -200,6 +204,87 @@ def _trace_from_rows(blk: Block, rep: str) -> Block:
     table = Rows.from_tuples(recs, ["name", "start_ns", "total_ns", "line_start", "line_end"],
                              {"calls": 1, "section": blk.section})
     return Block(section=blk.section, table=table, line_start=blk.line_start, line_end=blk.line_end, kind=rep)
+
+
+SPLIT_ROWS = 20_000  # rows split at a time: the pieces of one slice are all that is held
+
+
+def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: list[str],
+               fields: list[str | None], report: str | None) -> Block | None:
+    """A big table whose name is its last column, read with str methods mapped over the lines (C
+    loops, no pandas): what nsys writes. Only the cells kept are cut out; a name with commas comes
+    quoted. None whenever a row is not plainly valid (then pandas' reader, then row by row)."""
+    import math
+    from itertools import repeat
+    from operator import itemgetter
+
+    ncols = len(cols)
+    name_at = fields.index("name") if "name" in fields else ncols - 1
+    if name_at != ncols - 1 or header != cols or len(set(cols)) != ncols:
+        return None
+    n = end - start - 1
+    names: list[str] = []
+    uniq: dict[str, str] = {}  # one object per distinct name
+    want: list[tuple[int, str]] = []
+    values: dict[str, array] = {}
+    section = rep = ""
+    first, third = itemgetter(0), itemgetter(2)
+    for lo in range(start + 1, end, SPLIT_ROWS):
+        body = lines[lo : min(end, lo + SPLIT_ROWS)]
+        commas = list(map(str.count, body, repeat(",")))
+        quoted = [k for k, q in enumerate(map(str.__contains__, body, repeat('"'))) if q]
+        tail = list(map(third, map(str.rpartition, body, repeat(","))))
+        for k in quoted:  # only a quoted name (its commas inside) may hold quotes: '…,"k(float*, int)"'
+            ln = body[k]
+            q = ln.find('"')
+            inner = ln[q + 1 : -1]
+            if ln[-1] != '"' or q == len(ln) - 1 or ln.count(",", 0, q) != ncols - 1 or (q and ln[q - 1] != ",") \
+                    or '"' in inner.replace('""', ""):
+                return None  # the quotes do not hold exactly the last field
+            commas[k] = ncols - 1
+            tail[k] = inner.replace('""', '"')
+        if commas.count(ncols - 1) != len(body) or "" in tail:
+            return None  # ragged (more or fewer fields than the header), or a row without a name
+        names.extend(map(uniq.setdefault, tail, tail))
+        if not want:
+            rep = report or _report_from_header(cols, names[:50])
+            section = REPORTS.get(rep, "gpu")
+            trace = section.endswith("-trace")
+            if section == "gpu-memory-size" or (trace and not ("start" in fields and "dur" in fields)):
+                return None
+            want = [(k, f) for k, f in enumerate(fields) if f in _OUT and (not trace or f in ("start", "dur"))]
+            if not want:
+                return None
+            values = {f: array("d") for _, f in want}
+        cells: dict[int, list[str]] = {}
+        rest = body
+        for k in range(max(k for k, _ in want) + 1):
+            parts = list(map(str.partition, rest, repeat(",")))
+            cells[k] = list(map(first, parts))
+            rest = list(map(third, parts))
+        del rest, parts, tail, body
+        for k, f in want:
+            col = cells[k]
+            if "_" in "".join(col):
+                return None
+            try:
+                arr = array("d", map(float, col))
+            except ValueError:
+                return None
+            if not all(map(math.isfinite, arr)) or (len(arr) and min(arr) < 0) or (
+                    f == "calls" and not all(map(float.is_integer, arr))):
+                return None
+            values[f].extend(arr)
+        del cells
+    out: dict = {"section": [section] * n, "name": names}
+    for f, arr in values.items():
+        out[_OUT[f]] = [int(v) for v in arr] if f == "calls" else arr
+    if section.endswith("-trace"):
+        out["calls"] = [1] * n
+    line_nos = range(start + 2, start + 2 + n)
+    out["line_start"] = line_nos
+    out["line_end"] = line_nos
+    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
 
 
 _OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns", "med": "med_ns",

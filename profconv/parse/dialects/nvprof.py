@@ -385,8 +385,10 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
     unit = _UNIT_NS
     start = array("d", [float(m[1]) * unit[m[2]] for m in found])
     dur = array("d", [float(m[3]) * unit[m[4]] for m in found])
-    return {"name": [ln[name_col:].rstrip() for ln in block], "start_ns": start, "total_ns": dur,
-            "line": range(i + 1, j + 1)}, j
+    names = [ln[name_col:].rstrip() for ln in block]
+    del block, found
+    lines[i:j] = [""] * (j - i)  # read: the rows are theirs alone (DialectResult.bulk), free the text as we go
+    return {"name": names, "start_ns": start, "total_ns": dur, "line": range(i + 1, j + 1)}, j
 
 
 def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]] | None = None) -> Block:
