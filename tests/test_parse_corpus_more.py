@@ -417,6 +417,24 @@ CASES = [
              (1, 'gpu-trace', 14, '[CUDA memcpy DtoH]', 1016770000.0, 174760.0),
          ],
          notes=[]),
+    Case('pasted/alvarobishop-examen-spanish-nvprof-tilde-fences-prose-excerpt.md.log',
+         tools=('nvprof', 'nvprof'), rows=40, unplaced=0,
+         sections={(1, 'api'): 16, (1, 'gpu'): 4, (2, 'api'): 16, (2, 'gpu'): 4},
+         tops=[(1, 'gpu', '[CUDA memcpy DtoH]', 2),
+               (1, 'api', 'cudaMalloc', 2),
+               (2, 'gpu', '[CUDA memcpy DtoH]', 2),
+               (2, 'api', 'cudaMalloc', 1)],
+         checks=[
+             (1, 'gpu', '[CUDA memcpy DtoH]', 23304000.0, 2, 11652000.0),
+             (1, 'gpu', 'testInnerStruct(innerStruct*, innerStruct*, int)', 255850.0, 1, 255850.0),
+             (1, 'api', 'cudaMalloc', 566380000.0, 2, 283190000.0),
+             (1, 'api', 'cuDeviceGetUuid', 200.0, 1, 200.0),
+             (2, 'gpu', '[CUDA memcpy DtoH]', 12215000.0, 2, 6107600.0),
+             (2, 'gpu', 'testInnerArray(InnerArray*, InnerArray*, int)', 256030.0, 1, 256030.0),
+             (2, 'api', 'cudaMalloc', 584890000.0, 2, 292450000.0),
+             (2, 'api', 'cuDeviceGetUuid', 200.0, 1, 200.0),
+         ],
+         notes=[]),
     Case('pasted/csc-openacc-profiling-gpus-nsys-2020-glued-rows-ncu-slides-excerpt.md.log',
          tools=('nsys', 'ncu'), rows=41, unplaced=0,
          sections={(1, 'api'): 6, (1, 'gpu'): 5, (1, 'gpu-memory-size'): 2, (2, 'gpu'): 1,
@@ -556,6 +574,8 @@ NO_PROFILE = [
      "ncu wrote a report file; a 'Kernel: ...' program line"),
     ("ncu-text/petebachant-clima-julia-ncu-slurm-report-file-no-results-excerpt.log",
      "ncu wrote a report file; Julia warnings in box characters"),
+    ("foreign/oliatsm-rtx4070ti-nvc-minfo-and-app-timings-no-profiler-excerpt.md.log",
+     "nvc -Minfo 'Generating ...' lines and program timings"),
 ]
 
 
