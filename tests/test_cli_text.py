@@ -291,3 +291,21 @@ def test_cpu_run_shows_no_empty_interval_column(cli, tmp_path):
 def test_a_noun_alone_shows_its_help_like_profconv_alone(cli):
     r = cli("kernel")
     assert r.returncode == 0 and r.stdout.startswith("Usage: profconv kernel [OPTIONS] COMMAND [ARGS]...")
+
+
+def test_two_runs_in_the_same_second_get_their_own_directories(tmp_path):
+    """hostile-input.md §25: the default runs/<model>-<timestamp>/ is reserved by mkdir, never shared."""
+    from profconv.commands import fresh_directory
+
+    first = fresh_directory(tmp_path / "runs", "ece408-20261126-093000")
+    second = fresh_directory(tmp_path / "runs", "ece408-20261126-093000")
+    assert (first.name, second.name) == ("ece408-20261126-093000", "ece408-20261126-093000-2")
+    assert first.is_dir() and second.is_dir()
+
+
+def test_run_writes_its_record_in_a_directory_of_its_own(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    for _ in range(2):
+        assert cli("run", "--model", "ece408", "--variant", "cpu", "--images", "3", "--cpu-repeat", "1").returncode == 0
+    assert len(list((tmp_path / "runs").glob("ece408-*/run.json"))) == 2

@@ -20,3 +20,17 @@ def out_directory(out, record: str):
 
         raise InputError(f"--out {out}: is a file, not a directory (the record is written to DIR/{record})")
     return out
+
+
+def fresh_directory(parent, stem: str):
+    """`parent/stem`, or `stem-2`, `stem-3`, ... if taken: made here (mkdir, not exist_ok), so two runs
+    started in the same second never share a directory and never overwrite each other's record."""
+    parent.mkdir(parents=True, exist_ok=True)
+    for k in range(1, 10_000):
+        path = parent / (stem if k == 1 else f"{stem}-{k}")
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{parent / stem}: 10,000 directories of that name exist")

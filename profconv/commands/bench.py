@@ -20,7 +20,7 @@ from rich.progress import (
 )
 
 from profconv import provenance
-from profconv.commands import _complete, comma_list, out_directory
+from profconv.commands import _complete, comma_list, fresh_directory, out_directory
 from profconv.commands._options import Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError
 from profconv.records import BenchRecord, BenchSettings, Environment, struct_from
@@ -110,7 +110,7 @@ def bench_command(
         con.print(f"[yellow]{', '.join(skipped)} skipped:[/yellow] cuDNN needs PyTorch with CUDA ({escape(why)}); "
                   "ratios to cuDNN will be missing")
     stamp = datetime.now(timezone.utc)
-    run_dir = out or Path("runs") / f"bench-{stamp.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = out or fresh_directory(Path("runs"), f"bench-{stamp.strftime('%Y%m%d-%H%M%S')}")
     env = gpu.environment(cp)
     opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup, l2=l2,
                               target=ci_target or None, budget_s=time_budget,

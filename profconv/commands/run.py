@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from profconv import provenance
-from profconv.commands import _complete, comma_list, out_directory
+from profconv.commands import _complete, comma_list, fresh_directory, out_directory
 from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, GpuUnavailable, InputError, ProfilerFailed
 from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
@@ -302,7 +302,7 @@ def run_command(
     if data is None:
         con.print(f"[dim]{SYNTHETIC_NOTE}[/dim]")
     stamp = datetime.now(timezone.utc)
-    run_dir = out or Path("runs") / f"{m.name}-{stamp.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = out or fresh_directory(Path("runs"), f"{m.name}-{stamp.strftime('%Y%m%d-%H%M%S')}")
     env = gpu.environment(cp)
     record = RunRecord(
         argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(), environment=struct_from(Environment, env),
