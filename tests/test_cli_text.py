@@ -309,3 +309,15 @@ def test_run_writes_its_record_in_a_directory_of_its_own(cli, tmp_path, monkeypa
     for _ in range(2):
         assert cli("run", "--model", "ece408", "--variant", "cpu", "--images", "3", "--cpu-repeat", "1").returncode == 0
     assert len(list((tmp_path / "runs").glob("ece408-*/run.json"))) == 2
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: (d / "f").write_text("x") and d / "f" / "sub", "a part of the path is a file, not a directory"),
+    (lambda d: (d / "o" / "run.json").mkdir(parents=True) or d / "o", "is a directory (the record file goes there)"),
+])
+def test_bad_out_paths_are_refused_before_any_work(cli, tmp_path, make, message):
+    """hostile-input.md §10: these used to fail after the first variant ran, its work lost."""
+    out = make(tmp_path)
+    r = cli("run", "--out", str(out), "--variant", "cpu", "--images", "3")
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.splitlines()) == 1
+    assert "Op Time" not in r.stdout

@@ -14,11 +14,28 @@ def comma_list(values: list[str] | None, option: str = "the option") -> list[str
 
 
 def out_directory(out, record: str):
-    """`--out DIR` checked before any work: an existing file there is a usage error, not a failed write at the end."""
-    if out is not None and out.exists() and not out.is_dir():
-        from profconv.errors import InputError
+    """`--out DIR` made and checked before any work, so a bad one costs nothing: a file there, a file
+    on the way or a directory named like the record is a usage error (exit 2); a directory the system
+    will not let us write is one line, exit 5 (the OSError, raised here rather than after the run)."""
+    if out is None:
+        return None
+    import errno
+    import os
 
+    from profconv.errors import InputError
+
+    if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: is a file, not a directory (the record is written to DIR/{record})")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+            raise InputError(f"--out {out}: a part of the path is a file, not a directory") from None
+        raise
+    if (out / record).is_dir():
+        raise InputError(f"--out {out}: {out / record} is a directory (the record file goes there)")
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(out))
     return out
 
 
