@@ -3,13 +3,14 @@
 - tests-latest: the suite against the newest release of every dependency (a fresh resolution), so an
   upstream release that breaks profconv fails CI before it reaches users;
 - tests-locked: the suite against the versions in constraints.txt (what was last known to work);
+- tests-cli-oldest: the CLI tests on typer 0.27 (the lower bound in pyproject.toml);
 - lint (ruff), types (mypy).
 pytest's exit 5 (no tests collected) fails a session like any other non-zero status.
 """
 
 import nox
 
-nox.options.sessions = ["tests-latest", "tests-locked", "lint", "types"]
+nox.options.sessions = ["tests-latest", "tests-locked", "tests-cli-oldest", "lint", "types"]
 nox.options.reuse_existing_virtualenvs = False
 nox.options.error_on_missing_interpreters = True
 
@@ -27,6 +28,16 @@ def tests_latest(session: nox.Session) -> None:
 def tests_locked(session: nox.Session) -> None:
     session.install("-c", "constraints.txt", "-e", EXTRAS)
     session.run("pytest", "-q", *session.posargs)
+
+
+@nox.session(name="tests-cli-oldest")
+def tests_cli_oldest(session: nox.Session) -> None:
+    """The CLI's tests on the oldest typer profconv supports (0.27, with click: what the GPU machine
+    has), the rest locked: help, usage errors and completion must read the same on both."""
+    session.install("-c", "constraints.txt", "-e", ".[dev]")
+    session.install("typer==0.27.*", "click>=8.2,<8.3")
+    session.run("python", "-c", "import typer; print('typer', typer.__version__)")
+    session.run("pytest", "-q", "tests/test_cli.py", "tests/test_cli_text.py", *session.posargs)
 
 
 @nox.session
