@@ -312,7 +312,7 @@ def test_run_writes_its_record_in_a_directory_of_its_own(cli, tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda d: (d / "f").write_text("x") and d / "f" / "sub", "a part of the path is a file, not a directory"),
+    (lambda d: (d / "f").write_text("x") and d / "f" / "sub", "f is a file, not a directory"),
     (lambda d: (d / "o" / "run.json").mkdir(parents=True) or d / "o", "is a directory (the record file goes there)"),
 ])
 def test_bad_out_paths_are_refused_before_any_work(cli, tmp_path, make, message):

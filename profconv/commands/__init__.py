@@ -14,9 +14,9 @@ def comma_list(values: list[str] | None, option: str = "the option") -> list[str
 
 
 def out_directory(out, record: str):
-    """`--out DIR` made and checked before any work, so a bad one costs nothing: a file there, a file
-    on the way or a directory named like the record is a usage error (exit 2); a directory the system
-    will not let us write is one line, exit 5 (the OSError, raised here rather than after the run)."""
+    """`--out DIR` checked before any work (made later, by the first write), so a bad one costs nothing:
+    a file there, a file on the way or a directory named like the record is a usage error (exit 2); a
+    directory the system will not let us write is one line, exit 5 (the OSError, raised here)."""
     if out is None:
         return None
     import errno
@@ -26,16 +26,13 @@ def out_directory(out, record: str):
 
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: is a file, not a directory (the record is written to DIR/{record})")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-            raise InputError(f"--out {out}: a part of the path is a file, not a directory") from None
-        raise
+    existing = next(p for p in (out, *out.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"--out {out}: {existing} is a file, not a directory")
     if (out / record).is_dir():
         raise InputError(f"--out {out}: {out / record} is a directory (the record file goes there)")
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(out))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(existing))
     return out
 
 
