@@ -607,3 +607,17 @@ def test_sources_lists_every_corpus_file():
     assert missing == []
     listed = {c.path for c in CASES} | {p for p, _ in NO_PROFILE}
     assert len(listed) == len(CASES) + len(NO_PROFILE)  # no file twice
+
+
+def test_cli_says_when_a_table_has_no_time_to_rank(cli):
+    """A Unified Memory table printed with 0 times and OpenACC regions without times are shown, and the
+    line under them says there is nothing to rank instead of '0 of 3 take 0.0%'."""
+    r = cli("parse", "--width", "100", DATA + "nvprof-csv/nanzifan-rodinia-cfd-summary-csv-mixed-unit-row-um.csv.log")
+    assert r.returncode == 0
+    assert "none of these 3 rows has a time above zero: nothing to rank" in r.stdout
+    assert "0 of 3" not in r.stdout
+    assert "2 of 7 GPU activities take 91.5% of GPU time" in r.stdout
+    r = cli("parse", "--width", "100", "--profile", "5", DATA + "acc-time/essentialsofpc-ch11-streamtriad-7-programs.log")
+    assert r.returncode == 0
+    assert "none of these 5 rows has a time above zero: nothing to rank" in r.stdout
+    assert "contradicts" not in r.stdout + r.stderr

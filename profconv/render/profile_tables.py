@@ -70,6 +70,8 @@ def rank_rows(rows: Rows, profile: int, sections: list[str], threshold: float = 
 def summary_line(r: Ranked) -> str:
     title = SECTION_TITLES.get(r.section, r.section)
     n = len(r.rows)
+    if r.top_count == 0:  # every time empty or zero (OpenACC regions, a UM table printed with 0): no ranking
+        return f"none of these {n} rows has a time above zero: nothing to rank"
     return f"{r.top_count} of {n} {title} take {r.top_share * 100:.1f}% of {_noun(r.section)} time"
 
 
