@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -306,6 +307,7 @@ def _inconsistent_tables(rows: Rows, members: list[int]) -> list[int]:
 
 
 _TAIL = ("profile", "tool", "table")
+_FIELDS = attrgetter(*ROW_FIELDS)
 
 
 def _rows(raw: list[RawProfile]) -> Rows:
@@ -324,7 +326,7 @@ def _rows(raw: list[RawProfile]) -> Rows:
         for blk in prof.blocks:
             if blk.rows:
                 tail = (number, prof.tool, blk.line_start)
-                recs.extend(tuple(getattr(r, f) for f in ROW_FIELDS) + tail for r in blk.rows)
+                recs.extend(t + tail for t in map(_FIELDS, blk.rows))
             elif blk.table is not None and len(blk.table):
                 flush()
                 tb = blk.table

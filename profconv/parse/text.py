@@ -57,9 +57,10 @@ def normalize(text: str) -> str:
     if any(c in text for c in _CONTROL_CHARS):
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
-    if ("//" in text or "#" in text or ">" in text) and _two(_prefix_lines(text)):
+    # single characters first: a one-character test is a memchr, a two-character one a slower search
+    if (">" in text or "#" in text or ("/" in text and "//" in text)) and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
-    if "--" in text or "—" in text or "–" in text or "‒" in text or "―" in text:
+    if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
     return text
 

@@ -63,6 +63,15 @@ _FAST_ROW = re.compile(
 )
 _NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
 _INF = float("inf")
+
+
+def _needs_clean(line: str) -> bool:
+    """Markup a report may have added (table bars, entities, bold, tabs, dashes): _NEEDS_CLEAN,
+    with the plain-character checks first (substring tests cost less than the regex)."""
+    if "|" in line or "&" in line or "*" in line or "\t" in line or "\u2014" in line or "\u2013" in line:
+        return True
+    return "<" in line and _NEEDS_CLEAN.search(line) is not None
+
 _NAN = float("nan")
 _CPU_MARKER = re.compile(r"CPU profiling result")
 _CPU_ROW = re.compile(r"^\s*\d[\d.]*%\s+\S+\s+\S")
@@ -692,15 +701,31 @@ def parse(doc: Document) -> DialectResult:
         if mode == "summary" and table is not None and table.fast and table.locale is units.C_LOCALE:
             # the common case in one regex: a plain nvprof row, '12.34%' saying '.' is the decimal mark
             m = _FAST_ROW.match(raw)
-            if m is not None and not _NEEDS_CLEAN.search(raw):
+            if m is not None and not _needs_clean(raw):
                 g = m.groups()
-                values = {"pct": float(g[1]), "time": float(g[2]) * _UNIT_NS[g[3]], "calls": int(g[4]),
-                          "avg": float(g[5]) * _UNIT_NS[g[6]], "min": float(g[7]) * _UNIT_NS[g[8]],
-                          "max": float(g[9]) * _UNIT_NS[g[10]]}
-                if values["pct"] <= 100.0:
+                pct = float(g[1])
+                if pct <= 100.0:
                     table.votes.dot += 1
                     body = raw[_PREFIX.match(raw).end():] if raw.lstrip().startswith("==") else raw  # type: ignore[union-attr]
-                    place(table, (g[0], values, g[11].rstrip()), body, table.fields, units.C_LOCALE, lineno)
+                    # what place() does, for this one layout (C locale: nothing ambiguous)
+                    if g[0]:
+                        table.section = LABEL_SECTIONS[g[0]]
+                    section = table.section
+                    blk = table.by_section.get(section or "?")
+                    if blk is None:
+                        blk = table.by_section[section or "?"] = Block(section=section, line_start=lineno,
+                                                                      line_end=lineno)
+                        events.append(_Event("block", lineno, block=blk))
+                    u = _UNIT_NS
+                    row = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2]) * u[g[3]], int(g[4]),
+                              float(g[5]) * u[g[6]], float(g[7]) * u[g[8]], float(g[9]) * u[g[10]])
+                    table.read.append((row, body, table.fields, table.time_unit))
+                    blk.rows.append(row)
+                    blk.line_end = lineno
+                    table.open_row = row
+                    table.neutral_run = 0
+                    table.orphan_text = False
+                    result.claimed.add(lineno)
                     continue
         if mode == "trace" and name_col:
             chunk, j = _bulk_trace(lines, i - 1, name_col)
