@@ -188,17 +188,19 @@ def test_help_loads_no_command_module_nor_pandas():
     assert r.stdout.strip().splitlines()[-1] == "[]", r.stderr
 
 
-def test_parse_table_loads_neither_pandas_nor_numpy():
-    """`profconv parse LOG` (the terminal table) runs on the parse's plain columns: pandas and NumPy
-    are imported only when a frame is asked for (--json, --csv, the report, ProfileSet.frame)."""
+def test_parse_loads_neither_pandas_nor_numpy():
+    """`profconv parse LOG` (the terminal table, --json and --csv alike) runs on the parse's plain
+    columns: pandas and NumPy are imported only when a frame is asked for (the report, ProfileSet.frame)."""
     import subprocess
     import sys
 
+    logs = ("'tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log', "
+            "'tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log'")
     code = "\n".join([
-        "import sys", "from profconv.cli import main", "try:",
-        "    main(['parse', 'tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log',"
-        " 'tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log', '--threshold', '0.5'])",
-        "except SystemExit as e:", "    assert not e.code, e.code",
+        "import sys", "from profconv.cli import main",
+        "for extra in (['--threshold', '0.5'], ['--json'], ['--csv']):", "    try:",
+        f"        main(['parse', {logs}, *extra])",
+        "    except SystemExit as e:", "        assert not e.code, e.code",
         "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib') if m in sys.modules))"])
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.strip().splitlines()[-1] == "[]", r.stderr

@@ -6,6 +6,7 @@ import csv
 import io
 import re
 from array import array
+from itertools import repeat
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
@@ -165,9 +166,11 @@ BULK_ROWS = 2000  # from here on a table goes to pandas' C reader first
 def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int], bool]:
     """One CSV table from line index `start`; returns its block, the index after it, bad line
     numbers and whether its rows were read in bulk."""
-    j = start
-    while j < len(lines) and lines[j].strip() and "," in lines[j]:
-        j += 1
+    # the table runs while lines hold a comma (such a line is never blank); a C loop finds its end
+    tail = lines[start:]
+    more = list(map(str.__contains__, tail, repeat(",")))
+    j = start + more.index(False) if False in more else len(lines)
+    del tail, more
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
@@ -215,7 +218,6 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
     loops, no pandas): what nsys writes. Only the cells kept are cut out; a name with commas comes
     quoted. None whenever a row is not plainly valid (then pandas' reader, then row by row)."""
     import math
-    from itertools import repeat
     from operator import itemgetter
 
     ncols = len(cols)
@@ -228,23 +230,34 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
     want: list[tuple[int, str]] = []
     values: dict[str, array] = {}
     section = rep = ""
-    first, third = itemgetter(0), itemgetter(2)
+    third = itemgetter(2)
     for lo in range(start + 1, end, SPLIT_ROWS):
         body = lines[lo : min(end, lo + SPLIT_ROWS)]
+        # where the first quote is: -1 for a plain row; else only a quoted last field (a name with
+        # commas, '…,"k(float*, int)"') may hold quotes
+        qpos = list(map(str.find, body, repeat('"')))
         commas = list(map(str.count, body, repeat(",")))
-        quoted = [k for k, q in enumerate(map(str.__contains__, body, repeat('"'))) if q]
+        quoted = [k for k, q in enumerate(qpos) if q >= 0] if qpos.count(-1) != len(qpos) else []
+        qs = [body[k] for k in quoted]
+        qk = [qpos[k] for k in quoted]
+        for k, c in zip(quoted, map(str.count, qs, repeat(","), repeat(0), qk)):
+            commas[k] = c  # the commas before the quoted name
+        if commas.count(ncols - 1) != len(body):
+            return None  # ragged: more or fewer fields than the header
         tail = list(map(third, map(str.rpartition, body, repeat(","))))
-        for k in quoted:  # only a quoted name (its commas inside) may hold quotes: '…,"k(float*, int)"'
-            ln = body[k]
-            q = ln.find('"')
-            inner = ln[q + 1 : -1]
-            if ln[-1] != '"' or q == len(ln) - 1 or ln.count(",", 0, q) != ncols - 1 or (q and ln[q - 1] != ",") \
-                    or '"' in inner.replace('""', ""):
+        if quoted:
+            inner = list(map(str.__getitem__, qs, map(slice, map(int.__add__, qk, repeat(1)), repeat(-1))))
+            text = "\n".join(inner)
+            if not all(map(str.endswith, qs, repeat('"'))) or 0 in qk or min(map(len, qs)) < 2 \
+                    or set(map(str.__getitem__, qs, map(int.__sub__, qk, repeat(1)))) != {","} \
+                    or '"' in text.replace('""', ""):
                 return None  # the quotes do not hold exactly the last field
-            commas[k] = ncols - 1
-            tail[k] = inner.replace('""', '"')
-        if commas.count(ncols - 1) != len(body) or "" in tail:
-            return None  # ragged (more or fewer fields than the header), or a row without a name
+            if '""' in text:
+                inner = [x.replace('""', '"') for x in inner]
+            for k, name in zip(quoted, inner):
+                tail[k] = name
+        if "" in tail:
+            return None  # a row without a name
         names.extend(map(uniq.setdefault, tail, tail))
         if not want:
             rep = report or _report_from_header(cols, names[:50])
@@ -257,12 +270,12 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
                 return None
             values = {f: array("d") for _, f in want}
         cells: dict[int, list[str]] = {}
-        rest = body
+        lo_at = [0] * len(body)  # where each row's field k starts
         for k in range(max(k for k, _ in want) + 1):
-            parts = list(map(str.partition, rest, repeat(",")))
-            cells[k] = list(map(first, parts))
-            rest = list(map(third, parts))
-        del rest, parts, tail, body
+            hi_at = list(map(str.find, body, repeat(","), lo_at))
+            cells[k] = list(map(str.__getitem__, body, map(slice, lo_at, hi_at)))
+            lo_at = list(map(int.__add__, hi_at, repeat(1)))
+        del tail, body, lo_at, hi_at
         for k, f in want:
             col = cells[k]
             if "_" in "".join(col):

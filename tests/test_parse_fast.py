@@ -1,0 +1,148 @@
+"""The fast paths of the parser give exactly what the careful paths give.
+
+Rows read in bulk (nvprof traces, big nsys CSV tables) equal the row-by-row reading of the same
+text; shares computed on plain columns equal pandas' to the bit; CSV text equals DataFrame.to_csv;
+the frame is built only when asked for. Every input here is synthetic (generated below).
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import random
+
+import pandas as pd
+import pytest
+
+import profconv
+from profconv.commands.parse import rows_with_source, to_json, write_csv
+from profconv.errors import ProfconvError
+from profconv.parse import table as table_mod
+from profconv.parse.dialects import nsys, nvprof
+from profconv.parse.shares import add_shares, share_rows
+from tests.parse_invariants import check_all
+
+FILES = sorted(glob.glob("tests/data/nvprof-*/*.log") + glob.glob("tests/data/nsys-*/*.log")
+               + glob.glob("tests/data/ncu-*/*.log") + glob.glob("tests/data/acc-time/*.log"))
+
+NAMES = ["void conv_forward_kernel<float, 16>(float const *, float*, int)", "[CUDA memcpy HtoD]",
+         'say "hi", twice', "sgemm_sm35_ldg_tn_128x8x256x16x32", "k<b>(int)"]
+
+
+def nsys_trace(n: int, extra: str = "") -> str:
+    rng = random.Random(3)
+    head = ("Processing [report.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]... \n\n"
+            "Start (ns),Duration (ns),CorrId,GrdX,Device,Strm,Name\n")
+    rows = []
+    t = 1000
+    for i in range(n):
+        name = NAMES[i % len(NAMES)]
+        cell = '"' + name.replace('"', '""') + '"' if ("," in name or '"' in name) else name
+        rows.append(f"{t},{rng.randint(1000, 90000)},{i},157,NVIDIA H200 (0),7,{cell}")
+        t += rng.randint(2000, 9000)
+    if extra:
+        rows[n // 2] = extra
+    return head + "\n".join(rows) + "\n"
+
+
+def nvprof_trace(n: int) -> str:
+    rng = random.Random(4)
+    head = ["==7== NVPROF is profiling process 7, command: ./m", "==7== Profiling result:",
+            "       Start    Duration            Grid Size      Block Size     Regs*  Device   Context    Stream  Name"]
+    rows = []
+    t = 100.0
+    for i in range(n):
+        name = NAMES[i % len(NAMES)] + ("" if i % 5 == 1 else f" [{100 + i}]")
+        dur = rng.uniform(1, 900)
+        rows.append(f"{t:.5f}ms".rjust(12) + f"{dur:.4f}us".rjust(12) + "            (157 1 1)       (256 1 1)"
+                    "        32  H200            1         7  " + name)
+        t += dur / 1000 + 0.002
+    return "\n".join(head + rows) + "\n"
+
+
+def _parse_file(path: str):
+    try:
+        return profconv.parse(path)
+    except ProfconvError:  # a corpus file that holds no profile on purpose
+        pytest.skip("no profile in this file")
+
+
+def _same(a, b) -> None:
+    pd.testing.assert_frame_equal(a.frame, b.frame, check_exact=True)
+    assert a.unplaced == b.unplaced and a.notes == b.notes
+
+
+@pytest.mark.parametrize("extra", ["", "1,2,3", "5,nan,9,157,NVIDIA H200 (0),7,k", "5,6,9,157,NVIDIA H200 (0),7,",
+                                   '5,6,9,157,NVIDIA H200 (0),7,"open quote', '5,6,9,157,"NVIDIA, H200",7,k',
+                                   "5,1_0,9,157,NVIDIA H200 (0),7,k", "5,-6,9,157,NVIDIA H200 (0),7,k"])
+def test_nsys_bulk_csv_equals_row_by_row(monkeypatch, extra):
+    text = nsys_trace(nsys.BULK_ROWS + 500, extra)
+    fast = profconv.parse_text(text)
+    if not extra:
+        assert fast.rows.n == nsys.BULK_ROWS + 500
+    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
+    slow = profconv.parse_text(text)
+    _same(fast, slow)
+    check_all(fast, text)
+
+
+def test_nsys_bulk_quoted_names_kept_exactly():
+    ps = profconv.parse_text(nsys_trace(3000))
+    names = set(ps.frame.loc[ps.frame["section"] == "gpu-trace", "name"])
+    assert names == set(NAMES)
+
+
+def test_nvprof_bulk_trace_equals_line_by_line(monkeypatch):
+    text = nvprof_trace(3000)
+    fast = profconv.parse_text(text)
+    monkeypatch.setattr(nvprof, "_bulk_trace", lambda lines, i, name_col: (None, i))
+    slow = profconv.parse_text(text)
+    _same(fast, slow)
+    gpu = fast.frame[fast.frame["section"] == "gpu"]
+    assert int(gpu["calls"].sum()) == 3000
+    assert set(gpu["name"]) == {n for n in NAMES}  # correlation ids gone from the summary's names
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_shares_on_columns_equal_pandas_bits(path):
+    ps = _parse_file(path)
+    frame = ps.frame
+    again = add_shares(frame.drop(columns=["share", "cumulative", "in_top", "share_basis"]).copy())
+    for col in ("share", "cumulative", "in_top", "share_basis"):
+        pd.testing.assert_series_equal(frame[col], again[col], check_exact=True)
+    for thr in (0.5, 0.99):
+        rows = share_rows(table_mod.Rows(dict(ps.rows.cols), ps.rows.n), thr).to_frame()
+        pd.testing.assert_frame_equal(rows, add_shares(frame.copy(), thr), check_exact=True)
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_csv_is_dataframe_to_csv(path):
+    ps = _parse_file(path)
+    buf = io.StringIO()
+    write_csv([ps, ps], buf)
+    assert buf.getvalue() == rows_with_source([ps, ps]).to_csv(index=False)
+
+
+def test_frame_is_built_only_when_asked():
+    ps = profconv.parse(FILES[0])
+    to_json([ps])
+    buf = io.StringIO()
+    write_csv([ps], buf)
+    assert ps._frame is None
+    frame = ps.frame
+    assert ps.frame is frame and len(frame) == ps.rows.n
+    back = table_mod.Rows.from_frame(frame).to_frame()
+    pd.testing.assert_frame_equal(back, frame, check_exact=True)
+
+
+def test_json_slices_keep_columns_per_slice(monkeypatch):
+    """A column no row of a slice holds is left out of that slice's rows (read as null)."""
+    import json
+
+    from profconv.render import rows as rows_mod
+
+    monkeypatch.setattr(rows_mod, "CHUNK_ROWS", 1000)
+    ps = profconv.parse_text(nvprof_trace(2500))
+    doc = json.loads(to_json([ps]))
+    assert "avg_ns" not in doc["rows"][0] and "avg_ns" in doc["rows"][-1]
+    assert len(doc["rows"]) == ps.rows.n
