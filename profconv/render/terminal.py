@@ -83,9 +83,15 @@ def _section(con: Console, s: Section, level: int, opts: RenderOptions) -> None:
             style = {"note": "cyan", "warning": "yellow"}.get(b.kind)
             prefix = "warning: " if b.kind == "warning" else ""
             con.print(Text(prefix + _plain(b.text), style=style or ""), highlight=False)
-        elif isinstance(b, Bullets):
+        elif isinstance(b, Bullets):  # a long item wraps under its text, not under the bullet
+            from rich.table import Table as Grid
+
+            grid = Grid.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True)
+            grid.add_column(overflow="fold")
             for item in b.items:
-                con.print(Text("• " + _plain(item)), highlight=False)
+                grid.add_row("•", Text(_plain(item)))
+            con.print(grid)
         elif isinstance(b, Figure):
             con.print(f"[dim]plot: {escape(str(b.path))}[/dim]")
         con.print()
