@@ -321,3 +321,17 @@ def test_bad_out_paths_are_refused_before_any_work(cli, tmp_path, make, message)
     r = cli("run", "--out", str(out), "--variant", "cpu", "--images", "3")
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.splitlines()) == 1
     assert "Op Time" not in r.stdout
+
+
+def test_bullets_wrap_under_their_text():
+    import io
+
+    from rich.console import Console
+
+    from profconv.render import terminal
+    from profconv.render.document import Bullets, Section
+
+    con = Console(file=io.StringIO(), width=40, force_terminal=True, color_system=None)
+    terminal.section(con, Section("s").add(Bullets(["command: profconv run --model ece408-high --images 10000 --out runs/x"])))
+    lines = [line.rstrip() for line in con.file.getvalue().splitlines()[1:] if line.strip()]
+    assert lines[0].startswith("• command:") and all(line.startswith("  ") for line in lines[1:]) and len(lines) > 1
