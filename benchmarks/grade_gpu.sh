@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU validation of `profconv grade` (issue 15) on one multi-GPU host:
 #   bash benchmarks/grade_gpu.sh both             # probe,local,ray: everything but sanitize, in one call
-#   bash benchmarks/grade_gpu.sh probe,ray        # any comma list of the steps:
+#   bash benchmarks/grade_gpu.sh ray,probe        # any comma list of the steps, run in that order:
 #     probe     where one job's time goes (below)
 #     local     the class with the local executor (a process per job, one job per GPU)
 #     ray       the class on a local Ray instance (num_gpus=1 tasks)
@@ -10,8 +10,8 @@
 # not compiling and slow mutations of them, the student files of tests/data/kernels/), every one asking
 # for this machine's GPU type (Ray places by accelerator type) and one asking for a type it lacks
 # (must come back unplaced). Then:
-#  - probe: where one job's time goes (CLI import, PyTorch + CUDA context, CuPy + context, the kernel
-#    alone, the whole job under cProfile, the report), on GPU 0 alone, before any grading;
+#  - probe: where one job's time goes (one whole job with each of its Python processes under
+#    cProfile: imports, CUDA contexts, cuDNN's search, NVRTC, checks, timing; then the report), GPU 0;
 #  - each pass: `profconv grade` over the class, its leaderboard checked against what each submission
 #    is, where and when every job ran (which GPU; both GPUs at once; never two jobs on one GPU), and a
 #    second run that must keep every job (resume).
@@ -26,15 +26,17 @@
 # its ratio means nothing there) TIMEOUT=120 KERNEL_TIMEOUT=15 BUDGET=460 (seconds for the whole
 # script; each pass gets what is left, less a margin, and is killed past it: its logs still come back).
 set -uo pipefail
-WHAT=,${1:-both},
-[ "$WHAT" = ,both, ] && WHAT=,probe,local,ray,
-has() { case "$WHAT" in *,$1,*) return 0;; esac; return 1; }
+WHAT=${1:-both}
+[ "$WHAT" = both ] && WHAT=probe,local,ray
+has() { case ",$WHAT," in *,$1,*) return 0;; esac; return 1; }
 OUT=${OUT:-/tmp/profconv-out}
 MODEL=${MODEL:-ece408-high}
 IMAGES=${IMAGES:-10000}
 TIMEOUT=${TIMEOUT:-120}
 KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-15}
 BUDGET=${BUDGET:-460}
+RESERVE=${RESERVE:-0}  # seconds a pass leaves for the steps after it (e.g. 35 for a probe)
+DROP=${DROP:-}  # submissions left out of the class (space-separated names), to fit a short call
 WHL=${WHL:-.whl}
 WHL_RAY=${WHL_RAY:-.whl-ray}
 SITE=${SITE:-/tmp/site-grade}
@@ -79,6 +81,7 @@ from ray._private.accelerators import NvidiaGPUAcceleratorManager as M
 print(M.get_current_node_accelerator_type() or '')" 2>/dev/null)
 [ -n "$TYPE" ] || TYPE=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print $2}')
 python3 benchmarks/grade_class.py build "$CLASS" "$TYPE" > "$OUT/class.txt" 2>&1 || { cat "$OUT/class.txt"; exit 1; }
+for name in $DROP; do grep -v "^$name," "$CLASS/class.csv" > "$CLASS/class.tmp" && mv "$CLASS/class.tmp" "$CLASS/class.csv"; done
 cp "$CLASS/class.csv" "$OUT/class.csv"
 say "class: $(tail -1 "$OUT/class.txt"); GPU type $TYPE"
 
@@ -92,36 +95,54 @@ timed() {  # $1: label, then the command; its wall time goes to probe.txt
   printf '%-34s %6s s  (exit %s)\n' "$label" "$(secs "$a" "$b")" "$rc" | tee -a "$OUT/probe.txt"
 }
 
-probe() {
+probe() {  # one job with every Python process in it under cProfile (a sitecustomize of this probe only)
+  local need=22
+  if [ "$(left)" -lt "$need" ]; then say "probe: not run, only $(left) s of the budget left"; return; fi
   say "probe: one job's parts, on GPU 0 alone"
-  export CUDA_VISIBLE_DEVICES=0
-  local K="$CLASS/ex-device-tiled"
-  echo "images $IMAGES, model $MODEL, kernel examples/device-tiled" >> "$OUT/probe.txt"
-  timed python-start python3 -c "pass"
-  timed import-profconv-cli python3 -c "import profconv.cli"
-  timed torch-import+cuda-context python3 -c "import torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize()"
-  timed cupy-import+cuda-context python3 -c "import cupy; cupy.zeros(1).sum().get()"
-  timed run-kernel-only python3 -m profconv run --model "$MODEL" --images "$IMAGES" --variant none --kernel "$K" \
-    --kernel-timeout "$KERNEL_TIMEOUT" --out "$WORK/probe-kernel-only"
-  timed run-cudnn-only python3 -m profconv run --model "$MODEL" --images "$IMAGES" --variant cudnn \
-    --out "$WORK/probe-cudnn-only"
-  timed "job (run cudnn+kernel, cProfile)" python3 -m cProfile -o "$WORK/job.prof" -m profconv run --model "$MODEL" \
-    --images "$IMAGES" --variant cudnn --kernel "$K" --kernel-timeout "$KERNEL_TIMEOUT" --out "$WORK/probe-job"
-  timed report python3 -m profconv report "$WORK/probe-job/run.json" --markdown "$WORK/probe-job/report.md"
-  unset CUDA_VISIBLE_DEVICES
-  python3 - "$WORK/job.prof" >> "$OUT/probe.txt" 2>&1 <<'PY'
-import pstats, sys
-st = pstats.Stats(sys.argv[1])
-print("\nthe job's parent process (cProfile, cumulative s, the 28 largest):")
-st.sort_stats("cumulative").print_stats(28)
+  local K="$CLASS/ex-device-tiled" site="$WORK/probe-site" prof="$WORK/prof"
+  mkdir -p "$site" "$prof"
+  cat > "$site/sitecustomize.py" <<'PY'
+import os
+if os.environ.get("PROBE_PROFILE_DIR"):
+    import atexit, cProfile, sys, time
+    _t0 = time.time()
+    _p = cProfile.Profile()
+    _p.enable()
+
+    def _dump():
+        _p.disable()
+        name = os.path.join(os.environ["PROBE_PROFILE_DIR"], f"{os.getpid()}")
+        _p.dump_stats(name + ".prof")
+        with open(name + ".argv", "w") as fh:
+            fh.write(f"{time.time() - _t0:.3f} {' '.join(sys.argv)[:200]}\n")
+
+    atexit.register(_dump)
 PY
-  cat "$WORK/probe-job/run.json" > "$OUT/probe-job-run.json"
+  echo "images $IMAGES, model $MODEL, kernel examples/device-tiled; the NVRTC cache of CuPy is warm from the pass before" >> "$OUT/probe.txt"
+  timed python-start python3 -c "pass"
+  CUDA_VISIBLE_DEVICES=0 PROBE_PROFILE_DIR="$prof" PYTHONPATH="$site:$PYTHONPATH" timed "job (cProfile in each process)" \
+    python3 -m profconv run --model "$MODEL" --images "$IMAGES" --variant cudnn --kernel "$K" \
+    --kernel-timeout "$KERNEL_TIMEOUT" --out "$WORK/probe-job"
+  CUDA_VISIBLE_DEVICES= timed report python3 -m profconv report "$WORK/probe-job/run.json" --markdown "$WORK/probe-job/report.md"
+  python3 - "$prof" >> "$OUT/probe.txt" 2>&1 <<'PY'
+import glob, io, os, pstats, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.prof"))):
+    wall, _, argv = open(f[:-5] + ".argv").read().partition(" ")
+    print(f"\n=== {argv.strip()}\nwall from interpreter start to exit: {float(wall):.2f} s")
+    buf = io.StringIO()
+    st = pstats.Stats(f, stream=buf)
+    st.sort_stats("cumulative").print_stats(
+        r"\(_find_and_load\)|profconv/|subprocess\.py.*\((wait|run|communicate)\)|cupy/cuda/(device|compiler)|"
+        r"cupy/_core/|torch/cuda/__init__|torch/nn/functional|nvrtc|_spawn", 32)
+    print("\n".join(ln for ln in buf.getvalue().splitlines()[6:] if ln.strip()))
+PY
+  cp "$WORK/probe-job/run.json" "$OUT/probe-job-run.json" 2>/dev/null
 }
 
 grade() {  # $1: pass name, then the engine's options
   local name=$1; shift
   local dir="$WORK/grade-$name" limit
-  limit=$(( $(left) - 25 ))
+  limit=$(( $(left) - 12 - RESERVE ))
   [ "$limit" -gt 230 ] && limit=230
   if [ "$limit" -lt 60 ]; then say "grade $name: not run, only $(left) s of the budget left"; return; fi
   say "grade ($name), at most $limit s"
@@ -151,22 +172,32 @@ grade() {  # $1: pass name, then the engine's options
   (cd "$dir" 2>/dev/null && find jobs -name job.json -o -name run.json -o -name job.log | tar czf "$OUT/records-$name.tgz" -T -)
 }
 
-has probe && probe
-has local && grade local --executor local
-if has ray; then
-  if python3 -c "import ray" 2>/dev/null; then
-    grade ray --executor ray
-    if ! grep -q "^0 unexpected verdict" "$OUT/check-ray.txt" 2>/dev/null; then
-      (cd /tmp/ray/session_latest/logs 2>/dev/null && tar czf "$OUT/ray-logs.tgz" --exclude='*.out' . 2>/dev/null)
-    fi
-  else
+ray_pass() {
+  if ! python3 -c "import ray" 2>/dev/null; then
     say "ray: not installed and no $WHL_RAY/ wheels: the Ray pass did not run"
+    return
   fi
-fi
-if has sanitize; then
+  grade ray --executor ray
+  if ! grep -q "^0 unexpected verdict" "$OUT/check-ray.txt" 2>/dev/null; then
+    (cd /tmp/ray/session_latest/logs 2>/dev/null && tar czf "$OUT/ray-logs.tgz" --exclude='*.out' . 2>/dev/null)
+  fi
+}
+
+sanitize_pass() {
   LISTING=$CLASS/sanitize.csv
   head -1 "$CLASS/class.csv" > "$LISTING"
   grep -E '^(bad-reads_past_end|ex-device-tiled|bad-rac[^,]*),' "$CLASS/class.csv" >> "$LISTING"
   grade sanitize --executor local --sanitize
-fi
+  LISTING=$CLASS/class.csv
+}
+
+for step in ${WHAT//,/ }; do  # in the order given
+  case $step in
+    probe) probe;;
+    local) grade local --executor local;;
+    ray) ray_pass;;
+    sanitize) sanitize_pass;;
+    *) say "unknown step $step";;
+  esac
+done
 say "done"

@@ -163,6 +163,7 @@ def grade_command(
         finally:
             if previous_term is not None:
                 signal.signal(signal.SIGTERM, previous_term)
+        book.engine = engine.describe()  # now with what the engine found (Ray: the cluster's GPUs and nodes)
         walls = sorted(r.wall_s for k, r in book.jobs.items() if k not in kept and r.wall_s is not None)
         cost = (f"; per job: median {walls[len(walls) // 2]:.1f} s, min {walls[0]:.1f} s, max {walls[-1]:.1f} s, "
                 f"sum {sum(walls):.1f} s" if walls else "")
