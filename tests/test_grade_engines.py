@@ -178,7 +178,9 @@ def test_ray_through_the_cli_with_a_hang(ray_local, klass: Path, tmp_path: Path)
     assert res.returncode == 0, res.stdout
     by = {j["submission"]: j for j in manifest.read(out)["jobs"]}
     assert by["alice"]["status"] == "finished" and by["erin"]["status"] == "timeout"
-    assert "ray" in manifest.read(out)["engine"]["name"]
+    engine = manifest.read(out)["engine"]
+    assert engine["name"] == "ray" and engine["options"]["cluster"]["GPU"] == 2
+    assert engine["options"]["cluster"]["accelerator_types"] == ["H100"]
 
 
 def test_ray_dry_run_needs_no_gpu(ray_local, klass: Path, tmp_path: Path) -> None:

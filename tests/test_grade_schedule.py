@@ -114,6 +114,9 @@ def test_grade_writes_the_schedule_and_where_the_jobs_ran(klass: Path, tmp_path:
     assert "never two jobs on one GPU" in res.stdout
     md = (out / "leaderboard.md").read_text()
     assert "## Where the jobs ran" in md and "- This run: GPU 0 (Fake GPU): " in md
+    page = (out / "leaderboard.html").read_text()
+    assert "Where the jobs ran" in page and "never two jobs on one GPU" in page
+    assert page.count("never two jobs on one GPU") == 1
     board = leaderboard.board(leaderboard.layers(manifest.results(doc, out)))
     assert set(board["device"]) <= {"0", "1"} and board["started"].notna().all() and board["ended"].notna().all()
 

@@ -183,7 +183,7 @@ def grade_command(
     where = [f"{'This run' if ran else 'The jobs kept'}: " + plan_.lines()[0], *plan_.lines()[1:]] if plan_.lines() else []
     write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve(), notes=where))
     write_atomic(out / "leaderboard.csv", render.csv(board))
-    write_atomic(out / "leaderboard.html", render.html(board, title, base=out.resolve()))
+    write_atomic(out / "leaderboard.html", render.html(board, title, base=out.resolve(), notes=where))
     if fmt == "markdown":
         con.print(render.markdown(board, title, base=out.resolve(), notes=where), markup=False, highlight=False,
                   soft_wrap=True)

@@ -140,7 +140,7 @@ def csv(board: pd.DataFrame) -> str:
     return board.to_csv(index=False, float_format="%.9g")
 
 
-def document(board: pd.DataFrame, title: str, base: Path | None = None):
+def document(board: pd.DataFrame, title: str, base: Path | None = None, notes: list[str] | None = None):
     """The leaderboard as a report Document (for the HTML renderer): one sortable table, the reasons."""
     from profconv.render.document import Bullets, Column, Document, Paragraph, Section, Table
 
@@ -165,16 +165,18 @@ def document(board: pd.DataFrame, title: str, base: Path | None = None):
             "the median total of the correct submissions on the same model and GPU. Paths are relative to this file. "
             "Click a header to sort.")
     section = Section("Leaderboard").add(Table("leaderboard", "", frame, cols, note=note))
-    notes = reasons(board)
-    if notes:
-        section.sections.append(Section("Not ok").add(Bullets([f"`{n}`" for n in notes])))
+    bad = reasons(board)
+    if bad:
+        section.sections.append(Section("Not ok").add(Bullets([f"`{n}`" for n in bad])))
     else:
         section.add(Paragraph("Every submission is ok."))
+    if notes:
+        section.sections.append(Section("Where the jobs ran").add(Bullets(list(notes))))
     return Document(title=title, sections=[section])
 
 
-def html(board: pd.DataFrame, title: str, base: Path | None = None) -> str:
+def html(board: pd.DataFrame, title: str, base: Path | None = None, notes: list[str] | None = None) -> str:
     from profconv.render import html as html_mod
     from profconv.render.document import RenderOptions
 
-    return html_mod.render(document(board, title, base), RenderOptions())
+    return html_mod.render(document(board, title, base, notes), RenderOptions())
