@@ -75,7 +75,7 @@ def terminal(board: pd.DataFrame, title: str, width: int = 80):
                                    for r in rows], justify="left"))
     if "device" in board.columns and board["device"].notna().any():
         cols.append(Column("GPU", [str(r["device"]) if isinstance(r["device"], str) else "—" for r in rows],
-                           drop=0))
+                           drop=2))
     cols += [Column(c[3:], [_ms(r[c]) for r in rows], drop=1) for c in lay]
     cols += [Column("total", [_ms(r["total_s"]) for r in rows]),
              Column("x cuDNN", [_x_within(r) for r in rows], drop=3),
