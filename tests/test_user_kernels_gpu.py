@@ -2,6 +2,7 @@
 the right reason while the others complete; compute-sanitizer findings; bench --kernel."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,9 @@ def test_sanitize_reports_the_invalid_reads_with_their_line(tmp_path, cli):
     got = rows(tmp_path)["reads-past-end"]
     memcheck = got["user"]["sanitizer"]["memcheck"]
     assert memcheck["errors"] > 0, got["user"]["sanitizer"]
-    assert any("Invalid __global__ read" in f and f"{BAD / 'reads_past_end.cu'}:14" in f for f in memcheck["findings"])
+    # the load is line 14; an optimising compiler may place it at its one use (line 30)
+    assert any("Invalid __global__ read" in f and re.search(rf"{re.escape(str(BAD / 'reads_past_end.cu'))}:(14|30)\b", f)
+               for f in memcheck["findings"]), memcheck
     assert got["status"] == "failed" and "compute-sanitizer memcheck" in got["error"] and r.returncode == 1
 
 
@@ -146,7 +149,7 @@ def test_sanitize_reports_a_shared_memory_race_with_its_lines(tmp_path, cli):
     race = got["user"]["sanitizer"]["racecheck"]
     assert race["errors"] > 0, got["user"]["sanitizer"]
     src = BAD / "racy.cu"
-    assert any(f"{src}:30" in f and f"{src}:35" in f for f in race["findings"]), race["findings"]
+    assert any(f"{src}:30" in f and f"{src}:35" in f for f in race["findings"]), race
     assert got["status"] == "failed" and "compute-sanitizer racecheck" in got["error"] and r.returncode == 1
 
 
