@@ -384,9 +384,9 @@ def run_command(
             profiled_ext, ext_summary = session.external_results(ext, tool_path, child, run_dir, profile_timeout,
                                                                  everything=show_all, ncu_settings=ncu_settings)
         except ProfilerFailed as exc:
-            if not summary:
+            if not summary and not (ext == "ncu" and user_kernels):
                 raise
-            ext_failed = exc  # the CUPTI part is kept and shown; the failure is reported at the end
+            ext_failed = exc  # the CUPTI part and your kernels' own ncu runs are kept; the failure is reported at the end
         else:
             summary = ({**summary, "tools": [*summary.get("tools", []), ext], ext: ext_summary} if summary
                        else ext_summary)
