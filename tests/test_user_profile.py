@@ -250,3 +250,16 @@ def test_report_lists_the_notes_on_user_kernels(tmp_path, cli):
     text = (tmp_path / "r.md").read_text()
     assert "## Notes on your kernels" in text or "### Notes on your kernels" in text
     assert "- `tiled` (1,000 images): ncu: its run under ncu failed: timed out after 90 s (log: ncu-tiled.log)" in text
+
+
+def test_racecheck_report_recorded_on_an_h100_is_one_finding_with_both_lines():
+    """compute-sanitizer 2025.3.1 racecheck on tests/data/kernels/bad/racy.cu (H100, the GPU run of this
+    issue): 4 reports of one race from several instructions, in NVRTC's cache file name; one finding."""
+    text = (Path(__file__).parent / "data" / "sanitizer" / "racecheck-racy-h100.txt").read_text()
+    r = isolate.parse_sanitizer(text, "/me/racy.cu")
+    assert (r["errors"], r["warnings"], r["complete"]) == (4, 0, True)
+    assert len(r["findings"]) == 1
+    assert r["findings"][0].startswith(
+        "Error: Race reported between Write access at /me/racy.cu:30 (conv) and Read access at /me/racy.cu:35 (conv) [")
+    failure, notes = isolate.sanitizer_verdict({"racecheck": r})
+    assert failure.startswith("compute-sanitizer racecheck: 4 hazard(s): Error: Race reported") and notes == []

@@ -400,7 +400,8 @@ def run_command(
             con.print(f"re-running your kernel {escape(d.name)} under ncu (its timed op only)")
             job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=m.name,
                                     images=counts[-1], repeat=1, warmup=0, data=data, weights=weights,
-                                    timeout=profile_timeout, build_dir=str(Path(builds.name) / d.name))
+                                    timeout=profile_timeout, build_dir=str(Path(builds.name) / d.name),
+                                    layers_only=True)
             ps_user, part = _user_ncu(d, job, res, tool_path, [f"{m.name}/{d.name}/{lay}" for lay in layers],
                                       ncu_settings, run_dir, show_all, lambda msg: None)
             if part is not None:

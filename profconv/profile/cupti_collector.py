@@ -60,11 +60,13 @@ class CuptiCollector:
         self._names: dict[tuple[int, int], str] = {}
 
     def __enter__(self) -> CuptiCollector:
-        enable_nvtx_injection()
         c = self.cupti
         c.activity_register_callbacks(lambda: (8 * 1024 * 1024, 0), self._completed)
         for k in self.kinds:
             c.activity_enable(k)
+        # after the first CUPTI calls: cupti-python loads libcupti on first use, so in a fresh process (a user
+        # kernel's child, a run without PyTorch, which loads it too) it is only now in /proc/self/maps
+        enable_nvtx_injection()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -200,8 +200,10 @@ class UserCheck:
 
 
 def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, conv_io: dict, opts: RunOptions,
-             env: dict, progress: Progress, on_layer: Callable[[VariantResult], None]) -> VariantResult:
-    """The user's kernel on every conv layer (checks above), edge shapes, then the forward pass."""
+             env: dict, progress: Progress, on_layer: Callable[[VariantResult], None], layers_only: bool = False
+             ) -> VariantResult:
+    """The user's kernel on every conv layer (checks above), edge shapes, then the forward pass
+    (`layers_only`: a profiler's re-run, the layers alone)."""
     res = VariantResult(opts.images, variant.name, variant.technique, variant.precision)
     res.user = dict(variant.provenance)
     check = UserCheck(runner, variant, kernel, env, progress)
@@ -222,6 +224,8 @@ def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, co
     if failed:
         res.status = "failed"
         res.error = "; ".join(f"{c.layer}: {c.error}" for c in failed)
+        return res
+    if layers_only:
         return res
     progress(f"{runner.model.name}/{variant.name}: edge shapes")
     edges = check.edges(shapes)

@@ -48,6 +48,7 @@ class KernelJob:
     ci_target: float | None = None
     time_budget: float = 2.0
     build_dir: str | None = None  # shared by the kernel's children (checks, ncu, sanitizer): nvcc runs once
+    layers_only: bool = False  # a profiler's re-run: each layer's check and timed calls, no edge shapes or forward pass
 
 
 def worker_argv(job_file: Path) -> list[str]:
@@ -180,6 +181,26 @@ def _where(text: str, source: str | None) -> str:
     return WHERE.sub(repl, text)
 
 
+HAZARDS = re.compile(r"\s*\[([\d,]+) hazards?\]$")
+
+
+def _compact(parts: list[str]) -> str:
+    """A finding's lines as one: the other sides of a race that name the same source line (several
+    instructions of one statement) are one, their hazard counts summed."""
+    head, seen = [], {}
+    for p in parts:
+        m = HAZARDS.search(p)
+        key = HAZARDS.sub("", p)
+        if m and key in seen:
+            seen[key] += int(m.group(1).replace(",", ""))
+        elif m:
+            seen[key] = int(m.group(1).replace(",", ""))
+            head.append(key)
+        elif p not in head:
+            head.append(p)
+    return " ".join(f"{p} [{seen[p]:,} hazards]" if p in seen else p for p in head)
+
+
 def parse_sanitizer(text: str, source: str | None = None, limit: int = 8) -> dict[str, Any]:
     """compute-sanitizer's report as {errors, warnings, findings, complete}: findings are one line each
     ("Invalid __global__ read of size 4 bytes at k.cu:17 (conv)", "Error: Race reported between Write
@@ -193,20 +214,25 @@ def parse_sanitizer(text: str, source: str | None = None, limit: int = 8) -> dic
     if m:
         errors, warnings = int(m.group(1)), int(m.group(2))
     found: list[tuple[bool, str]] = []  # (is a warning, text)
+    hazards: dict[tuple[bool, str], int] = {}
     lines = [ln.removeprefix("=========").strip() for ln in text.splitlines() if ln.startswith("=========")]
     for i, ln in enumerate(lines):
         if not FINDING.match(ln) or "SUMMARY" in ln:
             continue
         parts = [ln]
-        for nx in lines[i + 1:i + 4]:  # its continuation: where (at ...), the other side of a race (and ...)
+        for nx in lines[i + 1:]:  # its continuation: where (at ...), the other sides of a race (and ...)
             if nx.startswith(("at ", "and ")):
                 parts.append(nx)
-            elif not nx or FINDING.match(nx):
+            elif not nx or FINDING.match(nx) or len(parts) > 1:
                 break
-        item = _where(" ".join(parts), source)
-        entry = (ln.startswith("Warning"), item)
+        item = _compact([_where(p, source) for p in parts])
+        m = HAZARDS.search(item)
+        entry = (ln.startswith("Warning"), HAZARDS.sub("", item))
         if entry not in found:
             found.append(entry)
+        if m:  # the same race reported from several instructions: one finding, the hazards summed
+            hazards[entry] = hazards.get(entry, 0) + int(m.group(1).replace(",", ""))
+    found = [(w, f"{t} [{hazards[(w, t)]:,} hazards]" if (w, t) in hazards else t) for w, t in found]
     found.sort(key=lambda e: e[0])  # errors first
     n_warn = sum(w for w, _ in found)
     return {"errors": errors if errors is not None else len(found) - n_warn,
@@ -309,7 +335,7 @@ def sanitizer_pass(decl: Declaration, provenance: dict, job: KernelJob, tmp: Pat
             return sanitizer_argv(tool_path, tool, argv)
 
         res = _child(decl, provenance, small, tmp, on_progress, tool, wrap=wrap)
-        log = (res.user or {}).get("log_tail", "")
+        log = (tmp / f"{tool}.log").read_text(errors="replace")  # whole: the findings come before the summary
         out[tool] = parse_sanitizer(log, str(decl.source) if decl.source else None)
         # the tool's own lines (its findings in full, its summary), kept with the record
         out[tool]["report"] = "\n".join(ln for ln in log.splitlines() if ln.startswith("========="))[-8000:]

@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
         x = cp.asarray(ds.images)
         progress(f"{model.name}: reference pass on {opts.images} images")
         conv_io = run.reference_pass(x)
-        res = checks.run_user(run, variant, kernel, x, ds.labels, conv_io, opts, gpu.environment(cp), progress, write)
+        res = checks.run_user(run, variant, kernel, x, ds.labels, conv_io, opts, gpu.environment(cp), progress, write,
+                              layers_only=bool(job.get("layers_only")))
     except Exception as exc:  # anything before the first layer: one failed row with the reason
         res = VariantResult(job["images"], variant.name, variant.technique, variant.precision, status="failed",
                             error=contracts.first_line(exc), user=dict(variant.provenance))
