@@ -202,8 +202,10 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
             raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
                                  f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
     del doc, lines, text, results  # the rows are out: let the input go before they are gathered
+    table_notes = _block_notes(raw)
     rows = share_rows(_rows(raw))
-    table_notes = _table_notes(raw, rows)
+    _share_notes(rows, table_notes)
+    table_notes = {k: v for k, v in table_notes.items() if v}
     for (number, section), items in table_notes.items():
         notes.extend(table_note(number, section, n) for n in items)
     return ProfileSet(None, infos, label, unplaced, notes, table_notes, rows=rows)
@@ -241,9 +243,9 @@ def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
     return sorted(out)
 
 
-def _table_notes(raw: list[RawProfile], rows: Rows) -> dict[tuple[int, str], list[str]]:
-    """What a reader must know next to a table: Time(%) that does not add up or contradicts the
-    times, tables merged from several sources, numbers whose decimal mark is unknown."""
+def _block_notes(raw: list[RawProfile]) -> dict[tuple[int, str], list[str]]:
+    """What a reader must know next to a table, from its own rows: Time(%) that does not add up,
+    numbers whose decimal mark is unknown (and whatever the dialect noted)."""
     out: dict[tuple[int, str], list[str]] = {}
     for number, prof in enumerate(raw, start=1):
         for blk in prof.blocks:
@@ -256,6 +258,12 @@ def _table_notes(raw: list[RawProfile], rows: Rows) -> dict[tuple[int, str], lis
             total = sum(pcts)
             if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
                 out[key].append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
+    return out
+
+
+def _share_notes(rows: Rows, out: dict[tuple[int, str], list[str]]) -> None:
+    """Notes on the ranked sections: ranked by Time(%) because the times contradict it, or merged
+    from several source tables (added to `out`)."""
     # only the sections worth a note: ranked by Time(%), or merged from several tables
     basis, profile, section = rows.col("share_basis"), rows.col("profile"), rows.col("section")
     groups: dict[tuple[int, str], list[int]] = {}
@@ -282,7 +290,6 @@ def _table_notes(raw: list[RawProfile], rows: Rows) -> dict[tuple[int, str], lis
                 "is relative to its own table, Share is of their summed time")
             for t in _inconsistent_tables(rows, members):
                 out[key].append(f"the table at line {t}: its Time column contradicts its printed Time(%)")
-    return {k: v for k, v in out.items() if v}
 
 
 def _inconsistent_tables(rows: Rows, members: list[int]) -> list[int]:
@@ -312,21 +319,28 @@ _FIELDS = attrgetter(*ROW_FIELDS)
 
 def _rows(raw: list[RawProfile]) -> Rows:
     """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
-    one set of columns, short names filled once per distinct name (its [correlation id] aside)."""
+    one set of columns, short names filled once per distinct name (its [correlation id] aside).
+    Each block's Row objects are let go as soon as their values are in the columns."""
     parts: list[Rows] = []
-    recs: list[tuple] = []
-    cols = [*ROW_FIELDS, *_TAIL]
+    names = [*ROW_FIELDS, *_TAIL]
+    cols: dict[str, list] = {c: [] for c in names}
 
     def flush() -> None:
-        if recs:
-            parts.append(Rows.from_tuples(recs, cols))
-            recs.clear()
+        if cols["profile"]:
+            parts.append(Rows(dict(cols)))
+            for c in names:
+                cols[c] = []
 
     for number, prof in enumerate(raw, start=1):
         for blk in prof.blocks:
             if blk.rows:
-                tail = (number, prof.tool, blk.line_start)
-                recs.extend(t + tail for t in map(_FIELDS, blk.rows))
+                n = len(blk.rows)
+                for c, values in zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows))):
+                    cols[c].extend(values)
+                cols["profile"].extend([number] * n)
+                cols["tool"].extend([prof.tool] * n)
+                cols["table"].extend([blk.line_start] * n)
+                blk.rows = []
             elif blk.table is not None and len(blk.table):
                 flush()
                 tb = blk.table
@@ -335,6 +349,7 @@ def _rows(raw: list[RawProfile]) -> Rows:
                 tb.set("tool", [prof.tool] * n)
                 tb.set("table", [blk.line_start] * n)
                 parts.append(tb)
+                blk.table = None
     flush()
     rows = Rows.concat(parts)
     if not rows.n:
