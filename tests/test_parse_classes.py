@@ -610,3 +610,69 @@ def test_ncu_details_pasted_without_prof_lines():
 def test_context_stream_line_alone_is_not_ncu():
     with pytest.raises(NoProfileFound):
         profconv.parse_text("Launched on device 0, Context 1, Stream 7\n  kernel_a, Context 1, Stream 7\ndone\n")
+
+
+# 16. The legacy CUDA command-line profiler (COMPUTE_PROFILE=1, before nvprof): key=value lines with
+# gputime in microseconds, its CSV form, and lines pasted into notes with a line number in front.
+CUDAPROF_LOG = "\n".join([
+    "# CUDA_PROFILE_LOG_VERSION 2.0",
+    "# CUDA_DEVICE 0 GeForce GTX 480",
+    "# CUDA_CONTEXT 1",
+    "method,gputime,cputime,occupancy",
+    "method=[ memcpyHtoD ] gputime=[ 12.500 ] cputime=[ 20.000 ] ",
+    "method=[ vec_add ] gputime=[ 40.250 ] cputime=[ 8.000 ] occupancy=[ 1.000 ] ",
+    "method=[ vec_add ] gputime=[ 39.750 ] cputime=[ 7.500 ] occupancy=[ 1.000 ] ",
+    "method=[ memcpyDtoH ] gputime=[ nan ] cputime=[ 30.000 ] ",
+    "",
+])
+
+CUDAPROF_CSV = "\n".join([
+    "# CUDA_PROFILE_LOG_VERSION 2.0",
+    "# CUDA_DEVICE 0 Tesla C1060",
+    "# CUDA_PROFILE_CSV 1",
+    "method,gputime,cputime,occupancy",
+    "memcpyHtoD,3.200,9.000,",
+    "stencil_3d,120.000,5.000,0.750",
+    "stencil_3d,118.000,5.500,0.750",
+    "",
+])
+
+CUDAPROF_PASTED = "\n".join([
+    "From a run of the renderer::",
+    "",
+    "    1041 method=[ memcpyHtoD ] gputime=[ 1.280 ] cputime=[ 2.006 ]",
+    "    1042 method=[ render ] gputime=[ 5000.500 ] cputime=[ 200.000 ] occupancy=[ 0.500 ]",
+    "",
+    "The copy back takes as long as the render.",
+    "",
+])
+
+
+def test_cuda_command_line_profiler_log():
+    ps = _parse(CUDAPROF_LOG)
+    assert [(p.tool, p.device) for p in ps.profiles] == [("cudaprof", "GeForce GTX 480")]
+    assert [n for n, _ in ps.unplaced] == [8]  # gputime=[ nan ]: reported, never a row
+    assert _records(_sec(ps, "gpu-trace"), ["name", "total_ns", "calls", "line_start"]) == [
+        ("memcpyHtoD", 12500.0, 1, 5), ("vec_add", 40250.0, 1, 6), ("vec_add", 39750.0, 1, 7),
+    ]
+    assert _records(_sec(ps, "gpu"), ["name", "total_ns", "calls", "avg_ns", "min_ns", "max_ns"]) == [
+        ("memcpyHtoD", 12500.0, 1, 12500.0, 12500.0, 12500.0),
+        ("vec_add", 80000.0, 2, 40000.0, 39750.0, 40250.0),
+    ]
+
+
+def test_cuda_command_line_profiler_csv():
+    ps = _parse(CUDAPROF_CSV)
+    assert [(p.tool, p.device) for p in ps.profiles] == [("cudaprof", "Tesla C1060")] and ps.unplaced == []
+    assert _records(_sec(ps, "gpu"), ["name", "total_ns", "calls", "avg_ns"]) == [
+        ("memcpyHtoD", 3200.0, 1, 3200.0), ("stencil_3d", 238000.0, 2, 119000.0),
+    ]
+
+
+def test_cuda_command_line_profiler_lines_pasted_with_numbers():
+    ps = _parse(CUDAPROF_PASTED)
+    assert [p.tool for p in ps.profiles] == ["cudaprof"] and ps.unplaced == []
+    assert _records(_sec(ps, "gpu-trace"), ["name", "total_ns", "line_start"]) == [
+        ("memcpyHtoD", 1280.0, 3), ("render", 5000500.0, 4),
+    ]
+    assert len(ps.frame) == 4

@@ -162,6 +162,17 @@ CASES = [
              (7, 'openacc', 'main@StreamTriad_par4.c:26 compute region', None, 16, None),
          ],
          notes=[]),
+    Case('cudaprof/dmikushin-kernelgen-sincos-tesla-c2070-cuda-profile-log.log',
+         tools=('cudaprof',), rows=7, unplaced=0,
+         sections={(1, 'gpu'): 3, (1, 'gpu-trace'): 4},
+         tops=[(1, 'gpu', 'memcpyHtoD', 2)],
+         checks=[
+             (1, 'gpu', 'memcpyHtoD', 47627008.0, 2, 23813504.0),
+             (1, 'gpu', 'sincos_15_gpu', 3552064.0, 1, 3552064.0),
+             (1, 'gpu-trace', 6, 'memcpyHtoD', None, 23987137.0),
+             (1, 'gpu-trace', 9, 'memcpyDtoH', None, 36782977.0),
+         ],
+         notes=[]),
     Case('ncu-csv/andrewxu22-rodinia-bfs-lassen-ncu2020-base-units-excerpt.csv.log',
          tools=('ncu',), rows=53, unplaced=0,
          sections={(1, 'gpu'): 1, (1, 'ncu-metric'): 52},
@@ -536,6 +547,20 @@ CASES = [
              (2, 'ncu-metric', 'row_sums(const float *, float *, unsigne', 'Waves Per SM', None, 0.1, None),
          ],
          notes=[]),
+    Case('pasted/simoncblyth-opticks-cuda-profiler-numbered-lines-rst-excerpt.log',
+         tools=('cudaprof', 'cudaprof'), rows=49, unplaced=0,
+         sections={(1, 'gpu'): 4, (1, 'gpu-trace'): 36, (2, 'gpu'): 4, (2, 'gpu-trace'): 5},
+         tops=[(1, 'gpu', 'render', 1),
+               (2, 'gpu', 'render', 1)],
+         checks=[
+             (1, 'gpu', 'render', 5259416500.0, 1, 5259416500.0),
+             (1, 'gpu', 'fill', 50048.0, 2, 25024.0),
+             (2, 'gpu', 'render', 5259416500.0, 1, 5259416500.0),
+             (2, 'gpu', 'fill', 50048.0, 2, 25024.0),
+             (1, 'gpu-trace', 52, 'memcpyHtoD', None, 1312.0),
+             (2, 'gpu-trace', 119, 'memcpyDtoH', None, 194016.0),
+         ],
+         notes=[]),
     Case('pasted/taufique71-olcf-hw4-report-ncu2020-glued-progress.md.log',
          tools=('ncu', 'ncu'), rows=58, unplaced=0,
          sections={(1, 'gpu'): 2, (1, 'ncu-metric'): 52, (2, 'ncu-metric'): 4},
@@ -556,8 +581,6 @@ NO_PROFILE = [
     # (file, why it holds no profile)
     ("foreign/codingadventures-iet-engine-nvprof-help-text-excerpt.log", "nvprof --help text"),
     ("foreign/marcogrivol-gprof-flat-profile-call-graph-excerpt.log", "GNU gprof flat profile and call graph"),
-    ("foreign/simoncblyth-opticks-legacy-cuda-command-line-profiler-rst-excerpt.log",
-     "pre-nvprof COMPUTE_PROFILE log lines in developer notes"),
     ("foreign/srsapireddy-ncu-list-sections-table-in-cu-file.log", "ncu --list-sections table"),
     ("ncu-text/shra1-25-cml-ncu-target-terminated-traceback-no-result.log",
      "ncu: ERR_NVGPUCTRPERM, the target crashed, no kernels profiled"),
@@ -601,7 +624,7 @@ def test_sources_lists_every_corpus_file():
     import os
 
     sources = open(DATA + "SOURCES.md", encoding="utf-8").read()
-    logs = ("acc-time/", "ncu-", "nsys-", "nvprof-", "pasted/", "foreign/")  # the profiler-log folders
+    logs = ("acc-time/", "cudaprof/", "ncu-", "nsys-", "nvprof-", "pasted/", "foreign/")  # the profiler-log folders
     files = sorted(os.path.relpath(p, DATA) for p in glob.glob(DATA + "**/*", recursive=True) if os.path.isfile(p))
     missing = [f for f in files if f.startswith(logs) and f"| {f} |" not in sources]
     assert missing == []

@@ -27,6 +27,7 @@ class Format(str, Enum):
     nsys = "nsys"
     ncu = "ncu"
     acc = "acc"
+    cudaprof = "cudaprof"
 
 
 def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
@@ -135,7 +136,7 @@ def parse_command(
     full_names: FullNames = False,
     width: Width = None,
 ) -> None:
-    """Read nvprof, Nsight Systems, Nsight Compute or OpenACC timing text and rank what takes the time."""
+    """Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing or CUDA profiler logs and rank what takes the time."""
     if as_json and as_csv:
         raise InputError("choose one of --json and --csv")
     if "-" in files and sys.stdin is None:

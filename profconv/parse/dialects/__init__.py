@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from profconv.parse.dialects import acc, ncu, nsys, nvprof
+from profconv.parse.dialects import acc, cudaprof, ncu, nsys, nvprof
 
 DIALECTS: dict[str, ModuleType] = {
     "nvprof": nvprof,
     "nsys": nsys,
     "ncu": ncu,
     "acc": acc,
+    "cudaprof": cudaprof,  # the pre-nvprof command-line profiler (COMPUTE_PROFILE=1)
 }
