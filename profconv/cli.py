@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bench": ("profconv.commands.bench", "bench_command",
               "Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."),
     "parse": ("profconv.commands.parse", "parse_command",
-              "Read nvprof, Nsight Systems, Nsight Compute or OpenACC timing text and rank what takes the time."),
+              "Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing or CUDA profiler logs and rank what takes the time."),
     "report": ("profconv.commands.report", "report_command",
                "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
     "models": ("profconv.commands.models", "models_command", "List the models with their layer shapes."),

@@ -186,7 +186,8 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
             nums = ", ".join(str(n) for n, _ in unplaced[:10])
             raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) {nums} "
                                  "hold values that are not valid numbers, or columns that do not fit the header")
-        what = f"no {format} profile" if format else "no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line profiler)"
+        what = (f"no {format} profile" if format
+                else "no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line profiler)")
         raise NoProfileFound(f"{label}: {what} found")
     if strict and unplaced:
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
