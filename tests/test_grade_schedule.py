@@ -113,9 +113,9 @@ def test_grade_writes_the_schedule_and_where_the_jobs_ran(klass: Path, tmp_path:
     assert sum(g["jobs"] for g in sched["gpus"]) == 3
     assert "never two jobs on one GPU" in res.stdout
     md = (out / "leaderboard.md").read_text()
-    assert "## Where the jobs ran" in md and "- This run: GPU 0 (Fake GPU): " in md
+    assert "## About this run" in md and "- This run: GPU 0 (Fake GPU): " in md
     page = (out / "leaderboard.html").read_text()
-    assert "Where the jobs ran" in page and "never two jobs on one GPU" in page
+    assert "About this run" in page and "never two jobs on one GPU" in page
     assert page.count("never two jobs on one GPU") == 1
     board = leaderboard.board(leaderboard.layers(manifest.results(doc, out)))
     assert set(board["device"]) <= {"0", "1"} and board["started"].notna().all() and board["ended"].notna().all()
@@ -200,3 +200,11 @@ def test_sigterm_ends_the_running_jobs_like_ctrl_c(klass: Path, tmp_path: Path) 
     assert "interrupted after 0 of 1 job(s)" in stdout
     time.sleep(0.5)
     assert not _procs_with(str(out / "jobs" / "erin"))  # the job's process group ended with it
+
+
+def test_a_host_bound_reference_is_said() -> None:
+    board = leaderboard.pd.DataFrame({"cudnn_total_s": [45e-6, 50e-6, 100e-6, None]})
+    note = leaderboard.host_bound_note(board)
+    assert note is not None and note.startswith("cuDNN's Op Time here is 50 us (median of the jobs, 45-100 us)")
+    assert leaderboard.host_bound_note(leaderboard.pd.DataFrame({"cudnn_total_s": [1.1e-3, 1.2e-3]})) is None
+    assert leaderboard.host_bound_note(leaderboard.pd.DataFrame({"cudnn_total_s": [None]})) is None

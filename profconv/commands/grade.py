@@ -181,6 +181,8 @@ def grade_command(
         board = leaderboard.with_previous(board, leaderboard.board(leaderboard.layers(prev_results, reference=variant)))
     title = f"Leaderboard: {len(subs)} submission(s), {len(specs)} job(s)"
     where = [f"{'This run' if ran else 'The jobs kept'}: " + plan_.lines()[0], *plan_.lines()[1:]] if plan_.lines() else []
+    if (host_bound := leaderboard.host_bound_note(board)) is not None:
+        where.append(host_bound)
     write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve(), notes=where))
     write_atomic(out / "leaderboard.csv", render.csv(board))
     write_atomic(out / "leaderboard.html", render.html(board, title, base=out.resolve(), notes=where))
@@ -196,5 +198,5 @@ def grade_command(
         counts = board["verdict"].value_counts()
         con.print(", ".join(f"{n} {v}" for v, n in counts.items()) + f" of {len(board)}")
         for line in where:
-            con.print(escape(line), soft_wrap=True)
+            con.print(f"[yellow]{escape(line)}[/yellow]" if line == host_bound else escape(line), soft_wrap=True)
         con.print(f"leaderboard: {out / 'leaderboard.md'} (.csv, .html); manifest: {out / manifest.MANIFEST}")

@@ -228,6 +228,23 @@ def board(lay: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+HOST_BOUND_S = 200e-6
+"""Below this reference Op Time, the tens of microseconds of launch and PyTorch host time inside the
+CUDA events are a large, load-dependent part of it (ece408-high conv1 at 100 images: about 10 us
+of cuDNN kernel in a 45-100 us Op Time on an H100)."""
+
+
+def host_bound_note(board: pd.DataFrame) -> str | None:
+    """A warning when the reference's Op Time is too short for x cuDNN to compare kernels."""
+    ref = board["cudnn_total_s"].dropna()
+    if ref.empty or float(ref.median()) >= HOST_BOUND_S:
+        return None
+    return (f"cuDNN's Op Time here is {float(ref.median()) * 1e6:.0f} us (median of the jobs, "
+            f"{float(ref.min()) * 1e6:.0f}-{float(ref.max()) * 1e6:.0f} us): at this size launch and PyTorch host "
+            "time are much of it, so x cuDNN measures them more than the kernels; grade with more images "
+            "(--images 10000, the default) for a ratio of the kernels")
+
+
 def with_previous(current: pd.DataFrame, previous: pd.DataFrame) -> pd.DataFrame:
     """The board with each submission's total from an earlier milestone and the ratio to it."""
     prev = previous[previous["verdict"] == "ok"].drop_duplicates(["submission", "model"])

@@ -126,7 +126,7 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
     if bad:
         lines += ["", "## Not ok", ""] + [f"- {_md_cell(n)}" for n in bad]
     if notes:
-        lines += ["", "## Where the jobs ran", ""] + [f"- {n}" for n in notes]
+        lines += ["", "## About this run", ""] + [f"- {n}" for n in notes]
     lines += ["", "Op Time: median of the timed repeats of the submission's kernel on each conv layer; "
               "x cuDNN: its total Op Time over cuDNN's in the same job (in brackets: its range over both totals' 95% "
               "intervals); x median: over the median total of the "
@@ -171,7 +171,7 @@ def document(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
     else:
         section.add(Paragraph("Every submission is ok."))
     if notes:
-        section.sections.append(Section("Where the jobs ran").add(Bullets(list(notes))))
+        section.sections.append(Section("About this run").add(Bullets(list(notes))))
     return Document(title=title, sections=[section])
 
 
