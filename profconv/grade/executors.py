@@ -247,6 +247,7 @@ class RayExecutor:
 
     name = "ray"
     CANCEL_GRACE_S = 10.0
+    LOCAL_OBJECT_STORE = 256 * 2**20
 
     def __init__(self, address: str | None = None, retries: int = 2, dry_run: bool = False,
                  init_kwargs: dict[str, Any] | None = None) -> None:
@@ -272,8 +273,10 @@ class RayExecutor:
         ray = self.ray
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
         if self.address is None and not os.environ.get("RAY_ADDRESS"):
-            # a local instance of our own: no usage report sent from a grading host
+            # a local instance of our own: no usage report sent from a grading host, and an object
+            # store sized for what travels (job specs and results of a few kB), not 30% of the RAM
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            kwargs.setdefault("object_store_memory", self.LOCAL_OBJECT_STORE)
         try:
             ray.init(address=self.address, **kwargs)
         except (ConnectionError, ValueError, RuntimeError) as exc:
