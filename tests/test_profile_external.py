@@ -194,3 +194,31 @@ def test_ncu_table_renders_the_conv_ops():
     assert "regs (register/thread), DRAM write (Gbyte) not shown at 80 columns" in text[80]  # from the right, named
 
 
+def test_ncu_child_run_end_to_end_with_a_stand_in_ncu(tmp_path):
+    """The ncu path of `run --profile ncu` without a GPU: a stand-in `ncu` records the argv it got and
+    prints a CSV as ncu does with the NVTX filter applied (the timed launches only); the session keeps
+    the raw output, parses the timed op's rows and puts ncu's per-call figure in the agreement."""
+    from profconv.profile import session
+
+    fake = tmp_path / "ncu"
+    fake.write_text("#!" + sys.executable + "\nimport json, sys\n"
+                    f"open({str(tmp_path / 'argv.json')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+                    f"sys.stdout.write({NCU_RAW!r})\n")
+    fake.chmod(0o755)
+    child = external.ChildRun("ece408-high", 10000, ["naive", "tuned"], tmp_path / "ncu-child")
+    ps, summary = session.external_results("ncu", str(fake), child, tmp_path, 30)
+    import json
+
+    argv = json.loads((tmp_path / "argv.json").read_text())
+    assert argv[argv.index("--nvtx-exclude") + 1] == "profconv@ece408-high/naive/conv1/check/"
+    assert argv[-len(child.argv()):] == child.argv()  # the child profconv run, after ncu's options
+    assert summary["scope"] == "timed" and summary["set_aside"] == 0 and summary["calls_per_op"] == 1
+    assert summary["settings"]["clock_control"] == "none" and "--nvtx-exclude" in summary["settings"]["argv"]
+    assert (tmp_path / "ncu-raw.csv").read_text() == NCU_RAW
+    assert {r["role"] for r in summary["launches"]} == {"timed"}
+    assert set(ps.frame["name"]) >= {"conv_forward", "conv_tuned"}
+    df = session.agreement_frame(summary, {"ece408-high/naive/conv1": 7.25e-3, "ece408-high/tuned/conv1": 0.60e-3})
+    rows = {r["variant"]: r for r in df.to_dict("records")}
+    assert rows["naive"]["ncu_s"] == pytest.approx(7.2451e-3) and rows["naive"]["within"]
+    assert rows["tuned"]["ncu_vs_op"] == pytest.approx(574.2e-6 / 0.60e-3 - 1) and not rows["tuned"]["within"]
+    assert "ncu -4.3% against Op Time in a separate child run" in rows["tuned"]["why"]
