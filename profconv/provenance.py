@@ -125,7 +125,7 @@ def git_state(root: Path | None = None, environ: dict[str, str] | None = None) -
     given = _env_commit(dict(os.environ) if environ is None else environ)
     if given is not None:
         return {**given, "changed": []}
-    unknown = {"commit": None, "dirty": None, "describe": None, "source": None, "changed": []}
+    unknown: dict[str, Any] = {"commit": None, "dirty": None, "describe": None, "source": None, "changed": []}
     if shutil.which("git") is None:
         return {**unknown, "why": "git is not installed"}
     rc, top = _run(["git", "rev-parse", "--show-toplevel"], root)
