@@ -11,7 +11,9 @@
 # With two GPUs visible the profiled run goes to the second and the benches to the first, at once
 # (the benches that are compared always share one card). Environment: RUN_VARIANTS, PAIRS ("a,b c,d"),
 # BENCH_MODELS, BUDGET (s per layer), REPEAT, RUN_S, NCU_S, BENCH_S, TWO_S, PROBE (1: a small ncu
-# run first, to see the NVTX filter at work quickly).
+# run first, to see the NVTX filter at work quickly). MODE=company: only the 3% check — CuPy's
+# kernel cache filled by parallel sweeps first (scripts/warm_kernels.py), then the full bench on LAYERS
+# on one card while the two-variant benches run on the other.
 set -u
 OUT=${OUT:-/tmp/numbers-evidence}
 mkdir -p "$OUT"
@@ -35,7 +37,9 @@ cat "$OUT/gpu.txt"
 RUN_VARIANTS=${RUN_VARIANTS:-naive,shared,tuned,tensorcore,streams,cudnn,cudnn-nhwc,cudnn-fp16-nhwc}
 PAIRS=${PAIRS:-"tuned,cudnn tensorcore,cudnn-fp16-nhwc"}
 BENCH_MODELS=${BENCH_MODELS:-ece408-high,ece408}
+LAYERS=${LAYERS:-ece408-high/conv1,ece408/conv2}
 BENCH_ARGS="--model $BENCH_MODELS --no-fuse --cudnn-kernels --time-budget ${BUDGET:-4} --repeat ${REPEAT:-6} --warmup 2"
+[ "${MODE:-all}" = company ] && BENCH_ARGS="$BENCH_ARGS --layer $LAYERS"
 
 keep_run() {  # the compact parts of a run directory (not the timeline)
   mkdir -p "$OUT/$2"
@@ -101,7 +105,42 @@ lane_bench() {
     --markdown "$OUT/company-check-all-layers.md" > /dev/null 2>&1
 }
 
-if [ "$LANE_A" != "$LANE_B" ]; then
+company_only() {  # MODE=company: the 3% check alone, within ~150 s on a fresh machine
+  stamp "warm CuPy's kernel cache (parallel sweeps)"
+  CUDA_VISIBLE_DEVICES=$(printf '%s\n' "$LANE_A" "$LANE_B" | sort -u | paste -sd,) \
+    timeout "${WARM_S:-40}" python3 scripts/warm_kernels.py --models "$BENCH_MODELS" --layers "$LAYERS" --workers "${WORKERS:-12}" \
+    > "$OUT/warm.log" 2>&1
+  stamp "warm: exit $?"
+  pairs_lane() {
+    export CUDA_VISIBLE_DEVICES=$LANE_B
+    for pair in $PAIRS; do
+      name="bench-${pair//,/-}"
+      stamp "$name (device $LANE_B)"
+      timeout "${TWO_S:-60}" $P bench $BENCH_ARGS --variant "$pair" --out "/tmp/numbers-w/$name" \
+        --markdown "$OUT/$name.md" > "$OUT/$name.log" 2>&1
+      stamp "$name: exit $?"
+      mkdir -p "$OUT/$name" && cp "/tmp/numbers-w/$name/bench.json" "$OUT/$name/" 2>/dev/null
+    done
+  }
+  PAIRS_PID=
+  if [ "$LANE_A" != "$LANE_B" ]; then pairs_lane & PAIRS_PID=$!; fi
+  export CUDA_VISIBLE_DEVICES=$LANE_A
+  stamp "bench-full: every GPU variant on $LAYERS (device $LANE_A)"
+  timeout "${BENCH_S:-95}" $P bench $BENCH_ARGS --out /tmp/numbers-w/bench-full --markdown "$OUT/bench-full.md" \
+    > "$OUT/bench-full.log" 2>&1
+  stamp "bench-full: exit $?"
+  mkdir -p "$OUT/bench-full" && cp /tmp/numbers-w/bench-full/bench.json "$OUT/bench-full/" 2>/dev/null
+  if [ -n "$PAIRS_PID" ]; then wait "$PAIRS_PID"; else ( pairs_lane ); fi
+  twos=()
+  for pair in $PAIRS; do twos+=("$OUT/bench-${pair//,/-}/bench.json"); done
+  python3 scripts/company_check.py "$OUT/bench-full/bench.json" "${twos[@]}" --markdown "$OUT/company-check.md" \
+    > "$OUT/company-check.txt" 2>&1
+  stamp "company check: exit $?"
+}
+
+if [ "${MODE:-all}" = company ]; then
+  company_only
+elif [ "$LANE_A" != "$LANE_B" ]; then
   lane_prof & PROF_PID=$!
   lane_bench
   wait $PROF_PID

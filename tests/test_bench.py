@@ -216,3 +216,10 @@ def test_markdown_shows_the_interval_and_both_l2_states_when_recorded():
     assert "| variant | precision | Op Time | min | ± (95%) | cold L2 | warm L2 | ratio |" in section
     assert "| naive | fp32 | 7.273 ms | " in section and " | 0.4% | 7.273 ms | 3.637 ms | " in section
     assert "## ece408 conv1" in md and "± (95%)" not in md.split("## ece408 conv1")[1]  # only where recorded
+
+
+def test_bench_layer_option_names_a_conv_layer(cli):
+    r = cli("bench", "--model", "ece408", "--layer", "ece408/conv9")
+    assert r.returncode == 2 and "--layer ece408/conv9: not a conv layer of ece408 (one of ece408/conv1, ece408/conv2)" in r.stderr
+    r = cli("bench", "--model", "ece408-high,ece408", "--layer", "ece408/conv2")
+    assert r.returncode == 3 and "needs a CUDA GPU" in r.stderr  # accepted; this machine has no GPU

@@ -73,6 +73,7 @@ def bench_command(
     l2: Annotated[str, typer.Option("--l2", metavar="warm|cold", help="Headline figure: warm (the same call issued right behind itself: device time, data in L2; the default) or cold (L2 flushed, device idle before: host and launch time included); both are recorded.")] = "warm",
     ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
     time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
+    layer: Annotated[list[str] | None, typer.Option("--layer", metavar="MODEL/LAYER", help="Only these conv layers (repeatable or comma list, e.g. ece408/conv2; default: every conv layer of the models).")] = None,
     cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
     width: Width = None,
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
@@ -92,6 +93,12 @@ def bench_command(
         raise InputError(f"--l2 takes cold or warm, not {l2!r}")
     out_directory(out, "bench.json")
     models = [get_model(m) for m in (comma_list(model, "--model") or DEFAULT_MODELS)]
+    only = comma_list(layer, "--layer") if layer else []
+    known = {f"{m.name}/{la.name}" for m in models for la, _ in m.conv_shapes(1)}
+    if bad := [x for x in only if x not in known]:
+        raise InputError(f"--layer {bad[0]}: not a conv layer of {', '.join(m.name for m in models)} "
+                         f"(one of {', '.join(sorted(known))})")
+    models = [m for m in models if not only or any(x.startswith(m.name + "/") for x in only)]
     chosen = [v for v in get_variants(comma_list(variant, "--variant") or None) if v.device != "cpu"]
     user_kernels = user_manifest.load_many(kernel or [], contract, {v.name for v in VARIANTS})
     if not chosen and not user_kernels:
@@ -114,14 +121,15 @@ def bench_command(
     env = gpu.environment(cp)
     opts = bench.BenchOptions(images=images, sets=sets, repeat=repeat, warmup=warmup, l2=l2,
                               target=ci_target or None, budget_s=time_budget,
-                              max_rounds=repeat if not ci_target else max(repeat, 100), cudnn_kernels=cudnn_kernels)
+                              max_rounds=repeat if not ci_target else max(repeat, 100), cudnn_kernels=cudnn_kernels,
+                              layers=tuple(only))
     record = BenchRecord(argv=["profconv", *sys.argv[1:]], created=stamp.isoformat(),
                          environment=struct_from(Environment, env),
                          settings=BenchSettings(models=[m.name for m in models], variants=[v.name for v in chosen],
                                                 images=images, sets=sets, repeat=repeat, warmup=warmup, fuse=fuse,
                                                 l2=l2, ci_target=ci_target or None,
                                                 time_budget_s=time_budget if ci_target else None,
-                                                cudnn_kernels=cudnn_kernels,
+                                                cudnn_kernels=cudnn_kernels, layers=only,
                                                 kernels=[str(d.source or d.where) for d in user_kernels],
                                                 kernel_failures=failures))
     recorder = provenance.Recorder(cp)
@@ -133,7 +141,8 @@ def bench_command(
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
                       TextColumn("layers · ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
                       console=con, transient=True) as prog:
-            task = prog.add_task("measuring device bandwidth", total=sum(len(m.conv_shapes(1)) for m in models))
+            task = prog.add_task("measuring device bandwidth", total=sum(1 for m in models for la, _ in m.conv_shapes(1)
+                                                                     if not only or f"{m.name}/{la.name}" in only))
             record.device = bench.device_facts(cp, env)
             for m in models:
                 layers = bench.bench_model(cp, m, weights_mod.load(m, None), chosen, opts, record.device, seen,

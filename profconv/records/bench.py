@@ -29,6 +29,7 @@ class BenchSettings(msgspec.Struct, kw_only=True):
     ci_target: float | None = None  # rounds until every median's 95% interval is within ±this
     time_budget_s: float | None = None  # seconds of rounds per layer at most
     cudnn_kernels: bool = False  # each cuDNN peer's kernels recorded in its params
+    layers: list[str] = msgspec.field(default_factory=list)  # --layer: only these model/layer (empty: every layer)
     kernels: list[str] = msgspec.field(default_factory=list)  # --kernel paths (the user's kernels)
     # a user's kernel that failed its isolated check (a child process, per model) is not benched: name -> why
     kernel_failures: dict[str, str] = msgspec.field(default_factory=dict)

@@ -91,6 +91,7 @@ class BenchOptions:
     budget_s: float = 15.0  # seconds of timing rounds per layer at most
     max_rounds: int = 100
     cudnn_kernels: bool = False  # record the kernels each cuDNN peer launches (its algorithm), after timing
+    layers: tuple[str, ...] = ()  # only these "model/layer" (empty: every conv layer of the models)
 
 
 def min_bytes(s: ConvShape, itemsize: int) -> float:
@@ -134,6 +135,8 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
     for layer, s in model.conv_shapes(opts.images):
         dims = Dims(B=s.B, M=s.M, C=s.C, H=s.H, W=s.W, K=s.K, P=s.P)
         bl = BenchLayer(model.name, layer.name, s.text(), dims, s.B, s.flops)
+        if opts.layers and f"{model.name}/{layer.name}" not in opts.layers:
+            continue
         key = dims.as_tuple()
         if key in seen:
             bl.same_as = seen[key]
