@@ -410,3 +410,39 @@ def test_company_check_over_several_pairs_and_layers(tmp_path):
     assert r.returncode == 1 and "DISAGREE beyond the target" in r.stdout
     assert "| ece408/conv1 | tuned | cudnn | 0.200× | 0.133× | -33.3% |" in md.read_text()
     assert "**no**" in md.read_text()
+
+
+def test_agreement_reasons_on_the_h100_run():
+    """The H100 run of `profconv run --model ece408-high --profile cupti,ncu` (request 1, 10,000 images;
+    reports/runs/numbers/h100-run-prof): with CUPTI's kernel-only figures each ncu gap gets its own
+    reason — one call in a child process (naive), another configuration chosen by the child's sweep
+    (tuned: 2 launches against 5), copies ncu does not time (streams), host time in Op Time (cuDNN)."""
+    ops = [  # CUPTI per call (ops of the record; kernels and kernel time from its profile rows)
+        {"op": "m/naive/conv1", "calls": 8, "launches": 1, "busy_s": 7.2685145e-3, "span_s": 7.2685145e-3,
+         "kernels": 1, "kernel_busy_s": 7.2685145e-3},
+        {"op": "m/tuned/conv1", "calls": 11, "launches": 10, "busy_s": 0.508103e-3, "span_s": 0.526824e-3,
+         "kernels": 5, "kernel_busy_s": 5.51461e-3 / 11},
+        {"op": "m/streams/conv1", "calls": 8, "launches": 96, "busy_s": 23.8438715e-3, "span_s": 22.123742e-3,
+         "kernels": 32, "kernel_busy_s": 8.721227e-3 / 8},
+        {"op": "m/cudnn/conv1", "calls": 8, "launches": 1, "busy_s": 1.143952e-3, "span_s": 1.143952e-3,
+         "kernels": 1, "kernel_busy_s": 1.143952e-3}]
+    ncu = {"m/naive/conv1": agreement.NcuOp(7.159392e-3, 1), "m/tuned/conv1": agreement.NcuOp(693.696e-6, 2),
+           "m/streams/conv1": agreement.NcuOp(1.183808e-3, 32), "m/cudnn/conv1": agreement.NcuOp(1.142656e-3, 1)}
+    op_times = {"m/naive/conv1": 7.328832e-3, "m/tuned/conv1": 0.550304e-3, "m/streams/conv1": 22.239312e-3,
+                "m/cudnn/conv1": 1.189808e-3}
+    settings = {"clock_control": "none", "cache_control": "none"}
+    rows = {r["variant"]: r for r in agreement.agreement(op_times, ops, ncu, settings).to_dict("records")}
+    naive = rows["naive"]
+    assert naive["cupti_vs_op"] == pytest.approx(-0.0082, abs=1e-4) and naive["ncu_vs_op"] == pytest.approx(-0.0231, abs=1e-4)
+    assert naive["why"] == ("ncu -1.5% from CUPTI's kernels: its one call ran in a separate child process (the card's "
+                            "clock and L2 state of that moment)")
+    assert ("the child run chose another configuration (its sweep or cuDNN's search): 2 kernel launch(es) per call "
+            "under ncu against 5 here") in rows["tuned"]["why"]
+    assert "Op Time includes 23.5 µs outside the GPU work (launch and host time, 10 launch(es) per call)" in rows["tuned"]["why"]
+    streams = rows["streams"]
+    assert streams["cupti_kernel_s"] == pytest.approx(1.0901534e-3) and streams["cupti_kernels"] == 32
+    assert ("ncu times kernels only: the op's copies and memsets (22753.7 µs per call) are not in its figure; against "
+            "CUPTI's kernels ncu is +8.6%") in streams["why"]
+    assert "ncu agrees with CUPTI (-0.1%): the gap to Op Time is host time, not kernel time" in rows["cudnn"]["why"]
+    assert not any(r["within"] for r in rows.values())  # every miss is explained, none is left bare
+    assert all(r["why"] for r in rows.values())

@@ -142,6 +142,27 @@ def test_timed_ops_per_call():
     assert set(ops) == {"m/tuned/conv1", "m/cudnn/conv1"}
     t = ops["m/tuned/conv1"]
     assert (t.calls, t.launches, t.busy_ns, t.span_ns) == (2, 1, 21.0, 21.0)
+    assert (t.kernels, t.kernel_busy_ns) == (1, 21.0)
+
+
+def test_timed_ops_count_kernels_apart_from_copies():
+    """An op that copies as well as computes (e2e, streams): ncu times its kernels only, so CUPTI's
+    kernel-only figure per call is kept next to the whole busy time."""
+    from profconv.profile.activity import ApiCall, GpuActivity, Range, timed_ops
+
+    ranges, api, gpu = [], [], []
+    for call, t0 in enumerate((0, 1000)):
+        ranges += [Range("m", "profconv", t0, t0 + 900, 1), Range("streams", "profconv", t0 + 1, t0 + 899, 1),
+                   Range("conv1", "profconv", t0 + 2, t0 + 898, 1)]
+        for k, (kind, name, d) in enumerate((("memcpy", "[CUDA memcpy HtoD]", 100), ("kernel", "conv_tuned", 40),
+                                             ("kernel", "conv_tuned", 42), ("memcpy", "[CUDA memcpy DtoH]", 300))):
+            cid = 10 * call + k
+            api.append(ApiCall("cuLaunchKernel" if kind == "kernel" else "cudaMemcpyAsync", t0 + 10 + k, t0 + 11 + k,
+                               cid, 1, "driver"))
+            gpu.append(GpuActivity(name, t0 + 20 + 200 * k, t0 + 20 + 200 * k + d, cid, 7, kind))
+    (op,) = timed_ops(api, gpu, ranges)
+    assert (op.op, op.calls, op.launches, op.busy_ns, op.kernels, op.kernel_busy_ns) == (
+        "m/streams/conv1", 2, 4, 482.0, 2, 82.0)
 
 
 def test_nvprof_log_round_trip():

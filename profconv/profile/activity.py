@@ -236,6 +236,8 @@ class OpCalls:
     launches: int  # GPU activities (kernels, copies, memsets) per call, median
     busy_ns: float  # sum of the GPU activities' durations per call, median over calls
     span_ns: float  # first start to last end on the GPU per call, median over calls
+    kernels: int = 0  # kernel launches per call (copies and memsets not counted), median
+    kernel_busy_ns: float = 0.0  # sum of the kernels' durations alone per call, median (what ncu times)
 
 
 def timed_ops(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range]) -> list[OpCalls]:
@@ -257,6 +259,9 @@ def timed_ops(api: list[ApiCall], gpu: list[GpuActivity], ranges: list[Range]) -
             launches=int(statistics.median(len(a) for a in insts)),
             busy_ns=float(statistics.median(sum(g.end - g.start for g in a) for a in insts)),
             span_ns=float(statistics.median(max(g.end for g in a) - min(g.start for g in a) for a in insts)),
+            kernels=int(statistics.median(sum(g.kind == "kernel" for g in a) for a in insts)),
+            kernel_busy_ns=float(statistics.median(sum(g.end - g.start for g in a if g.kind == "kernel")
+                                                   for a in insts)),
         ))
     return out
 

@@ -44,7 +44,8 @@ def cupti_results(col: CuptiCollector, run_dir: Path, command: str, everything: 
     rec = merge(Records(col.api, col.gpu, col.ranges()), children or [])
     api, gpu, ranges = rec.api, rec.gpu, rec.ranges
     frame, labels = profiles(api, gpu, ranges, everything=everything)
-    ops = [{"op": o.op, "calls": o.calls, "launches": o.launches, "busy_s": o.busy_ns / 1e9, "span_s": o.span_ns / 1e9}
+    ops = [{"op": o.op, "calls": o.calls, "launches": o.launches, "busy_s": o.busy_ns / 1e9, "span_s": o.span_ns / 1e9,
+            "kernels": o.kernels, "kernel_busy_s": o.kernel_busy_ns / 1e9}
            for o in timed_ops(api, gpu, ranges)]
     files = {}
     for number, label in enumerate(labels, start=1):

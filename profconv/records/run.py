@@ -105,6 +105,8 @@ class TimedOp(msgspec.Struct, kw_only=True):
     launches: Count
     busy_s: Seconds  # sum of the op's GPU activity durations
     span_s: Seconds  # first start to last end on the GPU
+    kernels: Count | None = None  # kernel launches per call (copies and memsets not counted)
+    kernel_busy_s: Seconds | None = None  # sum of the op's kernel durations alone (what ncu times)
 
 
 class Agreement(msgspec.Struct, kw_only=True):
@@ -119,6 +121,8 @@ class Agreement(msgspec.Struct, kw_only=True):
     launches: float | None = None
     ncu_s: float | None = None
     ncu_launches: float | None = None
+    cupti_kernel_s: float | None = None  # the op's kernels alone per call (CUPTI), what ncu is compared with
+    cupti_kernels: float | None = None  # kernel launches per call (CUPTI)
     cupti_vs_op: float | None = None
     ncu_vs_op: float | None = None
     ncu_vs_cupti: float | None = None
