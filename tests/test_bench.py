@@ -220,6 +220,7 @@ def test_markdown_shows_the_interval_and_both_l2_states_when_recorded():
 
 def test_bench_layer_option_names_a_conv_layer(cli):
     r = cli("bench", "--model", "ece408", "--layer", "ece408/conv9")
-    assert r.returncode == 2 and "--layer ece408/conv9: not a conv layer of ece408 (one of ece408/conv1, ece408/conv2)" in r.stderr
+    assert r.returncode == 2
+    assert "--layer ece408/conv9: not a conv layer of ece408 (one of ece408/conv1, ece408/conv2)" in r.stderr
     r = cli("bench", "--model", "ece408-high,ece408", "--layer", "ece408/conv2")
     assert r.returncode == 3 and "needs a CUDA GPU" in r.stderr  # accepted; this machine has no GPU
