@@ -676,3 +676,23 @@ def test_cuda_command_line_profiler_lines_pasted_with_numbers():
         ("memcpyHtoD", 1280.0, 3), ("render", 5000500.0, 4),
     ]
     assert len(ps.frame) == 4
+
+
+# 17. `nsys analyze` (expert-system rules) output lists single slow calls, not a time summary: the
+# error says what it is instead of 'no profiler output'.
+NSYS_RULES = "\n".join([
+    "Processing [report2.sqlite] with [/opt/nvidia/nsight-systems/2023.2.1/host-linux-x64/rules/cuda_api_sync.py]... ",
+    "",
+    " ** CUDA Synchronization APIs (cuda_api_sync):",
+    "",
+    " Duration (ns)  Start (ns)   PID    TID         API Name        ",
+    " -------------  ----------  -----  -----  ----------------------",
+    "       150,000   2,000,000  4,321  4,321  cudaDeviceSynchronize",
+    "",
+])
+
+
+def test_nsys_expert_rules_output_is_named_in_the_error():
+    with pytest.raises(NoProfileFound, match=r": nsys expert-system rules output \(cuda_api_sync\) lists single slow "
+                                             r"calls, not a time summary: nothing to rank"):
+        profconv.parse_text(NSYS_RULES)

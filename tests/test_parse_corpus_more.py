@@ -1,6 +1,6 @@
 """The second real corpus (issue 12): exact values for every file, read with the search tool's read_file.
 
-Each file under tests/data/{acc-time,nvprof-*,nsys-*,ncu-*,pasted,foreign}/ listed in SOURCES.md
+Each file under tests/data/{acc-time,cudaprof,nvprof-*,nsys-*,ncu-*,pasted,foreign}/ listed in SOURCES.md
 "Batch 2" was copied byte for byte from a public repository (repository, path and commit there). The
 values below were checked by hand against the lines they come from: times in ns after the printed
 unit, calls/avg as printed, the top row and the size of the >=90% set of each ranked section, the
@@ -599,6 +599,9 @@ NO_PROFILE = [
      "ncu wrote a report file; Julia warnings in box characters"),
     ("foreign/oliatsm-rtx4070ti-nvc-minfo-and-app-timings-no-profiler-excerpt.md.log",
      "nvc -Minfo 'Generating ...' lines and program timings"),
+    ("foreign/xinliu0609-turba-sim-gpu-trace-txt-not-a-profiler.log", "a simulator's own trace file named gpu_trace.txt"),
+    ("nsys-text/jellyfish227-nsys2023.1-analyze-rules-memcpy-sync-excerpt.log",
+     "nsys expert-system rules: single slow calls, not a summary"),
 ]
 
 
@@ -609,13 +612,21 @@ def test_corpus_more_file(case):
 
 @pytest.mark.parametrize(("path", "why"), NO_PROFILE, ids=[p for p, _ in NO_PROFILE])
 def test_corpus_more_no_profile(path, why, cli):
-    with pytest.raises(NoProfileFound, match="no profiler output"):
+    with pytest.raises(NoProfileFound, match="no profiler output|nothing to rank"):
         profconv.parse(DATA + path)
     r = cli("parse", DATA + path)
     assert r.returncode == ExitStatus.BAD_INPUT
     assert r.stdout == ""
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "no profiler output" in lines[0] and "Traceback" not in r.stderr
+    assert len(lines) == 1 and ("no profiler output" in lines[0] or "nothing to rank" in lines[0])
+    assert "Traceback" not in r.stderr
+
+
+def test_nsys_expert_rules_output_says_what_it_is():
+    with pytest.raises(NoProfileFound) as e:
+        profconv.parse(DATA + "nsys-text/jellyfish227-nsys2023.1-analyze-rules-memcpy-sync-excerpt.log")
+    assert str(e.value).endswith(": nsys expert-system rules output (cuda_memcpy_async, cuda_memcpy_sync) lists single "
+                                 "slow calls, not a time summary: nothing to rank (`nsys stats` prints the summary tables)")
 
 
 def test_sources_lists_every_corpus_file():

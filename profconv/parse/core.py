@@ -7,6 +7,7 @@ when a caller asks for `ProfileSet.frame`.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from operator import attrgetter
 from pathlib import Path
@@ -188,7 +189,7 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
                                  "hold values that are not valid numbers, or columns that do not fit the header")
         what = (f"no {format} profile" if format
                 else "no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line profiler)")
-        raise NoProfileFound(f"{label}: {what} found")
+        raise NoProfileFound(_no_profile_instead(label, text) or f"{label}: {what} found")
     if strict and unplaced:
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
         raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
@@ -210,6 +211,20 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
     for (number, section), items in table_notes.items():
         notes.extend(table_note(number, section, n) for n in items)
     return ProfileSet(None, infos, label, unplaced, notes, table_notes, rows=rows)
+
+
+# `nsys analyze` (expert-system rules) prints its findings with the rule's name in parentheses
+_NSYS_RULES = re.compile(r"^\s*\*\* .*\((cuda_memcpy_async|cuda_memcpy_sync|cuda_memset_sync|cuda_api_sync|"
+                         r"gpu_gaps|gpu_time_util|dx12_mem_ops)\):", re.M)
+
+
+def _no_profile_instead(label: str, text: str) -> str | None:
+    """What a file without a profile holds instead, when that is something a user can act on."""
+    rules = list(dict.fromkeys(m.group(1) for m in _NSYS_RULES.finditer(text)))
+    if rules:
+        return (f"{label}: nsys expert-system rules output ({', '.join(rules)}) lists single slow calls, "
+                "not a time summary: nothing to rank (`nsys stats` prints the summary tables)")
+    return None
 
 
 def _inconsistent(t: float, c: float | None, a: float, acc: bool) -> bool:
