@@ -4,6 +4,7 @@ that do not depend on the company, the compare decision, the agreement table, pr
 import hashlib
 import json
 import subprocess
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -446,3 +447,28 @@ def test_agreement_reasons_on_the_h100_run():
     assert "ncu agrees with CUPTI (-0.1%): the gap to Op Time is host time, not kernel time" in rows["cudnn"]["why"]
     assert not any(r["within"] for r in rows.values())  # every miss is explained, none is left bare
     assert all(r["why"] for r in rows.values())
+
+
+def test_h100_company_check_full_and_two_variant_benches_agree():
+    """The H100 evidence (request 2 of this session, reports/runs/numbers/h100/company): every GPU
+    variant (18) against only the two, on ece408-high conv1 and Spring 2018 conv2: the warm headline
+    ratios agree within ±3% (within 1% here), the cold ones do not (PyTorch's host time), and cuDNN
+    ran the same kernels in both; the bench record shows the best cuDNN per precision with its layout."""
+    import sys
+
+    from profconv import records
+    from profconv.report.bench import to_markdown
+
+    d = "tests/data/numbers/h100-company"
+    r = subprocess.run([sys.executable, "scripts/company_check.py", f"{d}/bench-full.json", f"{d}/bench-tuned-cudnn.json",
+                        f"{d}/bench-tensorcore-cudnn-fp16-nhwc.json"], capture_output=True, text=True)
+    assert r.returncode == 0 and "agree within the target" in r.stdout
+    assert ("ece408/conv2 tuned vs cudnn, full / two: headline 0.693x / 0.697x (+0.5%); cold 0.613x / 0.683x (+11.5%)"
+            in r.stdout)
+    assert "ran other kernels" not in r.stdout
+    full = records.read(Path(f"{d}/bench-full.json"), records.BenchRecord)
+    assert len(full.settings.variants) == 18 and full.settings.layers == ["ece408-high/conv1", "ece408/conv2"]
+    assert full.provenance.code.source == "env" and full.provenance.code.tree_files == 128
+    md = to_markdown(full)
+    assert "| ece408 | conv2 | fp16 | cudnn-fp16-nhwc | NHWC | 825 µs | 0.1% | NCHW 1.567 ms |" in md
+    assert "| ece408 | conv2 | fp32 | cudnn | NCHW | 1.195 ms | 0.1% | NHWC 3.075 ms |" in md
