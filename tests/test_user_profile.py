@@ -263,3 +263,24 @@ def test_racecheck_report_recorded_on_an_h100_is_one_finding_with_both_lines():
         "Error: Race reported between Write access at /me/racy.cu:30 (conv) and Read access at /me/racy.cu:35 (conv) [")
     failure, notes = isolate.sanitizer_verdict({"racecheck": r})
     assert failure.startswith("compute-sanitizer racecheck: 4 hazard(s): Error: Race reported") and notes == []
+
+
+def test_report_of_the_h100_run_shows_user_kernels_in_ncu_and_the_agreement(tmp_path, cli):
+    """The record of `run --profile cupti,ncu` with three user kernels on an H100 (reports/runs/byok/
+    h100-profiled): their timed ops in CUPTI's ops, ncu's metrics and the agreement table, like naive's."""
+    src = Path(__file__).parent / "data" / "runs" / "user-kernels-profiled-h100.json"
+    rec = json.loads(src.read_text())
+    prof = rec["profile"]
+    assert prof["profiles"] == ["naive", "tiled", "course-minidnn", "cupy-rawkernel"]
+    ops = {o["op"]: o for o in prof["ops"]}
+    assert ops["ece408/tiled/conv1"]["launches"] == 1 and ops["ece408/tiled/conv1"]["calls"] == 8
+    assert prof["ncu"]["kernels_raw"] == {"tiled": "ncu-tiled.csv", "course-minidnn": "ncu-course-minidnn.csv",
+                                          "cupy-rawkernel": "ncu-cupy-rawkernel.csv"}
+    r = cli("report", src, "--markdown", tmp_path / "r.md")
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "r.md").read_text()
+    assert ("raw output: `ncu-raw.csv`, `ncu-tiled.csv`, `ncu-course-minidnn.csv`, `ncu-cupy-rawkernel.csv`; each of "
+            "your kernels profiled in a run of its own") in text
+    assert "| ece408/tiled/conv1 | `conv_tiled` | 4,007,392 |" in text
+    assert "| tiled/conv1 | 4.12 ms | 4.073 ms | 4.073 ms | 4.007 ms | -1.1% | -2.7% |" in text
+    assert "| course-minidnn/conv2 | 9.942 ms | 9.762 ms |" in text
