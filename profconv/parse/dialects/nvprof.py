@@ -347,7 +347,7 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     parts.clear()
     n = len(line)
     table = Rows({
-        "section": [section] * n, "name": names_all, "short_name": [shorts[k] for k in codes],
+        "section": [section] * n, "name": names_all, "short_name": list(map(shorts.__getitem__, codes)),
         "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line, "line_end": line,
     }, n)
     return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
@@ -369,27 +369,32 @@ def _base_codes(names: list[str], index: dict[str, int]) -> list[int]:
     return [index.setdefault(b, len(index)) for b in bases]
 
 
+_ALIGNED: dict[int, re.Pattern] = {}
+
+
+def _aligned_row(name_col: int) -> re.Pattern:
+    """A trace row whose name starts at `name_col` (a space before it, none at it): the two
+    leading times, units glued on, captured."""
+    rx = _ALIGNED.get(name_col)
+    if rx is None:
+        rx = _ALIGNED[name_col] = re.compile(rf"(?=.{{{name_col - 1}}} [^ ])" + _BULK_LINE.pattern)
+    return rx
+
+
 def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, int]:
     """Aligned trace rows from index i read by one regex pass (the common case: 'start duration …
     name' with units glued on); returns the chunk and the index after it. Rows that do not read
     cleanly are left to the line-by-line path."""
-    j = i
+    row = _aligned_row(name_col)
     n = min(len(lines), i + BULK_LINES)  # a slice at a time: the temporaries stay small
-    while j < n:
-        ln = lines[j]
-        if len(ln) <= name_col or ln[name_col - 1] != " " or ln[name_col] == " ":
-            break
-        j += 1
-    if j - i < 64:
+    found = list(map(row.match, lines[i : min(n, i + 64)]))
+    if len(found) < 64 or None in found:
         return None, i
-    block = lines[i:j]
-    found = list(map(_BULK_LINE.match, block))
+    found.extend(map(row.match, lines[i + 64 : n]))
     if None in found:  # stop before the first row that needs a closer look
-        cut = found.index(None)
-        if cut < 64:
-            return None, i
-        j = i + cut
-        block, found = block[:cut], found[:cut]
+        del found[found.index(None) :]
+    j = i + len(found)
+    block = lines[i:j]
     # digits and a dot only (the pattern says so): every value is finite
     unit = _UNIT_NS
     start = array("d", [float(m[1]) * unit[m[2]] for m in found])
