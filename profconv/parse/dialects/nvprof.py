@@ -296,7 +296,7 @@ def _numeric_row(body: str) -> bool:
 
 
 def looks_like_data(body: str) -> bool:
-    toks = body.split()
+    toks = [t for t in body.split() if t[:1].isdigit() or t[:1] in (".", "+")]  # how times and shares start
     times = sum(1 for t in toks if units.is_time(t))
     pcts = sum(1 for t in toks if t.endswith("%") and units.is_number(t[:-1]))
     return times >= 2 or (times >= 1 and pcts >= 1)
