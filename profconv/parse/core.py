@@ -150,6 +150,9 @@ def parse_text(text: str, label: str = "<text>", format: str | None = None, stri
     return _parse([text], label, format, strict)
 
 
+BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the whole text held
+
+
 def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
     text = normalize(box.pop())
     lines = text.split("\n")
@@ -162,13 +165,16 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
     results: dict[str, DialectResult] = {}
     for name, mod in DIALECTS.items():
         if (name == format) if format is not None else mod.detect(doc):
+            big = len(doc.text) > BIG_TEXT
+            if big:  # a dialect parses the lines: the whole text need not be held meanwhile
+                doc.text = ""
             results[name] = r = mod.parse(doc)
-            if r.bulk:
-                # rows read in bulk belong to that table alone: their lines are emptied (the dialect
-                # may have done so already, to free them as it read), and later detection and the
-                # run-context scan pass over what is left (line numbers stay)
-                for a, b in r.bulk:
-                    lines[a - 1 : b] = [""] * (b - a + 1)
+            # rows read in bulk belong to that table alone: their lines are emptied (the dialect
+            # may have done so already, to free them as it read), and later detection and the
+            # run-context scan pass over what is left (line numbers stay)
+            for a, b in r.bulk:
+                lines[a - 1 : b] = [""] * (b - a + 1)
+            if big or r.bulk:
                 doc.text = "\n".join(lines)
     text = doc.text
     raw: list[RawProfile] = sorted(

@@ -134,11 +134,12 @@ _PCT_HEADER = re.compile(r"Time ?\(%\)")
 def detect(doc: Document) -> bool:
     if any(marker in doc.text for marker in ("NVPROF", "Profiling result", "GPU activities:")):
         return True
-    if "Time(%),Time,Calls," in doc.text:  # nvprof --csv summary saved without its prefix lines
+    pct = "(%)" in doc.text  # one scan for what the two Time(%) tests below need
+    if pct and "Time(%),Time,Calls," in doc.text:  # nvprof --csv summary saved without its prefix lines
         return True
     if "Kernel: " in doc.text and _METRIC_FRAGMENT.search(doc.text):  # a --metrics summary fragment
         return True
-    for m in _PCT_HEADER.finditer(doc.text):  # a bare summary header (pasted without its prefix lines)
+    for m in _PCT_HEADER.finditer(doc.text) if pct else ():  # a bare summary header (pasted without its prefix lines)
         start = doc.text.rfind("\n", 0, m.start()) + 1
         end = doc.text.find("\n", m.end())
         line = doc.text[start : end if end >= 0 else None]
