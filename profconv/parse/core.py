@@ -156,8 +156,10 @@ BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the 
 def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
     text = normalize(box.pop())
     lines = text.split("\n")
+    end = ""
     if lines and lines[-1] == "":
         lines.pop()
+        end = "\n"
     doc = Document(lines=lines, label=label, text=text)
     del text  # the document holds it, until the rows read in bulk are out
     if format is not None and format not in DIALECTS:
@@ -175,7 +177,7 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
             for a, b in r.bulk:
                 lines[a - 1 : b] = [""] * (b - a + 1)
             if big or r.bulk:
-                doc.text = "\n".join(lines)
+                doc.text = "\n".join(lines) + end
     text = doc.text
     raw: list[RawProfile] = sorted(
         (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
