@@ -215,6 +215,38 @@ def _user_ncu(d: user_manifest.Declaration, job: isolate.KernelJob, res: Variant
                              **settings.as_dict()}, everything)
 
 
+def _sweep_plan(run_dir: Path) -> dict[str, str]:
+    """Write this process's sweep choices to the run directory; the environment that hands them to a
+    child run (run/sweep.py PLAN_ENV), or {} when nothing was swept."""
+    import json
+
+    from profconv.run import sweep
+
+    plan = sweep.export_plan()
+    if not plan:
+        return {}
+    path = run_dir / "sweep-plan.json"
+    write_atomic(path, json.dumps(plan, indent=1, sort_keys=True))
+    return {sweep.PLAN_ENV: str(path.resolve())}
+
+
+@contextlib.contextmanager
+def _environ(extra: dict[str, str]):
+    """os.environ with `extra` set for the duration (a child process started inside inherits it)."""
+    import os
+
+    old = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def run_command(
     model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete.models, help="Model to run (see `profconv models`).")] = "ece408-high",
     images: Annotated[str, typer.Option("--images", "-n", metavar="N[,N...]", help="Images to run: a number or a list such as 10,100,10000.")] = "10000",
@@ -380,9 +412,11 @@ def run_command(
                                           run_dir / f"{ext}-child", data, weights,
                                           layers=tuple(layer.name for layer, _ in m.conv_shapes(1)))
         con.print(f"re-running the GPU variants under {ext} ({escape(' '.join(child.argv()[2:]))})")
+        plan_env = _sweep_plan(run_dir)  # the child builds the configurations this run's sweeps chose
         try:
-            profiled_ext, ext_summary = session.external_results(ext, tool_path, child, run_dir, profile_timeout,
-                                                                 everything=show_all, ncu_settings=ncu_settings)
+            with _environ(plan_env):
+                profiled_ext, ext_summary = session.external_results(ext, tool_path, child, run_dir, profile_timeout,
+                                                                     everything=show_all, ncu_settings=ncu_settings)
         except ProfilerFailed as exc:
             if not summary and not (ext == "ncu" and user_kernels):
                 raise

@@ -185,8 +185,9 @@ def _tuned_trial(cp, p: dict, s: ConvShape):
     return _tuned_build(cp, p, s), 1.0
 
 
-TUNED = sweep.Swept(tuned_candidates, _tuned_build, _tuned_trial)
-FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16"))
+TUNED = sweep.Swept(tuned_candidates, _tuned_build, _tuned_trial, name="tuned")
+FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_build("fp16.cu", "conv_fp16"),
+                   name="fp16")
 
 
 def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int, unfold: int = 0) -> dict:
@@ -239,7 +240,7 @@ def _tensorcore_build(cp, p: dict, s: ConvShape):
     return op
 
 
-TENSORCORE = sweep.Swept(tensorcore_candidates, _tensorcore_build)
+TENSORCORE = sweep.Swept(tensorcore_candidates, _tensorcore_build, name="tensorcore")
 
 ACTIVATIONS = {"none": 0, "tanh": 1, "relu": 2}  # the ACT codes of tuned_smem.cu's fused epilogue
 _fused_layers: dict[tuple[int, str], sweep.Swept] = {}
@@ -257,7 +258,8 @@ def fused_layer(pool: int, activation: str) -> sweep.Swept:
             found = [c for c in shared_candidates(s, (2, 4), elem=4, ths=(pool,)) if c["TW"] % pool == 0]
             return [dict(c, **extra) for c in found]
 
-        _fused_layers[key] = sweep.Swept(candidates, _shared_build("tuned_smem.cu", "conv_tuned_smem"))
+        _fused_layers[key] = sweep.Swept(candidates, _shared_build("tuned_smem.cu", "conv_tuned_smem"),
+                                         name=f"fused-layer-{pool}-{activation}")
     return _fused_layers[key]
 
 
