@@ -8,7 +8,7 @@ pandas nor NumPy. The group's `main` translates every outcome into an exit statu
 - usage errors (unknown option, missing argument, bad choice or value): Typer/click's own message, exit 2;
 - a ProfconvError: one line `error: …`, its documented exit status;
 - the OS refusing a write (disk full, permission): one line, exit 5; a closed pipe (`| head`): exit 0;
-- Ctrl-C, also while importing: exit 130, no traceback;
+- Ctrl-C, also while importing, or SIGTERM: exit 130, no traceback (a run keeps its partial record);
 - anything else is a bug: one line naming it, exit 1.
 `--traceback` (anywhere on the command line) or PROFCONV_TRACEBACK=1 re-raises instead.
 """
@@ -16,7 +16,9 @@ pandas nor NumPy. The group's `main` translates every outcome into an exit statu
 import errno
 import importlib
 import os
+import signal
 import sys
+import threading
 from typing import Any
 
 from profconv import __version__
@@ -60,6 +62,19 @@ def _pop_traceback_flag(args: list[str]) -> list[str]:
     if _traceback:
         return [a for i, a in enumerate(args) if not (i < end and a == "--traceback")]
     return args
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _term_as_interrupt():
+    """SIGTERM (`kill`, `timeout`, a batch system's limit) ends a command as Ctrl-C does: a run or bench
+    keeps its partial record marked interrupted, exit 130. Returns the handler to put back (None off
+    the main thread, where signals cannot be caught)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
 
 
 def _silence_stdout() -> None:
@@ -263,9 +278,14 @@ def _build_app():
             argv = _pop_traceback_flag(argv) or ["--help"]  # `profconv` alone shows the help, exit 0
             if len(argv) == 1 and argv[0] in COMMANDS and COMMANDS[argv[0]][1] == "app":
                 argv.append("--help")  # so does a noun with sub-commands alone (`profconv kernel`)
-            code = _guarded(lambda: super(LazyGroup, self).main(
-                args=argv, prog_name=prog_name or "profconv", complete_var=complete_var,
-                standalone_mode=False, **extra))
+            previous = _term_as_interrupt()
+            try:
+                code = _guarded(lambda: super(LazyGroup, self).main(
+                    args=argv, prog_name=prog_name or "profconv", complete_var=complete_var,
+                    standalone_mode=False, **extra))
+            finally:
+                if previous is not None:
+                    signal.signal(signal.SIGTERM, previous)
             if standalone_mode:
                 sys.exit(code)
             return code

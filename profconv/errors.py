@@ -8,7 +8,7 @@ Exit codes (also in `profconv --help` and the README):
   4   the profiler asked for is missing or refuses this GPU
   5   the system refused a read or write (disk full, permission denied, read-only file system)
   6   `report --compare --fail-on-regression` found a significant regression
-  130 interrupted (Ctrl-C)
+  130 interrupted (Ctrl-C, or SIGTERM: a run or bench keeps its partial record, marked interrupted)
 """
 
 from __future__ import annotations

@@ -335,3 +335,32 @@ def test_bullets_wrap_under_their_text():
     terminal.section(con, Section("s").add(Bullets(["command: profconv run --model ece408-high --images 10000 --out runs/x"])))
     lines = [line.rstrip() for line in con.file.getvalue().splitlines()[1:] if line.strip()]
     assert lines[0].startswith("• command:") and all(line.startswith("  ") for line in lines[1:]) and len(lines) > 1
+
+
+def test_sigterm_ends_a_run_as_ctrl_c_does_with_its_partial_record(tmp_path):
+    """hostile-input.md §26: `kill` (or a batch system's time limit) used to leave `"interrupted": false`."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "profconv", "run", "--model", "ece408-high", "--variant", "cpu",
+                             "--out", str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while not proc.stdout.readline().startswith("synthetic data"):  # the notice comes just before the run
+        pass
+    time.sleep(3)  # inside the run (10,000 images on the CPU take 12 s or more)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.stdout.read(), proc.stderr.read()  # the buffered reader, not communicate(): nothing lost
+    proc.wait(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and f"interrupted: partial record in {tmp_path / 'r' / 'run.json'}" in out
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["interrupted"] is True
+
+
+def test_sigterm_handler_is_put_back_after_each_command(cli):
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert cli("models").returncode == 0
+    assert signal.getsignal(signal.SIGTERM) is before
