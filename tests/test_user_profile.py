@@ -284,3 +284,30 @@ def test_report_of_the_h100_run_shows_user_kernels_in_ncu_and_the_agreement(tmp_
     assert "| ece408/tiled/conv1 | `conv_tiled` | 4,007,392 |" in text
     assert "| tiled/conv1 | 4.12 ms | 4.073 ms | 4.073 ms | 4.007 ms | -1.1% | -2.7% |" in text
     assert "| course-minidnn/conv2 | 9.942 ms | 9.762 ms |" in text
+
+
+def test_bench_runs_a_declared_sweep_before_its_check():
+    from profconv.records.bench import BenchResult
+    from profconv.run import bench
+    from profconv.run.variant import Variant
+
+    seen = {}
+
+    def tune(cp, x, w, bias, s, check, make_out):
+        seen["shape"] = s
+        return {"TILE=8": 0.002, "TILE=16": 0.001}
+
+    v = Variant("mine", "", "user kernel (device)", "fp32", 1e-5, "gpu", tune=tune)
+    res = BenchResult("mine", "t", "fp32", "fp32", "cudnn", 1e-5)
+    assert bench._tune(None, "ece408/conv1/mine", v, ("x", "w", None, "out"), "ref", S, res) == {
+        "TILE=8": 0.002, "TILE=16": 0.001}
+    assert seen["shape"] == S and res.status == "ok"
+
+    def no_candidate(*a):
+        raise contracts.KernelError("no candidate of the sweep was correct: TILE=8: wrong: relative error 0.5")
+
+    bad = BenchResult("mine", "t", "fp32", "fp32", "cudnn", 1e-5)
+    v2 = Variant("mine", "", "user kernel (device)", "fp32", 1e-5, "gpu", tune=no_candidate)
+    assert bench._tune(None, "ece408/conv1/mine", v2, ("x", "w", None, "out"), "ref", S, bad) == {}
+    assert bad.status == "failed" and bad.error == (
+        "KernelError: no candidate of the sweep was correct: TILE=8: wrong: relative error 0.5")
