@@ -73,7 +73,7 @@ def bench_command(
     l2: Annotated[str, typer.Option("--l2", metavar="warm|cold", help="Headline figure: warm (the same call issued right behind itself: device time, data in L2; the default) or cold (L2 flushed, device idle before: host and launch time included); both are recorded.")] = "warm",
     ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
     time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
-    layer: Annotated[list[str] | None, typer.Option("--layer", metavar="MODEL/LAYER", help="Only these conv layers (repeatable or comma list, e.g. ece408/conv2; default: every conv layer of the models).")] = None,
+    only_layers: Annotated[list[str] | None, typer.Option("--layer", metavar="MODEL/LAYER", help="Only these conv layers (repeatable or comma list, e.g. ece408/conv2; default: every conv layer of the models).")] = None,
     cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
     width: Width = None,
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
@@ -93,7 +93,7 @@ def bench_command(
         raise InputError(f"--l2 takes cold or warm, not {l2!r}")
     out_directory(out, "bench.json")
     models = [get_model(m) for m in (comma_list(model, "--model") or DEFAULT_MODELS)]
-    only = comma_list(layer, "--layer") if layer else []
+    only = comma_list(only_layers, "--layer") if only_layers else []
     known = {f"{m.name}/{la.name}" for m in models for la, _ in m.conv_shapes(1)}
     if bad := [x for x in only if x not in known]:
         raise InputError(f"--layer {bad[0]}: not a conv layer of {', '.join(m.name for m in models)} "
