@@ -364,3 +364,25 @@ def test_sigterm_handler_is_put_back_after_each_command(cli):
     before = signal.getsignal(signal.SIGTERM)
     assert cli("models").returncode == 0
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_an_interrupt_while_a_kernel_child_runs_ends_the_child_too(tmp_path):
+    """Ctrl-C or SIGTERM in `run --kernel`: the kernel's process (its own session) does not outlive us."""
+    import os
+    import sys
+
+    from profconv.run.user import isolate
+    from profconv.run.user.worker import PROGRESS
+
+    pid_file = tmp_path / "pid"
+    code = (f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+            f"print({PROGRESS!r} + 'checking', flush=True); time.sleep(60)")
+
+    def interrupted(message):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        isolate._spawn([sys.executable, "-c", code], tmp_path / "child.log", 60, interrupted)
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

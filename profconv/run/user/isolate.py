@@ -107,6 +107,14 @@ def child_env(environ: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 def _spawn(argv: list[str], log_path: Path, timeout: float, on_progress: Callable[[str], None]) -> tuple[int | None, str]:
     """Run argv in its own process group; (exit code, or None when killed at the time limit; its output)."""
     with open(log_path, "w") as log:
@@ -115,24 +123,24 @@ def _spawn(argv: list[str], log_path: Path, timeout: float, on_progress: Callabl
         deadline = time.monotonic() + timeout
         seen = None
         rc: int | None
-        while True:
-            try:
-                rc = proc.wait(timeout=0.25)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            now = last_progress(log_path.read_text(errors="replace"))
-            if now and now != seen:
-                seen = now
-                on_progress(now)
-            if time.monotonic() > deadline:
+        try:
+            while True:
                 try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
+                    rc = proc.wait(timeout=0.25)
+                    break
+                except subprocess.TimeoutExpired:
                     pass
-                proc.wait()
-                rc = None
-                break
+                now = last_progress(log_path.read_text(errors="replace"))
+                if now and now != seen:
+                    seen = now
+                    on_progress(now)
+                if time.monotonic() > deadline:
+                    _kill(proc)
+                    rc = None
+                    break
+        except BaseException:  # Ctrl-C or SIGTERM here: the kernel's process group (its own session) goes too
+            _kill(proc)
+            raise
     return rc, log_path.read_text(errors="replace")
 
 
