@@ -190,3 +190,15 @@ def test_ray_dry_run_needs_no_gpu(ray_local, klass: Path, tmp_path: Path) -> Non
     got: list[JobResult] = []
     RayExecutor(dry_run=True).run(specs, got.append)
     assert [(r.submission, r.status, r.visible_devices) for r in got] == [("alice", "finished", "")]
+
+
+def test_ray_warmup_then_jobs_on_one_instance(ray_local, klass: Path, tmp_path: Path) -> None:
+    out = tmp_path / "g"
+    res = run_cli("grade", str(klass / "alice"), "--executor", "ray", "--warmup", "--out", str(out),
+                  "--job-command", FAKE)
+    assert res.returncode == 0, res.stdout
+    doc = manifest.read(out)
+    # no GPU here: the warm-up's `profconv run --variant naive` exits 3; said, and the job still runs
+    assert [w["status"] for w in doc["warmup"]] == ["error"] and "1 failed (exit 3" in res.stdout
+    assert [j["status"] for j in doc["jobs"]] == ["finished"] and doc["jobs"][0]["engine"] == "ray"
+    assert ray_local.is_initialized()  # the caller's instance is left running

@@ -208,3 +208,33 @@ def test_a_host_bound_reference_is_said() -> None:
     assert note is not None and note.startswith("cuDNN's Op Time here is 50 us (median of the jobs, 45-100 us)")
     assert leaderboard.host_bound_note(leaderboard.pd.DataFrame({"cudnn_total_s": [1.1e-3, 1.2e-3]})) is None
     assert leaderboard.host_bound_note(leaderboard.pd.DataFrame({"cudnn_total_s": [None]})) is None
+
+
+def test_warmup_specs_one_per_model_and_gpu_type(tmp_path: Path) -> None:
+    def spec(name: str, model: str, gpu: str | None) -> JobSpec:
+        return JobSpec(name, f"/k/{name}", "d", model, str(tmp_path / name), gpu=gpu, timeout_s=900)
+
+    warm = manifest.warmup_specs([spec("a", "ece408", None), spec("b", "ece408", None), spec("c", "cifar10", "H100"),
+                                  spec("d", "ece408", "H100")], tmp_path)
+    assert [(w.model, w.gpu, Path(w.out_dir).name, w.timeout_s, w.report) for w in warm] == [
+        ("ece408", None, "ece408", 600.0, False), ("cifar10", "H100", "cifar10-H100", 600.0, False),
+        ("ece408", "H100", "ece408-H100", 600.0, False)]
+    assert build_command(warm[0], "py") == ["py", "-m", "profconv", "run", "--model", "ece408", "--images", "2",
+                                            "--variant", "naive", "--out", str(tmp_path / "warmup" / "ece408")]
+
+
+def test_grade_warms_up_before_the_jobs_and_goes_on_when_it_fails(klass: Path, tmp_path: Path,  # noqa: F811
+                                                                  monkeypatch) -> None:
+    monkeypatch.setattr("profconv.grade.gpus.query", lambda ids=None, timeout=15.0: [])
+    out = tmp_path / "g"
+    # no GPU here: the warm-up's `profconv run --variant naive` ends with exit 3; the grade goes on
+    res = _grade([str(klass / "alice"), "--gpus", "0", "--out", str(out), "--job-command", FAKE, "--warmup"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "warm-up: 1 untimed run(s) filled CuPy's kernel cache in" in res.stdout and "1 failed (exit 3" in res.stdout
+    doc = manifest.read(out)
+    assert [(w["submission"], w["model"], w["status"]) for w in doc["warmup"]] == [("(warm-up)", "ece408-high", "error")]
+    assert doc["warmup"][0]["command"][2:6] == ["profconv", "run", "--model", "ece408-high"]
+    assert [j["status"] for j in doc["jobs"]] == ["finished"]
+    assert doc["warmup"][0]["ended"] <= doc["jobs"][0]["started"]  # before the timed job
+    res = _grade([str(klass / "bob"), "--gpus", "0", "--out", str(tmp_path / "h"), "--job-command", FAKE])
+    assert "warm-up" not in res.stdout and "warmup" not in manifest.read(tmp_path / "h")  # off with --job-command

@@ -29,6 +29,24 @@ from profconv.ui import console
 FORMATS = ("terminal", "markdown", "csv")
 
 
+def _warm_up(engine: ex.Executor, warm: list, book: manifest.Manifest, con) -> None:
+    """The untimed warm-up runs (manifest.warmup_specs), before the timed jobs; a failed one is said and
+    the grade goes on (the jobs then compile what it would have)."""
+    t0 = time.monotonic()
+    got: list[JobResult] = []
+    try:
+        engine.run(warm, got.append)
+    except KeyboardInterrupt:
+        raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
+    book.warmup = got
+    book.write()
+    # a GPU type no GPU here has: its jobs come back unplaced anyway, nothing to warm
+    bad = [r for r in got if r.status != "unplaced" and (r.status != "finished" or r.returncode != 0)]
+    con.print(f"warm-up: {len(got)} untimed run(s) filled CuPy's kernel cache in {time.monotonic() - t0:.1f} s"
+              + (f"; [yellow]{len(bad)} failed ({escape(bad[0].reason or f'exit {bad[0].returncode}')}), "
+                 "the jobs compile what it would have[/yellow]" if bad else ""), soft_wrap=True)
+
+
 def _term_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -75,6 +93,7 @@ def grade_command(
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Passed to profconv run: also run each kernel's checks under compute-sanitizer memcheck and racecheck (an over-read or a race the output check cannot see is FAILED).")] = False,
     variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
     job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
+    warmup: Annotated[bool | None, typer.Option("--warmup/--no-warmup", help="Before the jobs, one untimed run per model that compiles profconv's own kernels into CuPy's cache, so the first jobs on a fresh machine do not spend their --kernel-timeout on them (default: on for the local and ray executors).", show_default=False)] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-run jobs that ended in error, timeout or crash (finished ones are kept).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Re-run every job, finished or not.")] = False,
@@ -130,7 +149,6 @@ def grade_command(
         con.print(f"{len(kept)} job(s) finished before on the same submission hash: kept "
                   "(--retry-failed or --force to re-run)")
     lock = threading.Lock()
-    t0 = time.monotonic()
     done = 0
 
     def on_result(result: JobResult) -> None:
@@ -146,28 +164,37 @@ def grade_command(
             con.print(f"[{done}/{len(todo)}] {escape(result.key)} [{colour}]{result.status}[/{colour}]{wall}{escape(where)}"
                       + (f" [dim]({escape(result.reason)})[/dim]" if result.reason else ""), soft_wrap=True)
 
-    if todo:
-        con.print(f"running {len(todo)} job(s) with the {engine.name} executor"
-                  + (" (dry run: no GPU)" if dry_run else ""))
-        previous_term = None
-        if threading.current_thread() is threading.main_thread():
-            # a batch system's SIGTERM (Slurm's time limit, `timeout`, kill) ends the jobs as Ctrl-C does:
-            # no job process is left running on a GPU, the manifest keeps what finished
-            previous_term = signal.signal(signal.SIGTERM, _term_as_interrupt)
-        try:
-            engine.run(todo, on_result)
-        except KeyboardInterrupt:
-            con.print(f"interrupted after {done} of {len(todo)} job(s): {out / manifest.MANIFEST} keeps them; "
-                      "the same command runs the rest")
-            raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
-        finally:
-            if previous_term is not None:
-                signal.signal(signal.SIGTERM, previous_term)
-        book.engine = engine.describe()  # now with what the engine found (Ray: the cluster's GPUs and nodes)
-        walls = sorted(r.wall_s for k, r in book.jobs.items() if k not in kept and r.wall_s is not None)
-        cost = (f"; per job: median {walls[len(walls) // 2]:.1f} s, min {walls[0]:.1f} s, max {walls[-1]:.1f} s, "
-                f"sum {sum(walls):.1f} s" if walls else "")
-        con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s{cost}")
+    if warmup is None:
+        warmup = executor in ("local", "ray") and not dry_run and job_command is None
+    previous_term = None
+    if threading.current_thread() is threading.main_thread():
+        # a batch system's SIGTERM (Slurm's time limit, `timeout`, kill) ends the jobs as Ctrl-C does:
+        # no job process is left running on a GPU, the manifest keeps what finished
+        previous_term = signal.signal(signal.SIGTERM, _term_as_interrupt)
+    try:
+        if todo and warmup:
+            _warm_up(engine, manifest.warmup_specs(todo, out), book, con)
+        if todo:
+            con.print(f"running {len(todo)} job(s) with the {engine.name} executor"
+                      + (" (dry run: no GPU)" if dry_run else ""))
+            t0 = time.monotonic()
+            try:
+                engine.run(todo, on_result)
+            except KeyboardInterrupt:
+                con.print(f"interrupted after {done} of {len(todo)} job(s): {out / manifest.MANIFEST} keeps them; "
+                          "the same command runs the rest")
+                raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
+            book.engine = engine.describe()  # now with what the engine found (Ray: the cluster's GPUs and nodes)
+            walls = sorted(r.wall_s for k, r in book.jobs.items() if k not in kept and r.wall_s is not None)
+            cost = (f"; per job: median {walls[len(walls) // 2]:.1f} s, min {walls[0]:.1f} s, max {walls[-1]:.1f} s, "
+                    f"sum {sum(walls):.1f} s" if walls else "")
+            con.print(f"{len(todo)} job(s) in {time.monotonic() - t0:.1f} s{cost}")
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
     results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
     ran = [r for r in results if r.key not in kept]
     plan_ = schedule(ran or results)

@@ -258,6 +258,7 @@ class RayExecutor:
         self.ray, self.address, self.retries, self.dry_run = ray, address, retries, dry_run
         self.init_kwargs = init_kwargs or {}
         self.cluster: dict[str, Any] = {}
+        self._started = False
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.ray.__version__,
@@ -282,11 +283,19 @@ class RayExecutor:
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise InputError(f"cannot reach the Ray cluster {self.address or '(local)'}: {exc}") from None
 
+    def close(self) -> None:
+        """Shut down the Ray instance this executor started (one the caller started is left running)."""
+        if self._started:
+            self.ray.shutdown()
+            self._started = False
+
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        """Run the specs; an instance started here stays up for the next run (the warm-up, then the
+        jobs) until `close`, or until this run is interrupted."""
         ray = self.ray
-        started_here = not ray.is_initialized()
-        if started_here:
+        if not ray.is_initialized():
             self._init()
+            self._started = True
         refs: dict[Any, JobSpec] = {}
         gpu_refs: list[Any] = []
         try:
@@ -325,7 +334,5 @@ class RayExecutor:
                 for ref in [*gpu_refs, *refs]:
                     ray.cancel(ref)
                 ray.wait(gpu_refs, num_returns=len(gpu_refs), timeout=self.CANCEL_GRACE_S)
+            self.close()
             raise
-        finally:
-            if started_here:
-                ray.shutdown()

@@ -14,6 +14,8 @@ manifest.json:
             returncode, engine, engine_job_id, host, gpu_type, visible_devices, gpu, driver,
             profconv_version, started, ended, finished, wall_s, report_s, cpu_threads, command,
             out_dir, record, report, log],
+   "warmup": [JobResult as a dict: the untimed `profconv run --variant naive --images 2` per model
+              run before the jobs to fill CuPy's kernel cache; absent without one],
    "schedule": {gpus: [{host, device, gpu, jobs, busy_s, max_at_once}], span_s, parallel_s,
                 max_gpus, max_per_gpu, untimed}   (grade.schedule: the jobs this run ran; absent
                 until a run ends)}
@@ -78,6 +80,26 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
     return specs
 
 
+WARMUP_IMAGES = "2"
+WARMUP_COMMAND = "{python} -m profconv run --model {model} --images " + WARMUP_IMAGES + " --variant naive --out {out}"
+
+
+def warmup_specs(todo: list[JobSpec], out: Path) -> list[JobSpec]:
+    """One untimed `profconv run --variant naive --images 2` per model (and GPU type) of the jobs to
+    run, before them: it compiles profconv's own kernels (reference pass, checks, forward pass) into
+    CuPy's kernel cache, so the first jobs on a fresh machine do not spend their --kernel-timeout on
+    them (seen on 2x H100: the first job on each GPU 27.6 s, the later ones 10-15 s). Pure."""
+    seen: dict[tuple[str, str | None], JobSpec] = {}
+    for spec in todo:
+        key = (spec.model, spec.gpu)
+        if key not in seen:
+            name = safe_name(spec.model) + (f"-{safe_name(spec.gpu)}" if spec.gpu else "")
+            seen[key] = JobSpec(submission="(warm-up)", path="", digest="", model=spec.model,
+                                out_dir=str(out.resolve() / "warmup" / name), gpu=spec.gpu,
+                                timeout_s=min(spec.timeout_s, 600.0), job_command=WARMUP_COMMAND, report=False)
+    return list(seen.values())
+
+
 def resume(specs: list[JobSpec], retry_failed: bool = False, force: bool = False
            ) -> tuple[list[JobSpec], dict[str, JobResult]]:
     """Split into jobs to run and results to keep: a job is kept when its job.json has the same
@@ -104,6 +126,7 @@ class Manifest:
     submissions: list[Submission]
     jobs: dict[str, JobResult] = field(default_factory=dict)
     schedule: dict[str, Any] | None = None  # grade.schedule.Schedule of the jobs this run ran
+    warmup: list[JobResult] = field(default_factory=list)  # the untimed warm-up runs before the jobs
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     def add(self, result: JobResult) -> None:
@@ -121,6 +144,8 @@ class Manifest:
         }
         if self.schedule is not None:
             doc["schedule"] = self.schedule
+        if self.warmup:
+            doc["warmup"] = [w.to_dict() for w in self.warmup]
         return json.dumps(doc, indent=1, default=str)
 
     def write(self) -> None:
