@@ -238,3 +238,19 @@ def test_grade_warms_up_before_the_jobs_and_goes_on_when_it_fails(klass: Path, t
     assert doc["warmup"][0]["ended"] <= doc["jobs"][0]["started"]  # before the timed job
     res = _grade([str(klass / "bob"), "--gpus", "0", "--out", str(tmp_path / "h"), "--job-command", FAKE])
     assert "warm-up" not in res.stdout and "warmup" not in manifest.read(tmp_path / "h")  # off with --job-command
+
+
+def test_a_stage_after_the_layers_is_no_layer_column() -> None:
+    """A kernel killed in its forward pass: the record has conv1 (ok, timed) and a failed 'forward'
+    entry (as profconv run writes it, seen on 2x H100); the board has conv1 only, the verdict FAILED."""
+    rec = _rec((0.0029, 0.0031), (0.0019, 0.0021))
+    rec["model"] = {"name": "m", "conv_layers": [{"layer": "conv1", "shape": "M=50 C=1 28x28 K=5"}]}
+    user = rec["results"][1]
+    user["status"], user["error"] = "failed", "timed out after 12 s during m/mine/forward"
+    user["conv"].append({"layer": "forward", "status": "failed", "op_time": None})
+    res = JobResult(key="a/m", submission="a", model="m", digest="d", fingerprint="f", status="finished")
+    rows = leaderboard.job_rows(res, rec, builtin={"cudnn"})
+    assert [(r["layer"], r["verdict"], r["op_time_s"]) for r in rows] == [("conv1", "FAILED", None)]
+    assert rows[0]["reason"] == "timed out after 12 s during m/mine/forward"
+    board = leaderboard.board(_layers(leaderboard.pd.DataFrame(rows)))
+    assert [c for c in board.columns if c.startswith("op_")] == ["op_conv1"]

@@ -129,6 +129,10 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
     rows = [r for r in rows if r.get("images") == images]
     ref = {c.get("layer"): c for r in rows if r.get("variant") == reference and r.get("status") == "ok"
            for c in r.get("conv", []) if c.get("status") == "ok"}
+    # the model's conv layers: a kernel stopped in its forward pass leaves a failed entry named after
+    # that stage ("forward"); its reason is the row's, it is no layer column
+    model = record.get("model") if isinstance(record.get("model"), dict) else {}
+    known = {c.get("layer") for c in model.get("conv_layers") or [] if isinstance(c, dict)}
     users = [r for r in rows if r.get("variant") != reference and is_user_row(r, builtin)]
     if not users:
         return [{**base, "reason": "the run record has no result row for the submission's kernel"}]
@@ -136,8 +140,9 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
     for r in users:
         status = str(r.get("status", "failed"))
         verdict = {"ok": "ok", "skipped": "skipped"}.get(status, "FAILED")
-        convs = r.get("conv") or []
-        failed_conv = next((c for c in convs if c.get("status") != "ok"), None)
+        every = r.get("conv") or []
+        convs = [c for c in every if c.get("layer") in known] if known else every
+        failed_conv = next((c for c in every if c.get("status") != "ok"), None)
         if verdict == "ok" and failed_conv is not None:
             verdict = "FAILED"
         reason = None if verdict == "ok" else (r.get("error") or (failed_conv or {}).get("error") or status)
