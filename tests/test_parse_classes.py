@@ -696,3 +696,35 @@ def test_nsys_expert_rules_output_is_named_in_the_error():
     with pytest.raises(NoProfileFound, match=r": nsys expert-system rules output \(cuda_api_sync\) lists single slow "
                                              r"calls, not a time summary: nothing to rank"):
         profconv.parse_text(NSYS_RULES)
+
+
+# 18. nvprof Unified Memory trailer lines ("Total CPU Page faults: N") whose value is not a count
+#     (a decimal, a lone comma, a dash): no row is invented from a digit prefix, nothing raises,
+#     and the line is reported unplaced.
+_UM_SUMMARY = """==1234== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:  100.00%  10.000us         1  10.000us  10.000us  10.000us  k(float*)
+==1234== Unified Memory profiling result:
+Device "Tesla V100 (0)"
+   Count  Avg Size  Min Size  Max Size  Total Size  Total Time  Name
+      12  64.000KB  4.0000KB  0.9961MB  768.0000KB  90.00000us  Host To Device
+Total CPU Page faults: {faults}
+Total CPU thrashes: {thrashes}
+"""
+
+
+def test_unified_memory_trailer_counts():
+    ps = _parse(_UM_SUMMARY.format(faults="1,234", thrashes="7"))
+    um = _sec(ps, "unified-memory").set_index("name")
+    assert um.loc["Total CPU Page faults", "calls"] == 1234
+    assert um.loc["Total CPU thrashes", "calls"] == 7
+    assert ps.unplaced == []
+
+
+@pytest.mark.parametrize(("faults", "thrashes"), [("1.4", ",-"), ("12,34", ","), ("-", "1e3")])
+def test_unified_memory_trailer_that_is_not_a_count_is_unplaced(faults, thrashes):
+    text = _UM_SUMMARY.format(faults=faults, thrashes=thrashes)
+    ps = _parse(text)
+    names = set(_sec(ps, "unified-memory")["name"])
+    assert "Total CPU Page faults" not in names and "Total CPU thrashes" not in names
+    assert ps.unplaced == [(8, f"Total CPU Page faults: {faults}"), (9, f"Total CPU thrashes: {thrashes}")]

@@ -27,7 +27,10 @@ _API_MARKER = re.compile(r"^\s*API calls:?\s*$")
 _UM_MARKER = re.compile(r"Unified Memory profiling result:?")
 _DEVICE = re.compile(r'^\s*Device "(.+)"\s*$')
 _LABEL = re.compile(r"^\s*(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s*")
-_UM_TRAILER = re.compile(r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:\s*([\d,]+)")
+_UM_TRAILER = re.compile(
+    r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:\s*(\d{1,3}(?:,\d{3})+|\d+)\s*$"
+)
+_UM_TRAILER_NAME = re.compile(r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:")
 _TOKEN = re.compile(r"\S+")
 _COUNT = re.compile(r"\d{1,3}(?:([.,'])\d{3})?(?:\1\d{3})*|\d+")
 _SUFFIX_NS = {"ms": 1e6, "us": 1e3, "ns": 1.0}
@@ -880,6 +883,9 @@ def parse(doc: Document) -> DialectResult:
                 )
                 um_block.line_end = lineno
                 result.claimed.add(lineno)
+                continue
+            if _UM_TRAILER_NAME.match(body):  # a trailer whose value is not a count: said, not guessed
+                result.unplaced.append(lineno)
                 continue
             if mode == "um" and body.split()[:1] == ["Count"]:
                 result.claimed.add(lineno)
