@@ -151,6 +151,23 @@ def parse_text(text: str, label: str = "<text>", format: str | None = None, stri
 
 
 BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the whole text held
+HEAD = 1 << 16  # characters of the first lines where dialects are looked for first
+
+
+def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) -> None:
+    """Parse `doc` with one dialect into `results`."""
+    lines = doc.lines
+    big = len(doc.text) > BIG_TEXT
+    if big:  # a dialect parses the lines: the whole text need not be held meanwhile
+        doc.text = ""
+    results[name] = r = DIALECTS[name].parse(doc)
+    # rows read in bulk belong to that table alone: their lines are emptied (the dialect may have
+    # done so already, to free them as it read), and later detection and the run-context scan pass
+    # over what is left (line numbers stay)
+    for a, b in r.bulk:
+        lines[a - 1 : b] = [""] * (b - a + 1)
+    if big or r.bulk:
+        doc.text = "\n".join(lines) + end
 
 
 def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
@@ -165,19 +182,22 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
     if format is not None and format not in DIALECTS:
         raise InputError(f"unknown format {format!r}: choose one of {', '.join(DIALECTS)}")
     results: dict[str, DialectResult] = {}
-    for name, mod in DIALECTS.items():
-        if (name == format) if format is not None else mod.detect(doc):
-            big = len(doc.text) > BIG_TEXT
-            if big:  # a dialect parses the lines: the whole text need not be held meanwhile
-                doc.text = ""
-            results[name] = r = mod.parse(doc)
-            # rows read in bulk belong to that table alone: their lines are emptied (the dialect
-            # may have done so already, to free them as it read), and later detection and the
-            # run-context scan pass over what is left (line numbers stay)
-            for a, b in r.bulk:
-                lines[a - 1 : b] = [""] * (b - a + 1)
-            if big or r.bulk:
-                doc.text = "\n".join(lines) + end
+
+    if format is not None:
+        _run(format, doc, end, results)
+    else:
+        # dialects whose markers show in the first lines parse first (a marker there is a marker
+        # in the text); the others look at what is left once the rows read in bulk are out
+        cut = doc.text.rfind("\n", 0, HEAD) + 1 if len(doc.text) > HEAD else len(doc.text)
+        head = Document(lines=[], label=label, text=doc.text[:cut])
+        early = [name for name, mod in DIALECTS.items() if mod.detect(head)]
+        del head
+        for name in early:
+            _run(name, doc, end, results)
+        for name, mod in DIALECTS.items():
+            if name not in results and mod.detect(doc):
+                _run(name, doc, end, results)
+        results = {name: results[name] for name in DIALECTS if name in results}  # the registry's order
     text = doc.text
     raw: list[RawProfile] = sorted(
         (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
