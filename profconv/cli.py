@@ -278,6 +278,8 @@ def _build_app():
             argv = _pop_traceback_flag(argv) or ["--help"]  # `profconv` alone shows the help, exit 0
             if len(argv) == 1 and argv[0] in COMMANDS and COMMANDS[argv[0]][1] == "app":
                 argv.append("--help")  # so does a noun with sub-commands alone (`profconv kernel`)
+            if argv[0] == "help" and "help" not in COMMANDS:
+                argv = [*argv[1:], "--help"]  # `profconv help run`, as git and pip take it
             previous = _term_as_interrupt()
             try:
                 code = _guarded(lambda: super(LazyGroup, self).main(

@@ -386,3 +386,11 @@ def test_an_interrupt_while_a_kernel_child_runs_ends_the_child_too(tmp_path):
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+@pytest.mark.parametrize("args, usage", [(["help"], "Usage: profconv [OPTIONS] COMMAND"),
+                                         (["help", "run"], "Usage: profconv run [OPTIONS]"),
+                                         (["help", "kernel", "new"], "Usage: profconv kernel new [OPTIONS] NAME")])
+def test_help_as_a_word(cli, args, usage):
+    r = cli(*args)
+    assert r.returncode == 0 and r.stdout.startswith(usage)
