@@ -99,6 +99,10 @@ def test_sanitize_is_passed_to_profconv_run(tmp_path: Path) -> None:
 def test_grade_cli_sanitize_plan(klass: Path, tmp_path: Path) -> None:  # noqa: F811
     res = _grade([str(klass / "alice"), "--sanitize", "--plan", "--out", str(tmp_path / "g")])
     assert res.returncode == 0 and "--variant cudnn --out" in res.stdout and res.stdout.count("--sanitize") == 1
+    # the plan names the untimed warm-up run first
+    assert res.stdout.startswith("warm-up, untimed (ece408-high)\n") and "--images 2 --variant naive" in res.stdout
+    res = _grade([str(klass / "alice"), "--plan", "--no-warmup", "--out", str(tmp_path / "g")])
+    assert "warm-up" not in res.stdout
 
 
 def test_grade_writes_the_schedule_and_where_the_jobs_ran(klass: Path, tmp_path: Path, monkeypatch) -> None:  # noqa: F811

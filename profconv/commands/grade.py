@@ -132,7 +132,13 @@ def grade_command(
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
     con = console()
+    if warmup is None:
+        warmup = executor in ("local", "ray") and not dry_run and job_command is None
     if plan_only:
+        if todo and warmup:
+            for spec in manifest.warmup_specs(todo, out):
+                con.print(f"warm-up, untimed [dim]({spec.model}{', GPU ' + spec.gpu if spec.gpu else ''})[/dim]")
+                con.print(f"  {escape(shlex.join(build_command(spec, sys.executable)))}", soft_wrap=True)
         for spec in specs:
             state = "done, kept" if spec.key in kept else "to run"
             con.print(f"{escape(spec.key)} [dim]({state}{', GPU ' + spec.gpu if spec.gpu else ''})[/dim]")
@@ -164,8 +170,6 @@ def grade_command(
             con.print(f"[{done}/{len(todo)}] {escape(result.key)} [{colour}]{result.status}[/{colour}]{wall}{escape(where)}"
                       + (f" [dim]({escape(result.reason)})[/dim]" if result.reason else ""), soft_wrap=True)
 
-    if warmup is None:
-        warmup = executor in ("local", "ray") and not dry_run and job_command is None
     previous_term = None
     if threading.current_thread() is threading.main_thread():
         # a batch system's SIGTERM (Slurm's time limit, `timeout`, kill) ends the jobs as Ctrl-C does:
