@@ -45,17 +45,21 @@ def nsys_trace(n: int, extra: str = "") -> str:
     return head + "\n".join(rows) + "\n"
 
 
+MIDDLE = "            (157 1 1)       (256 1 1)        32  H200            1         7  "
+
+
 def nvprof_trace(n: int) -> str:
+    """nvprof --print-gpu-trace: times right-aligned, each row's name under the header's 'Name'."""
     rng = random.Random(4)
-    head = ["==7== NVPROF is profiling process 7, command: ./m", "==7== Profiling result:",
-            "       Start    Duration            Grid Size      Block Size     Regs*  Device   Context    Stream  Name"]
+    header = ("Start".rjust(12) + "Duration".rjust(12) + "            Grid Size      Block Size     Regs*"
+              "  Device   Context    Stream").ljust(24 + len(MIDDLE)) + "Name"
+    head = ["==7== NVPROF is profiling process 7, command: ./m", "==7== Profiling result:", header]
     rows = []
     t = 100.0
     for i in range(n):
         name = NAMES[i % len(NAMES)] + ("" if i % 5 == 1 else f" [{100 + i}]")
         dur = rng.uniform(1, 900)
-        rows.append(f"{t:.5f}ms".rjust(12) + f"{dur:.4f}us".rjust(12) + "            (157 1 1)       (256 1 1)"
-                    "        32  H200            1         7  " + name)
+        rows.append(f"{t:.5f}ms".rjust(12) + f"{dur:.4f}us".rjust(12) + MIDDLE + name)
         t += dur / 1000 + 0.002
     return "\n".join(head + rows) + "\n"
 
@@ -92,15 +96,27 @@ def test_nsys_bulk_quoted_names_kept_exactly():
     assert names == set(NAMES)
 
 
-def test_nvprof_bulk_trace_equals_line_by_line(monkeypatch):
+@pytest.mark.parametrize("bad", [None, "nan", "misaligned", "text", "unit", "um"])
+def test_nvprof_bulk_trace_equals_line_by_line(monkeypatch, bad):
     text = nvprof_trace(3000)
+    if bad is not None:  # one odd row in the middle: the bulk reader stops there, the line path reads it
+        lines = text.split("\n")
+        row = lines[1503]
+        lines[1503] = {"nan": row.replace("ms", "xx", 1).replace("100.", "nan", 1),
+                       "misaligned": " " + row,
+                       "text": "a line of program output 12.5ms and 3us",
+                       "unit": row.replace("us", "s ", 1),
+                       "um": row[:12] + "-".rjust(12) + row[24:]}[bad]
+        text = "\n".join(lines)
     fast = profconv.parse_text(text)
     monkeypatch.setattr(nvprof, "_bulk_trace", lambda lines, i, name_col: (None, i))
     slow = profconv.parse_text(text)
     _same(fast, slow)
-    gpu = fast.frame[fast.frame["section"] == "gpu"]
-    assert int(gpu["calls"].sum()) == 3000
-    assert set(gpu["name"]) == {n for n in NAMES}  # correlation ids gone from the summary's names
+    if bad is None:
+        gpu = fast.frame[fast.frame["section"] == "gpu"]
+        assert int(gpu["calls"].sum()) == 3000
+        assert set(gpu["name"]) == {n for n in NAMES}  # correlation ids gone from the summary's names
+    check_all(fast, text)
 
 
 @pytest.mark.parametrize("path", FILES)
