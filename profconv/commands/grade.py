@@ -201,8 +201,8 @@ def grade_command(
             close()
     results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
     ran = [r for r in results if r.key not in kept]
-    plan_ = schedule(ran or results)
-    book.schedule = plan_.to_dict()
+    spread = schedule(ran or results)
+    book.schedule = spread.to_dict()
     book.write()
     missing = [s.key for s in specs if s.key not in book.jobs]
     if missing:  # an executor that returned without reporting a job: say so, never drop it
@@ -211,7 +211,8 @@ def grade_command(
     if prev_results is not None:
         board = leaderboard.with_previous(board, leaderboard.board(leaderboard.layers(prev_results, reference=variant)))
     title = f"Leaderboard: {len(subs)} submission(s), {len(specs)} job(s)"
-    where = [f"{'This run' if ran else 'The jobs kept'}: " + plan_.lines()[0], *plan_.lines()[1:]] if plan_.lines() else []
+    said = spread.lines()
+    where = [f"{'This run' if ran else 'The jobs kept'}: " + said[0], *said[1:]] if said else []
     if (host_bound := leaderboard.host_bound_note(board)) is not None:
         where.append(host_bound)
     write_atomic(out / "leaderboard.md", render.markdown(board, title, base=out.resolve(), notes=where))
