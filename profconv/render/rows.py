@@ -117,8 +117,19 @@ def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
         for lo in range(0, rows.n, CHUNK_ROWS):
             hi = min(rows.n, lo + CHUNK_ROWS)
             k = hi - lo
-            cols: list[list[str]] = [[src] * k]
+            # runs of columns holding one value all along the slice are joined once, not per row
+            cols: list[list[str]] = []
+            run: list[str] = [src]
             for name in COLUMNS:
                 c = rows.cols.get(name)
-                cols.append([""] * k if c is None else _csv_column(name, _values(c, lo, hi)))
+                cells = [""] * k if c is None else _csv_column(name, _values(c, lo, hi))
+                if cells.count(cells[0]) == k:
+                    run.append(cells[0])
+                    continue
+                if run:
+                    cols.append([",".join(run)] * k)
+                    run = []
+                cols.append(cells)
+            if run:
+                cols.append([",".join(run)] * k)
             out.write("\n".join(map(",".join, zip(*cols))) + "\n")
