@@ -366,13 +366,13 @@ def _rows(raw: list[RawProfile]) -> Rows:
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
     Each block's Row objects are let go as soon as their values are in the columns."""
     parts: list[Rows] = []
-    names = [*ROW_FIELDS, *_TAIL]
-    cols: dict[str, list] = {c: [] for c in names}
+    fields = [*ROW_FIELDS, *_TAIL]
+    cols: dict[str, list] = {c: [] for c in fields}
 
     def flush() -> None:
         if cols["profile"]:
             parts.append(Rows(dict(cols)))
-            for c in names:
+            for c in fields:
                 cols[c] = []
 
     for number, prof in enumerate(raw, start=1):
@@ -404,14 +404,14 @@ def _rows(raw: list[RawProfile]) -> Rows:
     by_base: dict[str, str] = {}  # names may differ only by their [correlation id]
     for i, s in enumerate(short):
         if s is None:  # trace blocks arrive with theirs
-            n = names[i]
-            got = by_name.get(n)
+            full = names[i]
+            got = by_name.get(full)
             if got is None:
-                base = strip_correlation(str(n))
+                base = strip_correlation(str(full))
                 got = by_base.get(base)
                 if got is None:
                     got = by_base[base] = short_name(base)
-                by_name[n] = got
+                by_name[full] = got
             short[i] = got
     rows.set("short_name", short)
     return rows

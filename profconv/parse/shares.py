@@ -127,7 +127,7 @@ def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
         basis[pos] = np.where(by_pct, "time_pct", "total_ns")
     out["share"] = share
     out["cumulative"] = cum
-    out["in_top"] = pd.array(np.where(timed, top, None), dtype="boolean")
+    out["in_top"] = pd.array(np.where(timed, top, None), dtype="boolean")  # type: ignore[call-overload]
     out["share_basis"] = pd.array(basis, dtype="string")
     return out
 

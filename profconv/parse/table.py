@@ -128,6 +128,7 @@ class Rows:
         n = self.n
         if not n:
             return empty_frame()
+        pd_array: Any = pd.array  # dtype given as a string: the stubs' overloads do not cover it
         out: dict[str, Any] = {}
         for name, dtype in COLUMNS.items():
             c = self.cols.get(name)
@@ -136,11 +137,11 @@ class Rows:
             elif dtype == "int64":
                 out[name] = np.zeros(n, dtype="int64") if c is None else np.asarray(c, dtype="int64")
             elif c is None:
-                out[name] = pd.array([None] * n, dtype=dtype)
+                out[name] = pd_array([None] * n, dtype=dtype)
             elif dtype == "Int64" and isinstance(c, np.ndarray) and c.dtype.kind in "iu":
                 out[name] = pd.array(c.astype("int64", copy=False), dtype="Int64")
             else:
-                out[name] = pd.array(c if isinstance(c, (list, np.ndarray)) else list(c), dtype=dtype)
+                out[name] = pd_array(c if isinstance(c, (list, np.ndarray)) else list(c), dtype=dtype)
         return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
 
     @staticmethod

@@ -168,9 +168,9 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     numbers and whether its rows were read in bulk."""
     # the table runs while lines hold a comma (such a line is never blank); a C loop finds its end
     tail = lines[start:]
-    more = list(map(str.__contains__, tail, repeat(",")))
-    j = start + more.index(False) if False in more else len(lines)
-    del tail, more
+    has_comma = list(map(str.__contains__, tail, repeat(",")))
+    j = start + has_comma.index(False) if False in has_comma else len(lines)
+    del tail, has_comma
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]

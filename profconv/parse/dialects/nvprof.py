@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from array import array
 from dataclasses import dataclass, field
+from typing import Any
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
@@ -391,7 +392,7 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
     cleanly are left to the line-by-line path."""
     row = _aligned_row(name_col)
     n = min(len(lines), i + BULK_LINES)  # a slice at a time: the temporaries stay small
-    found = list(map(row.match, lines[i : min(n, i + 64)]))
+    found: list[Any] = list(map(row.match, lines[i : min(n, i + 64)]))
     if len(found) < 64 or None in found:
         return None, i
     found.extend(map(row.match, lines[i + 64 : n]))
@@ -726,12 +727,12 @@ def parse(doc: Document) -> DialectResult:
                                                                       line_end=lineno)
                         events.append(_Event("block", lineno, block=blk))
                     u = _UNIT_NS
-                    row = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2]) * u[g[3]], int(g[4]),
-                              float(g[5]) * u[g[6]], float(g[7]) * u[g[8]], float(g[9]) * u[g[10]])
-                    table.read.append((row, body, table.fields, table.time_unit))
-                    blk.rows.append(row)
+                    fast = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2]) * u[g[3]], int(g[4]),
+                               float(g[5]) * u[g[6]], float(g[7]) * u[g[8]], float(g[9]) * u[g[10]])
+                    table.read.append((fast, body, table.fields, table.time_unit))
+                    blk.rows.append(fast)
                     blk.line_end = lineno
-                    table.open_row = row
+                    table.open_row = fast
                     table.neutral_run = 0
                     table.orphan_text = False
                     result.claimed.add(lineno)
@@ -984,7 +985,7 @@ def parse(doc: Document) -> DialectResult:
                         result.unplaced.extend(n for n, _ in table.pending)
                     else:
                         place(table, got, joined, table.fields, loc, lineno)
-                        table.open_row.line_start = first  # type: ignore[union-attr]
+                        table.open_row.line_start = first  # type: ignore[union-attr,attr-defined]
                         result.claimed.update(n for n, _ in table.pending)
                     table.pending = []
                 continue
