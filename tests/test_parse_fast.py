@@ -162,3 +162,77 @@ def test_json_slices_keep_columns_per_slice(monkeypatch):
     doc = json.loads(to_json([ps]))
     assert "avg_ns" not in doc["rows"][0] and "avg_ns" in doc["rows"][-1]
     assert len(doc["rows"]) == ps.rows.n
+
+
+# ---------------------------------------------------------------- nvprof summaries read in bulk
+
+SUMMARY_HEAD = ["==9== NVPROF is profiling process 9, command: ./m", "==9== Profiling application: ./m",
+                "==9== Profiling result:",
+                "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name"]
+GPU_ROWS = [" GPU activities:   49.75%  2.2027ms       400  5.5060us  5.4390us  6.1110us  fill(void)",
+            "                   30.00%  1.3282ms       100  13.282us  13.100us  14.000us  conv(float*, int)",
+            "                   20.25%  896.54us       300  2.9885us  2.9000us  3.1000us  [CUDA memcpy HtoD]"]
+API_ROWS = ["      API calls:   87.72%  98.832ms         2  49.416ms     564ns  98.831ms  cudaEventCreate",
+            "                   12.28%  13.835ms      1200  11.529us  2.6660us  381.14us  cudaLaunchKernel"]
+
+
+def _summary(rows: list[str], copies: int = 3) -> str:
+    return "\n".join((SUMMARY_HEAD + rows) * copies) + "\n"
+
+
+SUMMARY_CASES = {
+    "plain": GPU_ROWS + API_ROWS,
+    # the last row of a run whose name goes on, on the next line (cut at the terminal's edge)
+    "wrapped": GPU_ROWS[:2] + ["                   20.25%  896.54us       300  2.9885us  2.9000us  3.1000us  k<float,",
+                               "                            int>(float*)"] + API_ROWS,
+    # a name that looks cut in the middle of a run: the next row is a row
+    "open-middle": [GPU_ROWS[0].replace("fill(void)", "fill(float,")] + GPU_ROWS[1:] + API_ROWS,
+    "markup": GPU_ROWS[:1] + ["| 30.00% | 1.3282ms | 100 | 13.282us | 13.100us | 14.000us | conv |"] + GPU_ROWS[2:] + API_ROWS,
+    "bold": GPU_ROWS[:2] + [GPU_ROWS[2].replace("[CUDA", "<b>[CUDA")] + API_ROWS,
+    "over-100": GPU_ROWS[:1] + [GPU_ROWS[1].replace("30.00%", "130.00%")] + GPU_ROWS[2:] + API_ROWS,
+    # a cell later in the table says ',' may be the decimal mark: every row is read again
+    "relocate": GPU_ROWS + ["                   1,5%  1,2ms  3  0,4ms  0,3ms  0,5ms  late(void)"] + API_ROWS,
+    "blank-inside": GPU_ROWS[:2] + [""] + GPU_ROWS[2:] + API_ROWS,
+    "prefixed": ["==9== " + r for r in GPU_ROWS] + API_ROWS,
+    "no-label": [r.replace(" GPU activities:", "                ") for r in GPU_ROWS],
+    "unit-split": GPU_ROWS[:1] + [GPU_ROWS[1].replace("1.3282ms", "1.3282 ms")] + GPU_ROWS[2:] + API_ROWS,
+    "broken-numbers": GPU_ROWS[:1] + ["                   30.00%  1.3282ms       100  13.282us",
+                                      "   13.100us  14.000us  conv(float*, int)"] + GPU_ROWS[2:] + API_ROWS,
+}
+
+
+@pytest.mark.parametrize("case", sorted(SUMMARY_CASES))
+def test_nvprof_bulk_summary_equals_line_by_line(monkeypatch, case):
+    text = _summary(SUMMARY_CASES[case])
+    fast = profconv.parse_text(text)
+    monkeypatch.setattr(nvprof, "_bulk_summary", lambda lines, k, *a: k)
+    slow = profconv.parse_text(text)
+    _same(fast, slow)
+    assert [(p.line_start, p.line_end) for p in fast.profiles] == [(p.line_start, p.line_end) for p in slow.profiles]
+    assert fast.table_notes == slow.table_notes
+    check_all(fast, text)
+
+
+def test_nvprof_bulk_summary_rows_are_columns():
+    """Plain summary rows are kept as columns of their block (no Row object per row)."""
+    from profconv.parse.model import Document
+
+    lines = _summary(SUMMARY_CASES["plain"], 2).split("\n")[:-1]
+    res = nvprof.parse(Document(lines=lines, label="x", text="\n".join(lines)))
+    blocks = [b for p in res.profiles for b in p.blocks]
+    assert [(b.section, len(b.table), b.rows) for b in blocks] == [("gpu", 3, []), ("api", 2, [])] * 2
+    gpu = blocks[0].table
+    assert list(gpu.col("name")) == ["fill(void)", "conv(float*, int)", "[CUDA memcpy HtoD]"]
+    assert list(gpu.col("total_ns")) == [2202700.0, 1328200.0, 896540.0]
+    assert list(gpu.col("calls")) == [400, 100, 300]
+    assert list(gpu.col("line_start")) == [5, 6, 7]
+    assert (blocks[1].line_start, blocks[1].line_end) == (8, 9)
+
+
+@pytest.mark.parametrize("path", [f for f in FILES if "/nvprof" in f])
+def test_nvprof_bulk_summary_equals_line_by_line_on_corpus(monkeypatch, path):
+    fast = _parse_file(path)
+    monkeypatch.setattr(nvprof, "_bulk_summary", lambda lines, k, *a: k)
+    slow = profconv.parse(path)
+    _same(fast, slow)
+    assert fast.table_notes == slow.table_notes

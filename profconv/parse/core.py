@@ -6,6 +6,7 @@ when a caller asks for `ProfileSet.frame`.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 import sys
@@ -171,6 +172,19 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
 
 
 def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
+    # the parse allocates a few objects per input line and frees almost none of them until it ends:
+    # the cyclic collector would walk all of them again and again (~10% of a big parse) for no
+    # garbage; it runs once the parse is over
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_text(box, label, format, strict)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _parse_text(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
     text = normalize(box.pop())
     lines = text.split("\n")
     end = ""
@@ -297,6 +311,8 @@ def _block_notes(raw: list[RawProfile]) -> dict[tuple[int, str], list[str]]:
             where = f"lines {blk.line_start}-{blk.line_end}"
             out.setdefault(key, []).extend(f"{where}: {n}" for n in blk.notes)
             pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
+            if blk.table is not None and blk.table.has("time_pct"):  # rows read in bulk
+                pcts.extend(p for p in blk.table.col("time_pct") if p == p)
             if not pcts:
                 continue
             total = sum(pcts)

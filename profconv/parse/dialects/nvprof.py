@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from array import array
 from dataclasses import dataclass, field
+from itertools import takewhile
+from operator import mul, truth
 from typing import Any
 
 from profconv.parse import grouping, units
@@ -65,14 +67,17 @@ _FAST_ROW = re.compile(
     r"^\s*(?:==\d+==\s*)?(?:(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:)?\s+(\d{1,3}\.\d\d)%\s+"
     rf"{_N}\s+(\d{{1,18}})\s+{_N}\s+{_N}\s+{_N}\s+(\S.*)$"
 )
-_NEEDS_CLEAN = re.compile(r"[|&*\t\u2014\u2013]|</?(?:b|strong|code|em|i|tt)>")
+_NEEDS_CLEAN = re.compile(r"</?(?:b|strong|code|em|i|tt)>")
 _INF = float("inf")
 
 
 def _needs_clean(line: str) -> bool:
     """Markup a report may have added (table bars, entities, bold, tabs, dashes): _NEEDS_CLEAN,
-    with the plain-character checks first (substring tests cost less than the regex)."""
-    if "|" in line or "&" in line or "*" in line or "\t" in line or "\u2014" in line or "\u2013" in line:
+    with the plain-character checks first (substring tests cost less than the regex). A lone '*'
+    (a pointer, 'float*') is no markup: only '**' (bold) and a leading '\\*' are taken out."""
+    if "|" in line or "&" in line or "\t" in line or "\u2014" in line or "\u2013" in line:
+        return True
+    if "*" in line and ("**" in line or "\\*" in line):
         return True
     return "<" in line and _NEEDS_CLEAN.search(line) is not None
 
@@ -114,6 +119,23 @@ class _Table:
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
     read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
+    # rows read in bulk are columns of their block (Block.table); the raw line of each, per section
+    # key, so they can become Row objects again (a row read line by line joins the block, or the
+    # locale changes and every row is read again)
+    bulk_raw: dict[str, list[str]] = field(default_factory=dict)
+
+    def materialize(self, key: str) -> None:
+        """The bulk rows of the block of `key` as Row objects (in blk.rows), listed in `read`."""
+        raws = self.bulk_raw.pop(key, None)
+        blk = self.by_section.get(key)
+        if raws is None or blk is None or blk.table is None:
+            return
+        c = blk.table.cols
+        rows = list(map(Row, c["section"], c["name"], c["line_start"], c["line_end"], c["time_pct"],
+                        c["total_ns"], c["calls"], c["avg_ns"], c["min_ns"], c["max_ns"]))
+        blk.rows = rows + blk.rows
+        blk.table = None
+        self.read.extend((r, _body(raw), self.fields, self.time_unit) for r, raw in zip(rows, raws))
 
     def vote(self, body: str) -> tuple[units.Locale, units.LocaleVote]:
         v = self.votes.copy().add(t for t in body.split() if t[:1].isdigit())
@@ -122,6 +144,8 @@ class _Table:
     def relocate(self, loc: units.Locale) -> None:
         """The table's decimal mark turned out different: read its earlier rows again."""
         self.locale = loc
+        for key in list(self.bulk_raw):
+            self.materialize(key)
         for row, body, fields, unit in self.read:
             parsed = parse_summary_row(body, fields, unit, loc)
             if parsed is not None:
@@ -133,6 +157,10 @@ class _Table:
 
 
 _PCT_HEADER = re.compile(r"Time ?\(%\)")
+# a substring every marker, header and label test of the line loop needs (outside a table): a line
+# with none of them can only be data or nothing
+_KEYWORD = re.compile(r'Time|NVPROF|Profiling|CPU profiling|API calls|Invocations|Kernel: |Unified Memory|Start|"'
+                      r"|GPU activities|OpenACC")
 
 
 def detect(doc: Document) -> bool:
@@ -308,13 +336,17 @@ def looks_like_data(body: str) -> bool:
 
 
 def _continues(row: Row) -> bool:
-    n = row.name
+    return _name_continues(row.name)
+
+
+def _name_continues(n: str) -> bool:
+    """A row name that may go on on the next line (cut at the terminal's edge)."""
     return not n or n.endswith((" void", ",", "::")) or n == "void" or brackets_open(n)
 
 
 def classify(block: Block) -> str:
     """A table printed without a section marker: API calls if most names are CUDA API names."""
-    names = [r.name for r in block.rows]
+    names = [r.name for r in block.rows] or (list(block.table.col("name")) if block.table is not None else [])
     api = sum(1 for n in names if API_NAME.match(n))
     return "api" if names and api * 2 >= len(names) else "gpu"
 
@@ -691,6 +723,8 @@ def parse(doc: Document) -> DialectResult:
             blk = Block(section=section, line_start=lineno, line_end=lineno)
             table.by_section[key] = blk
             events.append(_Event("block", lineno, block=blk))
+        elif blk.table is not None:
+            table.materialize(key)
         row = _row_from(values, name, section or "?", lineno)
         table.read.append((row, body, row_fields, table.time_unit if row_fields is table.fields else None))
         if loc.ambiguous:
@@ -711,6 +745,9 @@ def parse(doc: Document) -> DialectResult:
         if mode == "summary" and table is not None and table.fast and table.locale is units.C_LOCALE:
             # the common case in one regex: a plain nvprof row, '12.34%' saying '.' is the decimal mark
             m = _FAST_ROW.match(raw)
+            if m is not None and (j := _bulk_summary(lines, i - 1, m, table, events, result)) >= i:
+                i = j  # this row and the plain rows after it read at once
+                continue
             if m is not None and not _needs_clean(raw):
                 g = m.groups()
                 pct = float(g[1])
@@ -726,6 +763,8 @@ def parse(doc: Document) -> DialectResult:
                         blk = table.by_section[section or "?"] = Block(section=section, line_start=lineno,
                                                                       line_end=lineno)
                         events.append(_Event("block", lineno, block=blk))
+                    elif blk.table is not None:
+                        table.materialize(section or "?")
                     u = _UNIT_NS
                     fast = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2]) * u[g[3]], int(g[4]),
                                float(g[5]) * u[g[6]], float(g[7]) * u[g[8]], float(g[9]) * u[g[10]])
@@ -779,6 +818,12 @@ def parse(doc: Document) -> DialectResult:
         body = line[pm.end() :] if pm else line
         if pm and pm.group(1):
             last_pid = int(pm.group(1))
+        if mode is None and _KEYWORD.search(body) is None:
+            # no marker, header or label any test below looks for (program output, prose): only
+            # whether it holds numbers that look like a row is left to decide
+            if looks_like_data(body):
+                result.unplaced.append(lineno)
+            continue
 
         if _CPU_MARKER.search(body):  # --cpu-profiling: a call tree of host samples, not GPU activities
             end_table()
@@ -1006,6 +1051,101 @@ def parse(doc: Document) -> DialectResult:
     return result
 
 
+def _body(raw: str) -> str:
+    """A plain summary row's text after its PID prefix (what the line path reads)."""
+    return raw[_PREFIX.match(raw).end() :] if raw.lstrip().startswith("==") else raw  # type: ignore[union-attr]
+
+
+_GROUPS = re.Match.groups
+SUMMARY_CHUNK = 64  # lines matched at a time by the bulk summary reader (doubling up to BULK_LINES)
+
+
+def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, events: list[_Event],
+                  result: DialectResult) -> int:
+    """Plain rows of a standard nvprof summary table (8 columns, '.' decimal mark, no markup)
+    from index k, read by one regex mapped over the lines and kept as columns of their block, no
+    Row object per row. Returns the index after them (k: none here, the line path reads line k).
+    Stops before the first line that is not such a row; a last row whose name may go on (a
+    wrapped name) is left to the line path, which keeps a row open."""
+    n = len(lines)
+    found: list[Any] = [first]
+    j, step = k + 1, SUMMARY_CHUNK
+    while j < n:
+        # lazily: matching stops at the first line that is not a row (the next table is not read)
+        got = len(found)
+        found.extend(takewhile(truth, map(_FAST_ROW.match, lines[j : j + step])))
+        if len(found) - got < step:
+            break
+        j += step
+        step = min(2 * step, BULK_LINES)
+    raws = lines[k : k + len(found)]
+    joined = "\n".join(raws)
+    if _needs_clean(joined):  # markup a report added: from that row on, the line path
+        cut = next(x for x, r in enumerate(raws) if _needs_clean(r))
+        del found[cut:], raws[cut:]
+        if not found:
+            return k
+    # C-level maps from here: the groups transposed into columns, numbers by float() and int()
+    cols = list(zip(*map(_GROUPS, found)))
+    del found
+    pct = list(map(float, cols[1]))
+    if max(pct) > 100.0:  # not a share: from that row on, the line path
+        cut = next(x for x, p in enumerate(pct) if p > 100.0)
+        del raws[cut:], pct[cut:]
+        cols = [c[:cut] for c in cols]
+    names = list(map(str.rstrip, cols[11][: len(pct)]))
+    if names and _name_continues(names[-1]):
+        raws.pop(), pct.pop(), names.pop()  # a name that may go on: the line path keeps it open
+    count = len(names)
+    if not count:
+        return k
+    unit = _UNIT_NS.__getitem__
+    total, avg, lo, hi = (list(map(mul, map(float, cols[v][:count]), map(unit, cols[v + 1][:count])))
+                          for v in (2, 5, 7, 9))
+    calls = list(map(int, cols[4][:count]))
+    labels = cols[0][:count]
+    del cols
+    table.votes.dot += count
+    table.open_row = None
+    table.neutral_run = 0
+    table.orphan_text = False
+    result.claimed.update(range(k + 1, k + count + 1))
+    # segments of one section (a label switches it: 'GPU activities:' rows, then 'API calls:')
+    a = 0
+    while a < count:
+        if labels[a]:
+            table.section = LABEL_SECTIONS[labels[a]]
+        section = table.section
+        key = section or "?"
+        b = a + 1
+        while b < count and (not labels[b] or LABEL_SECTIONS[labels[b]] == section):
+            b += 1
+        line = range(k + a + 1, k + b + 1)
+        blk = table.by_section.get(key)
+        if blk is None:
+            blk = table.by_section[key] = Block(section=section, line_start=k + a + 1, line_end=k + a + 1)
+            events.append(_Event("block", k + a + 1, block=blk))
+        cols = {"section": [key] * (b - a), "name": names[a:b], "line_start": list(line), "line_end": list(line),
+                "time_pct": pct[a:b], "total_ns": total[a:b], "calls": calls[a:b], "avg_ns": avg[a:b],
+                "min_ns": lo[a:b], "max_ns": hi[a:b]}
+        if blk.rows:  # a block read line by line so far: these join it as rows
+            rows = list(map(Row, cols["section"], cols["name"], line, line, cols["time_pct"], cols["total_ns"],
+                            cols["calls"], cols["avg_ns"], cols["min_ns"], cols["max_ns"]))
+            blk.rows.extend(rows)
+            table.read.extend((r, _body(raw), table.fields, table.time_unit) for r, raw in zip(rows, raws[a:b]))
+        elif blk.table is None:
+            blk.table = Rows(cols, b - a)
+            table.bulk_raw[key] = raws[a:b]
+        else:
+            for c, v in cols.items():
+                blk.table.cols[c].extend(v)  # type: ignore[attr-defined]
+            blk.table.n += b - a
+            table.bulk_raw[key].extend(raws[a:b])
+        blk.line_end = k + b
+        a = b
+    return k + count
+
+
 def _um_row(body: str, lineno: int) -> Row | None:
     toks = body.split()
     if len(toks) < 7 or not re.fullmatch(r"[\d,]+", toks[0]):
@@ -1034,6 +1174,8 @@ def _group(events: list[_Event], n_lines: int, device: str | None) -> list[RawPr
             blk.section = classify(blk)
             for r in blk.rows:
                 r.section = blk.section
+            if blk.table is not None:
+                blk.table.set("section", [blk.section] * len(blk.table))
     profiles = grouping.group(
         [grouping.Event(e.kind, e.line, e.pid, e.command, e.block) for e in events], TOOL
     )
