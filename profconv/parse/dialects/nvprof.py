@@ -1125,19 +1125,19 @@ def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, even
         if blk is None:
             blk = table.by_section[key] = Block(section=section, line_start=k + a + 1, line_end=k + a + 1)
             events.append(_Event("block", k + a + 1, block=blk))
-        cols = {"section": [key] * (b - a), "name": names[a:b], "line_start": list(line), "line_end": list(line),
+        part: dict[str, Any] = {"section": [key] * (b - a), "name": names[a:b], "line_start": list(line), "line_end": list(line),
                 "time_pct": pct[a:b], "total_ns": total[a:b], "calls": calls[a:b], "avg_ns": avg[a:b],
                 "min_ns": lo[a:b], "max_ns": hi[a:b]}
         if blk.rows:  # a block read line by line so far: these join it as rows
-            rows = list(map(Row, cols["section"], cols["name"], line, line, cols["time_pct"], cols["total_ns"],
-                            cols["calls"], cols["avg_ns"], cols["min_ns"], cols["max_ns"]))
+            rows = list(map(Row, part["section"], part["name"], line, line, part["time_pct"], part["total_ns"],
+                            part["calls"], part["avg_ns"], part["min_ns"], part["max_ns"]))
             blk.rows.extend(rows)
             table.read.extend((r, _body(raw), table.fields, table.time_unit) for r, raw in zip(rows, raws[a:b]))
         elif blk.table is None:
-            blk.table = Rows(cols, b - a)
+            blk.table = Rows(part, b - a)
             table.bulk_raw[key] = raws[a:b]
         else:
-            for c, v in cols.items():
+            for c, v in part.items():
                 blk.table.cols[c].extend(v)  # type: ignore[attr-defined]
             blk.table.n += b - a
             table.bulk_raw[key].extend(raws[a:b])
