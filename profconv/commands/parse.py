@@ -141,6 +141,14 @@ def parse_command(
         raise InputError("choose one of --json and --csv")
     if "-" in files and sys.stdin is None:
         raise InputError("-: standard input is closed (pipe a log into profconv, or name a file)")
+    from profconv.nogc import paused
+
+    with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
+        _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
+
+
+def _parse_and_write(files: list[str], format: Format | None, profile: int | None, threshold: float, as_json: bool,
+                     as_csv: bool, strict: bool, all_rows: bool, full_names: bool) -> None:
     sets = []
     with _progress(files) as advance:
         for path in files:

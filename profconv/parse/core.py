@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
+from profconv.nogc import paused
 from profconv.parse import context
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
@@ -143,12 +144,14 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
     """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet."""
     box = list(read_text(path))  # only _parse holds the text: it can let it go once the rows are out
     label = box.pop()
-    return _parse(box, label, format, strict)
+    with paused():  # a row object per line, no cycles: profconv/nogc.py
+        return _parse(box, label, format, strict)
 
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
     """Parse profiler text (any dialect, or the one `format` names) into a ProfileSet."""
-    return _parse([text], label, format, strict)
+    with paused():
+        return _parse([text], label, format, strict)
 
 
 BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the whole text held

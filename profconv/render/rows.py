@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from profconv.nogc import paused
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows
 
@@ -111,6 +112,11 @@ def _csv_column(name: str, values: list[Any]) -> list[str]:
 def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     """The rows as CSV: DataFrame.to_csv's text (header once, floats by repr, missing cells empty,
     minimal quoting), written a slice at a time."""
+    with paused():  # tuples of cells a row, no cycles: profconv/nogc.py
+        _write_csv(sets, out)
+
+
+def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     out.write(",".join(HEADER) + "\n")
     for source, rows in sets:
         src = _csv_text(source)

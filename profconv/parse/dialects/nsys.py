@@ -269,13 +269,17 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
             if not want:
                 return None
             values = {f: array("d") for _, f in want}
-        cells: dict[int, list[str]] = {}
-        lo_at = [0] * len(body)  # where each row's field k starts
-        for k in range(max(k for k, _ in want) + 1):
-            hi_at = list(map(str.find, body, repeat(","), lo_at))
-            cells[k] = list(map(str.__getitem__, body, map(slice, lo_at, hi_at)))
-            lo_at = list(map(int.__add__, hi_at, repeat(1)))
-        del tail, body, lo_at, hi_at
+            last = max(k for k, _ in want)
+            wanted = {k for k, _ in want}
+            lead = re.compile("".join("([^,]*)," if k in wanted else "[^,]*," for k in range(last + 1)))
+        # the wanted leading fields cut by one anchored match a row (every row has ncols - 1 commas)
+        found = list(map(lead.match, body))
+        if None in found:
+            return None
+        groups = list(map(re.Match.groups, found))
+        del found
+        cells = dict(zip([k for k, _ in want], zip(*groups))) if groups else {k: () for k, _ in want}
+        del tail, body, groups
         for k, f in want:
             col = cells[k]
             if "_" in "".join(col):
