@@ -55,7 +55,7 @@ def write_json(sets: list[ProfileSet], out) -> None:
     """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json): the
     header through the record type, the rows a slice at a time from the plain columns (null for NaN)."""
     from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
-    from profconv.render.rows import json_slices
+    from profconv.render.rows import write_json_rows
 
     head = ParseOutput(
         inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p))) for p in ps.profiles],
@@ -64,10 +64,7 @@ def write_json(sets: list[ProfileSet], out) -> None:
     ).to_json()
     cut = head.rindex('"rows": []')
     out.write(head[:cut] + '"rows": [')
-    first = True
-    for body in json_slices([(ps.source, ps.rows) for ps in sets]):
-        out.write(("\n" if first else ",\n") + body)
-        first = False
+    write_json_rows([(ps.source, ps.rows) for ps in sets], out)
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
 

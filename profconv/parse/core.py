@@ -30,6 +30,8 @@ from profconv.parse.table import Rows
 from profconv.parse.text import decode, normalize
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
 
@@ -330,6 +332,8 @@ def _share_notes(rows: Rows, out: dict[tuple[int, str], list[str]]) -> None:
     # only the sections worth a note: ranked by Time(%), or merged from several tables
     basis, profile, section = rows.col("share_basis"), rows.col("profile"), rows.col("section")
     groups: dict[tuple[int, str], list[int]] = {}
+    if basis.count(None) == len(basis):  # nothing ranked (a trace): no loop over its rows
+        return
     for i, b in enumerate(basis):
         if b is not None:
             groups.setdefault((profile[i], section[i]), []).append(i)
@@ -418,19 +422,25 @@ def _rows(raw: list[RawProfile]) -> Rows:
     if not rows.n:
         return rows
     names = rows.col("name")
-    short = list(rows.col("short_name"))
+    short = list(rows.col("short_name"))  # None where a row arrived without one (trace blocks)
+    if short.count(None) == len(short):
+        todo: Sequence[int] = range(len(short))
+        full: Sequence[str] = names
+    else:
+        todo = [i for i, s in enumerate(short) if s is None]
+        full = [names[i] for i in todo]
     by_name: dict[str, str] = {}
     by_base: dict[str, str] = {}  # names may differ only by their [correlation id]
-    for i, s in enumerate(short):
-        if s is None:  # trace blocks arrive with theirs
-            full = names[i]
-            got = by_name.get(full)
-            if got is None:
-                base = strip_correlation(str(full))
-                got = by_base.get(base)
-                if got is None:
-                    got = by_base[base] = short_name(base)
-                by_name[full] = got
+    for name in dict.fromkeys(full):  # once per distinct name
+        base = strip_correlation(str(name))
+        got = by_base.get(base)
+        if got is None:
+            got = by_base[base] = short_name(base)
+        by_name[name] = got
+    if isinstance(todo, range):
+        short = list(map(by_name.__getitem__, full))
+    else:
+        for i, got in zip(todo, map(by_name.__getitem__, full)):
             short[i] = got
     rows.set("short_name", short)
     return rows

@@ -152,7 +152,7 @@ def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
     ranked (timed) section of every profile, the same numbers to the bit; set on `rows`, returned."""
     n = rows.n
     section = rows.col("section")
-    timed = [i for i in range(n) if section[i] in TIMED_SECTIONS]
+    timed = [] if set(TIMED_SECTIONS).isdisjoint(section) else [i for i in range(n) if section[i] in TIMED_SECTIONS]
     share = [NAN] * n
     cum = [NAN] * n
     top: list[bool | None] = [None] * n

@@ -51,6 +51,40 @@ def _missing(name: str, values: list[Any]) -> bool:
 
 def json_slices(sets: Sequence[tuple[str, Rows]]) -> Iterator[str]:
     """For each slice of CHUNK_ROWS rows of each input, its rows as JSON objects joined by ','."""
+    for body in json_chunks(sets):
+        yield bytes(body).decode()
+
+
+def write_json_rows(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
+    """The rows as the items of a JSON array, one object a line ('\n' before the first, ',\n'
+    before the others), written a slice at a time. Where `out` is a UTF-8 text stream over a binary
+    one (stdout, a file) msgspec's UTF-8 goes to that buffer as it is: decoding it to text only to
+    have the stream encode it back cost a fifth of a big --json."""
+    import codecs
+    import os
+
+    raw = getattr(out, "buffer", None)
+    enc = getattr(out, "encoding", None)
+    try:
+        utf8 = enc is not None and codecs.lookup(enc).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if raw is None or not utf8 or os.linesep != "\n" or getattr(out, "errors", "strict") != "strict":
+        first = True
+        for text in json_slices(sets):
+            out.write(("\n" if first else ",\n") + text)
+            first = False
+        return
+    out.flush()  # what the text layer holds goes first
+    sep = b"\n"
+    for body in json_chunks(sets):
+        raw.write(sep)
+        raw.write(body)
+        sep = b",\n"
+
+
+def json_chunks(sets: Sequence[tuple[str, Rows]]) -> Iterator[memoryview]:
+    """json_slices' text as msgspec's UTF-8 bytes (a view without the array's brackets)."""
     import msgspec
 
     encode = msgspec.json.Encoder().encode
@@ -70,7 +104,7 @@ def json_slices(sets: Sequence[tuple[str, Rows]]) -> Iterator[str]:
                 names.append(name)
                 cols.append(vals)
             body = encode(list(map(_row_type(tuple(names)), *cols)))
-            yield body[1:-1].decode()
+            yield memoryview(body)[1:-1]
 
 
 def _csv_text(v: Any) -> str:
@@ -99,14 +133,9 @@ def _csv_column(name: str, values: list[Any]) -> list[str]:
     kinds = set(map(type, values))
     if kinds == {int}:
         return list(map(str, values))
-    memo: dict[Any, str] = {}
-    out = []
-    for v in values:
-        t = memo.get(v)
-        if t is None:
-            t = memo[v] = _csv_text(v)
-        out.append(t)
-    return out
+    # each distinct value written once (names repeat: a trace has a few kernels many times)
+    memo = {v: _csv_text(v) for v in dict.fromkeys(values)}
+    return list(map(memo.__getitem__, values))
 
 
 def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
