@@ -6,7 +6,8 @@ import csv
 import io
 import re
 from array import array
-from itertools import repeat
+from itertools import islice, repeat
+from operator import indexOf
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
@@ -167,10 +168,10 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     """One CSV table from line index `start`; returns its block, the index after it, bad line
     numbers and whether its rows were read in bulk."""
     # the table runs while lines hold a comma (such a line is never blank); a C loop finds its end
-    tail = lines[start:]
-    has_comma = list(map(str.__contains__, tail, repeat(",")))
-    j = start + has_comma.index(False) if False in has_comma else len(lines)
-    del tail, has_comma
+    try:
+        j = start + indexOf(map(str.__contains__, islice(lines, start, None), repeat(",")), False)
+    except ValueError:
+        j = len(lines)
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
@@ -209,7 +210,9 @@ def _trace_from_rows(blk: Block, rep: str) -> Block:
     return Block(section=blk.section, table=table, line_start=blk.line_start, line_end=blk.line_end, kind=rep)
 
 
-SPLIT_ROWS = 20_000  # rows split at a time: the pieces of one slice are all that is held
+SPLIT_ROWS = 4096  # rows split at a time: the pieces of one slice are all that is held, and the
+# rows stay in the CPU's cache across the passes over them (20,000 rows: 10% slower)
+_QUOTED = re.compile(r'"([^"]*(?:""[^"]*)*)"\Z')  # a quoted last field: its quotes doubled, in pairs
 
 
 def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: list[str],
@@ -246,12 +249,12 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
             return None  # ragged: more or fewer fields than the header
         tail = list(map(third, map(str.rpartition, body, repeat(","))))
         if quoted:
-            inner = list(map(str.__getitem__, qs, map(slice, map(int.__add__, qk, repeat(1)), repeat(-1))))
-            text = "\n".join(inner)
-            if not all(map(str.endswith, qs, repeat('"'))) or 0 in qk or min(map(len, qs)) < 2 \
-                    or set(map(str.__getitem__, qs, map(int.__sub__, qk, repeat(1)))) != {","} \
-                    or '"' in text.replace('""', ""):
+            found = list(map(_QUOTED.match, qs, qk))
+            if None in found or 0 in qk or set(map(str.__getitem__, qs, map(int.__sub__, qk, repeat(1)))) != {","}:
                 return None  # the quotes do not hold exactly the last field
+            inner = list(map(re.Match.group, found, repeat(1)))
+            del found
+            text = "\n".join(inner)
             if '""' in text:
                 inner = [x.replace('""', '"') for x in inner]
             for k, name in zip(quoted, inner):
@@ -288,7 +291,9 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
                 arr = array("d", map(float, col))
             except ValueError:
                 return None
-            if not all(map(math.isfinite, arr)) or (len(arr) and min(arr) < 0) or (
+            # a NaN or an infinity anywhere makes the sum one (an overflowing sum only sends the
+            # table to the slower readers)
+            if not math.isfinite(sum(arr)) or (len(arr) and min(arr) < 0) or (
                     f == "calls" and not all(map(float.is_integer, arr))):
                 return None
             values[f].extend(arr)
