@@ -25,3 +25,30 @@ def paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+M_MMAP_THRESHOLD = -3
+BIG_BLOCKS = 32 << 20  # bytes
+
+
+def big_blocks() -> None:
+    """Let glibc's malloc keep blocks of up to 32 MiB on its heap instead of mapping each from the
+    kernel and giving it back when freed. A parse of a big input allocates and frees buffers of a
+    few MiB over and over (the columns, a slice of JSON text); each new mapping is filled page by
+    page by the kernel: 0.1 s of system time of a 50 MB trace (glibc raises that threshold by
+    itself only after it has freed a block that large). Peak memory is unchanged: freed blocks are
+    reused. Linux with glibc only; elsewhere, or when it cannot be set, nothing changes."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(M_MMAP_THRESHOLD, BIG_BLOCKS)
+    mallopt(M_TRIM_THRESHOLD, 2 * BIG_BLOCKS)

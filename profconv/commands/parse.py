@@ -80,6 +80,19 @@ def write_csv(sets: list[ProfileSet], out) -> None:
     rows.write_csv([(ps.source, ps.rows) for ps in sets], out)
 
 
+BIG_BLOCKS_FROM = 4 << 20  # bytes of input from which malloc keeps big blocks (profconv.nogc.big_blocks)
+
+
+def _total_size(files: list[str]) -> int:
+    total = 0
+    for f in files:
+        try:
+            total += os.stat(f).st_size if f != "-" else 0
+        except OSError:
+            pass
+    return total
+
+
 BIG_INPUT = 20 << 20  # bytes: inputs this large get a progress bar on stderr (in a terminal)
 
 
@@ -138,8 +151,10 @@ def parse_command(
         raise InputError("choose one of --json and --csv")
     if "-" in files and sys.stdin is None:
         raise InputError("-: standard input is closed (pipe a log into profconv, or name a file)")
-    from profconv.nogc import paused
+    from profconv.nogc import big_blocks, paused
 
+    if _total_size(files) >= BIG_BLOCKS_FROM:
+        big_blocks()
     with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
         _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
 

@@ -225,7 +225,8 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
     unplaced_set: set[int] = set()
     for name, r in results.items():
         others = set().union(*(o.claimed for k, o in results.items() if k != name))
-        unplaced_set.update(n for n in r.unplaced if n not in others)
+        spans = [ab for k, o in results.items() if k != name for ab in o.bulk]  # claimed as ranges
+        unplaced_set.update(n for n in r.unplaced if n not in others and not any(a <= n <= b for a, b in spans))
     unplaced_lines = sorted(unplaced_set)
     unplaced = [(n, lines[n - 1]) for n in unplaced_lines]
     notes = [note for r in results.values() for note in r.notes]

@@ -41,7 +41,7 @@ class RawProfile:
 @dataclass
 class DialectResult:
     profiles: list[RawProfile] = field(default_factory=list)
-    claimed: set[int] = field(default_factory=set)  # line numbers that belong to a profile
+    claimed: set[int] = field(default_factory=set)  # line numbers that belong to a profile (and `bulk`)
     unplaced: list[int] = field(default_factory=list)  # lines that look like data but fit nowhere
     notes: list[str] = field(default_factory=list)
     # 1-based inclusive line ranges read in bulk as rows of one table (trace rows): no other

@@ -141,6 +141,12 @@ def _numbers(values: list[Any]) -> list[str] | None:
     return text.split(",")
 
 
+def _constant(values: list[Any]) -> bool:
+    """One value all along (the last and middle ones tell most columns that vary without a scan)."""
+    first = values[0]
+    return first == values[-1] and first == values[len(values) // 2] and values.count(first) == len(values)
+
+
 def _csv_column(name: str, values: list[Any]) -> list[str]:
     k = len(values)
     first = values[0]
@@ -155,7 +161,7 @@ def _csv_column(name: str, values: list[Any]) -> list[str]:
         if "nan" in out:
             out = ["" if t == "nan" else t for t in out]
         return out
-    if values.count(first) == k:
+    if _constant(values):
         return [_csv_text(first)] * k
     kinds = set(map(type, values))
     if kinds == {int}:
@@ -184,8 +190,11 @@ def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
             run: list[str] = [src]
             for name in COLUMNS:
                 c = rows.cols.get(name)
-                cells = [""] * k if c is None else _csv_column(name, _values(c, lo, hi))
-                if cells.count(cells[0]) == k:
+                if c is None:  # a column these rows never had: empty cells
+                    run.append("")
+                    continue
+                cells = _csv_column(name, _values(c, lo, hi))
+                if _constant(cells):
                     run.append(cells[0])
                     continue
                 if run:
@@ -194,4 +203,5 @@ def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
                 cols.append(cells)
             if run:
                 cols.append([",".join(run)] * k)
-            out.write("\n".join(map(",".join, zip(*cols))) + "\n")
+            out.write("\n".join(map(",".join, zip(*cols))))
+            out.write("\n")

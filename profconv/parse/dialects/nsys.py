@@ -394,11 +394,11 @@ def parse(doc: Document) -> DialectResult:
         if (re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped
                 and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
             blk, j, bad, bulk = _csv_block(lines, i, report)
-            if bulk:
+            if bulk:  # the rows are claimed by their range (no set of a number per row)
                 result.bulk.append((i + 2, j))
             if blk is not None:
                 events.append(grouping.Event("block", i + 1, block=blk))
-            result.claimed.update(range(i + 1, j + 1))
+            result.claimed.update(range(i + 1, i + 2 if bulk else j + 1))
             result.unplaced.extend(bad)
             report = None
             i = j
