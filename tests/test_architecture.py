@@ -21,7 +21,7 @@ LAYERS: list[set[str]] = [
     {"profile", "run"},  # collecting: profilers, the variants on the GPU
     {"parse"},  # any profiler's text -> the canonical frame
     {"records"},  # typed JSON records (msgspec)
-    {"hardware", "io", "ui", "data", "__version__"},  # device peaks and the roofline floor, atomic I/O, console
+    {"hardware", "io", "ui", "data", "nogc", "__version__"},  # device peaks and the roofline floor, atomic I/O, console, GC pause
     {"errors"},  # the exception hierarchy and exit statuses
 ]
 LEVEL = {name: i for i, layer in enumerate(LAYERS) for name in layer}

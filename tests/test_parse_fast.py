@@ -78,7 +78,12 @@ def _same(a, b) -> None:
 
 @pytest.mark.parametrize("extra", ["", "1,2,3", "5,nan,9,157,NVIDIA H200 (0),7,k", "5,6,9,157,NVIDIA H200 (0),7,",
                                    '5,6,9,157,NVIDIA H200 (0),7,"open quote', '5,6,9,157,"NVIDIA, H200",7,k',
-                                   "5,1_0,9,157,NVIDIA H200 (0),7,k", "5,-6,9,157,NVIDIA H200 (0),7,k"])
+                                   "5,1_0,9,157,NVIDIA H200 (0),7,k", "5,-6,9,157,NVIDIA H200 (0),7,k",
+                                   "5,inf,9,157,NVIDIA H200 (0),7,k", '5,6,9,157,NVIDIA H200 (0),7,"a""""b"',
+                                   '5,6,9,157,NVIDIA H200 (0),7,"a"""', '5,6,9,157,NVIDIA H200 (0),7,""',
+                                   '5,6,9,157,NVIDIA H200 (0),7,"x"y"', '"5",6,9,157,NVIDIA H200 (0),7,k',
+                                   '5,6,9,157,NVIDIA H200 (0),7x"k, l"', "5,6,9,157,NVIDIA H200 (0),7, k ",
+                                   '5,6,9,157,NVIDIA H200 (0),7," k, l "', " 5 ,6,9,157,NVIDIA H200 (0),7,k"])
 def test_nsys_bulk_csv_equals_row_by_row(monkeypatch, extra):
     text = nsys_trace(nsys.BULK_ROWS + 500, extra)
     fast = profconv.parse_text(text)
@@ -236,3 +241,59 @@ def test_nvprof_bulk_summary_equals_line_by_line_on_corpus(monkeypatch, path):
     slow = profconv.parse(path)
     _same(fast, slow)
     assert fast.table_notes == slow.table_notes
+
+
+def test_csv_numbers_are_repr_and_str():
+    """--csv numbers through msgspec's encoder are exactly float.__repr__ / str: where the two
+    could differ (exponents, 1e-05 > x > 0, NaN, ints beyond 64 bits) repr writes them."""
+    from profconv.render.rows import _csv_column
+
+    floats = [1000000.0, 891298.0, 0.1, 1 / 3, 123456789012.5, 9999999999999998.0, 1e16, 1.5e17, 1e-4,
+              0.00012, 1e-05, 1.4562901896020187e-05, 5e-324, -0.0, 10.00001, 2.5]
+    assert _csv_column("total_ns", floats) == list(map(float.__repr__, floats))
+    plain = [1000000.0, 0.5, 1234.5678]
+    assert _csv_column("total_ns", plain) == ["1000000.0", "0.5", "1234.5678"]
+    assert _csv_column("total_ns", [1.0, float("nan"), 2e20]) == ["1.0", "", "2e+20"]
+    ints = [4, 5, 2**63 - 1, -7]
+    assert _csv_column("line_start", ints) == ["4", "5", "9223372036854775807", "-7"]
+    assert _csv_column("line_start", [1, 2**70]) == ["1", str(2**70)]
+    assert _csv_column("name", ["a,b", "c", "a,b", 'say "hi"']) == ['"a,b"', "c", '"a,b"', '"say ""hi"""']
+
+
+def test_json_to_a_byte_stream_equals_the_text(tmp_path):
+    """--json to stdout (a UTF-8 text stream over a binary one) writes msgspec's bytes to the buffer:
+    the same text as through a StringIO, non-ASCII names included."""
+    from profconv.commands.parse import write_json
+
+    text = nsys_trace(nsys.BULK_ROWS + 10).replace("[CUDA memcpy HtoD]", "[CUDA memcpy HtoD] é✓")
+    ps = profconv.parse_text(text)
+    path = tmp_path / "out.json"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("x")  # held by the text layer: must come first
+        write_json([ps], out)
+    assert path.read_bytes() == ("x" + to_json([ps])).encode()
+    with open(path, "w", encoding="latin-1", errors="replace") as out:  # not UTF-8: the text path
+        write_json([ps], out)
+    assert path.read_bytes() == to_json([ps]).encode("latin-1", errors="replace")
+
+
+def test_gc_paused_and_restored():
+    import gc
+
+    from profconv.nogc import big_blocks, paused
+
+    assert gc.isenabled()
+    with paused():
+        assert not gc.isenabled()
+        with paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        gc.enable()
+    big_blocks()  # glibc's malloc settings: no error anywhere (nothing happens off Linux)

@@ -298,6 +298,8 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
                 return None
             values[f].extend(arr)
         del cells
+    if any(k != k.strip() for k in uniq):
+        return None  # a name with spaces around it: the row-by-row reader strips it (or reports it)
     out: dict = {"section": [section] * n, "name": names}
     for f, arr in values.items():
         out[_OUT[f]] = [int(v) for v in arr] if f == "calls" else arr
@@ -341,6 +343,8 @@ def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: l
     names = df[name_col]
     if names.isna().any() or (section == "gpu-memory-size"):
         return None
+    if (names != names.str.strip()).any() or names.str.contains('"', regex=False).any():
+        return None  # spaces around a name, a quote inside one: the row-by-row reader's to judge
     n = len(df)
     out: dict = {"section": [section] * n, "name": names.to_numpy(dtype=object)}
     for c, f in zip(cols, fields):
