@@ -6,7 +6,6 @@ when a caller asks for `ProfileSet.frame`.
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 import sys
@@ -146,14 +145,12 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
     """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet."""
     box = list(read_text(path))  # only _parse holds the text: it can let it go once the rows are out
     label = box.pop()
-    with paused():  # a row object per line, no cycles: profconv/nogc.py
-        return _parse(box, label, format, strict)
+    return _parse(box, label, format, strict)
 
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
     """Parse profiler text (any dialect, or the one `format` names) into a ProfileSet."""
-    with paused():
-        return _parse([text], label, format, strict)
+    return _parse([text], label, format, strict)
 
 
 BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the whole text held
@@ -179,14 +176,9 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
 def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
     # the parse allocates a few objects per input line and frees almost none of them until it ends:
     # the cyclic collector would walk all of them again and again (~10% of a big parse) for no
-    # garbage; it runs once the parse is over
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    # garbage; it runs once the parse is over (profconv/nogc.py)
+    with paused():
         return _parse_text(box, label, format, strict)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _parse_text(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
