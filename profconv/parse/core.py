@@ -25,7 +25,7 @@ from profconv.parse.schema import (
     ProfileInfo,
 )
 from profconv.parse.shares import share_rows
-from profconv.parse.table import Rows
+from profconv.parse.table import Rows, missing_value
 from profconv.parse.text import decode, normalize
 
 if TYPE_CHECKING:
@@ -277,6 +277,17 @@ def _inconsistent(t: float, c: float | None, a: float, acc: bool) -> bool:
     return abs(t - c * a) > max(0.01 * t, c * quantum)
 
 
+def _any_inconsistent(totals, calls, avgs, acc: bool) -> bool:
+    """Whether some row may be inconsistent: a total within 1% of calls x average never is (the
+    cheap test first; _inconsistent decides the others)."""
+    for t, c, a in zip(totals, calls, avgs):
+        if c is not None and abs(t - c * a) <= 0.01 * t:
+            continue
+        if _inconsistent(float(t), None if c is None else float(c), float(a), acc):
+            return True
+    return False
+
+
 def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
     """Rows whose printed total is not calls x average cannot all be right (a row damaged in
     transit, numbers of two PDF rows paired): they leave their table; their lines are returned."""
@@ -285,12 +296,18 @@ def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
             if blk.rows:
+                rows = blk.rows
+                if not _any_inconsistent([r.total_ns for r in rows], [r.calls for r in rows],
+                                         [r.avg_ns for r in rows], acc):
+                    continue
                 bad = [_inconsistent(r.total_ns, r.calls, r.avg_ns, acc) for r in blk.rows]
                 if any(bad):
                     out.extend(r.line_start for r, b in zip(blk.rows, bad) if b)
                     blk.rows = [r for r, b in zip(blk.rows, bad) if not b]
             elif blk.table is not None and len(blk.table) and blk.table.has("avg_ns"):
                 tb = blk.table
+                if not _any_inconsistent(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"), acc):
+                    continue
                 bad = [_inconsistent(float(t), None if c is None else float(c), float(a), acc)
                        for t, c, a in zip(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"))]
                 if any(bad):
@@ -374,6 +391,8 @@ def _inconsistent_tables(rows: Rows, members: list[int]) -> list[int]:
 
 
 _TAIL = ("profile", "tool", "table")
+_ROW_SET = frozenset(ROW_FIELDS)
+SMALL_TABLE = 1000  # rows: a table this small joins the gathered columns; a bigger one stays a part
 _FIELDS = attrgetter(*ROW_FIELDS)
 
 
@@ -401,6 +420,17 @@ def _rows(raw: list[RawProfile]) -> Rows:
                 cols["tool"].extend([prof.tool] * n)
                 cols["table"].extend([blk.line_start] * n)
                 blk.rows = []
+            elif blk.table is not None and 0 < len(blk.table) <= SMALL_TABLE and set(blk.table.cols) <= _ROW_SET:
+                # a summary table read in bulk: its columns join the gathered ones (no part of its own)
+                tb = blk.table
+                n = tb.n
+                for c in ROW_FIELDS:
+                    v = tb.cols.get(c)
+                    cols[c].extend(v if v is not None else [missing_value(c)] * n)
+                cols["profile"].extend([number] * n)
+                cols["tool"].extend([prof.tool] * n)
+                cols["table"].extend([blk.line_start] * n)
+                blk.table = None
             elif blk.table is not None and len(blk.table):
                 flush()
                 tb = blk.table
