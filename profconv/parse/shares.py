@@ -8,6 +8,7 @@ Time(%) relative to themselves: the share is over their summed time.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from profconv.parse.schema import TIMED_SECTIONS
@@ -188,13 +189,16 @@ def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
             all_pct = all(pct[i] == pct[i] for i in members)
             by_pct = not has_time or (len(by_table) <= 1 and all_pct and any_bad)
             src = pct if by_pct else tot
-            key = {i: (src[i] if src[i] == src[i] else 0.0) for i in members}
-            total = _kahan(key[i] for i in members)
-            for i in members:
-                share[i] = key[i] / total if total > 0 else 0.0
-                basis[i] = "time_pct" if by_pct else "total_ns"
+            keys = [src[i] for i in members]
+            keys = [v if v == v else 0.0 for v in keys]
+            total = _kahan(keys)
+            how = "time_pct" if by_pct else "total_ns"
+            for i, v in zip(members, keys):
+                share[i] = v / total if total > 0 else 0.0
+                basis[i] = how
             acc = comp = 0.0
-            for i in sorted(members, key=lambda i: -key[i]):  # stable: file order among equal times
+            # stable: file order among equal times
+            for _, i in sorted(zip([-v for v in keys], members), key=itemgetter(0)):
                 y = share[i] - comp
                 t = acc + y
                 comp = t - acc - y

@@ -180,6 +180,9 @@ def detect(doc: Document) -> bool:
     return False
 
 
+_TIME_HEADER = re.compile(r"Time\((ms|us|ns|s)\)")
+
+
 def parse_header(body: str) -> tuple[list[str], str | None] | None:
     """'Type Time(%) Time Calls Avg Min Max Name' -> field list; None if not a summary header."""
     text = body.replace("Time (%)", "Time(%)").replace("Time (ms)", "Time(ms)")
@@ -189,7 +192,7 @@ def parse_header(body: str) -> tuple[list[str], str | None] | None:
         return None
     fields, unit = [], None
     for tok in tokens:
-        m = re.fullmatch(r"Time\((ms|us|ns|s)\)", tok)
+        m = _TIME_HEADER.fullmatch(tok) if tok.startswith("Time(") else None
         if m:
             fields.append("time")
             unit = m.group(1)
@@ -329,7 +332,10 @@ def _numeric_row(body: str) -> bool:
 
 
 def looks_like_data(body: str) -> bool:
-    toks = [t for t in body.split() if t[:1].isdigit() or t[:1] in (".", "+")]  # how times and shares start
+    # how times and shares start, and end (a time ends with its unit: 's', 'u'; a share with '%')
+    toks = [t for t in body.split() if t[-1] in "su%" and (t[:1].isdigit() or t[:1] in (".", "+"))]
+    if not toks:
+        return False
     times = sum(1 for t in toks if units.is_time(t))
     pcts = sum(1 for t in toks if t.endswith("%") and units.is_number(t[:-1]))
     return times >= 2 or (times >= 1 and pcts >= 1)
