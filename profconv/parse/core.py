@@ -169,8 +169,14 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
     # over what is left (line numbers stay)
     for a, b in r.bulk:
         lines[a - 1 : b] = [""] * (b - a + 1)
-    if big or r.bulk:
-        doc.text = "\n".join(lines) + end
+    doc.skip.extend(r.rows_read)
+    if big or r.bulk or r.rows_read:
+        view = lines
+        if doc.skip:  # plain summary rows: blank in the text that is searched, kept in the lines
+            view = list(lines)
+            for a, b in doc.skip:
+                view[a - 1 : b] = [""] * (b - a + 1)
+        doc.text = "\n".join(view) + end
 
 
 def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:

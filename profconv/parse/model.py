@@ -47,6 +47,10 @@ class DialectResult:
     # 1-based inclusive line ranges read in bulk as rows of one table (trace rows): no other
     # dialect's marker and no run context can be in them, later scans skip them
     bulk: list[tuple[int, int]] = field(default_factory=list)
+    # 1-based inclusive line ranges read as plain rows of a summary table (one regex each): like
+    # `bulk` for detection and the run-context scan, but their text stays in the lines (a row found
+    # damaged later is reported with its text)
+    rows_read: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -56,6 +60,7 @@ class Document:
     lines: list[str]
     label: str
     text: str = ""  # the whole input, for detection by one regex search instead of a loop over lines
+    skip: list[tuple[int, int]] = field(default_factory=list)  # line ranges `text` holds blank (rows_read)
 
     def numbered(self):
         return enumerate(self.lines, start=1)

@@ -1116,6 +1116,7 @@ def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, even
     table.neutral_run = 0
     table.orphan_text = False
     result.claimed.update(range(k + 1, k + count + 1))
+    result.rows_read.append((k + 1, k + count))
     # segments of one section (a label switches it: 'GPU activities:' rows, then 'API calls:')
     a = 0
     while a < count:
