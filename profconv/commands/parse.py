@@ -40,7 +40,10 @@ def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
 
 def _plain(v):
     """JSON-safe Python value: NaN, inf and pandas' NA become null (JSON has no NaN/Infinity)."""
-    if v is None or type(v).__name__ == "NAType":  # pandas' NA, without importing pandas
+    t = type(v)
+    if t is str or t is int or t is bool:  # most values: nothing to check
+        return v
+    if v is None or t.__name__ == "NAType":  # pandas' NA, without importing pandas
         return None
     if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
         return None
