@@ -30,7 +30,7 @@ def _row_type(names: tuple[str, ...]) -> Any:
     if t is None:
         import msgspec
 
-        t = _structs[names] = msgspec.defstruct("Row", [(n, object) for n in names])
+        t = _structs[names] = msgspec.defstruct("Row", [(n, object) for n in names], gc=False)
     return t
 
 

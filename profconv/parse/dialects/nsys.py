@@ -6,7 +6,7 @@ import csv
 import io
 import re
 from array import array
-from itertools import islice, repeat
+from itertools import compress, islice, repeat
 from operator import indexOf
 
 from profconv.parse import grouping, units
@@ -240,9 +240,14 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
         # commas, '…,"k(float*, int)"') may hold quotes
         qpos = list(map(str.find, body, repeat('"')))
         commas = list(map(str.count, body, repeat(",")))
-        quoted = [k for k, q in enumerate(qpos) if q >= 0] if qpos.count(-1) != len(qpos) else []
-        qs = [body[k] for k in quoted]
-        qk = [qpos[k] for k in quoted]
+        quoted: list[int] = []
+        qs: list[str] = []
+        qk: list[int] = []
+        if qpos.count(-1) != len(qpos):
+            has = list(map((-1).__lt__, qpos))
+            quoted = list(compress(range(len(body)), has))
+            qs = list(compress(body, has))
+            qk = list(compress(qpos, has))
         for k, c in zip(quoted, map(str.count, qs, repeat(","), repeat(0), qk)):
             commas[k] = c  # the commas before the quoted name
         if commas.count(ncols - 1) != len(body):
