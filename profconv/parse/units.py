@@ -201,6 +201,10 @@ _FAST_SUFFIX = (("ms", 1e6), ("us", 1e3), ("ns", 1.0))
 
 def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCALE) -> float:
     """'1.00787 s', '49.974ms', '0ns', '21.098u' -> nanoseconds. A bare number needs a default unit."""
+    if default_unit is not None and locale is C_LOCALE and _PLAIN.match(text):
+        # a bare plain number in the column's unit (nvprof --csv, --normalized-time-unit): what
+        # the default-unit branch below gives, without its detours
+        return finite(finite(float(text)) * TIME_UNITS_NS[default_unit])
     if locale is C_LOCALE:
         for suffix, factor in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
             if text.endswith(suffix):

@@ -548,14 +548,17 @@ def _csv_value(cell: str, unit: str, kind: str) -> float:
     return units.number(cell)
 
 
+_NUMBER_STARTS = ("+", ".")
+
+
 def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block], list[int]]:
     """A --csv table (header, optional units row, data) -> blocks; returns unparsable line numbers."""
     header = rows[0]
     if not header:
         return [], list(range(first_line, first_line + len(rows)))
     has_units = len(rows) > 1 and (not rows[1] or rows[1][0] in ("", "%", "ms", "us", "s", "ns")) and not any(
-        units.is_number(c) for c in rows[1] if c
-    )
+        units.is_number(c) for c in rows[1] if c.strip()[:1] in _NUMBER_STARTS or c.strip()[:1].isdigit()
+    )  # a number starts with a digit, '+' or '.' (a unit cell is looked at no further)
     unit_row = rows[1] if has_units else [""] * len(header)
     data = rows[2:] if has_units else rows[1:]
     offset = first_line + (2 if has_units else 1)
