@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 import re
 import sys
+from bisect import bisect_right
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
@@ -223,8 +224,8 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
     unplaced_set: set[int] = set()
     for name, r in results.items():
         others = set().union(*(o.claimed for k, o in results.items() if k != name))
-        spans = [ab for k, o in results.items() if k != name for ab in o.bulk]  # claimed as ranges
-        unplaced_set.update(n for n in r.unplaced if n not in others and not any(a <= n <= b for a, b in spans))
+        spans = _Spans([ab for k, o in results.items() if k != name for ab in (*o.bulk, *o.rows_read)])
+        unplaced_set.update(n for n in r.unplaced if n not in others and n not in spans)
     unplaced_lines = sorted(unplaced_set)
     unplaced = [(n, lines[n - 1]) for n in unplaced_lines]
     notes = [note for r in results.values() for note in r.notes]
@@ -262,6 +263,23 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
 # `nsys analyze` (expert-system rules) prints its findings with the rule's name in parentheses
 _NSYS_RULES = re.compile(r"^\s*\*\* .*\((cuda_memcpy_async|cuda_memcpy_sync|cuda_memset_sync|cuda_api_sync|"
                          r"gpu_gaps|gpu_time_util|dx12_mem_ops)\):", re.M)
+
+
+class _Spans:
+    """Line ranges claimed as ranges (rows read in bulk): `n in spans` by one bisection."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.starts = [a for a, _ in spans]
+        self.reach: list[int] = []  # the furthest end of the spans up to each one (they may overlap)
+        top = 0
+        for _, b in spans:
+            top = max(top, b)
+            self.reach.append(top)
+
+    def __contains__(self, n: int) -> bool:
+        j = bisect_right(self.starts, n) - 1
+        return j >= 0 and self.reach[j] >= n
 
 
 def _no_profile_instead(label: str, text: str) -> str | None:
@@ -407,35 +425,36 @@ def _rows(raw: list[RawProfile]) -> Rows:
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
     Each block's Row objects are let go as soon as their values are in the columns."""
     parts: list[Rows] = []
-    fields = [*ROW_FIELDS, *_TAIL]
-    cols: dict[str, list] = {c: [] for c in fields}
+    # a column is made when a block first has it (the columns no block has stay absent: missing)
+    cols: dict[str, Any] = {}
+    have = 0  # rows gathered in `cols`
+
+    def gather(pairs, n: int, number: int, tool: str, table: int) -> None:
+        nonlocal have
+        for c, values in (*pairs, ("profile", [number] * n), ("tool", [tool] * n), ("table", [table] * n)):
+            col = cols.get(c)
+            if col is None:
+                col = cols[c] = [missing_value(c)] * have
+            col.extend(values)
+        have += n
+        for c, col in cols.items():
+            if len(col) < have:
+                col.extend([missing_value(c)] * (have - len(col)))
 
     def flush() -> None:
-        if cols["profile"]:
-            parts.append(Rows(dict(cols)))
-            for c in fields:
-                cols[c] = []
+        nonlocal cols, have
+        if have:
+            parts.append(Rows(cols, have))
+            cols, have = {}, 0
 
     for number, prof in enumerate(raw, start=1):
         for blk in prof.blocks:
             if blk.rows:
-                n = len(blk.rows)
-                for c, values in zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows))):
-                    cols[c].extend(values)
-                cols["profile"].extend([number] * n)
-                cols["tool"].extend([prof.tool] * n)
-                cols["table"].extend([blk.line_start] * n)
+                gather(zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows))), len(blk.rows), number, prof.tool, blk.line_start)
                 blk.rows = []
             elif blk.table is not None and 0 < len(blk.table) <= SMALL_TABLE and set(blk.table.cols) <= _ROW_SET:
                 # a summary table read in bulk: its columns join the gathered ones (no part of its own)
-                tb = blk.table
-                n = tb.n
-                for c in ROW_FIELDS:
-                    v = tb.cols.get(c)
-                    cols[c].extend(v if v is not None else [missing_value(c)] * n)
-                cols["profile"].extend([number] * n)
-                cols["tool"].extend([prof.tool] * n)
-                cols["table"].extend([blk.line_start] * n)
+                gather(blk.table.cols.items(), blk.table.n, number, prof.tool, blk.line_start)
                 blk.table = None
             elif blk.table is not None and len(blk.table):
                 flush()

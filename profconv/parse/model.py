@@ -47,9 +47,9 @@ class DialectResult:
     # 1-based inclusive line ranges read in bulk as rows of one table (trace rows): no other
     # dialect's marker and no run context can be in them, later scans skip them
     bulk: list[tuple[int, int]] = field(default_factory=list)
-    # 1-based inclusive line ranges read as plain rows of a summary table (one regex each): like
-    # `bulk` for detection and the run-context scan, but their text stays in the lines (a row found
-    # damaged later is reported with its text)
+    # 1-based inclusive line ranges read as plain rows of a summary table (one regex each): claimed,
+    # and like `bulk` for detection and the run-context scan, but their text stays in the lines (a
+    # row found damaged later is reported with its text)
     rows_read: list[tuple[int, int]] = field(default_factory=list)
 
 

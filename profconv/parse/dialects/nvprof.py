@@ -1118,8 +1118,7 @@ def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, even
     table.open_row = None
     table.neutral_run = 0
     table.orphan_text = False
-    result.claimed.update(range(k + 1, k + count + 1))
-    result.rows_read.append((k + 1, k + count))
+    result.rows_read.append((k + 1, k + count))  # claimed by their range (no set of a number per row)
     # segments of one section (a label switches it: 'GPU activities:' rows, then 'API calls:')
     a = 0
     while a < count:
@@ -1135,9 +1134,14 @@ def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, even
         if blk is None:
             blk = table.by_section[key] = Block(section=section, line_start=k + a + 1, line_end=k + a + 1)
             events.append(_Event("block", k + a + 1, block=blk))
-        part: dict[str, Any] = {"section": [key] * (b - a), "name": names[a:b], "line_start": list(line), "line_end": list(line),
-                "time_pct": pct[a:b], "total_ns": total[a:b], "calls": calls[a:b], "avg_ns": avg[a:b],
-                "min_ns": lo[a:b], "max_ns": hi[a:b]}
+        starts = list(line)
+        # times as arrays of doubles (no float object per cell while the input is held)
+        part: dict[str, Any] = {
+            "section": [key] * (b - a), "name": names[a:b], "line_start": starts,
+            "line_end": starts.copy(),  # the same int objects, a list of its own
+            "time_pct": array("d", pct[a:b]), "total_ns": array("d", total[a:b]), "calls": calls[a:b],
+            "avg_ns": array("d", avg[a:b]), "min_ns": array("d", lo[a:b]), "max_ns": array("d", hi[a:b]),
+        }
         if blk.rows:  # a block read line by line so far: these join it as rows
             rows = list(map(Row, part["section"], part["name"], line, line, part["time_pct"], part["total_ns"],
                             part["calls"], part["avg_ns"], part["min_ns"], part["max_ns"]))
