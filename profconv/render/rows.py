@@ -147,28 +147,63 @@ def _constant(values: list[Any]) -> bool:
     return first == values[-1] and first == values[len(values) // 2] and values.count(first) == len(values)
 
 
-def _csv_column(name: str, values: list[Any]) -> list[str]:
-    k = len(values)
+Keyed = tuple[list[Any], dict[Any, str]]  # a column's values and the cell text of each distinct one
+
+
+def _cells(name: str, values: list[Any]) -> str | list[str] | Keyed:
+    """One column of a slice: its text when it holds one value all along, else its cells, or for
+    text columns (names repeat: a trace has a few kernels many times) its values and the cell of
+    each distinct value."""
     first = values[0]
     if name in FLOAT_COLUMNS:
-        if first != first and values.count(first) == k:
-            return [""] * k
+        if first != first and values.count(first) == len(values):
+            return ""
+        out = None
         if type(first) is float and set(map(type, values)) == {float}:
-            fast = _numbers(values)
-            if fast is not None:
-                return fast
-        out = list(map(float.__repr__, values))
-        if "nan" in out:
-            out = ["" if t == "nan" else t for t in out]
-        return out
+            out = _numbers(values)
+        if out is None:
+            out = list(map(float.__repr__, values))
+            if "nan" in out:
+                out = ["" if t == "nan" else t for t in out]
+        return out[0] if _constant(out) else out
     if _constant(values):
-        return [_csv_text(first)] * k
-    kinds = set(map(type, values))
-    if kinds == {int}:
+        return _csv_text(first)
+    if set(map(type, values)) == {int}:
         return _numbers(values) or list(map(str, values))
-    # each distinct value written once (names repeat: a trace has a few kernels many times)
-    memo = {v: _csv_text(v) for v in dict.fromkeys(values)}
-    return list(map(memo.__getitem__, values))
+    return values, {v: _csv_text(v) for v in dict.fromkeys(values)}
+
+
+def _csv_column(name: str, values: list[Any]) -> list[str]:
+    """The cells of one column of a slice."""
+    got = _cells(name, values)
+    if isinstance(got, str):
+        return [got] * len(values)
+    if isinstance(got, tuple):
+        return list(map(got[1].__getitem__, got[0]))
+    return got
+
+
+def _fused(segments: list[str | list[str] | Keyed]) -> list[str | list[str] | Keyed]:
+    """Fewer pieces a row: a text column that is a function of the text column before it (the
+    short name of the name) is written with it, and the constant text on either side of a text
+    column goes into its cells once per distinct value instead of once per row."""
+    out: list[str | list[str] | Keyed] = []
+    for seg in segments:
+        prev = out[-1] if out else None
+        if isinstance(seg, tuple) and isinstance(prev, tuple):
+            (k1, m1), (k2, m2) = prev, seg
+            of = dict(zip(k1, k2))
+            if list(map(of.__getitem__, k1)) == k2:  # one value of this column for each of the previous one
+                out[-1] = (k1, {a: m1[a] + "," + m2[b] for a, b in of.items()})
+                continue
+        if isinstance(seg, str) and isinstance(prev, tuple):
+            out[-1] = (prev[0], {a: t + "," + seg for a, t in prev[1].items()})
+            continue
+        if isinstance(seg, tuple) and isinstance(prev, str):
+            out[-1] = (seg[0], {a: prev + "," + t for a, t in seg[1].items()})
+            continue
+        out.append(seg)
+    return out
 
 
 def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
@@ -186,22 +221,21 @@ def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
             hi = min(rows.n, lo + CHUNK_ROWS)
             k = hi - lo
             # runs of columns holding one value all along the slice are joined once, not per row
-            cols: list[list[str]] = []
+            segments: list[str | list[str] | Keyed] = []
             run: list[str] = [src]
             for name in COLUMNS:
                 c = rows.cols.get(name)
-                if c is None:  # a column these rows never had: empty cells
-                    run.append("")
-                    continue
-                cells = _csv_column(name, _values(c, lo, hi))
-                if _constant(cells):
-                    run.append(cells[0])
+                got = "" if c is None else _cells(name, _values(c, lo, hi))  # absent: empty cells
+                if isinstance(got, str):
+                    run.append(got)
                     continue
                 if run:
-                    cols.append([",".join(run)] * k)
+                    segments.append(",".join(run))
                     run = []
-                cols.append(cells)
+                segments.append(got)
             if run:
-                cols.append([",".join(run)] * k)
-            out.write("\n".join(map(",".join, zip(*cols))))
+                segments.append(",".join(run))
+            cols = [[seg] * k if isinstance(seg, str) else list(map(seg[1].__getitem__, seg[0]))
+                    if isinstance(seg, tuple) else seg for seg in _fused(segments)]
+            out.write("\n".join(map(",".join, zip(*cols))) if len(cols) > 1 else "\n".join(cols[0]))
             out.write("\n")
