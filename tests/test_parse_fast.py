@@ -297,3 +297,19 @@ def test_gc_paused_and_restored():
     finally:
         gc.enable()
     big_blocks()  # glibc's malloc settings: no error anywhere (nothing happens off Linux)
+
+
+@pytest.mark.parametrize("shorts", [["x", "x", "y", "y"], ["x", "z", "y", "y"], [None, "x", None, "y, z"]])
+def test_csv_fused_columns_equal_to_csv(shorts):
+    """--csv writes a text column with the one before it when it is a function of it (short name of
+    name), and constant text into the cells of a text column: the same text as DataFrame.to_csv,
+    also where the short name is not a function of the name, or holds commas and nulls."""
+    from profconv.render.rows import write_csv as write_rows
+
+    rows = table_mod.Rows({"name": ["a", "a", "b,c", "b,c"], "short_name": shorts, "section": ["gpu"] * 4,
+                           "profile": [1] * 4, "total_ns": [1.0, 2.0, 3.0, 1e-05], "calls": [1, 1, 2, 2]}, 4)
+    buf = io.StringIO()
+    write_rows([("s", rows)], buf)
+    frame = rows.to_frame().assign(source="s")
+    frame = frame[["source", *[c for c in frame.columns if c != "source"]]]
+    assert buf.getvalue() == frame.to_csv(index=False)
