@@ -313,3 +313,40 @@ def test_csv_fused_columns_equal_to_csv(shorts):
     frame = rows.to_frame().assign(source="s")
     frame = frame[["source", *[c for c in frame.columns if c != "source"]]]
     assert buf.getvalue() == frame.to_csv(index=False)
+
+
+def test_nvprof_bulk_summary_damaged_row_reported_with_its_text(monkeypatch):
+    """A row read in bulk whose total is not calls x average leaves its table and is reported
+    unplaced with its own text (bulk summary lines stay in the lines)."""
+    bad = "                   30.00%  9.9000ms       100  13.282us  13.100us  14.000us  conv(float*, int)"
+    text = _summary(GPU_ROWS[:1] + [bad] + GPU_ROWS[2:] + API_ROWS, 2)
+    ps = profconv.parse_text(text)
+    assert ps.unplaced == [(6, bad), (15, bad)]
+    assert "conv(float*, int)" not in set(ps.frame["name"])
+    monkeypatch.setattr(nvprof, "_bulk_summary", lambda lines, k, *a: k)
+    _same(ps, profconv.parse_text(text))
+
+
+def test_spans_membership_with_overlaps():
+    from profconv.parse.core import _Spans
+
+    spans = _Spans([(10, 20), (30, 31), (12, 14), (1, 100 - 95)])
+    assert [n for n in range(0, 35) if n in spans] == [1, 2, 3, 4, 5, *range(10, 21), 30, 31]
+    assert 0 not in _Spans([])
+
+
+@pytest.mark.parametrize("cell, unit, ns", [("1.200000", "ms", 1.2e6), ("+1.5", "us", 1500.0), ("1e3", "ns", 1000.0),
+                                            (".5", "s", 5e8), ("5.", "us", 5000.0), ("0", "ms", 0.0)])
+def test_time_ns_bare_number_in_its_unit(cell, unit, ns):
+    from profconv.parse import units
+
+    assert units.time_ns(cell, unit) == ns
+    assert units.time_ns(cell, unit) == units.number(cell) * units.TIME_UNITS_NS[unit]
+
+
+@pytest.mark.parametrize("cell", ["1e400", "nan", "-1.5", "1_0", "inf"])
+def test_time_ns_bare_number_refused(cell):
+    from profconv.parse import units
+
+    with pytest.raises(ValueError):
+        units.time_ns(cell, "ms")
