@@ -151,7 +151,7 @@ def _type_word(param) -> str:
     choices = getattr(getattr(param, "type", None), "choices", None)  # click.Choice
     descriptor = getattr(param, "type_descriptor", None)
     if choices is None and getattr(descriptor, "is_choice", False):
-        choices = descriptor.choices
+        choices = getattr(descriptor, "choices", None)
     if choices:
         return "[" + "|".join(str(getattr(c, "value", c)) for c in choices) + "]"
     name = getattr(getattr(param, "type", None), "name", None)

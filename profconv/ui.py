@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 import sys
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -86,7 +86,7 @@ class TrimmedLines:
 def console() -> Console:
     if stdout_is_terminal():
         return _console_class()(highlight=False, soft_wrap=False, width=width())
-    return _console_class()(file=TrimmedLines(sys.stdout), highlight=False, soft_wrap=False, width=width())
+    return _console_class()(file=cast("IO[str]", TrimmedLines(sys.stdout)), highlight=False, soft_wrap=False, width=width())
 
 
 def error_console() -> Console:

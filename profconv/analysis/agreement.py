@@ -90,11 +90,11 @@ def explain(r: dict, ncu_settings: dict | None, target: float = TARGET) -> str:
         kernel_s = r.get("cupti_kernel_s")
         copies = busy - kernel_s if busy is not None and kernel_s is not None else None
         other_config = bool(kernels and n_ncu and round(n_ncu) != round(kernels))
-        with_copies = copies is not None and bool(op) and copies > target * op
+        with_copies = copies is not None and op is not None and op != 0 and copies > target * op
         if other_config:
             why.append(f"the child run chose another configuration (its sweep or cuDNN's search): {n_ncu:g} kernel "
                        f"launch(es) per call under ncu against {kernels:g} here")
-        if with_copies:
+        if with_copies and copies is not None:
             why.append(f"ncu times kernels only: the op's copies and memsets ({copies * 1e6:.1f} µs per call) are "
                        f"not in its figure" + (f"; against CUPTI's kernels ncu is {nc:+.1%}" if nc is not None else ""))
         if other_config or with_copies:

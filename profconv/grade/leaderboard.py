@@ -131,7 +131,9 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
            for c in r.get("conv", []) if c.get("status") == "ok"}
     # the model's conv layers: a kernel stopped in its forward pass leaves a failed entry named after
     # that stage ("forward"); its reason is the row's, it is no layer column
-    model = record.get("model") if isinstance(record.get("model"), dict) else {}
+    model = record.get("model")
+    if not isinstance(model, dict):
+        model = {}
     known = {c.get("layer") for c in model.get("conv_layers") or [] if isinstance(c, dict)}
     users = [r for r in rows if r.get("variant") != reference and is_user_row(r, builtin)]
     if not users:

@@ -35,7 +35,7 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
     marked = t.marked()
     if all(marked):
         marked = [False] * len(marked)
-    columns = []
+    columns: list[fmt.Column] = []
     for i, c in enumerate(t.columns):
         col_cells: list[object] = []
         for row, mark in zip(cells, marked, strict=True):
@@ -43,14 +43,14 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
         numeric = c.numeric or _numeric([row[i] for row in cells])
         columns.append(fmt.Column(c.header or " ", col_cells, justify="right" if numeric else "left",
                                   drop=c.drop, wrap=c.kind == "code"))
-    if not any(c.wrap for c in columns):
-        text = [c for c in columns if c.justify == "left"]
+    if not any(col.wrap for col in columns):
+        text = [col for col in columns if col.justify == "left"]
         if text:  # one text column folds so the table fits; numbers never do
-            max(text, key=lambda c: c.natural()).wrap = True
-    ranked = max((c.drop for c in columns if c.drop is not None), default=0)
-    for i, c in enumerate(columns):
-        if c.drop is None and i > 0 and not c.wrap:
-            c.drop = ranked + len(columns) - i  # the rightmost first
+            max(text, key=lambda col: col.natural()).wrap = True
+    ranked = max((col.drop for col in columns if col.drop is not None), default=0)
+    for i, col in enumerate(columns):
+        if col.drop is None and i > 0 and not col.wrap:
+            col.drop = ranked + len(columns) - i  # the rightmost first
     caption = "bold: the rows that take the ≥90% share" if any(marked) else None
     return fmt.fitted_table(escape(_plain(t.title)), columns, width, caption=caption)
 

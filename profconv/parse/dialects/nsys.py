@@ -8,6 +8,7 @@ import re
 from array import array
 from itertools import compress, islice, repeat
 from operator import indexOf
+from typing import cast
 
 from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document
@@ -257,7 +258,7 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
             found = list(map(_QUOTED.match, qs, qk))
             if None in found or 0 in qk or set(map(str.__getitem__, qs, map(int.__sub__, qk, repeat(1)))) != {","}:
                 return None  # the quotes do not hold exactly the last field
-            inner = list(map(re.Match.group, found, repeat(1)))
+            inner = list(map(re.Match.group, cast("list[re.Match[str]]", found), repeat(1)))
             del found
             text = "\n".join(inner)
             if '""' in text:
@@ -284,7 +285,7 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
         found = list(map(lead.match, body))
         if None in found:
             return None
-        groups = list(map(re.Match.groups, found))
+        groups = list(map(re.Match.groups, cast("list[re.Match[str]]", found)))
         del found
         cells = dict(zip([k for k, _ in want], zip(*groups))) if groups else {k: () for k, _ in want}
         del tail, body, groups

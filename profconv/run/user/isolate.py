@@ -195,7 +195,8 @@ HAZARDS = re.compile(r"\s*\[([\d,]+) hazards?\]$")
 def _compact(parts: list[str]) -> str:
     """A finding's lines as one: the other sides of a race that name the same source line (several
     instructions of one statement) are one, their hazard counts summed."""
-    head, seen = [], {}
+    head: list[str] = []
+    seen: dict[str, int] = {}
     for p in parts:
         m = HAZARDS.search(p)
         key = HAZARDS.sub("", p)
