@@ -75,8 +75,8 @@ def test_sanitize_reports_the_invalid_reads_with_their_line(tmp_path, cli):
     got = rows(tmp_path)["reads-past-end"]
     memcheck = got["user"]["sanitizer"]["memcheck"]
     assert memcheck["errors"] > 0, got["user"]["sanitizer"]
-    # the load is line 14; an optimising compiler may place it at its one use (line 30)
-    assert any("Invalid __global__ read" in f and re.search(rf"{re.escape(str(BAD / 'reads_past_end.cu'))}:(14|30)\b", f)
+    # the load is line 14 (what the H100 run reported: reads_past_end.cu:14 in every finding)
+    assert any("Invalid __global__ read" in f and re.search(rf"{re.escape(str(BAD / 'reads_past_end.cu'))}:14\b", f)
                for f in memcheck["findings"]), memcheck
     assert got["status"] == "failed" and "compute-sanitizer memcheck" in got["error"] and r.returncode == 1
 
