@@ -38,8 +38,16 @@ def short_name(name: str) -> str:
     return n.replace("<…><…>", "<…>").strip()
 
 
+_API_LAUNCH = re.compile(r"^(\w+) \(.*\[\d+\]\)$")
+
+
 def strip_correlation(name: str) -> str:
-    """nvprof trace names carry the correlation id: 'kernel(int) [128]' -> 'kernel(int)'."""
+    """nvprof trace names carry the correlation id: 'kernel(int) [128]' -> 'kernel(int)'; an API
+    trace names the kernel a launch call started, with its id: 'cudaLaunch (k(int) [128])' ->
+    'cudaLaunch' (the API call, as nvprof's own summary counts it)."""
+    if name.endswith("])"):
+        m = _API_LAUNCH.match(name)
+        return m.group(1) if m else name
     if not name.endswith("]"):
         return name
     i = name.rfind("[")

@@ -18,8 +18,9 @@ _DASH_PID = re.compile(r"[—–](\d+)[—–]")
 _LEADING_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|\\\*\s+|>\s+)")
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
-# '< snip >', '......', '[...]', '…', '(output truncated)': something was left out here
-ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.{3,}|…)\s*\]?|\(?\s*(?:snip|snipped|output truncated|truncated)"
+# '< snip >', '......', '[...]', '…', '⋮', a lone '.' (a column of dots down a pasted table),
+# '(output truncated)': something was left out here
+ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.+|…|⋮|︙)\s*\]?|\(?\s*(?:snip|snipped|output truncated|truncated)"
                      r"\s*\)?|\.\s\.\s\.)\s*$", re.IGNORECASE)
 
 _CONTROL_CHARS = "\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff"

@@ -18,7 +18,7 @@ from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
-from profconv.parse.text import clean, csv_rows, is_neutral
+from profconv.parse.text import ELISION, clean, csv_rows, is_neutral
 
 TOOL = "nvprof"
 
@@ -368,8 +368,11 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     parts = list(bulk or [])
     if rows:
         names, starts, durs, lo, hi = zip(*rows)
-        parts.append({"name": list(names), "start_ns": array("d", starts), "total_ns": array("d", durs),
-                      "line": list(lo)})
+        part: dict = {"name": list(names), "start_ns": array("d", starts), "total_ns": array("d", durs),
+                      "line": list(lo)}
+        if lo != hi:  # a name wrapped over lines
+            part["line_end"] = list(hi)
+        parts.append(part)
     if len(parts) > 1:
         parts.sort(key=lambda c: int(c["line"][0]))
     index: dict[str, int] = {}
@@ -379,11 +382,14 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     uniques = list(index)
     shorts = [short_name(b) for b in uniques]
     line: list[int] = []
+    line_end: list[int] | None = [] if any("line_end" in c for c in parts) else None
     names_all: list[str] = []
     start = array("d")
     total = array("d")
     for c in parts:
         line.extend(c["line"])
+        if line_end is not None:
+            line_end.extend(c.get("line_end", c["line"]))
         names_all.extend(c["name"])
         start.extend(c["start_ns"])
         total.extend(c["total_ns"])
@@ -391,7 +397,8 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     n = len(line)
     table = Rows({
         "section": [section] * n, "name": names_all, "short_name": list(map(shorts.__getitem__, codes)),
-        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line, "line_end": line,
+        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
+        "line_end": line if line_end is None else line_end,
     }, n)
     return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
 
@@ -401,7 +408,7 @@ def _base_codes(names: list[str], index: dict[str, int]) -> list[int]:
     joined = "\n".join(names)
     if "]" not in joined:
         bases = names
-    elif "\x00" in joined or len(joined.split("\n")) != len(names):
+    elif "\x00" in joined or "])" in joined or len(joined.split("\n")) != len(names):
         bases = [strip_correlation(n) for n in names]
     else:  # one pass in C: each id becomes a NUL, the spaces before a NUL go with it
         joined = _CORRELATION.sub("\x00\n", joined + "\n")
@@ -483,8 +490,8 @@ def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]
                 a[5] = v
         if ln < a[6]:
             a[6] = ln
-        if ln > a[7]:
-            a[7] = ln
+        if ends[k] > a[7]:
+            a[7] = ends[k]
     recs = []
     for code, a in acc.items():
         total = a[2] if a[1] else NAN_
@@ -809,6 +816,15 @@ def parse(doc: Document) -> DialectResult:
                         continue
                 except (ValueError, IndexError):
                     pass
+            part = raw.strip()
+            if trace_rows and trace_rows[-1][4] == lineno - 1 and part and brackets_open(trace_rows[-1][0]) \
+                    and not part[0].isdigit():
+                # a name wrapped onto the next line ('cudaLaunchKernel (k(float*,' / '   int) [112])')
+                name, start, dur, first, _ = trace_rows[-1]
+                sep = "" if name.endswith((":", "<", "(", "[")) or part.startswith(":") else " "
+                trace_rows[-1] = (f"{name}{sep}{part}", start, dur, first, lineno)
+                result.claimed.add(lineno)
+                continue
             m = _TRACE_ROW.match(raw) if trace_section == "gpu-trace" else _API_TRACE_ROW.match(raw)
             if m:
                 try:
@@ -820,6 +836,9 @@ def parse(doc: Document) -> DialectResult:
                 except ValueError:
                     result.unplaced.append(lineno)  # a trace row with a value that is no time: said, not kept
                     continue
+            if ELISION.match(raw):  # '.', '......', '< snip >': rows were left out of the paste; the trace goes on
+                result.claimed.add(lineno)
+                continue
             flush_trace(lineno - 1)
             mode = None
         line = clean(raw)

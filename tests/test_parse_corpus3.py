@@ -1,0 +1,108 @@
+"""The third real corpus (issue 12, session 3): exact values for every file, and the classes they revealed.
+
+Each file listed in SOURCES.md "Batch 3" was copied from the text the search tool's read_file returned for
+a public repository (repository, path and commit there). Values were checked by hand against the lines
+they come from (see test_parse_corpus_more.py for what a Case holds). Below the files: synthetic tests of
+each class of failure a file revealed, so the fix holds for the class and not for the one file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import profconv
+from profconv.errors import ExitStatus, NoProfileFound
+from tests.test_parse_corpus_more import DATA, Case, check_case
+
+# fmt: off
+CASES = [
+    Case('nsys-text/xiaoniaogangsi-ece408fa23-m3-nsys2019-then-ncu-report-only.log',
+         tools=('nsys',), rows=38, unplaced=0,
+         sections={(1, 'api'): 5, (1, 'gpu'): 5, (1, 'gpu-memory-size'): 2, (1, 'os-runtime'): 26},
+         tops=[(1, 'gpu', '[CUDA memcpy DtoH]', 2), (1, 'api', 'cudaMemcpy', 3)],
+         checks=[
+             (1, 'gpu', 'conv_forward_kernel', 148316211.0, 6, 24719368.5),
+             (1, 'gpu', '[CUDA memcpy HtoD]', 38989824.0, 14, 2784987.4),
+             (1, 'api', 'cudaMemcpy', 552532423.0, 20, 27626621.1),
+             (1, 'os-runtime', 'pthread_cond_wait', 18082270809.0, 2, 9041135404.5),
+         ],
+         notes=['profile 1, gpu table, lines 115-125: merged from 2 source tables']),
+]
+# fmt: on
+
+NO_PROFILE: list[tuple[str, str]] = []
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
+def test_corpus3_file(case):
+    check_case(case)
+
+
+@pytest.mark.parametrize(("path", "why"), NO_PROFILE, ids=[p for p, _ in NO_PROFILE])
+def test_corpus3_no_profile(path, why, cli):
+    with pytest.raises(NoProfileFound):
+        profconv.parse(DATA + path)
+    r = cli("parse", DATA + path)
+    assert r.returncode == ExitStatus.BAD_INPUT
+    assert r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_corpus3_files_are_listed_once():
+    listed = [c.path for c in CASES] + [p for p, _ in NO_PROFILE]
+    assert len(set(listed)) == len(listed)
+    sources = open(DATA + "SOURCES.md", encoding="utf-8").read()
+    assert [p for p in listed if f"| {p} |" not in sources] == []
+
+
+# ---------------------------------------------------------------- classes
+
+
+def _parse_text(tmp_path, text: str, name: str = "log.txt"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return profconv.parse(str(p))
+
+
+API_TRACE = """==84665== Profiling application: ./vector-add
+==84665== Profiling result:
+   Start  Duration  Name
+17.181ms  6.7400us  cuDeviceGetPCIBusId
+66.252ms     218ns  cuDeviceGetAttribute
+.
+.
+66.712ms     169ns  cuDeviceGetUuid
+66.721ms  219.40ms  cudaMalloc
+286.21ms  40.939us  cudaLaunchKernel (vector_add(float*, 
+                            float*, float*, int) [112])
+286.25ms  31.490us  cudaMemcpy
+286.29ms  10.939us  cudaLaunchKernel (vector_add(float*, float*, float*, int) [116])
+"""
+
+
+def test_api_trace_elided_rows_and_wrapped_launch_name(tmp_path):
+    """An API trace pasted with '.' lines where rows were left out goes on after them; a launch whose
+    kernel name wrapped onto the next line is one row over both lines; the summary counts launches per
+    API call, as nvprof's own summary does (the kernel and its correlation id are the trace's detail)."""
+    ps = _parse_text(tmp_path, API_TRACE)
+    f = ps.frame
+    assert ps.unplaced == []
+    trace = f[f["section"] == "api-trace"]
+    assert list(trace["line_start"]) == [4, 5, 8, 9, 10, 12, 13]
+    launch = trace[trace["line_start"] == 10].iloc[0]
+    assert launch["name"] == "cudaLaunchKernel (vector_add(float*, float*, float*, int) [112])"
+    assert launch["line_end"] == 11 and launch["total_ns"] == 40939.0 and launch["start_ns"] == 286210000.0
+    api = f[f["section"] == "api"].set_index("name")
+    assert api.loc["cudaLaunchKernel", "calls"] == 2
+    assert api.loc["cudaLaunchKernel", "total_ns"] == 40939.0 + 10939.0
+    assert api.loc["cudaLaunchKernel", "line_end"] == 13
+    assert api.loc["cudaMalloc", "total_ns"] == 219.40e6
+    assert len(api) == 6
+
+
+@pytest.mark.parametrize("mark", [".", "..", "......", "⋮", "< snip >", "[...]"])
+def test_elision_marks_do_not_end_a_trace(tmp_path, mark):
+    text = API_TRACE.replace("\n.\n.\n", f"\n{mark}\n")
+    ps = _parse_text(tmp_path, text)
+    assert ps.unplaced == []
+    assert (ps.frame["section"] == "api-trace").sum() == 7
