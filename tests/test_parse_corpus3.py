@@ -27,6 +27,20 @@ CASES = [
              (1, 'os-runtime', 'pthread_cond_wait', 18082270809.0, 2, 9041135404.5),
          ],
          notes=['profile 1, gpu table, lines 115-125: merged from 2 source tables']),
+    Case('nsys-text/hacheng-ece408sp25-op0-nsys-glued-progress-gridxyz-kernsum.log',
+         tools=('nsys',), rows=43, unplaced=0,
+         sections={(1, 'api'): 7, (1, 'gpu'): 6, (1, 'gpu-memory-size'): 2, (1, 'os-runtime'): 28},
+         tops=[(1, 'gpu', '[CUDA memcpy DtoH]', 4), (1, 'api', 'cudaMemcpy', 3), (1, 'os-runtime', 'poll', 1)],
+         checks=[
+             (1, 'gpu', 'matmul_conv_fused_with_constant_mask(const float *, float *, int, int, int, int, int, int) '
+                        '[grid 4000000x1x1, block 16x16x1]', 41443384.0, 1, 41443384.0),
+             (1, 'gpu', 'matmul_conv_fused_with_constant_mask(const float *, float *, int, int, int, int, int, int) '
+                        '[grid 722500x1x1, block 16x16x1]', 49482541.0, 1, 49482541.0),
+             (1, 'gpu', '[CUDA memcpy HtoD]', 41897284.0, 6, 6982880.7),
+             (1, 'api', 'cudaMemcpyToSymbol', 324778.0, 2, 162389.0),
+             (1, 'os-runtime', 'poll', 87714163913.0, 845, 103803744.3),
+         ],
+         notes=['profile 1, gpu table, lines 70-80: merged from 2 source tables']),
 ]
 # fmt: on
 
@@ -106,3 +120,32 @@ def test_elision_marks_do_not_end_a_trace(tmp_path, mark):
     ps = _parse_text(tmp_path, text)
     assert ps.unplaced == []
     assert (ps.frame["section"] == "api-trace").sum() == 7
+
+
+KERN_SUM_GRID = """[6/8] Executing 'cuda_gpu_kern_sum' stats report
+
+ Time (%)  Total Time (ns)  Instances    Avg (ns)      Med (ns)     Min (ns)    Max (ns)   StdDev (ns)       GridXYZ          BlockXYZ                        Name                  
+ --------  ---------------  ---------  ------------  ------------  ----------  ----------  -----------  -----------------  --------------  ------------------------------------
+     54.4       49,482,541          1  49,482,541.0  49,482,541.0  49,482,541  49,482,541          0.0  722500    1    1     16   16    1  conv(const float *, float *, int)   
+     45.6       41,443,384          1  41,443,384.0  41,443,384.0  41,443,384  41,443,384          0.0  4000000    1    1    16   16    1  conv(const float *, float *, int)   
+"""
+
+KERN_SUM_GRID_CSV = """Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),GridXYZ,BlockXYZ,Name
+54.4,49482541,1,49482541.0,49482541.0,49482541,49482541,0.0,722500    1    1,16   16    1,"conv(const float *, float *, int)"
+45.6,41443384,1,41443384.0,41443384.0,41443384,41443384,0.0,4000000    1    1,16   16    1,"conv(const float *, float *, int)"
+"""
+
+
+@pytest.mark.parametrize("text", [KERN_SUM_GRID, KERN_SUM_GRID_CSV], ids=["table", "csv"])
+def test_kernel_summary_split_by_launch_configuration_keeps_it_in_the_name(tmp_path, text):
+    """nsys (2024+) splits a kernel's summary rows by grid and block: two rows of one kernel are told
+    apart by their launch configuration, never shown as two identical names (and the dims never read
+    as times)."""
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert ps.unplaced == []
+    assert list(f["name"]) == ["conv(const float *, float *, int) [grid 722500x1x1, block 16x16x1]",
+                               "conv(const float *, float *, int) [grid 4000000x1x1, block 16x16x1]"]
+    assert list(f["short_name"]) == ["conv [grid 722500x1x1, block 16x16x1]", "conv [grid 4000000x1x1, block 16x16x1]"]
+    assert list(f["total_ns"]) == [49482541.0, 41443384.0]
+    assert list(f["calls"]) == [1, 1]

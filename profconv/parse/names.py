@@ -22,8 +22,14 @@ def _fold(name: str, open_ch: str, close_ch: str, replacement: str) -> str:
     return "".join(out)
 
 
+_LAUNCH_SUFFIX = re.compile(r" \[(?:grid [\dx]+(?:, )?)?(?:block [\dx]+)?\]$")
+
+
 def short_name(name: str) -> str:
-    """'void ns::k<float, 8>(float*, int)' -> 'ns::k<…>'; API and memcpy names are unchanged."""
+    """'void ns::k<float, 8>(float*, int)' -> 'ns::k<…>'; API and memcpy names are unchanged; a
+    launch configuration nsys split the kernel's rows by stays: 'k [grid 90x1x1, block 16x16x1]'."""
+    if name.endswith("]") and (m := _LAUNCH_SUFFIX.search(name)) and m.end() - m.start() > 3:
+        return short_name(name[: m.start()]) + m.group(0)
     n = name.strip()
     if not n or n.startswith("[") or " " not in n and "<" not in n and "(" not in n:
         return n

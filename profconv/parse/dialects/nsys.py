@@ -58,6 +58,8 @@ FIELDS = {
     "name": "name", "operation": "name", "range": "name",
     "total (mb)": "mbytes", "total (kib)": "kib", "total": "total",
     "start (ns)": "start", "start": "start", "duration (ns)": "dur", "duration": "dur",
+    # cuda_gpu_kern_sum of newer nsys splits a kernel's rows by launch configuration
+    "gridxyz": "grid", "blockxyz": "block",
 }
 
 
@@ -105,6 +107,7 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
     loc = units.decide_locale(numeric, counts)
     for cell, line in zip(cells, lines):
         vals: dict[str, float] = {}
+        launch: dict[str, str] = {}
         name = ""
         if len(cell) < sum(1 for f in fields if f is not None):
             bad.append(line)  # a cut or ragged row: reported, never read with its columns shifted
@@ -119,6 +122,11 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
                     vals[f] = units.count(c, loc)
                 elif f in ("mbytes", "kib", "total"):
                     vals["bytes"] = loc.convert(c.strip()) * _size_factor(f)
+                elif f in ("grid", "block"):
+                    dims = c.replace(",", " ").split()
+                    if not dims or not all(d.isdigit() for d in dims):
+                        raise ValueError(c)
+                    launch[f] = "x".join(dims)
                 elif f is not None:
                     vals[f] = loc.convert(c.strip())
         except ValueError:
@@ -127,6 +135,8 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
         if not name:
             bad.append(line)
             continue
+        if launch:  # one row per launch configuration: the name says which ('k(int) [grid 90x1x1, block 16x16x1]')
+            name = f"{name} [{', '.join(f'{k} {v}' for k, v in launch.items())}]"
         if section == "gpu-memory-size":
             rows.append(Row(section=section, name=name, line_start=line, line_end=line,
                             bytes=vals.get("bytes", float("nan")),
@@ -176,7 +186,7 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
-    if j - start > BULK_ROWS:
+    if j - start > BULK_ROWS and "grid" not in fields and "block" not in fields:
         blk = _csv_split(lines, start, j, header, cols, fields, report)
         if blk is None:
             blk = _csv_fast(lines, start, j, cols, fields, report)
