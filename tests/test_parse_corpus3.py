@@ -149,3 +149,54 @@ def test_kernel_summary_split_by_launch_configuration_keeps_it_in_the_name(tmp_p
     assert list(f["short_name"]) == ["conv [grid 722500x1x1, block 16x16x1]", "conv [grid 4000000x1x1, block 16x16x1]"]
     assert list(f["total_ns"]) == [49482541.0, 41443384.0]
     assert list(f["calls"]) == [1, 1]
+
+
+NB_OUTPUT = """==123== NVPROF is profiling process 123, command: ./a.out
+==123== Profiling application: ./a.out
+==123== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   89.00%  55.936us         1  55.936us  55.936us  55.936us  add_kernel(float*, float*, float*, int)
+                    7.08%  4.4480us         2  2.2240us  2.1760us  2.2720us  [CUDA memcpy HtoD]
+                    3.92%  2.4640us         1  2.4640us  2.4640us  2.4640us  [CUDA memcpy DtoH]
+      API calls:   99.50%  200.10ms         3  66.700ms  4.1000us  200.09ms  cudaMalloc
+                    0.50%  1.0000ms         1  1.0000ms  1.0000ms  1.0000ms  cudaLaunchKernel
+"""
+
+
+def _notebook(per_line: bool) -> str:
+    import json
+
+    text = [ln + "\n" for ln in NB_OUTPUT.splitlines()] if per_line else NB_OUTPUT
+    nb = {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Lab 3\n", "Profile the kernel\n"]},
+        {"cell_type": "code", "execution_count": 3, "metadata": {}, "source": ["!nvprof ./a.out 1.5 2.5"],
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": text}]},
+        {"cell_type": "code", "execution_count": 4, "metadata": {}, "source": ["x = 1"],
+         "outputs": [{"output_type": "execute_result", "execution_count": 4, "metadata": {},
+                      "data": {"text/plain": ["12.5"], "text/html": ["<b>12.5</b>"]}}]},
+    ], "metadata": {"colab": {"name": "lab3.ipynb"}}, "nbformat": 4, "nbformat_minor": 0}
+    return json.dumps(nb, indent=1) if per_line else json.dumps(nb)
+
+
+@pytest.mark.parametrize("per_line", [True, False], ids=["jupyter-layout", "one-line-json"])
+def test_notebook_outputs_are_read(tmp_path, per_line, cli):
+    """A Jupyter/Colab notebook is read for what its cells show: the profiler output in a cell's
+    printed stream is parsed as if pasted (before: 'no row could be read', JSON-escaped lines)."""
+    text = _notebook(per_line)
+    ps = _parse_text(tmp_path, text, "lab3.ipynb")
+    f = ps.frame
+    assert ps.unplaced == []
+    assert ps.profiles[0].command == "./a.out"
+    assert list(f["name"]) == ["add_kernel(float*, float*, float*, int)", "[CUDA memcpy HtoD]",
+                               "[CUDA memcpy DtoH]", "cudaMalloc", "cudaLaunchKernel"]
+    assert list(f["total_ns"]) == [55936.0, 4448.0, 2464.0, 200.10e6, 1.0e6]
+    if per_line:  # the row's line is the notebook file's line holding it
+        row_line = int(f.iloc[0]["line_start"])
+        assert '55.936us  add_kernel' in text.split("\n")[row_line - 1]
+    r = cli("parse", str(tmp_path / "lab3.ipynb"))
+    assert r.returncode == 0 and "add_kernel" in r.stdout
+
+
+def test_json_that_is_not_a_notebook_is_not_read_as_one(tmp_path):
+    with pytest.raises(NoProfileFound):
+        _parse_text(tmp_path, '{"cells": 3, "text": ["==1== Profiling result:\\n"]}', "x.json")

@@ -50,7 +50,12 @@ def decode(data: bytes) -> str:
 
 def normalize(text: str) -> str:
     """One text as the profiler printed it: '\\n' line ends only, no BOM or form feeds,
-    comment prefixes ('//', '#', '>') removed, PID markers in any dash form written '==PID=='."""
+    comment prefixes ('//', '#', '>') removed, PID markers in any dash form written '==PID=='.
+    A Jupyter notebook (.ipynb) becomes the text its cells show: see `notebook_text`."""
+    if text[:1] == "{" or text.lstrip()[:1] == "{":
+        nb = notebook_text(text)
+        if nb is not None:
+            text = nb
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         if "\n" not in text:
@@ -134,3 +139,66 @@ def csv_rows(lines: list[str]) -> list[list[str]]:
 def is_neutral(line: str) -> bool:
     """Blank lines, code fences and elisions: they neither end nor belong to a table."""
     return not line.strip() or FENCE.match(line) is not None or ELISION.match(line) is not None
+
+
+_JSON_STRING_LINE = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
+
+
+def notebook_text(text: str) -> str | None:
+    """A Jupyter notebook -> the text a reader sees in it: its cells' outputs (printed streams and
+    plain-text results) and its markdown cells, in order; code and everything else blank. None when
+    the text is not a notebook.
+
+    Where the notebook keeps one string per line (as Jupyter and Colab write it), each shown line
+    stays on its own line number, so the line numbers of rows are those of the .ipynb file;
+    otherwise the shown texts follow each other, one per line (line numbers are then those of the
+    shown text)."""
+    import json
+
+    if '"cells"' not in text[:4096] and '"nbformat"' not in text[-4096:]:
+        return None
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        return None
+    pieces: list[str] = []  # every string element shown, in file order
+    for cell in nb["cells"]:
+        if not isinstance(cell, dict):
+            continue
+        if cell.get("cell_type") == "markdown":
+            pieces.extend(_strings(cell.get("source")))
+        for out in cell.get("outputs") or []:
+            if not isinstance(out, dict):
+                continue
+            if out.get("output_type") == "stream":
+                pieces.extend(_strings(out.get("text")))
+            elif isinstance(out.get("data"), dict):
+                pieces.extend(_strings(out["data"].get("text/plain")))
+    # one string per line of the file, each ending its shown line: keep the line numbers
+    lines = text.split("\n")
+    kept = [""] * len(lines)
+    k = 0
+    for no, ln in enumerate(lines):
+        if k == len(pieces):
+            break
+        if '"' in ln and (m := _JSON_STRING_LINE.match(ln)):
+            try:
+                value = json.loads(m.group(1))
+            except ValueError:
+                continue
+            if value == pieces[k] and "\n" not in value.rstrip("\n"):
+                kept[no] = value.rstrip("\n")
+                k += 1
+    if k == len(pieces):
+        return "\n".join(kept)
+    return "".join(p if p.endswith("\n") else p + "\n" for p in pieces)
+
+
+def _strings(v) -> list[str]:
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, list):
+        return [x for x in v if isinstance(x, str)]
+    return []
