@@ -41,6 +41,20 @@ CASES = [
              (1, 'os-runtime', 'poll', 87714163913.0, 845, 103803744.3),
          ],
          notes=['profile 1, gpu table, lines 70-80: merged from 2 source tables']),
+    Case('ncu-text/muskanjaiswal-ipaco-2mm-tensor-rtx3050ti-ncu2025-pm-sampling-excerpt.log',
+         tools=('ncu',), rows=79, unplaced=0,
+         sections={(1, 'gpu'): 1, (1, 'ncu-metric'): 78},
+         tops=[(1, 'gpu', 'f32_to_f16(const float *, __half *, int)', 1)],
+         checks=[
+             (1, 'gpu', 'f32_to_f16(const float *, __half *, int)', 44990.0, 1, 44990.0),
+             (1, 'ncu-metric', 'f32_to_f16', 'Memory Throughput', '%', 80.31, None),
+             (1, 'ncu-metric', 'f32_to_f16', '# Pass Groups', None, 2.0, None),
+             (1, 'ncu-metric', 'f32_to_f16', 'Function Cache Configuration', None, None, 'CachePreferNone'),
+             (1, 'ncu-metric', 'f32_to_f16', 'Enabled TPC IDs', None, None, 'all'),
+             (1, 'ncu-metric', 'f32_to_f16', 'Threads', 'thread', 1048576.0, None),
+             (1, 'ncu-metric', 'f32_to_f16', 'Total SMSP Elapsed Cycles', 'cycle', 2494080.0, None),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
