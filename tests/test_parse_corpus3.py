@@ -214,3 +214,77 @@ def test_notebook_outputs_are_read(tmp_path, per_line, cli):
 def test_json_that_is_not_a_notebook_is_not_read_as_one(tmp_path):
     with pytest.raises(NoProfileFound):
         _parse_text(tmp_path, '{"cells": 3, "text": ["==1== Profiling result:\\n"]}', "x.json")
+
+
+PDF_CELLS = """Table 2: nvprof output for m3
+Type
+Time(%)
+Time
+Calls
+Avg
+Min
+Max
+Name
+GPU activities:
+72.32%
+1.02030s
+6
+170.05ms
+1.0240us
+673.87ms
+conv_forward_kernel
+27.68%
+390.53ms
+14
+27.895ms
+1.1520us
+222.43ms
+[CUDA memcpy HtoD]
+API calls:
+55.10%
+1.03271s
+6
+172.12ms
+3.4560us
+675.12ms
+cudaDeviceSynchronize
+44.90%
+841.45ms
+20
+42.072ms
+2.9530us
+410.22ms
+cudaMalloc
+
+The kernel takes most of the time.
+"""
+
+
+def test_pdf_table_one_cell_per_line_is_read(tmp_path):
+    """pdftotext of a report's table puts every cell on its own line, header included: each row is
+    its numbers, then its name; the section labels stand alone (before: no row could be read, and the
+    'API calls:' label dropped the API rows without a word)."""
+    ps = _parse_text(tmp_path, PDF_CELLS)
+    f = ps.frame
+    assert ps.unplaced == []
+    assert list(zip(f["section"], f["name"], f["calls"])) == [
+        ("gpu", "conv_forward_kernel", 6), ("gpu", "[CUDA memcpy HtoD]", 14),
+        ("api", "cudaDeviceSynchronize", 6), ("api", "cudaMalloc", 20)]
+    assert list(f["total_ns"]) == [1.02030e9, 390.53e6, 1.03271e9, 841.45e6]
+    assert list(f["min_ns"]) == [1024.0, 1152.0, 3456.0, 2953.0]
+    assert list(zip(f["line_start"], f["line_end"])) == [(11, 17), (18, 24), (26, 32), (33, 39)]
+
+
+@pytest.mark.parametrize(("dropped", "lost"), [(15, [11, 12, 13, 14, 15, 16]),  # a Min cell lost (its name at 16)
+                                               (17, [11, 12, 13, 14, 15, 16])])  # a name lost
+def test_pdf_table_one_cell_per_line_with_a_cell_lost(tmp_path, dropped, lost):
+    """A cell the extraction lost: that row is reported (its lines unplaced), never completed with a
+    cell of the next row; the rows around it are still read."""
+    lines = PDF_CELLS.split("\n")
+    del lines[dropped - 1]
+    ps = _parse_text(tmp_path, "\n".join(lines))
+    f = ps.frame
+    assert [n for n, _ in ps.unplaced] == lost
+    assert list(f["name"]) == ["[CUDA memcpy HtoD]", "cudaDeviceSynchronize", "cudaMalloc"]
+    assert list(f["calls"]) == [14, 6, 20]
+    assert ps.notes[0].endswith("Time(%) adds up to 27.68%, not 100% (rows missing or cut)")

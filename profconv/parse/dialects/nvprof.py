@@ -116,6 +116,7 @@ class _Table:
     units_row: bool = False  # a units row under the header: every time cell may be a bare number
     pending: list[tuple[int, str]] = field(default_factory=list)  # numbers of a row split over lines
     orphan_text: bool = False  # a text line no row took since the last row: a name out of place?
+    cell_per_line: bool = False  # the header came one cell a line (PDF text): a row's name follows its numbers
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
     read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
@@ -315,6 +316,39 @@ def _units_row(body: str) -> str | None:
     if len(toks) < 3 or toks[0] != "%" or any(t not in _UNIT_NS for t in toks[1:]) or len(set(toks[1:])) != 1:
         return None
     return toks[1]
+
+
+def _header_word(body: str) -> bool:
+    """A line holding one summary-header cell and nothing else ('Type', 'Time(%)', 'Avg')."""
+    w = body.strip().replace("Time (", "Time(")
+    return bool(w) and " " not in w and (w.lower() in HEADER_FIELDS or _TIME_HEADER.fullmatch(w) is not None)
+
+
+def _cell_per_line_header(lines: list[str], i: int) -> tuple[tuple[list[str], str | None], int] | None:
+    """A summary header with each cell on a line of its own, from index i up to the 'Name' line:
+    its fields and the index of that line, or None."""
+    words: list[str] = []
+    if i > 0 and clean(lines[i - 1]).strip() == "Type":  # a line with no keyword: the loop passed it
+        words.append("Type")
+    j = i
+    while j < len(lines) and j < i + 9:
+        w = clean(lines[j]).strip()
+        m = _PREFIX.match(w)
+        w = w[m.end():].strip() if m else w
+        if not _header_word(w):
+            return None
+        words.append(w)
+        if w == "Name":
+            got = parse_header(" ".join(words))
+            return (got, j) if got is not None and len(words) >= 4 else None
+        j += 1
+    return None
+
+
+def _count_only(body: str) -> bool:
+    """A line holding one plain count ('6'): the Calls cell of a row a PDF put one cell per line."""
+    t = body.strip()
+    return t.isdigit() and len(t) <= 15
 
 
 def _numbers_only(body: str) -> bool:
@@ -702,6 +736,7 @@ def parse(doc: Document) -> DialectResult:
     trace_start = 0
     name_col = 0
     pending_section: str | None = None
+    cell_header = False  # the header just read came one cell a line
     device: str | None = None
     um_block: Block | None = None
     last_pid: int | None = None
@@ -720,8 +755,25 @@ def parse(doc: Document) -> DialectResult:
         trace_rows = []
         trace_bulk = []
 
+    def drop_nameless(t: _Table) -> None:
+        """A row whose numbers were read but whose name never came (a PDF lost that cell): its
+        lines are reported, the row is not kept (a row without a name is no row)."""
+        row = t.open_row
+        if row is None or row.name:
+            return
+        blk = t.by_section.get(row.section or "?")
+        if blk is not None:
+            blk.rows = [r for r in blk.rows if r is not row]
+        t.read = [x for x in t.read if x[0] is not row]
+        span = range(row.line_start, row.line_end + 1)
+        result.claimed.difference_update(span)
+        result.unplaced.extend(span)
+        t.open_row = None
+
     def end_table() -> None:
         nonlocal table, mode, um_block
+        if table is not None:
+            drop_nameless(table)
         if table is not None and table.pending:
             result.unplaced.extend(n for n, _ in table.pending)  # numbers that never made a row
         table = None
@@ -892,7 +944,8 @@ def parse(doc: Document) -> DialectResult:
             pending_section = "gpu"
             result.claimed.add(lineno)
             continue
-        if _API_MARKER.match(body):
+        if _API_MARKER.match(body) and not (mode == "summary" and table is not None and "type" in table.fields
+                                            and not table.pending):
             end_table()
             pending_section = "api"
             result.claimed.add(lineno)
@@ -978,6 +1031,12 @@ def parse(doc: Document) -> DialectResult:
             result.claimed.add(lineno)
             continue
         hdr = parse_header(body)
+        if hdr is None and _header_word(body) and (got_hdr := _cell_per_line_header(lines, i - 1)):
+            # a header a PDF put one cell per line ('Type' / 'Time(%)' / … / 'Name')
+            hdr, last = got_hdr
+            result.claimed.update(range(lineno - (hdr[0][0] == "type"), last + 2))
+            i = last + 1
+            cell_header = True
         if hdr is None and _PCT_HEADER.search(body) and "Name" not in body.split():
             # a header a PDF broke over lines ('Type Time(%) Time Calls' / 'Avg Min Max Name')
             for extra in (1, 2):
@@ -990,7 +1049,8 @@ def parse(doc: Document) -> DialectResult:
         if hdr:
             fields, unit = hdr
             table = _Table(fields=fields, time_unit=unit, section=pending_section,
-                           fast=fields == ["type", *FULL_LAYOUT] and unit is None)
+                           fast=fields == ["type", *FULL_LAYOUT] and unit is None, cell_per_line=cell_header)
+            cell_header = False
             mode = "summary"
             result.claimed.add(lineno)
             continue
@@ -1001,6 +1061,13 @@ def parse(doc: Document) -> DialectResult:
         if mode == "summary" and table is not None:
             if is_neutral(body):
                 table.neutral_run += 1
+                continue
+            if (lm := _LABEL.match(body)) and not body[lm.end():].strip() and not table.pending:
+                # a section label on a line of its own (a table a PDF put one cell per line)
+                table.section = LABEL_SECTIONS[lm.group(1)]
+                table.open_row = None
+                table.orphan_text = False
+                result.claimed.add(lineno)
                 continue
             if not table.read and (unit := _units_row(body)):  # --normalized-time-unit: '%  ms  ms …'
                 table.time_unit, table.units_row, table.fast = unit, True, False
@@ -1020,7 +1087,8 @@ def parse(doc: Document) -> DialectResult:
                 place(table, parsed, body, row_fields, loc, lineno)
                 continue
             if table.open_row is not None and _continues(table.open_row) and table.neutral_run <= 4:
-                if not looks_like_data(body) and not _PREFIX.match(line):
+                if not looks_like_data(body) and not _PREFIX.match(line) and not _numbers_only(body) \
+                        and not _count_only(body):
                     row = table.open_row
                     part = body.replace("\t", " ").strip()
                     # a name cut mid-token at the terminal's edge ('Plan<mshadow:' + ':expr::…') joins
@@ -1031,6 +1099,7 @@ def parse(doc: Document) -> DialectResult:
                     result.claimed.add(lineno)
                     table.neutral_run = 0
                     continue
+            drop_nameless(table)
             table.open_row = None
             if _numbers_only(body) or table.pending:
                 # a row whose numbers a PDF spread over several lines: gather them until they read as
@@ -1038,12 +1107,14 @@ def parse(doc: Document) -> DialectResult:
                 table.pending.append((lineno, body))
                 joined = " ".join(b for _, b in table.pending)
                 got = parse_summary_row(joined, table.fields, table.time_unit, loc, table.units_row)
-                if got is None and not _numbers_only(body):
+                if got is None and not _numbers_only(body) and not _count_only(body):
                     table.pending.pop()
                     result.unplaced.extend(n for n, _ in table.pending)
                     table.pending = []
                     if looks_like_data(body) or _numeric_row(body):
                         result.unplaced.append(lineno)
+                    elif table.cell_per_line and body.strip():
+                        result.unplaced.append(lineno)  # the name of the row whose cells did not add up
                     elif body.strip():
                         table.orphan_text = True
                     continue
@@ -1054,7 +1125,8 @@ def parse(doc: Document) -> DialectResult:
                     continue
                 if got is not None:
                     first = table.pending[0][0]
-                    if table.orphan_text and not got[2]:  # a name-like line came before: which name is theirs?
+                    if table.orphan_text and not got[2] and not table.cell_per_line:
+                        # a name-like line came before: which name is theirs? (one cell a line: names follow)
                         result.unplaced.extend(n for n, _ in table.pending)
                     else:
                         place(table, got, joined, table.fields, loc, lineno)
