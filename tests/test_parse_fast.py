@@ -277,6 +277,35 @@ def test_json_to_a_byte_stream_equals_the_text(tmp_path):
     assert path.read_bytes() == to_json([ps]).encode("latin-1", errors="replace")
 
 
+@pytest.mark.parametrize("errors", ["strict", "surrogateescape"])
+def test_csv_and_json_to_a_byte_stream_equal_the_text(tmp_path, errors):
+    """--csv and --json to a UTF-8 stream over a binary one (stdout; under a C.UTF-8 locale Python
+    gives it surrogateescape) write UTF-8 bytes to its buffer: the same text as through a StringIO,
+    non-ASCII names and a source that is no valid UTF-8 (a file name's raw bytes) included; a stream
+    that is not UTF-8 gets the text."""
+    from profconv.commands.parse import write_json
+
+    text = nsys_trace(nsys.BULK_ROWS + 10).replace("[CUDA memcpy HtoD]", "[CUDA memcpy HtoD] é✓")
+    ps = profconv.parse_text(text, label="trace-é.log")
+    csv_text = io.StringIO()
+    write_csv([ps], csv_text)
+    assert "é✓" in csv_text.getvalue() and "conv_forward_kernel<…>" in csv_text.getvalue()
+    path = tmp_path / "out"
+    for writer, want in ((write_csv, csv_text.getvalue()), (write_json, to_json([ps]))):
+        with open(path, "w", encoding="utf-8", errors=errors) as out:
+            out.write("x")  # held by the text layer: must come first
+            writer([ps], out)
+        assert path.read_bytes() == ("x" + want).encode()
+        with open(path, "w", encoding="latin-1", errors="replace") as out:  # not UTF-8: the text path
+            writer([ps], out)
+        assert path.read_bytes() == want.encode("latin-1", errors="replace")
+    raw = ps.rows
+    odd = "x\udcffy.log"  # os.fsdecode(b"x\xffy.log"): stdout's surrogateescape writes the byte back
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+        write_csv([type(ps)(None, ps.profiles, odd, rows=raw)], out)
+    assert path.read_bytes().splitlines()[1].startswith(b"x\xffy.log,1,nsys,gpu-trace,")
+
+
 def test_gc_paused_and_restored():
     import gc
 

@@ -60,26 +60,11 @@ def write_json_rows(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     before the others), written a slice at a time. Where `out` is a UTF-8 text stream over a binary
     one (stdout, a file) msgspec's UTF-8 goes to that buffer as it is: decoding it to text only to
     have the stream encode it back cost a fifth of a big --json."""
-    import codecs
-    import os
-
-    raw = getattr(out, "buffer", None)
-    enc = getattr(out, "encoding", None)
-    try:
-        utf8 = enc is not None and codecs.lookup(enc).name == "utf-8"
-    except LookupError:
-        utf8 = False
-    if raw is None or not utf8 or os.linesep != "\n" or getattr(out, "errors", "strict") != "strict":
-        first = True
-        for text in json_slices(sets):
-            out.write(("\n" if first else ",\n") + text)
-            first = False
-        return
-    out.flush()  # what the text layer holds goes first
+    write = _byte_writer(out)
     sep = b"\n"
     for body in json_chunks(sets):
-        raw.write(sep)
-        raw.write(body)
+        write(sep)
+        write(body)
         sep = b",\n"
 
 
@@ -121,10 +106,10 @@ def _csv_text(v: Any) -> str:
 _encode: Any = None
 
 
-def _numbers(values: list[Any]) -> list[str] | None:
-    """The cells of a float or int column slice as float.__repr__ / int.__str__ writes them, through
-    msgspec's encoder (twice as fast): both write the shortest text that reads back as the same
-    float, and they differ only where one of them writes an exponent (1e+16 / 1e16, 1e-05 /
+def _numbers(values: list[Any]) -> list[bytes] | None:
+    """The cells of a float or int column slice as float.__repr__ / int.__str__ writes them (UTF-8),
+    through msgspec's encoder (twice as fast): both write the shortest text that reads back as the
+    same float, and they differ only where one of them writes an exponent (1e+16 / 1e16, 1e-05 /
     0.00001) or for NaN and infinities (msgspec: null). None where the text holds any of these:
     then repr is the writer."""
     global _encode
@@ -133,12 +118,17 @@ def _numbers(values: list[Any]) -> list[str] | None:
 
         _encode = msgspec.json.Encoder().encode
     try:
-        text = _encode(values)[1:-1].decode()
+        text = _encode(values)[1:-1]
     except (OverflowError, TypeError, ValueError):  # an int beyond 64 bits: repr writes it
         return None
-    if "e" in text or "n" in text or "0.0000" in text:  # exponents, null; 0.0000 covers 1e-05 > x > 0
+    if b"e" in text or b"n" in text or b"0.0000" in text:  # exponents, null; 0.0000 covers 1e-05 > x > 0
         return None
-    return text.split(",")
+    return text.split(b",")
+
+
+def _utf8(cells: list[str]) -> list[bytes]:
+    """Cells that hold no comma (numbers) as UTF-8, in two C calls instead of one per cell."""
+    return ",".join(cells).encode().split(b",")
 
 
 def _constant(values: list[Any]) -> bool:
@@ -147,60 +137,62 @@ def _constant(values: list[Any]) -> bool:
     return first == values[-1] and first == values[len(values) // 2] and values.count(first) == len(values)
 
 
-Keyed = tuple[list[Any], dict[Any, str]]  # a column's values and the cell text of each distinct one
+Keyed = tuple[list[Any], dict[Any, bytes]]  # a column's values and the cell text of each distinct one
 
 
-def _cells(name: str, values: list[Any]) -> str | list[str] | Keyed:
-    """One column of a slice: its text when it holds one value all along, else its cells, or for
-    text columns (names repeat: a trace has a few kernels many times) its values and the cell of
-    each distinct value."""
+def _cells(name: str, values: list[Any]) -> bytes | list[bytes] | Keyed:
+    """One column of a slice, as UTF-8: its text when it holds one value all along, else its cells,
+    or for text columns (names repeat: a trace has a few kernels many times) its values and the cell
+    of each distinct value. Bytes, not text: a non-ASCII short name ('conv<…>') made every slice's
+    text two bytes a character, slower to join and to encode for the stream."""
     first = values[0]
     if name in FLOAT_COLUMNS:
         if first != first and values.count(first) == len(values):
-            return ""
+            return b""
         out = None
         if type(first) is float and set(map(type, values)) == {float}:
             out = _numbers(values)
         if out is None:
-            out = list(map(float.__repr__, values))
-            if "nan" in out:
-                out = ["" if t == "nan" else t for t in out]
+            text = list(map(float.__repr__, values))
+            if "nan" in text:
+                text = ["" if t == "nan" else t for t in text]
+            out = _utf8(text)
         return out[0] if _constant(out) else out
     if _constant(values):
-        return _csv_text(first)
+        return _csv_text(first).encode("utf-8", "surrogateescape")
     if set(map(type, values)) == {int}:
-        return _numbers(values) or list(map(str, values))
-    return values, {v: _csv_text(v) for v in dict.fromkeys(values)}
+        return _numbers(values) or _utf8(list(map(str, values)))
+    return values, {v: _csv_text(v).encode("utf-8", "surrogateescape") for v in dict.fromkeys(values)}
 
 
 def _csv_column(name: str, values: list[Any]) -> list[str]:
-    """The cells of one column of a slice."""
+    """The cells of one column of a slice (as text)."""
     got = _cells(name, values)
-    if isinstance(got, str):
-        return [got] * len(values)
+    if isinstance(got, bytes):
+        return [got.decode()] * len(values)
     if isinstance(got, tuple):
-        return list(map(got[1].__getitem__, got[0]))
-    return got
+        return [got[1][v].decode() for v in got[0]]
+    return [c.decode() for c in got]
 
 
-def _fused(segments: list[str | list[str] | Keyed]) -> list[str | list[str] | Keyed]:
+def _fused(segments: list[bytes | list[bytes] | Keyed]) -> list[bytes | list[bytes] | Keyed]:
     """Fewer pieces a row: a text column that is a function of the text column before it (the
     short name of the name) is written with it, and the constant text on either side of a text
     column goes into its cells once per distinct value instead of once per row."""
-    out: list[str | list[str] | Keyed] = []
+    out: list[bytes | list[bytes] | Keyed] = []
     for seg in segments:
         prev = out[-1] if out else None
         if isinstance(seg, tuple) and isinstance(prev, tuple):
             (k1, m1), (k2, m2) = prev, seg
             of = dict(zip(k1, k2))
             if list(map(of.__getitem__, k1)) == k2:  # one value of this column for each of the previous one
-                out[-1] = (k1, {a: m1[a] + "," + m2[b] for a, b in of.items()})
+                out[-1] = (k1, {a: m1[a] + b"," + m2[b] for a, b in of.items()})
                 continue
-        if isinstance(seg, str) and isinstance(prev, tuple):
-            out[-1] = (prev[0], {a: t + "," + seg for a, t in prev[1].items()})
+        if isinstance(seg, bytes) and isinstance(prev, tuple):
+            out[-1] = (prev[0], {a: t + b"," + seg for a, t in prev[1].items()})
             continue
-        if isinstance(seg, tuple) and isinstance(prev, str):
-            out[-1] = (seg[0], {a: prev + "," + t for a, t in seg[1].items()})
+        if isinstance(seg, tuple) and isinstance(prev, bytes):
+            out[-1] = (seg[0], {a: prev + b"," + t for a, t in seg[1].items()})
             continue
         out.append(seg)
     return out
@@ -208,34 +200,57 @@ def _fused(segments: list[str | list[str] | Keyed]) -> list[str | list[str] | Ke
 
 def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     """The rows as CSV: DataFrame.to_csv's text (header once, floats by repr, missing cells empty,
-    minimal quoting), written a slice at a time."""
+    minimal quoting), written a slice at a time. Where `out` is a UTF-8 text stream over a binary
+    one (stdout, a file) the slices' UTF-8 goes to that buffer as it is (as --json does)."""
     with paused():  # tuples of cells a row, no cycles: profconv/nogc.py
         _write_csv(sets, out)
 
 
+def _byte_writer(out: TextIO) -> Any:
+    """`write` taking UTF-8 bytes: the binary buffer under `out` where `out` writes UTF-8 with
+    strict errors or surrogateescape (what Python gives stdout under a C.UTF-8 locale: the same
+    bytes for any text that is valid UTF-8, and CSV cells are encoded with it), with what the text
+    layer holds flushed first; else each piece decoded and written as text."""
+    import codecs
+    import os
+
+    raw = getattr(out, "buffer", None)
+    enc = getattr(out, "encoding", None)
+    try:
+        utf8 = enc is not None and codecs.lookup(enc).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if (raw is None or not utf8 or os.linesep != "\n"
+            or getattr(out, "errors", "strict") not in ("strict", "surrogateescape")):
+        return lambda data: out.write(str(data, "utf-8", "surrogateescape"))
+    out.flush()
+    return raw.write
+
+
 def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
-    out.write(",".join(HEADER) + "\n")
+    write = _byte_writer(out)
+    write((",".join(HEADER) + "\n").encode())
     for source, rows in sets:
-        src = _csv_text(source)
+        src = _csv_text(source).encode("utf-8", "surrogateescape")
         for lo in range(0, rows.n, CHUNK_ROWS):
             hi = min(rows.n, lo + CHUNK_ROWS)
             k = hi - lo
             # runs of columns holding one value all along the slice are joined once, not per row
-            segments: list[str | list[str] | Keyed] = []
-            run: list[str] = [src]
+            segments: list[bytes | list[bytes] | Keyed] = []
+            run: list[bytes] = [src]
             for name in COLUMNS:
                 c = rows.cols.get(name)
-                got = "" if c is None else _cells(name, _values(c, lo, hi))  # absent: empty cells
-                if isinstance(got, str):
+                got = b"" if c is None else _cells(name, _values(c, lo, hi))  # absent: empty cells
+                if isinstance(got, bytes):
                     run.append(got)
                     continue
                 if run:
-                    segments.append(",".join(run))
+                    segments.append(b",".join(run))
                     run = []
                 segments.append(got)
             if run:
-                segments.append(",".join(run))
-            cols = [[seg] * k if isinstance(seg, str) else list(map(seg[1].__getitem__, seg[0]))
+                segments.append(b",".join(run))
+            cols = [[seg] * k if isinstance(seg, bytes) else list(map(seg[1].__getitem__, seg[0]))
                     if isinstance(seg, tuple) else seg for seg in _fused(segments)]
-            out.write("\n".join(map(",".join, zip(*cols))) if len(cols) > 1 else "\n".join(cols[0]))
-            out.write("\n")
+            write(b"\n".join(map(b",".join, zip(*cols))) if len(cols) > 1 else b"\n".join(cols[0]))
+            write(b"\n")
