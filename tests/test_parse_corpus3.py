@@ -58,7 +58,12 @@ CASES = [
 ]
 # fmt: on
 
-NO_PROFILE: list[tuple[str, str]] = []
+NO_PROFILE: list[tuple[str, str]] = [
+    ("foreign/vipul-olcf-hw4-report-ncu-commands-no-results-windows.md.log",
+     "a course report with ncu command lines and prose, no results"),
+    ("ncu-text/hacheng-ece408sp25-op1-ncu-report-file-op-times-only.log",
+     "ncu saved a report file; program output with Op Times only"),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
@@ -288,3 +293,23 @@ def test_pdf_table_one_cell_per_line_with_a_cell_lost(tmp_path, dropped, lost):
     assert list(f["name"]) == ["[CUDA memcpy HtoD]", "cudaDeviceSynchronize", "cudaMalloc"]
     assert list(f["calls"]) == [14, 6, 20]
     assert ps.notes[0].endswith("Time(%) adds up to 27.68%, not 100% (rows missing or cut)")
+
+
+@pytest.mark.parametrize(("text", "tool", "how"), [
+    ("Op Time: 22922.1 ms\n==PROF== Disconnected from process 51856\n==PROF== Report: /u/h/analysis_file.ncu-rep\n",
+     "Nsight Compute", "`ncu --import /u/h/analysis_file.ncu-rep` prints them"),
+    ("Generating '/tmp/nsys-report-4a50.qdstrm'\n[1/1] [========================100%] r.nsys-rep\nGenerated:\n"
+     "    /tmp/nsys-report-4a50.nsys-rep\n", "Nsight Systems", "`nsys stats /tmp/nsys-report-4a50.nsys-rep` prints them"),
+    ("==31== NVPROF is profiling process 31, command: ./a.out\n==31== Generated result file: /h/prof.nvvp\n",
+     "nvprof", "`nvprof -i /h/prof.nvvp` prints them"),
+])
+def test_a_run_that_saved_its_results_to_a_file_says_how_to_print_them(tmp_path, cli, text, tool, how):
+    """The profiler ran, but wrote a report file instead of tables: the one-line error names the file
+    and the command that prints it (before: only 'no profiler output found')."""
+    p = tmp_path / "run.log"
+    p.write_text(text, encoding="utf-8")
+    r = cli("parse", str(p))
+    assert r.returncode == ExitStatus.BAD_INPUT and r.stdout == ""
+    line = r.stderr.strip()
+    assert "\n" not in line and "no profiler output found" in line
+    assert f"{tool} saved its results in" in line and how in line

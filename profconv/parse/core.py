@@ -288,7 +288,20 @@ def _no_profile_instead(label: str, text: str) -> str | None:
     if rules:
         return (f"{label}: nsys expert-system rules output ({', '.join(rules)}) lists single slow calls, "
                 "not a time summary: nothing to rank (`nsys stats` prints the summary tables)")
+    # the profiler ran but saved its results to a file instead of printing them
+    for rx, tool, how in _SAVED_REPORT:
+        if m := rx.search(text):
+            path = m.group(1)
+            return (f"{label}: no profiler output found: {tool} saved its results in {path} instead of printing "
+                    f"them (`{how.format(path)}` prints them as text)")
     return None
+
+
+_SAVED_REPORT = [
+    (re.compile(r"==PROF== Report: (\S+\.ncu-rep)"), "Nsight Compute", "ncu --import {}"),
+    (re.compile(r"^[ \t]*(\S+\.(?:nsys-rep|qdrep))[ \t]*$", re.M), "Nsight Systems", "nsys stats {}"),
+    (re.compile(r"==\d+== Generated result file: (\S+)"), "nvprof", "nvprof -i {}"),
+]
 
 
 def _inconsistent(t: float, c: float | None, a: float, acc: bool) -> bool:
