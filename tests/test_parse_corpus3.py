@@ -313,3 +313,40 @@ def test_a_run_that_saved_its_results_to_a_file_says_how_to_print_them(tmp_path,
     line = r.stderr.strip()
     assert "\n" not in line and "no profiler output found" in line
     assert f"{tool} saved its results in" in line and how in line
+
+
+NSYS_SPACE_GROUPED = """[5/8] Executing 'cuda_api_sum' stats report
+
+Time (%)  Total Time (ns)  Num Calls    Avg (ns)      Med (ns)    Min (ns)   Max (ns)    StdDev (ns)           Name
+--------  ---------------  ---------  ------------  ------------  --------  -----------  ------------  ----------------------
+53,8      308 807 930          6  51 467 988,3  21 054 696,0    25 638  159 147 694  66 147 813,0  cudaMemcpy
+29,4      168 909 846          6  28 151 641,0     181 280,0   143 469  167 549 424  68 290 998,3  cudaMalloc
+16,8       95 886 463      1 024      93 639,1       8 195,5     4 389   49 486 501  23 613 085,1  cudaDeviceSynchronize
+"""
+
+
+def test_space_grouped_numbers_in_rows_that_lost_their_alignment(tmp_path):
+    """A locale that groups digits with spaces ('308 807 930'), in rows that no longer line up with
+    the header's dashes (re-indented in a paste): the groups are cut the one way whose cells agree
+    (total = calls x avg, min <= avg <= max, max <= total); before, every row was reported."""
+    ps = _parse_text(tmp_path, NSYS_SPACE_GROUPED)
+    f = ps.frame.set_index("name")
+    assert ps.unplaced == []
+    assert f.loc["cudaMemcpy", "total_ns"] == 308807930.0
+    assert f.loc["cudaMemcpy", "med_ns"] == 21054696.0 and f.loc["cudaMemcpy", "min_ns"] == 25638.0
+    assert f.loc["cudaMemcpy", "max_ns"] == 159147694.0 and f.loc["cudaMemcpy", "std_ns"] == 66147813.0
+    assert f.loc["cudaDeviceSynchronize", "calls"] == 1024
+    assert f.loc["cudaDeviceSynchronize", "avg_ns"] == 93639.1
+    assert f.loc["cudaMalloc", "time_pct"] == 29.4
+
+
+def test_space_grouped_numbers_cut_two_ways_are_reported_not_guessed(tmp_path):
+    """'1 234  567': 1,234 ns in 567 ranges, or 1 ns in 234,567? Nothing in the row tells: reported."""
+    text = """ Time (%)  Total Time (ns)  Instances  Name
+ --------  ---------------  ---------  --------
+60,0  1 234  567  range_a
+40,0  822  3  range_b
+"""
+    ps = _parse_text(tmp_path, text)
+    assert [n for n, _ in ps.unplaced] == [3]
+    assert list(ps.frame["name"]) == ["range_b"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from array import array
 from itertools import compress, islice, repeat
@@ -464,7 +465,7 @@ def parse(doc: Document) -> DialectResult:
                         row = row[w:]
                     if len(row.rstrip()) > w and row[w:].strip().startswith(_STATUS):
                         row = row[:w]  # a status line glued after the last row
-                    cells.append(_console_cells(row, spans))
+                    cells.append(_console_cells(row, spans, fields))
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
@@ -489,7 +490,7 @@ def _is_console_row(row: str, spans: list[tuple[int, int]]) -> bool:
     return len(cells) == len(spans) and all(c[:1].isdigit() for c in cells[:-1] if c)
 
 
-def _console_cells(row: str, spans: list[tuple[int, int]]) -> list[str]:
+def _console_cells(row: str, spans: list[tuple[int, int]], fields: list[str | None] | None = None) -> list[str]:
     """A console row cut at its header's dash runs (numbers may hold spaces: '37 312 001'),
     or split on whitespace when the row does not line up with them (pasted, re-indented)."""
     ends = [e for _, e in spans[:-1]]
@@ -501,7 +502,93 @@ def _console_cells(row: str, spans: list[tuple[int, int]]) -> list[str]:
         cells.append(row[spans[-1][0] :].strip())
         if all(cells):
             return cells
+    grouped = _grouped_cells(row, len(spans), fields)
+    if grouped is not None:  # [] when the digit groups read more than one way: a row to report
+        return grouped
     return [t.strip() for t in row.split(None, len(spans) - 1)]
+
+
+_NUM_TOKEN = re.compile(r"\d[\d.,]*")
+_GROUP_HEAD = re.compile(r"[1-9]\d{0,2}")
+_GROUP_MID = re.compile(r"\d{3}")
+_GROUP_LAST = re.compile(r"\d{3}(?:[.,]\d+)?")
+
+
+def _grouped_cells(row: str, ncols: int, fields: list[str | None] | None = None) -> list[str] | None:
+    """A row that does not line up with its header, whose numbers are grouped with spaces
+    ('308 807 930', a French or Russian locale): the one way its leading number tokens make the
+    table's numeric cells, with the name after them. Where the groups could be cut more than one
+    way, only the cuts whose cells agree with each other count (total = calls x average, min <=
+    average and median <= max, a share <= 100%). None when no cut is left (then the row is split
+    on whitespace as usual); [] when more than one is: the row is reported, never guessed."""
+    toks = row.split()
+    need = ncols - 1
+    m = 0
+    while m < len(toks) and _NUM_TOKEN.fullmatch(toks[m]):
+        m += 1
+    if m <= need or m == len(toks):
+        return None  # no spare tokens to group, or no name after the numbers
+    ways: list[list[str]] = []
+
+    def one(g: list[str]) -> bool:
+        if len(g) == 1:
+            t = g[0]
+            return not (len(t) > 1 and t[0] == "0" and t[1].isdigit())  # '093' is no number of its own
+        return (_GROUP_HEAD.fullmatch(g[0]) is not None and all(_GROUP_MID.fullmatch(t) for t in g[1:-1])
+                and _GROUP_LAST.fullmatch(g[-1]) is not None)
+
+    def walk(i: int, cells: list[str]) -> None:
+        if len(ways) > 64:
+            return
+        if len(cells) == need:
+            if i == m:
+                ways.append(cells)
+            return
+        for j in range(i, min(m, i + 6)):  # a number of up to 18 digits: at most 6 groups
+            g = toks[i : j + 1]
+            if one(g):
+                walk(j + 1, [*cells, " ".join(g)])
+
+    walk(0, [])
+    if len(ways) > 1 and fields is not None and len(ways) <= 64:
+        numeric = [f for f in fields if f != "name"]
+        ways = [w for w in ways if _agrees(dict(zip(numeric, w)))]
+    if len(ways) > 1:
+        return []  # more than one reading: the row is reported (no cells), never read one way or the other
+    if not ways:
+        return None
+    return [*ways[0], " ".join(toks[m:])]
+
+
+def _agrees(cells: dict[str | None, str]) -> bool:
+    """Whether a row's cells (grouped with spaces, any ',' or '.' the decimal mark) agree."""
+    v: dict[str, float] = {}
+    for f, c in cells.items():
+        if f is None:
+            continue
+        try:
+            v[f] = float(c.replace(" ", "").replace(",", "."))
+        except ValueError:
+            return False
+    if v.get("pct", 0.0) > 100.0:
+        return False
+    lo, hi = v.get("min"), v.get("max")
+    for f in ("avg", "med"):
+        x = v.get(f)
+        if x is not None and ((lo is not None and x < lo * (1 - 1e-9)) or (hi is not None and x > hi * (1 + 1e-9))):
+            return False
+    t, k, a = v.get("time"), v.get("calls"), v.get("avg")
+    if t is not None and hi is not None and hi > t * (1 + 1e-9):
+        return False  # one call longer than all of them together
+    if t is not None and k is not None and lo is not None and lo * k > t * (1 + 1e-9):
+        return False
+    if t is not None and k is not None and a is not None:
+        if k != int(k):
+            return False
+        quantum = 10.0 ** (math.floor(math.log10(a)) - 2) if a > 0 else 1.0  # the average's printed precision
+        if abs(t - k * a) > max(1e-3 * t, k * quantum, 1.0):
+            return False
+    return True
 
 
 def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
