@@ -7,7 +7,7 @@ import io
 import os
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -71,6 +71,118 @@ def write_json(sets: list[ProfileSet], out) -> None:
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
 
+def _profile_json(info) -> str:
+    """One profile of the record's inputs[].profiles as ParseOutput.to_json writes it there."""
+    import msgspec
+
+    from profconv.records import ParsedProfile, struct_from
+
+    text = msgspec.json.format(msgspec.json.encode(struct_from(ParsedProfile, _plain(vars(info)))), indent=1).decode()
+    return "    " + text.replace("\n", "\n    ")
+
+
+def _stream_big(files: list[str], format: str | None, threshold: float, as_json: bool, advance) -> None:
+    """--json / --csv of inputs among which some are long logs: those are read part by part
+    (profconv.parse.stream), their rows written to a temporary file a slice at a time and each
+    part let go, so memory does not grow with the number of profiles. The output is the same,
+    byte for byte, as write_json / write_csv of the whole ProfileSets: rows go through the same
+    slices, and an input found to need the whole-file reader midway is read again whole (what it
+    had written is taken back)."""
+    import shutil
+    import tempfile
+
+    from profconv.parse.stream import STREAM_FROM, NotStreamable, Stream
+    from profconv.records import ParsedInput, ParseOutput
+    from profconv.render.rows import HEADER, SliceWriter, byte_writer
+
+    spool: Any = tempfile.TemporaryFile()
+    writer = SliceWriter(spool.write, "json" if as_json else "csv")
+    inputs: list[tuple[str, Any, list[int], list[str]]] = []  # source, its profiles' JSON (a file), unplaced, warnings
+    for path in files:
+        profiles: Any = tempfile.TemporaryFile("w+", encoding="utf-8") if as_json else None
+        unplaced: list[int] = []
+        notes: list[str] = []
+        sep = ""
+        done = False
+        if path != "-" and os.path.isfile(path) and os.path.getsize(path) >= STREAM_FROM:
+            pos, before = spool.tell(), writer.sep
+            stream = Stream(path, format)
+            try:
+                for part in stream:
+                    if threshold != 0.90:
+                        part.rethreshold(threshold)
+                    writer.add(part.source, part.rows)
+                    if profiles is not None and part.profiles:
+                        profiles.write(sep + ",\n".join(map(_profile_json, part.profiles)))
+                        sep = ",\n"
+                    unplaced.extend(n for n, _ in part.unplaced)
+                    notes.extend(part.notes)
+                    del part
+                writer.end()
+                notes = stream.warnings(notes)
+                done = True
+            except (NotStreamable, OSError):  # read it whole: that says what is wrong, if anything
+                spool.seek(pos)
+                spool.truncate()
+                writer.sep, writer.parts, writer.n = before, [], 0
+                if profiles is not None:
+                    profiles.seek(0)
+                    profiles.truncate()
+                unplaced, notes, sep = [], [], ""
+        if not done:
+            ps = _parse_one(path, format, None, threshold, False)
+            writer.add(ps.source, ps.rows)
+            writer.end()
+            if profiles is not None and ps.profiles:
+                profiles.write(",\n".join(map(_profile_json, ps.profiles)))
+            unplaced, notes = [n for n, _ in ps.unplaced], list(ps.notes)
+            del ps
+        inputs.append((path, profiles, unplaced, notes))
+        advance(path)
+    spool.flush()
+    out = sys.stdout
+    if not as_json:
+        write = byte_writer(out)
+        write((",".join(HEADER) + "\n").encode())
+        _copy(spool, write)
+        return
+    head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
+                               for src, _, u, w in inputs], rows=[]).to_json()
+    cut = head.rindex('"rows": []')
+    pieces = head[:cut].split('"profiles": []')
+    assert len(pieces) == len(inputs) + 1
+    out.write(pieces[0])
+    for (_, prof, _, _), after in zip(inputs, pieces[1:]):
+        if prof.tell():
+            out.write('"profiles": [\n')
+            prof.seek(0)
+            shutil.copyfileobj(prof, out, 1 << 20)
+            out.write("\n   ]")
+        else:
+            out.write('"profiles": []')
+        out.write(after)
+    out.write('"rows": [')
+    _copy(spool, byte_writer(out))
+    out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+
+
+def _copy(spool, write) -> None:
+    """A spooled output to `write`, a megabyte at a time, each piece ending at a line end (where
+    `write` decodes, no character is cut)."""
+    spool.seek(0)
+    rest = b""
+    while chunk := spool.read(1 << 20):
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n") + 1
+        if cut:
+            write(chunk[:cut])
+            rest = chunk[cut:]
+        else:
+            rest = chunk
+    if rest:
+        write(rest)
+
+
 def to_json(sets: list[ProfileSet]) -> str:
     buf = io.StringIO()
     write_json(sets, buf)
@@ -94,6 +206,13 @@ def _total_size(files: list[str]) -> int:
         except OSError:
             pass
     return total
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size if os.path.isfile(path) else 0
+    except OSError:
+        return 0
 
 
 BIG_INPUT = 20 << 20  # bytes: inputs this large get a progress bar on stderr (in a terminal)
@@ -162,20 +281,32 @@ def parse_command(
         _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
 
 
+def _parse_one(path: str, format: str | None, profile: int | None, threshold: float, strict: bool) -> ProfileSet:
+    try:
+        ps = parse(path, format=format, strict=strict)
+    except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
+        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if profile is not None:
+        ps = ps.profile(profile)
+    if threshold != 0.90:  # the rows' in_top marks the 90% set; --threshold re-marks it
+        ps.rethreshold(threshold)
+    return ps
+
+
 def _parse_and_write(files: list[str], format: Format | None, profile: int | None, threshold: float, as_json: bool,
                      as_csv: bool, strict: bool, all_rows: bool, full_names: bool) -> None:
+    from profconv.parse.stream import STREAM_FROM
+
+    fmt = format.value if format else None
+    if ((as_json or as_csv) and profile is None and not strict and fmt in (None, "nvprof")
+            and any(f != "-" and _size(f) >= STREAM_FROM for f in files)):
+        with _progress(files) as advance:
+            _stream_big(files, fmt, threshold, as_json, advance)
+        return
     sets = []
     with _progress(files) as advance:
         for path in files:
-            try:
-                ps = parse(path, format=format.value if format else None, strict=strict)
-            except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
-                raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
-            if profile is not None:
-                ps = ps.profile(profile)
-            if threshold != 0.90:  # the rows' in_top marks the 90% set; --threshold re-marks it
-                ps.rethreshold(threshold)
-            sets.append(ps)
+            sets.append(_parse_one(path, fmt, profile, threshold, strict))
             advance(path)
     if as_json:
         write_json(sets, sys.stdout)

@@ -353,11 +353,12 @@ def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
     return sorted(out)
 
 
-def _block_notes(raw: list[RawProfile]) -> dict[tuple[int, str], list[str]]:
+def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str], list[str]]:
     """What a reader must know next to a table, from its own rows: Time(%) that does not add up,
-    numbers whose decimal mark is unknown (and whatever the dialect noted)."""
+    numbers whose decimal mark is unknown (and whatever the dialect noted). Profiles are numbered
+    from `first`."""
     out: dict[tuple[int, str], list[str]] = {}
-    for number, prof in enumerate(raw, start=1):
+    for number, prof in enumerate(raw, start=first):
         for blk in prof.blocks:
             key = (number, blk.section or "?")
             where = f"lines {blk.line_start}-{blk.line_end}"
@@ -433,10 +434,11 @@ SMALL_TABLE = 1000  # rows: a table this small joins the gathered columns; a big
 _FIELDS = attrgetter(*ROW_FIELDS)
 
 
-def _rows(raw: list[RawProfile]) -> Rows:
+def _rows(raw: list[RawProfile], first: int = 1) -> Rows:
     """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
-    Each block's Row objects are let go as soon as their values are in the columns."""
+    Each block's Row objects are let go as soon as their values are in the columns. Profiles are
+    numbered from `first`."""
     parts: list[Rows] = []
     # a column is made when a block first has it (the columns no block has stay absent: missing)
     cols: dict[str, Any] = {}
@@ -460,7 +462,7 @@ def _rows(raw: list[RawProfile]) -> Rows:
             parts.append(Rows(cols, have))
             cols, have = {}, 0
 
-    for number, prof in enumerate(raw, start=1):
+    for number, prof in enumerate(raw, start=first):
         for blk in prof.blocks:
             if blk.rows:
                 gather(zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows))), len(blk.rows), number, prof.tool, blk.line_start)
@@ -507,18 +509,21 @@ def _rows(raw: list[RawProfile]) -> Rows:
     return rows
 
 
-def _attach_context(raw: list[RawProfile], text: str) -> list[ProfileInfo]:
+def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
+                    found: list[context.ContextLine] | None = None) -> list[ProfileInfo]:
     """Op Time / Correctness / command lines go to the profile of the same run.
 
     A run starts at a command line ('* Running …', '$ …'); context inside a profile's line span
     is its own; context before a profile and after the previous command line is its too.
+    Profiles are numbered from `first`; `found` is the context of `text` when already scanned.
     """
     infos = [
         ProfileInfo(profile=i, tool=p.tool, line_start=p.line_start, line_end=p.line_end,
                     pid=p.pid, command=p.command, device=p.device)
-        for i, p in enumerate(raw, start=1)
+        for i, p in enumerate(raw, start=first)
     ]
-    found = context.scan(text)
+    if found is None:
+        found = context.scan(text)
     commands = [c.line for c in found if c.kind == "command"]
     for c in found:
         target = None

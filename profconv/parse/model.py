@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
@@ -51,6 +52,10 @@ class DialectResult:
     # and like `bulk` for detection and the run-context scan, but their text stays in the lines (a
     # row found damaged later is reported with its text)
     rows_read: list[tuple[int, int]] = field(default_factory=list)
+    # the dialect's own state where a fresh parse could begin at a line (the line number's profile
+    # start): what it carries from one profile to the next (profconv/parse/stream.py reads a long
+    # log part by part from such lines, each part's parse starting from this state)
+    resume: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Document:
     label: str
     text: str = ""  # the whole input, for detection by one regex search instead of a loop over lines
     skip: list[tuple[int, int]] = field(default_factory=list)  # line ranges `text` holds blank (rows_read)
+    state: dict[str, Any] = field(default_factory=dict)  # dialect -> DialectResult.resume state to begin with
 
     def numbered(self):
         return enumerate(self.lines, start=1)

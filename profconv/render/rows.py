@@ -230,6 +230,11 @@ def _byte_writer(out: TextIO) -> Any:
 def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     write = _byte_writer(out)
     write((",".join(HEADER) + "\n").encode())
+    _write_csv_rows(sets, write)
+
+
+def _write_csv_rows(sets: Sequence[tuple[str, Rows]], write: Any) -> None:
+    """The CSV rows (no header), a slice at a time, as UTF-8 bytes to `write`."""
     for source, rows in sets:
         src = _csv_text(source).encode("utf-8", "surrogateescape")
         for lo in range(0, rows.n, CHUNK_ROWS):
@@ -254,3 +259,62 @@ def _write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
                     if isinstance(seg, tuple) else seg for seg in _fused(segments)]
             write(b"\n".join(map(b",".join, zip(*cols))) if len(cols) > 1 else b"\n".join(cols[0]))
             write(b"\n")
+
+
+class SliceWriter:
+    """Rows that arrive in parts (profconv.parse.stream) written as write_json_rows / write_csv
+    write them whole: the same slices of CHUNK_ROWS rows from each input's first row (a JSON
+    slice leaves out the columns none of its rows holds, so the slices must be the same), the same
+    bytes, to `write` (UTF-8 bytes). `add` the parts of one input, then `end` it. JSON: the rows as
+    write_json_rows writes them ('\n' before the first, ',\n' before the others); CSV: the rows
+    without the header."""
+
+    def __init__(self, write: Any, kind: str) -> None:
+        self.write, self.kind = write, kind
+        self.sep = b"\n"
+        self.parts: list[Rows] = []
+        self.n = 0
+        self.source = ""
+
+    def add(self, source: str, rows: Rows) -> None:
+        self.source = source
+        lo = 0
+        if self.n:  # the slice begun by the parts before comes first
+            lo = min(rows.n, CHUNK_ROWS - self.n)
+            self.parts.append(_cut(rows, 0, lo))
+            self.n += lo
+            if self.n < CHUNK_ROWS:
+                return
+            self._write(Rows.concat(self.parts))
+            self.parts, self.n = [], 0
+        while rows.n - lo >= CHUNK_ROWS:
+            self._write(_cut(rows, lo, lo + CHUNK_ROWS))
+            lo += CHUNK_ROWS
+        if lo < rows.n:
+            self.parts, self.n = [_cut(rows, lo, rows.n)], rows.n - lo
+
+    def end(self) -> None:
+        """The input's last slice."""
+        if self.n:
+            self._write(Rows.concat(self.parts))
+        self.parts, self.n = [], 0
+
+    def _write(self, rows: Rows) -> None:
+        if self.kind == "csv":
+            _write_csv_rows([(self.source, rows)], self.write)
+            return
+        for body in json_chunks([(self.source, rows)]):
+            self.write(self.sep)
+            self.write(body)
+            self.sep = b",\n"
+
+
+def _cut(rows: Rows, lo: int, hi: int) -> Rows:
+    if lo == 0 and hi == rows.n:
+        return rows
+    return Rows({k: v[lo:hi] for k, v in rows.cols.items()}, hi - lo)
+
+
+def byte_writer(out: TextIO) -> Any:
+    """`write` of UTF-8 bytes to `out` (profconv.commands.parse copies a spooled output with it)."""
+    return _byte_writer(out)

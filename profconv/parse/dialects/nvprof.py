@@ -742,6 +742,8 @@ def parse(doc: Document) -> DialectResult:
     last_pid: int | None = None
     metric_block: Block | None = None
     metric_kernel: str | None = None
+    if "nvprof" in doc.state:  # a part of a longer log, from a profile start (DialectResult.resume)
+        pending_section, cell_header, device, last_pid, metric_kernel = doc.state["nvprof"]
 
     def flush_trace(end_line: int) -> None:
         nonlocal trace_rows, trace_bulk
@@ -931,6 +933,8 @@ def parse(doc: Document) -> DialectResult:
             continue
         if m := _START.search(body):
             end_table()
+            # all this parse carries past a profile start: a fresh parse from here is this one
+            result.resume[lineno] = (pending_section, cell_header, device, last_pid, metric_kernel)
             events.append(_Event("start", lineno, pid=int(m.group(1)), command=m.group(2).strip()))
             result.claimed.add(lineno)
             continue

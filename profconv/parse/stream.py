@@ -1,0 +1,306 @@
+"""A long nvprof log read part by part, with the same result as reading it whole.
+
+`profconv.parse.parse` holds the whole input, its lines and all of its rows until the end. A log of
+thousands of summary-only profiles (one per run of a sweep) needs none of that: each profile's
+rows, shares and notes are its own. `Stream` reads such a file a window of about a megabyte at a
+time, parses the window, and hands out the profiles that end before the last profile start it
+holds (a part); the next window begins at that start. The parts, one after the other, are
+exactly what `parse` gives: the same profiles, numbers, rows, shares, unplaced lines and notes.
+
+That holds because a part boundary is only ever put where the nvprof reader itself starts afresh
+(a `NVPROF is profiling process` line that opens a profile, with no comment prefix: everything
+before it is settled, and what the reader carries past it, `DialectResult.resume`, is handed to
+the next window's parse), the run context before a profile is scanned with it, and line numbers
+are shifted to the file's. Anything that makes the whole file matter raises `NotStreamable`
+(before or while parts are handed out): another dialect's markers anywhere (it would be read
+over the whole file), a notebook, gzip, UTF-16 or a decoding that changes part way, a Device line
+(nvprof gives every profile the file's last one), no profile at all. A caller that has handed
+parts on must then start over with `parse` (the CLI writes parts to a temporary file first;
+profconv.commands.parse); `parts` checks the whole file for those markers before the first part,
+so that it can hand parts to a caller as they come.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from profconv.parse import context
+from profconv.parse.core import (
+    ProfileSet,
+    _attach_context,
+    _block_notes,
+    _drop_inconsistent,
+    _rows,
+    _run,
+    _share_notes,
+    table_note,
+)
+from profconv.parse.dialects import DIALECTS, nvprof
+from profconv.parse.model import DialectResult, Document, RawProfile
+from profconv.parse.shares import share_rows
+
+WINDOW = 1 << 20  # bytes read at a time (a window grows while it holds no place to cut)
+STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
+MARGIN = 64  # lines a window holds past a cut: what the reader may look ahead of a line
+HEAD = 1 << 16  # characters where dialects are looked for first (profconv.parse.core.HEAD)
+START = "NVPROF is profiling process"
+
+# a substring that another dialect's detection needs (profconv/parse/dialects/*.py, detect): a
+# text holding none of them is detected as none of them (tests/test_parse_stream.py checks it on
+# every test file)
+OTHER_MARKERS = (
+    "==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ",  # ncu
+    "stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing [",  # nsys
+    "Accelerator Kernel Timing data",  # acc
+    "gputime",  # cudaprof
+)
+_KNOWN = {"nvprof", "nsys", "ncu", "acc", "cudaprof"}  # a dialect added later: its markers are not known here
+
+
+class NotStreamable(Exception):
+    """This input must be read whole (profconv.parse.parse) to be read right."""
+
+
+def _other_dialect(text: str) -> bool:
+    return any(m in text for m in OTHER_MARKERS)
+
+
+def _shift(raw: list[RawProfile], d: int) -> None:
+    """Window line numbers -> the file's."""
+    if not d:
+        return
+    for p in raw:
+        p.line_start += d
+        p.line_end += d
+        for b in p.blocks:
+            b.line_start += d
+            b.line_end += d
+            for r in b.rows:
+                r.line_start += d
+                r.line_end += d
+            if b.table is not None:
+                for c in ("line_start", "line_end"):
+                    col = b.table.cols.get(c)
+                    if col is not None:
+                        b.table.cols[c] = [x + d for x in col]
+
+
+def _prefixed(raw_line: bytes) -> bool:
+    """A line that may carry a comment prefix (profconv.parse.text.normalize): not a place to cut."""
+    s = raw_line.lstrip(b" \t")
+    return s[:1] in (b"#", b">") or s[:2] == b"//"
+
+
+class Stream:
+    """The parts of one file (ProfileSet each, profiles and lines numbered as in the whole file).
+
+    Iterate once. `warnings(notes)` gives the whole file's warnings from the parts' notes;
+    `profiles` counts the profiles handed out."""
+
+    def __init__(self, path: str, format: str | None = None, window: int | None = None) -> None:
+        self.path = self.label = path
+        self.format = format
+        self.window = window or WINDOW
+        self.damaged: list[int] = []  # lines of rows whose total is not calls x average
+        self.profiles = 0  # profiles numbered in the context records (before damaged ones leave)
+        self.numbered = 0  # profiles numbered in the rows (after)
+
+    def warnings(self, part_notes: list[str]) -> list[str]:
+        """The notes `parse` gives for the whole file, from the notes of its parts (in order)."""
+        if not self.damaged:
+            return list(part_notes)
+        nums = ", ".join(str(n) for n in self.damaged[:10])
+        return [f"line(s) {nums}: total is not calls x average (a damaged or mis-paired row): reported as "
+                "unplaced, not used", *part_notes]
+
+    def __iter__(self) -> Iterator[ProfileSet]:
+        if self.format not in (None, "nvprof") or set(DIALECTS) != _KNOWN:
+            raise NotStreamable("a format or dialect the stream does not know")
+        with open(self.path, "rb") as f:
+            yield from self._parts(f)
+        if not self.profiles:  # what parse says then depends on the whole file
+            raise NotStreamable("no profile")
+
+    def _parts(self, f: BinaryIO) -> Iterator[ProfileSet]:
+        carry = b""  # the file's bytes from the last cut on, not read yet
+        start = 1  # the file's number of the first line of `carry`
+        gap: list[str] = []  # lines after the last profile handed out, before `start`: their context is the next profile's
+        state: tuple | None = None  # the nvprof reader's state at `start`
+        head = True
+        utf8 = False  # a window held non-ASCII UTF-8 (a later undecodable one would make the whole file Latin-1)
+        latin1 = False
+        size = self.window
+        while True:
+            block = f.read(size)
+            eof = len(block) < size
+            data = carry + block
+            if not eof:
+                nl = data.rfind(b"\n") + 1
+                if nl == 0:
+                    carry, size = data, 2 * size
+                    continue
+                data, tail = data[:nl], data[nl:]
+            else:
+                tail = b""
+            if head and (data[:2] in (b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:65536]):
+                raise NotStreamable("gzip, UTF-16 or binary")  # gzip, UTF-16, binary: read whole (and said so there)
+            if latin1:
+                text = data.decode("latin-1")
+            else:
+                try:
+                    text = data.decode("utf-8-sig" if head else "utf-8")
+                except UnicodeDecodeError:
+                    if utf8:
+                        raise NotStreamable("UTF-8, then a byte that is not") from None
+                    latin1 = True  # the whole file is read as Latin-1; the windows so far were ASCII
+                    text = data.decode("latin-1")
+                else:
+                    utf8 = utf8 or not data.isascii()
+            if head and not eof and (len(text) < HEAD or text.count(START) < 2) and len(data) < STREAM_FROM:
+                carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
+                continue
+            if head:
+                probe = Document(lines=[], label=self.label, text=text[:HEAD])
+                if text.lstrip()[:1] == "{" or text.count(START) < 2 or (
+                        self.format is None and (not nvprof.detect(Document(lines=[], label=self.label, text=text))
+                                                 or _other_dialect(probe.text))):
+                    raise NotStreamable("head: notebook, fewer than two profile starts, not nvprof or another dialect")
+                head = False
+            got = self._window(data, text, eof, start, gap, state)
+            if got is None:  # no place to cut in this window: read on
+                carry, size = data + tail, 2 * size
+                continue
+            part, c, gap, state = got
+            if part is not None:
+                yield part
+            if eof:
+                return
+            carry = b"\n".join(data.split(b"\n")[c - 1 :]) + tail
+            start += c - 1
+            size = self.window
+
+    def _window(self, data: bytes, text: str, eof: bool, start: int, gap: list[str],
+                state: tuple | None) -> tuple[ProfileSet | None, int, list[str], tuple | None] | None:
+        """Parse one window (lines from the file's line `start`); the part before its cut, the cut
+        (a window line number), the next gap and reader state, or None when it cannot be cut."""
+        from profconv.parse.text import normalize
+
+        text = normalize(text)
+        lines = text.split("\n")
+        end = ""
+        if lines and lines[-1] == "":
+            lines.pop()
+            end = "\n"
+        n = len(lines)
+        if n != data.count(b"\n") + (0 if end else 1):
+            raise NotStreamable("lines do not map onto the file")  # lines do not map one to one onto the file's
+        doc = Document(lines=lines, label=self.label, text=text, state={"nvprof": state} if state else {})
+        del text
+        results: dict[str, DialectResult] = {}
+        _run("nvprof", doc, end, results)
+        r = results["nvprof"]
+        if self.format is None and _other_dialect(doc.text):
+            raise NotStreamable("another dialect")  # another dialect would be read over the whole file
+        if r.notes or any(p.device for p in r.profiles):
+            raise NotStreamable("dialect notes or a Device line")
+        profiles = r.profiles
+        if eof:
+            c = n + 1
+        else:
+            c = 0
+            raw_lines: list[bytes] | None = None
+            for q in reversed(profiles[1:]):
+                ls = q.line_start
+                if ls not in r.resume or ls + MARGIN > n:
+                    continue
+                if raw_lines is None:
+                    raw_lines = data.split(b"\n")
+                if not _prefixed(raw_lines[ls - 1]):
+                    c = ls
+                    break
+            if not c:
+                return None
+        keep = [p for p in profiles if p.line_start < c]
+        d = start - 1
+        view = doc.text.split("\n")[: c - 1]  # the lines as the context scan sees them (plain summary rows blank)
+        found = context.scan("\n".join([*gap, *view]) + "\n")
+        g = start - len(gap)  # the file's number of the scanned text's first line
+        for item in found:
+            item.line += g - 1
+        # what follows the last profile handed out: context of the next one
+        next_gap = view[keep[-1].line_end :] if keep else [*gap, *view]
+        next_state = r.resume.get(c)
+        if not keep:
+            return None, c, next_gap, next_state
+        unplaced = [(k + d, lines[k - 1]) for k in sorted(set(r.unplaced)) if k < c]
+        _shift(keep, d)
+        infos = _attach_context(keep, "", first=self.profiles + 1, found=found)
+        self.profiles += len(keep)
+        damaged = _drop_inconsistent(keep)
+        if damaged:
+            self.damaged.extend(damaged)
+            unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
+            keep = [p for p in keep if not all(b.empty() for b in p.blocks)]
+        table_notes = _block_notes(keep, first=self.numbered + 1)
+        rows = share_rows(_rows(keep, first=self.numbered + 1))
+        _share_notes(rows, table_notes)
+        self.numbered += len(keep)
+        table_notes = {k: v for k, v in table_notes.items() if v}
+        notes = [table_note(number, section, x) for (number, section), items in table_notes.items() for x in items]
+        part = ProfileSet(None, infos, self.label, unplaced, notes, table_notes, rows=rows)
+        return part, c, next_gap, next_state
+
+
+def parts(path: str, format: str | None = None) -> Iterator[ProfileSet]:
+    """The profiles of a long nvprof log, a part at a time (ProfileSet each; numbered as in the whole
+    file): what `profconv.parse.parse(path)` gives, without holding the whole file or all of its
+    rows. A file that must be read whole is (one ProfileSet). Notes that concern the whole file (a
+    damaged row's) come with the last part."""
+    from profconv.parse.core import parse
+
+    if not _streamable_file(path, format):
+        yield parse(path, format)
+        return
+    stream = Stream(path, format)
+    buffered: ProfileSet | None = None
+    try:
+        for part in stream:
+            if buffered is not None:
+                yield buffered
+            buffered = part
+    except NotStreamable:
+        if buffered is not None or stream.profiles:
+            raise  # cannot happen after the check of the whole file; never a part twice
+        yield parse(path, format)
+        return
+    assert buffered is not None
+    if stream.damaged:
+        buffered.notes = stream.warnings([])[:1] + buffered.notes
+    yield buffered
+
+
+def _streamable_file(path: str, format: str | None) -> bool:
+    """A file worth reading part by part in which nothing asks for the whole (checked by one pass)."""
+    import os
+
+    if path == "-" or format not in (None, "nvprof"):
+        return False
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM:
+            return False
+        with open(path, "rb") as f:
+            utf8 = codecs.getincrementaldecoder("utf-8")()
+            prev = b""
+            while block := f.read(WINDOW):
+                if b'Device "' in prev + block:  # nvprof gives every profile the file's last device
+                    return False
+                if format is None and _other_dialect((prev + block).decode("latin-1")):
+                    return False
+                if not block.isascii():
+                    utf8.decode(block)  # UnicodeDecodeError: the file is read as Latin-1, whole
+                prev = block[-64:]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True

@@ -1,0 +1,183 @@
+"""Long nvprof logs read part by part (profconv/parse/stream.py) give what the whole-file parse
+gives: the same profiles, rows (every column, to the bit), unplaced lines and notes; the CLI's
+--json and --csv of a streamed input are byte-identical to those of the same input read whole,
+and an input found midway to need the whole-file reader falls back to it with the same bytes."""
+
+from __future__ import annotations
+
+import glob
+import math
+from pathlib import Path
+
+import pytest
+
+from profconv.errors import ProfconvError
+from profconv.nogc import paused
+from profconv.parse import parse
+from profconv.parse import stream as stream_mod
+from profconv.parse.dialects import DIALECTS
+from profconv.parse.model import Document
+from profconv.parse.table import Rows
+from profconv.parse.text import decode, normalize
+from tests.conftest import run_cli
+
+DATA = Path(__file__).parent / "data"
+NVPROF = sorted(p for p in glob.glob(str(DATA / "**" / "*"), recursive=True)
+                if Path(p).is_file() and "NVPROF is profiling" in Path(p).read_text(errors="replace"))
+ECE408 = DATA / "seeds" / "002_b0bcac5cefbf4480.log"  # five nvprof runs with Op Time and Correctness lines
+SUMMARY = DATA / "nvprof-new" / "tyler-cs566-reductions.log"
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """Windows of a few hundred bytes, parts cut a few lines after a profile start: every profile
+    start of a test file becomes a place to cut."""
+    monkeypatch.setattr(stream_mod, "HEAD", 16)
+    monkeypatch.setattr(stream_mod, "MARGIN", 3)
+    return 300
+
+
+def _same_cell(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _check(path: Path, window: int) -> int:
+    """Parts of `path` equal its whole parse; the number of parts (0: not streamable)."""
+    with paused():
+        st = stream_mod.Stream(str(path), window=window)
+        try:
+            whole = parse(str(path))
+        except ProfconvError:  # no profile: the stream leaves it to the whole-file reader
+            with pytest.raises(stream_mod.NotStreamable):
+                list(st)
+            return 0
+        try:
+            parts = list(st)
+        except stream_mod.NotStreamable:
+            return 0
+    assert [vars(i) for i in (i for p in parts for i in p.profiles)] == [vars(i) for i in whole.profiles]
+    rows = Rows.concat([p.rows for p in parts])
+    assert rows.n == whole.rows.n
+    for c in set(rows.cols) | set(whole.rows.cols):
+        a, b = list(rows.col(c)), list(whole.rows.col(c))
+        assert all(map(_same_cell, a, b)), (path, c)
+    assert [u for p in parts for u in p.unplaced] == whole.unplaced
+    assert st.warnings([n for p in parts for n in p.notes]) == whole.notes
+    notes: dict = {}
+    for p in parts:
+        notes.update(p.table_notes)
+    assert notes == whole.table_notes
+    return len(parts)
+
+
+def test_parts_equal_the_whole_parse_of_repeated_and_mixed_real_logs(tmp_path, small):
+    """Every real nvprof log of the corpus three times over, and each next to another one: split
+    at every profile start that allows it, the parts are the whole parse."""
+    split = 0
+    for k, f in enumerate(NVPROF):
+        text = Path(f).read_bytes()
+        other = Path(NVPROF[(7 * k + 3) % len(NVPROF)]).read_bytes()
+        for name, data in (("r3", text * 3), ("mix", text + other + text + other)):
+            path = tmp_path / f"{name}-{k}.log"
+            path.write_bytes(data)
+            n = _check(path, small)
+            split += n > 1
+    assert split >= 30  # most of them were really read in parts (38 when written)
+
+
+def test_parts_keep_run_context_between_profiles(tmp_path, small):
+    """Op Time, Correctness and command lines before a profile start belong to the run that
+    follows: a part boundary at that start hands them on."""
+    path = tmp_path / "runs.log"
+    path.write_text(ECE408.read_text() * 4)
+    assert _check(path, small) > 4
+    with paused():
+        ps = parse(str(path))
+    assert sum(len(i.op_times_s) for i in ps.profiles) >= 8
+    assert any(i.correctness is not None for i in ps.profiles)
+
+
+def test_damaged_rows_and_unplaced_lines_across_parts(tmp_path, small):
+    """A row whose total is not calls x average (reported unplaced, with one note for the whole
+    file) and program output that looks like data, in several parts."""
+    text = SUMMARY.read_text()
+    bad = text.replace("2.2027ms       400  5.5060us", "2.2027ms       400  9.5060us")  # total != calls x avg
+    noisy = text.replace("Average running time for Warp", "12.5%  3.2ms 4.1ms Warp")
+    path = tmp_path / "damaged.log"
+    path.write_text(text + bad + noisy + text + bad + text)
+    assert _check(path, small) > 2
+    with paused():
+        ps = parse(str(path))
+    assert ps.notes[0].startswith("line(s) ") and "calls x average" in ps.notes[0]
+    assert len(ps.unplaced) >= 3
+
+
+@pytest.mark.parametrize("path", NVPROF[:0] or [SUMMARY])
+def test_a_log_with_one_profile_start_is_read_whole(path, small):
+    with pytest.raises(stream_mod.NotStreamable):
+        list(stream_mod.Stream(str(path), window=small))
+
+
+def test_other_dialects_markers_are_necessary_for_their_detection():
+    """OTHER_MARKERS is what the stream looks for to know that no other dialect would read the
+    file: on every test file, a dialect detected in the text means one of its markers is there."""
+    assert set(DIALECTS) == stream_mod._KNOWN, "a new dialect: add what its detect needs to OTHER_MARKERS"
+    for f in glob.glob(str(DATA / "**" / "*"), recursive=True):
+        if not Path(f).is_file():
+            continue
+        data = Path(f).read_bytes()
+        if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            continue
+        text = normalize(decode(data))
+        doc = Document(lines=[], label=f, text=text)
+        for name, mod in DIALECTS.items():
+            if name != "nvprof" and mod.detect(doc):
+                assert stream_mod._other_dialect(text), (f, name)
+
+
+def test_public_parts_api(tmp_path, monkeypatch):
+    """`parts` checks the whole file first, then hands parts out as they come; a file that must be
+    read whole comes as one ProfileSet."""
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 1000)
+    monkeypatch.setattr(stream_mod, "WINDOW", 4096)
+    monkeypatch.setattr(stream_mod, "HEAD", 1024)
+    path = tmp_path / "many.log"
+    path.write_text(SUMMARY.read_text() * 30)
+    got = list(stream_mod.parts(str(path)))
+    assert len(got) > 2
+    assert [i.profile for p in got for i in p.profiles] == list(range(1, 31))
+    assert sum(p.rows.n for p in got) == 30 * 20
+    ncu = tmp_path / "with-ncu.log"
+    ncu.write_text(SUMMARY.read_text() * 30 + "==PROF== Disconnected from process 1\n")
+    assert len(list(stream_mod.parts(str(ncu)))) == 1
+
+
+def _cli_bytes(monkeypatch, stream_from: int, *args: str) -> str:
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", stream_from)
+    r = run_cli("parse", *args)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("out", ["--json", "--csv"])
+def test_cli_output_streamed_is_the_whole_files(tmp_path, monkeypatch, out):
+    """Several inputs, one of them long (more than one slice of 10,000 rows), one short, one that
+    needs the whole-file reader only once it is half read (an ncu marker near its end); with and
+    without --threshold: the same bytes whether the long ones are streamed or not."""
+    monkeypatch.setattr(stream_mod, "WINDOW", 8192)
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    long = tmp_path / "long.log"
+    long.write_text(ECE408.read_text() * 3 + SUMMARY.read_text() * 560)
+    mixed = tmp_path / "mixed.log"
+    mixed.write_text(SUMMARY.read_text() * 40 + "==PROF== Connected to process 5\n" + SUMMARY.read_text())
+    short = SUMMARY
+    files = [str(long), str(short), str(mixed)]
+    assert len(list(stream_mod.Stream(str(long)))) > 10  # really streamed
+    with pytest.raises(stream_mod.NotStreamable):  # only once parts were made
+        for k, _ in enumerate(stream_mod.Stream(str(mixed))):
+            assert k < 10
+    for extra in ([], ["--threshold", "0.5"]):
+        streamed = _cli_bytes(monkeypatch, 1000, *files, out, *extra)
+        whole = _cli_bytes(monkeypatch, 1 << 40, *files, out, *extra)
+        assert streamed == whole
+    assert streamed.count("cudaEventCreate") >= 600
