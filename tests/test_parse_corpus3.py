@@ -350,3 +350,31 @@ def test_space_grouped_numbers_cut_two_ways_are_reported_not_guessed(tmp_path):
     ps = _parse_text(tmp_path, text)
     assert [n for n, _ in ps.unplaced] == [3]
     assert list(ps.frame["name"]) == ["range_b"]
+
+
+LATEX_TABLE = r"""\begin{table}[h]
+\centering
+\begin{tabular}{|l|r|r|r|r|r|r|l|}
+\hline
+Type & Time(\%) & Time & Calls & Avg & Min & Max & Name \\ \hline
+GPU activities: & 72.32\% & 1.02030s & 6 & 170.05ms & 1.0240us & 673.87ms & conv\_forward\_kernel \\
+ & 27.68\% & 390.53ms & 14 & 27.895ms & 1.1520$\mu$s & 222.43ms & [CUDA memcpy HtoD] \\ \hline
+API calls: & 55.10\% & 1.03271s & 6 & 172.12ms & 3.4560us & 675.12ms & \texttt{cudaDeviceSynchronize} \\
+ & 44.90\% & 841.45ms & 20 & 42.072ms & 2.9530us & 410.22ms & cudaMalloc \\ \midrule
+\end{tabular}
+\caption{nvprof summary of milestone 3}
+\end{table}
+"""
+
+
+def test_latex_tabular_of_an_nvprof_summary(tmp_path):
+    """A course report written in LaTeX: '&' between cells, '\\%', '\\_', '$\\mu$s', '\\texttt{}',
+    rows ended by '\\\\' and rules (before: no row could be read)."""
+    ps = _parse_text(tmp_path, LATEX_TABLE, "report.tex")
+    f = ps.frame
+    assert ps.unplaced == []
+    assert list(zip(f["section"], f["name"], f["calls"])) == [
+        ("gpu", "conv_forward_kernel", 6), ("gpu", "[CUDA memcpy HtoD]", 14),
+        ("api", "cudaDeviceSynchronize", 6), ("api", "cudaMalloc", 20)]
+    assert list(f["min_ns"]) == [1024.0, 1152.0, 3456.0, 2953.0]
+    assert list(f["time_pct"]) == [72.32, 27.68, 55.10, 44.90]

@@ -100,6 +100,9 @@ def _strip_prefixes(text: str) -> str:
 
 def clean(line: str) -> str:
     """One report line back to what the profiler printed (cells of markdown tables tab-joined)."""
+    if "\\" in line:
+        if (latex := _latex_row(line)) is not None:
+            return latex
     if "&" in line:
         line = html.unescape(line)
     if "<" in line or "*" in line:
@@ -115,6 +118,29 @@ def clean(line: str) -> str:
             return ""
         return "\t".join(cell.strip() for cell in stripped[1:-1].split("|"))
     return line.rstrip("\r\n")
+
+
+_LATEX_RULE = re.compile(r"^\s*(?:\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})\s*)+$")
+_LATEX_END = re.compile(r"\s*\\\\\s*(?:\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})\s*)*$")
+_LATEX_AMP = re.compile(r"(?<!\\)&")
+_LATEX_CMD = re.compile(r"\\(?:textbf|texttt|textit|emph|mathrm|text)\{([^{}]*)\}")
+_LATEX_MU = re.compile(r"\$\\mu\$\s*|\\textmu(?:\{\})?\s*|\$\\mu\s*\$")
+
+
+def _latex_row(line: str) -> str | None:
+    """A row of a LaTeX tabular ('72.32\\% & 1.02030s & … \\\\ \\hline') as its cells tab-joined, a
+    rule line as '' (like a markdown separator); None when the line is not one."""
+    if _LATEX_RULE.match(line):
+        return ""
+    end = _LATEX_END.search(line)
+    if end is None or len(_LATEX_AMP.findall(line)) < 2:
+        return None
+    body = _LATEX_MU.sub("u", line[: end.start()])
+    body = _LATEX_CMD.sub(r"\1", body)
+    cells = [c.strip() for c in _LATEX_AMP.split(body)]
+    cells = [c.replace("\\%", "%").replace("\\_", "_").replace("\\&", "&").replace("\\#", "#")
+             .replace("\\$", "$").replace("~", " ").replace("{}", "") for c in cells]
+    return "\t".join(cells)
 
 
 def csv_row(line: str) -> list[str]:
