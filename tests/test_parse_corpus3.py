@@ -55,6 +55,17 @@ CASES = [
              (1, 'ncu-metric', 'f32_to_f16', 'Total SMSP Elapsed Cycles', 'cycle', 2494080.0, None),
          ],
          notes=[]),
+    Case('nvprof-csv/floriansegard-gpgpu-hyst-trace-nuits-blanches-space-in-command-no-eol.csv.log',
+         tools=('nvprof',), rows=13, unplaced=0,
+         sections={(1, 'gpu'): 13},
+         tops=[(1, 'gpu', 'hysteresis_kernel(ImageView<bool>', 5)],
+         checks=[
+             (1, 'gpu', 'hysteresis_kernel(ImageView<bool>', 3517503000.0, 24918, 141163.0),
+             (1, 'gpu', '[CUDA memset]', 8248000.0, 24982, 330.0),
+             (1, 'gpu', '[CUDA memcpy DtoD]', 903000.0, 2, 451571.0),
+             (1, 'gpu', 'MemsetD2D_BL', 130000.0, 10, 13011.0),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
