@@ -389,3 +389,51 @@ def test_latex_tabular_of_an_nvprof_summary(tmp_path):
         ("api", "cudaDeviceSynchronize", 6), ("api", "cudaMalloc", 20)]
     assert list(f["min_ns"]) == [1024.0, 1152.0, 3456.0, 2953.0]
     assert list(f["time_pct"]) == [72.32, 27.68, 55.10, 44.90]
+
+
+NCU_SUMMARY = """==PROF== Disconnected from process 11139
+[11139] a.out@127.0.0.1
+  Device 0, CC 9.0
+    bitonic_merge(int *, int, int, int) (16384, 1, 1)x(512, 1, 1), Invocations 300
+      Section: Command line profiler metrics
+      ---------------------------------------------------------------- ----------- ------- ------- -------
+      Metric Name                                                      Metric Unit Minimum Maximum Average
+      ---------------------------------------------------------------- ----------- ------- ------- -------
+      gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed           %   56.59   72.29   64.43
+      gpu__time_duration.sum                                                    ms    1.02    1.31    1.12
+      ---------------------------------------------------------------- ----------- ------- ------- -------
+
+  transposeNaive(const float *, float *, int) (32, 32, 1)x(32, 32, 1), Device 0, CC 11.0, Invocations 14
+    Section: Command line profiler metrics
+    -------------------------------------------------------------- ----------- ------- ------- -------
+    Metric Name                                                    Metric Unit Minimum Maximum Average
+    -------------------------------------------------------------- ----------- ------- ------- -------
+    l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum                      0.00    0.00    0.00
+    gpu__time_duration.sum                                                  us   12.10   14.30   12.90
+    -------------------------------------------------------------- ----------- ------- ------- -------
+"""
+
+
+@pytest.mark.parametrize("drop_prof_lines", [False, True], ids=["with-prof-lines", "pasted-without"])
+def test_ncu_print_summary_per_kernel(tmp_path, drop_prof_lines):
+    """`ncu --print-summary per-kernel` (or --import … --print-summary): one block per kernel with its
+    launch count, Minimum/Maximum/Average columns. Every metric keeps all three values (the average as
+    the metric, '(minimum)'/'(maximum)' beside it); the duration gives the kernel's GPU row with its
+    launches, average, min and max, and no total (ncu prints none: said next to the table). Before:
+    'no profiler output found'."""
+    text = NCU_SUMMARY if not drop_prof_lines else NCU_SUMMARY.split("\n", 2)[2]
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert ps.unplaced == []
+    gpu = f[f["section"] == "gpu"].set_index("short_name")
+    assert list(gpu.index) == ["bitonic_merge", "transposeNaive"]
+    assert list(gpu["calls"]) == [300, 14]
+    assert list(gpu["avg_ns"]) == [1.12e6, 12900.0]
+    assert list(gpu["min_ns"]) == [1.02e6, 12100.0] and list(gpu["max_ns"]) == [1.31e6, 14300.0]
+    assert gpu["total_ns"].isna().all()
+    m = f[f["section"] == "ncu-metric"].set_index("metric")
+    assert len(m) == 12
+    pct = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+    assert m.loc[pct, "value"] == 64.43 and m.loc[pct, "unit"] == "%"
+    assert m.loc[f"{pct} (minimum)", "value"] == 56.59 and m.loc[f"{pct} (maximum)", "value"] == 72.29
+    assert ps.notes[0].endswith("no total: the kernels are listed, not ranked by time")

@@ -20,6 +20,12 @@ _KERNEL = re.compile(
     r"(?: \d{4}-\w{3}-\d{2} [\d:]+,)? Context (?P<ctx>\d+), Stream (?P<stream>\d+)"
     r"(?:, Device (?P<dev>\d+), CC (?P<cc>[\d.]+))?\s*$"
 )
+# `--print-summary per-kernel`/`per-gpu`: one line per kernel with its launch count, under a device line
+_SUMMARY_KERNEL = re.compile(
+    r"^\s{2,}(?P<name>\S.*?)(?: \((?P<grid>\d+, \d+, \d+)\)x\((?P<block>\d+, \d+, \d+)\))?,"
+    r"(?: Device \d+, CC [\d.]+,)? Invocations (?P<inv>\d+)\s*$"
+)
+_DEVICE_LINE = re.compile(r"^\s+Device \d+, CC [\d.]+\s*$")
 _SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
 _RULE = re.compile(r"^\s+-{3,}( -{3,})+\s*$")
 _PROCESS = re.compile(r"^\[(\d+)\] (\S+)")
@@ -29,6 +35,8 @@ _METRIC_LIKE = re.compile(r"^\s+\S.*?\s{2,}\S+\s{2,}[\d.,]+\s*$")
 _OTHER_TOOL = re.compile(r"^\s*==\d+== |^\s*\[\d+/\d+\] Executing|^\s*Generating '|^\s*Processing \[|"
                          r"^\s*Accelerator Kernel Timing data")
 DURATION_METRICS = {"Duration", "gpu__time_duration.sum", "gpu__time_duration"}
+SUMMARY_NOTE = ("ncu --print-summary prints each kernel's minimum, maximum and average duration over its "
+                "launches, no total: the kernels are listed, not ranked by time")
 TIME_UNIT = {"nsecond": "ns", "usecond": "us", "msecond": "ms", "second": "s",
              "ns": "ns", "us": "us", "ms": "ms", "s": "s"}
 
@@ -41,7 +49,11 @@ _PASTED_KERNEL = re.compile(r"^  \S[^\n]*?, (?:\d{4}-\w{3}-\d{2} [\d:]+, )?Conte
 def detect(doc: Document) -> bool:
     t = doc.text
     return ("==PROF==" in t or '"Metric Name"' in t or '"Kernel Name"' in t
-            or (", Context " in t and "Section: " in t and _PASTED_KERNEL.search(t) is not None))
+            or (", Context " in t and "Section: " in t and _PASTED_KERNEL.search(t) is not None)
+            or ("Invocations " in t and _SUMMARY_HEADER.search(t) is not None))
+
+
+_SUMMARY_HEADER = re.compile(r"Metric Unit +Minimum +Maximum +Average")
 
 
 def _value(text: str) -> float:
@@ -65,11 +77,12 @@ def duration_ns(value: float, unit: str | None) -> float:
     return value * units.TIME_UNITS_NS[u] if u else float("nan")
 
 
-def summarize(metrics: list[Row]) -> list[Row]:
-    """Per kernel name: launches, total/avg/min/max of the duration metric."""
+def summarize(metrics: list[Row], skip: set[int] | frozenset[int] = frozenset()) -> list[Row]:
+    """Per kernel name: launches, total/avg/min/max of the duration metric (rows on the lines in
+    `skip` are a --print-summary's averages, not one launch each)."""
     acc: dict[str, list[tuple[float, int]]] = {}
     for r in metrics:
-        if r.metric in DURATION_METRICS:
+        if r.metric in DURATION_METRICS and r.line_start not in skip:
             d = duration_ns(r.value, r.unit)
             if d == d:
                 acc.setdefault(r.name, []).append((d, r.line_start))
@@ -161,13 +174,23 @@ def parse(doc: Document) -> DialectResult:
     pid: int | None = None
     command: str | None = None
     rows_in_table = 0
+    invocations: int | None = None  # the kernel line of a --print-summary: min/max/avg over this many launches
+    summary_gpu: list[Row] = []  # its duration rows, as GPU rows (calls, avg, min, max; no total printed)
+    kernel_line = 0
+    summary_lines: set[int] = set()  # lines of --print-summary metric rows (averages, not one launch each)
 
     def flush() -> None:
-        nonlocal metrics
+        nonlocal metrics, summary_gpu
+        if summary_gpu:
+            events.append(grouping.Event("block", first_line, block=Block(
+                section="gpu", rows=summary_gpu, line_start=first_line, line_end=summary_gpu[-1].line_end,
+                notes=[SUMMARY_NOTE])))
+            summary_gpu = []
         if metrics:
             events.append(grouping.Event("block", first_line, block=Block(
                 section="ncu-metric", rows=metrics, line_start=first_line, line_end=metrics[-1].line_end)))
-            summary = summarize(metrics)
+            summary = summarize(metrics, summary_lines)
+            summary_lines.clear()
             if summary:
                 events.append(grouping.Event("block", first_line, block=Block(
                     section="gpu", rows=summary, line_start=first_line, line_end=metrics[-1].line_end)))
@@ -194,9 +217,21 @@ def parse(doc: Document) -> DialectResult:
             continue
         if m := _KERNEL.match(line):
             kernel = m.group("name")
+            invocations = None
             first_line = first_line or lineno
             result.claimed.add(lineno)
             spans = None
+            continue
+        if m := _SUMMARY_KERNEL.match(line):
+            kernel = m.group("name")
+            invocations = int(m.group("inv"))
+            kernel_line = lineno
+            first_line = first_line or lineno
+            result.claimed.add(lineno)
+            spans = None
+            continue
+        if _DEVICE_LINE.match(line) and (kernel is not None or pid is not None or first_line == 0):
+            result.claimed.add(lineno)
             continue
         if kernel is None:
             continue
@@ -215,6 +250,31 @@ def parse(doc: Document) -> DialectResult:
         if _OTHER_TOOL.match(line):
             flush()
             kernel, spans = None, None  # another profiler's output follows the ncu log
+            continue
+        if spans and len(spans) == 5 and invocations is not None and line.strip():
+            # a --print-summary table: Metric Name, Metric Unit, Minimum, Maximum, Average
+            name = line[: spans[1][0]].strip()
+            unit = line[spans[1][0] : spans[2][0]].strip()
+            cells = line[spans[2][0] :].replace("(!)", "").split()
+            if name == "Metric Name":
+                result.claimed.add(lineno)
+                continue
+            if name and len(cells) == 3 and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
+                lo, hi, avg = cells
+                summary_lines.add(lineno)
+                metrics.append(_metric(kernel, lineno, name, unit, avg))
+                metrics.append(_metric(kernel, lineno, f"{name} (minimum)", unit, lo))
+                metrics.append(_metric(kernel, lineno, f"{name} (maximum)", unit, hi))
+                if name in DURATION_METRICS:
+                    d = [duration_ns(_value(c), unit) for c in (avg, lo, hi)]
+                    if all(x == x for x in d):  # its launch count is on the kernel line
+                        summary_gpu.append(Row(section="gpu", name=kernel, line_start=kernel_line, line_end=lineno,
+                                               calls=invocations, avg_ns=d[0], min_ns=d[1], max_ns=d[2]))
+                rows_in_table += 1
+                result.claimed.add(lineno)
+                continue
+            if _METRIC_LIKE.match(line) and not _ADVICE.match(line):
+                result.unplaced.append(lineno)
             continue
         if spans and len(spans) == 3 and line.strip():
             name = line[: spans[1][0]].strip()
