@@ -66,6 +66,18 @@ CASES = [
              (1, 'gpu', 'MemsetD2D_BL', 130000.0, 10, 13011.0),
          ],
          notes=[]),
+    Case('pasted/yktian-ai4materials-paddle-nsys-legacy-tilde-text-fence-excerpt.md.log',
+         tools=('nsys',), rows=17, unplaced=0,
+         sections={(1, 'api'): 13, (1, 'gpu'): 4},
+         tops=[(1, 'api', 'cudaMalloc', 4), (1, 'gpu', 'void phi::BNForwardInference', 4)],
+         checks=[
+             (1, 'api', 'cudaMalloc', 1709124966.0, 195, 8764743.4),
+             (1, 'api', 'cuModuleUnload', 377387837.0, 602, 626890.1),
+             (1, 'api', 'cuInit', 3200.0, 3, 1066.7),
+             (1, 'gpu', 'void phi::BNForwardInference', 58366.0, 6, 9727.7),
+             (1, 'gpu', 'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align1>', 28960.0, 3, 9653.3),
+         ],
+         notes=['profile 1, gpu table, lines 30-33: Time(%) adds up to 44.10%']),
 ]
 # fmt: on
 
