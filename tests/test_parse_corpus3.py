@@ -78,6 +78,17 @@ CASES = [
              (1, 'gpu', 'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align1>', 28960.0, 3, 9653.3),
          ],
          notes=['profile 1, gpu table, lines 30-33: Time(%) adds up to 44.10%']),
+    Case('ncu-text/eduardo4jesus-hw8-task1b-naive-transpose-metrics-2022.log',
+         tools=('ncu',), rows=8, unplaced=0,
+         sections={(1, 'ncu-metric'): 8},
+         tops=[],
+         checks=[
+             (1, 'ncu-metric', 'naive_cuda_transpose', 'l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio',
+              'sector/request', 32.0, None),
+             (1, 'ncu-metric', 'naive_cuda_transpose', 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum', 'sector', 16777216.0, None),
+             (1, 'ncu-metric', 'naive_cuda_transpose', 'smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct', '%', 25.0, None),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
