@@ -460,3 +460,32 @@ def test_ncu_print_summary_per_kernel(tmp_path, drop_prof_lines):
     assert m.loc[pct, "value"] == 64.43 and m.loc[pct, "unit"] == "%"
     assert m.loc[f"{pct} (minimum)", "value"] == 56.59 and m.loc[f"{pct} (maximum)", "value"] == 72.29
     assert ps.notes[0].endswith("no total: the kernels are listed, not ranked by time")
+
+
+PER_GPU = """==12917== NVPROF is profiling process 12917, command: ./simpleP2P
+==12917== Profiling application: ./simpleP2P
+==12917== Profiling result:
+==12917== Device "Tesla P100-PCIE-16GB (0)"
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   54.07%  1.3417ms        50  26.833us  26.208us  27.361us  [CUDA memcpy PtoP]
+                   45.93%  1.1398ms         1  1.1398ms  1.1398ms  1.1398ms  SimpleKernel(float*, float*)
+
+==12917== Device "Tesla P100-PCIE-16GB (1)"
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   61.79%  1.3354ms        50  26.708us  26.112us  27.392us  [CUDA memcpy PtoP]
+                   38.21%  825.77us         1  825.77us  825.77us  825.77us  [CUDA memcpy DtoH]
+      API calls:   55.31%  321.96ms         2  160.98ms  158.95ms  163.01ms  cudaMallocHost
+                   44.69%  260.10ms         4  65.025ms  3.1570us  260.09ms  cudaDeviceEnablePeerAccess
+"""
+
+
+def test_nvprof_summary_per_gpu_names_each_device(tmp_path):
+    """`nvprof --print-summary-per-gpu`: a table per device, each a profile of the same run that
+    says which device it is (before: the second profile had lost its command, pid and device)."""
+    ps = _parse_text(tmp_path, PER_GPU)
+    assert ps.unplaced == []
+    assert [(p.pid, p.command, p.device) for p in ps.profiles] == [
+        (12917, "./simpleP2P", "Tesla P100-PCIE-16GB (0)"), (12917, "./simpleP2P", "Tesla P100-PCIE-16GB (1)")]
+    f = ps.frame
+    assert list(f[f["profile"] == 1]["name"]) == ["[CUDA memcpy PtoP]", "SimpleKernel(float*, float*)"]
+    assert list(f[f["profile"] == 2]["total_ns"]) == pytest.approx([1.3354e6, 825770.0, 321.96e6, 260.10e6], rel=1e-12)

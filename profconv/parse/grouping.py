@@ -14,6 +14,7 @@ class Event:
     pid: int | None = None
     command: str | None = None
     block: Block | None = None
+    device: str | None = None  # a start that names its device (nvprof --print-summary-per-gpu)
 
 
 # Sections that may legitimately appear several times in one profile (one table per device
@@ -32,6 +33,7 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
                 profiles.append(current)
             current.pid = ev.pid if ev.pid is not None else current.pid
             current.command = current.command or ev.command
+            current.device = ev.device or current.device
             continue
         blk = ev.block
         assert blk is not None and blk.section is not None

@@ -318,6 +318,17 @@ def _units_row(body: str) -> str | None:
     return toks[1]
 
 
+def _summary_follows(lines: list[str], i: int) -> bool:
+    """Whether the next non-blank line (index i on) is a summary table's header."""
+    for ln in lines[i : i + 3]:
+        body = clean(ln)
+        m = _PREFIX.match(body)
+        body = body[m.end():] if m else body
+        if body.strip():
+            return parse_header(body) is not None
+    return False
+
+
 def _header_word(body: str) -> bool:
     """A line holding one summary-header cell and nothing else ('Type', 'Time(%)', 'Avg')."""
     w = body.strip().replace("Time (", "Time(")
@@ -948,6 +959,15 @@ def parse(doc: Document) -> DialectResult:
             pending_section = "gpu"
             result.claimed.add(lineno)
             continue
+        if (dm := _DEVICE.match(body)) and mode not in ("um", "um-csv", "metrics") and _summary_follows(lines, i):
+            # --print-summary-per-gpu: one summary per device, each its own profile of the same run
+            end_table()
+            run = next((e for e in reversed(events) if e.kind == "start"), None)
+            events.append(_Event("start", lineno, pid=run.pid if run else last_pid, command=run.command if run else None,
+                                 device=dm.group(1)))
+            pending_section = "gpu"
+            result.claimed.add(lineno)
+            continue
         if _API_MARKER.match(body) and not (mode == "summary" and table is not None and "type" in table.fields
                                             and not table.pending):
             end_table()
@@ -1286,7 +1306,7 @@ def _group(events: list[_Event], n_lines: int, device: str | None) -> list[RawPr
             if blk.table is not None:
                 blk.table.set("section", [blk.section] * len(blk.table))
     profiles = grouping.group(
-        [grouping.Event(e.kind, e.line, e.pid, e.command, e.block) for e in events], TOOL
+        [grouping.Event(e.kind, e.line, e.pid, e.command, e.block, e.device) for e in events], TOOL
     )
     for p in profiles:
         p.device = p.device or device
