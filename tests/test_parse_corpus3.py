@@ -489,3 +489,29 @@ def test_nvprof_summary_per_gpu_names_each_device(tmp_path):
     f = ps.frame
     assert list(f[f["profile"] == 1]["name"]) == ["[CUDA memcpy PtoP]", "SimpleKernel(float*, float*)"]
     assert list(f[f["profile"] == 2]["total_ns"]) == pytest.approx([1.3354e6, 825770.0, 321.96e6, 260.10e6], rel=1e-12)
+
+
+def test_summary_rows_glued_on_one_line_are_each_read(tmp_path):
+    """Line breaks lost in a paste glue a row after the previous row's name: it was swallowed into
+    that name ('cuInit   0.00%  2.0us … cuDriverGetVersion'); now each row is its own, on that line.
+    The same inside a long table read in bulk."""
+    text = """==1== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+      API calls:   55.10%  1.03271s         6  172.12ms  3.4560us  675.12ms  cudaDeviceSynchronize
+                   0.00%   1.0us           1  1.0us     1.0us     1.0us     cuInit                   0.00%   2.0us           2  1.0us     1.0us     1.0us     cuDriverGetVersion
+"""
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert ps.unplaced == []
+    assert list(zip(f["name"], f["total_ns"], f["calls"], f["line_start"])) == [
+        ("cudaDeviceSynchronize", 1.03271e9, 6, 3), ("cuInit", 1000.0, 1, 4), ("cuDriverGetVersion", 2000.0, 2, 4)]
+    rows = ["==1== Profiling result:", "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name"]
+    for k in range(80):
+        lab = " GPU activities:" if k == 0 else "                "
+        rows.append(f"{lab}   1.00%  {k + 1}.0000us         1  {k + 1}.0000us  {k + 1}.0000us  {k + 1}.0000us  kern_{k}(int)")
+    rows[40] += "   1.00%  7.0000us         1  7.0000us  7.0000us  7.0000us  glued_kern(int)"
+    ps = _parse_text(tmp_path, "\n".join(rows) + "\n", "bulk.txt")
+    f = ps.frame
+    assert ps.unplaced == [] and len(f) == 81
+    assert list(f[f["line_start"] == 41]["name"]) == ["kern_38(int)", "glued_kern(int)"]
+    assert list(f[f["line_start"] == 41]["total_ns"]) == [39000.0, 7000.0]

@@ -68,6 +68,9 @@ _FAST_ROW = re.compile(
     rf"{_N}\s+(\d{{1,18}})\s+{_N}\s+{_N}\s+{_N}\s+(\S.*)$"
 )
 _NEEDS_CLEAN = re.compile(r"</?(?:b|strong|code|em|i|tt)>")
+# the start of another summary row inside a row's name: rows glued together when line breaks were lost
+_GLUED_ROW = re.compile(r"\s{2,}(?:(?:GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s+)?"
+                        r"\d{1,3}(?:[.,]\d+)?%\s+\d")
 _INF = float("inf")
 
 
@@ -829,7 +832,7 @@ def parse(doc: Document) -> DialectResult:
             if m is not None and (j := _bulk_summary(lines, i - 1, m, table, events, result)) >= i:
                 i = j  # this row and the plain rows after it read at once
                 continue
-            if m is not None and not _needs_clean(raw):
+            if m is not None and not _needs_clean(raw) and not ("%" in m.group(12) and _GLUED_ROW.search(m.group(12))):
                 g = m.groups()
                 pct = float(g[1])
                 if pct <= 100.0:
@@ -1108,6 +1111,16 @@ def parse(doc: Document) -> DialectResult:
                 table.votes = votes
                 if loc != table.locale:
                     table.relocate(loc)
+                # rows glued on one line (its line breaks lost): each read as its own row
+                while "%" in parsed[2] and (gm := _GLUED_ROW.search(parsed[2])):
+                    rest = parsed[2][gm.start():].strip()
+                    second = parse_summary_row(rest, row_fields, table.time_unit, loc, table.units_row)
+                    if second is None:
+                        break
+                    cut = body.find(rest)
+                    place(table, (parsed[0], parsed[1], parsed[2][: gm.start()].rstrip()), body[:cut], row_fields,
+                          loc, lineno)
+                    parsed, body = second, body[cut:]
                 place(table, parsed, body, row_fields, loc, lineno)
                 continue
             if table.open_row is not None and _continues(table.open_row) and table.neutral_run <= 4:
@@ -1218,6 +1231,9 @@ def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, even
         del raws[cut:], pct[cut:]
         cols = [c[:cut] for c in cols]
     names = list(map(str.rstrip, cols[11][: len(pct)]))
+    if "%" in "\x00".join(names):  # a row glued after a name (line breaks lost): from there on, the line path
+        cut = next((x for x, nm in enumerate(names) if "%" in nm and _GLUED_ROW.search(nm)), len(names))
+        del raws[cut:], pct[cut:], names[cut:]
     if names and _name_continues(names[-1]):
         raws.pop(), pct.pop(), names.pop()  # a name that may go on: the line path keeps it open
     count = len(names)
