@@ -10,7 +10,6 @@ from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
@@ -218,6 +217,13 @@ def _size(path: str) -> int:
 BIG_INPUT = 20 << 20  # bytes: inputs this large get a progress bar on stderr (in a terminal)
 
 
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # replaced or closed
+        return False
+
+
 @contextlib.contextmanager
 def _progress(files: list[str]):
     """A bar over the input bytes (files done/total, ETA) on stderr when the inputs are big and stderr is a
@@ -229,10 +235,17 @@ def _progress(files: list[str]):
         except OSError:
             sizes[f] = 0
     total = sum(sizes[f] for f in files)
-    con = error_console()
-    if total < BIG_INPUT or not con.is_terminal:
+    # rich is imported only where a bar may show: a big input, and stderr a terminal or said to be
+    # one (rich's TTY_COMPATIBLE, FORCE_COLOR) -- ~20 ms of every other parse
+    env = os.environ
+    if total < BIG_INPUT or not (_isatty(sys.stderr) or env.get("TTY_COMPATIBLE") == "1" or env.get("FORCE_COLOR")):
         yield lambda path: None
         return
+    con = error_console()
+    if not con.is_terminal:
+        yield lambda path: None
+        return
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         DownloadColumn,
