@@ -224,7 +224,7 @@ def _trace_from_rows(blk: Block, rep: str) -> Block:
 
 SPLIT_ROWS = 4096  # rows split at a time: the pieces of one slice are all that is held, and the
 # rows stay in the CPU's cache across the passes over them (20,000 rows: 10% slower)
-_QUOTED = re.compile(r'"([^"]*(?:""[^"]*)*)"\Z')  # a quoted last field: its quotes doubled, in pairs
+_QUOTED = re.compile(r',"([^"]*(?:""[^"]*)*)"\Z')  # a quoted last field (quotes inside doubled) after its comma
 
 
 def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: list[str],
@@ -251,31 +251,23 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
         # where the first quote is: -1 for a plain row; else only a quoted last field (a name with
         # commas, '…,"k(float*, int)"') may hold quotes
         qpos = list(map(str.find, body, repeat('"')))
-        commas = list(map(str.count, body, repeat(",")))
-        quoted: list[int] = []
-        qs: list[str] = []
-        qk: list[int] = []
+        # the commas before the first quote; a plain row's before its last character (which a
+        # valid row never ends with: its name would be empty, and that is refused below)
+        if list(map(str.count, body, repeat(","), repeat(0), qpos)).count(ncols - 1) != len(body):
+            return None  # ragged: more or fewer fields than the header
+        tail = list(map(third, map(str.rpartition, body, repeat(","))))
         if qpos.count(-1) != len(qpos):
             has = list(map((-1).__lt__, qpos))
             quoted = list(compress(range(len(body)), has))
-            qs = list(compress(body, has))
-            qk = list(compress(qpos, has))
-        for k, c in zip(quoted, map(str.count, qs, repeat(","), repeat(0), qk)):
-            commas[k] = c  # the commas before the quoted name
-        if commas.count(ncols - 1) != len(body):
-            return None  # ragged: more or fewer fields than the header
-        tail = list(map(third, map(str.rpartition, body, repeat(","))))
-        if quoted:
-            found = list(map(_QUOTED.match, qs, qk))
-            if None in found or 0 in qk or set(map(str.__getitem__, qs, map(int.__sub__, qk, repeat(1)))) != {","}:
+            # the quoted field matched from the comma before its quote to the end of the row
+            found = list(map(_QUOTED.match, compress(body, has), map(int.__add__, compress(qpos, has), repeat(-1))))
+            if None in found:
                 return None  # the quotes do not hold exactly the last field
-            inner = list(map(re.Match.group, cast("list[re.Match[str]]", found), repeat(1)))
-            del found
-            text = "\n".join(inner)
-            if '""' in text:
-                inner = [x.replace('""', '"') for x in inner]
+            inner = map(str.replace, map(re.Match.group, cast("list[re.Match[str]]", found), repeat(1)),
+                        repeat('""'), repeat('"'))
             for k, name in zip(quoted, inner):
                 tail[k] = name
+            del found
         if "" in tail:
             return None  # a row without a name
         names.extend(map(uniq.setdefault, tail, tail))
