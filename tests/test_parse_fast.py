@@ -95,6 +95,39 @@ def test_nsys_bulk_csv_equals_row_by_row(monkeypatch, extra):
     check_all(fast, text)
 
 
+KERN_SUM = ("Processing [report.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n"
+            "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+            "60.0,1200,2,600.0,600.0,500,700,141.4,k1\n40.0,800,1,800.0,800.0,800,800,0.0,k2\n")
+
+
+@pytest.mark.parametrize("after", ["", "\n" + KERN_SUM, KERN_SUM, "==PROF== done\n5,6,7"])
+@pytest.mark.parametrize("n", [nsys.SPLIT_ROWS, nsys.SPLIT_ROWS + 1, nsys.BULK_ROWS + 500])
+def test_nsys_bulk_table_ends_where_a_line_holds_no_comma(monkeypatch, n, after):
+    """The bulk reader finds the table's end itself (the first line without a comma: a blank, a
+    status line, another report's title), at a slice boundary or inside a slice: the same rows,
+    notes and unplaced lines as the row-by-row reader, and the next table is read too."""
+    text = nsys_trace(n) + after
+    fast = profconv.parse_text(text)
+    assert (fast.frame["section"] == "gpu-trace").sum() == n
+    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
+    slow = profconv.parse_text(text)
+    _same(fast, slow)
+    if "k1" in after:
+        assert set(fast.frame.loc[fast.frame["section"] == "gpu", "name"]) == {"k1", "k2"}
+
+
+def test_nsys_bulk_damaged_row_just_before_the_end_is_reported():
+    """A ragged row as the table's last row: the whole table goes to the careful readers, which
+    report that row with its text."""
+    text = nsys_trace(nsys.SPLIT_ROWS + 10)
+    lines = text.split("\n")
+    lines[-2] = "5,6,7"
+    text = "\n".join(lines) + KERN_SUM
+    ps = profconv.parse_text(text)
+    assert ps.unplaced == [(len(lines) - 1, "5,6,7")]
+    assert (ps.frame["section"] == "gpu-trace").sum() == nsys.SPLIT_ROWS + 9
+
+
 def test_nsys_bulk_quoted_names_kept_exactly():
     ps = profconv.parse_text(nsys_trace(3000))
     names = set(ps.frame.loc[ps.frame["section"] == "gpu-trace", "name"])

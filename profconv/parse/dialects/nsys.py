@@ -179,21 +179,23 @@ BULK_ROWS = 2000  # from here on a table goes to pandas' C reader first
 def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int], bool]:
     """One CSV table from line index `start`; returns its block, the index after it, bad line
     numbers and whether its rows were read in bulk."""
-    # the table runs while lines hold a comma (such a line is never blank); a C loop finds its end
-    try:
-        j = start + indexOf(map(str.__contains__, islice(lines, start, None), repeat(",")), False)
-    except ValueError:
-        j = len(lines)
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
-    if j - start > BULK_ROWS and "grid" not in fields and "block" not in fields:
-        blk = _csv_split(lines, start, j, header, cols, fields, report)
-        if blk is None:
-            blk = _csv_fast(lines, start, j, cols, fields, report)
-        if blk is not None:
-            lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
-            return blk, j, [], True
+    bulk = "grid" not in fields and "block" not in fields
+    # the table runs while lines hold a comma (such a line is never blank); a big one is read in
+    # bulk, and the bulk reader finds where it ends (it counts every row's commas anyway)
+    if bulk and _holds_comma(lines, start, start + BULK_ROWS + 1) and len(lines) - start > BULK_ROWS:
+        got = _csv_split(lines, start, header, cols, fields, report)
+        if got is not None:
+            lines[start + 1 : got[1]] = [""] * (got[1] - start - 1)  # read: these rows are the table's alone
+            return got[0], got[1], [], True
+    j = _table_end(lines, start)
+    if j - start > BULK_ROWS and bulk:
+        fast = _csv_fast(lines, start, j, cols, fields, report)
+        if fast is not None:
+            lines[start + 1 : j] = [""] * (j - start - 1)
+            return fast, j, [], True
     bad: list[int] = []
     cells, line_nos = [], []
     parsed = csv_rows(lines[start + 1 : j])
@@ -215,6 +217,19 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     return blk, j, sorted(bad + more), False
 
 
+def _table_end(lines: list[str], start: int, end: int | None = None) -> int:
+    """The index of the first line from `start` (up to `end`) that holds no comma (a C loop)."""
+    try:
+        return start + indexOf(map(str.__contains__, islice(lines, start, end), repeat(",")), False)
+    except ValueError:
+        return len(lines) if end is None else min(end, len(lines))
+
+
+def _holds_comma(lines: list[str], start: int, end: int) -> bool:
+    """Every line in [start, end) holds a comma."""
+    return _table_end(lines, start, end) == min(end, len(lines))
+
+
 def _trace_from_rows(blk: Block, rep: str) -> Block:
     recs = [(r.name, r.start_ns, r.total_ns, r.line_start, r.line_end) for r in blk.rows]
     table = Rows.from_tuples(recs, ["name", "start_ns", "total_ns", "line_start", "line_end"],
@@ -227,11 +242,13 @@ SPLIT_ROWS = 4096  # rows split at a time: the pieces of one slice are all that 
 _QUOTED = re.compile(r',"([^"]*(?:""[^"]*)*)"\Z')  # a quoted last field (quotes inside doubled) after its comma
 
 
-def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: list[str],
-               fields: list[str | None], report: str | None) -> Block | None:
+def _csv_split(lines: list[str], start: int, header: list[str], cols: list[str],
+               fields: list[str | None], report: str | None) -> tuple[Block, int] | None:
     """A big table whose name is its last column, read with str methods mapped over the lines (C
     loops, no pandas): what nsys writes. Only the cells kept are cut out; a name with commas comes
-    quoted. None whenever a row is not plainly valid (then pandas' reader, then row by row)."""
+    quoted. The table ends at the first line that holds no comma: the block and that line's index,
+    or None whenever a row before it is not plainly valid or it holds BULK_ROWS rows or fewer
+    (then pandas' reader, then row by row)."""
     import math
     from operator import itemgetter
 
@@ -239,22 +256,34 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
     name_at = fields.index("name") if "name" in fields else ncols - 1
     if name_at != ncols - 1 or header != cols or len(set(cols)) != ncols:
         return None
-    n = end - start - 1
+    end = len(lines)
     names: list[str] = []
     uniq: dict[str, str] = {}  # one object per distinct name
     want: list[tuple[int, str]] = []
     values: dict[str, array] = {}
     section = rep = ""
     third = itemgetter(2)
-    for lo in range(start + 1, end, SPLIT_ROWS):
-        body = lines[lo : min(end, lo + SPLIT_ROWS)]
+    for lo in range(start + 1, len(lines), SPLIT_ROWS):
+        if lo >= end:
+            break
+        body = lines[lo : lo + SPLIT_ROWS]
         # where the first quote is: -1 for a plain row; else only a quoted last field (a name with
         # commas, '…,"k(float*, int)"') may hold quotes
         qpos = list(map(str.find, body, repeat('"')))
         # the commas before the first quote; a plain row's before its last character (which a
         # valid row never ends with: its name would be empty, and that is refused below)
-        if list(map(str.count, body, repeat(","), repeat(0), qpos)).count(ncols - 1) != len(body):
-            return None  # ragged: more or fewer fields than the header
+        counts = list(map(str.count, body, repeat(","), repeat(0), qpos))
+        if counts.count(ncols - 1) != len(body):
+            stop = _table_end(body, 0)  # the table ends in this slice?
+            if stop == len(body) or counts[:stop].count(ncols - 1) != stop:
+                return None  # ragged: more or fewer fields than the header
+            end = lo + stop
+            if end - start <= BULK_ROWS:
+                return None  # a small table: read row by row
+            if not stop:
+                break
+            del body[stop:], qpos[stop:]
+        del counts
         tail = list(map(third, map(str.rpartition, body, repeat(","))))
         if qpos.count(-1) != len(qpos):
             has = list(map((-1).__lt__, qpos))
@@ -309,6 +338,7 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
         del cells
     if any(k != k.strip() for k in uniq):
         return None  # a name with spaces around it: the row-by-row reader strips it (or reports it)
+    n = end - start - 1
     out: dict = {"section": [section] * n, "name": names}
     for f, arr in values.items():
         out[_OUT[f]] = [int(v) for v in arr] if f == "calls" else arr
@@ -317,7 +347,7 @@ def _csv_split(lines: list[str], start: int, end: int, header: list[str], cols: 
     line_nos = range(start + 2, start + 2 + n)
     out["line_start"] = line_nos
     out["line_end"] = line_nos
-    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
+    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep), end
 
 
 _OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns", "med": "med_ns",
