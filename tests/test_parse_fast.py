@@ -361,19 +361,35 @@ def test_gc_paused_and_restored():
     big_blocks()  # glibc's malloc settings: no error anywhere (nothing happens off Linux)
 
 
+@pytest.mark.parametrize("times", [1, 4, 50])
 @pytest.mark.parametrize("shorts", [["x", "x", "y", "y"], ["x", "z", "y", "y"], [None, "x", None, "y, z"]])
-def test_csv_fused_columns_equal_to_csv(shorts):
+def test_csv_fused_columns_equal_to_csv(monkeypatch, shorts, times):
     """--csv writes a text column with the one before it when it is a function of it (short name of
-    name), and constant text into the cells of a text column: the same text as DataFrame.to_csv,
-    also where the short name is not a function of the name, or holds commas and nulls."""
+    name), and constant text into the cells of a text column, where the column has few distinct
+    values in its slice: the same text as DataFrame.to_csv, also where the short name is not a
+    function of the name, or holds commas and nulls, and where names are all distinct (not fused);
+    slices of 20 rows."""
+    from profconv.render import rows as rows_mod
     from profconv.render.rows import write_csv as write_rows
 
-    rows = table_mod.Rows({"name": ["a", "a", "b,c", "b,c"], "short_name": shorts, "section": ["gpu"] * 4,
-                           "profile": [1] * 4, "total_ns": [1.0, 2.0, 3.0, 1e-05], "calls": [1, 1, 2, 2]}, 4)
+    monkeypatch.setattr(rows_mod, "CHUNK_ROWS", 20)
+    fused = []
+    real = rows_mod._fused
+    monkeypatch.setattr(rows_mod, "_fused", lambda segs: fused.append(len(real(segs)) < len(segs)) or real(segs))
+    names = ["a", "a", "b,c", "b,c"] * times
+    if times == 50:
+        names = [f"{x} [{i}]" for i, x in enumerate(names)]  # all distinct: nothing fused
+    n = 4 * times
+    rows = table_mod.Rows({"name": names, "short_name": shorts * times, "section": ["gpu"] * n,
+                           "profile": [1] * n, "total_ns": [1.0, 2.0, 3.0, 1e-05] * times,
+                           "calls": [1, 1, 2, 2] * times}, n)
     buf = io.StringIO()
     write_rows([("s", rows)], buf)
     frame = rows.to_frame().assign(source="s")
     frame = frame[["source", *[c for c in frame.columns if c != "source"]]]
+    assert buf.getvalue() == frame.to_csv(index=False)
+    if times < 50:  # 4 rows, 2 names: not worth it; 16 rows a slice of 2 names: fused
+        assert any(fused) == (times == 4)
     assert buf.getvalue() == frame.to_csv(index=False)
 
 

@@ -36,6 +36,8 @@ def _row_type(names: tuple[str, ...]) -> Any:
 
 def _values(col: Sequence[Any], lo: int, hi: int) -> list[Any]:
     part = col[lo:hi]
+    if type(part) is list:  # a list's slice is a new list already
+        return part
     return part.tolist() if hasattr(part, "tolist") else list(part)  # type: ignore[union-attr]
 
 
@@ -79,9 +81,14 @@ def json_chunks(sets: Sequence[tuple[str, Rows]]) -> Iterator[memoryview]:
             k = hi - lo
             names = ["source"]
             cols: list[list[Any]] = [[source] * k]
+            seen: dict[int, list[Any]] = {}  # line_end is often line_start's own column
             for name in COLUMNS:
                 c = rows.cols.get(name)
-                vals = _values(c, lo, hi) if c is not None else None
+                vals = None
+                if c is not None:
+                    vals = seen.get(id(c))
+                    if vals is None:
+                        vals = seen[id(c)] = _values(c, lo, hi)
                 if vals is None or _missing(name, vals):
                     if name not in ALWAYS:
                         continue
@@ -160,7 +167,7 @@ def _cells(name: str, values: list[Any]) -> bytes | list[bytes] | Keyed:
         return out[0] if _constant(out) else out
     if _constant(values):
         return _csv_text(first).encode("utf-8", "surrogateescape")
-    if set(map(type, values)) == {int}:
+    if type(first) is int and set(map(type, values)) == {int}:
         return _numbers(values) or _utf8(list(map(str, values)))
     return values, {v: _csv_text(v).encode("utf-8", "surrogateescape") for v in dict.fromkeys(values)}
 
@@ -175,23 +182,30 @@ def _csv_column(name: str, values: list[Any]) -> list[str]:
     return [c.decode() for c in got]
 
 
+def _few(seg: Keyed) -> bool:
+    """A text column with few distinct values in its slice (a trace's kernel names; nvprof's carry
+    a correlation id each, all distinct): the ones worth merging text into once per value."""
+    return len(seg[1]) * 4 <= len(seg[0])
+
+
 def _fused(segments: list[bytes | list[bytes] | Keyed]) -> list[bytes | list[bytes] | Keyed]:
     """Fewer pieces a row: a text column that is a function of the text column before it (the
     short name of the name) is written with it, and the constant text on either side of a text
-    column goes into its cells once per distinct value instead of once per row."""
+    column goes into its cells once per distinct value instead of once per row -- where the column
+    has few distinct values (else that costs more than the pieces it saves)."""
     out: list[bytes | list[bytes] | Keyed] = []
     for seg in segments:
         prev = out[-1] if out else None
-        if isinstance(seg, tuple) and isinstance(prev, tuple):
+        if isinstance(seg, tuple) and isinstance(prev, tuple) and _few(prev):
             (k1, m1), (k2, m2) = prev, seg
             of = dict(zip(k1, k2))
             if list(map(of.__getitem__, k1)) == k2:  # one value of this column for each of the previous one
                 out[-1] = (k1, {a: m1[a] + b"," + m2[b] for a, b in of.items()})
                 continue
-        if isinstance(seg, bytes) and isinstance(prev, tuple):
+        if isinstance(seg, bytes) and isinstance(prev, tuple) and _few(prev):
             out[-1] = (prev[0], {a: t + b"," + seg for a, t in prev[1].items()})
             continue
-        if isinstance(seg, tuple) and isinstance(prev, bytes):
+        if isinstance(seg, tuple) and isinstance(prev, bytes) and _few(seg):
             out[-1] = (seg[0], {a: prev + b"," + t for a, t in seg[1].items()})
             continue
         out.append(seg)
@@ -243,9 +257,15 @@ def _write_csv_rows(sets: Sequence[tuple[str, Rows]], write: Any) -> None:
             # runs of columns holding one value all along the slice are joined once, not per row
             segments: list[bytes | list[bytes] | Keyed] = []
             run: list[bytes] = [src]
+            seen: dict[tuple[int, bool], bytes | list[bytes] | Keyed] = {}  # line_end: often line_start's column
             for name in COLUMNS:
                 c = rows.cols.get(name)
-                got = b"" if c is None else _cells(name, _values(c, lo, hi))  # absent: empty cells
+                if c is None:
+                    got: bytes | list[bytes] | Keyed = b""  # absent: empty cells
+                else:
+                    key = (id(c), name in FLOAT_COLUMNS)  # what _cells looks at besides the values
+                    cached = seen.get(key)
+                    got = cached if cached is not None else seen.setdefault(key, _cells(name, _values(c, lo, hi)))
                 if isinstance(got, bytes):
                     run.append(got)
                     continue
