@@ -137,6 +137,8 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=100.0, help="size of each generated trace (0: no traces)")
     ap.add_argument("--profiles", default="2000,8000", help="profile counts of the summary-only logs")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--summary-outputs", default="json",
+                    help="outputs timed on the summary-only logs: json, csv, table (the terminal tables: run once)")
     ap.add_argument("--dir", type=Path, default=None, help="where to write the inputs (default: a temp dir)")
     ap.add_argument("--source-only", action="store_true",
                     help="keep the environment's PYTHONDONTWRITEBYTECODE (profconv compiled from source every run)")
@@ -177,12 +179,15 @@ def main() -> None:
             cpu, _, peak = run(profconv_cmd(path, out), args.repeat)
             line(f"{label} {out}", path, cpu, peak, csv_cpu)
     block = SUMMARY_LOG.read_text()
+    outputs = [o for o in args.summary_outputs.split(",") if o]
     for n in (int(x) for x in args.profiles.split(",") if x):
         for label, text in ((f"summary-only, {n} profiles", block * n), (f"nvprof --csv, {n} profiles", CSV_PROFILE * n)):
             path = tmp / f"summary-{n}-{'csv' if 'csv' in label else 'text'}.log"
             path.write_text(text)
-            cpu, _, peak = run(profconv_cmd(path), args.repeat)
-            line(label, path, cpu, peak)
+            for out in outputs if "csv" not in label else ["json"]:
+                argv = profconv_cmd(path, f"--{out}") if out != "table" else profconv_cmd(path)[:-1]
+                cpu, _, peak = run(argv, args.repeat if out != "table" else 1)
+                line(f"{label} {out}" if len(outputs) > 1 else label, path, cpu, peak)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     print("ratio: read_csv CPU time / profconv CPU time for the same rows (>= 0.5 is the target); "
           "B/B: peak memory above the baseline per input byte")

@@ -181,3 +181,25 @@ def test_cli_output_streamed_is_the_whole_files(tmp_path, monkeypatch, out):
         whole = _cli_bytes(monkeypatch, 1 << 40, *files, out, *extra)
         assert streamed == whole
     assert streamed.count("cudaEventCreate") >= 600
+
+
+def test_cli_tables_streamed_are_the_whole_files(tmp_path, monkeypatch):
+    """The terminal tables of a long log printed a part at a time: the same text as the whole
+    parse's, next to a short input and one that must be read whole; a damaged row's note and the
+    unplaced lines come once, at the end."""
+    monkeypatch.setattr(stream_mod, "WINDOW", 8192)
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    text = SUMMARY.read_text()
+    bad = text.replace("2.2027ms       400  5.5060us", "2.2027ms       400  9.5060us")
+    long = tmp_path / "long.log"
+    long.write_text(ECE408.read_text() + text * 12 + bad + text.replace("Average running", "12.5%  3.2ms 4.1ms") * 3)
+    mixed = tmp_path / "mixed.log"
+    mixed.write_text(text * 5 + "==PROF== Connected to process 5\n" + text)
+    files = [str(long), str(SUMMARY), str(mixed)]
+    assert len(list(stream_mod.parts(str(long)))) == 1  # STREAM_FROM: read whole
+    for extra in ([], ["--threshold", "0.5", "--all"]):
+        streamed = _cli_bytes(monkeypatch, 1000, *files, *extra)
+        assert len(list(stream_mod.parts(str(long)))) > 3
+        whole = _cli_bytes(monkeypatch, 1 << 40, *files, *extra)
+        assert streamed == whole
+    assert "calls x average" in streamed and "could not be placed" in streamed

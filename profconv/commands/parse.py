@@ -316,6 +316,24 @@ def _parse_and_write(files: list[str], format: Format | None, profile: int | Non
         with _progress(files) as advance:
             _stream_big(files, fmt, threshold, as_json, advance)
         return
+    streamed: set[str] = set()
+    if not as_json and not as_csv and profile is None and not strict and fmt in (None, "nvprof"):
+        from profconv.parse.stream import _streamable_file
+
+        # tables of a long nvprof log are printed a part at a time as it is read (the whole file
+        # checked first); the other inputs are parsed before anything is printed, as always
+        streamed = {f for f in files if _size(f) >= STREAM_FROM and _streamable_file(f, fmt)}
+    if streamed:
+        from profconv.render.profile_tables import TableOptions, render
+
+        opts = TableOptions(threshold=threshold, max_rows=None if all_rows else 25, full_names=full_names)
+        whole = [None if f in streamed else _parse_one(f, fmt, profile, threshold, strict) for f in files]
+        for path, ps in zip(files, whole):
+            if ps is None:
+                _tables_streamed(path, fmt, threshold, opts)
+            else:
+                render(ps, console(), opts)
+        return
     sets = []
     with _progress(files) as advance:
         for path in files:
@@ -332,3 +350,27 @@ def _parse_and_write(files: list[str], format: Format | None, profile: int | Non
     opts = TableOptions(threshold=threshold, max_rows=None if all_rows else 25, full_names=full_names)
     for ps in sets:
         render(ps, console(), opts)
+
+
+def _tables_streamed(path: str, format: str | None, threshold: float, opts) -> None:
+    """The tables of a long nvprof log, a part at a time as it is read (profconv.parse.stream.parts:
+    the whole file was checked first; what it prints is what the whole-file parse prints)."""
+    from profconv.parse.stream import parts
+    from profconv.parse.table import Rows
+    from profconv.render.profile_tables import render_footer, render_profiles
+
+    con = console()
+    unplaced: list[tuple[int, str]] = []
+    notes: list[str] = []
+    table_notes: dict[tuple[int, str], list[str]] = {}
+    try:
+        for part in parts(path, format):
+            if threshold != 0.90:
+                part.rethreshold(threshold)
+            render_profiles(part, con, opts)
+            unplaced.extend(part.unplaced)
+            notes.extend(part.notes)
+            table_notes.update(part.table_notes)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    render_footer(ProfileSet(None, [], path, unplaced, notes, table_notes, rows=Rows()), con)

@@ -134,6 +134,12 @@ def by_profile(rows: Rows) -> dict[Any, list[int]]:
 
 
 def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
+    render_profiles(ps, console, opts)
+    render_footer(ps, console)
+
+
+def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
+    """Each profile's heading, context and ranked tables (a part of a long log at a time, too)."""
     # each profile's tables are ranked from its own rows: the rows are split by profile once
     # (looking for one profile's rows in all of them made 8,000 profiles take minutes)
     rows = ps.rows
@@ -152,6 +158,10 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
         mt = metric_table(own, info.profile, console.width) if opts.metrics else None
         if mt is not None:
             console.print(mt)
+
+
+def render_footer(ps: ProfileSet, console: Console) -> None:
+    """What concerns the whole input: lines that could not be placed, notes of no one table."""
     if ps.unplaced:
         nums = ", ".join(str(n) for n, _ in ps.unplaced[:20])
         more = "" if len(ps.unplaced) <= 20 else f" (+{len(ps.unplaced) - 20} more)"
