@@ -89,6 +89,19 @@ CASES = [
              (1, 'ncu-metric', 'naive_cuda_transpose', 'smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct', '%', 25.0, None),
          ],
          notes=[]),
+    Case('nvprof-new/andrewxu22-hotspot-lassen-normalized-ms-sci-notation-um.log',
+         tools=('nvprof',), rows=16, unplaced=0,
+         sections={(1, 'api'): 11, (1, 'gpu'): 1, (1, 'unified-memory'): 4},
+         tops=[(1, 'gpu', 'calculate_temp(int', 1), (1, 'api', 'cudaMallocManaged', 1)],
+         checks=[
+             (1, 'gpu', 'calculate_temp(int', 219872.0, 1, 219872.0),
+             (1, 'api', 'cudaMallocManaged', 269774500.0, 3, 89924830.0),
+             (1, 'api', 'cuDeviceGet', 4120.0, 8, 515.0),
+             (1, 'api', 'cuDeviceGetPCIBusId', 15433.0, 4, 3860.0),
+             (1, 'unified-memory', 'Host To Device', 4352.0, 1, None),
+             (1, 'unified-memory', 'Gpu page fault groups', 207712.0, 1, None),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
