@@ -102,6 +102,18 @@ CASES = [
              (1, 'unified-memory', 'Gpu page fault groups', 207712.0, 1, None),
          ],
          notes=[]),
+    Case('pasted/oliatsm-rtx4070ti-managed-pad-acc-time-and-nsys-gui-tab-table.md.log',
+         tools=('nvhpc-acc', 'nsys'), rows=11, unplaced=0,
+         sections={(1, 'gpu'): 2, (1, 'openacc'): 4, (2, 'gpu'): 5},
+         tops=[(1, 'gpu', 'conv_forward@layers.c:72 kernel', 1), (2, 'gpu', 'conv_forward_72_gpu', 2)],
+         checks=[
+             (1, 'gpu', 'conv_forward@layers.c:72 kernel', 87463639000.0, 150000, 583000.0),
+             (1, 'openacc', 'pad_input@layers.c:52 data region', None, 300000, None),
+             (2, 'gpu', 'conv_forward_72_gpu', 87.524e9, 150000, 583496.0),
+             (2, 'gpu', '[CUDA memcpy Unified Device-to-Host]', 2.878e9, 2011510, 1430.0),
+             (2, 'gpu', '[CUDA memset]', 300065.0, 3, 100021.0),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -528,3 +540,21 @@ def test_summary_rows_glued_on_one_line_are_each_read(tmp_path):
     assert ps.unplaced == [] and len(f) == 81
     assert list(f[f["line_start"] == 41]["name"]) == ["kern_38(int)", "glued_kern(int)"]
     assert list(f[f["line_start"] == 41]["total_ns"]) == [39000.0, 7000.0]
+
+
+def test_stats_table_copied_from_the_nsys_gui(tmp_path):
+    """A table copied from the Nsight Systems GUI (tab-separated, 'Time' is the share, times carry
+    their units: '583.496 μs', '991 ns'); before, its rows were dropped without a word. A cell without
+    a unit is never read in a guessed one: that row is reported."""
+    text = ("Time\tTotal Time\tInstances\tAvg\tMed\tMin\tMax\tStdDev\tCategory\tOperation\n"
+            "84.4%\t87.524 s\t150000\t583.496 μs\t596.580 μs\t181.153 μs\t1.079 ms\t323.180 μs\tCUDA_KERNEL\tconv_forward_72_gpu\n"
+            "2.8%\t2.878 s\t2011510\t1.430 μs\t991 ns\t480 ns\t39.808 μs\t1.656 μs\tMEMORY_OPER\t[CUDA memcpy Unified Device-to-Host]\n"
+            "0.0%\t300.065\t3\t100.021 μs\t95.904 μs\t28.768 μs\t175.393 μs\t73.399 μs\tMEMORY_OPER\t[CUDA memset]\n")
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert [n for n, _ in ps.unplaced] == [4]
+    assert list(f["name"]) == ["conv_forward_72_gpu", "[CUDA memcpy Unified Device-to-Host]"]
+    assert list(f["section"]) == ["gpu", "gpu"]
+    assert list(f["total_ns"]) == [87.524e9, 2.878e9]
+    assert list(f["med_ns"]) == [596580.0, 991.0]
+    assert list(f["calls"]) == [150000, 2011510]

@@ -64,7 +64,7 @@ FIELDS = {
 }
 
 
-_MARKERS = ("stats report", "Total Time (ns)", "Statistics (nanoseconds)", "Runtime API Statistics",
+_MARKERS = ("stats report", "Total Time (ns)", "Statistics (nanoseconds)", "Runtime API Statistics", "\tTotal Time\t",
             "\nStart (ns),", "\nTime (%),", "Statistics:\n")
 _DETECT = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]\n]*_(?:sum|trace)\.py\]")
 
@@ -433,6 +433,14 @@ def parse(doc: Document) -> DialectResult:
             report = title
             i += 1
             continue
+        if "\t" in line and (gui := _gui_table(lines, i)) is not None:
+            blk, j, bad = gui
+            if blk is not None:
+                events.append(grouping.Event("block", i + 1, block=blk))
+            result.claimed.update(range(i + 1, j + 1))
+            result.unplaced.extend(bad)
+            i = j
+            continue
         stripped = line.strip()
         if (re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped
                 and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
@@ -501,6 +509,69 @@ def parse(doc: Document) -> DialectResult:
         i += 1
     result.profiles = grouping.group(events, TOOL)
     return result
+
+
+# a stats table copied from the Nsight Systems GUI: tab-separated, times with their units
+# ('583.496 μs'), shares with '%', a Category column (CUDA_KERNEL, MEMORY_OPER, CUDA_API, …)
+_GUI_FIELDS = {"time": "pct", "time (%)": "pct", "total time": "time", "instances": "calls", "count": "calls",
+               "num calls": "calls", "calls": "calls", "avg": "avg", "med": "med", "min": "min", "max": "max",
+               "stddev": "std", "std dev": "std", "category": "category", "operation": "name", "name": "name",
+               "range": "name", "style": "style"}
+_GUI_SECTIONS = {"CUDA_KERNEL": "gpu", "MEMORY_OPER": "gpu", "CUDA_API": "api", "OS_RUNTIME": "os-runtime",
+                 "NVTX": "nvtx", "OPENACC": "openacc"}
+
+
+def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] | None:
+    """A GUI-copied stats table from line index i: its block, the index after it and the lines
+    that did not read; None when line i is not such a header."""
+    cols = [c.strip().lower() for c in lines[i].rstrip("\r").split("\t")]
+    fields = [_GUI_FIELDS.get(c) for c in cols]
+    if None in fields or "name" not in fields or "time" not in fields or "pct" not in fields or len(cols) < 4:
+        return None
+    rows: list[Row] = []
+    bad: list[int] = []
+    j = i + 1
+    while j < len(lines) and lines[j].count("\t") == len(cols) - 1 and lines[j].strip():
+        cells = [c.strip() for c in lines[j].rstrip("\r").split("\t")]
+        v: dict[str, float] = {}
+        name = category = ""
+        try:
+            for f, c in zip(fields, cells):
+                if f == "name":
+                    name = c
+                elif f == "category":
+                    category = c
+                elif f == "style":
+                    continue
+                elif f == "pct":
+                    if not c.endswith("%"):
+                        raise ValueError(c)
+                    v[f] = units.percent(c)
+                elif f == "calls":
+                    v[f] = units.count(c)
+                elif f is not None:
+                    v[f] = units.time_ns(c)  # a time without its unit raises: never read in a guessed unit
+        except ValueError:
+            bad.append(j + 1)
+            j += 1
+            continue
+        if not name or (category and category not in _GUI_SECTIONS):
+            bad.append(j + 1)
+            j += 1
+            continue
+        rows.append(Row(section=_GUI_SECTIONS.get(category, "gpu"), name=name, line_start=j + 1, line_end=j + 1,
+                        time_pct=v.get("pct", float("nan")), total_ns=v["time"],
+                        calls=int(v["calls"]) if "calls" in v else None, avg_ns=v.get("avg", float("nan")),
+                        med_ns=v.get("med", float("nan")), min_ns=v.get("min", float("nan")),
+                        max_ns=v.get("max", float("nan")), std_ns=v.get("std", float("nan"))))
+        j += 1
+    if not rows:
+        return None if not bad else (None, j, bad)
+    sections = {r.section for r in rows}
+    section = sections.pop() if len(sections) == 1 else "gpu"
+    if len(sections):  # kernels and API calls in one copied table: not one ranking, keep them apart
+        return None, j, list(range(i + 2, j + 1))
+    return Block(section=section, rows=rows, line_start=i + 1, line_end=j, kind="gui"), j, bad
 
 
 def _is_console_row(row: str, spans: list[tuple[int, int]]) -> bool:
