@@ -6,25 +6,39 @@ innermost 7 frames. Used for reports/runs/grade/h100x2-s3-job-samples.txt:
 
     PYTHONPATH=benchmarks/sampler:$PYTHONPATH SAMPLE_DIR=/tmp/samples python3 -m profconv run ...
 """
-import os, sys, threading, time, traceback, atexit
+import atexit
+import os
+import sys
+import threading
+import time
+import traceback
+
 _d = os.environ.get("SAMPLE_DIR")
+
+
+def _where(frame) -> str:
+    """The innermost 7 frames, innermost first, without reading source lines."""
+    stack = traceback.StackSummary.extract(traceback.walk_stack(frame), limit=7, lookup_lines=False)
+    return " <- ".join(f"{os.path.basename(s.filename)}:{s.lineno}:{s.name}" for s in stack)
+
+
 if _d:
     os.makedirs(_d, exist_ok=True)
     _f = open(os.path.join(_d, f"{os.getpid()}.txt"), "w", buffering=1)
     _t0 = time.time()
     _f.write(f"argv {' '.join(sys.argv)} start {_t0:.3f}\n")
-    _me = None
-    def _loop():
+
+    def _loop() -> None:
         main = threading.main_thread().ident
         while True:
             time.sleep(0.1)
             t = time.time() - _t0
-            frames = sys._current_frames()
-            for tid, fr in frames.items():
+            for tid, frame in sys._current_frames().items():
                 if tid == threading.get_ident():
                     continue
-                st = list(traceback.StackSummary.extract(traceback.walk_stack(fr), limit=7, lookup_lines=False))[::-1]
-                name = "main" if tid == main else next((th.name for th in threading.enumerate() if th.ident == tid), str(tid))
-                _f.write(f"{t:7.2f} {name}: " + " <- ".join(f"{os.path.basename(s.filename)}:{s.lineno}:{s.name}" for s in reversed(st)) + "\n")
+                name = "main" if tid == main else next(
+                    (th.name for th in threading.enumerate() if th.ident == tid), str(tid))
+                _f.write(f"{t:7.2f} {name}: {_where(frame)}\n")
+
     threading.Thread(target=_loop, daemon=True, name="sampler").start()
-    atexit.register(lambda: _f.write(f"atexit {time.time()-_t0:.2f}\n"))
+    atexit.register(lambda: _f.write(f"atexit {time.time() - _t0:.2f}\n"))
