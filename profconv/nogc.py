@@ -52,3 +52,19 @@ def big_blocks() -> None:
         return
     mallopt(M_MMAP_THRESHOLD, BIG_BLOCKS)
     mallopt(M_TRIM_THRESHOLD, 2 * BIG_BLOCKS)
+
+
+def give_back() -> None:
+    """Hand the free memory at the top of glibc's heap back to the kernel (malloc_trim): after a
+    step that freed big buffers the next steps will not reuse (they map their own), so that they
+    do not stay resident on top of the peak. Linux with glibc only; elsewhere nothing happens."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        return

@@ -428,3 +428,41 @@ def test_time_ns_bare_number_refused(cell):
 
     with pytest.raises(ValueError):
         units.time_ns(cell, "ms")
+
+
+@pytest.mark.parametrize("out", ["--json", "--csv"])
+def test_big_trace_written_straight_out(tmp_path, monkeypatch, out):
+    """A single input big enough for the part-by-part reader but not an nvprof log (an nsys trace)
+    is read whole and written straight to stdout: no rows through the temporary file, and the
+    stream's look at its head stops at the first window (another dialect's markers there)."""
+    from typer.testing import CliRunner
+
+    from profconv.cli import app
+    from profconv.parse import stream
+    from profconv.render import rows as rows_mod
+
+    text = nsys_trace(62_000)
+    assert len(text) > stream.STREAM_FROM
+    path = tmp_path / "trace.csv"
+    path.write_text(text)
+    monkeypatch.setattr(rows_mod.SliceWriter, "add", lambda *a: pytest.fail("rows spooled"))
+    reads = []
+    real = stream.Stream._parts
+
+    def parts(self, f):
+        try:
+            yield from real(self, f)
+        finally:
+            reads.append(f.tell())
+
+    monkeypatch.setattr(stream.Stream, "_parts", parts)
+    res = CliRunner().invoke(app, ["parse", str(path), out])
+    assert res.exit_code == 0, res.output
+    ps = profconv.parse(str(path))
+    if out == "--json":
+        assert res.stdout == to_json([ps])
+    else:
+        buf = io.StringIO()
+        write_csv([ps], buf)
+        assert res.stdout == buf.getvalue()
+    assert reads == [stream.WINDOW]  # one window read, then given up

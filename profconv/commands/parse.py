@@ -80,7 +80,7 @@ def _profile_json(info) -> str:
     return "    " + text.replace("\n", "\n    ")
 
 
-def _stream_big(files: list[str], format: str | None, threshold: float, as_json: bool, advance) -> None:
+def _stream_big(files: list[str], format: str | None, threshold: float, as_json: bool, advance) -> bool:
     """--json / --csv of inputs among which some are long logs: those are read part by part
     (profconv.parse.stream), their rows written to a temporary file a slice at a time and each
     part let go, so memory does not grow with the number of profiles. The output is the same,
@@ -106,8 +106,10 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
         if path != "-" and os.path.isfile(path) and os.path.getsize(path) >= STREAM_FROM:
             pos, before = spool.tell(), writer.sep
             stream = Stream(path, format)
+            handed = whole = False
             try:
                 for part in stream:
+                    handed = True
                     if threshold != 0.90:
                         part.rethreshold(threshold)
                     writer.add(part.source, part.rows)
@@ -121,6 +123,7 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
                 notes = stream.warnings(notes)
                 done = True
             except (NotStreamable, OSError):  # read it whole: that says what is wrong, if anything
+                whole = len(files) == 1 and not handed
                 spool.seek(pos)
                 spool.truncate()
                 writer.sep, writer.parts, writer.n = before, [], 0
@@ -128,6 +131,11 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
                     profiles.seek(0)
                     profiles.truncate()
                 unplaced, notes, sep = [], [], ""
+            if whole:  # one input read whole (a trace): written straight out, no temporary file
+                from profconv.nogc import give_back
+
+                give_back()  # what the stream's look at the head held (a few MiB) would stay resident
+                return False
         if not done:
             ps = _parse_one(path, format, None, threshold, False)
             writer.add(ps.source, ps.rows)
@@ -144,7 +152,7 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
         write = byte_writer(out)
         write((",".join(HEADER) + "\n").encode())
         _copy(spool, write)
-        return
+        return True
     head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
                                for src, _, u, w in inputs], rows=[]).to_json()
     cut = head.rindex('"rows": []')
@@ -163,6 +171,7 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
     out.write('"rows": [')
     _copy(spool, byte_writer(out))
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+    return True
 
 
 def _copy(spool, write) -> None:
@@ -314,8 +323,8 @@ def _parse_and_write(files: list[str], format: Format | None, profile: int | Non
     if ((as_json or as_csv) and profile is None and not strict and fmt in (None, "nvprof")
             and any(f != "-" and _size(f) >= STREAM_FROM for f in files)):
         with _progress(files) as advance:
-            _stream_big(files, fmt, threshold, as_json, advance)
-        return
+            if _stream_big(files, fmt, threshold, as_json, advance):
+                return
     streamed: set[str] = set()
     if not as_json and not as_csv and profile is None and not strict and fmt in (None, "nvprof"):
         from profconv.parse.stream import _streamable_file

@@ -158,6 +158,10 @@ class Stream:
                     text = data.decode("latin-1")
                 else:
                     utf8 = utf8 or not data.isascii()
+            if head and self.format is None and len(text) >= HEAD and _other_dialect(text[:HEAD]):
+                # what the head check below finds on any longer window too (the same first HEAD
+                # characters): a big trace of another dialect is not read on to 4 MiB first
+                raise NotStreamable("head: another dialect")
             if head and not eof and (len(text) < HEAD or text.count(START) < 2) and len(data) < STREAM_FROM:
                 carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
                 continue
