@@ -122,6 +122,8 @@ NO_PROFILE: list[tuple[str, str]] = [
      "a course report with ncu command lines and prose, no results"),
     ("ncu-text/hacheng-ece408sp25-op1-ncu-report-file-op-times-only.log",
      "ncu saved a report file; program output with Op Times only"),
+    ("foreign/oliatsm-rtx4070ti-if-full-program-timings-no-profiler.md.log",
+     "a program's own per-layer timings in a fence, no profiler"),
 ]
 
 
