@@ -114,6 +114,19 @@ CASES = [
              (2, 'gpu', '[CUDA memset]', 300065.0, 3, 100021.0),
          ],
          notes=[]),
+    Case('nvprof-trace/andrewxu22-hotspot-gputrace-um-page-faults-pc-column-v100.log',
+         tools=('nvprof',), rows=11, unplaced=0,
+         sections={(1, 'gpu'): 1, (1, 'gpu-trace'): 6, (1, 'unified-memory'): 4},
+         tops=[(1, 'gpu', 'calculate_temp(int', 1)],
+         checks=[
+             (1, 'gpu-trace', 22, '[Unified Memory CPU page faults]', 552780000.0, None),
+             (1, 'gpu-trace', 23, 'calculate_temp(int', 558760000.0, 389790.0),
+             (1, 'gpu-trace', 27, '[Unified Memory Memcpy DtoH]', 562590000.0, 3104.0),
+             (1, 'gpu', 'calculate_temp(int', 389790.0, 1, 389790.0),
+             (1, 'unified-memory', '[Unified Memory GPU page faults]', 380700.0, 1, 380700.0),
+             (1, 'unified-memory', '[Unified Memory CPU page faults]', None, 2, None),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -560,3 +573,27 @@ def test_stats_table_copied_from_the_nsys_gui(tmp_path):
     assert list(f["total_ns"]) == [87.524e9, 2.878e9]
     assert list(f["med_ns"]) == [596580.0, 991.0]
     assert list(f["calls"]) == [150000, 2011510]
+
+
+def test_gpu_trace_normalized_to_one_time_unit(tmp_path):
+    """`nvprof --print-gpu-trace --normalized-time-unit ms`: a units row under the header and bare
+    numbers below it (before: every row dropped without a word, 'no profiler output found')."""
+    text = """==4411== Profiling application: ./a.out
+==4411== Profiling result:
+   Start  Duration            Grid Size      Block Size     Regs*    SSMem*    DSMem*      Size  Throughput  SrcMemType  DstMemType           Device   Context    Stream  Name
+      ms        ms                                                         KB        KB        MB        GB/s
+ 195.317  0.004416                    -               -         -         -         -  0.039062  8.638514    Pageable      Device  Tesla V100-SXM2         1         7  [CUDA memcpy HtoD]
+ 195.402  0.021344          (4096 1 1)       (256 1 1)        16  0.000000  0.000000         -           -           -           -  Tesla V100-SXM2         1         7  vecAdd(float*, float*, float*, int) [113]
+ 195.430  0.003200                    -               -         -         -         -  0.039062  11.92093      Device    Pageable  Tesla V100-SXM2         1         7  [CUDA memcpy DtoH]
+"""
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert ps.unplaced == []
+    t = f[f["section"] == "gpu-trace"]
+    assert list(t["start_ns"]) == [195317000.0, 195402000.0, 195430000.0]
+    assert list(t["total_ns"]) == [4416.0, 21344.0, 3200.0]
+    assert list(f[f["section"] == "gpu"]["name"]) == ["vecAdd(float*, float*, float*, int)", "[CUDA memcpy HtoD]",
+                                                      "[CUDA memcpy DtoH]"]
+    # without the units row the bare numbers are in no known unit: reported, never read in a guessed one
+    with pytest.raises(NoProfileFound, match="no row could be read: line\\(s\\) 4, 5, 6"):
+        _parse_text(tmp_path, text.replace(text.split("\n")[3] + "\n", ""), "bare.txt")

@@ -321,6 +321,18 @@ def _units_row(body: str) -> str | None:
     return toks[1]
 
 
+_TRACE_UNIT_CELLS = {"B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "B/s", "KB/s", "MB/s", "GB/s", "TB/s"}
+
+
+def _trace_units(raw: str) -> tuple[str, str] | None:
+    """'      ms        ms   KB  KB  MB  GB/s' under a trace header (--normalized-time-unit): the
+    units of the Start and Duration columns; None when the line is not such a row."""
+    toks = raw.split()
+    if len(toks) < 2 or toks[0] not in _UNIT_NS or toks[1] not in _UNIT_NS:
+        return None
+    return (toks[0], toks[1]) if all(t in _UNIT_NS or t in _TRACE_UNIT_CELLS for t in toks) else None
+
+
 def _summary_follows(lines: list[str], i: int) -> bool:
     """Whether the next non-blank line (index i on) is a summary table's header."""
     for ln in lines[i : i + 3]:
@@ -748,6 +760,7 @@ def parse(doc: Document) -> DialectResult:
     trace_bulk: list[dict] = []
     trace_section = "gpu-trace"
     trace_start = 0
+    trace_units: tuple[str | None, str | None] = (None, None)  # a normalized trace's Start and Duration units
     name_col = 0
     pending_section: str | None = None
     cell_header = False  # the header just read came one cell a line
@@ -868,15 +881,20 @@ def parse(doc: Document) -> DialectResult:
                 i = j
                 continue
         if mode == "trace":
+            if lineno == trace_start and (tu := _trace_units(raw)) is not None:
+                # --normalized-time-unit: a units row under the header; the times below are bare numbers
+                trace_units = tu
+                result.claimed.add(lineno)
+                continue
             # fast path: nvprof left-aligns Name under its header word; the times come first
             if name_col and len(raw) > name_col and raw[name_col - 1] == " " and raw[name_col] != " ":
                 parts = raw.split(None, 2)
                 try:
                     a, d = parts[0], parts[1]
                     fa, fd = _SUFFIX_NS.get(a[-2:]), _SUFFIX_NS.get(d[-2:])
-                    start = float(a[:-2]) * fa if fa else units.time_ns(a)
+                    start = float(a[:-2]) * fa if fa else units.time_ns(a, trace_units[0])
                     # Unified Memory events (page faults, …) print '-' for a duration they do not have
-                    dur = float(d[:-2]) * fd if fd else (_NAN if d == "-" else units.time_ns(d))
+                    dur = float(d[:-2]) * fd if fd else (_NAN if d == "-" else units.time_ns(d, trace_units[1]))
                     # float() also takes 'nan', 'inf', '-5', '1_0': only digits are times here
                     plain = a[0].isdigit() and (d[0].isdigit() or d == "-") and "_" not in a + d and "e" not in a + d
                     if plain and start < _INF and not dur >= _INF:
@@ -896,8 +914,8 @@ def parse(doc: Document) -> DialectResult:
             m = _TRACE_ROW.match(raw) if trace_section == "gpu-trace" else _API_TRACE_ROW.match(raw)
             if m:
                 try:
-                    start = units.time_ns(m.group("start"))
-                    dur = units.time_ns(m.group("dur"))
+                    start = units.time_ns(m.group("start"), trace_units[0])
+                    dur = units.time_ns(m.group("dur"), trace_units[1])
                     trace_rows.append((m.group("name").rstrip(), start, dur, lineno, lineno))
                     result.claimed.add(lineno)
                     continue
@@ -1055,6 +1073,7 @@ def parse(doc: Document) -> DialectResult:
             trace_section = sec
             name_col = raw.rfind(" Name") + 1 if not pm else 0
             trace_start = lineno + 1
+            trace_units = (None, None)
             result.claimed.add(lineno)
             continue
         hdr = parse_header(body)
