@@ -597,3 +597,24 @@ def test_gpu_trace_normalized_to_one_time_unit(tmp_path):
     # without the units row the bare numbers are in no known unit: reported, never read in a guessed one
     with pytest.raises(NoProfileFound, match="no row could be read: line\\(s\\) 4, 5, 6"):
         _parse_text(tmp_path, text.replace(text.split("\n")[3] + "\n", ""), "bare.txt")
+
+
+@pytest.mark.parametrize("where", ["csv", "table"])
+def test_carriage_return_inside_a_row_is_damage_not_a_digit_join(tmp_path, where):
+    """A stray CR inside a number ('5\\r0.1', a terminal's overwrite) had been deleted, giving 50.1, a
+    number the input never shows: the row is reported instead (found by the hypothesis fuzz)."""
+    if where == "csv":
+        text = ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                "5\r0.1,99385786,32,3105805.8,3041179.0,2987340,3777790,216832.4,flash_attention\n"
+                "49.9,98990000,32,3093437.5,3041179.0,2987340,3777790,216832.4,gemm\n")
+    else:
+        text = ("[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n"
+                " Time (%)  Total Time (ns)  Instances   Avg (ns)   Name\n"
+                " --------  ---------------  ---------  ----------  ---------------\n"
+                "     5\r0.1       99,385,786         32  3,105,805.8  flash_attention\n"
+                "     49.9       98,990,000         32  3,093,437.5  gemm\n")
+    p = tmp_path / "crlog.txt"
+    p.write_bytes(text.encode())
+    ps = profconv.parse(str(p))
+    assert list(ps.frame["name"]) == ["gemm"]
+    assert len(ps.unplaced) == 1 and "flash_attention" in ps.unplaced[0][1]

@@ -144,17 +144,23 @@ def _latex_row(line: str) -> str | None:
 
 
 def csv_row(line: str) -> list[str]:
-    """One CSV line as its fields ([] when it cannot be read; a stray CR inside the line is dropped)."""
+    """One CSV line as its fields ([] when it cannot be read). A carriage return inside the line
+    (not at its end) is damage: '5\r0.1' is not 50.1, so such a line cannot be read."""
+    line = line.rstrip("\r")
+    if "\r" in line:
+        return []
     try:
-        return next(csv.reader([line.replace("\r", "")]), [])
+        return next(csv.reader([line]), [])
     except csv.Error:
         return []
 
 
 def csv_rows(lines: list[str]) -> list[list[str]]:
     """CSV lines, one row per line (never a quoted field running over lines)."""
+    if any("\r" in ln for ln in lines):
+        return [csv_row(ln) for ln in lines]
     try:
-        rows = list(csv.reader([ln.replace("\r", "") for ln in lines]))
+        rows = list(csv.reader(lines))
         if len(rows) == len(lines):
             return rows
     except csv.Error:

@@ -471,7 +471,8 @@ def parse(doc: Document) -> DialectResult:
             fields = [_field_of(c) for c in cols]
             if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields):
                 j = d + 1
-                cells, line_nos = [], []
+                cells: list[list[str]] = []
+                line_nos: list[int] = []
                 while j < n and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
                     row = lines[j]
                     if not row.strip():
@@ -486,7 +487,12 @@ def parse(doc: Document) -> DialectResult:
                     if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
                             or row.lstrip().startswith("Generating "):
                         break  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
-                    row = row.replace("\r", "")
+                    row = row.rstrip("\r")
+                    if "\r" in row:  # a carriage return inside a row: damage ('5\r0.1' is not 50.1), reported
+                        cells.append([])
+                        line_nos.append(j + 1)
+                        j += 1
+                        continue
                     # rows glued together (line breaks lost): each was padded to the header's width
                     w = width or len(line)
                     while w > spans[-1][0] and len(row.rstrip()) > w and _is_console_row(row[w:], spans):
