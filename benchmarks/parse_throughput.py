@@ -5,7 +5,8 @@ Generates (deterministically, into --dir) an nvprof --print-gpu-trace log, an `n
 csv` cuda_gpu_trace report and the same rows as plain CSV for each; a summary-only nvprof log of
 many profiles (a real corpus log repeated) and one of nvprof --csv profiles. Each command runs as
 its own process (median of --repeat); the child's CPU time (user+sys) and wall time come from
-os.wait4, its peak memory from ru_maxrss. Memory per input byte is reported as the peak above
+os.wait4, its peak memory from ru_maxrss (which counts the parent's RSS at the spawn: the inputs are
+written a piece at a time so that this process stays small). Memory per input byte is reported as the peak above
 the same command's peak on a one-profile file (the interpreter, pandas and profconv themselves).
 
     python benchmarks/parse_throughput.py --mb 100 --profiles 2000,8000
@@ -181,9 +182,11 @@ def main() -> None:
     block = SUMMARY_LOG.read_text()
     outputs = [o for o in args.summary_outputs.split(",") if o]
     for n in (int(x) for x in args.profiles.split(",") if x):
-        for label, text in ((f"summary-only, {n} profiles", block * n), (f"nvprof --csv, {n} profiles", CSV_PROFILE * n)):
+        for label, piece in ((f"summary-only, {n} profiles", block), (f"nvprof --csv, {n} profiles", CSV_PROFILE)):
             path = tmp / f"summary-{n}-{'csv' if 'csv' in label else 'text'}.log"
-            path.write_text(text)
+            with open(path, "w") as f:  # a profile at a time: this process stays small (a child's peak
+                for _ in range(n):  # RSS counts what its parent held when it was spawned)
+                    f.write(piece)
             for out in outputs if "csv" not in label else ["json"]:
                 argv = profconv_cmd(path, f"--{out}") if out != "table" else profconv_cmd(path)[:-1]
                 cpu, _, peak = run(argv, args.repeat if out != "table" else 1)

@@ -203,3 +203,23 @@ def test_cli_tables_streamed_are_the_whole_files(tmp_path, monkeypatch):
         whole = _cli_bytes(monkeypatch, 1 << 40, *files, *extra)
         assert streamed == whole
     assert "calls x average" in streamed and "could not be placed" in streamed
+
+
+def test_cli_a_full_temporary_directory_is_one_line(tmp_path, monkeypatch):
+    """--json of a long log writes its rows to a temporary file first: a disk without room for
+    it is said in one line (exit 5), no traceback, nothing half written."""
+    import errno
+    import tempfile
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 1000)
+    long = tmp_path / "long.log"
+    long.write_text(SUMMARY.read_text() * 10)
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    r = run_cli("parse", str(long), "--json")
+    assert r.returncode == 5
+    assert "temporary file" in r.stderr and "No space left" in r.stderr and "TMPDIR" in r.stderr
+    assert r.stdout == ""
+    assert "Traceback" not in r.stderr

@@ -86,13 +86,33 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
     part let go, so memory does not grow with the number of profiles. The output is the same,
     byte for byte, as write_json / write_csv of the whole ProfileSets: rows go through the same
     slices, and an input found to need the whole-file reader midway is read again whole (what it
-    had written is taken back)."""
-    import shutil
+    had written is taken back). A temporary file that cannot be written (a full disk) is said in
+    one line, exit 5. False: one input that is read whole, left to the caller (no temporary file)."""
+    import tempfile
+
+    from profconv.errors import SystemRefused
+
+    try:
+        spooled = _spool(files, format, threshold, as_json, advance)
+    except OSError as exc:  # the input's own read errors are the whole-file reader's to report
+        raise SystemRefused(f"a temporary file for the output in {tempfile.gettempdir()}: "
+                            f"{exc.strerror or type(exc).__name__} (TMPDIR names another directory)") from None
+    if spooled is None:
+        return False
+    _write_spooled(*spooled, as_json=as_json)
+    return True
+
+
+Spooled = tuple[Any, list[tuple[str, Any, list[int], list[str]]]]
+
+
+def _spool(files: list[str], format: str | None, threshold: float, as_json: bool, advance) -> Spooled | None:
+    """The rows of every input into a temporary file, each input's profiles (JSON) into one of its
+    own; None where the one input is read whole (left to the caller)."""
     import tempfile
 
     from profconv.parse.stream import STREAM_FROM, NotStreamable, Stream
-    from profconv.records import ParsedInput, ParseOutput
-    from profconv.render.rows import HEADER, SliceWriter, byte_writer
+    from profconv.render.rows import SliceWriter
 
     spool: Any = tempfile.TemporaryFile()
     writer = SliceWriter(spool.write, "json" if as_json else "csv")
@@ -122,7 +142,7 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
                 writer.end()
                 notes = stream.warnings(notes)
                 done = True
-            except (NotStreamable, OSError):  # read it whole: that says what is wrong, if anything
+            except NotStreamable:  # read it whole: that says what is wrong, if anything
                 whole = len(files) == 1 and not handed
                 spool.seek(pos)
                 spool.truncate()
@@ -135,7 +155,7 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
                 from profconv.nogc import give_back
 
                 give_back()  # what the stream's look at the head held (a few MiB) would stay resident
-                return False
+                return None
         if not done:
             ps = _parse_one(path, format, None, threshold, False)
             writer.add(ps.source, ps.rows)
@@ -147,12 +167,21 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
         inputs.append((path, profiles, unplaced, notes))
         advance(path)
     spool.flush()
+    return spool, inputs
+
+
+def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]]], as_json: bool) -> None:
+    import shutil
+
+    from profconv.records import ParsedInput, ParseOutput
+    from profconv.render.rows import HEADER, byte_writer
+
     out = sys.stdout
     if not as_json:
         write = byte_writer(out)
         write((",".join(HEADER) + "\n").encode())
         _copy(spool, write)
-        return True
+        return
     head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
                                for src, _, u, w in inputs], rows=[]).to_json()
     cut = head.rindex('"rows": []')
@@ -171,7 +200,6 @@ def _stream_big(files: list[str], format: str | None, threshold: float, as_json:
     out.write('"rows": [')
     _copy(spool, byte_writer(out))
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
-    return True
 
 
 def _copy(spool, write) -> None:

@@ -118,7 +118,11 @@ class Stream:
     def __iter__(self) -> Iterator[ProfileSet]:
         if self.format not in (None, "nvprof") or set(DIALECTS) != _KNOWN:
             raise NotStreamable("a format or dialect the stream does not know")
-        with open(self.path, "rb") as f:
+        try:
+            f = open(self.path, "rb")
+        except OSError:
+            raise NotStreamable("cannot be opened") from None  # parse says why
+        with f:
             yield from self._parts(f)
         if not self.profiles:  # what parse says then depends on the whole file
             raise NotStreamable("no profile")
@@ -133,7 +137,10 @@ class Stream:
         latin1 = False
         size = self.window
         while True:
-            block = f.read(size)
+            try:
+                block = f.read(size)
+            except OSError:
+                raise NotStreamable("cannot be read") from None
             eof = len(block) < size
             data = carry + block
             if not eof:
