@@ -291,6 +291,14 @@ def test_csv_numbers_are_repr_and_str():
     assert _csv_column("line_start", ints) == ["4", "5", "9223372036854775807", "-7"]
     assert _csv_column("line_start", [1, 2**70]) == ["1", str(2**70)]
     assert _csv_column("name", ["a,b", "c", "a,b", 'say "hi"']) == ['"a,b"', "c", '"a,b"', '"say ""hi"""']
+    # numbers that hold 0.0000 without being below 1e-4 (us -> ns conversions), and random ones
+    # of every magnitude, one slice each
+    odd = [230307.09999999998, 230307.00000000003, 100.00001, 10.00001, -0.00012, -1.5e-05, 0.0001, 9.99e-05]
+    assert _csv_column("total_ns", odd) == list(map(float.__repr__, odd))
+    rng = random.Random(5)
+    for exp in range(-12, 22):
+        vals = [rng.choice((1, -1)) * rng.random() * 10.0**exp for _ in range(2000)]
+        assert _csv_column("total_ns", vals) == list(map(float.__repr__, vals))
 
 
 def test_json_to_a_byte_stream_equals_the_text(tmp_path):

@@ -128,9 +128,16 @@ def _numbers(values: list[Any]) -> list[bytes] | None:
         text = _encode(values)[1:-1]
     except (OverflowError, TypeError, ValueError):  # an int beyond 64 bits: repr writes it
         return None
-    if b"e" in text or b"n" in text or b"0.0000" in text:  # exponents, null; 0.0000 covers 1e-05 > x > 0
+    if b"e" in text or b"n" in text or (b"0.0000" in text and _tiny(text)):  # exponents, null, |x| < 1e-4
         return None
     return text.split(b",")
+
+
+def _tiny(text: bytes) -> bool:
+    """A cell of comma-separated numbers starts with 0.0000 (|x| < 1e-4, where repr writes an
+    exponent and msgspec does not); a longer number that only holds those digits (230307.00000000003,
+    10.00001) is written alike by both."""
+    return text.startswith((b"0.0000", b"-0.0000")) or b",0.0000" in text or b",-0.0000" in text
 
 
 def _utf8(cells: list[str]) -> list[bytes]:
