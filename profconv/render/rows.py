@@ -154,17 +154,18 @@ def _constant(values: list[Any]) -> bool:
 Keyed = tuple[list[Any], dict[Any, bytes]]  # a column's values and the cell text of each distinct one
 
 
-def _cells(name: str, values: list[Any]) -> bytes | list[bytes] | Keyed:
+def _cells(name: str, values: list[Any], typed: type | None = None) -> bytes | list[bytes] | Keyed:
     """One column of a slice, as UTF-8: its text when it holds one value all along, else its cells,
     or for text columns (names repeat: a trace has a few kernels many times) its values and the cell
     of each distinct value. Bytes, not text: a non-ASCII short name ('conv<…>') made every slice's
-    text two bytes a character, slower to join and to encode for the stream."""
+    text two bytes a character, slower to join and to encode for the stream. `typed`: the type
+    every value has (the column is an array of doubles, a range), known without a look at each."""
     first = values[0]
     if name in FLOAT_COLUMNS:
         if first != first and values.count(first) == len(values):
             return b""
         out = None
-        if type(first) is float and set(map(type, values)) == {float}:
+        if typed is float or (type(first) is float and set(map(type, values)) == {float}):
             out = _numbers(values)
         if out is None:
             text = list(map(float.__repr__, values))
@@ -174,9 +175,19 @@ def _cells(name: str, values: list[Any]) -> bytes | list[bytes] | Keyed:
         return out[0] if _constant(out) else out
     if _constant(values):
         return _csv_text(first).encode("utf-8", "surrogateescape")
-    if type(first) is int and set(map(type, values)) == {int}:
+    if typed is int or (type(first) is int and set(map(type, values)) == {int}):
         return _numbers(values) or _utf8(list(map(str, values)))
     return values, {v: _csv_text(v).encode("utf-8", "surrogateescape") for v in dict.fromkeys(values)}
+
+
+def _typed(col: Sequence[Any]) -> type | None:
+    """float for an array of doubles, int for a range or an array of integers: every value's type."""
+    if isinstance(col, range):
+        return int
+    code = getattr(col, "typecode", None)  # array.array
+    if code == "d":
+        return float
+    return int if code in ("b", "h", "i", "l", "q") else None
 
 
 def _csv_column(name: str, values: list[Any]) -> list[str]:
@@ -272,7 +283,8 @@ def _write_csv_rows(sets: Sequence[tuple[str, Rows]], write: Any) -> None:
                 else:
                     key = (id(c), name in FLOAT_COLUMNS)  # what _cells looks at besides the values
                     cached = seen.get(key)
-                    got = cached if cached is not None else seen.setdefault(key, _cells(name, _values(c, lo, hi)))
+                    got = cached if cached is not None else seen.setdefault(
+                        key, _cells(name, _values(c, lo, hi), _typed(c)))
                 if isinstance(got, bytes):
                     run.append(got)
                     continue
