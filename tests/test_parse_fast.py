@@ -474,3 +474,22 @@ def test_big_trace_written_straight_out(tmp_path, monkeypatch, out):
         write_csv([ps], buf)
         assert res.stdout == buf.getvalue()
     assert reads == [stream.WINDOW]  # one window read, then given up
+
+
+def test_csv_typed_columns_equal_to_csv():
+    """Columns kept as an array of doubles or a range (the bulk readers') are written without a
+    look at each value's type: the same text as DataFrame.to_csv, tiny and huge floats too."""
+    from array import array
+
+    from profconv.render.rows import write_csv as write_rows
+
+    n = 30
+    floats = [1.5, 1e-05, 2e16, 230307.00000000003, 0.0, -0.0] * 5
+    rows = table_mod.Rows({"name": ["k"] * n, "section": ["gpu-trace"] * n, "profile": [1] * n,
+                           "total_ns": array("d", floats), "start_ns": array("d", range(n)),
+                           "line_start": range(4, 4 + n), "line_end": range(4, 4 + n)}, n)
+    buf = io.StringIO()
+    write_rows([("s", rows)], buf)
+    frame = rows.to_frame().assign(source="s")
+    frame = frame[["source", *[c for c in frame.columns if c != "source"]]]
+    assert buf.getvalue() == frame.to_csv(index=False)
