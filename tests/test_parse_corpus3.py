@@ -127,6 +127,17 @@ CASES = [
              (1, 'unified-memory', '[Unified Memory CPU page faults]', None, 2, None),
          ],
          notes=[]),
+    Case('nvprof-metrics/sankarmanoj-thrust2d-gradient-metrics-text-valued-utilization.log',
+         tools=('nvprof',), rows=15, unplaced=0,
+         sections={(1, 'metric'): 15},
+         tops=[],
+         checks=[
+             (1, 'metric', 'getError(int', 'shared_utilization', None, 0.0, 'Idle (0)'),
+             (1, 'metric', 'void better_reduce_kernel<unsigned int=1024>', 'shared_utilization', None, 1.0, 'Low (1)'),
+             (1, 'metric', 'void better_reduce_kernel<unsigned int=1024>', 'shared_efficiency', '%', 99.74, None),
+             (1, 'metric', 'multiply(int', 'gld_efficiency', '%', 82.56, None),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
