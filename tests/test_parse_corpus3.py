@@ -629,3 +629,36 @@ def test_carriage_return_inside_a_row_is_damage_not_a_digit_join(tmp_path, where
     ps = profconv.parse(str(p))
     assert list(ps.frame["name"]) == ["gemm"]
     assert len(ps.unplaced) == 1 and "flash_attention" in ps.unplaced[0][1]
+
+
+NSYS_GPU_TRACE = """nsys nvprof --print-gpu-trace ./cppintegration
+
+Start (ns)   Duration (ns)  CorrId  GrdX  GrdY  GrdZ  BlkX  BlkY  BlkZ  Reg/Trd  StcSMem (MB)  DymSMem (MB)  Bytes (MB)  Throughput (MB/s)  SrcMemKd  DstMemKd            Device             Ctx  GreenCtx  Strm              Name            
+ -----------  -------------  ------  ----  ----  ----  ----  ----  ----  -------  ------------  ------------  ----------  -----------------  --------  --------  ---------------------------  ---  --------  ----  ----------------------------
+ 288,824,971            672     128                                                                                0.000             23.810  Pageable  Device    NVIDIA GeForce RTX 3060 (0)    1               7  [CUDA memcpy Host-to-Device]
+ 291,473,497         65,025     131     1     1     1     4     1     1       32         0.000         0.000                                                     NVIDIA GeForce RTX 3060 (0)    1               7  kernel(int *)               
+"""
+
+NSYS_2020_GPU_TRACE = """Exporting [/soft/compilers/cuda/cuda-11.2.0/nsight-systems-2020.4.3/target-linux-x64/reports/gputrace.py report1.sqlite] to console... 
+
+ Start(sec)  Duration(nsec)  CorrId  GrdX  GrdY  GrdZ  BlkX  BlkY  BlkZ  Reg/Trd  StcSMem  DymSMem    Bytes    Thru(MB/s)  SrcMemKd  DstMemKd        Device        Ctx  Strm                  Name                 
+ ----------  --------------  ------  ----  ----  ----  ----  ----  ----  -------  -------  -------  ---------  ----------  --------  --------  ------------------  ---  ----  -------------------------------------
+   0.355442           5,120      57                                                                         1       0.195  Device    Device    Tesla V100 (0)        1     7  [CUDA memset]
+   0.355501          12,352      61   128     1     1   256     1     1       16        0        0                                             Tesla V100 (0)        1     7  vecAdd(float*, float*, float*, int)
+"""
+
+
+@pytest.mark.parametrize(("text", "starts"), [(NSYS_GPU_TRACE, [288824971.0, 291473497.0]),
+                                              (NSYS_2020_GPU_TRACE, [355442000.0, 355501000.0])],
+                         ids=["nsys-nvprof-2024", "stats-gputrace-2020-seconds"])
+def test_nsys_gpu_trace_printed_as_a_table(tmp_path, text, starts):
+    """`nsys nvprof --print-gpu-trace` / `nsys stats -r gputrace` printed as a console table: blank
+    grid and memcpy cells, a header not indented like its dashes, 'Start(sec)' in seconds (2020).
+    Before: 'no profiler output found' (or rows in the wrong section with no times)."""
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert ps.unplaced == []
+    assert set(f["section"]) == {"gpu-trace"}
+    assert list(f["start_ns"]) == pytest.approx(starts, rel=1e-12)
+    assert list(f["total_ns"])[1] in (65025.0, 12352.0)
+    assert list(f["name"])[1] in ("kernel(int *)", "vecAdd(float*, float*, float*, int)")

@@ -66,14 +66,15 @@ FIELDS = {
 
 _MARKERS = ("stats report", "Total Time (ns)", "Statistics (nanoseconds)", "Runtime API Statistics", "\tTotal Time\t",
             "\nStart (ns),", "\nTime (%),", "Statistics:\n")
-_DETECT = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]\n]*_(?:sum|trace)\.py\]")
+_DETECT = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]\n]*_(?:sum|trace)\.py\]"
+                     r"|Start ?\((?:ns|sec)\) +Duration ?\((?:ns|nsec)\)")
 
 
 def detect(doc: Document) -> bool:
     text = doc.text
     if any(m in text for m in _MARKERS) or text.startswith(("Start (ns),", "Time (%),")):
         return True
-    if "Total Time" not in text and "Processing [" not in text:
+    if "Total Time" not in text and "Processing [" not in text and "Duration" not in text:
         return False
     return _DETECT.search(text) is not None
 
@@ -85,7 +86,7 @@ def _report_from_header(cols: list[str], names: list[str]) -> str:
         return "cuda_gpu_mem_size_sum"
     if "range" in lc:
         return "nvtx_sum"
-    if "start (ns)" in lc or "start" in lc:
+    if "start (ns)" in lc or "start" in lc or any(c.startswith("start(") for c in lc):
         return "cuda_gpu_trace"
     if "operation" in lc:
         return "cuda_gpu_mem_time_sum"
@@ -99,8 +100,10 @@ def _size_factor(field: str) -> float:
     return {"mbytes": 1e6, "kib": 1024.0, "total": 1024.0}.get(field, 1.0)
 
 
-def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]], lines: list[int]) -> tuple[Block, list[int]]:
+def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]], lines: list[int],
+                   scales: dict[str, float] | None = None) -> tuple[Block, list[int]]:
     section = REPORTS.get(report, "gpu")
+    scales = scales or {}
     bad: list[int] = []
     rows: list[Row] = []
     numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in (None, "name", "calls")]
@@ -129,7 +132,9 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
                         raise ValueError(c)
                     launch[f] = "x".join(dims)
                 elif f is not None:
-                    vals[f] = loc.convert(c.strip())
+                    if f in ("start", "dur") and not c.strip():
+                        raise ValueError(c)  # a trace row without its time
+                    vals[f] = loc.convert(c.strip()) * scales.get(f, 1.0)
         except ValueError:
             bad.append(line)
             continue
@@ -163,10 +168,22 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
     return blk, bad
 
 
+_TIME_COL = re.compile(r"^(start|duration)\s*\((ns|nsec|us|usec|ms|msec|s|sec)\)$")
+_COL_SCALE = {"ns": 1.0, "nsec": 1.0, "us": 1e3, "usec": 1e3, "ms": 1e6, "msec": 1e6, "s": 1e9, "sec": 1e9}
+
+
+def _col_scale(col: str) -> float:
+    """A trace time column's unit as a factor to ns: 'Start(sec)' (nsys 2020) -> 1e9."""
+    m = _TIME_COL.match(col.strip().lower())
+    return _COL_SCALE[m.group(2)] if m else 1.0
+
+
 def _field_of(col: str) -> str | None:
     c = col.strip().lower()
     if c in FIELDS:
         return FIELDS[c]
+    if m := _TIME_COL.match(c):
+        return "start" if m.group(1) == "start" else "dur"
     base = re.sub(r"\s*\(.*\)$", "", c)
     if base in ("avg", "med", "min", "max", "stddev") and "(" in c:
         return None  # sizes in a memory-size table: only the total is kept
@@ -505,7 +522,10 @@ def parse(doc: Document) -> DialectResult:
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
-                blk, bad = _rows_to_block(rep, fields, cells, line_nos)
+                scales = {f: _col_scale(c) for f, c in zip(fields, cols) if f in ("start", "dur")}
+                blk, bad = _rows_to_block(rep, fields, cells, line_nos, scales)
+                if blk.section is not None and blk.section.endswith("-trace"):
+                    blk = _trace_from_rows(blk, rep)
                 events.append(grouping.Event("block", i + 1, block=blk))
                 result.claimed.update(range(i + 1, j + 1))
                 result.unplaced.extend(bad)
@@ -601,6 +621,8 @@ def _console_cells(row: str, spans: list[tuple[int, int]], fields: list[str | No
         cells.append(row[spans[-1][0] :].strip())
         if all(cells):
             return cells
+        if fields is not None and len(fields) == len(cells) and all(c or f is None for c, f in zip(cells, fields)):
+            return cells  # blank cells only in columns not read (a trace's grid and memcpy columns)
     grouped = _grouped_cells(row, len(spans), fields)
     if grouped is not None:  # [] when the digit groups read more than one way: a row to report
         return grouped
@@ -691,6 +713,9 @@ def _agrees(cells: dict[str | None, str]) -> bool:
 
 
 def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
+    parts = re.split(r"\s{2,}", line.strip())
+    if len(parts) == len(spans):  # names never hold two spaces: this holds however the header is indented
+        return parts
     cells = []
     for k in range(len(spans)):
         lo = spans[k - 1][1] if k else 0
