@@ -223,3 +223,32 @@ def test_cli_a_full_temporary_directory_is_one_line(tmp_path, monkeypatch):
     assert "temporary file" in r.stderr and "No space left" in r.stderr and "TMPDIR" in r.stderr
     assert r.stdout == ""
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["crlf", "latin1-late", "utf8-then-latin1", "comment-prefixed", "bom"])
+def test_parts_of_files_the_text_layer_changes(tmp_path, small, kind):
+    """Line ends, encodings and comment prefixes are undone per window as the whole-file reader
+    undoes them for the whole: CRLF; a byte that is no UTF-8 late in a file (the whole file is then
+    Latin-1; the windows before were ASCII); UTF-8 before such a byte (the stream gives up); a log
+    pasted with '# ' before every line (no place to cut on such a line); a UTF-8 BOM."""
+    text = ECE408.read_text(encoding="utf-8", errors="replace").replace("\ufffd", "?")
+    text = "".join(ch if ord(ch) < 128 else "?" for ch in text) * 3 + SUMMARY.read_text() * 3
+    if kind == "crlf":
+        data = text.replace("\n", "\r\n").encode()
+    elif kind == "latin1-late":
+        data = text.encode() + b"Op Time: 0.5 s \xe9t\xe9\n" + SUMMARY.read_bytes()
+    elif kind == "utf8-then-latin1":
+        data = "Caf\u00e9\n".encode() + text.encode() + b"\xe9\n" + SUMMARY.read_bytes()
+    elif kind == "comment-prefixed":
+        data = "".join("# " + ln for ln in text.splitlines(keepends=True)).encode()
+    else:
+        data = b"\xef\xbb\xbf" + text.encode()
+    path = tmp_path / f"{kind}.log"
+    path.write_bytes(data)
+    n = _check(path, small)
+    if kind == "utf8-then-latin1":
+        assert n == 0
+    elif kind == "comment-prefixed":
+        assert n == 1  # no place to cut: one part, the whole file
+    else:
+        assert n > 3

@@ -35,6 +35,7 @@ from profconv.parse.core import (
     _rows,
     _run,
     _share_notes,
+    _Spans,
     table_note,
 )
 from profconv.parse.dialects import DIALECTS, nvprof
@@ -183,19 +184,20 @@ class Stream:
             if got is None:  # no place to cut in this window: read on
                 carry, size = data + tail, 2 * size
                 continue
-            part, c, gap, state = got
+            part, c, at, gap, state = got
             if part is not None:
                 yield part
             if eof:
                 return
-            carry = b"\n".join(data.split(b"\n")[c - 1 :]) + tail
+            carry = data[at:] + tail
             start += c - 1
             size = self.window
 
     def _window(self, data: bytes, text: str, eof: bool, start: int, gap: list[str],
-                state: tuple | None) -> tuple[ProfileSet | None, int, list[str], tuple | None] | None:
+                state: tuple | None) -> tuple[ProfileSet | None, int, int, list[str], tuple | None] | None:
         """Parse one window (lines from the file's line `start`); the part before its cut, the cut
-        (a window line number), the next gap and reader state, or None when it cannot be cut."""
+        (a window line number) and its byte offset in `data`, the next gap and reader state, or None
+        when it cannot be cut."""
         from profconv.parse.text import normalize
 
         text = normalize(text)
@@ -218,7 +220,7 @@ class Stream:
             raise NotStreamable("dialect notes or a Device line")
         profiles = r.profiles
         if eof:
-            c = n + 1
+            c, at = n + 1, len(data)
         else:
             c = 0
             raw_lines: list[bytes] | None = None
@@ -231,20 +233,27 @@ class Stream:
                 if not _prefixed(raw_lines[ls - 1]):
                     c = ls
                     break
-            if not c:
+            if not c or raw_lines is None:
                 return None
+            at = sum(map(len, raw_lines[: c - 1])) + c - 1
         keep = [p for p in profiles if p.line_start < c]
         d = start - 1
-        view = doc.text.split("\n")[: c - 1]  # the lines as the context scan sees them (plain summary rows blank)
-        found = context.scan("\n".join([*gap, *view]) + "\n")
-        g = start - len(gap)  # the file's number of the scanned text's first line
+        # the run context before the cut (doc.text: plain summary rows blank), the gap's before it
+        found = [item for item in context.scan(doc.text) if item.line < c]
         for item in found:
-            item.line += g - 1
-        # what follows the last profile handed out: context of the next one
-        next_gap = view[keep[-1].line_end :] if keep else [*gap, *view]
+            item.line += d
+        if gap:
+            before = context.scan("\n".join(gap) + "\n")
+            for item in before:
+                item.line += start - len(gap) - 1
+            found = before + found
+        # what follows the last profile handed out, as the context scan sees it: the next one's
+        blank = _Spans(doc.skip)
+        after = keep[-1].line_end + 1 if keep else 1
+        next_gap = ([] if keep else gap) + ["" if k in blank else lines[k - 1] for k in range(after, c)]
         next_state = r.resume.get(c)
         if not keep:
-            return None, c, next_gap, next_state
+            return None, c, at, next_gap, next_state
         unplaced = [(k + d, lines[k - 1]) for k in sorted(set(r.unplaced)) if k < c]
         _shift(keep, d)
         infos = _attach_context(keep, "", first=self.profiles + 1, found=found)
@@ -261,7 +270,7 @@ class Stream:
         table_notes = {k: v for k, v in table_notes.items() if v}
         notes = [table_note(number, section, x) for (number, section), items in table_notes.items() for x in items]
         part = ProfileSet(None, infos, self.label, unplaced, notes, table_notes, rows=rows)
-        return part, c, next_gap, next_state
+        return part, c, at, next_gap, next_state
 
 
 def parts(path: str, format: str | None = None) -> Iterator[ProfileSet]:
