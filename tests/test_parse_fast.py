@@ -83,7 +83,10 @@ def _same(a, b) -> None:
                                    '5,6,9,157,NVIDIA H200 (0),7,"a"""', '5,6,9,157,NVIDIA H200 (0),7,""',
                                    '5,6,9,157,NVIDIA H200 (0),7,"x"y"', '"5",6,9,157,NVIDIA H200 (0),7,k',
                                    '5,6,9,157,NVIDIA H200 (0),7x"k, l"', "5,6,9,157,NVIDIA H200 (0),7, k ",
-                                   '5,6,9,157,NVIDIA H200 (0),7," k, l "', " 5 ,6,9,157,NVIDIA H200 (0),7,k"])
+                                   '5,6,9,157,NVIDIA H200 (0),7," k, l "', " 5 ,6,9,157,NVIDIA H200 (0),7,k",
+                                   "5,6,9,157,NVIDIA H200 (0),7,k\rx", "5,6\r,9,157,NVIDIA H200 (0),7,k",
+                                   "5,6,9,157,NVIDIA\rH200 (0),7,k", '5,6,9,157,NVIDIA H200 (0),7,"a,\rb"',
+                                   "5,6,9,157,NVIDIA H200 (0),7,k\r"])
 def test_nsys_bulk_csv_equals_row_by_row(monkeypatch, extra):
     text = nsys_trace(nsys.BULK_ROWS + 500, extra)
     fast = profconv.parse_text(text)

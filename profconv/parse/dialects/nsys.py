@@ -301,6 +301,8 @@ def _csv_split(lines: list[str], start: int, header: list[str], cols: list[str],
                 break
             del body[stop:], qpos[stop:]
         del counts
+        if "\r" in "".join(body):
+            return None  # a carriage return inside a row is damage: the row-by-row reader reports it
         tail = list(map(third, map(str.rpartition, body, repeat(","))))
         if qpos.count(-1) != len(qpos):
             has = list(map((-1).__lt__, qpos))
