@@ -48,11 +48,13 @@ MARGIN = 64  # lines a window holds past a cut: what the reader may look ahead o
 HEAD = 1 << 16  # characters where dialects are looked for first (profconv.parse.core.HEAD)
 START = "NVPROF is profiling process"
 
-# a substring that another dialect's detection needs (profconv/parse/dialects/*.py, detect): a
-# text holding none of them is detected as none of them (tests/test_parse_stream.py checks it on
-# every test file)
+# what another dialect's detection (profconv/parse/dialects/*.py, detect) may find in a whole file
+# and in none of its parts: the parts of its tests that need more than one line (two substrings
+# far apart, a marker with the line end before it). A text is taken for another dialect's where
+# one of these is in it or where a dialect's own detect finds itself in it; tests/test_parse_stream.py
+# checks on every test file, cut at every line, that what detect finds in the whole is found so
 OTHER_MARKERS = (
-    "==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ",  # ncu
+    "==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ", "Metric Unit",  # ncu
     "stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing [",  # nsys
     "Accelerator Kernel Timing data",  # acc
     "gputime",  # cudaprof
@@ -65,7 +67,11 @@ class NotStreamable(Exception):
 
 
 def _other_dialect(text: str) -> bool:
-    return any(m in text for m in OTHER_MARKERS)
+    """Whether another dialect may be read in a file that holds `text` (see OTHER_MARKERS)."""
+    if any(m in text for m in OTHER_MARKERS):
+        return True
+    doc = Document(lines=[], label="", text=text)
+    return any(mod.detect(doc) for name, mod in DIALECTS.items() if name != "nvprof")
 
 
 def _shift(raw: list[RawProfile], d: int) -> None:
