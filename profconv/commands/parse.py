@@ -401,7 +401,7 @@ def _tables_streamed(path: str, format: str | None, threshold: float, opts) -> N
     notes: list[str] = []
     table_notes: dict[tuple[int, str], list[str]] = {}
     try:
-        for part in parts(path, format):
+        for part in parts(path, format, checked=True):
             if threshold != 0.90:
                 part.rethreshold(threshold)
             render_profiles(part, con, opts)

@@ -279,14 +279,15 @@ class Stream:
         return part, c, at, next_gap, next_state
 
 
-def parts(path: str, format: str | None = None) -> Iterator[ProfileSet]:
+def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
     """The profiles of a long nvprof log, a part at a time (ProfileSet each; numbered as in the whole
     file): what `profconv.parse.parse(path)` gives, without holding the whole file or all of its
     rows. A file that must be read whole is (one ProfileSet). Notes that concern the whole file (a
-    damaged row's) come with the last part."""
+    damaged row's) come with the last part. `checked`: the caller has seen `_streamable_file` say
+    so (the file is not looked through again)."""
     from profconv.parse.core import parse
 
-    if not _streamable_file(path, format):
+    if not checked and not _streamable_file(path, format):
         yield parse(path, format)
         return
     stream = Stream(path, format)
