@@ -497,3 +497,30 @@ def test_a_gzip_bomb_is_one_line_not_a_memory_error(tmp_path, monkeypatch):
 
     with pytest.raises(InputError, match=r"bomb.log.gz: expands to more than 2 MiB"):
         read_text(str(path))
+
+
+@pytest.mark.parametrize("args", [
+    ["tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--json"],
+    ["--csv", "tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log",
+     "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log"],
+    ["does/not/exist.log", "--json"],  # one line, exit 2
+    ["tests/data/SOURCES.md", "--csv"],  # no profile found
+    ["-", "--json"],  # stdin
+])
+def test_parse_json_csv_without_the_app_is_the_same(tmp_path, args):
+    """`profconv parse FILE... --json|--csv` alone on the line runs without building the Typer app
+    (pydantic is not imported): the same bytes, messages and exit status as through the app (an
+    extra `--threshold 0.9`, the default, sends the same command line through it)."""
+    import subprocess
+    import sys
+
+    log = open("tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log", "rb").read()
+    code = ("import sys, atexit; atexit.register(lambda: sys.stderr.write('pydantic' in sys.modules and 'APP' or 'FAST'))\n"
+            "from profconv.cli import main\nmain(sys.argv[1:])")
+    fast = subprocess.run([sys.executable, "-c", code, "parse", *args], input=log, capture_output=True)
+    app = subprocess.run([sys.executable, "-c", code, "parse", *args, "--threshold", "0.9"], input=log,
+                         capture_output=True)
+    assert fast.stderr.endswith(b"FAST") and app.stderr.endswith(b"APP")
+    assert (fast.returncode, fast.stdout, fast.stderr[:-4]) == (app.returncode, app.stdout, app.stderr[:-3])
+    assert fast.returncode == (0 if "SOURCES" not in args[0] and "exist" not in args[0] else 2)
+    assert fast.stdout.startswith((b"{", b"source,")) or fast.returncode
