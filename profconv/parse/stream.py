@@ -2,7 +2,7 @@
 
 `profconv.parse.parse` holds the whole input, its lines and all of its rows until the end. A log of
 thousands of summary-only profiles (one per run of a sweep) needs none of that: each profile's
-rows, shares and notes are its own. `Stream` reads such a file a window of about a megabyte at a
+rows, shares and notes are its own. `Stream` reads such a file a window of a quarter megabyte at a
 time, parses the window, and hands out the profiles that end before the last profile start it
 holds (a part); the next window begins at that start. The parts, one after the other, are
 exactly what `parse` gives: the same profiles, numbers, rows, shares, unplaced lines and notes.
@@ -42,7 +42,7 @@ from profconv.parse.dialects import DIALECTS, nvprof
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.shares import share_rows
 
-WINDOW = 1 << 20  # bytes read at a time (a window grows while it holds no place to cut)
+WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place to cut)
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
 MARGIN = 64  # lines a window holds past a cut: what the reader may look ahead of a line
 HEAD = 1 << 16  # characters where dialects are looked for first (profconv.parse.core.HEAD)
