@@ -253,3 +253,23 @@ def test_parts_of_files_the_text_layer_changes(tmp_path, small, kind):
         assert n == 1  # no place to cut: one part, the whole file
     else:
         assert n > 3
+
+
+def test_cli_tables_streamed_into_a_closed_pipe(tmp_path, monkeypatch):
+    """`profconv parse long.log | head`: the reader of the output went away while the tables of a
+    long log were printed a part at a time; that is no error about the input (it was read fine)."""
+    import errno
+
+    from profconv.render import profile_tables
+
+    def closed(*a, **k):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 1000)
+    monkeypatch.setattr(stream_mod, "HEAD", 1024)
+    long = tmp_path / "long.log"
+    long.write_text(SUMMARY.read_text() * 10)
+    monkeypatch.setattr(profile_tables, "render_profiles", closed)
+    r = run_cli("parse", str(long))
+    assert r.returncode == 0, r.stderr
+    assert "cannot be read" not in r.stderr

@@ -400,14 +400,18 @@ def _tables_streamed(path: str, format: str | None, threshold: float, opts) -> N
     unplaced: list[tuple[int, str]] = []
     notes: list[str] = []
     table_notes: dict[tuple[int, str], list[str]] = {}
-    try:
-        for part in parts(path, format, checked=True):
-            if threshold != 0.90:
-                part.rethreshold(threshold)
-            render_profiles(part, con, opts)
-            unplaced.extend(part.unplaced)
-            notes.extend(part.notes)
-            table_notes.update(part.table_notes)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    it = parts(path, format, checked=True)
+    while True:
+        try:
+            part = next(it, None)
+        except OSError as exc:  # reading (writing, a closed pipe, is the CLI's to say)
+            raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+        if part is None:
+            break
+        if threshold != 0.90:
+            part.rethreshold(threshold)
+        render_profiles(part, con, opts)
+        unplaced.extend(part.unplaced)
+        notes.extend(part.notes)
+        table_notes.update(part.table_notes)
     render_footer(ProfileSet(None, [], path, unplaced, notes, table_notes, rows=Rows()), con)
