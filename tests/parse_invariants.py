@@ -21,7 +21,7 @@ from profconv.analysis.ranking import rank_profile
 from profconv.parse.shares import inconsistent_tables
 
 NUMERIC = ["time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "value"]
-_NUM = re.compile(r"\d+(?:[.,'\u00a0\u202f ]\d+)*(?:[eE][+-]?\d+)?|\.\d+")
+_NUM = re.compile(r"\d+(?:(?:[.,'\u00a0\u202f]| {1,2})\d+)*(?:[eE][+-]?\d+)?|\.\d+")
 FACTORS = (1.0, 1e3, 1e6, 1e9, 1024.0, 1024.0**2, 1024.0**3, 1024.0**4, 1024.0**5, 1e12, 1e-2)
 
 
@@ -36,6 +36,13 @@ def _readings(token: str) -> set[float]:
                 out.add(float(cand))
             except ValueError:
                 pass
+    # space-grouped numbers side by side ('49 486 501 13 085,1'): every run of adjacent groups is a number
+    groups = re.split(r"[ \u00a0\u202f]+", token)
+    if 2 < len(groups) <= 16:
+        for a in range(len(groups)):
+            for b in range(a + 2, min(len(groups), a + 7) + 1):
+                if b - a < len(groups):
+                    out |= _readings("".join(groups[a:b]))
     # a grouped token also holds its parts ('1.5 2.5' in adjacent columns, '69.9,4467' in CSV)
     for sep in (r"[ \u00a0\u202f]", ","):
         for part in re.split(sep, token):

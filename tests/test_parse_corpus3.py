@@ -426,15 +426,19 @@ def test_space_grouped_numbers_in_rows_that_lost_their_alignment(tmp_path):
 
 
 def test_space_grouped_numbers_cut_two_ways_are_reported_not_guessed(tmp_path):
-    """'1 234  567': 1,234 ns in 567 ranges, or 1 ns in 234,567? Nothing in the row tells: reported."""
+    """'1 234 567' with single spaces throughout: 1,234 ns in 567 ranges, or 1 ns in 234,567? Nothing
+    in the row tells: reported. With the columns two spaces apart ('1 234  567') there is one reading."""
     text = """ Time (%)  Total Time (ns)  Instances  Name
  --------  ---------------  ---------  --------
-60,0  1 234  567  range_a
+60,0 1 234 567 range_a
 40,0  822  3  range_b
 """
     ps = _parse_text(tmp_path, text)
     assert [n for n, _ in ps.unplaced] == [3]
     assert list(ps.frame["name"]) == ["range_b"]
+    ps = _parse_text(tmp_path, text.replace("60,0 1 234 567 range_a", "60,0  1 234  567  range_a"), "two.txt")
+    assert ps.unplaced == []
+    assert list(zip(ps.frame["total_ns"], ps.frame["calls"])) == [(1234.0, 567), (822.0, 3)]
 
 
 LATEX_TABLE = r"""\begin{table}[h]
@@ -662,3 +666,16 @@ def test_nsys_gpu_trace_printed_as_a_table(tmp_path, text, starts):
     assert list(f["start_ns"]) == pytest.approx(starts, rel=1e-12)
     assert list(f["total_ns"])[1] in (65025.0, 12352.0)
     assert list(f["name"])[1] in ("kernel(int *)", "vecAdd(float*, float*, float*, int)")
+
+
+def test_damaged_rows_found_by_mutating_these_classes_are_reported(tmp_path):
+    """Mutations of the inputs above (a digit group lost, a line shifted) once gave numbers the input
+    never shows: a grouped row whose only reading disagrees with itself, a space-grouped number cut
+    by a header column, a --print-summary row shifted under its columns. Each is reported now."""
+    damaged = NSYS_SPACE_GROUPED.replace("167 549 424  68 290", "167 549 42 68 290")  # cudaMalloc's max lost a digit
+    ps = _parse_text(tmp_path, damaged)
+    assert [n for n, _ in ps.unplaced] == [6] and "cudaMalloc" not in list(ps.frame["name"])
+    shifted = NCU_SUMMARY.replace("      gpu__compute_memory_throughput", "      __compute_memory_throughput")
+    ps = _parse_text(tmp_path, shifted, "ncu.txt")
+    assert [n for n, _ in ps.unplaced] == [9]
+    assert 6.59 not in list(ps.frame["value"])

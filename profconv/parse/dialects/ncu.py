@@ -259,7 +259,11 @@ def parse(doc: Document) -> DialectResult:
             if name == "Metric Name":
                 result.claimed.add(lineno)
                 continue
-            if name and len(cells) == 3 and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
+            # the three values right-aligned in their columns, a blank before the first: a line shifted
+            # by a paste (or damaged) cuts a number in two and is reported instead
+            aligned = line[spans[2][0] - 1 : spans[2][0]] == " " and all(
+                line[e - 1 : e] not in (" ", "") and line[e : e + 1] in (" ", "") for _, e in spans[2:])
+            if name and len(cells) == 3 and aligned and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
                 lo, hi, avg = cells
                 summary_lines.add(lineno)
                 metrics.append(_metric(kernel, lineno, name, unit, avg))

@@ -615,7 +615,10 @@ def _console_cells(row: str, spans: list[tuple[int, int]], fields: list[str | No
     """A console row cut at its header's dash runs (numbers may hold spaces: '37 312 001'),
     or split on whitespace when the row does not line up with them (pasted, re-indented)."""
     ends = [e for _, e in spans[:-1]]
-    if len(row) > spans[-1][0] and all(row[e : e + 1] in (" ", "") for e in ends) and row[spans[-1][0] - 1] == " ":
+    # a cut between two digits one space apart would split a number grouped with spaces ('51 467')
+    split_number = any(row[e - 1 : e].isdigit() and row[e + 1 : e + 2].isdigit() for e in ends)
+    if (len(row) > spans[-1][0] and all(row[e : e + 1] in (" ", "") for e in ends) and row[spans[-1][0] - 1] == " "
+            and not split_number):
         cells, lo = [], 0
         for _, e in spans[:-1]:
             cells.append(row[lo:e].strip())
@@ -644,13 +647,18 @@ def _grouped_cells(row: str, ncols: int, fields: list[str | None] | None = None)
     way, only the cuts whose cells agree with each other count (total = calls x average, min <=
     average and median <= max, a share <= 100%). None when no cut is left (then the row is split
     on whitespace as usual); [] when more than one is: the row is reported, never guessed."""
-    toks = row.split()
+    spans = [(t.start(), t.end()) for t in re.finditer(r"\S+", row)]
+    toks = [row[a:b] for a, b in spans]
+    # groups of one number are one space apart ('308 807 930'); a wider gap separates two numbers
+    tight = [spans[k + 1][0] - spans[k][1] == 1 for k in range(len(spans) - 1)]
     need = ncols - 1
     m = 0
     while m < len(toks) and _NUM_TOKEN.fullmatch(toks[m]):
         m += 1
     if m <= need or m == len(toks):
         return None  # no spare tokens to group, or no name after the numbers
+    if toks[m][:1].isdigit():
+        return []  # a name that starts like a number ('8nan13,0'): where the numbers end is not known
     ways: list[list[str]] = []
 
     def one(g: list[str]) -> bool:
@@ -668,14 +676,18 @@ def _grouped_cells(row: str, ncols: int, fields: list[str | None] | None = None)
                 ways.append(cells)
             return
         for j in range(i, min(m, i + 6)):  # a number of up to 18 digits: at most 6 groups
+            if j > i and not tight[j - 1]:
+                break
             g = toks[i : j + 1]
             if one(g):
                 walk(j + 1, [*cells, " ".join(g)])
 
     walk(0, [])
-    if len(ways) > 1 and fields is not None and len(ways) <= 64:
+    if fields is not None and len(ways) <= 64:  # even a single cut must agree: a damaged row has one too
         numeric = [f for f in fields if f != "name"]
         ways = [w for w in ways if _agrees(dict(zip(numeric, w)))]
+        if not ways:
+            return []
     if len(ways) > 1:
         return []  # more than one reading: the row is reported (no cells), never read one way or the other
     if not ways:
