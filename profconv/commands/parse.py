@@ -14,7 +14,7 @@ import typer
 from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
 from profconv.parse import parse
-from profconv.parse.core import ProfileSet
+from profconv.parse.core import ProfileSet, source_label
 from profconv.ui import console, error_console
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def _spool(files: list[str], format: str | None, threshold: float, as_json: bool
                 profiles.write(",\n".join(map(_profile_json, ps.profiles)))
             unplaced, notes = [n for n, _ in ps.unplaced], list(ps.notes)
             del ps
-        inputs.append((path, profiles, unplaced, notes))
+        inputs.append((source_label(path), profiles, unplaced, notes))
         advance(path)
     spool.flush()
     return spool, inputs

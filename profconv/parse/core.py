@@ -106,9 +106,22 @@ def table_note(profile: int, section: str, note: str) -> str:
     return f"profile {profile}, {section} table, {note}"
 
 
+def source_label(path: str) -> str:
+    """How rows name their input: '<stdin>' for '-', else the path; bytes of a file name that are
+    not UTF-8 (which Python keeps as lone surrogates) are written as backslash escapes (`\\xff`),
+    so the label can go into UTF-8 output (--json, --csv) at all."""
+    if path == "-":
+        return "<stdin>"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return path
+
+
 def read_text(path: str) -> tuple[str, str]:
     """The text of a file, '-' (stdin) or a .gz file; one clear error for anything unusable."""
-    label = "<stdin>" if path == "-" else path
+    label = source_label(path)
     try:
         if path == "-":
             data = sys.stdin.buffer.read()

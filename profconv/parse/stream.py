@@ -36,6 +36,7 @@ from profconv.parse.core import (
     _run,
     _share_notes,
     _Spans,
+    source_label,
     table_note,
 )
 from profconv.parse.dialects import DIALECTS, nvprof
@@ -107,7 +108,8 @@ class Stream:
     `profiles` counts the profiles handed out."""
 
     def __init__(self, path: str, format: str | None = None, window: int | None = None) -> None:
-        self.path = self.label = path
+        self.path = path
+        self.label = source_label(path)
         self.format = format
         self.window = window or WINDOW
         self.damaged: list[int] = []  # lines of rows whose total is not calls x average
