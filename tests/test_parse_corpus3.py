@@ -679,3 +679,23 @@ def test_damaged_rows_found_by_mutating_these_classes_are_reported(tmp_path):
     ps = _parse_text(tmp_path, shifted, "ncu.txt")
     assert [n for n, _ in ps.unplaced] == [9]
     assert 6.59 not in list(ps.frame["value"])
+
+
+def test_time_column_contradicting_time_pct_is_flagged_even_with_a_bound_row(tmp_path):
+    """A Time column that contradicts the printed Time(%) (here one time lost a digit: '009.83 ms' for
+    46.20%) is ranked by Time(%) and said next to the table, also when a row prints '<0.01' (no
+    value): before, that one row kept the table ranked by its wrong times, unflagged (found by the
+    suite's fuzz test on the ECE408 seed report)."""
+    text = """Time (%)\tTime\tCalls\tName
+46.20\t009.83 ms\t10000\tmxnet::op::unroll_Kernel
+45.33\t205.89 ms\t10000\tmxnet::op::matrixMultiply
+4.92\t22.367 ms\t14\t[CUDA memcpy HtoD]
+3.22\t14.602 ms\t1\tmshadow::cuda::MapPlanLargeKernel
+<0.01\t4.0320 us\t1\t[CUDA memcpy DtoD]
+"""
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    assert set(f["share_basis"]) == {"time_pct"}
+    assert f.sort_values("share", ascending=False).iloc[0]["name"] == "mxnet::op::unroll_Kernel"
+    assert f[f["name"] == "[CUDA memcpy DtoD]"]["share"].iloc[0] == 0.0
+    assert any("contradicts the printed Time(%)" in n for n in ps.notes)

@@ -47,7 +47,8 @@ def basis_of(rows: pd.DataFrame) -> str:
     if not times.notna().any():
         return "time_pct"
     n_tables = rows["table"].nunique(dropna=True) if "table" in rows.columns else 1
-    if n_tables <= 1 and rows["time_pct"].notna().all() and inconsistent_tables(rows):
+    # rows printed '<0.01' have no Time(%) value: they rank as 0 when the shares come from Time(%)
+    if n_tables <= 1 and int(rows["time_pct"].notna().sum()) >= 2 and inconsistent_tables(rows):
         return "time_pct"
     return "total_ns"
 
@@ -107,9 +108,9 @@ def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
         grp = d.groupby(g)
         any_bad = grp["bad"].transform("any")
         n_tables = grp["table"].transform("nunique")
-        all_pct = grp["pna"].transform("all")
+        n_pct = grp["pna"].transform("sum")  # '<0.01' rows have none: they rank as 0 by Time(%)
         has_time = grp["tna"].transform("any")
-        by_pct = (~has_time | ((n_tables <= 1) & all_pct & any_bad)).to_numpy(dtype=bool)
+        by_pct = (~has_time | ((n_tables <= 1) & (n_pct >= 2) & any_bad)).to_numpy(dtype=bool)
         key = np.where(by_pct, d["p"].to_numpy(), d["t"].to_numpy())
         key = np.nan_to_num(key, nan=0.0)
         d["key"] = key
@@ -186,8 +187,8 @@ def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
                 if any_bad:
                     break
             has_time = any(tot[i] == tot[i] for i in members)
-            all_pct = all(pct[i] == pct[i] for i in members)
-            by_pct = not has_time or (len(by_table) <= 1 and all_pct and any_bad)
+            n_pct = sum(1 for i in members if pct[i] == pct[i])  # '<0.01' rows have none: 0 by Time(%)
+            by_pct = not has_time or (len(by_table) <= 1 and n_pct >= 2 and any_bad)
             src = pct if by_pct else tot
             keys = [src[i] for i in members]
             keys = [v if v == v else 0.0 for v in keys]
