@@ -99,10 +99,16 @@ def heading(con: Console, text: str) -> None:
     """A section heading: a rule across the terminal, or one plain line in a file or pipe."""
     from rich.text import Text
 
-    if (con.is_terminal or _width is not None) and Text.from_markup(text).cell_len + 6 <= con.width:
+    if heading_is_rule(con, Text.from_markup(text).cell_len):
         con.rule(text)
     else:
         con.print(f"── {text} ──", highlight=False)
+
+
+def heading_is_rule(con: Console, cells: int) -> bool:
+    """Whether `heading` draws a rule (a terminal or --width, and a title of `cells` that fits) rather
+    than one plain line `── title ──`."""
+    return (con.is_terminal or _width is not None) and cells + 6 <= con.width
 
 
 def print_markdown(con: Console, text: str) -> None:

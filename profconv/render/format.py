@@ -128,29 +128,55 @@ def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Col
     return kept, dropped
 
 
-def fitted_table(title: str, columns: list[Column], width: int, wrap_min: int = 24, caption: str | None = None) -> Table:
-    """A rich table of `columns` laid out for `width`: numbers never wrap or lose their unit, the name
-    column wraps (fold) instead of shrinking to nothing, and columns that do not fit are left out
-    (named in the caption)."""
-    from rich import box
-    from rich.table import Table
+@dataclass
+class Fitted:
+    """A table laid out for a width: the columns kept (fit), its title and caption (rich markup).
+    Drawn by rich (`rich()`, or printing it: `__rich__`), or written as plain lines without rich by
+    render/plain.table where the output is a file or a pipe (the same bytes)."""
 
+    title: str
+    columns: list[Column]
+    caption: str | None
+    wrap_min: int = 24
+
+    def min_width(self, c: Column) -> int:
+        """The width a column is given at least (rich's min_width): numbers their natural width, the
+        folding column up to `wrap_min`."""
+        return min(c.natural(), self.wrap_min) if c.wrap else c.natural()
+
+    def rich(self) -> Table:
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(title=self.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                      caption=self.caption, caption_justify="left")
+        for c in self.columns:
+            justify: Literal["left", "center", "right"] = (
+                "left" if c.justify == "left" else "center" if c.justify == "center" else "right")
+            if c.wrap:
+                table.add_column(c.header, justify=justify, overflow="fold", min_width=self.min_width(c), style=c.style)
+            else:
+                table.add_column(c.header, justify=justify, no_wrap=True, min_width=self.min_width(c), style=c.style)
+        kept = self.columns
+        for i in range(len(kept[0].cells) if kept else 0):  # a str cell is text, never rich markup (user names)
+            table.add_row(*[Text(c.cells[i]) if isinstance(c.cells[i], str) else c.cells[i] for c in kept])
+        return table
+
+    __rich__ = rich
+
+
+def fit_table(title: str, columns: list[Column], width: int, wrap_min: int = 24, caption: str | None = None) -> Fitted:
+    """`columns` laid out for `width`: numbers never wrap or lose their unit, the name column wraps
+    (fold) instead of shrinking to nothing, and columns that do not fit are left out (named in the
+    caption)."""
     kept, dropped = fit(columns, width, wrap_min)
     notes = [caption] if caption else []
     if dropped:
         notes.append(f"{', '.join(dropped)} not shown at {width} columns (--width N shows them)")
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                  caption="\n".join(notes) or None, caption_justify="left")
-    for c in kept:
-        justify: Literal["left", "center", "right"] = (
-            "left" if c.justify == "left" else "center" if c.justify == "center" else "right")
-        if c.wrap:
-            table.add_column(c.header, justify=justify, overflow="fold", min_width=min(c.natural(), wrap_min),
-                             style=c.style)
-        else:
-            table.add_column(c.header, justify=justify, no_wrap=True, min_width=c.natural(), style=c.style)
-    from rich.text import Text
+    return Fitted(title, kept, "\n".join(notes) or None, wrap_min)
 
-    for i in range(len(columns[0].cells) if columns else 0):  # a str cell is text, never rich markup (user names)
-        table.add_row(*[Text(c.cells[i]) if isinstance(c.cells[i], str) else c.cells[i] for c in kept])
-    return table
+
+def fitted_table(title: str, columns: list[Column], width: int, wrap_min: int = 24, caption: str | None = None) -> Table:
+    """fit_table drawn by rich: a rich Table."""
+    return fit_table(title, columns, width, wrap_min, caption).rich()

@@ -9,15 +9,15 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, context_facts
 from profconv.parse.shares import share_rows
 from profconv.parse.table import Rows
-from profconv.render.format import Column, count, duration, fitted_table
-from profconv.ui import heading
+from profconv.render import plain
+from profconv.render.format import Column, Fitted, count, duration, fit_table
+from profconv.ui import heading, heading_is_rule
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _noun(section: str) -> str:
             "os-runtime": "OS runtime", "unified-memory": "Unified Memory"}.get(section, section)
 
 
-def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Table:
+def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
     """Columns the tool never printed for this section (all missing) are left out, so the name has room;
     at a narrow width Min, Max, Cum., Time(%) and Calls go first (named in the caption), the name wraps."""
     title = SECTION_TITLES.get(r.section, r.section)
@@ -106,10 +106,10 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Table:
     columns.append(Column("Name", names, justify="left", wrap=True))
     hidden = len(r.rows) - len(recs)
     caption = f"{hidden} more row(s) below the threshold not shown (--all shows them)" if hidden > 0 else None
-    return fitted_table(title, columns, width, caption=caption)
+    return fit_table(title, columns, width, caption=caption)
 
 
-def metric_table(rows: Rows, profile: int, width: int = 120) -> Table | None:
+def metric_table(rows: Rows, profile: int, width: int = 120) -> Fitted | None:
     prof, sec = rows.col("profile"), rows.col("section")
     idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] in ("ncu-metric", "metric")]
     if not idx:
@@ -122,7 +122,7 @@ def metric_table(rows: Rows, profile: int, width: int = 120) -> Table | None:
                justify="left"),
         Column("Value", ["—" if row["value"] != row["value"] else f"{row['value']:,.6g}" for row in recs]),
     ]
-    return fitted_table("Metrics", columns, width, wrap_min=16)
+    return fit_table("Metrics", columns, width, wrap_min=16)
 
 
 def by_profile(rows: Rows) -> dict[Any, list[int]]:
@@ -139,24 +139,37 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
 
 
 def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
-    """Each profile's heading, context and ranked tables (a part of a long log at a time, too)."""
+    """Each profile's heading, context and ranked tables (a part of a long log at a time, too).
+    In a file or a pipe each line and table is written as plain text where render/plain can
+    (the bytes rich prints there), by rich otherwise."""
     # each profile's tables are ranked from its own rows: the rows are split by profile once
     # (looking for one profile's rows in all of them made 8,000 profiles take minutes)
     rows = ps.rows
     index = by_profile(rows) if len(ps.profiles) > 1 else None
+    fast = plain.enabled(console)
+    source = str(ps.source)
     for info in ps.profiles:
         own = rows if index is None else rows.take(index.get(info.profile, []))
         where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
-        heading(console, f"Profile {info.profile} · {info.tool} · {escape(str(ps.source))}{where}")
+        title = f"Profile {info.profile} · {info.tool} · {source}{where}"
+        if not (fast and not heading_is_rule(console, plain.width(title) or 0)
+                and plain.line(console, f"── {title} ──", markup=True)):
+            heading(console, f"Profile {info.profile} · {info.tool} · {escape(source)}{where}")
         for f in context_facts(info):
-            console.print(f"  {escape(str(f))}", highlight=False)
+            if not (fast and plain.line(console, f"  {f}", markup=True)):
+                console.print(f"  {escape(str(f))}", highlight=False)
         for ranked in rank_rows(own, info.profile, list(TIMED_SECTIONS), opts.threshold):
-            console.print(ranked_table(ranked, opts, console.width))
-            console.print(f"  [green]●[/green] {summary_line(ranked)}", highlight=False)
+            table = ranked_table(ranked, opts, console.width)
+            if not (fast and plain.table(console, table)):
+                console.print(table)
+            summary = summary_line(ranked)
+            if not (fast and plain.line(console, f"  ● {summary}", markup=True)):
+                console.print(f"  [green]●[/green] {summary}", highlight=False)
             for note in ps.table_notes.get((info.profile, ranked.section), []):
-                console.print(Text(f"  warning: {note}", style="yellow"))
+                if not (fast and plain.line(console, f"  warning: {note}")):
+                    console.print(Text(f"  warning: {note}", style="yellow"))
         mt = metric_table(own, info.profile, console.width) if opts.metrics else None
-        if mt is not None:
+        if mt is not None and not (fast and plain.table(console, mt)):
             console.print(mt)
 
 
