@@ -30,26 +30,26 @@ def _console(width: int = ui.PLAIN_WIDTH, **kw):
 
 
 class Counter:
-    """plain.table and plain.line, counting what they wrote (a test that compares rich with rich
+    """plain.Writer's table and line, counting what they wrote (a test that compares rich with rich
     proves nothing)."""
 
     def __init__(self, monkeypatch):
         self.tables = self.lines = self.refused = 0
-        table, line = plain.table, plain.line
+        table, line = plain.Writer.table, plain.Writer.line
 
-        def counted_table(con, t):
-            done = table(con, t)
+        def counted_table(writer, t):
+            done = table(writer, t)
             self.tables += done
             self.refused += not done
             return done
 
-        def counted_line(con, text, markup=False):
-            done = line(con, text, markup)
+        def counted_line(writer, text, markup=False):
+            done = line(writer, text, markup)
             self.lines += done
             return done
 
-        monkeypatch.setattr(plain, "table", counted_table)
-        monkeypatch.setattr(plain, "line", counted_line)
+        monkeypatch.setattr(plain.Writer, "table", counted_table)
+        monkeypatch.setattr(plain.Writer, "line", counted_line)
 
 
 def _both(monkeypatch, ps: ProfileSet, opts: TableOptions, width: int = ui.PLAIN_WIDTH, set_width=None) -> str:
@@ -172,10 +172,10 @@ def test_synthetic_names_same_bytes_as_rich(tmp_path, monkeypatch, kind, cmd):
 
 
 def _same(t, width: int = ui.PLAIN_WIDTH) -> bool:
-    """One fitted table written by plain.table (when it takes it) and printed by rich: the same
-    bytes. Returns whether plain.table took it."""
+    """One fitted table written by plain.Writer.table (when it takes it) and printed by rich: the same
+    bytes. Returns whether the writer took it."""
     con, fast = _console(width)
-    took = plain.table(con, t)
+    took = plain.Writer(con).table(t)
     con, slow = _console(width)
     con.print(t.rich())
     if took:
@@ -226,19 +226,19 @@ def test_captions_titles_headers():
     assert _same(fit_table("t", _cols(["c", "m"], justify="right"), 1000))
 
 
-def test_rich_keeps_terminals_colour_and_capture():
-    """A terminal, colour (FORCE_COLOR in a pipe), ASCII output and a captured console are rich's."""
-    t = fit_table("t", _cols(["conv", "m"]), 1000)
-    assert not plain.enabled(_console(force_terminal=True)[0])
-    assert not plain.enabled(_console(color_system="standard", force_terminal=False)[0]) or \
-        _console(color_system="standard")[0].color_system is None
+def test_rich_keeps_terminals_colour_and_capture(monkeypatch):
+    """A terminal, colour (a colour system, FORCE_COLOR in a pipe), ASCII output (rich draws ASCII
+    boxes) and a captured console are rich's."""
     con, _ = _console()
-    assert plain.enabled(con)
+    assert plain.writer(con) is not None
     with con.capture():
-        assert not plain.table(con, t)
-    con = ui._console_class()(file=io.StringIO(), highlight=False, soft_wrap=False, width=1000)
-    con._encoding = "ascii"  # type: ignore[attr-defined]
-    assert plain.enabled(con) is con.encoding.startswith("utf")
+        assert plain.writer(con) is None
+    assert plain.writer(_console(force_terminal=True)[0]) is None
+    assert plain.writer(_console(color_system="standard")[0]) is None
+    ascii_out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    assert plain.writer(ui._console_class()(file=ascii_out, highlight=False, soft_wrap=False, width=1000)) is None
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert plain.writer(_console()[0]) is None
 
 
 def test_cli_parse_in_a_pipe_same_bytes_as_rich(monkeypatch, tmp_path):
@@ -260,3 +260,5 @@ def test_cli_parse_in_a_pipe_same_bytes_as_rich(monkeypatch, tmp_path):
         assert fast.exit_code == slow.exit_code == 0, fast.output
         assert fast.stdout == slow.stdout
         assert "卷积核" in fast.stdout
+    coloured = runner.invoke(app, ["parse", *files], env={"FORCE_COLOR": "1"})  # colour in a pipe: rich
+    assert coloured.exit_code == 0 and "\x1b[" in coloured.stdout

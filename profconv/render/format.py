@@ -103,13 +103,10 @@ def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Col
     """The columns that fit `width` with the wrapping column at least `wrap_min` wide (or its natural
     width when narrower), dropping droppable columns lowest rank first; also the headers dropped."""
     kept = list(columns)
+    widths = {id(c): min(c.natural(), wrap_min) if c.wrap else c.natural() for c in columns}
 
     def needed() -> int:
-        total = -PAD
-        for c in kept:
-            w = c.natural()
-            total += (min(w, wrap_min) if c.wrap else w) + PAD
-        return total
+        return sum(widths[id(c)] + PAD for c in kept) - PAD
 
     gone: list[Column] = []
     for c in sorted((c for c in columns if c.drop is not None), key=lambda c: c.drop):  # type: ignore[arg-type, return-value]
@@ -132,7 +129,7 @@ def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Col
 class Fitted:
     """A table laid out for a width: the columns kept (fit), its title and caption (rich markup).
     Drawn by rich (`rich()`, or printing it: `__rich__`), or written as plain lines without rich by
-    render/plain.table where the output is a file or a pipe (the same bytes)."""
+    render/plain.Writer.table where the output is a file or a pipe (the same bytes)."""
 
     title: str
     columns: list[Column]

@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, get_character_cell_size
+from rich.text import Text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,14 +41,20 @@ def enabled(con: Console) -> bool:
         return False
 
 
-_NARROW = frozenset(map(chr, range(0x20, 0x7F)))
+# printable characters rich measures one cell wide: ASCII, Latin-1, Greek, Cyrillic, punctuation
+# (— …), arrows and maths (≥ ×), box drawing and shapes (─ ●); a string of them is len() cells
+_RANGES = ((0x20, 0x7E), (0xA1, 0xAC), (0xAE, 0x2FF), (0x370, 0x482), (0x2010, 0x2027), (0x2030, 0x205E),
+           (0x2190, 0x22FF), (0x2500, 0x25FC))
+_NARROW = frozenset(ch for a, b in _RANGES for ch in map(chr, range(a, b + 1))
+                    if ch.isprintable() and get_character_cell_size(ch) == 1)
+_narrow = _NARROW.issuperset
 
 
 def width(text: str) -> int | None:
     """The cells `text` takes, or None where rich might not print it as it is: a character that is
     not printable (control, format, separator other than the space, tab, line break) or that takes
     no cell (a combining mark, variation selector), whose width rich works out in its own ways."""
-    if _NARROW.issuperset(text):
+    if _narrow(text):
         return len(text)
     if not text.isprintable():
         return None
@@ -65,76 +72,90 @@ def _markup_free(text: str) -> bool:
     return "[" not in text and "\\" not in text and not EMOJI.search(text)
 
 
-def line(con: Console, text: str, markup: bool = False) -> bool:
-    """`text` as con.print prints it (markup as given; a str is read as markup, a Text is not),
-    when it is one line that fits the console."""
-    w = width(text)
-    if w is None or w > con.width or (markup and not _markup_free(text)) or not enabled(con):
-        return False
-    con.file.write(text + "\n")
-    return True
+def writer(con: Console) -> Writer | None:
+    """A plain writer for `con` where rich would print plain lines there (a file or a pipe), else None.
+    The console's state is read once: use it for one command's output."""
+    return Writer(con) if enabled(con) else None
 
 
-def table(con: Console, t: Fitted) -> bool:
-    """`t` as con.print(t) prints it (rich's SIMPLE_HEAD table without edges), when every column
-    takes its natural width within the console's."""
-    from rich.text import Text
+class Writer:
+    """Lines and tables written to a console's file as rich prints them there. Each method answers
+    False, having written nothing, where rich must draw it."""
 
-    cols = t.columns
-    if not cols or not enabled(con):
-        return False
-    n = len(cols)
-    texts: list[list[str]] = []
-    widths: list[int] = []
-    for c in cols:
-        if not _markup_free(c.header) or c.justify not in ("left", "right"):
+    def __init__(self, con: Console) -> None:
+        self.write = con.file.write
+        self.width = con.width
+
+    def line(self, text: str, markup: bool = False) -> bool:
+        """`text` as con.print prints it (a str is read as markup: markup=True; a Text is not), when
+        it is one line that fits the console."""
+        w = width(text)
+        if w is None or w > self.width or (markup and not _markup_free(text)):
             return False
-        strings = [c.header]
-        for v in c.cells:
-            if isinstance(v, str):
-                strings.append(v)
-            elif type(v) is Text and v.justify is None and v.overflow is None and not v.no_wrap and v.end == "\n":
-                strings.append(v.plain)
+        self.write(text + "\n")
+        return True
+
+    def table(self, t: Fitted) -> bool:
+        """`t` as con.print(t) prints it (rich's SIMPLE_HEAD table without edges), when every column
+        takes its natural width within the console's."""
+        cols = t.columns
+        if not cols:
+            return False
+        bodies: list[list[str]] = []
+        table_width = 3 * (len(cols) - 1)  # a space of padding either side of a column, a space between
+        rows = None
+        for c in cols:
+            if not _markup_free(c.header) or c.justify not in ("left", "right"):
+                return False
+            strings = [c.header]
+            for v in c.cells:
+                if type(v) is str:
+                    strings.append(v)
+                elif type(v) is Text and v.justify is None and v.overflow is None and not v.no_wrap and v.end == "\n":
+                    strings.append(v.plain)
+                else:
+                    return False
+            if rows is None:
+                rows = len(strings)
+            elif rows != len(strings):
+                return False
+            if _narrow("".join(strings)):
+                sizes = list(map(len, strings))
+                w = max(sizes)  # the column's min_width: its natural width or less
             else:
-                return False
-        w = t.min_width(c)
-        for s in strings:
-            sw = width(s)
-            if sw is None:
-                return False
-            w = max(w, sw)
-        texts.append(strings)
-        widths.append(w)
-    if len({len(strings) for strings in texts}) > 1:
-        return False
-    pads = [(0 if i == 0 else 1) + (0 if i == n - 1 else 1) for i in range(n)]
-    if any(w + p < 1 for w, p in zip(widths, pads)):
-        return False  # rich gives such a column one cell
-    table_width = sum(widths) + sum(pads) + n - 1
-    if table_width > con.width:
-        return False
-    notes = t.caption.split("\n") if t.caption else []
-    for a in ([t.title] if t.title else []) + notes:
-        aw = width(a)
-        if aw is None or aw > table_width or not _markup_free(a):
+                sizes = []
+                for s in strings:
+                    sw = width(s)
+                    if sw is None:
+                        return False
+                    sizes.append(sw)
+                w = max(t.min_width(c), *sizes)
+            if w == 0 and len(cols) == 1:
+                return False  # rich gives such a column one cell
+            if c.justify == "right":
+                body = []
+                for s, sw in zip(strings, sizes):
+                    if s[-1:] == " ":  # rich right-justifies the text without its trailing spaces
+                        stripped = s.rstrip()
+                        sw -= len(s) - len(stripped)
+                        s = stripped
+                    body.append(" " * (w - sw) + s)
+            else:
+                body = [s + " " * (w - sw) for s, sw in zip(strings, sizes)]
+            bodies.append(body)
+            table_width += w
+        if table_width > self.width:
             return False
-
-    def cell(i: int, s: str) -> str:
-        if cols[i].justify == "right":
-            s = s.rstrip()
-            body = " " * (widths[i] - width(s)) + s  # type: ignore[operator]
-        else:
-            body = s + " " * (widths[i] - width(s))  # type: ignore[operator]
-        return (" " + body if i else body) + (" " if i < n - 1 else "")
-
-    out = []
-    if t.title:
-        out.append(t.title + " " * (table_width - width(t.title)))  # type: ignore[operator]
-    for r in range(len(texts[0])):
-        out.append(" ".join(cell(i, texts[i][r]) for i in range(n)))
-        if r == 0:
-            out.append("─" * table_width)
-    for a in notes:
-        out.append(a + " " * (table_width - width(a)))  # type: ignore[operator]
-    con.file.write("\n".join(out) + "\n")
-    return True
+        notes = t.caption.split("\n") if t.caption else []
+        for a in ([t.title] if t.title else []) + notes:
+            aw = width(a)
+            if aw is None or aw > table_width or not _markup_free(a):
+                return False
+        out = [t.title + " " * (table_width - (width(t.title) or 0))] if t.title else []
+        lines = list(map("   ".join, zip(*bodies)))
+        out.append(lines[0])
+        out.append("─" * table_width)
+        out.extend(lines[1:])
+        out.extend(a + " " * (table_width - (width(a) or 0)) for a in notes)
+        self.write("\n".join(out) + "\n")
+        return True

@@ -146,30 +146,31 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
     # (looking for one profile's rows in all of them made 8,000 profiles take minutes)
     rows = ps.rows
     index = by_profile(rows) if len(ps.profiles) > 1 else None
-    fast = plain.enabled(console)
+    fast = plain.writer(console)
+    width = console.width
     source = str(ps.source)
     for info in ps.profiles:
         own = rows if index is None else rows.take(index.get(info.profile, []))
         where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
         title = f"Profile {info.profile} · {info.tool} · {source}{where}"
         if not (fast and not heading_is_rule(console, plain.width(title) or 0)
-                and plain.line(console, f"── {title} ──", markup=True)):
+                and fast.line(f"── {title} ──", markup=True)):
             heading(console, f"Profile {info.profile} · {info.tool} · {escape(source)}{where}")
         for f in context_facts(info):
-            if not (fast and plain.line(console, f"  {f}", markup=True)):
+            if not (fast and fast.line(f"  {f}", markup=True)):
                 console.print(f"  {escape(str(f))}", highlight=False)
         for ranked in rank_rows(own, info.profile, list(TIMED_SECTIONS), opts.threshold):
-            table = ranked_table(ranked, opts, console.width)
-            if not (fast and plain.table(console, table)):
+            table = ranked_table(ranked, opts, width)
+            if not (fast and fast.table(table)):
                 console.print(table)
             summary = summary_line(ranked)
-            if not (fast and plain.line(console, f"  ● {summary}", markup=True)):
+            if not (fast and fast.line(f"  ● {summary}", markup=True)):
                 console.print(f"  [green]●[/green] {summary}", highlight=False)
             for note in ps.table_notes.get((info.profile, ranked.section), []):
-                if not (fast and plain.line(console, f"  warning: {note}")):
+                if not (fast and fast.line(f"  warning: {note}")):
                     console.print(Text(f"  warning: {note}", style="yellow"))
-        mt = metric_table(own, info.profile, console.width) if opts.metrics else None
-        if mt is not None and not (fast and plain.table(console, mt)):
+        mt = metric_table(own, info.profile, width) if opts.metrics else None
+        if mt is not None and not (fast and fast.table(mt)):
             console.print(mt)
 
 
