@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from profconv.parse.text import clean
-from profconv.parse.units import TIME_UNITS_NS, number
+from profconv.parse.units import TIME_UNITS_NS, number, scaled
 
 _OP_TIME = re.compile(r"\bOp Time:\s*([0-9.]+(?:[eE][+-]?\d+)?)\s*(s|ms|us|ns)?\b")
 _CORRECTNESS = re.compile(r"\bCorrectness:\s*([0-9.]+)(?:\s+Model:\s*(\S+))?")
@@ -65,7 +65,7 @@ def scan(text: str) -> list[ContextLine]:
         for m in _OP_TIME.finditer(line):
             unit = m.group(2) or "s"
             if (v := _value(m.group(1))) is not None:
-                found.append(ContextLine(i, "op_time", v * TIME_UNITS_NS[unit] / 1e9))
+                found.append(ContextLine(i, "op_time", scaled(v, TIME_UNITS_NS[unit] / 1e9)))
         if m := _CORRECTNESS.search(line):
             if (v := _value(m.group(1))) is not None:
                 found.append(ContextLine(i, "correctness", v, m.group(2)))

@@ -72,6 +72,36 @@ AMBIGUOUS_NOTE = ("numbers such as '1.234' could use '.' or ',' as the decimal m
 MAX_COUNT = 2**63 - 1  # the Int64 calls column
 
 
+# A power-of-ten factor as the exponent that scales a number's text: float('260.10' + 'e6') is the
+# double nearest 260,100,000, where float('260.10') * 1e6 rounds twice (260100000.00000003).
+EXPONENT = {1e9: "e9", 1e6: "e6", 1e3: "e3", 1.0: "", 1e-3: "e-3", 1e-6: "e-6", 1e-9: "e-9"}
+UNIT_EXPONENT = {u: EXPONENT[f] for u, f in TIME_UNITS_NS.items()}
+
+
+def scaled_text(text: str, factor: float) -> float:
+    """A plain number's text (digits, one dot, no exponent) times a power of ten, correctly rounded."""
+    return float(text + EXPONENT[factor])
+
+
+def scaled(v: float, factor: float) -> float:
+    """v x factor as the decimal product of v's shortest text, correctly rounded: 260.1 ms ->
+    260100000.0 ns (not 260100000.00000003). Factors that are no power of ten, NaN and inf multiply."""
+    e = EXPONENT.get(factor)
+    if e is None or not math.isfinite(v):
+        return v * factor
+    return float(repr(v) + e) if e else v
+
+
+def _times(num: str | None, v: float, factor: float) -> float:
+    """num (already read as v; None where the table's locale is not C) in a unit of `factor` -> ns:
+    from the text where it is plain digits with a decimal point, else from v's shortest text."""
+    if factor == 1.0:
+        return v
+    if num is not None and num.replace(".", "", 1).isdigit() and num.isascii():
+        return float(num + EXPONENT[factor])
+    return scaled(v, factor)
+
+
 def finite(v: float) -> float:
     """v, unless it is infinite (NaN passes: it stands for a cell left empty on purpose)."""
     if math.isinf(v):
@@ -196,7 +226,7 @@ def _strip_unit(t: str) -> str:
     return t[:i]
 
 
-_FAST_SUFFIX = (("ms", 1e6), ("us", 1e3), ("ns", 1.0))
+_FAST_SUFFIX = (("ms", "e6"), ("us", "e3"), ("ns", ""))
 
 
 def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCALE) -> float:
@@ -204,23 +234,24 @@ def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCAL
     if default_unit is not None and locale is C_LOCALE and _PLAIN.match(text):
         # a bare plain number in the column's unit (nvprof --csv, --normalized-time-unit): what
         # the default-unit branch below gives, without its detours
-        return finite(finite(float(text)) * TIME_UNITS_NS[default_unit])
+        return finite(_times(text.lstrip("+"), finite(float(text)), TIME_UNITS_NS[default_unit]))
     if locale is C_LOCALE:
-        for suffix, factor in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
+        for suffix, exp in _FAST_SUFFIX:  # the common case, without a regex: '1.2345ms'
             if text.endswith(suffix):
                 head = text[:-2]
                 if head[:1].isdigit() and "_" not in head and "e" not in head and "E" not in head:
                     try:
-                        return finite(float(head) * factor)
+                        return finite(float(head + exp))
                     except ValueError:
                         break
                 break
     t = text.strip()
     m = _TIME.match(t)
     if m:
-        return finite(locale.convert(m.group(1)) * TIME_UNITS_NS[m.group(2)])
+        num = m.group(1)
+        return finite(_times(num if locale is C_LOCALE else None, locale.convert(num), TIME_UNITS_NS[m.group(2)]))
     if default_unit is not None and t[:1].isdigit():
-        return finite(locale.convert(t) * TIME_UNITS_NS[default_unit])
+        return finite(_times(t if locale is C_LOCALE else None, locale.convert(t), TIME_UNITS_NS[default_unit]))
     raise ValueError(f"not a time: {text!r}")
 
 

@@ -39,7 +39,7 @@ def detect(doc: Document) -> bool:
 
 def _us(text: str) -> float:
     try:
-        return units.number(text) * 1e3
+        return units.scaled(units.number(text), 1e3)
     except ValueError:
         return float("nan")
 

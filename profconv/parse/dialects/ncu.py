@@ -74,7 +74,7 @@ def _metric(name: str, line: int, metric: str, unit: str | None, cell: str) -> R
 
 def duration_ns(value: float, unit: str | None) -> float:
     u = TIME_UNIT.get((unit or "").strip())
-    return value * units.TIME_UNITS_NS[u] if u else float("nan")
+    return units.scaled(value, units.TIME_UNITS_NS[u]) if u else float("nan")
 
 
 def summarize(metrics: list[Row], skip: set[int] | frozenset[int] = frozenset()) -> list[Row]:

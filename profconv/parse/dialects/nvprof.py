@@ -10,7 +10,7 @@ import re
 from array import array
 from dataclasses import dataclass, field
 from itertools import takewhile
-from operator import mul, truth
+from operator import add, truth
 from typing import Any
 
 from profconv.parse import grouping, units
@@ -36,7 +36,7 @@ _UM_TRAILER = re.compile(
 _UM_TRAILER_NAME = re.compile(r"^\s*(Total CPU Page faults|Total CPU thrashes|Total CPU throttles)\s*:")
 _TOKEN = re.compile(r"\S+")
 _COUNT = re.compile(r"\d{1,3}(?:([.,'])\d{3})?(?:\1\d{3})*|\d+")
-_SUFFIX_NS = {"ms": 1e6, "us": 1e3, "ns": 1.0}
+_SUFFIX_EXP = {"ms": "e6", "us": "e3", "ns": ""}
 _UNIT_ONLY = re.compile(r"^(s|ms|us|µs|ns)$")
 _TRACE_ROW = re.compile(
     r"^\s*(?P<start>\S+)\s+(?P<dur>\S+)\s+(?P<mid>.*?)\s*(?P<ctx>\d+)\s+(?P<stream>\d+)\s+(?P<name>[^\d\s].*)$"
@@ -91,6 +91,9 @@ BULK_LINES = 20_000
 _BULK_LINE = re.compile(r" *(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) ")
 _CORRELATION = re.compile(r"\[\d+\]\n")  # a [correlation id] ending a name (names joined by newlines)
 _UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
+# the same units as exponents for a number's text: float('260.10' + 'e6'), correctly rounded, where
+# float('260.10') * 1e6 is 260100000.00000003 (units.scaled_text)
+_UNIT_EXP = {"s": "e9", "ms": "e6", "us": "e3", "ns": ""}
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
 
 
@@ -506,9 +509,9 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
     j = i + len(found)
     block = lines[i:j]
     # digits and a dot only (the pattern says so): every value is finite
-    unit = _UNIT_NS
-    start = array("d", [float(m[1]) * unit[m[2]] for m in found])
-    dur = array("d", [float(m[3]) * unit[m[4]] for m in found])
+    unit = _UNIT_EXP
+    start = array("d", [float(m[1] + unit[m[2]]) for m in found])
+    dur = array("d", [float(m[3] + unit[m[4]]) for m in found])
     names = [ln[name_col:].rstrip() for ln in block]
     del block, found
     lines[i:j] = [""] * (j - i)  # read: the rows are theirs alone (DialectResult.bulk), free the text as we go
@@ -862,9 +865,9 @@ def parse(doc: Document) -> DialectResult:
                         events.append(_Event("block", lineno, block=blk))
                     elif blk.table is not None:
                         table.materialize(section or "?")
-                    u = _UNIT_NS
-                    fast = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2]) * u[g[3]], int(g[4]),
-                               float(g[5]) * u[g[6]], float(g[7]) * u[g[8]], float(g[9]) * u[g[10]])
+                    u = _UNIT_EXP
+                    fast = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2] + u[g[3]]), int(g[4]),
+                               float(g[5] + u[g[6]]), float(g[7] + u[g[8]]), float(g[9] + u[g[10]]))
                     table.read.append((fast, body, table.fields, table.time_unit))
                     blk.rows.append(fast)
                     blk.line_end = lineno
@@ -891,10 +894,11 @@ def parse(doc: Document) -> DialectResult:
                 parts = raw.split(None, 2)
                 try:
                     a, d = parts[0], parts[1]
-                    fa, fd = _SUFFIX_NS.get(a[-2:]), _SUFFIX_NS.get(d[-2:])
-                    start = float(a[:-2]) * fa if fa else units.time_ns(a, trace_units[0])
+                    fa, fd = _SUFFIX_EXP.get(a[-2:]), _SUFFIX_EXP.get(d[-2:])
+                    start = float(a[:-2] + fa) if fa is not None else units.time_ns(a, trace_units[0])
                     # Unified Memory events (page faults, …) print '-' for a duration they do not have
-                    dur = float(d[:-2]) * fd if fd else (_NAN if d == "-" else units.time_ns(d, trace_units[1]))
+                    dur = float(d[:-2] + fd) if fd is not None else (
+                        _NAN if d == "-" else units.time_ns(d, trace_units[1]))
                     # float() also takes 'nan', 'inf', '-5', '1_0': only digits are times here
                     plain = a[0].isdigit() and (d[0].isdigit() or d == "-") and "_" not in a + d and "e" not in a + d
                     if plain and start < _INF and not dur >= _INF:
@@ -1258,8 +1262,8 @@ def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, even
     count = len(names)
     if not count:
         return k
-    unit = _UNIT_NS.__getitem__
-    total, avg, lo, hi = (list(map(mul, map(float, cols[v][:count]), map(unit, cols[v + 1][:count])))
+    unit = _UNIT_EXP.__getitem__
+    total, avg, lo, hi = (list(map(float, map(add, cols[v][:count], map(unit, cols[v + 1][:count]))))
                           for v in (2, 5, 7, 9))
     calls = list(map(int, cols[4][:count]))
     labels = cols[0][:count]
