@@ -93,7 +93,10 @@ class Column:
     style: str | None = None
 
     def natural(self) -> int:
-        return max([len(self.header), *(len(c) if isinstance(c, str) else c.cell_len for c in self.cells)])
+        cells = self.cells
+        if all(type(c) is str for c in cells):
+            return max(len(self.header), *map(len, cells))
+        return max([len(self.header), *(len(c) if isinstance(c, str) else c.cell_len for c in cells)])
 
 
 PAD = 3  # SIMPLE_HEAD without edges: a space either side of each cell and one between columns (minus the two edges)
