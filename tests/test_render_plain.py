@@ -262,3 +262,37 @@ def test_cli_parse_in_a_pipe_same_bytes_as_rich(monkeypatch, tmp_path):
         assert "卷积核" in fast.stdout
     coloured = runner.invoke(app, ["parse", *files], env={"FORCE_COLOR": "1"})  # colour in a pipe: rich
     assert coloured.exit_code == 0 and "\x1b[" in coloured.stdout
+
+
+ALPHABETS = {
+    "hostile": "ab Z09_:[]\\/-.,()<>*&~●µ—≥×·─é卷积カ한Ａ\u0301\u200b\u200d\ufe0f\t😀",
+    "printable": "ab Z09_-.,()<>*&~●µ—≥×·─é卷积カ한Ａ",  # what the writer takes: wide characters, spaces
+}
+
+
+@pytest.mark.parametrize("alphabet", list(ALPHABETS))
+def test_random_tables_same_bytes_as_rich(alphabet):
+    """Random cells, headers, titles, captions and widths over an alphabet of what rich treats
+    specially (markup, emoji codes, wide, zero-width and combining characters, tabs, an emoji):
+    where the plain writer takes a table, its bytes are rich's."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    text = st.text(alphabet=ALPHABETS[alphabet], max_size=30)
+    took = []
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.integers(1, 4), st.integers(0, 4), st.data(), st.sampled_from([40, 80, 1000]))
+    def check(ncols, nrows, data, width):
+        cols = []
+        for i in range(ncols):
+            cells = [data.draw(text) for _ in range(nrows)]
+            as_text = data.draw(st.booleans())
+            cols.append(Column(data.draw(text), [Text(c, style="bold") if as_text else c for c in cells],
+                               justify=data.draw(st.sampled_from(["left", "right"])),
+                               drop=data.draw(st.sampled_from([None, 1, 2])) if i else None, wrap=i == ncols - 1))
+        t = fit_table(data.draw(text), cols, width, caption=data.draw(st.one_of(st.none(), text)))
+        took.append(_same(t, width))
+
+    check()
+    assert sum(took) > (200 if alphabet == "printable" else 20), sum(took)

@@ -95,7 +95,7 @@ class Column:
     def natural(self) -> int:
         cells = self.cells
         if all(type(c) is str for c in cells):
-            return max(len(self.header), *map(len, cells))
+            return max([len(self.header), *map(len, cells)])
         return max([len(self.header), *(len(c) if isinstance(c, str) else c.cell_len for c in cells)])
 
 
