@@ -301,3 +301,27 @@ def test_random_tables_same_bytes_as_rich(alphabet):
 
     check()
     assert sum(took) > (200 if alphabet == "printable" else 5), sum(took)
+
+
+def test_cli_long_log_streamed_same_bytes_as_rich(monkeypatch, tmp_path):
+    """A long nvprof log printed a part at a time (profconv.parse.stream), next to a short one: the
+    plain writer's bytes are rich's, with and without --threshold/--all."""
+    from profconv.parse import stream as stream_mod
+    from tests.conftest import run_cli
+
+    monkeypatch.setattr(stream_mod, "WINDOW", 8192)
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 1000)
+    seed = (DATA / "seeds" / "002_b0bcac5cefbf4480.log").read_text()
+    summary = (DATA / "nvprof-new" / "tyler-cs566-reductions.log").read_text()
+    long = tmp_path / "long.log"
+    long.write_text(seed + summary * 20)
+    assert len(list(stream_mod.parts(str(long)))) > 3
+    for extra in ([], ["--threshold", "0.5", "--all"]):
+        fast = run_cli("parse", str(long), str(DATA / "nvprof-new" / "tyler-cs566-reductions.log"), *extra)
+        with monkeypatch.context() as m:
+            m.setattr(plain, "enabled", lambda con: False)
+            slow = run_cli("parse", str(long), str(DATA / "nvprof-new" / "tyler-cs566-reductions.log"), *extra)
+        assert fast.returncode == slow.returncode == 0, fast.stderr
+        assert fast.stdout == slow.stdout
+        assert fast.stdout.count("── Profile ") == len(parse(str(long)).profiles) + 1 == 27
