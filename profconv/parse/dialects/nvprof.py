@@ -812,8 +812,8 @@ def parse(doc: Document) -> DialectResult:
         um_block = None
         mode = None
 
-    def place(table: _Table, parsed, body: str, row_fields: list[str], loc: units.Locale, lineno: int) -> None:
-        label, values, name = parsed
+    def block_for(table: _Table, label: str | None, lineno: int) -> Block:
+        """The block of the section a row at `lineno` belongs to (its label switches it), made if new."""
         if label:
             table.section = LABEL_SECTIONS[label]
         section = table.section
@@ -825,16 +825,24 @@ def parse(doc: Document) -> DialectResult:
             events.append(_Event("block", lineno, block=blk))
         elif blk.table is not None:
             table.materialize(key)
-        row = _row_from(values, name, section or "?", lineno)
-        table.read.append((row, body, row_fields, table.time_unit if row_fields is table.fields else None))
-        if loc.ambiguous:
-            blk.notes = [units.AMBIGUOUS_NOTE]
+        return blk
+
+    def keep(table: _Table, blk: Block, row: Row, body: str, fields: list[str], unit: str | None, lineno: int) -> None:
+        table.read.append((row, body, fields, unit))
         blk.rows.append(row)
         blk.line_end = lineno
         table.open_row = row
         table.neutral_run = 0
         table.orphan_text = False
         result.claimed.add(lineno)
+
+    def place(table: _Table, parsed, body: str, row_fields: list[str], loc: units.Locale, lineno: int) -> None:
+        label, values, name = parsed
+        blk = block_for(table, label, lineno)
+        row = _row_from(values, name, table.section or "?", lineno)
+        if loc.ambiguous:
+            blk.notes = [units.AMBIGUOUS_NOTE]
+        keep(table, blk, row, body, row_fields, table.time_unit if row_fields is table.fields else None, lineno)
 
     i = 0
     n_lines = len(lines)
@@ -855,26 +863,11 @@ def parse(doc: Document) -> DialectResult:
                     table.votes.dot += 1
                     body = raw[_PREFIX.match(raw).end():] if raw.lstrip().startswith("==") else raw  # type: ignore[union-attr]
                     # what place() does, for this one layout (C locale: nothing ambiguous)
-                    if g[0]:
-                        table.section = LABEL_SECTIONS[g[0]]
-                    section = table.section
-                    blk = table.by_section.get(section or "?")
-                    if blk is None:
-                        blk = table.by_section[section or "?"] = Block(section=section, line_start=lineno,
-                                                                      line_end=lineno)
-                        events.append(_Event("block", lineno, block=blk))
-                    elif blk.table is not None:
-                        table.materialize(section or "?")
+                    blk = block_for(table, g[0], lineno)
                     u = _UNIT_EXP
-                    fast = Row(section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2] + u[g[3]]), int(g[4]),
-                               float(g[5] + u[g[6]]), float(g[7] + u[g[8]]), float(g[9] + u[g[10]]))
-                    table.read.append((fast, body, table.fields, table.time_unit))
-                    blk.rows.append(fast)
-                    blk.line_end = lineno
-                    table.open_row = fast
-                    table.neutral_run = 0
-                    table.orphan_text = False
-                    result.claimed.add(lineno)
+                    fast = Row(table.section or "?", g[11].rstrip(), lineno, lineno, pct, float(g[2] + u[g[3]]),
+                               int(g[4]), float(g[5] + u[g[6]]), float(g[7] + u[g[8]]), float(g[9] + u[g[10]]))
+                    keep(table, blk, fast, body, table.fields, table.time_unit, lineno)
                     continue
         if mode == "trace" and name_col:
             chunk, j = _bulk_trace(lines, i - 1, name_col)
