@@ -1,0 +1,20 @@
+"""Optional C accelerators of the parser, built at install when a C compiler and Python's headers
+are there; without them the install goes on and profconv uses the pure-Python paths, which give the
+same output (tests/test_native.py compares both on every test log). The list below is what
+`profconv.parse.native.load` can find; PROFCONV_PURE_PYTHON=1 ignores built ones."""
+
+import os
+
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# (module, source): a source not there yet is not built
+NATIVE = [
+    ("profconv.parse._rowscan", "profconv/parse/_rowscan.c"),
+    ("profconv.parse._kahan", "profconv/parse/_kahan.c"),
+]
+# -ffp-contract=off: no fused multiply-add, so that every sum is the pure-Python path's to the bit
+FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"] if os.name != "nt" else ["/fp:precise"]
+
+setup(ext_modules=[Extension(name, [src], optional=True, extra_compile_args=FLAGS)
+                   for name, src in NATIVE if os.path.exists(os.path.join(HERE, src))])
