@@ -23,15 +23,18 @@ _KERNEL = re.compile(
 # `--print-summary per-kernel`/`per-gpu`: one line per kernel with its launch count, under a device line
 _SUMMARY_KERNEL = re.compile(
     r"^\s{2,}(?P<name>\S.*?)(?: \((?P<grid>\d+, \d+, \d+)\)x\((?P<block>\d+, \d+, \d+)\))?,"
-    r"(?: Device \d+, CC [\d.]+,)? Invocations (?P<inv>\d+)\s*$"
+    r"(?:(?: Device \d+, CC [\d.]+,)? Invocations (?P<inv>\d+)"
+    # 2021-2022: `name, Block Size 256, Grid Size 8192, 1 invocations`
+    r"| Block Size \d+, Grid Size \d+, (?P<inv2>\d+) invocations)\s*$"
 )
-_DEVICE_LINE = re.compile(r"^\s+Device \d+, CC [\d.]+\s*$")
+_DEVICE_LINE = re.compile(r"^\s+Device \d+(?:, CC [\d.]+)?\s*$")
 _SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
 _RULE = re.compile(r"^\s+-{3,}( -{3,})+\s*$")
 _PROCESS = re.compile(r"^\[(\d+)\] (\S+)")
 _CONNECTED = re.compile(r"==PROF== Connected to process (\d+)(?: \((.*)\))?")
 _ADVICE = re.compile(r"^\s*(?:OPT|WRN|INF|ERR|WARN|INFO)\s")
 _METRIC_LIKE = re.compile(r"^\s+\S.*?\s{2,}\S+\s{2,}[\d.,]+\s*$")
+_ENDS_IN_NUMBER = re.compile(r"\S\s+[\d.,]*\d\s*$")
 _OTHER_TOOL = re.compile(r"^\s*==\d+== |^\s*\[\d+/\d+\] Executing|^\s*Generating '|^\s*Processing \[|"
                          r"^\s*Accelerator Kernel Timing data")
 DURATION_METRICS = {"Duration", "gpu__time_duration.sum", "gpu__time_duration"}
@@ -50,7 +53,7 @@ def detect(doc: Document) -> bool:
     t = doc.text
     return ("==PROF==" in t or '"Metric Name"' in t or '"Kernel Name"' in t
             or (", Context " in t and "Section: " in t and _PASTED_KERNEL.search(t) is not None)
-            or ("Invocations " in t and _SUMMARY_HEADER.search(t) is not None))
+            or (("Invocations " in t or " invocations" in t) and _SUMMARY_HEADER.search(t) is not None))
 
 
 _SUMMARY_HEADER = re.compile(r"Metric Unit +Minimum +Maximum +Average")
@@ -163,6 +166,19 @@ def _aligned(line: str, spans: list[tuple[int, int]]) -> bool:
     return not gap.strip() and " " not in line[spans[2][0] :].replace("(!)", "").strip()
 
 
+def _in_columns(line: str, spans: list[tuple[int, int]]) -> bool:
+    """Each column's cell is one word lying within the column's rule (flush right or flush left),
+    with nothing printed between the columns."""
+    for k, (s, e) in enumerate(spans):
+        nxt = spans[k + 1][0] if k + 1 < len(spans) else len(line) + 1
+        cell = line[s:e]
+        if not cell.strip() or " " in cell.strip() or line[e:nxt].strip():
+            return False
+        if cell[0] == " " and cell[-1] == " " or line[s - 1 : s].strip():
+            return False  # flush to neither edge, or the cell begins before the column
+    return True
+
+
 def parse(doc: Document) -> DialectResult:
     result = DialectResult()
     events: list[grouping.Event] = []
@@ -224,7 +240,7 @@ def parse(doc: Document) -> DialectResult:
             continue
         if m := _SUMMARY_KERNEL.match(line):
             kernel = m.group("name")
-            invocations = int(m.group("inv"))
+            invocations = int(m.group("inv") or m.group("inv2"))
             kernel_line = lineno
             first_line = first_line or lineno
             result.claimed.add(lineno)
@@ -259,10 +275,10 @@ def parse(doc: Document) -> DialectResult:
             if name == "Metric Name":
                 result.claimed.add(lineno)
                 continue
-            # the three values right-aligned in their columns, a blank before the first: a line shifted
-            # by a paste (or damaged) cuts a number in two and is reported instead
-            aligned = line[spans[2][0] - 1 : spans[2][0]] == " " and all(
-                line[e - 1 : e] not in (" ", "") and line[e : e + 1] in (" ", "") for _, e in spans[2:])
+            # the three values inside their columns (right-aligned since 2023, left-aligned before), a
+            # blank before the first: a line shifted by a paste (or damaged) cuts a number in two and
+            # is reported instead
+            aligned = line[spans[2][0] - 1 : spans[2][0]] == " " and _in_columns(line, spans[2:])
             if name and len(cells) == 3 and aligned and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
                 lo, hi, avg = cells
                 summary_lines.add(lineno)
@@ -277,8 +293,8 @@ def parse(doc: Document) -> DialectResult:
                 rows_in_table += 1
                 result.claimed.add(lineno)
                 continue
-            if _METRIC_LIKE.match(line) and not _ADVICE.match(line):
-                result.unplaced.append(lineno)
+            if (_METRIC_LIKE.match(line) or _ENDS_IN_NUMBER.search(line)) and not _ADVICE.match(line):
+                result.unplaced.append(lineno)  # a row that does not fit its columns (two cells run together)
             continue
         if spans and len(spans) == 3 and line.strip():
             name = line[: spans[1][0]].strip()

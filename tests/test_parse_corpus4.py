@@ -1,0 +1,114 @@
+"""The fourth real corpus (issue 12, session 4): exact values for every file, and the classes they revealed.
+
+Each file listed in SOURCES.md "Batch 4" was copied from the text the search tool's read_file returned for
+a public repository (repository, path and commit there). Values were checked by hand against the lines
+they come from (see test_parse_corpus_more.py for what a Case holds). Below the files: synthetic tests of
+each class of failure a file revealed, so the fix holds for the class and not for the one file.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import profconv
+from profconv.errors import ExitStatus, NoProfileFound
+from tests.test_parse_corpus_more import DATA, Case, check_case
+
+# fmt: off
+CASES = [
+    Case('ncu-text/alexisperry-kitsune-raytrace-cuda-ncu-print-summary-per-gpu-excerpt.log',
+         tools=('ncu',), rows=265, unplaced=0,
+         sections={(1, 'gpu'): 1, (1, 'ncu-metric'): 264},
+         tops=[],
+         checks=[
+             (1, 'gpu', 'PathTracer(int, Pixel *, int)', None, 1, 11865617000.0),
+             (1, 'ncu-metric', 'PathTracer', 'gpu__time_duration.sum', 'second', 11.865617, None),
+             (1, 'ncu-metric', 'PathTracer', 'gpc__cycles_elapsed.max', 'cycle', 13009685195.0, None),
+             (1, 'ncu-metric', 'PathTracer', 'launch__waves_per_multiprocessor', None, 25.283951, None),
+             (1, 'ncu-metric', 'PathTracer', 'sm__cycles_active.avg', 'cycle', 12934628788.064816, None),
+             (1, 'ncu-metric', 'PathTracer', 'dram__bytes.sum.per_second', 'Kbyte/second', 55.382875, None),
+             (1, 'ncu-metric', 'PathTracer', 'sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active (minimum)',
+              '%', 13.043705, None),
+         ],
+         notes=['profile 1, gpu table, lines 7-64: ncu --print-summary prints']),
+]
+# fmt: on
+
+NO_PROFILE: list[tuple[str, str]] = []
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
+def test_corpus4_file(case):
+    check_case(case)
+
+
+@pytest.mark.parametrize(("path", "why"), NO_PROFILE, ids=[p for p, _ in NO_PROFILE])
+def test_corpus4_no_profile(path, why, cli):
+    with pytest.raises(NoProfileFound):
+        profconv.parse(DATA + path)
+    r = cli("parse", DATA + path)
+    assert r.returncode == ExitStatus.BAD_INPUT
+    assert r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_corpus4_files_are_listed_once():
+    listed = [c.path for c in CASES] + [p for p, _ in NO_PROFILE]
+    assert len(set(listed)) == len(listed)
+    sources = open(DATA + "SOURCES.md", encoding="utf-8").read()
+    assert [p for p in listed if f"| {p} |" not in sources] == []
+
+
+# ---------------------------------------------------------------- classes
+
+
+def _parse_text(tmp_path, text: str, name: str = "log.txt"):
+    p = tmp_path / name
+    p.write_bytes(text.encode("utf-8"))
+    return profconv.parse(str(p))
+
+
+NCU_SUMMARY_2021 = """==PROF== Disconnected from process 4242
+==PROF== Report: /tmp/r.ncu-rep
+[4242] app@127.0.0.1
+  Device 0
+    Kokkos::<unnamed>::init_lock_array_kernel_atomic(), Block Size 256, Grid Size 512, 3 invocations 
+      Section: GPU Speed Of Light Throughput
+      Metric Name                          Metric Unit   Minimum     Maximum     Average    
+      ------------------------------------ ------------- ----------- ----------- -----------
+      gpc__cycles_elapsed.max              cycle         4157.000000 4301.000000 4200.500000
+      gpu__time_duration.sum               usecond       6.336000    7.100000    6.700000   
+      launch__waves_per_multiprocessor                   0.592593    0.592593    0.592593   
+
+    conv(float *, int), Block Size 128, Grid Size 64, 2 invocations 
+      Section: GPU Speed Of Light Throughput
+      Metric Name                          Metric Unit   Minimum     Maximum     Average    
+      ------------------------------------ ------------- ----------- ----------- -----------
+      gpu__time_duration.sum               msecond       1.500000    2.500000    2.000000   
+      dram__bytes.sum.per_second           Gbyte/second  10.000000 12.000000     11.000000  
+"""
+
+
+@pytest.mark.parametrize("drop_prof_lines", [False, True], ids=["with-prof-lines", "pasted-without"])
+def test_ncu_print_summary_2021_layout(tmp_path, drop_prof_lines):
+    """ncu 2021-2022 `--print-summary per-gpu|per-kernel`: the kernel line says `Block Size N, Grid Size M,
+    K invocations`, the device line has no CC, and the Minimum/Maximum/Average cells are flush LEFT in
+    their columns (flush right since 2023). Before: 'no profiler output found' (the ==PROF== Report line
+    taken for a run that saved a file). A row whose cell straddles two columns is reported."""
+    text = NCU_SUMMARY_2021 if not drop_prof_lines else NCU_SUMMARY_2021.split("\n", 2)[2]
+    ps = _parse_text(tmp_path, text)
+    f = ps.frame
+    straddling = text.split("\n").index(next(x for x in text.split("\n") if "dram__bytes" in x)) + 1
+    assert [n for n, _ in ps.unplaced] == [straddling]  # '10.000000 12.000000' straddles the Minimum and Maximum columns
+    gpu = f[f["section"] == "gpu"].set_index("name")
+    assert list(gpu.index) == ["Kokkos::<unnamed>::init_lock_array_kernel_atomic()", "conv(float *, int)"]
+    assert list(gpu["calls"]) == [3, 2]
+    assert list(gpu["avg_ns"]) == [6700.0, 2e6]
+    assert list(gpu["min_ns"]) == [6336.0, 1.5e6] and list(gpu["max_ns"]) == [7100.0, 2.5e6]
+    assert gpu["total_ns"].isna().all()
+    m = f[f["section"] == "ncu-metric"].set_index("metric")
+    assert len(m) == 12
+    assert m.loc["gpc__cycles_elapsed.max", "value"] == 4200.5
+    assert m.loc["gpc__cycles_elapsed.max (maximum)", "value"] == 4301.0
+    assert pd.isna(m.loc["launch__waves_per_multiprocessor", "unit"])  # no unit printed
