@@ -73,21 +73,21 @@ NCU_SUMMARY_2021 = """==PROF== Disconnected from process 4242
 ==PROF== Report: /tmp/r.ncu-rep
 [4242] app@127.0.0.1
   Device 0
-    Kokkos::<unnamed>::init_lock_array_kernel_atomic(), Block Size 256, Grid Size 512, 3 invocations 
+    Kokkos::<unnamed>::init_lock_array_kernel_atomic(), Block Size 256, Grid Size 512, 3 invocations |
       Section: GPU Speed Of Light Throughput
-      Metric Name                          Metric Unit   Minimum     Maximum     Average    
+      Metric Name                          Metric Unit   Minimum     Maximum     Average    |
       ------------------------------------ ------------- ----------- ----------- -----------
       gpc__cycles_elapsed.max              cycle         4157.000000 4301.000000 4200.500000
-      gpu__time_duration.sum               usecond       6.336000    7.100000    6.700000   
-      launch__waves_per_multiprocessor                   0.592593    0.592593    0.592593   
+      gpu__time_duration.sum               usecond       6.336000    7.100000    6.700000   |
+      launch__waves_per_multiprocessor                   0.592593    0.592593    0.592593   |
 
-    conv(float *, int), Block Size 128, Grid Size 64, 2 invocations 
+    conv(float *, int), Block Size 128, Grid Size 64, 2 invocations |
       Section: GPU Speed Of Light Throughput
-      Metric Name                          Metric Unit   Minimum     Maximum     Average    
+      Metric Name                          Metric Unit   Minimum     Maximum     Average    |
       ------------------------------------ ------------- ----------- ----------- -----------
-      gpu__time_duration.sum               msecond       1.500000    2.500000    2.000000   
-      dram__bytes.sum.per_second           Gbyte/second  10.000000 12.000000     11.000000  
-"""
+      gpu__time_duration.sum               msecond       1.500000    2.500000    2.000000   |
+      dram__bytes.sum.per_second           Gbyte/second  10.000000 12.000000     11.000000  |
+""".replace("|\n", "\n")  # | marks the end of a line padded with spaces
 
 
 @pytest.mark.parametrize("drop_prof_lines", [False, True], ids=["with-prof-lines", "pasted-without"])
