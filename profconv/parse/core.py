@@ -25,7 +25,7 @@ from profconv.parse.schema import (
     ROW_FIELDS,
     ProfileInfo,
 )
-from profconv.parse.shares import share_rows
+from profconv.parse.shares import Notable, ranked, share_rows
 from profconv.parse.table import Rows, missing_value
 from profconv.parse.text import decode, normalize
 
@@ -265,8 +265,8 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
                                  f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
     del doc, lines, text, results  # the rows are out: let the input go before they are gathered
     table_notes = _block_notes(raw)
-    rows = share_rows(_rows(raw))
-    _share_notes(rows, table_notes)
+    rows, notable = ranked(_rows(raw))
+    _share_notes(rows, table_notes, notable)
     table_notes = {k: v for k, v in table_notes.items() if v}
     for (number, section), items in table_notes.items():
         notes.extend(table_note(number, section, n) for n in items)
@@ -387,21 +387,26 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
     return out
 
 
-def _share_notes(rows: Rows, out: dict[tuple[int, str], list[str]]) -> None:
+def _share_notes(rows: Rows, out: dict[tuple[int, str], list[str]], notable: Notable | None = None) -> None:
     """Notes on the ranked sections: ranked by Time(%) because the times contradict it, or merged
-    from several source tables (added to `out`)."""
+    from several source tables (added to `out`). `notable`: the sections that may need one, as
+    shares.ranked gives them (else found here)."""
     # only the sections worth a note: ranked by Time(%), or merged from several tables
     basis, profile, section = rows.col("share_basis"), rows.col("profile"), rows.col("section")
-    groups: dict[tuple[int, str], list[int]] = {}
-    if basis.count(None) == len(basis):  # nothing ranked (a trace): no loop over its rows
+    if notable is None:
+        if basis.count(None) == len(basis):  # nothing ranked (a trace): no loop over its rows
+            return
+        groups: dict[tuple[int, str], list[int]] = {}
+        for i, b in enumerate(basis):
+            if b is not None:
+                groups.setdefault((profile[i], section[i]), []).append(i)
+        notable = [(number, sec, members) for (number, sec), members in groups.items()]
+    if not notable:
         return
-    for i, b in enumerate(basis):
-        if b is not None:
-            groups.setdefault((profile[i], section[i]), []).append(i)
     table, pct = rows.col("table"), rows.col("time_pct")
     lo, hi = rows.col("line_start"), rows.col("line_end")
     total = rows.col("total_ns")
-    for (number, sec), members in groups.items():
+    for number, sec, members in notable:
         tables = list(dict.fromkeys(table[i] for i in members if table[i] is not None))
         by_pct = any(basis[i] == "time_pct" for i in members)
         if len(tables) <= 1 and not by_pct:

@@ -9,8 +9,9 @@ Time(%) relative to themselves: the share is over their summed time.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from profconv.parse import native
 from profconv.parse.schema import TIMED_SECTIONS
 from profconv.parse.table import Rows
 
@@ -149,9 +150,36 @@ def _kahan(values) -> float:
     return total
 
 
+Notable = list[tuple[Any, Any, list[int]]]  # (profile, section, rows) of a ranked section worth a note
+
+
 def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
     """`add_shares` on plain columns (no pandas): share, cumulative, in_top and share_basis of every
     ranked (timed) section of every profile, the same numbers to the bit; set on `rows`, returned."""
+    return ranked(rows, threshold)[0]
+
+
+def ranked(rows: Rows, threshold: float = 0.90) -> tuple[Rows, Notable]:
+    """`share_rows`, and the ranked sections that may need a note next to their table (merged from
+    several source tables, or ranked by Time(%)): (profile, section, row positions), in the order
+    they first appear. The C accelerator (profconv.parse._kahan, looked up at each call) does the
+    work where it was built, to the bit what the Python path below does."""
+    mod = native.load("_kahan")
+    if mod is not None:
+        got = mod.rank(rows.col("section"), rows.col("profile"), rows.col("table"), rows.col("time_pct"),
+                       rows.col("total_ns"), TIMED_SECTIONS, threshold)
+        if got is not None:  # None: values only Python may take (ints, NumPy scalars): its path below
+            share, cum, top, basis, notable = got
+            rows.set("share", share)
+            rows.set("cumulative", cum)
+            rows.set("in_top", top)
+            rows.set("share_basis", basis)
+            return rows, notable
+    return _ranked(rows, threshold)
+
+
+def _ranked(rows: Rows, threshold: float) -> tuple[Rows, Notable]:
+    """`ranked` in Python."""
     n = rows.n
     section = rows.col("section")
     timed = [] if set(TIMED_SECTIONS).isdisjoint(section) else [i for i in range(n) if section[i] in TIMED_SECTIONS]
@@ -159,13 +187,14 @@ def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
     cum = [NAN] * n
     top: list[bool | None] = [None] * n
     basis: list[str | None] = [None] * n
+    notable: Notable = []
     if timed:
         profile, table = rows.col("profile"), rows.col("table")
         pct, tot = rows.col("time_pct"), rows.col("total_ns")
         groups: dict[tuple, list[int]] = {}
         for i in timed:
             groups.setdefault((profile[i], section[i]), []).append(i)
-        for members in groups.values():
+        for (number, sec), members in groups.items():
             by_table: dict[int, list[int]] = {}
             for i in members:
                 t = table[i]
@@ -208,11 +237,13 @@ def share_rows(rows: Rows, threshold: float = 0.90) -> Rows:
                 acc = t
                 cum[i] = acc
                 top[i] = (acc - share[i]) < threshold - 1e-12 and share[i] > 0
+            if len(by_table) > 1 or by_pct:
+                notable.append((number, sec, members))
     rows.set("share", share)
     rows.set("cumulative", cum)
     rows.set("in_top", top)
     rows.set("share_basis", basis)
-    return rows
+    return rows, notable
 
 
 NAN = float("nan")

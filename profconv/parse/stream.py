@@ -41,7 +41,7 @@ from profconv.parse.core import (
 )
 from profconv.parse.dialects import DIALECTS, nvprof
 from profconv.parse.model import DialectResult, Document, RawProfile
-from profconv.parse.shares import share_rows
+from profconv.parse.shares import ranked
 
 WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place to cut)
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
@@ -272,8 +272,8 @@ class Stream:
             unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
             keep = [p for p in keep if not all(b.empty() for b in p.blocks)]
         table_notes = _block_notes(keep, first=self.numbered + 1)
-        rows = share_rows(_rows(keep, first=self.numbered + 1))
-        _share_notes(rows, table_notes)
+        rows, notable = ranked(_rows(keep, first=self.numbered + 1))
+        _share_notes(rows, table_notes, notable)
         self.numbered += len(keep)
         table_notes = {k: v for k, v in table_notes.items() if v}
         notes = [table_note(number, section, x) for (number, section), items in table_notes.items() for x in items]

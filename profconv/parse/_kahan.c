@@ -1,0 +1,456 @@
+/* profconv.parse._kahan: the per-section work of profconv.parse.shares.share_rows in C.
+ *
+ * rank(section, profile, table, time_pct, total_ns, timed, threshold) takes the columns of the rows
+ * (sequences of one value per row) and gives (share, cumulative, in_top, share_basis, notable):
+ * the four share columns as lists and the ranked sections worth a note (several source tables, or
+ * ranked by Time(%)) as (profile, section, [row, ...]) in the order they first appear.
+ *
+ * Every number is the pure-Python path's to the bit: the sums are Kahan-compensated exactly as
+ * shares._kahan (pandas' groupby sum) takes them, in the same order, with no fused multiply-add
+ * (setup.py builds with -ffp-contract=off), and the consistency test, the shares, the stable
+ * descending sort and the cumulative shares are the same expressions in the same order. Rows whose
+ * Time(%) or Time is not a Python float, or whose table is not an int or None, are the Python
+ * path's: rank then returns None and the caller runs it (what Python does with such a value is
+ * Python's to say). tests/test_native_kahan.py compares both paths bit for bit.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCT_TOLERANCE 5.0
+
+/* pandas' compensated sum (shares._kahan): NaN skipped; a NaN compensation (an infinity) reset */
+typedef struct {
+    double total, comp;
+} kahan_t;
+
+static inline void kahan_add(kahan_t *k, double v) {
+    if (v != v)
+        return;
+    double y = v - k->comp;
+    double t = k->total + y;
+    double c = t - k->total;
+    c = c - y;
+    if (c != c)
+        c = 0.0;
+    k->comp = c;
+    k->total = t;
+}
+
+typedef struct {
+    PyObject *profile, *section; /* borrowed from the columns */
+    Py_ssize_t count, start;     /* members: order[start : start + count] */
+} group_t;
+
+/* stable sort of idx[0:n] by key[idx] descending (equal keys keep their order), merge sort */
+static void sort_desc(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const double *key) {
+    if (n < 2)
+        return;
+    if (n <= 16) { /* insertion sort: stable, moves an element only past strictly smaller keys */
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Py_ssize_t x = idx[i];
+            double kx = key[x];
+            Py_ssize_t j = i;
+            while (j > 0 && key[idx[j - 1]] < kx) {
+                idx[j] = idx[j - 1];
+                j--;
+            }
+            idx[j] = x;
+        }
+        return;
+    }
+    Py_ssize_t h = n / 2;
+    sort_desc(idx, tmp, h, key);
+    sort_desc(idx + h, tmp, n - h, key);
+    Py_ssize_t a = 0, b = h, o = 0;
+    while (a < h && b < n) {
+        if (key[idx[b]] > key[idx[a]])
+            tmp[o++] = idx[b++];
+        else
+            tmp[o++] = idx[a++];
+    }
+    while (a < h)
+        tmp[o++] = idx[a++];
+    while (b < n)
+        tmp[o++] = idx[b++];
+    memcpy(idx, tmp, n * sizeof(Py_ssize_t));
+}
+
+/* stable sort of idx[0:n] by tab[idx] ascending */
+static void sort_tab(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const long long *tab) {
+    if (n < 2)
+        return;
+    if (n <= 16) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Py_ssize_t x = idx[i];
+            long long kx = tab[x];
+            Py_ssize_t j = i;
+            while (j > 0 && tab[idx[j - 1]] > kx) {
+                idx[j] = idx[j - 1];
+                j--;
+            }
+            idx[j] = x;
+        }
+        return;
+    }
+    Py_ssize_t h = n / 2;
+    sort_tab(idx, tmp, h, tab);
+    sort_tab(idx + h, tmp, n - h, tab);
+    Py_ssize_t a = 0, b = h, o = 0;
+    while (a < h && b < n) {
+        if (tab[idx[b]] < tab[idx[a]])
+            tmp[o++] = idx[b++];
+        else
+            tmp[o++] = idx[a++];
+    }
+    while (a < h)
+        tmp[o++] = idx[a++];
+    while (b < n)
+        tmp[o++] = idx[b++];
+    memcpy(idx, tmp, n * sizeof(Py_ssize_t));
+}
+
+/* A list of n references to `v` */
+static PyObject *filled(Py_ssize_t n, PyObject *v) {
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(v);
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+static PyObject *rank(PyObject *self, PyObject *args) {
+    PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "OOOOOOd:rank", &section_o, &profile_o, &table_o, &pct_o, &tot_o, &timed,
+                          &threshold))
+        return NULL;
+
+    PyObject *result = NULL, *section = NULL, *profile = NULL, *table = NULL, *pct = NULL, *tot = NULL;
+    PyObject *index = NULL, *share = NULL, *cum = NULL, *top = NULL, *basis = NULL, *notable = NULL;
+    PyObject *nan = NULL, *s_pct = NULL, *s_tot = NULL;
+    Py_ssize_t *gid = NULL, *order = NULL, *tmp = NULL;
+    double *p = NULL, *t = NULL, *key = NULL, *sh = NULL;
+    long long *tab = NULL;
+    group_t *groups = NULL;
+    Py_ssize_t ngroups = 0, cap = 0;
+    int fallback = 0;
+
+    section = PySequence_Fast(section_o, "section: not a sequence");
+    profile = section ? PySequence_Fast(profile_o, "profile: not a sequence") : NULL;
+    table = profile ? PySequence_Fast(table_o, "table: not a sequence") : NULL;
+    pct = table ? PySequence_Fast(pct_o, "time_pct: not a sequence") : NULL;
+    tot = pct ? PySequence_Fast(tot_o, "total_ns: not a sequence") : NULL;
+    if (tot == NULL)
+        goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(section);
+    if (PySequence_Fast_GET_SIZE(profile) != n || PySequence_Fast_GET_SIZE(table) != n ||
+        PySequence_Fast_GET_SIZE(pct) != n || PySequence_Fast_GET_SIZE(tot) != n) {
+        PyErr_SetString(PyExc_ValueError, "rank: columns of different lengths");
+        goto done;
+    }
+    PyObject **sec_v = PySequence_Fast_ITEMS(section), **prof_v = PySequence_Fast_ITEMS(profile);
+    PyObject **tab_v = PySequence_Fast_ITEMS(table), **pct_v = PySequence_Fast_ITEMS(pct);
+    PyObject **tot_v = PySequence_Fast_ITEMS(tot);
+
+    Py_ssize_t alloc = n ? n : 1;
+    gid = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
+    order = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
+    tmp = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
+    p = PyMem_Malloc(alloc * sizeof(double));
+    t = PyMem_Malloc(alloc * sizeof(double));
+    key = PyMem_Malloc(alloc * sizeof(double));
+    sh = PyMem_Malloc(alloc * sizeof(double));
+    tab = PyMem_Malloc(alloc * sizeof(long long));
+    index = PyDict_New();
+    if (!gid || !order || !tmp || !p || !t || !key || !sh || !tab || !index) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+
+    /* 1. the timed rows, their (profile, section) group (first appearance order) and values */
+    PyObject *last_sec = NULL, *last_prof = NULL;
+    int last_timed = 0;
+    Py_ssize_t last_gid = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = sec_v[i];
+        if (s != last_sec) {
+            int r = PySequence_Contains(timed, s);
+            if (r < 0)
+                goto done;
+            last_sec = s;
+            last_timed = r;
+            last_prof = NULL; /* a new section: look the group up */
+        }
+        if (!last_timed) {
+            gid[i] = -1;
+            continue;
+        }
+        PyObject *pr = prof_v[i];
+        if (pr != last_prof) {
+            PyObject *k = PyTuple_Pack(2, pr, s);
+            if (k == NULL)
+                goto done;
+            PyObject *g = PyDict_GetItemWithError(index, k);
+            if (g == NULL) {
+                if (PyErr_Occurred()) {
+                    Py_DECREF(k);
+                    goto done;
+                }
+                if (ngroups == cap) {
+                    Py_ssize_t nc = cap ? 2 * cap : 64;
+                    group_t *ng = PyMem_Realloc(groups, nc * sizeof(group_t));
+                    if (ng == NULL) {
+                        Py_DECREF(k);
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                    groups = ng;
+                    cap = nc;
+                }
+                groups[ngroups].profile = pr;
+                groups[ngroups].section = s;
+                groups[ngroups].count = 0;
+                PyObject *v = PyLong_FromSsize_t(ngroups);
+                if (v == NULL || PyDict_SetItem(index, k, v) < 0) {
+                    Py_XDECREF(v);
+                    Py_DECREF(k);
+                    goto done;
+                }
+                Py_DECREF(v);
+                last_gid = ngroups++;
+            } else {
+                last_gid = PyLong_AsSsize_t(g);
+            }
+            Py_DECREF(k);
+            last_prof = pr;
+        }
+        gid[i] = last_gid;
+        groups[last_gid].count++;
+        PyObject *a = pct_v[i], *b = tot_v[i], *c = tab_v[i];
+        if (!PyFloat_CheckExact(a) || !PyFloat_CheckExact(b)) {
+            fallback = 1; /* an int, a NumPy scalar, None...: what Python makes of it is Python's */
+            goto done;
+        }
+        p[i] = PyFloat_AS_DOUBLE(a);
+        t[i] = PyFloat_AS_DOUBLE(b);
+        if (c == Py_None) {
+            tab[i] = -1;
+        } else if (PyLong_CheckExact(c)) {
+            int overflow = 0;
+            tab[i] = PyLong_AsLongLongAndOverflow(c, &overflow);
+            if (overflow || (tab[i] == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                fallback = 1;
+                goto done;
+            }
+        } else {
+            fallback = 1;
+            goto done;
+        }
+    }
+
+    /* 2. each group's members in row order */
+    Py_ssize_t off = 0;
+    for (Py_ssize_t g = 0; g < ngroups; g++) {
+        groups[g].start = off;
+        off += groups[g].count;
+        groups[g].count = 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t g = gid[i];
+        if (g >= 0)
+            order[groups[g].start + groups[g].count++] = i;
+    }
+
+    /* 3. outputs, missing where a row is not ranked */
+    nan = PyFloat_FromDouble(Py_NAN);
+    s_pct = PyUnicode_InternFromString("time_pct");
+    s_tot = PyUnicode_InternFromString("total_ns");
+    if (!nan || !s_pct || !s_tot)
+        goto done;
+    share = filled(n, nan);
+    cum = filled(n, nan);
+    top = filled(n, Py_None);
+    basis = filled(n, Py_None);
+    notable = PyList_New(0);
+    if (!share || !cum || !top || !basis || !notable)
+        goto done;
+    double below = threshold - 1e-12;
+
+    for (Py_ssize_t g = 0; g < ngroups; g++) {
+        Py_ssize_t *m = order + groups[g].start, cnt = groups[g].count;
+        /* the consistency test per source table (None counts as -1), in row order within a table */
+        Py_ssize_t *bt = tmp + groups[g].start; /* a scratch slice of the group's own size */
+        memcpy(bt, m, cnt * sizeof(Py_ssize_t));
+        sort_tab(bt, gid + groups[g].start, cnt, tab); /* gid is done with: its slice is merge scratch */
+        int any_bad = 0;
+        Py_ssize_t n_tables = 0;
+        for (Py_ssize_t a = 0; a < cnt;) {
+            Py_ssize_t b = a + 1;
+            while (b < cnt && tab[bt[b]] == tab[bt[a]])
+                b++;
+            n_tables++;
+            if (!any_bad) {
+                kahan_t ts = {0.0, 0.0}, ps = {0.0, 0.0};
+                Py_ssize_t nboth = 0;
+                for (Py_ssize_t j = a; j < b; j++) {
+                    Py_ssize_t i = bt[j];
+                    if (p[i] == p[i] && t[i] == t[i]) {
+                        nboth++;
+                        kahan_add(&ts, t[i]);
+                        kahan_add(&ps, p[i]);
+                    }
+                }
+                double tsum = ts.total, psum = ps.total;
+                if (nboth >= 2 && tsum > 0 && psum >= 50.0) {
+                    for (Py_ssize_t j = a; j < b; j++) {
+                        Py_ssize_t i = bt[j];
+                        if (!(p[i] == p[i] && t[i] == t[i]))
+                            continue;
+                        double implied = 100.0 * t[i];
+                        implied = implied / tsum;
+                        double scale = psum / 100.0;
+                        implied = implied * scale;
+                        if (fabs(p[i] - implied) > PCT_TOLERANCE) {
+                            any_bad = 1;
+                            break;
+                        }
+                    }
+                }
+            }
+            a = b;
+        }
+        int has_time = 0;
+        Py_ssize_t n_pct = 0;
+        for (Py_ssize_t j = 0; j < cnt; j++) {
+            Py_ssize_t i = m[j];
+            if (t[i] == t[i])
+                has_time = 1;
+            if (p[i] == p[i])
+                n_pct++;
+        }
+        int by_pct = !has_time || (n_tables <= 1 && n_pct >= 2 && any_bad);
+        const double *src = by_pct ? p : t;
+        kahan_t ks = {0.0, 0.0};
+        for (Py_ssize_t j = 0; j < cnt; j++) {
+            Py_ssize_t i = m[j];
+            double v = src[i];
+            key[i] = v == v ? v : 0.0;
+            kahan_add(&ks, key[i]);
+        }
+        double total = ks.total;
+        PyObject *how = by_pct ? s_pct : s_tot;
+        for (Py_ssize_t j = 0; j < cnt; j++) {
+            Py_ssize_t i = m[j];
+            sh[i] = total > 0 ? key[i] / total : 0.0;
+            PyObject *f = PyFloat_FromDouble(sh[i]);
+            if (f == NULL)
+                goto done;
+            PyObject *old = PyList_GET_ITEM(share, i);
+            PyList_SET_ITEM(share, i, f);
+            Py_DECREF(old);
+            old = PyList_GET_ITEM(basis, i);
+            Py_INCREF(how);
+            PyList_SET_ITEM(basis, i, how);
+            Py_DECREF(old);
+        }
+        /* stable: file order among equal keys */
+        memcpy(bt, m, cnt * sizeof(Py_ssize_t));
+        sort_desc(bt, gid + groups[g].start, cnt, key);
+        kahan_t acc = {0.0, 0.0};
+        for (Py_ssize_t j = 0; j < cnt; j++) {
+            Py_ssize_t i = bt[j];
+            /* not kahan_add: a NaN share is added (the Python loop skips nothing here) */
+            double y = sh[i] - acc.comp;
+            double s = acc.total + y;
+            double c = s - acc.total;
+            c = c - y;
+            if (c != c)
+                c = 0.0;
+            acc.comp = c;
+            acc.total = s;
+            PyObject *f = PyFloat_FromDouble(s);
+            if (f == NULL)
+                goto done;
+            PyObject *old = PyList_GET_ITEM(cum, i);
+            PyList_SET_ITEM(cum, i, f);
+            Py_DECREF(old);
+            PyObject *b = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
+            Py_INCREF(b);
+            old = PyList_GET_ITEM(top, i);
+            PyList_SET_ITEM(top, i, b);
+            Py_DECREF(old);
+        }
+        if (n_tables > 1 || by_pct) {
+            PyObject *rows = PyList_New(cnt);
+            if (rows == NULL)
+                goto done;
+            for (Py_ssize_t j = 0; j < cnt; j++) {
+                PyObject *v = PyLong_FromSsize_t(m[j]);
+                if (v == NULL) {
+                    Py_DECREF(rows);
+                    goto done;
+                }
+                PyList_SET_ITEM(rows, j, v);
+            }
+            PyObject *item = Py_BuildValue("(OON)", groups[g].profile, groups[g].section, rows);
+            if (item == NULL || PyList_Append(notable, item) < 0) {
+                Py_XDECREF(item);
+                goto done;
+            }
+            Py_DECREF(item);
+        }
+    }
+    result = PyTuple_Pack(5, share, cum, top, basis, notable);
+
+done:
+    if (fallback && result == NULL && !PyErr_Occurred()) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    Py_XDECREF(section);
+    Py_XDECREF(profile);
+    Py_XDECREF(table);
+    Py_XDECREF(pct);
+    Py_XDECREF(tot);
+    Py_XDECREF(index);
+    Py_XDECREF(share);
+    Py_XDECREF(cum);
+    Py_XDECREF(top);
+    Py_XDECREF(basis);
+    Py_XDECREF(notable);
+    Py_XDECREF(nan);
+    Py_XDECREF(s_pct);
+    Py_XDECREF(s_tot);
+    PyMem_Free(gid);
+    PyMem_Free(order);
+    PyMem_Free(tmp);
+    PyMem_Free(p);
+    PyMem_Free(t);
+    PyMem_Free(key);
+    PyMem_Free(sh);
+    PyMem_Free(tab);
+    PyMem_Free(groups);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"rank", rank, METH_VARARGS,
+     "rank(section, profile, table, time_pct, total_ns, timed, threshold) -> (share, cumulative, in_top, "
+     "share_basis, notable) or None (values only Python may take: run the Python path)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kahan", "share_rows' per-section work (profconv.parse.shares), bit for bit.", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__kahan(void) { return PyModule_Create(&module); }

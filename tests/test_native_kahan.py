@@ -1,0 +1,197 @@
+"""profconv.parse._kahan (the C side of shares.share_rows) against the pure-Python path, bit for bit:
+on the rows of every tests/data log and on generated sections (NaN, zeros, ties, a Time column that
+contradicts Time(%), several source tables, huge and tiny values). Skipped where the C module was
+not built (`python setup.py build_ext --inplace`, or `pip install -e .` with a compiler)."""
+
+from __future__ import annotations
+
+import glob
+import math
+import struct
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import profconv
+from profconv.errors import NoProfileFound
+from profconv.parse import native
+from profconv.parse.core import _share_notes
+from profconv.parse.schema import TIMED_SECTIONS
+from profconv.parse.shares import ranked, share_rows
+from profconv.parse.table import Rows
+
+kahan = pytest.importorskip("profconv.parse._kahan", reason="the C accelerator _kahan is not built")
+
+FILES = sorted(
+    p for p in glob.glob("tests/data/**/*", recursive=True)
+    if p.endswith((".log", ".txt", ".csv")) and "/runs/" not in p and "/grade/" not in p and "/bench/" not in p
+)
+SHARE = ("share", "cumulative", "in_top", "share_basis")
+
+
+def _bits(values) -> list:
+    """Floats as their 64 bits (NaN's sign and payload included), anything else as itself with its type."""
+    return [struct.pack("<d", v) if type(v) is float else (type(v).__name__, v) for v in values]
+
+
+def _both(rows: Rows, monkeypatch, threshold: float = 0.90):
+    """`ranked` of two copies of `rows`: with the C module, and with PROFCONV_PURE_PYTHON=1."""
+    monkeypatch.delenv("PROFCONV_PURE_PYTHON", raising=False)
+    assert native.load("_kahan") is not None
+    c_rows, c_notable = ranked(Rows(dict(rows.cols), rows.n), threshold)
+    monkeypatch.setenv("PROFCONV_PURE_PYTHON", "1")
+    assert native.load("_kahan") is None
+    py_rows, py_notable = ranked(Rows(dict(rows.cols), rows.n), threshold)
+    monkeypatch.delenv("PROFCONV_PURE_PYTHON")
+    return c_rows, c_notable, py_rows, py_notable
+
+
+def _same(rows: Rows, monkeypatch, threshold: float = 0.90) -> Rows:
+    c_rows, c_notable, py_rows, py_notable = _both(rows, monkeypatch, threshold)
+    for name in SHARE:
+        assert type(c_rows.col(name)) is list
+        assert _bits(c_rows.col(name)) == _bits(py_rows.col(name)), name
+    assert c_notable == py_notable
+    return c_rows
+
+
+def test_c_module_is_used_and_switched_off(monkeypatch):
+    monkeypatch.delenv("PROFCONV_PURE_PYTHON", raising=False)
+    assert native.load("_kahan") is kahan
+    monkeypatch.setenv("PROFCONV_PURE_PYTHON", "1")
+    assert native.load("_kahan") is None
+    monkeypatch.setenv("PROFCONV_PURE_PYTHON", "0")
+    assert native.load("_kahan") is kahan
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p[len("tests/data/"):])
+def test_every_test_log(path, monkeypatch):
+    monkeypatch.delenv("PROFCONV_PURE_PYTHON", raising=False)
+    try:
+        ps = profconv.parse(path)
+    except NoProfileFound:
+        return
+    rows = ps.rows
+    _same(rows, monkeypatch)
+    _same(rows, monkeypatch, threshold=0.5)
+    # the notes next to the tables: from the C module's notable sections, the Python path's and a
+    # walk over the rows (what _share_notes does when given none)
+    c_rows, c_notable, py_rows, py_notable = _both(rows, monkeypatch)
+    got = [{}, {}, {}]
+    _share_notes(c_rows, got[0], c_notable)
+    _share_notes(py_rows, got[1], py_notable)
+    _share_notes(py_rows, got[2])
+    assert got[0] == got[1] == got[2]
+
+
+def test_whole_parse_same_with_and_without(monkeypatch):
+    """A log whose Time column contradicts its Time(%) and one merged from several tables: the
+    ProfileSet (rows, notes) is the same either way."""
+    for path in FILES:
+        monkeypatch.delenv("PROFCONV_PURE_PYTHON", raising=False)
+        try:
+            a = profconv.parse(path)
+        except NoProfileFound:
+            continue
+        monkeypatch.setenv("PROFCONV_PURE_PYTHON", "1")
+        b = profconv.parse(path)
+        assert a.notes == b.notes and a.table_notes == b.table_notes, path
+        for name in SHARE:
+            assert _bits(a.rows.col(name)) == _bits(b.rows.col(name)), (path, name)
+
+
+def _rows(records: list[tuple]) -> Rows:
+    """Rows of (profile, section, table, time_pct, total_ns)."""
+    n = len(records)
+    cols = list(zip(*records)) if n else [(), (), (), (), ()]
+    return Rows({"profile": list(cols[0]), "section": list(cols[1]), "table": list(cols[2]),
+                 "time_pct": list(cols[3]), "total_ns": list(cols[4]),
+                 "line_start": list(range(1, n + 1)), "line_end": list(range(1, n + 1))}, n)
+
+
+NAN = float("nan")
+INF = float("inf")
+
+
+def test_known_section_values(monkeypatch):
+    """A consistent table ranks by time; one whose times contradict Time(%) ranks by Time(%);
+    ties keep file order; NaN times rank as 0."""
+    rows = _rows([
+        (1, "gpu", 10, 50.0, 100.0), (1, "gpu", 10, 30.0, 60.0), (1, "gpu", 10, 20.0, 40.0),
+        (1, "api", 20, 10.0, 900.0), (1, "api", 20, 90.0, 100.0),  # contradicts: by Time(%)
+        (2, "gpu", 30, 40.0, 5.0), (2, "gpu", 30, 40.0, 5.0), (2, "gpu", 30, 20.0, NAN),
+        (2, "other", None, 1.0, 1.0),
+    ])
+    out = _same(rows, monkeypatch)
+    assert out.col("share")[:5] == [0.5, 0.3, 0.2, 0.1, 0.9]
+    assert out.col("share_basis")[:6] == ["total_ns"] * 3 + ["time_pct"] * 2 + ["total_ns"]
+    assert out.col("cumulative")[:3] == [0.5, 0.8, 1.0]
+    assert out.col("cumulative")[3:5] == [1.0, 0.9]
+    assert out.col("in_top")[:5] == [True, True, True, False, True]  # 0.8 before the third: under 0.9
+    assert out.col("share")[5:8] == [0.5, 0.5, 0.0]
+    assert out.col("cumulative")[5:8] == [0.5, 1.0, 1.0]
+    assert out.col("in_top")[5:8] == [True, True, False]
+    assert math.isnan(out.col("share")[8]) and out.col("in_top")[8] is None and out.col("share_basis")[8] is None
+
+
+def test_values_only_python_takes_go_to_python(monkeypatch):
+    """Ints, NumPy scalars and None in the ranked columns: the C module declines (None) and the
+    Python path gives what it gives."""
+    import numpy as np
+
+    base = [(1, "gpu", 10, 60.0, 3.0), (1, "gpu", 10, 40.0, 2.0)]
+    for bad in ((1, "gpu", 10, 1, 2.0), (1, "gpu", 10, np.float64(1.0), 2.0), (1, "gpu", 10.0, 1.0, 2.0),
+                (1, "gpu", 1 << 70, 1.0, 2.0)):
+        rows = _rows([*base, bad])
+        assert kahan.rank(rows.col("section"), rows.col("profile"), rows.col("table"), rows.col("time_pct"),
+                          rows.col("total_ns"), TIMED_SECTIONS, 0.9) is None
+        _same(rows, monkeypatch)
+    with pytest.raises(ValueError):
+        kahan.rank(["gpu"], [1, 2], [1], [1.0], [1.0], TIMED_SECTIONS, 0.9)
+
+
+def test_a_large_section_sorts_stably(monkeypatch):
+    """Thousands of rows in one section, many ties: the merge sort keeps file order among equals."""
+    recs = [(1, "api", 7 if i % 3 else 9, float(i % 5), float((i * 7919) % 13)) for i in range(5000)]
+    _same(_rows(recs), monkeypatch)
+    _same(_rows(recs[::-1]), monkeypatch)
+
+
+FLOATS = st.one_of(
+    st.sampled_from([NAN, 0.0, -0.0, 1.0, 2.0, 50.0, 100.0, 0.01, 1e-300, 5e-324, 1e300, 1.7976931348623157e308,
+                     INF, -INF, -1.0, 33.33, 66.67]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(min_value=0.0, max_value=100.0),
+)
+ROW = st.tuples(
+    st.sampled_from([1, 2, 3]),
+    st.sampled_from([*TIMED_SECTIONS[:3], "kernel-trace", None]),
+    st.sampled_from([None, 5, 40, -1, 100]),
+    FLOATS,
+    FLOATS,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(ROW, max_size=40), st.sampled_from([0.9, 0.5, 0.0, 1.0, 0.999999999999]))
+def test_generated_sections(monkeypatch, records, threshold):
+    _same(_rows(records), monkeypatch, threshold)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from([40.0, 30.0, 20.0, 10.0, 5.0, 0.0, NAN]),
+                          st.sampled_from([4.0, 3.0, 2.0, 1.0, 0.0, 4000.0, NAN])), min_size=1, max_size=25),
+       st.booleans())
+def test_generated_tables(monkeypatch, cells, two_tables):
+    """One section with consistent, contradicting and partly missing values, one or two source tables."""
+    recs = [(1, "gpu", 10 if not two_tables or i % 2 else 90, p, t) for i, (p, t) in enumerate(cells)]
+    _same(_rows(recs), monkeypatch)
+
+
+def test_share_rows_is_ranked_rows(monkeypatch):
+    rows = _rows([(1, "gpu", 10, 70.0, 7.0), (1, "gpu", 10, 30.0, 3.0)])
+    out = share_rows(rows)
+    assert out.col("share") == [0.7, 0.3] and out.col("in_top") == [True, True]
