@@ -660,9 +660,9 @@ def test_nsys_gpu_trace_printed_as_a_table(tmp_path, text, starts):
     grid and memcpy cells, a header not indented like its dashes, 'Start(sec)' in seconds (2020).
     Before: 'no profiler output found' (or rows in the wrong section with no times)."""
     ps = _parse_text(tmp_path, text)
-    f = ps.frame
     assert ps.unplaced == []
-    assert set(f["section"]) == {"gpu-trace"}
+    assert set(ps.frame["section"]) == {"gpu-trace", "gpu"}  # the trace and its per-name summary
+    f = ps.frame[ps.frame["section"] == "gpu-trace"]
     assert list(f["start_ns"]) == pytest.approx(starts, rel=1e-12)
     assert list(f["total_ns"])[1] in (65025.0, 12352.0)
     assert list(f["name"])[1] in ("kernel(int *)", "vecAdd(float*, float*, float*, int)")

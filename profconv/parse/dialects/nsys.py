@@ -12,10 +12,11 @@ from operator import indexOf
 from typing import cast
 
 from profconv.parse import grouping, units
-from profconv.parse.model import Block, DialectResult, Document
+from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
 from profconv.parse.text import ELISION, FENCE, csv_row, csv_rows
+from profconv.parse.traces import summarize_trace
 
 TOOL = "nsys"
 
@@ -536,7 +537,28 @@ def parse(doc: Document) -> DialectResult:
                 continue
         i += 1
     result.profiles = grouping.group(events, TOOL)
+    for prof in result.profiles:
+        _summarize_traces(prof)
     return result
+
+
+_TRACE_SUMMARY = {"gpu-trace": "gpu", "api-trace": "api"}
+
+
+def _summarize_traces(prof: RawProfile) -> None:
+    """A trace report (cuda_gpu_trace, cuda_api_trace, gputrace) gets the per-name summary that ranks
+    its kernels and memcopies (or API calls), as nvprof's traces do (traces.summarize_trace) --
+    unless the profile already holds nsys's own summary of that section (cuda_gpu_kern_sum,
+    cuda_gpu_mem_time_sum, cuda_api_sum): the same events would be counted twice."""
+    have = {b.section for b in prof.blocks}
+    for blk in list(prof.blocks):
+        target = _TRACE_SUMMARY.get(blk.section or "")
+        if target is None or target in have or blk.table is None or not len(blk.table):
+            continue
+        summary = summarize_trace(blk.table, target)
+        summary.kind = f"{blk.kind or blk.section} summary"
+        prof.blocks.append(summary)
+        have.add(target)
 
 
 # a stats table copied from the Nsight Systems GUI: tab-separated, times with their units

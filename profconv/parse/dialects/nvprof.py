@@ -19,6 +19,8 @@ from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
 from profconv.parse.text import ELISION, clean, csv_rows, is_neutral
+from profconv.parse.traces import base_codes as _base_codes
+from profconv.parse.traces import summarize_trace
 
 TOOL = "nvprof"
 
@@ -89,7 +91,6 @@ _CPU_MARKER = re.compile(r"CPU profiling result")
 _CPU_ROW = re.compile(r"^\s*\d[\d.]*%\s+\S+\s+\S")
 BULK_LINES = 20_000
 _BULK_LINE = re.compile(r" *(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) ")
-_CORRELATION = re.compile(r"\[\d+\]\n")  # a [correlation id] ending a name (names joined by newlines)
 _UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 # the same units as exponents for a number's text: float('260.10' + 'e6'), correctly rounded, where
 # float('260.10') * 1e6 is 260100000.00000003 (units.scaled_text)
@@ -466,22 +467,6 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
 
 
-def _base_codes(names: list[str], index: dict[str, int]) -> list[int]:
-    """Per name, the code of its base name (correlation id dropped), adding new bases to `index`."""
-    joined = "\n".join(names)
-    if "]" not in joined:
-        bases = names
-    elif "\x00" in joined or "])" in joined or len(joined.split("\n")) != len(names):
-        bases = [strip_correlation(n) for n in names]
-    else:  # one pass in C: each id becomes a NUL, the spaces before a NUL go with it
-        joined = _CORRELATION.sub("\x00\n", joined + "\n")
-        while " \x00" in joined:
-            joined = joined.replace(" \x00", "\x00")
-        bases = joined.replace("\x00", "").split("\n")
-        bases.pop()
-    return [index.setdefault(b, len(index)) for b in bases]
-
-
 _ALIGNED: dict[int, re.Pattern] = {}
 
 
@@ -516,57 +501,6 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
     del block, found
     lines[i:j] = [""] * (j - i)  # read: the rows are theirs alone (DialectResult.bulk), free the text as we go
     return {"name": names, "start_ns": start, "total_ns": dur, "line": range(i + 1, j + 1)}, j
-
-
-def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]] | None = None) -> Block:
-    """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would: calls,
-    total (Kahan-summed as pandas does; no total when no event had a duration), avg, min, max.
-    Unified Memory events of a GPU trace (page faults, UM memcpy) go to the unified-memory section."""
-    if bases is None:
-        index: dict[str, int] = {}
-        codes = _base_codes([str(n) for n in trace.col("name")], index)
-        uniques = list(index)
-    else:
-        codes, uniques = bases
-    t = trace.col("total_ns")
-    lines = trace.col("line_start")
-    ends = trace.col("line_end")
-    acc: dict[int, list] = {}  # code -> [count, n, sum, comp, min, max, first line, last line]
-    for k, code in enumerate(codes):
-        v = t[k]
-        ln = lines[k]
-        a = acc.get(code)
-        if a is None:
-            a = acc[code] = [0, 0, 0.0, 0.0, NAN_, NAN_, ln, ln]
-        a[0] += 1
-        if v == v:
-            a[1] += 1
-            y = v - a[3]
-            s = a[2] + y
-            a[3] = s - a[2] - y
-            if a[3] != a[3]:
-                a[3] = 0.0
-            a[2] = s
-            if not (a[4] <= v):
-                a[4] = v
-            if not (a[5] >= v):
-                a[5] = v
-        if ln < a[6]:
-            a[6] = ln
-        if ends[k] > a[7]:
-            a[7] = ends[k]
-    recs = []
-    for code, a in acc.items():
-        total = a[2] if a[1] else NAN_
-        avg = a[2] / a[1] if a[1] else NAN_
-        recs.append((uniques[code], a[0], avg, a[4], a[5], a[6], a[7], total))
-    # by total, largest first, events without a total last (file order among equals)
-    recs.sort(key=lambda r: (r[7] != r[7], -r[7] if r[7] == r[7] else 0.0))
-    table = Rows.from_tuples(recs, ["name", "calls", "avg_ns", "min_ns", "max_ns", "line_start", "line_end", "total_ns"],
-                             {"section": section})
-    if section == "gpu":  # nvprof's own summary keeps Unified Memory events out of GPU activities
-        table.cols["section"] = ["unified-memory" if r[0].startswith("[Unified Memory") else section for r in recs]
-    return Block(section=section, table=table, line_start=min(lines), line_end=max(ends))
 
 
 NAN_ = float("nan")
