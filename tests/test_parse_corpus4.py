@@ -32,6 +32,35 @@ CASES = [
               '%', 13.043705, None),
          ],
          notes=['profile 1, gpu table, lines 7-64: ncu --print-summary prints']),
+    Case('pasted/joeboh71-kisystem-performance-parser-py-nsys-decimal-comma-de-windows.py.log',
+         tools=('nsys',), rows=3, unplaced=1,
+         sections={(1, 'gpu'): 3},
+         tops=[(1, 'gpu', '[CUDA memcpy Host-to-Device]', 3)],
+         checks=[
+             (1, 'gpu', 'firFilterKernel(const float *, const float *, float *)', 1888.0, 1, 1888.0),
+             (1, 'gpu', '[CUDA memcpy Host-to-Device]', 3520.0, 2, 1760.0),
+             (1, 'gpu', '[CUDA memcpy Device-to-Host]', 3328.0, 1, 3328.0),
+         ],
+         notes=['profile 1, gpu table, lines 548-555: merged from 2 source tables']),
+    Case('pasted/tyler-hilbert-linreg-t4-nsys-markdown-pipe-tables-readme.md.log',
+         tools=('nsys', 'nsys'), rows=35, unplaced=0,
+         sections={(1, 'api'): 7, (1, 'gpu'): 7, (2, 'api'): 15, (2, 'gpu'): 6},
+         tops=[(1, 'gpu', '[CUDA memcpy Host-to-Device]', 4), (1, 'api', 'cudaMalloc', 2),
+               (2, 'gpu', '[CUDA memcpy Host-to-Device]', 2), (2, 'api', 'cudaMalloc', 2)],
+         checks=[
+             (1, 'api', 'cudaMalloc', 126094891.0, 8, 15761861.4),
+             (1, 'api', 'cuModuleGetLoadingMode', 988.0, 1, 988.0),
+             (1, 'gpu', 'calculatePartialCoefficients(const float *, const float *, float, float, float *, float *, int)',
+              88766.0, 1, 88766.0),
+             (1, 'gpu', '[CUDA memset]', 3840.0, 4, 960.0),
+             (2, 'api', 'cuGetProcAddress_v2', 280738.0, 766, 366.5),
+             (2, 'api', 'cudaStreamGetCaptureInfo_v2_v11030', 17083.0, 25, 683.3),
+             (2, 'gpu', 'void dot_kernel<float, (int)128, (int)0, cublasDotParams<cublasGemvTensor<const float>, cublasGemvT…',
+              53727.0, 3, 17909.0),
+             (2, 'gpu', '[CUDA memcpy Device-to-Host]', 70143.0, 6, 11690.5),
+         ],
+         notes=['profile 1, gpu table, lines 24-34: merged from 2 source tables',
+                'profile 2, gpu table, lines 59-68: merged from 2 source tables']),
 ]
 # fmt: on
 
@@ -112,3 +141,47 @@ def test_ncu_print_summary_2021_layout(tmp_path, drop_prof_lines):
     assert m.loc["gpc__cycles_elapsed.max", "value"] == 4200.5
     assert m.loc["gpc__cycles_elapsed.max (maximum)", "value"] == 4301.0
     assert pd.isna(m.loc["launch__waves_per_multiprocessor", "unit"])  # no unit printed
+
+
+MD_TABLES = """#### Table 1: CUDA 'cuda_gpu_kern_sum'
+| Time (%) | Total Time (ns) | Instances | Avg (ns)   | Name                                  |
+|----------|-----------------|-----------|------------|---------------------------------------|
+| 60.0     | 25’056          | 2         | 12’528.0   | `vectorAdd(const float *, float *)`   |
+| 40.0     | 16’704          | 1         | 16’704.0   | **scale(float *)**                    |
+
+| Time (%) | Total Time (ns) | Num Calls | Avg (ns) | Name |
+| :--- | ---: | :---: | --- | :--- |
+| **98.8** | 220’092’864 | 3 | 73’364’288.0 | `cudaMalloc` |
+| 1.2 | 2’268’608 | 3 | 756’202.7 | cudaMemcpy | 17 |
+| 0.0 | 76’256 | 1 | 76’256.0 | `cudaLaunchKernel` |
+
+| Name | Count | Total |
+|------|-------|-------|
+| apples | 3 | 12 |
+"""
+
+
+def test_nsys_markdown_pipe_tables(tmp_path):
+    """nsys stats tables written as markdown pipe tables (course reports, READMEs): a header with
+    Time (%) and Total Time, the `|---|` rule (any alignment colons), `| … |` rows; bold cells and
+    backticked names kept as the text inside; a heading that names the report says which; a row with
+    more cells than the header is reported. Thousands joined by a typographic apostrophe (25’056, a
+    word processor's autocorrect of the Swiss 25'056) read as grouping. A markdown table that is no
+    profiler's is left alone. Before: 'no profiler output found' (every table ignored)."""
+    ps = _parse_text(tmp_path, MD_TABLES, "report.md")
+    f = ps.frame
+    assert [n for n, _ in ps.unplaced] == [10]  # the row with an extra cell
+    assert list(zip(f["section"], f["name"], f["total_ns"], f["calls"], f["avg_ns"])) == [
+        ("gpu", "vectorAdd(const float *, float *)", 25056.0, 2, 12528.0),
+        ("gpu", "scale(float *)", 16704.0, 1, 16704.0),
+        ("api", "cudaMalloc", 220092864.0, 3, 73364288.0),
+        ("api", "cudaLaunchKernel", 76256.0, 1, 76256.0)]
+    assert list(f["time_pct"]) == [60.0, 40.0, 98.8, 0.0]
+    assert all("apples" not in n for n in f["name"])
+
+
+def test_typographic_apostrophe_groups_only_between_digit_groups():
+    from profconv.parse.text import normalize
+
+    assert normalize("25’056 and 1’234’567.5\n") == "25'056 and 1'234'567.5\n"
+    assert normalize("l’hôte, O’Neil, 3’14, 12’3456\n") == "l’hôte, O’Neil, 3’14, 12’3456\n"

@@ -27,6 +27,8 @@ _PREFIX_AT_LINE = re.compile(r"\n[ \t]*(?://|#(?![\w{])|>)")  # starts with a li
 _PREFIX_FIRST = re.compile(r"[ \t]*(?://|#(?![\w{])|>)")
 _CONTROL = re.compile("[\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff]")
 _PREFIX = re.compile(r"(?m)^[ \t]*(//+|#+(?![\w{])|>+)[ \t]?")
+# a typographic apostrophe between digit groups: the Swiss thousands separator after autocorrect
+_TYPOGRAPHIC_GROUP = re.compile(r"(?<=\d)[\u2019\u02bc](?=\d{3}(?!\d))")
 _PID_DASHES = re.compile(r"(?m)^([ \t]*)(?:-{2}|[—–‒―]{1,2})(\d{2,})(?:-{2}|[—–‒―]{1,2})(?=\s|$)")
 
 
@@ -49,7 +51,8 @@ def decode(data: bytes) -> str:
 
 def normalize(text: str) -> str:
     """One text as the profiler printed it: '\\n' line ends only, no BOM or form feeds,
-    comment prefixes ('//', '#', '>') removed, PID markers in any dash form written '==PID=='.
+    comment prefixes ('//', '#', '>') removed, PID markers in any dash form written '==PID==',
+    digit groups joined by a typographic apostrophe ('25’056') by the plain one.
     A Jupyter notebook (.ipynb) becomes the text its cells show: see `notebook_text`."""
     if text[:1] == "{" or text.lstrip()[:1] == "{":
         nb = notebook_text(text)
@@ -67,6 +70,8 @@ def normalize(text: str) -> str:
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
+    if "\u2019" in text or "\u02bc" in text:
+        text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
     return text
 
 

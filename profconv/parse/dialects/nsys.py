@@ -15,7 +15,7 @@ from profconv.parse import grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
-from profconv.parse.text import ELISION, FENCE, csv_row, csv_rows
+from profconv.parse.text import ELISION, FENCE, clean, csv_row, csv_rows
 from profconv.parse.traces import summarize_trace
 
 TOOL = "nsys"
@@ -93,7 +93,7 @@ def _report_from_header(cols: list[str], names: list[str]) -> str:
         return "cuda_gpu_mem_time_sum"
     if "instances" in lc:
         return "cuda_gpu_kern_sum"
-    api = sum(1 for n in names if re.match(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn|nvtx)", str(n)))
+    api = sum(1 for n in names if re.match(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn|nvtx|vk[A-Z])", str(n)))
     return "cuda_api_sum" if api * 2 >= max(1, len(names)) else "osrt_sum"
 
 
@@ -453,6 +453,19 @@ def parse(doc: Document) -> DialectResult:
             report = title
             i += 1
             continue
+        if line.lstrip()[:1] == "|" and (md := _markdown_table(lines, i, report)) is not None:
+            blk, j, bad = md
+            if blk is not None:
+                events.append(grouping.Event("block", i + 1, block=blk))
+            result.claimed.update(range(i + 1, j + 1))
+            result.unplaced.extend(bad)
+            report = None
+            i = j
+            continue
+        if line.lstrip()[:1] == "#" and (m := _REPORT_NAME.search(line)):
+            report = m.group(1)  # a heading that names the report ('#### Table 2: CUDA 'cuda_gpu_kern_sum'')
+            i += 1
+            continue
         if "\t" in line and (gui := _gui_table(lines, i)) is not None:
             blk, j, bad = gui
             if blk is not None:
@@ -622,6 +635,37 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
     if len(sections):  # kernels and API calls in one copied table: not one ranking, keep them apart
         return None, j, list(range(i + 2, j + 1))
     return Block(section=section, rows=rows, line_start=i + 1, line_end=j, kind="gui"), j, bad
+
+
+_MD_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_MD_RULE = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*(?::?-{3,}:?\s*)?$")
+_REPORT_NAME = re.compile(r"\b(" + "|".join(sorted(REPORTS, key=len, reverse=True)) + r")\b")
+
+
+def _markdown_table(lines: list[str], i: int, report: str | None) -> tuple[Block | None, int, list[int]] | None:
+    """A stats table written as a markdown pipe table (course reports, READMEs): the header with a
+    Time (%) and a Total Time or Total column, the `|---|---|` rule, then one `| … |` line per row.
+    Its block, the index after it and the rows that did not read; None when line i is not one."""
+    if i + 1 >= len(lines) or not _MD_ROW.match(lines[i]) or not _MD_RULE.match(lines[i + 1]):
+        return None
+    cols = [c.strip().strip("`*").strip() for c in clean(lines[i]).split("\t")]
+    fields = [_field_of(c) for c in cols]
+    if "pct" not in fields or "name" not in fields or not any(f in ("time", "mbytes", "kib", "total") for f in fields):
+        return None
+    j = i + 2
+    cells: list[list[str]] = []
+    line_nos: list[int] = []
+    while j < len(lines) and _MD_ROW.match(lines[j]):
+        row = [c.strip().strip("`").strip() for c in clean(lines[j]).split("\t")]
+        cells.append(row if len(row) == len(cols) else [])  # a ragged row is reported, never shifted
+        line_nos.append(j + 1)
+        j += 1
+    if not cells:
+        return None, j, []
+    k = fields.index("name")
+    rep = report or _report_from_header(cols, [c[k] for c in cells if c])
+    blk, bad = _rows_to_block(rep, fields, cells, line_nos)
+    return blk, j, bad
 
 
 def _is_console_row(row: str, spans: list[tuple[int, int]]) -> bool:
