@@ -13,7 +13,7 @@ from itertools import takewhile
 from operator import add, truth
 from typing import Any
 
-from profconv.parse import grouping, units
+from profconv.parse import grouping, native, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row
@@ -74,6 +74,7 @@ _NEEDS_CLEAN = re.compile(r"</?(?:b|strong|code|em|i|tt)>")
 _GLUED_ROW = re.compile(r"\s{2,}(?:(?:GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s+)?"
                         r"\d{1,3}(?:[.,]\d+)?%\s+\d")
 _INF = float("inf")
+_MATCHED = _FAST_ROW.match(" 1.00%  1s  1  1s  1s  1s  k")  # stands for a match not yet made
 
 
 def _needs_clean(line: str) -> bool:
@@ -127,17 +128,19 @@ class _Table:
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
     read: list[tuple[Row, str, list[str], str | None]] = field(default_factory=list)  # to re-read if the locale changes
-    # rows read in bulk are columns of their block (Block.table); the raw line of each, per section
-    # key, so they can become Row objects again (a row read line by line joins the block, or the
-    # locale changes and every row is read again)
-    bulk_raw: dict[str, list[str]] = field(default_factory=dict)
+    # rows read in bulk are columns of their block (Block.table); where their lines are (index
+    # ranges into `lines`), per section key, so they can become Row objects again (a row read line
+    # by line joins the block, or the locale changes and every row is read again)
+    bulk_raw: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)  # the parse's lines (summary rows stay in them)
 
     def materialize(self, key: str) -> None:
         """The bulk rows of the block of `key` as Row objects (in blk.rows), listed in `read`."""
-        raws = self.bulk_raw.pop(key, None)
+        spans = self.bulk_raw.pop(key, None)
         blk = self.by_section.get(key)
-        if raws is None or blk is None or blk.table is None:
+        if spans is None or blk is None or blk.table is None:
             return
+        raws = [ln for a, b in spans for ln in self.lines[a:b]]
         c = blk.table.cols
         rows = list(map(Row, c["section"], c["name"], c["line_start"], c["line_end"], c["time_pct"],
                         c["total_ns"], c["calls"], c["avg_ns"], c["min_ns"], c["max_ns"]))
@@ -706,6 +709,7 @@ def parse(doc: Document) -> DialectResult:
     last_pid: int | None = None
     metric_block: Block | None = None
     metric_kernel: str | None = None
+    rowscan = native.load("_rowscan")  # looked up per parse: PROFCONV_PURE_PYTHON=1 switches it off
     if "nvprof" in doc.state:  # a part of a longer log, from a profile start (DialectResult.resume)
         pending_section, cell_header, device, last_pid, metric_kernel = doc.state["nvprof"]
 
@@ -786,10 +790,21 @@ def parse(doc: Document) -> DialectResult:
         i += 1
         if mode == "summary" and table is not None and table.fast and table.locale is units.C_LOCALE:
             # the common case in one regex: a plain nvprof row, '12.34%' saying '.' is the decimal mark
-            m = _FAST_ROW.match(raw)
-            if m is not None and (j := _bulk_summary(lines, i - 1, m, table, events, result)) >= i:
+            if rowscan is not None:  # the run of plain rows from here read in C
+                got = rowscan.scan(lines, i - 1, n_lines)
+                if got[1] == 2:  # a line C leaves to the regex (not ASCII) before the run ended
+                    m = _FAST_ROW.match(raw)
+                    got = _scan_regex(lines, i - 1, m) if m is not None else None
+                else:
+                    m = _MATCHED if got[0] or got[1] else None  # the regex matches line i - 1
+            else:
+                m = _FAST_ROW.match(raw)
+                got = _scan_regex(lines, i - 1, m) if m is not None else None
+            if got is not None and got[0] and (j := _bulk_summary(lines, i - 1, got, table, events, result)) >= i:
                 i = j  # this row and the plain rows after it read at once
                 continue
+            if m is _MATCHED:
+                m = _FAST_ROW.match(raw)
             if m is not None and not _needs_clean(raw) and not ("%" in m.group(12) and _GLUED_ROW.search(m.group(12))):
                 g = m.groups()
                 pct = float(g[1])
@@ -1026,14 +1041,15 @@ def parse(doc: Document) -> DialectResult:
         if hdr:
             fields, unit = hdr
             table = _Table(fields=fields, time_unit=unit, section=pending_section,
-                           fast=fields == ["type", *FULL_LAYOUT] and unit is None, cell_per_line=cell_header)
+                           fast=fields == ["type", *FULL_LAYOUT] and unit is None, cell_per_line=cell_header,
+                           lines=lines)
             cell_header = False
             mode = "summary"
             result.claimed.add(lineno)
             continue
         if mode is None and _LABEL.match(body) and (hdr := parse_header("Type Time(%) Time Calls Avg Min Max Name")):
             # a labelled row with its header lost (PDF extraction): the label says the layout
-            table = _Table(fields=hdr[0], time_unit=None, section=None)
+            table = _Table(fields=hdr[0], time_unit=None, section=None, lines=lines)
             mode = "summary"
         if mode == "summary" and table is not None:
             if is_neutral(body):
@@ -1145,99 +1161,120 @@ def _body(raw: str) -> str:
 
 _GROUPS = re.Match.groups
 SUMMARY_CHUNK = 64  # lines matched at a time by the bulk summary reader (doubling up to BULK_LINES)
+_NO_FLOATS = array("d")
 
 
-def _bulk_summary(lines: list[str], k: int, first: re.Match, table: _Table, events: list[_Event],
-                  result: DialectResult) -> int:
-    """Plain rows of a standard nvprof summary table (8 columns, '.' decimal mark, no markup)
-    from index k, read by one regex mapped over the lines and kept as columns of their block, no
-    Row object per row. Returns the index after them (k: none here, the line path reads line k).
-    Stops before the first line that is not such a row; a last row whose name may go on (a
-    wrapped name) is left to the line path, which keeps a row open."""
-    n = len(lines)
+def _scan_regex(lines: list[str], k: int, first: re.Match | None = None, limit: int | None = None) -> tuple:
+    """The plain rows of a standard nvprof summary table from index k, by the regex: what
+    profconv.parse._rowscan.scan(lines, k, limit) returns, the same values to the bit (see its
+    source): (count, stop, labels, names, calls, pct, total_ns, avg_ns, min_ns, max_ns, pct_at).
+    The run is the lines _FAST_ROW matches, up to the first with markup or a share above 100
+    (stop 1 there, else 0); `first` is line k's match where the caller has it."""
+    n = len(lines) if limit is None else min(len(lines), k + limit)
+    if first is None:
+        first = _FAST_ROW.match(lines[k]) if k < n else None
+        if first is None:
+            return 0, 0, [], [], [], _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, -1
     found: list[Any] = [first]
     j, step = k + 1, SUMMARY_CHUNK
     while j < n:
         # lazily: matching stops at the first line that is not a row (the next table is not read)
         got = len(found)
-        found.extend(takewhile(truth, map(_FAST_ROW.match, lines[j : j + step])))
+        found.extend(takewhile(truth, map(_FAST_ROW.match, lines[j : min(j + step, n)])))
         if len(found) - got < step:
             break
         j += step
         step = min(2 * step, BULK_LINES)
-    raws = lines[k : k + len(found)]
-    joined = "\n".join(raws)
-    if _needs_clean(joined):  # markup a report added: from that row on, the line path
-        cut = next(x for x, r in enumerate(raws) if _needs_clean(r))
-        del found[cut:], raws[cut:]
-        if not found:
-            return k
+    stop = 0
+    if _needs_clean("\n".join(lines[k : k + len(found)])):  # markup a report added: the run ends before it
+        del found[next(x for x, r in enumerate(lines[k : k + len(found)]) if _needs_clean(r)) :]
+        stop = 1
     # C-level maps from here: the groups transposed into columns, numbers by float() and int()
-    cols = list(zip(*map(_GROUPS, found)))
+    cols = list(zip(*map(_GROUPS, found))) or [()] * 12
     del found
     pct = list(map(float, cols[1]))
-    if max(pct) > 100.0:  # not a share: from that row on, the line path
+    if pct and max(pct) > 100.0:  # not a share: the run ends before it
         cut = next(x for x, p in enumerate(pct) if p > 100.0)
-        del raws[cut:], pct[cut:]
+        del pct[cut:]
         cols = [c[:cut] for c in cols]
-    names = list(map(str.rstrip, cols[11][: len(pct)]))
-    if "%" in "\x00".join(names):  # a row glued after a name (line breaks lost): from there on, the line path
-        cut = next((x for x, nm in enumerate(names) if "%" in nm and _GLUED_ROW.search(nm)), len(names))
-        del raws[cut:], pct[cut:], names[cut:]
-    if names and _name_continues(names[-1]):
-        raws.pop(), pct.pop(), names.pop()  # a name that may go on: the line path keeps it open
-    count = len(names)
+        stop = 1
+    names = list(map(str.rstrip, cols[11]))
+    unit = _UNIT_EXP.__getitem__
+    total, avg, lo, hi = (array("d", map(float, map(add, cols[v], map(unit, cols[v + 1])))) for v in (2, 5, 7, 9))
+    labels = [(x, lab) for x, lab in enumerate(cols[0]) if lab] if cols[0].count(None) != len(pct) else []
+    pct_at = next(x for x, nm in enumerate(names) if "%" in nm) if "%" in "\x00".join(names) else -1
+    return len(pct), stop, labels, names, list(map(int, cols[4])), array("d", pct), total, avg, lo, hi, pct_at
+
+
+def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, events: list[_Event],
+                  result: DialectResult) -> int:
+    """Plain rows of a standard nvprof summary table (8 columns, '.' decimal mark, no markup)
+    from index k, as `got` holds them (_rowscan.scan or _scan_regex), kept as columns of their
+    block, no Row object per row. Returns the index after them (k: none here, the line path reads
+    line k). A row glued after a name ends them; a last row whose name may go on (a wrapped name)
+    is left to the line path, which keeps a row open."""
+    count, _, labels, names, calls, pct, total, avg, lo, hi, pct_at = got
+    if pct_at >= 0:  # a row glued after a name (line breaks lost): from there on, the line path
+        count = next((x for x in range(pct_at, count) if "%" in names[x] and _GLUED_ROW.search(names[x])), count)
+    if count and _name_continues(names[count - 1]):
+        count -= 1  # a name that may go on: the line path keeps it open
     if not count:
         return k
-    unit = _UNIT_EXP.__getitem__
-    total, avg, lo, hi = (list(map(float, map(add, cols[v][:count], map(unit, cols[v + 1][:count]))))
-                          for v in (2, 5, 7, 9))
-    calls = list(map(int, cols[4][:count]))
-    labels = cols[0][:count]
-    del cols
     table.votes.dot += count
     table.open_row = None
     table.neutral_run = 0
     table.orphan_text = False
     result.rows_read.append((k + 1, k + count))  # claimed by their range (no set of a number per row)
     # segments of one section (a label switches it: 'GPU activities:' rows, then 'API calls:')
-    a = 0
-    while a < count:
-        if labels[a]:
-            table.section = LABEL_SECTIONS[labels[a]]
-        section = table.section
+    cuts, secs = [0], [table.section]
+    for x, lab in labels:
+        if x >= count:
+            break
+        sec = LABEL_SECTIONS[lab]
+        if x == 0:
+            secs[0] = sec
+        elif sec != secs[-1]:
+            cuts.append(x)
+            secs.append(sec)
+    cuts.append(count)
+    whole = count == len(names)
+    for s, section in enumerate(secs):
+        a, b = cuts[s], cuts[s + 1]
+        table.section = section
         key = section or "?"
-        b = a + 1
-        while b < count and (not labels[b] or LABEL_SECTIONS[labels[b]] == section):
-            b += 1
-        line = range(k + a + 1, k + b + 1)
         blk = table.by_section.get(key)
         if blk is None:
             blk = table.by_section[key] = Block(section=section, line_start=k + a + 1, line_end=k + a + 1)
             events.append(_Event("block", k + a + 1, block=blk))
-        starts = list(line)
-        # times as arrays of doubles (no float object per cell while the input is held)
-        part: dict[str, Any] = {
-            "section": [key] * (b - a), "name": names[a:b], "line_start": starts,
-            "line_end": starts.copy(),  # the same int objects, a list of its own
-            "time_pct": array("d", pct[a:b]), "total_ns": array("d", total[a:b]), "calls": calls[a:b],
-            "avg_ns": array("d", avg[a:b]), "min_ns": array("d", lo[a:b]), "max_ns": array("d", hi[a:b]),
-        }
-        if blk.rows:  # a block read line by line so far: these join it as rows
-            rows = list(map(Row, part["section"], part["name"], line, line, part["time_pct"], part["total_ns"],
-                            part["calls"], part["avg_ns"], part["min_ns"], part["max_ns"]))
-            blk.rows.extend(rows)
-            table.read.extend((r, _body(raw), table.fields, table.time_unit) for r, raw in zip(rows, raws[a:b]))
-        elif blk.table is None:
-            blk.table = Rows(part, b - a)
-            table.bulk_raw[key] = raws[a:b]
+        starts = list(range(k + a + 1, k + b + 1))
+        if whole and len(secs) == 1:
+            part = (names, calls, pct, total, avg, lo, hi)
         else:
-            for c, v in part.items():
-                blk.table.cols[c].extend(v)  # type: ignore[attr-defined]
+            part = (names[a:b], calls[a:b], pct[a:b], total[a:b], avg[a:b], lo[a:b], hi[a:b])
+        if blk.rows:  # a block read line by line so far: these join it as rows
+            rows = list(map(Row, [key] * (b - a), part[0], starts, starts, *part[2:4], part[1], *part[4:]))
+            blk.rows.extend(rows)
+            table.read.extend((r, _body(raw), table.fields, table.time_unit)
+                              for r, raw in zip(rows, lines[k + a : k + b]))
+        elif blk.table is None:
+            # times as arrays of doubles (no float object per cell while the input is held)
+            blk.table = Rows({
+                "section": [key] * (b - a), "name": part[0], "line_start": starts,
+                "line_end": starts.copy(),  # the same int objects, a list of its own
+                "time_pct": part[2], "total_ns": part[3], "calls": part[1],
+                "avg_ns": part[4], "min_ns": part[5], "max_ns": part[6],
+            }, b - a)
+            table.bulk_raw[key] = [(k + a, k + b)]
+        else:
+            c = blk.table.cols
+            c["section"].extend([key] * (b - a))  # type: ignore[attr-defined]
+            for col, v in zip(("name", "calls", "time_pct", "total_ns", "avg_ns", "min_ns", "max_ns"), part):
+                c[col].extend(v)  # type: ignore[attr-defined]
+            c["line_start"].extend(starts)  # type: ignore[attr-defined]
+            c["line_end"].extend(starts)  # type: ignore[attr-defined]
             blk.table.n += b - a
-            table.bulk_raw[key].extend(raws[a:b])
+            table.bulk_raw[key].append((k + a, k + b))
         blk.line_end = k + b
-        a = b
     return k + count
 
 

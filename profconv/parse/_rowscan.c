@@ -1,0 +1,481 @@
+/* profconv.parse._rowscan: the plain rows of an nvprof summary table, read in C.
+
+scan(lines, k, limit) reads lines[k:k+limit] (a list of str) while each line is a row that
+profconv.parse.dialects.nvprof._FAST_ROW matches,
+
+    ^\s*(?:==\d+==\s*)?(?:(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:)?\s+
+    (\d{1,3}\.\d\d)%\s+N\s+(\d{1,18})\s+N\s+N\s+N\s+(\S.*)$
+    N = (\d{1,15}(?:\.\d{1,12})?)(s|ms|us|ns)
+
+that holds no markup (nvprof._needs_clean) and whose Time(%) is at most 100, and returns
+
+    (count, stop, labels, names, calls, pct, total_ns, avg_ns, min_ns, max_ns, pct_at)
+
+count: the rows read (lines[k:k+count]); stop: 0 where the line after them is no such row (or the
+range ended), 1 where it matched but holds markup or a share above 100, 2 where the scan reached a
+line it leaves to the regex (a str that is not ASCII, or not a str): the caller reads the run again
+with the regex path, which gives the same result there by definition; labels: [(index, label)] of
+the rows that carry a section label; names: the names, right-stripped as str.rstrip does; calls: ints;
+the five times as array('d') (pct as printed, times in ns); pct_at: the index of the first name
+holding '%' (-1: none).
+
+Every number is the one the pure-Python path makes: the text float() is given there (the digits
+and the unit's exponent: '2.2027' 'ms' -> '2.2027e6') converted by PyOS_string_to_double, which is
+what float() does; calls as int() does (at most 18 digits: a long long). Only ASCII lines are read
+here, where the regex's \s is Py_UNICODE_ISSPACE (\t \n \v \f \r \x1c-\x1f and space), \d is 0-9
+and '.' anything but '\n'. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+static PyObject *array_type;      /* array.array */
+static PyObject *typecode_d;      /* 'd' */
+static PyObject *label_str[4];    /* 'GPU activities', 'API calls', 'OpenACC (excl)', 'OpenACC (incl)' */
+static const char *const LABELS[4] = {"GPU activities", "API calls", "OpenACC (excl)", "OpenACC (incl)"};
+static unsigned char SPACE[128];  /* Py_UNICODE_ISSPACE of each ASCII character */
+static unsigned char MARK[256];   /* the characters markup starts with: | & \t * < */
+
+#if PY_VERSION_HEX < 0x030C0000
+#define READY(o) PyUnicode_READY(o)
+#else
+#define READY(o) 0  /* every str is ready from 3.12 on (PyUnicode_READY is deprecated) */
+#endif
+#define IS_SPACE(c) (SPACE[(unsigned char)(c)])
+#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
+
+typedef struct {
+    Py_ssize_t a, b;  /* the number's text: s[a:b]; its unit s[b:u] */
+    Py_ssize_t u;
+    const char *exp;  /* the unit's exponent: "e9", "e6", "e3", "" */
+} num_t;
+
+typedef struct {
+    int label;        /* -1: none, else an index into LABELS */
+    Py_ssize_t pa, pb;  /* Time(%) text */
+    num_t t[4];       /* Time, Avg, Min, Max */
+    Py_ssize_t ca, cb;  /* Calls text */
+    Py_ssize_t na, nb;  /* the name, right-stripped */
+    Py_ssize_t ne;      /* where the name's group ends (before the stripping) */
+} row_t;
+
+static Py_ssize_t skip_space(const char *s, Py_ssize_t i, Py_ssize_t n)
+{
+    while (i < n && IS_SPACE(s[i]))
+        i++;
+    return i;
+}
+
+static Py_ssize_t skip_digits(const char *s, Py_ssize_t i, Py_ssize_t n)
+{
+    while (i < n && IS_DIGIT(s[i]))
+        i++;
+    return i;
+}
+
+/* N followed by \s+: returns the index after the whitespace, or -1 */
+static Py_ssize_t match_time(const char *s, Py_ssize_t i, Py_ssize_t n, num_t *out)
+{
+    Py_ssize_t j = skip_digits(s, i, n);
+    if (j == i || j - i > 15)
+        return -1;
+    out->a = i;
+    if (j < n && s[j] == '.') {
+        Py_ssize_t f = skip_digits(s, j + 1, n);
+        /* \.\d{1,12} then a unit: with no digit, or more than 12, nothing matches (a unit
+           cannot start at '.' or at a digit) */
+        if (f == j + 1 || f - (j + 1) > 12)
+            return -1;
+        j = f;
+    }
+    out->b = j;
+    if (j >= n)
+        return -1;
+    switch (s[j]) {
+    case 's':
+        out->exp = "e9";
+        j += 1;
+        break;
+    case 'm':
+    case 'u':
+    case 'n':
+        if (j + 1 >= n || s[j + 1] != 's')
+            return -1;
+        out->exp = s[j] == 'm' ? "e6" : s[j] == 'u' ? "e3" : "";
+        j += 2;
+        break;
+    default:
+        return -1;
+    }
+    out->u = j;
+    Py_ssize_t w = skip_space(s, j, n);
+    return w > j ? w : -1;
+}
+
+/* _FAST_ROW.match(s) for an ASCII line: 1 with the groups in *r, 0 when it does not match */
+static int match_row(const char *s, Py_ssize_t n, row_t *r)
+{
+    Py_ssize_t i = skip_space(s, 0, n), w;
+    int ws = i > 0;  /* whether whitespace is just behind i (for the \s+ before Time(%)) */
+    if (i + 1 < n && s[i] == '=' && s[i + 1] == '=') {
+        Py_ssize_t d = skip_digits(s, i + 2, n);
+        if (d == i + 2 || d + 1 >= n || s[d] != '=' || s[d + 1] != '=')
+            return 0;  /* '==' and no PID marker: the optional group and \s+ cannot start here */
+        i = d + 2;
+        w = skip_space(s, i, n);
+        ws = w > i;
+        i = w;
+    }
+    r->label = -1;
+    for (int l = 0; l < 4; l++) {
+        size_t len = strlen(LABELS[l]);
+        if ((size_t)(n - i) >= len && memcmp(s + i, LABELS[l], len) == 0) {
+            Py_ssize_t c = skip_space(s, i + (Py_ssize_t)len, n);
+            if (c >= n || s[c] != ':')
+                return 0;
+            r->label = l;
+            i = c + 1;
+            w = skip_space(s, i, n);
+            ws = w > i;
+            i = w;
+            break;
+        }
+    }
+    if (!ws)
+        return 0;
+    /* (\d{1,3}\.\d\d)%\s+ */
+    Py_ssize_t d = skip_digits(s, i, n);
+    if (d == i || d - i > 3 || d + 3 >= n || s[d] != '.' || !IS_DIGIT(s[d + 1]) || !IS_DIGIT(s[d + 2])
+        || s[d + 3] != '%')
+        return 0;
+    r->pa = i;
+    r->pb = d + 3;
+    i = d + 4;
+    w = skip_space(s, i, n);
+    if (w == i)
+        return 0;
+    i = match_time(s, w, n, &r->t[0]);
+    if (i < 0)
+        return 0;
+    /* (\d{1,18})\s+ */
+    d = skip_digits(s, i, n);
+    if (d == i || d - i > 18)
+        return 0;
+    r->ca = i;
+    r->cb = d;
+    w = skip_space(s, d, n);
+    if (w == d)
+        return 0;
+    i = w;
+    for (int t = 1; t < 4; t++) {
+        i = match_time(s, i, n, &r->t[t]);
+        if (i < 0)
+            return 0;
+    }
+    /* (\S.*)$ : the last \s+ took every space, so s[i] is \S unless the line ended; '.' stops at
+       '\n', and $ holds there only when that '\n' ends the line */
+    if (i >= n)
+        return 0;
+    const char *nl = memchr(s + i, '\n', (size_t)(n - i));
+    Py_ssize_t end = n;
+    if (nl != NULL) {
+        end = nl - s;
+        if (end != n - 1)
+            return 0;
+    }
+    r->ne = end;
+    while (end > i && IS_SPACE(s[end - 1]))
+        end--;
+    r->na = i;
+    r->nb = end;
+    return 1;
+}
+
+static int tag_at(const char *s, Py_ssize_t n, Py_ssize_t q)
+{
+    static const char *const TAGS[6] = {"b>", "strong>", "code>", "em>", "i>", "tt>"};
+    for (int t = 0; t < 6; t++) {
+        size_t len = strlen(TAGS[t]);
+        if ((size_t)(n - q) >= len && memcmp(s + q, TAGS[t], len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* nvprof._needs_clean for an ASCII line (the dashes it also looks for are not ASCII) */
+static int needs_clean(const char *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!MARK[(unsigned char)s[i]])
+            continue;
+        switch (s[i]) {
+        case '|':
+        case '&':
+        case '\t':
+            return 1;
+        case '*':  /* '**' or '\\*' */
+            if ((i + 1 < n && s[i + 1] == '*') || (i > 0 && s[i - 1] == '\\'))
+                return 1;
+            break;
+        default: {  /* '<': </?(?:b|strong|code|em|i|tt)> */
+            Py_ssize_t q = i + 1;
+            if (tag_at(s, n, q) || (q < n && s[q] == '/' && tag_at(s, n, q + 1)))
+                return 1;
+        }
+        }
+    }
+    return 0;
+}
+
+/* float(text + exp), as float() converts it; -1.0 with an exception set on failure */
+static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, double *out)
+{
+    char buf[48];
+    size_t len = (size_t)(b - a), el = strlen(exp);
+    if (len + el + 1 > sizeof buf) {
+        PyErr_SetString(PyExc_SystemError, "_rowscan: a number longer than the row pattern allows");
+        return -1;
+    }
+    memcpy(buf, s + a, len);
+    memcpy(buf + len, exp, el + 1);
+    char *end = NULL;
+    double x = PyOS_string_to_double(buf, &end, NULL);
+    if (x == -1.0 && PyErr_Occurred())
+        return -1;
+    if (end != buf + len + el) {
+        PyErr_SetString(PyExc_SystemError, "_rowscan: a number the row pattern allows was not read whole");
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+typedef struct {
+    double *v;  /* 5 columns of cap values each */
+    Py_ssize_t cap;
+} cols_t;
+
+static int grow(cols_t *c, Py_ssize_t need)
+{
+    if (need <= c->cap)
+        return 0;
+    Py_ssize_t cap = c->cap ? c->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    double *v = PyMem_Malloc(sizeof(double) * 5 * (size_t)cap);
+    if (v == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int k = 0; k < 5; k++)
+        if (c->cap)
+            memcpy(v + k * cap, c->v + k * c->cap, sizeof(double) * (size_t)c->cap);
+    PyMem_Free(c->v);
+    c->v = v;
+    c->cap = cap;
+    return 0;
+}
+
+static PyObject *make_array(const double *v, Py_ssize_t n)
+{
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)v, (Py_ssize_t)sizeof(double) * n);
+    if (raw == NULL)
+        return NULL;
+    PyObject *arr = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
+    Py_DECREF(raw);
+    return arr;
+}
+
+static PyObject *scan(PyObject *self, PyObject *args)
+{
+    PyObject *lines;
+    Py_ssize_t k, limit;
+    if (!PyArg_ParseTuple(args, "O!nn:scan", &PyList_Type, &lines, &k, &limit))
+        return NULL;
+    if (k < 0 || limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "scan: k and limit must not be negative");
+        return NULL;
+    }
+    PyObject *labels = PyList_New(0), *names = PyList_New(0), *calls = PyList_New(0);
+    PyObject *result = NULL;
+    cols_t c = {NULL, 0};
+    Py_ssize_t count = 0, pct_at = -1;
+    int stop = 0;
+    if (labels == NULL || names == NULL || calls == NULL)
+        goto done;
+    Py_INCREF(lines);
+    for (Py_ssize_t x = k; x - k < limit; x++) {
+        /* the list's size is read again each time: the allocations below could run a collection */
+        if (x >= PyList_GET_SIZE(lines))
+            break;
+        PyObject *item = PyList_GET_ITEM(lines, x);
+        if (!PyUnicode_Check(item)) {
+            stop = 2;
+            break;
+        }
+        if (READY(item) < 0) {
+            Py_DECREF(lines);
+            goto done;
+        }
+        if (!PyUnicode_IS_ASCII(item)) {
+            stop = 2;
+            break;
+        }
+        Py_INCREF(item);
+        const char *s = (const char *)PyUnicode_DATA(item);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(item);
+        row_t r;
+        double v[5];
+        if (!match_row(s, n, &r)) {
+            Py_DECREF(item);
+            break;
+        }
+        if (needs_clean(s, n)) {
+            Py_DECREF(item);
+            stop = 1;
+            break;
+        }
+        if (to_double(s, r.pa, r.pb, "", &v[0]) < 0)
+            goto fail_item;
+        if (v[0] > 100.0) {
+            Py_DECREF(item);
+            stop = 1;
+            break;
+        }
+        for (int t = 0; t < 4; t++)
+            if (to_double(s, r.t[t].a, r.t[t].b, r.t[t].exp, &v[t + 1]) < 0)
+                goto fail_item;
+        long long nc = 0;
+        for (Py_ssize_t p = r.ca; p < r.cb; p++)
+            nc = nc * 10 + (s[p] - '0');  /* at most 18 digits: below 2**63 */
+        if (grow(&c, count + 1) < 0)
+            goto fail_item;
+        PyObject *name = PyUnicode_Substring(item, r.na, r.nb);
+        if (name == NULL)
+            goto fail_item;
+        int err = PyList_Append(names, name);
+        Py_DECREF(name);
+        if (err < 0)
+            goto fail_item;
+        PyObject *ncalls = PyLong_FromLongLong(nc);
+        if (ncalls == NULL)
+            goto fail_item;
+        err = PyList_Append(calls, ncalls);
+        Py_DECREF(ncalls);
+        if (err < 0)
+            goto fail_item;
+        if (r.label >= 0) {
+            PyObject *pair = Py_BuildValue("(nO)", count, label_str[r.label]);
+            if (pair == NULL)
+                goto fail_item;
+            err = PyList_Append(labels, pair);
+            Py_DECREF(pair);
+            if (err < 0)
+                goto fail_item;
+        }
+        if (pct_at < 0 && memchr(s + r.na, '%', (size_t)(r.nb - r.na)) != NULL)
+            pct_at = count;
+        for (int t = 0; t < 5; t++)
+            c.v[t * c.cap + count] = v[t];
+        count++;
+        Py_DECREF(item);
+        continue;
+    fail_item:
+        Py_DECREF(item);
+        Py_DECREF(lines);
+        goto done;
+    }
+    Py_DECREF(lines);
+    {
+        PyObject *arr[5] = {NULL, NULL, NULL, NULL, NULL};
+        static const double empty = 0.0;
+        for (int t = 0; t < 5; t++) {
+            arr[t] = make_array(count ? c.v + t * c.cap : &empty, count);
+            if (arr[t] == NULL) {
+                for (int u = 0; u < t; u++)
+                    Py_DECREF(arr[u]);
+                goto done;
+            }
+        }
+        result = Py_BuildValue("(niOOONNNNNn)", count, stop, labels, names, calls, arr[0], arr[1], arr[2],
+                               arr[3], arr[4], pct_at);
+    }
+done:
+    PyMem_Free(c.v);
+    Py_XDECREF(labels);
+    Py_XDECREF(names);
+    Py_XDECREF(calls);
+    return result;
+}
+
+static PyObject *match(PyObject *self, PyObject *arg)
+{
+    /* _FAST_ROW.match(line).groups() for an ASCII str (None where it does not match); for the
+       tests, which compare it with the regex */
+    if (!PyUnicode_Check(arg) || READY(arg) < 0 || !PyUnicode_IS_ASCII(arg)) {
+        PyErr_SetString(PyExc_ValueError, "match: an ASCII str");
+        return NULL;
+    }
+    const char *s = (const char *)PyUnicode_DATA(arg);
+    row_t r;
+    if (!match_row(s, PyUnicode_GET_LENGTH(arg), &r))
+        Py_RETURN_NONE;
+    PyObject *g[12];
+    g[0] = r.label >= 0 ? Py_NewRef(label_str[r.label]) : Py_NewRef(Py_None);
+    g[1] = PyUnicode_Substring(arg, r.pa, r.pb);
+    g[4] = PyUnicode_Substring(arg, r.ca, r.cb);
+    static const int at[4] = {2, 5, 7, 9};
+    for (int t = 0; t < 4; t++) {
+        g[at[t]] = PyUnicode_Substring(arg, r.t[t].a, r.t[t].b);
+        g[at[t] + 1] = PyUnicode_Substring(arg, r.t[t].b, r.t[t].u);
+    }
+    g[11] = PyUnicode_Substring(arg, r.na, r.ne);
+    PyObject *out = PyTuple_New(12);
+    for (int x = 0; x < 12; x++) {
+        if (g[x] == NULL || out == NULL) {
+            for (int y = 0; y < 12; y++)
+                Py_XDECREF(g[y]);
+            Py_XDECREF(out);
+            return NULL;
+        }
+    }
+    for (int x = 0; x < 12; x++)
+        PyTuple_SET_ITEM(out, x, g[x]);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS,
+     "scan(lines, k, limit) -> (count, stop, labels, names, calls, pct, total_ns, avg_ns, min_ns, max_ns, pct_at):\n"
+     "the plain nvprof summary rows of lines[k:k+limit] (see the module's source)."},
+    {"match", match, METH_O, "match(line): _FAST_ROW.match(line).groups() for an ASCII str, or None (tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rowscan",
+                                    "The plain rows of an nvprof summary table, read in C.", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__rowscan(void)
+{
+    for (int ch = 0; ch < 128; ch++)
+        SPACE[ch] = Py_UNICODE_ISSPACE(ch) ? 1 : 0;
+    for (const char *m = "|&\t*<"; *m; m++)
+        MARK[(unsigned char)*m] = 1;
+    PyObject *arraymod = PyImport_ImportModule("array");
+    if (arraymod == NULL)
+        return NULL;
+    array_type = PyObject_GetAttrString(arraymod, "array");
+    Py_DECREF(arraymod);
+    if (array_type == NULL)
+        return NULL;
+    typecode_d = PyUnicode_InternFromString("d");
+    if (typecode_d == NULL)
+        return NULL;
+    for (int l = 0; l < 4; l++) {
+        label_str[l] = PyUnicode_InternFromString(LABELS[l]);
+        if (label_str[l] == NULL)
+            return NULL;
+    }
+    return PyModule_Create(&module);
+}
