@@ -61,6 +61,24 @@ CASES = [
          ],
          notes=['profile 1, gpu table, lines 24-34: merged from 2 source tables',
                 'profile 2, gpu table, lines 59-68: merged from 2 source tables']),
+    Case('nsys-text/mystous-vllm-hybrid-qwen7b-b200-nsys2025-format-table-grid-in-md.log',
+         tools=('nsys',), rows=47, unplaced=0,
+         sections={(1, 'api'): 18, (1, 'gpu'): 28, (1, 'nvtx'): 1},
+         tops=[(1, 'gpu', 'fmhaSm100fKernel_QkvBfloat16OBfloat16H128PagedKvCausalP16VarSeqQ128Kv128PersistentContext', 8),
+               (1, 'api', 'cudaLaunchKernel', 5)],
+         checks=[
+             (1, 'gpu', 'fmhaSm100fKernel_QkvBfloat16OBfloat16H128PagedKvCausalP16VarSeqQ128Kv128PersistentContext',
+              24038586640.0, 333648, 72047.7),
+             (1, 'gpu', 'ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)',
+              979257472.0, 12884, 76005.7),
+             (1, 'gpu', 'void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_twoshot_sync<(flashinfer::trtllm_…',
+              88744119.0, 912, 97307.1),
+             (1, 'api', 'cudaLaunchKernel', 5261402681.0, 1116364, 4713.0),
+             (1, 'api', 'cuTensorMapEncodeTiled', 359996165.0, 3041024, 118.4),
+             (1, 'api', 'cudaHostAlloc', 27771765.0, 80, 347147.1),
+             (1, 'nvtx', 'NCCL:ncclAllGather', 448485486.0, 12884, 34809.5),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -158,11 +176,21 @@ MD_TABLES = """#### Table 1: CUDA 'cuda_gpu_kern_sum'
 | Name | Count | Total |
 |------|-------|-------|
 | apples | 3 | 12 |
+
+ ** CUDA API Summary (cuda_api_sum):
+
++----------+-----------------+-----------+----------+--------------+
+| Time (%) | Total Time (ns) | Num Calls | Avg (ns) |     Name     |
++----------+-----------------+-----------+----------+--------------+
+|     80.0 |           80000 |         4 |  20000.0 | cudaMemcpy   |
+|     20.0 |           20000 |         1 |  20000.0 | cudaFree     |
++----------+-----------------+-----------+----------+--------------+
 """
 
 
 def test_nsys_markdown_pipe_tables(tmp_path):
-    """nsys stats tables written as markdown pipe tables (course reports, READMEs): a header with
+    """nsys stats tables written as markdown pipe tables (course reports, READMEs) or printed by
+    `nsys stats --format table` (a +---+ grid): a header with
     Time (%) and Total Time, the `|---|` rule (any alignment colons), `| … |` rows; bold cells and
     backticked names kept as the text inside; a heading that names the report says which; a row with
     more cells than the header is reported. Thousands joined by a typographic apostrophe (25’056, a
@@ -175,8 +203,11 @@ def test_nsys_markdown_pipe_tables(tmp_path):
         ("gpu", "vectorAdd(const float *, float *)", 25056.0, 2, 12528.0),
         ("gpu", "scale(float *)", 16704.0, 1, 16704.0),
         ("api", "cudaMalloc", 220092864.0, 3, 73364288.0),
-        ("api", "cudaLaunchKernel", 76256.0, 1, 76256.0)]
-    assert list(f["time_pct"]) == [60.0, 40.0, 98.8, 0.0]
+        ("api", "cudaLaunchKernel", 76256.0, 1, 76256.0),
+        ("api", "cudaMemcpy", 80000.0, 4, 20000.0),  # `nsys stats --format table`: a +---+ grid
+        ("api", "cudaFree", 20000.0, 1, 20000.0)]
+    assert list(f["time_pct"]) == [60.0, 40.0, 98.8, 0.0, 80.0, 20.0]
+    assert list(f["profile"]) == [1, 1, 1, 1, 2, 2]
     assert all("apples" not in n for n in f["name"])
 
 

@@ -638,13 +638,15 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
 
 
 _MD_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_MD_RULE = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*(?::?-{3,}:?\s*)?$")
+_MD_RULE = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*(?::?-{3,}:?\s*)?$"  # markdown: |---|:--:|
+                      r"|^\s*\+(?:-{3,}\+)+\s*$")  # `nsys stats --format table`: +----+----+
 _REPORT_NAME = re.compile(r"\b(" + "|".join(sorted(REPORTS, key=len, reverse=True)) + r")\b")
 
 
 def _markdown_table(lines: list[str], i: int, report: str | None) -> tuple[Block | None, int, list[int]] | None:
-    """A stats table written as a markdown pipe table (course reports, READMEs): the header with a
-    Time (%) and a Total Time or Total column, the `|---|---|` rule, then one `| … |` line per row.
+    """A stats table written as a markdown pipe table (course reports, READMEs) or printed by `nsys
+    stats --format table` (a grid of +---+ borders): the header with a Time (%) and a Total Time or
+    Total column, the `|---|---|` (or `+---+---+`) rule, then one `| … |` line per row.
     Its block, the index after it and the rows that did not read; None when line i is not one."""
     if i + 1 >= len(lines) or not _MD_ROW.match(lines[i]) or not _MD_RULE.match(lines[i + 1]):
         return None
