@@ -79,6 +79,19 @@ CASES = [
              (1, 'nvtx', 'NCCL:ncclAllGather', 448485486.0, 12884, 34809.5),
          ],
          notes=[]),
+    Case('pasted/reguly-laplace-vector-a100-h100-nsys-markdown-right-aligned-backticks.md.log',
+         tools=('nsys',) * 8, rows=16, unplaced=0,
+         sections={(p, 'gpu'): 2 for p in range(1, 9)},
+         tops=[(1, 'gpu', 'stencil(int, int, float *, float *)', 2), (8, 'gpu', 'stencil_vector_half2', 2)],
+         checks=[
+             (1, 'gpu', 'stencil(int, int, float *, float *)', 919138.0, 2, 459569.0),
+             (2, 'gpu', 'copy(int, int, __half *, __half *)', 755554.0, 2, 377777.0),
+             (3, 'gpu', 'stencil_vector(int, int, float4 *, float4 *)', 761378.0, 2, 380689.0),
+             (5, 'gpu', 'stencil(int, int, float *, float *)', 730788.0, 2, 365394.0),
+             (7, 'gpu', 'stencil_vector(int, int, float4 *, float4 *)', 571363.0, 2, 285681.5),
+             (8, 'gpu', 'copy_vector_half(int, int, __half2 *, __half2 *)', 342850.0, 2, 171425.0),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -216,3 +229,46 @@ def test_typographic_apostrophe_groups_only_between_digit_groups():
 
     assert normalize("25’056 and 1’234’567.5\n") == "25'056 and 1'234'567.5\n"
     assert normalize("l’hôte, O’Neil, 3’14, 12’3456\n") == "l’hôte, O’Neil, 3’14, 12’3456\n"
+
+
+C_COMMENT_EVENTS = """#include <stdio.h>
+
+/*
+ * Tempo, warps_launched e warp_execution_efficiency GPU OpenMP:
+ *
+ * real    0m5.384s
+ *
+ * ==21740== NVPROF is profiling process 21740, command: ./mmGPU
+ * ==21740== Profiling application: ./mmGPU
+ * ==21740== Profiling result:
+ * ==21740== Event result:
+ * Invocations                                Event Name         Min         Max         Avg       Total
+ * Device "GeForce GT 1030 (0)"
+ *     Kernel: mm$_omp_fn$0
+ *               1                            warps_launched          72          72          72          72
+ *
+ *               ==21740== Metric result:
+ *               Invocations                               Metric Name                        Metric Description         Min         Max         Avg
+ *               Device "GeForce GT 1030 (0)"
+ *                   Kernel: mm$_omp_fn$0
+ *                             1                 warp_execution_efficiency                 Warp Execution Efficiency      86.81%      86.81%      86.81%
+ */
+
+* Running nvprof ./mmGPU
+* Running nvprof ./mmGPU 2
+"""
+
+
+def test_output_pasted_in_a_c_block_comment(tmp_path):
+    """Results pasted into a C block comment whose lines start with ' * ' (as course exercises keep
+    them, PUC Minas' mm.c/mm.cu): the prefix is removed inside /* … */ only (rai's '* Running'
+    lines outside a comment stay commands). Before: 'no profiler output found'."""
+    from profconv.parse.text import normalize
+
+    ps = _parse_text(tmp_path, C_COMMENT_EVENTS, "mm.c")
+    f = ps.frame
+    assert list(zip(f["metric"], f["value"], f["calls"], f["line_start"])) == [
+        ("warps_launched", 72.0, 1, 15), ("warp_execution_efficiency", 86.81, 1, 21)]
+    lines = normalize(C_COMMENT_EVENTS).split("\n")
+    assert lines[23:25] == ["* Running nvprof ./mmGPU", "* Running nvprof ./mmGPU 2"]
+    assert lines[3] == "Tempo, warps_launched e warp_execution_efficiency GPU OpenMP:"

@@ -51,7 +51,8 @@ def decode(data: bytes) -> str:
 
 def normalize(text: str) -> str:
     """One text as the profiler printed it: '\\n' line ends only, no BOM or form feeds,
-    comment prefixes ('//', '#', '>') removed, PID markers in any dash form written '==PID==',
+    comment prefixes ('//', '#', '>', and ' * ' inside a /* … */ block) removed, PID markers in any
+    dash form written '==PID==',
     digit groups joined by a typographic apostrophe ('25’056') by the plain one.
     A Jupyter notebook (.ipynb) becomes the text its cells show: see `notebook_text`."""
     if text[:1] == "{" or text.lstrip()[:1] == "{":
@@ -70,9 +71,35 @@ def normalize(text: str) -> str:
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
+    if "/*" in text and _STAR_LINE.search(text):
+        text = _strip_comment_stars(text)
     if "\u2019" in text or "\u02bc" in text:
         text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
     return text
+
+
+_STAR_LINE = re.compile(r"\n[ \t]+\*(?![*/])")
+_STAR = re.compile(r"^[ \t]+\*(?![*/])[ \t]?")
+
+
+def _strip_comment_stars(text: str) -> str:
+    """Output pasted into a C block comment whose lines each start with ' * ' (the style editors
+    keep): inside '/* … */' only, that prefix is removed ('* Running …' at the start of a line
+    elsewhere is rai's, and stays)."""
+    lines = text.split("\n")
+    inside = False
+    for k, ln in enumerate(lines):
+        if not inside:
+            at = ln.find("/*")
+            inside = at >= 0 and "*/" not in ln[at + 2 :]
+            continue
+        if "*/" in ln:
+            inside = False
+            if ln.strip().startswith("*/"):
+                continue
+        if m := _STAR.match(ln):
+            lines[k] = ln[m.end() :]
+    return "\n".join(lines)
 
 
 def _prefix_lines(text: str):
