@@ -248,10 +248,10 @@ C_COMMENT_EVENTS = """#include <stdio.h>
  *               1                            warps_launched          72          72          72          72
  *
  *               ==21740== Metric result:
- *               Invocations                               Metric Name                        Metric Description         Min         Max         Avg
+ *               Invocations                  Metric Name           Metric Description         Min         Max         Avg
  *               Device "GeForce GT 1030 (0)"
  *                   Kernel: mm$_omp_fn$0
- *                             1                 warp_execution_efficiency                 Warp Execution Efficiency      86.81%      86.81%      86.81%
+ *                             1    warp_execution_efficiency    Warp Execution Efficiency      86.81%      86.81%      86.81%
  */
 
 * Running nvprof ./mmGPU
