@@ -70,6 +70,29 @@ def write_json(sets: list[ProfileSet], out) -> None:
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
 
+_SIMPLE = frozenset((str, int, bool, type(None)))
+
+
+def _profiles_json(infos) -> str:
+    """_profile_json of each profile joined by ',\n', from one conversion and one encoding of them
+    all: the list's items are formatted one level deeper (a space more a line) than alone, and
+    three more spaces make the four _profile_json gives. A profile the record type refuses (a bug)
+    is left to _profile_json, which says which."""
+    if not infos:
+        return ""
+    import msgspec
+
+    from profconv.records import ParsedProfile
+
+    plain = [{k: v if type(v) in _SIMPLE else _plain(v) for k, v in vars(info).items()} for info in infos]
+    try:
+        structs = msgspec.convert(plain, list[ParsedProfile], strict=False)
+    except msgspec.ValidationError:
+        return ",\n".join(map(_profile_json, infos))
+    text = msgspec.json.format(msgspec.json.encode(structs), indent=1).decode()
+    return "   " + text[2:-2].replace("\n", "\n   ")
+
+
 def _profile_json(info) -> str:
     """One profile of the record's inputs[].profiles as ParseOutput.to_json writes it there."""
     import msgspec
@@ -134,7 +157,7 @@ def _spool(files: list[str], format: str | None, threshold: float, as_json: bool
                         part.rethreshold(threshold)
                     writer.add(part.source, part.rows)
                     if profiles is not None and part.profiles:
-                        profiles.write(sep + ",\n".join(map(_profile_json, part.profiles)))
+                        profiles.write(sep + _profiles_json(part.profiles))
                         sep = ",\n"
                     unplaced.extend(n for n, _ in part.unplaced)
                     notes.extend(part.notes)
@@ -161,7 +184,7 @@ def _spool(files: list[str], format: str | None, threshold: float, as_json: bool
             writer.add(ps.source, ps.rows)
             writer.end()
             if profiles is not None and ps.profiles:
-                profiles.write(",\n".join(map(_profile_json, ps.profiles)))
+                profiles.write(_profiles_json(ps.profiles))
             unplaced, notes = [n for n, _ in ps.unplaced], list(ps.notes)
             del ps
         inputs.append((source_label(path), profiles, unplaced, notes))

@@ -10,7 +10,8 @@ import math
 import re
 import sys
 from bisect import bisect_right
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import add, attrgetter, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -338,9 +339,10 @@ def _any_inconsistent(totals, calls, avgs, acc: bool) -> bool:
     return False
 
 
-def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
+def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
     """Rows whose printed total is not calls x average cannot all be right (a row damaged in
-    transit, numbers of two PDF rows paired): they leave their table; their lines are returned."""
+    transit, numbers of two PDF rows paired): they leave their table; their lines are returned
+    (plus `shift`: a stream window's rows carry the window's line numbers)."""
     out: list[int] = []
     for prof in raw:
         acc = prof.tool == "nvhpc-acc"
@@ -352,7 +354,7 @@ def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
                     continue
                 bad = [_inconsistent(r.total_ns, r.calls, r.avg_ns, acc) for r in blk.rows]
                 if any(bad):
-                    out.extend(r.line_start for r, b in zip(blk.rows, bad) if b)
+                    out.extend(r.line_start + shift for r, b in zip(blk.rows, bad) if b)
                     blk.rows = [r for r, b in zip(blk.rows, bad) if not b]
             elif blk.table is not None and len(blk.table) and blk.table.has("avg_ns"):
                 tb = blk.table
@@ -361,7 +363,7 @@ def _drop_inconsistent(raw: list[RawProfile]) -> list[int]:
                 bad = [_inconsistent(float(t), None if c is None else float(c), float(a), acc)
                        for t, c, a in zip(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"))]
                 if any(bad):
-                    out.extend(int(x) for x, b in zip(tb.col("line_start"), bad) if b)
+                    out.extend(int(x) + shift for x, b in zip(tb.col("line_start"), bad) if b)
                     blk.table = tb.where(not b for b in bad)
     return sorted(out)
 
@@ -374,16 +376,29 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
     for number, prof in enumerate(raw, start=first):
         for blk in prof.blocks:
             key = (number, blk.section or "?")
-            where = f"lines {blk.line_start}-{blk.line_end}"
-            out.setdefault(key, []).extend(f"{where}: {n}" for n in blk.notes)
-            pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
-            if blk.table is not None and blk.table.has("time_pct"):  # rows read in bulk
-                pcts.extend(p for p in blk.table.col("time_pct") if p == p)
-            if not pcts:
+            notes = out.setdefault(key, [])  # every table's key, in order (notes added later keep it)
+            if blk.notes:
+                notes.extend(f"lines {blk.line_start}-{blk.line_end}: {n}" for n in blk.notes)
+            if blk.rows:
+                pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
+                if blk.table is not None and blk.table.has("time_pct"):  # rows read in bulk
+                    pcts.extend(p for p in blk.table.col("time_pct") if p == p)
+                total = sum(pcts)
+                count = len(pcts)
+            elif blk.table is not None and blk.table.has("time_pct"):
+                col = blk.table.col("time_pct")
+                total = sum(col)  # NaN in it ('<0.01' rows) makes the sum NaN: then without them
+                count = len(col)
+                if total != total:
+                    pcts = [p for p in col if p == p]
+                    total, count = sum(pcts), len(pcts)
+            else:
                 continue
-            total = sum(pcts)
-            if abs(total - 100.0) > max(1.5, 0.01 * len(pcts)):
-                out[key].append(f"{where}: Time(%) adds up to {total:.2f}%, not 100% (rows missing or cut)")
+            if not count:
+                continue
+            if abs(total - 100.0) > max(1.5, 0.01 * count):
+                notes.append(f"lines {blk.line_start}-{blk.line_end}: Time(%) adds up to {total:.2f}%, not 100% "
+                             "(rows missing or cut)")
     return out
 
 
@@ -452,56 +467,81 @@ SMALL_TABLE = 1000  # rows: a table this small joins the gathered columns; a big
 _FIELDS = attrgetter(*ROW_FIELDS)
 
 
-def _rows(raw: list[RawProfile], first: int = 1) -> Rows:
+def _gathered(pieces: list[tuple[Any, int, int, str, int]]) -> Rows:
+    """One set of columns from blocks' columns (see _rows): one C-level chain per column."""
+    colsets = [p[0] for p in pieces]
+    ns = [p[1] for p in pieces]
+    uniform = all(map(colsets[0].keys().__eq__, map(dict.keys, colsets)))  # the same columns in every block
+    names = [*colsets[0], *_TAIL] if uniform else list(dict.fromkeys(chain(colsets[0], _TAIL, *colsets[1:])))
+    cols: dict[str, Any] = {}
+    for name in names:
+        if name == "profile":
+            cols[name] = list(chain.from_iterable(map(repeat, [p[2] for p in pieces], ns)))
+        elif name == "tool":
+            cols[name] = list(chain.from_iterable(map(repeat, [p[3] for p in pieces], ns)))
+        elif name == "table":
+            cols[name] = list(chain.from_iterable(map(repeat, [p[4] for p in pieces], ns)))
+        elif uniform:
+            cols[name] = list(chain.from_iterable(map(itemgetter(name), colsets)))
+        else:
+            miss = missing_value(name)
+            out: list[Any] = []
+            for c, n in zip(colsets, ns):
+                got = c.get(name)
+                out.extend(got if got is not None else repeat(miss, n))
+            cols[name] = out
+    return Rows(cols, sum(ns))
+
+
+def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
-    Each block's Row objects are let go as soon as their values are in the columns. Profiles are
-    numbered from `first`."""
+    Each block's Row objects and small tables are let go as their values are taken. Profiles are
+    numbered from `first`; `shift` is added to every row's line numbers (a stream window's lines
+    -> the file's)."""
     parts: list[Rows] = []
-    # a column is made when a block first has it (the columns no block has stay absent: missing)
-    cols: dict[str, Any] = {}
-    have = 0  # rows gathered in `cols`
-
-    def gather(pairs, n: int, number: int, tool: str, table: int) -> None:
-        nonlocal have
-        for c, values in (*pairs, ("profile", [number] * n), ("tool", [tool] * n), ("table", [table] * n)):
-            col = cols.get(c)
-            if col is None:
-                col = cols[c] = [missing_value(c)] * have
-            col.extend(values)
-        have += n
-        for c, col in cols.items():
-            if len(col) < have:
-                col.extend([missing_value(c)] * (have - len(col)))
-
-    def flush() -> None:
-        nonlocal cols, have
-        if have:
-            parts.append(Rows(cols, have))
-            cols, have = {}, 0
+    # the blocks' columns, gathered into one set of columns per run of small blocks: a column is
+    # there when some block has it (missing in the others' rows), in the order blocks first have them
+    pieces: list[tuple[Any, int, int, str, int]] = []  # (columns, rows, profile, tool, table)
 
     for number, prof in enumerate(raw, start=first):
+        tool = prof.tool
         for blk in prof.blocks:
+            tb = blk.table
             if blk.rows:
-                gather(zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows))), len(blk.rows), number, prof.tool, blk.line_start)
+                pieces.append((dict(zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows)))), len(blk.rows), number, tool,
+                               blk.line_start))
                 blk.rows = []
-            elif blk.table is not None and 0 < len(blk.table) <= SMALL_TABLE and set(blk.table.cols) <= _ROW_SET:
+            elif tb is None or not tb.n:
+                continue
+            elif tb.n <= SMALL_TABLE and tb.cols.keys() <= _ROW_SET:
                 # a summary table read in bulk: its columns join the gathered ones (no part of its own)
-                gather(blk.table.cols.items(), blk.table.n, number, prof.tool, blk.line_start)
+                pieces.append((tb.cols, tb.n, number, tool, blk.line_start))
                 blk.table = None
-            elif blk.table is not None and len(blk.table):
-                flush()
-                tb = blk.table
+            else:
+                if pieces:
+                    parts.append(_gathered(pieces))
+                    pieces = []
                 n = len(tb)
                 tb.set("profile", [number] * n)
-                tb.set("tool", [prof.tool] * n)
+                tb.set("tool", [tool] * n)
                 tb.set("table", [blk.line_start] * n)
                 parts.append(tb)
                 blk.table = None
-    flush()
+    if pieces:
+        parts.append(_gathered(pieces))
+        del pieces
     rows = Rows.concat(parts)
     if not rows.n:
         return rows
+    if shift:
+        for c in ("line_start", "line_end"):
+            col = rows.cols.get(c)
+            if col is not None:
+                try:
+                    rows.cols[c] = list(map(add, col, repeat(shift)))
+                except TypeError:  # a missing line number (None) stays missing
+                    rows.cols[c] = [x + shift if x is not None else None for x in col]
     names = rows.col("name")
     short = list(rows.col("short_name"))  # None where a row arrived without one (trace blocks)
     if short.count(None) == len(short):

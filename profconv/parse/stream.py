@@ -76,7 +76,8 @@ def _other_dialect(text: str) -> bool:
 
 
 def _shift(raw: list[RawProfile], d: int) -> None:
-    """Window line numbers -> the file's."""
+    """Window line numbers -> the file's, for the profiles and their blocks (their rows' are
+    shifted where they are gathered: _rows and _drop_inconsistent take the shift)."""
     if not d:
         return
     for p in raw:
@@ -85,14 +86,6 @@ def _shift(raw: list[RawProfile], d: int) -> None:
         for b in p.blocks:
             b.line_start += d
             b.line_end += d
-            for r in b.rows:
-                r.line_start += d
-                r.line_end += d
-            if b.table is not None:
-                for c in ("line_start", "line_end"):
-                    col = b.table.cols.get(c)
-                    if col is not None:
-                        b.table.cols[c] = [x + d for x in col]
 
 
 def _prefixed(raw_line: bytes) -> bool:
@@ -266,13 +259,13 @@ class Stream:
         _shift(keep, d)
         infos = _attach_context(keep, "", first=self.profiles + 1, found=found)
         self.profiles += len(keep)
-        damaged = _drop_inconsistent(keep)
+        damaged = _drop_inconsistent(keep, shift=d)
         if damaged:
             self.damaged.extend(damaged)
             unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
             keep = [p for p in keep if not all(b.empty() for b in p.blocks)]
         table_notes = _block_notes(keep, first=self.numbered + 1)
-        rows, notable = ranked(_rows(keep, first=self.numbered + 1))
+        rows, notable = ranked(_rows(keep, first=self.numbered + 1, shift=d))
         _share_notes(rows, table_notes, notable)
         self.numbered += len(keep)
         table_notes = {k: v for k, v in table_notes.items() if v}
