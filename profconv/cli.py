@@ -342,9 +342,9 @@ def _fast_parse(argv: list[str]) -> int | None:
     previous = _term_as_interrupt()
 
     def run() -> None:
-        from profconv.commands.parse import parse_command
+        from profconv.commands.parse import parse_files  # the command's function, without typer
 
-        parse_command(files, as_json=flags == ["--json"], as_csv=flags == ["--csv"])
+        parse_files(files, as_json=flags == ["--json"], as_csv=flags == ["--csv"])
 
     try:
         return _guarded(run)

@@ -195,3 +195,50 @@ def test_share_rows_is_ranked_rows(monkeypatch):
     rows = _rows([(1, "gpu", 10, 70.0, 7.0), (1, "gpu", 10, 30.0, 3.0)])
     out = share_rows(rows)
     assert out.col("share") == [0.7, 0.3] and out.col("in_top") == [True, True]
+
+
+def _first_test(totals, calls, avgs) -> bool:
+    """core._any_inconsistent's first test in Python: every row's total within 1% of calls x average."""
+    return all(c is not None and abs(t - c * a) <= 0.01 * t for t, c, a in zip(totals, calls, avgs))
+
+
+CELL = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0, 1.0, 100.0, 1e300]))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.tuples(CELL, st.one_of(st.none(), st.integers(-5, 10**6), st.sampled_from([2**60, 2**1100])),
+                          CELL), max_size=12),
+       st.booleans())
+def test_plausible_is_the_first_test(rows, arrays):
+    from array import array
+
+    totals = [t for t, _, _ in rows]
+    calls = [c for _, c, _ in rows]
+    avgs = [a for _, _, a in rows]
+    if arrays:
+        totals, avgs = array("d", totals), array("d", avgs)  # type: ignore[assignment]
+    try:
+        want = _first_test(totals, calls, avgs)
+    except OverflowError:  # an int beyond a double: C declines, Python's own test raises it
+        assert kahan.plausible(totals, calls, avgs) is False
+        return
+    got = kahan.plausible(totals, calls, avgs)
+    assert got is False or want is True  # True only where Python's test passes every row
+    # where every cell is a plain float/int (not None) C decides as Python does
+    if all(c is not None for c in calls):
+        assert got is want
+
+
+def test_plausible_declines_what_it_does_not_read():
+    from array import array
+
+    assert kahan.plausible([10.0], [10], [1.0]) is True
+    assert kahan.plausible([10.05], [10], [1.0]) is True  # within 1%
+    assert kahan.plausible([11.0], [10], [1.0]) is False
+    assert kahan.plausible(array("d", [10.0]), [10], array("d", [1.0])) is True
+    assert kahan.plausible(array("f", [10.0]), [10], [1.0]) is False  # floats of another width
+    assert kahan.plausible([10], [10], [1.0]) is False  # an int total: Python's to look at
+    assert kahan.plausible(None, [10], [1.0]) is False
+    assert kahan.plausible([10.0], [True], [1.0]) is False
+    assert kahan.plausible([10.0, 1.0], [10], [1.0]) is False  # lengths differ
+    assert kahan.plausible([], [], []) is True

@@ -139,3 +139,15 @@ def test_block_notes_of_tables_with_and_without_missing_shares():
         (3, "openacc"): ["lines 9-9: decimal mark unknown",
                          "lines 9-9: Time(%) adds up to 10.00%, not 100% (rows missing or cut)"],
     }
+
+
+def test_line_starts_from_the_end():
+    from profconv.parse.stream import _LineStarts
+
+    for data in (b"a\nbb\n\nccc\n", b"\n\n\n", b"x\n", b"==1== NVPROF\r\n  # k\n\xc3\xa9\n"):
+        lines = data.split(b"\n")[:-1]
+        starts = _LineStarts(data, data.count(b"\n"))
+        for k in [*range(len(lines), 0, -1), 1, len(lines), 2 if len(lines) > 1 else 1]:
+            a, b = starts.span(k)
+            assert data[a:b] == lines[k - 1]
+            assert a == sum(map(len, lines[: k - 1])) + k - 1

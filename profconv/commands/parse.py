@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
-from profconv.commands._options import FullNames, Threshold, Width
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet, source_label
@@ -19,6 +17,9 @@ from profconv.ui import console, error_console
 
 if TYPE_CHECKING:
     import pandas as pd
+    import typer
+
+    from profconv.commands._options import FullNames, Threshold, Width
 
 
 class Format(str, Enum):
@@ -70,9 +71,6 @@ def write_json(sets: list[ProfileSet], out) -> None:
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
 
-_SIMPLE = frozenset((str, int, bool, type(None)))
-
-
 def _profiles_json(infos) -> str:
     """_profile_json of each profile joined by ',\n', from one conversion and one encoding of them
     all: the list's items are formatted one level deeper (a space more a line) than alone, and
@@ -84,10 +82,16 @@ def _profiles_json(infos) -> str:
 
     from profconv.records import ParsedProfile
 
-    plain = [{k: v if type(v) in _SIMPLE else _plain(v) for k, v in vars(info).items()} for info in infos]
+    # read from the profiles' attributes: what _plain makes null (NaN, infinities) msgspec writes as
+    # null too, except in an Op Time list, where _plain's null is refused: such a list, or anything
+    # else the record type refuses, goes the way of _profile_json
+    ops = [x for info in infos for x in info.op_times_s]
     try:
-        structs = msgspec.convert(plain, list[ParsedProfile], strict=False)
-    except msgspec.ValidationError:
+        structs = msgspec.convert(infos, list[ParsedProfile], strict=False, from_attributes=True)
+        finite = all(map(math.isfinite, ops))
+    except (msgspec.ValidationError, TypeError):
+        finite = False
+    if not finite:
         return ",\n".join(map(_profile_json, infos))
     text = msgspec.json.format(msgspec.json.encode(structs), indent=1).decode()
     return "   " + text[2:-2].replace("\n", "\n   ")
@@ -329,7 +333,23 @@ def _progress(files: list[str]):
         yield advance
 
 
-def parse_command(
+def __getattr__(name: str) -> Any:
+    """`parse_command`, the command Typer builds from parse_files: its annotations name typer and
+    the shared options, imported here on first use, so that `profconv parse FILE --json`, which
+    calls parse_files without the app (profconv.cli), does not import typer (~40 ms a run)."""
+    if name == "parse_command":
+        import typer
+
+        from profconv.commands import _options
+
+        g = globals()
+        g.update(typer=typer, FullNames=_options.FullNames, Threshold=_options.Threshold, Width=_options.Width)
+        g["parse_command"] = parse_files
+        return parse_files
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def parse_files(
     files: Annotated[list[str], typer.Argument(help="Profiler logs ('-' for stdin, .gz accepted).")],
     format: Annotated[Format | None, typer.Option("--format", "-f", help="Force a dialect instead of detecting it.")] = None,
     profile: Annotated[int | None, typer.Option("--profile", "-p", min=1, metavar="N", help="Show only profile N (1-based) of each file.")] = None,

@@ -441,7 +441,106 @@ done:
     return result;
 }
 
+/* A column of doubles: a list or tuple of Python floats (borrowed items), or a buffer of C doubles
+ * (array('d')). 0: read; -1: something else (the caller leaves the column to Python). */
+typedef struct {
+    PyObject *fast;    /* list or tuple */
+    Py_buffer view;    /* or a buffer */
+    int has_view;
+    Py_ssize_t n;
+} dcol_t;
+
+static int dcol_open(PyObject *obj, dcol_t *c) {
+    c->fast = NULL;
+    c->has_view = 0;
+    if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
+        c->fast = obj;
+        c->n = PySequence_Fast_GET_SIZE(obj);
+        return 0;
+    }
+    if (!PyObject_CheckBuffer(obj))
+        return -1;
+    if (PyObject_GetBuffer(obj, &c->view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    c->has_view = 1;
+    if (c->view.format == NULL || strcmp(c->view.format, "d") != 0 || c->view.itemsize != sizeof(double)) {
+        PyBuffer_Release(&c->view);
+        c->has_view = 0;
+        return -1;
+    }
+    c->n = c->view.len / (Py_ssize_t)sizeof(double);
+    return 0;
+}
+
+static void dcol_close(dcol_t *c) {
+    if (c->has_view)
+        PyBuffer_Release(&c->view);
+    c->has_view = 0;
+}
+
+/* the i-th double; 0, or -1 where it is not a Python float */
+static inline int dcol_get(const dcol_t *c, Py_ssize_t i, double *out) {
+    if (c->fast != NULL) {
+        PyObject *v = PySequence_Fast_ITEMS(c->fast)[i];
+        if (!PyFloat_CheckExact(v))
+            return -1;
+        *out = PyFloat_AS_DOUBLE(v);
+        return 0;
+    }
+    *out = ((const double *)c->view.buf)[i];
+    return 0;
+}
+
+/* plausible(total_ns, calls, avg_ns): True where every row's printed total is within 1% of calls x
+ * average, as core._any_inconsistent's first test takes it (`c is not None and abs(t - c * a) <=
+ * 0.01 * t`, the int calls made a double as Python's float multiplication makes it); False where
+ * some row is not, or is not plainly a float/int row: core's Python test then looks at each. */
+static PyObject *plausible(PyObject *self, PyObject *args) {
+    PyObject *tot_o, *calls_o, *avg_o;
+    if (!PyArg_ParseTuple(args, "OOO:plausible", &tot_o, &calls_o, &avg_o))
+        return NULL;
+    if (!PyList_CheckExact(calls_o) && !PyTuple_CheckExact(calls_o))
+        Py_RETURN_FALSE;
+    dcol_t tot, avg;
+    if (dcol_open(tot_o, &tot) < 0)
+        Py_RETURN_FALSE;
+    if (dcol_open(avg_o, &avg) < 0) {
+        dcol_close(&tot);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(calls_o);
+    PyObject **calls = PySequence_Fast_ITEMS(calls_o);
+    int ok = tot.n == n && avg.n == n;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        double t, a;
+        PyObject *c = calls[i];
+        if (!PyLong_CheckExact(c) || dcol_get(&tot, i, &t) < 0 || dcol_get(&avg, i, &a) < 0) {
+            ok = 0;
+            break;
+        }
+        double cd = PyLong_AsDouble(c);
+        if (cd == -1.0 && PyErr_Occurred()) { /* beyond a double: Python's own test says what */
+            PyErr_Clear();
+            ok = 0;
+            break;
+        }
+        double prod = cd * a;
+        double diff = t - prod;
+        double bound = 0.01 * t;
+        if (!(fabs(diff) <= bound))
+            ok = 0;
+    }
+    dcol_close(&tot);
+    dcol_close(&avg);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
+    {"plausible", plausible, METH_VARARGS,
+     "plausible(total_ns, calls, avg_ns) -> True where every row's total is within 1% of calls x average "
+     "(core._any_inconsistent's first test), else False (look at each row)"},
     {"rank", rank, METH_VARARGS,
      "rank(section, profile, table, time_pct, total_ns, timed, threshold) -> (share, cumulative, in_top, "
      "share_basis, notable) or None (values only Python may take: run the Python path)"},

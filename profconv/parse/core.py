@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
-from profconv.parse import context
+from profconv.parse import context, native
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
@@ -344,9 +344,14 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
     transit, numbers of two PDF rows paired): they leave their table; their lines are returned
     (plus `shift`: a stream window's rows carry the window's line numbers)."""
     out: list[int] = []
+    plausible = getattr(native.load("_kahan"), "plausible", None)  # the first test in C, where built
     for prof in raw:
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
+            tb = blk.table
+            if (plausible is not None and not blk.rows and tb is not None and tb.n and "avg_ns" in tb.cols
+                    and plausible(tb.cols.get("total_ns"), tb.cols.get("calls"), tb.cols["avg_ns"])):
+                continue  # every row's total within 1% of calls x average: none is inconsistent
             if blk.rows:
                 rows = blk.rows
                 if not _any_inconsistent([r.total_ns for r in rows], [r.calls for r in rows],

@@ -88,6 +88,25 @@ def _shift(raw: list[RawProfile], d: int) -> None:
             b.line_end += d
 
 
+class _LineStarts:
+    """Where a window's lines begin, found from its end (where a cut is): no split of the window
+    into lines. `span(k)`: the byte range of line k (1-based, without its line end)."""
+
+    def __init__(self, data: bytes, newlines: int) -> None:
+        self.data = data
+        self.newlines = newlines
+        self.line, self.start, self.end = newlines + 1, len(data), len(data)  # the (empty) line after the last
+
+    def span(self, k: int) -> tuple[int, int]:
+        if k > self.line:  # a line after the ones walked: walk again from the end
+            self.line, self.start, self.end = self.newlines + 1, len(self.data), len(self.data)
+        while self.line > k:
+            self.end = self.start - 1
+            self.start = self.data.rfind(b"\n", 0, self.end) + 1
+            self.line -= 1
+        return self.start, self.end
+
+
 def _prefixed(raw_line: bytes) -> bool:
     """A line that may carry a comment prefix (profconv.parse.text.normalize): not a place to cut."""
     s = raw_line.lstrip(b" \t")
@@ -208,7 +227,8 @@ class Stream:
             lines.pop()
             end = "\n"
         n = len(lines)
-        if n != data.count(b"\n") + (0 if end else 1):
+        newlines = data.count(b"\n")
+        if n != newlines + (0 if end else 1):
             raise NotStreamable("lines do not map onto the file")  # lines do not map one to one onto the file's
         doc = Document(lines=lines, label=self.label, text=text, state={"nvprof": state} if state else {})
         del text
@@ -223,20 +243,18 @@ class Stream:
         if eof:
             c, at = n + 1, len(data)
         else:
-            c = 0
-            raw_lines: list[bytes] | None = None
+            c = at = 0
+            starts = _LineStarts(data, newlines)
             for q in reversed(profiles[1:]):
                 ls = q.line_start
                 if ls not in r.resume or ls + MARGIN > n:
                     continue
-                if raw_lines is None:
-                    raw_lines = data.split(b"\n")
-                if not _prefixed(raw_lines[ls - 1]):
-                    c = ls
+                a, b = starts.span(ls)
+                if not _prefixed(data[a:b]):
+                    c, at = ls, a
                     break
-            if not c or raw_lines is None:
+            if not c:
                 return None
-            at = sum(map(len, raw_lines[: c - 1])) + c - 1
         keep = [p for p in profiles if p.line_start < c]
         d = start - 1
         # the run context before the cut (doc.text: plain summary rows blank), the gap's before it
