@@ -11,11 +11,12 @@ minimal quoting).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import repeat
 from typing import Any, TextIO
 
 from profconv.nogc import paused
 from profconv.parse.schema import COLUMNS
-from profconv.parse.table import FLOAT_COLUMNS, Rows
+from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
 
 CHUNK_ROWS = 10_000  # rows per slice: the text of one slice is all that is held at once
 ALWAYS = ("source", "profile", "tool", "section", "name")  # keys every JSON row carries, null or not
@@ -72,31 +73,57 @@ def write_json_rows(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
 
 def json_chunks(sets: Sequence[tuple[str, Rows]]) -> Iterator[memoryview]:
     """json_slices' text as msgspec's UTF-8 bytes (a view without the array's brackets)."""
-    import msgspec
-
-    encode = msgspec.json.Encoder().encode
     for source, rows in sets:
         for lo in range(0, rows.n, CHUNK_ROWS):
-            hi = min(rows.n, lo + CHUNK_ROWS)
-            k = hi - lo
-            names = ["source"]
-            cols: list[list[Any]] = [[source] * k]
-            seen: dict[int, list[Any]] = {}  # line_end is often line_start's own column
-            for name in COLUMNS:
-                c = rows.cols.get(name)
-                vals = None
-                if c is not None:
-                    vals = seen.get(id(c))
-                    if vals is None:
-                        vals = seen[id(c)] = _values(c, lo, hi)
-                if vals is None or _missing(name, vals):
-                    if name not in ALWAYS:
-                        continue
-                    vals = [None] * k
-                names.append(name)
-                cols.append(vals)
-            body = encode(list(map(_row_type(tuple(names)), *cols)))
-            yield memoryview(body)[1:-1]
+            yield _json_slice(source, [(rows, lo, min(rows.n, lo + CHUNK_ROWS))])
+
+
+Segment = tuple[Rows, int, int]  # rows lo:hi of a Rows
+
+
+def _json_slice(source: str, segments: Sequence[Segment]) -> memoryview:
+    """The rows of one slice (its segments one after the other) as JSON objects joined by ',': a
+    column none of the slice's rows holds left out (but ALWAYS's), a column a segment lacks null
+    in its rows. The segments' values go to the row objects as they are (no slice gathered first)."""
+    global _encoder
+    if _encoder is None:
+        import msgspec
+
+        _encoder = msgspec.json.Encoder()
+    sizes = [hi - lo for _, lo, hi in segments]
+    names = ["source"]
+    kept: list[list[Any]] = []  # per kept column: the values of each segment
+    seen: list[dict[int, list[Any]]] = [{} for _ in segments]  # line_end is often line_start's own column
+    for name in COLUMNS:
+        values: list[Any] = []
+        held = False
+        for (rows, lo, hi), memo in zip(segments, seen):
+            c = rows.cols.get(name)
+            if c is None:
+                values.append(None)
+                continue
+            vals = memo.get(id(c))
+            if vals is None:
+                vals = memo[id(c)] = _values(c, lo, hi)
+            values.append(vals)
+            held = held or not _missing(name, vals)
+        if not held:
+            if name not in ALWAYS:
+                continue
+            values = [None] * len(segments)
+            miss = None
+        else:
+            miss = missing_value(name)
+        names.append(name)
+        kept.append([v if v is not None else [miss] * k for v, k in zip(values, sizes)])
+    row = _row_type(tuple(names))
+    objs: list[Any] = []
+    for s, k in enumerate(sizes):
+        objs.extend(map(row, repeat(source, k), *[col[s] for col in kept]))
+    return memoryview(_encoder.encode(objs))[1:-1]
+
+
+_encoder: Any = None
 
 
 def _csv_text(v: Any) -> str:
@@ -306,12 +333,12 @@ class SliceWriter:
     slice leaves out the columns none of its rows holds, so the slices must be the same), the same
     bytes, to `write` (UTF-8 bytes). `add` the parts of one input, then `end` it. JSON: the rows as
     write_json_rows writes them ('\n' before the first, ',\n' before the others); CSV: the rows
-    without the header."""
+    without the header. A slice is held as segments of the parts (rows lo:hi), not copied."""
 
     def __init__(self, write: Any, kind: str) -> None:
         self.write, self.kind = write, kind
         self.sep = b"\n"
-        self.parts: list[Rows] = []
+        self.parts: list[Segment] = []
         self.n = 0
         self.source = ""
 
@@ -320,32 +347,32 @@ class SliceWriter:
         lo = 0
         if self.n:  # the slice begun by the parts before comes first
             lo = min(rows.n, CHUNK_ROWS - self.n)
-            self.parts.append(_cut(rows, 0, lo))
+            self.parts.append((rows, 0, lo))
             self.n += lo
             if self.n < CHUNK_ROWS:
                 return
-            self._write(Rows.concat(self.parts))
+            self._write(self.parts)
             self.parts, self.n = [], 0
         while rows.n - lo >= CHUNK_ROWS:
-            self._write(_cut(rows, lo, lo + CHUNK_ROWS))
+            self._write([(rows, lo, lo + CHUNK_ROWS)])
             lo += CHUNK_ROWS
         if lo < rows.n:
-            self.parts, self.n = [_cut(rows, lo, rows.n)], rows.n - lo
+            self.parts, self.n = [(rows, lo, rows.n)], rows.n - lo
 
     def end(self) -> None:
         """The input's last slice."""
         if self.n:
-            self._write(Rows.concat(self.parts))
+            self._write(self.parts)
         self.parts, self.n = [], 0
 
-    def _write(self, rows: Rows) -> None:
+    def _write(self, segments: list[Segment]) -> None:
         if self.kind == "csv":
+            rows = Rows.concat([_cut(r, lo, hi) for r, lo, hi in segments])
             _write_csv_rows([(self.source, rows)], self.write)
             return
-        for body in json_chunks([(self.source, rows)]):
-            self.write(self.sep)
-            self.write(body)
-            self.sep = b",\n"
+        self.write(self.sep)
+        self.write(_json_slice(self.source, [seg for seg in segments if seg[2] > seg[1]]))
+        self.sep = b",\n"
 
 
 def _cut(rows: Rows, lo: int, hi: int) -> Rows:
