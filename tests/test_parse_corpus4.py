@@ -95,7 +95,12 @@ CASES = [
 ]
 # fmt: on
 
-NO_PROFILE: list[tuple[str, str]] = []
+NO_PROFILE: list[tuple[str, str]] = [
+    ("foreign/abenich7-cpu-gpu-inference-pytorch-profiler-top-cuda-ops-no-profile.log",
+     "PyTorch profiler key_averages tables (Self CUDA %, CUDA total, # of Calls): not a CUDA profiler's output"),
+    ("foreign/muhammadkhan1040-pdc-julia-timeroutputs-no-eol-no-profile.log",
+     "a Julia TimerOutputs table (ncalls, time, %tot under box-drawing rules), no final newline"),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path)
