@@ -92,6 +92,19 @@ CASES = [
              (8, 'gpu', 'copy_vector_half(int, int, __half2 *, __half2 *)', 342850.0, 2, 171425.0),
          ],
          notes=[]),
+    Case('pasted/sovego-parallelism-labs-russian-report-nvprof-openacc-markdown-tables.md.log',
+         tools=('nvprof', 'nvprof'), rows=8, unplaced=0,
+         sections={(1, 'gpu'): 3, (2, 'gpu'): 3, (2, 'openacc'): 2},
+         tops=[(1, 'gpu', 'main_16_gpu', 3), (2, 'openacc', 'acc_compute_construct@iostream:11', 1)],
+         checks=[
+             (1, 'gpu', 'main_16_gpu', 131710.0, 1, 131710.0),
+             (1, 'gpu', 'main_16_gpu__red', 100190.0, 1, 100190.0),
+             (2, 'gpu', 'main_9_gpu', 116990.0, 1, 116990.0),
+             (2, 'gpu', 'main_16_gpu__red', 88543.0, 1, 88540.0),
+             (2, 'openacc', 'acc_compute_construct@iostream:11', 21785000.0, 1, 21785000.0),
+             (2, 'openacc', 'acc_compute_construct@iostream:18', 585870.0, 1, 585870.0),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
