@@ -290,3 +290,27 @@ def test_output_pasted_in_a_c_block_comment(tmp_path):
     lines = normalize(C_COMMENT_EVENTS).split("\n")
     assert lines[23:25] == ["* Running nvprof ./mmGPU", "* Running nvprof ./mmGPU 2"]
     assert lines[3] == "Tempo, warps_launched e warp_execution_efficiency GPU OpenMP:"
+
+
+BR_MARKDOWN = """  nvprof ./add <br>
+  ==3023== NVPROF is profiling process 3023, command: ./add <br>
+Max error: 0 <br>
+==3023== Profiling application: ./add <br>
+==3023== Profiling result:  <br>
+
+       |Type           |Time(%) |Time     |Calls  |Avg     |Min     |  Max   |Name                     |
+       |---------------|------- |-------- |-------|--------|--------|--------|------------------------ |
+       |GPU activities:|100.00% |68.815ms |    1  |68.815ms|68.815ms|68.815ms|add(int, float*, float*) |
+       |               |  0.00% | 1.1us   |    1  | 1.1us  | 1.1us  | 1.1us  |k<br>                    |
+"""
+
+
+def test_html_line_breaks_end_lines_not_names(tmp_path):
+    """A README that ended each line with '<br>' (a line break in markdown): the tag is not part of
+    the command line; a template argument written the same way ('k<br>', no blank before) stays in
+    the kernel's name. The nvprof table is an indented markdown table."""
+    ps = _parse_text(tmp_path, BR_MARKDOWN, "README.md")
+    assert [(p.command, p.pid) for p in ps.profiles] == [("./add", 3023)]
+    f = ps.frame
+    assert list(zip(f["name"], f["total_ns"], f["calls"])) == [
+        ("add(int, float*, float*)", 68815000.0, 1), ("k<br>", 1100.0, 1)]
