@@ -105,6 +105,19 @@ CASES = [
              (2, 'openacc', 'acc_compute_construct@iostream:18', 585870.0, 1, 585870.0),
          ],
          notes=[]),
+    Case('pasted/kevinjordil-cnm-lab5-mlp-nvprof-latex-escaped-percent-no-eol.md.log',
+         tools=('nvprof',), rows=16, unplaced=0,
+         sections={(1, 'api'): 13, (1, 'gpu'): 3},
+         tops=[(1, 'gpu', 'CUDA memcpy HtoH', 3), (1, 'api', 'cudaMemcpy', 3)],
+         checks=[
+             (1, 'gpu', 'CUDA memcpy HtoH', 15416300000.0, 410754, 37531.0),
+             (1, 'gpu', 'backprop_kernel(float*, float*, float*, float*, float*, float*)', 11691700000.0, 68459, 170780.0),
+             (1, 'gpu', 'CUDA memset', 5623530000.0, 136918, 41072.0),
+             (1, 'api', 'cudaMemcpy', 145662000000.0, 410754, 354620.0),
+             (1, 'api', 'cudaMallocManaged', 344800000.0, 7, 49257000.0),
+             (1, 'api', 'cuDeviceGetUuid', 938.0, 1, 938.0),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -314,3 +327,19 @@ def test_html_line_breaks_end_lines_not_names(tmp_path):
     f = ps.frame
     assert list(zip(f["name"], f["total_ns"], f["calls"])) == [
         ("add(int, float*, float*)", 68815000.0, 1), ("k<br>", 1100.0, 1)]
+
+
+def test_latex_escaped_percent_signs(tmp_path):
+    """An nvprof summary that went through a LaTeX round trip ('Time(\\%)', '47.10\\%'; the brackets
+    of '[CUDA memcpy HtoH]' lost on the way): the escapes are undone after a digit or '(' only.
+    Before: 'no row could be read'."""
+    from profconv.parse.text import normalize
+
+    text = ("==1== Profiling result:\n"
+            "            Type  Time(\\%)      Time     Calls       Avg       Min       Max  Name\n"
+            " GPU activities:   60.00\\%  6.0000ms         2  3.0000ms  2.0000ms  4.0000ms  CUDA memcpy HtoH\n"
+            "                   40.00\\%  4.0000ms         1  4.0000ms  4.0000ms  4.0000ms  k(float*)\n")
+    f = _parse_text(tmp_path, text).frame
+    assert list(zip(f["name"], f["time_pct"], f["total_ns"])) == [
+        ("CUDA memcpy HtoH", 60.0, 6e6), ("k(float*)", 40.0, 4e6)]
+    assert normalize("50\\% and a\\%b\n") == "50% and a\\%b\n"

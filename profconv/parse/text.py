@@ -52,7 +52,8 @@ def decode(data: bytes) -> str:
 def normalize(text: str) -> str:
     """One text as the profiler printed it: '\\n' line ends only, no BOM or form feeds,
     comment prefixes ('//', '#', '>', and ' * ' inside a /* … */ block) and HTML line breaks
-    ('<br>') ending a line removed, PID markers in any dash form written '==PID==',
+    ('<br>') ending a line removed, LaTeX-escaped percent signs ('47.10\\%') unescaped, PID markers
+    in any dash form written '==PID==',
     digit groups joined by a typographic apostrophe ('25’056') by the plain one.
     A Jupyter notebook (.ipynb) becomes the text its cells show: see `notebook_text`."""
     if text[:1] == "{" or text.lstrip()[:1] == "{":
@@ -73,6 +74,8 @@ def normalize(text: str) -> str:
         text = _PID_DASHES.sub(r"\1==\2==", text)
     if "<br" in text or "<BR" in text:
         text = _LINE_BREAK_TAG.sub("", text)  # 'command: ./add <br>' (markdown that needed a line break)
+    if "\\%" in text:
+        text = _LATEX_PERCENT.sub("%", text)  # '47.10\\%' and 'Time(\\%)': a document's LaTeX escape
     if "/*" in text and _STAR_LINE.search(text):
         text = _strip_comment_stars(text)
     if "\u2019" in text or "\u02bc" in text:
@@ -82,6 +85,7 @@ def normalize(text: str) -> str:
 
 # an HTML line break ending a line, after a blank (a template argument 'k<br>' has none) or alone
 _LINE_BREAK_TAG = re.compile(r"(?im)(?:[ \t]+|^)<br[ \t]*/?>[ \t]*$")
+_LATEX_PERCENT = re.compile(r"(?<=[\d(])\\%")
 _STAR_LINE = re.compile(r"\n[ \t]+\*(?![*/])")
 _STAR = re.compile(r"^[ \t]+\*(?![*/])[ \t]?")
 
