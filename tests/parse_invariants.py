@@ -20,7 +20,8 @@ import pandas as pd
 from profconv.analysis.ranking import rank_profile
 from profconv.parse.shares import inconsistent_tables
 
-NUMERIC = ["time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "value"]
+NUMERIC = ["time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "value",
+           "value_min", "value_max", "value_total"]
 _NUM = re.compile(r"\d+(?:(?:[.,'\u00a0\u202f]| {1,2})\d+)*(?:[eE][+-]?\d+)?|\.\d+")
 FACTORS = (1.0, 1e3, 1e6, 1e9, 1024.0, 1024.0**2, 1024.0**3, 1024.0**4, 1024.0**5, 1e12, 1e-2)
 

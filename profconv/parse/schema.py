@@ -7,19 +7,23 @@ nanoseconds (float64); a value the input did not print is NaN (never invented).
 |-------------|---------|-------------------------------------------------------------------|
 | profile     | int64   | 1-based profile id within the parsed input                        |
 | tool        | string  | nvprof, nsys, ncu, nvhpc-acc, cupti                               |
-| section     | string  | gpu, api, openacc, unified-memory, nvtx, os-runtime, gpu-memory-size, ncu-metric, metric (nvprof --metrics), gpu-trace, api-trace |
+| section     | string  | gpu, api, openacc, unified-memory, nvtx, os-runtime, gpu-memory-size, ncu-metric, metric (nvprof --metrics and --events), gpu-trace, api-trace |
 | name        | string  | full name as printed, wrapped lines re-joined                     |
 | short_name  | string  | readable name: return type dropped, template/argument lists folded |
 | time_pct    | float64 | time share as printed (percent), NaN when absent or printed "<0.01" |
 | total_ns    | float64 | total time                                                        |
-| calls       | Int64   | calls / instances / launches / count                              |
+| calls       | Int64   | calls / instances / launches / count (metric rows: invocations)   |
 | avg_ns, min_ns, max_ns, med_ns, std_ns | float64 | per-call statistics            |
 | start_ns    | float64 | start timestamp (trace rows only)                                 |
 | bytes       | float64 | bytes moved (memory-size and unified-memory rows)                 |
-| metric      | string  | metric name (ncu-metric rows)                                     |
-| unit        | string  | metric unit as printed (ncu-metric rows)                          |
-| value       | float64 | metric value, NaN when the tool printed n/a, nan or text          |
-| value_text  | string  | the value as printed when it is not a number (CachePreferNone)    |
+| metric      | string  | metric (or event) name (ncu-metric and metric rows)               |
+| description | string  | the metric's description as printed (nvprof: Metric Description)  |
+| unit        | string  | metric unit as printed ('%', 'GB/s', 'MB/s', ncu's 'Kbyte'...)    |
+| value       | float64 | metric value (the Avg column where the tool prints Min/Max/Avg), NaN when the tool printed n/a, nan or text |
+| value_min, value_max | float64 | the Min and Max columns, in `unit` (nvprof --metrics/--events, ncu --print-summary) |
+| value_total | float64 | the Total column (nvprof --events)                                |
+| value_text  | string  | the value as printed when it is not a number (CachePreferNone, a level 'Low (1)', n/a) |
+| value_text_min, value_text_max | string | likewise for Min and Max; also a Min/Max printed in another unit than `unit` ('0.00000B/s' beside an Avg in GB/s: its scale is not assumed, value_min is NaN) |
 | share       | float64 | 0-1 share of its profile section's time (timed sections only)     |
 | cumulative  | float64 | running share in rank order, this row included                    |
 | in_top      | boolean | in the smallest set of rows reaching 90% (the CLI's --threshold)  |
@@ -30,7 +34,8 @@ nanoseconds (float64); a value the input did not print is NaN (never invented).
 Numbers: every number emitted was printed in the input (after unit conversion); NaN/inf,
 negative and underscore-separated numbers are refused; the decimal mark is decided per table.
 Ranked sections (share, cumulative, in_top) are gpu, api, openacc, nvtx, os-runtime,
-unified-memory; JSON writes NaN as null.
+unified-memory; JSON writes NaN as null. A trace (gpu-trace, api-trace) also gives its per-name
+summary as gpu / api rows (profconv/parse/traces.py), unless its profile holds the tool's own.
 """
 
 from __future__ import annotations
@@ -58,9 +63,15 @@ COLUMNS: dict[str, str] = {
     "start_ns": "float64",
     "bytes": "float64",
     "metric": "string",
+    "description": "string",
     "unit": "string",
     "value": "float64",
+    "value_min": "float64",
+    "value_max": "float64",
+    "value_total": "float64",
     "value_text": "string",
+    "value_text_min": "string",
+    "value_text_max": "string",
     "share": "float64",
     "cumulative": "float64",
     "in_top": "boolean",
@@ -123,14 +134,21 @@ class Row:
     start_ns: float = NAN
     bytes: float = NAN
     metric: str | None = None
+    description: str | None = None
     unit: str | None = None
     value: float = NAN
+    value_min: float = NAN
+    value_max: float = NAN
+    value_total: float = NAN
     value_text: str | None = None
+    value_text_min: str | None = None
+    value_text_max: str | None = None
 
 
 ROW_FIELDS = [
     "section", "name", "line_start", "line_end", "time_pct", "total_ns", "calls", "avg_ns",
-    "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "metric", "unit", "value", "value_text",
+    "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes", "metric", "description", "unit", "value",
+    "value_min", "value_max", "value_total", "value_text", "value_text_min", "value_text_max",
 ]
 
 

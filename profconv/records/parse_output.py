@@ -53,9 +53,15 @@ class ParsedRow(msgspec.Struct, kw_only=True, omit_defaults=False):
     start_ns: float | None = None
     bytes: float | None = None
     metric: str | None = None
+    description: str | None = None
     unit: str | None = None
     value: float | None = None
+    value_min: float | None = None
+    value_max: float | None = None
+    value_total: float | None = None
     value_text: str | None = None
+    value_text_min: str | None = None
+    value_text_max: str | None = None
     share: float | None = None
     cumulative: float | None = None
     in_top: bool | None = None

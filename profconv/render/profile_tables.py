@@ -109,19 +109,42 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
     return fit_table(title, columns, width, caption=caption)
 
 
+def _metric_cell(value: Any, text: Any) -> str:
+    """A metric value as printed when the tool printed text (a level 'Low (1)', n/a, another unit),
+    else its number; '—' where it printed nothing."""
+    if text is not None:
+        return str(text)
+    return "—" if value is None or value != value else f"{value:,.6g}"
+
+
 def metric_table(rows: Rows, profile: int, width: int = 120) -> Fitted | None:
+    """Every metric row of a profile: kernel, metric, unit and its values -- Min, Max and Avg where the
+    tool printed them (nvprof --metrics/--events, ncu --print-summary), an event's Total, else the one
+    value. At a narrow width Total, Min and Max go first (named in the caption); the kernel wraps."""
     prof, sec = rows.col("profile"), rows.col("section")
     idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] in ("ncu-metric", "metric")]
     if not idx:
         return None
-    recs = rows.take(idx).records(["short_name", "metric", "unit", "value"])
+    recs = rows.take(idx).records(["short_name", "metric", "unit", "value", "value_text", "value_min", "value_max",
+                                   "value_total", "value_text_min", "value_text_max"])
+
+    def present(key: str, text: str | None = None) -> bool:
+        return any((r[key] is not None and r[key] == r[key]) or (text is not None and r[text] is not None)
+                   for r in recs)
+
+    spread = present("value_min", "value_text_min") or present("value_max", "value_text_max")
     columns = [
         Column("Kernel", [str(row["short_name"]) for row in recs], justify="left", wrap=True),
         Column("Metric", [str(row["metric"]) for row in recs], justify="left"),
         Column("Unit", ["" if row["unit"] is None else str(row["unit"]) for row in recs],
                justify="left"),
-        Column("Value", ["—" if row["value"] != row["value"] else f"{row['value']:,.6g}" for row in recs]),
     ]
+    if spread:
+        columns.append(Column("Min", [_metric_cell(r["value_min"], r["value_text_min"]) for r in recs], drop=2))
+        columns.append(Column("Max", [_metric_cell(r["value_max"], r["value_text_max"]) for r in recs], drop=3))
+    columns.append(Column("Avg" if spread else "Value", [_metric_cell(r["value"], r["value_text"]) for r in recs]))
+    if present("value_total"):
+        columns.append(Column("Total", [_metric_cell(r["value_total"], None) for r in recs], drop=1))
     return fit_table("Metrics", columns, width, wrap_min=16)
 
 

@@ -67,12 +67,25 @@ def _value(text: str) -> float:
         return float("nan")
 
 
-def _metric(name: str, line: int, metric: str, unit: str | None, cell: str) -> Row:
-    """One metric row; a value that is not a number ('CachePreferNone', 'n/a') is kept as text."""
+def _number_or_text(cell: str) -> tuple[float, str | None]:
+    """A value and, where it is not a number ('CachePreferNone', 'n/a'), its text."""
     v = _value(cell)
-    text = cell.strip() if v != v and cell.strip() else None
-    return Row(section="ncu-metric", name=name, line_start=line, line_end=line, metric=metric,
-               unit=unit or None, value=v, value_text=text)
+    return v, (cell.strip() if v != v and cell.strip() else None)
+
+
+def _metric(name: str, line: int, metric: str, unit: str | None, cell: str,
+            lo: str | None = None, hi: str | None = None) -> Row:
+    """One metric row; a value that is not a number ('CachePreferNone', 'n/a') is kept as text. A
+    --print-summary row's Minimum and Maximum go beside its Average (value); the launches they are
+    taken over are the kernel's GPU row's calls (its kernel line, not the metric's)."""
+    v, text = _number_or_text(cell)
+    row = Row(section="ncu-metric", name=name, line_start=line, line_end=line, metric=metric,
+              unit=unit or None, value=v, value_text=text)
+    if lo is not None:
+        row.value_min, row.value_text_min = _number_or_text(lo)
+    if hi is not None:
+        row.value_max, row.value_text_max = _number_or_text(hi)
+    return row
 
 
 def duration_ns(value: float, unit: str | None) -> float:
@@ -282,9 +295,7 @@ def parse(doc: Document) -> DialectResult:
             if name and len(cells) == 3 and aligned and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
                 lo, hi, avg = cells
                 summary_lines.add(lineno)
-                metrics.append(_metric(kernel, lineno, name, unit, avg))
-                metrics.append(_metric(kernel, lineno, f"{name} (minimum)", unit, lo))
-                metrics.append(_metric(kernel, lineno, f"{name} (maximum)", unit, hi))
+                metrics.append(_metric(kernel, lineno, name, unit, avg, lo, hi))
                 if name in DURATION_METRICS:
                     d = [duration_ns(_value(c), unit) for c in (avg, lo, hi)]
                     if all(x == x for x in d):  # its launch count is on the kernel line

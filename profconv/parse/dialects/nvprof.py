@@ -285,34 +285,90 @@ def _row_from(values: dict[str, float], name: str, section: str, line: int) -> R
 _METRIC_VALUE = re.compile(r"^(\d[\d.]*(?:[eE][+-]?\d+)?)\s*([A-Za-z%/]+)?$")
 _MVAL = r"(?:[A-Za-z]+ \(\d+\)|\S+)"  # '0.935178', '99.92%', '1.9424GB/s', 'Low (1)'
 _METRIC_LINE = re.compile(
-    r"^\s*(\d+)\s+(\w+ \(\d+ instances\))\s+(\S.*?)\s+-\s+-\s+(\[.*\])\s*$"  # per-instance values
+    r"^\s*(\d+)\s+(\w+ \(\d+ instances\))\s+(\S.*?)\s+(-)\s+(-)\s+(\[.*\])\s*$"  # per-instance values
     rf"|^\s*(\d+)\s+(\w+)\s+(\S.*?)\s+({_MVAL})\s+({_MVAL})\s+({_MVAL})\s*$"
 )
+# --events: Invocations, Event Name, Min, Max, Avg, Total (no description)
+_EVENT_LINE = re.compile(rf"^\s*(\d+)\s+(\w+)\s+({_MVAL})\s+({_MVAL})\s+({_MVAL})\s+({_MVAL})\s*$")
 _LEVEL = re.compile(r"^([A-Za-z]+) \((\d+)\)$")
 _METRIC_HEADER = re.compile(r"^\s*Invocations\s+(?:Metric|Event) Name\s+(?:(?:Metric|Event) Description\s+)?Min\s+Max\s+Avg")
 _METRIC_FRAGMENT = re.compile(r"Kernel: [^\n]+\n\s*\d+\s+\w+\s+\S[^\n]*\s\S+\s+\S+\s+\S+\n")
 _KERNEL_LINE = re.compile(r"^\s*Kernel: (\S.*?)\s*$")
+_NOT_PRINTED = ("-",)  # a per-instance row's Min and Max
+_NOT_AVAILABLE = ("n/a", "N/A")
 
 
-def _metric_row(kernel: str, metric: str, avg: str, invocations: str, line: int) -> Row | None:
-    """One --metrics summary row: the Avg over the invocations, its unit ('%', 'GB/s') kept; a
-    utilization level ('Low (1)') is its number with the text kept; per-instance lists as text."""
-    a = avg.strip()
-    text = unit = None
+def _metric_cell(cell: str) -> tuple[float, str | None, str | None] | None:
+    """One Min/Max/Avg/Total cell of nvprof's --metrics/--events: (number, unit, text as printed
+    when it is not a plain number); None when it is none of nvprof's forms. A utilization level
+    ('Low (1)') is its number with its text; a per-instance list ('[ 1 2 ]') and n/a are text only."""
+    c = cell.strip()
+    if lv := _LEVEL.match(c):
+        return units.number(lv.group(2)), None, c
+    if c.startswith("[") or c in _NOT_AVAILABLE:
+        return float("nan"), None, c
+    if c in _NOT_PRINTED:
+        return float("nan"), None, None
+    if m := _METRIC_VALUE.match(c):
+        return units.number(m.group(1)), m.group(2), None
+    return None
+
+
+def _metric_row(kernel: str, metric: str, invocations: str, cells: tuple[str, str, str], line: int,
+                description: str | None = None, total: str | None = None) -> Row | None:
+    """One --metrics / --events summary row: `value` is the Avg over the invocations, with Min and
+    Max (and an event's Total) beside it, each in the row's unit: the Avg's as printed ('%', 'GB/s';
+    where the Avg is no number, the unit Min and Max share). A Min or Max printed in another unit
+    ('0.00000B/s' beside '1.2132GB/s') keeps its text only: nvprof's scale is not assumed (zero
+    aside, which is zero in any unit). None when a cell is none of nvprof's forms (the line is
+    reported)."""
     try:
         calls = units.count(invocations) if invocations.strip() else None
-        if lv := _LEVEL.match(a):
-            value, text = units.number(lv.group(2)), a
-        elif a.startswith("["):
-            value, text = float("nan"), a
-        elif m := _METRIC_VALUE.match(a):
-            value, unit = units.number(m.group(1)), m.group(2)
-        else:
-            return None
+        got = [_metric_cell(c) for c in cells]
+        tot = _metric_cell(total) if total is not None else None
     except ValueError:
         return None
+    lo, hi, avg = got
+    if lo is None or hi is None or avg is None or (total is not None and tot is None):
+        return None
+    unit = avg[1] if avg[0] == avg[0] else (lo[1] if lo[1] == hi[1] else None)
+
+    def in_unit(c: tuple[float, str | None, str | None], printed: str) -> tuple[float, str | None]:
+        v, u, text = c
+        if u == unit or v == 0.0:
+            return v, text
+        return float("nan"), printed.strip()
+
+    vmin, tmin = in_unit(lo, cells[0])
+    vmax, tmax = in_unit(hi, cells[1])
+    vtot = float("nan")
+    if tot is not None:
+        vtot, ttot = in_unit(tot, total or "")
+        if ttot is not None and ttot not in _NOT_AVAILABLE:
+            return None  # a Total printed as text or in another unit: no column keeps it, so reported
     return Row(section="metric", name=kernel.strip(), line_start=line, line_end=line, metric=metric.strip(),
-               unit=unit, value=value, value_text=text, calls=calls)
+               description=description.strip() or None if description is not None else None,
+               unit=unit, value=avg[0], value_text=avg[2], value_min=vmin, value_max=vmax, value_total=vtot,
+               value_text_min=tmin, value_text_max=tmax, calls=calls)
+
+
+def _metric_line(body: str, layout: str | None, kernel: str, lineno: int) -> tuple[Row | None, str | None] | None:
+    """A --metrics or --events row under `layout` ('metric', 'event', or None when no header was
+    seen: a fragment pasted from its 'Kernel:' line, where a row whose description would be a
+    number is an event row): the row (None if its cells do not read) and the layout it had; None
+    when the line is no such row."""
+    if layout != "metric" and (em := _EVENT_LINE.match(body)):
+        if layout == "event" or _METRIC_VALUE.match(em.group(3).strip()):
+            inv, name, lo, hi, avg, total = em.groups()
+            return _metric_row(kernel, name, inv, (lo, hi, avg), lineno, total=total), "event"
+    if layout == "event":
+        return None
+    mm = _METRIC_LINE.match(body)
+    if mm is None:
+        return None
+    g = mm.groups()
+    inv, name, desc, lo, hi, avg = g[:6] if g[0] is not None else g[6:]
+    return _metric_row(kernel, name, inv, (lo, hi, avg), lineno, description=desc), "metric"
 
 
 def _metric_follows(lines: list[str], i: int) -> bool:
@@ -643,14 +699,18 @@ def _parse_csv_table(rows: list[list[str]], first_line: int) -> tuple[list[Block
                 b.line_end = line
             except (ValueError, IndexError, KeyError):
                 bad.append(line)
-    elif "Kernel" in col and "Metric Name" in col and "Avg" in col:  # --metrics summary: one row per kernel x metric
+    elif "Kernel" in col and ("Metric Name" in col or "Event Name" in col) and {"Min", "Max", "Avg"} <= col.keys():
+        # --metrics / --events summary: one row per kernel x metric (or event)
+        name_col = col["Metric Name"] if "Metric Name" in col else col["Event Name"]
         for n, r in enumerate(data):
             line = offset + n
             if len(r) != len(header):
                 bad.append(line)
                 continue
-            row = _metric_row(r[col["Kernel"]], r[col["Metric Name"]], r[col["Avg"]],
-                              r[col["Invocations"]] if "Invocations" in col else "", line)
+            row = _metric_row(r[col["Kernel"]], r[name_col], r[col["Invocations"]] if "Invocations" in col else "",
+                              (r[col["Min"]], r[col["Max"]], r[col["Avg"]]), line,
+                              description=r[col["Metric Description"]] if "Metric Description" in col else None,
+                              total=r[col["Total"]] if "Total" in col else None)
             if row is None:
                 bad.append(line)
                 continue
@@ -710,8 +770,9 @@ def parse(doc: Document) -> DialectResult:
     metric_block: Block | None = None
     metric_kernel: str | None = None
     rowscan = native.load("_rowscan")  # looked up per parse: PROFCONV_PURE_PYTHON=1 switches it off
+    metric_layout: str | None = None  # metric | event (the header's), None for a fragment without one
     if "nvprof" in doc.state:  # a part of a longer log, from a profile start (DialectResult.resume)
-        pending_section, cell_header, device, last_pid, metric_kernel = doc.state["nvprof"]
+        pending_section, cell_header, device, last_pid, metric_kernel, metric_layout = doc.state["nvprof"]
 
     def flush_trace(end_line: int) -> None:
         nonlocal trace_rows, trace_bulk
@@ -912,7 +973,7 @@ def parse(doc: Document) -> DialectResult:
         if m := _START.search(body):
             end_table()
             # all this parse carries past a profile start: a fresh parse from here is this one
-            result.resume[lineno] = (pending_section, cell_header, device, last_pid, metric_kernel)
+            result.resume[lineno] = (pending_section, cell_header, device, last_pid, metric_kernel, metric_layout)
             events.append(_Event("start", lineno, pid=int(m.group(1)), command=m.group(2).strip()))
             result.claimed.add(lineno)
             continue
@@ -948,6 +1009,9 @@ def parse(doc: Document) -> DialectResult:
             events.append(_Event("block", lineno, block=metric_block))
             if not _METRIC_HEADER.match(body):
                 metric_kernel = _KERNEL_LINE.match(body).group(1)  # type: ignore[union-attr]
+                metric_layout = None  # a fragment without its header: each row tells
+            else:
+                metric_layout = "event" if "Event Name" in body else "metric"
             result.claimed.add(lineno)
             continue
         if mode == "metrics" and metric_block is not None:
@@ -961,10 +1025,8 @@ def parse(doc: Document) -> DialectResult:
                 device = _DEVICE.match(body).group(1)  # type: ignore[union-attr]
                 result.claimed.add(lineno)
                 continue
-            if (mm := _METRIC_LINE.match(body)) and metric_kernel is not None:
-                g = mm.groups()
-                inv, metric, avg = (g[0], g[1], g[3]) if g[0] is not None else (g[4], g[5], g[9])
-                row = _metric_row(metric_kernel, metric, avg, inv, lineno)
+            if metric_kernel is not None and (got := _metric_line(body, metric_layout, metric_kernel, lineno)):
+                row = got[0]
                 if row is not None:
                     metric_block.rows.append(row)
                     metric_block.line_end = lineno
