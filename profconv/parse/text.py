@@ -152,12 +152,14 @@ def clean(line: str) -> str:
         line = _BOLD_OPEN.sub("", line)
     if "—" in line or "–" in line:
         line = _DASH_PID.sub(r"==\1==", line)
-    line = _LEADING_MARKUP.sub("", line)
-    stripped = line.strip()
-    if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
-        if _MD_SEPARATOR.match(stripped):
-            return ""
-        return "\t".join(cell.strip() for cell in stripped[1:-1].split("|"))
+    if "#" in line or ">" in line or "\\" in line:  # what _LEADING_MARKUP needs (a substring test costs less)
+        line = _LEADING_MARKUP.sub("", line)
+    if "|" in line:
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
+            if _MD_SEPARATOR.match(stripped):
+                return ""
+            return "\t".join(cell.strip() for cell in stripped[1:-1].split("|"))
     return line.rstrip("\r\n")
 
 

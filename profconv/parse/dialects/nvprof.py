@@ -99,14 +99,8 @@ _UNIT_EXP = {"s": "e9", "ms": "e6", "us": "e3", "ns": ""}
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
 
 
-@dataclass
-class _Event:
-    kind: str  # start | block
-    line: int
-    pid: int | None = None
-    command: str | None = None
-    device: str | None = None
-    block: Block | None = None
+# a profile start or a table, as grouping.group takes them (no copy per event at the end)
+_Event = grouping.Event
 
 
 @dataclass
@@ -196,6 +190,21 @@ _TIME_HEADER = re.compile(r"Time\((ms|us|ns|s)\)")
 
 def parse_header(body: str) -> tuple[list[str], str | None] | None:
     """'Type Time(%) Time Calls Avg Min Max Name' -> field list; None if not a summary header."""
+    if "Name" not in body or "Time" not in body:  # the last token and the Time(%) one
+        return None
+    got = _HEADERS.get(body, _UNKNOWN)
+    if got is _UNKNOWN:
+        if len(_HEADERS) >= 256:
+            _HEADERS.clear()
+        got = _HEADERS[body] = _parse_header(body)
+    return got  # type: ignore[return-value]
+
+
+_HEADERS: dict[str, tuple[list[str], str | None] | None] = {}  # a log repeats its headers: each read once
+_UNKNOWN = object()
+
+
+def _parse_header(body: str) -> tuple[list[str], str | None] | None:
     text = body.replace("Time (%)", "Time(%)").replace("Time (ms)", "Time(ms)")
     text = text.replace("Time (us)", "Time(us)").replace("Time (s)", "Time(s)")
     tokens = text.split()
@@ -470,7 +479,12 @@ def _continues(row: Row) -> bool:
 
 def _name_continues(n: str) -> bool:
     """A row name that may go on on the next line (cut at the terminal's edge)."""
-    return not n or n.endswith((" void", ",", "::")) or n == "void" or brackets_open(n)
+    if not n or n.endswith((" void", ",", "::")) or n == "void":
+        return True
+    if "<" in n or ">" in n:  # what '<' and '>' count for depends on their neighbours ('<<', '->')
+        return brackets_open(n)
+    # brackets_open's depth at the end without them: the brackets opened less those closed
+    return n.count("(") + n.count("[") > n.count(")") + n.count("]")
 
 
 def classify(block: Block) -> str:
@@ -566,6 +580,8 @@ NAN_ = float("nan")
 
 
 def _trace_header(body: str) -> str | None:
+    if "Start" not in body:
+        return None
     toks = body.split()
     if len(toks) >= 3 and toks[0] == "Start" and toks[1] == "Duration" and toks[-1] == "Name":
         return "gpu-trace" if len(toks) > 3 else "api-trace"
@@ -1370,9 +1386,7 @@ def _group(events: list[_Event], n_lines: int, device: str | None) -> list[RawPr
                 r.section = blk.section
             if blk.table is not None:
                 blk.table.set("section", [blk.section] * len(blk.table))
-    profiles = grouping.group(
-        [grouping.Event(e.kind, e.line, e.pid, e.command, e.block, e.device) for e in events], TOOL
-    )
+    profiles = grouping.group(events, TOOL)
     for p in profiles:
         p.device = p.device or device
     return profiles
