@@ -17,7 +17,7 @@ line it leaves to the regex (a str that is not ASCII, or not a str): the caller 
 with the regex path, which gives the same result there by definition; labels: [(index, label)] of
 the rows that carry a section label; names: the names, right-stripped as str.rstrip does; calls: ints;
 the five times as array('d') (pct as printed, times in ns); pct_at: the index of the first name
-holding '%' (-1: none).
+holding '%' (-1: none). Where no row is kept (count 0, or stop 2) it returns (count, stop) alone.
 
 Every number is the one the pure-Python path makes: the text float() is given there (the digits
 and the unit's exponent: '2.2027' 'ms' -> '2.2027e6') converted by PyOS_string_to_double, which is
@@ -33,8 +33,8 @@ static PyObject *array_type;      /* array.array */
 static PyObject *typecode_d;      /* 'd' */
 static PyObject *label_str[4];    /* 'GPU activities', 'API calls', 'OpenACC (excl)', 'OpenACC (incl)' */
 static const char *const LABELS[4] = {"GPU activities", "API calls", "OpenACC (excl)", "OpenACC (incl)"};
+static const size_t LABEL_LEN[4] = {14, 9, 14, 14};
 static unsigned char SPACE[128];  /* Py_UNICODE_ISSPACE of each ASCII character */
-static unsigned char MARK[256];   /* the characters markup starts with: | & \t * < */
 
 #if PY_VERSION_HEX < 0x030C0000
 #define READY(o) PyUnicode_READY(o)
@@ -47,7 +47,8 @@ static unsigned char MARK[256];   /* the characters markup starts with: | & \t *
 typedef struct {
     Py_ssize_t a, b;  /* the number's text: s[a:b]; its unit s[b:u] */
     Py_ssize_t u;
-    const char *exp;  /* the unit's exponent: "e9", "e6", "e3", "" */
+    const char *exp;
+    size_t exp_len;  /* the unit's exponent: "e9", "e6", "e3", "" */
 } num_t;
 
 typedef struct {
@@ -94,6 +95,7 @@ static Py_ssize_t match_time(const char *s, Py_ssize_t i, Py_ssize_t n, num_t *o
     switch (s[j]) {
     case 's':
         out->exp = "e9";
+        out->exp_len = 2;
         j += 1;
         break;
     case 'm':
@@ -102,6 +104,7 @@ static Py_ssize_t match_time(const char *s, Py_ssize_t i, Py_ssize_t n, num_t *o
         if (j + 1 >= n || s[j + 1] != 's')
             return -1;
         out->exp = s[j] == 'm' ? "e6" : s[j] == 'u' ? "e3" : "";
+        out->exp_len = s[j] == 'n' ? 0 : 2;
         j += 2;
         break;
     default:
@@ -128,8 +131,8 @@ static int match_row(const char *s, Py_ssize_t n, row_t *r)
     }
     r->label = -1;
     for (int l = 0; l < 4; l++) {
-        size_t len = strlen(LABELS[l]);
-        if ((size_t)(n - i) >= len && memcmp(s + i, LABELS[l], len) == 0) {
+        size_t len = LABEL_LEN[l];
+        if (i < n && s[i] == LABELS[l][0] && (size_t)(n - i) >= len && memcmp(s + i, LABELS[l], len) == 0) {
             Py_ssize_t c = skip_space(s, i + (Py_ssize_t)len, n);
             if (c >= n || s[c] != ':')
                 return 0;
@@ -194,44 +197,40 @@ static int match_row(const char *s, Py_ssize_t n, row_t *r)
 static int tag_at(const char *s, Py_ssize_t n, Py_ssize_t q)
 {
     static const char *const TAGS[6] = {"b>", "strong>", "code>", "em>", "i>", "tt>"};
+    static const size_t TAG_LEN[6] = {2, 7, 5, 3, 2, 3};
     for (int t = 0; t < 6; t++) {
-        size_t len = strlen(TAGS[t]);
+        size_t len = TAG_LEN[t];
         if ((size_t)(n - q) >= len && memcmp(s + q, TAGS[t], len) == 0)
             return 1;
     }
     return 0;
 }
 
-/* nvprof._needs_clean for an ASCII line (the dashes it also looks for are not ASCII) */
+/* nvprof._needs_clean for an ASCII line (the dashes it also looks for are not ASCII); memchr
+   looks for each character (many bytes at a time) */
 static int needs_clean(const char *s, Py_ssize_t n)
 {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!MARK[(unsigned char)s[i]])
-            continue;
-        switch (s[i]) {
-        case '|':
-        case '&':
-        case '\t':
+    size_t len = (size_t)n;
+    if (memchr(s, '|', len) || memchr(s, '&', len) || memchr(s, '\t', len))
+        return 1;
+    for (const char *p = memchr(s, '*', len); p != NULL; p = memchr(p + 1, '*', len - (size_t)(p + 1 - s))) {
+        Py_ssize_t i = p - s;  /* '**' or '\\*' */
+        if ((i + 1 < n && s[i + 1] == '*') || (i > 0 && s[i - 1] == '\\'))
             return 1;
-        case '*':  /* '**' or '\\*' */
-            if ((i + 1 < n && s[i + 1] == '*') || (i > 0 && s[i - 1] == '\\'))
-                return 1;
-            break;
-        default: {  /* '<': </?(?:b|strong|code|em|i|tt)> */
-            Py_ssize_t q = i + 1;
-            if (tag_at(s, n, q) || (q < n && s[q] == '/' && tag_at(s, n, q + 1)))
-                return 1;
-        }
-        }
+    }
+    for (const char *p = memchr(s, '<', len); p != NULL; p = memchr(p + 1, '<', len - (size_t)(p + 1 - s))) {
+        Py_ssize_t q = p - s + 1;  /* </?(?:b|strong|code|em|i|tt)> */
+        if (tag_at(s, n, q) || (q < n && s[q] == '/' && tag_at(s, n, q + 1)))
+            return 1;
     }
     return 0;
 }
 
 /* float(text + exp), as float() converts it; -1.0 with an exception set on failure */
-static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, double *out)
+static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, size_t el, double *out)
 {
     char buf[48];
-    size_t len = (size_t)(b - a), el = strlen(exp);
+    size_t len = (size_t)(b - a);
     if (len + el + 1 > sizeof buf) {
         PyErr_SetString(PyExc_SystemError, "_rowscan: a number longer than the row pattern allows");
         return -1;
@@ -274,16 +273,6 @@ static int grow(cols_t *c, Py_ssize_t need)
     c->v = v;
     c->cap = cap;
     return 0;
-}
-
-static PyObject *make_array(const double *v, Py_ssize_t n)
-{
-    PyObject *raw = PyBytes_FromStringAndSize((const char *)v, (Py_ssize_t)sizeof(double) * n);
-    if (raw == NULL)
-        return NULL;
-    PyObject *arr = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
-    Py_DECREF(raw);
-    return arr;
 }
 
 static PyObject *scan(PyObject *self, PyObject *args)
@@ -335,7 +324,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
             stop = 1;
             break;
         }
-        if (to_double(s, r.pa, r.pb, "", &v[0]) < 0)
+        if (to_double(s, r.pa, r.pb, "", 0, &v[0]) < 0)
             goto fail_item;
         if (v[0] > 100.0) {
             Py_DECREF(item);
@@ -343,7 +332,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
             break;
         }
         for (int t = 0; t < 4; t++)
-            if (to_double(s, r.t[t].a, r.t[t].b, r.t[t].exp, &v[t + 1]) < 0)
+            if (to_double(s, r.t[t].a, r.t[t].b, r.t[t].exp, r.t[t].exp_len, &v[t + 1]) < 0)
                 goto fail_item;
         long long nc = 0;
         for (Py_ssize_t p = r.ca; p < r.cb; p++)
@@ -386,17 +375,33 @@ static PyObject *scan(PyObject *self, PyObject *args)
         goto done;
     }
     Py_DECREF(lines);
+    if (count == 0 || stop == 2) {  /* nothing the caller keeps */
+        result = Py_BuildValue("(ni)", count, stop);
+        goto done;
+    }
     {
+        /* the five columns as one array of doubles, then a slice of it each */
+        PyObject *raw = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * 5 * count);
+        if (raw == NULL)
+            goto done;
+        for (int t = 0; t < 5; t++)
+            memcpy(PyBytes_AS_STRING(raw) + sizeof(double) * (size_t)(t * count), c.v + t * c.cap,
+                   sizeof(double) * (size_t)count);
+        PyObject *all = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
+        Py_DECREF(raw);
+        if (all == NULL)
+            goto done;
         PyObject *arr[5] = {NULL, NULL, NULL, NULL, NULL};
-        static const double empty = 0.0;
         for (int t = 0; t < 5; t++) {
-            arr[t] = make_array(count ? c.v + t * c.cap : &empty, count);
+            arr[t] = PySequence_GetSlice(all, t * count, (t + 1) * count);
             if (arr[t] == NULL) {
                 for (int u = 0; u < t; u++)
                     Py_DECREF(arr[u]);
+                Py_DECREF(all);
                 goto done;
             }
         }
+        Py_DECREF(all);
         result = Py_BuildValue("(niOOONNNNNn)", count, stop, labels, names, calls, arr[0], arr[1], arr[2],
                                arr[3], arr[4], pct_at);
     }
@@ -460,8 +465,6 @@ PyMODINIT_FUNC PyInit__rowscan(void)
 {
     for (int ch = 0; ch < 128; ch++)
         SPACE[ch] = Py_UNICODE_ISSPACE(ch) ? 1 : 0;
-    for (const char *m = "|&\t*<"; *m; m++)
-        MARK[(unsigned char)*m] = 1;
     PyObject *arraymod = PyImport_ImportModule("array");
     if (arraymod == NULL)
         return NULL;

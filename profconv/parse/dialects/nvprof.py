@@ -29,7 +29,6 @@ _START = re.compile(r"NVPROF is profiling process (\d+), command: (.*)$")
 _APPLICATION = re.compile(r"Profiling application: (.*)$")
 _RESULT = re.compile(r"^\s*Profiling result:?\s*$")
 _API_MARKER = re.compile(r"^\s*API calls:?\s*$")
-_UM_MARKER = re.compile(r"Unified Memory profiling result:?")
 _DEVICE = re.compile(r'^\s*Device "(.+)"\s*$')
 _LABEL = re.compile(r"^\s*(GPU activities|API calls|OpenACC \((?:excl|incl)\))\s*:\s*")
 _UM_TRAILER = re.compile(
@@ -88,7 +87,6 @@ def _needs_clean(line: str) -> bool:
     return "<" in line and _NEEDS_CLEAN.search(line) is not None
 
 _NAN = float("nan")
-_CPU_MARKER = re.compile(r"CPU profiling result")
 _CPU_ROW = re.compile(r"^\s*\d[\d.]*%\s+\S+\s+\S")
 BULK_LINES = 20_000
 _BULK_LINE = re.compile(r" *(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) +(\d{1,15}(?:\.\d{1,12})?)(ms|us|ns|s) ")
@@ -951,7 +949,7 @@ def parse(doc: Document) -> DialectResult:
             flush_trace(lineno - 1)
             mode = None
         line = clean(raw)
-        pm = _PREFIX.match(line)
+        pm = _PREFIX.match(line) if "=" in line else None
         body = line[pm.end() :] if pm else line
         if pm and pm.group(1):
             last_pid = int(pm.group(1))
@@ -962,7 +960,9 @@ def parse(doc: Document) -> DialectResult:
                 result.unplaced.append(lineno)
             continue
 
-        if _CPU_MARKER.search(body):  # --cpu-profiling: a call tree of host samples, not GPU activities
+        # each marker below is looked for only where the words it needs are (a substring test
+        # costs less than a regex)
+        if "CPU profiling result" in body:  # --cpu-profiling: a call tree of host samples, not GPU activities
             end_table()
             mode = "cpu"
             result.claimed.add(lineno)
@@ -972,7 +972,7 @@ def parse(doc: Document) -> DialectResult:
                 result.claimed.add(lineno)
                 continue
             mode = None
-        if _CSV_HEADER.match(body.strip()):
+        if ('",' in body or "Time(%),Time,Calls," in body) and _CSV_HEADER.match(body.strip()):
             rows, j = _csv_rows(lines, i - 1)
             j -= i - 1
             blocks, bad = _parse_csv_table(rows, lineno)
@@ -986,24 +986,24 @@ def parse(doc: Document) -> DialectResult:
             else:
                 end_table()
             continue
-        if m := _START.search(body):
+        if "NVPROF is profiling process " in body and (m := _START.search(body)):
             end_table()
             # all this parse carries past a profile start: a fresh parse from here is this one
             result.resume[lineno] = (pending_section, cell_header, device, last_pid, metric_kernel, metric_layout)
             events.append(_Event("start", lineno, pid=int(m.group(1)), command=m.group(2).strip()))
             result.claimed.add(lineno)
             continue
-        if m := _APPLICATION.search(body):
+        if "Profiling application: " in body and (m := _APPLICATION.search(body)):
             end_table()
             events.append(_Event("start", lineno, pid=last_pid, command=m.group(1).strip()))
             result.claimed.add(lineno)
             continue
-        if _RESULT.match(body):
+        if "Profiling result" in body and _RESULT.match(body):
             end_table()
             pending_section = "gpu"
             result.claimed.add(lineno)
             continue
-        if (dm := _DEVICE.match(body)) and mode not in ("um", "um-csv", "metrics") and _summary_follows(lines, i):
+        if 'Device "' in body and (dm := _DEVICE.match(body)) and mode not in ("um", "um-csv", "metrics") and _summary_follows(lines, i):
             # --print-summary-per-gpu: one summary per device, each its own profile of the same run
             end_table()
             run = next((e for e in reversed(events) if e.kind == "start"), None)
@@ -1012,13 +1012,14 @@ def parse(doc: Document) -> DialectResult:
             pending_section = "gpu"
             result.claimed.add(lineno)
             continue
-        if _API_MARKER.match(body) and not (mode == "summary" and table is not None and "type" in table.fields
+        if "API calls" in body and _API_MARKER.match(body) and not (mode == "summary" and table is not None and "type" in table.fields
                                             and not table.pending):
             end_table()
             pending_section = "api"
             result.claimed.add(lineno)
             continue
-        if _METRIC_HEADER.match(body) or (mode != "metrics" and _KERNEL_LINE.match(body) and _metric_follows(lines, i)):
+        if ("Invocations" in body and _METRIC_HEADER.match(body)) or (
+                mode != "metrics" and "Kernel: " in body and _KERNEL_LINE.match(body) and _metric_follows(lines, i)):
             end_table()
             mode = "metrics"
             metric_block = Block(section="metric", line_start=lineno, line_end=lineno)
@@ -1052,7 +1053,7 @@ def parse(doc: Document) -> DialectResult:
                 continue
             mode = None
             metric_block = None
-        if _UM_MARKER.search(body):
+        if "Unified Memory profiling result" in body:
             end_table()
             mode = "um"
             um_block = Block(section="unified-memory", line_start=lineno, line_end=lineno)
