@@ -1337,7 +1337,7 @@ def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, events: l
                               for r, raw in zip(rows, lines[k + a : k + b]))
         elif blk.table is None:
             # times as arrays of doubles (no float object per cell while the input is held)
-            blk.table = Rows({
+            blk.table = Rows.trusted({
                 "section": [key] * (b - a), "name": part[0], "line_start": starts,
                 "line_end": starts.copy(),  # the same int objects, a list of its own
                 "time_pct": part[2], "total_ns": part[3], "calls": part[1],
