@@ -1003,7 +1003,8 @@ def parse(doc: Document) -> DialectResult:
             pending_section = "gpu"
             result.claimed.add(lineno)
             continue
-        if 'Device "' in body and (dm := _DEVICE.match(body)) and mode not in ("um", "um-csv", "metrics") and _summary_follows(lines, i):
+        if 'Device "' in body and (dm := _DEVICE.match(body)) and mode not in ("um", "um-csv", "metrics") \
+                and _summary_follows(lines, i):
             # --print-summary-per-gpu: one summary per device, each its own profile of the same run
             end_table()
             run = next((e for e in reversed(events) if e.kind == "start"), None)
@@ -1012,8 +1013,8 @@ def parse(doc: Document) -> DialectResult:
             pending_section = "gpu"
             result.claimed.add(lineno)
             continue
-        if "API calls" in body and _API_MARKER.match(body) and not (mode == "summary" and table is not None and "type" in table.fields
-                                            and not table.pending):
+        if "API calls" in body and _API_MARKER.match(body) and not (
+                mode == "summary" and table is not None and "type" in table.fields and not table.pending):
             end_table()
             pending_section = "api"
             result.claimed.add(lineno)
