@@ -242,3 +242,22 @@ def test_plausible_declines_what_it_does_not_read():
     assert kahan.plausible([10.0], [True], [1.0]) is False
     assert kahan.plausible([10.0, 1.0], [10], [1.0]) is False  # lengths differ
     assert kahan.plausible([], [], []) is True
+
+
+def test_arrays_of_doubles_are_read_in_c(monkeypatch):
+    """Time(%) and Time as array('d') (how the bulk reader's columns are gathered): read by C, the
+    Python path's bits; a NumPy array (NumPy scalars in Python) is Python's."""
+    from array import array
+
+    import numpy as np
+
+    recs = [(1, "gpu", 10, 50.0, 100.0), (1, "gpu", 10, 30.0, 60.0), (1, "gpu", 10, NAN, 40.0),
+            (1, "api", 20, 10.0, 900.0), (1, "api", 20, 90.0, 100.0), (2, "nvtx", None, 1.0, INF)]
+    rows = _rows(recs)
+    rows.cols["time_pct"] = array("d", rows.col("time_pct"))
+    rows.cols["total_ns"] = array("d", rows.col("total_ns"))
+    args = (rows.col("section"), rows.col("profile"), rows.col("table"))
+    assert kahan.rank(*args, rows.col("time_pct"), rows.col("total_ns"), TIMED_SECTIONS, 0.9) is not None
+    assert kahan.rank(*args, np.asarray(rows.col("time_pct")), rows.col("total_ns"), TIMED_SECTIONS, 0.9) is None
+    assert kahan.rank(*args, array("f", [1.0] * 6), rows.col("total_ns"), TIMED_SECTIONS, 0.9) is None
+    _same(rows, monkeypatch)

@@ -151,3 +151,31 @@ def test_line_starts_from_the_end():
             a, b = starts.span(k)
             assert data[a:b] == lines[k - 1]
             assert a == sum(map(len, lines[: k - 1])) + k - 1
+
+
+@pytest.mark.parametrize("out", ["--json", "--csv"])
+def test_spooled_output_copied_by_the_kernel_is_the_same(tmp_path, out):
+    """A long log's --json/--csv goes from the temporary file to a stdout that is a file or a pipe
+    by os.sendfile: the same bytes as written through Python (CliRunner's stdout has no descriptor),
+    appended to a file too."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import run_cli
+
+    log = tmp_path / "long.log"
+    log.write_text((DATA / "nvprof-new" / "tyler-cs566-reductions.log").read_text() * 1800)  # 4.4 MB: streamed
+    want = run_cli("parse", str(log), out).stdout.encode()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    cmd = [sys.executable, "-m", "profconv", "parse", str(log), out]
+    piped = subprocess.run(cmd, capture_output=True, env=env)
+    assert piped.returncode == 0 and piped.stdout == want
+    target = tmp_path / "out.txt"
+    target.write_bytes(b"before\n")
+    with open(target, "ab") as f:
+        assert subprocess.run(cmd, stdout=f, env=env).returncode == 0
+    assert target.read_bytes() == b"before\n" + want
+    with open(target, "wb") as f:
+        assert subprocess.run(cmd, stdout=f, env=env).returncode == 0
+    assert target.read_bytes() == want

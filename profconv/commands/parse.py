@@ -231,8 +231,12 @@ def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]
 
 def _copy(spool, write) -> None:
     """A spooled output to `write`, a megabyte at a time, each piece ending at a line end (where
-    `write` decodes, no character is cut)."""
+    `write` decodes, no character is cut). Where `write` is stdout's binary buffer over a file
+    descriptor, the kernel copies the bytes (os.sendfile): no pass through this process."""
     spool.seek(0)
+    raw = getattr(write, "__self__", None)
+    if raw is not None and raw is getattr(sys.stdout, "buffer", None):
+        spool.seek(_sendfile(spool, raw))
     rest = b""
     while chunk := spool.read(1 << 20):
         chunk = rest + chunk
@@ -244,6 +248,35 @@ def _copy(spool, write) -> None:
             rest = chunk
     if rest:
         write(rest)
+
+
+def _sendfile(spool, raw) -> int:
+    """As much of `spool` as os.sendfile copies to `raw`'s descriptor (all of it on Linux); the
+    offset where it stopped (0: not at all), from which the caller copies the rest itself. A
+    write error (a full disk, a closed pipe) is raised as a write's would be."""
+    import errno
+
+    if not hasattr(os, "sendfile"):
+        return 0
+    try:
+        out_fd = raw.fileno()
+        in_fd = spool.fileno()
+    except (OSError, ValueError):  # no descriptor (a test's buffer)
+        return 0
+    raw.flush()
+    size = os.fstat(in_fd).st_size
+    offset = 0
+    while offset < size:
+        try:
+            sent = os.sendfile(out_fd, in_fd, offset, size - offset)
+        except OSError as exc:
+            if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EAGAIN):
+                return offset  # this descriptor takes no sendfile (or not now): copied by hand
+            raise
+        if sent == 0:
+            break
+        offset += sent
+    return offset
 
 
 def to_json(sets: list[ProfileSet]) -> str:

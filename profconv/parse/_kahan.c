@@ -124,6 +124,59 @@ static PyObject *filled(Py_ssize_t n, PyObject *v) {
     return out;
 }
 
+/* A column of doubles: a list or tuple of Python floats (borrowed items), or an array('d') (its
+ * buffer: indexing it in Python gives the same floats). 0: read; -1: something else (a NumPy array,
+ * whose items are NumPy scalars: the caller leaves the column to Python). */
+typedef struct {
+    PyObject *fast;    /* list or tuple */
+    Py_buffer view;    /* or a buffer */
+    int has_view;
+    Py_ssize_t n;
+} dcol_t;
+
+static int dcol_open(PyObject *obj, dcol_t *c) {
+    c->fast = NULL;
+    c->has_view = 0;
+    if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
+        c->fast = obj;
+        c->n = PySequence_Fast_GET_SIZE(obj);
+        return 0;
+    }
+    if (strcmp(Py_TYPE(obj)->tp_name, "array.array") != 0 || !PyObject_CheckBuffer(obj))
+        return -1;
+    if (PyObject_GetBuffer(obj, &c->view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    c->has_view = 1;
+    if (c->view.format == NULL || strcmp(c->view.format, "d") != 0 || c->view.itemsize != sizeof(double)) {
+        PyBuffer_Release(&c->view);
+        c->has_view = 0;
+        return -1;
+    }
+    c->n = c->view.len / (Py_ssize_t)sizeof(double);
+    return 0;
+}
+
+static void dcol_close(dcol_t *c) {
+    if (c->has_view)
+        PyBuffer_Release(&c->view);
+    c->has_view = 0;
+}
+
+/* the i-th double; 0, or -1 where it is not a Python float */
+static inline int dcol_get(const dcol_t *c, Py_ssize_t i, double *out) {
+    if (c->fast != NULL) {
+        PyObject *v = PySequence_Fast_ITEMS(c->fast)[i];
+        if (!PyFloat_CheckExact(v))
+            return -1;
+        *out = PyFloat_AS_DOUBLE(v);
+        return 0;
+    }
+    *out = ((const double *)c->view.buf)[i];
+    return 0;
+}
+
 static PyObject *rank(PyObject *self, PyObject *args) {
     PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed;
     double threshold;
@@ -131,7 +184,9 @@ static PyObject *rank(PyObject *self, PyObject *args) {
                           &threshold))
         return NULL;
 
-    PyObject *result = NULL, *section = NULL, *profile = NULL, *table = NULL, *pct = NULL, *tot = NULL;
+    PyObject *result = NULL, *section = NULL, *profile = NULL, *table = NULL;
+    dcol_t pcol, tcol;
+    int pct_open = 0, tot_open = 0;
     PyObject *index = NULL, *share = NULL, *cum = NULL, *top = NULL, *basis = NULL, *notable = NULL;
     PyObject *nan = NULL, *s_pct = NULL, *s_tot = NULL;
     Py_ssize_t *gid = NULL, *order = NULL, *tmp = NULL;
@@ -144,19 +199,26 @@ static PyObject *rank(PyObject *self, PyObject *args) {
     section = PySequence_Fast(section_o, "section: not a sequence");
     profile = section ? PySequence_Fast(profile_o, "profile: not a sequence") : NULL;
     table = profile ? PySequence_Fast(table_o, "table: not a sequence") : NULL;
-    pct = table ? PySequence_Fast(pct_o, "time_pct: not a sequence") : NULL;
-    tot = pct ? PySequence_Fast(tot_o, "total_ns: not a sequence") : NULL;
-    if (tot == NULL)
+    if (table == NULL)
         goto done;
+    if (dcol_open(pct_o, &pcol) < 0) {
+        fallback = 1;
+        goto done;
+    }
+    pct_open = 1;
+    if (dcol_open(tot_o, &tcol) < 0) {
+        fallback = 1;
+        goto done;
+    }
+    tot_open = 1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(section);
-    if (PySequence_Fast_GET_SIZE(profile) != n || PySequence_Fast_GET_SIZE(table) != n ||
-        PySequence_Fast_GET_SIZE(pct) != n || PySequence_Fast_GET_SIZE(tot) != n) {
+    if (PySequence_Fast_GET_SIZE(profile) != n || PySequence_Fast_GET_SIZE(table) != n || pcol.n != n ||
+        tcol.n != n) {
         PyErr_SetString(PyExc_ValueError, "rank: columns of different lengths");
         goto done;
     }
     PyObject **sec_v = PySequence_Fast_ITEMS(section), **prof_v = PySequence_Fast_ITEMS(profile);
-    PyObject **tab_v = PySequence_Fast_ITEMS(table), **pct_v = PySequence_Fast_ITEMS(pct);
-    PyObject **tot_v = PySequence_Fast_ITEMS(tot);
+    PyObject **tab_v = PySequence_Fast_ITEMS(table);
 
     Py_ssize_t alloc = n ? n : 1;
     gid = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
@@ -233,13 +295,11 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         }
         gid[i] = last_gid;
         groups[last_gid].count++;
-        PyObject *a = pct_v[i], *b = tot_v[i], *c = tab_v[i];
-        if (!PyFloat_CheckExact(a) || !PyFloat_CheckExact(b)) {
+        PyObject *c = tab_v[i];
+        if (dcol_get(&pcol, i, &p[i]) < 0 || dcol_get(&tcol, i, &t[i]) < 0) {
             fallback = 1; /* an int, a NumPy scalar, None...: what Python makes of it is Python's */
             goto done;
         }
-        p[i] = PyFloat_AS_DOUBLE(a);
-        t[i] = PyFloat_AS_DOUBLE(b);
         if (c == Py_None) {
             tab[i] = -1;
         } else if (PyLong_CheckExact(c)) {
@@ -418,8 +478,10 @@ done:
     Py_XDECREF(section);
     Py_XDECREF(profile);
     Py_XDECREF(table);
-    Py_XDECREF(pct);
-    Py_XDECREF(tot);
+    if (pct_open)
+        dcol_close(&pcol);
+    if (tot_open)
+        dcol_close(&tcol);
     Py_XDECREF(index);
     Py_XDECREF(share);
     Py_XDECREF(cum);
@@ -439,58 +501,6 @@ done:
     PyMem_Free(tab);
     PyMem_Free(groups);
     return result;
-}
-
-/* A column of doubles: a list or tuple of Python floats (borrowed items), or a buffer of C doubles
- * (array('d')). 0: read; -1: something else (the caller leaves the column to Python). */
-typedef struct {
-    PyObject *fast;    /* list or tuple */
-    Py_buffer view;    /* or a buffer */
-    int has_view;
-    Py_ssize_t n;
-} dcol_t;
-
-static int dcol_open(PyObject *obj, dcol_t *c) {
-    c->fast = NULL;
-    c->has_view = 0;
-    if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
-        c->fast = obj;
-        c->n = PySequence_Fast_GET_SIZE(obj);
-        return 0;
-    }
-    if (!PyObject_CheckBuffer(obj))
-        return -1;
-    if (PyObject_GetBuffer(obj, &c->view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        PyErr_Clear();
-        return -1;
-    }
-    c->has_view = 1;
-    if (c->view.format == NULL || strcmp(c->view.format, "d") != 0 || c->view.itemsize != sizeof(double)) {
-        PyBuffer_Release(&c->view);
-        c->has_view = 0;
-        return -1;
-    }
-    c->n = c->view.len / (Py_ssize_t)sizeof(double);
-    return 0;
-}
-
-static void dcol_close(dcol_t *c) {
-    if (c->has_view)
-        PyBuffer_Release(&c->view);
-    c->has_view = 0;
-}
-
-/* the i-th double; 0, or -1 where it is not a Python float */
-static inline int dcol_get(const dcol_t *c, Py_ssize_t i, double *out) {
-    if (c->fast != NULL) {
-        PyObject *v = PySequence_Fast_ITEMS(c->fast)[i];
-        if (!PyFloat_CheckExact(v))
-            return -1;
-        *out = PyFloat_AS_DOUBLE(v);
-        return 0;
-    }
-    *out = ((const double *)c->view.buf)[i];
-    return 0;
 }
 
 /* plausible(total_ns, calls, avg_ns): True where every row's printed total is within 1% of calls x

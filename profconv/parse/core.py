@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from array import array
 from bisect import bisect_right
 from itertools import chain, repeat
 from operator import add, attrgetter, itemgetter
@@ -27,7 +28,7 @@ from profconv.parse.schema import (
     ProfileInfo,
 )
 from profconv.parse.shares import Notable, ranked, share_rows
-from profconv.parse.table import Rows, missing_value
+from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
 from profconv.parse.text import decode, normalize
 
 if TYPE_CHECKING:
@@ -472,6 +473,17 @@ SMALL_TABLE = 1000  # rows: a table this small joins the gathered columns; a big
 _FIELDS = attrgetter(*ROW_FIELDS)
 
 
+def _doubles(values: list[Any]) -> bool:
+    """Every one an array of C doubles (array('d'))."""
+    try:
+        return set(map(_TYPECODE, values)) == {"d"} and set(map(type, values)) == {array}
+    except AttributeError:  # a list or tuple of values
+        return False
+
+
+_TYPECODE = attrgetter("typecode")
+
+
 def _gathered(pieces: list[tuple[Any, int, int, str, int]]) -> Rows:
     """One set of columns from blocks' columns (see _rows): one C-level chain per column."""
     colsets = [p[0] for p in pieces]
@@ -487,7 +499,11 @@ def _gathered(pieces: list[tuple[Any, int, int, str, int]]) -> Rows:
         elif name == "table":
             cols[name] = list(chain.from_iterable(map(repeat, [p[4] for p in pieces], ns)))
         elif uniform:
-            cols[name] = list(chain.from_iterable(map(itemgetter(name), colsets)))
+            values = list(map(itemgetter(name), colsets))
+            if name in FLOAT_COLUMNS and _doubles(values):  # the bulk reader's arrays: joined, no float made
+                cols[name] = array("d", b"".join(values))
+            else:
+                cols[name] = list(chain.from_iterable(values))
         else:
             miss = missing_value(name)
             out: list[Any] = []

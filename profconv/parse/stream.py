@@ -220,6 +220,7 @@ class Stream:
         when it cannot be cut."""
         from profconv.parse.text import normalize
 
+        decoded = text
         text = normalize(text)
         lines = text.split("\n")
         end = ""
@@ -227,7 +228,10 @@ class Stream:
             lines.pop()
             end = "\n"
         n = len(lines)
-        newlines = data.count(b"\n")
+        # the window's '\n' are its bytes' (UTF-8 and Latin-1 alike): where normalize changed nothing
+        # its lines are the file's; else they are counted
+        newlines = n - (0 if end else 1) if text is decoded else data.count(b"\n")
+        del decoded
         if n != newlines + (0 if end else 1):
             raise NotStreamable("lines do not map onto the file")  # lines do not map one to one onto the file's
         doc = Document(lines=lines, label=self.label, text=text, state={"nvprof": state} if state else {})
