@@ -261,3 +261,24 @@ def test_arrays_of_doubles_are_read_in_c(monkeypatch):
     assert kahan.rank(*args, np.asarray(rows.col("time_pct")), rows.col("total_ns"), TIMED_SECTIONS, 0.9) is None
     assert kahan.rank(*args, array("f", [1.0] * 6), rows.col("total_ns"), TIMED_SECTIONS, 0.9) is None
     _same(rows, monkeypatch)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet=st.sampled_from("ab=P\"ROF \n\tSé\xff"), max_size=60),
+       st.lists(st.text(alphabet=st.sampled_from("ab=PROF\" S\n"), min_size=2, max_size=6), max_size=5))
+def test_find_any_is_any_substring(text, needles):
+    assert kahan.find_any(text, tuple(needles)) is any(m in text for m in needles)
+
+
+def test_find_any_markers_and_what_it_leaves_to_python():
+    from profconv.parse.context import KEYWORDS, contains_any
+    from profconv.parse.stream import OTHER_MARKERS
+
+    assert kahan.find_any("==1== NVPROF\n==PROF== x", OTHER_MARKERS) is True
+    assert kahan.find_any("==1== NVPROF\n==PRO", OTHER_MARKERS) is False
+    assert kahan.find_any("a\n$ ./m3", KEYWORDS) is True and kahan.find_any("a$", KEYWORDS) is False
+    assert kahan.find_any("", OTHER_MARKERS) is False
+    assert kahan.find_any("Op Time → 1 ms", KEYWORDS) is None  # two bytes a character: Python's
+    assert kahan.find_any("abc", ("a",)) is None  # a needle of one character
+    assert kahan.find_any("abc", ("é€",)) is None  # not ASCII
+    assert contains_any("Op Time → 1 ms", KEYWORDS) is True and contains_any("→", KEYWORDS) is False

@@ -16,6 +16,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -547,7 +548,57 @@ static PyObject *plausible(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+/* find_any(text, needles): whether any of the needles (a tuple of ASCII str of 2 characters or
+ * more) is in text, as `any(m in text for m in needles)` says, by one pass over the text (its
+ * first two characters looked up in a table of the needles' first two); None where the text is not
+ * of one byte a character or a needle is not such a str (the caller asks Python). */
+static PyObject *find_any(PyObject *self, PyObject *args) {
+    PyObject *text, *needles;
+    if (!PyArg_ParseTuple(args, "UO!:find_any", &text, &PyTuple_Type, &needles))
+        return NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    Py_ssize_t k = PyTuple_GET_SIZE(needles);
+    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND || k > 64)
+        Py_RETURN_NONE;
+    const unsigned char *needle[64];
+    Py_ssize_t len[64];
+    static uint64_t table[65536 / 64];
+    memset(table, 0, sizeof(table));
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *m = PyTuple_GET_ITEM(needles, j);
+        if (!PyUnicode_CheckExact(m))
+            Py_RETURN_NONE;
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(m) < 0)
+            return NULL;
+#endif
+        if (!PyUnicode_IS_ASCII(m) || PyUnicode_GET_LENGTH(m) < 2)
+            Py_RETURN_NONE;
+        needle[j] = PyUnicode_1BYTE_DATA(m);
+        len[j] = PyUnicode_GET_LENGTH(m);
+        unsigned key = (unsigned)needle[j][0] << 8 | needle[j][1];
+        table[key >> 6] |= (uint64_t)1 << (key & 63);
+    }
+    const unsigned char *t = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        unsigned key = (unsigned)t[i] << 8 | t[i + 1];
+        if (!(table[key >> 6] >> (key & 63) & 1))
+            continue;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (len[j] <= n - i && t[i] == needle[j][0] && memcmp(t + i, needle[j], len[j]) == 0)
+                Py_RETURN_TRUE;
+        }
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
+    {"find_any", find_any, METH_VARARGS,
+     "find_any(text, needles) -> whether any needle is in text (one pass), or None (ask Python)"},
     {"plausible", plausible, METH_VARARGS,
      "plausible(total_ns, calls, avg_ns) -> True where every row's total is within 1% of calls x average "
      "(core._any_inconsistent's first test), else False (look at each row)"},

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from profconv.parse import context
+from profconv.parse.context import contains_any
 from profconv.parse.core import (
     ProfileSet,
     _attach_context,
@@ -69,7 +70,7 @@ class NotStreamable(Exception):
 
 def _other_dialect(text: str) -> bool:
     """Whether another dialect may be read in a file that holds `text` (see OTHER_MARKERS)."""
-    if any(m in text for m in OTHER_MARKERS):
+    if contains_any(text, OTHER_MARKERS):
         return True
     doc = Document(lines=[], label="", text=text)
     return any(mod.detect(doc) for name, mod in DIALECTS.items() if name != "nvprof")
