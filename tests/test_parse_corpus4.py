@@ -118,6 +118,22 @@ CASES = [
              (1, 'api', 'cuDeviceGetUuid', 938.0, 1, 938.0),
          ],
          notes=[]),
+    Case('nsys-text/mystous-vllm-hybrid-r1-671b-b200-nsys2025-format-table-osrt-excerpt.log',
+         tools=('nsys',), rows=56, unplaced=0,
+         sections={(1, 'api'): 18, (1, 'gpu'): 33, (1, 'nvtx'): 1, (1, 'os-runtime'): 4},
+         tops=[(1, 'api', 'cudaMemcpyAsync', 5), (1, 'os-runtime', 'poll', 4)],
+         checks=[
+             (1, 'gpu', 'kernel_cutlass_kernel_vllmvllm_flash_attncuteflash_fwd_sm100FlashAttentionForwardSm100_object_at__t…',
+              6970246136.0, 169011, 41241.4),
+             (1, 'gpu', 'void <unnamed>::multimem_all_reduce_kernel<c10::BFloat16, (int)16>(T1 *, unsigned long, unsigned in…',
+              76652072.0, 123, 623187.6),
+             (1, 'api', 'cudaMemcpyAsync', 3521583822.0, 14529, 242383.1),
+             (1, 'api', 'cuTensorMapEncodeTiled', 143928791.0, 1034953, 139.1),
+             (1, 'nvtx', 'NCCL:ncclAllGather', 49650381851.0, 3968, 12512697.0),
+             (1, 'os-runtime', 'poll', 6532794715988.0, 94192, 69356152.5),
+             (1, 'os-runtime', 'sem_clockwait', 2130023510261.0, 213, 10000110376.8),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -126,6 +142,10 @@ NO_PROFILE: list[tuple[str, str]] = [
      "PyTorch profiler key_averages tables (Self CUDA %, CUDA total, # of Calls): not a CUDA profiler's output"),
     ("foreign/muhammadkhan1040-pdc-julia-timeroutputs-no-eol-no-profile.log",
      "a Julia TimerOutputs table (ncalls, time, %tot under box-drawing rules), no final newline"),
+    ("foreign/krzystekmatej-gpu-path-tracer-section-timings-no-profile-excerpt.log",
+     "a renderer's own 'Section: …, Runs: …, Total Time: … ms, Percentage of Total Time' log lines"),
+    ("foreign/josiprz-game-of-life-cprofile-windows-paths-no-profile.log",
+     "Python cProfile output with Windows paths (ncalls tottime percall cumtime)"),
 ]
 
 
