@@ -364,3 +364,39 @@ def test_latex_escaped_percent_signs(tmp_path):
     assert list(zip(f["name"], f["time_pct"], f["total_ns"])) == [
         ("CUDA memcpy HtoH", 60.0, 6e6), ("k(float*)", 40.0, 4e6)]
     assert normalize("50\\% and a\\%b\n") == "50% and a\\%b\n"
+
+
+MD_VARIANTS = """1. **Kernel Execution Time**
+```
+| Time (%) | Total Time (ns) | Instances | Avg (ns) |
+| -------- | --------------- | --------- | -------- |
+| 100.0    | 169,979         | 3         | 56,659.7 |
+```
+2. **Memory Transfer Time**
+```
+| Time (%) | Total Time (ns) | Operation     |
+| -------- | --------------- | ------------- |
+| 99.7     | 2,306,159       | Host → Device |
+| 0.3      | 7,648           | Device → Host |
+```
+
+| Kernel Name                                 | Time (%) | Total Time (ns) | Avg (ns) | Calls |
+|---------------------------------------------|----------|-----------------|----------|-------|
+| `conv2D(float*, float*, float*, int, int)`  | 91.8     | 6,941,948       | 34,537   | 201   |
+| `he_normal(float*, unsigned int)`           | 8.2      | 617,125         | 77,140   | 8     |
+"""
+
+
+def test_nsys_markdown_tables_cut_or_reordered_by_hand(tmp_path):
+    """Course reports keep only some of nsys's columns, or reorder them: a table without a column
+    naming its rows is reported (never dropped); an `Operation` column names memory operations; a
+    `Kernel Name` column first, with `Calls` instead of `Instances`, is a kernel table (and kernels
+    named by their signatures rank as GPU activities, not OS runtime calls)."""
+    ps = _parse_text(tmp_path, MD_VARIANTS, "report.md")
+    f = ps.frame
+    assert [n for n, _ in ps.unplaced] == [5]
+    assert list(zip(f["section"], f["name"], f["total_ns"])) == [
+        ("gpu", "Host → Device", 2306159.0), ("gpu", "Device → Host", 7648.0),
+        ("gpu", "conv2D(float*, float*, float*, int, int)", 6941948.0),
+        ("gpu", "he_normal(float*, unsigned int)", 617125.0)]
+    assert f["calls"].isna().tolist() == [True, True, False, False] and list(f["calls"].dropna()) == [201, 8]
