@@ -68,15 +68,15 @@ def normalize(text: str) -> str:
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
     # single characters first: a one-character test is a memchr, a two-character one a slower search
-    if (">" in text or "#" in text or ("/" in text and "//" in text)) and _two(_prefix_lines(text)):
+    if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text))) and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
-    if "<br" in text or "<BR" in text:
+    if "<" in text and ("<br" in text or "<BR" in text):
         text = _LINE_BREAK_TAG.sub("", text)  # 'command: ./add <br>' (markdown that needed a line break)
-    if "\\%" in text:
+    if "\\" in text and "\\%" in text:
         text = _LATEX_PERCENT.sub("%", text)  # '47.10\\%' and 'Time(\\%)': a document's LaTeX escape
-    if "/*" in text and _STAR_LINE.search(text):
+    if "*" in text and "/*" in text and _STAR_LINE.search(text):
         text = _strip_comment_stars(text)
     if "\u2019" in text or "\u02bc" in text:
         text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
@@ -86,6 +86,7 @@ def normalize(text: str) -> str:
 # an HTML line break ending a line, after a blank (a template argument 'k<br>' has none) or alone
 _LINE_BREAK_TAG = re.compile(r"(?im)(?:[ \t]+|^)<br[ \t]*/?>[ \t]*$")
 _LATEX_PERCENT = re.compile(r"(?<=[\d(])\\%")
+_DOUBLE_SLASH = re.compile("//")  # sre's search for it is twice as fast as str's on a long text
 _STAR_LINE = re.compile(r"\n[ \t]+\*(?![*/])")
 _STAR = re.compile(r"^[ \t]+\*(?![*/])[ \t]?")
 
