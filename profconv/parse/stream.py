@@ -111,7 +111,7 @@ class _LineStarts:
 def _prefixed(raw_line: bytes) -> bool:
     """A line that may carry a comment prefix (profconv.parse.text.normalize): not a place to cut."""
     s = raw_line.lstrip(b" \t")
-    return s[:1] in (b"#", b">") or s[:2] == b"//"
+    return s[:1] in (b"#", b">", b"*") or s[:2] == b"//"  # '*': inside a /* … */ block
 
 
 class Stream:
