@@ -8,6 +8,7 @@ Time(%) relative to themselves: the share is over their summed time.
 
 from __future__ import annotations
 
+from itertools import compress
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -178,11 +179,14 @@ def ranked(rows: Rows, threshold: float = 0.90) -> tuple[Rows, Notable]:
     return _ranked(rows, threshold)
 
 
+_TIMED = frozenset(TIMED_SECTIONS)
+
+
 def _ranked(rows: Rows, threshold: float) -> tuple[Rows, Notable]:
     """`ranked` in Python."""
     n = rows.n
     section = rows.col("section")
-    timed = [] if set(TIMED_SECTIONS).isdisjoint(section) else [i for i in range(n) if section[i] in TIMED_SECTIONS]
+    timed = [] if _TIMED.isdisjoint(section) else list(compress(range(n), map(_TIMED.__contains__, section)))
     share = [NAN] * n
     cum = [NAN] * n
     top: list[bool | None] = [None] * n

@@ -88,14 +88,17 @@ def _by_name(codes: list[int], k: int, t, lines, ends) -> dict[int, list]:
         group = vals[lo : lo + m]
         total = sum(group)
         timed = group if total == total else [v for v in group if v == v]  # NaN: a row without a duration
-        s = c = 0.0
-        for v in timed:
-            y = v - c
-            u = s + y
-            c = u - s - y
-            s = u
-        if c != c:  # an overflow on the way: the row-by-row loop's reading
-            return _row_by_row(codes, t, lines, ends)
+        if timed is group and 0.0 <= total < EXACT and _integral(group) and min(group) >= 0.0:
+            s, c = total, 0.0  # whole numbers (nsys's ns) summing below 2**53: every step exact, Kahan's sum is this
+        else:
+            s = c = 0.0
+            for v in timed:
+                y = v - c
+                u = s + y
+                c = u - s - y
+                s = u
+            if c != c:  # an overflow on the way: the row-by-row loop's reading
+                return _row_by_row(codes, t, lines, ends)
         rows = order[lo : lo + m]
         if in_order:
             first, last = lines[rows[0]], ends[rows[-1]]
@@ -104,6 +107,17 @@ def _by_name(codes: list[int], k: int, t, lines, ends) -> dict[int, list]:
         acc[code] = [m, len(timed), s, c, min(timed) if timed else NAN, max(timed) if timed else NAN, first, last]
         lo += m
     return acc
+
+
+EXACT = 2.0**53  # below this every whole number is a double, and so is every sum of them
+
+
+def _integral(values: list) -> bool:
+    """Every value a float holding a whole number (a C loop)."""
+    try:
+        return all(map(float.is_integer, values))
+    except TypeError:  # an int, a NumPy scalar: the loop takes it
+        return False
 
 
 def _plain(col):
@@ -140,4 +154,4 @@ def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]
                              {"section": section})
     if section == "gpu":  # nvprof's own summary keeps Unified Memory events out of GPU activities
         table.cols["section"] = ["unified-memory" if r[0].startswith("[Unified Memory") else section for r in recs]
-    return Block(section=section, table=table, line_start=min(lines), line_end=max(ends))
+    return Block(section=section, table=table, line_start=min(r[5] for r in recs), line_end=max(r[6] for r in recs))
