@@ -400,3 +400,28 @@ def test_nsys_markdown_tables_cut_or_reordered_by_hand(tmp_path):
         ("gpu", "conv2D(float*, float*, float*, int, int)", 6941948.0),
         ("gpu", "he_normal(float*, unsigned int)", 617125.0)]
     assert f["calls"].isna().tolist() == [True, True, False, False] and list(f["calls"].dropna()) == [201, 8]
+
+
+GLUED_DEVICE_KERNEL = """/*
+Tempo sequencial: 1m7.160s
+==30228== Event result:
+Invocations                                Event Name         Min         Max      Avg       Total
+Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0
+          1                            warps_launched      154224      154224   154224      154224
+
+==30228== Metric result:
+Invocations                               Metric Name                       Metric Description         Min         Max         Avg
+Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0
+          1                 warp_execution_efficiency                Warp Execution Efficiency      98.32%      98.32%      98.32%
+*/
+"""
+
+
+def test_nvprof_events_with_the_device_line_joined_to_the_kernel_line(tmp_path):
+    """nvprof --events/--metrics results pasted into a course exercise's comment (PUC Minas mm.c) with
+    the device and kernel lines joined ('Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0') and
+    no 'Profiling result:' line above. Before: 'no profiler output found'."""
+    f = _parse_text(tmp_path, GLUED_DEVICE_KERNEL, "mm.c").frame
+    assert list(zip(f["name"], f["metric"], f["value"], f["calls"], f["line_start"])) == [
+        ("mm$_omp_fn$0", "warps_launched", 154224.0, 1, 6),
+        ("mm$_omp_fn$0", "warp_execution_efficiency", 98.32, 1, 11)]

@@ -300,7 +300,8 @@ _EVENT_LINE = re.compile(rf"^\s*(\d+)\s+(\w+)\s+({_MVAL})\s+({_MVAL})\s+({_MVAL}
 _LEVEL = re.compile(r"^([A-Za-z]+) \((\d+)\)$")
 _METRIC_HEADER = re.compile(r"^\s*Invocations\s+(?:Metric|Event) Name\s+(?:(?:Metric|Event) Description\s+)?Min\s+Max\s+Avg")
 _METRIC_FRAGMENT = re.compile(r"Kernel: [^\n]+\n\s*\d+\s+\w+\s+\S[^\n]*\s\S+\s+\S+\s+\S+\n")
-_KERNEL_LINE = re.compile(r"^\s*Kernel: (\S.*?)\s*$")
+# (a paste may have joined the device line to the kernel's: 'Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0')
+_KERNEL_LINE = re.compile(r'^\s*(?:Device "[^"]*"\s+)?Kernel: (\S.*?)\s*$')
 _NOT_PRINTED = ("-",)  # a per-instance row's Min and Max
 _NOT_AVAILABLE = ("n/a", "N/A")
 
