@@ -379,3 +379,28 @@ def test_json_and_csv_carry_every_metric_column(cli, tmp_path):
     assert [(r["metric"], r["value"], r["value_total"]) for r in rows] == [
         ("warps_launched", "25344.0", "101376.0"), ("shared_ld_bank_conflict", "0.0", "0.0"),
         ("warps_launched", "8192.0", "16384.0")]
+
+
+def test_report_of_a_metrics_log_has_its_metrics_table(cli, tmp_path):
+    """`profconv report` on a --metrics/--events log: a Metrics table per profile with Min, Max, Avg
+    and Total as printed (a level or n/a as its text); before, the profile's section was empty."""
+    path = tmp_path / "events.log"
+    path.write_text(EVENTS_TEXT + METRICS_TEXT.split("==4242== Profiling result:\n")[1])
+    out = tmp_path / "r.md"
+    r = cli("report", str(path), "--markdown", str(out))
+    assert r.returncode == 0, r.stderr
+    md = out.read_text()
+    assert "**Metrics — 10 rows**" in md
+    assert "| Kernel | Metric | Unit | Min | Max | Avg | Total |" in md
+    assert "| `conv_forward` | warps_launched | — | 25,088 | 25,600 | 25,344 | 101,376 |" in md
+    assert "| `conv_forward` | dram_utilization | — | Low (2) | High (8) | Mid (5) | — |" in md
+    assert "| `conv_forward` | dram_read_throughput | GB/s | 980.00MB/s | 1.2 | 1.05 | — |" in md
+    doc = json.loads(cli("report", str(path), "--json").stdout)
+    table = next(t for t in doc["tables"] if t["id"] == "log-1-metrics")
+    row = next(r for r in table["rows"] if r["metric"] == "dram_utilization")
+    assert (row["min"], row["max"], row["avg"], row["total"]) == ("Low (2)", "High (8)", "Mid (5)", None)
+    row = next(r for r in table["rows"] if r["metric"] == "warps_launched" and r["kernel"] == "conv_forward")
+    assert (row["min"], row["max"], row["avg"], row["total"]) == (25088.0, 25600.0, 25344.0, 101376.0)
+    html = tmp_path / "r.html"
+    assert cli("report", str(path), "--html", str(html)).returncode == 0
+    assert "<td class=\"num\" data-v=\"Low (2)\">Low (2)</td>" in html.read_text()

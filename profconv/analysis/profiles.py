@@ -42,6 +42,31 @@ def top_rows(frame: pd.DataFrame, groups: list[tuple[int, str]], section: str, t
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TOP_COLUMNS)
 
 
+METRIC_COLUMNS = ["kernel", "full_name", "metric", "description", "unit", "min", "max", "avg", "total"]
+"""kernel readable, full_name demangled; min, max, avg (the metric's value) and total (an nvprof event's)
+each the number, in `unit`, or the text the tool printed instead (a level 'Low (1)', n/a, a Min/Max in
+another unit); None where it printed nothing."""
+
+
+def metric_rows(frame: pd.DataFrame, profile: int) -> pd.DataFrame:
+    """One profile's metric rows (nvprof --metrics/--events, Nsight Compute) in file order."""
+    m = frame[(frame["profile"] == profile) & frame["section"].isin(["metric", "ncu-metric"])]
+
+    def cells(value: str, text: str | None) -> list:
+        texts = m[text] if text else [None] * len(m)
+        return [t if isinstance(t, str) else (None if v != v else float(v)) for v, t in zip(m[value], texts)]
+
+    def strings(col: str) -> list:
+        return [v if isinstance(v, str) else None for v in m[col]]
+
+    return pd.DataFrame({
+        "kernel": [readable(str(n)) for n in m["name"]], "full_name": [demangle(str(n)) for n in m["name"]],
+        "metric": strings("metric"), "description": strings("description"), "unit": strings("unit"),
+        "min": cells("value_min", "value_text_min"), "max": cells("value_max", "value_text_max"),
+        "avg": cells("value", "value_text"), "total": cells("value_total", None),
+    }, columns=METRIC_COLUMNS)
+
+
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _IMAGES = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s+(?:[a-z]+\s+)?(?:images|data\s+size)\b", re.IGNORECASE)
 _MILESTONE = re.compile(r"milestone\s*\d+(?:\s*[-–&,]\s*\d+)*", re.IGNORECASE)

@@ -16,9 +16,10 @@ import pandas as pd
 
 from profconv.render import format as fmt
 
-Kind = Literal["text", "code", "int", "seconds", "ratio", "fraction", "percent", "number", "sci"]
+Kind = Literal["text", "code", "int", "seconds", "ratio", "fraction", "percent", "number", "sci", "value"]
 """How a column's raw value is shown: seconds -> '7.374 ms', fraction 0.913 -> '91.3%', percent 91.3
-(already in percent, as profilers print Time(%)) -> '91.30', ratio -> '11.3×', code -> `name`."""
+(already in percent, as profilers print Time(%)) -> '91.30', ratio -> '11.3×', code -> `name`,
+value -> a number as `number`, or the text a tool printed instead of one ('Low (1)', 'n/a')."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Column:
             return fmt.number(value, ".2f")
         if self.kind == "int":
             return fmt.count(value)
-        if self.kind == "number":
+        if self.kind == "number" or (self.kind == "value" and not isinstance(value, str)):
             return fmt.number(value, self.digits)
         if self.kind == "sci":
             return fmt.number(value, ".1e")

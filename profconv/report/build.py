@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from profconv.analysis import runs
-from profconv.analysis.profiles import TOP_COLUMNS, profile_titles, ranked, top_rows
+from profconv.analysis.profiles import TOP_COLUMNS, metric_rows, profile_titles, ranked, top_rows
 from profconv.hardware import peak_for
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
@@ -298,6 +298,23 @@ def _lines(inp: LogInput) -> list[str] | None:
         return None
 
 
+def _metric_columns(metrics: pd.DataFrame) -> list[Column]:
+    """Kernel, metric, unit and the values the tool printed: Min/Max/Avg where it printed them
+    (nvprof --metrics/--events, ncu --print-summary), an event's Total, else the one value."""
+    def present(key: str) -> bool:
+        return bool(metrics[key].notna().any())
+
+    spread = present("min") or present("max")
+    cols = [Column("kernel", "Kernel", "code", full_key="full_name"), Column("metric", "Metric"),
+            Column("unit", "Unit")]
+    if spread:
+        cols += [Column("min", "Min", "value", digits=",.6g"), Column("max", "Max", "value", digits=",.6g")]
+    cols.append(Column("avg", "Avg" if spread else "Value", "value", digits=",.6g"))
+    if present("total"):
+        cols.append(Column("total", "Total", "value", digits=",.6g"))
+    return cols
+
+
 def log_section(inp: LogInput, opts: ReportOptions) -> Section:
     ps = inp.profiles
     sec = Section(f"Profiler log: `{ps.source}`")
@@ -315,6 +332,10 @@ def log_section(inp: LogInput, opts: ReportOptions) -> Section:
             cols = TOP_TABLE[1:]
             sub.add(Table(f"log-{info.profile}-{section}", f"{SECTION_TITLES.get(section, section)} — {len(top)} of "
                           f"{len(rows)} take {top['share'].sum():.1%} of the time", top, cols, highlight="in_top"))
+        metrics = metric_rows(ps.frame, info.profile)
+        if len(metrics):
+            sub.add(Table(f"log-{info.profile}-metrics", f"Metrics — {len(metrics)} rows", metrics,
+                          _metric_columns(metrics)))
         sec.sections.append(sub)
         full = Section(f"{titles[info.profile]}: every row", appendix=True)
         full.blocks.extend(_full_tables(f"log-{info.profile}-full", ps.frame, info.profile, titles[info.profile],
