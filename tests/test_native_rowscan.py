@@ -94,16 +94,27 @@ def test_tables_the_bulk_reader_cuts(monkeypatch, tmp_path, case):
 
 
 def test_scan_columns():
-    """The first GPU and API rows of a real log, their numbers those float() gives the printed text."""
+    """The GPU and API rows of a real log as two segments, their numbers those float() gives the
+    printed text."""
     lines = ["header"] + ROWS + ["==1== NVPROF is profiling process 1, command: ./m"]
-    count, stop, labels, names, calls, pct, total, avg, lo, hi, pct_at = rowscan.scan(lines, 1, 100)
+    count, stop, segments, pct_at = rowscan.scan(lines, 1, 100)
     assert (count, stop, pct_at) == (20, 0, -1)
-    assert labels == [(0, "GPU activities"), (6, "API calls")]
-    assert names[:2] == ["fill(void)", "parallel_redution_block(void)"] and names[-1] == "cuDeviceGetUuid"
-    assert calls[:3] == [400, 100, 400] and calls[-1] == 1
-    assert isinstance(pct, array) and pct.typecode == "d"
+    assert [(seg[0], seg[1], len(seg[2])) for seg in segments] == [("GPU activities", 0, 6), ("API calls", 6, 14)]
+    label, a, names, calls, pct, total, avg, lo, hi = segments[0]
+    assert names[:2] == ["fill(void)", "parallel_redution_block(void)"]
+    assert calls[:3] == [400, 100, 400]
+    assert all(isinstance(x, array) and x.typecode == "d" and len(x) == 6 for x in (pct, total, avg, lo, hi))
     assert (pct[0], total[0], avg[0], lo[0], hi[0]) == (49.75, 2202700.0, 5506.0, 5439.0, 6111.0)
-    assert (total[6], avg[6], lo[6], hi[6]) == (98832000.0, 49416000.0, 564.0, 98831000.0)
+    label, a, names, calls, pct, total, avg, lo, hi = segments[1]
+    assert (names[0], calls[0], total[0], avg[0], lo[0], hi[0]) == ("cudaEventCreate", 2, 98832000.0, 49416000.0,
+                                                                    564.0, 98831000.0)
+    assert names[-1] == "cuDeviceGetUuid" and calls[-1] == 1
+    # a label naming the section the rows are in goes on with it; OpenACC's two are one section
+    acc = ["OpenACC (excl):   50.00%  1.0000ms         2  500.00us  400.00us  600.00us  acc_wait",
+           "OpenACC (incl):   50.00%  1.0000ms         2  500.00us  400.00us  600.00us  acc_wait"]
+    got = rowscan.scan(ROWS[1:3] + acc + ROWS[6:8], 0, 10)
+    assert [(seg[0], seg[1], len(seg[2])) for seg in got[2]] == [(None, 0, 2), ("OpenACC (excl)", 2, 2),
+                                                                 ("API calls", 4, 2)]
     assert rowscan.scan(lines, 1, 3)[0] == 3  # lines[k:k+limit]
     assert rowscan.scan(lines, 21, 5) == (0, 0)  # not a row
     assert rowscan.scan(lines, 50, 5) == (0, 0)  # past the end
@@ -111,7 +122,7 @@ def test_scan_columns():
     assert rowscan.scan(["  1.00%  1s  1  1s  1s  1s  a|b"], 0, 1) == (0, 1)  # markup
     assert rowscan.scan(lines[1:3] + ["  1.00%  1s  1  1s  1s  1s  µ"], 0, 5) == (2, 2)  # for the regex
     assert rowscan.scan([b"  1.00%  1s  1  1s  1s  1s  x"], 0, 1) == (0, 2)  # type: ignore[list-item]
-    assert rowscan.scan(["  1.00%  260.10ms  1  1s  1s  1s  x"], 0, 1)[6][0] == 260100000.0
+    assert rowscan.scan(["  1.00%  260.10ms  1  1s  1s  1s  x"], 0, 1)[2][0][5][0] == 260100000.0
     with pytest.raises(TypeError):
         rowscan.scan(("a",), 0, 1)
     with pytest.raises(ValueError):
@@ -190,10 +201,10 @@ def test_match_is_the_regex(line):
             rowscan.match(line)
 
 
-def _columns(got, n: int):
-    count, stop, labels, names, calls, pct, total, avg, lo, hi, pct_at = got
-    return ([x for x in labels if x[0] < n], names[:n], calls[:n],
-            [a[:n].tobytes() for a in (pct, total, avg, lo, hi)], pct_at if pct_at < n else -1)
+def _columns(got):
+    """The segments with their arrays as bytes (so that equal means equal to the bit)."""
+    count, stop, segments, pct_at = got
+    return count, stop, pct_at, [(*seg[:4], [a.tobytes() for a in seg[4:]]) for seg in segments]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -208,11 +219,11 @@ def test_scan_is_the_regex(lines, k, limit):
         c, py = rowscan.scan(lines, k, limit), nvprof._scan_regex(lines, k, limit=limit)
     assert c[:2] == py[:2]
     if not c[0]:
-        assert len(c) == 2
+        assert len(c) == len(py) == 2
         return
-    assert _columns(c, c[0]) == _columns(py, py[0])
-    for a in c[5:10]:
-        assert isinstance(a, array) and a.typecode == "d" and len(a) == c[0]
+    assert _columns(c) == _columns(py)
+    for seg in c[2]:
+        assert all(isinstance(a, array) and a.typecode == "d" and len(a) == len(seg[2]) for a in seg[4:])
 
 
 ROW = "{pre}{pct}%  {t}  {calls}  1.5us  1us  2us  {name}"
@@ -251,4 +262,4 @@ def test_edges(line):
     c, py = rowscan.scan(lines, 0, 2), nvprof._scan_regex(lines, 0)
     assert c[:2] == py[:2]
     if c[0]:
-        assert _columns(c, 2) == _columns(py, 2)
+        assert _columns(c) == _columns(py)

@@ -9,15 +9,21 @@ profconv.parse.dialects.nvprof._FAST_ROW matches,
 
 that holds no markup (nvprof._needs_clean) and whose Time(%) is at most 100, and returns
 
-    (count, stop, labels, names, calls, pct, total_ns, avg_ns, min_ns, max_ns, pct_at)
+    (count, stop, segments, pct_at)
 
 count: the rows read (lines[k:k+count]); stop: 0 where the line after them is no such row (or the
 range ended), 1 where it matched but holds markup or a share above 100, 2 where the scan reached a
 line it leaves to the regex (a str that is not ASCII, or not a str): the caller reads the run again
-with the regex path, which gives the same result there by definition; labels: [(index, label)] of
-the rows that carry a section label; names: the names, right-stripped as str.rstrip does; calls: ints;
-the five times as array('d') (pct as printed, times in ns); pct_at: the index of the first name
-holding '%' (-1: none). Where no row is kept (count 0, or stop 2) it returns (count, stop) alone.
+with the regex path, which gives the same result there by definition; pct_at: the index of the
+first name holding '%' (-1: none). Where no row is kept (count 0, or stop 2) it returns (count,
+stop) alone. segments: the rows cut where a label names another section than the rows before
+(GPU activities, API calls, OpenACC), each
+
+    (label, a, names, calls, pct, total_ns, avg_ns, min_ns, max_ns)
+
+label: the label of row a (None: the first segment's rows carry none), a: its first row's index in
+the run, names: right-stripped as str.rstrip does, calls: ints, the five times as array('d') (pct
+as printed, times in ns).
 
 Every number is the one the pure-Python path makes: the text float() is given there (the digits
 and the unit's exponent: '2.2027' 'ms' -> '2.2027e6') converted by PyOS_string_to_double, which is
@@ -32,6 +38,7 @@ and '.' anything but '\n'. */
 static PyObject *array_type;      /* array.array */
 static PyObject *typecode_d;      /* 'd' */
 static PyObject *label_str[4];    /* 'GPU activities', 'API calls', 'OpenACC (excl)', 'OpenACC (incl)' */
+static const int SECTION[4] = {0, 1, 2, 2};  /* nvprof.LABEL_SECTIONS: gpu, api, openacc, openacc */
 static const char *const LABELS[4] = {"GPU activities", "API calls", "OpenACC (excl)", "OpenACC (incl)"};
 static const size_t LABEL_LEN[4] = {14, 9, 14, 14};
 static unsigned char SPACE[128];  /* Py_UNICODE_ISSPACE of each ASCII character */
@@ -250,7 +257,8 @@ static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp,
 }
 
 typedef struct {
-    double *v;  /* 5 columns of cap values each */
+    double *v;          /* 5 columns of cap values each */
+    signed char *label; /* each row's label (-1: none) */
     Py_ssize_t cap;
 } cols_t;
 
@@ -262,17 +270,53 @@ static int grow(cols_t *c, Py_ssize_t need)
     while (cap < need)
         cap *= 2;
     double *v = PyMem_Malloc(sizeof(double) * 5 * (size_t)cap);
-    if (v == NULL) {
+    signed char *label = PyMem_Malloc((size_t)cap);
+    if (v == NULL || label == NULL) {
+        PyMem_Free(v);
+        PyMem_Free(label);
         PyErr_NoMemory();
         return -1;
     }
-    for (int k = 0; k < 5; k++)
-        if (c->cap)
+    if (c->cap) {
+        for (int k = 0; k < 5; k++)
             memcpy(v + k * cap, c->v + k * c->cap, sizeof(double) * (size_t)c->cap);
+        memcpy(label, c->label, (size_t)c->cap);
+    }
     PyMem_Free(c->v);
+    PyMem_Free(c->label);
     c->v = v;
+    c->label = label;
     c->cap = cap;
     return 0;
+}
+
+/* rows [a, b) of the run as one segment: (label, a, names, calls, pct, total, avg, min, max) */
+static PyObject *segment(PyObject *names, PyObject *calls, PyObject *all, Py_ssize_t count, int label,
+                         Py_ssize_t a, Py_ssize_t b)
+{
+    PyObject *seg = PyTuple_New(9), *o;
+    if (seg == NULL)
+        return NULL;
+    PyTuple_SET_ITEM(seg, 0, Py_NewRef(label >= 0 ? label_str[label] : Py_None));
+    if ((o = PyLong_FromSsize_t(a)) == NULL)
+        goto fail;
+    PyTuple_SET_ITEM(seg, 1, o);
+    int whole = a == 0 && b == count;  /* the run's own lists: no copy */
+    if ((o = whole ? Py_NewRef(names) : PyList_GetSlice(names, a, b)) == NULL)
+        goto fail;
+    PyTuple_SET_ITEM(seg, 2, o);
+    if ((o = whole ? Py_NewRef(calls) : PyList_GetSlice(calls, a, b)) == NULL)
+        goto fail;
+    PyTuple_SET_ITEM(seg, 3, o);
+    for (int t = 0; t < 5; t++) {
+        if ((o = PySequence_GetSlice(all, t * count + a, t * count + b)) == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(seg, 4 + t, o);
+    }
+    return seg;
+fail:
+    Py_DECREF(seg);  /* the items not set are NULL: tuple dealloc skips them */
+    return NULL;
 }
 
 static PyObject *scan(PyObject *self, PyObject *args)
@@ -285,12 +329,12 @@ static PyObject *scan(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "scan: k and limit must not be negative");
         return NULL;
     }
-    PyObject *labels = PyList_New(0), *names = PyList_New(0), *calls = PyList_New(0);
+    PyObject *names = PyList_New(0), *calls = PyList_New(0), *all = NULL, *segments = NULL;
     PyObject *result = NULL;
-    cols_t c = {NULL, 0};
+    cols_t c = {NULL, NULL, 0};
     Py_ssize_t count = 0, pct_at = -1;
     int stop = 0;
-    if (labels == NULL || names == NULL || calls == NULL)
+    if (names == NULL || calls == NULL)
         goto done;
     Py_INCREF(lines);
     for (Py_ssize_t x = k; x - k < limit; x++) {
@@ -353,15 +397,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
         Py_DECREF(ncalls);
         if (err < 0)
             goto fail_item;
-        if (r.label >= 0) {
-            PyObject *pair = Py_BuildValue("(nO)", count, label_str[r.label]);
-            if (pair == NULL)
-                goto fail_item;
-            err = PyList_Append(labels, pair);
-            Py_DECREF(pair);
-            if (err < 0)
-                goto fail_item;
-        }
+        c.label[count] = (signed char)r.label;
         if (pct_at < 0 && memchr(s + r.na, '%', (size_t)(r.nb - r.na)) != NULL)
             pct_at = count;
         for (int t = 0; t < 5; t++)
@@ -380,36 +416,44 @@ static PyObject *scan(PyObject *self, PyObject *args)
         goto done;
     }
     {
-        /* the five columns as one array of doubles, then a slice of it each */
+        /* the five columns as one array of doubles, each segment's a slice of it */
         PyObject *raw = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * 5 * count);
         if (raw == NULL)
             goto done;
         for (int t = 0; t < 5; t++)
             memcpy(PyBytes_AS_STRING(raw) + sizeof(double) * (size_t)(t * count), c.v + t * c.cap,
                    sizeof(double) * (size_t)count);
-        PyObject *all = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
+        all = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
         Py_DECREF(raw);
-        if (all == NULL)
+        if (all == NULL || (segments = PyList_New(0)) == NULL)
             goto done;
-        PyObject *arr[5] = {NULL, NULL, NULL, NULL, NULL};
-        for (int t = 0; t < 5; t++) {
-            arr[t] = PySequence_GetSlice(all, t * count, (t + 1) * count);
-            if (arr[t] == NULL) {
-                for (int u = 0; u < t; u++)
-                    Py_DECREF(arr[u]);
-                Py_DECREF(all);
+        /* a segment ends where a label names another section (the first: unknown without a label) */
+        Py_ssize_t a = 0;
+        int cur = c.label[0] >= 0 ? SECTION[c.label[0]] : -1;
+        for (Py_ssize_t x = 1; x <= count; x++) {
+            if (x < count && (c.label[x] < 0 || SECTION[c.label[x]] == cur))
+                continue;
+            PyObject *seg = segment(names, calls, all, count, c.label[a], a, x);
+            if (seg == NULL)
                 goto done;
+            int err = PyList_Append(segments, seg);
+            Py_DECREF(seg);
+            if (err < 0)
+                goto done;
+            if (x < count) {
+                a = x;
+                cur = SECTION[c.label[x]];
             }
         }
-        Py_DECREF(all);
-        result = Py_BuildValue("(niOOONNNNNn)", count, stop, labels, names, calls, arr[0], arr[1], arr[2],
-                               arr[3], arr[4], pct_at);
+        result = Py_BuildValue("(niOn)", count, stop, segments, pct_at);
     }
 done:
     PyMem_Free(c.v);
-    Py_XDECREF(labels);
+    PyMem_Free(c.label);
     Py_XDECREF(names);
     Py_XDECREF(calls);
+    Py_XDECREF(all);
+    Py_XDECREF(segments);
     return result;
 }
 
@@ -451,7 +495,7 @@ static PyObject *match(PyObject *self, PyObject *arg)
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
-     "scan(lines, k, limit) -> (count, stop, labels, names, calls, pct, total_ns, avg_ns, min_ns, max_ns, pct_at):\n"
+     "scan(lines, k, limit) -> (count, stop, segments, pct_at):\n"
      "the plain nvprof summary rows of lines[k:k+limit] (see the module's source)."},
     {"match", match, METH_O, "match(line): _FAST_ROW.match(line).groups() for an ASCII str, or None (tests)."},
     {NULL, NULL, 0, NULL},

@@ -1242,20 +1242,19 @@ def _body(raw: str) -> str:
 
 _GROUPS = re.Match.groups
 SUMMARY_CHUNK = 64  # lines matched at a time by the bulk summary reader (doubling up to BULK_LINES)
-_NO_FLOATS = array("d")
 
 
 def _scan_regex(lines: list[str], k: int, first: re.Match | None = None, limit: int | None = None) -> tuple:
     """The plain rows of a standard nvprof summary table from index k, by the regex: what
     profconv.parse._rowscan.scan(lines, k, limit) returns, the same values to the bit (see its
-    source): (count, stop, labels, names, calls, pct, total_ns, avg_ns, min_ns, max_ns, pct_at).
-    The run is the lines _FAST_ROW matches, up to the first with markup or a share above 100
-    (stop 1 there, else 0); `first` is line k's match where the caller has it."""
+    source): (count, stop, segments, pct_at), or (count, stop) where no row is kept. The run is
+    the lines _FAST_ROW matches, up to the first with markup or a share above 100 (stop 1 there,
+    else 0); `first` is line k's match where the caller has it."""
     n = len(lines) if limit is None else min(len(lines), k + limit)
     if first is None:
         first = _FAST_ROW.match(lines[k]) if k < n else None
         if first is None:
-            return 0, 0, [], [], [], _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, -1
+            return 0, 0
     found: list[Any] = [first]
     j, step = k + 1, SUMMARY_CHUNK
     while j < n:
@@ -1270,89 +1269,100 @@ def _scan_regex(lines: list[str], k: int, first: re.Match | None = None, limit: 
     if _needs_clean("\n".join(lines[k : k + len(found)])):  # markup a report added: the run ends before it
         del found[next(x for x, r in enumerate(lines[k : k + len(found)]) if _needs_clean(r)) :]
         stop = 1
+    if not found:
+        return 0, stop
     # C-level maps from here: the groups transposed into columns, numbers by float() and int()
-    cols = list(zip(*map(_GROUPS, found))) or [()] * 12
+    cols = list(zip(*map(_GROUPS, found)))
     del found
     pct = list(map(float, cols[1]))
-    if pct and max(pct) > 100.0:  # not a share: the run ends before it
+    if max(pct) > 100.0:  # not a share: the run ends before it
         cut = next(x for x, p in enumerate(pct) if p > 100.0)
+        if not cut:
+            return 0, 1
         del pct[cut:]
         cols = [c[:cut] for c in cols]
         stop = 1
+    count = len(pct)
     names = list(map(str.rstrip, cols[11]))
+    calls = list(map(int, cols[4]))
     unit = _UNIT_EXP.__getitem__
-    total, avg, lo, hi = (array("d", map(float, map(add, cols[v], map(unit, cols[v + 1])))) for v in (2, 5, 7, 9))
-    labels = [(x, lab) for x, lab in enumerate(cols[0]) if lab] if cols[0].count(None) != len(pct) else []
+    times = [list(map(float, map(add, cols[v], map(unit, cols[v + 1])))) for v in (2, 5, 7, 9)]
+    labels = cols[0]
+    # a segment ends where a label names another section (the first's is unknown without a label)
+    cuts = [0]
+    if labels.count(None) != count:
+        cur = LABEL_SECTIONS[labels[0]] if labels[0] else None
+        for x, lab in enumerate(labels):
+            if x and lab and LABEL_SECTIONS[lab] != cur:
+                cuts.append(x)
+                cur = LABEL_SECTIONS[lab]
+    cuts.append(count)
+    segments = []
+    for a, b in zip(cuts, cuts[1:]):
+        whole = a == 0 and b == count
+        segments.append((labels[a], a, names if whole else names[a:b], calls if whole else calls[a:b],
+                         array("d", pct[a:b]), *(array("d", t[a:b]) for t in times)))
     pct_at = next(x for x, nm in enumerate(names) if "%" in nm) if "%" in "\x00".join(names) else -1
-    return len(pct), stop, labels, names, list(map(int, cols[4])), array("d", pct), total, avg, lo, hi, pct_at
+    return count, stop, segments, pct_at
 
 
 def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, events: list[_Event],
                   result: DialectResult) -> int:
     """Plain rows of a standard nvprof summary table (8 columns, '.' decimal mark, no markup)
-    from index k, as `got` holds them (_rowscan.scan or _scan_regex), kept as columns of their
-    block, no Row object per row. Returns the index after them (k: none here, the line path reads
-    line k). A row glued after a name ends them; a last row whose name may go on (a wrapped name)
-    is left to the line path, which keeps a row open."""
-    count, _, labels, names, calls, pct, total, avg, lo, hi, pct_at = got
+    from index k, as `got` holds them (_rowscan.scan or _scan_regex: segments of one section
+    each), kept as columns of their block, no Row object per row. Returns the index after them (k:
+    none here, the line path reads line k). A row glued after a name ends them; a last row whose
+    name may go on (a wrapped name) is left to the line path, which keeps a row open."""
+    count, _, segments, pct_at = got
+    n = count
     if pct_at >= 0:  # a row glued after a name (line breaks lost): from there on, the line path
+        names = [nm for seg in segments for nm in seg[2]]
         count = next((x for x in range(pct_at, count) if "%" in names[x] and _GLUED_ROW.search(names[x])), count)
-    if count and _name_continues(names[count - 1]):
-        count -= 1  # a name that may go on: the line path keeps it open
+    if count:
+        last = segments[-1] if count == n else next(seg for seg in reversed(segments) if seg[1] < count)
+        if _name_continues(last[2][count - 1 - last[1]]):
+            count -= 1  # a name that may go on: the line path keeps it open
     if not count:
         return k
+    if count < n:  # the segments up to row `count`
+        segments = [seg if seg[1] + len(seg[2]) <= count else (*seg[:2], *(c[: count - seg[1]] for c in seg[2:]))
+                    for seg in segments if seg[1] < count]
     table.votes.dot += count
     table.open_row = None
     table.neutral_run = 0
     table.orphan_text = False
     result.rows_read.append((k + 1, k + count))  # claimed by their range (no set of a number per row)
-    # segments of one section (a label switches it: 'GPU activities:' rows, then 'API calls:')
-    cuts, secs = [0], [table.section]
-    for x, lab in labels:
-        if x >= count:
-            break
-        sec = LABEL_SECTIONS[lab]
-        if x == 0:
-            secs[0] = sec
-        elif sec != secs[-1]:
-            cuts.append(x)
-            secs.append(sec)
-    cuts.append(count)
-    whole = count == len(names)
-    for s, section in enumerate(secs):
-        a, b = cuts[s], cuts[s + 1]
-        table.section = section
+    # one block per section: a label switches it ('GPU activities:' rows, then 'API calls:')
+    for label, a, names, calls, pct, total, avg, lo, hi in segments:
+        if label is not None:
+            table.section = LABEL_SECTIONS[label]
+        section = table.section
         key = section or "?"
+        b = a + len(names)
         blk = table.by_section.get(key)
         if blk is None:
             blk = table.by_section[key] = Block(section=section, line_start=k + a + 1, line_end=k + a + 1)
             events.append(_Event("block", k + a + 1, block=blk))
         starts = list(range(k + a + 1, k + b + 1))
-        if whole and len(secs) == 1:
-            part = (names, calls, pct, total, avg, lo, hi)
-        else:
-            part = (names[a:b], calls[a:b], pct[a:b], total[a:b], avg[a:b], lo[a:b], hi[a:b])
         if blk.rows:  # a block read line by line so far: these join it as rows
-            rows = list(map(Row, [key] * (b - a), part[0], starts, starts, *part[2:4], part[1], *part[4:]))
+            rows = list(map(Row, [key] * (b - a), names, starts, starts, pct, total, calls, avg, lo, hi))
             blk.rows.extend(rows)
             table.read.extend((r, _body(raw), table.fields, table.time_unit)
                               for r, raw in zip(rows, lines[k + a : k + b]))
         elif blk.table is None:
             # times as arrays of doubles (no float object per cell while the input is held)
             blk.table = Rows.trusted({
-                "section": [key] * (b - a), "name": part[0], "line_start": starts,
+                "section": [key] * (b - a), "name": names, "line_start": starts,
                 "line_end": starts.copy(),  # the same int objects, a list of its own
-                "time_pct": part[2], "total_ns": part[3], "calls": part[1],
-                "avg_ns": part[4], "min_ns": part[5], "max_ns": part[6],
+                "time_pct": pct, "total_ns": total, "calls": calls, "avg_ns": avg, "min_ns": lo, "max_ns": hi,
             }, b - a)
             table.bulk_raw[key] = [(k + a, k + b)]
-        else:
+        else:  # a second part of this section's block (a table cut by a profile part, or labels alike)
             c = blk.table.cols
-            c["section"].extend([key] * (b - a))  # type: ignore[attr-defined]
-            for col, v in zip(("name", "calls", "time_pct", "total_ns", "avg_ns", "min_ns", "max_ns"), part):
+            for col, v in (("section", [key] * (b - a)), ("name", names), ("line_start", starts),
+                           ("line_end", starts), ("time_pct", pct), ("total_ns", total), ("calls", calls),
+                           ("avg_ns", avg), ("min_ns", lo), ("max_ns", hi)):
                 c[col].extend(v)  # type: ignore[attr-defined]
-            c["line_start"].extend(starts)  # type: ignore[attr-defined]
-            c["line_end"].extend(starts)  # type: ignore[attr-defined]
             blk.table.n += b - a
             table.bulk_raw[key].append((k + a, k + b))
         blk.line_end = k + b
