@@ -179,3 +179,23 @@ def test_spooled_output_copied_by_the_kernel_is_the_same(tmp_path, out):
     with open(target, "wb") as f:
         assert subprocess.run(cmd, stdout=f, env=env).returncode == 0
     assert target.read_bytes() == want
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                          st.sampled_from([1e-4, 9.999999999999999e-05, 1e16, 9999999999999998.0, 1e-5, 0.0, -0.0,
+                                           5e-324, 1.5e-06, 0.877, 123456.0])), min_size=1, max_size=30))
+def test_float_cells_are_repr(values):
+    """A float column's CSV cells: float.__repr__ of each ('' for NaN), however msgspec writes them."""
+    from profconv.render.rows import _float_cells
+
+    want = [b"" if v != v else repr(v).encode() for v in values]
+    got = _float_cells(values)
+    assert got is None or got == want
+
+
+def test_float_cells_write_only_the_odd_cells_by_repr():
+    from profconv.render.rows import _float_cells
+
+    assert _float_cells([0.5, 1.5e-06, 0.25, float("nan"), 2e16]) == [b"0.5", b"1.5e-06", b"0.25", b"", b"2e+16"]
+    assert _float_cells([0.5, 230307.00000000003]) == [b"0.5", b"230307.00000000003"]

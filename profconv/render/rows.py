@@ -160,6 +160,32 @@ def _numbers(values: list[Any]) -> list[bytes] | None:
     return text.split(b",")
 
 
+def _float_cells(values: list[float]) -> list[bytes] | None:
+    """_numbers of a column of floats, where msgspec's text may differ from repr's in some cells:
+    those where repr writes an exponent (|x| < 1e-4 or >= 1e16), NaN and infinities (and negative
+    numbers, for brevity) are written by repr ('' for NaN), the others kept -- a column of shares
+    with a few tiny ones is not written by repr whole. None where a cell outside those differs too
+    (an exponent msgspec chose): then repr writes them all."""
+    global _encode
+    if _encode is None:
+        import msgspec
+
+        _encode = msgspec.json.Encoder().encode
+    text = _encode(values)[1:-1]
+    cells = text.split(b",")
+    if b"e" not in text and b"n" not in text and not (b"0.0000" in text and _tiny(text)):
+        return cells
+    bad = [i for i, v in enumerate(values) if not 1e-4 <= v < 1e16]
+    marks = text.count(b"e") + text.count(b"n")  # exponents and nulls: each in a cell of its own
+    if marks != sum(cells[i].count(b"e") + cells[i].count(b"n") for i in bad):
+        return None
+    rep = float.__repr__
+    for i in bad:
+        t = rep(values[i])
+        cells[i] = b"" if t == "nan" else t.encode()
+    return cells
+
+
 def _tiny(text: bytes) -> bool:
     """A cell of comma-separated numbers starts with 0.0000 (|x| < 1e-4, where repr writes an
     exponent and msgspec does not); a longer number that only holds those digits (230307.00000000003,
@@ -193,7 +219,7 @@ def _cells(name: str, values: list[Any], typed: type | None = None) -> bytes | l
             return b""
         out = None
         if typed is float or (type(first) is float and set(map(type, values)) == {float}):
-            out = _numbers(values)
+            out = _float_cells(values)
         if out is None:
             text = list(map(float.__repr__, values))
             if "nan" in text:
