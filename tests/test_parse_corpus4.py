@@ -425,3 +425,24 @@ def test_nvprof_events_with_the_device_line_joined_to_the_kernel_line(tmp_path):
     assert list(zip(f["name"], f["metric"], f["value"], f["calls"], f["line_start"])) == [
         ("mm$_omp_fn$0", "warps_launched", 154224.0, 1, 6),
         ("mm$_omp_fn$0", "warp_execution_efficiency", 98.32, 1, 11)]
+
+
+SPLIT_TIMES = """======== Profiling result:
+Time (%) Time Calls Avg Min Max Name
+31.11% 1.15312s 18 64.062ms 64.039ms 64.083ms calc3_273_gpu
+23.35% 865 0.68ms 20 43.284ms 43.244ms 43.325ms calc1_142_gpu
+...
+======== API calls:
+Time (%) Time Calls Avg Min Max Name
+92.65% 3.49314s 62 56.341ms 1.8850us 70.771ms cuStreamSynchronize
+3.78% 142 0.36ms 1 142.36ms 142.36ms 142.36ms cuDevicePrimaryCtxRetain
+"""
+
+
+def test_times_split_by_a_document_converter_are_reported(tmp_path):
+    """An OpenACC tutorial's nvprof summary after a document conversion split '865.68ms' into
+    '865 0.68ms' (and '142.36ms' into '142 0.36ms'): such a row has a cell too many and is reported,
+    never read with its columns shifted (865 calls, 0.68 ms)."""
+    ps = _parse_text(tmp_path, SPLIT_TIMES)
+    assert list(ps.frame["name"]) == ["calc3_273_gpu", "cuStreamSynchronize"]
+    assert [n for n, _ in ps.unplaced] == [4, 9]
