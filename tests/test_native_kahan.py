@@ -73,6 +73,9 @@ def test_every_test_log(path, monkeypatch):
     except NoProfileFound:
         return
     rows = ps.rows
+    # the parser's columns are what C reads (floats, array('d'), ints): no silent fall back to Python
+    assert kahan.rank(rows.col("section"), rows.col("profile"), rows.col("table"), rows.col("time_pct"),
+                      rows.col("total_ns"), TIMED_SECTIONS, 0.9) is not None
     _same(rows, monkeypatch)
     _same(rows, monkeypatch, threshold=0.5)
     # the notes next to the tables: from the C module's notable sections, the Python path's and a
