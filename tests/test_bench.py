@@ -132,6 +132,7 @@ def test_report_and_compare_read_bench_records(cli, tmp_path):
     assert "| cifar10 | conv1 | M=16 C=3 32x32 K=5 pad 2 | tuned | " in (tmp_path / "c.md").read_text()
 
 
+@pytest.mark.nogpu
 def test_bench_cli_errors_are_one_line(cli):
     r = cli("bench")
     assert r.returncode == 3 and r.stderr.count("\n") == 1 and "needs a CUDA GPU" in r.stderr
@@ -218,6 +219,7 @@ def test_markdown_shows_the_interval_and_both_l2_states_when_recorded():
     assert "## ece408 conv1" in md and "± (95%)" not in md.split("## ece408 conv1")[1]  # only where recorded
 
 
+@pytest.mark.nogpu
 def test_bench_layer_option_names_a_conv_layer(cli):
     r = cli("bench", "--model", "ece408", "--layer", "ece408/conv9")
     assert r.returncode == 2

@@ -337,6 +337,7 @@ def test_bullets_wrap_under_their_text():
     assert lines[0].startswith("• command:") and all(line.startswith("  ") for line in lines[1:]) and len(lines) > 1
 
 
+@pytest.mark.nogpu
 def test_sigterm_ends_a_run_as_ctrl_c_does_with_its_partial_record(tmp_path):
     """hostile-input.md §26: `kill` (or a batch system's time limit) used to leave `"interrupted": false`."""
     import json

@@ -190,7 +190,8 @@ def test_sigterm_ends_the_running_jobs_like_ctrl_c(klass: Path, tmp_path: Path) 
     from profconv.errors import ExitStatus
 
     out = tmp_path / "g"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                                     os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen([sys.executable, "-m", "profconv", "grade", str(klass / "erin"), "--dry-run",
                              "--timeout", "60", "--out", str(out), "--job-command", FAKE],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -227,6 +228,7 @@ def test_warmup_specs_one_per_model_and_gpu_type(tmp_path: Path) -> None:
                                             "--variant", "naive", "--out", str(tmp_path / "warmup" / "ece408")]
 
 
+@pytest.mark.nogpu
 def test_grade_warms_up_before_the_jobs_and_goes_on_when_it_fails(klass: Path, tmp_path: Path,  # noqa: F811
                                                                   monkeypatch) -> None:
     monkeypatch.setattr("profconv.grade.gpus.query", lambda ids=None, timeout=15.0: [])

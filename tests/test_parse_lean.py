@@ -167,7 +167,8 @@ def test_spooled_output_copied_by_the_kernel_is_the_same(tmp_path, out):
     log = tmp_path / "long.log"
     log.write_text((DATA / "nvprof-new" / "tyler-cs566-reductions.log").read_text() * 1800)  # 4.4 MB: streamed
     want = run_cli("parse", str(log), out).stdout.encode()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
+                                                                     os.environ.get("PYTHONPATH")]))}
     cmd = [sys.executable, "-m", "profconv", "parse", str(log), out]
     piped = subprocess.run(cmd, capture_output=True, env=env)
     assert piped.returncode == 0 and piped.stdout == want
