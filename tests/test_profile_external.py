@@ -157,13 +157,17 @@ def test_ncu_launches_attributed_to_ranges():
 def test_cli_profile_errors(cli):
     r = cli("run", "--profile", "vtune", "--images", "5")
     assert r.returncode == 2 and "--profile takes one of cupti, ncu, nsys, nvprof (or cupti,ncu), not 'vtune'" in r.stderr
-    r = cli("run", "--profile", "cupti", "--images", "5")
-    assert r.returncode == 3 and "--profile cupti needs a CUDA GPU and CuPy" in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1
     r = cli("run", "--profile", "cupti,ncu,nsys", "--images", "5")
     assert r.returncode == 2 and "one external profiler per run, not ncu, nsys" in r.stderr
     r = cli("run", "--profile", "ncu", "--ncu-clock-control", "boost", "--images", "5")
     assert r.returncode == 2 and "--ncu-clock-control takes none or base" in r.stderr
+
+
+@pytest.mark.nogpu
+def test_cli_profile_without_gpu_is_one_line_exit_3(cli):
+    r = cli("run", "--profile", "cupti", "--images", "5")
+    assert r.returncode == 3 and "--profile cupti needs a CUDA GPU and CuPy" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_ncu_table_renders_the_conv_ops():

@@ -143,6 +143,7 @@ def _umask() -> int:
     return mask
 
 
+@pytest.mark.nogpu
 def test_cli_without_gpu_runs_cpu_reference(cli, tmp_path):
     r = cli("run", "--model", "ece408", "--images", "10,20", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
@@ -199,6 +200,7 @@ def test_kernel_headers_are_expanded_into_the_source():
     assert "#include <cuda_fp16.h>" in kernel_source("fp16.cu")  # system headers stay for NVRTC
 
 
+@pytest.mark.nogpu
 def test_gpu_variants_without_gpu_are_one_line_exit_3_and_no_record(cli, tmp_path):
     r = cli("run", "--model", "ece408", "--variant", "naive,tuned", "--images", "10", "--out", str(tmp_path / "r"))
     assert r.returncode == 3
