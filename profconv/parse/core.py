@@ -24,6 +24,7 @@ from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
+    COLUMNS,
     ROW_FIELDS,
     ProfileInfo,
 )
@@ -514,6 +515,28 @@ def _gathered(pieces: list[tuple[Any, int, int, str, int]]) -> Rows:
     return Rows(cols, sum(ns))
 
 
+def _joined(parts: list[Rows]) -> Rows:
+    """Rows.concat of this reading's own parts, a big first part's column lists extended in place
+    (a trace and the summary of it: no copy of the trace's columns)."""
+    parts = [p for p in parts if p.n]
+    head = parts[0] if parts else None
+    if head is None or len(parts) == 1 or head.n < SMALL_TABLE:
+        return Rows.concat(parts)
+    own = list(head.cols.values())
+    if any(type(c) is not list for c in own) or len(set(map(id, own))) != len(own):
+        return Rows.concat(parts)  # an array, a range, or one list behind two columns: copied
+    cols: dict[str, Any] = {}
+    for name in [c for c in COLUMNS if any(c in p.cols for p in parts)]:
+        col = head.cols.get(name)
+        if col is None:
+            col = [missing_value(name)] * head.n
+        for p in parts[1:]:
+            got = p.cols.get(name)
+            col.extend(got if got is not None else repeat(missing_value(name), p.n))  # type: ignore[attr-defined]
+        cols[name] = col
+    return Rows.trusted(cols, sum(p.n for p in parts))
+
+
 def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
@@ -552,7 +575,7 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     if pieces:
         parts.append(_gathered(pieces))
         del pieces
-    rows = Rows.concat(parts)
+    rows = _joined(parts)
     if not rows.n:
         return rows
     if shift:
