@@ -175,8 +175,11 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     import signal
     import time
 
+    # SIGINT as a terminal's Ctrl-C delivers it: a suite started in the background by a shell without
+    # job control (`.ci/run &`) ignores SIGINT, and a child inherits that (Python then installs no handler)
     proc = subprocess.Popen([sys.executable, "-m", "profconv", "run", "--model", "ece408", "--images", "10,20,10000",
-                             "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while not (tmp_path / "run.json").exists() and time.time() < deadline:  # the 10-image run has finished
         time.sleep(0.1)
