@@ -728,3 +728,49 @@ def test_unified_memory_trailer_that_is_not_a_count_is_unplaced(faults, thrashes
     names = set(_sec(ps, "unified-memory")["name"])
     assert "Total CPU Page faults" not in names and "Total CPU thrashes" not in names
     assert ps.unplaced == [(8, f"Total CPU Page faults: {faults}"), (9, f"Total CPU thrashes: {thrashes}")]
+
+
+# ---------------------------------------------------------------- logs cut short
+
+CUT_SUMMARY = """==17612== Profiling application: ./main
+==17612== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   60.00%  3.0000ms       300  10.000us  9.0000us  11.000us  fill(void)
+                   40.00%  2.0000ms       100  20.000us  19.000us  21.000us  reduce(void)
+      API calls:   95.00%  95.000ms         2  47.500ms     564ns  95.000ms  cudaEventCreate
+                    5.00%  5.0000ms       800  6.2500us  1.0040us  290.27us  cudaDeviceSynchronize
+                    0.00%     917ns
+"""
+
+
+def test_a_summary_row_cut_by_the_end_of_the_log_is_reported():
+    """A log cut inside a row (a copy that stopped, a disk that filled): the row's numbers wait for a
+    name that never comes; at the end of the input they are reported as unplaced (they had been
+    dropped without a word), and the rows before them are kept."""
+    ps = _parse(CUT_SUMMARY)
+    api = _sec(ps, "api")
+    assert list(api["name"]) == ["cudaEventCreate", "cudaDeviceSynchronize"]
+    assert list(api["total_ns"]) == [95e6, 5e6]
+    assert list(_sec(ps, "gpu")["calls"]) == [300, 100]
+    assert [n for n, _ in ps.unplaced] == [8]
+
+
+CUT_TRACE = """==2020== Profiling application: ./vectorAdd
+==2020== Profiling result:
+   Start  Duration            Grid Size      Block Size     Regs*    SSMem*    DSMem*      Size  Throughput  SrcMemType  DstMemType           Device   Context    Stream  Name
+212.45ms  23.648us                    -               -         -         -         -  195.31KB  7.8763GB/s      Pinned      Device  Tesla T4 (0)         1         7  [CUDA memcpy HtoD]
+212.48ms  7.8410us            (196 1 1)       (256 1 1)        16        0B        0B         -           -           -           -  Tesla T4 (0)         1         7  vectorAdd(float const *, float const *, float*, int) [116]
+212.50ms  20.738
+"""
+
+
+def test_a_trace_row_cut_by_the_end_of_the_log_is_reported():
+    """A trace row that does not read (cut short: a duration without its unit, no name) starts with
+    a time, so it is one of the trace's rows: reported as unplaced, never dropped; the rows before it
+    are kept and summed."""
+    ps = _parse(CUT_TRACE)
+    trace = _sec(ps, "gpu-trace")
+    assert list(trace["total_ns"]) == [23648.0, 7841.0] and list(trace["start_ns"]) == [212450000.0, 212480000.0]
+    assert [n for n, _ in ps.unplaced] == [6]
+    gpu = _sec(ps, "gpu")
+    assert sorted(gpu["total_ns"]) == [7841.0, 23648.0]

@@ -947,6 +947,12 @@ def parse(doc: Document) -> DialectResult:
             if ELISION.match(raw):  # '.', '......', '< snip >': rows were left out of the paste; the trace goes on
                 result.claimed.add(lineno)
                 continue
+            first = raw.split(None, 1)[:1]
+            if first and units.is_time(first[0]):
+                # a trace row that does not read (cut short, a cell lost): it starts with a time, so it is
+                # one of the trace's rows: reported, and the trace goes on
+                result.unplaced.append(lineno)
+                continue
             flush_trace(lineno - 1)
             mode = None
         line = clean(raw)
@@ -1230,6 +1236,9 @@ def parse(doc: Document) -> DialectResult:
             result.unplaced.append(lineno)
     if mode == "trace":
         flush_trace(n_lines)
+    # a table the input ends inside (a log cut short): its numbers still waiting for a name, a row
+    # without one, are reported as any table's end reports them, not dropped
+    end_table()
 
     result.profiles = _group(events, n_lines, device)
     return result
