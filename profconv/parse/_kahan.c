@@ -45,73 +45,47 @@ typedef struct {
     Py_ssize_t count, start;     /* members: order[start : start + count] */
 } group_t;
 
-/* stable sort of idx[0:n] by key[idx] descending (equal keys keep their order), merge sort */
-static void sort_desc(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const double *key) {
-    if (n < 2)
-        return;
-    if (n <= 16) { /* insertion sort: stable, moves an element only past strictly smaller keys */
-        for (Py_ssize_t i = 1; i < n; i++) {
-            Py_ssize_t x = idx[i];
-            double kx = key[x];
-            Py_ssize_t j = i;
-            while (j > 0 && key[idx[j - 1]] < kx) {
-                idx[j] = idx[j - 1];
-                j--;
-            }
-            idx[j] = x;
-        }
-        return;
+/* NAME(idx, tmp, n, key): a stable merge sort of idx[0:n] by key[idx] (equal keys keep their
+ * order; tmp: n entries of scratch), where BEFORE(a, b) says that key a goes before key b. */
+#define STABLE_SORT(NAME, KEY_T, BEFORE)                                                          \
+    static void NAME(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const KEY_T *key) {          \
+        if (n < 2)                                                                                \
+            return;                                                                               \
+        if (n <= 16) { /* insertion sort: an element moves only past keys it goes before */       \
+            for (Py_ssize_t i = 1; i < n; i++) {                                                  \
+                Py_ssize_t x = idx[i];                                                            \
+                KEY_T kx = key[x];                                                                \
+                Py_ssize_t j = i;                                                                 \
+                while (j > 0 && BEFORE(kx, key[idx[j - 1]])) {                                    \
+                    idx[j] = idx[j - 1];                                                          \
+                    j--;                                                                          \
+                }                                                                                 \
+                idx[j] = x;                                                                       \
+            }                                                                                     \
+            return;                                                                               \
+        }                                                                                         \
+        Py_ssize_t h = n / 2;                                                                     \
+        NAME(idx, tmp, h, key);                                                                   \
+        NAME(idx + h, tmp, n - h, key);                                                           \
+        Py_ssize_t a = 0, b = h, o = 0;                                                           \
+        while (a < h && b < n) {                                                                  \
+            if (BEFORE(key[idx[b]], key[idx[a]]))                                                 \
+                tmp[o++] = idx[b++];                                                              \
+            else                                                                                  \
+                tmp[o++] = idx[a++];                                                              \
+        }                                                                                         \
+        while (a < h)                                                                             \
+            tmp[o++] = idx[a++];                                                                  \
+        while (b < n)                                                                             \
+            tmp[o++] = idx[b++];                                                                  \
+        memcpy(idx, tmp, n * sizeof(Py_ssize_t));                                                 \
     }
-    Py_ssize_t h = n / 2;
-    sort_desc(idx, tmp, h, key);
-    sort_desc(idx + h, tmp, n - h, key);
-    Py_ssize_t a = 0, b = h, o = 0;
-    while (a < h && b < n) {
-        if (key[idx[b]] > key[idx[a]])
-            tmp[o++] = idx[b++];
-        else
-            tmp[o++] = idx[a++];
-    }
-    while (a < h)
-        tmp[o++] = idx[a++];
-    while (b < n)
-        tmp[o++] = idx[b++];
-    memcpy(idx, tmp, n * sizeof(Py_ssize_t));
-}
 
-/* stable sort of idx[0:n] by tab[idx] ascending */
-static void sort_tab(Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n, const long long *tab) {
-    if (n < 2)
-        return;
-    if (n <= 16) {
-        for (Py_ssize_t i = 1; i < n; i++) {
-            Py_ssize_t x = idx[i];
-            long long kx = tab[x];
-            Py_ssize_t j = i;
-            while (j > 0 && tab[idx[j - 1]] > kx) {
-                idx[j] = idx[j - 1];
-                j--;
-            }
-            idx[j] = x;
-        }
-        return;
-    }
-    Py_ssize_t h = n / 2;
-    sort_tab(idx, tmp, h, tab);
-    sort_tab(idx + h, tmp, n - h, tab);
-    Py_ssize_t a = 0, b = h, o = 0;
-    while (a < h && b < n) {
-        if (tab[idx[b]] < tab[idx[a]])
-            tmp[o++] = idx[b++];
-        else
-            tmp[o++] = idx[a++];
-    }
-    while (a < h)
-        tmp[o++] = idx[a++];
-    while (b < n)
-        tmp[o++] = idx[b++];
-    memcpy(idx, tmp, n * sizeof(Py_ssize_t));
-}
+#define GREATER(a, b) ((a) > (b))
+#define LESS(a, b) ((a) < (b))
+/* sort_desc: by a double key, descending (the shares' ranking); sort_tab: by source table, ascending */
+STABLE_SORT(sort_desc, double, GREATER)
+STABLE_SORT(sort_tab, long long, LESS)
 
 /* A list of n references to `v` */
 static PyObject *filled(Py_ssize_t n, PyObject *v) {

@@ -435,6 +435,15 @@ def parse(doc: Document) -> DialectResult:
     lines = doc.lines
     events: list[grouping.Event] = []
     report: str | None = None
+
+    def took(blk: Block | None, i: int, j: int, bad: list[int]) -> None:
+        """A table read from line i + 1 through line j: its block (if any rows made one), its lines
+        claimed, the lines that made no row reported."""
+        if blk is not None:
+            events.append(grouping.Event("block", i + 1, block=blk))
+        result.claimed.update(range(i + 1, j + 1))
+        result.unplaced.extend(bad)
+
     i = 0
     n = len(lines)
     while i < n:
@@ -459,10 +468,7 @@ def parse(doc: Document) -> DialectResult:
             continue
         if line.lstrip()[:1] == "|" and (md := _markdown_table(lines, i, report)) is not None:
             blk, j, bad = md
-            if blk is not None:
-                events.append(grouping.Event("block", i + 1, block=blk))
-            result.claimed.update(range(i + 1, j + 1))
-            result.unplaced.extend(bad)
+            took(blk, i, j, bad)
             report = None
             i = j
             continue
@@ -472,10 +478,7 @@ def parse(doc: Document) -> DialectResult:
             continue
         if "\t" in line and (gui := _gui_table(lines, i)) is not None:
             blk, j, bad = gui
-            if blk is not None:
-                events.append(grouping.Event("block", i + 1, block=blk))
-            result.claimed.update(range(i + 1, j + 1))
-            result.unplaced.extend(bad)
+            took(blk, i, j, bad)
             i = j
             continue
         stripped = line.strip()
@@ -546,9 +549,7 @@ def parse(doc: Document) -> DialectResult:
                 blk, bad = _rows_to_block(rep, fields, cells, line_nos, scales)
                 if blk.section is not None and blk.section.endswith("-trace"):
                     blk = _trace_from_rows(blk, rep)
-                events.append(grouping.Event("block", i + 1, block=blk))
-                result.claimed.update(range(i + 1, j + 1))
-                result.unplaced.extend(bad)
+                took(blk, i, j, bad)
                 report = None
                 i = j
                 continue
