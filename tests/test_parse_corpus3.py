@@ -12,7 +12,7 @@ import pytest
 
 import profconv
 from profconv.errors import ExitStatus, NoProfileFound
-from tests.test_parse_corpus_more import DATA, Case, check_case
+from tests.test_parse_corpus_more import Case, check_case, check_listed_once, check_no_profile, parse_text_file
 
 # fmt: off
 CASES = [
@@ -158,28 +158,16 @@ def test_corpus3_file(case):
 
 @pytest.mark.parametrize(("path", "why"), NO_PROFILE, ids=[p for p, _ in NO_PROFILE])
 def test_corpus3_no_profile(path, why, cli):
-    with pytest.raises(NoProfileFound):
-        profconv.parse(DATA + path)
-    r = cli("parse", DATA + path)
-    assert r.returncode == ExitStatus.BAD_INPUT
-    assert r.stdout == ""
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    check_no_profile(path, cli)
 
 
 def test_corpus3_files_are_listed_once():
-    listed = [c.path for c in CASES] + [p for p, _ in NO_PROFILE]
-    assert len(set(listed)) == len(listed)
-    sources = open(DATA + "SOURCES.md", encoding="utf-8").read()
-    assert [p for p in listed if f"| {p} |" not in sources] == []
+    check_listed_once([c.path for c in CASES] + [p for p, _ in NO_PROFILE])
 
 
 # ---------------------------------------------------------------- classes
 
 
-def _parse_text(tmp_path, text: str, name: str = "log.txt"):
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return profconv.parse(str(p))
 
 
 API_TRACE = """==84665== Profiling application: ./vector-add
@@ -202,7 +190,7 @@ def test_api_trace_elided_rows_and_wrapped_launch_name(tmp_path):
     """An API trace pasted with '.' lines where rows were left out goes on after them; a launch whose
     kernel name wrapped onto the next line is one row over both lines; the summary counts launches per
     API call, as nvprof's own summary does (the kernel and its correlation id are the trace's detail)."""
-    ps = _parse_text(tmp_path, API_TRACE)
+    ps = parse_text_file(tmp_path, API_TRACE)
     f = ps.frame
     assert ps.unplaced == []
     trace = f[f["section"] == "api-trace"]
@@ -221,7 +209,7 @@ def test_api_trace_elided_rows_and_wrapped_launch_name(tmp_path):
 @pytest.mark.parametrize("mark", [".", "..", "......", "⋮", "< snip >", "[...]"])
 def test_elision_marks_do_not_end_a_trace(tmp_path, mark):
     text = API_TRACE.replace("\n.\n.\n", f"\n{mark}\n")
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     assert ps.unplaced == []
     assert (ps.frame["section"] == "api-trace").sum() == 7
 
@@ -245,7 +233,7 @@ def test_kernel_summary_split_by_launch_configuration_keeps_it_in_the_name(tmp_p
     """nsys (2024+) splits a kernel's summary rows by grid and block: two rows of one kernel are told
     apart by their launch configuration, never shown as two identical names (and the dims never read
     as times)."""
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     assert ps.unplaced == []
     assert list(f["name"]) == ["conv(const float *, float *, int) [grid 722500x1x1, block 16x16x1]",
@@ -287,7 +275,7 @@ def test_notebook_outputs_are_read(tmp_path, per_line, cli):
     """A Jupyter/Colab notebook is read for what its cells show: the profiler output in a cell's
     printed stream is parsed as if pasted (before: 'no row could be read', JSON-escaped lines)."""
     text = _notebook(per_line)
-    ps = _parse_text(tmp_path, text, "lab3.ipynb")
+    ps = parse_text_file(tmp_path, text, "lab3.ipynb")
     f = ps.frame
     assert ps.unplaced == []
     assert ps.profiles[0].command == "./a.out"
@@ -303,7 +291,7 @@ def test_notebook_outputs_are_read(tmp_path, per_line, cli):
 
 def test_json_that_is_not_a_notebook_is_not_read_as_one(tmp_path):
     with pytest.raises(NoProfileFound):
-        _parse_text(tmp_path, '{"cells": 3, "text": ["==1== Profiling result:\\n"]}', "x.json")
+        parse_text_file(tmp_path, '{"cells": 3, "text": ["==1== Profiling result:\\n"]}', "x.json")
 
 
 PDF_CELLS = """Table 2: nvprof output for m3
@@ -354,7 +342,7 @@ def test_pdf_table_one_cell_per_line_is_read(tmp_path):
     """pdftotext of a report's table puts every cell on its own line, header included: each row is
     its numbers, then its name; the section labels stand alone (before: no row could be read, and the
     'API calls:' label dropped the API rows without a word)."""
-    ps = _parse_text(tmp_path, PDF_CELLS)
+    ps = parse_text_file(tmp_path, PDF_CELLS)
     f = ps.frame
     assert ps.unplaced == []
     assert list(zip(f["section"], f["name"], f["calls"])) == [
@@ -372,7 +360,7 @@ def test_pdf_table_one_cell_per_line_with_a_cell_lost(tmp_path, dropped, lost):
     cell of the next row; the rows around it are still read."""
     lines = PDF_CELLS.split("\n")
     del lines[dropped - 1]
-    ps = _parse_text(tmp_path, "\n".join(lines))
+    ps = parse_text_file(tmp_path, "\n".join(lines))
     f = ps.frame
     assert [n for n, _ in ps.unplaced] == lost
     assert list(f["name"]) == ["[CUDA memcpy HtoD]", "cudaDeviceSynchronize", "cudaMalloc"]
@@ -414,7 +402,7 @@ def test_space_grouped_numbers_in_rows_that_lost_their_alignment(tmp_path):
     """A locale that groups digits with spaces ('308 807 930'), in rows that no longer line up with
     the header's dashes (re-indented in a paste): the groups are cut the one way whose cells agree
     (total = calls x avg, min <= avg <= max, max <= total); before, every row was reported."""
-    ps = _parse_text(tmp_path, NSYS_SPACE_GROUPED)
+    ps = parse_text_file(tmp_path, NSYS_SPACE_GROUPED)
     f = ps.frame.set_index("name")
     assert ps.unplaced == []
     assert f.loc["cudaMemcpy", "total_ns"] == 308807930.0
@@ -433,10 +421,10 @@ def test_space_grouped_numbers_cut_two_ways_are_reported_not_guessed(tmp_path):
 60,0 1 234 567 range_a
 40,0  822  3  range_b
 """
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     assert [n for n, _ in ps.unplaced] == [3]
     assert list(ps.frame["name"]) == ["range_b"]
-    ps = _parse_text(tmp_path, text.replace("60,0 1 234 567 range_a", "60,0  1 234  567  range_a"), "two.txt")
+    ps = parse_text_file(tmp_path, text.replace("60,0 1 234 567 range_a", "60,0  1 234  567  range_a"), "two.txt")
     assert ps.unplaced == []
     assert list(zip(ps.frame["total_ns"], ps.frame["calls"])) == [(1234.0, 567), (822.0, 3)]
 
@@ -459,7 +447,7 @@ API calls: & 55.10\% & 1.03271s & 6 & 172.12ms & 3.4560us & 675.12ms & \texttt{c
 def test_latex_tabular_of_an_nvprof_summary(tmp_path):
     """A course report written in LaTeX: '&' between cells, '\\%', '\\_', '$\\mu$s', '\\texttt{}',
     rows ended by '\\\\' and rules (before: no row could be read)."""
-    ps = _parse_text(tmp_path, LATEX_TABLE, "report.tex")
+    ps = parse_text_file(tmp_path, LATEX_TABLE, "report.tex")
     f = ps.frame
     assert ps.unplaced == []
     assert list(zip(f["section"], f["name"], f["calls"])) == [
@@ -500,7 +488,7 @@ def test_ncu_print_summary_per_kernel(tmp_path, drop_prof_lines):
     launches, average, min and max, and no total (ncu prints none: said next to the table). Before:
     'no profiler output found'."""
     text = NCU_SUMMARY if not drop_prof_lines else NCU_SUMMARY.split("\n", 2)[2]
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     assert ps.unplaced == []
     gpu = f[f["section"] == "gpu"].set_index("short_name")
@@ -537,7 +525,7 @@ PER_GPU = """==12917== NVPROF is profiling process 12917, command: ./simpleP2P
 def test_nvprof_summary_per_gpu_names_each_device(tmp_path):
     """`nvprof --print-summary-per-gpu`: a table per device, each a profile of the same run that
     says which device it is (before: the second profile had lost its command, pid and device)."""
-    ps = _parse_text(tmp_path, PER_GPU)
+    ps = parse_text_file(tmp_path, PER_GPU)
     assert ps.unplaced == []
     assert [(p.pid, p.command, p.device) for p in ps.profiles] == [
         (12917, "./simpleP2P", "Tesla P100-PCIE-16GB (0)"), (12917, "./simpleP2P", "Tesla P100-PCIE-16GB (1)")]
@@ -555,7 +543,7 @@ def test_summary_rows_glued_on_one_line_are_each_read(tmp_path):
       API calls:   55.10%  1.03271s         6  172.12ms  3.4560us  675.12ms  cudaDeviceSynchronize
                    0.00%   1.0us           1  1.0us     1.0us     1.0us     cuInit                   0.00%   2.0us           2  1.0us     1.0us     1.0us     cuDriverGetVersion
 """
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     assert ps.unplaced == []
     assert list(zip(f["name"], f["total_ns"], f["calls"], f["line_start"])) == [
@@ -565,7 +553,7 @@ def test_summary_rows_glued_on_one_line_are_each_read(tmp_path):
         lab = " GPU activities:" if k == 0 else "                "
         rows.append(f"{lab}   1.00%  {k + 1}.0000us         1  {k + 1}.0000us  {k + 1}.0000us  {k + 1}.0000us  kern_{k}(int)")
     rows[40] += "   1.00%  7.0000us         1  7.0000us  7.0000us  7.0000us  glued_kern(int)"
-    ps = _parse_text(tmp_path, "\n".join(rows) + "\n", "bulk.txt")
+    ps = parse_text_file(tmp_path, "\n".join(rows) + "\n", "bulk.txt")
     f = ps.frame
     assert ps.unplaced == [] and len(f) == 81
     assert list(f[f["line_start"] == 41]["name"]) == ["kern_38(int)", "glued_kern(int)"]
@@ -580,7 +568,7 @@ def test_stats_table_copied_from_the_nsys_gui(tmp_path):
             "84.4%\t87.524 s\t150000\t583.496 μs\t596.580 μs\t181.153 μs\t1.079 ms\t323.180 μs\tCUDA_KERNEL\tconv_forward_72_gpu\n"
             "2.8%\t2.878 s\t2011510\t1.430 μs\t991 ns\t480 ns\t39.808 μs\t1.656 μs\tMEMORY_OPER\t[CUDA memcpy Unified Device-to-Host]\n"
             "0.0%\t300.065\t3\t100.021 μs\t95.904 μs\t28.768 μs\t175.393 μs\t73.399 μs\tMEMORY_OPER\t[CUDA memset]\n")
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     assert [n for n, _ in ps.unplaced] == [4]
     assert list(f["name"]) == ["conv_forward_72_gpu", "[CUDA memcpy Unified Device-to-Host]"]
@@ -601,7 +589,7 @@ def test_gpu_trace_normalized_to_one_time_unit(tmp_path):
  195.402  0.021344          (4096 1 1)       (256 1 1)        16  0.000000  0.000000         -           -           -           -  Tesla V100-SXM2         1         7  vecAdd(float*, float*, float*, int) [113]
  195.430  0.003200                    -               -         -         -         -  0.039062  11.92093      Device    Pageable  Tesla V100-SXM2         1         7  [CUDA memcpy DtoH]
 """
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     assert ps.unplaced == []
     t = f[f["section"] == "gpu-trace"]
@@ -611,7 +599,7 @@ def test_gpu_trace_normalized_to_one_time_unit(tmp_path):
                                                       "[CUDA memcpy DtoH]"]
     # without the units row the bare numbers are in no known unit: reported, never read in a guessed one
     with pytest.raises(NoProfileFound, match="no row could be read: line\\(s\\) 4, 5, 6"):
-        _parse_text(tmp_path, text.replace(text.split("\n")[3] + "\n", ""), "bare.txt")
+        parse_text_file(tmp_path, text.replace(text.split("\n")[3] + "\n", ""), "bare.txt")
 
 
 @pytest.mark.parametrize("where", ["csv", "table"])
@@ -659,7 +647,7 @@ def test_nsys_gpu_trace_printed_as_a_table(tmp_path, text, starts):
     """`nsys nvprof --print-gpu-trace` / `nsys stats -r gputrace` printed as a console table: blank
     grid and memcpy cells, a header not indented like its dashes, 'Start(sec)' in seconds (2020).
     Before: 'no profiler output found' (or rows in the wrong section with no times)."""
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     assert ps.unplaced == []
     assert set(ps.frame["section"]) == {"gpu-trace", "gpu"}  # the trace and its per-name summary
     f = ps.frame[ps.frame["section"] == "gpu-trace"]
@@ -673,10 +661,10 @@ def test_damaged_rows_found_by_mutating_these_classes_are_reported(tmp_path):
     never shows: a grouped row whose only reading disagrees with itself, a space-grouped number cut
     by a header column, a --print-summary row shifted under its columns. Each is reported now."""
     damaged = NSYS_SPACE_GROUPED.replace("167 549 424  68 290", "167 549 42 68 290")  # cudaMalloc's max lost a digit
-    ps = _parse_text(tmp_path, damaged)
+    ps = parse_text_file(tmp_path, damaged)
     assert [n for n, _ in ps.unplaced] == [6] and "cudaMalloc" not in list(ps.frame["name"])
     shifted = NCU_SUMMARY.replace("      gpu__compute_memory_throughput", "      __compute_memory_throughput")
-    ps = _parse_text(tmp_path, shifted, "ncu.txt")
+    ps = parse_text_file(tmp_path, shifted, "ncu.txt")
     assert [n for n, _ in ps.unplaced] == [9]
     assert 6.59 not in list(ps.frame["value"])
 
@@ -693,7 +681,7 @@ def test_time_column_contradicting_time_pct_is_flagged_even_with_a_bound_row(tmp
 3.22\t14.602 ms\t1\tmshadow::cuda::MapPlanLargeKernel
 <0.01\t4.0320 us\t1\t[CUDA memcpy DtoD]
 """
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     assert set(f["share_basis"]) == {"time_pct"}
     assert f.sort_values("share", ascending=False).iloc[0]["name"] == "mxnet::op::unroll_Kernel"

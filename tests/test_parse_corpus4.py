@@ -11,9 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import profconv
-from profconv.errors import ExitStatus, NoProfileFound
-from tests.test_parse_corpus_more import DATA, Case, check_case
+from tests.test_parse_corpus_more import Case, check_case, check_listed_once, check_no_profile, parse_text_file
 
 # fmt: off
 CASES = [
@@ -156,28 +154,16 @@ def test_corpus4_file(case):
 
 @pytest.mark.parametrize(("path", "why"), NO_PROFILE, ids=[p for p, _ in NO_PROFILE])
 def test_corpus4_no_profile(path, why, cli):
-    with pytest.raises(NoProfileFound):
-        profconv.parse(DATA + path)
-    r = cli("parse", DATA + path)
-    assert r.returncode == ExitStatus.BAD_INPUT
-    assert r.stdout == ""
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    check_no_profile(path, cli)
 
 
 def test_corpus4_files_are_listed_once():
-    listed = [c.path for c in CASES] + [p for p, _ in NO_PROFILE]
-    assert len(set(listed)) == len(listed)
-    sources = open(DATA + "SOURCES.md", encoding="utf-8").read()
-    assert [p for p in listed if f"| {p} |" not in sources] == []
+    check_listed_once([c.path for c in CASES] + [p for p, _ in NO_PROFILE])
 
 
 # ---------------------------------------------------------------- classes
 
 
-def _parse_text(tmp_path, text: str, name: str = "log.txt"):
-    p = tmp_path / name
-    p.write_bytes(text.encode("utf-8"))
-    return profconv.parse(str(p))
 
 
 NCU_SUMMARY_2021 = """==PROF== Disconnected from process 4242
@@ -208,7 +194,7 @@ def test_ncu_print_summary_2021_layout(tmp_path, drop_prof_lines):
     their columns (flush right since 2023). Before: 'no profiler output found' (the ==PROF== Report line
     taken for a run that saved a file). A row whose cell straddles two columns is reported."""
     text = NCU_SUMMARY_2021 if not drop_prof_lines else NCU_SUMMARY_2021.split("\n", 2)[2]
-    ps = _parse_text(tmp_path, text)
+    ps = parse_text_file(tmp_path, text)
     f = ps.frame
     straddling = text.split("\n").index(next(x for x in text.split("\n") if "dram__bytes" in x)) + 1
     assert [n for n, _ in ps.unplaced] == [straddling]  # '10.000000 12.000000' straddles the Minimum and Maximum columns
@@ -261,7 +247,7 @@ def test_nsys_markdown_pipe_tables(tmp_path):
     more cells than the header is reported. Thousands joined by a typographic apostrophe (25’056, a
     word processor's autocorrect of the Swiss 25'056) read as grouping. A markdown table that is no
     profiler's is left alone. Before: 'no profiler output found' (every table ignored)."""
-    ps = _parse_text(tmp_path, MD_TABLES, "report.md")
+    ps = parse_text_file(tmp_path, MD_TABLES, "report.md")
     f = ps.frame
     assert [n for n, _ in ps.unplaced] == [10]  # the row with an extra cell
     assert list(zip(f["section"], f["name"], f["total_ns"], f["calls"], f["avg_ns"])) == [
@@ -317,7 +303,7 @@ def test_output_pasted_in_a_c_block_comment(tmp_path):
     lines outside a comment stay commands). Before: 'no profiler output found'."""
     from profconv.parse.text import normalize
 
-    ps = _parse_text(tmp_path, C_COMMENT_EVENTS, "mm.c")
+    ps = parse_text_file(tmp_path, C_COMMENT_EVENTS, "mm.c")
     f = ps.frame
     assert list(zip(f["metric"], f["value"], f["calls"], f["line_start"])) == [
         ("warps_launched", 72.0, 1, 15), ("warp_execution_efficiency", 86.81, 1, 21)]
@@ -343,7 +329,7 @@ def test_html_line_breaks_end_lines_not_names(tmp_path):
     """A README that ended each line with '<br>' (a line break in markdown): the tag is not part of
     the command line; a template argument written the same way ('k<br>', no blank before) stays in
     the kernel's name. The nvprof table is an indented markdown table."""
-    ps = _parse_text(tmp_path, BR_MARKDOWN, "README.md")
+    ps = parse_text_file(tmp_path, BR_MARKDOWN, "README.md")
     assert [(p.command, p.pid) for p in ps.profiles] == [("./add", 3023)]
     f = ps.frame
     assert list(zip(f["name"], f["total_ns"], f["calls"])) == [
@@ -360,7 +346,7 @@ def test_latex_escaped_percent_signs(tmp_path):
             "            Type  Time(\\%)      Time     Calls       Avg       Min       Max  Name\n"
             " GPU activities:   60.00\\%  6.0000ms         2  3.0000ms  2.0000ms  4.0000ms  CUDA memcpy HtoH\n"
             "                   40.00\\%  4.0000ms         1  4.0000ms  4.0000ms  4.0000ms  k(float*)\n")
-    f = _parse_text(tmp_path, text).frame
+    f = parse_text_file(tmp_path, text).frame
     assert list(zip(f["name"], f["time_pct"], f["total_ns"])) == [
         ("CUDA memcpy HtoH", 60.0, 6e6), ("k(float*)", 40.0, 4e6)]
     assert normalize("50\\% and a\\%b\n") == "50% and a\\%b\n"
@@ -392,7 +378,7 @@ def test_nsys_markdown_tables_cut_or_reordered_by_hand(tmp_path):
     naming its rows is reported (never dropped); an `Operation` column names memory operations; a
     `Kernel Name` column first, with `Calls` instead of `Instances`, is a kernel table (and kernels
     named by their signatures rank as GPU activities, not OS runtime calls)."""
-    ps = _parse_text(tmp_path, MD_VARIANTS, "report.md")
+    ps = parse_text_file(tmp_path, MD_VARIANTS, "report.md")
     f = ps.frame
     assert [n for n, _ in ps.unplaced] == [5]
     assert list(zip(f["section"], f["name"], f["total_ns"])) == [
@@ -421,7 +407,7 @@ def test_nvprof_events_with_the_device_line_joined_to_the_kernel_line(tmp_path):
     """nvprof --events/--metrics results pasted into a course exercise's comment (PUC Minas mm.c) with
     the device and kernel lines joined ('Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0') and
     no 'Profiling result:' line above. Before: 'no profiler output found'."""
-    f = _parse_text(tmp_path, GLUED_DEVICE_KERNEL, "mm.c").frame
+    f = parse_text_file(tmp_path, GLUED_DEVICE_KERNEL, "mm.c").frame
     assert list(zip(f["name"], f["metric"], f["value"], f["calls"], f["line_start"])) == [
         ("mm$_omp_fn$0", "warps_launched", 154224.0, 1, 6),
         ("mm$_omp_fn$0", "warp_execution_efficiency", 98.32, 1, 11)]
@@ -443,6 +429,6 @@ def test_times_split_by_a_document_converter_are_reported(tmp_path):
     """An OpenACC tutorial's nvprof summary after a document conversion split '865.68ms' into
     '865 0.68ms' (and '142.36ms' into '142 0.36ms'): such a row has a cell too many and is reported,
     never read with its columns shifted (865 calls, 0.68 ms)."""
-    ps = _parse_text(tmp_path, SPLIT_TIMES)
+    ps = parse_text_file(tmp_path, SPLIT_TIMES)
     assert list(ps.frame["name"]) == ["calc3_273_gpu", "cuStreamSynchronize"]
     assert [n for n, _ in ps.unplaced] == [4, 9]

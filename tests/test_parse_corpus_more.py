@@ -61,6 +61,33 @@ def _row(frame: pd.DataFrame, profile: int, section: str, name: str, metric: str
     return sel.iloc[0]
 
 
+def check_no_profile(path: str, cli) -> str:
+    """A test file with no profile: NoProfileFound from the library; from the CLI exit 2, nothing on
+    stdout and one line on stderr, no traceback. The line is returned."""
+    with pytest.raises(NoProfileFound):
+        profconv.parse(DATA + path)
+    r = cli("parse", DATA + path)
+    assert r.returncode == ExitStatus.BAD_INPUT
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    return lines[0]
+
+
+def check_listed_once(paths: list[str]) -> None:
+    """Each test file is listed once in its batch and has its provenance row in SOURCES.md."""
+    assert len(set(paths)) == len(paths)
+    sources = open(DATA + "SOURCES.md", encoding="utf-8").read()
+    assert [p for p in paths if f"| {p} |" not in sources] == []
+
+
+def parse_text_file(tmp_path, text: str, name: str = "log.txt"):
+    """profconv.parse of `text` written to a UTF-8 file (the path a user's log takes)."""
+    p = tmp_path / name
+    p.write_bytes(text.encode("utf-8"))
+    return profconv.parse(str(p))
+
+
 def check_case(case: Case) -> None:
     ps = profconv.parse(DATA + case.path)
     validate(ps.frame)
@@ -612,14 +639,8 @@ def test_corpus_more_file(case):
 
 @pytest.mark.parametrize(("path", "why"), NO_PROFILE, ids=[p for p, _ in NO_PROFILE])
 def test_corpus_more_no_profile(path, why, cli):
-    with pytest.raises(NoProfileFound, match="no profiler output|nothing to rank"):
-        profconv.parse(DATA + path)
-    r = cli("parse", DATA + path)
-    assert r.returncode == ExitStatus.BAD_INPUT
-    assert r.stdout == ""
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and ("no profiler output" in lines[0] or "nothing to rank" in lines[0])
-    assert "Traceback" not in r.stderr
+    line = check_no_profile(path, cli)
+    assert "no profiler output" in line or "nothing to rank" in line
 
 
 def test_nsys_expert_rules_output_says_what_it_is():
