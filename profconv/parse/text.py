@@ -167,8 +167,26 @@ def clean(line: str) -> str:
         if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
             if _MD_SEPARATOR.match(stripped):
                 return ""
-            return "\t".join(cell.strip() for cell in stripped[1:-1].split("|"))
+            return "\t".join(map(_cell, stripped[1:-1].split("|")))
+        if stripped.count("|") >= 2 and (_MD_SEPARATOR.match(stripped) or len(_MD_INNER_BAR.findall(stripped)) >= 2):
+            # a pipe table written without its outer bars ('Time(%)  |  Time  | … | Name', as GitHub
+            # allows): its cells are between the bars, a bar with blanks on both sides
+            if _MD_SEPARATOR.match(stripped):
+                return ""
+            return "\t".join(map(_cell, _MD_INNER_BAR.split(stripped)))
     return line.rstrip("\r\n")
+
+
+_MD_INNER_BAR = re.compile(r"\s+\|\s+")
+
+
+def _cell(cell: str) -> str:
+    """A markdown table cell's text: blanks around it, and a code span's backticks around all
+    of it ('`[CUDA memcpy HtoD]`'), removed."""
+    cell = cell.strip()
+    if len(cell) > 2 and cell[0] == "`" and cell[-1] == "`" and "`" not in cell[1:-1]:
+        return cell[1:-1].strip()
+    return cell
 
 
 _LATEX_RULE = re.compile(r"^\s*(?:\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})\s*)+$")

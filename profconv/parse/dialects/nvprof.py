@@ -486,6 +486,27 @@ def _name_continues(n: str) -> bool:
     return n.count("(") + n.count("[") > n.count(")") + n.count("]")
 
 
+_IDENT_TAIL = re.compile(r"[A-Za-z_][\w$]*$")
+_IDENT_PART = re.compile(r"[\w$]+")
+
+
+def _cut_token(raw: str, name: str) -> bool:
+    """A line that is the rest of an identifier the line above was cut inside: one word of
+    identifier characters at the line's very start (a continuation the log's writer wrapped, not
+    an indented row or prose), after a name ending in an identifier."""
+    return _IDENT_PART.fullmatch(raw.rstrip("\r\n ")) is not None and _IDENT_TAIL.search(name) is not None
+
+
+def _row_follows(raw: str, table: _Table) -> bool:
+    """Whether the line reads as a row of this summary table."""
+    if _FAST_ROW.match(raw):
+        return True
+    line = clean(raw)
+    pm = _PREFIX.match(line) if "=" in line else None
+    return parse_summary_row(line[pm.end():] if pm else line, table.fields, table.time_unit, table.locale,
+                             table.units_row) is not None
+
+
 def classify(block: Block) -> str:
     """A table printed without a section marker: API calls if most names are CUDA API names."""
     names = [r.name for r in block.rows] or (list(block.table.col("name")) if block.table is not None else [])
@@ -1189,6 +1210,18 @@ def parse(doc: Document) -> DialectResult:
                     result.claimed.add(lineno)
                     table.neutral_run = 0
                     continue
+            if (table.open_row is not None and table.open_row.line_end == lineno - 1 and body.strip()
+                    and i < n_lines and _row_follows(lines[i], table)):
+                # a line between two rows of one table: a name the log cut mid-token at a fixed
+                # byte count ('…  cudaH' / 'ostGetDevicePointer', rai's logs) joins its row; any
+                # other text there is reported (never dropped)
+                if _cut_token(raw, table.open_row.name):
+                    table.open_row.name += body.strip()
+                    table.open_row.line_end = lineno
+                    result.claimed.add(lineno)
+                else:
+                    result.unplaced.append(lineno)
+                continue
             drop_nameless(table)
             table.open_row = None
             if _numbers_only(body) or table.pending:
@@ -1329,8 +1362,12 @@ def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, events: l
         count = next((x for x in range(pct_at, count) if "%" in names[x] and _GLUED_ROW.search(names[x])), count)
     if count:
         last = segments[-1] if count == n else next(seg for seg in reversed(segments) if seg[1] < count)
-        if _name_continues(last[2][count - 1 - last[1]]):
-            count -= 1  # a name that may go on: the line path keeps it open
+        name = last[2][count - 1 - last[1]]
+        if _name_continues(name) or (count == n and k + count + 1 < len(lines) and lines[k + count].strip()
+                                     and _FAST_ROW.match(lines[k + count + 1])):
+            # a name that may go on (wrapped), or a line between this row and another (the rest of a
+            # name cut mid-word, or text): the line path keeps the row open and decides
+            count -= 1
     if not count:
         return k
     if count < n:  # the segments up to row `count`
