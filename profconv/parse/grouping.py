@@ -9,7 +9,7 @@ from profconv.parse.model import Block, RawProfile
 
 @dataclass
 class Event:
-    kind: str  # start | block
+    kind: str  # start | block | break (another profiler's output: the next table is another run's)
     line: int
     pid: int | None = None
     command: str | None = None
@@ -27,6 +27,9 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
     profiles: list[RawProfile] = []
     current: RawProfile | None = None
     for ev in events:
+        if ev.kind == "break":
+            current = None
+            continue
         if ev.kind == "start":
             if current is None or current.blocks:
                 current = RawProfile(tool=tool, line_start=ev.line, line_end=ev.line)

@@ -25,13 +25,13 @@ ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.+|…|⋮|︙)\s*\]?|\(?\s
                      r"\s*\)?|\.\s\.\s\.)\s*$", re.IGNORECASE)
 
 _CONTROL_CHARS = "\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff"
-_PREFIX_AT_LINE = re.compile(r"\n[ \t]*(?://|#(?![\w{])|>)")  # starts with a literal: a fast scan
-_PREFIX_FIRST = re.compile(r"[ \t]*(?://|#(?![\w{])|>)")
+_PREFIX_AT_LINE = re.compile(r"\n[ \t]*(?://|#(?![\w{])|>|--(?=[ \t]|$))", re.M)  # starts with a literal: a fast scan
+_PREFIX_FIRST = re.compile(r"[ \t]*(?://|#(?![\w{])|>|--(?=[ \t]|$))", re.M)
 _CONTROL = re.compile("[\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff]")
-_PREFIX = re.compile(r"(?m)^[ \t]*(//+|#+(?![\w{])|>+)[ \t]?")
+_PREFIX = re.compile(r"(?m)^[ \t]*(//+|#+(?![\w{])|>+|--(?=[ \t]|$))[ \t]?")
 # a typographic apostrophe between digit groups: the Swiss thousands separator after autocorrect
 _TYPOGRAPHIC_GROUP = re.compile(r"(?<=\d)[\u2019\u02bc](?=\d{3}(?!\d))")
-_PID_DASHES = re.compile(r"(?m)^([ \t]*)(?:-{2}|[—–‒―]{1,2})(\d{2,})(?:-{2}|[—–‒―]{1,2})(?=\s|$)")
+_PID_DASHES = re.compile(r"(?m)^([ \t]*(?:(?:#{1,6}|>+|//)[ \t]+)?)(?:-{2}|[—–‒―]{1,2})(\d{2,})(?:-{2}|[—–‒―]{1,2})(?=\s|$)")
 
 
 def decode(data: bytes) -> str:
@@ -62,15 +62,25 @@ def normalize(text: str) -> str:
         nb = notebook_text(text)
         if nb is not None:
             text = nb
+    control = any(c in text for c in _CONTROL_CHARS)
+    if control:
+        text = _unicode_line_breaks(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         if "\n" not in text:
             text = text.replace("\r", "\n")  # classic Mac line ends
-    if any(c in text for c in _CONTROL_CHARS):
+    if control:
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
+    if " \n" in text or text.endswith(" "):
+        text = _TRAILING_SPACES.sub("", text)  # a padded line ('%   ' would be a CSV cell's unit)
+    if "<" in text and ("<pre" in text or "<PRE" in text):
+        text = _html_pre(text)
+    if "\n\n" in text and ("\n\n    " in text or "\n\n\t" in text):
+        text = _dedent_code_blocks(text)
     # single characters first: a one-character test is a memchr, a two-character one a slower search
-    if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text))) and _two(_prefix_lines(text)):
+    if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text)) or "-- " in text or "--\n" in text) \
+            and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
@@ -87,6 +97,63 @@ def normalize(text: str) -> str:
     if "\u2019" in text or "\u02bc" in text:
         text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
     return text
+
+
+_TRAILING_SPACES = re.compile(r" +$", re.M)
+_UNICODE_BREAKS = re.compile("[\u0085\u2028\u2029]")
+
+
+def _unicode_line_breaks(text: str) -> str:
+    """U+0085, U+2028 and U+2029 where they are the text's line breaks (more of them than of '\n':
+    a text saved by a tool that ends lines so) become '\n'; a stray one stays a space (below), so
+    that the line numbers of the rest stay those of an editor."""
+    n = text.count("\n")
+    if len(_UNICODE_BREAKS.findall(text)) <= n:
+        return text
+    return _UNICODE_BREAKS.sub("\n", text.replace("\u2028\n", "\n").replace("\u0085\n", "\n")
+                               .replace("\u2029\n", "\n"))
+
+
+_PRE = re.compile(r"(?is)<pre\b[^>]*>(.*?)</pre\s*>")
+_CODE_TAG = re.compile(r"(?i)</?code\b[^>]*>")
+
+
+def _html_pre(text: str) -> str:
+    """A log inside an HTML page's <pre> block: the block's text as it shows (its tags removed,
+    '&lt;' '&amp;' … unescaped), the lines of the page staying where they were."""
+    import html
+
+    def shown(m: re.Match) -> str:
+        body = _CODE_TAG.sub("", m.group(1))
+        return html.unescape(body)
+
+    if "</pre" not in text and "</PRE" not in text:
+        return text
+    return _PRE.sub(shown, text)
+
+
+_CODE_BLOCK_START = re.compile(r"(?:^|\n)[^\s][^\n]*\n(?:[ \t]*\n)+(?=    |\t)")
+_INDENT4 = re.compile(r"^(?:    |\t)")
+
+
+def _dedent_code_blocks(text: str) -> str:
+    """A markdown indented code block (after a paragraph of prose or the start of the text and a
+    blank line, every line indented by four spaces or a tab) loses that indentation, as markdown
+    shows it: a log pasted so reads as printed. A block after an indented line (an ncu section
+    after a blank line) is the log's own indentation and stays."""
+    lines = None
+    for m in _CODE_BLOCK_START.finditer(text):
+        if lines is None:
+            lines = text.split("\n")
+        first = text.count("\n", 0, m.end())  # the index of the block's first line
+        k = first
+        while k < len(lines) and (not lines[k].strip() or _INDENT4.match(lines[k])):
+            k += 1
+        while k > first and not lines[k - 1].strip():
+            k -= 1
+        for j in range(first, k):
+            lines[j] = _INDENT4.sub("", lines[j])
+    return text if lines is None else "\n".join(lines)
 
 
 _RARE = ("<br", "<BR", "\\%", "/*")  # what normalize's last three tests look for (one find_any pass first)

@@ -36,7 +36,7 @@ _ADVICE = re.compile(r"^\s*(?:OPT|WRN|INF|ERR|WARN|INFO)\s")
 _METRIC_LIKE = re.compile(r"^\s+\S.*?\s{2,}\S+\s{2,}[\d.,]+\s*$")
 _ENDS_IN_NUMBER = re.compile(r"\S\s+[\d.,]*\d\s*$")
 _OTHER_TOOL = re.compile(r"^\s*==\d+== |^\s*\[\d+/\d+\] Executing|^\s*Generating '|^\s*Processing \[|"
-                         r"^\s*Accelerator Kernel Timing data")
+                         r"^\s*Accelerator Kernel Timing data|^\s*Generating [\w ]*Statistics\.\.\.")  # nsys 2020-2021
 DURATION_METRICS = {"Duration", "gpu__time_duration.sum", "gpu__time_duration"}
 SUMMARY_NOTE = ("ncu --print-summary prints each kernel's minimum, maximum and average duration over its "
                 "launches, no total: the kernels are listed, not ranked by time")
@@ -209,7 +209,7 @@ def parse(doc: Document) -> DialectResult:
     summary_lines: set[int] = set()  # lines of --print-summary metric rows (averages, not one launch each)
 
     def flush() -> None:
-        nonlocal metrics, summary_gpu
+        nonlocal metrics, summary_gpu, first_line
         if summary_gpu:
             events.append(grouping.Event("block", first_line, block=Block(
                 section="gpu", rows=summary_gpu, line_start=first_line, line_end=summary_gpu[-1].line_end,
@@ -223,6 +223,8 @@ def parse(doc: Document) -> DialectResult:
             if summary:
                 events.append(grouping.Event("block", first_line, block=Block(
                     section="gpu", rows=summary, line_start=first_line, line_end=metrics[-1].line_end)))
+        if metrics or summary_gpu:
+            first_line = 0  # the next kernel line begins the next table
         metrics = []
 
     i = 0
@@ -278,6 +280,7 @@ def parse(doc: Document) -> DialectResult:
             continue
         if _OTHER_TOOL.match(line):
             flush()
+            events.append(grouping.Event("break", lineno))
             kernel, spans = None, None  # another profiler's output follows the ncu log
             continue
         if spans and len(spans) == 5 and invocations is not None and line.strip():

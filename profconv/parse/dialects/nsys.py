@@ -213,6 +213,10 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
             lines[start + 1 : got[1]] = [""] * (got[1] - start - 1)  # read: these rows are the table's alone
             return got[0], got[1], [], True
     j = _table_end(lines, start)
+    try:  # its header once more: the next table begins there (two outputs one after the other)
+        j = lines.index(lines[start], start + 1, j)
+    except ValueError:
+        pass
     if j - start > BULK_ROWS and bulk:
         fast = _csv_fast(lines, start, j, cols, fields, report)
         if fast is not None:

@@ -1151,6 +1151,7 @@ def parse(doc: Document) -> DialectResult:
             table = _Table(fields=fields, time_unit=unit, section=pending_section,
                            fast=fields == ["type", *FULL_LAYOUT] and unit is None, cell_per_line=cell_header,
                            lines=lines)
+            pending_section = None  # a marker ('API calls:') names the one table after it, not the next log's
             cell_header = False
             mode = "summary"
             result.claimed.add(lineno)

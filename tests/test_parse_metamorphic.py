@@ -1,0 +1,308 @@
+"""Metamorphic tests: every real log with a profile in tests/data, changed the way real users meet it.
+
+The expected result of each transformation is known exactly from the untransformed parse:
+
+- SAME: another encoding, other line breaks, a comment prefix, a document around the log, other
+  PID markers, the log twice, gzip -> the same rows and values (the frame's columns minus the
+  provenance ones: line numbers, the source table's first line) and the same run context;
+- LOCALE: every number of the log printed as a tool in de_DE / fr_FR / de_CH prints it (decimal
+  comma; dot, space or apostrophe thousands, the same in the whole file) -> the same values, except
+  that a table whose numbers became ambiguous ('1.234': 1.234 or 1234?) is flagged and those cells
+  are left empty, never guessed;
+- DAMAGE: hard-wrapped lines, lines removed, the file cut at a byte, two lines glued -> never a
+  wrong number: the invariants of tests/parse_invariants.py hold, every emitted row equals a row of
+  the untransformed parse, and a row that is absent had its input removed or is reported among
+  the unplaced lines.
+
+Each transformation is one test that meets every file (every dialect), so a failure names the
+files it broke. The logs are found by walking tests/data (every file that parses to a profile),
+so a log added to the corpus is met by every transformation without a change here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import math
+import os
+import random
+import re
+import zlib
+from functools import cache
+
+import pytest
+
+import profconv
+from profconv.errors import NoProfileFound, ProfconvError
+from profconv.parse.text import decode
+
+DATA = "tests/data"
+# folders that hold no profiler logs (runs, reports, kernels, numbers of our own)
+NOT_LOGS = {"bench", "cli", "golden", "grade", "kernels", "numbers", "runs"}
+
+# the frame's columns that say what was printed (provenance -- line numbers, the table's first
+# line -- and the ranking derived from the other rows are left out)
+PRINTED = ["tool", "section", "name", "short_name", "time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns",
+           "med_ns", "std_ns", "start_ns", "bytes", "metric", "description", "unit", "value", "value_min",
+           "value_max", "value_total", "value_text", "value_text_min", "value_text_max"]
+COMPARED = ["profile", *PRINTED, "share", "cumulative", "in_top", "share_basis"]
+VALUES = {"time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns", "start_ns", "bytes",
+          "value", "value_min", "value_max", "value_total"}
+
+
+def _logs() -> list[str]:
+    out = []
+    for root, dirs, files in os.walk(DATA):
+        dirs[:] = sorted(d for d in dirs if not (root == DATA and d in NOT_LOGS))
+        out.extend(os.path.join(root, f) for f in sorted(files) if f != "SOURCES.md")
+    return out
+
+
+@cache
+def _raw(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@cache
+def _base(path: str):
+    """The untransformed parse (None: the file holds no profile)."""
+    try:
+        return profconv.parse_text(decode(_raw(path)), label=path)
+    except NoProfileFound:
+        return None
+
+
+@cache
+def logs() -> list[str]:
+    return [p for p in _logs() if _base(p) is not None]
+
+
+def _cell(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if hasattr(v, "item"):  # a NumPy scalar
+        v = v.item()
+    if v is not None and type(v) is not bool and isinstance(v, int):
+        return int(v)
+    return v
+
+
+def table(ps, columns=COMPARED) -> list[tuple]:
+    rows = ps.rows
+    cols = [rows.col(c) for c in columns]
+    return [tuple(_cell(v) for v in vals) for vals in zip(*cols)]
+
+
+def context(ps) -> list[tuple]:
+    return [(p.tool, p.pid, p.command, p.device, tuple(p.op_times_s), p.correctness, p.model) for p in ps.profiles]
+
+
+def summary(ps) -> tuple:
+    return table(ps), context(ps), len(ps.unplaced)
+
+
+def _parse_bytes(tmp_path, data: bytes, name: str):
+    f = tmp_path / name
+    f.write_bytes(data)
+    return profconv.parse(str(f))
+
+
+def _text(path: str) -> str:
+    return decode(_raw(path))
+
+
+def _lines(text: str) -> tuple[list[str], str]:
+    lines = text.split("\n")
+    end = ""
+    if lines and lines[-1] == "":
+        lines.pop()
+        end = "\n"
+    return lines, end
+
+
+def _rng(path: str, salt: str) -> random.Random:
+    return random.Random(zlib.crc32(f"{salt}:{path}".encode()))
+
+
+# ---------------------------------------------------------------------------------------------------
+# SAME: transformations that must give the same rows and values
+
+PROSE_BEFORE = "Here is what the profiler printed on my machine:\n\n"
+PROSE_AFTER = "\nThat is the whole output; the first kernel is the slow one.\n"
+
+
+def _each_line(text: str, f) -> str:
+    lines, end = _lines(text)
+    return "\n".join(f(ln) for ln in lines) + end
+
+
+def _prefix(p: str):
+    return lambda t: _each_line(t, lambda ln: p + ln if ln.strip() else p.rstrip())
+
+
+def _notebook(text: str) -> str:
+    lines, end = _lines(text)
+    shown = [ln + "\n" for ln in lines]
+    if shown and not end:
+        shown[-1] = shown[-1][:-1]
+    nb = {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["## Profiling the kernels\n", "\n", "Output below."]},
+        {"cell_type": "code", "execution_count": 3, "metadata": {}, "source": ["!./profile.sh"],
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": shown}]},
+    ], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+def _html_pre(text: str, code: bool) -> str:
+    body = html.escape(text)
+    open_, close = ("<pre><code>", "</code></pre>") if code else ("<pre>\n", "</pre>")
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Lab 3</title></head>\n<body>\n"
+            "<p>Here is what the profiler printed:</p>\n" + open_ + body + close +
+            "\n<p>The first kernel is the slow one.</p>\n</body></html>\n")
+
+
+def _tabs(line: str) -> str:
+    """Runs of two or more spaces between words as one tab; leading indentation as tabs of 8 (what
+    `unexpand` writes): single spaces (inside names) stay, so columns stay unambiguous."""
+    body = line.lstrip(" ")
+    lead = len(line) - len(body)
+    return "\t" * (lead // 8) + " " * (lead % 8) + re.sub(r"(?<=\S) {2,}(?=\S)", "\t", body)
+
+
+def _twice(text: str) -> str:
+    return text + ("" if text.endswith("\n") else "\n") + text
+
+
+def _pid(mark: str):
+    return lambda t: re.sub(r"==(\d+)==", lambda m: mark.replace("N", m.group(1)), t)
+
+
+def _page_breaks(text: str) -> str:
+    """A form feed at the start of every 20th line (pdftotext's page breaks)."""
+    lines, end = _lines(text)
+    return "\n".join("\f" + ln if k % 20 == 19 else ln for k, ln in enumerate(lines)) + end
+
+
+SAME_TEXT = {
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "cr-only": lambda t: t.replace("\n", "\r"),
+    "form-feed-pages": _page_breaks,
+    "u2028-line-breaks": lambda t: t.replace("\n", "\u2028"),
+    "u0085-line-breaks": lambda t: t.replace("\n", "\u0085"),
+    "trailing-spaces": lambda t: _each_line(t, lambda ln: ln + "   "),
+    "prefix-slashes": _prefix("// "),
+    "prefix-hash": _prefix("# "),
+    "prefix-quote": _prefix("> "),
+    "prefix-quote-quote": _prefix(">> "),
+    "prefix-dashes": _prefix("-- "),
+    "fence-backticks": lambda t: PROSE_BEFORE + "```\n" + t + ("" if t.endswith("\n") else "\n") + "```\n" + PROSE_AFTER,
+    "fence-tildes": lambda t: PROSE_BEFORE + "~~~text\n" + t + ("" if t.endswith("\n") else "\n") + "~~~\n" + PROSE_AFTER,
+    "fence-indent": lambda t: PROSE_BEFORE + _each_line(t, lambda ln: "    " + ln if ln.strip() else "") + "\n" + PROSE_AFTER,
+    "notebook": _notebook,
+    "html-pre": lambda t: _html_pre(t, False),
+    "html-pre-code": lambda t: _html_pre(t, True),
+    "pid-dashes": _pid("--N--"),
+    "pid-em-dashes": _pid("\u2014N\u2014"),
+}
+
+SAME_BYTES = {
+    "utf8-bom": lambda t: b"\xef\xbb\xbf" + t.encode("utf-8"),
+    "utf16-le-bom": lambda t: t.encode("utf-16-le").join([b"\xff\xfe", b""]),
+    "utf16-be-bom": lambda t: t.encode("utf-16-be").join([b"\xfe\xff", b""]),
+    "gzip": lambda t: gzip.compress(t.encode("utf-8"), mtime=0),
+}
+
+
+def _failures(results: dict[str, str]) -> str:
+    return f"{len(results)} of {len(logs())} logs:\n" + "\n".join(f"  {p}: {why}" for p, why in results.items())
+
+
+def _diff(want, got) -> str:
+    (wt, wc, wu), (gt, gc, gu) = want, got
+    if wc != gc:
+        return f"context {wc} -> {gc}"
+    if wu != gu:
+        return f"unplaced lines {wu} -> {gu}"
+    if len(wt) != len(gt):
+        return f"{len(wt)} rows -> {len(gt)}"
+    for a, b in zip(wt, gt):
+        if a != b:
+            return "row " + "; ".join(f"{c}: {x!r} -> {y!r}" for c, x, y in zip(COMPARED, a, b) if x != y)
+    return "?"
+
+
+@pytest.mark.parametrize("name", list(SAME_TEXT))
+def test_same_rows_after(name):
+    f = SAME_TEXT[name]
+    bad = {}
+    for path in logs():
+        want = summary(_base(path))
+        try:
+            got = summary(profconv.parse_text(f(_text(path)), label=path))
+        except ProfconvError as e:
+            bad[path] = f"{type(e).__name__}: {e}"
+            continue
+        if got != want:
+            bad[path] = _diff(want, got)
+    assert not bad, _failures(bad)
+
+
+@pytest.mark.parametrize("name", list(SAME_BYTES))
+def test_same_rows_from_bytes(name, tmp_path):
+    f = SAME_BYTES[name]
+    bad = {}
+    for k, path in enumerate(logs()):
+        want = summary(_base(path))
+        try:
+            got = summary(_parse_bytes(tmp_path, f(_text(path)), f"log{k}"))
+        except ProfconvError as e:
+            bad[path] = f"{type(e).__name__}: {e}"
+            continue
+        if got != want:
+            bad[path] = _diff(want, got)
+    assert not bad, _failures(bad)
+
+
+def test_same_log_twice_gives_two_profiles_each_the_same():
+    """The log twice in one file: twice its profiles, each with the same rows and values, and the
+    same run (tool, pid, command, device). Op Time / Correctness lines printed after a log's last
+    profile belong to no profile of it; with a second log after them they are read as that run's
+    (context before a profile is its own): the second copy's Op Times may start with them, so its
+    Op Times end with the original's (a stricter rule cannot be decided from the text)."""
+    bad = {}
+    for path in logs():
+        base = _base(path)
+        n = len(base.profiles)
+        rows = table(base)
+        try:
+            ps = profconv.parse_text(_twice(_text(path)), label=path)
+        except ProfconvError as e:
+            bad[path] = f"{type(e).__name__}: {e}"
+            continue
+        got = table(ps)
+        if (fragment := not any(p.pid or p.command for p in base.profiles)) and len(ps.profiles) == n:
+            # a fragment without a profile start ('Kernel:' lines of nvprof --metrics, a bare CSV
+            # table of a REPEATABLE section): one run printing it twice is as likely (two devices)
+            want = rows + rows
+            got = [(1, *rest) for _, *rest in got]
+            want = [(1, *rest) for _, *rest in want]
+        else:
+            want = rows + [(p + n, *rest) for p, *rest in rows]
+        if got != want:
+            bad[path] = _diff((want, [], 0), (got, [], 0))
+            continue
+        if fragment and len(ps.profiles) == n:
+            continue
+        runs = [c[:4] for c in context(base)]
+        if [c[:4] for c in context(ps)] != runs * 2:
+            bad[path] = f"runs {runs} -> {[c[:4] for c in context(ps)]}"
+            continue
+        first, second = context(ps)[:n], context(ps)[n:]
+        if first != context(base) or any(
+                g[4][len(g[4]) - len(w[4]):] != w[4] or (w[5] is not None and g[5] != w[5])
+                for g, w in zip(second, context(base))):
+            bad[path] = f"context {context(base)} -> {context(ps)}"
+    assert not bad, _failures(bad)
