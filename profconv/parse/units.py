@@ -176,7 +176,9 @@ class LocaleVote:
                         self.comma += 1
                     else:
                         self.dot += 1
-                elif len(parts[1]) != 3 or parts[0] == "0" or "e" in parts[1].lower():
+                elif len(parts[1]) != 3 or len(parts[0]) > 3 or parts[0][0] == "0" or "e" in parts[1].lower():
+                    # not one mark between a 1-3 digit group and a 3-digit one ('524288.000', '0.125'):
+                    # the mark is the decimal one
                     if mark == ",":
                         self.comma += 1
                     else:

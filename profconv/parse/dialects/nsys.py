@@ -66,7 +66,7 @@ FIELDS = {
 
 
 _MARKERS = ("stats report", "Total Time (ns)", "Statistics (nanoseconds)", "Runtime API Statistics", "\tTotal Time\t",
-            "\nStart (ns),", "\nTime (%),", "Statistics:\n")
+            "\nStart (ns),", "\nTime (%),", "Statistics:\n", "Operation Statistics (by ")
 _DETECT = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]\n]*_(?:sum|trace)\.py\]"
                      r"|Start ?\((?:ns|sec)\) +Duration ?\((?:ns|nsec)\)")
 
@@ -111,7 +111,9 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
     scales = scales or {}
     bad: list[int] = []
     rows: list[Row] = []
-    numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in (None, "name", "calls")]
+    # every number of the table tells its decimal mark, also those of columns not kept (a size
+    # table's '0.000' Min beside Totals such as '8.389' that read either way)
+    numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in ("name", "calls")]
     counts = [c for cell in cells for f, c in zip(fields, cell) if f == "calls"]
     loc = units.decide_locale(numeric, counts)
     for cell, line in zip(cells, lines):
@@ -549,8 +551,12 @@ def parse(doc: Document) -> DialectResult:
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
+                commented = _drop_comments(cells, fields, spans[-1][1] - spans[-1][0], REPORTS.get(rep) == "nvtx")
                 scales = {f: _col_scale(c) for f, c in zip(fields, cols) if f in ("start", "dur")}
                 blk, bad = _rows_to_block(rep, fields, cells, line_nos, scales)
+                if commented:
+                    blk.notes.append(f"{commented} row(s) end with a comment after ' # ' (added to the pasted "
+                                     "table): read as a comment, not as part of the name")
                 if blk.section is not None and blk.section.endswith("-trace"):
                     blk = _trace_from_rows(blk, rep)
                 took(blk, i, j, bad)
@@ -679,6 +685,28 @@ def _markdown_table(lines: list[str], i: int, report: str | None) -> tuple[Block
     rep = report or _report_from_header(cols, [c[k] for c in cells if c])
     blk, bad = _rows_to_block(rep, fields, cells, line_nos)
     return blk, j, bad
+
+
+_COMMENT = re.compile(r"^(.*?\S)(\s+)#\s+\S.*$")
+
+
+def _drop_comments(cells: list[list[str]], fields: list[str | None], width: int, nvtx: bool) -> int:
+    """Remove the comments a report's author appended to the rows of a pasted table
+    ('cudaMalloc            # 显存分配 API'): a '#' standing alone after the name. No kernel, API,
+    OS-call or memory-operation name holds one; an NVTX range may, so there the comment must
+    start two blanks after the name or past the column's width. Returns the rows changed."""
+    if not fields or fields[-1] != "name":
+        return 0
+    changed = 0
+    for cell in cells:
+        if not cell or "#" not in cell[-1]:
+            continue
+        m = _COMMENT.match(cell[-1])
+        if m is None or (nvtx and len(m.group(2)) < 2 and len(m.group(1)) < width):
+            continue
+        cell[-1] = m.group(1)
+        changed += 1
+    return changed
 
 
 def _is_console_row(row: str, spans: list[tuple[int, int]]) -> bool:
