@@ -191,8 +191,8 @@ ANNOTATED = """[5/8] Executing 'cuda_api_sum' stats report  # CUDA API summary
 
  Time (%)  Total Time (ns)  Num Calls    Avg (ns)    Med (ns)   Min (ns)   Max (ns)   StdDev (ns)          Name
  --------  ---------------  ---------  ----------  ----------  --------  ----------  -----------  ----------------------
-     90.0          900,000          3   300,000.0   300,000.0   300,000     300,000          0.0  cudaMalloc            # the first call makes the context
-     10.0          100,000          1   100,000.0   100,000.0   100,000     100,000          0.0  cudaDeviceSynchronize # waits for the kernel
+     90.0          900,000          3   300,000.0   300,000.0   300,000     300,000          0.0  cudaMalloc            # first
+     10.0          100,000          1   100,000.0   100,000.0   100,000     100,000          0.0  cudaDeviceSynchronize # waits
 
 [3/8] Executing 'nvtx_sum' stats report
 
