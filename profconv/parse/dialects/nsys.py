@@ -111,11 +111,12 @@ def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]]
     scales = scales or {}
     bad: list[int] = []
     rows: list[Row] = []
-    # every number of the table tells its decimal mark, also those of columns not kept (a size
-    # table's '0.000' Min beside Totals such as '8.389' that read either way)
-    numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in ("name", "calls")]
+    numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in (None, "name", "calls")]
     counts = [c for cell in cells for f, c in zip(fields, cell) if f == "calls"]
     loc = units.decide_locale(numeric, counts)
+    if loc.ambiguous:  # the columns not kept tell the decimal mark too (a size table's '0.000' Min
+        # beside Totals such as '8.389' that read either way)
+        loc = units.decide_locale(numeric + [c for cell in cells for f, c in zip(fields, cell) if f is None], counts)
     for cell, line in zip(cells, lines):
         vals: dict[str, float] = {}
         launch: dict[str, str] = {}
