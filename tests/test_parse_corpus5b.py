@@ -252,3 +252,64 @@ def test_a_number_whose_head_is_longer_than_a_group_is_not_grouped(tmp_path):
             " 524288.000           8  65536.000  65536.000  65536.000  [CUDA memcpy DtoH]\n")
     ps = parse_text_file(tmp_path, text)
     assert list(ps.frame["bytes"]) == [524288.0 * 1024] and ps.notes == []
+
+
+@pytest.mark.parametrize(("path", "what"), [
+    ("foreign/b5b-chenwg2000-nanogpt-mxfp8-torch-profiler-cuda-api-names-no-profile.log",
+     "PyTorch profiler output (key_averages().table())"),
+    ("foreign/abenich7-cpu-gpu-inference-pytorch-profiler-top-cuda-ops-no-profile.log",
+     "PyTorch profiler output (key_averages().table())"),
+    ("foreign/marcogrivol-gprof-flat-profile-call-graph-excerpt.log", "gprof's CPU profile"),
+    ("foreign/josiprz-game-of-life-cprofile-windows-paths-no-profile.log", "Python cProfile's CPU profile"),
+    ("foreign/muhammadkhan1040-pdc-julia-timeroutputs-no-eol-no-profile.log", "Julia TimerOutputs timings"),
+])
+def test_another_profilers_tables_are_named(path, what, cli):
+    """Another profiler's tables (torch.profiler, gprof, cProfile, TimerOutputs; rocprof and CUDA.jl
+    below) give 'no profile found' in one line that says what they are and what to run instead.
+    Before: only 'no profiler output … found', though a torch.profiler table lists cudaLaunchKernel."""
+    line = check_no_profile(path, cli)
+    assert f"found: the tables are {what}, which profconv does not read (" in line
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    ('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"Cijk_Ailk_Bljk_SB_MT64x64",12,1234567,102880,91.2\n'
+     '"__amd_rocclr_copyBuffer",4,118000,29500,8.8\n', "rocprof's statistics (AMD GPUs)"),
+    ("Profiler ran for 10.0 ms, capturing 13651 events.\n\nHost-side activity: calling CUDA APIs took 7.28 ms "
+     "(72.74% of the trace)\n│   18.28% │    1.83 ms │   525 │ cuLaunchKernel │\n", "CUDA.jl's profiler output"),
+])
+def test_amd_and_julia_profiler_tables_are_named(tmp_path, text, what):
+    from profconv.errors import NoProfileFound
+
+    with pytest.raises(NoProfileFound) as e:
+        parse_text_file(tmp_path, text)
+    assert f"the tables are {what}" in str(e.value) and "\n" not in str(e.value)
+
+
+NSYS_SAVED_ONLY = """WARNING: loops and any of its children processes will be profiled.
+
+Collecting data...
+
+The target application terminated with signal 4 (SIGILL)
+Processing events...
+Saving temporary "/tmp/nsys-report-aba0-a14b.qdstrm" file to disk...
+Creating final output files...
+
+Processing [==============================================================100%]
+Saved report file to "/tmp/nsys-report-aba0-a14b.qdrep"
+Report file moved to "/home/student/lab4/report3.qdrep"
+"""
+
+
+def test_nsys_2020_run_without_stats_says_where_the_report_is(tmp_path):
+    """nsys 2020-2021 without --stats prints 'Saved report file to "….qdrep"' (and where it was moved):
+    the error names the report and the command that prints its tables. Before: 'no profiler output'."""
+    from profconv.errors import NoProfileFound
+
+    with pytest.raises(NoProfileFound) as e:
+        parse_text_file(tmp_path, NSYS_SAVED_ONLY)
+    assert str(e.value).endswith(": no profiler output found: Nsight Systems saved its results in "
+                                 "/home/student/lab4/report3.qdrep instead of printing them "
+                                 "(`nsys stats /home/student/lab4/report3.qdrep` prints them as text)")
+    with pytest.raises(NoProfileFound) as e:
+        parse_text_file(tmp_path, NSYS_SAVED_ONLY.replace('Report file moved to "/home/student/lab4/report3.qdrep"\n', ""))
+    assert "saved its results in /tmp/nsys-report-aba0-a14b.qdrep instead" in str(e.value)

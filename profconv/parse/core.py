@@ -310,11 +310,35 @@ def _no_profile_instead(label: str, text: str) -> str | None:
             path = m.group(1)
             return (f"{label}: no profiler output found: {tool} saved its results in {path} instead of printing "
                     f"them (`{how.format(path)}` prints them as text)")
+    # another profiler's tables: say which, and what to run instead
+    for rx, what, hint in _FOREIGN:
+        if rx.search(text):
+            return (f"{label}: no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line "
+                    f"profiler) found: the tables are {what}, which profconv does not read ({hint})")
     return None
+
+
+_UNDER_NSYS = "run the program under `nsys profile --stats=true` or `ncu` for a profile profconv reads"
+_FOREIGN = [
+    (re.compile(r"^.*\bSelf CPU %.*# of Calls", re.M), "PyTorch profiler output (key_averages().table())",
+     _UNDER_NSYS),
+    (re.compile(r'^"?Name"?,"?Calls"?,"?TotalDurationNs"?,"?AverageNs"?,"?Percentage"?', re.M),
+     "rocprof's statistics (AMD GPUs)", "profconv reads NVIDIA profilers' output"),
+    (re.compile(r"^(?:Host|Device)-side activity: ", re.M), "CUDA.jl's profiler output (CUDA.@profile)",
+     "run Julia under `nsys profile --stats=true` for a profile profconv reads"),
+    (re.compile(r"^Flat profile:\s*\n(?:.*\n){0,3}.*Each sample counts as", re.M), "gprof's CPU profile",
+     _UNDER_NSYS),
+    (re.compile(r"^\s*ncalls\s+tottime\s+percall\s+cumtime\s+percall\s", re.M), "Python cProfile's CPU profile",
+     _UNDER_NSYS),
+    (re.compile(r"^\s*Tot / % measured:", re.M), "Julia TimerOutputs timings", _UNDER_NSYS),
+]
 
 
 _SAVED_REPORT = [
     (re.compile(r"==PROF== Report: (\S+\.ncu-rep)"), "Nsight Compute", "ncu --import {}"),
+    # nsys 2020-2021 without --stats: 'Saved report file to "/tmp/….qdrep"', then where it was moved
+    (re.compile(r'^Report file moved to "([^"\n]+\.(?:nsys-rep|qdrep))"', re.M), "Nsight Systems", "nsys stats {}"),
+    (re.compile(r'^Saved report file to "([^"\n]+\.(?:nsys-rep|qdrep))"', re.M), "Nsight Systems", "nsys stats {}"),
     (re.compile(r"^[ \t]*(\S+\.(?:nsys-rep|qdrep))[ \t]*$", re.M), "Nsight Systems", "nsys stats {}"),
     (re.compile(r"==\d+== Generated result file: (\S+)"), "nvprof", "nvprof -i {}"),
 ]
