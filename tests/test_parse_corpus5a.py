@@ -76,6 +76,67 @@ CASES = [
              (1, 'gpu', 'global_div3_169_gpu', 293860000.0, 245, 1199400.0),
          ],
          notes=['profile 1, gpu table, lines 9-15: Time(%) adds up to 87.18%, not 100%']),
+    Case('pasted/b5a-nvidia-apex-issue666-nvprof-rows-without-header-continued-excerpt.md.log',
+         tools=('nvprof',), rows=10, unplaced=0,
+         sections={(1, 'api'): 7, (1, 'gpu'): 3},
+         tops=[(1, 'gpu', 'void fft2d_c2r_64x64<__half, bool=0>', 3), (1, 'api', 'cudaMalloc', 4)],
+         checks=[
+             (1, 'gpu', 'void fft2d_c2r_64x64<__half, bool=0>', 175110.0, 1, 175110.0),
+             (1, 'gpu', 'void fft1d_r2c_256<__half, float, float2, bool=1, bool=0>', 29793.0, 1, 29793.0),
+             (1, 'api', 'cudaMalloc', 8516660000.0, 98, 86905000.0),
+             (1, 'api', 'cudaGetDevice', 274560000.0, 132316, 2075.0),
+             (1, 'api', 'cudaMemcpyAsync', 176840000.0, 890, 198700.0),
+         ],
+         notes=['profile 1, gpu table, lines 2-4: Time(%) adds up to 0.00%',
+                'profile 1, api table, lines 5-11: Time(%) adds up to 97.32%']),
+    Case('pasted/b5a-bluebrain-coreneuron-issue145-openacc-excl-rows-without-header-excerpt.md.log',
+         tools=('nvprof',), rows=12, unplaced=0,
+         sections={(1, 'openacc'): 12},
+         tops=[(1, 'openacc', 'acc_compute_construct@treeset_core.cpp:151', 5)],
+         checks=[
+             (1, 'openacc', 'acc_compute_construct@treeset_core.cpp:151', 7298000.0, 8002, 912.0),
+             (1, 'openacc', 'acc_compute_construct@iostream:584', 7019000.0, 8000, 877.0),
+             (1, 'openacc', 'acc_wait@(OpenACC API):1', 436100.0, 99, 4405.0),
+             (1, 'openacc', 'acc_enter_data@iostream:619', 395830.0, 2, 197910.0),
+             (1, 'openacc', 'acc_wait@netcvode.cpp:699', 90635.0, 16, 5664.0),
+         ],
+         notes=['profile 1, openacc table, lines 2-13: Time(%) adds up to 2.00%']),
+    Case('pasted/b5a-clima-oceananigans-issue1912-julia-mangled-names-prose-between-sections-excerpt.md.log',
+         tools=('nvprof',), rows=8, unplaced=0,
+         sections={(1, 'api'): 6, (1, 'gpu'): 2},
+         tops=[(1, 'gpu', '_Z23julia_gpu__apply_y_bcs_7ContextI14__CUDACtx_Namevv14__PassType_257v12DisableHooks', 2),
+               (1, 'api', 'cuStreamQuery', 2)],
+         checks=[
+             (1, 'gpu', '_Z23julia_gpu__apply_y_bcs_7ContextI14__CUDACtx_Namevv14__PassType_257v12DisableHooks',
+              33696.0, 10, 3369.0),
+             (1, 'gpu', '[CUDA memcpy DtoH]', 12800.0, 10, 1280.0),
+             (1, 'api', 'cuStreamQuery', 702120000.0, 468805, 1497.0),
+             (1, 'api', 'cuCtxGetCurrent', 277250000.0, 470363, 589.0),
+             (1, 'api', 'cuMemAlloc', 344380.0, 20, 17218.0),
+         ],
+         notes=['profile 1, gpu table, lines 2-3: Time(%) adds up to 0.11%']),
+    Case('pasted/b5a-lanl-bml-pr478-email-reply-double-spaced-nvprof-excerpt.md.log',
+         tools=('nvprof',), rows=6, unplaced=0,
+         sections={(1, 'gpu'): 6},
+         tops=[(1, 'gpu', 'bml_multiply_AB_ellpack_single_real$_omp_fn$0', 1)],
+         checks=[
+             (1, 'gpu', 'bml_multiply_AB_ellpack_single_real$_omp_fn$0', 364960000.0, 1, 364960000.0),
+             (1, 'gpu', '[CUDA memcpy DtoH]', 4535700.0, 15, 302380.0),
+             (1, 'gpu', '[CUDA memcpy HtoD]', 3569000.0, 20, 178450.0),
+             (1, 'gpu', 'bml_zero_matrix_ellpack_single_real$_omp_fn$0', 997400.0, 3, 332470.0),
+         ],
+         notes=[]),
+    Case('acc-time/b5a-usnistgov-hiperc-issue49-pgi17-tilde-paths-cut-excerpt.md.log',
+         tools=('nvhpc-acc',), rows=5, unplaced=0,
+         sections={(1, 'gpu'): 2, (1, 'openacc'): 3},
+         tops=[(1, 'gpu', 'convolution_kernel@openacc_discretization.c:35 kernel', 1)],
+         checks=[
+             (1, 'gpu', 'convolution_kernel@openacc_discretization.c:35 kernel', 16020256000.0, 100000, 160000.0),
+             (1, 'gpu', 'diffusion_kernel@openacc_discretization.c:57 kernel', None, 100000, None),  # cut before its times
+             (1, 'openacc', 'convolution_kernel@openacc_discretization.c:35 data region', None, 200000, None),
+             (1, 'openacc', 'diffusion_kernel@openacc_discretization.c:57 compute region', None, 100000, None),
+         ],
+         notes=[]),
 ]
 # fmt: on
 
@@ -181,3 +242,82 @@ def test_bars_inside_a_plain_row_are_not_a_table(tmp_path):
             "void k<bool_or>(int|int, a||b)\n")
     ps = parse_text_file(tmp_path, text)
     assert list(ps.frame["name"]) == ["void k<bool_or>(int|int, a||b)"]
+
+
+ROWS_ONLY = """The slowest calls were:
+                    0.39%  7.2980ms      8002     912ns     834ns  12.646us  {a}
+                    0.38%  7.0569ms      8002     881ns     782ns  78.907us  {b}
+"""
+
+
+@pytest.mark.parametrize(("a", "b", "section"), [
+    ("acc_compute_construct@treeset_core.cpp:151", "acc_wait@(OpenACC API):1", "openacc"),
+    ("cudaMalloc", "cudaLaunchKernel", "api"),
+    ("conv_forward_kernel(float*, int)", "[CUDA memcpy HtoD]", "gpu"),
+])
+def test_summary_rows_pasted_without_their_header(tmp_path, a, b, section):
+    """Rows of an nvprof summary pasted without the header and the lines above it (the second message
+    of a thread, an excerpt): two rows in a row in nvprof's 8-column layout (share, time with unit,
+    calls, avg/min/max with units, name) are a table; its section is told by the names (acc_*@file:line
+    are the OpenACC section's). Before: 'no profiler output found'."""
+    ps = parse_text_file(tmp_path, ROWS_ONLY.format(a=a, b=b))
+    f = ps.frame
+    assert ps.unplaced == []
+    assert list(f["section"]) == [section, section]
+    assert list(f["name"]) == [a, b]
+    assert list(f["total_ns"]) == [7298000.0, 7056900.0]
+    assert list(f["calls"]) == [8002, 8002]
+    assert list(f["avg_ns"]) == [912.0, 881.0]
+
+
+def test_a_labelled_row_without_header_and_a_lone_row_before_it(tmp_path):
+    """'API calls:' rows without a header are read by their label; a lone unlabelled row before them
+    (one row is no table) is reported, not read and not dropped."""
+    text = ("                    0.03%  12.800us        10  1.2800us  1.2160us  1.6320us  [CUDA memcpy DtoH]\n"
+            "\n"
+            "      API calls:   70.92%  702.12ms    468805  1.4970us  1.2730us  101.02us  cuStreamQuery\n"
+            "                   28.00%  277.25ms    470363     589ns     433ns  15.851us  cuCtxGetCurrent\n")
+    ps = parse_text_file(tmp_path, text)
+    f = ps.frame
+    assert list(f["name"]) == ["cuStreamQuery", "cuCtxGetCurrent"]
+    assert set(f["section"]) == {"api"}
+    assert [n for n, _ in ps.unplaced] == [1]
+
+
+def test_one_row_alone_is_no_profile(tmp_path):
+    """A single row-like line in prose is not a profile (no header, no label, no second row)."""
+    from profconv.errors import NoProfileFound
+
+    with pytest.raises(NoProfileFound):
+        parse_text_file(tmp_path, "We measured\n    0.39%  7.2980ms      8002     912ns     834ns  12.646us  k\nthen stopped.\n")
+
+
+ACC_PATHS = """Accelerator Kernel Timing data
+{path}
+  jacobi  NVIDIA  devicenum=0
+    time(us): 1,234
+    35: compute region reached 10 times
+        35: kernel launched 10 times
+            grid: [64]  block: [128]
+             device time(us): total=1,234 max=130 min=120 avg=123
+"""
+
+
+@pytest.mark.parametrize(("path", "file"), [
+    ("~/hiperc/gpu-openacc-diffusion/openacc_discretization.c", "openacc_discretization.c"),
+    ("./src/jacobi.F90", "jacobi.F90"),
+    ("../common/laplace2d.cpp", "laplace2d.cpp"),
+    ("src/solver/jacobi.cu", "jacobi.cu"),
+    ("/home/u/acc/memUtils.h", "memUtils.h"),
+    ("C:\\Users\\Ana María\\lab3\\jacobi.c", "jacobi.c"),
+])
+def test_openacc_source_lines_in_any_path_form(tmp_path, path, file):
+    """The line naming the source file of the functions below it, at column 0, in any path form:
+    home-relative ('~/…', PGI prints the path as given to the compiler), dot-relative, relative,
+    absolute, a drive letter. Before: only absolute paths and bare file names were taken, so rows of
+    '~/…' sources lost their file ('jacobi:35 kernel')."""
+    ps = parse_text_file(tmp_path, ACC_PATHS.format(path=path))
+    f = ps.frame
+    assert ps.unplaced == []
+    assert list(f[f["section"] == "gpu"]["name"]) == [f"jacobi@{file}:35 kernel"]
+    assert list(f[f["section"] == "gpu"]["total_ns"]) == [1234000.0]

@@ -27,7 +27,10 @@ _KEYS = re.compile(r"(\w+)=([\d,]*)")  # a key PGI printed without a value ('ini
 _EMPTY_TIME = re.compile(r"^\s+time\(us\):(?:\s*\w+=)*\s*$")  # 'time(us): init=': PGI printed no value
 _EXTRA = re.compile(rf"^\s+(?:w/o init: )?(?:\w+={_NUM}\s*)+$")  # PGI 12/13 continuation lines
 _FUNC_TIME = re.compile(rf"^\s+time\(us\): {_NUM}\s*$")
-_SOURCE = re.compile(r"^[A-Za-z]:\\|^[\w.\-]+\.(c|cpp|cc|cxx|f90|f|F90|f95|F|cu)$")
+# the source file's line, at column 0: absolute, drive-letter, home- or dot-relative, or a path
+# without blanks ending in a source file's extension ('~/hiperc/gpu-openacc/diffusion.c', 'src/a.F90')
+_SOURCE = re.compile(r"^[A-Za-z]:\\|^(?:~|\.{1,2})?[\w.\-/\\+@#%~]*\."
+                     r"(?:c|cpp|cc|cxx|C|c\+\+|h|hpp|hh|cu|cuh|cuf|CUF|f|F|f77|F77|f90|F90|f95|F95|f03|F03|f08|F08|for|FOR)$")
 _GRID = re.compile(r"^\s+grid: \[.*\]\s+block: \[.*\]\s*$")
 
 
@@ -55,7 +58,7 @@ def parse(doc: Document) -> DialectResult:
         if block is None:
             continue
         stripped = line.strip()
-        if stripped.startswith("/") or _SOURCE.match(stripped):
+        if stripped.startswith("/") or (line[:1] not in (" ", "\t") and _SOURCE.match(stripped)):
             source = stripped
             result.claimed.add(lineno)
             continue

@@ -95,6 +95,7 @@ _UNIT_NS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 # float('260.10') * 1e6 is 260100000.00000003 (units.scaled_text)
 _UNIT_EXP = {"s": "e9", "ms": "e6", "us": "e3", "ns": ""}
 API_NAME = re.compile(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn[A-Z]|nvtx|acc_)")
+_ACC_EVENT = re.compile(r"^acc_\w+@")  # an OpenACC event and where it happened
 
 
 # a profile start or a table, as grouping.group takes them (no copy per event at the end)
@@ -174,6 +175,8 @@ def detect(doc: Document) -> bool:
         return True
     if "Kernel: " in doc.text and _METRIC_FRAGMENT.search(doc.text):  # a --metrics summary fragment
         return True
+    if "%" in doc.text and _headerless_rows(doc.text[:HEADERLESS_SCAN]):
+        return True
     for m in _PCT_HEADER.finditer(doc.text) if pct else ():  # a bare summary header (pasted without its prefix lines)
         start = doc.text.rfind("\n", 0, m.start()) + 1
         end = doc.text.find("\n", m.end())
@@ -181,6 +184,24 @@ def detect(doc: Document) -> bool:
         if "Name" in line and "Total Time" not in line and "," not in line:
             return True
     return False
+
+
+HEADERLESS_SCAN = 65536  # summary rows pasted without their header are looked for this far in
+_ROW_TEXT = (r"[ \t]*(?:(?:GPU activities|API calls|OpenACC \((?:excl|incl)\))[ \t]*:)?[ \t]+\d{1,3}\.\d\d%[ \t]+"
+             r"(?:\d+(?:\.\d+)?(?:s|ms|us|ns)[ \t]+)\d+(?:[ \t]+\d+(?:\.\d+)?(?:s|ms|us|ns)){3}[ \t]+\S[^\n]*")
+_TWO_ROWS = re.compile(rf"(?m)^{_ROW_TEXT}\n{_ROW_TEXT}$")
+
+
+def _row_run(body: str, lines: list[str], i: int) -> bool:
+    """Whether this line and the next (index i) are nvprof summary rows: a table without a header."""
+    return i < len(lines) and _FAST_ROW.match(body) is not None and _FAST_ROW.match(lines[i]) is not None
+
+
+def _headerless_rows(text: str) -> bool:
+    """Two nvprof summary rows in a row ('0.39%  7.2980ms  8002  912ns  834ns  12.646us  acc_…'):
+    a table pasted without its header and the lines above it (a thread's second message, an
+    excerpt); the 8-column layout with its units and share is nvprof's alone."""
+    return _TWO_ROWS.search(text) is not None
 
 
 _TIME_HEADER = re.compile(r"Time\((ms|us|ns|s)\)")
@@ -510,6 +531,9 @@ def _row_follows(raw: str, table: _Table) -> bool:
 def classify(block: Block) -> str:
     """A table printed without a section marker: API calls if most names are CUDA API names."""
     names = [r.name for r in block.rows] or (list(block.table.col("name")) if block.table is not None else [])
+    acc = sum(1 for n in names if _ACC_EVENT.match(n))
+    if names and acc * 2 >= len(names):
+        return "openacc"  # 'acc_compute_construct@file.c:12': the OpenACC (excl) section's names
     api = sum(1 for n in names if API_NAME.match(n))
     return "api" if names and api * 2 >= len(names) else "gpu"
 
@@ -981,7 +1005,7 @@ def parse(doc: Document) -> DialectResult:
         body = line[pm.end() :] if pm else line
         if pm and pm.group(1):
             last_pid = int(pm.group(1))
-        if mode is None and _KEYWORD.search(body) is None:
+        if mode is None and _KEYWORD.search(body) is None and not _row_run(body, lines, i):
             # no marker, header or label any test below looks for (program output, prose): only
             # whether it holds numbers that look like a row is left to decide
             if looks_like_data(body):
@@ -1156,8 +1180,10 @@ def parse(doc: Document) -> DialectResult:
             mode = "summary"
             result.claimed.add(lineno)
             continue
-        if mode is None and _LABEL.match(body) and (hdr := parse_header("Type Time(%) Time Calls Avg Min Max Name")):
-            # a labelled row with its header lost (PDF extraction): the label says the layout
+        if mode is None and (_LABEL.match(body) or _row_run(body, lines, i)) \
+                and (hdr := parse_header("Type Time(%) Time Calls Avg Min Max Name")):
+            # a labelled row with its header lost (PDF extraction), or rows pasted without their header
+            # (two in a row in the 8-column layout): the label, or the layout, says the columns
             table = _Table(fields=hdr[0], time_unit=None, section=None, lines=lines)
             mode = "summary"
         if mode == "summary" and table is not None:
