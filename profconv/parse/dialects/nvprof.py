@@ -18,7 +18,7 @@ from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
-from profconv.parse.text import ELISION, clean, csv_rows, is_neutral
+from profconv.parse.text import ELISION, FENCE, clean, csv_rows, is_neutral
 from profconv.parse.traces import base_codes as _base_codes
 from profconv.parse.traces import summarize_trace
 
@@ -117,6 +117,7 @@ class _Table:
     units_row: bool = False  # a units row under the header: every time cell may be a bare number
     pending: list[tuple[int, str]] = field(default_factory=list)  # numbers of a row split over lines
     orphan_text: bool = False  # a text line no row took since the last row: a name out of place?
+    headerless: bool = False  # rows pasted without a header: a code fence ends them (their paste ends)
     cell_per_line: bool = False  # the header came one cell a line (PDF text): a row's name follows its numbers
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
@@ -1184,10 +1185,13 @@ def parse(doc: Document) -> DialectResult:
                 and (hdr := parse_header("Type Time(%) Time Calls Avg Min Max Name")):
             # a labelled row with its header lost (PDF extraction), or rows pasted without their header
             # (two in a row in the 8-column layout): the label, or the layout, says the columns
-            table = _Table(fields=hdr[0], time_unit=None, section=None, lines=lines)
+            table = _Table(fields=hdr[0], time_unit=None, section=None, lines=lines, headerless=True)
             mode = "summary"
         if mode == "summary" and table is not None:
             if is_neutral(body):
+                if table.headerless and FENCE.match(body):
+                    end_table()  # the paste of rows without a header ends with its block
+                    continue
                 table.neutral_run += 1
                 continue
             if (lm := _LABEL.match(body)) and not body[lm.end():].strip() and not table.pending:
