@@ -72,21 +72,23 @@ def normalize(text: str) -> str:
     if control:
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
-    if " \n" in text or text.endswith(" "):
+    # the rare multi-character marks: one pass in C where it is built (a 50 MB trace: 0.04 s, not
+    # 0.14; each two-character `in` test costs ~1 ms a MB), then each found one looked for in Python
+    scan = native.load("_kahan")
+    rare = scan.find_any(text, _RARE) if scan is not None else None
+    if text.endswith(" ") or (rare is not False and " \n" in text):
         text = _TRAILING_SPACES.sub("", text)  # a padded line ('%   ' would be a CSV cell's unit)
-    if "<" in text and ("<pre" in text or "<PRE" in text):
-        text = _html_pre(text)
-    if "\n\n" in text and ("\n\n    " in text or "\n\n\t" in text):
-        text = _dedent_code_blocks(text)
+    if rare is not False:
+        if "<" in text and ("<pre" in text or "<PRE" in text):
+            text = _html_pre(text)
+        if "\n\n" in text and ("\n\n    " in text or "\n\n\t" in text):
+            text = _dedent_code_blocks(text)
     # single characters first: a one-character test is a memchr, a two-character one a slower search
-    if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text)) or "-- " in text or "--\n" in text) \
-            and _two(_prefix_lines(text)):
+    if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text))
+            or (rare is not False and ("-- " in text or "--\n" in text))) and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
-    # the rare multi-character marks: one pass in C where it is built (a 50 MB trace: 0.04 s, not 0.14)
-    scan = native.load("_kahan")
-    rare = scan.find_any(text, _RARE) if scan is not None else None
     if rare is not False:
         if "<" in text and ("<br" in text or "<BR" in text):
             text = _LINE_BREAK_TAG.sub("", text)  # 'command: ./add <br>' (markdown that needed a line break)
@@ -156,7 +158,8 @@ def _dedent_code_blocks(text: str) -> str:
     return text if lines is None else "\n".join(lines)
 
 
-_RARE = ("<br", "<BR", "\\%", "/*")  # what normalize's last three tests look for (one find_any pass first)
+# what normalize's tests of more than one character look for (one find_any pass first)
+_RARE = ("<br", "<BR", "\\%", "/*", " \n", "<pre", "<PRE", "\n\n    ", "\n\n\t", "-- ", "--\n")
 # an HTML line break ending a line, after a blank (a template argument 'k<br>' has none) or alone
 _LINE_BREAK_TAG = re.compile(r"(?im)(?:[ \t]+|^)<br[ \t]*/?>[ \t]*$")
 _LATEX_PERCENT = re.compile(r"(?<=[\d(])\\%")
