@@ -20,7 +20,9 @@ from profconv.parse.traces import summarize_trace
 
 TOOL = "nsys"
 
-_EXECUTING = re.compile(r"Executing '(\w+)' stats report|Processing \[.*\] with \[.*?/(\w+)\.py\]")
+# ('Processing [a.sqlite] with' / '[/opt/…/osrt_sum.py]...': a line a PDF or a terminal wrapped)
+_EXECUTING = re.compile(r"Executing '(\w+)' stats report|Processing \[.*\] with \[.*?/(\w+)\.py\]"
+                        r"|^\s*\[[^\]\s]*/reports/(\w+)\.py\]\.\.\.")
 _CSV_TITLE = re.compile(r"\*\*\s.*\((\w+)\):?\s*$")
 _DASHES = re.compile(r"-{3,}")
 _STATUS = ("Generating ", "Executing ", "Processing ", "Saving ", "Exporting ", "Exported ")
@@ -456,8 +458,12 @@ def parse(doc: Document) -> DialectResult:
     while i < n:
         line = lines[i].replace("\r", "")
         if m := _EXECUTING.search(line):
-            report = m.group(1) or m.group(2)
+            report = m.group(1) or m.group(2) or m.group(3)
             result.claimed.add(i + 1)
+            i += 1
+            continue
+        if line[:8] == "SKIPPED:":
+            report = None  # that report printed no table: the next table is not its
             i += 1
             continue
         if _GENERATING.search(line):

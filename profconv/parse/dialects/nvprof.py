@@ -1304,7 +1304,7 @@ def parse(doc: Document) -> DialectResult:
     # without one, are reported as any table's end reports them, not dropped
     end_table()
 
-    result.profiles = _group(events, n_lines, device)
+    result.profiles = _group(events, n_lines, device, result.unplaced)
     return result
 
 
@@ -1446,6 +1446,24 @@ def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, events: l
     return k + count
 
 
+def _api_calls_out(blk: Block, unplaced: list[int]) -> None:
+    """API calls among a GPU activities table's rows: the line that labelled them 'API calls:' is
+    missing (a paste or copy lost it), so they continued the GPU rows above. They are reported as
+    unplaced, never ranked among the kernels."""
+    if blk.rows:
+        bad = [r for r in blk.rows if r.name[:2] == "cu" and _API_CALL.fullmatch(r.name)]
+        if bad:
+            unplaced.extend(n for r in bad for n in range(r.line_start, r.line_end + 1))
+            blk.rows = [r for r in blk.rows if not (r.name[:2] == "cu" and _API_CALL.fullmatch(r.name))]
+    tb = blk.table
+    if tb is not None and len(tb):
+        names = tb.col("name")
+        keep = [not (n[:2] == "cu" and _API_CALL.fullmatch(n)) for n in names]
+        if not all(keep):
+            unplaced.extend(int(n) for n, k in zip(tb.col("line_start"), keep) if not k)
+            blk.table = tb.where(keep)
+
+
 def _um_row(body: str, lineno: int) -> Row | None:
     toks = body.split()
     if len(toks) < 7 or not re.fullmatch(r"[\d,]+", toks[0]):
@@ -1467,7 +1485,12 @@ def _um_row(body: str, lineno: int) -> Row | None:
     )
 
 
-def _group(events: list[_Event], n_lines: int, device: str | None) -> list[RawProfile]:
+# a CUDA API function as nvprof names it in 'API calls' (a kernel's name has its arguments, a template
+# or a return type; nvprof's GPU activities never list one of these)
+_API_CALL = re.compile(r"cu(?:da)?[A-Z][A-Za-z0-9_]*")
+
+
+def _group(events: list[_Event], n_lines: int, device: str | None, unplaced: list[int]) -> list[RawProfile]:
     for ev in events:
         blk = ev.block
         if blk is not None and (blk.section is None or blk.section == "?"):
@@ -1476,6 +1499,8 @@ def _group(events: list[_Event], n_lines: int, device: str | None) -> list[RawPr
                 r.section = blk.section
             if blk.table is not None:
                 blk.table.set("section", [blk.section] * len(blk.table))
+        if blk is not None and blk.section == "gpu":
+            _api_calls_out(blk, unplaced)
     profiles = grouping.group(events, TOOL)
     for p in profiles:
         p.device = p.device or device
