@@ -29,7 +29,6 @@ import os
 import random
 import re
 import zlib
-from collections import Counter
 from functools import cache
 
 import pytest
