@@ -95,6 +95,8 @@ def _report_from_header(cols: list[str], names: list[str]) -> str:
         return "cuda_gpu_mem_time_sum"
     if "instances" in lc or any(c.startswith("kernel") for c in lc):
         return "cuda_gpu_kern_sum"
+    if names and all(str(n).startswith("[CUDA ") for n in names):
+        return "cuda_gpu_mem_time_sum"  # '[CUDA memcpy DtoH]', '[CUDA memset]': memory operations
     api = sum(1 for n in names if re.match(r"^(cu[A-Z]|cuda[A-Z]|cublas|cudnn|nvtx|vk[A-Z])", str(n)))
     if api * 2 >= max(1, len(names)):
         return "cuda_api_sum"
@@ -570,6 +572,8 @@ def parse(doc: Document) -> DialectResult:
                 report = None
                 i = j
                 continue
+        if report is not None and stripped.startswith(("Time (%)", "Time(%)")):
+            report = None  # its report's header, whose table did not read (its dash line lost): not the next one's
         i += 1
     result.profiles = grouping.group(events, TOOL)
     for prof in result.profiles:
