@@ -149,6 +149,8 @@ NO_PROFILE: list[tuple[str, str]] = [
      "a project's own CPU/GPU/NPU stage report with 'inf', CRLF, no final newline"),
     ("foreign/b5b-gpleemrijse-audalac-ncu-section-values-hand-collected-tsv-no-eol-no-profile.log",
      "ncu section values (Mem Busy, L2 Hit Rate) collected by hand into a TSV"),
+    ("foreign/b5b-sergasgr-codealign-readme-ncu-no-metrics-then-device-unsupported-spanish-no-profile.md.log",
+     "ncu collected no metrics, then 'Profiling is not supported on device 0'"),
 ]
 
 
@@ -313,3 +315,31 @@ def test_nsys_2020_run_without_stats_says_where_the_report_is(tmp_path):
     with pytest.raises(NoProfileFound) as e:
         parse_text_file(tmp_path, NSYS_SAVED_ONLY.replace('Report file moved to "/home/student/lab4/report3.qdrep"\n', ""))
     assert "saved its results in /tmp/nsys-report-aba0-a14b.qdrep instead" in str(e.value)
+
+
+@pytest.mark.parametrize(("path", "said"), [
+    ("foreign/b5b-sergasgr-codealign-readme-ncu-no-metrics-then-device-unsupported-spanish-no-profile.md.log",
+     '"Profiling is not supported on device 0. To find out supported GPUs refer --list-chips option."'),
+    ("foreign/lanluyuu-cuda-gemm-ncu-error-no-executable.log", "\"'./main' does not exist or is not an executable."),
+    ("ncu-text/shra1-25-cml-ncu-target-terminated-traceback-no-result.log",
+     '"ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters'),
+])
+def test_ncu_run_without_results_says_why(path, said, cli):
+    """An ncu run that printed no result: the one line quotes ncu's most specific ==ERROR== (not the
+    generic 'The application returned an error code'), else its 'No kernels were profiled' /
+    'No metrics to collect' warning. Before: only 'no profiler output … found'."""
+    line = check_no_profile(path, cli)
+    assert "found: Nsight Compute printed no results (" + said in line
+
+
+def test_ncu_run_that_collected_nothing_quotes_the_warning(tmp_path):
+    from profconv.errors import NoProfileFound
+
+    text = ("==WARNING== No metrics to collect found in sections.\n"
+            "==PROF== Connected to process 32564 (/home/u/gemv)\n"
+            "==PROF== Disconnected from process 32564\n"
+            "[32564] gemv@127.0.0.1\n"
+            "  gemv_kernel(const float *, float *, int) (4, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 12.0\n")
+    with pytest.raises(NoProfileFound) as e:
+        parse_text_file(tmp_path, text)
+    assert str(e.value).endswith('Nsight Compute printed no results ("No metrics to collect found in sections.")')

@@ -310,12 +310,41 @@ def _no_profile_instead(label: str, text: str) -> str | None:
             path = m.group(1)
             return (f"{label}: no profiler output found: {tool} saved its results in {path} instead of printing "
                     f"them (`{how.format(path)}` prints them as text)")
+    # Nsight Compute ran but printed no result: what it said why
+    if said := _ncu_said(text):
+        return (f"{label}: no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line "
+                f"profiler) found: Nsight Compute printed no results ({said})")
     # another profiler's tables: say which, and what to run instead
     for rx, what, hint in _FOREIGN:
         if rx.search(text):
             return (f"{label}: no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line "
                     f"profiler) found: the tables are {what}, which profconv does not read ({hint})")
     return None
+
+
+_NCU_SAID = re.compile(r"^==(ERROR|WARNING)== (.+?)\s*$", re.M)
+_NCU_GENERIC = ("The application returned an error code", "An error occurred while trying to profile",
+                "Profiling kernels launched by child processes")
+_NCU_NOTHING = ("No kernels were profiled", "No metrics to collect found in sections")
+
+
+def _ncu_said(text: str) -> str | None:
+    """Why an ncu run printed no results: its most specific ==ERROR== line, else its own words
+    that nothing was profiled or collected (quoted, cut at 150 characters)."""
+    if "==ERROR==" not in text and "==WARNING==" not in text:
+        return None
+    errors, nothing = [], []
+    for m in _NCU_SAID.finditer(text):
+        what = m.group(2).removeprefix("Error: ")
+        if m.group(1) == "ERROR":
+            errors.append(what)
+        elif what.startswith(_NCU_NOTHING):
+            nothing.append(what)
+    said = [e for e in errors if not e.startswith(_NCU_GENERIC)] or errors or nothing
+    if not said:
+        return None
+    first = said[0] if len(said[0]) <= 150 else said[0][:149] + "…"
+    return f'"{first}"'
 
 
 _UNDER_NSYS = "run the program under `nsys profile --stats=true` or `ncu` for a profile profconv reads"
