@@ -83,10 +83,22 @@ class TrimmedLines:
         return getattr(self._stream, name)
 
 
+def _height(w: int | None) -> int | None:
+    """The height to give rich with an explicit width: rich lays a terminal whose TERM is dumb or unknown
+    (Emacs' shell, some CI runners) out for 80 columns unless it is told both width and height."""
+    if w is None:
+        return None
+    import shutil
+
+    return shutil.get_terminal_size().lines
+
+
 def console() -> Console:
+    w = width()
     if stdout_is_terminal():
-        return _console_class()(highlight=False, soft_wrap=False, width=width())
-    return _console_class()(file=cast("IO[str]", TrimmedLines(sys.stdout)), highlight=False, soft_wrap=False, width=width())
+        return _console_class()(highlight=False, soft_wrap=False, width=w, height=_height(w))
+    return _console_class()(file=cast("IO[str]", TrimmedLines(sys.stdout)), highlight=False, soft_wrap=False, width=w,
+                            height=_height(w))
 
 
 def error_console() -> Console:

@@ -1,6 +1,15 @@
+import os
 from dataclasses import dataclass
 
 import pytest
+
+# The suite asserts what a user sees with rich's defaults: a pipe or a file is plain, a terminal is what
+# the test makes it. A developer's shell or a CI runner may set variables that change that (GitHub
+# workflows often set FORCE_COLOR): FORCE_COLOR or TTY_COMPATIBLE=1 make every pipe a colour terminal
+# (escape codes in stdout and stderr: 26 CLI tests failed), TTY_INTERACTIVE turns live displays on. They
+# are dropped here, for subprocesses too; a test of their effect sets them itself (CliRunner's env=).
+for _var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "NO_COLOR"):
+    os.environ.pop(_var, None)
 
 
 def _has_gpu() -> bool:
@@ -19,6 +28,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if marker in item.keywords:
             item.add_marker(skip)
+
+
+def terminal_console(width: int):
+    """A rich console that is a colourless terminal `width` columns wide on a buffer (`.file.getvalue()`),
+    whatever the environment says: given a width alone, rich lays a terminal out for 80 columns when TERM
+    is dumb or unknown (Emacs' shell, some CI runners), so the height is given too."""
+    import io
+
+    from rich.console import Console
+
+    return Console(file=io.StringIO(), width=width, height=25, force_terminal=True, color_system=None)
 
 
 @dataclass

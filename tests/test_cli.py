@@ -7,6 +7,8 @@ import os
 
 import pytest
 
+from tests.conftest import terminal_console
+
 SEED = "tests/data/seeds/002_b0bcac5cefbf4480.log"
 
 
@@ -423,19 +425,35 @@ def test_unreadable_input_and_closed_stdin_are_one_line(cli, monkeypatch):
 
 
 def test_markdown_in_a_terminal_falls_back_to_the_text_when_a_table_is_too_wide():
-    import io
 
-    from rich.console import Console
 
     from profconv.ui import print_markdown
 
     md = "# Title\n\n| variant | Op Time |\n| --- | ---: |\n| " + "x" * 90 + " | 2.073 ms |\n"
-    narrow = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    narrow = terminal_console(80)
     print_markdown(narrow, md)
     assert "| " + "x" * 90 + " | 2.073 ms |" in narrow.file.getvalue()  # nothing cut
-    wide = Console(file=io.StringIO(), force_terminal=True, width=200, color_system=None)
+    wide = terminal_console(200)
     print_markdown(wide, md)
     assert "# Title" not in wide.file.getvalue() and "2.073 ms" in wide.file.getvalue()  # rendered by rich
+
+
+def test_width_holds_in_a_dumb_terminal(monkeypatch):
+    """--width N in a terminal whose TERM is dumb (Emacs' shell, some CI runners): rich, given a width
+    alone, lays such a terminal out for 80 columns."""
+    import io
+
+    from profconv import ui
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setattr("sys.stdout", Terminal())
+    monkeypatch.setattr(ui, "_width", 150)
+    con = ui.console()
+    assert con.is_terminal and con.is_dumb_terminal and con.width == 150
 
 
 def test_headings_fit_or_print_whole(cli):

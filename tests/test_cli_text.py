@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import terminal_console
+
 SNAPSHOTS = Path(__file__).parent / "data" / "cli"
 HELP = [(), ("run",), ("bench",), ("parse",), ("report",), ("models",), ("kernel",), ("kernel", "new")]
 EVERY_HELP = [*HELP, ("grade",)]  # grade's options belong to its own tests: checked here for layout only
@@ -227,7 +229,7 @@ def _bench_text(width: int | None) -> str:
 
     record = load(BENCH)
     df = bench.frame(record)
-    con = (Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None) if width
+    con = (terminal_console(width) if width
            else Console(file=io.StringIO(), width=1000, color_system=None))  # a pipe: plain, complete
     for i, layer in enumerate(record.layers):  # as `profconv bench` prints each layer when it is measured
         terminal.section(con, layer_section(layer, i, df))
@@ -350,14 +352,12 @@ def test_bad_out_paths_are_refused_before_any_work(cli, tmp_path, make, message)
 
 
 def test_bullets_wrap_under_their_text():
-    import io
 
-    from rich.console import Console
 
     from profconv.render import terminal
     from profconv.render.document import Bullets, Section
 
-    con = Console(file=io.StringIO(), width=40, force_terminal=True, color_system=None)
+    con = terminal_console(40)
     terminal.section(con, Section("s").add(Bullets(["command: profconv run --model ece408-high --images 10000 --out runs/x"])))
     lines = [line.rstrip() for line in con.file.getvalue().splitlines()[1:] if line.strip()]
     assert lines[0].startswith("• command:") and all(line.startswith("  ") for line in lines[1:]) and len(lines) > 1

@@ -12,6 +12,7 @@ import pytest
 
 from profconv.analysis import agreement, stats
 from profconv.errors import InputError
+from tests.conftest import terminal_console
 
 
 def test_median_ci_order_statistics():
@@ -207,10 +208,7 @@ def test_provenance_fields(tmp_path, monkeypatch):
 
 def test_agreement_without_ncu_settings():
     """A cupti-only run: its settings are not ncu's, the table and markdown say no ncu figures."""
-    import io
     from pathlib import Path
-
-    from rich.console import Console
 
     from profconv.commands.run import profiler_sections
     from profconv.profile.session import agreement_frame, agreement_records
@@ -224,7 +222,7 @@ def test_agreement_without_ncu_settings():
     record = load("tests/data/runs/ece408-h200.json")
     record.profile = struct_from(ProfileInfo, {**prof, "agreement": agreement_records(df)})
     [section] = profiler_sections(record, Path("tests/data/runs/ece408-h200.json"))  # what `run --profile` prints
-    con = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
+    con = terminal_console(80)
     terminal.section(con, section)
     text = con.file.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 80

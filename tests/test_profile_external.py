@@ -8,6 +8,7 @@ import pytest
 from profconv.errors import ProfilerFailed, ProfilerUnavailable
 from profconv.profile import external
 from profconv.profile.session import check_available
+from tests.conftest import terminal_console
 
 CHILD = external.ChildRun("ece408-high", 1000, ["naive", "tuned"], Path("/tmp/r/ncu-child"))
 
@@ -172,9 +173,7 @@ def test_cli_profile_without_gpu_is_one_line_exit_3(cli):
 
 def test_ncu_table_renders_the_conv_ops():
     """`run --profile ncu` prints the report's own Nsight Compute section through the terminal renderer."""
-    import io
 
-    from rich.console import Console
 
     from profconv.commands.run import profiler_sections
     from profconv.records import ProfileInfo, load, struct_from
@@ -188,7 +187,7 @@ def test_ncu_table_renders_the_conv_ops():
     assert [s.title for s in sections] == ["Nsight Compute metrics"]
     text = {}
     for width in (200, 80):
-        con = Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None)
+        con = terminal_console(width)
         terminal.section(con, sections[0])
         text[width] = con.file.getvalue()
         assert max(len(line) for line in text[width].splitlines()) <= width

@@ -265,7 +265,9 @@ def test_cli_parse_in_a_pipe_same_bytes_as_rich(monkeypatch, tmp_path):
         assert fast.exit_code == slow.exit_code == 0, fast.output
         assert fast.stdout == slow.stdout
         assert "卷积核" in fast.stdout
-    coloured = runner.invoke(app, ["parse", *files], env={"FORCE_COLOR": "1"})  # colour in a pipe: rich
+    # colour in a pipe when asked for: rich's (whose colour TERM=dumb, TTY_COMPATIBLE=0 or NO_COLOR would turn off)
+    colour = {"FORCE_COLOR": "1", "TERM": "xterm-256color", "TTY_COMPATIBLE": None, "NO_COLOR": None}
+    coloured = runner.invoke(app, ["parse", *files], env=colour)
     assert coloured.exit_code == 0 and "\x1b[" in coloured.stdout
 
 

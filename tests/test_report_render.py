@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from browser import Browser, find_chromium  # noqa: E402
 
 from profconv.analysis.names import demangle, readable  # noqa: E402
+from tests.conftest import terminal_console  # noqa: E402
 
 RUN = "tests/data/runs/ece408-h200.json"
 SEED = "tests/data/seeds/002_b0bcac5cefbf4480.log"
@@ -149,14 +150,13 @@ def test_html_in_headless_chromium(html_pages, tmp_path):
 
 
 def test_terminal_report_fits_80_columns():
-    from rich.console import Console
 
     from profconv.render import terminal
     from profconv.render.document import RenderOptions
     from profconv.report.build import ReportOptions, build
     from profconv.report.inputs import load
 
-    con = Console(width=80, force_terminal=True, color_system=None)
+    con = terminal_console(80)
     with con.capture() as cap:
         terminal.render(build(load([CUPTI, SEED]), ReportOptions()), con, RenderOptions(full_hint="add --full"))
     out = cap.get()
@@ -168,7 +168,6 @@ def test_terminal_report_fits_80_columns():
 
 def test_names_are_never_markup(tmp_path, cli):
     """hostile-input.md §7: a kernel named `k[/x]` is text on the terminal, in markdown and in HTML."""
-    from rich.console import Console
 
     from profconv.render import terminal
     from profconv.render.document import RenderOptions
@@ -179,7 +178,7 @@ def test_names_are_never_markup(tmp_path, cli):
     log.write_text("==1== NVPROF is profiling process 1, command: ./a [bold]\n==1== Profiling result:\n"
                    " Type Time(%) Time Calls Avg Min Max Name\n"
                    " GPU activities: 100.00% 1ms 1 1ms 1ms 1ms k[/x]<script>\n")
-    con = Console(width=80, force_terminal=True, color_system=None)
+    con = terminal_console(80)
     with con.capture() as cap:
         terminal.render(build(load([str(log)]), ReportOptions()), con, RenderOptions())
     assert "k[/x]<…>" in cap.get() and "./a [bold]" in cap.get()  # the template-like tail folded
