@@ -374,8 +374,11 @@ def test_sigterm_ends_a_run_as_ctrl_c_does_with_its_partial_record(tmp_path):
 
     proc = subprocess.Popen([sys.executable, "-m", "profconv", "run", "--model", "ece408-high", "--variant", "cpu",
                              "--out", str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    while not proc.stdout.readline().startswith("synthetic data"):  # the notice comes just before the run
-        pass
+    for line in proc.stdout:  # the notice comes just before the run
+        if line.startswith("synthetic data"):
+            break
+    else:  # the child ended without it (not a busy loop on readline's '' at the end of its output)
+        pytest.fail(f"no 'synthetic data' notice; exit {proc.wait()}: {proc.stderr.read()}")
     time.sleep(3)  # inside the run (10,000 images on the CPU take 12 s or more)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.stdout.read(), proc.stderr.read()  # the buffered reader, not communicate(): nothing lost
