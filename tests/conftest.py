@@ -11,6 +11,24 @@ import pytest
 for _var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "NO_COLOR"):
     os.environ.pop(_var, None)
 
+# Hypothesis: the suite's property tests draw the same examples on every run and every machine (derandomize,
+# seeded from each test's own code), keep no example database between runs (.hypothesis/), have no deadline
+# and no timing health check (a loaded machine is no failure). Without this, a run explored fresh random
+# examples unless a CI variable was set (hypothesis then loads its own 'ci' profile) and replayed what
+# .hypothesis/ held. `nox -s fuzz` (PROFCONV_FUZZ_EXAMPLES) explores new random examples instead;
+# HYPOTHESIS_PROFILE=fuzz does the same for any run.
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # a machine with only the runtime dependencies: the property tests' modules say so
+    pass
+else:
+    settings.register_profile("profconv", derandomize=True, database=None, deadline=None, print_blob=True,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("fuzz", derandomize=False, deadline=None, print_blob=True,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                          or ("fuzz" if os.environ.get("PROFCONV_FUZZ_EXAMPLES") else "profconv"))
+
 
 def _has_gpu() -> bool:
     from profconv.run.gpu import cupy_or_none
