@@ -372,14 +372,17 @@ def test_sigterm_ends_a_run_as_ctrl_c_does_with_its_partial_record(tmp_path):
     import sys
     import time
 
+    # --cpu-repeat 1000: minutes on any machine (the default 3 repeats of 10,000 images take 12 s or more
+    # here, and could end within the 3 s below on a machine a few times faster); the signal ends it
     proc = subprocess.Popen([sys.executable, "-m", "profconv", "run", "--model", "ece408-high", "--variant", "cpu",
-                             "--out", str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--cpu-repeat", "1000", "--out", str(tmp_path / "r")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stdout:  # the notice comes just before the run
         if line.startswith("synthetic data"):
             break
     else:  # the child ended without it (not a busy loop on readline's '' at the end of its output)
         pytest.fail(f"no 'synthetic data' notice; exit {proc.wait()}: {proc.stderr.read()}")
-    time.sleep(3)  # inside the run (10,000 images on the CPU take 12 s or more)
+    time.sleep(3)  # inside the run
     proc.send_signal(signal.SIGTERM)
     out, err = proc.stdout.read(), proc.stderr.read()  # the buffered reader, not communicate(): nothing lost
     proc.wait(timeout=60)
