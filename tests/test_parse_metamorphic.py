@@ -439,6 +439,9 @@ KNOWN = {
     ("lines-glued", "nvprof-metrics/sarats-xgc-cabana-kokkos-metrics-fragment-sci-notation-excerpt.log"):
         "two nvprof metric rows glued read as one",
     ("cut-at-a-byte", "acc-time/oliatsm-cnn-cifar10-nvhpc-acc-time.log"): "PGI",
+    ("lines-removed", "acc-time/b5a-usnistgov-hiperc-issue49-pgi17-tilde-paths-cut-excerpt.md.log"): "PGI",
+    ("lines-glued", "pasted/b5a-clima-oceananigans-issue1912-julia-mangled-names-prose-between-sections-excerpt.md.log"):
+        "rows without a header whose 'API calls:' label was glued to prose: the whole run classified as API calls",
 }
 
 
