@@ -464,3 +464,117 @@ def test_damaged_logs_give_no_wrong_number(name, tmp_path):
         if why:
             bad[path] = why
     assert not bad, _failures(bad)
+
+
+# ---------------------------------------------------------------------------------------------------
+# LOCALE: the numbers as a tool prints them in de_DE, fr_FR or de_CH
+
+# a number as a C-locale tool prints it (thousands ',' or none, decimal '.'), with its unit, as a
+# whole blank-separated token; a CSV line's cells are its fields
+_C_NUMBER = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(%|[A-Za-zµμ]{1,8}(?:/s)?)?")
+_TOKEN = re.compile(r"(?<!\S)\S+(?!\S)")
+_CSV_FIELD = re.compile(r'"(?:[^"]|"")*"|[^,]*')
+
+
+def _relocale(num: re.Match, decimal: str, group: str) -> str:
+    whole, frac, unit = num.group(1), num.group(2), num.group(3) or ""
+    if "," in whole:
+        whole = whole.replace(",", group)
+    return whole + (decimal + frac if frac is not None else "") + unit
+
+
+def _locale(decimal: str, group: str):
+    def cell(text: str) -> str:
+        m = _C_NUMBER.fullmatch(text)
+        return _relocale(m, decimal, group) if m else text
+
+    def line(ln: str) -> str:
+        if ln.count(",") >= 2 and "  " not in ln.strip() and (ln.lstrip()[:1] == '"' or " " not in ln.strip()):
+            out = []
+            for f in _csv_fields(ln):
+                quoted = f[:1] == '"' and f[-1:] == '"' and len(f) > 1
+                inner = f[1:-1] if quoted else f
+                new = cell(inner)
+                out.append(f'"{new}"' if quoted or (new != inner and "," in new) else new)
+            return ",".join(out)
+        return _TOKEN.sub(lambda t: cell(t.group(0)), ln)
+
+    return lambda t: _each_line(t, line)
+
+
+def _csv_fields(ln: str) -> list[str]:
+    fields, k = [], 0
+    while True:
+        m = _CSV_FIELD.match(ln, k)
+        fields.append(m.group(0))
+        k = m.end()
+        if k >= len(ln) or ln[k] != ",":
+            return fields
+        k += 1
+
+
+LOCALES = {
+    "de_DE": _locale(",", "."),
+    "fr_FR": _locale(",", "\u202f"),
+    "de_CH": _locale(",", "'"),
+}
+
+
+# logs that still give a wrong value in another locale (left to fix): ncu reads each metric value on
+# its own, so de_DE's '524.288' (thousands) is read as 524.288 -- its sections need the per-table vote
+LOCALE_KNOWN = {
+    "ncu-csv/yktian-paddle-demo-nvtx-metrics.csv.log",
+    "ncu-text/eduardo4jesus-hw8-task1-naive-transpose-metrics.log",
+    "ncu-text/eduardo4jesus-hw8-task1b-naive-transpose-metrics-2022.log",
+    "ncu-text/yukewang96-tcgnn-spmm-ncu2022-inf-rules-excerpt.log",
+    "pasted/csc-openacc-profiling-gpus-nsys-2020-glued-rows-ncu-slides-excerpt.md.log",
+    "ncu-text/eduardo4jesus-hw8-smem-transpose-metrics.log",
+    "pasted/shishishu-olcf-hw4-nvprof-then-ncu2025-fences-excerpt.md.log",
+}
+# logs printed in a locale of their own already (four-digit groups '44,0087,8248'): rewriting only
+# their C-looking numbers would mix two locales in one table, which no tool prints
+NOT_C_LOCALE = {"nsys-text/f64081169-jetson-trt-yolo-4digit-grouping.log"}
+TEXTS = {"value_text", "value_text_min", "value_text_max"}
+
+
+@pytest.mark.parametrize("name", list(LOCALES))
+def test_no_wrong_value_in_another_locale(name):
+    """Every number of the log rewritten in another locale, the same way in the whole file: every
+    row emitted is a row of the untransformed log with the same values, except that a cell whose
+    decimal mark its table cannot tell ('1.234' and nothing else in the table to say) is left empty
+    with the table flagged -- never a guessed value. (That every row is still read is not asserted
+    yet: tables whose reader does not decide the mark per table report such rows as unplaced.)"""
+    f = LOCALES[name]
+    bad = {}
+    values = [i for i, c in enumerate(PRINTED) if c in VALUES or c in TEXTS]
+    texts = PRINTED.index("value_text")
+    for path in logs():
+        if path[len(DATA) + 1:] in LOCALE_KNOWN | NOT_C_LOCALE:
+            continue
+        base = _base(path)
+        try:
+            ps = profconv.parse_text(f(_text(path)), label=path)
+        except ProfconvError:
+            continue  # profconv's own error: nothing emitted
+        by_key: dict[tuple, list[tuple]] = {}
+        base_derived = derived_sections(base.frame)
+        for p, *w in table(base, ["profile", *PRINTED]):
+            if (p, w[1]) in base_derived:
+                continue
+            w = tuple(w)
+            by_key.setdefault(tuple(x for i, x in enumerate(w) if i not in values), []).append(w)
+        derived = derived_sections(ps.frame)  # sums profconv made of the trace rows it read
+        for g in table(ps, ["profile", *PRINTED]):
+            p, g = g[0], g[1:]
+            if (p, g[1]) in derived:
+                continue
+            flagged = any("decimal mark" in n for n in ps.table_notes.get((p, g[1]), []))
+            candidates = by_key.get(tuple(x for i, x in enumerate(g) if i not in values), [])
+            # a cell left empty: its table flagged, or the cell kept as printed text (value_text)
+            empty_ok = flagged or g[texts] is not None
+            if not any(all(g[i] == w[i] or (g[i] is None and empty_ok) or PRINTED[i] in TEXTS for i in values)
+                       for w in candidates):
+                bad[path] = "a row the log does not hold: " + ", ".join(
+                    f"{c}={v!r}" for c, v in zip(PRINTED, g) if v is not None)[:300]
+                break
+    assert not bad, _failures(bad)

@@ -30,7 +30,9 @@ SIZE_UNITS_BYTES = {
 # A number as any locale prints it: digits grouped by , . ' space or NBSP, one decimal mark.
 _SEP = "[,.'\u00a0\u202f ]"
 _LOCALE_NUM = re.compile(rf"^\d{{1,4}}(?:{_SEP}\d{{3,4}})*(?:[.,]\d+)?$|^\d+[.,]\d+$|^\d+$")
-_GROUPED = re.compile(r"^[+]?\d{1,4}(,\d{3,4})+(\.\d*)?$")
+# thousands (',' every three digits) or ten-thousands (every four, as CJK locales group: '44,0087,8248');
+# a lone ',dddd' is a decimal comma as often ('1,6783ms' in de_DE): not read as grouped here
+_GROUPED = re.compile(r"^[+]?(?:\d{1,3}(,\d{3})+|\d{1,4}(,\d{4}){2,})(\.\d*)?$")
 _COMMA_DECIMAL = re.compile(r"^[+]?\d+,\d{1,2}$|^[+]?\d+,\d{5,}$|^[+]?0,\d+$")
 _AMBIGUOUS = re.compile(r"^[1-9]\d{0,2}[.,]\d{3}$")
 _PLAIN = re.compile(r"^[+]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\d+\.|\.\d+)$")  # not '1.e090'
@@ -46,6 +48,7 @@ class Locale:
 
     decimal: str = "."
     ambiguous: bool = False  # no cell told which mark is the decimal one
+    group4: bool = False  # ',' groups four digits ('44,0087,8248' in the same table): '1,3583' is 13583
 
     def convert(self, t: str) -> float:
         """A digits-and-separators string in this locale -> float (ValueError if it is not one).
@@ -54,6 +57,8 @@ class Locale:
         """
         if self.ambiguous and _AMBIGUOUS.match(t):
             return NAN
+        if self.group4 and _GROUP4.fullmatch(t):
+            return finite(float(t.replace(",", "")))
         if self.decimal == ",":
             if "." in t and "," in t and t.rfind(".") > t.rfind(","):
                 raise ValueError(f"not a number in this table's locale: {t!r}")
@@ -65,6 +70,9 @@ class Locale:
 
 
 C_LOCALE = Locale()
+GROUP4_LOCALE = Locale(".", group4=True)
+_GROUP4 = re.compile(r"\d{1,4}(?:,\d{4})+(?:\.\d+)?")
+_GROUP4_MANY = re.compile(r"\d{1,4}(?:,\d{4}){2,}(?:\.\d+)?")
 COMMA_LOCALE = Locale(",")
 AMBIGUOUS_LOCALE = Locale(".", ambiguous=True)
 AMBIGUOUS_NOTE = ("numbers such as '1.234' could use '.' or ',' as the decimal mark and no cell of this table "
@@ -143,15 +151,15 @@ class LocaleVote:
     """Evidence for a table's decimal mark, gathered cell by cell (incremental: a table read
     row by row costs one look at each cell)."""
 
-    __slots__ = ("comma", "dot", "undecided")
+    __slots__ = ("comma", "comma4", "dot", "group4", "undecided")
 
     def __init__(self) -> None:
-        self.comma = self.dot = 0
-        self.undecided = False
+        self.comma = self.dot = self.comma4 = 0
+        self.undecided = self.group4 = False
 
     def copy(self) -> LocaleVote:
         v = LocaleVote()
-        v.comma, v.dot, v.undecided = self.comma, self.dot, self.undecided
+        v.comma, v.dot, v.undecided, v.comma4, v.group4 = self.comma, self.dot, self.undecided, self.comma4, self.group4
         return v
 
     def add(self, cells) -> LocaleVote:
@@ -168,6 +176,8 @@ class LocaleVote:
                     self.comma += 1
                 else:
                     self.dot += 1
+                    if _GROUP4.fullmatch(t):
+                        self.group4 = True  # '2,6959.009': four digits grouped before a decimal point
             elif has_c or has_d:
                 mark = "," if has_c else "."
                 parts = t.split(mark)
@@ -176,6 +186,10 @@ class LocaleVote:
                         self.comma += 1
                     else:
                         self.dot += 1
+                        if _GROUP4_MANY.fullmatch(t):
+                            self.group4 = True
+                elif mark == "," and len(parts[1]) == 4 and parts[0] != "0":
+                    self.comma4 += 1  # '1,3583': a decimal comma, or four digits grouped (told by the others)
                 elif len(parts[1]) != 3 or len(parts[0]) > 3 or parts[0][0] == "0" or "e" in parts[1].lower():
                     # not one mark between a 1-3 digit group and a 3-digit one ('524288.000', '0.125'):
                     # the mark is the decimal one
@@ -198,6 +212,10 @@ class LocaleVote:
         return self
 
     def locale(self) -> Locale:
+        if self.group4:
+            return AMBIGUOUS_LOCALE if self.comma else GROUP4_LOCALE
+        if self.comma4:
+            self.comma, self.comma4 = self.comma + self.comma4, 0
         if self.comma and not self.dot:
             return COMMA_LOCALE
         if self.comma and self.dot:
@@ -229,6 +247,7 @@ def _strip_unit(t: str) -> str:
 
 
 _FAST_SUFFIX = (("ms", "e6"), ("us", "e3"), ("ns", ""))
+_ONE_GROUP = re.compile(r"[1-9]\d{0,2},\d{3}")
 
 
 def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCALE) -> float:
@@ -251,6 +270,10 @@ def time_ns(text: str, default_unit: str | None = None, locale: Locale = C_LOCAL
     m = _TIME.match(t)
     if m:
         num = m.group(1)
+        if locale is C_LOCALE and _ONE_GROUP.fullmatch(num):
+            # '23,298us': no profiler groups the digits of a time it prints with its unit, so the
+            # comma may be a decimal one (de_DE) as well: which, only the table's other cells can tell
+            raise ValueError(f"not a time in this table's locale: {text!r}")
         return finite(_times(num if locale is C_LOCALE else None, locale.convert(num), TIME_UNITS_NS[m.group(2)]))
     if default_unit is not None and t[:1].isdigit():
         return finite(_times(t if locale is C_LOCALE else None, locale.convert(t), TIME_UNITS_NS[default_unit]))

@@ -38,8 +38,13 @@ def detect(doc: Document) -> bool:
 
 
 def _us(text: str) -> float:
+    """A time in microseconds as the profiler prints it (printf '%.3f': never digit groups), so a
+    comma in it is a decimal one ('1,312' from a de_DE run is 1.312 us, not 1312)."""
+    t = text.strip()
+    if "," in t and "." not in t and t.count(",") == 1:
+        t = t.replace(",", ".")
     try:
-        return units.scaled(units.number(text), 1e3)
+        return units.scaled(units.number(t), 1e3)
     except ValueError:
         return float("nan")
 

@@ -619,8 +619,17 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
         return None
     rows: list[Row] = []
     bad: list[int] = []
+    end = i + 1
+    while end < len(lines) and lines[end].count("\t") == len(cols) - 1 and lines[end].strip():
+        end += 1
+    # the decimal mark from every cell of the table ('84,4%' beside '583,496 μs': a de_DE GUI)
+    numeric = [c.strip() for ln in lines[i + 1 : end] for f, c in zip(fields, ln.split("\t"))
+               if f not in (None, "name", "category", "style", "calls")]
+    counts = [c.strip() for ln in lines[i + 1 : end] for f, c in zip(fields, ln.split("\t")) if f == "calls"]
+    loc = units.decide_locale(numeric, counts)
+    notes = [units.AMBIGUOUS_NOTE] if loc.ambiguous else []
     j = i + 1
-    while j < len(lines) and lines[j].count("\t") == len(cols) - 1 and lines[j].strip():
+    while j < end:
         cells = [c.strip() for c in lines[j].rstrip("\r").split("\t")]
         v: dict[str, float] = {}
         name = category = ""
@@ -635,11 +644,11 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
                 elif f == "pct":
                     if not c.endswith("%"):
                         raise ValueError(c)
-                    v[f] = units.percent(c)
+                    v[f] = units.percent(c, loc)
                 elif f == "calls":
-                    v[f] = units.count(c)
+                    v[f] = units.count(c, loc)
                 elif f is not None:
-                    v[f] = units.time_ns(c)  # a time without its unit raises: never read in a guessed unit
+                    v[f] = units.time_ns(c, locale=loc)  # a time without its unit raises: never read in a guessed unit
         except ValueError:
             bad.append(j + 1)
             j += 1
@@ -660,7 +669,7 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
     section = sections.pop() if len(sections) == 1 else "gpu"
     if len(sections):  # kernels and API calls in one copied table: not one ranking, keep them apart
         return None, j, list(range(i + 2, j + 1))
-    return Block(section=section, rows=rows, line_start=i + 1, line_end=j, kind="gui"), j, bad
+    return Block(section=section, rows=rows, line_start=i + 1, line_end=j, kind="gui", notes=notes), j, bad
 
 
 _MD_ROW = re.compile(r"^\s*\|.*\|\s*$")

@@ -984,7 +984,10 @@ def parse(doc: Document) -> DialectResult:
                 try:
                     start = units.time_ns(m.group("start"), trace_units[0])
                     dur = units.time_ns(m.group("dur"), trace_units[1])
-                    trace_rows.append((m.group("name").rstrip(), start, dur, lineno, lineno))
+                    name = m.group("name").rstrip()
+                    if name_col and len(raw) > name_col and raw[name_col - 1] == " " and raw[name_col] != " ":
+                        name = raw[name_col:].rstrip()  # under its header word (columns of '-' before it)
+                    trace_rows.append((name, start, dur, lineno, lineno))
                     result.claimed.add(lineno)
                     continue
                 except ValueError:
