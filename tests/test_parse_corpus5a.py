@@ -137,12 +137,32 @@ CASES = [
              (1, 'openacc', 'diffusion_kernel@openacc_discretization.c:57 compute region', None, 100000, None),
          ],
          notes=[]),
+    Case('pasted/b5a-ghe10-ece408-fa17-readme-indented-blocks-snip-elisions-excerpt.md.log',
+         tools=('nvprof', 'nvprof'), rows=7, unplaced=0,
+         sections={(1, 'api'): 3, (1, 'gpu'): 3, (2, 'gpu'): 1},
+         tops=[(1, 'gpu', 'sgemm_128x128x8_NT_vec', 3), (1, 'api', 'cudaFree', 3),
+               (2, 'gpu', 'void mxnet::op::forward_kernel<mshadow::gpu, float>', 1)],
+         checks=[
+             (1, 'gpu', 'sgemm_128x128x8_NT_vec', 8748800.0, 1, 8748800.0),
+             (1, 'gpu', '[CUDA memcpy HtoD]', 6957100.0, 13, 535160.0),
+             (1, 'gpu', 'void', 4659800.0, 2, 2329900.0),  # the author cut the name; '... < snip > ...' is no part of it
+             (1, 'api', 'cudaStreamCreateWithFlags', 2908620000.0, 16, 181790000.0),
+             (1, 'api', 'cudaMemGetInfo', 780120000.0, 24, 32505000.0),
+             (2, 'gpu', 'void mxnet::op::forward_kernel<mshadow::gpu, float>(float*, mxnet::op::forward_kernel<mshadow::gpu, '
+              'float> const *, mxnet::op::forward_kernel<mshadow::gpu, float> const , int, int, int, int, int, int)',
+              14895200000.0, 1, 14895200000.0),
+         ],
+         notes=['profile 1, gpu table, lines 21-23: Time(%) adds up to 71.63%']),
 ]
 # fmt: on
 
 NO_PROFILE: list[tuple[str, str]] = [
     ("foreign/b5a-olcf-openacc-workshop-2013-craypat-pipe-tables-no-profile-excerpt.log",
      "CrayPat 5.3 tables with Time% / Time / Calls cells between bars: another profiler's, not nvprof's"),
+    ("foreign/b5a-owensgroup-ml-perf-model-nvprof-metric-names-list-no-profile.log",
+     "a list of nvprof metric names, one a line, no values"),
+    ("foreign/b5a-peak-team-pr15-kernel-statistics-pipe-table-no-profile-excerpt.md.log",
+     "another tool's '| Kernel | Calls | Total(s) | Max(s) | Min(s) |' table between dashed rules"),
 ]
 
 
@@ -321,3 +341,18 @@ def test_openacc_source_lines_in_any_path_form(tmp_path, path, file):
     assert ps.unplaced == []
     assert list(f[f["section"] == "gpu"]["name"]) == [f"jacobi@{file}:35 kernel"]
     assert list(f[f["section"] == "gpu"]["total_ns"]) == [1234000.0]
+
+
+@pytest.mark.parametrize("mark", ["... < snip > ...", "-- snip --", "[... snip ...]", "...", "<snipped>"])
+def test_elision_marks_between_dots_are_no_part_of_a_name(tmp_path, mark):
+    """'... < snip > ...' (a course README's elision, dots around the mark) after a row whose name may go
+    on ('void'): the mark says rows were left out; it is not the rest of the name, and the table goes on
+    after it. Before: the row was named 'void ... < snip > ...'."""
+    text = ("Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+            " 60.00%  6.0000ms         2  3.0000ms  1.0000ms  5.0000ms  void\n"
+            f"     {mark}\n"
+            " 40.00%  4.0000ms         1  4.0000ms  4.0000ms  4.0000ms  sgemm_128x128x8_NT_vec\n")
+    ps = parse_text_file(tmp_path, text)
+    assert list(ps.frame["name"]) == ["void", "sgemm_128x128x8_NT_vec"]
+    assert list(ps.frame["total_ns"]) == [6000000.0, 4000000.0]
+    assert ps.unplaced == []

@@ -20,9 +20,12 @@ _LEADING_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|\\\*\s+|>\s+)")
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 # '< snip >', '......', '[...]', '…', '⋮', a lone '.' (a column of dots down a pasted table),
-# '(output truncated)': something was left out here
-ELISION = re.compile(r"^\s*(?:<\s*snip\s*>|\[?\s*(?:\.+|…|⋮|︙)\s*\]?|\(?\s*(?:snip|snipped|output truncated|truncated)"
-                     r"\s*\)?|\.\s\.\s\.)\s*$", re.IGNORECASE)
+# '(output truncated)', and the same marks between dots or dashes ('... < snip > ...', '-- snip --',
+# '[... snip ...]'): something was left out here
+_ELIDED = (r"(?:<\s*snip(?:ped)?\s*>|\[?\s*(?:\.+|…|⋮|︙)\s*\]?"
+           r"|\(?\s*(?:snip|snipped|output truncated|truncated)\s*\)?|\.\s\.\s\.)")
+ELISION = re.compile(rf"^\s*(?:{_ELIDED}|[.\-–—]+[ \t]*{_ELIDED}[ \t]*[.\-–—]+|\[\s*\.+\s*snip\s*\.+\s*\])\s*$",
+                     re.IGNORECASE)
 
 _CONTROL_CHARS = "\f\v\u0085\u2028\u2029\x1c\x1d\x1e\ufeff"
 _PREFIX_AT_LINE = re.compile(r"\n[ \t]*(?://|#(?![\w{])|>|--(?=[ \t]|$))", re.M)  # starts with a literal: a fast scan
