@@ -356,3 +356,23 @@ def test_elision_marks_between_dots_are_no_part_of_a_name(tmp_path, mark):
     assert list(ps.frame["name"]) == ["void", "sgemm_128x128x8_NT_vec"]
     assert list(ps.frame["total_ns"]) == [6000000.0, 4000000.0]
     assert ps.unplaced == []
+
+
+def test_rows_without_header_end_with_their_paragraph(tmp_path):
+    """Rows pasted without header or label end at a blank line or a code fence: rows after it are
+    another table, told apart by their own names. Before: a kernel row and the API rows of the next
+    paragraph (whose 'API calls:' label was lost, glued to prose) were one block, all called API."""
+    text = ("```\n"
+            "                    0.08%  33.696us        10  3.3690us  2.5920us  4.0320us  conv_forward_kernel(float*)\n"
+            "                    0.03%  12.800us        10  1.2800us  1.2160us  1.6320us  [CUDA memcpy DtoH]\n"
+            "\n"
+            "grid = 16384 x 16384      API calls:   70.92%  702.12ms    468805  1.4970us  1.2730us  101.02us  cuStreamQuery\n"
+            "                   28.00%  277.25ms    470363     589ns     433ns  15.851us  cuCtxGetCurrent\n"
+            "                    0.85%  8.3729ms       302  27.724us  11.380us  3.7689ms  cuLaunchKernel\n"
+            "```\n")
+    ps = parse_text_file(tmp_path, text)
+    f = ps.frame
+    gpu = f[f["section"] == "gpu"]
+    assert list(gpu["name"]) == ["conv_forward_kernel(float*)", "[CUDA memcpy DtoH]"]
+    assert list(f[f["section"] == "api"]["name"]) == ["cuCtxGetCurrent", "cuLaunchKernel"]
+    assert [n for n, _ in ps.unplaced] == [5]  # the glued line: its row is not read as another's

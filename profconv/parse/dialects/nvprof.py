@@ -117,7 +117,8 @@ class _Table:
     units_row: bool = False  # a units row under the header: every time cell may be a bare number
     pending: list[tuple[int, str]] = field(default_factory=list)  # numbers of a row split over lines
     orphan_text: bool = False  # a text line no row took since the last row: a name out of place?
-    headerless: bool = False  # rows pasted without a header: a code fence ends them (their paste ends)
+    headerless: bool = False  # rows pasted without their header: a code fence ends them (their paste)
+    unlabelled: bool = False  # and without a section label: a blank line ends them too (their paragraph)
     cell_per_line: bool = False  # the header came one cell a line (PDF text): a row's name follows its numbers
     votes: units.LocaleVote = field(default_factory=units.LocaleVote)  # every numeric cell so far
     locale: units.Locale = units.C_LOCALE
@@ -1188,12 +1189,15 @@ def parse(doc: Document) -> DialectResult:
                 and (hdr := parse_header("Type Time(%) Time Calls Avg Min Max Name")):
             # a labelled row with its header lost (PDF extraction), or rows pasted without their header
             # (two in a row in the 8-column layout): the label, or the layout, says the columns
-            table = _Table(fields=hdr[0], time_unit=None, section=None, lines=lines, headerless=True)
+            table = _Table(fields=hdr[0], time_unit=None, section=None, lines=lines, headerless=True,
+                           unlabelled=_LABEL.match(body) is None)
             mode = "summary"
         if mode == "summary" and table is not None:
             if is_neutral(body):
-                if table.headerless and FENCE.match(body):
-                    end_table()  # the paste of rows without a header ends with its block
+                if table.headerless and (FENCE.match(body) or (table.unlabelled and not body.strip())):
+                    # rows pasted without header or label end with their paragraph or block: what
+                    # follows is told apart by its own label or names (not classified with them)
+                    end_table()
                     continue
                 table.neutral_run += 1
                 continue
