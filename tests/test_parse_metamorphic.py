@@ -432,8 +432,6 @@ KNOWN = {
         "an ncu --print-summary row wrapped after its Average keeps the Average alone",
     ("lines-removed", "acc-time/b5a-milladgit-comd-pgi18.10-update-directive-transfers-memutils-h.log"): "PGI",
     ("lines-removed", "acc-time/essentialsofpc-ch11-streamtriad-7-programs.log"): "PGI",
-    ("lines-removed", "acc-time/b5a-usnistgov-hiperc-issue49-pgi17-tilde-paths-cut-excerpt.md.log"):
-        "PGI: elapsed for device time",
     ("lines-removed", "acc-time/mrprajesh-openacc-cmake-hello-nvhpc22.7.log"): "PGI: elapsed for device time",
     ("lines-glued", "acc-time/denismihailapov-lab2-heat-n128-multifunc.log"): "PGI",
     ("lines-glued", "acc-time/dmikushin-kernelgen-pgi2012-sincos-fortran-no-separators.log"): "PGI",
@@ -442,8 +440,6 @@ KNOWN = {
         "two nvprof metric rows glued read as one",
     ("cut-at-a-byte", "acc-time/oliatsm-cnn-cifar10-nvhpc-acc-time.log"): "PGI",
     ("lines-removed", "acc-time/b5a-usnistgov-hiperc-issue49-pgi17-tilde-paths-cut-excerpt.md.log"): "PGI",
-    ("lines-glued", "pasted/b5a-clima-oceananigans-issue1912-julia-mangled-names-prose-between-sections-excerpt.md.log"):
-        "rows without a header whose 'API calls:' label was glued to prose: the whole run classified as API calls",
 }
 
 
