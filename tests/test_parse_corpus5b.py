@@ -130,7 +130,9 @@ CASES = [
              (1, 'gpu', 'matrixMulKernel(...)', 2644050.0, 1, 2644050.0),
              (1, 'gpu', '[CUDA memcpy Host-to-Device]', 1154050.0, 2, 577025.0),
          ],
-         notes=['profile 1, nvtx table, lines 20-25: 6 row(s) end with a comment',
+         notes=['lines 112-116: nsys report cuda_memcpy_sync (an `nsys analyze` rule',
+                'lines 135-137: nsys report cuda_api_sync (an `nsys analyze` rule',
+                'profile 1, nvtx table, lines 20-25: 6 row(s) end with a comment',
                 'profile 1, os-runtime table, lines 31-55: 25 row(s) end with a comment',
                 'profile 1, api table, lines 61-66: 6 row(s) end with a comment',
                 'profile 1, gpu table, lines 72-72: ' + _COMMENT_NOTE,
@@ -343,3 +345,38 @@ def test_ncu_run_that_collected_nothing_quotes_the_warning(tmp_path):
     with pytest.raises(NoProfileFound) as e:
         parse_text_file(tmp_path, text)
     assert str(e.value).endswith('Nsight Compute printed no results ("No metrics to collect found in sections.")')
+
+
+KERN_EXEC = """[6/8] Executing 'cuda_gpu_kern_sum' stats report
+
+ Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)        Name
+ --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ---------------
+    100.0        1,132,611          2  566,305.5  566,305.5   566,000   566,611        432.0  matmul_gpu(int)
+
+[7/8] Executing 'cuda_kern_exec_sum' stats report
+
+ PID  TID  Count  QCount  TAvg (ns)  AAvg (ns)  KAvg (ns)  KMin (ns)  KMax (ns)     API Name         Kernel Name
+ ---  ---  -----  ------  ---------  ---------  ---------  ---------  ---------  ----------------  ---------------
+  42   42      2       0  570,000.0    3,500.0  566,305.5    566,000    566,611  cudaLaunchKernel  matmul_gpu(int)
+
+Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2024.6.2/host-linux-x64/reports/nvtx_gpu_proj_sum.py]...
+
+ ** NVTX GPU Projection Summary (nvtx_gpu_proj_sum):
+
+Range,Style,Total Proj Time (ns),Total Range Time (ns),Range Instances,Proj Avg (ns),Proj Med (ns),Proj Min (ns),Proj Max (ns)
+:step,PushPop,1132611,1200000,2,566305.5,566305.5,566000,566611
+"""
+
+
+def test_nsys_reports_that_are_not_per_name_summaries_are_not_read(tmp_path):
+    """Named nsys reports that are not one per-name time summary (cuda_kern_exec_sum's launch/queue/
+    execution times per kernel and API, nvtx_gpu_proj_sum's ranges projected onto the GPU, nvtx_kern_sum,
+    um_sum …) are claimed, not read, and a note names them. Before: an unknown report was read as GPU
+    activities, so cuda_kern_exec_sum's rows counted every kernel's launches twice next to
+    cuda_gpu_kern_sum, and NVTX ranges were ranked as GPU activities."""
+    ps = parse_text_file(tmp_path, KERN_EXEC)
+    f = ps.frame
+    assert list(zip(f["section"], f["name"], f["calls"], f["total_ns"])) == [("gpu", "matmul_gpu(int)", 2, 1132611.0)]
+    assert [n.split(" (")[0] for n in ps.notes] == ["lines 9-11: nsys report cuda_kern_exec_sum",
+                                                    "lines 17-18: nsys report nvtx_gpu_proj_sum"]
+    assert ps.unplaced == []

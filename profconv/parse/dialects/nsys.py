@@ -40,6 +40,30 @@ REPORTS = {
     "cuda_gpu_trace": "gpu-trace", "gputrace": "gpu-trace",
     "cuda_api_trace": "api-trace",
 }
+# named nsys reports that are not one per-name time summary: read as rows they would count the
+# kernels' time twice (it is cuda_gpu_kern_sum's) or be ranked as what they are not
+NOT_READ = {
+    "cuda_kern_exec_sum": "launch, queue and execution times per kernel and API call",
+    "cuda_kern_exec_trace": "launch, queue and execution times of each kernel",
+    "nvtx_gpu_proj_sum": "NVTX ranges projected onto the GPU", "nvtx_gpu_proj_trace": "NVTX ranges projected onto the GPU",
+    "nvtx_kern_sum": "kernels per NVTX range", "nvtx_pushpop_trace": "NVTX ranges one by one",
+    "cuda_api_gpu_sum": "API calls with the GPU work they launched",
+    "um_sum": "unified memory page faults", "um_total_sum": "unified memory totals",
+    "um_cpu_page_faults_sum": "unified memory CPU page faults",
+    **{rule: "an `nsys analyze` rule listing single calls or time ranges" for rule in (
+        "cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync", "cuda_api_sync", "gpu_gaps", "gpu_time_util",
+        "dx12_mem_ops")},
+}
+READ_AS_GPU = ("cuda_gpu_sum", "cuda_gpu_kern_gb_sum", "gpusum")  # kernels and memory operations
+
+
+def _not_read(report: str | None) -> str | None:
+    """What a named report holds when profconv does not read it as rows (None: it does)."""
+    if report is None or report in REPORTS or report in READ_AS_GPU:
+        return None
+    return NOT_READ.get(report, "a report that is not a per-name time summary")
+
+
 TITLES = [
     ("CUDA API Statistics", "cuda_api_sum"),
     ("CUDA Kernel Statistics", "cuda_gpu_kern_sum"),
@@ -497,6 +521,15 @@ def parse(doc: Document) -> DialectResult:
             i = j
             continue
         stripped = line.strip()
+        if (stripped.count(",") >= 2 and ", " not in stripped and "  " not in stripped
+                and (what := _not_read(report)) is not None
+                and not stripped.startswith(("SKIPPED", *_STATUS))):  # a CSV table of a report not read
+            j = _table_end(lines, i)
+            result.claimed.update(range(i + 1, j + 1))
+            result.notes.append(_not_read_note(cast(str, report), what, i + 1, j))
+            report = None
+            i = j
+            continue
         if (re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped
                 and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
             blk, j, bad, bulk = _csv_block(lines, i, report)
@@ -524,7 +557,7 @@ def parse(doc: Document) -> DialectResult:
             # headers may overhang their dash run: take the text between runs
             cols = _header_cells(line, spans)
             fields = [_field_of(c) for c in cols]
-            if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields):
+            if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields) or _not_read(report):
                 j = d + 1
                 cells: list[list[str]] = []
                 line_nos: list[int] = []
@@ -560,6 +593,12 @@ def parse(doc: Document) -> DialectResult:
                     line_nos.append(j + 1)
                     j += 1
                 rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
+                if (what := _not_read(rep)) is not None:
+                    result.claimed.update(range(i + 1, j + 1))
+                    result.notes.append(_not_read_note(rep, what, i + 1, j))
+                    report = None
+                    i = j
+                    continue
                 commented = _drop_comments(cells, fields, spans[-1][1] - spans[-1][0], REPORTS.get(rep) == "nvtx")
                 scales = {f: _col_scale(c) for f, c in zip(fields, cols) if f in ("start", "dur")}
                 blk, bad = _rows_to_block(rep, fields, cells, line_nos, scales)
@@ -582,6 +621,11 @@ def parse(doc: Document) -> DialectResult:
 
 
 _TRACE_SUMMARY = {"gpu-trace": "gpu", "api-trace": "api"}
+
+
+def _not_read_note(report: str, what: str, first: int, last: int) -> str:
+    return (f"lines {first}-{last}: nsys report {report} ({what}) is not read: profconv ranks the per-name "
+            "summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, osrt_sum, nvtx_sum)")
 
 
 def _summarize_traces(prof: RawProfile) -> None:
