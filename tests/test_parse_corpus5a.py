@@ -153,6 +153,17 @@ CASES = [
               14895200000.0, 1, 14895200000.0),
          ],
          notes=['profile 1, gpu table, lines 21-23: Time(%) adds up to 71.63%']),
+    Case('nvprof-trace/b5a-milladgit-comd-pgi-gputrace-gtx970-uacc-fill-excerpt.log',
+         tools=('nvprof',), rows=13, unplaced=0,
+         sections={(1, 'gpu'): 2, (1, 'gpu-trace'): 11},
+         tops=[(1, 'gpu', '__pgi_uacc_cuda_fill_35_gpu', 2)],  # 89.3% alone
+         checks=[
+             (1, 'gpu-trace', 5, '[CUDA memcpy HtoD]', 282260000.0, 1344.0),
+             (1, 'gpu-trace', 6, '__pgi_uacc_cuda_fill_35_gpu [25]', 282630000.0, 1696.0),
+             (1, 'gpu-trace', 15, '__pgi_uacc_cuda_fill_35_gpu [43]', 282730000.0, 1088.0),
+             (1, 'gpu', '__pgi_uacc_cuda_fill_35_gpu', 11232.0, 10, 1123.2),  # summed from the trace
+         ],
+         notes=[]),
 ]
 # fmt: on
 
