@@ -515,6 +515,9 @@ LOCALES = {
     "de_DE": _locale(",", "."),
     "fr_FR": _locale(",", "\u202f"),
     "de_CH": _locale(",", "'"),
+    # an ASCII blank between digit groups, in columns that blanks separate: '1 234 567,8' reads as
+    # one number or as three cells -- which, only the columns can tell, so only 'no wrong value' holds
+    "fr_FR-ascii-space": _locale(",", " "),
 }
 
 
