@@ -337,14 +337,16 @@ def test_ctrl_c_while_loading_a_command_exits_130_quietly(cli, monkeypatch):
 
 def test_real_pipe_to_head_exits_0(tmp_path):
     """The whole process, as a shell runs it: `profconv parse big.log | head -1`."""
+    import shlex
     import subprocess
     import sys
 
     big = tmp_path / "big.log"
     big.write_text(P.replace(" k\n", "".join(f" kernel_{i}\n GPU activities: 0.00% 1ms 1 1ms 1ms 1ms" for i in range(1000))
                              + " k\n"))
-    r = subprocess.run(f"{sys.executable} -m profconv parse --all {big} | head -1; exit ${{PIPESTATUS[0]}}",
-                       shell=True, executable="/bin/bash", capture_output=True, text=True)
+    parse = shlex.join([sys.executable, "-m", "profconv", "parse", "--all", str(big)])  # paths with spaces too
+    r = subprocess.run(f"{parse} | head -1; exit ${{PIPESTATUS[0]}}", shell=True, executable="/bin/bash",
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
 

@@ -8,6 +8,7 @@ under tests/data/grade/class says, with no GPU and no compiler.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ from profconv.grade.jobs import JobResult, JobSpec, build_command, run_job, vali
 from profconv.grade.submissions import content_hash, discover
 
 DATA = Path(__file__).parent / "data" / "grade"
-FAKE = f"{{python}} {DATA / 'fake_run.py'} {{kernel}} {{model}} {{out}}"
+FAKE = f"{{python}} {shlex.quote(str(DATA / 'fake_run.py'))} {{kernel}} {{model}} {{out}}"  # a checkout path with spaces
 
 
 @pytest.fixture
@@ -156,7 +157,7 @@ def test_run_job_timeout_kills_the_process_group(tmp_path: Path) -> None:
     child = f"import time; time.sleep(3); open({str(marker)!r}, 'w')"
     script.write_text(f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {child!r}])\n"
                       "time.sleep(60)\n")
-    spec = _spec(tmp_path, job_command=f"{{python}} {script}", timeout_s=1.0)
+    spec = _spec(tmp_path, job_command=f"{{python}} {shlex.quote(str(script))}", timeout_s=1.0)
     result = run_job(spec, engine="local")
     assert result.status == "timeout" and result.reason == "killed after the 1 s time limit"
     assert 1.0 <= result.wall_s < 30.0  # a loaded 2-core machine

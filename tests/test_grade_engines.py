@@ -7,6 +7,7 @@ Jobs run tests/data/grade/fake_run.py through --job-command, as in test_grade.py
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from profconv.grade.jobs import JobResult
 from profconv.grade.submissions import Submission, discover
 
 DATA = Path(__file__).parent / "data" / "grade"
-FAKE = f"{{python}} {DATA / 'fake_run.py'} {{kernel}} {{model}} {{out}}"
+FAKE = f"{{python}} {shlex.quote(str(DATA / 'fake_run.py'))} {{kernel}} {{model}} {{out}}"  # a checkout path with spaces
 
 
 @pytest.fixture
