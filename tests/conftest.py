@@ -46,6 +46,26 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if marker in item.keywords:
             item.add_marker(skip)
+    _reorder(items, os.environ.get("PROFCONV_TEST_ORDER", ""))
+
+
+def _reorder(items: list, order: str) -> None:
+    """PROFCONV_TEST_ORDER=reverse or shuffle[:SEED] runs the tests in another order, to find a test that
+    passes only after (or fails only after) another one: state left in a module, a cache, the environment,
+    the working directory. The seed used is printed; the same seed gives the same order."""
+    if not order:
+        return
+    if order == "reverse":
+        items.reverse()
+    elif order.startswith("shuffle"):
+        import random
+
+        run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # pytest -n: every worker must collect the same order
+        seed = int(order.partition(":")[2] or (int(run, 16) % 10**6 if run else random.SystemRandom().randrange(10**6)))
+        random.Random(seed).shuffle(items)
+        print(f"\nPROFCONV_TEST_ORDER=shuffle:{seed}")
+    else:
+        raise pytest.UsageError(f"PROFCONV_TEST_ORDER={order!r}: write reverse, shuffle or shuffle:SEED")
 
 
 def terminal_console(width: int):
