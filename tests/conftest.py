@@ -108,6 +108,16 @@ def run_cli(*args: str, input: str | bytes | None = None, env: dict | None = Non
 
 
 @pytest.fixture
+def own_git(tmp_path, monkeypatch):
+    """git in tmp_path as on a fresh machine: no repository found above tmp_path (a TMPDIR inside a checkout,
+    a home directory kept in git), no global or system configuration (commit.gpgsign, hooks)."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return tmp_path
+
+
+@pytest.fixture
 def cli():
     """The in-process CLI: `cli("parse", path)` -> CliResult(returncode, stdout, stderr)."""
     return run_cli

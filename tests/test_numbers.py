@@ -176,7 +176,7 @@ def test_agreement_table_and_its_explanations():
     assert "1 of 2 op(s) within" in md and "| naive/conv1 | 7.248 | 7.324 | 7.324 | 7.300 | +1.0% | +0.7% | within |" in md
 
 
-def test_provenance_fields(tmp_path, monkeypatch):
+def test_provenance_fields(tmp_path, monkeypatch, own_git):
     from profconv import provenance
     from profconv.run.gpu import kernel_source
 
@@ -303,7 +303,7 @@ def _git(repo, *args):
                    capture_output=True)
 
 
-def test_provenance_names_the_tree_that_ran(tmp_path):
+def test_provenance_names_the_tree_that_ran(tmp_path, own_git):
     """The source tree's hash always (the shell's sha256sum listing); the commit only where it is that
     tree's: a copy inside another checkout (the GPU machine's .dev/NAME) records none and says why;
     untracked files count as dirty under profconv/ and kernels/ only; PROFCONV_GIT_COMMIT is the
