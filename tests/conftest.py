@@ -49,23 +49,34 @@ def pytest_collection_modifyitems(config, items):
     _reorder(items, os.environ.get("PROFCONV_TEST_ORDER", ""))
 
 
+def pytest_configure(config):
+    """PROFCONV_TEST_ORDER=shuffle without a seed gets one here, before pytest -n starts its workers (they
+    inherit it, so all collect the same order)."""
+    order = os.environ.get("PROFCONV_TEST_ORDER", "")
+    if order == "shuffle":
+        import random
+
+        os.environ["PROFCONV_TEST_ORDER"] = f"shuffle:{random.SystemRandom().randrange(10**6)}"
+    elif order and order != "reverse" and not order.startswith("shuffle:"):
+        raise pytest.UsageError(f"PROFCONV_TEST_ORDER={order!r}: write reverse, shuffle or shuffle:SEED")
+
+
+def pytest_terminal_summary(terminalreporter):
+    order = os.environ.get("PROFCONV_TEST_ORDER")
+    if order:
+        terminalreporter.write_line(f"PROFCONV_TEST_ORDER={order} (the same value runs the same order again)")
+
+
 def _reorder(items: list, order: str) -> None:
     """PROFCONV_TEST_ORDER=reverse or shuffle[:SEED] runs the tests in another order, to find a test that
     passes only after (or fails only after) another one: state left in a module, a cache, the environment,
-    the working directory. The seed used is printed; the same seed gives the same order."""
-    if not order:
-        return
+    the working directory."""
     if order == "reverse":
         items.reverse()
-    elif order.startswith("shuffle"):
+    elif order.startswith("shuffle:"):
         import random
 
-        run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # pytest -n: every worker must collect the same order
-        seed = int(order.partition(":")[2] or (int(run, 16) % 10**6 if run else random.SystemRandom().randrange(10**6)))
-        random.Random(seed).shuffle(items)
-        print(f"\nPROFCONV_TEST_ORDER=shuffle:{seed}")
-    else:
-        raise pytest.UsageError(f"PROFCONV_TEST_ORDER={order!r}: write reverse, shuffle or shuffle:SEED")
+        random.Random(int(order.partition(":")[2])).shuffle(items)
 
 
 def terminal_console(width: int):
