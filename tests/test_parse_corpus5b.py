@@ -380,3 +380,16 @@ def test_nsys_reports_that_are_not_per_name_summaries_are_not_read(tmp_path):
     assert [n.split(" (")[0] for n in ps.notes] == ["lines 9-11: nsys report cuda_kern_exec_sum",
                                                     "lines 17-18: nsys report nvtx_gpu_proj_sum"]
     assert ps.unplaced == []
+
+
+def test_metric_table_shows_the_printed_digits(cli):
+    """The terminal's Metrics table shows a metric's value as printed: '1,048,576' threads and
+    '63,656.74' cycles (before: '1.04858e+06' and '63,656.7', six significant digits)."""
+    r = cli("parse", "tests/data/" + CASES[0].path)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    threads = next(x for x in lines if " Threads " in x)
+    assert threads.split()[-1] == "1,048,576"
+    active = next(x for x in lines if "SM Active Cycles" in x)
+    assert active.split()[-1] == "63,656.74"
+    assert "e+0" not in r.stdout

@@ -114,7 +114,11 @@ def _metric_cell(value: Any, text: Any) -> str:
     else its number; '—' where it printed nothing."""
     if text is not None:
         return str(text)
-    return "—" if value is None or value != value else f"{value:,.6g}"
+    if value is None or value != value:
+        return "—"
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"  # a count as printed ('1,048,576', not '1.04858e+06')
+    return f"{value:,}"  # the shortest digits that read back as the value: the printed ones ('63,656.74')
 
 
 def metric_table(rows: Rows, profile: int, width: int = 120) -> Fitted | None:
