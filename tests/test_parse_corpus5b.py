@@ -132,6 +132,7 @@ CASES = [
          ],
          notes=['lines 112-116: nsys report cuda_memcpy_sync (an `nsys analyze` rule',
                 'lines 135-137: nsys report cuda_api_sync (an `nsys analyze` rule',
+                'lines 160-162: nsys report gpu_time_util (an `nsys analyze` rule',
                 'profile 1, nvtx table, lines 20-25: 6 row(s) end with a comment',
                 'profile 1, os-runtime table, lines 31-55: 25 row(s) end with a comment',
                 'profile 1, api table, lines 61-66: 6 row(s) end with a comment',
@@ -393,3 +394,15 @@ def test_metric_table_shows_the_printed_digits(cli):
     active = next(x for x in lines if "SM Active Cycles" in x)
     assert active.split()[-1] == "63,656.74"
     assert "e+0" not in r.stdout
+
+
+def test_prose_mentioning_nvtx_names_no_table(tmp_path):
+    """A README line that mentions NVTX ('we wrapped the loop in NVTX ranges') above an untitled nsys
+    kernel table does not make it an NVTX table: a legacy title names its statistics ('NVTX Push-Pop
+    Range Statistics:'). Before: the kernel ranked as an NVTX range."""
+    text = ("We wrapped the loop in NVTX ranges and profiled it; the kernels:\n\n"
+            " Time (%)  Total Time (ns)  Instances  Avg (ns)   Min (ns)  Max (ns)        Name\n"
+            " --------  ---------------  ---------  ---------  --------  --------  ---------------\n"
+            "    100.0        1,132,611          2  566,305.5   566,000   566,611  matmul_gpu(int)\n")
+    f = parse_text_file(tmp_path, text).frame
+    assert list(zip(f["section"], f["name"], f["total_ns"])) == [("gpu", "matmul_gpu(int)", 1132611.0)]

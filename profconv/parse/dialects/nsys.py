@@ -500,7 +500,10 @@ def parse(doc: Document) -> DialectResult:
             report = m.group(1)
             i += 1
             continue
-        title = next((rep for t, rep in TITLES if t in line and "Executing" not in line), None)
+        # a legacy report title names its statistics ('NVTX Push-Pop Range Statistics:'): prose that
+        # mentions NVTX or OpenACC ('we wrapped the loop in NVTX ranges') names no table
+        title = next((rep for t, rep in TITLES if t in line and "Executing" not in line
+                      and ("Statistics" in line or "Summary" in line)), None)
         if title and not line.strip().startswith(("Time", "-")):
             report = title
             i += 1
