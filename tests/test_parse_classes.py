@@ -14,6 +14,7 @@ import pytest
 
 import profconv
 from profconv.errors import NoProfileFound
+from profconv.parse.units import AMBIGUOUS_NOTE
 from tests.parse_invariants import check_all
 
 
@@ -774,3 +775,95 @@ def test_a_trace_row_cut_by_the_end_of_the_log_is_reported():
     assert [n for n, _ in ps.unplaced] == [6]
     gpu = _sec(ps, "gpu")
     assert sorted(gpu["total_ns"]) == [7841.0, 23648.0]
+
+
+# Numbers in another locale in ncu output: each metric value used to be read on its own, so de_DE's
+# '524.288' (thousands) came out as 524.288. The decimal mark is decided per kernel (all of its
+# sections) on the console page and per page in --csv, from all the values; undecided -> flagged.
+def _ncu_console(values: dict[str, tuple[str, str]], *more: str) -> str:
+    rule = "    " + " ".join("-" * w for w in (32, 15, 15))
+    lines = ["==PROF== Connected to process 9300 (/home/dev/bin/scale)",
+             "[9300] scale@127.0.0.1",
+             "  scale(float *, int) (2048, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 8.6",
+             "    Section: Launch Statistics", rule,
+             f"    {'Metric Name':<32} {'Metric Unit':>15} {'Metric Value':>15}", rule]
+    lines += [f"    {name:<32} {unit:>15} {value:>15}" for name, (unit, value) in values.items()]
+    return "\n".join([*lines, rule, *more, ""])
+
+
+K_SCALE = "scale(float *, int)"
+LOCALE_NCU = ["name", "metric", "unit", "value", "value_text", "line_start"]
+
+
+@pytest.mark.parametrize(("threads", "duration", "grid"), [
+    ("524.288", "12,50", "2.048"),  # de_DE
+    ("524'288", "12,50", "2'048"),  # de_CH
+    ("524\u202f288", "12,50", "2\u202f048"),  # fr_FR
+    ("524,288", "12.50", "2,048"),  # C: read as it always was
+])
+def test_ncu_console_section_in_another_locale(threads, duration, grid):
+    ps = _parse(_ncu_console({"Grid Size": ("", grid), "Threads": ("thread", threads),
+                              "Duration": ("usecond", duration)}))
+    assert ps.unplaced == [] and ps.table_notes == {}
+    assert _records(_sec(ps, "ncu-metric"), LOCALE_NCU) == [
+        (K_SCALE, "Grid Size", None, 2048.0, None, 8),
+        (K_SCALE, "Threads", "thread", 524288.0, None, 9),
+        (K_SCALE, "Duration", "usecond", 12.5, None, 10),
+    ]
+    assert _records(_sec(ps, "gpu"), SUMMARY) == [(K_SCALE, 12500.0, 1, 12500.0, 12500.0, 12500.0, 10, 10)]
+
+
+@pytest.mark.parametrize("mark", [".", ","])
+def test_ncu_console_section_of_only_ambiguous_values_is_flagged_not_guessed(mark):
+    """Every value 'ddd.ddd' (or 'ddd,ddd'): thousands or decimals, nothing in the kernel's sections
+    says which. The cells are left empty and the table says why; a text value stays text."""
+    ps = _parse(_ncu_console({"Grid Size": ("", f"2{mark}048"), "Threads": ("thread", f"524{mark}288"),
+                              "Cache Configuration": ("", "CachePreferNone")}))
+    assert ps.unplaced == []
+    assert _records(_sec(ps, "ncu-metric"), LOCALE_NCU) == [
+        (K_SCALE, "Grid Size", None, None, None, 8),
+        (K_SCALE, "Threads", "thread", None, None, 9),
+        (K_SCALE, "Cache Configuration", None, None, "CachePreferNone", 10),
+    ]
+    [notes] = ps.table_notes.values()
+    assert len(notes) == 1 and "decimal mark" in notes[0] and f"{K_SCALE}: numbers such as" in notes[0]
+
+
+def test_ncu_console_decides_per_kernel():
+    """A second kernel's sections decide its own mark: its '1,5' does not make the first kernel's
+    '524,288' a decimal (each kernel's values are read once its sections end: linear)."""
+    second = ["  tail(float *) (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 8.6",
+              "    Section: Launch Statistics", "    " + " ".join("-" * w for w in (32, 15, 15)),
+              f"    {'Waves Per SM':<32} {'':>15} {'1,5':>15}",
+              "    " + " ".join("-" * w for w in (32, 15, 15))]
+    ps = _parse(_ncu_console({"Threads": ("thread", "524,288"), "Duration": ("usecond", "12.50")}, *second))
+    assert _records(_sec(ps, "ncu-metric"), ["name", "metric", "value"]) == [
+        (K_SCALE, "Threads", 524288.0), (K_SCALE, "Duration", 12.5), ("tail(float *)", "Waves Per SM", 1.5)]
+    assert ps.table_notes == {}
+
+
+def _ncu_csv(*values: tuple[str, str, str]) -> str:
+    head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name",' \
+           '"Metric Name","Metric Unit","Metric Value"'
+    k = '"0","9400","scale","127.0.0.1","scale(float *, int)","1","7","Launch Statistics"'
+    return "\n".join(["==PROF== Connected to process 9400 (/home/dev/bin/scale)", head,
+                      *(f'{k},"{m}","{u}","{v}"' for m, u, v in values), ""])
+
+
+@pytest.mark.parametrize(("threads", "duration", "flagged"), [
+    ("524.288", "12,50", False),  # de_DE: 524288 and 12.5
+    ("524,288", "12.50", False),  # C
+    ("524.288", "12.500", True),  # nothing says which: flagged, not guessed
+])
+def test_ncu_csv_page_in_another_locale(threads, duration, flagged):
+    ps = _parse(_ncu_csv(("Threads", "thread", threads), ("Duration", "usecond", duration)))
+    assert ps.unplaced == []
+    got = _records(_sec(ps, "ncu-metric"), ["metric", "value", "value_text", "line_start"])
+    if flagged:
+        assert got == [("Threads", None, None, 3), ("Duration", None, None, 4)]
+        [[note]] = ps.table_notes.values()
+        assert note.endswith(": " + AMBIGUOUS_NOTE)
+        assert _sec(ps, "gpu").empty
+    else:
+        assert got == [("Threads", 524288.0, None, 3), ("Duration", 12.5, None, 4)]
+        assert ps.table_notes == {}

@@ -521,17 +521,7 @@ LOCALES = {
 }
 
 
-# logs that still give a wrong value in another locale (left to fix): ncu reads each metric value on
-# its own, so de_DE's '524.288' (thousands) is read as 524.288 -- its sections need the per-table vote
-LOCALE_KNOWN = {
-    "ncu-csv/yktian-paddle-demo-nvtx-metrics.csv.log",
-    "ncu-text/eduardo4jesus-hw8-task1-naive-transpose-metrics.log",
-    "ncu-text/eduardo4jesus-hw8-task1b-naive-transpose-metrics-2022.log",
-    "ncu-text/yukewang96-tcgnn-spmm-ncu2022-inf-rules-excerpt.log",
-    "pasted/csc-openacc-profiling-gpus-nsys-2020-glued-rows-ncu-slides-excerpt.md.log",
-    "ncu-text/eduardo4jesus-hw8-smem-transpose-metrics.log",
-    "pasted/shishishu-olcf-hw4-nvprof-then-ncu2025-fences-excerpt.md.log",
-}
+LOCALE_KNOWN: set[str] = set()  # logs that still give a wrong value in another locale (none left)
 # logs printed in a locale of their own already (four-digit groups '44,0087,8248'): rewriting only
 # their C-looking numbers would mix two locales in one table, which no tool prints
 NOT_C_LOCALE = {"nsys-text/f64081169-jetson-trt-yolo-4digit-grouping.log"}

@@ -67,25 +67,54 @@ def _value(text: str) -> float:
         return float("nan")
 
 
-def _number_or_text(cell: str) -> tuple[float, str | None]:
-    """A value and, where it is not a number ('CachePreferNone', 'n/a'), its text."""
+def _number_or_text(cell: str, loc: units.Locale = units.C_LOCALE) -> tuple[float, str | None]:
+    """A value and, where it is not a number ('CachePreferNone', 'n/a'), its text. In a table whose
+    cells say another decimal mark (`loc`, decided from all of them) a number is read in it; in an
+    ambiguous table a cell such as '524.288' is left empty (NaN, no text): never guessed."""
+    if loc is not units.C_LOCALE:
+        t = cell.replace("(!)", "").strip()
+        if t[:1].isdigit():
+            try:
+                return loc.convert(t), None
+            except ValueError:
+                return float("nan"), cell.strip()  # '1,234.5' in a decimal-comma table: kept as printed
     v = _value(cell)
     return v, (cell.strip() if v != v and cell.strip() else None)
 
 
 def _metric(name: str, line: int, metric: str, unit: str | None, cell: str,
-            lo: str | None = None, hi: str | None = None) -> Row:
+            lo: str | None = None, hi: str | None = None, loc: units.Locale = units.C_LOCALE) -> Row:
     """One metric row; a value that is not a number ('CachePreferNone', 'n/a') is kept as text. A
     --print-summary row's Minimum and Maximum go beside its Average (value); the launches they are
     taken over are the kernel's GPU row's calls (its kernel line, not the metric's)."""
-    v, text = _number_or_text(cell)
+    v, text = _number_or_text(cell, loc)
     row = Row(section="ncu-metric", name=name, line_start=line, line_end=line, metric=metric,
               unit=unit or None, value=v, value_text=text)
     if lo is not None:
-        row.value_min, row.value_text_min = _number_or_text(lo)
+        row.value_min, row.value_text_min = _number_or_text(lo, loc)
     if hi is not None:
-        row.value_max, row.value_text_max = _number_or_text(hi)
+        row.value_max, row.value_text_max = _number_or_text(hi, loc)
     return row
+
+
+# one metric as printed, read once its table's decimal mark is known: kernel, line, metric, unit,
+# value (Average), Minimum, Maximum
+_Cells = tuple[str, int, str, str | None, str, str | None, str | None]
+
+
+def _table_locale(cells: list[_Cells]) -> units.Locale:
+    """The decimal mark of one table (a kernel's sections, a --csv page) from all its value cells
+    (the nvprof/nsys vote: '12,5' or '1.048.576' says comma, '12.5' or '1,048,576' says dot)."""
+    vote = units.LocaleVote()
+    for c in cells:
+        vote.add(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
+    return vote.locale()
+
+
+def _read(cells: list[_Cells]) -> tuple[list[Row], bool]:
+    """The metric rows of one table, read in its decimal mark; True where the mark stayed ambiguous."""
+    loc = _table_locale(cells)
+    return [_metric(k, ln, m, u, v, lo, hi, loc) for k, ln, m, u, v, lo, hi in cells], loc.ambiguous
 
 
 def duration_ns(value: float, unit: str | None) -> float:
@@ -120,7 +149,7 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     table = csv_rows(lines[start:j])
     header = table[0]
     col = {h: k for k, h in enumerate(header)}
-    metrics: list[Row] = []
+    cells: list[_Cells] = []
     kname = col.get("Kernel Name", col.get("Function Name"))
     if kname is None or ("Metric Name" in col and "Metric Value" not in col):
         # no column says which kernel (or no value column): nothing here can be placed
@@ -137,8 +166,8 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
                 continue
             if not r[col["Metric Name"]].strip() and any(x.strip() for x in r[need + 1 :]):
                 continue  # a rule's advice, not a metric
-            metrics.append(_metric(r[kname], k, r[col["Metric Name"]],
-                                   r[unit_at] if unit_at is not None else None, r[col["Metric Value"]]))
+            cells.append((r[kname], k, r[col["Metric Name"]], r[unit_at] if unit_at is not None else None,
+                          r[col["Metric Value"]], None, None))
     else:  # raw page: one wide row per launch, units in the second row
         has_units = len(table) > 1 and bool(table[1]) and not table[1][0].strip()
         unit_row = table[1] if has_units else [""] * len(header)
@@ -153,10 +182,12 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
             for h, c in enumerate(header):
                 if c in skip or ":" in c and "Range" in c:
                     continue
-                metrics.append(_metric(r[kname], k, c, unit_row[h] if h < len(unit_row) else None, r[h]))
+                cells.append((r[kname], k, c, unit_row[h] if h < len(unit_row) else None, r[h], None, None))
     result.claimed.update(range(start + 1, j + 1))
+    metrics, ambiguous = _read(cells)  # the page's decimal mark, from all its values
     if metrics:
-        blk = Block(section="ncu-metric", rows=metrics, line_start=start + 1, line_end=j)
+        blk = Block(section="ncu-metric", rows=metrics, line_start=start + 1, line_end=j,
+                    notes=[units.AMBIGUOUS_NOTE] if ambiguous else [])
         events.append(grouping.Event("block", start + 1, block=blk))
         summary = summarize(metrics)
         if summary:
@@ -207,17 +238,43 @@ def parse(doc: Document) -> DialectResult:
     summary_gpu: list[Row] = []  # its duration rows, as GPU rows (calls, avg, min, max; no total printed)
     kernel_line = 0
     summary_lines: set[int] = set()  # lines of --print-summary metric rows (averages, not one launch each)
+    # the current kernel's metrics as printed: read when its sections end, in the decimal mark all
+    # their cells say (a --print-summary duration row: its kernel line and launch count beside it)
+    pending: list[_Cells] = []
+    launches: dict[int, tuple[int, int]] = {}
+    ambiguous: list[str] = []  # kernels whose sections left the decimal mark undecided
+
+    def resolve() -> None:
+        nonlocal pending
+        if not pending:
+            return
+        rows, undecided = _read(pending)
+        if undecided:
+            ambiguous.append(pending[0][0])
+        for row in rows:
+            metrics.append(row)
+            if row.line_start in launches and row.metric in DURATION_METRICS:
+                at, calls = launches[row.line_start]
+                d = [duration_ns(v, row.unit) for v in (row.value, row.value_min, row.value_max)]
+                if all(x == x for x in d):  # its launch count is on the kernel line
+                    summary_gpu.append(Row(section="gpu", name=row.name, line_start=at, line_end=row.line_start,
+                                           calls=calls, avg_ns=d[0], min_ns=d[1], max_ns=d[2]))
+        pending = []
+        launches.clear()
 
     def flush() -> None:
         nonlocal metrics, summary_gpu, first_line
+        resolve()
         if summary_gpu:
             events.append(grouping.Event("block", first_line, block=Block(
                 section="gpu", rows=summary_gpu, line_start=first_line, line_end=summary_gpu[-1].line_end,
                 notes=[SUMMARY_NOTE])))
             summary_gpu = []
         if metrics:
+            notes = [f"{', '.join(ambiguous)}: {units.AMBIGUOUS_NOTE}"] if ambiguous else []
             events.append(grouping.Event("block", first_line, block=Block(
-                section="ncu-metric", rows=metrics, line_start=first_line, line_end=metrics[-1].line_end)))
+                section="ncu-metric", rows=metrics, line_start=first_line, line_end=metrics[-1].line_end,
+                notes=notes)))
             summary = summarize(metrics, summary_lines)
             summary_lines.clear()
             if summary:
@@ -226,6 +283,7 @@ def parse(doc: Document) -> DialectResult:
         if metrics or summary_gpu:
             first_line = 0  # the next kernel line begins the next table
         metrics = []
+        ambiguous.clear()
 
     i = 0
     while i < len(lines):
@@ -247,6 +305,7 @@ def parse(doc: Document) -> DialectResult:
             result.claimed.add(lineno)
             continue
         if m := _KERNEL.match(line):
+            resolve()
             kernel = m.group("name")
             invocations = None
             first_line = first_line or lineno
@@ -254,6 +313,7 @@ def parse(doc: Document) -> DialectResult:
             spans = None
             continue
         if m := _SUMMARY_KERNEL.match(line):
+            resolve()
             kernel = m.group("name")
             invocations = int(m.group("inv") or m.group("inv2"))
             kernel_line = lineno
@@ -298,12 +358,8 @@ def parse(doc: Document) -> DialectResult:
             if name and len(cells) == 3 and aligned and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
                 lo, hi, avg = cells
                 summary_lines.add(lineno)
-                metrics.append(_metric(kernel, lineno, name, unit, avg, lo, hi))
-                if name in DURATION_METRICS:
-                    d = [duration_ns(_value(c), unit) for c in (avg, lo, hi)]
-                    if all(x == x for x in d):  # its launch count is on the kernel line
-                        summary_gpu.append(Row(section="gpu", name=kernel, line_start=kernel_line, line_end=lineno,
-                                               calls=invocations, avg_ns=d[0], min_ns=d[1], max_ns=d[2]))
+                pending.append((kernel, lineno, name, unit, avg, lo, hi))
+                launches[lineno] = (kernel_line, invocations)
                 rows_in_table += 1
                 result.claimed.add(lineno)
                 continue
@@ -318,7 +374,7 @@ def parse(doc: Document) -> DialectResult:
                 result.claimed.add(lineno)
                 continue
             if name and value and _aligned(line, spans):
-                metrics.append(_metric(kernel, lineno, name, unit, value))
+                pending.append((kernel, lineno, name, unit, value, None, None))
                 rows_in_table += 1
                 result.claimed.add(lineno)
                 continue
