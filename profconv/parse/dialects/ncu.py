@@ -108,7 +108,14 @@ def _table_locale(cells: list[_Cells]) -> units.Locale:
     vote = units.LocaleVote()
     for c in cells:
         vote.add(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
+        if c[2] in DURATION_METRICS and c[3] in _WHOLE_NS:
+            # ncu prints a duration in nanoseconds as a whole number: '8,192' or '8.192' groups
+            # thousands, so its other mark is the decimal one (as nvprof's call counts tell)
+            vote.add_counts(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
     return vote.locale()
+
+
+_WHOLE_NS = {"nsecond", "ns"}
 
 
 def _read(cells: list[_Cells]) -> tuple[list[Row], bool]:
