@@ -439,6 +439,8 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
             notes = out.setdefault(key, [])  # every table's key, in order (notes added later keep it)
             if blk.notes:
                 notes.extend(f"lines {blk.line_start}-{blk.line_end}: {n}" for n in blk.notes)
+            if blk.rows_left_out:
+                continue  # its printed Time(%) include the rows counted in another table (said in its note)
             if blk.rows:
                 pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
                 if blk.table is not None and blk.table.has("time_pct"):  # rows read in bulk

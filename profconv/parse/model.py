@@ -20,6 +20,7 @@ class Block:
     line_end: int = 0
     kind: str | None = None  # the report it came from, when one section has several
     notes: list[str] = field(default_factory=list)  # said next to this table, not at the end
+    rows_left_out: int = 0  # rows read but counted in another table (so its Time(%) need not add up to 100)
 
     def empty(self) -> bool:
         return not self.rows and (self.table is None or not len(self.table))

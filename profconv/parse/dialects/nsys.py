@@ -619,8 +619,39 @@ def parse(doc: Document) -> DialectResult:
         i += 1
     result.profiles = grouping.group(events, TOOL)
     for prof in result.profiles:
+        _drop_repeated_gpu_rows(prof, result.notes)
         _summarize_traces(prof)
     return result
+
+
+_SPECIFIC_GPU = {"cuda_gpu_kern_sum", "gpukernsum", "cuda_gpu_mem_time_sum", "gpumemtimesum"}
+_LAUNCH_SUFFIX = re.compile(r" \[(?:grid|block) [^\]]*\]$")
+
+
+def _drop_repeated_gpu_rows(prof: RawProfile, notes: list[str]) -> None:
+    """nsys's combined GPU report (cuda_gpu_sum, gpusum: kernels and memory operations in one table)
+    printed beside cuda_gpu_kern_sum or cuda_gpu_mem_time_sum repeats their rows: ranked together, every
+    kernel would count twice. The combined table's rows that one of those reports holds (same name; a
+    kernel split by launch configuration counts as its name) are left out, with a note; its other rows stay."""
+    specific = [b for b in prof.blocks if b.kind in _SPECIFIC_GPU]
+    if not specific:
+        return
+    names = {_LAUNCH_SUFFIX.sub("", r.name) for b in specific for r in b.rows}
+    for blk in [b for b in prof.blocks if b.kind in READ_AS_GPU]:
+        kept = [r for r in blk.rows if _LAUNCH_SUFFIX.sub("", r.name) not in names]
+        left = len(blk.rows) - len(kept)
+        if not left:
+            continue
+        said = (f"{left} row(s) of nsys report {blk.kind} (all GPU work in one "
+                f"table) repeat {' and '.join(sorted({b.kind for b in specific if b.kind}))} of the same run: "
+                "counted once, from the latter")
+        if kept:
+            blk.rows = kept
+            blk.rows_left_out = left
+            blk.notes.append(said)
+        else:
+            prof.blocks.remove(blk)
+            notes.append(f"lines {blk.line_start}-{blk.line_end}: {said}")
 
 
 _TRACE_SUMMARY = {"gpu-trace": "gpu", "api-trace": "api"}
