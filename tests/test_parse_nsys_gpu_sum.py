@@ -69,10 +69,10 @@ def test_the_combined_report_alone_is_read_whole():
 def test_a_kernel_split_by_launch_configuration_matches_its_combined_row():
     kern = """[6/9] Executing 'cuda_gpu_kern_sum' stats report
 
- Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)     GridXYZ         BlockXYZ          Name
- --------  ---------------  ---------  --------  --------  --------  --------  -----------  --------------  --------------  --------------
-     60.0        1,098,296        606   1,812.4   1,824.0     1,792     2,752         35.8    90    1    1    16   16    1  vectorAdd(int)
-     40.0          732,197        404   1,812.4   1,824.0     1,792     2,752         35.8    45    1    1    16   16    1  vectorAdd(int)
+ Time (%)  Total Time (ns)  Instances  Avg (ns)  Min (ns)  Max (ns)     GridXYZ         BlockXYZ          Name
+ --------  ---------------  ---------  --------  --------  --------  --------------  --------------  --------------
+     60.0        1,098,296        606   1,812.4     1,792     2,752    90    1    1    16   16    1  vectorAdd(int)
+     40.0          732,197        404   1,812.4     1,792     2,752    45    1    1    16   16    1  vectorAdd(int)
 """
     ps, gpu = _gpu(kern + "\n" + _ALL)
     names = list(gpu["name"])
