@@ -867,3 +867,42 @@ def test_ncu_csv_page_in_another_locale(threads, duration, flagged):
     else:
         assert got == [("Threads", 524288.0, None, 3), ("Duration", 12.5, None, 4)]
         assert ps.table_notes == {}
+
+
+@pytest.mark.parametrize(("duration", "requests"), [("12.50", "524,288"), ("12,50", "524.288")])
+def test_ncu_console_kernel_of_integers_takes_the_runs_mark(duration, requests):
+    """A kernel whose sections hold only 'ddd,ddd' counts (`--metrics` of requests) is undecided on
+    its own; the other kernels of the same run (one process prints in one locale) decide it."""
+    rule = "    " + " ".join("-" * w for w in (32, 15, 15))
+    second = ["  gather(float *) (64, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 8.6",
+              "    Section: Command line profiler metrics", rule,
+              f"    {'l1tex__t_requests.sum':<32} {'request':>15} {requests:>15}", rule]
+    ps = _parse(_ncu_console({"Duration": ("usecond", duration)}, *second))
+    assert _records(_sec(ps, "ncu-metric"), ["name", "metric", "value"]) == [
+        (K_SCALE, "Duration", 12.5), ("gather(float *)", "l1tex__t_requests.sum", 524288.0)]
+    assert ps.table_notes == {} and ps.unplaced == []
+
+
+NCU_SUMMARY_DE = """\
+==PROF== Disconnected from process 9500
+[9500] scale@127.0.0.1
+  scale(float *, int) (2048, 1, 1)x(256, 1, 1), Device 0, CC 8.6, Invocations 4
+    Section: Launch Statistics
+    ------------------------- ----------- ------------ ------------ ------------
+    Metric Name               Metric Unit      Minimum      Maximum      Average
+    ------------------------- ----------- ------------ ------------ ------------
+    Duration                      usecond        12,25        13,75        12,50
+    Threads                        thread      524.288      524.288      524.288
+    ------------------------- ----------- ------------ ------------ ------------
+"""
+
+
+def test_ncu_print_summary_in_another_locale():
+    """--print-summary's Minimum/Maximum/Average in de_DE: read in the kernel's decimal mark, and
+    the duration row's GPU row from them (4 launches, no total printed)."""
+    ps = _parse(NCU_SUMMARY_DE)
+    assert ps.unplaced == [] and list(ps.table_notes) == [(1, "gpu")]  # the note: no total printed
+    assert _records(_sec(ps, "ncu-metric"), ["metric", "value_min", "value_max", "value"]) == [
+        ("Duration", 12.25, 13.75, 12.5), ("Threads", 524288.0, 524288.0, 524288.0)]
+    assert _records(_sec(ps, "gpu"), ["name", "calls", "avg_ns", "min_ns", "max_ns"]) == [
+        (K_SCALE, 4, 12500.0, 12250.0, 13750.0)]

@@ -102,25 +102,30 @@ def _metric(name: str, line: int, metric: str, unit: str | None, cell: str,
 _Cells = tuple[str, int, str, str | None, str, str | None, str | None]
 
 
-def _table_locale(cells: list[_Cells]) -> units.Locale:
-    """The decimal mark of one table (a kernel's sections, a --csv page) from all its value cells
-    (the nvprof/nsys vote: '12,5' or '1.048.576' says comma, '12.5' or '1,048,576' says dot)."""
-    vote = units.LocaleVote()
+def _vote(cells: list[_Cells], vote: units.LocaleVote | None = None) -> units.LocaleVote:
+    """The evidence for the decimal mark of one table (a kernel's sections, a --csv page) from all
+    its value cells (the nvprof/nsys vote: '12,5' or '1.048.576' says comma, '12.5' or '1,048,576'
+    says dot), added to `vote` where given."""
+    vote = vote or units.LocaleVote()
     for c in cells:
         vote.add(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
         if c[2] in DURATION_METRICS and c[3] in _WHOLE_NS:
             # ncu prints a duration in nanoseconds as a whole number: '8,192' or '8.192' groups
             # thousands, so its other mark is the decimal one (as nvprof's call counts tell)
             vote.add_counts(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
-    return vote.locale()
+    return vote
 
 
 _WHOLE_NS = {"nsecond", "ns"}
 
 
-def _read(cells: list[_Cells]) -> tuple[list[Row], bool]:
-    """The metric rows of one table, read in its decimal mark; True where the mark stayed ambiguous."""
-    loc = _table_locale(cells)
+def _read(cells: list[_Cells], run: units.Locale | None = None) -> tuple[list[Row], bool]:
+    """The metric rows of one table, read in its decimal mark; True where the mark stayed ambiguous.
+    A table its own cells leave undecided takes `run`'s mark where given: the one all the tables of
+    its ncu run decided together (one process prints in one locale)."""
+    loc = _vote(cells).locale()
+    if loc.ambiguous and run is not None:
+        loc = run
     return [_metric(k, ln, m, u, v, lo, hi, loc) for k, ln, m, u, v, lo, hi in cells], loc.ambiguous
 
 
@@ -245,19 +250,38 @@ def parse(doc: Document) -> DialectResult:
     summary_gpu: list[Row] = []  # its duration rows, as GPU rows (calls, avg, min, max; no total printed)
     kernel_line = 0
     summary_lines: set[int] = set()  # lines of --print-summary metric rows (averages, not one launch each)
-    # the current kernel's metrics as printed: read when its sections end, in the decimal mark all
-    # their cells say (a --print-summary duration row: its kernel line and launch count beside it)
+    # each kernel's metrics as printed: read when the run's output ends (flush), in the decimal mark
+    # all their cells say (a --print-summary duration row: its kernel line and launch count beside it)
     pending: list[_Cells] = []
+    kernels: list[list[_Cells]] = []  # each kernel's cells since the last flush (one ncu run)
     launches: dict[int, tuple[int, int]] = {}
     ambiguous: list[str] = []  # kernels whose sections left the decimal mark undecided
 
-    def resolve() -> None:
+    def end_kernel() -> None:
         nonlocal pending
-        if not pending:
+        if pending:
+            kernels.append(pending)
+            pending = []
+
+    def resolve() -> None:
+        end_kernel()
+        if not kernels:
             return
-        rows, undecided = _read(pending)
-        if undecided:
-            ambiguous.append(pending[0][0])
+        run = None  # a kernel of integers alone ('524,288' requests) takes the mark the run's others say
+        if len(kernels) > 1:
+            vote = units.LocaleVote()
+            for cells in kernels:
+                _vote(cells, vote)
+            decided = vote.comma or vote.dot or vote.comma4 or vote.group4
+            run = vote.locale() if decided else None
+            run = None if run is not None and run.ambiguous else run
+        rows = []
+        for cells in kernels:
+            read, undecided = _read(cells, run)
+            rows += read
+            if undecided:
+                ambiguous.append(cells[0][0])
+        kernels.clear()
         for row in rows:
             metrics.append(row)
             if row.line_start in launches and row.metric in DURATION_METRICS:
@@ -266,7 +290,6 @@ def parse(doc: Document) -> DialectResult:
                 if all(x == x for x in d):  # its launch count is on the kernel line
                     summary_gpu.append(Row(section="gpu", name=row.name, line_start=at, line_end=row.line_start,
                                            calls=calls, avg_ns=d[0], min_ns=d[1], max_ns=d[2]))
-        pending = []
         launches.clear()
 
     def flush() -> None:
@@ -312,7 +335,7 @@ def parse(doc: Document) -> DialectResult:
             result.claimed.add(lineno)
             continue
         if m := _KERNEL.match(line):
-            resolve()
+            end_kernel()
             kernel = m.group("name")
             invocations = None
             first_line = first_line or lineno
@@ -320,7 +343,7 @@ def parse(doc: Document) -> DialectResult:
             spans = None
             continue
         if m := _SUMMARY_KERNEL.match(line):
-            resolve()
+            end_kernel()
             kernel = m.group("name")
             invocations = int(m.group("inv") or m.group("inv2"))
             kernel_line = lineno
