@@ -906,3 +906,16 @@ def test_ncu_print_summary_in_another_locale():
         ("Duration", 12.25, 13.75, 12.5), ("Threads", 524288.0, 524288.0, 524288.0)]
     assert _records(_sec(ps, "gpu"), ["name", "calls", "avg_ns", "min_ns", "max_ns"]) == [
         (K_SCALE, 4, 12500.0, 12250.0, 13750.0)]
+
+
+def test_parse_says_why_an_ncu_metric_cell_is_empty(cli, tmp_path):
+    """The flagged table's note is printed under the Metrics table, where its '—' cells are."""
+    log = tmp_path / "de.log"
+    log.write_text(_ncu_console({"Grid Size": ("", "2.048"), "Threads": ("thread", "524.288")}), encoding="utf-8")
+    r = cli("parse", log)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    at = lines.index("Metrics")
+    assert [ln.split() for ln in lines[at + 3 : at + 5]] == [["scale", "Grid", "Size", "—"],
+                                                             ["scale", "Threads", "thread", "—"]]
+    assert lines[at + 5] == f"  warning: lines 3-9: {K_SCALE}: {AMBIGUOUS_NOTE}"

@@ -199,6 +199,10 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
         mt = metric_table(own, info.profile, width) if opts.metrics else None
         if mt is not None and not (fast and fast.table(mt)):
             console.print(mt)
+        for note in (n for s in ("ncu-metric", "metric") for n in ps.table_notes.get((info.profile, s), [])
+                     if mt is not None):  # said under the Metrics table ('decimal mark': why a cell is '—')
+            if not (fast and fast.line(f"  warning: {note}")):
+                console.print(Text(f"  warning: {note}", style="yellow"))
 
 
 def render_footer(ps: ProfileSet, console: Console) -> None:
