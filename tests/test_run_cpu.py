@@ -165,7 +165,8 @@ def test_cli_without_gpu_runs_cpu_reference(cli, tmp_path):
     (["--data", "/nonexistent"], "/nonexistent: not a directory"),
     (["--weights", "/nonexistent.npz"], "/nonexistent.npz: no such weights file"),
 ])
-def test_cli_run_bad_input(cli, args, message):
+def test_cli_run_bad_input(cli, args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default runs/ directory: not in the checkout, which may be read-only
     r = cli("run", *args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
