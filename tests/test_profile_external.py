@@ -1,5 +1,6 @@
 """External profilers without a GPU: command lines, child-process failures, stored ncu output."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -89,6 +90,16 @@ def test_nvprof_refuses_ampere_and_newer():
 
 def test_missing_tool(tmp_path):
     with pytest.raises(ProfilerUnavailable, match="no-such-profiler is not installed.*--profile cupti"):
+        external.run_tool(["no-such-profiler", "--version"], tmp_path / "log", 5)
+
+
+def test_a_tool_this_user_may_not_run_is_one_line(tmp_path, monkeypatch):
+    """A file of that name without execute permission on PATH (or, for a user other than root, a PATH
+    directory the user may not search: the suite run as user nobody met one) is no traceback."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "no-such-profiler").write_text("#!/bin/sh\n")  # mode 0644: no one may run it
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ProfilerUnavailable, match="no-such-profiler is not installed or not on PATH .*--profile cupti"):
         external.run_tool(["no-such-profiler", "--version"], tmp_path / "log", 5)
 
 

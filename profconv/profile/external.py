@@ -158,6 +158,12 @@ def run_tool(argv: list[str], log: Path, timeout: float) -> str:
                                  start_new_session=True)
     except FileNotFoundError:
         raise ProfilerUnavailable(f"{argv[0]} is not installed or not on PATH; {SUGGEST}") from None
+    except PermissionError:  # a file of that name without execute permission, or a PATH directory we may not search
+        where = shutil.which(argv[0])
+        if where is None:
+            raise ProfilerUnavailable(f"{argv[0]} is not installed or not on PATH (none found that this user may "
+                                      f"run); {SUGGEST}") from None
+        raise ProfilerUnavailable(f"{where}: permission denied; {SUGGEST}") from None
     try:
         stdout, stderr = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
