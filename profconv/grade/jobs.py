@@ -308,6 +308,12 @@ def execute(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
         if proc is not None:
             with _running_lock:
                 _running.add(proc)
+                stopped = _stopping.is_set()  # Ctrl-C or SIGTERM came while this job was starting: stop_all missed it
+            if stopped:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except (ProcessLookupError, PermissionError):
+                    pass
             try:
                 proc.wait(timeout=spec.timeout_s)
             except subprocess.TimeoutExpired:
