@@ -1,20 +1,31 @@
-"""Parse throughput and memory, whole process, from files: `profconv parse FILE --json` against
-`pandas.read_csv` of the same rows from a file.
+"""Parse throughput and memory, parser against parser (issue 23's yardstick).
 
-Generates (deterministically, into --dir) an nvprof --print-gpu-trace log, an `nsys stats --format
-csv` cuda_gpu_trace report and the same rows as plain CSV for each; a summary-only nvprof log of
-many profiles (a real corpus log repeated) and one of nvprof --csv profiles. Each command runs as
-its own process (median of --repeat); the child's CPU time (user+sys) and wall time come from
-os.wait4, its peak memory from ru_maxrss (which counts the parent's RSS at the spawn: the inputs are
-written a piece at a time so that this process stays small). Memory per input byte is reported as the peak above
-the same command's peak on a one-profile file (the interpreter, pandas and profconv themselves).
+Speed: ONE process, with pandas, pyarrow and profconv imported before anything is timed; CPU time
+(`time.process_time`, this process only) of
+  - `profconv.parse(FILE)` (the library, the rows as columns, no output),
+  - the CLI in this process (`profconv parse FILE --json` / `--csv`, written to /dev/null),
+against `pandas.read_csv` and pyarrow's CSV reader (one thread) of the same rows written as plain
+CSV. The ratio is reference CPU / profconv CPU: >= 1.0 means profconv is at least as fast as
+read_csv on the same rows. Medians of --repeat interleaved rounds.
 
-    python benchmarks/parse_throughput.py --mb 100 --profiles 2000,8000
+Memory: the absolute peak RSS (ru_maxrss, nothing subtracted) of a child `python -m profconv parse
+FILE --json` (and the terminal table, to a pipe) over the input's bytes, at --mb (20 MB: the target
+is <= 3 B/B). --linear MB,MB,... also times the CLI child at those sizes (time per MB and peak:
+linear time and flat memory up to 1 GB).
+
+Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log, an `nsys stats
+--format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
+`nsys stats --format csv` runs), summary-only nvprof text (a corpus log repeated) and an `ncu --csv
+--page raw` page of K kernels x 50 metric names.
+
+    python benchmarks/parse_throughput.py --mb 20 --repeat 3
+    python benchmarks/parse_throughput.py --mb 20 --only nsys-trace --linear 20,200,1000
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import statistics
@@ -22,9 +33,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 KERNELS = [
     "void conv_forward_kernel<float, 16>(float const *, float const *, float*, int, int, int, int, int, int) [{}]",
     "[CUDA memcpy HtoD]",
@@ -41,6 +54,10 @@ CSV_PROFILE = ('==1== NVPROF is profiling process 1, command: ./a\n==1== Profili
                '"GPU activities",60.000000,1.200000,2,0.600000,0.500000,0.700000,"k1(float*)"\n'
                '"GPU activities",40.000000,0.800000,1,0.800000,0.800000,0.800000,"[CUDA memcpy HtoD]"\n'
                '"API calls",100.000000,3.000000,3,1.000000,0.500000,2.000000,"cudaMalloc"\n')
+NSYS_SUM_HEADER = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+NCU_METRICS = [f"{unit_base}__{kind}.{agg}" for unit_base in ("dram", "lts", "l1tex", "sm", "smsp")
+               for kind in ("bytes_read", "bytes_write", "throughput", "cycles_active", "inst_executed")
+               for agg in ("sum", "avg")]  # 50 metric names
 
 
 def _aligned(cells: list[str]) -> str:
@@ -48,7 +65,7 @@ def _aligned(cells: list[str]) -> str:
     return "".join(c.rjust(w) for c, (_, w) in zip(cells, TRACE_COLUMNS)) + "  " + cells[-1]
 
 
-def nvprof_trace(path: Path, plain_path: Path, target_bytes: int) -> None:
+def nvprof_trace(path: Path, plain_path: Path, target: int) -> None:
     rng = random.Random(1)
     head = ["==2020== NVPROF is profiling process 2020, command: ./m3", "==2020== Profiling application: ./m3",
             "==2020== Profiling result:", _aligned([h for h, _ in TRACE_COLUMNS] + ["Name"])]
@@ -56,7 +73,7 @@ def nvprof_trace(path: Path, plain_path: Path, target_bytes: int) -> None:
         out.write("\n".join(head) + "\n")
         plain.write(",".join(h for h, _ in TRACE_COLUMNS) + ",Name\n")
         size, t, i = sum(len(x) + 1 for x in head), 100.0, 0
-        while size < target_bytes:
+        while size < target:
             k = KERNELS[i % len(KERNELS)]
             dur = rng.uniform(1.0, 900.0)
             name = k.format(i + 100)
@@ -74,7 +91,7 @@ def nvprof_trace(path: Path, plain_path: Path, target_bytes: int) -> None:
             i += 1
 
 
-def nsys_csv(path: Path, plain_path: Path, target_bytes: int) -> None:
+def nsys_trace(path: Path, plain_path: Path, target: int) -> None:
     rng = random.Random(2)
     header = ("Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),"
               "Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name")
@@ -82,7 +99,7 @@ def nsys_csv(path: Path, plain_path: Path, target_bytes: int) -> None:
         out.write("Processing [report.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]... \n\n" + header + "\n")
         plain.write(header + "\n")
         size, t, i = 0, 1_000_000, 0
-        while size < target_bytes:
+        while size < target:
             dur = rng.randint(1000, 900000)
             name = KERNELS[i % len(KERNELS)].replace(" [{}]", "")  # nsys keeps the correlation id in CorrId
             quoted = f'"{name}"' if "," in name else name
@@ -94,107 +111,208 @@ def nsys_csv(path: Path, plain_path: Path, target_bytes: int) -> None:
             i += 1
 
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+def nsys_summaries(path: Path, plain_path: Path, target: int) -> None:
+    """Many `nsys stats --format csv --report cuda_gpu_kern_sum` runs, one after the other (a sweep's
+    logs concatenated), 40 kernels each."""
+    rng = random.Random(3)
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        plain.write(NSYS_SUM_HEADER + "\n")
+        size, run = 0, 0
+        while size < target:
+            rows = []
+            for k in range(40):
+                calls = rng.randint(1, 5000)
+                avg = rng.uniform(1000, 900000)
+                rows.append((calls * avg, calls, avg, k))
+            total = sum(r[0] for r in rows)
+            body = "".join(
+                f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},"
+                f"{KERNELS[k % len(KERNELS)].replace(' [{}]', '').replace(',', ';')}_{k}\n"
+                for t, c, a, k in sorted(rows, reverse=True))
+            piece = (f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep\n"
+                     f"Processing [run{run}.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...\n\n"
+                     f"{NSYS_SUM_HEADER}\n{body}\n")
+            out.write(piece)
+            plain.write(body)
+            size += len(piece)
+            run += 1
 
 
-def compiled_modules(where: Path) -> None:
-    """Children import profconv from bytecode compiled once (into `where`), as an installed package
-    does: with PYTHONDONTWRITEBYTECODE set (the team's VM sets it) every run compiled ~25 of
-    profconv's modules from source (~0.06 s), which pandas, installed, never pays."""
-    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-    ENV["PYTHONPYCACHEPREFIX"] = str(where)
+def nvprof_csv_summaries(path: Path, plain_path: Path, target: int) -> None:
+    rows = [ln for ln in CSV_PROFILE.splitlines() if ln.startswith('"GPU') or ln.startswith('"API')]
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        plain.write('"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n')
+        size = 0
+        while size < target:
+            out.write(CSV_PROFILE)
+            plain.write("\n".join(rows) + "\n")
+            size += len(CSV_PROFILE)
 
 
-def run(argv: list[str], repeat: int) -> tuple[float, float, int]:
-    """Median (cpu seconds, wall seconds) over `repeat` runs and the peak RSS in bytes (the largest).
-    CPU time (user + sys of the child, from os.wait4) is what the process itself needed: on a
-    machine shared with other jobs the wall time also holds the time it waited for a core."""
-    cpus, walls = [], []
-    peak = 0
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=ENV)
-        _, status, ru = os.wait4(proc.pid, 0)
-        walls.append(time.perf_counter() - t0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+def nvprof_summary_text(path: Path, plain_path: Path, target: int) -> None:
+    """A real summary-only nvprof log repeated; its rows as plain CSV for the reference."""
+    block = SUMMARY_LOG.read_text()
+    rows = [ln.split() for ln in block.splitlines() if "%" in ln and ("GPU" in ln or "API" in ln or ln[:2] == "  ")]
+    plain_rows = "".join(",".join(r[-7:-1]) + f',"{r[-1]}"\n' for r in rows if len(r) >= 7)
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        plain.write("Time(%),Time,Calls,Avg,Min,Max,Name\n")
+        size = 0
+        while size < target:
+            out.write(block)
+            plain.write(plain_rows)
+            size += len(block)
+
+
+def ncu_raw(path: Path, plain_path: Path, target: int) -> None:
+    """`ncu --csv --page raw`: one wide row per launch, 50 metrics, the units in the second row."""
+    rng = random.Random(4)
+    ids = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC"]
+    metrics = [*NCU_METRICS[:-1], "gpu__time_duration.sum"]
+    units = ["byte" if "bytes" in m else "cycle" if "cycles" in m else "%" if "throughput" in m else
+             "inst" if "inst" in m else "nsecond" for m in metrics]
+    head = ",".join(f'"{h}"' for h in ids + metrics) + "\n"
+    unit_row = ",".join(['""'] * len(ids) + [f'"{u}"' for u in units]) + "\n"
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        out.write("==PROF== Connected to process 9 (/home/dev/conv)\n" + head + unit_row)
+        plain.write(head)
+        size, k = 0, 0
+        while size < target:
+            name = KERNELS[k % len(KERNELS)].replace(" [{}]", "")
+            vals = [f"{rng.uniform(0, 1e6):,.2f}" if u != "%" else f"{rng.uniform(0, 100):.2f}" for u in units]
+            vals[-1] = f"{rng.randint(1000, 900000):,}"
+            line = ",".join(f'"{c}"' for c in [str(k), "9", "conv", "127.0.0.1", name, "1", "7", "0", "9.0", *vals]) + "\n"
+            out.write(line)
+            plain.write(line)
+            size += len(line)
+            k += 1
+
+
+INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
+    "nvprof-trace": ("nvprof --print-gpu-trace", nvprof_trace),
+    "nsys-trace": ("nsys stats --format csv (trace)", nsys_trace),
+    "nvprof-csv": ("nvprof --csv summaries", nvprof_csv_summaries),
+    "nsys-csv": ("nsys stats --format csv summaries", nsys_summaries),
+    "nvprof-text": ("summary-only nvprof text", nvprof_summary_text),
+    "ncu-raw": ("ncu --csv --page raw", ncu_raw),
+}
+
+
+def cpu(fn: Callable[[], object]) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def cli_in_process(path: Path, out: str) -> None:
+    """`profconv parse FILE OUT` in this process, its output to /dev/null."""
+    from profconv.cli import main
+
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        try:
+            main(["parse", str(path), out])
+        except SystemExit as e:
+            if e.code not in (0, None):
+                raise
+
+
+def child_peak(argv: list[str]) -> tuple[float, int]:
+    """A child process's CPU seconds and peak RSS (bytes, absolute)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE if "--table" in argv else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.stdout is not None:
+        while proc.stdout.read(1 << 20):
+            pass
+    _, status, ru = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
         err = proc.stderr.read().decode() if proc.stderr else ""
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {err[-500:]}")
-        cpus.append(ru.ru_utime + ru.ru_stime)
-        peak = max(peak, ru.ru_maxrss * 1024)
-    return statistics.median(cpus), statistics.median(walls), peak
+        raise SystemExit(f"{' '.join(argv)} failed: {err[-500:]}")
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
 
 
-def profconv_cmd(path: Path, out: str = "--json") -> list[str]:
-    return [sys.executable, "-m", "profconv", "parse", str(path), out]
+def profconv_argv(path: Path, out: str) -> list[str]:
+    argv = [sys.executable, "-m", "profconv", "parse", str(path)]
+    return argv + ([out] if out != "--table" else [])
 
 
-def read_csv_cmd(path: Path) -> list[str]:
-    return [sys.executable, "-c", f"import pandas; pandas.read_csv({str(path)!r})"]
+def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    import profconv
+
+    one_thread = pacsv.ReadOptions(use_threads=False)
+    pa.set_cpu_count(1)
+    runs: dict[str, list[float]] = {}
+    tasks = {
+        "read_csv": lambda: pd.read_csv(plain),
+        "pyarrow": lambda: pacsv.read_csv(plain, read_options=one_thread),
+        "library": lambda: profconv.parse(str(path)),
+        "library .frame": lambda: profconv.parse(str(path)).frame,
+        "CLI --json": lambda: cli_in_process(path, "--json"),
+        "CLI --csv": lambda: cli_in_process(path, "--csv"),
+    }
+    for _ in range(repeat):  # interleaved rounds: a busy moment of the shared machine hits all alike
+        for name, fn in tasks.items():
+            runs.setdefault(name, []).append(cpu(fn))
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    mb = path.stat().st_size / 1e6
+    for name in ("library", "library .frame", "CLI --json", "CLI --csv"):
+        print(f"{key:13s} {name:15s} {mb:7.1f} {med[name]:7.3f} {mb / med[name]:7.1f} "
+              f"{med['read_csv'] / med[name]:8.2f}x {med['pyarrow'] / med[name]:8.2f}x")
+    print(f"{key:13s} {'(read_csv)':15s} {mb:7.1f} {med['read_csv']:7.3f}; pyarrow 1 thread {med['pyarrow']:.3f} s")
+
+
+def memory(key: str, path: Path) -> None:
+    size = path.stat().st_size
+    for out in ("--json", "--csv", "--table"):
+        cpu_s, peak = child_peak(profconv_argv(path, out))
+        print(f"{key:13s} {out:8s} {size / 1e6:7.1f} MB  cpu {cpu_s:6.2f} s  peak {peak / 2**20:7.0f} MiB  "
+              f"{peak / size:5.2f} B/B")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mb", type=float, default=100.0, help="size of each generated trace (0: no traces)")
-    ap.add_argument("--profiles", default="2000,8000", help="profile counts of the summary-only logs")
-    ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--summary-outputs", default="json",
-                    help="outputs timed on the summary-only logs: json, csv, table (the terminal tables: run once)")
+    ap.add_argument("--mb", type=float, default=20.0, help="size of each generated input (MB)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="comma-separated inputs: " + ", ".join(INPUTS))
+    ap.add_argument("--linear", default="", help="sizes in MB for the CLI child's time/memory (e.g. 20,200,1000)")
+    ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS children")
     ap.add_argument("--dir", type=Path, default=None, help="where to write the inputs (default: a temp dir)")
-    ap.add_argument("--source-only", action="store_true",
-                    help="keep the environment's PYTHONDONTWRITEBYTECODE (profconv compiled from source every run)")
     args = ap.parse_args()
     tmp = args.dir or Path(tempfile.mkdtemp(prefix="profconv-bench-"))
     tmp.mkdir(parents=True, exist_ok=True)
-    target = int(args.mb * 1e6)
+    keys = [k for k in (args.only.split(",") if args.only else INPUTS) if k]
+    import pandas  # noqa: F401  (imported before anything is timed)
+    import pyarrow  # noqa: F401
 
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
-    tiny = tmp / "tiny.log"
-    tiny.write_text(SUMMARY_LOG.read_text())
-    if not args.source_only:
-        compiled_modules(tmp / "pycache")
-        for out in ("--json", "--csv", ""):  # compiles what each output path imports
-            run(profconv_cmd(tiny, out) if out else profconv_cmd(tiny)[:-1], 1)
-    print("profconv's modules: " + ("compiled from source when PYTHONDONTWRITEBYTECODE is set" if args.source_only
-                                    else "bytecode compiled once, as an install has it"))
-    base_cpu, base_wall, base_peak = run(profconv_cmd(tiny), args.repeat)
-    print(f"baseline: profconv parse of a {tiny.stat().st_size / 1e3:.1f} kB log: cpu {base_cpu:.2f} s, "
-          f"wall {base_wall:.2f} s, peak {base_peak / 2**20:.0f} MiB")
-    print(f"{'input':32s} {'MB':>6s} {'cpu s':>7s} {'MB/s':>6s} {'read_csv cpu s':>14s} {'ratio':>6s}"
-          f" {'peak MiB':>8s} {'B/B':>5s}")
+    import profconv.parse.core  # noqa: F401
+    from profconv.parse import columnar
 
-    def line(label, path, cpu, peak, csv_cpu=None):
-        mb = path.stat().st_size / 1e6
-        ratio = f"{csv_cpu / cpu:6.2f}" if csv_cpu else "      "
-        csv_s = f"{csv_cpu:14.2f}" if csv_cpu else " " * 14
-        per_byte = max(peak - base_peak, 0) / path.stat().st_size
-        print(f"{label:32s} {mb:6.1f} {cpu:7.2f} {mb / cpu:6.1f} {csv_s} {ratio} {peak / 2**20:8.0f} {per_byte:5.2f}")
-
-    traces = (("nvprof --print-gpu-trace", nvprof_trace, "nvprof-trace"),
-              ("nsys stats --format csv (trace)", nsys_csv, "nsys-trace"))
-    for label, gen, stem in traces if target > 0 else ():
-        path, plain = tmp / f"{stem}.log", tmp / f"{stem}.plain.csv"
-        gen(path, plain, target)
-        csv_cpu, _, _ = run(read_csv_cmd(plain), args.repeat)
-        for out in ("--json", "--csv"):
-            cpu, _, peak = run(profconv_cmd(path, out), args.repeat)
-            line(f"{label} {out}", path, cpu, peak, csv_cpu)
-    block = SUMMARY_LOG.read_text()
-    outputs = [o for o in args.summary_outputs.split(",") if o]
-    for n in (int(x) for x in args.profiles.split(",") if x):
-        for label, piece in ((f"summary-only, {n} profiles", block), (f"nvprof --csv, {n} profiles", CSV_PROFILE)):
-            path = tmp / f"summary-{n}-{'csv' if 'csv' in label else 'text'}.log"
-            with open(path, "w") as f:  # a profile at a time: this process stays small (a child's peak
-                for _ in range(n):  # RSS counts what its parent held when it was spawned)
-                    f.write(piece)
-            for out in outputs if "csv" not in label else ["json"]:
-                argv = profconv_cmd(path, f"--{out}") if out != "table" else profconv_cmd(path)[:-1]
-                cpu, _, peak = run(argv, args.repeat if out != "table" else 1)
-                line(f"{label} {out}" if len(outputs) > 1 else label, path, cpu, peak)
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; pyarrow {pyarrow.__version__}, "
+          f"columnar reader {'on' if columnar.enabled() else 'OFF'}; CPU seconds, medians of {args.repeat}")
+    print(f"{'input':13s} {'path':15s} {'MB':>7s} {'cpu s':>7s} {'MB/s':>7s} {'vs read_csv':>9s} {'vs pyarrow':>9s}")
+    for key in keys:
+        path, plain = tmp / f"{key}.log", tmp / f"{key}.plain.csv"
+        INPUTS[key][1](path, plain, int(args.mb * 1e6))
+        speed(key, path, plain, args.repeat)
+        if not args.no_memory:
+            memory(key, path)
+        for mb in (float(x) for x in args.linear.split(",") if x):
+            big = tmp / f"{key}-{mb:g}MB.log"
+            INPUTS[key][1](big, Path(os.devnull), int(mb * 1e6))
+            cpu_s, peak = child_peak(profconv_argv(big, "--json"))
+            size = big.stat().st_size
+            print(f"{key:13s} linear   {size / 1e6:7.1f} MB  cpu {cpu_s:6.2f} s  {size / 1e6 / cpu_s:6.1f} MB/s  "
+                  f"peak {peak / 2**20:7.0f} MiB  {peak / size:5.2f} B/B")
+            big.unlink()
+        path.unlink()
+        plain.unlink()
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
-    print("ratio: read_csv CPU time / profconv CPU time for the same rows (>= 0.5 is the target); "
-          "B/B: peak memory above the baseline per input byte")
+    print("targets: nsys/nvprof traces and CSV summaries >= 1.0x read_csv (library and CLI); summary-only nvprof "
+          "text >= 50 MB/s; ncu raw >= 0.5x read_csv; peak <= 3 B/B at 20 MB; linear to 1 GB")
 
 
 if __name__ == "__main__":
-    main()
+    with contextlib.suppress(BrokenPipeError):
+        main()

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
-from array import array
-from itertools import compress, islice, repeat
+from itertools import islice, repeat
 from operator import indexOf
 from typing import cast
 
-from profconv.parse import grouping, units
+from profconv.parse import columnar, grouping, units
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
@@ -226,37 +223,32 @@ def _field_of(col: str) -> str | None:
     return FIELDS.get(base)
 
 
-BULK_ROWS = 2000  # from here on a table goes to pandas' C reader first
-
-
 def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int], bool]:
     """One CSV table from line index `start`; returns its block, the index after it, bad line
-    numbers and whether its rows were read in bulk."""
+    numbers and whether its rows were read in bulk (as columns)."""
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
-    bulk = "grid" not in fields and "block" not in fields
-    # the table runs while lines hold a comma (such a line is never blank); a big one is read in
-    # bulk, and the bulk reader finds where it ends (it counts every row's commas anyway)
-    if bulk and _holds_comma(lines, start, start + BULK_ROWS + 1) and len(lines) - start > BULK_ROWS:
-        got = _csv_split(lines, start, header, cols, fields, report)
-        if got is not None:
-            lines[start + 1 : got[1]] = [""] * (got[1] - start - 1)  # read: these rows are the table's alone
-            return got[0], got[1], [], True
-    j = _table_end(lines, start)
+    j = _table_end(lines, start)  # the table runs while lines hold a comma (such a line is never blank)
     try:  # its header once more: the next table begins there (two outputs one after the other)
         j = lines.index(lines[start], start + 1, j)
     except ValueError:
         pass
-    if j - start > BULK_ROWS and bulk:
-        fast = _csv_fast(lines, start, j, cols, fields, report)
+    if j - start > BULK_ROWS and header == cols and columnar.enabled():
+        fast = _csv_columns(lines, start, j, cols, fields, report)
         if fast is not None:
-            lines[start + 1 : j] = [""] * (j - start - 1)
+            lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
             return fast, j, [], True
+    return (*_csv_rows_block(lines, start, j, cols, fields, report), False)
+
+
+def _csv_rows_block(lines: list[str], start: int, j: int, cols: list[str], fields: list[str | None],
+                    report: str | None) -> tuple[Block | None, int, list[int]]:
+    """The CSV table of lines [start, j) read row by row: the pure-Python reader, which reports
+    each line that does not read (ragged, a bad number) and decides the table's decimal mark."""
     bad: list[int] = []
     cells, line_nos = [], []
-    parsed = csv_rows(lines[start + 1 : j])
-    for k, row in enumerate(parsed, start=start + 2):
+    for k, row in enumerate(csv_rows(lines[start + 1 : j]), start=start + 2):
         if len(row) != len(cols):
             bad.append(k)  # ragged: never read with its columns shifted
             continue
@@ -267,11 +259,11 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
         rep = _report_from_header(cols, [c[name_at] for c in cells[:50]])  # the title promised a trace
     if not cells:
-        return None, j, bad, False
+        return None, j, bad
     blk, more = _rows_to_block(rep, fields, cells, line_nos)
     if blk.section is not None and blk.section.endswith("-trace"):
         blk = _trace_from_rows(blk, rep)
-    return blk, j, sorted(bad + more), False
+    return blk, j, sorted(bad + more)
 
 
 def _table_end(lines: list[str], start: int, end: int | None = None) -> int:
@@ -294,175 +286,47 @@ def _trace_from_rows(blk: Block, rep: str) -> Block:
     return Block(section=blk.section, table=table, line_start=blk.line_start, line_end=blk.line_end, kind=rep)
 
 
-SPLIT_ROWS = 4096  # rows split at a time: the pieces of one slice are all that is held, and the
-# rows stay in the CPU's cache across the passes over them (20,000 rows: 10% slower)
-_QUOTED = re.compile(r',"([^"]*(?:""[^"]*)*)"\Z')  # a quoted last field (quotes inside doubled) after its comma
+BULK_ROWS = 2000  # from here on a table is read as columns first (profconv.parse.columnar)
+SPLIT_ROWS = 4096  # (kept for tests that place a table's end around a slice of this many rows)
 
 
-def _csv_split(lines: list[str], start: int, header: list[str], cols: list[str],
-               fields: list[str | None], report: str | None) -> tuple[Block, int] | None:
-    """A big table whose name is its last column, read with str methods mapped over the lines (C
-    loops, no pandas): what nsys writes. Only the cells kept are cut out; a name with commas comes
-    quoted. The table ends at the first line that holds no comma: the block and that line's index,
-    or None whenever a row before it is not plainly valid or it holds BULK_ROWS rows or fewer
-    (then pandas' reader, then row by row)."""
-    import math
-    from operator import itemgetter
-
-    ncols = len(cols)
-    name_at = fields.index("name") if "name" in fields else ncols - 1
-    if name_at != ncols - 1 or header != cols or len(set(cols)) != ncols:
+def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
+                 report: str | None) -> Block | None:
+    """A big machine-written table as columns (pyarrow's reader on its own bytes); None whenever
+    any cell is not plainly valid (the caller then reads it row by row and reports the bad lines)."""
+    if "grid" in fields or "block" in fields or len(set(cols)) != len(cols):
         return None
-    end = len(lines)
-    names: list[str] = []
-    uniq: dict[str, str] = {}  # one object per distinct name
-    want: list[tuple[int, str]] = []
-    values: dict[str, array] = {}
-    section = rep = ""
-    third = itemgetter(2)
-    for lo in range(start + 1, len(lines), SPLIT_ROWS):
-        if lo >= end:
-            break
-        body = lines[lo : lo + SPLIT_ROWS]
-        # where the first quote is: -1 for a plain row; else only a quoted last field (a name with
-        # commas, '…,"k(float*, int)"') may hold quotes
-        qpos = list(map(str.find, body, repeat('"')))
-        # the commas before the first quote; a plain row's before its last character (which a
-        # valid row never ends with: its name would be empty, and that is refused below)
-        counts = list(map(str.count, body, repeat(","), repeat(0), qpos))
-        if counts.count(ncols - 1) != len(body):
-            stop = _table_end(body, 0)  # the table ends in this slice?
-            if stop == len(body) or counts[:stop].count(ncols - 1) != stop:
-                return None  # ragged: more or fewer fields than the header
-            end = lo + stop
-            if end - start <= BULK_ROWS:
-                return None  # a small table: read row by row
-            if not stop:
-                break
-            del body[stop:], qpos[stop:]
-        del counts
-        if "\r" in "".join(body):
-            return None  # a carriage return inside a row is damage: the row-by-row reader reports it
-        tail = list(map(third, map(str.rpartition, body, repeat(","))))
-        if qpos.count(-1) != len(qpos):
-            has = list(map((-1).__lt__, qpos))
-            quoted = list(compress(range(len(body)), has))
-            # the quoted field matched from the comma before its quote to the end of the row
-            found = list(map(_QUOTED.match, compress(body, has), map(int.__add__, compress(qpos, has), repeat(-1))))
-            if None in found:
-                return None  # the quotes do not hold exactly the last field
-            inner = map(str.replace, map(re.Match.group, cast("list[re.Match[str]]", found), repeat(1)),
-                        repeat('""'), repeat('"'))
-            for k, name in zip(quoted, inner):
-                tail[k] = name
-            del found
-        if "" in tail:
-            return None  # a row without a name
-        names.extend(map(uniq.setdefault, tail, tail))
-        if not want:
-            rep = report or _report_from_header(cols, names[:50])
-            section = REPORTS.get(rep, "gpu")
-            trace = section.endswith("-trace")
-            if section == "gpu-memory-size" or (trace and not ("start" in fields and "dur" in fields)):
-                return None
-            want = [(k, f) for k, f in enumerate(fields) if f in _OUT and (not trace or f in ("start", "dur"))]
-            if not want:
-                return None
-            values = {f: array("d") for _, f in want}
-            last = max(k for k, _ in want)
-            wanted = {k for k, _ in want}
-            lead = re.compile("".join("([^,]*)," if k in wanted else "[^,]*," for k in range(last + 1)))
-        # the wanted leading fields cut by one anchored match a row (every row has ncols - 1 commas)
-        found = list(map(lead.match, body))
-        if None in found:
-            return None
-        groups = list(map(re.Match.groups, cast("list[re.Match[str]]", found)))
-        del found
-        cells = dict(zip([k for k, _ in want], zip(*groups))) if groups else {k: () for k, _ in want}
-        del tail, body, groups
-        for k, f in want:
-            col = cells[k]
-            if "_" in "".join(col):
-                return None
-            try:
-                arr = array("d", map(float, col))
-            except ValueError:
-                return None
-            # a NaN or an infinity anywhere makes the sum one (an overflowing sum only sends the
-            # table to the slower readers)
-            if not math.isfinite(sum(arr)) or (len(arr) and min(arr) < 0) or (
-                    f == "calls" and not all(map(float.is_integer, arr))):
-                return None
-            values[f].extend(arr)
-        del cells
-    if any(k != k.strip() for k in uniq):
-        return None  # a name with spaces around it: the row-by-row reader strips it (or reports it)
-    n = end - start - 1
-    out: dict = {"section": [section] * n, "name": names}
-    for f, arr in values.items():
-        out[_OUT[f]] = [int(v) for v in arr] if f == "calls" else arr
+    name_col = cols[fields.index("name")] if "name" in fields else cols[-1]
+    trace = "start" in fields and "dur" in fields
+    want = {c: f for c, f in zip(cols, fields) if f in _OUT and c != name_col}
+    data = "\n".join(lines[start:end]).encode()
+    got = columnar.read_csv(data, floats=[c for c, f in want.items() if f != "calls"],
+                            counts=[c for c, f in want.items() if f == "calls"], texts=[name_col])
+    del data
+    if got is None or got.n != end - start - 1:
+        return None
+    names = got.texts[name_col]
+    if any(not k or k != k.strip() or '"' in k for k in names.distinct):
+        return None  # an empty name, spaces around one, a quote inside: the row-by-row reader's to judge
+    rep = report or _report_from_header(cols, names.values[:50])
+    section = REPORTS.get(rep, "gpu")
+    if section == "gpu-memory-size" or (section.endswith("-trace") and not trace):
+        return None
+    n = got.n
+    out: dict = {"section": [section] * n, "name": names.values}
+    for c, f in want.items():
+        if not section.endswith("-trace") or f in ("start", "dur"):
+            out[_OUT[f]] = got.numbers[c]
     if section.endswith("-trace"):
         out["calls"] = [1] * n
     line_nos = range(start + 2, start + 2 + n)
     out["line_start"] = line_nos
     out["line_end"] = line_nos
-    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep), end
+    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
 
 
 _OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns", "med": "med_ns",
         "min": "min_ns", "max": "max_ns", "std": "std_ns", "start": "start_ns", "dur": "total_ns"}
-
-
-def _csv_fast(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
-              report: str | None) -> Block | None:
-    """A big table through pandas' C reader; None whenever any cell is not plainly valid
-    (the caller then reads it row by row and reports the bad lines)."""
-    import warnings
-
-    import numpy as np
-    import pandas as pd
-
-    data = "\n".join(lines[start:end]).encode()  # bytes: StringIO would hold 4 bytes a character
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            df = pd.read_csv(io.BytesIO(data), index_col=False, keep_default_na=False, na_values=[""],
-                             engine="c", dtype={c: "string" for c, f in zip(cols, fields) if f == "name"})
-    except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, csv.Error, OverflowError):
-        return None
-    del data
-    if len(df) != end - start - 1 or list(df.columns) != cols:
-        return None
-    name_col = cols[fields.index("name")] if "name" in fields else cols[-1]
-    rep = report or _report_from_header(cols, df[name_col].head(50).tolist())
-    section = REPORTS.get(rep, "gpu")
-    if section.endswith("-trace") and not ("start" in fields and "dur" in fields):
-        return None
-    names = df[name_col]
-    if names.isna().any() or (section == "gpu-memory-size"):
-        return None
-    if (names != names.str.strip()).any() or names.str.contains('"', regex=False).any():
-        return None  # spaces around a name, a quote inside one: the row-by-row reader's to judge
-    n = len(df)
-    out: dict = {"section": [section] * n, "name": names.to_numpy(dtype=object)}
-    for c, f in zip(cols, fields):
-        if f not in _OUT or (section.endswith("-trace") and f not in ("start", "dur")):
-            continue
-        col = df[c]
-        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-            return None
-        v = col.to_numpy(dtype="float64")
-        if not np.isfinite(v).all() or (v < 0).any():
-            return None
-        if f == "calls" and not (v == np.floor(v)).all():
-            return None
-        out[_OUT[f]] = v.astype("int64") if f == "calls" else v
-    if section.endswith("-trace"):
-        out["calls"] = np.ones(n, dtype="int64")
-    lines_idx = np.arange(start + 2, start + 2 + n, dtype="int64")
-    out["line_start"] = lines_idx
-    out["line_end"] = lines_idx
-    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
 
 
 def parse(doc: Document) -> DialectResult:

@@ -1,0 +1,212 @@
+"""Machine-written CSV tables read as columns: pyarrow's CSV reader (one thread) on the table's own bytes.
+
+The dialects hand this module the bytes of one CSV table that a profiler wrote (nsys `--format csv`,
+ncu `--csv`, nvprof `--csv`): a header line, then one line per row. It gives back whole columns
+(NumPy arrays, Python strings) in the project's number semantics, or None whenever any cell is not
+plainly what the column must hold -- then the dialect reads the table with its pure-Python row
+reader, which reports the bad lines and decides the decimal mark. The output is the same either
+way: tests compare the two paths on every test log (PROFCONV_PURE_PYTHON=1, or PROFCONV_NO_ARROW=1,
+turns this module off; so does a machine without pyarrow, such as the GPU machine).
+
+Number semantics kept here, per column kind:
+  - `floats`: a finite, non-negative number as written (digits, one '.', an exponent: the double
+    nearest the text, as Python's float() reads it: pyarrow parses with fast_float, correctly
+    rounded); an empty cell is missing (NaN) only in a column listed in `empty`, else the whole table
+    goes to the row reader. A thousands separator, a decimal comma ('"1,5"'), a unit, 'nan', 'inf',
+    '-0' or any other text: None (the row reader's locale and unit rules decide those).
+  - `counts`: a whole non-negative number that fits the Int64 calls column, read exactly (int64,
+    never through a double: '9007199254740993' stays that number).
+  - `texts`: the cell's text (quotes removed, doubled quotes undone); returned once per distinct
+    value too, so that a caller checks names once each, not once a row.
+A carriage return anywhere in the bytes, a row with more or fewer fields than the header, a quoted
+cell that runs across lines: None.
+
+API (for every dialect: nsys traces and summaries, ncu pages, nvprof --csv):
+
+    cols = columnar.read_csv(data, floats=["Start (ns)", "Duration (ns)"], texts=["Name"])
+    if cols is None: ...  # the row reader
+    cols.n, cols.numbers["Start (ns)"] (array('d')), cols.texts["Name"].values (list of str)
+
+`read_strings` gives every listed column as text (ncu's raw page, whose cells need the locale vote).
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from profconv.parse import native
+
+MAX_COUNT = 2**63 - 1
+
+
+def enabled() -> bool:
+    """Whether the columnar reader is used: pyarrow importable, not switched off by
+    PROFCONV_PURE_PYTHON or PROFCONV_NO_ARROW."""
+    if native.pure_python() or os.environ.get("PROFCONV_NO_ARROW", "") not in ("", "0"):
+        return False
+    return _pyarrow() is not None
+
+
+_MODULES: list[Any] = []
+
+
+def _pyarrow() -> Any:
+    """(pyarrow, pyarrow.csv), imported once; None where pyarrow is not installed."""
+    if not _MODULES:
+        try:
+            import pyarrow
+            import pyarrow.csv
+        except ImportError:
+            _MODULES.append(None)
+        else:
+            _MODULES.append((pyarrow, pyarrow.csv))
+    return _MODULES[0]
+
+
+@dataclass
+class Text:
+    """One text column: a value per row (a list whose equal values are one str object)
+    and the distinct values, in order of first appearance."""
+
+    values: list[str]
+    distinct: list[str]
+
+
+@dataclass
+class Columns:
+    n: int
+    numbers: dict[str, Any] = field(default_factory=dict)  # header -> array('d') of floats / list of ints
+    texts: dict[str, Text] = field(default_factory=dict)
+
+
+def _table(data: bytes, types: dict[str, Any], empty_null: bool) -> Any:
+    """The table pyarrow reads from `data` (its header line first) with only `types`' columns, or
+    None when it does not read as such a table."""
+    mods = _pyarrow()
+    if mods is None or b"\r" in data:
+        return None
+    pa, pacsv = mods
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 26),
+            parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=list(types), column_types=types, null_values=[""] if empty_null else [],
+                strings_can_be_null=False, quoted_strings_can_be_null=False, check_utf8=True))
+    except (pa.ArrowException, ValueError, OverflowError):  # ArrowInvalid: a cell or row that does not read
+        return None
+    rows = data.count(b"\n") - (1 if data.endswith(b"\n") else 0)  # one row a line after the header
+    return table if table.num_rows == rows else None  # else a quoted cell ran across lines
+
+
+def read_csv(data: bytes, floats: Sequence[str] = (), counts: Sequence[str] = (), texts: Sequence[str] = (),
+             empty: Sequence[str] = ()) -> Columns | None:
+    """The listed columns of the CSV table in `data` (see the module's docstring), or None."""
+    if len(set(floats) | set(counts) | set(texts)) != len(floats) + len(counts) + len(texts):
+        raise ValueError("a column is listed twice")
+    mods = _pyarrow()
+    if mods is None:
+        return None
+    pa = mods[0]
+    types = {**{c: pa.float64() for c in floats}, **{c: pa.int64() for c in counts},
+             **{c: pa.dictionary(pa.int32(), pa.string()) for c in texts}}
+    table = _table(data, types, empty_null=True)
+    if table is None or not _unique_header(data, types):
+        return None
+    out = Columns(table.num_rows)
+    for c in floats:
+        got = _floats(table.column(c), c in empty)
+        if got is None:
+            return None
+        out.numbers[c] = got
+    for c in counts:
+        got = _counts(table.column(c))
+        if got is None:
+            return None
+        out.numbers[c] = got
+    for c in texts:
+        text = _text(table.column(c))
+        if text is None:
+            return None
+        out.texts[c] = text
+    return out
+
+
+def read_strings(data: bytes, columns: Sequence[str]) -> dict[str, Text] | None:
+    """The listed columns of the CSV table in `data` as text (empty cells as ''), or None."""
+    mods = _pyarrow()
+    if mods is None:
+        return None
+    pa = mods[0]
+    types = {c: pa.dictionary(pa.int32(), pa.string()) for c in columns}
+    table = _table(data, types, empty_null=False)
+    if table is None or not _unique_header(data, types):
+        return None
+    out = {}
+    for c in columns:
+        text = _text(table.column(c))
+        if text is None:
+            return None
+        out[c] = text
+    return out
+
+
+def _unique_header(data: bytes, wanted: dict[str, Any]) -> bool:
+    """Each wanted column named once in the header (pyarrow would take the first of two)."""
+    head = data[: data.find(b"\n")] if b"\n" in data else data
+    names = [c.strip('"') for c in head.decode("utf-8", "replace").split(",")]
+    return all(names.count(c) == 1 for c in wanted)
+
+
+def _floats(col: Any, empty_ok: bool) -> Any:
+    import numpy as np
+
+    if col.null_count and not empty_ok:
+        return None
+    v = col.to_numpy()  # nulls (empty cells) become NaN
+    if v.dtype != np.float64:
+        v = v.astype(np.float64)
+    finite = np.isfinite(v)
+    if np.signbit(v).any() or (not finite.all() and not (empty_ok and (finite | np.isnan(v)).all())):
+        return None  # a negative (or '-0'), an infinity, a 'nan' written out
+    if empty_ok and col.null_count != int(np.isnan(v).sum()):
+        return None  # a 'nan' cell (not empty) is no missing value
+    out = array("d")
+    out.frombytes(v.tobytes())
+    return out
+
+
+def _counts(col: Any) -> Any:
+    import numpy as np
+
+    if col.null_count:
+        return None
+    v = col.to_numpy()
+    if len(v) and int(v.min()) < 0:
+        return None
+    return v.astype(np.int64, copy=False).tolist()
+
+
+def _text(col: Any) -> Text | None:
+    import numpy as np
+
+    pa = _pyarrow()[0]
+    col = col.unify_dictionaries() if col.num_chunks > 1 else col
+    chunks = col.chunks
+    if not chunks:
+        return Text([], [])
+    dictionary = chunks[0].dictionary
+    distinct = dictionary.to_pylist()
+    pool = np.empty(len(distinct), dtype=object)
+    pool[:] = distinct
+    idx = pa.chunked_array([c.indices for c in chunks]).to_numpy()
+    values = pool[idx].tolist()  # the pool's str objects, one per distinct value
+    # in order of first appearance, and only those the rows use
+    first = np.unique(idx, return_index=True)
+    order = first[0][np.argsort(first[1])]
+    return Text(values, [distinct[k] for k in order.tolist()])

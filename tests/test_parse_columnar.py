@@ -1,0 +1,126 @@
+"""The columnar reader (profconv/parse/columnar.py): machine-written CSV tables as columns through
+pyarrow, the project's number semantics kept, and the same output as the pure-Python row readers:
+`profconv parse FILE --json/--csv` of every test log with the reader and with PROFCONV_NO_ARROW=1,
+and big generated tables (where the reader is used) against the row-by-row reader."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import profconv
+from profconv.parse import columnar
+from profconv.parse.dialects import nsys
+from tests.conftest import run_cli
+
+pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row readers alone are used")
+
+DATA = Path(__file__).parent / "data"
+FILES = sorted(str(p.relative_to(DATA)) for p in DATA.rglob("*") if p.is_file() and p.name != "SOURCES.md"
+               and p.parts[len(DATA.parts)] in ("nsys-csv", "nsys-text", "ncu-csv", "ncu-text", "pasted"))
+
+
+def _cli(monkeypatch, arrow: bool, *args: str):
+    with monkeypatch.context() as m:
+        if arrow:
+            m.delenv("PROFCONV_NO_ARROW", raising=False)
+        else:
+            m.setenv("PROFCONV_NO_ARROW", "1")
+        assert columnar.enabled() == arrow or not arrow
+        return run_cli(*args)
+
+
+@pytest.mark.parametrize("out", ["--json", "--csv"])
+@pytest.mark.parametrize("name", FILES)
+def test_every_log_alike_with_and_without_arrow(monkeypatch, name, out):
+    a = _cli(monkeypatch, True, "parse", str(DATA / name), out)
+    b = _cli(monkeypatch, False, "parse", str(DATA / name), out)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
+def test_switched_off(monkeypatch):
+    monkeypatch.setenv("PROFCONV_NO_ARROW", "1")
+    assert not columnar.enabled()
+    monkeypatch.delenv("PROFCONV_NO_ARROW")
+    monkeypatch.setenv("PROFCONV_PURE_PYTHON", "1")
+    assert not columnar.enabled()
+    monkeypatch.delenv("PROFCONV_PURE_PYTHON")
+    assert columnar.enabled()
+
+
+def _read(body: str, **kw):
+    return columnar.read_csv(("a,b,name\n" + body).encode(), floats=kw.pop("floats", ["a"]),
+                             counts=kw.pop("counts", ["b"]), texts=["name"], **kw)
+
+
+def test_reads_columns():
+    got = _read('1.5,2,k\n0.1,9007199254740993,"x, y"\n2e-05,0,"a""b"\n')
+    assert got is not None and got.n == 3
+    assert list(got.numbers["a"]) == [1.5, 0.1, 2e-05]
+    assert got.numbers["b"] == [2, 9007199254740993, 0]  # exact, never through a double
+    assert got.texts["name"].values == ["k", "x, y", 'a"b']
+    assert got.texts["name"].distinct == ["k", "x, y", 'a"b']
+
+
+def test_equal_names_share_one_object():
+    got = _read("1,1,k\n2,2,m\n3,3,k\n")
+    assert got is not None
+    v = got.texts["name"].values
+    assert v[0] is v[2] and got.texts["name"].distinct == ["k", "m"]
+
+
+@pytest.mark.parametrize("cell", ["-5", "-0", "nan", "inf", "1e400", "1_0", '"1,5"', "1.5ms", "0x10", "NA", "",
+                                  "١٢"])
+def test_refused_float_cells(cell):
+    assert _read(f"1,1,k\n{cell},2,m\n") is None
+
+
+@pytest.mark.parametrize("cell", ["-1", "1.5", "", "9223372036854775808", "1e3", "nan"])
+def test_refused_count_cells(cell):
+    assert _read(f"1,1,k\n2,{cell},m\n") is None
+
+
+def test_empty_cells_where_allowed_are_nan():
+    got = _read("1,1,k\n,2,m\n", empty=["a"])
+    assert got is not None and got.numbers["a"][0] == 1.0 and math.isnan(got.numbers["a"][1])
+    assert _read("1,1,k\nnan,2,m\n", empty=["a"]) is None  # 'nan' written out is no empty cell
+
+
+@pytest.mark.parametrize("body", ["1,1,k\n2,2\n", "1,1,k\n2,2,m,4\n", "1,1,k\r\n2,2,m\n", '1,1,"open\n2,2,m\n',
+                                  "1,1,k\n\n2,2,m\n"])
+def test_refused_tables(body):
+    assert _read(body) is None
+
+
+def test_a_column_twice_in_the_header_is_refused():
+    assert columnar.read_csv(b"a,a,name\n1,2,k\n", floats=["a"], texts=["name"]) is None
+
+
+def test_not_utf8_is_refused():
+    assert columnar.read_csv(b"a,name\n1,k\xff\n", floats=["a"], texts=["name"]) is None
+
+
+def test_read_strings():
+    got = columnar.read_strings(b'"ID","v"\n"0","1,180.50"\n"1",""\n', ["v"])
+    assert got is not None and got["v"].values == ["1,180.50", ""]
+
+
+def _trace(n: int) -> str:
+    head = ("Processing [r.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]...\n\n"
+            "Start (ns),Duration (ns),CorrId,GrdX,Bytes (MB),Device,Name\n")
+    names = ["k(float*, int)", "[CUDA memcpy HtoD]", "gemm"]
+    return head + "".join(f'{1000 + 7 * i},{i % 97 + 1},{i},1,,H200,"{names[i % 3]}"\n' for i in range(n))
+
+
+def test_big_trace_read_as_columns_equals_rows(monkeypatch):
+    text = _trace(nsys.BULK_ROWS + 100)
+    fast = profconv.parse_text(text)
+    monkeypatch.setenv("PROFCONV_NO_ARROW", "1")
+    slow = profconv.parse_text(text)
+    assert fast.rows.n == slow.rows.n == nsys.BULK_ROWS + 100 + 3
+    assert fast.frame.equals(slow.frame) and fast.notes == slow.notes and fast.unplaced == slow.unplaced
+    trace = fast.frame[fast.frame.section == "gpu-trace"]
+    assert trace["start_ns"].iloc[5] == 1035.0 and trace["total_ns"].iloc[5] == 6.0
+    assert trace["name"].iloc[0] == "k(float*, int)" and trace["line_start"].iloc[0] == 4
