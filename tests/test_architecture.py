@@ -17,6 +17,7 @@ LAYERS: list[set[str]] = [
     {"commands"},  # one module per noun: options in, library call, renderer out
     {"report", "grade", "provenance"},  # documents, grading sessions, what code and machine a measurement ran on
     {"render"},  # Document -> markdown, HTML, JSON, terminal tables, plots
+    {"judge"},  # a user kernel's evidence judged by a course's rules (data) into a verdict naming the rule
     {"analysis"},  # records and frames -> frames (pure)
     {"profile", "run"},  # collecting: profilers, the variants on the GPU
     {"parse"},  # any profiler's text -> the canonical frame
