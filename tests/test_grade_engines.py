@@ -40,12 +40,14 @@ def _specs(klass: Path, out: Path, names: tuple[str, ...], gpus: dict[str, str] 
 # --- Slurm through submitit ------------------------------------------------------------------------
 
 
-def test_slurm_parameters_one_gpu_per_task_cap_and_time_limit(tmp_path: Path) -> None:
+def test_slurm_parameters_one_gpu_per_task_cap_and_time_limit(tmp_path: Path, monkeypatch) -> None:
     pytest.importorskip("submitit")
     from profconv.grade.executors import SlurmExecutor
 
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "srun" else real_which(name, *a, **k))
     with pytest.raises(InputError, match="no Slurm here"):
-        SlurmExecutor(tmp_path)  # this machine has no sbatch
+        SlurmExecutor(tmp_path)  # a machine without srun (submitit's test for Slurm)
     ex = SlurmExecutor(tmp_path, cluster="debug", parallelism=32, partition="gpu")
     spec = _specs(DATA / "class", tmp_path, ("alice",), timeout_s=600)[0]
     assert ex.parameters(spec) == {"name": "profconv-grade", "timeout_min": 20, "tasks_per_node": 1, "nodes": 1,
