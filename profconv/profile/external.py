@@ -227,8 +227,8 @@ def split_ncu_csv(csv_text: str, keep) -> tuple[str, int]:
     return "\n".join(out) + ("\n" if csv_text.endswith("\n") else ""), dropped
 
 
-def ncu_launches(csv_text: str) -> list[KernelMetrics]:
-    """Per launch of an `ncu --csv --page raw --nvtx` output: its profconv range and metrics."""
+def ncu_launches(csv_text: str, wanted: list[str] = NCU_METRICS) -> list[KernelMetrics]:
+    """Per launch of an `ncu --csv --page raw --nvtx` output: its profconv range and the `wanted` metrics."""
     lines = csv_text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
     if start is None:
@@ -243,7 +243,7 @@ def ncu_launches(csv_text: str) -> list[KernelMetrics]:
         rng = _range_of(header, r)
         metrics, unit_of = {}, {}
         for k, h in enumerate(header):
-            if h in NCU_METRICS:
+            if h in wanted:
                 try:
                     metrics[h] = float(r[k].replace(",", ""))
                 except ValueError:

@@ -9,6 +9,7 @@ import msgspec
 
 from profconv.records.base import Count, Positive, Record, Seconds
 from profconv.records.common import Dims, Environment, OpTime, Params, Status
+from profconv.records.evidence import Evidence
 from profconv.records.provenance import Provenance
 
 SCHEMA = "profconv.run"
@@ -172,6 +173,7 @@ class RunRecord(Record, kw_only=True):
     interrupted: bool = False
     profile: ProfileInfo | None = None
     provenance: Provenance | None = None  # commit, kernel hashes, GPU clocks at start/end, profiler settings
+    evidence: Evidence | None = None  # `profconv explain`: the targeted ncu pass and the SASS (records/evidence.py)
 
     SCHEMA: ClassVar[str] = SCHEMA
     VERSION: ClassVar[int] = SCHEMA_VERSION
