@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing or CUDA profiler logs and rank what takes the time."),
     "report": ("profconv.commands.report", "report_command",
                "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
+    "explain": ("profconv.commands.explain", "explain_command",
+                "Why each conv kernel of a run takes its time, and what to try next (diagnosis + ranked advice)."),
     "models": ("profconv.commands.models", "models_command", "List the models with their layer shapes."),
     "kernel": ("profconv.commands.kernel", "app",
                "Start your own convolution kernel: profconv kernel new NAME --contract device|host|course|python."),
