@@ -22,8 +22,9 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
     the SASS wherever nvcc and cuobjdump are found (a CPU machine too), the targeted ncu pass where
     a GPU and ncu are. `auto` skips, with a note, what this machine cannot collect."""
     from profconv.io import write_atomic
-    from profconv.profile import evidence, sass_capture
+    from profconv.profile import sass_capture
     from profconv.profile.external import find_tool
+    from profconv.report import evidence
     from profconv.run import gpu
 
     rec, run_dir = inp.record, inp.path.parent

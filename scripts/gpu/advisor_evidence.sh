@@ -25,7 +25,7 @@ import sys, time
 from pathlib import Path
 from profconv.records import load
 from profconv.io import write_atomic
-from profconv.profile import evidence
+from profconv.report import evidence
 d, what = Path(sys.argv[1]), sys.argv[2]; rec = load(d / "run.json")
 t0 = time.perf_counter()
 rec.evidence = evidence.collect(rec, d, ncu=what == "ncu", sass=what == "sass", say=print)
