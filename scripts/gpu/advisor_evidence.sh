@@ -56,9 +56,11 @@ for m in $MODELS; do
     echo "full rc=$? at ${SECONDS}s"; grep -h "passes\|full wall" "$RES/ncu-full-naive-conv2.err" "$RES/ncu-full-naive-conv2.csv" | head
   fi
 done
-for m in $done_models; do  # SASS last: it needs no GPU (nvcc + cuobjdump), so it can also be made on the CPU machine
+for m in $done_models; do  # SASS last (no GPU needed: nvcc + cuobjdump), then the live diagnosis
   [ "$(left)" -lt 8 ] && break
-  collect "$RES/runs/$m" $(( $(left) - 3 )) sass
+  timeout $(( $(left) - 3 )) python3 -m profconv explain "$RES/runs/$m" --collect auto --json > "$RES/explain-$m.json" 2> "$RES/explain-$m.err"
+  echo "explain $m rc=$? at ${SECONDS}s"; tail -3 "$RES/explain-$m.err"
+  COLUMNS=80 timeout 20 python3 -m profconv explain "$RES/runs/$m" --collect no > "$RES/explain-$m.md" 2>&1
 done
 # keep the big listings small: the raw CSVs and SASS compress well
 cd "$RES" && rm -rf runs/*/explain-child runs/*/ncu-child && du -sh runs && tar czf runs.tgz runs && rm -rf runs; ls -la "$RES"
