@@ -31,6 +31,7 @@ def report_command(
     json_out: Annotated[bool, typer.Option("--json", help="Print the report's tables as JSON (raw values, base units) instead of markdown.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Markdown: add the appendix (every kernel and API row, every Op Time column).")] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs, bench records or logs: A then B.")] = False,
+    optimisations: Annotated[bool, typer.Option("--optimisations", help="The per-optimisation write-up: one step per pair of consecutive versions (the rungs of one run, or one run per version).")] = False,
     threshold: Threshold = 0.90,
     regression: Regression = 0.05,
     alpha: Annotated[float, typer.Option("--alpha", metavar="P", min=1e-6, max=0.5, help="With --compare: significance level of the Mann-Whitney U test on the stored samples.")] = 0.05,
@@ -41,6 +42,12 @@ def report_command(
     """Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."""
     loaded = load(inputs)
     name = Path(inputs[0].rstrip("/")).name.replace(".json", "") or "report"
+    if optimisations:
+        from profconv.report import optimisations as opt_mod
+
+        doc_opt = opt_mod.document(loaded, "profconv report: optimisations")
+        _emit(lambda plots_dir: doc_opt, markdown_out, html_out, json_out, full, full_names, f"{name}-optimisations")
+        return
     if compare:
         if len(loaded) != 2:
             raise InputError(f"--compare takes exactly two inputs (A B), got {len(loaded)}")

@@ -174,6 +174,10 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
             figs.add(Figure(roof, f"Roofline of the fp32 variants, {model}"))
         sec.sections.append(figs)
     sec.sections += profile_sections(inp, opts)
+    if rec.evidence is not None:  # `profconv explain` collected its evidence: the diagnosis and what to try next
+        from profconv.report.explain import explain_run, explain_sections
+
+        sec.sections += explain_sections(inp, explain_run(inp))
     failed = df[df["status"] != "ok"]
     if not failed.empty:
         sec.sections.append(Section("Failed variants").add(Bullets(
