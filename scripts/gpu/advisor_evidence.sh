@@ -5,7 +5,7 @@
 set -uo pipefail
 set -x
 RES=${RES:-/tmp/advisor-res}; mkdir -p "$RES"
-exec > >(tee "$RES/log.txt") 2>&1
+exec > >(tee "$RES/trace.txt") 2>&1
 export PYTHONUNBUFFERED=1 COLUMNS=100 PROFCONV_TRACEBACK=1
 IMAGES=${IMAGES:-4000}
 RUNGS=naive,shared,constant,unroll-gemm,fused,tuned,fp16,tensorcore
