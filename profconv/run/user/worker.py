@@ -3,13 +3,21 @@
 The job (written by isolate.py) names the model, image count, data, weights, settings and the kernel;
 the result (a VariantResult as JSON) is rewritten after every layer, so a hang or a crash keeps the
 layers that finished. Progress goes to stderr as `profconv-progress: <what>` lines.
+
+`run_job(job, preloaded)` is the same work for a process forked by a long-lived grade worker
+(profconv.grade.pool): `preloaded` holds what that worker made once per model -- the weights, the
+inputs and the reference pass's per-layer (input, output) on the host -- and the child copies them
+to its own device instead of making them again. Everything else (the checks, the timing, the
+verdict) is the same code.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PROGRESS = "profconv-progress: "
 
@@ -18,8 +26,26 @@ def progress(msg: str) -> None:
     print(PROGRESS + msg, file=sys.stderr, flush=True)
 
 
+@dataclass(frozen=True)
+class Preloaded:
+    """A model's weights, inputs and reference pass on the host, made once by a grade worker."""
+
+    params: dict[str, Any]
+    images: Any  # float32 N x C x H x W
+    labels: Any
+    conv_io: dict[str, tuple[Any, Any]]  # conv layer -> (its input, the reference output), host arrays
+
+    def on_device(self, cp: Any, x: Any) -> dict[str, tuple[Any, Any]]:
+        """The reference pass on the device: the first layer's input is the images already copied (`x`)."""
+        return {name: (x if a is self.images else cp.asarray(a), cp.asarray(ref))
+                for name, (a, ref) in self.conv_io.items()}
+
+
 def main(argv: list[str]) -> int:
-    job = json.loads(Path(argv[0]).read_text())
+    return run_job(json.loads(Path(argv[0]).read_text()))
+
+
+def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
     from profconv.records import encode
     from profconv.run import gpu, runner
     from profconv.run import weights as weights_mod
@@ -40,16 +66,20 @@ def main(argv: list[str]) -> int:
             cp.cuda.set_allocator(None)
             cp.cuda.set_pinned_memory_allocator(None)
         model = get_model(job["model"])
-        params = weights_mod.load(model, job.get("weights"))
+        params = preloaded.params if preloaded is not None else weights_mod.load(model, job.get("weights"))
         rule = gpu.StopRule(job["ci_target"], job.get("time_budget", 2.0)) if job.get("ci_target") else None
         opts = runner.RunOptions(images=job["images"], repeat=job["repeat"], warmup=job["warmup"],
                                  data_dir=job.get("data"), rule=rule)
         run = runner.Runner(model, params, cp)
-        ds = runner.load_inputs(model, opts)
-        x = cp.asarray(ds.images)
-        progress(f"{model.name}: reference pass on {opts.images} images")
-        conv_io = run.reference_pass(x)
-        res = checks.run_user(run, variant, kernel, x, ds.labels, conv_io, opts, gpu.environment(cp), progress, write,
+        if preloaded is not None:
+            x, labels = cp.asarray(preloaded.images), preloaded.labels
+            conv_io = preloaded.on_device(cp, x)
+        else:
+            ds = runner.load_inputs(model, opts)
+            x, labels = cp.asarray(ds.images), ds.labels
+            progress(f"{model.name}: reference pass on {opts.images} images")
+            conv_io = run.reference_pass(x)
+        res = checks.run_user(run, variant, kernel, x, labels, conv_io, opts, gpu.environment(cp), progress, write,
                               layers_only=bool(job.get("layers_only")))
     except Exception as exc:  # anything before the first layer: one failed row with the reason
         res = VariantResult(job["images"], variant.name, variant.technique, variant.precision, status="failed",
