@@ -168,3 +168,17 @@ def dump(source_text: str, name: str, options: list[str], arch: str, workdir: Pa
     regs, spills = resource_usage(built.stderr + built.stdout)
     how = f"nvcc -cubin -arch={arch} {' '.join(argv[4:-3])} | cuobjdump -sass"
     return Listing(compact(listed.stdout), functions_in(listed.stdout), regs, spills, how)
+
+
+def dump_library(path: Path) -> Listing:
+    """The SASS of a built library or executable (a user's host or course kernel), with cuobjdump's
+    resource usage per function (registers, stack, shared)."""
+    from profconv.errors import ProfilerFailed
+
+    cuobjdump = find_tool("cuobjdump")
+    listed = subprocess.run([cuobjdump, "-res-usage", "-sass", str(path)], capture_output=True, text=True,
+                            timeout=TOOL_TIMEOUT_S, errors="replace")
+    if listed.returncode != 0:
+        raise ProfilerFailed(f"cuobjdump -sass {path.name} failed: {listed.stderr.strip()[:200]}")
+    regs = {m.group(1): int(m.group(2)) for m in re.finditer(r"Function (\S+):\s*\n\s*REG:(\d+)", listed.stdout)}
+    return Listing(compact(listed.stdout), functions_in(listed.stdout), regs, {}, f"cuobjdump -res-usage -sass {path.name}")

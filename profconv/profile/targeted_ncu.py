@@ -124,3 +124,15 @@ def collect(ncu: str, child, run_dir, timeout: float, settings=None) -> dict:
                                                                           settings=settings)},
             "launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units,
                           "role": role_of(k.range)} for k in launches]}
+
+
+def part_from_output(output: str, wanted: list[str], images: int, settings_dict: dict) -> dict:
+    """The TargetedNcu fields of one ncu run's whole output (a user kernel's child: CSV and ==PROF== lines)."""
+    from profconv.profile import external
+    from profconv.profile.activity import role_of
+
+    csv_text = "".join(ln + "\n" for ln in output.splitlines() if ln.startswith('"'))
+    launches = external.ncu_launches(csv_text, wanted)
+    return {"images": images, "metrics": wanted, "passes": passes_of(output), "settings": settings_dict,
+            "launches": [{"range": k.range, "kernel": k.kernel, "metrics": k.metrics, "units": k.units,
+                          "role": role_of(k.range)} for k in launches], "csv": csv_text}

@@ -15,7 +15,7 @@ from profconv.errors import ProfconvError
 from profconv.io import write_atomic
 from profconv.profile import external, sass_capture, targeted_ncu
 from profconv.records import RunRecord, struct_from, to_builtins
-from profconv.records.evidence import Evidence, SassListing, TargetedNcu
+from profconv.records.evidence import Evidence, EvidenceLaunch, SassListing, TargetedNcu
 
 Say = Callable[[str], None]
 SWEPT = {"tuned": "tuned", "fp16": "fp16", "tensorcore": "tensorcore"}  # variant -> its sweep's plan name
@@ -49,6 +49,21 @@ def variant_sources(record: RunRecord, variant: str) -> tuple[list[str], Callabl
     return None
 
 
+def user_library(user: dict, arch: str, workdir: Path) -> sass_capture.Listing | None:
+    """A user's host or course kernel built again as the run built it (run/user/build.py), listed."""
+    from profconv.run.user import build
+
+    source = Path(str(user.get("path", "")))
+    if user.get("contract") not in ("host", "course") or not source.is_file():
+        return None
+    defines = {str(k): v for k, v in (user.get("defines") or {}).items()}
+    if user["contract"] == "course":
+        lib = build.build_course(source, str(user.get("flavour") or "minidnn"), workdir, arch, defines, ())
+    else:
+        lib = build.build_host(source, workdir, arch, defines, ())
+    return sass_capture.dump_library(lib.path)
+
+
 def collect_sass(record: RunRecord, run_dir: Path, say: Say) -> tuple[list[SassListing], list[str]]:
     """The SASS of each diagnosable op, compiled again from the sources and defines the run recorded."""
     arch = sass_capture.arch_of(record.environment.compute_capability) or "sm_90"
@@ -63,6 +78,21 @@ def collect_sass(record: RunRecord, run_dir: Path, say: Say) -> tuple[list[SassL
             conv = next(c for c in res.conv if c.layer == layer)
             dims = to_builtins(conv.dims) if conv.dims else {}
             mods = sass_capture.pick_modules(compiled, found[0], dims, dict(conv.params)) if found else []
+            if not mods and res.user:
+                ukey: tuple = ("user", variant)
+                try:
+                    if ukey not in cache:
+                        say(f"SASS of your kernel {variant}")
+                        got_user = user_library(res.user, arch, Path(tmp) / f"user-{len(cache)}")
+                        if got_user is None:
+                            notes.append(f"{variant}: its source is gone or its contract has no SASS here")
+                            continue
+                        cache[ukey] = got_user
+                except (ProfconvError, OSError) as exc:
+                    notes.append(f"{variant}/{layer}: {exc}")
+                    continue
+                listings.append(_store(run_dir, variant, layer, cache[ukey], str(res.user.get("path")), [], arch))
+                continue
             if not mods:
                 notes.append(f"{variant}/{layer}: no compiled module recorded for it (no SASS)")
                 continue
@@ -77,13 +107,17 @@ def collect_sass(record: RunRecord, run_dir: Path, say: Say) -> tuple[list[SassL
             except (ProfconvError, OSError) as exc:
                 notes.append(f"{variant}/{layer}: {exc}")
                 continue
-            got = cache[key]
-            rel = f"sass/{variant}-{layer}.sass"
-            write_atomic(run_dir / rel, got.sass)
-            listings.append(SassListing(variant=variant, layer=layer, file=rel, source=mod["file"],
-                                        options=list(mod.get("options", [])), arch=arch, how=got.how,
-                                        kernels=got.kernels, registers=got.registers, spill_bytes=got.spill_bytes))
+            listings.append(_store(run_dir, variant, layer, cache[key], mod["file"], list(mod.get("options", [])),
+                                   arch))
     return listings, notes
+
+
+def _store(run_dir: Path, variant: str, layer: str, got: sass_capture.Listing, source: str, options: list[str],
+           arch: str) -> SassListing:
+    rel = f"sass/{variant}-{layer}.sass"
+    write_atomic(run_dir / rel, got.sass)
+    return SassListing(variant=variant, layer=layer, file=rel, source=source, options=options, arch=arch, how=got.how,
+                       kernels=got.kernels, registers=got.registers, spill_bytes=got.spill_bytes)
 
 
 def sweep_plan(record: RunRecord, images: int) -> dict:
@@ -100,12 +134,15 @@ def sweep_plan(record: RunRecord, images: int) -> dict:
     return plan
 
 
-def collect_ncu(record: RunRecord, run_dir: Path, images: int | None, timeout: float, say: Say) -> TargetedNcu:
-    """The run's diagnosable built-in variants re-run under ncu with the targeted metric set."""
+def collect_ncu(record: RunRecord, run_dir: Path, images: int | None, timeout: float, say: Say
+                ) -> TargetedNcu | None:
+    """The run's diagnosable built-in variants re-run under ncu with the targeted metric set (None: none ran)."""
     from profconv.run.variants import VARIANTS
 
     ours = {v.name for v in VARIANTS}
     variants = list(dict.fromkeys(v for v, _ in diagnosable(record) if v in ours))
+    if not variants:
+        return None
     layers = tuple(c.layer for c in record.model.conv_layers)
     n = images or max(r.images for r in record.results)
     child = external.ChildRun(record.model.name, n, variants, run_dir / "explain-child", layers=layers)
@@ -127,6 +164,55 @@ def collect_ncu(record: RunRecord, run_dir: Path, images: int | None, timeout: f
     return struct_from(TargetedNcu, part)
 
 
+def collect_user_ncu(record: RunRecord, run_dir: Path, images: int | None, timeout: float, say: Say,
+                     wanted: list[str]) -> tuple[list[dict], dict[str, list[int]], list[str]]:
+    """Each user kernel of the run re-run in its own child under ncu (its timed ops only), with the
+    metrics the built-in pass kept: (launches, passes per kernel, notes)."""
+    from dataclasses import replace
+
+    from profconv.run.user import isolate, manifest
+    from profconv.run.user.contracts import UserKernel
+
+    tool = external.find_tool("ncu")
+    settings = external.NcuSettings()
+    n = images or max(r.images for r in record.results)
+    layers = [c.layer for c in record.model.conv_layers]
+    launches: list[dict] = []
+    passes: dict[str, list[int]] = {}
+    notes: list[str] = []
+    users = [r for r in record.results if r.user and r.status == "ok" and r.images == max(
+        x.images for x in record.results)]
+    for r in users:
+        where = (r.user or {}).get("manifest") or (r.user or {}).get("path")
+        try:
+            d = replace(manifest.load(str(where), (r.user or {}).get("contract")), name=r.variant)
+        except (ProfconvError, OSError) as exc:
+            notes.append(f"{r.variant}: not profiled ({exc})")
+            continue
+        ranges = [f"{record.model.name}/{r.variant}/{lay}" for lay in layers]
+        job = isolate.KernelJob(kernel=str(manifest.reload_path(d)), contract=d.contract, model=record.model.name,
+                                images=n, repeat=1, warmup=0, timeout=timeout, layers_only=True,
+                                data=None if record.data.synthetic else record.data.source,
+                                weights=None if record.data.weights == "bundled" else record.data.weights)
+        say(f"re-running your kernel {r.variant} under ncu")
+
+        def wrap(argv: list[str], ranges: list[str] = ranges) -> list[str]:
+            return external.ncu_argv(tool, argv, ranges, metrics=wanted, settings=settings)
+
+        under, output = isolate.run_under(d, UserKernel(d).provenance(), job, say, tag="ncu", wrap=wrap)
+        write_atomic(run_dir / f"ncu-diagnosis-{r.variant}.log", output)
+        part = targeted_ncu.part_from_output(output, wanted, n, {})
+        if under.status != "ok" or not part["launches"]:
+            notes.append(f"{r.variant}: its run under ncu failed ({under.error or 'no kernel in its ranges'}; "
+                         f"log: ncu-diagnosis-{r.variant}.log)")
+            continue
+        write_atomic(run_dir / f"ncu-diagnosis-{r.variant}.csv", part["csv"])
+        launches += part["launches"]
+        for k, v in part["passes"].items():
+            passes.setdefault(k, []).extend(v)
+    return launches, passes, notes
+
+
 def collect(record: RunRecord, run_dir: Path, *, ncu: bool, sass: bool, images: int | None = None,
             timeout: float = 1800.0, say: Say = lambda _m: None) -> Evidence:
     """Fill in what is missing (or everything asked for) and return the record's new `evidence`."""
@@ -137,6 +223,15 @@ def collect(record: RunRecord, run_dir: Path, *, ncu: bool, sass: bool, images: 
         notes = [n for n in notes if "SASS" not in n] + sass_notes
     if ncu:
         ev.ncu = collect_ncu(record, run_dir, images, timeout, say)
+        if any(r.user and r.status == "ok" for r in record.results):
+            wanted = ev.ncu.metrics if ev.ncu else list(targeted_ncu.DIAGNOSIS_METRICS)
+            launches, passes, user_notes = collect_user_ncu(record, run_dir, images, timeout, say, wanted)
+            notes += user_notes
+            if ev.ncu is None and launches:
+                ev.ncu = TargetedNcu(raw="", images=images or max(r.images for r in record.results), metrics=wanted)
+            if ev.ncu is not None:
+                ev.ncu.launches += [struct_from(EvidenceLaunch, x) for x in launches]
+                ev.ncu.passes = {**ev.ncu.passes, **passes}
     ev.notes = list(dict.fromkeys(notes))
     ev.collected = datetime.now(timezone.utc).isoformat()
     return ev
