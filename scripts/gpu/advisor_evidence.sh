@@ -9,7 +9,7 @@ exec > >(tee "$RES/trace.txt") 2>&1
 export PYTHONUNBUFFERED=1 COLUMNS=100 PROFCONV_TRACEBACK=1
 IMAGES=${IMAGES:-4000}
 RUNGS=naive,shared,constant,unroll-gemm,fused,tuned,fp16,tensorcore
-MODELS=${MODELS:-ece408-fa20 ece408-high ece408-fa19 ece408}
+MODELS=${MODELS:-ece408-fa20 ece408-high ece408-fa19}
 BUDGET=${BUDGET:-210}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
 ncu --version | tail -1
@@ -56,6 +56,15 @@ for m in $MODELS; do
     echo "full rc=$? at ${SECONDS}s"; grep -h "passes\|full wall" "$RES/ncu-full-naive-conv2.err" "$RES/ncu-full-naive-conv2.csv" | head
   fi
 done
+# a user's kernel (the course's mini-dnn example) explained live: its own ncu child and its SASS
+if [ "$(left)" -gt 60 ]; then
+  timeout 40 python3 -m profconv run --model ece408-fa20 --images "$IMAGES" --variant none \
+    --kernel examples/course-minidnn/new-forward.cu --repeat 5 --warmup 1 --ci-target 0 --out "$RES/runs/user-fa20" \
+    > "$RES/runs-user-fa20.txt" 2>&1; echo "user run rc=$? at ${SECONDS}s"; tail -5 "$RES/runs-user-fa20.txt"
+  timeout $(( $(left) > 80 ? 60 : $(left) - 15 )) python3 -m profconv explain "$RES/runs/user-fa20" --collect yes --json \
+    > "$RES/explain-user-fa20.json" 2> "$RES/explain-user-fa20.err"; echo "user explain rc=$? at ${SECONDS}s"
+  tail -5 "$RES/explain-user-fa20.err"
+fi
 for m in $done_models; do  # SASS last (no GPU needed: nvcc + cuobjdump), then the live diagnosis
   [ "$(left)" -lt 8 ] && break
   timeout $(( $(left) - 3 )) python3 -m profconv explain "$RES/runs/$m" --collect auto --json > "$RES/explain-$m.json" 2> "$RES/explain-$m.err"
