@@ -199,3 +199,16 @@ def test_launches_grouped_per_op_and_kernel():
     got = kernels_by_op(launches, calls=1)["m/v/conv1"]
     assert [(k.name, k.launches_per_call, k.duration_s, k.metrics["gpu__time_duration.sum"]) for k in got] == [
         ("matmul", 2.0, pytest.approx(8e-6), 4000.0), ("unroll", 1.0, pytest.approx(1e-6), 1000.0)]
+
+
+def test_copies_bound_advises_streams_only_where_copies_dominate():
+    k = _kernel(issue=90)
+    ev = _op(k, host_io=True, cupti={"kernel_busy_s": 1.5e-3, "kernels": 1})
+    dx = diagnosis.diagnose(ev, H200)
+    assert dx.bound == "copies" and dx.headline.endswith("its kernels run for 30% of the timed call")
+    got = advice.advise(ev, dx, H200)
+    assert got[0].technique == "streams" and got[0].gain_share == pytest.approx(0.3)
+    already = _op(k, host_io=True, technique="multiple streams", cupti={"kernel_busy_s": 1.5e-3, "kernels": 1})
+    assert "streams" not in [a.technique for a in advice.advise(already, diagnosis.diagnose(already, H200), H200)]
+    on_device = _op(k, cupti={"kernel_busy_s": 4.9e-3, "kernels": 1})
+    assert "streams" not in [a.technique for a in advice.advise(on_device, diagnosis.diagnose(on_device, H200), H200)]

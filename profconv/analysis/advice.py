@@ -32,6 +32,7 @@ TECHNIQUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "occupancy": ("raise occupancy (fewer registers or less shared memory per block, or more blocks)", ()),
     "fewer-launches": ("fewer launches per call (one kernel for the whole layer)", ()),
     "fuse-epilogue": ("fuse the activation and pooling into the conv kernel", ()),
+    "streams": ("overlap the copies with the kernels: the batch in chunks on several streams", ("streams",)),
 }
 
 
@@ -259,11 +260,21 @@ NEEDS_SASS = {"shared-tiling", "constant-weights", "gemm", "register-blocking", 
 """Techniques whose advice needs the SASS: without it, whether the kernel already does them is unknown."""
 FORWARD = {"fuse-epilogue"}  # gains on the forward pass around the conv, listed after the op's
 
+def streams(c: Context) -> tuple[float, str] | None:
+    """Only where copies dominate the timed call, and not when the variant already uses several streams."""
+    if c.dx.bound != "copies" or c.ev.technique == "multiple streams":
+        return None
+    share = kernel_share(c.ev) or 0.0
+    return (min(share, 1 - share), f"the kernels run for {share:.0%} of the timed call and the rest is host↔device "
+            "copies in one stream; cut the batch into chunks issued round-robin on 2–4 streams (pinned host memory) "
+            "so one chunk's copies overlap another's kernel: the call then takes about max(copies, kernels)")
+
+
 RULES: dict[str, Rule] = {
     "shared-tiling": shared_tiling, "constant-weights": constant_weights, "gemm": gemm, "implicit-gemm": implicit_gemm,
     "register-blocking": register_blocking, "half2": half2, "tensor-cores": tensor_cores, "coalescing": coalescing,
     "bank-conflicts": bank_conflicts, "occupancy": occupancy, "fewer-launches": fewer_launches,
-    "fuse-epilogue": fuse_epilogue,
+    "fuse-epilogue": fuse_epilogue, "streams": streams,
 }
 
 

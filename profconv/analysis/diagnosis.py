@@ -69,6 +69,7 @@ BOUND_TEXT = {
     "dram": "DRAM bandwidth", "l2": "L2 bandwidth", "l1": "L1/shared-memory bandwidth", "shared": "shared memory",
     "fp32-pipe": "the FP32 (FMA) pipe", "fp16-pipe": "the FP16 pipe", "tensor-pipe": "the Tensor Core pipe",
     "issue": "instruction issue", "latency": "latency (too few eligible warps)", "launch": "launches and host time",
+    "copies": "host↔device copies inside the timed call",
     "compute": "the SM (compute; `profconv explain --collect` tells which pipe)",
     "memory": "memory (`profconv explain --collect` tells which level)", "unknown": "unknown (no counters recorded)",
 }
@@ -182,7 +183,7 @@ def kernel_share(ev: OpEvidence) -> float | None:
 def classify(ev: OpEvidence, util: dict[str, float], d: dict[str, float]) -> str:
     share = kernel_share(ev)
     if share is not None and share < LAUNCH_SHARE:
-        return "launch"
+        return "copies" if ev.host_io else "launch"
     if not util:
         return "unknown"
     unit, busiest = max(util.items(), key=lambda t: t[1])
@@ -301,7 +302,7 @@ FINDINGS = [f_floor, f_kernel_share, f_units, f_ffma, f_dram, f_coalescing, f_ba
 
 def headline(bound: str, ev: OpEvidence, util: dict[str, float], st: list[tuple[str, float]], d: dict) -> str:
     what = BOUND_TEXT[bound]
-    if bound == "launch":
+    if bound in ("launch", "copies"):
         share = kernel_share(ev) or 0.0
         return f"bound by {what}: its kernels run for {share:.0%} of the timed call"
     if bound == "latency":

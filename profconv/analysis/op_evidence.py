@@ -50,6 +50,7 @@ class OpEvidence:
     epilogue_s: float | None = None  # the variant's activation + pooling time in the forward pass
     rung_times: dict[str, float] = field(default_factory=dict)  # variant -> Op Time on this layer
     user: bool = False
+    host_io: bool = False  # the timed call includes its host<->device copies (e2e, streams, the course form)
 
     @property
     def main(self) -> KernelEvidence | None:
@@ -135,7 +136,7 @@ def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[
                 rung_times[c.layer][r.variant] = c.op_time.median_s
     out = []
     for r in record.results:
-        if r.images != n or r.status != "ok" or r.variant in END_TO_END or r.variant == "cpu" \
+        if r.images != n or r.status != "ok" or r.variant == "cpu" \
                 or r.technique == "vendor library reference":
             continue
         epi = sum(v for k, v in r.type_totals.items() if k in ("tanh", "relu", "pool")) or None
@@ -151,5 +152,6 @@ def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[
                 arithmetic=arithmetic_of(r.variant, r.precision), shape=ConvShape(*c.dims.as_tuple()),
                 op_time_s=t.median_s if t else None, ci=ci, kernels=per_op.get(key, []), ncu_images=ncu_images,
                 ncu_source=source if key in per_op else None, sass=sass, sass_file=sass_file, cupti=ops.get(key),
-                epilogue_s=epi, rung_times=dict(rung_times[c.layer]), user=r.user is not None))
+                epilogue_s=epi, rung_times=dict(rung_times[c.layer]), user=r.user is not None,
+                host_io=r.variant in END_TO_END or bool((c.checks or {}).get("end_to_end"))))
     return out

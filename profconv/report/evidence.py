@@ -22,11 +22,11 @@ SWEPT = {"tuned": "tuned", "fp16": "fp16", "tensorcore": "tensorcore"}  # varian
 
 
 def diagnosable(record: RunRecord) -> list[tuple[str, str]]:
-    """(variant, layer) of every ok GPU kernel op at the run's largest image count: our ladder and
-    user kernels; the CPU reference, cuDNN and the end-to-end variants (copies) are not diagnosed."""
+    """(variant, layer) of every ok GPU kernel op at the run's largest image count: our ladder (the
+    end-to-end variants with their copies too) and user kernels; the CPU reference and cuDNN are not."""
     from profconv.run.variants import VARIANTS
 
-    skip = {v.name for v in VARIANTS if v.device in ("cpu", "cudnn") or v.host_io}
+    skip = {v.name for v in VARIANTS if v.device in ("cpu", "cudnn")}
     if not record.results:
         return []
     n = max(r.images for r in record.results)
