@@ -69,6 +69,12 @@ def test_defines_and_the_chosen_module():
     assert sass_capture.pick_modules(compiled, ["fused.cu"], dims, {}) == []
 
 
+def test_pragma_unroll_macros_written_in_for_nvcc():
+    src = "#pragma unroll CUNROLL\n  #pragma unroll\n#pragma  unroll OTHER\n#pragma unroll 4\n"
+    assert sass_capture.expand_pragmas(src, {"CUNROLL": "1"}) == (
+        "#pragma unroll 1\n  #pragma unroll\n#pragma  unroll OTHER\n#pragma unroll 4\n")
+
+
 def test_ptxas_report_and_listing():
     report = ("ptxas info    : Compiling entry function 'matmul' for 'sm_90'\n"
               "    0 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"

@@ -75,8 +75,10 @@ class Context:
         return False
 
     def ffma_static(self) -> tuple[int, int, int]:
-        """(FFMA, shared loads, global loads) in the SASS text, all kernels: the static mix."""
+        """(FMA instructions: FFMA, computing HFMA2, MMA; shared loads; global loads) in the SASS text,
+        all kernels: the static mix."""
         ffma = sum(v for k in self.ev.sass for op, v in k.opcodes.items() if op.split(".")[0] == "FFMA")
+        ffma += sum(k.fp16_arith + sum(k.tensor.values()) for k in self.ev.sass)
         lds = sum(k.shared_loads for k in self.ev.sass)
         ldg = sum(sum(k.global_loads.values()) for k in self.ev.sass)
         return ffma, lds, ldg
@@ -251,9 +253,9 @@ def fuse_epilogue(c: Context) -> tuple[float, str] | None:
     ratio = c.ev.epilogue_s / c.ev.op_time_s
     if ratio < 0.1:
         return None
-    return (min(ratio, 0.9) * 0.8, f"the forward pass spends {ratio:.0%} of this variant's conv time again on "
-            "activation and pooling, which re-read the conv output from global memory; applying them before the "
-            "store writes a quarter of the bytes (this gain is on the forward pass, not on the conv's Op Time)")
+    return (min(ratio, 0.9) * 0.8, f"in the forward pass, activation and pooling take {ratio:.2g}× this variant's "
+            "conv time: they re-read the conv output from global memory and write it again; applied before the "
+            "store, the conv writes a quarter of the bytes (a gain on the forward pass, not on the conv's Op Time)")
 
 
 NEEDS_SASS = {"shared-tiling", "constant-weights", "gemm", "register-blocking", "half2", "tensor-cores"}

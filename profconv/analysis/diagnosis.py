@@ -73,6 +73,8 @@ BOUND_TEXT = {
     "compute": "the SM (compute; `profconv explain --collect` tells which pipe)",
     "memory": "memory (`profconv explain --collect` tells which level)", "unknown": "unknown (no counters recorded)",
 }
+UNIT_LABEL = {"dram": "DRAM", "l2": "L2", "l1": "L1/shared", "fp32-pipe": "FMA pipe", "fp16-pipe": "FP16 pipe",
+              "tensor-pipe": "Tensor pipe", "issue": "issue slots", "compute": "SM", "memory": "memory"}
 UNIT_METRIC = {"dram": "dram", "l2": "l2", "l1": "l1", "fp32-pipe": "fma", "fp16-pipe": "fp16",
                "tensor-pipe": "tensor", "issue": "issue"}
 
@@ -135,7 +137,7 @@ def derived(ev: OpEvidence, k: KernelEvidence, work: LayerWork) -> dict[str, flo
     out: dict[str, float] = {}
     inst, ffma, hfma = k.m(M["inst"]), k.m(M["ffma"]), k.m(M["hfma"])
     if inst and ffma is not None:
-        out["ffma_share"] = (ffma + 2 * (hfma or 0.0)) / 32 / inst  # an HFMA2 lane does two FMAs
+        out["ffma_share"] = (ffma + (hfma or 0.0)) / 32 / inst  # FFMA and HFMA2 (two FMAs each) instructions
         out["fma_share"] = ffma / 32 / inst
     ldg, lds = k.m(M["ldg"]), k.m(M["lds"])
     if ffma and ldg is not None:
@@ -225,14 +227,13 @@ def f_units(ev, k, d, fl) -> Finding | None:
     util = utilisation(k)
     if not util:
         return None
-    shown = ", ".join(f"{BOUND_TEXT.get(u, u).split(' (')[0]} {v:.0f}%" for u, v in
-                      sorted(util.items(), key=lambda t: -t[1])[:4])
+    shown = ", ".join(f"{UNIT_LABEL.get(u, u)} {v:.0f}%" for u, v in sorted(util.items(), key=lambda t: -t[1])[:4])
     return Finding("busiest units (% of peak)", shown, f"a unit ≥ {BUSY:.0f}% is the limiter; all below: latency",
                    tuple(M[UNIT_METRIC[u]] if u in UNIT_METRIC else M["sm"] for u in util))
 
 
 def f_ffma(ev, k, d, fl) -> Finding | None:
-    if "ffma_share" not in d:
+    if "ffma_share" not in d or any(s.tensor for s in ev.sass):  # MMA kernels: FMAs are not the measure
         return None
     lpf = f"; {d['loads_per_fma']:.2f} load instructions per FMA" if "loads_per_fma" in d else ""
     return Finding("FMA share of issued instructions", f"{d['ffma_share']:.0%}{lpf}",
@@ -312,7 +313,8 @@ def headline(bound: str, ev: OpEvidence, util: dict[str, float], st: list[tuple[
         return "no counters recorded for this op: only its place against the floor is known"
     extra = ""
     if bound == "issue" and "ffma_share" in d:
-        extra = f", and only {d['ffma_share']:.0%} of the instructions are FMAs"
+        extra = (f", and only {d['ffma_share']:.0%} of the instructions are FMAs" if d["ffma_share"] < 0.5 else
+                 f", {d['ffma_share']:.0%} of the instructions FMAs")
     elif bound == "dram" and "dram_excess" in d:
         extra = f", moving {d['dram_excess']:.1f}× the compulsory bytes"
     return f"bound by {what} ({util.get(bound, 0):.0f}% of peak){extra}"

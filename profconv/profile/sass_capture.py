@@ -71,6 +71,15 @@ def pick_modules(compiled: list[dict], sources: list[str], dims: dict[str, int],
     return out
 
 
+_PRAGMA_UNROLL = re.compile(r"(#\s*pragma\s+unroll\s+)([A-Za-z_]\w*)")
+
+
+def expand_pragmas(source: str, defines: dict[str, str]) -> str:
+    """`#pragma unroll NAME` with NAME a -D define: its value written in. NVRTC expands the macro in
+    the pragma, nvcc does not ('identifier "CUNROLL" is undefined'), so the listing needs it done."""
+    return _PRAGMA_UNROLL.sub(lambda m: m.group(1) + defines.get(m.group(2), m.group(2)), source)
+
+
 def arch_of(compute_capability: str | None) -> str | None:
     """'9.0' -> 'sm_90'."""
     if not compute_capability or not re.fullmatch(r"\d+\.\d+", compute_capability):
@@ -156,7 +165,7 @@ def dump(source_text: str, name: str, options: list[str], arch: str, workdir: Pa
     nvcc, cuobjdump = find_tool("nvcc"), find_tool("cuobjdump")
     workdir.mkdir(parents=True, exist_ok=True)
     src, cubin = workdir / name, workdir / (Path(name).stem + ".cubin")
-    src.write_text(source_text)
+    src.write_text(expand_pragmas(source_text, defines_of(options)))
     argv = nvcc_cubin_argv(nvcc, src, cubin, arch, options)
     built = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
     if built.returncode != 0:

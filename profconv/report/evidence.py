@@ -70,6 +70,7 @@ def collect_sass(record: RunRecord, run_dir: Path, say: Say) -> tuple[list[SassL
     compiled = to_builtins(record.provenance.kernels.compiled) if record.provenance else []
     listings, notes = [], []
     cache: dict[tuple, sass_capture.Listing] = {}
+    written: dict[str, str] = {}  # listing digest -> its file
     with tempfile.TemporaryDirectory(prefix="profconv-sass-") as tmp:
         for variant, layer in diagnosable(record):
             found = variant_sources(record, variant)
@@ -91,7 +92,8 @@ def collect_sass(record: RunRecord, run_dir: Path, say: Say) -> tuple[list[SassL
                 except (ProfconvError, OSError) as exc:
                     notes.append(f"{variant}/{layer}: {exc}")
                     continue
-                listings.append(_store(run_dir, variant, layer, cache[ukey], str(res.user.get("path")), [], arch))
+                listings.append(_store(run_dir, variant, layer, cache[ukey], str(res.user.get("path")), [], arch,
+                                       written))
                 continue
             if not mods:
                 notes.append(f"{variant}/{layer}: no compiled module recorded for it (no SASS)")
@@ -108,14 +110,20 @@ def collect_sass(record: RunRecord, run_dir: Path, say: Say) -> tuple[list[SassL
                 notes.append(f"{variant}/{layer}: {exc}")
                 continue
             listings.append(_store(run_dir, variant, layer, cache[key], mod["file"], list(mod.get("options", [])),
-                                   arch))
+                                   arch, written))
     return listings, notes
 
 
 def _store(run_dir: Path, variant: str, layer: str, got: sass_capture.Listing, source: str, options: list[str],
-           arch: str) -> SassListing:
-    rel = f"sass/{variant}-{layer}.sass"
-    write_atomic(run_dir / rel, got.sass)
+           arch: str, written: dict[str, str]) -> SassListing:
+    """One listing file per distinct listing: a module shared by several layers (one not specialised
+    per shape) is written once, under the first layer's name."""
+    import hashlib
+
+    digest = hashlib.sha256(got.sass.encode()).hexdigest()[:12]
+    rel = written.setdefault(digest, f"sass/{variant}-{layer}.sass")
+    if not (run_dir / rel).is_file() or (run_dir / rel).read_text() != got.sass:
+        write_atomic(run_dir / rel, got.sass)
     return SassListing(variant=variant, layer=layer, file=rel, source=source, options=options, arch=arch, how=got.how,
                        kernels=got.kernels, registers=got.registers, spill_bytes=got.spill_bytes)
 

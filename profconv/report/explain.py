@@ -114,7 +114,9 @@ def explain_sections(inp: RunInput, ops: list[Explanation]) -> list[Section]:
         how.append("counters: `run --profile ncu`'s summary metrics only (`profconv explain --collect` on the GPU "
                    "machine adds the targeted pass)")
     if ev is not None and ev.sass:
-        how.append(f"SASS: {len(ev.sass)} listing(s), {ev.sass[0].how}")
+        tools = "nvcc -cubin with the run's defines, cuobjdump -sass" if ev.sass[0].how.startswith("nvcc") \
+            else ev.sass[0].how
+        how.append(f"SASS: {len(ev.sass)} listing(s) for {ev.sass[0].arch or 'this GPU'} ({tools})")
     top = Section("Why it takes its time, and what to try next")
     top.add(Paragraph("Per timed conv op: what bounds it (the busiest unit against its peak, else the stall reasons), "
                       "how far it is from the layer's floor, the numbers that show it, and the techniques that "
