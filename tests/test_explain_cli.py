@@ -57,3 +57,85 @@ def test_optimisations_of_the_ladder(cli, old_ncu_run, tmp_path):
     assert "### Step 4: unroll-gemm → fused" in text
     assert "| conv1 | 5.339 ms | 5.396 ms | 0.989× |" in text
     assert "SASS: not recorded for both versions" in text
+
+
+FA20 = DATA / "h200-ece408-fa20"
+HIGH = DATA / "h200-ece408-high"
+
+
+@pytest.fixture(scope="module")
+def fa20_ops():
+    """Every op of the H200 Fall 2020 ladder run, diagnosed from the stored counters and SASS (no GPU)."""
+    from profconv.report.explain import explain_run
+    from profconv.report.inputs import RunInput, read_record
+
+    return {x.ev.key: x for x in explain_run(RunInput(FA20 / "run.json", read_record(FA20 / "run.json")))}
+
+
+def test_h200_naive_is_issue_bound_with_no_reuse(fa20_ops):
+    x = fa20_ops["naive/conv2"]
+    d = x.diagnosis
+    assert d.bound == "issue" and d.kernel == "conv_forward"
+    assert d.headline == "bound by instruction issue (88% of peak), and only 6% of the instructions are FMAs"
+    assert round(d.derived["loads_per_fma"], 2) == 2.01 and round(d.of_floor, 3) == 0.049
+    first = x.advice[0]
+    assert (first.technique, first.rung, round(first.rung_time_s * 1e6, 1)) == ("register-blocking", "tuned", 724.3)
+    assert [a.technique for a in x.advice if a.scope == "op"] == ["register-blocking", "shared-tiling",
+                                                                   "constant-weights", "gemm"]
+
+
+def test_h200_never_advises_what_the_sass_shows(fa20_ops):
+    from profconv.analysis.steps import techniques_shown
+
+    for key, x in fa20_ops.items():
+        advised = {a.technique for a in x.advice}
+        assert not (advised & techniques_shown(x.ev)), key
+    assert "shared-tiling" not in {a.technique for a in fa20_ops["shared/conv1"].advice}
+    assert "tensor-cores" not in {a.technique for a in fa20_ops["tensorcore/conv2"].advice}
+    assert "half2" not in {a.technique for a in fa20_ops["fp16/conv2"].advice}
+
+
+def test_h200_unroll_gemm_names_its_unroll_kernel(fa20_ops):
+    x = fa20_ops["unroll-gemm/conv2"]
+    assert x.diagnosis.kernel == "unroll"
+    assert x.diagnosis.headline.endswith("and none of its instructions are FMAs: it moves data")
+    assert [a.technique for a in x.advice][:1] == ["implicit-gemm"] and x.advice[0].rung == "fused"
+
+
+def test_h200_tensorcore_conv1_latency_bound_by_shared_memory_occupancy(fa20_ops):
+    d = fa20_ops["tensorcore/conv1"].diagnosis
+    assert d.bound == "latency" and d.stalls[0][0] == "long_scoreboard"
+    occ = next(f for f in d.findings if f.label.startswith("occupancy"))
+    assert occ.value == "12% achieved of 12% possible, limited by shared memory; 1.00 waves"
+
+
+def test_h200_explain_cli_at_80_columns(cli):
+    r = cli("explain", str(FA20), "--collect", "no", "--variant", "tuned/conv2", "--width", "80")
+    assert r.returncode == 0, r.stderr
+    assert "(53 metrics, 15 replay passes per kernel, 4,000 images)" in r.stdout
+    assert "**Bound by instruction issue (82% of peak), 86% of the instructions FMAs.**" in r.stdout
+    assert "| 1 | Tensor Cores (TF32 or FP16 WMMA / mma.sync) | 641.3 µs | 88.5% |" in r.stdout
+
+
+def test_h200_optimisation_steps(cli, tmp_path):
+    out = tmp_path / "steps.md"
+    r = cli("report", "--optimisations", str(FA20), "--markdown", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "8 versions, 7 steps; on 9 of 14 layer steps" in text
+    assert ("| conv2 | 5.78 ms | 724.3 µs | 7.98× | 5.77–5.81 ms / 0.72–0.751 ms (apart) | instruction issue → "
+            "instruction issue | confirmed: advised #1 and 7.98× faster |") in text
+    assert "| conv1 | 250.7 µs | 793.4 µs | 0.316× |" in text and "advised #1, but not faster (0.32×)" in text
+
+
+def test_ladder_validation_counts():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("advice_validation", Path(__file__).parent.parent / "scripts" /
+                                                  "advice_validation.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = mod.rows_of(FA20) + mod.rows_of(HIGH)
+    assert len(rows) == 21
+    assert sum(r["rank"] == 1 for r in rows) == 8 and sum(r["rank"] is not None for r in rows) == 21
+    assert not any(r["already"] or r["own_technique_advised"] for r in rows)

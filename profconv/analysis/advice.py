@@ -108,8 +108,13 @@ def register_blocked(c: Context) -> bool:
 
 
 def is_gemm(c: Context) -> bool:
+    """A matrix-product form: a kernel named so, MMA instructions, or a tiled-matmul loop in the SASS
+    (both operands from shared memory: as many shared loads as FFMAs, few global loads, a barrier)."""
     names = " ".join(k.name for k in c.ev.kernels) + " " + " ".join(k.name for k in c.ev.sass)
-    return any(w in names.lower() for w in ("matmul", "gemm", "mma", "im2col", "unroll")) or c.has("hmma")
+    if any(w in names.lower() for w in ("matmul", "gemm", "mma", "im2col", "unroll")) or c.has("hmma"):
+        return True
+    ffma, lds, ldg = c.ffma_static()
+    return bool(ffma) and lds >= ffma and 4 * ldg <= ffma and any(k.barriers for k in c.ev.sass)
 
 
 def shared_tiling(c: Context) -> tuple[float, str] | None:
@@ -168,8 +173,8 @@ def implicit_gemm(c: Context) -> tuple[float, str] | None:
 
 
 def register_blocking(c: Context) -> tuple[float, str] | None:
-    if register_blocked(c) or c.has("hmma"):
-        return None
+    if register_blocked(c) or c.has("hmma") or 0 <= c.d("ffma_share", -1.0) < 0.01:
+        return None  # already, or the op's longest kernel does no arithmetic (an unroll/copy kernel)
     share_ffma = c.d("ffma_share", -1.0)
     issue = c.dx.utilisation.get("issue", 0.0)
     if share_ffma < 0 and not c.ev.sass:
@@ -202,10 +207,15 @@ def tensor_cores(c: Context) -> tuple[float, str] | None:
         return None
     floor = max(c.floor_tensor or 0.0, floors(c.work, None).dram_s or 0.0)
     t = c.ev.op_time_s or 0.0
+    s = c.ev.shape
+    kd = s.C * s.K ** 2
+    waste = (f"; with M = {s.M} output channels put the positions on the tile's 16-wide side (M fills "
+             f"{s.M} of the 8-wide one)" if s.M < 8 else "")
     return ((1 - floor / t) if t else 0.0), (f"the FMA pipes are {busy:.0f}% busy: the kernel is at the CUDA-core "
-                                             f"arithmetic limit; as an implicit GEMM with K = C·K² = "
-                                             f"{c.ev.shape.C * c.ev.shape.K ** 2} the layer maps onto mma.sync tiles "
-                                             f"(TF32 for fp32 inputs, FP16 in / FP32 accumulate)")
+                                             f"arithmetic limit; as an implicit GEMM (M = {s.M}, N = B·Ho·Wo, "
+                                             f"K = C·K² = {kd}, padded to {-(-kd // 16) * 16}) the layer maps onto "
+                                             f"mma.sync tiles (TF32 for fp32 inputs, FP16 in / FP32 accumulate)"
+                                             + waste)
 
 
 def coalescing(c: Context) -> tuple[float, str] | None:

@@ -313,7 +313,8 @@ def headline(bound: str, ev: OpEvidence, util: dict[str, float], st: list[tuple[
         return "no counters recorded for this op: only its place against the floor is known"
     extra = ""
     if bound == "issue" and "ffma_share" in d:
-        extra = (f", and only {d['ffma_share']:.0%} of the instructions are FMAs" if d["ffma_share"] < 0.5 else
+        extra = (", and none of its instructions are FMAs: it moves data" if d["ffma_share"] < 0.005 else
+                 f", and only {d['ffma_share']:.0%} of the instructions are FMAs" if d["ffma_share"] < 0.5 else
                  f", {d['ffma_share']:.0%} of the instructions FMAs")
     elif bound == "dram" and "dram_excess" in d:
         extra = f", moving {d['dram_excess']:.1f}× the compulsory bytes"
