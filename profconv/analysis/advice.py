@@ -111,7 +111,7 @@ def is_gemm(c: Context) -> bool:
     """A matrix-product form: a kernel named so, MMA instructions, or a tiled-matmul loop in the SASS
     (both operands from shared memory: as many shared loads as FFMAs, few global loads, a barrier)."""
     names = " ".join(k.name for k in c.ev.kernels) + " " + " ".join(k.name for k in c.ev.sass)
-    if any(w in names.lower() for w in ("matmul", "gemm", "mma", "im2col", "unroll")) or c.has("hmma"):
+    if any(w in names.lower() for w in ("matmul", "matrixmul", "gemm", "mma", "im2col", "unroll")) or c.has("hmma"):
         return True
     ffma, lds, ldg = c.ffma_static()
     return bool(ffma) and lds >= ffma and 4 * ldg <= ffma and any(k.barriers for k in c.ev.sass)

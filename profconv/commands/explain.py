@@ -14,7 +14,7 @@ from profconv.commands._options import Width
 from profconv.errors import InputError, ProfconvError
 from profconv.ui import console, print_markdown
 
-COLLECT = ("auto", "yes", "no")
+COLLECT = ("auto", "yes", "no", "ncu", "sass")
 
 
 def _collect(inp, what: str, images: int | None, timeout: float) -> None:
@@ -30,14 +30,14 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
     rec, run_dir = inp.record, inp.path.parent
     have = rec.evidence
     con = console()
-    want_sass = what == "yes" or not (have and have.sass)
-    want_ncu = what == "yes" or not (have and have.ncu)
+    want_sass = what in ("yes", "sass") or (what == "auto" and not (have and have.sass))
+    want_ncu = what in ("yes", "ncu") or (what == "auto" and not (have and have.ncu))
     notes = []
     if want_sass:
         try:
             sass_capture.find_tool("nvcc"), sass_capture.find_tool("cuobjdump")
         except ProfconvError as exc:
-            if what == "yes":
+            if what in ("yes", "sass"):
                 raise
             notes.append(f"SASS not collected: {exc}")
             want_sass = False
@@ -49,8 +49,8 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
             except ProfconvError as exc:
                 why = str(exc)
         if why is not None:
-            if what == "yes":
-                raise InputError(f"--collect yes needs the GPU machine for the ncu pass: {why}")
+            if what in ("yes", "ncu"):
+                raise InputError(f"--collect {what} needs the GPU machine for the ncu pass: {why}")
             notes.append(f"ncu counters not collected here ({why})")
             want_ncu = False
     if want_sass or want_ncu:
@@ -65,7 +65,7 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
 def explain_command(
     run: Annotated[str, typer.Argument(metavar="RUN", help="A run directory (or its run.json).")],
     variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[/LAYER]", help="Only these variants (or variant/layer ops); repeatable.")] = None,
-    collect: Annotated[str, typer.Option("--collect", metavar="auto|yes|no", help="Collect the evidence the run lacks: the SASS (nvcc + cuobjdump) and, on the GPU machine, the targeted ncu pass; stored in run.json. auto: what this machine can; yes: all, again; no: none.")] = "auto",
+    collect: Annotated[str, typer.Option("--collect", metavar="auto|yes|no|ncu|sass", help="Collect the evidence the run lacks: the SASS (nvcc + cuobjdump) and, on the GPU machine, the targeted ncu pass; stored in run.json. auto: what this machine can and the run lacks; yes: both, again; ncu or sass: that one, again; no: none.")] = "auto",
     images: Annotated[int | None, typer.Option("--images", metavar="N", min=1, help="Images for the ncu pass (default: the run's).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", min=1.0, help="Seconds the ncu pass may take.")] = 1800.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the diagnoses and advice as JSON (schema profconv.explain).")] = False,
