@@ -72,6 +72,14 @@ def _ours(a: advice_mod.Advice) -> str:
     return f"`{a.rung}`{where}: " + (f"{a.rung_time_s * 1e3:.3g} ms here" if a.rung_time_s else "not in this run")
 
 
+def _ours_sentence(a: advice_mod.Advice) -> str:
+    if a.rung is None:
+        return ""
+    where = f" ({a.rung_source})" if a.rung_source else ""
+    return (f" Our `{a.rung}`{where} does this" + (f": {a.rung_time_s * 1e3:.3g} ms on this layer in this run."
+                                                    if a.rung_time_s else "."))
+
+
 def op_section(x: Explanation) -> Section:
     d, ev = x.diagnosis, x.ev
     sec = Section(f"{ev.variant} · {ev.layer} ({ev.shape.text()}, {ev.shape.B:,} images)")
@@ -86,7 +94,8 @@ def op_section(x: Explanation) -> Section:
                                "ours": _ours(a)} for i, a in enumerate(op_advice, start=1)])
         sec.add(Table(f"explain-{ev.variant}-{ev.layer}-advice", "What to try next, by what it can buy", frame,
                       ADVICE_COLUMNS))
-        sec.add(Bullets([f"**{i}. {a.title}**: {a.reason}." for i, a in enumerate(op_advice, start=1)]))
+        sec.add(Bullets([f"**{i}. {a.title}**: {a.reason}." + _ours_sentence(a)
+                         for i, a in enumerate(op_advice, start=1)]))
     elif ev.sass:
         sec.add(Paragraph("None of the techniques profconv knows applies: its SASS already shows each one its "
                           "numbers call for.", "note"))
