@@ -67,6 +67,18 @@ class ProfilerFailed(ProfconvError):
     """The profiler ran but failed; the message names its log."""
 
 
+class Interrupted(ProfconvError):
+    """A session stopped by Ctrl-C, SIGTERM or its caller's `stop` callback. `record` is what it had
+    measured (marked interrupted) and `path` where that record was kept (None when nothing had finished)."""
+
+    exit_status = ExitStatus.INTERRUPTED
+
+    def __init__(self, message: str, record: object = None, path: object = None) -> None:
+        super().__init__(message)
+        self.record = record
+        self.path = path
+
+
 class SystemRefused(ProfconvError):
     """The operating system refused a read or write: disk full, permission, read-only file system."""
 

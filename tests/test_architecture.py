@@ -15,6 +15,7 @@ LAYERS: list[set[str]] = [
     {"__main__"},  # python -m profconv
     {"cli"},  # the thin CLI: assembles the commands, turns errors into one line
     {"commands"},  # one module per noun: options in, library call, renderer out
+    {"session"},  # the library sessions (RunSession, BenchSession, ...): request in, typed record out
     {"report", "grade", "provenance"},  # documents, grading sessions, what code and machine a measurement ran on
     {"render"},  # Document -> markdown, HTML, JSON, terminal tables, plots
     {"judge"},  # a user kernel's evidence judged by a course's rules (data) into a verdict naming the rule

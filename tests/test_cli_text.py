@@ -323,7 +323,7 @@ def test_a_noun_alone_shows_its_help_like_profconv_alone(cli):
 
 def test_two_runs_in_the_same_second_get_their_own_directories(tmp_path):
     """hostile-input.md §25: the default runs/<model>-<timestamp>/ is reserved by mkdir, never shared."""
-    from profconv.commands import fresh_directory
+    from profconv.session.recording import fresh_directory
 
     first = fresh_directory(tmp_path / "runs", "ece408-20261126-093000")
     second = fresh_directory(tmp_path / "runs", "ece408-20261126-093000")

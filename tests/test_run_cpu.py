@@ -208,7 +208,7 @@ def test_kernel_headers_are_expanded_into_the_source():
 def test_gpu_variants_without_gpu_are_one_line_exit_3_and_no_record(cli, tmp_path):
     r = cli("run", "--model", "ece408", "--variant", "naive,tuned", "--images", "10", "--out", str(tmp_path / "r"))
     assert r.returncode == 3
-    assert r.stderr.startswith("error: naive, tuned: the GPU variants need CUDA and CuPy")
+    assert r.stderr.startswith("error: naive, tuned need CUDA and CuPy — ")
     assert len(r.stderr.splitlines()) == 1
     assert not (tmp_path / "r").exists()  # no empty record for `report` to misdescribe
 

@@ -112,12 +112,12 @@ def test_sweep_plan_hands_the_choices_to_a_child(tmp_path, monkeypatch):
 
 
 def test_run_hands_its_sweep_plan_to_the_profiled_child(tmp_path, monkeypatch):
-    """commands/run.py: the plan file in the run directory and the environment for the child only."""
+    """session/run.py: the plan file in the run directory and the environment for the child only."""
     import json as _json
     import os
 
-    from profconv.commands import run as run_cmd
     from profconv.run import sweep as sw
+    from profconv.session import run as run_cmd
 
     monkeypatch.setattr(sw, "export_plan", lambda: {})
     assert run_cmd._sweep_plan(tmp_path) == {} and not (tmp_path / "sweep-plan.json").exists()

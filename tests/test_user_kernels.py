@@ -420,7 +420,7 @@ def test_run_kernel_errors_are_one_line(args, message, tmp_path, cli):
 
 
 def test_duplicate_and_builtin_names_are_made_unique(tmp_path):
-    from profconv.commands.run import load_kernels
+    from profconv.session.run import load_kernels
 
     write(tmp_path / "a", {"naive.cu": (EXAMPLES / "device-tiled" / "conv_tiled.cu").read_text().replace(
         'name = "tiled"', 'name = "naive"')})
