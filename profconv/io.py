@@ -39,6 +39,28 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         raise
 
 
+def file_inside(base: Path, name: str) -> Path:
+    """`base/name` when it names a regular file inside `base` (a record's own directory), else one
+    InputError line: an absolute path, `..` or a symbolic link that leaves `base`, a FIFO, a device or a
+    directory are refused, so a record can never make profconv read a file it did not write beside it."""
+    target = Path(name)
+    if not name or target.is_absolute() or target.drive:
+        raise InputError(f"{name!r}: not a file name inside the record's directory")
+    root = base.resolve()
+    path = (root / target).resolve()
+    if path != root and root not in path.parents:
+        raise InputError(f"{name!r}: outside the record's directory")
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise InputError(f"{name!r}: cannot read ({exc.strerror or exc})") from None
+    import stat
+
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{name!r}: not a regular file")
+    return path
+
+
 def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
     """The file's bytes, or one InputError line (missing, a directory, unreadable, too large)."""
     try:

@@ -32,6 +32,15 @@ def _dims(record: RunRecord, images: int, layer: str, conv: ConvResult) -> dict[
     return {}
 
 
+def ratio(num, den) -> np.ndarray:
+    """num / den elementwise, NaN where it has no meaning (den 0, negative or missing, an overflow):
+    a record of all-zero or denormal times gives no speedup rather than inf or a numpy warning."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    with np.errstate(all="ignore"):
+        out = num / den
+    return np.where(np.isfinite(out) & (den > 0), out, np.nan)
+
+
 def op_times(record: RunRecord) -> pd.DataFrame:
     """One row per (images, variant, conv layer); skipped variants are left out, failed ones kept."""
     rows = []
@@ -46,7 +55,7 @@ def op_times(record: RunRecord) -> pd.DataFrame:
                 "precision": res.precision, "layer": conv.layer, "shape": conv.shape,
                 "status": conv.status, "error": conv.error,
                 "median_s": med, "min_s": t.min_s if t else None, "max_s": t.max_s if t else None,
-                "spread": (t.max_s - t.min_s) / med if t and med else None,
+                "spread": float(ratio(t.max_s - t.min_s, med)) if t and med else None,
                 "rel_error": conv.rel_error, "correctness": res.correctness,
                 **_dims(record, res.images, conv.layer, conv),
             })
@@ -68,9 +77,9 @@ def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
         return ref.reindex(key).to_numpy()
 
     for base in ("naive", "cpu"):
-        out[f"vs_{base}"] = np.where(out["status"] == "ok", base_times(base) / out["median_s"].to_numpy(), np.nan)
+        out[f"vs_{base}"] = np.where(out["status"] == "ok", ratio(base_times(base), out["median_s"]), np.nan)
     cudnn = np.where(out["precision"] == "fp16", base_times("cudnn-fp16"), base_times("cudnn"))
-    out["vs_cudnn"] = np.where(out["status"] == "ok", cudnn / out["median_s"].to_numpy(), np.nan)
+    out["vs_cudnn"] = np.where(out["status"] == "ok", ratio(cudnn, out["median_s"]), np.nan)
     return out
 
 
@@ -96,12 +105,13 @@ def ladder(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
         if part.empty:
             continue
         ok = bool((part["status"] == "ok").all())
-        total = float(part["median_s"].sum()) if ok else None
+        total = sum(float(t) for t in part["median_s"]) if ok else None  # Python's sum: inf, not a numpy warning
+        total = total if total is not None and np.isfinite(total) else None
         precision = str(part["precision"].iloc[0])
         before = prev.get(precision)
         rows.append({"variant": v, "technique": part["technique"].iloc[0], "precision": precision, "conv_s": total,
                      "previous": before[0] if before else None,
-                     "gain_vs_previous": (before[1] / total) if (ok and before and total) else None,
+                     "gain_vs_previous": float(ratio(before[1], total)) if (ok and before and total) else None,
                      "status": "ok" if ok else "failed"})
         if ok and total:
             prev[precision] = (v, total)
@@ -118,16 +128,16 @@ def efficiency(df: pd.DataFrame, peak: Peak | None) -> pd.DataFrame:
     ok["arithmetic"] = [arithmetic_of(v, p) for v, p in zip(ok["variant"], ok["precision"], strict=True)]
     ok["gflop"] = [s.flops / 1e9 for s in shapes]
     ok["min_gb"] = [s.min_bytes / 4 * n / 1e9 for s, n in zip(shapes, itemsize, strict=True)]
-    ok["gflops"] = ok["gflop"] / ok["median_s"]
-    ok["gbps"] = ok["min_gb"] / ok["median_s"]
-    ok["intensity"] = ok["gflop"] / ok["min_gb"]
+    ok["gflops"] = ratio(ok["gflop"], ok["median_s"])
+    ok["gbps"] = ratio(ok["min_gb"], ok["median_s"])
+    ok["intensity"] = ratio(ok["gflop"], ok["min_gb"])
     if peak is not None:
         floors = [roofline_floor(g * 1e9, b * 1e9, peak.dram_tbps * 1e12, (peak.tflops(a) or 0) * 1e12)
                   for g, b, a in zip(ok["gflop"], ok["min_gb"], ok["arithmetic"], strict=True)]
         ok["floor_s"] = pd.to_numeric(pd.Series([f for f, _ in floors], index=ok.index, dtype="object"),
                                       errors="coerce")
         ok["bound"] = [b or "—" for _, b in floors]
-        ok["of_floor"] = ok["floor_s"] / ok["median_s"]
+        ok["of_floor"] = ratio(ok["floor_s"], ok["median_s"])
     return ok.reset_index(drop=True)
 
 

@@ -58,7 +58,7 @@ def unseen_failures(failed: list[VariantResult]) -> list[str]:
 
 def user_notes(record: RunRecord) -> list[str]:
     """Each user kernel's notes (a profiler that could not cover it, a racecheck warning), one line each."""
-    return [f"{variant_label(r)} ({r.images}): {n}" for r in record.results for n in (r.user or {}).get("notes", [])]
+    return [f"{variant_label(r)} ({r.images}): {n}" for r in record.results for n in r.notes]
 
 
 def _speedup(base: float | None, t: float | None) -> str:

@@ -130,4 +130,25 @@ def struct_from(cls: type[T], mapping: Any) -> T:
         raise ValueError(f"{cls.__name__}: {exc}") from None
 
 
+def check_keys(mapping: dict[str, Any], expected: dict[str, Any], where: str) -> None:
+    """The keys of a free-form part (`user`, `settings`) that profconv reads must have the types it reads
+    them as (None allowed): a ValueError naming `where.key` otherwise, which msgspec turns into a refusal
+    naming the record's JSON path. Unknown keys are left alone (a newer profconv may add some)."""
+    for key, kind in expected.items():
+        value = mapping.get(key)
+        if value is None:
+            continue
+        ok = (isinstance(value, kind) and not isinstance(value, bool)) if kind in (int, float, (int, float)) \
+            else isinstance(value, kind)
+        if isinstance(value, list) and ok and key in LIST_OF_STR:
+            ok = all(isinstance(v, str) for v in value)
+        if not ok:
+            name = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise ValueError(f"{where}.{key} must be {'a list of strings' if key in LIST_OF_STR else 'a ' + name}, "
+                             f"not {type(value).__name__}")
+
+
+LIST_OF_STR = {"notes", "argv", "activities"}
+
+
 Hook = Callable[[dict[str, Any], int], dict[str, Any]]

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from profconv.records.base import Count, Positive, Record, Seconds
+from profconv.records.base import Count, Positive, Record, Seconds, check_keys
 from profconv.records.common import Dims, Environment, OpTime, Params, Status
 from profconv.records.evidence import Evidence
 from profconv.records.provenance import Provenance
@@ -68,6 +68,19 @@ class ConvResult(msgspec.Struct, kw_only=True):
     # end_to_end (course: prolog + forward + epilog timed), sweep (candidate -> median s or why rejected)
     checks: dict[str, Any] = msgspec.field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        check_keys(self.checks, CHECK_KEYS, "checks")
+
+
+CHECK_KEYS: dict[str, Any] = {"nan_poisoned": bool, "inputs_unchanged": bool, "timed_output_rechecked": bool,
+                              "floor_s": (int, float), "floor_bound": str, "sweep": dict, "end_to_end": dict}
+USER_KEYS: dict[str, Any] = {"contract": str, "flavour": str, "path": str, "manifest": str, "function": str,
+                             "source_sha256": str, "defines": dict, "sweep": dict, "compile": dict,
+                             "edge_checks": list, "sanitizer": dict, "notes": list}
+COMPILE_KEYS: dict[str, Any] = {"compiler": str}  # flags: a list, or one list per sweep point (compared whole)
+SETTINGS_KEYS: dict[str, Any] = {"tool": str, "collector": str, "scope": str, "argv": list, "activities": list,
+                                 "clock_control": str, "cache_control": str, "ncu_defaults": dict}
+
 
 class VariantResult(msgspec.Struct):
     """One variant at one image count: its conv layers, the whole forward pass, Correctness."""
@@ -88,6 +101,16 @@ class VariantResult(msgspec.Struct):
     # rel_error, status, error}], sanitizer: {memcheck|racecheck: {errors, warnings, findings, complete, report,
     # run_error}}, notes: [what a profiler or the sanitizer could not do, racecheck warnings]}
     user: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.user is not None:  # what profconv reads of it (report, compare) has the type it reads
+            check_keys(self.user, USER_KEYS, "user")
+            check_keys(self.user.get("compile") or {}, COMPILE_KEYS, "user.compile")
+
+    @property
+    def notes(self) -> list[str]:
+        """A user kernel's notes (a profiler that could not cover it, a racecheck warning)."""
+        return list((self.user or {}).get("notes") or [])
 
 
 class NcuLaunch(msgspec.Struct, kw_only=True):
@@ -158,6 +181,9 @@ class ProfileInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     agreement: list[Agreement] = msgspec.field(default_factory=list)
     ncu: ProfileInfo | None = None
     kernels_raw: dict[str, str] = msgspec.field(default_factory=dict)  # ncu: user kernel -> its own run's CSV
+
+    def __post_init__(self) -> None:
+        check_keys(self.settings, SETTINGS_KEYS, "settings")
 
 
 class RunRecord(Record, kw_only=True):

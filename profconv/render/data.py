@@ -1,5 +1,6 @@
 """The report's data as JSON (`profconv report --json`): every table of the document with its raw
-values in base units (seconds, fractions), for scripts and notebooks. Schema "profconv.report"."""
+values in base units (seconds, fractions), for scripts and notebooks, and every warning the other
+renderers show (what was left out and why), so nothing is dropped without a word. Schema "profconv.report"."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import math
 from typing import Any
 
-from profconv.render.document import Document, Figure, Section, Table
+from profconv.render.document import Document, Figure, Paragraph, Section, Table
 
 SCHEMA = "profconv.report"
 SCHEMA_VERSION = 1
@@ -43,6 +44,7 @@ def table_data(t: Table, path: list[str]) -> dict[str, Any]:
 def to_data(doc: Document) -> dict[str, Any]:
     tables: list[dict[str, Any]] = []
     figures: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
 
     def walk(s: Section, path: list[str]) -> None:
         here = [*path, s.title]
@@ -51,13 +53,15 @@ def to_data(doc: Document) -> dict[str, Any]:
                 tables.append(table_data(b, here))
             elif isinstance(b, Figure):
                 figures.append({"section": " / ".join(here), "path": b.path.as_posix(), "alt": b.alt})
+            elif isinstance(b, Paragraph) and b.kind == "warning":
+                warnings.append({"section": " / ".join(here), "text": b.text})
         for sub in s.sections:
             walk(sub, here)
 
     for s in doc.sections:
         walk(s, [])
     return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "title": doc.title, "tables": tables,
-            "figures": figures}
+            "figures": figures, "warnings": warnings}
 
 
 def render(doc: Document) -> str:

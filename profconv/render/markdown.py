@@ -3,8 +3,39 @@
 from __future__ import annotations
 
 import os
+import re
 
 from profconv.render.document import Bullets, Document, Figure, Paragraph, RenderOptions, Section, Table
+
+_CODE = re.compile(r"(`+)(.+?)\1", re.S)
+
+
+def inline(text: str) -> str:
+    """Text from a record or a log made safe as inline markdown: a `<` that could open HTML, outside
+    code spans, becomes `&lt;`, so a name or note holding `<script>` is shown, never run by the viewer."""
+    out, end = [], 0
+    for m in _CODE.finditer(text):
+        out.append(_entities(text[end:m.start()]))
+        out.append(m.group(0))
+        end = m.end()
+    out.append(_entities(text[end:]))
+    return "".join(out)
+
+
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def _entities(text: str) -> str:
+    """`<` where it could open HTML (a tag, a comment, an autolink) as `&lt;`; `p < 0.05` stays as it reads."""
+    return _TAG.sub("&lt;", text)
+
+
+def code(text: str) -> str:
+    """`text` as one code span, whatever backticks it holds (a longer fence, padded when needed)."""
+    runs = [len(m) for m in re.findall(r"`+", text)]
+    fence = "`" * (max(runs) + 1 if runs else 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def table(headers: list[str], rows: list[list[str]], align: list[str] | None = None) -> str:
@@ -28,7 +59,9 @@ def render_table(t: Table, opts: RenderOptions) -> str:
         row = list(row)
         for i, c in enumerate(t.columns):
             if c.kind == "code" and row[i] != "—":
-                row[i] = f"`{row[i]}`"
+                row[i] = code(row[i])
+            else:
+                row[i] = inline(row[i])
         if group_i is not None:
             if row[group_i] == last:
                 row[group_i] = ""
@@ -39,10 +72,10 @@ def render_table(t: Table, opts: RenderOptions) -> str:
             row = [f"**{v}**" if v and i in names else v for i, v in enumerate(row)]
         rows.append(row)
     align = ["r" if c.numeric else "l" for c in t.columns]
-    parts = [f"**{t.title}**" if t.title else ""]
+    parts = [f"**{inline(t.title)}**" if t.title else ""]
     if t.note:
-        parts += ["", t.note]
-    parts += ["", table([c.header for c in t.columns], rows, align)]
+        parts += ["", inline(t.note)]
+    parts += ["", table([inline(c.header) for c in t.columns], rows, align)]
     return "\n".join(parts).lstrip("\n")
 
 
@@ -50,21 +83,22 @@ def _block(b, opts: RenderOptions) -> str:
     if isinstance(b, Table):
         return render_table(b, opts)
     if isinstance(b, Paragraph):
+        text = inline(b.text)
         if b.kind == "warning":
-            return f"> **Warning:** {b.text}"
-        return f"> {b.text}" if b.kind == "note" else b.text
+            return f"> **Warning:** {text}"
+        return f"> {text}" if b.kind == "note" else text
     if isinstance(b, Bullets):
-        return "\n".join(f"- {item}" for item in b.items)
+        return "\n".join(f"- {inline(item)}" for item in b.items)
     if isinstance(b, Figure):
         link = b.path
         if opts.link_base is not None:
             link = type(b.path)(os.path.relpath(b.path, opts.link_base))
-        return f"![{b.alt}]({link.as_posix()})"
+        return f"![{inline(b.alt)}]({link.as_posix()})"
     raise TypeError(type(b).__name__)
 
 
 def _section(s: Section, level: int, opts: RenderOptions, out: list[str]) -> None:
-    out += ["#" * level + " " + s.title, ""]
+    out += ["#" * level + " " + inline(s.title), ""]
     for b in s.blocks:
         out += [_block(b, opts), ""]
     for sub in s.sections:
@@ -74,7 +108,7 @@ def _section(s: Section, level: int, opts: RenderOptions, out: list[str]) -> Non
 
 
 def render(doc: Document, opts: RenderOptions) -> str:
-    out = [f"# {doc.title}", ""]
+    out = [f"# {inline(doc.title)}", ""]
     body = [s for s in doc.sections if not s.appendix]
     appendix = [s for s in doc.sections if s.appendix]
     for s in body:

@@ -33,11 +33,23 @@ def _log_axis(axis: Any) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def op_time_bars(df: pd.DataFrame, title: str, path: Path) -> Path:
+PLOTTABLE_S = (1e-12, 1e6)  # seconds a log axis of Op Times can show: a picosecond to eleven days
+
+
+def plottable(seconds: pd.Series) -> pd.Series:
+    """Which times a log axis can draw: finite, within PLOTTABLE_S (0, a denormal or 1e308 cannot)."""
+    t = pd.to_numeric(seconds, errors="coerce")
+    return t.notna() & np.isfinite(t.fillna(0.0)) & (t >= PLOTTABLE_S[0]) & (t <= PLOTTABLE_S[1])
+
+
+def op_time_bars(df: pd.DataFrame, title: str, path: Path) -> Path | None:
     """Median Op Time per variant at the largest image count, one bar per conv layer, each bar
-    labelled with its time; log scale (the CPU and the tuned kernels differ by 1000x)."""
+    labelled with its time; log scale (the CPU and the tuned kernels differ by 1000x). None when no
+    time can be drawn (see `plottable`): the report says so instead."""
+    ok = df[(df["status"] == "ok") & plottable(df["median_s"])]
+    if ok.empty:
+        return None
     plt = _pyplot()
-    ok = df[df["status"] == "ok"]
     n = int(ok["images"].max())
     ok = ok[ok["images"] == n]
     layers = list(dict.fromkeys(ok["layer"]))
@@ -102,10 +114,14 @@ def _place_labels(ax: Any, xs: np.ndarray, ys: np.ndarray, labels: list[str], fi
                         if moved else None)
 
 
-def roofline(eff: pd.DataFrame, peak: Peak, title: str, path: Path) -> Path:
+def roofline(eff: pd.DataFrame, peak: Peak, title: str, path: Path) -> Path | None:
     """Each (variant, layer) at its arithmetic intensity (FLOPs over minimum bytes) and achieved
     GFLOP/s, labelled; the roof of the variants' arithmetic (fp32) from the datasheet; the legend
-    sits outside the axes, so it hides no point."""
+    sits outside the axes, so it hides no point. None when no point can be drawn."""
+    finite = np.isfinite(pd.to_numeric(eff["gflops"], errors="coerce").fillna(np.nan).to_numpy(float))
+    eff = eff[finite & (eff["gflops"] > 0) & (eff["intensity"] > 0) & plottable(eff["median_s"]).to_numpy()]
+    if eff.empty:
+        return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9.0, 5.0))
     lo = max(0.1, float(eff["intensity"].min()) / 4)
@@ -142,6 +158,22 @@ def roofline(eff: pd.DataFrame, peak: Peak, title: str, path: Path) -> Path:
     return path
 
 
+def legend_labels(names: list[str], width: int = 44) -> list[str]:
+    """Names cut to `width` characters around a '…', every label different: names that would read the
+    same once cut (cuDNN's long template names differ in the middle) show the part where they differ."""
+    labels = [n if len(n) <= width else n[:20] + "…" + n[-(width - 21):] for n in names]
+    for label in {x for x in labels if labels.count(x) > 1}:
+        same = [i for i, x in enumerate(labels) if x == label]
+        differ = next((k for k, cs in enumerate(zip(*(names[i] for i in same))) if len(set(cs)) > 1), 0)
+        for i in same:
+            start = max(0, min(differ - 8, len(names[i]) - width + 2))
+            labels[i] = ("…" if start else "") + names[i][start:start + width - 2] + "…"
+        if len({labels[i] for i in same}) < len(same):  # still alike: numbered
+            for k, i in enumerate(same, 1):
+                labels[i] = f"{labels[i][:width - 5]} [{k}]"
+    return labels
+
+
 def top_kernels(top: pd.DataFrame, title: str, path: Path) -> Path:
     """One horizontal bar per variant: its >=90% kernels as stacked shares of its GPU time."""
     plt = _pyplot()
@@ -163,8 +195,7 @@ def top_kernels(top: pd.DataFrame, title: str, path: Path) -> Path:
     ax.set_xlabel("share of the variant's GPU time (%)")
     ax.set_title(title, fontsize=10)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours[n]) for n in names]
-    ax.legend(handles, [n if len(n) <= 44 else n[:20] + "…" + n[-23:] for n in names], fontsize=7, loc="upper left",
-              bbox_to_anchor=(1.01, 1.0), title="kernel")
+    ax.legend(handles, legend_labels(names), fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="kernel")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)

@@ -166,12 +166,19 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         opts.plots_dir.mkdir(parents=True, exist_ok=True)
         figs = Section("Plots")
         bars = plots.op_time_bars(df, model, opts.plots_dir / f"{_slug(model)}-op-time.png")
-        figs.add(Figure(bars, f"Op Time per variant, {model}"))
+        unplottable = int((~plots.plottable(df["median_s"]) & (df["status"] == "ok")).sum())
+        figs.add(Figure(bars, f"Op Time per variant, {model}") if bars is not None else Paragraph(
+            "No Op Time plot: no time of this record can be drawn on a log axis (each is 0, below "
+            f"{plots.PLOTTABLE_S[0]:g} s, above {plots.PLOTTABLE_S[1]:g} s or not a number).", "warning"))
+        if bars is not None and unplottable:
+            figs.add(Paragraph(f"{unplottable} Op Time(s) left out of the plot: 0, below {plots.PLOTTABLE_S[0]:g} s, "
+                               f"above {plots.PLOTTABLE_S[1]:g} s or not a number (the tables show them).", "warning"))
         fp32 = eff[eff["arithmetic"] == "fp32"] if not eff.empty else eff
         if peak is not None and not fp32.empty:
             roof = plots.roofline(fp32, peak, f"Roofline of the fp32 variants: {model} on {rec.environment.gpu}",
                                   opts.plots_dir / f"{_slug(model)}-roofline.png")
-            figs.add(Figure(roof, f"Roofline of the fp32 variants, {model}"))
+            if roof is not None:
+                figs.add(Figure(roof, f"Roofline of the fp32 variants, {model}"))
         sec.sections.append(figs)
     sec.sections += profile_sections(inp, opts)
     if rec.evidence is not None:  # `profconv explain` collected its evidence: the diagnosis and what to try next
@@ -183,11 +190,31 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         sec.sections.append(Section("Failed variants").add(Bullets(
             [f"`{r['variant']}` {r['layer']} ({int(r['images']):,} images): {r['error']}"
              for r in failed.to_dict("records")])))
-    notes = [f"`{r.variant}` ({r.images:,} images): {n}" for r in rec.results for n in (r.user or {}).get("notes", [])]
+    notes = [f"`{r.variant}` ({r.images:,} images): {n}" for r in rec.results for n in r.notes]
     if notes:  # what a profiler or the sanitizer could not do for a user kernel, racecheck warnings
         sec.sections.append(Section("Notes on your kernels").add(Bullets(notes)))
     sec.sections.append(Section("Op Time, every column", appendix=True).add(Table("op-time-full", "", df, OP_FULL)))
     return sec
+
+
+def _cupti_rows(inp: RunInput) -> tuple[pd.DataFrame | None, str]:
+    """The CUPTI rows file the record names, read only from the record's own directory: (frame, '') or
+    (None, why not). A missing file is said too (a record copied without its directory)."""
+    from profconv.errors import InputError
+    from profconv.io import file_inside
+
+    name = inp.record.profile.rows if inp.record.profile else None
+    try:
+        path = file_inside(inp.path.parent, name or "")
+        raw = pd.read_csv(path)
+        if missing := [c for c in ("profile", "section", "name", "total_ns") if c not in raw.columns]:
+            raise ValueError(f"no {', '.join(missing)} column")
+        return conform(raw), ""
+    except InputError as exc:
+        return None, f"The CUPTI tables are not shown: the record's profile.rows {exc}."
+    except (ValueError, UnicodeDecodeError, OSError, pd.errors.ParserError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return None, f"The CUPTI tables are not shown: `{name}` is not a profconv rows file ({first})."
 
 
 def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
@@ -197,9 +224,10 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
     if prof is None:
         return []
     out: list[Section] = []
-    rows_file = inp.path.parent / (prof.rows or "")
-    if "cupti" in (prof.tools or [prof.tool]) and prof.rows and rows_file.is_file():
-        frame = conform(pd.read_csv(rows_file))
+    frame, why = _cupti_rows(inp) if "cupti" in (prof.tools or [prof.tool]) and prof.rows else (None, "")
+    if why:
+        out.append(Section("Profile (CUPTI)").add(Paragraph(why, "warning")))
+    if frame is not None:
         numbered = list(enumerate(prof.profiles, start=1))
         # "tuned" is the timed op; "tuned:tune", "profconv:reference", ... (with --all) only in the appendix
         variants = [(n, label) for n, label in numbered if label != "all" and ":" not in label]
@@ -245,9 +273,10 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
         cols = [Column("range", "op"), Column("kernel", "kernel", "code"),
                 *[Column(f"m{i}", f"{t} ({units[m]})" if units.get(m) else t) for i, (m, t) in enumerate(shown)]]
         st = prof.settings or {}
-        how = (f" ncu ran with `--clock-control {st['clock_control']} --cache-control {st['cache_control']}`"
-               " (its defaults, base clocks and caches flushed before each replay, read ~30% longer than Op Time)"
-               if st.get("clock_control") else
+        how = (f" ncu ran with `--clock-control {st.get('clock_control') or 'base'} --cache-control "
+               f"{st.get('cache_control') or 'all'}` (its defaults, base clocks and caches flushed before each "
+               "replay, read ~30% longer than Op Time)"
+               if st.get("clock_control") or st.get("cache_control") else
                " ncu's clock and cache control were not recorded (its defaults: base clocks, caches flushed)")
         raws = ", ".join(f"`{f}`" for f in [prof.raw, *prof.kernels_raw.values()] if f)
         raws += "; each of your kernels profiled in a run of its own" if prof.kernels_raw else ""
@@ -285,8 +314,9 @@ def agreement_section(rows: list[dict], ncu_settings: dict | None) -> Section:
             Column("ncu_s", "ncu", "seconds", drop=2), Column("cupti_pct", "CUPTI vs Op"),
             Column("ncu_pct", "ncu vs Op", drop=4), Column("verdict", "")]
     s = ncu_settings or {}
-    setting = (f"ncu ran with `--clock-control {s['clock_control']} --cache-control {s['cache_control']}`"
-               if s.get("clock_control") else "no ncu figures in this run")
+    setting = (f"ncu ran with `--clock-control {s.get('clock_control') or 'base'} --cache-control "
+               f"{s.get('cache_control') or 'all'}`" if s.get("clock_control") or s.get("cache_control")
+               else "no ncu figures in this run")
     within = int(df["within"].sum())
     return Section("Profilers vs Op Time").add(
         Paragraph(f"Target: every profiler figure within {TARGET:.0%} of Op Time; {within} of {len(df)} op(s) within, "

@@ -131,7 +131,7 @@ def kernel_changes(a: RunInput, b: RunInput) -> list[str]:
         ua, ub = ka[name], kb[name]
         ha, hb = ua.get("source_sha256") or "", ub.get("source_sha256") or ""
         what = (f"source changed (sha256 {ha[:12]} -> {hb[:12]})" if ha != hb else f"same source (sha256 {ha[:12]})")
-        fa, fb = (u.get("compile", {}).get("flags") for u in (ua, ub))
+        fa, fb = ((u.get("compile") or {}).get("flags") for u in (ua, ub))
         if fa != fb:
             what += "; compile flags changed"
         if ua.get("defines") != ub.get("defines") or ua.get("sweep") != ub.get("sweep"):
