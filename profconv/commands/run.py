@@ -161,6 +161,7 @@ def run_command(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel: a .cu/.cuh/.py file, a folder or a .toml manifest (repeatable). Runs in a child process next to the variants.")] = None,
     contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", autocompletion=_complete.contracts, help="How to run --kernel files: device, host, course or python (default: detected).")] = None,
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
+    course: Annotated[str | None, typer.Option("--course", metavar="TERM", help="Judge --kernel files by this course term's rules: sp25, fa24, sp24, minidnn, mxnet or profconv (default: the term --model implies, else profconv's own strict rules).")] = None,
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck: a memcheck error or a racecheck hazard (Error) fails the kernel, with its source line; racecheck warnings are notes.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run record (the run.json written) as JSON instead of the tables; progress and notes go to stderr.")] = False,
 ) -> None:
@@ -177,7 +178,7 @@ def run_command(
         cpu_repeat=cpu_repeat, data=data, weights=weights, out=out, replace=force, profile=tools,
         profile_timeout=profile_timeout, show_all=show_all, ci_target=ci_target, time_budget=time_budget,
         ncu_clock_control=ncu_clock_control, ncu_cache_control=ncu_cache_control, kernels=kernel or [],
-        contract=contract, kernel_timeout=kernel_timeout, sanitize=sanitize)
+        contract=contract, kernel_timeout=kernel_timeout, sanitize=sanitize, course=course)
     con = error_console() if json_out else console()  # --json: stdout holds the record alone
     try:
         with Live(con) as live:
@@ -197,6 +198,14 @@ def run_command(
         for line in unseen_failures(outcome.failed):
             con.print(f"  {escape(line)}")
         raise typer.Exit(int(ExitStatus.FAILURE))
+
+
+def verdict_lines(record: RunRecord) -> list[str]:
+    """Each user kernel's verdict: the rule that decided it, the optimisations seen, where its work ran."""
+    from profconv.judge.text import lines
+
+    return [ln for r in record.results if r.verdict is not None
+            for ln in lines(f"{variant_label(r)} ({r.images})", r.verdict)]
 
 
 def show(outcome: RunOutcome, con) -> None:
@@ -225,5 +234,7 @@ def show(outcome: RunOutcome, con) -> None:
             con.print(f"Correctness: {ref.correctness:.4g} Model: {record.model.name}  [dim]({count} images, "
                       f"{ref.variant})[/dim]")
     con.print(f"run record: {escape(str(outcome.path))}")
+    for line in verdict_lines(record):
+        con.print(escape(line))
     for line in user_notes(record):
         con.print(f"[yellow]note:[/yellow] {escape(line)}")

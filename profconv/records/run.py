@@ -11,6 +11,7 @@ from profconv.records.base import Count, Positive, Record, Seconds, check_keys
 from profconv.records.common import Dims, Environment, OpTime, Params, Status
 from profconv.records.evidence import Evidence
 from profconv.records.provenance import Provenance
+from profconv.records.verdict import Verdict
 
 SCHEMA = "profconv.run"
 SCHEMA_VERSION = 2
@@ -101,6 +102,8 @@ class VariantResult(msgspec.Struct):
     # rel_error, status, error}], sanitizer: {memcheck|racecheck: {errors, warnings, findings, complete, report,
     # run_error}}, notes: [what a profiler or the sanitizer could not do, racecheck warnings]}
     user: dict[str, Any] | None = None
+    # a user's kernel: the verdict of the course's rules (or profconv's own) on it, naming the rule (judge/)
+    verdict: Verdict | None = None
 
     def __post_init__(self) -> None:
         if self.user is not None:  # what profconv reads of it (report, compare) has the type it reads

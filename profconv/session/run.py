@@ -69,6 +69,7 @@ class RunRequest:
     contract: str | None = None
     kernel_timeout: float = isolate.DEFAULT_TIMEOUT_S
     sanitize: bool = False
+    course: str | None = None  # the course term whose rules judge the kernels (None: what the model implies)
     argv: list[str] | None = None  # the command line recorded (default: this process's)
 
     def __post_init__(self) -> None:
@@ -145,7 +146,7 @@ def load_kernels(paths: list[str], contract: str | None) -> list[user_manifest.D
 
 
 def _user_result(d: user_manifest.Declaration, job: isolate.KernelJob, sanitize: bool, have_gpu: bool, progress,
-                 cupti_records: Path | None = None) -> tuple[VariantResult, Records | None]:
+                 cupti_records: Path | None = None, profiled: bool = True) -> tuple[VariantResult, Records | None]:
     """A user kernel checked and timed in its child process (with `cupti_records`, under CUPTI: the
     child's activity comes back to be profiled with ours; what keeps it from coming is the kernel's note)."""
     from profconv.profile import cupti_child
@@ -167,7 +168,8 @@ def _user_result(d: user_manifest.Declaration, job: isolate.KernelJob, sanitize:
         except ValueError as exc:
             why = str(exc)
         if records is None:
-            isolate.note(res, f"CUPTI: {why}; its kernels are not in the CUPTI tables")
+            isolate.note(res, f"CUPTI: {why}; its kernels are not in the CUPTI tables" if profiled else
+                         f"CUPTI: {why}; the verdict has no attribution of its GPU work to the call's phases")
         cupti_records.unlink(missing_ok=True)
     return res, records
 
@@ -251,6 +253,9 @@ class RunSession:
         check_out(req.out, RECORD, req.replace)
         self.chosen = get_variants(req.variants) if req.variants is None or req.variants else []
         self.kernels = load_kernels(req.kernels, req.contract)
+        from profconv import judge
+
+        self.rules = judge.choose(req.course, self.model.name)  # an unknown --course: one line, before any work
         if not self.chosen and not self.kernels:
             raise InputError("--variant none leaves nothing to run: add --kernel PATH")
         self.external = next((t for t in req.profile if t != "cupti"), None)
@@ -383,7 +388,8 @@ class RunSession:
         return outcome
 
     def _time(self, collector, builds: str, run_dir: Path) -> list[Records]:
-        """Every built-in variant, then every user kernel, at every image count."""
+        """Every built-in variant, then every user kernel (judged by the course's rules), at every image count."""
+        from profconv.judge.assemble import apply as judge_result
         from profconv.run import runner
 
         req, m = self.request, self.model
@@ -401,11 +407,12 @@ class RunSession:
                                         data=req.data, weights=req.weights, timeout=d.timeout or req.kernel_timeout,
                                         ci_target=req.ci_target or None, time_budget=req.time_budget,
                                         build_dir=str(Path(builds) / d.name))
+                # the child always runs under CUPTI: its GPU work is placed in prolog / timed call / epilog
                 res, recs = _user_result(d, job, req.sanitize, self.cp is not None, self._on_progress,
-                                         run_dir / f".cupti-{d.name}-{count}.json" if collector else None)
-                if recs is not None:
+                                         run_dir / f".cupti-{d.name}-{count}.json", profiled=collector is not None)
+                if recs is not None and collector is not None:
                     child_records.append(recs)
-                self._on_result(res)
+                self._on_result(judge_result(res, self.rules, recs, Path(builds) / d.name))
         return child_records
 
     def _external(self, summary: dict, run_dir: Path, outcome: RunOutcome) -> dict:

@@ -1,0 +1,118 @@
+"""A user kernel's run result turned into the rules' Evidence, and the verdict applied to the result:
+the one place a user kernel's status is decided (`apply`), for `run` and, through run's records,
+`grade`.
+
+The evidence comes from the result's per-layer and per-edge records (what the harness measured), the
+child process's CUPTI records (attribution) and the SASS of the library the harness built (cuobjdump).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from profconv.analysis.sass import KernelSass
+from profconv.judge.evidence import EdgeEvidence, Evidence, LayerEvidence
+from profconv.judge.optimisations import from_launches, from_sass, placements
+from profconv.judge.rules import RuleSet
+from profconv.judge.verdict import judge
+from profconv.profile.activity import Records
+from profconv.profile.attribution import Attribution, attribute_calls
+from profconv.profile.disassemble import Disassembly, disassemble
+from profconv.records.run import ConvResult, VariantResult
+
+NONFINITE = ("non-finite", "unwritten")
+
+
+def _layer(c: ConvResult) -> LayerEvidence:
+    """One layer's measurements from its record (the harness's checks dict says which checks held)."""
+    err = c.error or ""
+    floor = c.checks.get("floor_s")
+    op_min = c.op_time.min_s if c.op_time else None
+    measured = c.rel_error is not None or any(s in err for s in NONFINITE)
+    return LayerEvidence(
+        layer=c.layer, shape=c.shape, rel_error=c.rel_error,
+        nonfinite=1 if c.rel_error is None and any(s in err for s in NONFINITE) else 0 if measured else None,
+        inputs_modified=True if "modified its input" in err else (False if c.checks.get("inputs_unchanged") else None),
+        timed_calls=len(c.op_time.samples_s) if c.op_time else None,
+        timed_wrong=1 if "output of the timed calls is wrong" in err else (0 if c.checks.get("timed_output_rechecked")
+                                                                            else None),
+        op_s=c.op_time.median_s if c.op_time else None,
+        below_floor=(op_min < floor) if floor is not None and op_min is not None else None, floor_s=floor,
+        error=None if measured or c.status == "ok" or "modified its input" in err or "impossible" in err
+        or "timed calls is wrong" in err else (c.error or "failed"))
+
+
+def _edge(e: dict[str, Any]) -> EdgeEvidence:
+    err = e.get("error") or ""
+    nonfinite = 1 if e.get("rel_error") is None and any(s in err for s in NONFINITE) else 0
+    return EdgeEvidence(layer=str(e.get("layer", "")), shape=str(e.get("shape", "")), rel_error=e.get("rel_error"),
+                        nonfinite=nonfinite, error=None if nonfinite or e.get("rel_error") is not None else err or None)
+
+
+def _sanitizer(user: dict[str, Any]) -> tuple[dict[str, int], str | None]:
+    report = user.get("sanitizer") or {}
+    counts = {t: int(r.get("errors") or 0) for t, r in report.items() if isinstance(r, dict)}
+    first = next((r["findings"][0] for r in report.values() if isinstance(r, dict) and r.get("errors")
+                  and r.get("findings")), None)
+    return counts, first
+
+
+def from_result(res: VariantResult, att: Attribution | None = None, dis: Disassembly | None = None,
+                expected_correctness: float | None = None) -> Evidence:
+    """The rules' evidence for one user kernel's result (with its attribution and SASS when recorded)."""
+    user = res.user or {}
+    compile_failed = any((c.error or "").startswith("compile error") for c in res.conv)
+    kernels: list[KernelSass] = dis.kernels if dis else []
+    timed = set(att.phase("timed").kernels) if att is not None else None
+    opts = from_sass(kernels, dis.half_ops if dis else None, only=timed or None) + (
+        from_launches(att, kernels) if att is not None else [])
+    used = [k for k in kernels if timed is None or not timed or k.short_name in timed]
+    counts, first = _sanitizer(user)
+    return Evidence(
+        name=res.variant, form=user.get("flavour") or user.get("contract"), folder=user.get("folder"),
+        compiled=False if compile_failed else (True if res.conv else None),
+        compile_error=next(((c.error or "").removeprefix("compile error: ") for c in res.conv
+                            if (c.error or "").startswith("compile error")), None),
+        error=res.error if res.status == "failed" and not res.conv else None, images=res.images,
+        declared_precision="fp16" if res.precision == "fp16" else "fp32",
+        layers=tuple(_layer(c) for c in res.conv if not (c.error or "").startswith("compile error")),
+        edges=tuple(_edge(e) for e in user.get("edge_checks", [])), correctness=res.correctness,
+        expected_correctness=expected_correctness, sanitizer_errors=counts, sanitizer_first=first,
+        sass_read=bool(kernels), sass_note=dis.note if dis else "the kernel's SASS was not read",
+        optimisations=tuple(opts), placement=tuple(placements(att)) if att is not None else (),
+        tensor_types=frozenset(t for k in used for t in k.tensor), fp16_arithmetic=any(k.fp16_arith for k in used))
+
+
+def built_libraries(build_dir: Path | None) -> list[Path]:
+    """The shared libraries the harness built for a kernel (course and host contracts), newest first."""
+    if build_dir is None or not build_dir.is_dir():
+        return []
+    return sorted(build_dir.rglob("*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def sass_of(build_dir: Path | None) -> Disassembly | None:
+    """The SASS of the library the harness built (None when it built none: an NVRTC or Python kernel)."""
+    libs = built_libraries(build_dir)
+    return disassemble(libs[0]) if libs else None
+
+
+def apply(res: VariantResult, rs: RuleSet, records: Records | None = None, build_dir: Path | None = None,
+          expected_correctness: float | None = None) -> VariantResult:
+    """Judge a user kernel's result under `rs`: the verdict is stored in the result and decides its
+    status and error (a skipped run stays skipped: nothing was measured)."""
+    if res.status == "skipped":
+        return res
+    att = attribute_calls(records) if records is not None else None
+    ev = from_result(res, att, sass_of(build_dir), expected_correctness)
+    v = judge(ev, rs)
+    res.verdict = v
+    res.status = v.status
+    res.error = (f"{v.reason} [{v.rule.id}]" if v.rule else v.reason) if v.status == "failed" else None
+    for c in res.conv:  # each layer's row says what the verdict says of that layer
+        bad = next((f for f in v.findings if f.outcome == "fail" and f.layer == c.layer), None)
+        if bad is not None:
+            c.status, c.error = "failed", f"{bad.reason} [{bad.rule.id}]"
+        elif c.status == "failed" and c.rel_error is not None:  # judged by the harness's tolerance, not the rules
+            c.status, c.error = "ok", None
+    return res

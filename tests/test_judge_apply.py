@@ -1,0 +1,119 @@
+"""The verdict applied to a user kernel's run result (the one place its status is decided), its evidence
+read from the result, the child's CUPTI records and the built library's SASS; and the verdict in words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from profconv import judge
+from profconv.analysis.sass import parse
+from profconv.judge import text
+from profconv.judge.assemble import apply, from_result
+from profconv.profile.attribution import attribute_calls
+from profconv.profile.disassemble import Disassembly
+from profconv.records import OpTime
+from profconv.records.run import ConvResult, VariantResult
+from tests.test_attribution import COPY_IN, COPY_OUT, KERNEL, Trace, course_call
+
+SASS = Path(__file__).parent / "data" / "sass"
+
+
+def op(s: float) -> OpTime:
+    return OpTime(median_s=s, min_s=s * 0.98, max_s=s * 1.05, samples_s=[s] * 5)
+
+
+def result(err: float = 2e-7, status: str = "ok", error: str | None = None, **kw) -> VariantResult:
+    conv = [ConvResult(layer="conv1", shape="M=4 C=1 86x86 K=7", op_time=op(0.004), rel_error=err, status=status,
+                       error=error, checks={"inputs_unchanged": True, "timed_output_rechecked": True}),
+            ConvResult(layer="conv2", shape="M=16 C=4 40x40 K=7", op_time=op(0.011), rel_error=err, status=status,
+                       error=error, checks={"inputs_unchanged": True, "timed_output_rechecked": True})]
+    return VariantResult(10_000, "k", "user kernel (course)", "fp32", status=status, error=error, conv=conv,
+                         user={"user": True, "contract": "course", "flavour": "minidnn", **kw})
+
+
+def tf32_sass() -> Disassembly:
+    return Disassembly("libcourse.so", parse((SASS / "wmma_tf32.sass").read_text()))
+
+
+def test_a_tf32_kernel_failed_by_the_harness_tolerance_is_ok_by_its_precision():
+    why = "relative error 0.00031 above tolerance 1e-05"
+    res = result(3.1e-4, "failed", why)
+    ev = from_result(res, dis=tf32_sass())
+    assert ev.precision == "tf32" and [o.name for o in ev.optimisations] == ["tensor-cores-tf32"]
+    assert ev.optimisations[0].evidence == "HMMA.1684.F32.TF32 x12"
+    v = judge.judge(ev, judge.load("sp25"))
+    assert v.status == "ok"
+    blind = apply(result(3.1e-4, "failed", why), judge.load("sp25"))  # no SASS: judged as declared fp32
+    assert blind.status == "failed" and blind.verdict is not None
+    assert blind.error == "conv1: relative error 0.00031 above the fp32 tolerance 1e-05 [profconv.output-correct]"
+    assert [c.error for c in blind.conv] == ["relative error 0.00031 above the fp32 tolerance 1e-05 "
+                                             "[profconv.output-correct]"] * 2
+
+
+def test_apply_sets_the_rows_and_the_status_from_the_verdict():
+    tr = Trace()
+    for layer in ("conv1", "conv2"):
+        for _ in range(3):
+            course_call(tr, f"ece408-fa20/k/{layer}", prolog=(*COPY_IN, KERNEL), epilog=COPY_OUT)
+    res = apply(result(), judge.load("minidnn"), records=tr.records())
+    assert res.status == "failed"
+    assert res.error == "1 kernel launch(es) in the prolog: conv_forward_kernel [minidnn.work-in-timed-call]"
+    assert [c.status for c in res.conv] == ["ok", "ok"]  # the layers' outputs are right: the rule is the call's
+    v = res.verdict
+    assert v is not None and [p.phase for p in v.placement] == ["prolog", "timed", "epilog"]
+    assert text.outside(v) == "prolog: 1 kernel (conv_forward_kernel)"
+    lines = text.lines("k (user) (10000)", v)
+    assert lines[0] == ("k (user) (10000): FAILED: 1 kernel launch(es) in the prolog: conv_forward_kernel "
+                        "[minidnn.work-in-timed-call] — ECE 408 mini-dnn project (Fall 2020 on) rules")
+    assert lines[1].startswith("  rule: All your gpu kernel calls need to take place inside conv_forward_gpu()")
+    assert "  timed call: 0 kernel launch(es) on 0 stream(s); outside it: prolog: 1 kernel (conv_forward_kernel)" in lines
+
+
+def test_an_honest_kernel_keeps_its_rows_and_gets_the_credit_of_its_term():
+    tr = Trace()
+    for layer in ("conv1", "conv2"):
+        course_call(tr, f"ece408-fa20/k/{layer}", prolog=COPY_IN, timed=(KERNEL,), epilog=COPY_OUT)
+    res = apply(result(), judge.load("sp25"), records=tr.records())
+    assert (res.status, res.error) == ("ok", None)
+    v = res.verdict
+    assert v is not None and text.status(v) == "ok" and text.outside(v) == "—"
+    assert v.credit is not None and v.credit.op_time_s == 0.015 and v.credit.points == 25.0
+    assert text.lines("k", v)[-1] == "  performance: 15.0 ms summed Op Time at 10,000 images -> 100% of the credit " \
+                                     "(25 points)"
+
+
+def test_edge_shapes_and_the_sanitizer_from_the_result():
+    edges = [{"layer": "conv1", "shape": "B=1 M=4 C=1 86x86 K=7", "seed": 1, "rel_error": 1e-7, "status": "ok"},
+             {"layer": "conv1", "shape": "B=3 M=4 C=1 87x89 K=7", "seed": 1, "rel_error": None, "status": "failed",
+              "error": "unwritten or non-finite elements"}]
+    san = {"memcheck": {"errors": 989, "warnings": 0, "findings": ["Invalid __global__ read of size 4 bytes at k.cu:17"],
+                        "complete": True}}
+    res = result(edge_checks=edges, sanitizer=san)
+    res.status, res.error = "failed", "1 of 2 edge-shape checks failed"
+    out = apply(res, judge.load("minidnn"))
+    assert out.status == "ok" and out.verdict is not None
+    assert out.verdict.warnings == [
+        "not general: wrong at B=3 M=4 C=1 87x89 K=7 (1 of 2 edge checks) [minidnn.edge-shapes]",
+        "compute-sanitizer: memcheck 989 error(s): Invalid __global__ read of size 4 bytes at k.cu:17 [minidnn.sanitizer]"]
+    strict = apply(result(edge_checks=edges, sanitizer=san), judge.load("profconv"))
+    assert strict.status == "failed" and strict.verdict.rule.id == "profconv.edge-shapes"
+
+
+def test_a_compile_error_and_a_skipped_kernel():
+    res = VariantResult(100, "k", "user kernel (course)", "fp32", status="failed", error="conv1: compile error: k.cu:3",
+                        conv=[ConvResult(layer="conv1", shape="", status="failed", error="compile error: k.cu:3: error")],
+                        user={"contract": "course"})
+    out = apply(res, judge.load("sp25"))
+    assert (out.status, out.error) == ("failed", "compile error: k.cu:3: error [profconv.compiled]")
+    skipped = VariantResult(100, "k", status="skipped", error="needs CUDA and CuPy")
+    assert apply(skipped, judge.load("sp25")).verdict is None
+
+
+def test_attribution_feeds_optimisations_from_the_timed_calls_sass_only():
+    """A file holding a TF32 kernel it never launches in the timed call (a decoy) does not get Tensor Cores."""
+    tr = Trace()
+    course_call(tr, "m/k/conv1", prolog=COPY_IN, timed=(KERNEL,), epilog=COPY_OUT)
+    att = attribute_calls(tr.records())
+    dis = Disassembly("lib.so", parse((SASS / "wmma_tf32.sass").read_text() + (SASS / "course_minidnn.sass").read_text()))
+    ev = from_result(result(), att, dis)
+    assert ev.tensor_types == frozenset() and [o.name for o in ev.optimisations] == []
