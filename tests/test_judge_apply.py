@@ -117,3 +117,30 @@ def test_attribution_feeds_optimisations_from_the_timed_calls_sass_only():
     dis = Disassembly("lib.so", parse((SASS / "wmma_tf32.sass").read_text() + (SASS / "course_minidnn.sass").read_text()))
     ev = from_result(result(), att, dis)
     assert ev.tensor_types == frozenset() and [o.name for o in ev.optimisations] == []
+
+
+def test_the_reports_verdict_section_in_markdown():
+    from profconv.records import Environment, ModelInfo, RunRecord, RunSettings
+    from profconv.render import markdown
+    from profconv.render.document import Document, RenderOptions
+    from profconv.report.verdicts import verdict_section
+
+    tr = Trace()
+    for layer in ("conv1", "conv2"):
+        course_call(tr, f"ece408-fa20/k/{layer}", prolog=(*COPY_IN, KERNEL), epilog=COPY_OUT)
+    judged = apply(result(), judge.load("sp25"), records=tr.records())
+    honest = apply(result(), judge.load("sp25"), records=None)
+    honest.variant = "h"
+    rec = RunRecord(argv=["profconv", "run"], created="2026-11-28T00:00:00+00:00", environment=Environment(),
+                    model=ModelInfo(name="ece408-fa20"), settings=RunSettings(repeat=5), results=[judged, honest])
+    sec = verdict_section(rec)
+    assert sec is not None
+    md = markdown.render(Document("r", [sec]), RenderOptions())
+    assert ("| `k` | 10,000 | sp25 | FAILED: 1 kernel launch(es) in the prolog: conv_forward_kernel | "
+            "`sp25.work-in-timed-call` | — | prolog: 1 kernel (conv_forward_kernel) | 100% (25 pts) |") in md
+    assert "| `h` | 10,000 | sp25 | ok | — | — | not recorded | 100% (25 pts) |" in md
+    assert ("- `k` (10,000 images): `sp25.work-in-timed-call`: ALL your gpu kernel calls need to be launched inside "
+            "conv_forward_gpu() for your performance submission — ECE 408 Spring 2025 Project, Milestone 3: Rubric, "
+            "Overall Performance") in md
+    assert verdict_section(RunRecord(argv=[], created="", environment=Environment(), model=ModelInfo(name="m"),
+                                     settings=RunSettings(repeat=1))) is None

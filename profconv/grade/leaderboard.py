@@ -25,10 +25,16 @@ usable record keeps one row with layer = None: no submission is ever dropped):
   started, ended str  when the job's process started and ended (ISO 8601)
   report      str     the submission's own report.md (None if not written)
   record      str     its run.json
+  rule        str     the id of the course rule that decided the verdict (judge/; None when ok or not judged)
+  course      str     the rule set the kernel was judged by (sp25, minidnn, profconv, ...)
+  optimisations str   the optimisations seen in the kernel's SASS and launches ('TC tf32, smem tiling')
+  outside     str     the GPU work outside the timed call ('prolog: 1 kernel (k)'; '—' none; None unknown)
+  warnings    str     the verdict's warnings, '; '-joined (edge shapes in course terms, partial credit)
 
 `board(layers)` -- one row per submission x model, ranked by total Op Time among correct ones:
   rank (NA unless ok), submission, model, gpu, device, verdict, reason, kernel, op_<layer> per
-  layer, total_s, cudnn_total_s, correctness, wall_s, started, ended, report, record, vs_cudnn,
+  layer, total_s, cudnn_total_s, correctness, wall_s, started, ended, report, record, rule, course,
+  optimisations, outside, warnings, vs_cudnn,
   vs_cudnn_low, vs_cudnn_high (the ratio's range over both totals' 95% intervals: the sums of the
   per-layer bounds; NaN when a layer lacks an interval), vs_median.
 
@@ -46,9 +52,10 @@ import pandas as pd
 
 from profconv.grade.jobs import JobResult
 
+JUDGED = ["rule", "course", "optimisations", "outside", "warnings"]
 LAYER_COLUMNS = ["submission", "model", "gpu", "device", "status", "verdict", "reason", "kernel", "layer",
                  "op_time_s", "cudnn_s", "op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s", "vs_cudnn",
-                 "vs_median", "correctness", "wall_s", "started", "ended", "report", "record"]
+                 "vs_median", "correctness", "wall_s", "started", "ended", "report", "record", *JUDGED]
 _NUMERIC = ["op_time_s", "cudnn_s", "op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s", "correctness", "wall_s"]
 
 
@@ -116,7 +123,8 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
             "verdict": result.status if result.status != "finished" else "error", "reason": result.reason,
             "kernel": None, "layer": None, "op_time_s": None, "cudnn_s": None, "op_low_s": None, "op_high_s": None,
             "cudnn_low_s": None, "cudnn_high_s": None, "correctness": None, "wall_s": result.wall_s,
-            "started": result.started, "ended": result.ended, "report": result.report, "record": result.record}
+            "started": result.started, "ended": result.ended, "report": result.report, "record": result.record,
+            **dict.fromkeys(JUDGED)}
     if result.status != "finished":
         return [base]
     if record is None:
@@ -148,20 +156,39 @@ def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: 
         if verdict == "ok" and failed_conv is not None:
             verdict = "FAILED"
         reason = None if verdict == "ok" else (r.get("error") or (failed_conv or {}).get("error") or status)
+        base_r = {**base, **judged(r.get("verdict"))}
         if not convs:
-            out.append({**base, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
+            out.append({**base_r, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
                         "correctness": r.get("correctness")})
         for c in convs:
             ok = verdict == "ok"
             rc = ref.get(c.get("layer"))
             lo, hi = _interval(c) if ok else (None, None)
             rlo, rhi = _interval(rc)
-            out.append({**base, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
+            out.append({**base_r, "verdict": verdict, "reason": reason, "kernel": r.get("variant"),
                         "layer": c.get("layer"), "op_time_s": _op(c) if ok else None,
                         "cudnn_s": _op(rc) if rc is not None else None, "op_low_s": lo, "op_high_s": hi,
                         "cudnn_low_s": rlo, "cudnn_high_s": rhi,
                         "correctness": r.get("correctness") if ok else None})
     return out
+
+
+def judged(verdict: Any) -> dict[str, Any]:
+    """The leaderboard's view of a result's verdict (the run record's dict): the deciding rule, the rule set,
+    the optimisations seen, the work outside the timed call, the warnings; all None when not judged."""
+    if not isinstance(verdict, dict):
+        return dict.fromkeys(JUDGED)
+    import msgspec
+
+    from profconv.judge import text
+    from profconv.records.verdict import Verdict
+
+    try:
+        v = msgspec.convert(verdict, Verdict)
+    except msgspec.ValidationError:
+        return dict.fromkeys(JUDGED)
+    return {"rule": v.rule.id if v.rule else None, "course": v.course, "optimisations": text.optimisations(v),
+            "outside": text.outside(v) or None, "warnings": "; ".join(v.warnings) or None}
 
 
 def layers(results: list[JobResult], reference: str = "cudnn") -> pd.DataFrame:
@@ -210,10 +237,11 @@ def board(lay: pd.DataFrame) -> pd.DataFrame:
         row["wall_s"] = first["wall_s"]
         row["started"], row["ended"] = first["started"], first["ended"]
         row["report"], row["record"] = first["report"], first["record"]
+        row.update({k: first[k] if isinstance(first[k], str) else None for k in JUDGED})
         rows.append(row)
     cols = ["submission", "model", "gpu", "device", "verdict", "reason", "kernel", *[f"op_{n}" for n in layer_names],
             "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high", "correctness", "wall_s", "started", "ended",
-            "report", "record"]
+            "report", "record", *JUDGED]
     df = pd.DataFrame(rows, columns=cols)
     for c in [*[f"op_{n}" for n in layer_names], "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high",
               "correctness", "wall_s"]:

@@ -53,6 +53,11 @@ def _gpu(r: dict | pd.Series) -> str:
     return f"{dev}: {name}" if isinstance(dev, str) and dev else name
 
 
+def _judged(board: pd.DataFrame) -> bool:
+    """Whether any submission was judged by the course's rules (records from before the judge were not)."""
+    return "course" in board.columns and bool(board["course"].notna().any())
+
+
 def _rank(v: object) -> str:
     return "" if v is pd.NA or v is None or (isinstance(v, float) and pd.isna(v)) else str(v)
 
@@ -76,6 +81,9 @@ def terminal(board: pd.DataFrame, title: str, width: int = 80):
     if "device" in board.columns and board["device"].notna().any():
         cols.append(Column("GPU", [str(r["device"]) if isinstance(r["device"], str) else "—" for r in rows],
                            drop=2))
+    if _judged(board):
+        cols.append(Column("optimisations", [_md_cell(r["optimisations"]) for r in rows], justify="left", wrap=True,
+                           drop=3))
     cols += [Column(c[3:], [_ms(r[c]) for r in rows], drop=1) for c in lay]
     cols += [Column("total", [_ms(r["total_s"]) for r in rows]),
              Column("x cuDNN", [_x_within(r) for r in rows], drop=3),
@@ -87,11 +95,15 @@ def terminal(board: pd.DataFrame, title: str, width: int = 80):
 
 
 def reasons(board: pd.DataFrame) -> list[str]:
-    """One line per submission that is not ok: `name (model): verdict: reason`."""
+    """One line per submission that is not ok: `name (model): verdict: reason`; then the warnings of the ok
+    ones (`name (model): warning: ...`, a course's edge shapes or partial credit)."""
     out = []
     for _, r in board.iterrows():
         if r["verdict"] != "ok":
             out.append(f"{r['submission']} ({r['model']}): {r['verdict']}: {r['reason'] or 'no reason recorded'}")
+    for _, r in board.iterrows():
+        if r["verdict"] == "ok" and isinstance(r.get("warnings"), str) and r["warnings"]:
+            out.append(f"{r['submission']} ({r['model']}): warning: {r['warnings']}")
     return out
 
 
@@ -112,14 +124,19 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
     """GitHub markdown: the table with links (relative to `base`) to each submission's report and record."""
     lay = layer_columns(board)
     prev = "vs_previous" in board.columns
-    head = ["#", "submission", "model", "GPU", "verdict", *[f"{c[3:]} (ms)" for c in lay], "total (ms)",
+    judged = _judged(board)
+    head = ["#", "submission", "model", "GPU", "verdict", *(["rule", "optimisations", "outside the timed call"]
+                                                             if judged else []),
+            *[f"{c[3:]} (ms)" for c in lay], "total (ms)",
             "x cuDNN", "x median", *(["x previous"] if prev else []), "Correctness", "report", "record"]
     lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "|".join("---:" if i == 0 or h.endswith(
         ("(ms)", "cuDNN", "median", "previous", "Correctness")) else "---" for i, h in enumerate(head)) + "|"]
     for _, r in board.iterrows():
         corr = f"{r['correctness']:.4f}" if pd.notna(r["correctness"]) else "—"
         cells = [_rank(r["rank"]), _md_cell(r["submission"]), _md_cell(r["model"]), _gpu(r),
-                 r["verdict"], *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x_range(r), _x(r["vs_median"]),
+                 r["verdict"], *([_md_cell(r["rule"]), _md_cell(r["optimisations"]), _md_cell(r["outside"])]
+                                 if judged else []),
+                 *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x_range(r), _x(r["vs_median"]),
                  *([_x(r["vs_previous"])] if prev else []), corr, _link(r["report"], base), _link(r["record"], base)]
         lines.append("| " + " | ".join(cells) + " |")
     bad = reasons(board)
@@ -152,6 +169,8 @@ def document(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
     cols = [Column("rank", "#", "int"), Column("submission", "submission", "code"), Column("model", "model"),
             Column("gpu", "GPU"), *([Column("device", "device")] if "device" in board.columns else []),
             Column("verdict", "verdict"),
+            *([Column("rule", "rule", "code"), Column("optimisations", "optimisations"),
+               Column("outside", "outside the timed call")] if _judged(board) else []),
             *[Column(c, f"{c[3:]} Op Time", "seconds") for c in layer_columns(board)],
             Column("total_s", "total", "seconds"), Column("vs_cudnn", "x cuDNN", "ratio"),
             *([Column("vs_cudnn_low", "x cuDNN low", "ratio"), Column("vs_cudnn_high", "x cuDNN high", "ratio")]

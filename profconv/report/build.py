@@ -22,6 +22,7 @@ from profconv.render import plots
 from profconv.render.document import Bullets, Column, Document, Figure, Paragraph, Section, Table
 from profconv.report.bench import bench_section
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
+from profconv.report.verdicts import verdict_section
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,9 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         from profconv.report.explain import explain_run, explain_sections
 
         sec.sections += explain_sections(inp, explain_run(inp))
+    judged = verdict_section(rec)
+    if judged is not None:
+        sec.sections.append(judged)
     failed = df[df["status"] != "ok"]
     if not failed.empty:
         sec.sections.append(Section("Failed variants").add(Bullets(
