@@ -53,3 +53,17 @@ def test_the_board_and_its_markdown_show_the_rule_and_the_work_outside():
     assert "| FAILED | sp25.work-in-timed-call | — | prolog: 1 kernel (conv_forward_kernel) |" in md
     assert ("- cheat (m): FAILED: 1 kernel launch(es) in the prolog: conv_forward_kernel [sp25.work-in-timed-call]"
             in md)
+
+
+def test_grade_passes_course_to_each_run_and_refuses_an_unknown_term(cli, tmp_path):
+    from profconv.grade.jobs import JobSpec, build_command
+
+    spec = JobSpec(submission="a", path="/s/a", digest="d", model="ece408-fa20", out_dir="/o/a", course="sp25")
+    argv = build_command(spec, "python3")
+    assert argv[-2:] == ["--course", "sp25"]
+    assert spec.fingerprint() != JobSpec(submission="a", path="/s/a", digest="d", model="ece408-fa20",
+                                         out_dir="/o/a").fingerprint()
+    k = tmp_path / "k.cu"
+    k.write_text("__global__ void k() {}\n")
+    r = cli("grade", str(k), "--course", "sp99", "--out", str(tmp_path / "g"), "--dry-run")
+    assert r.returncode == 2 and "--course 'sp99': no such rule set" in r.stderr

@@ -91,6 +91,7 @@ def grade_command(
     weights: Annotated[Path | None, typer.Option("--weights", help="Passed to profconv run: a .npz of weights.")] = None,
     profile: Annotated[str | None, typer.Option("--profile", help="Passed to profconv run: also profile each job (cupti, ncu, nsys, nvprof).")] = None,
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Passed to profconv run: also run each kernel's checks under compute-sanitizer memcheck and racecheck (an over-read or a race the output check cannot see is FAILED).")] = False,
+    course: Annotated[str | None, typer.Option("--course", metavar="TERM", help="Passed to profconv run: judge each kernel by this course term's rules (sp25, fa24, sp24, minidnn, mxnet, profconv; default: the term the model implies).")] = None,
     variant: Annotated[str, typer.Option("--variant", help="Reference variant run beside each kernel (the x cuDNN column).")] = "cudnn",
     job_command: Annotated[str | None, typer.Option("--job-command", help="Replace the job's command; placeholders {python} {model} {kernel} {out} {submission} {variant}. The command must write {out}/run.json.")] = None,
     warmup: Annotated[bool | None, typer.Option("--warmup/--no-warmup", help="Before the jobs, one untimed run per model that compiles profconv's own kernels into CuPy's cache, so the first jobs on a fresh machine do not spend their --kernel-timeout on them (default: on for the local and ray executors).", show_default=False)] = None,
@@ -120,6 +121,10 @@ def grade_command(
         if given is not None and not given.exists():
             raise InputError(f"{what}: no such file or directory: {given}")
     models = tuple(comma_list(model, "--model")) or ("ece408-high",)
+    if course is not None:
+        from profconv import judge
+
+        judge.load(course)  # an unknown term is a usage error before any job starts
     subs = discover(submissions)
     for name in {m for s in subs for m in (s.models or models)}:
         get_model(name)  # an unknown model is a usage error before any job starts
@@ -127,7 +132,7 @@ def grade_command(
                                     kernel_timeout_s=kernel_timeout,
                                     data=str(data.resolve()) if data else None,
                                     weights=str(weights.resolve()) if weights else None, profile=profile, sanitize=sanitize,
-                                    job_command=job_command, report=report, dry_run=dry_run)
+                                    course=course, job_command=job_command, report=report, dry_run=dry_run)
     prev_results = manifest.results(manifest.read(previous), previous) if previous is not None else None
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)

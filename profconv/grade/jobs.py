@@ -82,6 +82,7 @@ class JobSpec:
     weights: str | None = None  # --weights for profconv run (absolute)
     profile: str | None = None  # --profile for profconv run (cupti, ncu, ...)
     sanitize: bool = False  # --sanitize for profconv run (compute-sanitizer memcheck + racecheck)
+    course: str | None = None  # --course for profconv run: the term whose rules judge the kernel
     job_command: str | None = None  # a template replacing the profconv run command (see build_command)
     report: bool = True  # also write the submission's own report.md
     dry_run: bool = False  # CPU only: the job sees no GPU
@@ -94,7 +95,8 @@ class JobSpec:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
                  str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.profile), str(self.job_command),
-                 str(self.dry_run)] + (["sanitize"] if self.sanitize else [])
+                 str(self.dry_run)] + (["sanitize"] if self.sanitize else []) + (
+                     [f"course={self.course}"] if self.course else [])
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
@@ -180,6 +182,8 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
         argv += ["--profile", spec.profile]
     if spec.sanitize:
         argv += ["--sanitize"]
+    if spec.course is not None:
+        argv += ["--course", spec.course]
     return argv
 
 

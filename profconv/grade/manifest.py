@@ -54,6 +54,7 @@ class JobSettings:
     weights: str | None = None
     profile: str | None = None
     sanitize: bool = False
+    course: str | None = None
     job_command: str | None = None
     report: bool = True
     dry_run: bool = False
@@ -74,6 +75,7 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
                                  variant=settings.variant, images=settings.images, repeat=settings.repeat,
                                  kernel_timeout_s=settings.kernel_timeout_s, data=settings.data,
                                  weights=settings.weights, profile=settings.profile, sanitize=settings.sanitize,
+                                 course=settings.course,
                                  job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")
