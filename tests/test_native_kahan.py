@@ -275,7 +275,9 @@ def test_find_any_is_any_substring(text, needles):
 
 def test_find_any_markers_and_what_it_leaves_to_python():
     from profconv.parse.context import KEYWORDS, contains_any
-    from profconv.parse.stream import OTHER_MARKERS
+    from profconv.parse.stream import other_markers
+
+    OTHER_MARKERS = other_markers("nvprof")
 
     assert kahan.find_any("==1== NVPROF\n==PROF== x", OTHER_MARKERS) is True
     assert kahan.find_any("==1== NVPROF\n==PRO", OTHER_MARKERS) is False

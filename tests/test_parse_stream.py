@@ -118,12 +118,13 @@ def test_a_log_with_one_profile_start_is_read_whole(path, small):
         list(stream_mod.Stream(str(path), window=small))
 
 
-def test_other_dialects_are_seen_in_some_part():
+@pytest.mark.parametrize("streamed", [d.name for d in DIALECTS.values() if d.streams])
+def test_other_dialects_are_seen_in_some_part(streamed):
     """What another dialect's detect finds in a whole test file, the stream's check finds in one
     of its lines (a part is made of whole lines; rows read in bulk are blank in what detection
     sees, as in the whole-file reader): otherwise a file read in parts could lose a dialect that
-    reading it whole would have run."""
-    assert set(DIALECTS) == stream_mod._KNOWN, "a new dialect: add what its detect needs to OTHER_MARKERS"
+    reading it whole would have run. Each dialect's declared markers (Dialect.markers) are what
+    makes this hold: a dialect whose markers miss what its detect finds fails here."""
     for f in glob.glob(str(DATA / "**" / "*"), recursive=True):
         if not Path(f).is_file():
             continue
@@ -132,8 +133,32 @@ def test_other_dialects_are_seen_in_some_part():
             continue
         text = normalize(decode(data))
         doc = Document(lines=[], label=f, text=text)
-        if any(mod.detect(doc) for name, mod in DIALECTS.items() if name != "nvprof"):
-            assert any(stream_mod._other_dialect(f"-\n{line}\n-") for line in text.split("\n")), f
+        for d in DIALECTS.values():
+            if d.name != streamed and d.detect(doc):
+                assert any(stream_mod._other_dialect(f"-\n{line}\n-", streamed) for line in text.split("\n")), (f, d.name)
+                # and by the dialect's own markers alone (what a dialect added later must declare)
+                assert any(m in text for m in d.markers), (f, d.name)
+
+
+def test_every_dialect_declares_the_markers_of_what_it_detects():
+    """A dialect's markers cover its detect on every test file, streamed or not (a dialect missing
+    from the stream's check would make a log of it read in parts lose its tables)."""
+    from profconv.parse.stream import other_markers
+
+    for d in DIALECTS.values():
+        assert d.markers, d.name
+        assert set(d.markers) <= set(other_markers("nvprof")) or d.name == "nvprof"
+    for f in glob.glob(str(DATA / "**" / "*"), recursive=True):
+        if not Path(f).is_file():
+            continue
+        data = Path(f).read_bytes()
+        if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            continue
+        text = normalize(decode(data))
+        doc = Document(lines=[], label=f, text=text)
+        for d in DIALECTS.values():
+            if d.detect(doc):
+                assert any(m in text for m in d.markers), (f, d.name)
 
 
 def test_public_parts_api(tmp_path, monkeypatch):

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from profconv.errors import InputError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet, source_label
+from profconv.parse.dialect import dialect_list
+from profconv.parse.dialect import names as dialect_names
 from profconv.ui import console, error_console
 
 if TYPE_CHECKING:
@@ -22,12 +24,8 @@ if TYPE_CHECKING:
     from profconv.commands._options import FullNames, Threshold, Width
 
 
-class Format(str, Enum):
-    nvprof = "nvprof"
-    nsys = "nsys"
-    ncu = "ncu"
-    acc = "acc"
-    cudaprof = "cudaprof"
+# the --format choices: the registered dialects (profconv.parse.dialect)
+Format = Enum("Format", {name: name for name in dialect_names()}, type=str)  # type: ignore[misc]
 
 
 def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
@@ -394,7 +392,6 @@ def parse_files(
     full_names: FullNames = False,
     width: Width = None,
 ) -> None:
-    """Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing or CUDA profiler logs and rank what takes the time."""
     if as_json and as_csv:
         raise InputError("choose one of --json and --csv")
     if "-" in files and sys.stdin is None:
@@ -405,6 +402,9 @@ def parse_files(
         big_blocks()
     with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
         _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
+
+
+parse_files.__doc__ = f"Read {dialect_list('product')} logs and rank what takes the time."
 
 
 def _parse_one(path: str, format: str | None, profile: int | None, threshold: float, strict: bool) -> ProfileSet:
@@ -424,13 +424,15 @@ def _parse_and_write(files: list[str], format: Format | None, profile: int | Non
     from profconv.parse.stream import STREAM_FROM
 
     fmt = format.value if format else None
-    if ((as_json or as_csv) and profile is None and not strict and fmt in (None, "nvprof")
+    from profconv.parse.stream import streamed as stream_dialect
+
+    if ((as_json or as_csv) and profile is None and not strict and stream_dialect(fmt) is not None
             and any(f != "-" and _size(f) >= STREAM_FROM for f in files)):
         with _progress(files) as advance:
             if _stream_big(files, fmt, threshold, as_json, advance):
                 return
     streamed: set[str] = set()
-    if not as_json and not as_csv and profile is None and not strict and fmt in (None, "nvprof"):
+    if not as_json and not as_csv and profile is None and not strict and stream_dialect(fmt) is not None:
         from profconv.parse.stream import _streamable_file
 
         # tables of a long nvprof log are printed a part at a time as it is read (the whole file

@@ -10,7 +10,7 @@ import math
 import re
 import sys
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import chain, repeat
 from operator import add, attrgetter, itemgetter
 from pathlib import Path
@@ -20,7 +20,7 @@ from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
 from profconv.parse import context, native
-from profconv.parse.dialects import DIALECTS
+from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
@@ -180,7 +180,7 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
     big = len(doc.text) > BIG_TEXT
     if big:  # a dialect parses the lines: the whole text need not be held meanwhile
         doc.text = ""
-    results[name] = r = DIALECTS[name].parse(doc)
+    results[name] = r = registry()[name].parse(doc)
     # rows read in bulk belong to that table alone: their lines are emptied (the dialect may have
     # done so already, to free them as it read), and later detection and the run-context scan pass
     # over what is left (line numbers stay)
@@ -213,8 +213,9 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
         end = "\n"
     doc = Document(lines=lines, label=label, text=text)
     del text  # the document holds it, until the rows read in bulk are out
-    if format is not None and format not in DIALECTS:
-        raise InputError(f"unknown format {format!r}: choose one of {', '.join(DIALECTS)}")
+    dialects = registry()
+    if format is not None and format not in dialects:
+        raise InputError(f"unknown format {format!r}: choose one of {', '.join(dialects)}")
     results: dict[str, DialectResult] = {}
 
     if format is not None:
@@ -224,14 +225,14 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
         # in the text); the others look at what is left once the rows read in bulk are out
         cut = doc.text.rfind("\n", 0, HEAD) + 1 if len(doc.text) > HEAD else len(doc.text)
         head = Document(lines=[], label=label, text=doc.text[:cut])
-        early = [name for name, mod in DIALECTS.items() if mod.detect(head)]
+        early = [name for name, d in dialects.items() if d.detect(head)]
         del head
         for name in early:
             _run(name, doc, end, results)
-        for name, mod in DIALECTS.items():
-            if name not in results and mod.detect(doc):
+        for name, d in dialects.items():
+            if name not in results and d.detect(doc):
                 _run(name, doc, end, results)
-        results = {name: results[name] for name in DIALECTS if name in results}  # the registry's order
+        results = {name: results[name] for name in dialects if name in results}  # the registry's order
     text = doc.text
     raw: list[RawProfile] = sorted(
         (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
@@ -250,8 +251,7 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool) ->
             nums = ", ".join(str(n) for n, _ in unplaced[:10])
             raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) {nums} "
                                  "hold values that are not valid numbers, or columns that do not fit the header")
-        what = (f"no {format} profile" if format
-                else "no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line profiler)")
+        what = f"no {format} profile" if format else f"no profiler output ({dialect_list()})"
         raise NoProfileFound(_no_profile_instead(label, text) or f"{label}: {what} found")
     if strict and unplaced:
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
@@ -312,13 +312,13 @@ def _no_profile_instead(label: str, text: str) -> str | None:
                     f"them (`{how.format(path)}` prints them as text)")
     # Nsight Compute ran but printed no result: what it said why
     if said := _ncu_said(text):
-        return (f"{label}: no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line "
-                f"profiler) found: Nsight Compute printed no results ({said})")
+        return f"{label}: no profiler output ({dialect_list()}) found: Nsight Compute printed no results ({said})"
     # another profiler's tables: say which, and what to run instead
-    for rx, what, hint in _FOREIGN:
-        if rx.search(text):
-            return (f"{label}: no profiler output (nvprof, nsys, ncu, OpenACC timing or the CUDA command-line "
-                    f"profiler) found: the tables are {what}, which profconv does not read ({hint})")
+    native_ = {d.foreign for d in registry().values()}
+    for name, rx, what, hint in _FOREIGN:
+        if name not in native_ and rx.search(text):
+            return (f"{label}: no profiler output ({dialect_list()}) found: the tables are {what}, which profconv "
+                    f"does not read ({hint})")
     return None
 
 
@@ -348,18 +348,19 @@ def _ncu_said(text: str) -> str | None:
 
 
 _UNDER_NSYS = "run the program under `nsys profile --stats=true` or `ncu` for a profile profconv reads"
+# (name, what tells it, what it is, what to do): a dialect that reads one names it as its `foreign`
 _FOREIGN = [
-    (re.compile(r"^.*\bSelf CPU %.*# of Calls", re.M), "PyTorch profiler output (key_averages().table())",
+    ("pytorch", re.compile(r"^.*\bSelf CPU %.*# of Calls", re.M), "PyTorch profiler output (key_averages().table())",
      _UNDER_NSYS),
-    (re.compile(r'^"?Name"?,"?Calls"?,"?TotalDurationNs"?,"?AverageNs"?,"?Percentage"?', re.M),
+    ("rocprof", re.compile(r'^"?Name"?,"?Calls"?,"?TotalDurationNs"?,"?AverageNs"?,"?Percentage"?', re.M),
      "rocprof's statistics (AMD GPUs)", "profconv reads NVIDIA profilers' output"),
-    (re.compile(r"^(?:Host|Device)-side activity: ", re.M), "CUDA.jl's profiler output (CUDA.@profile)",
+    ("cuda.jl", re.compile(r"^(?:Host|Device)-side activity: ", re.M), "CUDA.jl's profiler output (CUDA.@profile)",
      "run Julia under `nsys profile --stats=true` for a profile profconv reads"),
-    (re.compile(r"^Flat profile:\s*\n(?:.*\n){0,3}.*Each sample counts as", re.M), "gprof's CPU profile",
+    ("gprof", re.compile(r"^Flat profile:\s*\n(?:.*\n){0,3}.*Each sample counts as", re.M), "gprof's CPU profile",
      _UNDER_NSYS),
-    (re.compile(r"^\s*ncalls\s+tottime\s+percall\s+cumtime\s+percall\s", re.M), "Python cProfile's CPU profile",
+    ("cprofile", re.compile(r"^\s*ncalls\s+tottime\s+percall\s+cumtime\s+percall\s", re.M), "Python cProfile's CPU profile",
      _UNDER_NSYS),
-    (re.compile(r"^\s*Tot / % measured:", re.M), "Julia TimerOutputs timings", _UNDER_NSYS),
+    ("timeroutputs", re.compile(r"^\s*Tot / % measured:", re.M), "Julia TimerOutputs timings", _UNDER_NSYS),
 ]
 
 
@@ -681,22 +682,10 @@ def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
     ]
     if found is None:
         found = context.scan(text)
-    commands = [c.line for c in found if c.kind == "command"]
+    commands = sorted(c.line for c in found if c.kind == "command")
+    place = _Placer(infos, commands)
     for c in found:
-        target = None
-        for info in infos:
-            if info.line_start <= c.line <= info.line_end:
-                target = info
-                break
-        if target is None:
-            after = [i for i in infos if i.line_start > c.line]
-            if after:
-                nxt = after[0]
-                if not any(c.line < cmd < nxt.line_start for cmd in commands) or c.kind == "command":
-                    # no other run began between this line and the profile
-                    target = nxt
-                    if c.kind == "command" and any(c.line < cmd < nxt.line_start for cmd in commands):
-                        target = None
+        target = place(c)
         if target is None:
             continue
         if c.kind == "command":
@@ -707,3 +696,49 @@ def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
             target.correctness = c.value
             target.model = c.text or target.model
     return infos
+
+
+class _Placer:
+    """Which profile a context line belongs to, by bisection (linear in profiles and lines, where
+    a scan of every profile per line was quadratic: 76 s on a 200 MB log of summaries):
+    the first profile whose lines hold it; else the first profile after it, when no other run's
+    command line comes between them (a command line itself: when no other comes between)."""
+
+    def __init__(self, infos: list[ProfileInfo], commands: list[int]) -> None:
+        self.infos = infos
+        self.commands = commands
+        self.starts = [i.line_start for i in infos]
+        self.sorted = all(a <= b for a, b in zip(self.starts, self.starts[1:]))
+        self.reach: list[int] = []  # the furthest line_end up to each profile
+        top = -1
+        for i in infos:
+            top = max(top, i.line_end)
+            self.reach.append(top)
+
+    def __call__(self, c: context.ContextLine) -> ProfileInfo | None:
+        if not self.sorted:
+            return self._scan(c)
+        k = bisect_right(self.starts, c.line)  # profiles [0, k) start at or before the line
+        j = bisect_left(self.reach, c.line, 0, k)  # the first of them whose lines reach it
+        if j < k:
+            return self.infos[j]
+        if k == len(self.infos):
+            return None
+        nxt = self.infos[k]
+        between = bisect_right(self.commands, c.line)
+        if between < len(self.commands) and self.commands[between] < nxt.line_start:
+            return None  # another run began between this line and the profile
+        return nxt
+
+    def _scan(self, c: context.ContextLine) -> ProfileInfo | None:
+        """The same, profile by profile (profiles not in line order)."""
+        for info in self.infos:
+            if info.line_start <= c.line <= info.line_end:
+                return info
+        after = [i for i in self.infos if i.line_start > c.line]
+        if not after:
+            return None
+        nxt = after[0]
+        if any(c.line < cmd < nxt.line_start for cmd in self.commands):
+            return None
+        return nxt

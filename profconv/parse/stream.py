@@ -40,7 +40,7 @@ from profconv.parse.core import (
     source_label,
     table_note,
 )
-from profconv.parse.dialects import DIALECTS, nvprof
+from profconv.parse.dialect import Dialect, markers_except, registry, streaming
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.shares import ranked
 
@@ -48,32 +48,38 @@ WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
 MARGIN = 64  # lines a window holds past a cut: what the reader may look ahead of a line
 HEAD = 1 << 16  # characters where dialects are looked for first (profconv.parse.core.HEAD)
-START = "NVPROF is profiling process"
 
-# what another dialect's detection (profconv/parse/dialects/*.py, detect) may find in a whole file
-# and in none of its parts: the parts of its tests that need more than one line (two substrings
-# far apart, a marker with the line end before it). A text is taken for another dialect's where
-# one of these is in it or where a dialect's own detect finds itself in it; tests/test_parse_stream.py
-# checks on every test file, cut at every line, that what detect finds in the whole is found so
-OTHER_MARKERS = (
-    "==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ", "Metric Unit",  # ncu
-    "stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing [",  # nsys
-    "Accelerator Kernel Timing data",  # acc
-    "gputime",  # cudaprof
-)
-_KNOWN = {"nvprof", "nsys", "ncu", "acc", "cudaprof"}  # a dialect added later: its markers are not known here
+# what another dialect's detection may find in a whole file and in none of its parts is declared by
+# each dialect (Dialect.markers: substrings of which one is in any text its detect takes). A text is
+# taken for another dialect's where one of those is in it or where that dialect's own detect finds
+# itself in it; tests/test_parse_stream.py checks on every test file, cut at every line, that what
+# detect finds in the whole is found so
+
+
+def streamed(format: str | None) -> Dialect | None:
+    """The dialect a long log is read part by part as (None: read whole): the one the format names
+    when it streams, else (no format) the one streaming dialect."""
+    got = streaming()
+    if format is not None:
+        return next((d for d in got if d.name == format), None)
+    return got[0] if len(got) == 1 else None
+
+
+def other_markers(name: str = "nvprof") -> tuple[str, ...]:
+    """The markers of every dialect but `name` (the one streamed)."""
+    return markers_except(name)
 
 
 class NotStreamable(Exception):
     """This input must be read whole (profconv.parse.parse) to be read right."""
 
 
-def _other_dialect(text: str) -> bool:
-    """Whether another dialect may be read in a file that holds `text` (see OTHER_MARKERS)."""
-    if contains_any(text, OTHER_MARKERS):
+def _other_dialect(text: str, name: str = "nvprof") -> bool:
+    """Whether a dialect other than `name` may be read in a file that holds `text` (its markers)."""
+    if contains_any(text, other_markers(name)):
         return True
     doc = Document(lines=[], label="", text=text)
-    return any(mod.detect(doc) for name, mod in DIALECTS.items() if name != "nvprof")
+    return any(d.detect(doc) for d in registry().values() if d.name != name)
 
 
 def _shift(raw: list[RawProfile], d: int) -> None:
@@ -138,8 +144,10 @@ class Stream:
                 "unplaced, not used", *part_notes]
 
     def __iter__(self) -> Iterator[ProfileSet]:
-        if self.format not in (None, "nvprof") or set(DIALECTS) != _KNOWN:
+        dialect = streamed(self.format)
+        if dialect is None:
             raise NotStreamable("a format or dialect the stream does not know")
+        self.dialect = dialect
         try:
             f = open(self.path, "rb")
         except OSError:
@@ -153,7 +161,8 @@ class Stream:
         carry = b""  # the file's bytes from the last cut on, not read yet
         start = 1  # the file's number of the first line of `carry`
         gap: list[str] = []  # lines after the last profile handed out, before `start`: their context is the next profile's
-        state: tuple | None = None  # the nvprof reader's state at `start`
+        state: tuple | None = None  # the dialect's reader state at `start`
+        name, start_mark = self.dialect.name, self.dialect.part_start
         head = True
         utf8 = False  # a window held non-ASCII UTF-8 (a later undecodable one would make the whole file Latin-1)
         latin1 = False
@@ -187,19 +196,19 @@ class Stream:
                     text = data.decode("latin-1")
                 else:
                     utf8 = utf8 or not data.isascii()
-            if head and self.format is None and len(text) >= HEAD and _other_dialect(text[:HEAD]):
+            if head and self.format is None and len(text) >= HEAD and _other_dialect(text[:HEAD], name):
                 # what the head check below finds on any longer window too (the same first HEAD
                 # characters): a big trace of another dialect is not read on to 4 MiB first
                 raise NotStreamable("head: another dialect")
-            if head and not eof and (len(text) < HEAD or text.count(START) < 2) and len(data) < STREAM_FROM:
+            if head and not eof and (len(text) < HEAD or text.count(start_mark) < 2) and len(data) < STREAM_FROM:
                 carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
                 continue
             if head:
                 probe = Document(lines=[], label=self.label, text=text[:HEAD])
-                if text.lstrip()[:1] == "{" or text.count(START) < 2 or (
-                        self.format is None and (not nvprof.detect(Document(lines=[], label=self.label, text=text))
-                                                 or _other_dialect(probe.text))):
-                    raise NotStreamable("head: notebook, fewer than two profile starts, not nvprof or another dialect")
+                if text.lstrip()[:1] == "{" or text.count(start_mark) < 2 or (
+                        self.format is None and (not self.dialect.detect(Document(lines=[], label=self.label, text=text))
+                                                 or _other_dialect(probe.text, name))):
+                    raise NotStreamable("head: notebook, fewer than two profile starts, not this dialect or another")
                 head = False
             got = self._window(data, text, eof, start, gap, state)
             if got is None:  # no place to cut in this window: read on
@@ -235,12 +244,13 @@ class Stream:
         del decoded
         if n != newlines + (0 if end else 1):
             raise NotStreamable("lines do not map onto the file")  # lines do not map one to one onto the file's
-        doc = Document(lines=lines, label=self.label, text=text, state={"nvprof": state} if state else {})
+        name = self.dialect.name
+        doc = Document(lines=lines, label=self.label, text=text, state={name: state} if state else {})
         del text
         results: dict[str, DialectResult] = {}
-        _run("nvprof", doc, end, results)
-        r = results["nvprof"]
-        if self.format is None and _other_dialect(doc.text):
+        _run(name, doc, end, results)
+        r = results[name]
+        if self.format is None and _other_dialect(doc.text, name):
             raise NotStreamable("another dialect")  # another dialect would be read over the whole file
         if r.notes or any(p.device for p in r.profiles):
             raise NotStreamable("dialect notes or a Device line")
@@ -330,18 +340,20 @@ def _streamable_file(path: str, format: str | None) -> bool:
     """A file worth reading part by part in which nothing asks for the whole (checked by one pass)."""
     import os
 
-    if path == "-" or format not in (None, "nvprof"):
+    dialect = streamed(format)
+    if path == "-" or dialect is None:
         return False
     try:
         if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM:
             return False
+        whole = [m.encode() for m in dialect.whole_if]
         with open(path, "rb") as f:
             utf8 = codecs.getincrementaldecoder("utf-8")()
             prev = b""
             while block := f.read(WINDOW):
-                if b'Device "' in prev + block:  # nvprof gives every profile the file's last device
+                if any(m in prev + block for m in whole):  # nvprof gives every profile the file's last device
                     return False
-                if format is None and _other_dialect((prev + block).decode("latin-1")):
+                if format is None and _other_dialect((prev + block).decode("latin-1"), dialect.name):
                     return False
                 if not block.isascii():
                     utf8.decode(block)  # UnicodeDecodeError: the file is read as Latin-1, whole

@@ -1,18 +1,20 @@
-"""The dialect registry: a new profiler dialect is one module here plus one line below.
+"""The built-in dialects, in the order they are tried (and their results kept).
 
-Each module offers `detect(Document) -> bool` and `parse(Document) -> DialectResult`.
+A new profiler dialect is one module here that ends with `DIALECT = Dialect(...)` (see
+profconv/parse/dialect.py) plus its name below; everything that lists the dialects reads them from
+`profconv.parse.dialect.registry()`. `DIALECTS` is that registry (name -> Dialect).
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import Any
 
-from profconv.parse.dialects import acc, cudaprof, ncu, nsys, nvprof
+BUILTIN = ("nvprof", "nsys", "ncu", "acc", "cudaprof")
 
-DIALECTS: dict[str, ModuleType] = {
-    "nvprof": nvprof,
-    "nsys": nsys,
-    "ncu": ncu,
-    "acc": acc,
-    "cudaprof": cudaprof,  # the pre-nvprof command-line profiler (COMPUTE_PROFILE=1)
-}
+
+def __getattr__(name: str) -> Any:
+    if name == "DIALECTS":
+        from profconv.parse.dialect import registry
+
+        return registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from profconv.parse import grouping, units
+from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 
@@ -117,3 +118,11 @@ def parse(doc: Document) -> DialectResult:
             ev.block.line_start = min(r.line_start for r in ev.block.rows)
     result.profiles = grouping.group(events, TOOL)
     return result
+
+
+DIALECT = Dialect(
+    name="acc", title="OpenACC timing", tool=TOOL,
+    markers=("Accelerator Kernel Timing data",),
+    sections=("gpu", "openacc"),
+    detect=detect, parse=parse,
+)

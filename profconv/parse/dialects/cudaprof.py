@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from profconv.parse import grouping, units
+from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 
@@ -133,3 +134,11 @@ def _summary(trace: list[Row]) -> list[Row]:
                        total_ns=sum(times), calls=len(times), avg_ns=sum(times) / len(times),
                        min_ns=min(times), max_ns=max(times)))
     return out
+
+
+DIALECT = Dialect(
+    name="cudaprof", title="the CUDA command-line profiler", product="CUDA profiler", tool=TOOL,
+    markers=("gputime",),
+    sections=("gpu", "gpu-trace"),
+    detect=detect, parse=parse,
+)

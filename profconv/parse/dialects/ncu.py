@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from profconv.parse import grouping, units
+from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 from profconv.parse.text import csv_rows
@@ -414,3 +415,11 @@ def parse(doc: Document) -> DialectResult:
     flush()
     result.profiles = grouping.group(events, TOOL)
     return result
+
+
+DIALECT = Dialect(
+    name="ncu", title="ncu", product="Nsight Compute", tool=TOOL,
+    markers=("==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ", "Metric Unit"),
+    sections=("gpu", "ncu-metric"),
+    detect=detect, parse=parse,
+)

@@ -9,6 +9,7 @@ from operator import indexOf
 from typing import cast
 
 from profconv.parse import columnar, grouping, units
+from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
@@ -805,3 +806,11 @@ def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
         hi = spans[k + 1][0] if k + 1 < len(spans) else len(line)
         cells.append(line[lo:hi].strip())
     return cells
+
+
+DIALECT = Dialect(
+    name="nsys", title="nsys", product="Nsight Systems", tool=TOOL,
+    markers=("stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing ["),
+    sections=("gpu", "api", "openacc", "nvtx", "os-runtime", "gpu-memory-size", "gpu-trace", "api-trace"),
+    detect=detect, parse=parse,
+)

@@ -14,6 +14,7 @@ from operator import add, truth
 from typing import Any
 
 from profconv.parse import grouping, native, units
+from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import brackets_open, short_name, strip_correlation
 from profconv.parse.schema import Row
@@ -1512,3 +1513,14 @@ def _group(events: list[_Event], n_lines: int, device: str | None, unplaced: lis
     for p in profiles:
         p.device = p.device or device
     return profiles
+
+
+DIALECT = Dialect(
+    name="nvprof", title="nvprof", tool=TOOL,
+    # what detect looks for (a bare summary header or two headerless rows: their '%')
+    markers=("NVPROF", "Profiling result", "GPU activities:", "Time(%),Time,Calls,", "Kernel: ", "(%)", "%"),
+    part_start="NVPROF is profiling process",
+    whole_if=('Device "',),  # nvprof gives every profile the file's last device
+    sections=("gpu", "api", "openacc", "unified-memory", "metric", "gpu-trace", "api-trace"),
+    detect=detect, parse=parse,
+)
