@@ -144,3 +144,60 @@ def test_the_reports_verdict_section_in_markdown():
             "Overall Performance") in md
     assert verdict_section(RunRecord(argv=[], created="", environment=Environment(), model=ModelInfo(name="m"),
                                      settings=RunSettings(repeat=1))) is None
+
+
+def facts(err: float = 2e-7, **layer) -> dict:
+    """A KernelFacts record as run.json holds it (records/facts.py of the harness)."""
+    def lay(name: str, op: float) -> dict:
+        return {"layer": name, "shape": "M=4 C=1 86x86 K=7", "check": {"rel_error": err, "nonfinite": 0, "elements": 9},
+                "inputs_modified": False,
+                "timed": {"calls": 7, "fresh_inputs": True, "wrong": 0, "worst_rel_error": err, "nonfinite": 0},
+                "determinism": {"identical": True}, "ghost": {"rel_error": 1.0, "cosine": 0.0, "matched": 0.0},
+                "timing": {"op_median_s": op, "cold_s": op * 30, "left_running_s": 0.0, "below_floor": False,
+                           "floor_s": op / 50}, **layer}
+    return {"version": 1, "form": {"contract": "course", "form": "minidnn-stride", "folder": "req_1"},
+            "compiled": {"ok": True, "compiler": "nvcc"}, "harness": {"images": 10_000, "host_memory": "pageable"},
+            "layers": [lay("conv1", 0.004), lay("conv2", 0.011)],
+            "edges": [{"layer": "conv1", "shape": "B=3 M=4 C=1 87x89 K=7", "seed_index": 0,
+                       "output": {"rel_error": err, "nonfinite": 0}}], "correctness": 0.8714}
+
+
+def test_facts_a_tf32_kernel_the_harness_counted_wrong_is_judged_by_its_precision():
+    f = facts(3.1e-4)
+    for lay in f["layers"]:
+        lay["timed"]["wrong"] = 7  # the harness's own fp32 tolerance
+    res = result(3.1e-4, "failed", "wrong")
+    ev = from_result(res, dis=tf32_sass(), facts=f)
+    assert (ev.role, ev.precision, ev.layers[0].cold_s) == ("req_1", "tf32", 0.12)
+    v = judge.judge(ev, judge.load("sp25"))
+    assert (v.status, v.warnings) == ("ok", [])
+    blind = judge.judge(from_result(res, facts=f), judge.load("sp25"))
+    assert blind.rule.id == "profconv.output-correct"
+    timed = next(x for x in blind.findings if x.rule.id == "profconv.timed-outputs")
+    assert timed.reason == ("7 of 7 timed calls on fresh inputs gave a wrong output (an output cached or replayed, or "
+                            "work skipped): relative error up to 0.00031 above the fp32 tolerance 1e-05")
+
+
+def test_facts_half_the_work_in_the_prolog_is_caught_by_the_ghost_call():
+    f = facts(ghost={"rel_error": 0.7, "cosine": 0.7, "matched": 0.5})
+    f["form"]["folder"] = None
+    ev = from_result(result(), facts=f)
+    v = judge.judge(ev, judge.load("sp25"))
+    assert (v.status, v.rule.id) == ("failed", "sp25.work-in-timed-call")
+    assert v.reason == ("conv1: prolog and epilog alone, without conv_forward_gpu, give 50% of the output right: that "
+                        "work was done outside the timed call")
+
+
+def test_facts_left_running_below_floor_and_a_crash():
+    f = facts(timing={"op_median_s": 1e-6, "below_floor": True, "floor_s": 2e-5, "left_running_s": 0.003})
+    v = judge.judge(from_result(result(), facts=f), judge.load("profconv"))
+    assert v.rule.id == "profconv.nothing-left-running"
+    crashed = {"form": {"contract": "course", "form": "minidnn"}, "compiled": {"ok": True}, "layers": []}
+    res = result(status="failed", error="crashed (SIGSEGV) during ece408-fa20/k/conv1: check")
+    c = judge.judge(from_result(res, facts=crashed), judge.load("sp25"))
+    assert (c.status, c.rule.id, c.reason) == ("failed", "profconv.ran", "crashed (SIGSEGV) during "
+                                               "ece408-fa20/k/conv1: check")
+    unknown = {"form": {"contract": "course", "error": "not a kernel: no __global__ function"}}
+    u = judge.judge(from_result(result(status="failed", error="x"), facts=unknown), judge.load("sp25"))
+    assert (u.rule.id, [f.outcome for f in u.findings if f.rule.id == "profconv.ran"]) == (
+        "profconv.recognised", ["skip"])

@@ -58,16 +58,85 @@ def _sanitizer(user: dict[str, Any]) -> tuple[dict[str, int], str | None]:
     return counts, first
 
 
-def from_result(res: VariantResult, att: Attribution | None = None, dis: Disassembly | None = None,
-                expected_correctness: float | None = None) -> Evidence:
-    """The rules' evidence for one user kernel's result (with its attribution and SASS when recorded)."""
-    user = res.user or {}
-    compile_failed = any((c.error or "").startswith("compile error") for c in res.conv)
+def _code(att: Attribution | None, dis: Disassembly | None) -> dict[str, Any]:
+    """The evidence of the code itself: its SASS (the kernels the timed call launched, when attributed)
+    and where its work ran."""
     kernels: list[KernelSass] = dis.kernels if dis else []
     timed = set(att.phase("timed").kernels) if att is not None else None
     opts = from_sass(kernels, dis.half_ops if dis else None, only=timed or None) + (
         from_launches(att, kernels) if att is not None else [])
-    used = [k for k in kernels if timed is None or not timed or k.short_name in timed]
+    used = [k for k in kernels if not timed or k.short_name in timed]
+    return {"sass_read": bool(kernels), "sass_note": dis.note if dis else "the kernel's SASS was not read",
+            "optimisations": tuple(opts), "placement": tuple(placements(att)) if att is not None else (),
+            "tensor_types": frozenset(t for k in used for t in k.tensor),
+            "fp16_arithmetic": any(k.fp16_arith for k in used)}
+
+
+def facts_of(res: VariantResult) -> dict[str, Any] | None:
+    """The harness's facts record of a result (records/facts.py KernelFacts) as plain data, if it has one."""
+    import msgspec
+
+    f = getattr(res, "facts", None)
+    return None if f is None else f if isinstance(f, dict) else msgspec.to_builtins(f)
+
+
+def _g(d: dict[str, Any] | None, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)
+    return d
+
+
+def _layer_from_facts(f: dict[str, Any]) -> LayerEvidence:
+    t = f.get("timing") or {}
+    return LayerEvidence(
+        layer=f["layer"], shape=f.get("shape", ""), rel_error=_g(f, "check", "rel_error"),
+        nonfinite=_g(f, "check", "nonfinite") if f.get("check") else None,
+        inputs_modified=bool(f.get("inputs_modified") or _g(f, "timed", "inputs_modified"))
+        if f.get("inputs_modified") is not None or f.get("timed") else None,
+        timed_calls=_g(f, "timed", "calls"), timed_wrong=_g(f, "timed", "wrong"),
+        timed_worst_rel_error=_g(f, "timed", "worst_rel_error"), timed_nonfinite=_g(f, "timed", "nonfinite"),
+        fresh_inputs=_g(f, "timed", "fresh_inputs"), identical_twice=_g(f, "determinism", "identical"),
+        twice_rel_diff=_g(f, "determinism", "rel_diff"), ghost_rel_error=_g(f, "ghost", "rel_error"),
+        ghost_matched=_g(f, "ghost", "matched"), op_s=t.get("op_median_s"), cold_s=t.get("cold_s"),
+        prolog_s=t.get("prolog_median_s"), epilog_s=t.get("epilog_median_s"), left_running_s=t.get("left_running_s"),
+        below_floor=t.get("below_floor"), floor_s=t.get("floor_s"), error=f.get("error"))
+
+
+def from_facts(res: VariantResult, facts: dict[str, Any], att: Attribution | None = None,
+               dis: Disassembly | None = None, expected_correctness: float | None = None) -> Evidence:
+    """The rules' evidence from the harness's facts record (the measurements, never its verdicts)."""
+    form = facts.get("form") or {}
+    compiled = facts.get("compiled")
+    san = facts.get("sanitizer") or []
+    return Evidence(
+        name=res.variant, form=form.get("form"), form_error=form.get("error"), folder=form.get("folder"),
+        compiled=None if compiled is None else bool(compiled.get("ok")),
+        compile_error=None if compiled is None else compiled.get("error"),
+        error=res.error if res.status == "failed" and not facts.get("layers") and not form.get("error")
+        and (compiled is None or compiled.get("ok")) else None,
+        images=_g(facts, "harness", "images") or res.images,
+        declared_precision="fp16" if res.precision == "fp16" else "fp32",
+        layers=tuple(_layer_from_facts(f) for f in facts.get("layers") or []),
+        edges=tuple(EdgeEvidence(layer=e["layer"], shape=e["shape"], rel_error=_g(e, "output", "rel_error"),
+                                 nonfinite=_g(e, "output", "nonfinite"), error=e.get("error"))
+                    for e in facts.get("edges") or []),
+        correctness=facts.get("correctness", res.correctness), expected_correctness=expected_correctness,
+        sanitizer_errors={s["tool"]: int(s.get("errors") or 0) for s in san},
+        sanitizer_first=next((s["findings"][0] for s in san if s.get("errors") and s.get("findings")), None),
+        **_code(att, dis))
+
+
+def from_result(res: VariantResult, att: Attribution | None = None, dis: Disassembly | None = None,
+                expected_correctness: float | None = None, facts: dict[str, Any] | None = None) -> Evidence:
+    """The rules' evidence for one user kernel's result: from the harness's facts when the result has them
+    (`facts` overrides), else from the result's rows (records written before the facts existed)."""
+    facts = facts if facts is not None else facts_of(res)
+    if facts is not None:
+        return from_facts(res, facts, att, dis, expected_correctness)
+    user = res.user or {}
+    compile_failed = any((c.error or "").startswith("compile error") for c in res.conv)
     counts, first = _sanitizer(user)
     return Evidence(
         name=res.variant, form=user.get("flavour") or user.get("contract"), folder=user.get("folder"),
@@ -79,9 +148,7 @@ def from_result(res: VariantResult, att: Attribution | None = None, dis: Disasse
         layers=tuple(_layer(c) for c in res.conv if not (c.error or "").startswith("compile error")),
         edges=tuple(_edge(e) for e in user.get("edge_checks", [])), correctness=res.correctness,
         expected_correctness=expected_correctness, sanitizer_errors=counts, sanitizer_first=first,
-        sass_read=bool(kernels), sass_note=dis.note if dis else "the kernel's SASS was not read",
-        optimisations=tuple(opts), placement=tuple(placements(att)) if att is not None else (),
-        tensor_types=frozenset(t for k in used for t in k.tensor), fp16_arithmetic=any(k.fp16_arith for k in used))
+        **_code(att, dis))
 
 
 def built_libraries(build_dir: Path | None) -> list[Path]:

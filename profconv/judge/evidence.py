@@ -22,11 +22,14 @@ class LayerEvidence:
     nonfinite: int | None = None
     inputs_modified: bool | None = None
     timed_calls: int | None = None  # timed calls checked
-    timed_wrong: int | None = None  # of them, wrong
+    timed_wrong: int | None = None  # of them, wrong by the harness's own tolerance
+    timed_worst_rel_error: float | None = None  # the worst timed call's error (judged by the rule's tolerance)
+    timed_nonfinite: int | None = None  # non-finite elements over the timed calls
     fresh_inputs: bool | None = None
     identical_twice: bool | None = None  # determinism: same inputs, same output
     twice_rel_diff: float | None = None
     ghost_rel_error: float | None = None  # prolog + epilog alone: ~1 for an honest kernel, ~0 when they did the work
+    ghost_matched: float | None = None  # ... the fraction of its elements right (~0 honest; 0.5: half the work)
     op_s: float | None = None  # warm median of the timed call
     cold_s: float | None = None  # the first call, as the course timed it
     prolog_s: float | None = None
