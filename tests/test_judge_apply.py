@@ -201,3 +201,33 @@ def test_facts_left_running_below_floor_and_a_crash():
     u = judge.judge(from_result(result(status="failed", error="x"), facts=unknown), judge.load("sp25"))
     assert (u.rule.id, [f.outcome for f in u.findings if f.rule.id == "profconv.ran"]) == (
         "profconv.recognised", ["skip"])
+
+
+def test_rejudge_under_another_term_from_the_record_alone(tmp_path):
+    from profconv.judge.assemble import rejudge
+    from profconv.records import Environment, ModelInfo, RunRecord, RunSettings, read
+
+    tr = Trace()
+    for layer in ("conv1", "conv2"):
+        course_call(tr, f"ece408-fa20/k/{layer}", prolog=COPY_IN, timed=(KERNEL, KERNEL, KERNEL, KERNEL), epilog=COPY_OUT)
+    res = apply(result(3.1e-4, "failed", "x"), judge.load("profconv"), records=tr.records())
+    assert res.verdict is not None and res.verdict.status == "failed"  # fp32 by declaration: no SASS here
+    rec = RunRecord(argv=[], created="", environment=Environment(), model=ModelInfo(name="ece408-fa20"),
+                    settings=RunSettings(repeat=5), results=[res])
+    path = tmp_path / "run.json"
+    path.write_text(rec.to_json())
+    again = read(path, RunRecord).results[0]
+    v = rejudge(again, judge.load("sp25"))
+    assert v is not None and v.rule is not None and v.rule.id == "profconv.output-correct"
+    assert [p.kernel_launches for p in v.placement] == [0, 4, 0]
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent  # this checkout's profconv, not an installed one
+    out = subprocess.run([sys.executable, str(root / "scripts" / "rejudge.py"), str(path), "--course", "sp25,minidnn"],
+                         capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(root)}
+                         ).stdout.splitlines()
+    assert out[0] == ("k [sp25 final]: FAILED profconv.output-correct: conv1: relative error 0.00031 above the fp32 "
+                      "tolerance 1e-05 (optimisations: —)")
+    assert len(out) == 2

@@ -20,6 +20,7 @@ from profconv.profile.activity import Records
 from profconv.profile.attribution import Attribution, attribute_calls
 from profconv.profile.disassemble import Disassembly, disassemble
 from profconv.records.run import ConvResult, VariantResult
+from profconv.records.verdict import Verdict
 
 NONFINITE = ("non-finite", "unwritten")
 
@@ -149,6 +150,24 @@ def from_result(res: VariantResult, att: Attribution | None = None, dis: Disasse
         edges=tuple(_edge(e) for e in user.get("edge_checks", [])), correctness=res.correctness,
         expected_correctness=expected_correctness, sanitizer_errors=counts, sanitizer_first=first,
         **_code(att, dis))
+
+
+def rejudge(res: VariantResult, rs: RuleSet) -> Verdict | None:
+    """A judged result's verdict under another rule set, from its record alone: the facts (or rows) and what
+    the first verdict read from the GPU's records and the SASS (placement, optimisations, precision)."""
+    from dataclasses import replace
+
+    prior = res.verdict
+    if prior is None:
+        return None
+    ev = from_result(res)
+    names = {o.name for o in prior.optimisations}
+    ev = replace(ev, placement=tuple(prior.placement), optimisations=tuple(prior.optimisations),
+                 sass_read=prior.sass_read, folder=ev.folder if ev.folder is not None else (
+                     prior.role if prior.role != "final" else None),
+                 tensor_types=frozenset(n.removeprefix("tensor-cores-") for n in names if n.startswith("tensor-cores-")),
+                 fp16_arithmetic=any(n.startswith("fp16-") for n in names))
+    return judge(ev, rs)
 
 
 def built_libraries(build_dir: Path | None) -> list[Path]:
