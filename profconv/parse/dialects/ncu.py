@@ -156,8 +156,9 @@ def summarize(metrics: list[Row], skip: set[int] | frozenset[int] = frozenset())
 
 def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping.Event]) -> int:
     lines = doc.lines
-    j = start
-    while j < len(lines) and lines[j].startswith('"'):
+    j = start + 1
+    # a page's header printed again (the same page twice in one file) starts a table of its own
+    while j < len(lines) and lines[j].startswith('"') and lines[j] != lines[start]:
         j += 1
     table = csv_rows(lines[start:j])
     header = table[0]
@@ -317,6 +318,7 @@ def parse(doc: Document) -> DialectResult:
         ambiguous.clear()
 
     i = 0
+    last_start = 0  # events[last_start:] belong to the current CSV page's run
     while i < len(lines):
         line = lines[i].rstrip("\r\n")
         lineno = i + 1
@@ -324,6 +326,9 @@ def parse(doc: Document) -> DialectResult:
             flush()
             if pid is not None or command:
                 events.append(grouping.Event("start", lineno, pid=pid, command=command))
+            elif any(ev.kind == "block" for ev in events[last_start:]):
+                events.append(grouping.Event("break", lineno))  # a second page: another run printed it
+            last_start = len(events)
             i = _csv(doc, i, result, events)
             continue
         i += 1
