@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -47,27 +47,38 @@ class Submission:
 
 
 def safe_name(text: str) -> str:
-    """A name usable as a directory name and in a Slurm job name."""
+    """A name usable as a directory name and in a Slurm job name. A name with no ASCII letter or digit
+    (李, 王) becomes `submission-` and a digest of it, so two such names stay two submissions."""
     name = _NAME_OK.sub("_", text.strip()).strip("._")
-    return name or "submission"
+    if name.strip("_") and any(c.isalnum() for c in name):
+        return name
+    return f"submission-{hashlib.sha256(text.strip().encode(errors='surrogateescape')).hexdigest()[:8]}"
 
 
 def _files(path: Path) -> list[Path]:
+    """The files of a submission (links to files included as links; the folders a link names are not walked)."""
     if path.is_file():
         return [path]
     return sorted(p for p in path.rglob("*")
-                  if p.is_file() and not any(part in _SKIP_PARTS or part.startswith(".")
-                                             for part in p.relative_to(path).parts))
+                  if (p.is_symlink() or p.is_file()) and not any(part in _SKIP_PARTS or part.startswith(".")
+                                                                 for part in p.relative_to(path).parts))
 
 
 def content_hash(path: Path) -> str:
     """sha256 over every file's relative path and bytes: the same submission hashes the same anywhere,
-    a resubmission that changes one byte does not (hidden files and __pycache__ do not count)."""
+    a resubmission that changes one byte does not (hidden files and __pycache__ do not count). Files
+    are read in 1 MiB steps (a huge file costs no memory); a symbolic link is hashed as its target's
+    name, never followed out of the submission (a link to a 300 MB file elsewhere costs nothing)."""
     h = hashlib.sha256()
     base = path if path.is_dir() else path.parent
     for f in _files(path):
         h.update(f.relative_to(base).as_posix().encode() + b"\0")
-        h.update(f.read_bytes())
+        if f.is_symlink():
+            h.update(b"symlink -> " + os.readlink(f).encode(errors="surrogateescape"))
+        else:
+            with f.open("rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    h.update(chunk)
         h.update(b"\0")
     return h.hexdigest()
 
@@ -102,18 +113,33 @@ def _split_models(text: str) -> tuple[str, ...]:
     return tuple(m for m in re.split(r"[;,\s]+", text.strip()) if m)
 
 
+def _csv_rows(text: str, where: str) -> list[tuple[int, list[str]]]:
+    """(line number, cells) of each line that is not blank or a `#` comment. One listing line is one
+    submission: a quote left open (a cell that would run on into the next lines, swallowing the
+    students listed there) is refused, naming its line."""
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            rows.append((lineno, next(csv.reader([line], strict=True))))
+        except csv.Error as exc:
+            raise InputError(f"{where}:{lineno}: {exc} (a quote opened and not closed on this line; a cell "
+                             "may not span lines)") from None
+    return rows
+
+
 def read_csv_listing(text: str, base: Path, where: str) -> list[Submission]:
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    reader = csv.DictReader(io.StringIO("\n".join(lines)))
-    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+    rows = _csv_rows(text, where)
+    fields = [f.strip().lower() for f in (rows[0][1] if rows else [])]
     if "submission" not in fields:
         raise InputError(f"{where}: a CSV listing needs a 'submission' column (and optionally name, model, gpu); "
                          f"found {', '.join(fields) or 'no header'}")
     out = []
-    for i, row in enumerate(reader, start=2):
-        if None in row:
+    for i, cells in rows[1:]:
+        if len(cells) > len(fields):
             raise InputError(f"{where}:{i}: more cells than the header has columns")
-        row = {k.strip().lower(): (v or "").strip() for k, v in row.items()}
+        row = {k: v.strip() for k, v in zip(fields, cells)}
         if not row.get("submission"):
             raise InputError(f"{where}:{i}: empty 'submission' cell")
         out.append(_one(base / row["submission"], row.get("name") or None, _split_models(row.get("model", "")),
@@ -126,6 +152,8 @@ def read_toml_listing(text: str, base: Path, where: str) -> list[Submission]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid TOML (nested too deeply)") from None
     entries = doc.get("submission")
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{where}: a TOML listing needs [[submission]] tables with a path")

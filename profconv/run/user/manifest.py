@@ -204,6 +204,18 @@ def _toml(text: str, where: Path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ManifestError(f"{where}: not valid TOML: nested too deeply") from None
+
+
+def _text(path: Path) -> str:
+    """A manifest's or kernel's text, or one ManifestError line (not UTF-8, unreadable)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def find(path: Path) -> tuple[Path, dict, Path | None]:
@@ -213,7 +225,7 @@ def find(path: Path) -> tuple[Path, dict, Path | None]:
     if path.is_dir():
         manifest = path / MANIFEST_NAME
         if manifest.is_file():
-            return manifest, _toml(manifest.read_text(), manifest), None
+            return manifest, _toml(_text(manifest), manifest), None
         kernels = sorted(p for p in path.iterdir() if p.suffix in KERNEL_SUFFIXES and p.is_file())
         course = [p for p in kernels if p.name in ("new-forward.cu", "new-forward.cuh")]
         picked = course or kernels
@@ -223,19 +235,19 @@ def find(path: Path) -> tuple[Path, dict, Path | None]:
                                 f"(.cu/.cuh/.py files: {listed}); add a {MANIFEST_NAME} naming `source`")
         return find(picked[0])
     if path.suffix == ".toml":
-        return path, _toml(path.read_text(), path), None
+        return path, _toml(_text(path), path), None
     if path.suffix not in KERNEL_SUFFIXES:
         raise ManifestError(f"{path}: a kernel is a .cu, .cuh or .py file, a folder or a .toml manifest")
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise ManifestError(f"{path}: not a text file") from None
+        raise ManifestError(f"{path}: not a text file (not UTF-8); save it as UTF-8") from None
     header = header_manifest(text, path.suffix)
     if header is not None:
         return path, _toml(header, path), path
     beside = path.with_suffix(".toml")
     if beside.is_file():
-        table = _toml(beside.read_text(), beside)
+        table = _toml(_text(beside), beside)
         return beside, table, path
     return path, {}, path
 
@@ -297,12 +309,15 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
         if not isinstance(table["source"], str):
             raise ManifestError(f"{where}: `source` must be a file name")
         source = (base / table["source"]).resolve() if not builtin else base / table["source"]
+        if not builtin and base.resolve() not in source.parents:  # another student's file, /etc/...: never built
+            raise ManifestError(f"{where}: source {table['source']!r} is outside the manifest's folder; "
+                                "name a file in that folder")
         if not builtin and not source.is_file():
             raise ManifestError(f"{where}: source {table['source']!r} not found beside it")
     device = table.get("device", "gpu")
     if device not in ("cpu", "gpu", "cudnn"):
         raise ManifestError(f"{where}: `device` must be cpu, gpu or cudnn")
-    text = source.read_text() if source is not None and source.is_file() and source.suffix != ".py" else ""
+    text = _text(source) if source is not None and source.is_file() and source.suffix != ".py" else ""
     contract = contract or table.get("contract")
     if contract is None:
         if source is None:

@@ -7,10 +7,12 @@ bundled models, with padding and bias where the contract can take them), so the 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from profconv.errors import InputError, did_you_mean
+from profconv.io import write_atomic
 
 _NAIVE_BODY = """    const int Ho = H + 2 * pad - K + 1, Wo = W + 2 * pad - K + 1;
     const long long total = (long long)B * M * Ho * Wo;
@@ -201,10 +203,13 @@ def write(directory: Path, name: str, contract: str, force: bool = False) -> lis
         raise InputError(f"kernel name {name!r}: start with a letter; letters, digits, '_' and '-' only")
     made = files(name, contract)
     paths = [directory / f for f in made]
+    if links := [p for p in paths if p.is_symlink()]:  # --force replaces files, never writes through a link
+        raise InputError(f"{links[0]} is a symbolic link (to {os.readlink(links[0])}): not replaced, even with "
+                         "--force; remove it or choose another name")
     existing = [p for p in paths if p.exists()]
     if existing and not force:
         raise InputError(f"{existing[0]} exists: choose another name or pass --force")
     directory.mkdir(parents=True, exist_ok=True)
     for p, text in zip(paths, made.values()):
-        p.write_text(text)
+        write_atomic(p, text)  # a new file in place of the old one (rename), never a write into a link's target
     return paths
