@@ -35,7 +35,23 @@ def test_compare_samples_needs_significance_and_effect():
     d = stats.compare_samples([1.0, 2.0, 1.0, 2.0, 1.0], [1.1, 2.1, 1.1, 2.1, 1.1], min_effect=0.05)
     assert d.verdict == "same" and "noise" in d.why  # 10% apart, all overlap
     assert stats.compare_samples(a, [0.5 * x for x in a]).verdict == "improvement"
-    assert stats.compare_samples([1.0], [2.0]).verdict == "no-samples"
+    assert stats.compare_samples([], [2.0]).verdict == "no-samples"
+    one = stats.compare_samples([1.0], [2.0])
+    assert one.verdict == "untestable" and one.ratio == 2.0 and one.ci_low is None
+
+
+def test_untestable_sample_sizes_are_said_not_called_same():
+    """first-contact-2 M2: 3 vs 3 samples can never give p < 0.05 (smallest exact two-sided p: 2/C(6,3) = 0.1)."""
+    assert stats.min_p_value(3, 3) == pytest.approx(0.1) and stats.min_p_value(4, 4) == pytest.approx(2 / 70)
+    assert stats.samples_needed(0.05) == 4 and stats.samples_needed(0.01) == 5
+    a = [1.0, 1.01, 0.99]
+    d = stats.compare_samples(a, [2 * x for x in a])  # a 2x slowdown
+    assert d.verdict == "untestable" and d.p_value is None and d.ratio == pytest.approx(2.0)
+    assert d.why == "3 vs 3 samples cannot reach p < 0.05 (the smallest possible p is 0.1; 4 a side can)"
+    assert d.ci_low == pytest.approx(2.0 * 0.99 / 1.01, rel=1e-3) and d.ci_high == pytest.approx(2.0 * 1.01 / 0.99, rel=1e-3)
+    lo, hi = stats.ratio_interval([1.0, 1.1, 0.9, 1.05, 0.95] * 4, [1.5, 1.6, 1.4, 1.55, 1.45] * 4)
+    assert 1.3 < lo < 1.5 < hi < 1.7
+    assert stats.ratio_interval([1.0, 1.1], [2.0, 2.1]) == stats.ratio_interval([1.0, 1.1], [2.0, 2.1])  # seeded
 
 
 class FakeGpu:

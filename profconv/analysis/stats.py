@@ -7,7 +7,9 @@ two-sample decision behind `report --compare`. Pure functions of lists of second
 - `stable`: the stopping rule of stop-when-stable repeats.
 - `compare_samples`: Mann-Whitney U (two-sided, scipy) on the two sides' stored samples plus a
   minimum effect size: a difference is called only when it is both unlikely to be noise (p < alpha)
-  and large enough to matter (|ratio of medians - 1| >= min_effect).
+  and large enough to matter (|ratio of medians - 1| >= min_effect). When the samples are too few
+  for any p below alpha (`min_p_value`: 3 vs 3 can give no p under 0.1) the verdict is `untestable`,
+  never "same"; the ratio comes with a bootstrap interval (`ratio_interval`) either way.
 """
 
 from __future__ import annotations
@@ -64,27 +66,78 @@ class Decision:
     """What `report --compare` concludes for one row."""
 
     ratio: float | None  # median(B) / median(A)
-    p_value: float | None  # Mann-Whitney U, two-sided; None without enough samples
-    verdict: str  # regression | improvement | same | no-samples
+    p_value: float | None  # Mann-Whitney U, two-sided; None when not tested
+    verdict: str  # regression | improvement | same | untestable | no-samples
     n_a: int
     n_b: int
     why: str
+    ci_low: float | None = None  # the ratio's 95% interval (bootstrap percentile), None under 2 samples a side
+    ci_high: float | None = None
+
+    @property
+    def testable(self) -> bool:
+        return self.verdict in ("regression", "improvement", "same")
 
 
 MIN_SAMPLES = 3
+RESAMPLES = 2000
+
+
+def min_p_value(n_a: int, n_b: int) -> float:
+    """The smallest two-sided p the exact Mann-Whitney U test can give for n_a vs n_b samples (every B
+    above every A, no ties): 2 / C(n_a + n_b, n_a). 3 vs 3 samples: 0.1, so p < 0.05 is out of reach."""
+    if n_a < 1 or n_b < 1:
+        return 1.0
+    return min(1.0, 2.0 / math.comb(n_a + n_b, n_a))
+
+
+def samples_needed(alpha: float) -> int:
+    """The fewest samples per side (equal sides) whose smallest p is below `alpha` (4 at 0.05)."""
+    n = 1
+    while min_p_value(n, n) >= alpha:
+        n += 1
+    return n
+
+
+def ratio_interval(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE,
+                   resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float] | None:
+    """A bootstrap percentile interval of median(B) / median(A): both sides resampled with replacement,
+    `resamples` times, with a fixed seed (the same samples give the same interval). None under 2 samples
+    on a side or when a resampled median of A is 0."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ma = np.median(rng.choice(xa, size=(resamples, len(xa))), axis=1)
+    mb = np.median(rng.choice(xb, size=(resamples, len(xb))), axis=1)
+    if not (ma > 0).all():
+        return None
+    tail = (1.0 - confidence) / 2 * 100
+    lo, hi = np.percentile(mb / ma, [tail, 100 - tail])
+    return float(lo), float(hi)
 
 
 def compare_samples(a: Sequence[float], b: Sequence[float], min_effect: float = 0.05, alpha: float = 0.05
                     ) -> Decision:
     """A regression is B slower than A by at least `min_effect` of A's median *and* significant at
-    `alpha` (Mann-Whitney U on the samples); an improvement the same the other way; else same."""
+    `alpha` (Mann-Whitney U on the samples); an improvement the same the other way; else same. With
+    samples too few for any p below `alpha` the verdict is `untestable`, never `same`."""
     a, b = [x for x in a if x == x], [x for x in b if x == x]
     if not a or not b:
         return Decision(None, None, "no-samples", len(a), len(b), "a side has no samples")
-    ratio = statistics.median(b) / statistics.median(a)
-    if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
-        return Decision(ratio, None, "no-samples", len(a), len(b),
-                        f"fewer than {MIN_SAMPLES} samples on a side: no test, ratio only")
+    ma = statistics.median(a)
+    ratio = statistics.median(b) / ma if ma > 0 else None
+    ci = ratio_interval(a, b)
+    lo, hi = ci if ci else (None, None)
+    floor = min_p_value(len(a), len(b))
+    if ratio is None:
+        return Decision(None, None, "untestable", len(a), len(b), "A's median is 0: no ratio", lo, hi)
+    if floor >= alpha:
+        return Decision(ratio, None, "untestable", len(a), len(b),
+                        f"{len(a)} vs {len(b)} samples cannot reach p < {alpha:g} (the smallest possible p is "
+                        f"{floor:.2g}; {samples_needed(alpha)} a side can)", lo, hi)
     from scipy.stats import mannwhitneyu
 
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
@@ -96,4 +149,4 @@ def compare_samples(a: Sequence[float], b: Sequence[float], min_effect: float = 
         verdict, why = "same", f"ratio beyond {min_effect:.0%} but p = {p:.2g} >= {alpha:g} (noise)"
     else:
         verdict, why = "same", f"|ratio - 1| < {min_effect:.0%}" + (f" (p = {p:.2g})" if p < alpha else "")
-    return Decision(ratio, p, verdict, len(a), len(b), why)
+    return Decision(ratio, p, verdict, len(a), len(b), why, lo, hi)

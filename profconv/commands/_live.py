@@ -14,10 +14,15 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 
 from profconv.session.events import Callbacks, Note
 
 STYLES = {"warning": "yellow", "detail": "dim"}
+
+
+def _fixed(width: int) -> Column:
+    return Column(no_wrap=True, min_width=width)
 
 
 def note_markup(note: Note) -> str:
@@ -56,9 +61,13 @@ class Live:
     def progress(self, message: str, done: int | None = None, total: int | None = None) -> None:
         """A step with a size (done of total) gets a bar and an ETA; others a spinner."""
         if self.prog is None:
-            self.prog = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=20),
-                                 MofNCompleteColumn(), TextColumn(f"{self.unit}ETA"), TimeRemainingColumn(),
-                                 TimeElapsedColumn(), console=self.con, transient=True)
+            # at 80 columns the description gives way first (cut with …), never the count or the times
+            self.prog = Progress(SpinnerColumn(), TextColumn("{task.description}", table_column=Column(
+                                     ratio=1, no_wrap=True, overflow="ellipsis")), BarColumn(bar_width=20),
+                                 MofNCompleteColumn(table_column=_fixed(11)),
+                                 TextColumn(f"{self.unit}ETA", table_column=_fixed(len(self.unit) + 3)),
+                                 TimeRemainingColumn(table_column=_fixed(7)), TimeElapsedColumn(table_column=_fixed(7)),
+                                 console=self.con, transient=True)
             self.prog.start()
             self.task = self.prog.add_task("starting", total=None)
         assert self.task is not None

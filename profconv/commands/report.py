@@ -35,7 +35,8 @@ def report_command(
     threshold: Threshold = 0.90,
     regression: Regression = 0.05,
     alpha: Annotated[float, typer.Option("--alpha", metavar="P", min=1e-6, max=0.5, help="With --compare: significance level of the Mann-Whitney U test on the stored samples.")] = 0.05,
-    fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 6 when a regression is found.")] = False,
+    fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="With --compare: exit 6 when a regression is found, or when a row has too few samples to test (see --allow-untestable).")] = False,
+    allow_untestable: Annotated[bool, typer.Option("--allow-untestable", help="With --fail-on-regression: rows with too few samples to test do not fail it.")] = False,
     full_names: FullNames = False,
     width: Width = None,
 ) -> None:
@@ -52,10 +53,15 @@ def report_command(
         if len(loaded) != 2:
             raise InputError(f"--compare takes exactly two inputs (A B), got {len(loaded)}")
         df = compare_mod.compare(loaded[0], loaded[1], regression, alpha)
-        doc = compare_mod.document(df, inputs[0], inputs[1], regression, alpha)
-        _emit(lambda plots_dir: doc, markdown_out, html_out, json_out, full, full_names, "comparison")
+        _emit(lambda plots_dir: compare_mod.document(df, inputs[0], inputs[1], regression, alpha, plots_dir),
+              markdown_out, html_out, json_out, full, full_names, "comparison")
         if fail_on_regression and bool(df["regression"].any()):
             console().print(f"[red]{int(df['regression'].sum())} regression(s) beyond {regression:.0%}[/red]")
+            raise typer.Exit(int(ExitStatus.REGRESSION))
+        untestable = int((df["verdict"] == "untestable").sum())
+        if fail_on_regression and untestable and not allow_untestable:
+            console().print(f"[red]{untestable} row(s) with too few samples to test: no regression can be ruled "
+                            "out[/red] (--allow-untestable accepts that)")
             raise typer.Exit(int(ExitStatus.REGRESSION))
         return
 

@@ -145,7 +145,7 @@ def run_command(
     variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", autocompletion=_complete.variants, help="Variants to run (repeatable or comma list; default: all; `none`: only your --kernel).")] = None,
     repeat: Repeat = 5,
     warmup: Warmup = 2,
-    cpu_repeat: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Timed repeats of the CPU reference's conv layers (median reported).")] = 3,
+    cpu_repeat: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Timed repeats of the CPU reference's conv layers (median reported; 5 a side let report --compare test a difference, 3 cannot).")] = 5,
     data: Annotated[str | None, typer.Option("--data", metavar="DIR", help="Directory with Fashion-MNIST IDX files or CIFAR-10 batches.")] = None,
     weights: Annotated[str | None, typer.Option("--weights", metavar="FILE", help="A .npz of weights overriding the bundled ones.")] = None,
     out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Run directory, made if missing (default: runs/MODEL-TIMESTAMP/); a run.json already there is never replaced without --force.")] = None,

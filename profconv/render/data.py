@@ -31,7 +31,7 @@ def _value(v: Any) -> Any:
 
 def table_data(t: Table, path: list[str]) -> dict[str, Any]:
     keys = list(dict.fromkeys([c.key for c in t.columns] + [c.full_key for c in t.columns if c.full_key]
-                              + ([t.highlight] if t.highlight else [])))
+                              + ([t.highlight] if t.highlight else []) + list(t.data_keys)))
     keys = [k for k in keys if k in t.frame.columns]
     return {
         "id": t.id, "section": path, "title": t.title,

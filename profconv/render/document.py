@@ -30,6 +30,7 @@ class Column:
     full_key: str | None = None  # a code column's full text (the demangled signature), shown on request
     digits: str = ",.4g"  # for kind "number"
     drop: int | None = None  # terminal: left out (lowest first) when the table does not fit the width
+    keep: bool = False  # terminal: never left out (a compare's verdict), whatever the width
 
     @property
     def numeric(self) -> bool:
@@ -65,6 +66,7 @@ class Table:
     note: str = ""  # one paragraph under the title (inline markdown: `code`, **bold**)
     group: str | None = None  # a column whose repeated values are shown once (markdown)
     highlight_kind: Literal["top", "regression"] = "top"  # how marked rows are drawn (HTML)
+    data_keys: tuple[str, ...] = ()  # JSON: frame columns given raw besides the shown ones (n per side, ...)
 
     def cells(self, full_names: bool = False) -> list[list[str]]:
         rows = []

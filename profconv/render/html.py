@@ -122,7 +122,7 @@ def _sort_value(v) -> str:
 def render_table(t: Table, opts: RenderOptions) -> str:
     cells = t.cells(opts.full_names)
     marked = t.marked()
-    if all(marked):
+    if all(marked) and t.highlight_kind == "top":
         marked = [False] * len(marked)  # a table of only the >=90% rows: nothing to tell apart
     records = t.frame.to_dict("records")
     head = "".join(f'<th scope="col" data-key="{html.escape(c.key)}"><button type="button">{html.escape(c.header)}'

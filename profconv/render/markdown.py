@@ -50,7 +50,7 @@ def table(headers: list[str], rows: list[list[str]], align: list[str] | None = N
 def render_table(t: Table, opts: RenderOptions) -> str:
     cells = t.cells(opts.full_names)
     marked = t.marked()
-    if all(marked):
+    if all(marked) and t.highlight_kind == "top":
         marked = [False] * len(marked)  # a table of only the >=90% rows: nothing to tell apart
     group_i = next((i for i, c in enumerate(t.columns) if c.key == t.group), None)
     last = None

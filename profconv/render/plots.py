@@ -200,3 +200,34 @@ def top_kernels(top: pd.DataFrame, title: str, path: Path) -> Path:
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
+
+
+def compare_ratios(labels: list[str], ratio: list[float], low: list[float], high: list[float], flagged: list[bool],
+                   threshold: float, title: str, path: Path) -> Path | None:
+    """B / A per compared row as a horizontal bar with its interval, a line at 1 (no change) and one at
+    1 + threshold; regressions in red. At most 60 rows (the first); None when no ratio can be drawn."""
+    rows = [(lab, r, lo, hi, f) for lab, r, lo, hi, f in zip(labels, ratio, low, high, flagged, strict=True)
+            if r == r and r is not None and 0 < r < 1e6][:60]
+    if not rows:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8.0, 0.28 * len(rows) + 1.4))
+    ys = np.arange(len(rows))
+    values = np.array([r[1] for r in rows], dtype=float)
+    lo = np.array([r[2] if r[2] == r[2] and r[2] is not None else r[1] for r in rows], dtype=float)
+    hi = np.array([r[3] if r[3] == r[3] and r[3] is not None else r[1] for r in rows], dtype=float)
+    colours = ["#c0392b" if r[4] else "#4c72b0" for r in rows]
+    ax.barh(ys, values - 1.0, left=1.0, color=colours, height=0.6)
+    ax.errorbar(values, ys, xerr=[np.clip(values - lo, 0, None), np.clip(hi - values, 0, None)], fmt="none",
+                ecolor="black", elinewidth=0.8, capsize=2)
+    ax.axvline(1.0, color="black", lw=0.8)
+    ax.axvline(1.0 + threshold, color="#c0392b", lw=0.6, ls="--", label=f"B {threshold:.0%} slower")
+    ax.set_yticks(ys, [r[0] for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("B / A (median time; > 1: B slower), with its 95% interval")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path

@@ -33,7 +33,7 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
     does not fit, from the right (the first column and the name stay), after those it ranks."""
     cells = t.cells(opts.full_names)
     marked = t.marked()
-    if all(marked):
+    if all(marked) and t.highlight_kind == "top":
         marked = [False] * len(marked)
     columns: list[fmt.Column] = []
     for i, c in enumerate(t.columns):
@@ -43,15 +43,18 @@ def table(t: Table, width: int, opts: RenderOptions) -> object:
         numeric = c.numeric or _numeric([row[i] for row in cells])
         columns.append(fmt.Column(c.header or " ", col_cells, justify="right" if numeric else "left",
                                   drop=c.drop, wrap=c.kind == "code"))
+    kept = {id(columns[i]) for i, c in enumerate(t.columns) if c.keep}
     if not any(col.wrap for col in columns):
         text = [col for col in columns if col.justify == "left"]
         if text:  # one text column folds so the table fits; numbers never do
             max(text, key=lambda col: col.natural()).wrap = True
     ranked = max((col.drop for col in columns if col.drop is not None), default=0)
     for i, col in enumerate(columns):
-        if col.drop is None and i > 0 and not col.wrap:
+        if col.drop is None and i > 0 and not col.wrap and id(col) not in kept:
             col.drop = ranked + len(columns) - i  # the rightmost first
-    caption = "bold: the rows that take the ≥90% share" if any(marked) else None
+    caption = None
+    if any(marked):
+        caption = "bold: regressions" if t.highlight_kind == "regression" else "bold: the rows that take the ≥90% share"
     return fmt.fitted_table(escape(_plain(t.title)), columns, width, caption=caption)
 
 

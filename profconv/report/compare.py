@@ -12,17 +12,19 @@ the two sides is warned about (df.attrs["warnings"])."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from profconv.analysis import comparison, runs
-from profconv.analysis.stats import compare_samples
+from profconv.analysis.stats import compare_samples, samples_needed
 from profconv.errors import InputError
 from profconv.records import to_builtins
-from profconv.render.document import Column, Document, Paragraph, Section, Table
+from profconv.render.document import Column, Document, Figure, Paragraph, Section, Table
 from profconv.report.inputs import BenchInput, Input, LogInput, RunInput
 from profconv.run import bench
 
-COLUMNS = ["a", "b", "ratio", "regression", "only_in", "p_value", "verdict", "why"]
+COLUMNS = ["a", "b", "ratio", "regression", "only_in", "p_value", "verdict", "why", "n_a", "n_b", "ci_low", "ci_high"]
 
 
 def _ordered(df: pd.DataFrame, orders: dict[str, list]) -> pd.DataFrame:
@@ -45,23 +47,36 @@ def _samples(rows: pd.DataFrame, key: list[str]) -> dict[tuple, list[float]]:
     return {tuple(r[k] for k in key): list(r["samples"]) for r in rows.to_dict("records")}
 
 
-def _decide(df: pd.DataFrame, key: list[str], sa: dict, sb: dict, threshold: float, alpha: float) -> pd.DataFrame:
-    """p_value, verdict, why and regression per paired row (analysis/stats.compare_samples)."""
-    rows: list[tuple[float | None, str, str, bool]] = []  # p_value, verdict, why, regression
+def _decide(df: pd.DataFrame, key: list[str], sa: dict, sb: dict, threshold: float, alpha: float,
+            flag_sections: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """p_value, verdict, why, regression, n per side and the ratio's interval per paired row
+    (analysis/stats.compare_samples). Rows without samples (profiler logs) are decided on the ratio
+    alone, marked untested; of a log only the `flag_sections` rows (its GPU work) are flagged."""
+    rows: list[tuple] = []  # p_value, verdict, why, regression, n_a, n_b, ci_low, ci_high
     for r in df.to_dict("records"):
         k = tuple(r[c] for c in key)
         if r["only_in"]:
-            rows.append((None, f"only in {r['only_in']}", "", False))
+            rows.append((None, f"only in {r['only_in']}", "", False, None, None, None, None))
             continue
         d = compare_samples(sa.get(k, []), sb.get(k, []), threshold, alpha)
         if d.verdict == "no-samples":
-            reg = bool(r["ratio"] > 1.0 + threshold)
-            rows.append((None, "regression (untested)" if reg else "same (untested)", d.why, reg))
+            flagged = flag_sections is None or r.get("section") in flag_sections
+            reg = bool(r["ratio"] > 1.0 + threshold) and flagged
+            rows.append((None, "regression (untested)" if reg else "same (untested)", d.why, reg, None, None,
+                         None, None))
+        elif d.verdict == "untestable":  # samples too few for any p < alpha: the ratio alone, marked untested
+            reg = d.ratio is not None and d.ratio > 1.0 + threshold
+            rows.append((None, "regression (untested)" if reg else "untestable", d.why, reg, d.n_a, d.n_b,
+                         d.ci_low, d.ci_high))
         else:
-            rows.append((d.p_value, d.verdict, d.why, d.verdict == "regression"))
-    cols = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
+            rows.append((d.p_value, d.verdict, d.why, d.verdict == "regression", d.n_a, d.n_b, d.ci_low, d.ci_high))
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 8
     return df.assign(p_value=pd.Series(cols[0], index=df.index, dtype="float64"), verdict=list(cols[1]),
-                     why=list(cols[2]), regression=list(cols[3]))
+                     why=list(cols[2]), regression=list(cols[3]),
+                     n_a=pd.Series(cols[4], index=df.index, dtype="Int64"),
+                     n_b=pd.Series(cols[5], index=df.index, dtype="Int64"),
+                     ci_low=pd.Series(cols[6], index=df.index, dtype="float64"),
+                     ci_high=pd.Series(cols[7], index=df.index, dtype="float64"))
 
 
 def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.DataFrame:
@@ -106,7 +121,7 @@ def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.Dat
     df["ratio"] = df["b"] / df["a"]
     df["regression"] = df["ratio"] > 1.0 + threshold
     df["only_in"] = ["A" if pd.isna(vb) else ("B" if pd.isna(va) else "") for va, vb in zip(df["a"], df["b"], strict=True)]
-    df = _decide(df, key, sa, sb, threshold, alpha)
+    df = _decide(df, key, sa, sb, threshold, alpha, ("gpu",) if isinstance(a, LogInput) else None)
     if isinstance(a, LogInput):
         df = df.assign(_t=df["a"].fillna(df["b"])).sort_values(["_t"], ascending=False, kind="stable").drop(columns="_t")
     out = _ordered(df, orders)
@@ -116,7 +131,28 @@ def compare(a: Input, b: Input, threshold: float, alpha: float = 0.05) -> pd.Dat
     out.attrs["warnings"] = comparison.environment_warnings(*env)
     if isinstance(a, RunInput) and isinstance(b, RunInput):
         out.attrs["warnings"] += kernel_changes(a, b)
+    if isinstance(a, LogInput) and isinstance(b, LogInput):
+        out.attrs["warnings"] += command_changes(a, b)
     return out
+
+
+def command_changes(a: LogInput, b: LogInput) -> list[str]:
+    """A warning when the two logs profiled different commands: their rows may not be comparable."""
+    ca = sorted({p.command for p in a.profiles.profiles if p.command})
+    cb = sorted({p.command for p in b.profiles.profiles if p.command})
+    if ca and cb and ca != cb:
+        return [f"A and B profiled different commands (A: `{'; '.join(ca)}`, B: `{'; '.join(cb)}`): "
+                "their kernels and calls may not be the same work"]
+
+    def kernels(inp: LogInput) -> set[str]:
+        f = inp.profiles.frame
+        return {n for n in f.loc[f["section"] == "gpu", "name"] if not str(n).startswith("[")}
+
+    ka, kb = kernels(a), kernels(b)
+    if ka and kb and not ka & kb:
+        return ["A and B have no kernel in common: they look like different programs, so their rows are not "
+                "the same work (compare two logs of one program)"]
+    return []
 
 
 def kernel_changes(a: RunInput, b: RunInput) -> list[str]:
@@ -154,22 +190,87 @@ def shape_warnings(df: pd.DataFrame) -> list[str]:
     return out
 
 
-def document(df: pd.DataFrame, a_name: str, b_name: str, threshold: float, alpha: float = 0.05) -> Document:
+def _flag(verdict: str, regression: bool, only_in: str, ratio: float) -> str:
+    if regression:
+        return "REGRESSION" + (" (untested)" if "untested" in verdict else "")
+    if only_in:
+        return f"only in {only_in}"
+    if verdict == "untestable":
+        return "too few samples"
+    return "improvement" if verdict == "improvement" else ""
+
+
+def _n(a, b) -> str:
+    return f"{a}/{b}" if a is not pd.NA and a == a and a is not None else "—"
+
+
+def _interval(lo: float, hi: float) -> str:
+    return f"{lo:.3f}–{hi:.3f}" if lo == lo and hi == hi else "—"
+
+
+def summary(df: pd.DataFrame, alpha: float = 0.05) -> tuple[str, list[str]]:
+    """The counts line, and a warning for the rows whose samples are too few to test (never "same")."""
+    verdicts = df["verdict"].tolist()
+    n_reg, n_imp = int(df["regression"].sum()), verdicts.count("improvement")
+    n_same = sum(v in ("same", "same (untested)") for v in verdicts)
+    untestable = df[df["n_a"].notna() & df["p_value"].isna() & (df["only_in"] == "")]
+    counts = (f"{n_reg} regression(s) found, {n_imp} improvement(s), {n_same} same"
+              + (f", {verdicts.count('untestable')} too few samples to tell" if "untestable" in verdicts else ""))
+    warnings = []
+    if len(untestable):
+        paired = int((df["only_in"] == "").sum())
+        which = "any row" if len(untestable) == paired else f"{len(untestable)} of {paired} rows"
+        sizes = ", ".join(dict.fromkeys(f"{x} vs {y}" for x, y in zip(untestable["n_a"], untestable["n_b"],
+                                                                        strict=True) if x is not pd.NA))
+        warnings.append(f"Too few samples to test {which} ({sizes or 'no'} samples; p < {alpha:g} needs "
+                        f"{samples_needed(alpha)} a side): they are decided on the ratio alone (a slowdown beyond "
+                        "the threshold is a REGRESSION (untested), anything else \"too few samples\", never "
+                        "\"same\"). Rerun with more repeats (`--repeat`, `--cpu-repeat`), or read the ratio with "
+                        "its interval.")
+    return counts, warnings
+
+
+def document(df: pd.DataFrame, a_name: str, b_name: str, threshold: float, alpha: float = 0.05,
+             plots_dir: Path | None = None) -> Document:
     keys = [c for c in df.columns if c not in COLUMNS]
-    n_reg = int(df["regression"].sum())
-    flags = []
-    for r, o, v in zip(df["regression"], df["only_in"], df["verdict"], strict=True):
-        flags.append(("REGRESSION" + (" (untested)" if "untested" in v else "")) if r
-                     else f"only in {o}" if o else "improvement" if v == "improvement" else "")
-    view = df.assign(flag=flags)
-    cols = [Column(k, k, "int" if k == "images" else ("code" if k == "name" else "text")) for k in keys]
-    cols += [Column("a", "A", "seconds"), Column("b", "B", "seconds"), Column("ratio", "B / A", "number", digits=".3f"),
-             Column("p_value", "p", "number", digits=".2g"), Column("flag", "")]
+    counts, untestable = summary(df, alpha)
+    view = df.assign(flag=[_flag(v, r, o, q) for v, r, o, q in zip(df["verdict"], df["regression"], df["only_in"],
+                                                                    df["ratio"], strict=True)],
+                     n=[_n(x, y) for x, y in zip(df["n_a"], df["n_b"], strict=True)],
+                     interval=[_interval(lo, hi) for lo, hi in zip(df["ci_low"], df["ci_high"], strict=True)])
+    # at a narrow width the verdict stays: the shape goes first, then p, the interval, n
+    drops = {"shape": 1, "p_value": 2, "interval": 3, "n": 4}
+    cols = [Column(k, k, "int" if k == "images" else ("code" if k == "name" else "text"), drop=drops.get(k))
+            for k in keys]
+    sampled = bool(df["n_a"].notna().any())  # logs have no samples: no n, interval or p to show
+    cols += [Column("a", "A", "seconds"), Column("b", "B", "seconds"),
+             *([Column("n", "n A/B", drop=drops["n"])] if sampled else []),
+             Column("ratio", "B / A", "number", digits=".3f", keep=True),
+             *([Column("interval", "95% CI of B / A", drop=drops["interval"]),
+                Column("p_value", "p", "number", digits=".2g", drop=drops["p_value"])] if sampled else []),
+             Column("flag", "verdict", keep=True)]
     sec = Section("B against A")
-    sec.add(Paragraph(f"A: `{a_name}`  \nB: `{b_name}`  \nratio = B / A; a regression is B slower by at least "
-                      f"{threshold:.0%} with p < {alpha:g} (Mann-Whitney U on the stored samples; rows without "
-                      f"samples: the ratio alone, marked untested) ({n_reg} found)."))
-    for w in [*df.attrs.get("warnings", []), *shape_warnings(df)]:
+    if sampled:
+        rule = (f"ratio = B / A with its 95% interval (bootstrap of the medians); a regression is B slower by at least "
+                f"{threshold:.0%} with p < {alpha:g} (Mann-Whitney U on the stored samples; n A/B: samples per side; "
+                "rows without samples: the ratio alone, marked untested)")
+    else:
+        rule = (f"ratio = B / A of the total times; profiler logs hold no samples, so nothing is tested: a GPU row "
+                f"of B slower by at least {threshold:.0%} is a REGRESSION (untested); API rows are shown, never flagged")
+    sec.add(Paragraph(f"A: `{a_name}`  \nB: `{b_name}`  \n{rule}. {counts}."))
+    for w in [*untestable, *df.attrs.get("warnings", []), *shape_warnings(df)]:
         sec.add(Paragraph(w, "warning"))
-    sec.add(Table("compare", "", view, cols, highlight="regression", highlight_kind="regression"))
+    sec.add(Table("compare", "", view, cols, highlight="regression", highlight_kind="regression",
+                  data_keys=("verdict", "why", "n_a", "n_b", "ci_low", "ci_high", "only_in")))
+    if plots_dir is not None:
+        from profconv.render import plots
+
+        paired = view[view["only_in"] == ""]
+        labels = [" ".join(str(r[k]) for k in keys if k != "shape") for r in paired.to_dict("records")]
+        plots_dir.mkdir(parents=True, exist_ok=True)
+        path = plots.compare_ratios(labels, paired["ratio"].tolist(), paired["ci_low"].tolist(),
+                                    paired["ci_high"].tolist(), paired["regression"].tolist(), threshold,
+                                    "B against A", plots_dir / "compare-ratios.png")
+        if path is not None:
+            sec.add(Figure(path, "B / A per row with its 95% interval"))
     return Document("Comparison", [sec], exit_status=0)
