@@ -8,7 +8,7 @@ candidates (i % WORKERS == k) and compiling its share of the other variants, so 
 in CuPy's on-disk cache; the bench that follows finds them there. Timings here mean nothing.
 
     python scripts/warm_kernels.py [--models ece408-high,ece408] [--layers ece408/conv2,...] [--images 10000]
-        [--workers 12]
+        [--workers 12] [--variants tuned,tensorcore,...]
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import os
 import sys
 import time
 
-SWEPT = ("tuned", "fp16", "tensorcore", "e2e", "streams")  # their launches run a sweep (e2e/streams: tuned's)
+# their launches run a sweep (e2e/streams: tuned's)
+SWEPT = ("tuned", "fp16", "tensorcore", "e2e", "streams", "tf32-wmma", "tensorcore-tf32", "tensorcore-3xtf32")
 
 
-def work(k: int, nw: int, device: str, models: list[str], images: int, layers: list[str]) -> str:
+def work(k: int, nw: int, device: str, models: list[str], images: int, layers: list[str],
+         variants: list[str] | None = None) -> str:
     os.environ["CUDA_VISIBLE_DEVICES"] = device
     import cupy as cp
 
@@ -54,7 +56,7 @@ def work(k: int, nw: int, device: str, models: list[str], images: int, layers: l
             w = cp.asarray(params[f"{layer.name}.w"])
             b = params.get(f"{layer.name}.b")
             b = None if b is None else cp.asarray(b)
-            for v in get_variants(None):
+            for v in get_variants(variants or None):
                 x = out = None
                 if v.device != "gpu" or v.launch is None:
                     continue
@@ -82,10 +84,12 @@ def main(argv: list[str]) -> int:
     images = int(opts.get("--images", 10000))
     nw = int(opts.get("--workers", 12))
     layers = [x for x in opts.get("--layers", "").split(",") if x]
+    variants = [x for x in opts.get("--variants", "").split(",") if x] or None
     devices = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")
     t0 = time.perf_counter()
     with mp.get_context("spawn").Pool(nw) as pool:
-        results = [pool.apply_async(work, (k, nw, devices[k % len(devices)], models, images, layers)) for k in range(nw)]
+        results = [pool.apply_async(work, (k, nw, devices[k % len(devices)], models, images, layers, variants))
+                   for k in range(nw)]
         for r in results:
             try:
                 print(r.get(timeout=600), flush=True)

@@ -24,7 +24,7 @@ __all__ = ["DEFAULT_MODELS", "bench_command"]
 
 
 def bench_command(
-    model: Annotated[list[str] | None, typer.Option("--model", "-m", metavar="MODEL[,MODEL...]", autocompletion=_complete.models, help="Models whose conv layers to bench (repeatable or comma list; default: ece408-high, ece408, cifar10).")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", metavar="MODEL[,MODEL...]", autocompletion=_complete.models, help="Models whose conv layers to bench (repeatable or comma list; `course`: every ECE408 term's model; default: the course models and cifar10).")] = None,
     variant: Annotated[list[str] | None, typer.Option("--variant", metavar="NAME[,NAME...]", autocompletion=_complete.gpu_variants, help="GPU variants to bench (repeatable or comma list; default: all GPU variants and both cuDNN references).")] = None,
     images: Annotated[int, typer.Option("--images", "-n", metavar="N", help="Images per input set (the batch of every layer).")] = 10000,
     sets: Annotated[int, typer.Option(metavar="N", help="Input sets per layer (different images), interleaved so no variant finds its input cached.")] = 3,
@@ -38,7 +38,7 @@ def bench_command(
     ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="Rounds past --repeat until every median's 95% interval is within ±this fraction (0: exactly --repeat rounds).")] = 0.01,
     time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timing rounds per layer at most, with --ci-target.")] = 15.0,
     only_layers: Annotated[list[str] | None, typer.Option("--layer", metavar="MODEL/LAYER", help="Only these conv layers (repeatable or comma list, e.g. ece408/conv2; default: every conv layer of the models).")] = None,
-    cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing.")] = False,
+    cudnn_kernels: Annotated[bool, typer.Option("--cudnn-kernels/--no-cudnn-kernels", help="Record the kernels (the algorithm) each cuDNN peer runs, via torch.profiler after each layer's timing and its plain-loop check.")] = True,
     width: Width = None,
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", metavar="PATH", help="Your kernel (repeatable): checked first in a child process, then benched in this one next to the variants.")] = None,
     contract: Annotated[str | None, typer.Option("--contract", metavar="CONTRACT", autocompletion=_complete.contracts, help="How to run --kernel files: device, host, course or python (default: detected).")] = None,

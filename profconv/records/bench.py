@@ -28,7 +28,7 @@ class BenchSettings(msgspec.Struct, kw_only=True):
     l2: str | None = None  # the headline figure: cold (L2 flushed before each sample) | warm
     ci_target: float | None = None  # rounds until every median's 95% interval is within ±this
     time_budget_s: float | None = None  # seconds of rounds per layer at most
-    cudnn_kernels: bool = False  # each cuDNN peer's kernels recorded in its params
+    cudnn_kernels: bool = True  # each cuDNN peer's kernels (its algorithm) recorded in its peer_check
     layers: list[str] = msgspec.field(default_factory=list)  # --layer: only these model/layer (empty: every layer)
     kernels: list[str] = msgspec.field(default_factory=list)  # --kernel paths (the user's kernels)
     # a user's kernel that failed its isolated check (a child process, per model) is not benched: name -> why
@@ -47,6 +47,20 @@ class DeviceFacts(msgspec.Struct, kw_only=True):
 class PeerRatio(msgspec.Struct, kw_only=True):
     peer: str  # e.g. cudnn-tf32-nhwc
     ratio: Fraction
+
+
+class PeerCheck(msgspec.Struct, kw_only=True):
+    """A cuDNN peer against a plain PyTorch loop of the same call in the same process: the loop must not
+    beat the peer's median by more than the median's 95% interval (else the bench's peer is not cuDNN at
+    its best, and every ratio to it flatters the variants)."""
+
+    plain_loop_s: Fraction  # per call: median over rounds of (one CUDA-event pair around N back-to-back calls) / N
+    calls: Count  # calls per round
+    rounds: Count
+    faster_by: float  # 1 - plain_loop_s / the peer's median (positive: the loop is faster)
+    allowed: Fraction  # the peer median's 95% interval half-width over the median (at least 1%)
+    ok: bool  # faster_by <= allowed
+    kernels: list[str] = msgspec.field(default_factory=list)  # what one call launched (cuDNN's algorithm)
 
 
 class BenchResult(msgspec.Struct):
@@ -68,6 +82,7 @@ class BenchResult(msgspec.Struct):
     op_time_cold: OpTime | None = None  # L2 flushed before each sample
     op_time_warm: OpTime | None = None  # the same call again right after the cold one
     peer_ratios: dict[str, PeerRatio] = msgspec.field(default_factory=dict)  # tf32 | bf16 -> best peer of it
+    peer_check: PeerCheck | None = None  # a cuDNN peer only: the plain-loop check and the kernels it ran
 
 
 class LayerTiming(msgspec.Struct, kw_only=True):

@@ -9,7 +9,7 @@ from profconv.records import BenchLayer, BenchRecord, to_builtins
 from profconv.records.provenance import summary_line
 from profconv.render import markdown
 from profconv.render.document import Bullets, Column, Document, Paragraph, RenderOptions, Section, Table
-from profconv.run.bench import best_peers, best_per_layer, frame
+from profconv.run.bench import best_peers, best_per_layer, frame, peer_checks
 
 # drop: what a narrow terminal leaves out first (the markdown and HTML reports show every column)
 BEST = [Column("model", "model"), Column("layer", "layer"), Column("shape", "shape", drop=1),
@@ -18,7 +18,9 @@ BEST = [Column("model", "model"), Column("layer", "layer"), Column("shape", "sha
         Column("floor_share", "share of floor", "fraction", drop=2)]
 PEERS = [Column("model", "model"), Column("layer", "layer"), Column("precision", "precision"),
          Column("peer", "best cuDNN"), Column("layout", "layout"), Column("median_s", "Op Time", "seconds"),
-         Column("ci_rel", "± (95%)", "fraction", drop=1), Column("others", "other layouts")]
+         Column("ci_rel", "± (95%)", "fraction", drop=1), Column("others", "other layouts", drop=2),
+         Column("plain_loop_s", "plain loop", "seconds", drop=3), Column("check", "loop check"),
+         Column("kernels", "kernels (algorithm)", drop=4)]
 # the layer table: the L2 figures (drop 1) and the interval (2) first, then these, lowest first
 LAYER = [Column("variant", "variant"), Column("precision", "precision", drop=6),
          Column("median_s", "Op Time", "seconds"), Column("min_s", "min", "seconds", drop=5),
@@ -56,13 +58,18 @@ def bench_section(record: BenchRecord) -> Section:
     best = best_per_layer(df)
     if not best.empty:
         sec.sections.append(Section("Best variant per layer").add(Table("bench-best", "", best, BEST)))
-    peers_df = best_peers(df)
+    peers_df = best_peers(df, peer_checks(record))
     if not peers_df.empty:
+        failed = peers_df[peers_df["check"].str.startswith("loop")]
         sec.sections.append(Section("Best cuDNN per layer and precision").add(
             Paragraph(f"Every cuDNN peer in both layouts (operands converted to the peer's dtype and layout before "
                       f"timing); the fastest of each precision is the one the variants' ratios are taken against "
-                      f"({st.l2 or 'cold'} L2 figure)."),
-            Table("bench-peers", "", peers_df, PEERS)))
+                      f"({st.l2 or 'cold'} L2 figure). Plain loop: the same conv2d call in a plain PyTorch loop in "
+                      f"this process (per call); the check fails where it beats the peer by more than the peer's "
+                      f"95% interval."),
+            Table("bench-peers", "", peers_df, PEERS),
+            *([Paragraph(f"{len(failed)} peer(s) slower than a plain loop of the same call: their ratios flatter "
+                         f"the variants.", "warning")] if not failed.empty else [])))
     for i, layer in enumerate(record.layers):
         sec.sections.append(layer_section(layer, i, df))
     return sec

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from profconv.hardware import peak_for, roofline_floor
-from profconv.records.bench import BenchLayer, BenchRecord, BenchResult, DeviceFacts, LayerTiming, PeerRatio
+from profconv.records.bench import BenchLayer, BenchRecord, BenchResult, DeviceFacts, LayerTiming, PeerCheck, PeerRatio
 from profconv.records.common import Dims, OpTime
 from profconv.run import data as datasets
 from profconv.run import gpu, peers, reference, tuned
@@ -78,6 +78,7 @@ reference names the cuDNN peer with its layout (cudnn-fp16-nhwc) for variants me
 
 
 L2_MODES = ("cold", "warm")
+ARITHMETICS = ("fp32", "fp16", "tensor-fp16", "tensor-tf32", "tensor-3xtf32")  # the peaks a floor can use
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class BenchOptions:
     target: float | None = 0.01  # stop once every variant's median is known within ±target (95% interval)
     budget_s: float = 15.0  # seconds of timing rounds per layer at most
     max_rounds: int = 100
-    cudnn_kernels: bool = False  # record the kernels each cuDNN peer launches (its algorithm), after timing
+    cudnn_kernels: bool = True  # record the kernels each cuDNN peer launches (its algorithm), after timing
     layers: tuple[str, ...] = ()  # only these "model/layer" (empty: every conv layer of the models)
 
 
@@ -123,9 +124,11 @@ Progress = Callable[[str], None]
 
 
 def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: list[Variant], opts: BenchOptions,
-                device: DeviceFacts, seen: dict[tuple, str], progress: Progress, fuse: bool = True) -> list[BenchLayer]:
+                device: DeviceFacts, seen: dict[tuple, str], progress: Progress, fuse: bool = True,
+                on_layer: Callable[[BenchLayer], None] | None = None) -> list[BenchLayer]:
     """Every conv layer of `model`: `opts.sets` input sets of `opts.images` images from the model's data;
-    with `fuse`, also each conv + activation + pool as one fused kernel against separate ops."""
+    with `fuse`, also each conv + activation + pool as one fused kernel against separate ops. `on_layer`
+    gets each layer as soon as it is measured (the command writes the record then: Ctrl-C keeps it)."""
     runner = Runner(model, params, cp)
     n = opts.images * opts.sets
     progress(f"{model.name}: data and reference pass on {n} images")
@@ -141,6 +144,8 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
         if key in seen:
             bl.same_as = seen[key]
             layers.append(bl)
+            if on_layer is not None:
+                on_layer(bl)
             continue
         seen[key] = f"{model.name}/{layer.name}"
         a, ref = conv_io[layer.name]
@@ -153,6 +158,8 @@ def bench_model(cp: Any, model: Model, params: dict[str, np.ndarray], variants: 
             bl.fused_ops = f"{layer.name} + {ops[0].name} + {ops[1].name} {ops[1].k}x{ops[1].k}"
             bl.fused = bench_fused(cp, f"{model.name}/{layer.name}", s, sets, w, bias, *ops, opts, device, progress)
         layers.append(bl)
+        if on_layer is not None:
+            on_layer(bl)
     del conv_io
     return layers
 
@@ -162,6 +169,7 @@ class _Prepared:
     result: BenchResult
     calls: list[Callable[[], Any]]  # one per input set
     samples: list[float] = field(default_factory=list)
+    operands: tuple = ()  # (x, w, bias) of the first input set as the launch takes them (the peers' plain loop)
 
 
 def _check(res: BenchResult, sets: list[tuple[Any, Any]], call: Callable[[Any], Any], cp: Any) -> list[Callable[[], Any]]:
@@ -311,15 +319,30 @@ def bench_layer(cp: Any, tag: str, s: ConvShape, sets: list[tuple[Any, Any]], w,
                 res.params["sweep"] = sweep_text(report, v.params(s))
         if res.status == "ok" and peers.peer_of(v.name) is not None and free_gib is not None:
             res.params = {"free_memory_gib_at_search": round(free_gib, 2)}
-        prepared.append(_Prepared(res, calls))
+        prepared.append(_Prepared(res, calls, operands=tuple(buffers[0][:3])))
     prepared = [prepared[order.index(k)] for k in range(len(variants))]  # back in the order asked
     timing = _time_interleaved(cp, tag, prepared, len(sets), opts, progress)
-    if opts.cudnn_kernels:
-        for p in prepared:
-            if peers.peer_of(p.result.variant) is not None and p.calls:
-                p.result.params = {**p.result.params, "kernels": "; ".join(peers.kernels_of(p.calls[0]))}
+    for p in prepared:
+        if (peer := peers.peer_of(p.result.variant)) is not None and p.calls and p.result.op_time:
+            progress(f"{tag}: {peer.name} against a plain PyTorch loop")
+            p.result.peer_check = peer_check(peer, p, s, opts.cudnn_kernels)
     _derive([p.result for p in prepared], s, device)
     return [p.result for p in prepared], timing
+
+
+PLAIN_CALLS, PLAIN_ROUNDS = 20, 7
+
+
+def peer_check(peer: peers.Peer, p: _Prepared, s: ConvShape, kernels: bool) -> PeerCheck:
+    """The peer's headline median against a plain PyTorch loop of the same call on the same tensors
+    (`peers.plain_loop`); with `kernels`, the kernels one call launches (cuDNN's algorithm), after."""
+    t = p.result.op_time
+    assert t is not None
+    loop = float(np.median(peers.plain_loop(peer, *p.operands, s, PLAIN_CALLS, PLAIN_ROUNDS)))
+    faster_by = 1.0 - loop / t.median_s
+    allowed = max(t.ci_rel or 0.0, 0.01)
+    return PeerCheck(plain_loop_s=loop, calls=PLAIN_CALLS, rounds=PLAIN_ROUNDS, faster_by=faster_by, allowed=allowed,
+                     ok=faster_by <= allowed, kernels=peers.kernels_of(p.calls[0]) if kernels else [])
 
 
 def fused_ops(model: Model, conv: str) -> tuple[Layer, Layer] | None:
@@ -407,7 +430,7 @@ def device_facts(cp: Any, env: dict) -> DeviceFacts:
     facts = DeviceFacts(bandwidth_Bps=measure_bandwidth(cp), bandwidth_method="1 GiB cudaMemcpyAsync "
                         "device-to-device, bytes read + written, median of 10")
     if peak is not None:
-        facts.peaks = {a: t * 1e12 for a in ("fp32", "fp16", "tensor-fp16") if (t := peak.tflops(a))}
+        facts.peaks = {a: t * 1e12 for a in ARITHMETICS if (t := peak.tflops(a))}
         facts.peak_source = peak.source
     else:
         facts.peak_source = f"no datasheet peak known for {env.get('gpu')!r}: no floor shares"
@@ -450,12 +473,26 @@ def best_per_layer(df: pd.DataFrame) -> pd.DataFrame:
     return ok.loc[idx, BEST_COLUMNS].reset_index(drop=True)
 
 
-PEER_COLUMNS = ["model", "layer", "shape", "precision", "peer", "layout", "median_s", "ci_rel", "others"]
+PEER_COLUMNS = ["model", "layer", "shape", "precision", "peer", "layout", "median_s", "ci_rel", "others", "plain_loop_s",
+                "check", "kernels"]
 
 
-def best_peers(df: pd.DataFrame) -> pd.DataFrame:
+def peer_checks(record: BenchRecord) -> dict[tuple[str, str, str], tuple[float | None, str, str]]:
+    """(model, layer, peer) -> (plain-loop seconds, "ok" | "loop X% faster", its kernels) for every checked peer."""
+    out = {}
+    for layer in record.layers:
+        for r in layer.results:
+            if (c := r.peer_check) is not None:
+                verdict = "ok" if c.ok else f"loop {c.faster_by:.1%} faster"
+                out[(layer.model, layer.layer, r.variant)] = (c.plain_loop_s, verdict, "; ".join(c.kernels))
+    return out
+
+
+def best_peers(df: pd.DataFrame, checks: dict | None = None) -> pd.DataFrame:
     """Per measured layer and precision: the fastest cuDNN peer, its layout, and the other layouts'
-    medians ("NCHW 1.352 ms") so the choice can be checked. Columns: PEER_COLUMNS."""
+    medians ("NCHW 1.352 ms") so the choice can be checked; with `checks` (`peer_checks`), its plain
+    PyTorch loop time, the check's verdict and the kernels it ran. Columns: PEER_COLUMNS."""
+    checks = checks or {}
     ok = df[(df["status"] == "ok") & (df["op"] == "conv") & df["variant"].isin(list(peers.BY_NAME))]
     rows = []
     for (model, layer, prec), g in ok.groupby(["model", "layer", "precision"], sort=False):
@@ -463,9 +500,11 @@ def best_peers(df: pd.DataFrame) -> pd.DataFrame:
         top = g.iloc[0]
         others = ", ".join(f"{peers.BY_NAME[str(v)].layout} {t * 1e3:.3f} ms"
                            for v, t in zip(g["variant"].iloc[1:], g["median_s"].iloc[1:]))
+        loop, verdict, kernels = checks.get((model, layer, str(top["variant"])), (None, "", ""))
         rows.append({"model": model, "layer": layer, "shape": top["shape"], "precision": prec, "peer": top["variant"],
                      "layout": peers.BY_NAME[str(top["variant"])].layout, "median_s": top["median_s"],
-                     "ci_rel": top["ci_rel"], "others": others})
+                     "ci_rel": top["ci_rel"], "others": others, "plain_loop_s": loop, "check": verdict,
+                     "kernels": kernels})
     order = {p: i for i, p in enumerate(("fp32", "tf32", "fp16", "bf16"))}
     out = pd.DataFrame(rows, columns=PEER_COLUMNS)
     if not out.empty:

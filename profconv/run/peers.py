@@ -52,10 +52,9 @@ PEERS = [Peer("cudnn", "fp32", "NCHW"), Peer("cudnn-nhwc", "fp32", "NHWC"),
 BY_NAME = {p.name: p for p in PEERS}
 TOLERANCE = {"fp32": 1e-5, "tf32": 5e-3, "fp16": 5e-3, "bf16": 3e-2}
 """Largest relative L2 error accepted: TF32 keeps 10 mantissa bits (like fp16) and bf16 7."""
-ARITHMETIC = {"fp32": "fp32", "tf32": "tensor-fp16", "fp16": "tensor-fp16", "bf16": "tensor-fp16"}
-"""Which datasheet peak bounds each peer (TF32 and bf16 run on the tensor cores; the fp16 rate is the
-closest known bound for both, so their floor shares are optimistic floors, not exact)."""
-COMPARED_WITH = {"fp32": ("fp32",), "fp16": ("fp16",)}
+ARITHMETIC = {"fp32": "fp32", "tf32": "tensor-tf32", "fp16": "tensor-fp16", "bf16": "tensor-fp16"}
+"""Which datasheet peak bounds each peer (TF32 and bf16 run on the tensor cores; bf16 has the fp16 rate)."""
+COMPARED_WITH = {"fp32": ("fp32",), "tf32": ("tf32",), "fp16": ("fp16",)}
 """A variant's precision -> the peer precisions its ratio is taken against (best of them)."""
 
 
@@ -99,6 +98,30 @@ def launch(peer: Peer, x: Any, w: Any, bias: Any | None, s: ConvShape) -> Any:
         _searched.add(key)
         return y
     return torch.nn.functional.conv2d(x, w, bias, padding=s.P)
+
+
+def plain_loop(peer: Peer, x: Any, w: Any, bias: Any | None, s: ConvShape, calls: int = 20,
+               rounds: int = 5) -> list[float]:
+    """What a user's own timing loop measures: `for _ in range(calls): conv2d(x, w, bias, padding=P)`
+    between two CUDA events, per call, once per round (after 3 untimed calls), on the peer's own
+    operands and flags. The bench's peer must not be slower than this (`PeerCheck`)."""
+    import torch
+
+    torch.backends.cudnn.allow_tf32 = peer.tf32
+    conv = torch.nn.functional.conv2d
+    for _ in range(3):
+        conv(x, w, bias, padding=s.P)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    per_call = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        start.record()
+        for _ in range(calls):
+            conv(x, w, bias, padding=s.P)
+        end.record()
+        end.synchronize()
+        per_call.append(start.elapsed_time(end) / 1e3 / calls)
+    return per_call
 
 
 def to_cupy(cp: Any, y: Any) -> Any:

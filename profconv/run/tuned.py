@@ -273,3 +273,119 @@ def launch_fp16(cp, x, w, bias, out, s: ConvShape) -> Any:
 
 def launch_tensorcore(cp, x, w, bias, out, s: ConvShape) -> Any:
     return TENSORCORE.launch(cp, x, w, gpu.bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
+
+
+def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int) -> dict:
+    """Reduction layout, pixel stride and shared memory exactly as tensorcore_tf32.cu computes them.
+    red 0: per filter row, K*C consecutive floats of an NHWC row (pixel stride C); red 1: per tap,
+    C padded to 4 channels, pixel stride 4 mod 8 (conflict-free fragment loads)."""
+    hp, wp = s.H + 2 * s.P, s.W + 2 * s.P
+    if red == 0:
+        cs, kred = s.C, s.K * _round_up(s.K * s.C, 8)
+    else:
+        cs = _round_up(s.C, 4)
+        cs += 4 if cs % 8 == 0 else 0
+        kred = _round_up(s.K * s.K * _round_up(s.C, 4), 8)
+    ksteps, nt = kred // 8, -(-s.M // 8)
+    simg = hp * (wp * cs + 8)
+    smem = 4 * (ksteps * nt * 64 + imgs * simg + 8)
+    return {"CS": cs, "KSTEPS": ksteps, "tiles_per_image": -(-(s.Ho * s.Wo) // (16 * rt)), "smem": smem}
+
+
+def tf32_candidates(s: ConvShape) -> list[dict]:
+    """tensorcore_tf32.cu: the reduction layout with fewer steps (both when within 10%), 16 or 32
+    positions per warp (RT), 4 or 8 warps, images per block for about two tiles per warp."""
+    steps = {red: tf32_sizes(s, red, 1, 4, 1)["KSTEPS"] for red in (0, 1)}
+    fewest = min(steps.values())
+    out: list[dict] = []
+    for red in (0, 1):
+        if steps[red] > 1.1 * fewest:
+            continue
+        for rt in (1, 2):
+            for warps in (4, 8):
+                tpi = tf32_sizes(s, red, rt, warps, 1)["tiles_per_image"]
+                for per_warp in (2, 4):  # tiles per warp between barriers
+                    imgs = max(1, min(s.B, 16, -(-per_warp * warps // tpi)))
+                    while imgs > 1 and tf32_sizes(s, red, rt, warps, imgs)["smem"] > sweep.SMEM_LIMIT:
+                        imgs -= 1
+                    sizes = tf32_sizes(s, red, rt, warps, imgs)
+                    cand = {"RED": red, "CS": sizes["CS"], "RT": rt, "WARPS": warps, "IMGS": imgs, "smem": sizes["smem"]}
+                    if sizes["smem"] <= sweep.SMEM_LIMIT and cand not in out:
+                        out.append(cand)
+    return out
+
+
+def _persistent(cp, fn, threads: int, smem: int, groups: int) -> tuple[int]:
+    """One wave of persistent blocks (they loop over the image groups)."""
+    sms, _ = sweep.device_limits(cp)
+    return (max(1, min(groups, sms * sweep.resident_blocks(cp, fn, threads, smem))),)
+
+
+def _tf32_build(split: int):
+    def build(cp, p: dict, s: ConvShape):
+        defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "SPLIT": split, "RED": p["RED"],
+                   "CS": p["CS"], "RT": p["RT"], "WARPS": p["WARPS"], "IMGS": p["IMGS"]}
+        fn = sweep.kernel(cp, "tensorcore_tf32.cu", "conv_tensorcore_tf32", defines, p["smem"])
+        threads, smem = 32 * p["WARPS"], p["smem"]
+        grid, batch = _persistent(cp, fn, threads, smem, -(-s.B // p["IMGS"])), np.int32(s.B)
+
+        def op(x, w, bias, out) -> None:
+            fn(grid, (threads,), (x, w, bias, out, batch), shared_mem=smem)
+
+        return op
+
+    return build
+
+
+TENSORCORE_TF32 = sweep.Swept(tf32_candidates, _tf32_build(1), name="tensorcore-tf32")
+TENSORCORE_3XTF32 = sweep.Swept(tf32_candidates, _tf32_build(3), name="tensorcore-3xtf32")
+
+
+def wmma_smem(s: ConvShape, warps: int, imgs: int) -> int:
+    """Shared memory of tf32_wmma.cu: the filter matrix, the staged images, one unrolled tile per warp."""
+    hp, wp = s.H + 2 * s.P, s.W + 2 * s.P
+    rpr = _round_up(s.K * s.C, 8)
+    nf = -(-s.M // 16)
+    xs = _round_up(imgs * hp * (wp * s.C + 8) + 8, 8)
+    tile = max(16 * (rpr + 4), 16 * nf * 16 + 16)
+    return 4 * (nf * 16 * (s.K * rpr + 4) + xs + warps * tile)
+
+
+def wmma_candidates(s: ConvShape) -> list[dict]:
+    """tf32_wmma.cu: 4 or 8 warps, images per block for about two 16-position tiles per warp."""
+    out: list[dict] = []
+    tpi = -(-(s.Ho * s.Wo) // 16)
+    for warps in (4, 8):
+        imgs = max(1, min(s.B, 16, -(-2 * warps // tpi)))
+        while imgs > 1 and wmma_smem(s, warps, imgs) > sweep.SMEM_LIMIT:
+            imgs -= 1
+        if (smem := wmma_smem(s, warps, imgs)) <= sweep.SMEM_LIMIT:
+            out.append({"WARPS": warps, "IMGS": imgs, "smem": smem})
+    return out
+
+
+def _wmma_build(cp, p: dict, s: ConvShape):
+    defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "WARPS": p["WARPS"], "IMGS": p["IMGS"]}
+    fn = sweep.kernel(cp, "tf32_wmma.cu", "conv_tf32_wmma", defines, p["smem"])
+    threads, smem = 32 * p["WARPS"], p["smem"]
+    grid, batch = _persistent(cp, fn, threads, smem, -(-s.B // p["IMGS"])), np.int32(s.B)
+
+    def op(x, w, bias, out) -> None:
+        fn(grid, (threads,), (x, w, bias, out, batch), shared_mem=smem)
+
+    return op
+
+
+TF32_WMMA = sweep.Swept(wmma_candidates, _wmma_build, name="tf32-wmma")
+
+
+def launch_tensorcore_tf32(cp, x, w, bias, out, s: ConvShape) -> Any:
+    return TENSORCORE_TF32.launch(cp, x, w, gpu.bias_or_zeros(cp, bias, s.M), out, s)
+
+
+def launch_tensorcore_3xtf32(cp, x, w, bias, out, s: ConvShape) -> Any:
+    return TENSORCORE_3XTF32.launch(cp, x, w, gpu.bias_or_zeros(cp, bias, s.M), out, s)
+
+
+def launch_tf32_wmma(cp, x, w, bias, out, s: ConvShape) -> Any:
+    return TF32_WMMA.launch(cp, x, w, gpu.bias_or_zeros(cp, bias, s.M), out, s)

@@ -23,7 +23,7 @@ class Variant:
     name: str
     description: str
     technique: str  # the optimisation it demonstrates
-    precision: str  # fp32 | fp16 | tf32
+    precision: str  # fp32 | fp16 | tf32 (fp32 data, TF32 products)
     tolerance: float  # largest relative L2 error accepted against the float64 reference
     device: str  # cpu | gpu | cudnn
     source: str | None = None  # kernels/<source>
@@ -31,7 +31,7 @@ class Variant:
     params: Callable[[ConvShape], dict] | None = None  # what it chose for a shape (recorded in the run)
     host_io: bool = False  # x and out are pinned host arrays: the op includes the copies in and out
     baseline: str | None = None  # the variant it is measured against, when not cuDNN of its precision
-    arithmetic: str = "fp32"  # fp32 | fp16 | tensor-fp16: which datasheet peak bounds it
+    arithmetic: str = "fp32"  # fp32 | fp16 | tensor-fp16 | tensor-tf32 | tensor-3xtf32: which peak bounds it
     user: bool = False  # the user's kernel (--kernel): run in a child process, checked harder
     provenance: dict[str, Any] = field(default_factory=dict)  # contract, file, sha256, compile flags, sweep
     timed: Timed | None = None  # times the op itself when it is not the whole launch (the course's prolog/epilog)
@@ -53,4 +53,4 @@ class Variant:
         """The variant this one is measured against: cuDNN of the same precision unless said otherwise."""
         if self.baseline is not None or self.device == "cudnn" or self.host_io:
             return self.baseline
-        return {"fp32": "cudnn", "fp16": "cudnn-fp16"}.get(self.precision)
+        return {"fp32": "cudnn", "tf32": "cudnn-tf32", "fp16": "cudnn-fp16"}.get(self.precision)

@@ -25,7 +25,9 @@ from profconv.run.user import manifest as user_manifest
 from profconv.session.events import Callbacks, Note
 from profconv.session.recording import Recording, check_out
 
-DEFAULT_MODELS = ["ece408-high", "ece408", "cifar10"]
+COURSE_MODELS = ["ece408-high", "ece408", "ece408-fa18", "ece408-sp19", "ece408-fa19", "ece408-fa20"]
+MODEL_SETS = {"course": COURSE_MODELS}  # `--model course`: every ECE408 term's network
+DEFAULT_MODELS = [*COURSE_MODELS, "cifar10"]
 RECORD = "bench.json"
 
 
@@ -46,7 +48,7 @@ class BenchRequest:
     ci_target: float = 0.01
     time_budget: float = 15.0
     layers: list[str] = field(default_factory=list)  # MODEL/LAYER; [] for every conv layer
-    cudnn_kernels: bool = False
+    cudnn_kernels: bool = True
     kernels: list[str] = field(default_factory=list)
     contract: str | None = None
     kernel_timeout: float = 600.0
@@ -67,6 +69,11 @@ class BenchRequest:
             raise InputError(f"--l2 takes cold or warm, not {self.l2!r}")
         if self.kernel_timeout <= 0:
             raise InputError("--kernel-timeout must be positive")
+
+
+def expand_models(names: list[str]) -> list[str]:
+    """Model names with each set name (`course`) replaced by its models, first occurrence kept."""
+    return list(dict.fromkeys(m for n in names for m in MODEL_SETS.get(n, [n])))
 
 
 @dataclass
@@ -115,7 +122,7 @@ class BenchSession:
         req = self.request
         req.check()
         check_out(req.out, RECORD, req.replace)
-        models = [get_model(m) for m in (req.models or DEFAULT_MODELS)]
+        models = [get_model(m) for m in expand_models(req.models or DEFAULT_MODELS)]
         known = {f"{m.name}/{la.name}" for m in models for la, _ in m.conv_shapes(1)}
         if bad := [x for x in req.layers if x not in known]:
             raise InputError(f"--layer {bad[0]}: not a conv layer of {', '.join(m.name for m in models)} "
@@ -202,14 +209,16 @@ class BenchSession:
         self.cb.progress("measuring device bandwidth", done, total)
         record.device = bench.device_facts(self.cp, self.env)
         seen: dict[tuple, str] = {}
+        def measured(layer) -> None:  # each layer kept as soon as it is measured (Ctrl-C keeps it)
+            nonlocal done
+            done += 1
+            record.layers.append(layer)
+            self.recording.save(record)
+            self.cb.result(layer)
+
         for m in self.models:
-            layers = bench.bench_model(self.cp, m, weights_mod.load(m, None), self.chosen, opts, record.device, seen,
-                                       lambda msg: self._progress(msg, done, total), fuse=req.fuse)
-            done += len(layers)
-            for layer in layers:
-                record.layers.append(layer)
-                self.recording.save(record)
-                self.cb.result(layer)
+            bench.bench_model(self.cp, m, weights_mod.load(m, None), self.chosen, opts, record.device, seen,
+                              lambda msg: self._progress(msg, done, total), fuse=req.fuse, on_layer=measured)
             self.cb.progress(f"{m.name} done", done, total)
             self.cb.check_stop()
 

@@ -326,7 +326,7 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
     if contract not in CONTRACTS:
         raise ManifestError(f"{where}: contract {contract!r} is not one of {', '.join(CONTRACTS)}")
     precision = table.get("precision", "fp32")
-    if precision not in PRECISIONS and not (builtin and precision == "fp64"):
+    if precision not in PRECISIONS and not (builtin and precision in ("fp64", "tf32")):
         raise ManifestError(f"{where}: precision {precision!r} is not one of {', '.join(PRECISIONS)}")
     tolerance = table.get("tolerance", PRECISIONS.get(precision, 1e-6))
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance < 1:

@@ -1,0 +1,226 @@
+// tensorcore-tf32 and tensorcore-3xtf32: implicit GEMM on Tensor Cores with fp32 data in and out,
+// mma.sync.m16n8k8 with TF32 operands and fp32 accumulation.
+// GEMM view: rows = output positions of an image (16 per MMA), columns = output channels (8 per MMA),
+// reduction = the K x K x C filter window. Images are staged in shared memory channel-last (NHWC),
+// zero-padded, so the reduction can run over memory that is contiguous:
+//   RED = 0 (row-contiguous, small C): for each filter row p the K*C values (q, c) of an output
+//     position are K*C consecutive floats of the staged row; each row's run is padded to a multiple of
+//     8 (the padding reads the next pixels and meets zero weights). C = 1 wastes K*8 - K*K... nothing
+//     like the 7/8 of padding every pixel to 8 channels.
+//   RED = 1 (tap-major, C a multiple of 4 after padding to CP4): for each tap (p, q), CP4 channels.
+// Every A register is then one 32-bit shared load at a per-lane base plus a compile-time offset.
+// SPLIT = 1 (TF32): the staged image is rounded to TF32 once; one MMA per tile.
+// SPLIT = 3 (3xTF32, fp32-accurate): every operand x = big + small with big = tf32(x) and
+//   small = tf32(x - big), both rounded to nearest; acc += a_small*b_big + a_big*b_small + a_big*b_big
+//   (the small*small term, ~2^-22 relative, is dropped): three MMAs per tile, error near fp32's.
+// Filters are rearranged once per block into the B-fragment order (one 64-bit load per MMA column).
+// Blocks are persistent; each holds IMGS images and loads the next group's pixels into registers while
+// the current one computes (when that takes few registers).
+// Macros (all required): M C H W K P  SPLIT RED CS RT WARPS IMGS
+//   CS: floats per staged pixel (C for RED = 0; >= CP4, 4 mod 8 for conflict-free fragment loads, for RED = 1)
+#define HP (H + 2 * P)
+#define WP (W + 2 * P)
+#define HO (HP - K + 1)
+#define WO (WP - K + 1)
+#define HOWO (HO * WO)
+#define NT ((M + 7) / 8)                 // 8-channel MMA columns
+#define NPW (16 * RT)                    // positions per warp tile
+#define TPI ((HOWO + NPW - 1) / NPW)     // warp tiles per image
+#define THREADS (32 * WARPS)
+#if RED == 0
+#define RPR (((K * C + 7) / 8) * 8)      // reduction elements per filter row
+#define KRED (K * RPR)
+#else
+#define CP4 (((C + 3) / 4) * 4)
+#define KRED (((K * K * CP4 + 7) / 8) * 8)
+#endif
+#define KSTEPS (KRED / 8)
+#define RS (WP * CS + 8)                 // floats per staged row: 8 of slack for the row-contiguous over-read
+#define SIMG (HP * RS)                   // floats per staged image
+#define XS_FLOATS (IMGS * SIMG + 8)
+#define WF_WORDS (KSTEPS * NT * 64)      // B fragments: [step][column][lane][2]
+#define PF ((IMGS * C * H * W + THREADS - 1) / THREADS)  // pixels per thread and image group
+#define PREFETCH (PF <= 32)
+
+// Round to the nearest TF32 value (ties away from zero) with integer operations: the tensor cores read
+// the upper 19 bits of an operand, so big = bits + half an ulp of TF32 with the low 13 bits cleared.
+// (cvt.rna.tf32.f32 is emulated by ~5 instructions with NaN/Inf handling on sm_90; data here is finite.)
+__device__ __forceinline__ unsigned to_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+
+// x = big + small exactly (small computed in fp32); the MMA truncates small to TF32: |error| <= 2^-21 |x|.
+__device__ __forceinline__ void split_tf32(unsigned xb, unsigned& big, unsigned& small) {
+    big = (xb + 0x1000u) & 0xffffe000u;
+    small = __float_as_uint(__uint_as_float(xb) - __uint_as_float(big));
+}
+
+__device__ __forceinline__ void mma1688(float* d, const unsigned* a, unsigned b0, unsigned b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Offset (floats) of the 4-element group g = 2 * step + half of the reduction, from a lane's base.
+// Groups past the filter (padding steps) point at the base: finite data that meets zero weights.
+__device__ __forceinline__ constexpr int group_offset(int g) {
+#if RED == 0
+    return (g / (RPR / 4)) * RS + 4 * (g % (RPR / 4));
+#else
+    return (g / (CP4 / 4) < K * K)
+               ? ((g / (CP4 / 4)) / K * RS + (g / (CP4 / 4)) % K * CS + 4 * (g % (CP4 / 4)))
+               : 0;
+#endif
+}
+
+// The filter value at reduction index k of output channel n (zero past the filter or past M).
+__device__ __forceinline__ float filter_at(const float* __restrict__ w, int n, int k) {
+    if (n >= M || k >= KRED) return 0.0f;
+#if RED == 0
+    const int p = k / RPR, j = k % RPR;
+    if (j >= K * C) return 0.0f;
+    const int q = j / C, c = j % C;
+#else
+    const int tap = k / CP4, c = k % CP4;
+    if (tap >= K * K || c >= C) return 0.0f;
+    const int p = tap / K, q = tap % K;
+#endif
+    return w[((n * C + c) * K + p) * K + q];
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)  // 1: no register cap for a second block
+conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ bias,
+                     float* __restrict__ y, int B) {
+    extern __shared__ uint4 smem_tf32[];
+    unsigned* wf = reinterpret_cast<unsigned*>(smem_tf32);  // [s][nt][lane][2]
+    float* xs = reinterpret_cast<float*>(wf + WF_WORDS);    // [img][HP][RS]
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = lane / 4, t = lane % 4;
+
+    for (int i = threadIdx.x; i < WF_WORDS; i += THREADS) {
+        const int f = i % 2, l = (i / 2) % 32, j = (i / 64) % NT, s = i / (64 * NT);
+        const float v = filter_at(w, j * 8 + l / 4, 8 * s + 4 * f + l % 4);
+        wf[i] = SPLIT == 1 ? to_tf32(v) : __float_as_uint(v);  // 3xTF32 splits in registers
+    }
+    for (int i = threadIdx.x; i < XS_FLOATS; i += THREADS) xs[i] = 0.0f;
+    float bias_lo[NT], bias_hi[NT];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+        const int n = j * 8 + 2 * t;
+        bias_lo[j] = n < M ? bias[n] : 0.0f;
+        bias_hi[j] = n + 1 < M ? bias[n + 1] : 0.0f;
+    }
+    const int groups = (B + IMGS - 1) / IMGS;
+    const size_t total = (size_t)B * C * H * W;
+    auto place = [&](int i, float v) {  // pixel i (NCHW order within the group) into its NHWC place
+        const int img = i / (C * H * W), r = i % (C * H * W);
+        const int c = r / (H * W), hw = r % (H * W);
+        xs[img * SIMG + (hw / W + P) * RS + (hw % W + P) * CS + c] = SPLIT == 1 ? __uint_as_float(to_tf32(v)) : v;
+    };
+#if PREFETCH
+    float pre[PF];
+    auto fetch = [&](int grp) {
+        const size_t first = (size_t)grp * IMGS * C * H * W;
+#pragma unroll
+        for (int k = 0; k < PF; ++k) {
+            const int i = threadIdx.x + k * THREADS;
+            pre[k] = (i < IMGS * C * H * W && first + i < total) ? x[first + i] : 0.0f;
+        }
+    };
+    if (blockIdx.x < groups) fetch(blockIdx.x);
+#endif
+
+    for (int grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        const int b0 = grp * IMGS;
+        __syncthreads();  // the previous group is done with xs (and the zero fill is complete)
+#if PREFETCH
+#pragma unroll
+        for (int k = 0; k < PF; ++k)
+            if (threadIdx.x + k * THREADS < IMGS * C * H * W) place(threadIdx.x + k * THREADS, pre[k]);
+        __syncthreads();
+        if (grp + gridDim.x < groups) fetch(grp + gridDim.x);
+#else
+        const size_t first = (size_t)b0 * C * H * W;
+#pragma unroll 4
+        for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS)
+            if (first + i < total) place(i, x[first + i]);
+        __syncthreads();
+#endif
+        for (int tile = warp; tile < IMGS * TPI; tile += WARPS) {
+            const int img = tile / TPI, n0 = (tile % TPI) * NPW;
+            const int b = b0 + img;
+            if (b >= B) break;
+            int base_lo[RT], base_hi[RT];
+#pragma unroll
+            for (int rt = 0; rt < RT; ++rt) {
+                const int p_lo = min(n0 + rt * 16 + g, HOWO - 1), p_hi = min(n0 + rt * 16 + g + 8, HOWO - 1);
+                base_lo[rt] = img * SIMG + (p_lo / WO) * RS + (p_lo % WO) * CS + t;
+                base_hi[rt] = img * SIMG + (p_hi / WO) * RS + (p_hi % WO) * CS + t;
+            }
+            float acc[RT][NT][4];
+#pragma unroll
+            for (int rt = 0; rt < RT; ++rt)
+#pragma unroll
+                for (int j = 0; j < NT; ++j) {
+                    acc[rt][j][0] = acc[rt][j][2] = bias_lo[j];
+                    acc[rt][j][1] = acc[rt][j][3] = bias_hi[j];
+                }
+#pragma unroll
+            for (int s = 0; s < KSTEPS; ++s) {
+                const int off0 = group_offset(2 * s), off1 = group_offset(2 * s + 1);
+                unsigned a[RT][4];
+#pragma unroll
+                for (int rt = 0; rt < RT; ++rt) {
+                    a[rt][0] = __float_as_uint(xs[base_lo[rt] + off0]);
+                    a[rt][1] = __float_as_uint(xs[base_hi[rt] + off0]);
+                    a[rt][2] = __float_as_uint(xs[base_lo[rt] + off1]);
+                    a[rt][3] = __float_as_uint(xs[base_hi[rt] + off1]);
+                }
+#if SPLIT == 3
+                unsigned as[RT][4];
+#pragma unroll
+                for (int rt = 0; rt < RT; ++rt)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) split_tf32(a[rt][e], a[rt][e], as[rt][e]);
+#endif
+#pragma unroll
+                for (int j = 0; j < NT; ++j) {
+                    const uint2 bf = reinterpret_cast<const uint2*>(wf)[(s * NT + j) * 32 + lane];
+#if SPLIT == 3
+                    unsigned bb0, bb1, bs0, bs1;
+                    split_tf32(bf.x, bb0, bs0);
+                    split_tf32(bf.y, bb1, bs1);
+#pragma unroll
+                    for (int rt = 0; rt < RT; ++rt) {
+                        mma1688(acc[rt][j], as[rt], bb0, bb1);
+                        mma1688(acc[rt][j], a[rt], bs0, bs1);
+                        mma1688(acc[rt][j], a[rt], bb0, bb1);
+                    }
+#else
+#pragma unroll
+                    for (int rt = 0; rt < RT; ++rt) mma1688(acc[rt][j], a[rt], bf.x, bf.y);
+#endif
+                }
+            }
+            // c0, c1: position g, channels 2t, 2t+1; c2, c3: position g + 8. Each store instruction
+            // writes 8 consecutive positions of 4 channels: whole 32-byte sectors.
+            float* out = y + (size_t)b * M * HOWO;
+#pragma unroll
+            for (int rt = 0; rt < RT; ++rt) {
+                const int p_lo = n0 + rt * 16 + g, p_hi = p_lo + 8;
+#pragma unroll
+                for (int j = 0; j < NT; ++j) {
+                    const int n = j * 8 + 2 * t;
+                    if (n < M) {
+                        if (p_lo < HOWO) out[(size_t)n * HOWO + p_lo] = acc[rt][j][0];
+                        if (p_hi < HOWO) out[(size_t)n * HOWO + p_hi] = acc[rt][j][2];
+                    }
+                    if (n + 1 < M) {
+                        if (p_lo < HOWO) out[(size_t)(n + 1) * HOWO + p_lo] = acc[rt][j][1];
+                        if (p_hi < HOWO) out[(size_t)(n + 1) * HOWO + p_hi] = acc[rt][j][3];
+                    }
+                }
+            }
+        }
+    }
+}
