@@ -28,24 +28,24 @@ python3 -c "import cupy, torch; print('cupy', cupy.__version__, 'torch', torch._
 cat "$RES/gpu.txt"
 
 stamp "cudnn plain loops"
-timeout "${CUDNN_S:-50}" python3 benchmarks/cudnn_plain.py --images 10000 --calls 10 --rounds 5 > "$RES/cudnn_plain.txt" 2>&1
+timeout "${CUDNN_S:-45}" python3 benchmarks/cudnn_plain.py --images 10000 --calls 10 --rounds 5 > "$RES/cudnn_plain.txt" 2>&1
 stamp "cudnn plain loops: exit $?"
 
 stamp "warm kernels ($WORKERS workers)"
-timeout "${WARM_S:-110}" python3 scripts/warm_kernels.py --models "$MODELS" --variants "$VARIANTS" --workers "$WORKERS" \
+timeout "${WARM_S:-100}" python3 scripts/warm_kernels.py --models "$MODELS" --variants "$VARIANTS" --workers "$WORKERS" \
   > "$RES/warm.txt" 2>&1
 stamp "warm: exit $?"
 
 if [ -n "$TESTS" ]; then
   stamp "gpu tests: $TESTS"
-  PROFCONV_ACCURACY_OUT="$RES/accuracy.jsonl" timeout "${TESTS_S:-80}" python3 -m pytest -m gpu -q -p no:cacheprovider \
+  PROFCONV_ACCURACY_OUT="$RES/accuracy.jsonl" timeout "${TESTS_S:-75}" python3 -m pytest -m gpu -q -p no:cacheprovider \
     -n 8 -rfE $TESTS > "$RES/pytest.txt" 2>&1
   stamp "gpu tests: exit $?"
   tail -5 "$RES/pytest.txt"
 fi
 
 stamp "bench"
-timeout -s INT "${BENCH_S:-170}" python3 -m profconv bench --model "$MODELS" --variant "$VARIANTS,$PEERS" \
+timeout -s INT "${BENCH_S:-150}" python3 -m profconv bench --model "$MODELS" --variant "$VARIANTS,$PEERS" \
   --sets "${SETS:-2}" --repeat 5 --warmup 2 --time-budget "${BUDGET:-3}" ${FUSE:---no-fuse} --out "$RES/bench" \
   > "$RES/bench.log" 2>&1
 stamp "bench: exit $?"
