@@ -91,12 +91,14 @@ conv_tf32_wmma(const float* __restrict__ x, const float* __restrict__ w, const f
             for (int f = 0; f < NF; ++f) wmma::fill_fragment(acc[f], 0.0f);
             // the row of the im2col tile this lane copies (two lanes per position, half a row each)
             const int r = lane / 2, pos = min(n0 + r, HOWO - 1);
-            const float* src = xs + img * SIMG + (pos / WO) * RS + (pos % WO) * C;
+            const int src = img * SIMG + (pos / WO) * RS + (pos % WO) * C;  // offset in xs (kept an index: shared loads)
 #pragma unroll 1
             for (int p = 0; p < K; ++p) {
                 __syncwarp();  // the previous row's fragments are loaded
+                const int j0 = (lane % 2) * (RPR / 2);
 #pragma unroll
-                for (int j = (lane % 2) * (RPR / 2); j < (lane % 2 + 1) * (RPR / 2); ++j) tile[r * LDA + j] = src[p * RS + j];
+                for (int j = 0; j < RPR / 2; ++j)
+                    tile[r * LDA + j0 + j] = reinterpret_cast<const float*>(smem_wmma)[NF * 16 * LDW + src + p * RS + j0 + j];
                 __syncwarp();
 #pragma unroll
                 for (int s = 0; s < RPR / 8; ++s) {

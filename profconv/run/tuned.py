@@ -190,43 +190,59 @@ FP16 = sweep.Swept(lambda s: shared_candidates(s, (2, 4, 8), elem=2), _shared_bu
                    name="fp16")
 
 
-def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int, unfold: int = 0) -> dict:
-    """Shared memory and work split exactly as tensorcore.cu computes them."""
+def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int, unfold: int = 0, runs: int = 0) -> dict:
+    """Shared memory and work split exactly as tensorcore.cu computes them (staging: channels padded
+    to 8 per pixel, unfolded column shifts, or RUNS: each filter row's K*C halves as one run)."""
+    hp, wp = s.H + 2 * s.P, s.W + 2 * s.P
     staged = s.C * s.K if unfold else s.C
     cp_ = _round_up(staged, 8)
-    taps = s.K if unfold else s.K * s.K
-    ksteps = -(-(taps * cp_ // 2) // 8)
+    if runs:
+        rpr = _round_up(s.K * s.C, 8)
+        ksteps = -(-(s.K * rpr // 8) // 2)
+        xs = _round_up(imgs * (2 if s.C % 2 else 1) * hp * (_round_up(wp * s.C, 2) + 16), 8)
+    else:
+        taps = s.K if unfold else s.K * s.K
+        ksteps = -(-(taps * cp_ // 2) // 8)
+        xs = imgs * hp * wp * cp_
     nt = -(-s.M // 8)
     npw = 16 * rt
-    smem = (ksteps * nt * 32 * 2 * 4 + imgs * (s.H + 2 * s.P) * (s.W + 2 * s.P) * cp_ * 2
-            + warps * nt * 8 * (npw + 8) * 2)
+    smem = ksteps * nt * 32 * 2 * 4 + xs * 2 + warps * nt * 8 * (npw + 8) * 2
     return {"CP": cp_, "KSTEPS": ksteps, "tiles_per_image": -(-(s.Ho * s.Wo) // npw), "smem": smem}
+
+
+def _position_tiles(s: ConvShape) -> tuple[int, ...]:
+    """16-position tiles per warp (RT) the Tensor Core sweeps try: each B fragment loaded from shared
+    memory feeds RT MMAs, at RT x NT x 4 accumulator registers; 4 only with at most 3 channel columns."""
+    return (1, 2, 4) if -(-s.M // 8) <= 3 else (1, 2)
 
 
 def tensorcore_candidates(s: ConvShape) -> list[dict]:
     """16 or 32 positions per warp (RT), 4 or 8 warps, enough images per block for two tiles per warp;
-    staged as is or unfolded (column shifts as channels) where that needs fewer reduction steps."""
+    staged as is, unfolded (column shifts as channels) or as row runs, whichever need the fewest
+    reduction steps (within 10%)."""
     out: list[dict] = []
-    plain_steps = tensorcore_sizes(s, 1, 4, 1)["KSTEPS"]
-    for unfold in (0, 1):
-        if unfold and tensorcore_sizes(s, 1, 4, 1, 1)["KSTEPS"] >= plain_steps:
+    layouts = {(0, 0): tensorcore_sizes(s, 1, 4, 1)["KSTEPS"], (1, 0): tensorcore_sizes(s, 1, 4, 1, 1)["KSTEPS"],
+               (0, 1): tensorcore_sizes(s, 1, 4, 1, 0, 1)["KSTEPS"]}
+    fewest = min(layouts.values())
+    for (unfold, runs), steps in layouts.items():
+        if steps > 1.1 * fewest or (unfold and steps >= layouts[(0, 0)]):
             continue
-        for rt in (1, 2):
+        for rt in _position_tiles(s):
             for warps in (4, 8):
-                tpi = tensorcore_sizes(s, rt, warps, 1, unfold)["tiles_per_image"]
+                tpi = tensorcore_sizes(s, rt, warps, 1, unfold, runs)["tiles_per_image"]
                 imgs = max(1, min(s.B, -(-2 * warps // tpi)))
-                while imgs > 1 and tensorcore_sizes(s, rt, warps, imgs, unfold)["smem"] > sweep.SMEM_LIMIT:
+                while imgs > 1 and tensorcore_sizes(s, rt, warps, imgs, unfold, runs)["smem"] > sweep.SMEM_LIMIT:
                     imgs -= 1
-                sizes = tensorcore_sizes(s, rt, warps, imgs, unfold)
+                sizes = tensorcore_sizes(s, rt, warps, imgs, unfold, runs)
                 if sizes["smem"] <= sweep.SMEM_LIMIT:
-                    out.append({"RT": rt, "WARPS": warps, "IMGS": imgs, "UNFOLD": unfold, "CP": sizes["CP"],
-                                "smem": sizes["smem"]})
+                    out.append({"RT": rt, "WARPS": warps, "IMGS": imgs, "UNFOLD": unfold, "RUNS": runs,
+                                "CP": sizes["CP"], "smem": sizes["smem"]})
     return out
 
 
 def _tensorcore_build(cp, p: dict, s: ConvShape):
     defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "CP": p["CP"], "RT": p["RT"],
-               "WARPS": p["WARPS"], "IMGS": p["IMGS"], "UNFOLD": p["UNFOLD"]}
+               "WARPS": p["WARPS"], "IMGS": p["IMGS"], "UNFOLD": p["UNFOLD"], "RUNS": p.get("RUNS", 0)}
     fn = sweep.kernel(cp, "tensorcore.cu", "conv_tensorcore", defines, p["smem"])
     threads, smem = 32 * p["WARPS"], p["smem"]
     sms, _ = sweep.device_limits(cp)
@@ -301,7 +317,7 @@ def tf32_candidates(s: ConvShape) -> list[dict]:
     for red in (0, 1):
         if steps[red] > 1.1 * fewest:
             continue
-        for rt in (1, 2):
+        for rt in _position_tiles(s):
             for warps in (4, 8):
                 tpi = tf32_sizes(s, red, rt, warps, 1)["tiles_per_image"]
                 for per_warp in (2, 4):  # tiles per warp between barriers
