@@ -158,9 +158,17 @@ conv_tensorcore(const __half* __restrict__ x, const __half* __restrict__ w, cons
         if (grp + gridDim.x < groups) fetch(grp + gridDim.x);
 #else
         const size_t first = (size_t)b0 * C * H * W;
-#pragma unroll 4
-        for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS)
-            if (first + i < total) place_pixel(i, x[first + i]);
+        for (int i0 = threadIdx.x; i0 < IMGS * C * H * W; i0 += 8 * THREADS) {  // 8 loads in flight per thread
+            __half v[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                const int i = i0 + k * THREADS;
+                v[k] = (i < IMGS * C * H * W && first + i < total) ? x[first + i] : __float2half(0.0f);
+            }
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (i0 + k * THREADS < IMGS * C * H * W) place_pixel(i0 + k * THREADS, v[k]);
+        }
         __syncthreads();
 #endif
         for (int tile = warp; tile < IMGS * TPI; tile += WARPS) {

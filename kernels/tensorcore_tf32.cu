@@ -13,10 +13,14 @@
 // SPLIT = 3 (3xTF32, fp32-accurate): every operand x = big + small with big = tf32(x) and
 //   small = tf32(x - big), both rounded to nearest; acc += a_small*b_big + a_big*b_small + a_big*b_big
 //   (the small*small term, ~2^-22 relative, is dropped): three MMAs per tile, error near fp32's.
+//   The big*big products of CH steps go to a fresh accumulator that is then added to the total in fp32
+//   (the tensor cores' accumulation rounds toward zero: one long chain drifted to 4e-6 at 588 terms).
+// A operands are rounded to TF32 in registers (bits + half a TF32 ulp; the MMA ignores the low 13 bits).
 // Filters are rearranged once per block into the B-fragment order (one 64-bit load per MMA column).
-// Blocks are persistent; each holds IMGS images and loads the next group's pixels into registers while
-// the current one computes (when that takes few registers).
-// Macros (all required): M C H W K P  SPLIT RED CS RT WARPS IMGS
+// Blocks are persistent; each holds IMGS images. The next group of images is fetched while the current
+// one computes: ASYNC = 1 with cp.async into a second buffer (no registers held, as many loads in
+// flight as elements), else into registers when few (PREFETCH), else in batches of 8 loads per thread.
+// Macros (all required): M C H W K P  SPLIT RED CS RT WARPS IMGS   (ASYNC optional, default 0)
 //   CS: floats per staged pixel (C for RED = 0; >= CP4, 4 mod 8 for conflict-free fragment loads, for RED = 1)
 #define HP (H + 2 * P)
 #define WP (W + 2 * P)
@@ -37,20 +41,28 @@
 #define KSTEPS (KRED / 8)
 #define RS (WP * CS + 8)                 // floats per staged row: 8 of slack for the row-contiguous over-read
 #define SIMG (HP * RS)                   // floats per staged image
-#define XS_FLOATS (IMGS * SIMG + 8)
+#ifndef ASYNC
+#define ASYNC 0
+#endif
+#define XS_FLOATS ((ASYNC ? 2 : 1) * IMGS * SIMG + 8)
+#define CH 8                             // 3xTF32: steps per partial accumulator
 #define WF_WORDS (KSTEPS * NT * 64)      // B fragments: [step][column][lane][2]
 #define PF ((IMGS * C * H * W + THREADS - 1) / THREADS)  // pixels per thread and image group
-#define PREFETCH (PF <= 32)
+#define PREFETCH (!ASYNC && PF <= 32)
 
 // Round to the nearest TF32 value (ties away from zero) with integer operations: the tensor cores read
 // the upper 19 bits of an operand, so big = bits + half an ulp of TF32 with the low 13 bits cleared.
 // (cvt.rna.tf32.f32 is emulated by ~5 instructions with NaN/Inf handling on sm_90; data here is finite.)
 __device__ __forceinline__ unsigned to_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
 
-// x = big + small exactly (small computed in fp32); the MMA truncates small to TF32: |error| <= 2^-21 |x|.
+// x = big + small exactly (small computed in fp32), small then rounded like big: |error| <= 2^-22 |x|.
 __device__ __forceinline__ void split_tf32(unsigned xb, unsigned& big, unsigned& small) {
     big = (xb + 0x1000u) & 0xffffe000u;
-    small = __float_as_uint(__uint_as_float(xb) - __uint_as_float(big));
+    small = __float_as_uint(__uint_as_float(xb) - __uint_as_float(big)) + 0x1000u;
+}
+
+__device__ __forceinline__ void cp_async4(float* dst, const float* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src));
 }
 
 __device__ __forceinline__ void mma1688(float* d, const unsigned* a, unsigned b0, unsigned b1) {
@@ -112,12 +124,25 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
     }
     const int groups = (B + IMGS - 1) / IMGS;
     const size_t total = (size_t)B * C * H * W;
-    auto place = [&](int i, float v) {  // pixel i (NCHW order within the group) into its NHWC place
+    [[maybe_unused]] auto place = [&](int i, float v) {  // pixel i (NCHW order within the group) into its NHWC place
         const int img = i / (C * H * W), r = i % (C * H * W);
         const int c = r / (H * W), hw = r % (H * W);
-        xs[img * SIMG + (hw / W + P) * RS + (hw % W + P) * CS + c] = SPLIT == 1 ? __uint_as_float(to_tf32(v)) : v;
+        xs[img * SIMG + (hw / W + P) * RS + (hw % W + P) * CS + c] = v;
     };
-#if PREFETCH
+#if ASYNC
+    auto issue = [&](int grp, int buf) {  // the group's pixels into buffer buf, asynchronously
+        const size_t first = (size_t)grp * IMGS * C * H * W;
+        for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS) {
+            if (first + i >= total) break;
+            const int img = i / (C * H * W), r = i % (C * H * W);
+            const int c = r / (H * W), hw = r % (H * W);
+            cp_async4(xs + (buf * IMGS + img) * SIMG + (hw / W + P) * RS + (hw % W + P) * CS + c, x + first + i);
+        }
+        asm volatile("cp.async.commit_group;");
+    };
+    if (blockIdx.x < groups) issue(blockIdx.x, 0);
+    int it = 0;
+#elif PREFETCH
     float pre[PF];
     auto fetch = [&](int grp) {
         const size_t first = (size_t)grp * IMGS * C * H * W;
@@ -133,7 +158,17 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
     for (int grp = blockIdx.x; grp < groups; grp += gridDim.x) {
         const int b0 = grp * IMGS;
         __syncthreads();  // the previous group is done with xs (and the zero fill is complete)
-#if PREFETCH
+#if ASYNC
+        const int buf = it++ & 1;  // this group's buffer; the next group goes to the other one
+        if (grp + gridDim.x < groups) {
+            issue(grp + gridDim.x, buf ^ 1);
+            asm volatile("cp.async.wait_group 1;" ::: "memory");  // all but the group just issued
+        } else {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+        }
+        __syncthreads();
+        const float* xg = xs + buf * IMGS * SIMG;
+#elif PREFETCH
 #pragma unroll
         for (int k = 0; k < PF; ++k)
             if (threadIdx.x + k * THREADS < IMGS * C * H * W) place(threadIdx.x + k * THREADS, pre[k]);
@@ -141,10 +176,21 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
         if (grp + gridDim.x < groups) fetch(grp + gridDim.x);
 #else
         const size_t first = (size_t)b0 * C * H * W;
-#pragma unroll 4
-        for (int i = threadIdx.x; i < IMGS * C * H * W; i += THREADS)
-            if (first + i < total) place(i, x[first + i]);
+        for (int i0 = threadIdx.x; i0 < IMGS * C * H * W; i0 += 8 * THREADS) {  // 8 loads in flight per thread
+            float v[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                const int i = i0 + k * THREADS;
+                v[k] = (i < IMGS * C * H * W && first + i < total) ? x[first + i] : 0.0f;
+            }
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (i0 + k * THREADS < IMGS * C * H * W) place(i0 + k * THREADS, v[k]);
+        }
         __syncthreads();
+#endif
+#if !ASYNC
+        const float* xg = xs;
 #endif
         for (int tile = warp; tile < IMGS * TPI; tile += WARPS) {
             const int img = tile / TPI, n0 = (tile % TPI) * NPW;
@@ -165,16 +211,29 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
                     acc[rt][j][0] = acc[rt][j][2] = bias_lo[j];
                     acc[rt][j][1] = acc[rt][j][3] = bias_hi[j];
                 }
+#if SPLIT == 3
+            float part[RT][NT][4];
+#pragma unroll
+            for (int rt = 0; rt < RT; ++rt)
+#pragma unroll
+                for (int j = 0; j < NT; ++j)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) part[rt][j][e] = 0.0f;
+#endif
 #pragma unroll
             for (int s = 0; s < KSTEPS; ++s) {
                 const int off0 = group_offset(2 * s), off1 = group_offset(2 * s + 1);
                 unsigned a[RT][4];
 #pragma unroll
                 for (int rt = 0; rt < RT; ++rt) {
-                    a[rt][0] = __float_as_uint(xs[base_lo[rt] + off0]);
-                    a[rt][1] = __float_as_uint(xs[base_hi[rt] + off0]);
-                    a[rt][2] = __float_as_uint(xs[base_lo[rt] + off1]);
-                    a[rt][3] = __float_as_uint(xs[base_hi[rt] + off1]);
+                    a[rt][0] = __float_as_uint(xg[base_lo[rt] + off0]);
+                    a[rt][1] = __float_as_uint(xg[base_hi[rt] + off0]);
+                    a[rt][2] = __float_as_uint(xg[base_lo[rt] + off1]);
+                    a[rt][3] = __float_as_uint(xg[base_hi[rt] + off1]);
+#if SPLIT == 1
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) a[rt][e] += 0x1000u;  // round to nearest TF32 (the MMA truncates)
+#endif
                 }
 #if SPLIT == 3
                 unsigned as[RT][4];
@@ -194,13 +253,26 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
                     for (int rt = 0; rt < RT; ++rt) {
                         mma1688(acc[rt][j], as[rt], bb0, bb1);
                         mma1688(acc[rt][j], a[rt], bs0, bs1);
-                        mma1688(acc[rt][j], a[rt], bb0, bb1);
+                        mma1688(part[rt][j], a[rt], bb0, bb1);
                     }
 #else
 #pragma unroll
                     for (int rt = 0; rt < RT; ++rt) mma1688(acc[rt][j], a[rt], bf.x, bf.y);
 #endif
                 }
+#if SPLIT == 3
+                if (s % CH == CH - 1 || s == KSTEPS - 1) {  // fold the partial sums in fp32, round to nearest
+#pragma unroll
+                    for (int rt = 0; rt < RT; ++rt)
+#pragma unroll
+                        for (int j = 0; j < NT; ++j)
+#pragma unroll
+                            for (int e = 0; e < 4; ++e) {
+                                acc[rt][j][e] += part[rt][j][e];
+                                part[rt][j][e] = 0.0f;
+                            }
+                }
+#endif
             }
             // c0, c1: position g, channels 2t, 2t+1; c2, c3: position g + 8. Each store instruction
             // writes 8 consecutive positions of 4 channels: whole 32-byte sectors.

@@ -8,9 +8,12 @@
 // then loads 16 x 8 A fragments from that tile and multiplies them with every 16-channel B fragment.
 // Results go through the warp's tile to the NCHW output, one channel's 16 positions per store run.
 // Blocks are persistent and load the next group of images into registers while the current computes.
+// The WMMA calls are written as the PTX `wmma` instructions that nvcuda::wmma's load_matrix_sync,
+// mma_sync and store_matrix_sync compile to (same fragments, same m16n16k8 shape), for two reasons:
+// NVRTC from CUDA's pip wheels has no crt/mma.h (`#include <mma.h>` fails there), and the API takes
+// generic pointers, so its loads from shared memory compile to generic LD instructions; here they
+// name the .shared state space. wmma_* below mirror the API one to one.
 // Macros (all required): M C H W K P  WARPS IMGS
-#include <mma.h>
-using namespace nvcuda;
 
 #define HP (H + 2 * P)
 #define WP (W + 2 * P)
@@ -31,6 +34,48 @@ using namespace nvcuda;
 #define PF ((IMGS * C * H * W + THREADS - 1) / THREADS)
 #define PREFETCH (PF <= 32)
 
+struct FragA { unsigned x[4]; };    // wmma::fragment<matrix_a, 16, 16, 8, precision::tf32, row_major>
+struct FragB { unsigned x[4]; };    // wmma::fragment<matrix_b, 16, 16, 8, precision::tf32, col_major>
+struct FragAcc { float x[8]; };     // wmma::fragment<accumulator, 16, 16, 8, float>
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+// wmma::__float_to_tf32: round to nearest (ties away), low 13 bits cleared
+__device__ __forceinline__ float float_to_tf32(float x) {
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+}
+
+// wmma::load_matrix_sync(a, p, ldm) for a row-major 16 x 8 tile in shared memory
+__device__ __forceinline__ void wmma_load_a(FragA& a, const float* p, int ldm) {
+    asm volatile("wmma.load.a.sync.aligned.row.m16n16k8.shared.tf32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(a.x[0]), "=r"(a.x[1]), "=r"(a.x[2]), "=r"(a.x[3]) : "r"(smem_addr(p)), "r"(ldm) : "memory");
+}
+
+// wmma::load_matrix_sync(b, p, ldm) for a column-major 8 x 16 tile in shared memory
+__device__ __forceinline__ void wmma_load_b(FragB& b, const float* p, int ldm) {
+    asm volatile("wmma.load.b.sync.aligned.col.m16n16k8.shared.tf32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(b.x[0]), "=r"(b.x[1]), "=r"(b.x[2]), "=r"(b.x[3]) : "r"(smem_addr(p)), "r"(ldm) : "memory");
+}
+
+// wmma::mma_sync(d, a, b, d)
+__device__ __forceinline__ void wmma_mma(FragAcc& d, const FragA& a, const FragB& b) {
+    asm volatile("wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7};"
+                 : "+f"(d.x[0]), "+f"(d.x[1]), "+f"(d.x[2]), "+f"(d.x[3]), "+f"(d.x[4]), "+f"(d.x[5]), "+f"(d.x[6]),
+                   "+f"(d.x[7])
+                 : "r"(a.x[0]), "r"(a.x[1]), "r"(a.x[2]), "r"(a.x[3]), "r"(b.x[0]), "r"(b.x[1]), "r"(b.x[2]), "r"(b.x[3]));
+}
+
+// wmma::store_matrix_sync(p, d, ldm, mem_col_major) into shared memory
+__device__ __forceinline__ void wmma_store_col(float* p, const FragAcc& d, int ldm) {
+    asm volatile("wmma.store.d.sync.aligned.col.m16n16k8.shared.f32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8}, %9;"
+                 :: "r"(smem_addr(p)), "f"(d.x[0]), "f"(d.x[1]), "f"(d.x[2]), "f"(d.x[3]), "f"(d.x[4]), "f"(d.x[5]),
+                    "f"(d.x[6]), "f"(d.x[7]), "r"(ldm) : "memory");
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)  // 1: no register cap for a second block
 conv_tf32_wmma(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ bias,
                float* __restrict__ y, int B) {
@@ -44,7 +89,7 @@ conv_tf32_wmma(const float* __restrict__ x, const float* __restrict__ w, const f
     for (int i = threadIdx.x; i < NF * 16 * LDW; i += THREADS) {
         const int n = i / LDW, k = i % LDW, p = k / RPR, j = k % RPR;
         const float v = (n < M && k < KRED && j < K * C) ? w[((n * C + j % C) * K + p) * K + j / C] : 0.0f;
-        wsm[i] = wmma::__float_to_tf32(v);
+        wsm[i] = float_to_tf32(v);
     }
     for (int i = threadIdx.x; i < XS_FLOATS; i += THREADS) xs[i] = 0.0f;
     const int groups = (B + IMGS - 1) / IMGS;
@@ -52,7 +97,7 @@ conv_tf32_wmma(const float* __restrict__ x, const float* __restrict__ w, const f
     auto place = [&](int i, float v) {
         const int img = i / (C * H * W), r = i % (C * H * W);
         const int c = r / (H * W), hw = r % (H * W);
-        xs[img * SIMG + (hw / W + P) * RS + (hw % W + P) * C + c] = wmma::__float_to_tf32(v);
+        xs[img * SIMG + (hw / W + P) * RS + (hw % W + P) * C + c] = float_to_tf32(v);
     };
 #if PREFETCH
     float pre[PF];
@@ -86,9 +131,11 @@ conv_tf32_wmma(const float* __restrict__ x, const float* __restrict__ w, const f
             const int img = job / TILES, n0 = (job % TILES) * 16;
             const int b = b0 + img;
             if (b >= B) break;
-            wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[NF];
+            FragAcc acc[NF];
 #pragma unroll
-            for (int f = 0; f < NF; ++f) wmma::fill_fragment(acc[f], 0.0f);
+            for (int f = 0; f < NF; ++f)  // wmma::fill_fragment(acc[f], 0.0f)
+#pragma unroll
+                for (int e = 0; e < 8; ++e) acc[f].x[e] = 0.0f;
             // the row of the im2col tile this lane copies (two lanes per position, half a row each)
             const int r = lane / 2, pos = min(n0 + r, HOWO - 1);
             const int src = img * SIMG + (pos / WO) * RS + (pos % WO) * C;  // offset in xs (kept an index: shared loads)
@@ -102,20 +149,20 @@ conv_tf32_wmma(const float* __restrict__ x, const float* __restrict__ w, const f
                 __syncwarp();
 #pragma unroll
                 for (int s = 0; s < RPR / 8; ++s) {
-                    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a;
-                    wmma::load_matrix_sync(a, tile + 8 * s, LDA);
+                    FragA a;
+                    wmma_load_a(a, tile + 8 * s, LDA);
 #pragma unroll
                     for (int f = 0; f < NF; ++f) {
-                        wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> bf;
-                        wmma::load_matrix_sync(bf, wsm + f * 16 * LDW + p * RPR + 8 * s, LDW);
-                        wmma::mma_sync(acc[f], a, bf, acc[f]);
+                        FragB bf;
+                        wmma_load_b(bf, wsm + f * 16 * LDW + p * RPR + 8 * s, LDW);
+                        wmma_mma(acc[f], a, bf);
                     }
                 }
             }
             __syncwarp();
 #pragma unroll
             for (int f = 0; f < NF; ++f)  // [channel][position] in the tile: 16 positions per channel run
-                wmma::store_matrix_sync(tile + f * 256, acc[f], 16, wmma::mem_col_major);
+                wmma_store_col(tile + f * 256, acc[f], 16);
             __syncwarp();
             float* out = y + (size_t)b * M * HOWO + n0;
             for (int i = lane; i < M * 16; i += 32) {

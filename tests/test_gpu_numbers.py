@@ -104,3 +104,29 @@ def test_ratio_does_not_depend_on_the_company():
         ratios[label] = tuned.op_time.median_s / next(
             r for r in conv2.results if r.variant == "cudnn").op_time.median_s
     assert ratios["all"] == pytest.approx(ratios["two"], rel=0.03), ratios
+
+
+def test_every_peer_is_checked_against_a_plain_loop():
+    """Issue 25: each cuDNN peer carries the plain PyTorch loop of its own call (same tensors, same
+    process) and the kernels it ran; on a layer with bias (the bias-add pass is in both) the loop is
+    not meaningfully faster than the peer's warm figure."""
+    import cupy as cp
+
+    from profconv.records import DeviceFacts
+    from profconv.run import bench
+    from profconv.run import weights as weights_mod
+    from profconv.run.variants import cudnn_unavailable, get_variants
+
+    if cudnn_unavailable():
+        pytest.skip("needs PyTorch with CUDA")
+    model = MODELS["cifar10"]
+    opts = bench.BenchOptions(images=2000, sets=2, repeat=5, warmup=2, budget_s=2.0, layers=("cifar10/conv3",))
+    chosen = get_variants(["tensorcore-3xtf32", "cudnn", "cudnn-tf32-nhwc"])
+    (layer,) = [la for la in bench.bench_model(cp, model, weights_mod.load(model, None), chosen, opts, DeviceFacts(),
+                                                {}, lambda m: None, fuse=False) if la.results]
+    checks = {r.variant: r.peer_check for r in layer.results}
+    assert checks["tensorcore-3xtf32"] is None
+    for name in ("cudnn", "cudnn-tf32-nhwc"):
+        c = checks[name]
+        assert c is not None and c.plain_loop_s > 0 and c.calls == bench.PLAIN_CALLS and c.kernels, (name, c)
+        assert c.faster_by < 0.10, (name, c)

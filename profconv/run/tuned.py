@@ -9,6 +9,7 @@ kernels/tensorcore.cu (mma.sync implicit GEMM).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -213,7 +214,8 @@ def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int, unfold: int =
 def _position_tiles(s: ConvShape) -> tuple[int, ...]:
     """16-position tiles per warp (RT) the Tensor Core sweeps try: each B fragment loaded from shared
     memory feeds RT MMAs, at RT x NT x 4 accumulator registers; 4 only with at most 3 channel columns."""
-    return (1, 2, 4) if -(-s.M // 8) <= 3 else (1, 2)
+    few = s.Ho * s.Wo <= 256  # small maps: 16-position tiles keep every warp busy
+    return (*((1,) if few else ()), 2, *((4,) if -(-s.M // 8) <= 3 else ()))
 
 
 def tensorcore_candidates(s: ConvShape) -> list[dict]:
@@ -291,7 +293,7 @@ def launch_tensorcore(cp, x, w, bias, out, s: ConvShape) -> Any:
     return TENSORCORE.launch(cp, x, w, gpu.bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
 
 
-def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int) -> dict:
+def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int, async_: int = 0) -> dict:
     """Reduction layout, pixel stride and shared memory exactly as tensorcore_tf32.cu computes them.
     red 0: per filter row, K*C consecutive floats of an NHWC row (pixel stride C); red 1: per tap,
     C padded to 4 channels, pixel stride 4 mod 8 (conflict-free fragment loads)."""
@@ -304,28 +306,31 @@ def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int) -> dict:
         kred = _round_up(s.K * s.K * _round_up(s.C, 4), 8)
     ksteps, nt = kred // 8, -(-s.M // 8)
     simg = hp * (wp * cs + 8)
-    smem = 4 * (ksteps * nt * 64 + imgs * simg + 8)
+    smem = 4 * (ksteps * nt * 64 + (2 if async_ else 1) * imgs * simg + 8)
     return {"CS": cs, "KSTEPS": ksteps, "tiles_per_image": -(-(s.Ho * s.Wo) // (16 * rt)), "smem": smem}
 
 
 def tf32_candidates(s: ConvShape) -> list[dict]:
-    """tensorcore_tf32.cu: the reduction layout with fewer steps (both when within 10%), 16 or 32
-    positions per warp (RT), 4 or 8 warps, images per block for about two tiles per warp."""
+    """tensorcore_tf32.cu: the reduction layout with fewer steps (both when within 10%), 16-64
+    positions per warp (RT), 4 or 8 warps, images per block for about 2 or 4 tiles per warp, the next
+    images fetched by cp.async into a second buffer (ASYNC) or through registers."""
     steps = {red: tf32_sizes(s, red, 1, 4, 1)["KSTEPS"] for red in (0, 1)}
     fewest = min(steps.values())
     out: list[dict] = []
-    for red in (0, 1):
-        if steps[red] > 1.1 * fewest:
-            continue
+    reds = [red for red in (0, 1) if steps[red] <= 1.1 * fewest]
+    if len(reds) == 2:  # within 10%: C a multiple of 4 takes the tap-major layout (its pixel stride avoids
+        reds = [1] if s.C % 4 == 0 else [min(reds, key=lambda r: steps[r])]  # bank conflicts; won every such layer)
+    for red in reds:
         for rt in _position_tiles(s):
             for warps in (4, 8):
                 tpi = tf32_sizes(s, red, rt, warps, 1)["tiles_per_image"]
-                for per_warp in (2, 4):  # tiles per warp between barriers
+                for per_warp, async_ in itertools.product((2, 4), (0, 1)):  # tiles per warp between barriers
                     imgs = max(1, min(s.B, 16, -(-per_warp * warps // tpi)))
-                    while imgs > 1 and tf32_sizes(s, red, rt, warps, imgs)["smem"] > sweep.SMEM_LIMIT:
+                    while imgs > 1 and tf32_sizes(s, red, rt, warps, imgs, async_)["smem"] > sweep.SMEM_LIMIT:
                         imgs -= 1
-                    sizes = tf32_sizes(s, red, rt, warps, imgs)
-                    cand = {"RED": red, "CS": sizes["CS"], "RT": rt, "WARPS": warps, "IMGS": imgs, "smem": sizes["smem"]}
+                    sizes = tf32_sizes(s, red, rt, warps, imgs, async_)
+                    cand = {"RED": red, "CS": sizes["CS"], "RT": rt, "WARPS": warps, "IMGS": imgs, "ASYNC": async_,
+                            "smem": sizes["smem"]}
                     if sizes["smem"] <= sweep.SMEM_LIMIT and cand not in out:
                         out.append(cand)
     return out
@@ -340,7 +345,7 @@ def _persistent(cp, fn, threads: int, smem: int, groups: int) -> tuple[int]:
 def _tf32_build(split: int):
     def build(cp, p: dict, s: ConvShape):
         defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "SPLIT": split, "RED": p["RED"],
-                   "CS": p["CS"], "RT": p["RT"], "WARPS": p["WARPS"], "IMGS": p["IMGS"]}
+                   "CS": p["CS"], "RT": p["RT"], "WARPS": p["WARPS"], "IMGS": p["IMGS"], "ASYNC": p.get("ASYNC", 0)}
         fn = sweep.kernel(cp, "tensorcore_tf32.cu", "conv_tensorcore_tf32", defines, p["smem"])
         threads, smem = 32 * p["WARPS"], p["smem"]
         grid, batch = _persistent(cp, fn, threads, smem, -(-s.B // p["IMGS"])), np.int32(s.B)
