@@ -338,7 +338,8 @@ def peer_check(peer: peers.Peer, p: _Prepared, s: ConvShape, kernels: bool) -> P
     (`peers.plain_loop`); with `kernels`, the kernels one call launches (cuDNN's algorithm), after."""
     t = p.result.op_time
     assert t is not None
-    loop = float(np.median(peers.plain_loop(peer, *p.operands, s, PLAIN_CALLS, PLAIN_ROUNDS)))
+    x, w, bias = p.operands
+    loop = float(np.median(np.asarray(peers.plain_loop(peer, x, w, bias, s, PLAIN_CALLS, PLAIN_ROUNDS))))
     faster_by = 1.0 - loop / t.median_s
     allowed = max(t.ci_rel or 0.0, 0.01)
     return PeerCheck(plain_loop_s=loop, calls=PLAIN_CALLS, rounds=PLAIN_ROUNDS, faster_by=faster_by, allowed=allowed,
@@ -479,7 +480,7 @@ PEER_COLUMNS = ["model", "layer", "shape", "precision", "peer", "layout", "media
 
 def peer_checks(record: BenchRecord) -> dict[tuple[str, str, str], tuple[float | None, str, str]]:
     """(model, layer, peer) -> (plain-loop seconds, "ok" | "loop X% faster", its kernels) for every checked peer."""
-    out = {}
+    out: dict[tuple[str, str, str], tuple[float | None, str, str]] = {}
     for layer in record.layers:
         for r in layer.results:
             if (c := r.peer_check) is not None:
