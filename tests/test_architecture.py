@@ -16,7 +16,8 @@ LAYERS: list[set[str]] = [
     {"cli"},  # the thin CLI: assembles the commands, turns errors into one line
     {"commands"},  # one module per noun: options in, library call, renderer out
     {"session"},  # the library sessions (RunSession, BenchSession, ...): request in, typed record out
-    {"report", "grade", "provenance"},  # documents, grading sessions, what code and machine a measurement ran on
+    {"report", "grade"},  # documents, grading sessions
+    {"provenance"},  # what code and machine a measurement ran on (a grade worker's model bundle records it too)
     {"render"},  # Document -> markdown, HTML, JSON, terminal tables, plots
     {"judge"},  # a user kernel's evidence judged by a course's rules (data) into a verdict naming the rule
     {"analysis"},  # records and frames -> frames (pure)

@@ -52,9 +52,9 @@ def test_local_executor_gives_the_gpu_back_before_the_report(klass: Path, tmp_pa
     monkeypatch.setenv("FAKE_SLEEP", "0.3")
     real_finish = executors.finish
 
-    def slow_finish(spec, result, python=None):  # a report that takes a while (needs no GPU)
+    def slow_finish(spec, result, python=None, reporter=None):  # a report that takes a while (needs no GPU)
         time.sleep(1.0)
-        return real_finish(spec, result, python)
+        return real_finish(spec, result, python, reporter)
 
     monkeypatch.setattr(executors, "finish", slow_finish)
     subs = [s for s in discover([str(klass)]) if s.name in ("alice", "bob")]

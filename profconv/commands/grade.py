@@ -19,6 +19,7 @@ from profconv.grade import executors as ex
 from profconv.grade import leaderboard, manifest
 from profconv.grade.gpus import Gpu, query
 from profconv.grade.jobs import JobResult, build_command, validate_template
+from profconv.grade.pool import poolable
 from profconv.grade.schedule import schedule
 from profconv.grade.submissions import discover
 from profconv.io import write_atomic
@@ -61,11 +62,54 @@ def _local_gpus(ids: str | None) -> list[Gpu] | None:
     return [found.get(i, Gpu(i, "GPU (not listed by nvidia-smi)")) for i in wanted]
 
 
+def cache_dir(given: Path | None) -> Path:
+    """--cache, else $PROFCONV_CACHE, else $XDG_CACHE_HOME/profconv/grade, else ~/.cache/profconv/grade."""
+    import os
+
+    if given is not None:
+        return given.resolve()
+    if os.environ.get("PROFCONV_CACHE"):
+        return Path(os.environ["PROFCONV_CACHE"]).resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "profconv" / "grade"
+
+
+def write_report(record: str, markdown: str) -> bool:
+    """A job's report.md from its run.json (what `profconv report RECORD --markdown FILE` writes)."""
+    from profconv.render import markdown as md_renderer
+    from profconv.render.document import RenderOptions
+    from profconv.report.build import ReportOptions, build
+    from profconv.report.inputs import load
+
+    path = Path(markdown)
+    doc = build(load([record]), ReportOptions(plots_dir=path.parent / f"{path.stem}-plots"))
+    write_atomic(path, md_renderer.render(doc, RenderOptions(link_base=path.parent)))
+    return True
+
+
+class Reports:
+    """report.md written by one long-lived process (imports paid once; matplotlib never shared between threads)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+
+    def __call__(self, record: str, markdown: str) -> bool:
+        return bool(self.pool.submit(write_report, record, markdown).result(timeout=300))
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 def make_executor(engine: str, out: Path, *, dry_run: bool, gpus: str | None, workers: int, parallelism: int,
                   partition: str | None, cluster: str | None, cpus_per_task: int, ray_address: str | None,
-                  retries: int, setup: list[str] | None = None) -> ex.Executor:
+                  retries: int, setup: list[str] | None = None, cache: Path | None = None,
+                  reporter=None) -> ex.Executor:
     if engine == "local":
-        return ex.LocalExecutor(gpus=_local_gpus(gpus), dry_run=dry_run, workers=workers)
+        return ex.LocalExecutor(gpus=_local_gpus(gpus), dry_run=dry_run, workers=workers, cache=cache,
+                                logs=out / "workers", reporter=reporter)
     if engine == "slurm":
         return ex.SlurmExecutor(out / "slurm", cluster=cluster, parallelism=parallelism, partition=partition,
                                 cpus_per_task=cpus_per_task, dry_run=dry_run, setup=setup)
@@ -107,6 +151,8 @@ def grade_command(
     retries: Annotated[int, typer.Option(help="ray: retries of a task whose worker died.")] = 2,
     previous: Annotated[Path | None, typer.Option("--previous", help="An earlier grade directory (the previous milestone): adds each submission's ratio to its total there.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: terminal, markdown or csv (leaderboard.md, .csv and .html are always written).")] = "terminal",
+    pool: Annotated[bool, typer.Option("--pool/--no-pool", help="local: a long-lived grade worker per GPU (model reference and cuDNN times made once, nvcc builds ahead on the CPU, each kernel in a child forked from a warm process); --no-pool: a `profconv run` process per job.")] = True,
+    cache: Annotated[Path | None, typer.Option("--cache", help="The grade workers' cache (model bundles, builds), reused by later grades: default $PROFCONV_CACHE, else ~/.cache/profconv/grade.")] = None,
 ) -> None:
     """Grade a class: each submission x model as one isolated profconv run, then the leaderboard."""
     if fmt not in FORMATS:
@@ -137,11 +183,14 @@ def grade_command(
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
     con = console()
+    use_pool = pool and executor == "local"
+    # the pool's model bundle compiles profconv's own kernels before its jobs: the warm-up is for the others
+    warm_for = [s for s in todo if not (use_pool and poolable(s))]
     if warmup is None:
-        warmup = executor in ("local", "ray") and not dry_run and job_command is None
+        warmup = executor in ("local", "ray") and not dry_run and job_command is None and bool(warm_for)
     if plan_only:
         if todo and warmup:
-            for spec in manifest.warmup_specs(todo, out):
+            for spec in manifest.warmup_specs(warm_for or todo, out):
                 con.print(f"warm-up, untimed [dim]({spec.model}{', GPU ' + spec.gpu if spec.gpu else ''})[/dim]")
                 con.print(f"  {escape(shlex.join(build_command(spec, sys.executable)))}", soft_wrap=True)
         for spec in specs:
@@ -150,9 +199,11 @@ def grade_command(
             con.print(f"  {escape(shlex.join(build_command(spec, sys.executable)))}", soft_wrap=True)
         con.print(f"{len(specs)} job(s): {len(todo)} to run, {len(kept)} finished before")
         return
+    reports = Reports() if use_pool and report else None
     engine = make_executor(executor, out.resolve(), dry_run=dry_run, gpus=gpus, workers=workers,
                            parallelism=parallelism, partition=partition, cluster=slurm_cluster,
-                           cpus_per_task=cpus_per_task, ray_address=ray_address, retries=retries, setup=slurm_setup)
+                           cpus_per_task=cpus_per_task, ray_address=ray_address, retries=retries, setup=slurm_setup,
+                           cache=cache_dir(cache) if use_pool else None, reporter=reports)
     book = manifest.Manifest(out=out, argv=["profconv", *sys.argv[1:]], engine=engine.describe(), submissions=subs)
     book.jobs.update(kept)
     book.write()
@@ -182,7 +233,7 @@ def grade_command(
         previous_term = signal.signal(signal.SIGTERM, _term_as_interrupt)
     try:
         if todo and warmup:
-            _warm_up(engine, manifest.warmup_specs(todo, out), book, con)
+            _warm_up(engine, manifest.warmup_specs(warm_for or todo, out), book, con)
         if todo:
             con.print(f"running {len(todo)} job(s) with the {engine.name} executor"
                       + (" (dry run: no GPU)" if dry_run else ""))
@@ -204,6 +255,8 @@ def grade_command(
         close = getattr(engine, "close", None)
         if close is not None:
             close()
+        if reports is not None:
+            reports.close()
     results = [book.jobs[s.key] for s in specs if s.key in book.jobs]
     ran = [r for r in results if r.key not in kept]
     spread = schedule(ran or results)

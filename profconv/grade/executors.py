@@ -26,7 +26,9 @@ from typing import Any, Protocol
 
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
-from profconv.grade.jobs import JobResult, JobSpec, execute, finish, not_run, run_job, stop_all
+from profconv.grade.builds import BuildCache, query_arch
+from profconv.grade.jobs import JobResult, JobSpec, Reporter, execute, finish, not_run, run_job, stop_all
+from profconv.grade.pool import PoolWorker, poolable
 
 OnResult = Callable[[JobResult], None]
 ENGINES = ("local", "slurm", "ray")
@@ -70,12 +72,15 @@ class _Slots:
 
 
 class LocalExecutor:
-    """A process per job on this host; as many at once as GPUs (dry run: CPU workers)."""
+    """A job at a time per GPU on this host (dry run: per CPU worker). With a `cache` directory, each slot
+    has a grade worker (grade.pool: model bundles, builds ahead on the CPU, a child per job forked from
+    a warm zygote); without one, or for a job the pool does not take, each job is a `profconv run` process."""
 
     name = "local"
 
     def __init__(self, gpus: list[gpus_mod.Gpu] | None = None, dry_run: bool = False, workers: int = 1,
-                 python: str | None = None) -> None:
+                 python: str | None = None, cache: Path | None = None, logs: Path | None = None,
+                 reporter: Reporter | None = None) -> None:
         if dry_run:
             self.slots = [gpus_mod.Gpu(f"cpu{i}", "cpu (dry run)") for i in range(max(1, workers))]
         else:
@@ -89,20 +94,73 @@ class LocalExecutor:
         # the host's cores split between the jobs running at once (each job's float64 reference,
         # NumPy and PyTorch would otherwise each start a thread per core)
         self.cpu_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
+        self.cache, self.logs, self.reporter = cache, logs or (cache / "logs" if cache else None), reporter
+        self._workers: dict[str, PoolWorker] = {}
+        self._lock = threading.Lock()
+        self.builds: BuildCache | None = None
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": None,
                 "options": {"dry_run": self.dry_run, "slots": [f"{s.index}: {s.name}" for s in self.slots],
-                            "cpu_threads_per_job": self.cpu_threads}}
+                            "cpu_threads_per_job": self.cpu_threads, "pool": self.cache is not None,
+                            **({"cache": str(self.cache)} if self.cache is not None else {})}}
+
+    def _worker(self, slot: gpus_mod.Gpu) -> PoolWorker:
+        with self._lock:
+            if slot.index not in self._workers:
+                assert self.cache is not None and self.logs is not None
+                uuid = None if self.dry_run else gpus_mod.uuid(slot.index)
+                self._workers[slot.index] = PoolWorker(
+                    visible=None if self.dry_run else slot.index, dry_run=self.dry_run, cache=self.cache,
+                    logs=self.logs, builds=self.builds, cpu_threads=self.cpu_threads, engine=self.name,
+                    python=self.python, device_id=uuid)
+            return self._workers[slot.index]
 
     def _one(self, slots: _Slots, spec: JobSpec) -> JobResult:
-        # the GPU is held while `profconv run` runs; the report (CPU only) is written after it is
+        # the GPU is held while the job's kernel runs; the report (CPU only) is written after it is
         # given back, so the next job starts on it meanwhile
         with slots.take(spec.gpu if not self.dry_run else None) as slot:
-            result = execute(spec, engine=self.name, engine_job_id=None,
-                             visible_devices=None if self.dry_run else slot.index, python=self.python,
-                             cpu_threads=self.cpu_threads)
-        return finish(spec, result, self.python)
+            if self.cache is not None and poolable(spec):
+                result = self._worker(slot).execute(spec)
+            else:
+                result = execute(spec, engine=self.name, engine_job_id=None,
+                                 visible_devices=None if self.dry_run else slot.index, python=self.python,
+                                 cpu_threads=self.cpu_threads)
+        return finish(spec, result, self.python, self.reporter)
+
+    def _start_builds(self, specs: list[JobSpec]) -> None:
+        """nvcc for every submission that needs it, on the CPU cores, ahead of its turn on a GPU."""
+        if self.cache is None or self.dry_run:
+            return
+        arch = query_arch(self.slots[0].index)
+        self.builds = BuildCache(self.cache, arch, max(1, (os.cpu_count() or 2) - len(self.slots)))
+        if arch is None:
+            return
+
+        def submit_all() -> None:
+            from profconv.run.user import manifest as user_manifest
+            from profconv.run.variants import VARIANTS
+
+            builtin = {v.name for v in VARIANTS}
+            for spec in specs:
+                if not poolable(spec) or self.builds is None:
+                    continue
+                try:
+                    for d in user_manifest.load_many([spec.path], None, builtin):
+                        self.builds.submit(spec.digest, d)
+                except Exception:  # an unusable submission: its job says why
+                    continue
+
+        threading.Thread(target=submit_all, daemon=True, name="grade-builds").start()
+
+    def close(self) -> None:
+        """End the slots' grade workers and the build threads."""
+        with self._lock:
+            workers, self._workers = list(self._workers.values()), {}
+        for w in workers:
+            w.close()
+        if self.builds is not None:
+            self.builds.close()
 
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
         slots = _Slots(self.slots)
@@ -115,6 +173,7 @@ class LocalExecutor:
                 runnable.append(spec)
         if not runnable:
             return
+        self._start_builds(runnable)
         # twice the slots: a job writing its report no longer holds a GPU, another one takes it
         pool = ThreadPoolExecutor(max_workers=2 * len(self.slots), thread_name_prefix="grade")
         try:

@@ -44,3 +44,17 @@ def matches(gpu_type: str | None, name: str | None) -> bool:
     if not gpu_type:
         return True
     return bool(name) and gpu_type.replace("-", " ").lower() in str(name).replace("-", " ").lower()
+
+
+def uuid(index: str | None, timeout: float = 15.0) -> str | None:
+    """GPU `index`'s UUID from nvidia-smi (what a model bundle's times belong to), or None."""
+    exe = shutil.which("nvidia-smi")
+    if exe is None or not index:
+        return None
+    try:
+        out = subprocess.run([exe, "--query-gpu=uuid", "--format=csv,noheader", "-i", index], capture_output=True,
+                             text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+    return lines[0] if out.returncode == 0 and lines and lines[0].startswith("GPU-") else None

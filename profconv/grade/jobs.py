@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -124,7 +125,9 @@ class JobResult:
     wall_s: float | None = None  # started -> ended: the time the job held its GPU
     report_s: float | None = None  # the submission's report.md, made after the GPU was released
     cpu_threads: int | None = None  # OMP/MKL/OpenBLAS threads the job was given (None: the library default)
-    command: list[str] = field(default_factory=list)
+    command: list[str] = field(default_factory=list)  # pool jobs: the `profconv run` command they stand for
+    runner: str = "process"  # process: a `profconv run` process; pool: a grade worker's child (grade.pool)
+    cost: dict[str, float] = field(default_factory=dict)  # pool jobs: where the time went (grade.pool)
     out_dir: str = ""
     record: str | None = None  # run.json, when written
     report: str | None = None  # report.md, when written
@@ -351,19 +354,27 @@ def execute(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
     return result
 
 
-def finish(spec: JobSpec, result: JobResult, python: str | None = None) -> JobResult:
-    """The part of a job that needs no GPU: the submission's report.md, then job.json (atomically)."""
+Reporter = Callable[[str, str], bool]  # (run.json, report.md) -> written; commands/grade.py gives one
+
+
+def finish(spec: JobSpec, result: JobResult, python: str | None = None, reporter: Reporter | None = None) -> JobResult:
+    """The part of a job that needs no GPU: the submission's report.md (by `reporter`, a long-lived report
+    process, else a `profconv report` process), then job.json (atomically)."""
     out = Path(spec.out_dir)
     python = python or sys.executable
     if result.record and spec.report and result.status == "finished" and not spec.job_command:
-        rep = build_report_command(spec, python)
         t0 = time.monotonic()
         try:
-            done = subprocess.run(rep, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out,
-                                  env=_job_env(spec, "", None), timeout=300, check=False)
-            if done.returncode == 0 and (out / REPORT_FILE).is_file():
+            if reporter is not None:
+                written = reporter(str(out / RECORD_FILE), str(out / REPORT_FILE))
+            else:
+                done = subprocess.run(build_report_command(spec, python), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, cwd=out, env=_job_env(spec, "", None), timeout=300,
+                                      check=False)
+                written = done.returncode == 0
+            if written and (out / REPORT_FILE).is_file():
                 result.report = str(out / REPORT_FILE)
-        except (OSError, subprocess.SubprocessError):
+        except Exception:  # a report that fails costs the submission its report.md, never its row
             pass
         result.report_s = round(time.monotonic() - t0, 3)
     result.finished = _now()

@@ -1,0 +1,423 @@
+"""A long-lived grade worker per GPU slot: the jobs' cost close to the measurement itself.
+
+`profconv run --kernel` per job pays, every time: a Python start and its imports, two CUDA contexts,
+the inputs and the float64 reference pass, cuDNN's sweep and timing, and nvcc -- seconds for a kernel
+that runs milliseconds. A PoolWorker pays each of them once:
+
+- the model bundle (grade.bundle): inputs, reference pass and the reference variant's (cuDNN's)
+  result, made once per model and GPU in a process of its own, kept on disk under the cache;
+- builds (grade.builds): nvcc on the CPU cores ahead of the GPU, kept in the build cache;
+- the zygote (grade.zygote): a process that imported NumPy, CuPy, PyTorch and profconv's checks once,
+  holds the bundles in memory and forks one child per job. Only the child touches the GPU for the
+  student's code: a fresh process, its own session and CUDA context, the same checks and timing code
+  as `profconv run --kernel` (run.user.worker.run_job). A crash, a hang (killed at its time limit with
+  its process group) or a corrupted context ends with the child; the next job is a new child.
+
+The job's run.json is then assembled here -- the bundle's reference row, the child's row for each of
+the submission's kernels -- with the same schema and the same verdict logic (run.user.isolate.outcome
+for a child that died) as `profconv run` writes, so the leaderboard reads both alike.
+
+Jobs the pool does not take (`poolable`): --job-command, --profile, --sanitize, several image counts;
+they run as `profconv run` processes (grade.jobs.execute), as before.
+
+Each JobResult of the pool carries `runner = "pool"` and `cost`: where its time went --
+  bundle_s  making or loading the model bundle (the first job of a model on a worker pays it)
+  startup_s starting the zygote (the worker's first job)
+  build_s   waiting for the submission's nvcc build (0 when it was ready)
+  child_s   the kernel's child, fork to exit: checks, sweep, timing, forward pass
+  record_s  assembling and writing run.json
+(and report_s, filled when the report is written).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from profconv.errors import ProfconvError
+from profconv.grade import bundle as bundle_mod
+from profconv.grade import jobs
+from profconv.grade.builds import BuildCache
+from profconv.grade.jobs import JobResult, JobSpec
+
+READY_TIMEOUT_S = 300.0  # imports on a cold file system
+BUNDLE_TIMEOUT_S = 3600.0  # the CPU reference of a dry run at 10,000 images takes minutes
+REAP_GRACE_S = 30.0  # a killed child stuck in the GPU driver
+DEFAULT_KERNEL_TIMEOUT_S = 600.0  # `profconv run --kernel-timeout`'s default (run.user.isolate)
+
+
+class WorkerDied(RuntimeError):
+    """The zygote ended (killed, out of memory): the worker starts a new one for the next job."""
+
+
+def poolable(spec: JobSpec) -> bool:
+    """Whether the pool runs this job (else: a `profconv run` process, grade.jobs.execute)."""
+    return (spec.job_command is None and spec.profile is None and not spec.sanitize
+            and (spec.images is None or "," not in spec.images))
+
+
+def image_count(spec: JobSpec) -> int:
+    return int(str(spec.images).replace("_", "")) if spec.images is not None else 10000
+
+
+class _Pid:
+    """A pool child in grade.jobs' running set: stop_all (Ctrl-C) ends its process group as any job's."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+
+class Zygote:
+    """The driver's side of a zygote process: start, load, fork, wait, close."""
+
+    def __init__(self, env: dict[str, str], log: Path, python: str | None = None) -> None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self.log = log
+        with log.open("ab") as fh:
+            self.proc = subprocess.Popen([python or sys.executable, "-m", "profconv.grade.zygote"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=fh, env=env, start_new_session=True)
+        self.events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True, name="zygote-reader").start()
+        ready = self._next(READY_TIMEOUT_S)
+        if ready is None or "ready" not in ready:
+            self.close()
+            raise WorkerDied(f"the grade worker did not start ({self._tail()})")
+        self.imports_s = float(ready.get("imports_s", 0.0))
+        self.cuda_loaded = bool(ready.get("cuda_loaded"))
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                self.events.put(json.loads(line))
+            except ValueError:
+                continue
+        self.events.put(None)
+
+    def _tail(self) -> str:
+        return jobs._last_line(self.log) or f"exit {self.proc.poll()}"
+
+    def _next(self, timeout: float | None) -> dict[str, Any] | None:
+        try:
+            event = self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if event is None:
+            self.events.put(None)  # every later read sees the end too
+            raise WorkerDied(f"the grade worker ended ({self._tail()})")
+        return event
+
+    def _send(self, doc: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((json.dumps(doc) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerDied(f"the grade worker ended ({self._tail()})") from None
+
+    def _reply(self, field: str, timeout: float) -> dict[str, Any]:
+        event = self._next(timeout)
+        if event is None:
+            raise WorkerDied("the grade worker did not answer")
+        if "error" in event:
+            raise ProfconvError(f"grade worker: {event['error']}")
+        if field not in event:
+            raise WorkerDied(f"the grade worker answered {event!r} instead of {field!r}")
+        return event
+
+    def load(self, where: Path) -> float:
+        self._send({"op": "load", "bundle": str(where)})
+        return float(self._reply("loaded", READY_TIMEOUT_S).get("seconds", 0.0))
+
+    def fork(self, job_id: int, job: Path, log: Path, where: Path | None) -> int:
+        self._send({"op": "fork", "id": job_id, "job": str(job), "log": str(log), "bundle": str(where) if where else None})
+        return int(self._reply("forked", READY_TIMEOUT_S)["pid"])
+
+    def wait(self, job_id: int, timeout: float) -> int | None:
+        """The child's exit code (negative: its signal), or None when `timeout` passed first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self._next(max(0.0, deadline - time.monotonic()))
+            if event is None:
+                return None
+            if event.get("exit") == job_id:
+                return int(event["rc"])
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=REAP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class PoolWorker:
+    """One GPU slot's worker (or a CPU slot's, in a dry run): bundles, builds, a zygote, one job at a time."""
+
+    def __init__(self, *, visible: str | None, dry_run: bool, cache: Path, logs: Path, builds: BuildCache | None = None,
+                 cpu_threads: int | None = None, engine: str = "local", python: str | None = None,
+                 device_id: str | None = None) -> None:
+        self.visible, self.dry_run, self.cache, self.logs = visible, dry_run, cache, logs
+        self.builds, self.cpu_threads, self.engine, self.python = builds, cpu_threads, engine, python
+        self.device_id = device_id or ("cpu@" + os.uname().nodename if dry_run else f"gpu{visible}@{os.uname().nodename}")
+        self.zygote: Zygote | None = None
+        self._bundles: dict[str, tuple[Path, dict[str, Any]]] = {}
+        self._failed: dict[str, str] = {}
+        self._next_id = 0
+        self._digests: dict[str | None, str | None] = {}
+        self._versions: str | None = None
+
+    # -- the environment of every process this worker starts
+    def env(self, spec_key: str = "") -> dict[str, str]:
+        spec = JobSpec(submission="", path="", digest="", model="", out_dir="", dry_run=self.dry_run)
+        env = jobs._job_env(spec, self.visible, self.cpu_threads)
+        if spec_key:
+            env["PROFCONV_GRADE_JOB"] = spec_key
+        return env
+
+    # -- the model bundle
+    def key(self, spec: JobSpec, secret: str | None = None) -> bundle_mod.BundleKey:
+        for path in (spec.data, spec.weights):
+            if path not in self._digests:
+                self._digests[path] = bundle_mod.file_digest(path)
+        if self._versions is None:
+            self._versions = bundle_mod.versions()
+        return bundle_mod.BundleKey(
+            model=spec.model, images=image_count(spec), variant="cpu" if self.dry_run else spec.variant,
+            repeat=spec.repeat or 5, data=spec.data, data_digest=self._digests[spec.data], weights=spec.weights,
+            weights_digest=self._digests[spec.weights], device=self.device_id, secret=secret, versions=self._versions)
+
+    def bundle(self, spec: JobSpec) -> tuple[Path, dict[str, Any], float]:
+        """The job's model bundle (made when missing, loaded into the zygote once): (dir, bundle.json, seconds)."""
+        key = self.key(spec)
+        digest = key.digest()
+        if digest in self._failed:
+            raise bundle_mod.BundleError(self._failed[digest])
+        if digest in self._bundles:
+            return (*self._bundles[digest], 0.0)
+        t0 = time.monotonic()
+        where = bundle_mod.directory(self.cache, key)
+        try:
+            with bundle_mod.locked(where.with_name(where.name + ".lock")):
+                meta = bundle_mod.read_meta(where) or self._make(key, where)
+            if not self.dry_run:
+                self._zygote().load(where)
+        except bundle_mod.BundleError as exc:
+            self._failed[digest] = str(exc)
+            raise
+        self._bundles[digest] = (where, meta)
+        return where, meta, round(time.monotonic() - t0, 3)
+
+    def _make(self, key: bundle_mod.BundleKey, where: Path) -> dict[str, Any]:
+        key_file = where.with_name(where.name + ".key.json")
+        key_file.write_text(json.dumps(asdict(key), indent=1))
+        log = where.with_name(where.name + ".log")
+        argv = [self.python or sys.executable, "-m", "profconv.grade.bundle", str(key_file), str(where)]
+        with log.open("wb") as fh:
+            fh.write(f"$ {shlex.join(argv)}\n".encode())
+            fh.flush()
+            try:
+                done = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, env=self.env(), timeout=BUNDLE_TIMEOUT_S,
+                                      check=False, stdin=subprocess.DEVNULL)
+                rc: int | None = done.returncode
+            except subprocess.TimeoutExpired:
+                rc = None
+        meta = bundle_mod.read_meta(where)
+        if meta is None:
+            why = "did not finish in time" if rc is None else (jobs._last_line(log) or f"exit {rc}")
+            raise bundle_mod.BundleError(f"the {key.model} reference ({key.variant}, {key.images} images) "
+                                         f"could not be made: {why} (log: {log})")
+        return meta
+
+    # -- the zygote
+    def _zygote(self) -> Zygote:
+        if self.zygote is None or self.zygote.proc.poll() is not None:
+            self.zygote = Zygote(self.env(), self.logs / f"worker-{self.device_id.split('@')[0]}.log", self.python)
+        return self.zygote
+
+    def close(self) -> None:
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
+
+    # -- one job
+    def execute(self, spec: JobSpec) -> JobResult:
+        """Run one job: its kernels' children on this slot, then its run.json; never raises for what the job does."""
+        out = Path(spec.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for stale in (jobs.RECORD_FILE, jobs.REPORT_FILE, jobs.JOB_FILE):
+            (out / stale).unlink(missing_ok=True)
+        python = self.python or sys.executable
+        env = self.env(spec.key)
+        result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
+                           fingerprint=spec.fingerprint(), status="error", engine=self.engine, host=os.uname().nodename,
+                           gpu_type=spec.gpu, visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+                           command=jobs.build_command(spec, python), out_dir=str(out), log=str(out / jobs.LOG_FILE),
+                           started=jobs._now(), runner="pool", cpu_threads=self.cpu_threads)
+        t0 = time.monotonic()
+        cost: dict[str, float] = {}
+        try:
+            self._run(spec, result, cost, t0)
+        except (ProfconvError, WorkerDied) as exc:
+            result.status, result.reason = ("lost" if isinstance(exc, WorkerDied) else "error"), str(exc).splitlines()[0][:300]
+        result.cost = cost
+        result.wall_s = round(time.monotonic() - t0, 3)
+        result.ended = jobs._now()
+        if (out / jobs.RECORD_FILE).is_file():
+            result.record = str(out / jobs.RECORD_FILE)
+        if jobs._stopping.is_set():  # its child was ended by Ctrl-C or SIGTERM: not its verdict
+            result.status, result.reason = "lost", "interrupted (Ctrl-C): runs again on the next grade"
+        return result
+
+    def _run(self, spec: JobSpec, result: JobResult, cost: dict[str, float], t0: float) -> None:
+        from profconv.run.user import manifest as user_manifest
+        from profconv.run.variants import VARIANTS
+
+        out = Path(spec.out_dir)
+        with (out / jobs.LOG_FILE).open("w") as log:
+            log.write(f"# the grade worker's equivalent of: {shlex.join(result.command)}\n")
+        try:
+            decls = user_manifest.load_many([spec.path], None, {v.name for v in VARIANTS})
+        except ProfconvError as exc:
+            result.reason = f"the submission cannot be run: {str(exc).splitlines()[0][:280]}"
+            return
+        if self.builds is not None and not self.dry_run:
+            for d in decls:
+                self.builds.submit(spec.digest, d)
+        first = self.zygote is None and not self.dry_run
+        where, meta, cost["bundle_s"] = self.bundle(spec)
+        if first and self.zygote is not None:
+            cost["startup_s"] = round(self.zygote.imports_s, 3)
+        rows = [self._kernel(spec, d, where, cost) for d in decls]
+        t1 = time.monotonic()
+        self._write_record(spec, decls, meta, rows, result)
+        cost["record_s"] = round(time.monotonic() - t1, 3)
+        result.status = "finished"
+        result.returncode = 1 if any(r.status == "failed" for r in rows) else 0
+        gpu = (meta.get("environment") or {})
+        result.gpu, result.driver = gpu.get("gpu"), str(gpu["driver_version"]) if gpu.get("driver_version") else None
+        result.profconv_version = gpu.get("profconv_version")
+
+    def _write_record(self, spec: JobSpec, decls: list, meta: dict[str, Any], rows: list, result: JobResult) -> None:
+        from profconv.grade import runrecord
+        from profconv.io import write_atomic
+
+        kernel_timeout = spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S
+        record = runrecord.build(["profconv", *result.command[3:]], spec.model, image_count(spec), spec.variant,
+                                 spec.repeat or runrecord.RUN_REPEAT, spec.data, spec.weights,
+                                 [str(d.source or d.where) for d in decls], kernel_timeout, meta,
+                                 [runrecord.reference_row(meta), *rows], self.dry_run)
+        write_atomic(Path(spec.out_dir) / jobs.RECORD_FILE, record.to_json())
+
+    def _kernel(self, spec: JobSpec, d: Any, where: Path, cost: dict[str, float]) -> Any:
+        """One of the submission's kernels: its VariantResult (skipped in a dry run, else from its child)."""
+        from profconv.records import VariantResult
+        from profconv.run.user import isolate
+        from profconv.run.user import manifest as user_manifest
+        from profconv.run.user.contracts import UserKernel
+
+        prov = UserKernel(d).provenance()
+        count = image_count(spec)
+        if self.dry_run:
+            return VariantResult(count, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
+                                 error="needs CUDA and CuPy", user=prov)
+        out = Path(spec.out_dir)
+        t0 = time.monotonic()
+        built = self.builds.get(spec.digest, d) if self.builds is not None else None
+        cost["build_s"] = round(cost.get("build_s", 0.0) + time.monotonic() - t0, 3)
+        job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=spec.model,
+                                images=count, repeat=spec.repeat or 5, warmup=2, data=spec.data, weights=spec.weights,
+                                timeout=d.timeout or spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S,
+                                ci_target=0.01, time_budget=2.0,
+                                build_dir=str(built.where if built is not None else out / "build" / d.name))
+        result_file = out / f".child-{d.name}-result.json"
+        result_file.unlink(missing_ok=True)
+        job_file = out / f".child-{d.name}-job.json"
+        job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where)}))
+        log = out / f"child-{d.name}.log"
+        t1 = time.monotonic()
+        rc = self._child(job_file, log, where, min(job.timeout, max(1.0, spec.timeout_s - (t1 - t0))))
+        cost["child_s"] = round(cost.get("child_s", 0.0) + time.monotonic() - t1, 3)
+        text = log.read_text(errors="replace") if log.is_file() else ""
+        with (out / jobs.LOG_FILE).open("a") as fh:
+            fh.write(text)
+        partial = None
+        if result_file.is_file():
+            try:
+                partial = json.loads(result_file.read_text())
+                isolate.variant_from_dict(partial)
+            except ValueError:
+                partial = None
+        res = isolate.outcome(job, d, prov, rc, text, partial)
+        res.user = res.user or dict(prov)
+        res.variant = d.name
+        return res
+
+    def _child(self, job_file: Path, log: Path, where: Path, timeout: float) -> int | None:
+        """The kernel's child, forked by the zygote (or started anew when forking is unsafe): its exit code,
+        None when it was killed at the time limit."""
+        z = self._zygote()
+        if z.cuda_loaded:
+            return self._spawn(job_file, log, timeout)
+        self._next_id += 1
+        pid = z.fork(self._next_id, job_file, log, where)
+        handle = _Pid(pid)
+        with jobs._running_lock:
+            jobs._running.add(handle)  # type: ignore[arg-type]
+            stopped = jobs._stopping.is_set()
+        try:
+            if stopped:
+                _kill_group(pid)
+            rc = z.wait(self._next_id, timeout)
+            if rc is None:
+                _kill_group(pid)
+                z.wait(self._next_id, REAP_GRACE_S)
+            return rc
+        except BaseException:
+            _kill_group(pid)
+            raise
+        finally:
+            with jobs._running_lock:
+                jobs._running.discard(handle)  # type: ignore[arg-type]
+
+    def _spawn(self, job_file: Path, log: Path, timeout: float) -> int | None:
+        with log.open("wb") as fh:
+            proc = subprocess.Popen([self.python or sys.executable, "-m", "profconv.grade.child", str(job_file)],
+                                    stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env={**self.env(), "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+        with jobs._running_lock:
+            jobs._running.add(proc)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            proc.wait()
+            return None
+        except BaseException:
+            _kill_group(proc.pid)
+            raise
+        finally:
+            with jobs._running_lock:
+                jobs._running.discard(proc)

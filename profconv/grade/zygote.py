@@ -1,0 +1,186 @@
+"""The fork server behind a grade worker: `python -m profconv.grade.zygote` (one per GPU slot).
+
+It imports what a kernel's child needs (NumPy, CuPy, PyTorch, profconv's checks) once, never opens
+a CUDA context itself, loads the model bundles it is told to (memory-mapped), and forks one child
+per job: the child starts a session of its own (its process group is what the worker kills at the
+time limit), sends its output to the job's log, creates its own CUDA context and runs
+`profconv.run.user.worker.run_job` with the bundle's inputs and reference already in memory. A
+crash, a hang or a corrupted CUDA context ends with that child; the next job is a new child, forked
+from the same clean state. What a child writes to memory it inherited is copied on write: it can
+never reach the zygote's bundles or the next child.
+
+Protocol: JSON lines. In on stdin:
+  {"op": "load", "bundle": DIR}                          -> {"loaded": DIR, "seconds": s} or {"error": why}
+  {"op": "fork", "id": N, "job": JOB.json, "log": LOG, "bundle": DIR or null}
+                                                         -> {"forked": N, "pid": PID}
+Out on stdout, whenever a child ends: {"exit": N, "pid": PID, "rc": code (negative: killed by that signal)}.
+At start: {"ready": PID, "imports_s": s, "cuda_loaded": bool}; `cuda_loaded` true means the CUDA
+driver library is mapped in this process (something imported opened it): forking is then unsafe and
+the worker starts each child as a new process instead.
+End of stdin: every child still running is killed (its process group), then the zygote exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from profconv.grade.bundle import preloaded
+
+POLL_S = 0.01
+
+
+def preload_imports() -> None:
+    """What every child needs, imported once here (a child forked later finds them in memory)."""
+    import numpy  # noqa: F401
+
+    for name in ("cupy", "torch"):
+        try:
+            __import__(name)
+        except Exception:  # no CuPy or PyTorch: a dry run, or the child says why it cannot run
+            pass
+    import profconv.records  # noqa: F401
+    import profconv.run.runner  # noqa: F401
+    import profconv.run.user.checks  # noqa: F401
+    import profconv.run.user.contracts  # noqa: F401
+    import profconv.run.user.manifest  # noqa: F401
+    import profconv.run.user.worker  # noqa: F401
+    import profconv.run.variants  # noqa: F401
+
+
+def cuda_loaded() -> bool:
+    """Whether libcuda (the driver) is mapped in this process: then a CUDA call may have been made."""
+    try:
+        return "libcuda.so" in Path("/proc/self/maps").read_text()
+    except OSError:
+        return False
+
+
+def _child(job_path: str, log_path: str, held: Any) -> None:
+    """In the forked child: a session of its own, output to the log, the job, then _exit (never returns)."""
+    rc = 1
+    try:
+        os.setsid()
+        os.environ["PROFCONV_CHILD_JOB"] = job_path  # the job this process runs (its log says which)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.closerange(3, 1 << 16)  # the zygote's pipes and files: nothing of the worker reaches the child
+        sys.stdout = os.fdopen(1, "w", buffering=1)
+        sys.stderr = os.fdopen(2, "w", buffering=1)
+        from profconv.run.user import worker
+
+        rc = worker.run_job(json.loads(Path(job_path).read_text()), held)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(rc)
+
+
+class Zygote:
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.bundles: dict[str, Any] = {}
+        self.children: dict[int, int] = {}  # pid -> job id
+
+    def say(self, doc: dict[str, Any]) -> None:
+        self.out.write(json.dumps(doc) + "\n")
+        self.out.flush()
+
+    def handle(self, line: str) -> None:
+        try:
+            cmd = json.loads(line)
+            if cmd.get("op") == "load":
+                t0 = time.monotonic()
+                self.bundles[cmd["bundle"]] = preloaded(Path(cmd["bundle"]))
+                self.say({"loaded": cmd["bundle"], "seconds": round(time.monotonic() - t0, 3)})
+            elif cmd.get("op") == "fork":
+                self.fork(cmd)
+            else:
+                self.say({"error": f"unknown command {line.strip()[:100]!r}"})
+        except Exception as exc:  # a bad bundle or command: said, the zygote goes on
+            self.say({"error": f"{type(exc).__name__}: {exc}", "id": locals().get("cmd", {}).get("id")})
+
+    def fork(self, cmd: dict[str, Any]) -> None:
+        bundle = cmd.get("bundle")
+        held = self.bundles.get(bundle) if bundle else None
+        if bundle and held is None:
+            self.bundles[bundle] = held = preloaded(Path(bundle))
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(cmd["job"], cmd["log"], held)
+        self.children[pid] = cmd["id"]
+        self.say({"forked": cmd["id"], "pid": pid})
+
+    def reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                self.children.clear()
+                return
+            if pid == 0:
+                return
+            rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            self.say({"exit": self.children.pop(pid, None), "pid": pid, "rc": rc})
+
+    def shutdown(self) -> None:
+        for pid in list(self.children):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in list(self.children):
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def main() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker ends this process (end of stdin), not Ctrl-C
+    t0 = time.monotonic()
+    preload_imports()
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # a stray print (an import's warning) goes to the log, never into the protocol
+    z = Zygote(out)
+    z.say({"ready": os.getpid(), "imports_s": round(time.monotonic() - t0, 3), "cuda_loaded": cuda_loaded()})
+    stdin = sys.stdin.buffer
+    buf = b""
+    try:
+        while True:
+            ready, _, _ = select.select([stdin], [], [], POLL_S)
+            if ready:
+                chunk = os.read(stdin.fileno(), 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    if line.strip():
+                        z.handle(line.decode())
+            z.reap()
+    finally:
+        z.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

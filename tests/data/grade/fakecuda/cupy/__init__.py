@@ -1,0 +1,49 @@
+"""A stand-in for CuPy in CPU tests of grade's pool (tests/test_grade_pool.py): no CUDA device.
+
+`cuda.runtime.getDeviceCount()` -- the first thing a kernel's child asks -- reads the child's job
+(the file named by PROFCONV_CHILD_JOB, set by grade.zygote) and the `fake:` line of its kernel file:
+  fake: hang    sleep until killed (the child's time limit)
+  fake: crash   die by SIGSEGV
+  fake: cuda    print a CUDA error line and exit 1 without a result (a context lost)
+anything else: 0 devices, so the child writes its row "GPU variants need CUDA and CuPy: no CUDA device".
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+__version__ = "0.0-fake"
+
+
+def _directive() -> str:
+    job = os.environ.get("PROFCONV_CHILD_JOB")
+    if not job:
+        return ""
+    kernel = Path(json.loads(Path(job).read_text())["kernel"])
+    files = [kernel] if kernel.is_file() else sorted(p for p in kernel.iterdir() if p.suffix in (".cu", ".py"))
+    for line in files[0].read_text().splitlines():
+        if "fake:" in line:
+            return line.split("fake:", 1)[1].strip()
+    return ""
+
+
+class _Runtime:
+    @staticmethod
+    def getDeviceCount() -> int:
+        what = _directive()
+        if what == "hang":
+            time.sleep(3600)
+        if what == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if what == "cuda":
+            print("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory "
+                  "access was encountered", file=sys.stderr)
+            os._exit(1)
+        return 0
+
+
+class cuda:  # noqa: N801 - CuPy's module name
+    runtime = _Runtime

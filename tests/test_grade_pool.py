@@ -1,0 +1,215 @@
+"""profconv grade's pool on the CPU: the model bundle, the zygote's children, the record, the build cache.
+
+The non-dry jobs run with a stand-in CuPy (tests/data/grade/fakecuda: no device; a kernel file's
+`fake:` line makes its child hang, crash or lose its "context") and a model bundle written here (no
+GPU makes one): what is tested is the worker's machinery -- fork, time limit, process groups, the
+verdict of a child that died, the next child unaffected -- not the kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from profconv.grade import bundle, manifest
+from profconv.grade.executors import LocalExecutor
+from profconv.grade.gpus import Gpu
+from profconv.grade.jobs import JobResult
+from profconv.grade.pool import PoolWorker, poolable
+from profconv.grade.submissions import discover
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FAKECUDA = Path(__file__).parent / "data" / "grade" / "fakecuda"
+
+
+def _class(tmp_path: Path, directives: dict[str, str]) -> Path:
+    """Device-contract submissions (examples/device-tiled) whose kernel file carries a `fake:` line."""
+    klass = tmp_path / "class"
+    for name, what in directives.items():
+        shutil.copytree(EXAMPLES / "device-tiled", klass / name)
+        src = klass / name / "conv_tiled.cu"
+        src.write_text(src.read_text() + f"\n// fake: {what}\n")
+    return klass
+
+
+def _fake_bundle(worker: PoolWorker, spec, model_layers=("conv1",)) -> Path:
+    """A GPU bundle as grade.bundle writes one (tiny arrays: the children never compute with them)."""
+    key = worker.key(spec)
+    where = bundle.directory(worker.cache, key)
+    where.mkdir(parents=True)
+    images = np.zeros((2, 1, 28, 28), np.float32)
+    np.save(where / "images.npy", images)
+    np.save(where / "labels.npy", np.zeros(2, np.int64))
+    for layer in model_layers:
+        np.save(where / f"ref-{layer}.npy", np.zeros((2, 50, 24, 24), np.float32))
+    op = {"median_s": 0.002, "min_s": 0.002, "max_s": 0.002, "samples_s": [0.002]}
+    meta = {"version": bundle.VERSION, "key": key.__dict__, "created": "2026-11-28T00:00:00+0000", "seconds": 1.0,
+            "environment": {"gpu": "Fake H100", "driver_version": 13000, "profconv_version": "0.1.0"},
+            "provenance": None,
+            "reference": {"images": 2, "variant": "cudnn", "technique": "cuDNN", "precision": "fp32", "status": "ok",
+                          "conv": [{"layer": "conv1", "shape": "", "op_time": op, "status": "ok"}]}}
+    (where / bundle.META).write_text(json.dumps(meta))
+    return where
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", f"{FAKECUDA}{os.pathsep}{ROOT}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+
+def test_children_that_hang_crash_or_lose_their_context_fail_alone(fake_cuda, tmp_path: Path) -> None:
+    klass = _class(tmp_path, {"a-crash": "crash", "b-ok": "ok", "c-hang": "hang", "d-cuda": "cuda", "e-ok": "ok"})
+    subs = discover([str(klass)])
+    settings = manifest.JobSettings(models=("ece408-high",), images="2", kernel_timeout_s=3.0, timeout_s=60, report=False)
+    specs = manifest.plan(subs, settings, tmp_path / "g")
+    assert all(poolable(s) for s in specs)
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H100")], cache=tmp_path / "cache")
+    _fake_bundle(ex._worker(ex.slots[0]), specs[0])
+    got: list[JobResult] = []
+    t0 = time.monotonic()
+    try:
+        ex.run(specs, got.append)
+    finally:
+        ex.close()
+    assert time.monotonic() - t0 < 20  # the hang's 3 s, the zygote's start, four children of ~0.1 s
+    by = {r.submission: r for r in got}
+    assert {k: (r.status, r.runner) for k, r in by.items()} == {k: ("finished", "pool") for k in by}
+    rows = {}
+    for name, r in by.items():
+        doc = json.loads(Path(r.record).read_text())
+        assert [x["variant"] for x in doc["results"]] == ["cudnn", "tiled"]
+        rows[name] = doc["results"][1]
+        assert doc["environment"]["gpu"] == "Fake H100" and doc["settings"]["images"] == [2]
+        assert r.cost["child_s"] > 0 and "bundle_s" in r.cost
+    assert rows["a-crash"]["status"] == "failed" and rows["a-crash"]["error"].startswith("crashed (SIGSEGV)")
+    assert rows["c-hang"]["error"].startswith("timed out after 3 s")
+    assert rows["d-cuda"]["error"] == ("the child process failed (exit 1): cupy_backends.cuda.api.runtime."
+                                       "CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered")
+    for ok in ("b-ok", "e-ok"):  # after a crash, a hang and a lost context: the next child is as if alone
+        assert rows[ok]["error"] == "GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device"
+    assert by["c-hang"].cost["child_s"] == pytest.approx(3.0, abs=1.5)
+    assert by["b-ok"].cost["child_s"] < 2.5 and by["e-ok"].cost["child_s"] < 2.5
+
+
+def test_ctrl_c_ends_the_running_child(fake_cuda, tmp_path: Path) -> None:
+    """stop_all (Ctrl-C, SIGTERM in `profconv grade`) reaches a pool child as it reaches a job's process."""
+    import threading
+
+    from profconv.grade import jobs
+
+    klass = _class(tmp_path, {"hang": "hang"})
+    specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
+                                                                        kernel_timeout_s=300.0), tmp_path / "g")
+    worker = PoolWorker(visible="0", dry_run=False, cache=tmp_path / "cache", logs=tmp_path / "logs")
+    _fake_bundle(worker, specs[0])
+    box: list[JobResult] = []
+    th = threading.Thread(target=lambda: box.append(worker.execute(specs[0])))
+    th.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not jobs._running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = next(iter(jobs._running)).pid
+        assert jobs.stop_all() == 1
+        th.join(30)
+        assert not th.is_alive()
+        assert box[0].status == "lost" and box[0].reason.startswith("interrupted")
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)  # the child's process group is gone
+    finally:
+        jobs._stopping.clear()
+        worker.close()
+
+
+def test_dry_run_pool_writes_the_record_profconv_run_writes(tmp_path: Path) -> None:
+    """The same submissions through the pool and through `profconv run` processes (--no-pool): the same
+    rows, kernels, verdicts and record header; the CPU reference made once for the class."""
+    subs = [str(EXAMPLES / n) for n in ("device-tiled", "python-cupy", "course-minidnn")]
+    common = ["--dry-run", "--images", "2", "--model", "ece408-high"]
+    res = run_cli("grade", *subs, *common, "--out", str(tmp_path / "pool"), "--cache", str(tmp_path / "cache"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    old = run_cli("grade", *subs, *common, "--out", str(tmp_path / "proc"), "--no-pool", "--no-report")
+    assert old.returncode == 0, old.stdout
+    pool = {j["submission"]: j for j in manifest.read(tmp_path / "pool")["jobs"]}
+    proc = {j["submission"]: j for j in manifest.read(tmp_path / "proc")["jobs"]}
+    assert {j["runner"] for j in pool.values()} == {"pool"} and {j["runner"] for j in proc.values()} == {"process"}
+    assert all(j["report"] for j in pool.values())  # report.md by the long-lived report process
+    for name in pool:
+        a, b = (json.loads(Path(d[name]["record"]).read_text()) for d in (pool, proc))
+        assert a["settings"] == b["settings"] and a["model"] == b["model"] and a["data"] == b["data"]
+        strip = ("conv", "layer_times", "type_totals", "forward_s")  # the CPU reference's own times differ
+        assert [{k: v for k, v in r.items() if k not in strip} for r in a["results"]] == \
+               [{k: v for k, v in r.items() if k not in strip} for r in b["results"]]
+        assert a["argv"][:2] == ["profconv", "run"]
+        assert [c.replace("/pool/", "/proc/") for c in pool[name]["command"]] == proc[name]["command"]
+    made = list((tmp_path / "cache" / "bundles").glob("*/bundle.json"))
+    assert len(made) == 1 and json.loads(made[0].read_text())["key"]["variant"] == "cpu"
+
+
+def test_bundle_is_made_once_and_reused_by_the_next_grade(tmp_path: Path) -> None:
+    klass = tmp_path / "k"
+    shutil.copytree(EXAMPLES / "device-tiled", klass / "one")
+    args = [str(klass / "one"), "--dry-run", "--images", "2", "--no-report", "--cache", str(tmp_path / "cache")]
+    assert run_cli("grade", *args, "--out", str(tmp_path / "g1")).returncode == 0
+    first = manifest.read(tmp_path / "g1")["jobs"][0]
+    assert run_cli("grade", *args, "--out", str(tmp_path / "g2")).returncode == 0
+    second = manifest.read(tmp_path / "g2")["jobs"][0]
+    assert first["cost"]["bundle_s"] > 0 and second["cost"]["bundle_s"] < first["cost"]["bundle_s"]
+    assert len(list((tmp_path / "cache" / "bundles").glob("*/bundle.json"))) == 1
+
+
+def test_bundle_key_follows_what_determines_the_bundle(tmp_path: Path) -> None:
+    base = bundle.BundleKey(model="ece408-high", images=10000, variant="cudnn", device="GPU-1")
+    same = bundle.BundleKey(model="ece408-high", images=10000, variant="cudnn", device="GPU-1")
+    assert base.digest() == same.digest()
+    for change in ({"images": 100}, {"device": "GPU-2"}, {"secret": "abc"}, {"weights_digest": "x"}, {"repeat": 9}):
+        assert bundle.BundleKey(**{**base.__dict__, **change}).digest() != base.digest(), change
+    (tmp_path / "w.npz").write_bytes(b"one")
+    d1 = bundle.file_digest(str(tmp_path / "w.npz"))
+    (tmp_path / "w.npz").write_bytes(b"two")
+    assert bundle.file_digest(str(tmp_path / "w.npz")) != d1 and bundle.file_digest(None) is None
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (no GPU)")
+def test_prebuilt_course_library_is_what_the_child_finds(tmp_path: Path, monkeypatch) -> None:
+    """A build made ahead on the CPU is the one the kernel's child uses: same directory, same nvcc
+    command, same stamp -- the child's UserKernel does not run nvcc again."""
+    from profconv.grade import builds
+    from profconv.run.user import build as build_mod
+    from profconv.run.user import contracts
+    from profconv.run.user.manifest import load
+
+    decl = load(str(EXAMPLES / "course-minidnn"))
+    cache = builds.BuildCache(tmp_path, "sm_90", 1)
+    got = cache.get("digest", decl)
+    assert got is not None and got.error is None and got.seconds > 0
+    assert list(got.where.rglob("libcourse.so"))
+    again = cache.get("digest", decl)
+    assert again is got  # one build per key
+    calls: list[list[str]] = []
+    real_run = subprocess.run
+    monkeypatch.setattr(build_mod.subprocess, "run", lambda argv, *a, **k: calls.append(argv) or real_run(argv, *a, **k))
+
+    class FakeDevice:
+        compute_capability = "90"
+
+    class FakeCp:
+        class cuda:
+            Device = FakeDevice
+
+    kernel = contracts.UserKernel(decl, got.where)
+    monkeypatch.setattr(contracts.UserKernel, "_load", lambda self, path: type("L", (), {
+        "profconv_course_forward": None, "profconv_course_prolog": None, "profconv_course_epilog": None})())
+    kernel._build_course(FakeCp, kernel.default())
+    assert calls == []  # found built: no nvcc
+    cache.close()
