@@ -1,0 +1,164 @@
+"""Where a graded job's time goes, and how long a class takes (issue 22).
+
+usage:
+  python benchmarks/grade_throughput.py measure OUT [OUT ...]     # a grade directory's cost split
+  python benchmarks/grade_throughput.py compare A B               # verdicts of two grades of the same files
+  python benchmarks/grade_throughput.py dry N [--engine E] [--no-pool] [--keep DIR]
+      # a class of N submissions (copies of examples/ and tests/data/kernels/) graded with --dry-run on
+      # this machine (E: local, slurm -- a real Slurm, see scripts/slurm_single_node.sh -- or ray), then measured
+
+`measure` prints, per job (median, 90th percentile, sum over the jobs):
+  wall       the job's time on its GPU (or CPU slot): what the next job waits for
+  startup    the grade worker's start (its imports; the first job of a worker pays it)
+  bundle     the model's reference and cuDNN times, made once per model and GPU (then 0)
+  build      waiting for the submission's nvcc build (made ahead on the CPU cores)
+  child      the kernel's child: fork to exit (checks, sweep, timing, forward pass)
+  record     assembling and writing run.json
+  report     the submission's report.md, written after the GPU was given back
+and the class: jobs, first start to last finish (wall), jobs per minute, statuses. Jobs run as
+`profconv run` processes (--no-pool, Slurm, Ray) have only wall and report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import io
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTS = ("startup_s", "bundle_s", "build_s", "child_s", "record_s")
+
+
+def _t(text: str | None) -> float | None:
+    return datetime.fromisoformat(text).timestamp() if text else None
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def summary(out: Path) -> dict:
+    """The cost split and class wall of one grade directory (its manifest.json)."""
+    doc = json.loads((out / "manifest.json").read_text())
+    jobs = doc["jobs"]
+    rows: dict[str, list[float]] = collections.defaultdict(list)
+    for j in jobs:
+        if j.get("wall_s") is not None:
+            rows["wall_s"].append(j["wall_s"])
+        for part in PARTS:
+            if j.get("cost") and part in j["cost"]:
+                rows[part].append(j["cost"][part])
+        if j.get("report_s") is not None:
+            rows["report_s"].append(j["report_s"])
+    starts = [t for j in jobs if (t := _t(j.get("started")))]
+    ends = [t for j in jobs if (t := _t(j.get("finished") or j.get("ended")))]
+    span = (max(ends) - min(starts)) if starts and ends else None
+    return {"out": str(out), "jobs": len(jobs), "engine": doc.get("engine", {}).get("name"),
+            "runners": dict(collections.Counter(j.get("runner", "process") for j in jobs)),
+            "statuses": dict(collections.Counter(j["status"] for j in jobs)),
+            "class_wall_s": round(span, 2) if span is not None else None,
+            "jobs_per_min": round(60 * len(jobs) / span, 1) if span else None,
+            "parts": {k: {"median": round(statistics.median(v), 3), "p90": round(_pct(v, 0.9), 3),
+                          "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()}}
+
+
+def print_summary(s: dict) -> None:
+    print(f"{s['out']}: {s['jobs']} jobs ({s['engine']}, {s['runners']}), {s['statuses']}")
+    print(f"  class wall {s['class_wall_s']} s, {s['jobs_per_min']} jobs/min")
+    print(f"  {'part':10} {'median s':>9} {'p90 s':>8} {'sum s':>9} {'jobs':>5}")
+    for part in ("wall_s", *PARTS, "report_s"):
+        if part in s["parts"]:
+            p = s["parts"][part]
+            print(f"  {part[:-2]:10} {p['median']:>9.3f} {p['p90']:>8.3f} {p['sum']:>9.2f} {p['n']:>5}")
+
+
+def verdicts(out: Path) -> dict[str, str]:
+    text = (out / "leaderboard.csv").read_text()
+    return {r["submission"]: r["verdict"] for r in csv.DictReader(io.StringIO(text))}
+
+
+def compare(a: Path, b: Path) -> int:
+    va, vb = verdicts(a), verdicts(b)
+    gone = ("lost", "unplaced")  # never run (cut short, no GPU of its type): nothing to compare
+    both = sorted(n for n in set(va) & set(vb) if va[n] not in gone and vb[n] not in gone)
+    differ = [n for n in both if va[n] != vb[n]]
+    print(f"{len(both)} submissions in both; {len(both) - len(differ)} same verdict, {len(differ)} differ")
+    for n in differ:
+        print(f"  {n}: {va[n]} ({a.name}) vs {vb[n]} ({b.name})")
+    counts = collections.Counter(va[n] for n in both)
+    print(f"  verdicts: {dict(counts)}")
+    return 1 if differ else 0
+
+
+def build_class(where: Path, n: int) -> Path:
+    """N submissions: the examples and profconv's course/bad kernels, copied round-robin under new names."""
+    sources = sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir())
+    kernels = ROOT / "tests" / "data" / "kernels"
+    sources += sorted(p for p in (kernels / "course").iterdir() if p.is_dir())
+    for i in range(n):
+        src = sources[i % len(sources)]
+        shutil.copytree(src, where / f"s{i:03d}-{src.name}")
+    return where
+
+
+def dry(n: int, engine: str, pool: bool, keep: Path | None, extra: list[str]) -> int:
+    base = keep or Path(tempfile.mkdtemp(prefix="grade-throughput-"))
+    klass = build_class(base / "class", n)
+    out = base / "out"
+    argv = [sys.executable, "-m", "profconv", "grade", str(klass), "--dry-run", "--model", "ece408-fa20",
+            "--images", "2", "--out", str(out), "--executor", engine, "--cache", str(base / "cache"),
+            *(["--no-pool"] if not pool else []), *extra]
+    print("$", " ".join(argv))
+    t0 = time.monotonic()
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - t0
+    print(done.stdout[-2000:], done.stderr[-2000:])
+    s = summary(out)
+    s["command_wall_s"] = round(wall, 2)
+    print_summary(s)
+    print(f"  command wall {wall:.1f} s for {n} jobs: {wall / n:.2f} s per job")
+    (base / "throughput.json").write_text(json.dumps(s, indent=1))
+    if keep is None:
+        shutil.rmtree(base, ignore_errors=True)
+    return done.returncode
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("outs", nargs="+", type=Path)
+    m.add_argument("--json", action="store_true")
+    c = sub.add_parser("compare")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
+    d = sub.add_parser("dry")
+    d.add_argument("n", type=int)
+    d.add_argument("--engine", default="local")
+    d.add_argument("--no-pool", action="store_true")
+    d.add_argument("--keep", type=Path)
+    d.add_argument("extra", nargs="*")
+    args = ap.parse_args(argv)
+    if args.what == "measure":
+        for out in args.outs:
+            s = summary(out)
+            print(json.dumps(s, indent=1)) if args.json else print_summary(s)
+        return 0
+    if args.what == "compare":
+        return compare(args.a, args.b)
+    return dry(args.n, args.engine, not args.no_pool, args.keep, args.extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
