@@ -161,7 +161,8 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     from profconv.run import gpu, runner
     from profconv.run import weights as weights_mod
     from profconv.run.models import get_model
-    from profconv.run.variants import get_variants
+    from profconv.run.record import VariantResult
+    from profconv.run.variants import cudnn_unavailable, get_variants
 
     t0 = time.monotonic()
     model = get_model(key.model)
@@ -178,7 +179,11 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     x = run.xp.asarray(ds.images)
     conv_io = run.reference_pass(x)
     (variant,) = get_variants([key.variant])
-    result = run.run_variant(variant, x, ds.labels, conv_io, opts, lambda *a, **k: None)
+    if variant.device == "cudnn" and (why := cudnn_unavailable()):  # as `profconv run` skips it
+        result = VariantResult(key.images, variant.name, variant.technique, variant.precision, status="skipped",
+                               error=f"cuDNN reference needs PyTorch with CUDA ({why})")
+    else:
+        result = run.run_variant(variant, x, ds.labels, conv_io, opts, lambda *a, **k: None)
     if cp is not None:
         _save_arrays(where, ds.images, ds.labels, {n: (ds.images if a is x else a, r) for n, (a, r) in conv_io.items()}, cp)
     meta = {"version": VERSION, "key": asdict(key), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
