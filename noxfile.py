@@ -4,13 +4,17 @@
   upstream release that breaks profconv fails CI before it reaches users;
 - tests-locked: the suite against the versions in constraints.txt (what was last known to work);
 - tests-cli-oldest: the CLI tests on typer 0.27 (the lower bound in pyproject.toml);
-- lint (ruff), types (mypy).
+- lint (ruff), types (mypy);
+- slurm: `profconv grade --executor slurm` through a real single-node Slurm that the session brings up
+  (scripts/slurm_single_node.sh: Debian's slurm-wlm and munge, installed with apt when missing; needs
+  root) and takes down again: job arrays, time limits, Ctrl-C/SIGTERM cancelling, a requeued task,
+  resume (tests/test_grade_slurm.py), then the class throughput on it (benchmarks/grade_throughput.py).
 pytest's exit 5 (no tests collected) fails a session like any other non-zero status.
 """
 
 import nox
 
-nox.options.sessions = ["tests-latest", "tests-locked", "tests-cli-oldest", "lint", "types"]
+nox.options.sessions = ["tests-latest", "tests-locked", "tests-cli-oldest", "lint", "types", "slurm"]
 nox.options.reuse_existing_virtualenvs = False
 nox.options.error_on_missing_interpreters = True
 
@@ -50,6 +54,20 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     session.install("-c", "constraints.txt", "-e", ".[dev]")
     session.run("mypy")
+
+
+@nox.session
+def slurm(session: nox.Session) -> None:
+    """grade through a real single-node Slurm, brought up here and taken down after (see the module docstring)."""
+    session.install("-c", "constraints.txt", "-e", ".[dev]")
+    session.run("bash", "scripts/slurm_single_node.sh", "up", external=True)
+    try:
+        session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_grade_slurm.py", *session.posargs,
+                    env={"PROFCONV_SLURM_TESTS": "1"})
+        session.run("python", "benchmarks/grade_throughput.py", "dry", "12", "--engine", "slurm", "--",
+                    "--cpus-per-task", "1")
+    finally:
+        session.run("bash", "scripts/slurm_single_node.sh", "down", external=True)
 
 
 @nox.session

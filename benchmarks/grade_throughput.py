@@ -3,7 +3,7 @@
 usage:
   python benchmarks/grade_throughput.py measure OUT [OUT ...]     # a grade directory's cost split
   python benchmarks/grade_throughput.py compare A B               # verdicts of two grades of the same files
-  python benchmarks/grade_throughput.py dry N [--engine E] [--no-pool] [--keep DIR]
+  python benchmarks/grade_throughput.py dry N [--engine E] [--no-pool] [--keep DIR] [-- GRADE OPTIONS]
       # a class of N submissions (copies of examples/ and tests/data/kernels/) graded with --dry-run on
       # this machine (E: local, slurm -- a real Slurm, see scripts/slurm_single_node.sh -- or ray), then measured
 
@@ -148,8 +148,9 @@ def main(argv: list[str]) -> int:
     d.add_argument("--engine", default="local")
     d.add_argument("--no-pool", action="store_true")
     d.add_argument("--keep", type=Path)
-    d.add_argument("extra", nargs="*")
-    args = ap.parse_args(argv)
+    args, extra = ap.parse_known_args(argv)  # dry: what follows goes to `profconv grade` (e.g. --cpus-per-task 1)
+    if extra and args.what != "dry":
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.what == "measure":
         for out in args.outs:
             s = summary(out)
@@ -157,7 +158,7 @@ def main(argv: list[str]) -> int:
         return 0
     if args.what == "compare":
         return compare(args.a, args.b)
-    return dry(args.n, args.engine, not args.no_pool, args.keep, args.extra)
+    return dry(args.n, args.engine, not args.no_pool, args.keep, [a for a in extra if a != "--"])
 
 
 if __name__ == "__main__":

@@ -62,6 +62,17 @@ def _local_gpus(ids: str | None) -> list[Gpu] | None:
     return [found.get(i, Gpu(i, "GPU (not listed by nvidia-smi)")) for i in wanted]
 
 
+def slurm_params(given: list[str]) -> dict[str, object]:
+    """--slurm-param KEY=VALUE (repeatable) -> submitit's slurm_additional_parameters (sbatch --KEY=VALUE)."""
+    extra: dict[str, str] = {}
+    for item in given:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not all(c.isalnum() or c in "-_" for c in key.strip()):
+            raise InputError(f"--slurm-param takes KEY=VALUE such as qos=course or account=ece408, not {item!r}")
+        extra[key.strip().replace("-", "_")] = value.strip()
+    return {"slurm_additional_parameters": extra} if extra else {}
+
+
 def cache_dir(given: Path | None) -> Path:
     """--cache, else $PROFCONV_CACHE, else $XDG_CACHE_HOME/profconv/grade, else ~/.cache/profconv/grade."""
     import os
@@ -106,13 +117,16 @@ class Reports:
 def make_executor(engine: str, out: Path, *, dry_run: bool, gpus: str | None, workers: int, parallelism: int,
                   partition: str | None, cluster: str | None, cpus_per_task: int, ray_address: str | None,
                   retries: int, setup: list[str] | None = None, cache: Path | None = None,
-                  reporter=None) -> ex.Executor:
+                  reporter=None, constraint: str | None = None, jobs_per_task: int = 1,
+                  params: list[str] | None = None) -> ex.Executor:
     if engine == "local":
         return ex.LocalExecutor(gpus=_local_gpus(gpus), dry_run=dry_run, workers=workers, cache=cache,
                                 logs=out / "workers", reporter=reporter)
     if engine == "slurm":
         return ex.SlurmExecutor(out / "slurm", cluster=cluster, parallelism=parallelism, partition=partition,
-                                cpus_per_task=cpus_per_task, dry_run=dry_run, setup=setup)
+                                cpus_per_task=cpus_per_task, dry_run=dry_run, setup=setup, constraint=constraint,
+                                jobs_per_task=jobs_per_task, cache=cache, extra=slurm_params(params or []),
+                                reporter=write_report if cache is not None else None)
     if engine == "ray":
         return ex.RayExecutor(address=ray_address, retries=retries, dry_run=dry_run)
     raise InputError(f"--executor takes one of {', '.join(ex.ENGINES)}, not {engine!r}")
@@ -147,6 +161,9 @@ def grade_command(
     slurm_setup: Annotated[list[str] | None, typer.Option("--slurm-setup", help="slurm: a shell line run before each task, e.g. 'module load cuda' (repeatable).")] = None,
     slurm_cluster: Annotated[str | None, typer.Option("--slurm-cluster", help="slurm: submitit cluster: slurm (default when sbatch exists), local or debug (no Slurm: for trying the path).")] = None,
     cpus_per_task: Annotated[int, typer.Option(help="slurm: CPUs per task (the float64 reference runs on them).")] = 4,
+    constraint: Annotated[str | None, typer.Option("--constraint", help="slurm: node features the tasks need (sbatch --constraint), e.g. 'a100|h100'.")] = None,
+    slurm_param: Annotated[list[str] | None, typer.Option("--slurm-param", help="slurm: another sbatch option as KEY=VALUE, e.g. qos=course or account=ece408 (repeatable).")] = None,
+    jobs_per_task: Annotated[int, typer.Option("--jobs-per-task", help="slurm: jobs run one after the other in one array task (its grade worker starts once).")] = 1,
     ray_address: Annotated[str | None, typer.Option(help="ray: cluster address (default: $RAY_ADDRESS, else a local instance on this host's GPUs).")] = None,
     retries: Annotated[int, typer.Option(help="ray: retries of a task whose worker died.")] = 2,
     previous: Annotated[Path | None, typer.Option("--previous", help="An earlier grade directory (the previous milestone): adds each submission's ratio to its total there.")] = None,
@@ -183,7 +200,7 @@ def grade_command(
     specs = manifest.plan(subs, settings, out)
     todo, kept = manifest.resume(specs, retry_failed=retry_failed, force=force)
     con = console()
-    use_pool = pool and executor == "local"
+    use_pool = pool and executor in ("local", "slurm")
     # the pool's model bundle compiles profconv's own kernels before its jobs: the warm-up is for the others
     warm_for = [s for s in todo if not (use_pool and poolable(s))]
     if warmup is None:
@@ -199,11 +216,12 @@ def grade_command(
             con.print(f"  {escape(shlex.join(build_command(spec, sys.executable)))}", soft_wrap=True)
         con.print(f"{len(specs)} job(s): {len(todo)} to run, {len(kept)} finished before")
         return
-    reports = Reports() if use_pool and report else None
+    reports = Reports() if use_pool and report and executor == "local" else None
     engine = make_executor(executor, out.resolve(), dry_run=dry_run, gpus=gpus, workers=workers,
                            parallelism=parallelism, partition=partition, cluster=slurm_cluster,
                            cpus_per_task=cpus_per_task, ray_address=ray_address, retries=retries, setup=slurm_setup,
-                           cache=cache_dir(cache) if use_pool else None, reporter=reports)
+                           cache=cache_dir(cache) if use_pool else None, reporter=reports, constraint=constraint,
+                           jobs_per_task=jobs_per_task, params=slurm_param)
     book = manifest.Manifest(out=out, argv=["profconv", *sys.argv[1:]], engine=engine.describe(), submissions=subs)
     book.jobs.update(kept)
     book.write()

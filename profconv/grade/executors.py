@@ -2,9 +2,8 @@
 
 - `local`: a process per job on this host, one job per GPU at a time (never two timed jobs on one
   GPU); `dry_run` runs the jobs on CPU workers with no GPU visible.
-- `slurm`: submitit job arrays (`map_array`), one GPU per task, `slurm_array_parallelism` as the cap,
-  the job time limit plus a margin as the Slurm limit; submitit's `local` and `debug` clusters run
-  the same path without Slurm (tests).
+- `slurm` (grade.slurm): submitit job arrays, one GPU per task, the parallelism cap, the time limit,
+  states from squeue, cancellation on Ctrl-C, requeue on node failure, several jobs per task;
 - `ray`: `ray.remote(num_gpus=1)` tasks, `accelerator_type` placement from the submission's GPU
   type, `max_retries` for lost workers; each task still runs the job in its own subprocess, so no
   two kernels share a CUDA context in a long-lived Ray worker.
@@ -15,7 +14,6 @@ local executor's one-job-per-GPU slots -- Slurm and Ray place the tasks.
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -27,12 +25,12 @@ from typing import Any, Protocol
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
 from profconv.grade.builds import BuildCache, query_arch
-from profconv.grade.jobs import JobResult, JobSpec, Reporter, execute, finish, not_run, run_job, stop_all
+from profconv.grade.jobs import JobResult, JobSpec, Reporter, execute, finish, not_run, stop_all
 from profconv.grade.pool import PoolWorker, poolable
+from profconv.grade.slurm import SlurmExecutor  # noqa: F401 (grade.executors is where the engines are found)
 
 OnResult = Callable[[JobResult], None]
 ENGINES = ("local", "slurm", "ray")
-SLURM_MARGIN_MIN = 10  # the report and the process start on top of the job's own time limit
 
 
 class Executor(Protocol):
@@ -190,100 +188,6 @@ class LocalExecutor:
             raise
         finally:
             pool.shutdown(wait=True)
-
-
-def _slurm_task(spec: JobSpec) -> JobResult:
-    """What a Slurm (or submitit local/debug) task runs: the job, with Slurm's job id and GPU."""
-    import submitit
-
-    try:
-        job_id = submitit.JobEnvironment().job_id
-    except RuntimeError:  # submitit's debug executor runs in this process, with no job environment
-        job_id = None
-    return run_job(spec, engine="slurm", engine_job_id=job_id)
-
-
-class SlurmExecutor:
-    """submitit job arrays: one task per job, one GPU per task, a parallelism cap and a time limit."""
-
-    name = "slurm"
-
-    def __init__(self, folder: Path, cluster: str | None = None, parallelism: int = 16,
-                 partition: str | None = None, cpus_per_task: int = 4, extra: dict[str, Any] | None = None,
-                 dry_run: bool = False, setup: list[str] | None = None) -> None:
-        try:
-            import submitit
-        except ImportError:
-            raise InputError("the slurm executor needs submitit: pip install 'profconv[grade-slurm]'") from None
-        if cluster not in (None, "slurm", "local", "debug"):
-            raise InputError(f"--slurm-cluster takes slurm, local or debug, not {cluster!r}")
-        if cluster in (None, "slurm") and submitit.AutoExecutor.which() != "slurm":
-            raise InputError("no Slurm here (sbatch is not on PATH): run profconv grade on the cluster's login node, "
-                             "or --slurm-cluster local|debug to try the path without Slurm")
-        if cluster == "local" and parallelism > 1 and not dry_run:
-            raise InputError("submitit's local cluster shows GPU 0 to every task: use --parallelism 1 "
-                             "(or the local executor, which gives each job its own GPU)")
-        self.submitit = submitit
-        self.folder, self.cluster, self.parallelism = folder, cluster, parallelism
-        self.partition, self.cpus_per_task, self.extra, self.dry_run = partition, cpus_per_task, extra or {}, dry_run
-        self.setup = list(setup or [])
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.submitit.__version__,
-                "options": {"cluster": self.cluster or "auto", "parallelism": self.parallelism,
-                            "partition": self.partition, "cpus_per_task": self.cpus_per_task,
-                            "folder": str(self.folder), "setup": self.setup, **self.extra}}
-
-    def parameters(self, spec: JobSpec) -> dict[str, Any]:
-        """submitit parameters of the array that holds `spec` (pure; tests check them)."""
-        params: dict[str, Any] = {
-            "name": "profconv-grade", "timeout_min": math.ceil(spec.timeout_s / 60) + SLURM_MARGIN_MIN,
-            "tasks_per_node": 1, "nodes": 1, "cpus_per_task": self.cpus_per_task,
-            "slurm_array_parallelism": self.parallelism,
-        }
-        if not self.dry_run:
-            if spec.gpu:
-                params["slurm_gres"] = f"gpu:{spec.gpu.lower()}:1"
-            else:
-                params["gpus_per_node"] = 1
-        if self.partition:
-            params["slurm_partition"] = self.partition
-        if self.setup:
-            params["slurm_setup"] = list(self.setup)
-        params.update(self.extra)
-        return params
-
-    def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
-        groups: dict[str | None, list[JobSpec]] = {}
-        for spec in specs:
-            groups.setdefault(spec.gpu if not self.dry_run else None, []).append(spec)
-        executor = self.submitit.AutoExecutor(folder=self.folder, cluster=self.cluster)
-        # Slurm: every array (one per GPU type) is submitted at once and the cluster runs them side
-        # by side. submitit's local cluster has no array throttle: it gets `parallelism` tasks per wave.
-        waves: list[list[list[JobSpec]]] = [list(groups.values())]
-        if self.cluster == "local":
-            waves = [[g[i:i + self.parallelism]] for g in groups.values() for i in range(0, len(g), self.parallelism)]
-        for wave in waves:
-            by_job: dict[int, JobSpec] = {}
-            jobs = []
-            for part in wave:
-                executor.update_parameters(**self.parameters(part[0]))
-                try:
-                    submitted = executor.map_array(_slurm_task, part)
-                except Exception as exc:  # sbatch refused the array (bad partition, gres, quota)
-                    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
-                    raise InputError(f"Slurm refused the job array: {lines[-1] if lines else type(exc).__name__}") from None
-                by_job.update({id(j): s for j, s in zip(submitted, part)})
-                jobs.extend(submitted)
-            for job in self.submitit.helpers.as_completed(jobs):
-                spec = by_job[id(job)]
-                try:
-                    result = job.result()
-                except Exception as exc:  # killed by Slurm (time, memory, node failure), …
-                    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
-                    result = not_run(spec, "lost", f"Slurm job {job.job_id}: "
-                                     f"{lines[-1][:200] if lines else type(exc).__name__}", self.name)
-                on_result(result)
 
 
 def _ray_gpu_task(spec: JobSpec) -> JobResult:

@@ -58,3 +58,15 @@ def uuid(index: str | None, timeout: float = 15.0) -> str | None:
         return None
     lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
     return lines[0] if out.returncode == 0 and lines and lines[0].startswith("GPU-") else None
+
+
+def safe_type(gpu_type: str) -> str:
+    """A GPU type as a Slurm gres type (`h100`, `a100-80gb`): lower case letters, digits, '-' and '_' only."""
+    import re
+
+    from profconv.errors import InputError
+
+    text = gpu_type.strip().lower()
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,63}", text):
+        raise InputError(f"GPU type {gpu_type!r} cannot be a Slurm gres type (letters, digits, '-', '_', '.')")
+    return text
