@@ -93,10 +93,12 @@ def test_children_that_hang_crash_or_lose_their_context_fail_alone(fake_cuda, tm
         assert r.cost["child_s"] > 0 and "bundle_s" in r.cost
     assert rows["a-crash"]["status"] == "failed" and rows["a-crash"]["error"].startswith("crashed (SIGSEGV)")
     assert rows["c-hang"]["error"].startswith("timed out after 3 s")
-    assert rows["d-cuda"]["error"] == ("the child process failed (exit 1): cupy_backends.cuda.api.runtime."
-                                       "CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered")
+    assert rows["d-cuda"]["error"].startswith(
+        "the child process failed (exit 1): cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress")
     for ok in ("b-ok", "e-ok"):  # after a crash, a hang and a lost context: the next child is as if alone
-        assert rows[ok]["error"] == "GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device"
+        assert rows[ok]["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device")
+    for row in rows.values():  # judged by the course's rules, as `profconv run --kernel` judges them
+        assert row["verdict"]["status"] == "failed" and row["error"].endswith("]")
     assert by["c-hang"].cost["child_s"] == pytest.approx(3.0, abs=1.5)
     assert by["b-ok"].cost["child_s"] < 2.5 and by["e-ok"].cost["child_s"] < 2.5
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 def main(argv: list[str]) -> int:
     from profconv.grade.bundle import preloaded
-    from profconv.run.user import worker
+    from profconv.grade.zygote import run_job, under_cupti
 
     job = json.loads(Path(argv[0]).read_text())
     held = preloaded(Path(job["bundle"])) if job.get("bundle") else None
-    return worker.run_job(job, held)
+    return under_cupti(job.get("cupti"), lambda: run_job(job, held))
 
 
 if __name__ == "__main__":

@@ -166,6 +166,27 @@ class Zygote:
             self.proc.wait()
 
 
+def judged(res: Any, spec: JobSpec, records: Path, build_dir: Path) -> Any:
+    """The kernel's verdict under the course's rules, from its result, its child's CUPTI records and the
+    SASS of its build -- what `profconv run --kernel` stores (session.run: judge.assemble.apply)."""
+    from profconv import judge
+    from profconv.judge.assemble import apply
+    from profconv.profile import cupti_child
+    from profconv.profile.activity import Records
+    from profconv.run.user import isolate
+
+    raw, why = cupti_child.read(records)
+    recs = None
+    try:
+        recs = Records.from_dict(raw) if raw is not None else None
+    except ValueError as exc:
+        why = str(exc)
+    if recs is None and res.status != "skipped":
+        isolate.note(res, f"CUPTI: {why}; the verdict has no attribution of its GPU work to the call's phases")
+    records.unlink(missing_ok=True)
+    return apply(res, judge.choose(spec.course, spec.model), recs, build_dir)
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -355,7 +376,10 @@ class PoolWorker:
         result_file = out / f".child-{d.name}-result.json"
         result_file.unlink(missing_ok=True)
         job_file = out / f".child-{d.name}-job.json"
-        job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where)}))
+        records = out / f".child-{d.name}-cupti.json"
+        records.unlink(missing_ok=True)
+        job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where),
+                                        "cupti": str(records)}))
         log = out / f"child-{d.name}.log"
         t1 = time.monotonic()
         rc = self._child(job_file, log, where, min(job.timeout, max(1.0, spec.timeout_s - (t1 - t0))))
@@ -373,7 +397,7 @@ class PoolWorker:
         res = isolate.outcome(job, d, prov, rc, text, partial)
         res.user = res.user or dict(prov)
         res.variant = d.name
-        return res
+        return judged(res, spec, records, Path(job.build_dir or ""))
 
     def _child(self, job_file: Path, log: Path, where: Path, timeout: float) -> int | None:
         """The kernel's child, forked by the zygote (or started anew when forking is unsafe): its exit code,

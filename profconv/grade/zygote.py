@@ -28,6 +28,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,36 @@ def cuda_loaded() -> bool:
         return False
 
 
+def run_job(job: dict[str, Any], held: Any) -> int:
+    from profconv.run.user import worker
+
+    return worker.run_job(job, held)
+
+
+def under_cupti(records: str | None, work: Callable[[], int]) -> int:
+    """`work()` with CUPTI collecting from before its first CUDA call, the records written to `records`
+    whatever happens (as profconv.profile.cupti_child does for a `profconv run` child): the course's
+    rules place the kernel's GPU work in prolog / timed call / epilog from them."""
+    if not records:
+        return work()
+    from profconv.io import write_atomic
+
+    try:
+        from profconv.profile.cupti_collector import CuptiCollector
+
+        collector: Any = CuptiCollector()
+    except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, without attribution
+        write_atomic(Path(records), json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
+        return work()
+    try:
+        with collector:
+            return work()
+    finally:
+        from profconv.profile.activity import Records
+
+        write_atomic(Path(records), json.dumps(Records(collector.api, collector.gpu, collector.ranges()).to_dict()))
+
+
 def _child(job_path: str, log_path: str, held: Any) -> None:
     """In the forked child: a session of its own, output to the log, the job, then _exit (never returns)."""
     rc = 1
@@ -78,9 +109,8 @@ def _child(job_path: str, log_path: str, held: Any) -> None:
         os.closerange(3, 1 << 16)  # the zygote's pipes and files: nothing of the worker reaches the child
         sys.stdout = os.fdopen(1, "w", buffering=1)
         sys.stderr = os.fdopen(2, "w", buffering=1)
-        from profconv.run.user import worker
-
-        rc = worker.run_job(json.loads(Path(job_path).read_text()), held)
+        job = json.loads(Path(job_path).read_text())
+        rc = under_cupti(job.get("cupti"), lambda: run_job(job, held))
     except BaseException:
         import traceback
 
