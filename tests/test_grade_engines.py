@@ -65,15 +65,15 @@ def test_slurm_setup_lines_and_arrays_submitted_together(tmp_path: Path) -> None
     calls: list[str] = []
 
     class Job:
-        def __init__(self, spec):
-            self.spec, self.job_id = spec, f"7_{spec.submission}"
+        def __init__(self, chunk):
+            self.spec, self.job_id = chunk[0], f"7_{chunk[0].submission}"
 
         def result(self):
             calls.append(f"result {self.spec.submission}")
             if self.spec.submission == "carol":
                 raise RuntimeError("Job 7_carol (task: 0) with path x\nhas state TIMEOUT")
-            return JobResult(key=self.spec.key, submission=self.spec.submission, model=self.spec.model,
-                             digest="d", fingerprint="f", status="finished")
+            return [JobResult(key=self.spec.key, submission=self.spec.submission, model=self.spec.model,
+                              digest="d", fingerprint="f", status="finished")]
 
     class Auto:
         def __init__(self, folder, cluster=None):
@@ -82,9 +82,10 @@ def test_slurm_setup_lines_and_arrays_submitted_together(tmp_path: Path) -> None
         def update_parameters(self, **params):
             calls.append(f"params {params.get('slurm_gres', params.get('gpus_per_node'))} {params['slurm_setup']}")
 
-        def map_array(self, fn, specs):
-            calls.append("array " + ",".join(s.submission for s in specs))
-            return [Job(s) for s in specs]
+        def map_array(self, fn, chunks, *per_task):  # a chunk of jobs per task, then the tasks' other arguments
+            assert all(len(a) == len(chunks) for a in per_task)
+            calls.append("array " + ",".join(c[0].submission for c in chunks))
+            return [Job(c) for c in chunks]
 
     class Fake:
         __version__ = "fake"
@@ -92,7 +93,7 @@ def test_slurm_setup_lines_and_arrays_submitted_together(tmp_path: Path) -> None
 
         class helpers:
             @staticmethod
-            def as_completed(jobs):
+            def as_completed(jobs, poll_frequency=10):
                 return iter(jobs)
 
     ex = SlurmExecutor(tmp_path, cluster="debug", setup=["module load cuda/12.4"])
@@ -104,6 +105,7 @@ def test_slurm_setup_lines_and_arrays_submitted_together(tmp_path: Path) -> None
                          "params gpu:a100:1 ['module load cuda/12.4']", "array bob"]  # both arrays before any wait
     by = {r.submission: r for r in got}
     assert by["carol"].status == "lost" and by["carol"].reason == "Slurm job 7_carol: has state TIMEOUT"
+    assert ex.jobs == []  # every array done: nothing left to cancel
     assert by["alice"].status == by["bob"].status == "finished"
 
 
