@@ -46,7 +46,7 @@
 #endif
 #define XS_FLOATS ((ASYNC ? 2 : 1) * IMGS * SIMG + 8)
 #define CH 8                             // 3xTF32: steps per partial accumulator
-#define WF_WORDS (KSTEPS * NT * 64)      // B fragments: [step][column][lane][2]
+#define WF_WORDS (KSTEPS * NT * 64 * (SPLIT == 3 ? 2 : 1))  // B fragments: [step][column][lane][2 or 4]
 #define PF ((IMGS * C * H * W + THREADS - 1) / THREADS)  // pixels per thread and image group
 #define PREFETCH (!ASYNC && PF <= 32)
 
@@ -109,10 +109,17 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, t = lane % 4;
 
-    for (int i = threadIdx.x; i < WF_WORDS; i += THREADS) {
+    for (int i = threadIdx.x; i < KSTEPS * NT * 64; i += THREADS) {
         const int f = i % 2, l = (i / 2) % 32, j = (i / 64) % NT, s = i / (64 * NT);
         const float v = filter_at(w, j * 8 + l / 4, 8 * s + 4 * f + l % 4);
-        wf[i] = SPLIT == 1 ? to_tf32(v) : __float_as_uint(v);  // 3xTF32 splits in registers
+#if SPLIT == 3  // split once here: (big b0, big b1, small b0, small b1) per lane, one 128-bit load per MMA column
+        unsigned big, small;
+        split_tf32(__float_as_uint(v), big, small);
+        wf[2 * (i - f) + f] = big;
+        wf[2 * (i - f) + 2 + f] = small;
+#else
+        wf[i] = to_tf32(v);
+#endif
     }
     for (int i = threadIdx.x; i < XS_FLOATS; i += THREADS) xs[i] = 0.0f;
     float bias_lo[NT], bias_hi[NT];
@@ -140,6 +147,7 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
         }
         asm volatile("cp.async.commit_group;");
     };
+    __syncthreads();  // the zero fill is complete before any cp.async lands (a later zero store would erase it)
     if (blockIdx.x < groups) issue(blockIdx.x, 0);
     int it = 0;
 #elif PREFETCH
@@ -244,11 +252,9 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
 #endif
 #pragma unroll
                 for (int j = 0; j < NT; ++j) {
-                    const uint2 bf = reinterpret_cast<const uint2*>(wf)[(s * NT + j) * 32 + lane];
 #if SPLIT == 3
-                    unsigned bb0, bb1, bs0, bs1;
-                    split_tf32(bf.x, bb0, bs0);
-                    split_tf32(bf.y, bb1, bs1);
+                    const uint4 bq = reinterpret_cast<const uint4*>(wf)[(s * NT + j) * 32 + lane];
+                    const unsigned bb0 = bq.x, bb1 = bq.y, bs0 = bq.z, bs1 = bq.w;
 #pragma unroll
                     for (int rt = 0; rt < RT; ++rt) {
                         mma1688(acc[rt][j], as[rt], bb0, bb1);
@@ -256,6 +262,7 @@ conv_tensorcore_tf32(const float* __restrict__ x, const float* __restrict__ w, c
                         mma1688(part[rt][j], a[rt], bb0, bb1);
                     }
 #else
+                    const uint2 bf = reinterpret_cast<const uint2*>(wf)[(s * NT + j) * 32 + lane];
 #pragma unroll
                     for (int rt = 0; rt < RT; ++rt) mma1688(acc[rt][j], a[rt], bf.x, bf.y);
 #endif

@@ -9,6 +9,7 @@ kernels/tensorcore.cu (mma.sync implicit GEMM).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -293,7 +294,7 @@ def launch_tensorcore(cp, x, w, bias, out, s: ConvShape) -> Any:
     return TENSORCORE.launch(cp, x, w, gpu.bias_or_zeros(cp, bias, s.M, cp.float16), out, s)
 
 
-def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int, async_: int = 0) -> dict:
+def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int, async_: int = 0, split: int = 1) -> dict:
     """Reduction layout, pixel stride and shared memory exactly as tensorcore_tf32.cu computes them.
     red 0: per filter row, K*C consecutive floats of an NHWC row (pixel stride C); red 1: per tap,
     C padded to 4 channels, pixel stride 4 mod 8 (conflict-free fragment loads)."""
@@ -306,11 +307,11 @@ def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int, async_: i
         kred = _round_up(s.K * s.K * _round_up(s.C, 4), 8)
     ksteps, nt = kred // 8, -(-s.M // 8)
     simg = hp * (wp * cs + 8)
-    smem = 4 * (ksteps * nt * 64 + (2 if async_ else 1) * imgs * simg + 8)
+    smem = 4 * (ksteps * nt * 64 * (2 if split == 3 else 1) + (2 if async_ else 1) * imgs * simg + 8)
     return {"CS": cs, "KSTEPS": ksteps, "tiles_per_image": -(-(s.Ho * s.Wo) // (16 * rt)), "smem": smem}
 
 
-def tf32_candidates(s: ConvShape) -> list[dict]:
+def tf32_candidates(s: ConvShape, split: int = 1) -> list[dict]:
     """tensorcore_tf32.cu: the reduction layout with fewer steps (both when within 10%), 16-64
     positions per warp (RT), 4 or 8 warps, images per block for about 2 or 4 tiles per warp, the next
     images fetched by cp.async into a second buffer (ASYNC) or through registers."""
@@ -326,9 +327,9 @@ def tf32_candidates(s: ConvShape) -> list[dict]:
                 tpi = tf32_sizes(s, red, rt, warps, 1)["tiles_per_image"]
                 for per_warp, async_ in itertools.product((2, 4), (0, 1)):  # tiles per warp between barriers
                     imgs = max(1, min(s.B, 16, -(-per_warp * warps // tpi)))
-                    while imgs > 1 and tf32_sizes(s, red, rt, warps, imgs, async_)["smem"] > sweep.SMEM_LIMIT:
+                    while imgs > 1 and tf32_sizes(s, red, rt, warps, imgs, async_, split)["smem"] > sweep.SMEM_LIMIT:
                         imgs -= 1
-                    sizes = tf32_sizes(s, red, rt, warps, imgs, async_)
+                    sizes = tf32_sizes(s, red, rt, warps, imgs, async_, split)
                     cand = {"RED": red, "CS": sizes["CS"], "RT": rt, "WARPS": warps, "IMGS": imgs, "ASYNC": async_,
                             "smem": sizes["smem"]}
                     if sizes["smem"] <= sweep.SMEM_LIMIT and cand not in out:
@@ -359,7 +360,7 @@ def _tf32_build(split: int):
 
 
 TENSORCORE_TF32 = sweep.Swept(tf32_candidates, _tf32_build(1), name="tensorcore-tf32")
-TENSORCORE_3XTF32 = sweep.Swept(tf32_candidates, _tf32_build(3), name="tensorcore-3xtf32")
+TENSORCORE_3XTF32 = sweep.Swept(functools.partial(tf32_candidates, split=3), _tf32_build(3), name="tensorcore-3xtf32")
 
 
 def wmma_smem(s: ConvShape, warps: int, imgs: int) -> int:
