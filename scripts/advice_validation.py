@@ -35,7 +35,10 @@ def rows_of(run: Path) -> list[dict]:
             want = RUNG_TECHNIQUE.get(nxt)
             op = [a.technique for a in x.advice if a.scope == "op"]
             shown = techniques_shown(x.ev)
-            out.append({"model": inp.record.model.name, "layer": layer, "shape": x.ev.shape.text(), "rung": here,
+            top = next((a for a in x.advice if a.scope == "op"), None)
+            t_next, t_top = x.ev.rung_times.get(nxt), (top.rung_time_s if top else None)
+            out.append({"top_rung": top.rung if top else None, "top_vs_next": (t_next / t_top) if t_next and t_top else None,
+                        "model": inp.record.model.name, "layer": layer, "shape": x.ev.shape.text(), "rung": here,
                         "next": nxt, "want": want, "rank": op.index(want) + 1 if want in op else None,
                         "advice": op, "bound": x.diagnosis.bound, "already": sorted(shown & set(op)),
                         "own_technique_advised": RUNG_TECHNIQUE.get(here) in op})
@@ -43,16 +46,22 @@ def rows_of(run: Path) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| model | layer | rung → next | next's technique | rank in advice | bound | advice (in order) |",
-             "|---|---|---|---|---:|---|---|"]
+    lines = ["| model | layer | rung → next | next's technique | rank in advice | bound | advice (in order) | "
+             "first advice's rung: Op Time vs next's |", "|---|---|---|---|---:|---|---|---|"]
     for r in rows:
+        vs = ("(rung k+1 itself)" if r["top_rung"] == r["next"] else
+              f"`{r['top_rung']}` {r['top_vs_next']:.2f}× rung k+1's speed" if r["top_vs_next"] else "—")
         lines.append(f"| {r['model']} | {r['layer']} {r['shape']} | {r['rung']} → {r['next']} | {r['want']} | "
-                     f"{r['rank'] or '—'} | {r['bound']} | {', '.join(r['advice']) or '—'} |")
+                     f"{r['rank'] or '—'} | {r['bound']} | {', '.join(r['advice']) or '—'} | {vs} |")
     n = len(rows)
     top1 = sum(r["rank"] == 1 for r in rows)
     top3 = sum(r["rank"] is not None and r["rank"] <= 3 for r in rows)
     anywhere = sum(r["rank"] is not None for r in rows)
     wrong = sum(bool(r["already"]) or r["own_technique_advised"] for r in rows)
+    better = [r for r in rows if r["top_vs_next"] is not None and r["top_rung"] != r["next"]]
+    faster = sum(r["top_vs_next"] > 1 for r in better)
+    lines += ["", f"where the first advice points at another rung than k+1 ({len(better)} rows), that rung is faster "
+              f"than rung k+1 on the layer in {faster}"]
     lines += ["", f"rung k+1's technique: first in rung k's advice {top1}/{n}, in the first three {top3}/{n}, "
               f"anywhere {anywhere}/{n}; advice naming what the kernel's SASS shows (or the rung's own technique): "
               f"{wrong}/{n}"]
