@@ -139,3 +139,10 @@ def test_ladder_validation_counts():
     assert len(rows) == 21
     assert sum(r["rank"] == 1 for r in rows) == 8 and sum(r["rank"] is not None for r in rows) == 21
     assert not any(r["already"] or r["own_technique_advised"] for r in rows)
+
+
+def test_h200_tensorcore_next_steps_are_about_feeding_the_mma(fa20_ops):
+    got = {a.technique: a for a in fa20_ops["tensorcore/conv2"].advice}
+    assert list(got) == ["ldmatrix", "vector-loads", "fuse-epilogue"]
+    assert got["ldmatrix"].reason.startswith("250 scalar shared loads feed 100 mma.sync in the SASS (2.5 per MMA)")
+    assert "its global loads are all 16-bit" in got["vector-loads"].reason

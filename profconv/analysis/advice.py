@@ -33,6 +33,8 @@ TECHNIQUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "fewer-launches": ("fewer launches per call (one kernel for the whole layer)", ()),
     "fuse-epilogue": ("fuse the activation and pooling into the conv kernel", ()),
     "streams": ("overlap the copies with the kernels: the batch in chunks on several streams", ("streams",)),
+    "ldmatrix": ("load the MMA fragments with ldmatrix (LDSM) instead of scalar shared loads", ()),
+    "vector-loads": ("wider global loads (float4 / 8 halves per LDG.128) for the input rows", ()),
 }
 
 
@@ -268,7 +270,8 @@ def fuse_epilogue(c: Context) -> tuple[float, str] | None:
             "store, the conv writes a quarter of the bytes (a gain on the forward pass, not on the conv's Op Time)")
 
 
-NEEDS_SASS = {"shared-tiling", "constant-weights", "gemm", "register-blocking", "half2", "tensor-cores"}
+NEEDS_SASS = {"shared-tiling", "constant-weights", "gemm", "register-blocking", "half2", "tensor-cores", "ldmatrix",
+              "vector-loads"}
 """Techniques whose advice needs the SASS: without it, whether the kernel already does them is unknown."""
 FORWARD = {"fuse-epilogue"}  # gains on the forward pass around the conv, listed after the op's
 
@@ -282,11 +285,39 @@ def streams(c: Context) -> tuple[float, str] | None:
             "so one chunk's copies overlap another's kernel: the call then takes about max(copies, kernels)")
 
 
+def ldmatrix(c: Context) -> tuple[float, str] | None:
+    """MMA kernels feeding fragments with several scalar LDS per mma.sync while L1/shared is busy."""
+    if not c.has("hmma"):
+        return None
+    mma = sum(sum(k.tensor.values()) for k in c.ev.sass)
+    lds = sum(v for k in c.ev.sass for op, v in k.opcodes.items() if op.split(".")[0] == "LDS")
+    ldsm = sum(v for k in c.ev.sass for op, v in k.opcodes.items() if op.split(".")[0] == "LDSM")
+    l1 = c.dx.utilisation.get("l1", 0.0)
+    if ldsm or not mma or lds < 2 * mma or l1 < 40:
+        return None
+    return (0.5 * l1 / 100 * (1 - mma / lds), f"{lds} scalar shared loads feed {mma} mma.sync in the SASS ({lds / mma:.1f} "
+            f"per MMA) and L1/shared is {l1:.0f}% busy: one ldmatrix.x4 loads four 8×8 fragments for a warp")
+
+
+def vector_loads(c: Context) -> tuple[float, str] | None:
+    """A thread that stages several consecutive inputs (register-blocked or MMA kernels) with only narrow
+    global loads in its SASS while warps wait on global memory."""
+    if not (register_blocked(c) or c.has("hmma")):
+        return None  # one output per thread: its loads are a warp's coalesced row already
+    widths = {bits for k in c.ev.sass for bits in k.global_loads}
+    waits = c.stall("long_scoreboard")
+    if not widths or max(widths) >= 64 or waits < 0.2 or c.dx.bound in ("launch", "copies"):
+        return None
+    return (0.5 * waits, f"its global loads are all {max(widths)}-bit and warps spend {waits:.0%} of their cycles "
+            f"waiting on them; an input row is contiguous (W = {c.ev.shape.W}), so 128-bit loads fetch 4 floats or 8 "
+            "halves per instruction with a quarter of the requests")
+
+
 RULES: dict[str, Rule] = {
     "shared-tiling": shared_tiling, "constant-weights": constant_weights, "gemm": gemm, "implicit-gemm": implicit_gemm,
     "register-blocking": register_blocking, "half2": half2, "tensor-cores": tensor_cores, "coalescing": coalescing,
     "bank-conflicts": bank_conflicts, "occupancy": occupancy, "fewer-launches": fewer_launches,
-    "fuse-epilogue": fuse_epilogue, "streams": streams,
+    "fuse-epilogue": fuse_epilogue, "streams": streams, "ldmatrix": ldmatrix, "vector-loads": vector_loads,
 }
 
 
