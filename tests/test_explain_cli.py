@@ -146,3 +146,27 @@ def test_h200_tensorcore_next_steps_are_about_feeding_the_mma(fa20_ops):
     assert list(got) == ["ldmatrix", "vector-loads", "fuse-epilogue"]
     assert got["ldmatrix"].reason.startswith("250 scalar shared loads feed 100 mma.sync in the SASS (2.5 per MMA)")
     assert "its global loads are all 16-bit" in got["vector-loads"].reason
+
+
+def _one_version(src: Path, dst: Path, variant: str) -> Path:
+    """A copy of a run directory keeping one variant's results (as a user's run of one version would be)."""
+    shutil.copytree(src, dst)
+    doc = json.loads((dst / "run.json").read_text())
+    doc["results"] = [r for r in doc["results"] if r["variant"] == variant]
+    doc["settings"]["variants"] = [variant]
+    (dst / "run.json").write_text(json.dumps(doc))
+    return dst
+
+
+def test_optimisations_one_run_per_version(cli, tmp_path):
+    a = _one_version(FA20, tmp_path / "v1", "fused")
+    b = _one_version(FA20, tmp_path / "v2", "tuned")
+    r = cli("report", "--optimisations", str(a), str(b), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    step = next(t for t in doc["tables"] if t["id"] == "step-1")
+    assert step["section"][-1] == "Step 1: v1: fused → v2: tuned"
+    assert [(row["layer"], round(row["speedup"], 2), row["verdict"]) for row in step["rows"]] == [
+        ("conv1", 32.6, "confirmed: advised #1 and 32.60× faster"), ("conv2", 7.98, "confirmed: advised #1 and 7.98× faster")]
+    one = cli("report", "--optimisations", str(a))
+    assert one.returncode == 2 and "needs two versions at least" in one.stderr
