@@ -170,3 +170,12 @@ def test_optimisations_one_run_per_version(cli, tmp_path):
         ("conv1", 32.6, "confirmed: advised #1 and 32.60× faster"), ("conv2", 7.98, "confirmed: advised #1 and 7.98× faster")]
     one = cli("report", "--optimisations", str(a))
     assert one.returncode == 2 and "needs two versions at least" in one.stderr
+
+
+def test_auto_collect_leaves_a_record_it_cannot_add_to_unchanged(cli, old_ncu_run):
+    before = (old_ncu_run / "run.json").read_bytes()
+    r = cli("explain", str(old_ncu_run), "--json")  # --collect auto: no provenance, so no module to list
+    assert r.returncode == 0, r.stderr
+    assert (old_ncu_run / "run.json").read_bytes() == before
+    assert json.loads(r.stdout)["schema"] == "profconv.explain"  # the notes went to stderr
+    assert "ncu counters not collected here" in r.stderr

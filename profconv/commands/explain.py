@@ -27,9 +27,11 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
     from profconv.report import evidence
     from profconv.run import gpu
 
+    from profconv.ui import error_console
+
     rec, run_dir = inp.record, inp.path.parent
     have = rec.evidence
-    con = console()
+    con = error_console()  # progress and notes on stderr: stdout stays the explanation (and valid --json)
     want_sass = what in ("yes", "sass") or (what == "auto" and not (have and have.sass))
     want_ncu = what in ("yes", "ncu") or (what == "auto" and not (have and have.ncu))
     notes = []
@@ -54,10 +56,13 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
             notes.append(f"ncu counters not collected here ({why})")
             want_ncu = False
     if want_sass or want_ncu:
-        rec.evidence = evidence.collect(rec, run_dir, ncu=want_ncu, sass=want_sass, images=images, timeout=timeout,
-                                        say=lambda m: con.print(f"[dim]{escape(m)}[/dim]"))
-        write_atomic(inp.path, rec.to_json())
-        con.print(f"[dim]evidence stored in {escape(str(inp.path))}[/dim]")
+        got = evidence.collect(rec, run_dir, ncu=want_ncu, sass=want_sass, images=images, timeout=timeout,
+                               say=lambda m: con.print(f"[dim]{escape(m)}[/dim]"))
+        notes += got.notes
+        if got.sass or got.ncu:  # the record changes only when something was collected
+            rec.evidence = got
+            write_atomic(inp.path, rec.to_json())
+            con.print(f"[dim]evidence stored in {escape(str(inp.path))}[/dim]")
     for n in notes:
         con.print(f"[yellow]note:[/yellow] {escape(n)}")
 
