@@ -26,7 +26,6 @@ def _collect(inp, what: str, images: int | None, timeout: float) -> None:
     from profconv.profile.external import find_tool
     from profconv.report import evidence
     from profconv.run import gpu
-
     from profconv.ui import error_console
 
     rec, run_dir = inp.record, inp.path.parent
