@@ -39,8 +39,8 @@ from profconv.parse.text import decode
 from tests.parse_invariants import check_all, derived_sections
 
 DATA = "tests/data"
-# folders that hold no profiler logs (runs, reports, kernels, numbers of our own)
-NOT_LOGS = {"bench", "cli", "golden", "grade", "kernels", "numbers", "runs"}
+# folders that hold no profiler logs (runs, reports, kernels, numbers of our own; explain: run records and SASS)
+NOT_LOGS = {"bench", "cli", "explain", "golden", "grade", "kernels", "numbers", "runs"}
 
 # the frame's columns that say what was printed (provenance -- line numbers, the table's first
 # line -- and the ranking derived from the other rows are left out)
