@@ -179,3 +179,20 @@ def test_auto_collect_leaves_a_record_it_cannot_add_to_unchanged(cli, old_ncu_ru
     assert (old_ncu_run / "run.json").read_bytes() == before
     assert json.loads(r.stdout)["schema"] == "profconv.explain"  # the notes went to stderr
     assert "ncu counters not collected here" in r.stderr
+
+
+def test_optimisations_from_a_versions_file(cli, tmp_path):
+    _one_version(FA20, tmp_path / "v1", "fused")
+    _one_version(FA20, tmp_path / "v2", "tuned")
+    (tmp_path / "versions.toml").write_text(
+        '[[version]]\nrun = "v1"\nlabel = "implicit GEMM"\n\n[[version]]\nrun = "v2"\nlabel = "register tiles"\n'
+        'note = "four outputs per thread, filters in constant memory"\n')
+    out = tmp_path / "steps.md"
+    r = cli("report", "--optimisations", str(tmp_path / "versions.toml"), "--markdown", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "### Step 1: implicit GEMM → register tiles" in text
+    assert "**What was done, in the author's words.** four outputs per thread, filters in constant memory" in text
+    (tmp_path / "bad.toml").write_text("[version]\nrun = 1\n")
+    bad = cli("report", "--optimisations", str(tmp_path / "bad.toml"))
+    assert bad.returncode == 2 and "[[version]] tables" in bad.stderr

@@ -31,7 +31,7 @@ def report_command(
     json_out: Annotated[bool, typer.Option("--json", help="Print the report's tables as JSON (raw values, base units) instead of markdown.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Markdown: add the appendix (every kernel and API row, every Op Time column).")] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Compare exactly two runs, bench records or logs: A then B.")] = False,
-    optimisations: Annotated[bool, typer.Option("--optimisations", help="The per-optimisation write-up: one step per pair of consecutive versions (the rungs of one run, or one run per version).")] = False,
+    optimisations: Annotated[bool, typer.Option("--optimisations", help="The per-optimisation write-up: one step per pair of consecutive versions (the rungs of one run, one run per version, or a versions .toml).")] = False,
     threshold: Threshold = 0.90,
     regression: Regression = 0.05,
     alpha: Annotated[float, typer.Option("--alpha", metavar="P", min=1e-6, max=0.5, help="With --compare: significance level of the Mann-Whitney U test on the stored samples.")] = 0.05,
@@ -41,12 +41,18 @@ def report_command(
     width: Width = None,
 ) -> None:
     """Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."""
+    manifest = None
+    if optimisations and len(inputs) == 1 and inputs[0].endswith(".toml"):
+        from profconv.report.optimisations import read_manifest
+
+        manifest = read_manifest(Path(inputs[0]))
+        inputs = manifest.runs
     loaded = load(inputs)
     name = Path(inputs[0].rstrip("/")).name.replace(".json", "") or "report"
     if optimisations:
         from profconv.report import optimisations as opt_mod
 
-        doc_opt = opt_mod.document(loaded, "profconv report: optimisations")
+        doc_opt = opt_mod.document(loaded, "profconv report: optimisations", manifest)
         _emit(lambda plots_dir: doc_opt, markdown_out, html_out, json_out, full, full_names, f"{name}-optimisations")
         return
     if compare:

@@ -9,6 +9,7 @@ before and whether the numbers confirm it (analysis/steps.py)."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -62,7 +63,43 @@ def _settings(inp: RunInput, variant: str) -> tuple[dict[str, str], list[str]]:
     return {k: v for k, v in defines.items() if k not in ("M", "C", "H", "W", "K", "P")}, []
 
 
-def versions(inputs: list[Input]) -> list[steps_mod.Version]:
+@dataclass(frozen=True)
+class Manifest:
+    """A versions file (`report --optimisations versions.toml`): the runs in order, each with a label
+    and, optionally, what was done and why in the author's words.
+
+        [[version]]
+        run = "runs/v1-baseline"
+        label = "baseline"
+        [[version]]
+        run = "runs/v2-tiled"
+        label = "input tiled in shared memory"
+        note = "the profile showed 90% of the time waiting on global loads"
+    """
+
+    runs: list[str]
+    labels: list[str]
+    notes: list[str]
+
+
+def read_manifest(path: Path) -> Manifest:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        doc = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{path}: not a versions file ({exc})") from None
+    rows = doc.get("version")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("run"), str) for r in rows):
+        raise InputError(f"{path}: a versions file lists [[version]] tables, each with run = \"RUN_DIR\"")
+    base = path.parent
+    return Manifest([str(base / r["run"]) for r in rows], [str(r.get("label") or r["run"]) for r in rows],
+                    [str(r.get("note") or "") for r in rows])
+
+
+def versions(inputs: list[Input], manifest: Manifest | None = None) -> list[steps_mod.Version]:
     runs = [i for i in inputs if isinstance(i, RunInput)]
     if len(runs) != len(inputs) or not runs:
         raise InputError("--optimisations takes run directories (one run of the ladder, or one run per version)")
@@ -77,6 +114,9 @@ def versions(inputs: list[Input]) -> list[steps_mod.Version]:
             xs = by_variant[v]
             defines, flags = _settings(inp, v)
             label = v if len(runs) == 1 else f"{inp.path.parent.name}: {v}"
+            if manifest is not None:
+                i = runs.index(inp)
+                label = manifest.labels[i] if len(by_variant) == 1 else f"{manifest.labels[i]}: {v}"
             out.append(steps_mod.Version(label, v, _source(inp, v), defines, flags, {x.ev.layer: x.ev for x in xs},
                                          {x.ev.layer: x.diagnosis for x in xs}, {x.ev.layer: x.advice for x in xs}))
     if len(out) < 2:
@@ -93,8 +133,10 @@ def _ci(lo_hi: tuple[float, float] | None) -> str:
     return "—" if lo_hi is None else f"{lo_hi[0] * 1e3:.3g}–{lo_hi[1] * 1e3:.3g} ms"
 
 
-def step_section(n: int, st: steps_mod.Step, v_before: steps_mod.Version) -> Section:
+def step_section(n: int, st: steps_mod.Step, v_before: steps_mod.Version, note: str = "") -> Section:
     sec = Section(f"Step {n}: {st.before} → {st.after}")
+    if note:
+        sec.add(Paragraph(f"**What was done, in the author's words.** {note}"))
     change = [f"source: {st.diff}"]
     if st.defines:
         change.append("defines: " + ", ".join(st.defines))
@@ -131,8 +173,8 @@ def _num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
-def document(inputs: list[Input], title: str) -> Document:
-    vs = versions(inputs)
+def document(inputs: list[Input], title: str, manifest: Manifest | None = None) -> Document:
+    vs = versions(inputs, manifest)
     st = steps_mod.steps(vs, COUNTERS)
     top = Section("Optimisations, step by step")
     confirmed = sum(ls.verdict.startswith("confirmed") for s in st for ls in s.layers)
@@ -141,5 +183,6 @@ def document(inputs: list[Input], title: str) -> Document:
                       "applied was among the advice for the version before and the layer got faster. A step's "
                       "technique is read off the SASS (what appeared); its gain is the ratio of the medians, "
                       "'apart' when their 95% intervals do not overlap."))
-    top.sections = [step_section(i, s, vs[i - 1]) for i, s in enumerate(st, start=1)]
+    notes = {m: n for m, n in zip(manifest.labels, manifest.notes, strict=True)} if manifest else {}
+    top.sections = [step_section(i, s, vs[i - 1], notes.get(s.after.split(": ")[0], "")) for i, s in enumerate(st, start=1)]
     return Document(title, [top])
