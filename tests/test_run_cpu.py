@@ -129,7 +129,7 @@ def test_run_record_schema_and_atomic_write(tmp_path):
     doc = json.loads(path.read_text())
     assert doc["schema"] == "profconv.run" and doc["schema_version"] == 2
     assert list(doc) == ["schema", "schema_version", "argv", "created", "environment", "model", "data",
-                         "settings", "results", "interrupted", "profile", "provenance"]
+                         "settings", "results", "interrupted", "profile", "provenance", "evidence"]
     assert [p.name for p in path.parent.iterdir()] == ["run.json"]  # no temporary left behind
     assert path.stat().st_mode & 0o777 == 0o666 & ~_umask()  # not mkstemp's 0600
     assert records.read(path, RunRecord) == rec  # one model: what is written is what is read
