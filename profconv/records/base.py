@@ -104,10 +104,16 @@ T = TypeVar("T")
 
 
 def validate(doc: Any, cls: type[T], label: str | Path) -> T:
+    kind = getattr(cls, "KIND", cls.__name__)
     try:
-        return msgspec.convert(doc, cls, strict=True)
+        obj = msgspec.convert(doc, cls, strict=True)
+        check = getattr(obj, "check_read", None)
+        if check is not None:
+            check()
+        return obj
     except msgspec.ValidationError as exc:
-        kind = getattr(cls, "KIND", cls.__name__)
+        raise InputError(f"{label}: not a valid {kind} record: {exc}") from None
+    except ValueError as exc:  # check_read: a free-form part holding a type profconv cannot read
         raise InputError(f"{label}: not a valid {kind} record: {exc}") from None
     except RecursionError:
         raise InputError(f"{label}: not a valid record (nested too deeply)") from None
@@ -132,8 +138,8 @@ def struct_from(cls: type[T], mapping: Any) -> T:
 
 def check_keys(mapping: dict[str, Any], expected: dict[str, Any], where: str) -> None:
     """The keys of a free-form part (`user`, `settings`) that profconv reads must have the types it reads
-    them as (None allowed): a ValueError naming `where.key` otherwise, which msgspec turns into a refusal
-    naming the record's JSON path. Unknown keys are left alone (a newer profconv may add some)."""
+    them as (None allowed): a ValueError naming the key and the JSON path of `where` (a record's
+    `check_read`, when it is read). Unknown keys are left alone (a newer profconv may add some)."""
     for key, kind in expected.items():
         value = mapping.get(key)
         if value is None:
@@ -144,8 +150,9 @@ def check_keys(mapping: dict[str, Any], expected: dict[str, Any], where: str) ->
             ok = all(isinstance(v, str) for v in value)
         if not ok:
             name = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise ValueError(f"{where}.{key} must be {'a list of strings' if key in LIST_OF_STR else 'a ' + name}, "
-                             f"not {type(value).__name__}")
+            at, _, part = where.rpartition(".")
+            raise ValueError(f"{part}.{key} must be {'a list of strings' if key in LIST_OF_STR else 'a ' + name}, "
+                             f"not {type(value).__name__} - at `{at}`")
 
 
 LIST_OF_STR = {"notes", "argv", "activities"}

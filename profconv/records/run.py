@@ -69,9 +69,6 @@ class ConvResult(msgspec.Struct, kw_only=True):
     # end_to_end (course: prolog + forward + epilog timed), sweep (candidate -> median s or why rejected)
     checks: dict[str, Any] = msgspec.field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        check_keys(self.checks, CHECK_KEYS, "checks")
-
 
 CHECK_KEYS: dict[str, Any] = {"nan_poisoned": bool, "inputs_unchanged": bool, "timed_output_rechecked": bool,
                               "floor_s": (int, float), "floor_bound": str, "sweep": dict, "end_to_end": dict}
@@ -104,11 +101,6 @@ class VariantResult(msgspec.Struct):
     user: dict[str, Any] | None = None
     # a user's kernel: the verdict of the course's rules (or profconv's own) on it, naming the rule (judge/)
     verdict: Verdict | None = None
-
-    def __post_init__(self) -> None:
-        if self.user is not None:  # what profconv reads of it (report, compare) has the type it reads
-            check_keys(self.user, USER_KEYS, "user")
-            check_keys(self.user.get("compile") or {}, COMPILE_KEYS, "user.compile")
 
     @property
     def notes(self) -> list[str]:
@@ -185,9 +177,6 @@ class ProfileInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     ncu: ProfileInfo | None = None
     kernels_raw: dict[str, str] = msgspec.field(default_factory=dict)  # ncu: user kernel -> its own run's CSV
 
-    def __post_init__(self) -> None:
-        check_keys(self.settings, SETTINGS_KEYS, "settings")
-
 
 class RunRecord(Record, kw_only=True):
     schema: str = SCHEMA
@@ -218,6 +207,20 @@ class RunRecord(Record, kw_only=True):
             layers = [c.layer for c in res.conv]
             if len(set(layers)) != len(layers):
                 raise ValueError(f"results[{i}] lists a conv layer twice")
+
+    def check_read(self) -> None:
+        """The free-form parts profconv reads (user, checks, settings) have the types it reads them as:
+        checked when a record is read (never while a run writes one), ValueError naming the JSON path."""
+        for i, res in enumerate(self.results):
+            if res.user is not None:
+                check_keys(res.user, USER_KEYS, f"$.results[{i}].user")
+                check_keys(res.user.get("compile") or {}, COMPILE_KEYS, f"$.results[{i}].user.compile")
+            for j, conv in enumerate(res.conv):
+                check_keys(conv.checks, CHECK_KEYS, f"$.results[{i}].conv[{j}].checks")
+        if self.profile is not None:
+            check_keys(self.profile.settings, SETTINGS_KEYS, "$.profile.settings")
+            if self.profile.ncu is not None:
+                check_keys(self.profile.ncu.settings, SETTINGS_KEYS, "$.profile.ncu.settings")
 
     @classmethod
     def upgrade(cls, doc: dict[str, Any], version: int) -> dict[str, Any]:
