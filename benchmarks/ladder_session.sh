@@ -37,6 +37,7 @@ fi
 
 stamp "warm kernels ($WORKERS workers)"
 timeout "${WARM_S:-100}" python3 scripts/warm_kernels.py --models "$MODELS" --variants "$VARIANTS" --workers "$WORKERS" \
+  --fuse "$([ "${FUSE:-}" = --fuse ] && echo 1 || echo 0)" \
   > "$RES/warm.txt" 2>&1
 stamp "warm: exit $?"
 

@@ -8,7 +8,7 @@ candidates (i % WORKERS == k) and compiling its share of the other variants, so 
 in CuPy's on-disk cache; the bench that follows finds them there. Timings here mean nothing.
 
     python scripts/warm_kernels.py [--models ece408-high,ece408] [--layers ece408/conv2,...] [--images 10000]
-        [--workers 12] [--variants tuned,tensorcore,...]
+        [--workers 12] [--variants tuned,tensorcore,...] [--fuse 1]
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ SWEPT = ("tuned", "fp16", "tensorcore", "e2e", "streams", "tf32-wmma", "tensorco
 
 
 def work(k: int, nw: int, device: str, models: list[str], images: int, layers: list[str],
-         variants: list[str] | None = None) -> str:
+         variants: list[str] | None = None, fuse: bool = False) -> str:
     os.environ["CUDA_VISIBLE_DEVICES"] = device
     import cupy as cp
 
-    from profconv.run import sweep
+    from profconv.run import bench, gpu, sweep, tuned
     from profconv.run import weights as weights_mod
     from profconv.run.models import get_model
     from profconv.run.runner import prepare
@@ -72,6 +72,16 @@ def work(k: int, nw: int, device: str, models: list[str], images: int, layers: l
                 except Exception as exc:  # reported; the bench will meet (and report) it again
                     failed.append(f"{name}/{layer.name}/{v.name}: {type(exc).__name__}: {str(exc)[:120]}")
                 del x, out
+            if fuse and (ops := bench.fused_ops(m, layer.name)) is not None:  # the bench's fused layer sweeps too
+                act, pool = ops
+                pooled = cp.empty((s.B, s.M, s.Ho // pool.k, s.Wo // pool.k), dtype=cp.float32)
+                try:
+                    tuned.fused_layer(pool.k, act.kind).launch(cp, a, w, gpu.bias_or_zeros(cp, b, s.M), pooled, s)
+                    cp.cuda.Device().synchronize()
+                    done += 1
+                except Exception as exc:
+                    failed.append(f"{name}/{layer.name}/fused-layer: {type(exc).__name__}: {str(exc)[:120]}")
+                del pooled
             del a
             cp.get_default_memory_pool().free_all_blocks()
     return f"worker {k} (GPU {device}): {done} launches in {time.perf_counter() - t0:.1f} s" + (
@@ -85,10 +95,11 @@ def main(argv: list[str]) -> int:
     nw = int(opts.get("--workers", 12))
     layers = [x for x in opts.get("--layers", "").split(",") if x]
     variants = [x for x in opts.get("--variants", "").split(",") if x] or None
+    fuse = opts.get("--fuse", "0") == "1"
     devices = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")
     t0 = time.perf_counter()
     with mp.get_context("spawn").Pool(nw) as pool:
-        results = [pool.apply_async(work, (k, nw, devices[k % len(devices)], models, images, layers, variants))
+        results = [pool.apply_async(work, (k, nw, devices[k % len(devices)], models, images, layers, variants, fuse))
                    for k in range(nw)]
         for r in results:
             try:
