@@ -18,9 +18,11 @@ from profconv.analysis.steps import techniques_shown
 from profconv.report.explain import explain_run
 from profconv.report.inputs import RunInput, read_record
 
-LADDER = ["naive", "shared", "constant", "unroll-gemm", "fused", "tuned", "fp16", "tensorcore"]
-RUNG_TECHNIQUE = {rung: t for t, (_, rungs) in TECHNIQUES.items() for rung in rungs[:1]}
-RUNG_TECHNIQUE["fused"] = "implicit-gemm"
+LADDER = ["naive", "shared", "constant", "unroll-gemm", "fused", "tuned", "fp16", "tf32-wmma", "tensorcore",
+          "tensorcore-tf32", "tensorcore-3xtf32"]
+RUNG_TECHNIQUE = {rung: t for t, (_, rungs) in TECHNIQUES.items() for rung in rungs}
+RUNG_TECHNIQUE["fused"] = "implicit-gemm"  # unroll-gemm's own technique is "gemm"
+RUNG_TECHNIQUE["unroll-gemm"] = "gemm"
 
 
 def rows_of(run: Path) -> list[dict]:
@@ -33,6 +35,8 @@ def rows_of(run: Path) -> list[dict]:
         for here, nxt in zip(rungs, rungs[1:], strict=False):
             x = xs[(here, layer)]
             want = RUNG_TECHNIQUE.get(nxt)
+            if want in techniques_shown(x.ev):
+                continue  # rung k already shows rung k+1's technique (one Tensor Core rung after another)
             op = [a.technique for a in x.advice if a.scope == "op"]
             shown = techniques_shown(x.ev)
             top = next((a for a in x.advice if a.scope == "op"), None)

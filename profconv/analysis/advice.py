@@ -26,7 +26,8 @@ TECHNIQUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "implicit-gemm": ("fuse the unroll into the matmul (implicit GEMM)", ("fused",)),
     "register-blocking": ("register blocking / thread coarsening: several outputs per thread", ("tuned",)),
     "half2": ("__half2 arithmetic (two FP16 FMAs per instruction)", ("fp16",)),
-    "tensor-cores": ("Tensor Cores (TF32 or FP16 WMMA / mma.sync)", ("tensorcore", "tf32", "tf32x3")),
+    "tensor-cores": ("Tensor Cores (TF32 or FP16 WMMA / mma.sync)",
+                     ("tensorcore", "tensorcore-tf32", "tf32-wmma", "tensorcore-3xtf32")),
     "coalescing": ("coalesce the global accesses (consecutive threads, consecutive addresses)", ()),
     "bank-conflicts": ("pad the shared-memory tile against bank conflicts", ()),
     "occupancy": ("raise occupancy (fewer registers or less shared memory per block, or more blocks)", ()),
@@ -207,7 +208,7 @@ def tensor_cores(c: Context) -> tuple[float, str] | None:
     busy = max(c.dx.utilisation.get("fp32-pipe", 0.0), c.dx.utilisation.get("fp16-pipe", 0.0))
     if busy < 40 and c.d("ffma_share") < 0.4 and not c.has("hfma2"):
         return None
-    floor = max(c.floor_tensor or 0.0, floors(c.work, None).dram_s or 0.0)
+    floor = c.floor_tensor or 0.0
     t = c.ev.op_time_s or 0.0
     s = c.ev.shape
     kd = s.C * s.K ** 2
@@ -322,9 +323,11 @@ RULES: dict[str, Rule] = {
 
 
 def _rung(c: Context, technique: str, sources: dict[str, str]) -> tuple[str | None, str | None, float | None]:
-    for rung in TECHNIQUES[technique][1]:
-        if rung in c.ev.rung_times and rung != c.ev.variant:
-            return rung, sources.get(rung), c.ev.rung_times[rung]
+    """Our rung that applies `technique`: the fastest of them measured on this layer in this run, else the first."""
+    ran = [r for r in TECHNIQUES[technique][1] if r in c.ev.rung_times and r != c.ev.variant]
+    if ran:
+        rung = min(ran, key=lambda r: c.ev.rung_times[r])
+        return rung, sources.get(rung), c.ev.rung_times[rung]
     first = next(iter(TECHNIQUES[technique][1]), None)
     if first and first in sources and first != c.ev.variant:
         return first, sources[first], None
@@ -335,7 +338,9 @@ def advise(ev: OpEvidence, dx: Diagnosis, peak: Peak | None, sources: dict[str, 
     """Every technique whose rule fires, largest estimated gain first. `sources`: rung -> its kernel file."""
     work = LayerWork(ev.shape, 2 if ev.precision == "fp16" else 4)
     fl = floors(work, peak)
-    c = Context(ev, dx, work, fl.roofline_s("fp32"), fl.roofline_s("fp16"), fl.roofline_s("tensor-fp16"))
+    # Tensor Cores for this kernel: TF32 keeps fp32 inputs, fp16 kernels go to FP16 MMA
+    tensor = "tensor-fp16" if ev.precision == "fp16" else "tensor-tf32"
+    c = Context(ev, dx, work, fl.roofline_s("fp32"), fl.roofline_s("fp16"), fl.roofline_s(tensor))
     out = []
     for technique, rule in RULES.items():
         if technique in NEEDS_SASS and not ev.sass:

@@ -69,32 +69,43 @@ class LayerWork:
         return 4 * self.weight_values  # as the kernels hold them before any conversion
 
 
-ARITHMETIC_PEAK = {"fp32": "fp32", "fp16": "fp16", "tensor-fp16": "tensor-fp16"}
-
-
 @dataclass(frozen=True)
 class Floors:
-    """Seconds each resource needs at its datasheet peak for the layer's work (None: peak unknown)."""
+    """Seconds each resource needs at its datasheet peak for the layer's work (None: peak unknown):
+    DRAM for the compulsory bytes, and the compute floor per arithmetic (fp32, fp16, tensor-fp16,
+    tensor-tf32, tensor-3xtf32: hardware.Peak.tflops)."""
 
     dram_s: float | None
-    fp32_s: float | None
-    fp16_s: float | None
-    tensor_s: float | None
+    compute: dict[str, float | None]
+
+    @property
+    def fp32_s(self) -> float | None:
+        return self.compute.get("fp32")
+
+    @property
+    def fp16_s(self) -> float | None:
+        return self.compute.get("fp16")
+
+    @property
+    def tensor_s(self) -> float | None:
+        return self.compute.get("tensor-fp16")
 
     def compute_s(self, arithmetic: str) -> float | None:
-        return {"fp32": self.fp32_s, "fp16": self.fp16_s, "tensor-fp16": self.tensor_s}.get(arithmetic, self.fp32_s)
+        return self.compute.get(arithmetic, self.fp32_s)
 
     def roofline_s(self, arithmetic: str) -> float | None:
         c = self.compute_s(arithmetic)
         return None if c is None or self.dram_s is None else max(c, self.dram_s)
 
 
+ARITHMETICS = ("fp32", "fp16", "tensor-fp16", "tensor-tf32", "tensor-3xtf32")
+
+
 def floors(work: LayerWork, peak: Peak | None) -> Floors:
     if peak is None:
-        return Floors(None, None, None, None)
+        return Floors(None, {})
 
     def at(tflops: float | None) -> float | None:
         return work.flops / (tflops * 1e12) if tflops else None
 
-    return Floors(work.compulsory_bytes / (peak.dram_tbps * 1e12), at(peak.fp32_tflops), at(peak.fp16_tflops),
-                  at(peak.tensor_fp16_tflops))
+    return Floors(work.compulsory_bytes / (peak.dram_tbps * 1e12), {a: at(peak.tflops(a)) for a in ARITHMETICS})

@@ -18,7 +18,6 @@ from profconv.records import RunRecord, struct_from, to_builtins
 from profconv.records.evidence import Evidence, EvidenceLaunch, SassListing, TargetedNcu
 
 Say = Callable[[str], None]
-SWEPT = {"tuned": "tuned", "fp16": "fp16", "tensorcore": "tensorcore"}  # variant -> its sweep's plan name
 
 
 def diagnosable(record: RunRecord) -> list[tuple[str, str]]:
@@ -133,12 +132,12 @@ def sweep_plan(record: RunRecord, images: int) -> dict:
     plan: dict[str, dict] = {}
     n = max((r.images for r in record.results), default=0)
     for r in record.results:
-        if r.images != n or r.variant not in SWEPT:
+        if r.images != n or r.user:
             continue
-        for c in r.conv:
-            if c.params and c.dims:
+        for c in r.conv:  # our swept variants plan under their own name (run/tuned.py: name=variant)
+            if c.params and c.dims and "swept" in c.params:
                 key = ",".join(map(str, (images, c.dims.M, c.dims.C, c.dims.H, c.dims.W, c.dims.K, c.dims.P)))
-                plan.setdefault(SWEPT[r.variant], {})[key] = dict(c.params)
+                plan.setdefault(r.variant, {})[key] = dict(c.params)
     return plan
 
 

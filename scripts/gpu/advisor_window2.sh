@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing (the targeted ncu pass against --set full on one op: wall times)
 # advisor (issue 24), window 2: real students' course files (from $DATA, never committed) run and
 # explained live on the GPU (their own ncu child each); the Fall 2019 ladder with its targeted pass;
 # the targeted pass and `--set full` on the same op, with the child alone as the baseline. Under $RES.
@@ -37,7 +38,7 @@ fi
 # the Fall 2019 ladder, its targeted pass
 if [ "$(left)" -gt 75 ]; then
   timeout $(( $(left) - 45 )) python3 -m profconv run --model ece408-fa19 --images 4000 \
-    --variant naive,shared,constant,unroll-gemm,fused,tuned,fp16,tensorcore --repeat 7 --warmup 1 --ci-target 0 \
+    --variant naive,shared,constant,unroll-gemm,fused,tuned,fp16,tensorcore,tensorcore-tf32 --repeat 7 --warmup 1 --ci-target 0 \
     --out "$RES/fa19" > "$RES/fa19-run.txt" 2>&1
   echo "fa19 run rc=$? at ${SECONDS}s"; tail -12 "$RES/fa19-run.txt"
   [ -f "$RES/fa19/run.json" ] && timeout $(( $(left) - 4 )) python3 -m profconv explain "$RES/fa19" --collect ncu \
