@@ -179,7 +179,7 @@ def _complete(cli, line: str) -> list[str]:
     ("profconv run --model ece408-f", ["ece408-fa18", "ece408-fa19", "ece408-fa20"]),
     ("profconv run -m cif", ["cifar10"]),
     ("profconv run --variant cpu,na", ["cpu,naive"]),
-    ("profconv run --variant tensor", ["tensorcore"]),
+    ("profconv run --variant tensor", ["tensorcore", "tensorcore-tf32", "tensorcore-3xtf32"]),
     ("profconv run --variant no", ["none"]),
     ("profconv run --contract p", ["python"]),
     ("profconv bench --model ece408,cif", ["ece408,cifar10"]),
