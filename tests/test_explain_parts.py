@@ -218,3 +218,17 @@ def test_copies_bound_advises_streams_only_where_copies_dominate():
     assert "streams" not in [a.technique for a in advice.advise(already, diagnosis.diagnose(already, H200), H200)]
     on_device = _op(k, cupti={"kernel_busy_s": 4.9e-3, "kernels": 1})
     assert "streams" not in [a.technique for a in advice.advise(on_device, diagnosis.diagnose(on_device, H200), H200)]
+
+
+HALF_SASS = NAIVE_SASS.replace("FFMA R0, R4, R5, R0", "HFMA2 R0, R4, R5, R0")
+
+
+def test_scalar_half_is_told_from_half2_by_the_ptx():
+    k = _kernel(issue=85, inst=1e9, ffma=0, hfma=32 * 0.3e9, ldg=0.3e9, lds=0)
+    scalar = _op(k, HALF_SASS, half_ops={"matrixMultiplyShared": {"f16": 12}})
+    got = {a.technique: a for a in advice.advise(scalar, diagnosis.diagnose(scalar, H200), H200)}
+    assert got["half2"].reason.startswith("its half-precision arithmetic is scalar __half (PTX fma.rn.f16, no f16x2)")
+    packed = _op(k, HALF_SASS, half_ops={"matrixMultiplyShared": {"f16x2": 12}})
+    assert "half2" not in {a.technique for a in advice.advise(packed, diagnosis.diagnose(packed, H200), H200)}
+    unknown = _op(k, HALF_SASS)  # no PTX: SASS alone cannot tell, so HFMA2 counts as done
+    assert "half2" not in {a.technique for a in advice.advise(unknown, diagnosis.diagnose(unknown, H200), H200)}

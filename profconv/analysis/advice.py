@@ -73,9 +73,16 @@ class Context:
             return any(k.constant_bank for k in s)
         if what == "hmma":
             return any(k.tensor for k in s)
-        if what == "hfma2":
-            return any(k.fp16_arith for k in s)
+        if what == "hfma2":  # packed half2 arithmetic; PTX, when known, tells a scalar __half apart
+            return any(k.fp16_arith for k in s) and not self.scalar_half()
         return False
+
+    def scalar_half(self) -> bool:
+        """Half-precision arithmetic that PTX shows is scalar only (f16, no f16x2): one lane of each HFMA2."""
+        ops = self.ev.half_ops
+        if not ops or not any(k.fp16_arith for k in self.ev.sass):
+            return False
+        return not any(v.get("f16x2", 0) + v.get("bf16x2", 0) for v in ops.values())
 
     def ffma_static(self) -> tuple[int, int, int]:
         """(FMA instructions: FFMA, computing HFMA2, MMA; shared loads; global loads) in the SASS text,
@@ -192,6 +199,12 @@ def register_blocking(c: Context) -> tuple[float, str] | None:
 
 
 def half2(c: Context) -> tuple[float, str] | None:
+    if c.scalar_half() and not c.has("hmma"):
+        busy = max(c.dx.utilisation.get("fp16-pipe", 0.0), c.dx.utilisation.get("fp32-pipe", 0.0),
+                   c.dx.utilisation.get("issue", 0.0))
+        return (0.4 * busy / 100, "its half-precision arithmetic is scalar __half (PTX fma.rn.f16, no f16x2): each "
+                "HFMA2 computes one lane of two; __half2 (two neighbouring outputs, or two channels, per value) "
+                "does two FMAs per instruction")
     if c.has("hfma2") or c.has("hmma") or c.ev.precision == "fp16":
         return None
     fma = c.dx.utilisation.get("fp32-pipe", 0.0)

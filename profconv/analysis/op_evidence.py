@@ -51,6 +51,7 @@ class OpEvidence:
     rung_times: dict[str, float] = field(default_factory=dict)  # variant -> Op Time on this layer
     user: bool = False
     host_io: bool = False  # the timed call includes its host<->device copies (e2e, streams, the course form)
+    half_ops: dict[str, dict[str, int]] = field(default_factory=dict)  # PTX: kernel -> {f16, f16x2} counts
 
     @property
     def main(self) -> KernelEvidence | None:
@@ -108,14 +109,14 @@ def kernels_by_op(launches: list[dict], calls: int) -> dict[str, list[KernelEvid
 
 
 def _sass_for(record: RunRecord, texts: dict[str, str], variant: str, layer: str
-              ) -> tuple[list[sass_mod.KernelSass], str | None]:
+              ) -> tuple[list[sass_mod.KernelSass], str | None, dict[str, dict[str, int]]]:
     ev = record.evidence
     if ev is None:
-        return [], None
+        return [], None, {}
     listing = next((s for s in ev.sass if s.variant == variant and s.layer == layer), None)
     if listing is None or listing.file not in texts:
-        return [], None
-    return sass_mod.parse(texts[listing.file]), listing.file
+        return [], None, {}
+    return sass_mod.parse(texts[listing.file]), listing.file, dict(listing.half_ops)
 
 
 def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[OpEvidence]:
@@ -146,12 +147,12 @@ def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[
             key = f"{record.model.name}/{r.variant}/{c.layer}"
             t = c.op_time
             ci = (t.ci_low_s, t.ci_high_s) if t and t.ci_low_s is not None and t.ci_high_s is not None else None
-            sass, sass_file = _sass_for(record, texts, r.variant, c.layer)
+            sass, sass_file, half_ops = _sass_for(record, texts, r.variant, c.layer)
             out.append(OpEvidence(
                 variant=r.variant, layer=c.layer, technique=r.technique, precision=r.precision,
                 arithmetic=arithmetic_of(r.variant, r.precision), shape=ConvShape(*c.dims.as_tuple()),
                 op_time_s=t.median_s if t else None, ci=ci, kernels=per_op.get(key, []), ncu_images=ncu_images,
                 ncu_source=source if key in per_op else None, sass=sass, sass_file=sass_file, cupti=ops.get(key),
                 epilogue_s=epi, rung_times=dict(rung_times[c.layer]), user=r.user is not None,
-                host_io=r.variant in END_TO_END or bool((c.checks or {}).get("end_to_end"))))
+                host_io=r.variant in END_TO_END or bool((c.checks or {}).get("end_to_end")), half_ops=half_ops))
     return out

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from profconv.errors import ProfilerUnavailable
@@ -156,6 +156,7 @@ class Listing:
     registers: dict[str, int]
     spill_bytes: dict[str, int]
     how: str
+    half_ops: dict[str, dict[str, int]] = field(default_factory=dict)  # PTX: kernel -> {f16, f16x2, ...} counts
 
 
 def dump(source_text: str, name: str, options: list[str], arch: str, workdir: Path) -> Listing:
@@ -190,4 +191,10 @@ def dump_library(path: Path) -> Listing:
     if listed.returncode != 0:
         raise ProfilerFailed(f"cuobjdump -sass {path.name} failed: {listed.stderr.strip()[:200]}")
     regs = {m.group(1): int(m.group(2)) for m in re.finditer(r"Function (\S+):\s*\n\s*REG:(\d+)", listed.stdout)}
-    return Listing(compact(listed.stdout), functions_in(listed.stdout), regs, {}, f"cuobjdump -res-usage -sass {path.name}")
+    ptx = subprocess.run([cuobjdump, "-ptx", str(path)], capture_output=True, text=True, timeout=TOOL_TIMEOUT_S,
+                         errors="replace")  # PTX tells a scalar __half from a packed __half2 (SASS cannot)
+    from profconv.analysis.sass import ptx_half_ops
+
+    half = {k: v for k, v in ptx_half_ops(ptx.stdout if ptx.returncode == 0 else "").items() if v}
+    return Listing(compact(listed.stdout), functions_in(listed.stdout), regs, {},
+                   f"cuobjdump -res-usage -sass {path.name}", half)

@@ -48,6 +48,7 @@ class SassListing(msgspec.Struct, kw_only=True):
     kernels: list[str] = msgspec.field(default_factory=list)  # function names in the listing
     registers: dict[str, Count] = msgspec.field(default_factory=dict)  # ptxas: function -> registers
     spill_bytes: dict[str, Count] = msgspec.field(default_factory=dict)  # ptxas: function -> spill stores+loads
+    half_ops: dict[str, dict[str, Count]] = msgspec.field(default_factory=dict)  # PTX: kernel -> f16 / f16x2 counts
 
 
 class Evidence(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -124,7 +124,7 @@ def _store(run_dir: Path, variant: str, layer: str, got: sass_capture.Listing, s
     if not (run_dir / rel).is_file() or (run_dir / rel).read_text() != got.sass:
         write_atomic(run_dir / rel, got.sass)
     return SassListing(variant=variant, layer=layer, file=rel, source=source, options=options, arch=arch, how=got.how,
-                       kernels=got.kernels, registers=got.registers, spill_bytes=got.spill_bytes)
+                       kernels=got.kernels, registers=got.registers, spill_bytes=got.spill_bytes, half_ops=got.half_ops)
 
 
 def sweep_plan(record: RunRecord, images: int) -> dict:
