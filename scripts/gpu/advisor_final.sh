@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timing-free: counters, SASS and advice only (no wall times are reported from this lane)
+# counters, SASS and advice only: no wall times from this lane (it may share a GPU)
 # advisor (issue 24), the final window: the closing note's GPU numbers on the landed code. The Fall 2020
 # ladder with the TF32 rungs, explained live (`explain --collect yes`: the targeted ncu pass and the SASS
 # on the GPU machine), the ladder validation on it, then the Fall 2017 ladder if time is left. Under $RES.
