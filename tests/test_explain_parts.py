@@ -232,3 +232,15 @@ def test_scalar_half_is_told_from_half2_by_the_ptx():
     assert "half2" not in {a.technique for a in advice.advise(packed, diagnosis.diagnose(packed, H200), H200)}
     unknown = _op(k, HALF_SASS)  # no PTX: SASS alone cannot tell, so HFMA2 counts as done
     assert "half2" not in {a.technique for a in advice.advise(unknown, diagnosis.diagnose(unknown, H200), H200)}
+
+
+def test_work_outside_the_timed_call_is_its_own_bound():
+    k = _kernel(issue=30)
+    ev = _op(k, user=True, placement={"prolog": (2, 3e-3, ["conv_forward_kernel"]), "timed": (1, 2e-5, ["noop"]),
+                                       "epilog": (0, 0.0, [])})
+    dx = diagnosis.diagnose(ev, H200)
+    assert dx.bound == "outside"
+    assert dx.headline == ("bound by work outside the timed call (the prolog or epilog): its kernels there (prolog 2 "
+                           "launch(es) 3 ms) run longer than the timed call's (20 µs), and Op Time does not measure them")
+    row = next(f for f in dx.findings if f.label.startswith("GPU work per phase"))
+    assert row.value == "prolog: 2 launch(es), 3 ms (conv_forward_kernel); timed: 1 launch(es), 20 µs (noop)"

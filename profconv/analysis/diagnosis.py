@@ -70,6 +70,7 @@ BOUND_TEXT = {
     "fp32-pipe": "the FP32 (FMA) pipe", "fp16-pipe": "the FP16 pipe", "tensor-pipe": "the Tensor Core pipe",
     "issue": "instruction issue", "latency": "latency (too few eligible warps)", "launch": "launches and host time",
     "copies": "host↔device copies inside the timed call",
+    "outside": "work outside the timed call (the prolog or epilog)",
     "compute": "the SM (compute; `profconv explain --collect` tells which pipe)",
     "memory": "memory (`profconv explain --collect` tells which level)", "unknown": "unknown (no counters recorded)",
 }
@@ -182,7 +183,15 @@ def kernel_share(ev: OpEvidence) -> float | None:
     return None
 
 
+def outside_s(ev: OpEvidence) -> float:
+    """Kernel seconds per layer call that CUPTI placed in the prolog, the epilog or elsewhere."""
+    return sum(busy for phase, (_, busy, _) in ev.placement.items() if phase != "timed")
+
+
 def classify(ev: OpEvidence, util: dict[str, float], d: dict[str, float]) -> str:
+    timed = ev.placement.get("timed", (0, 0.0, []))[1]
+    if ev.placement and outside_s(ev) > max(timed, 0.0):
+        return "outside"
     share = kernel_share(ev)
     if share is not None and share < LAUNCH_SHARE:
         return "copies" if ev.host_io else "launch"
@@ -298,11 +307,24 @@ def f_spills(ev, k, d, fl) -> Finding | None:
                    (M["ldl"],))
 
 
-FINDINGS = [f_floor, f_kernel_share, f_units, f_ffma, f_dram, f_coalescing, f_banks, f_occupancy, f_stalls, f_spills]
+def f_placement(ev, k, d, fl) -> Finding | None:
+    if not ev.placement:
+        return None
+    shown = "; ".join(f"{p}: {n} launch(es), {_time(b)}" + (f" ({', '.join(ks[:2])})" if ks else "")
+                      for p, (n, b, ks) in ev.placement.items() if n)
+    return Finding("GPU work per phase of the course's call (CUPTI)", shown or "none",
+                   "every conv kernel in the timed call (conv_forward_gpu); the prolog and epilog only copy")
+
+
+FINDINGS = [f_floor, f_placement, f_kernel_share, f_units, f_ffma, f_dram, f_coalescing, f_banks, f_occupancy, f_stalls, f_spills]
 
 
 def headline(bound: str, ev: OpEvidence, util: dict[str, float], st: list[tuple[str, float]], d: dict) -> str:
     what = BOUND_TEXT[bound]
+    if bound == "outside":
+        where = ", ".join(f"{p} {n} launch(es) {_time(b)}" for p, (n, b, _) in ev.placement.items() if p != "timed" and n)
+        return (f"bound by {what}: its kernels there ({where}) run longer than the timed call's "
+                f"({_time(ev.placement.get('timed', (0, 0.0, []))[1])}), and Op Time does not measure them")
     if bound in ("launch", "copies"):
         share = kernel_share(ev) or 0.0
         return f"bound by {what}: its kernels run for {share:.0%} of the timed call"

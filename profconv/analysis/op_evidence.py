@@ -52,6 +52,9 @@ class OpEvidence:
     user: bool = False
     host_io: bool = False  # the timed call includes its host<->device copies (e2e, streams, the course form)
     half_ops: dict[str, dict[str, int]] = field(default_factory=dict)  # PTX: kernel -> {f16, f16x2} counts
+    # a course-form kernel under CUPTI attribution (VariantResult.verdict.placement): phase -> (kernel launches,
+    # kernel seconds per layer call, kernel names); phases prolog | timed | epilog | elsewhere
+    placement: dict[str, tuple[int, float, list[str]]] = field(default_factory=dict)
 
     @property
     def main(self) -> KernelEvidence | None:
@@ -141,6 +144,8 @@ def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[
                 or r.technique == "vendor library reference":
             continue
         epi = sum(v for k, v in r.type_totals.items() if k in ("tanh", "relu", "pool")) or None
+        placed = {p.phase: (p.kernel_launches, p.busy_s, list(p.kernels))
+                  for p in (r.verdict.placement if r.verdict is not None else [])}
         for c in r.conv:
             if c.status != "ok" or c.dims is None:
                 continue
@@ -154,5 +159,6 @@ def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[
                 op_time_s=t.median_s if t else None, ci=ci, kernels=per_op.get(key, []), ncu_images=ncu_images,
                 ncu_source=source if key in per_op else None, sass=sass, sass_file=sass_file, cupti=ops.get(key),
                 epilogue_s=epi, rung_times=dict(rung_times[c.layer]), user=r.user is not None,
-                host_io=r.variant in END_TO_END or bool((c.checks or {}).get("end_to_end")), half_ops=half_ops))
+                host_io=r.variant in END_TO_END or bool((c.checks or {}).get("end_to_end")), half_ops=half_ops,
+                placement=placed))
     return out
