@@ -9,5 +9,5 @@ export VARIANTS=tuned,fp16,tensorcore,tf32-wmma,tensorcore-tf32,tensorcore-3xtf3
 export PEERS=cudnn,cudnn-nhwc,cudnn-tf32,cudnn-tf32-nhwc,cudnn-fp16,cudnn-fp16-nhwc
 export TESTS="tests/test_gpu_tensorcore_tf32.py tests/test_gpu_numbers.py::test_every_peer_is_checked_against_a_plain_loop tests/test_gpu_variants.py"
 export TEST_K="tensorcore or wmma or peer or tuned or fp16 or fused"
-export NCU_LAYERS=ece408-fa18/conv1,ece408-fa19/conv2 NCU_VARIANTS=tuned,tensorcore-tf32,tensorcore-3xtf32
+export NCU_LAYERS=ece408-fa18/conv1,ece408/conv1,ece408-fa19/conv2 NCU_VARIANTS=tuned,tensorcore,tensorcore-tf32,tensorcore-3xtf32
 exec bash benchmarks/ladder_session.sh  # the driver runs this from the snapshot root
