@@ -141,7 +141,19 @@ def test_bench_cli_errors_are_one_line(cli):
     r = cli("bench", "--variant", "cpu")
     assert r.returncode == 2 and "GPU variants" in r.stderr
     r = cli("bench", "--model", "nope")
-    assert r.returncode == 2 and "unknown model 'nope'" in r.stderr
+    assert r.returncode == 2 and "unknown model 'nope'" in r.stderr and "or course (ece408-high" in r.stderr
+    r = cli("bench", "--model", "course", "--layer", "ece408-fa20/conv2")  # the set expands: its layers are known
+    assert r.returncode == 3 and "needs a CUDA GPU" in r.stderr
+
+
+def test_default_and_course_models():
+    from profconv.session.bench import COURSE_MODELS, DEFAULT_MODELS, expand_models
+
+    assert expand_models(["course"]) == COURSE_MODELS == ["ece408-high", "ece408", "ece408-fa18", "ece408-sp19",
+                                                          "ece408-fa19", "ece408-fa20"]
+    assert DEFAULT_MODELS == [*COURSE_MODELS, "cifar10"]
+    assert expand_models(["ece408-fa20", "course", "cifar10"]) == ["ece408-fa20", "ece408-high", "ece408",
+                                                                  "ece408-fa18", "ece408-sp19", "ece408-fa19", "cifar10"]
 
 
 def test_variant_references():
@@ -149,6 +161,47 @@ def test_variant_references():
     assert ref["tuned"] == ref["naive"] == "cudnn"
     assert ref["fp16"] == ref["tensorcore"] == "cudnn-fp16"
     assert ref["streams"] == "e2e" and ref["e2e"] is None and ref["cudnn"] is None
+    assert ref["tensorcore-tf32"] == ref["tf32-wmma"] == "cudnn-tf32" and ref["tensorcore-3xtf32"] == "cudnn"
+    arith = {v.name: v.arithmetic for v in VARIANTS}
+    assert arith["tensorcore-tf32"] == arith["cudnn-tf32"] == "tensor-tf32" and arith["tensorcore-3xtf32"] == "tensor-3xtf32"
+
+
+def test_tf32_floors_use_the_tf32_rate():
+    """H200: TF32 494.7 TFLOP/s, 3xTF32 a third of it; fa19 conv2 (121.1 GFLOP) is TF32 memory-bound at
+    4.2 TB/s (1.33 GB: 0.317 ms against 0.245 ms of TF32 compute) and 3xTF32 compute-bound (0.734 ms)."""
+    from profconv.hardware import PEAKS
+
+    s = MODELS["ece408-fa19"].conv_shapes(10000)[1][1]
+    peak = PEAKS["H200"]
+    assert peak.tflops("tensor-3xtf32") == pytest.approx(494.7 / 3)
+    tf32, bound = bench.floor(s, 4, 4.2e12, peak.tflops("tensor-tf32") * 1e12)
+    assert bound == "memory" and tf32 == pytest.approx(s.min_bytes / 4.2e12)
+    three, bound = bench.floor(s, 4, 4.2e12, peak.tflops("tensor-3xtf32") * 1e12)
+    assert bound == "compute" and three == pytest.approx(0.734e-3, rel=1e-3)
+    assert PEAKS["V100"].tflops("tensor-tf32") is None  # no TF32 on Volta: no floor, never a guess
+
+
+def test_tf32_and_row_run_layouts_match_the_kernels():
+    """tensorcore_tf32.cu: C = 1 K = 5 runs of 5 floats padded to 8 per filter row (5 steps of 8);
+    C = 4 K = 7 tap-major, 4 channels a tap, pixel stride 4 (49 taps x 4 = 196 -> 200: 25 steps);
+    C = 16 pixel stride 20 (16 is 0 mod 8: bank conflicts). tensorcore.cu RUNS: C = 4 K = 7 runs of 28
+    halves padded to 32 per filter row: 7 x 32 / 16 = 14 steps instead of 25."""
+    from profconv.run.tuned import tf32_candidates, tf32_sizes
+
+    s18c1, fa20c2 = MODELS["ece408"].conv_shapes(10000)[0][1], MODELS["ece408-fa20"].conv_shapes(10000)[1][1]
+    c2 = MODELS["cifar10"].conv_shapes(10000)[1][1]
+    assert tf32_sizes(s18c1, 0, 2, 4, 1)["KSTEPS"] == 5 and tf32_sizes(s18c1, 0, 2, 4, 1)["CS"] == 1
+    one = tf32_sizes(fa20c2, 1, 2, 4, 1)
+    assert one["KSTEPS"] == 25 and one["CS"] == 4
+    assert one["smem"] == 4 * (25 * 2 * 64 + 40 * (40 * 4 + 8) + 8)
+    assert tf32_sizes(fa20c2, 1, 2, 4, 1, async_=1, split=3)["smem"] == 4 * (25 * 2 * 128 + 2 * 40 * (40 * 4 + 8) + 8)
+    assert tf32_sizes(c2, 1, 2, 4, 1)["CS"] == 20
+    assert {c["RED"] for c in tf32_candidates(fa20c2)} == {1} and {c["RED"] for c in tf32_candidates(s18c1)} == {0}
+    assert tensorcore_sizes(fa20c2, 2, 4, 1, runs=1)["KSTEPS"] == 14 and tensorcore_sizes(fa20c2, 2, 4, 1)["KSTEPS"] == 25
+    for model in MODELS.values():
+        for _, s in model.conv_shapes(10000):
+            for c in tf32_candidates(s) + tf32_candidates(s, split=3):
+                assert c["smem"] <= 200 * 1024 and c["WARPS"] in (4, 8) and c["RT"] in (1, 2, 4)
 
 
 @pytest.mark.parametrize("model", ["ece408-high", "ece408", "cifar10", "ece408-fa20"])
@@ -226,3 +279,23 @@ def test_bench_layer_option_names_a_conv_layer(cli):
     assert "--layer ece408/conv9: not a conv layer of ece408 (one of ece408/conv1, ece408/conv2)" in r.stderr
     r = cli("bench", "--model", "ece408-high,ece408", "--layer", "ece408/conv2")
     assert r.returncode == 3 and "needs a CUDA GPU" in r.stderr  # accepted; this machine has no GPU
+
+
+def test_peer_check_shows_beside_the_best_cudnn_and_warns_when_a_loop_beats_the_peer():
+    """A cuDNN peer's plain-loop check (issue 25): its loop time, verdict and kernels in the peers table;
+    a peer that a plain loop of its own call beats by more than its interval is named as flattering."""
+    doc = json.loads(Path(FIRST).read_text())
+    peer = next(r for r in doc["layers"][0]["results"] if r["variant"] == "cudnn")
+    peer["peer_check"] = {"plain_loop_s": peer["op_time"]["median_s"] * 0.9, "calls": 20, "rounds": 7,
+                          "faster_by": 0.1, "allowed": 0.01, "ok": False, "kernels": ["implicit_convolve_sgemm<…>"]}
+    fp16 = next(r for r in doc["layers"][0]["results"] if r["variant"] == "cudnn-fp16")
+    fp16["peer_check"] = {"plain_loop_s": fp16["op_time"]["median_s"], "calls": 20, "rounds": 7, "faster_by": 0.0,
+                          "allowed": 0.01, "ok": True, "kernels": []}
+    rec = records.convert(doc, BenchRecord, "test")
+    table = bench.best_peers(bench.frame(rec), bench.peer_checks(rec))
+    first = table[(table.model == "ece408-high") & (table.precision == "fp32")].iloc[0]
+    assert first["check"] == "loop 10.0% faster" and first["kernels"] == "implicit_convolve_sgemm<…>"
+    assert first["plain_loop_s"] == pytest.approx(peer["op_time"]["median_s"] * 0.9)
+    assert table[(table.model == "ece408-high") & (table.precision == "fp16")].iloc[0]["check"] == "ok"
+    md = to_markdown(rec)
+    assert "| plain loop | loop check |" in md and "1 peer(s) slower than a plain loop of the same call" in md

@@ -72,7 +72,15 @@ class BenchRequest:
 
 
 def expand_models(names: list[str]) -> list[str]:
-    """Model names with each set name (`course`) replaced by its models, first occurrence kept."""
+    """Model names with each set name (`course`) replaced by its models, first occurrence kept; an
+    unknown name is one InputError line naming the models and the sets."""
+    from profconv.errors import did_you_mean
+    from profconv.run.models import MODELS
+
+    for n in names:
+        if n not in MODELS and n not in MODEL_SETS:
+            raise InputError(f"unknown model {n!r}{did_you_mean(n, [*MODELS, *MODEL_SETS])}: choose one of "
+                             f"{', '.join(MODELS)}, or course ({', '.join(COURSE_MODELS)})")
     return list(dict.fromkeys(m for n in names for m in MODEL_SETS.get(n, [n])))
 
 
