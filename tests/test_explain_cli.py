@@ -178,7 +178,7 @@ def test_auto_collect_leaves_a_record_it_cannot_add_to_unchanged(cli, old_ncu_ru
     assert r.returncode == 0, r.stderr
     assert (old_ncu_run / "run.json").read_bytes() == before
     assert json.loads(r.stdout)["schema"] == "profconv.explain"  # the notes went to stderr
-    assert "ncu counters not collected here" in r.stderr
+    assert "ncu counters: not collected here" in r.stderr
 
 
 def test_optimisations_from_a_versions_file(cli, tmp_path):
@@ -196,3 +196,13 @@ def test_optimisations_from_a_versions_file(cli, tmp_path):
     (tmp_path / "bad.toml").write_text("[version]\nrun = 1\n")
     bad = cli("report", "--optimisations", str(tmp_path / "bad.toml"))
     assert bad.returncode == 2 and "[[version]] tables" in bad.stderr
+
+
+def test_explain_session_from_python(tmp_path):
+    """The library call a notebook makes: the same diagnoses, notes through the callbacks."""
+    from profconv.session import Callbacks, ExplainRequest, ExplainSession
+
+    seen = []
+    out = ExplainSession(ExplainRequest(str(FA20), only=["tuned/conv2"], collect="no"), Callbacks(note=seen.append)).run()
+    assert [x.ev.key for x in out.explanations] == ["tuned/conv2"] and not out.stored and seen == []
+    assert out.explanations[0].advice[0].technique == "tensor-cores"
