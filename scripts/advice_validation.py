@@ -41,7 +41,10 @@ def rows_of(run: Path) -> list[dict]:
             shown = techniques_shown(x.ev)
             top = next((a for a in x.advice if a.scope == "op"), None)
             t_next, t_top = x.ev.rung_times.get(nxt), (top.rung_time_s if top else None)
-            out.append({"top_rung": top.rung if top else None, "top_vs_next": (t_next / t_top) if t_next and t_top else None,
+            named = next((a for a in x.advice if a.technique == want), None)
+            out.append({"predicted_s": named.gain_s if named else None,
+                        "measured_s": (x.ev.op_time_s - t_next) if x.ev.op_time_s and t_next else None,
+                        "top_rung": top.rung if top else None, "top_vs_next": (t_next / t_top) if t_next and t_top else None,
                         "model": inp.record.model.name, "layer": layer, "shape": x.ev.shape.text(), "rung": here,
                         "next": nxt, "want": want, "rank": op.index(want) + 1 if want in op else None,
                         "advice": op, "bound": x.diagnosis.bound, "already": sorted(shown & set(op)),
@@ -66,6 +69,11 @@ def table(rows: list[dict]) -> str:
     faster = sum(r["top_vs_next"] > 1 for r in better)
     lines += ["", f"where the first advice points at another rung than k+1 ({len(better)} rows), that rung is faster "
               f"than rung k+1 on the layer in {faster}"]
+    paired = [r for r in rows if r["predicted_s"] is not None and r["measured_s"] is not None]
+    held = sum(r["measured_s"] <= r["predicted_s"] * 1.05 for r in paired)
+    sign = sum(r["measured_s"] > 0 for r in paired)
+    lines += ["", f"the gain advised for rung k+1's technique against the gain rung k+1 measured: an upper bound on "
+              f"{held}/{len(paired)} steps; rung k+1 was faster on {sign}/{len(paired)}"]
     lines += ["", f"rung k+1's technique: first in rung k's advice {top1}/{n}, in the first three {top3}/{n}, "
               f"anywhere {anywhere}/{n}; advice naming what the kernel's SASS shows (or the rung's own technique): "
               f"{wrong}/{n}"]
