@@ -67,13 +67,34 @@ def _pyarrow() -> Any:
     return _MODULES[0]
 
 
-@dataclass
 class Text:
-    """One text column: a value per row (a list whose equal values are one str object)
-    and the distinct values, in order of first appearance."""
+    """One text column as pyarrow reads it, dictionary-encoded: `codes` (an int ndarray, one per
+    row) into `pool` (a pyarrow StringArray of the distinct cells). `values` is a value per row (a
+    list whose equal values are one str object), `distinct` the distinct values the rows use, in
+    order of first appearance."""
 
-    values: list[str]
-    distinct: list[str]
+    def __init__(self, codes: Any, pool: Any) -> None:
+        self.codes = codes
+        self.pool = pool
+        self._values: list[str] | None = None
+
+    @property
+    def values(self) -> list[str]:
+        if self._values is None:
+            import numpy as np
+
+            objects = np.empty(len(self.pool), dtype=object)
+            objects[:] = self.pool.to_pylist()
+            self._values = objects[self.codes].tolist()  # the pool's str objects, one per distinct value
+        return self._values
+
+    @property
+    def distinct(self) -> list[str]:
+        import numpy as np
+
+        first = np.unique(self.codes, return_index=True)
+        order = first[0][np.argsort(first[1])]
+        return self.pool.take(order).to_pylist()
 
 
 @dataclass
@@ -199,14 +220,6 @@ def _text(col: Any) -> Text | None:
     col = col.unify_dictionaries() if col.num_chunks > 1 else col
     chunks = col.chunks
     if not chunks:
-        return Text([], [])
-    dictionary = chunks[0].dictionary
-    distinct = dictionary.to_pylist()
-    pool = np.empty(len(distinct), dtype=object)
-    pool[:] = distinct
-    idx = pa.chunked_array([c.indices for c in chunks]).to_numpy()
-    values = pool[idx].tolist()  # the pool's str objects, one per distinct value
-    # in order of first appearance, and only those the rows use
-    first = np.unique(idx, return_index=True)
-    order = first[0][np.argsort(first[1])]
-    return Text(values, [distinct[k] for k in order.tolist()])
+        return Text(np.empty(0, dtype=np.int32), pa.array([], pa.string()))
+    codes = pa.chunked_array([c.indices for c in chunks]).to_numpy()
+    return Text(codes, chunks[0].dictionary)

@@ -7,12 +7,13 @@ row per kernel, so ncu output ranks like any other profile.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from profconv.parse import grouping, units
+from profconv.parse import columnar, grouping, units
 from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
-from profconv.parse.text import csv_rows
+from profconv.parse.text import csv_row, csv_rows
 
 TOOL = "ncu"
 
@@ -130,6 +131,15 @@ def _read(cells: list[_Cells], run: units.Locale | None = None) -> tuple[list[Ro
     return [_metric(k, ln, m, u, v, lo, hi, loc) for k, ln, m, u, v, lo, hi in cells], loc.ambiguous
 
 
+def whole(digits: str) -> int | None:
+    """A process id or launch count printed as digits; None past the Int64 column (2^63 - 1), and
+    for a run of digits too long to be a number at all (no int() of 5,000 digits)."""
+    if len(digits) > 19:
+        return None
+    v = int(digits)
+    return v if v <= units.MAX_COUNT else None
+
+
 def duration_ns(value: float, unit: str | None) -> float:
     u = TIME_UNIT.get((unit or "").strip())
     return units.scaled(value, units.TIME_UNITS_NS[u]) if u else float("nan")
@@ -138,12 +148,17 @@ def duration_ns(value: float, unit: str | None) -> float:
 def summarize(metrics: list[Row], skip: set[int] | frozenset[int] = frozenset()) -> list[Row]:
     """Per kernel name: launches, total/avg/min/max of the duration metric (rows on the lines in
     `skip` are a --print-summary's averages, not one launch each)."""
+    return summarize_durations((r.name, r.value, r.unit, r.line_start) for r in metrics
+                               if r.metric in DURATION_METRICS and r.line_start not in skip)
+
+
+def summarize_durations(durations: Iterable[tuple[str, float, str | None, int]]) -> list[Row]:
+    """Per kernel name, from its launches' (name, duration, unit, line): launches, total/avg/min/max."""
     acc: dict[str, list[tuple[float, int]]] = {}
-    for r in metrics:
-        if r.metric in DURATION_METRICS and r.line_start not in skip:
-            d = duration_ns(r.value, r.unit)
-            if d == d:
-                acc.setdefault(r.name, []).append((d, r.line_start))
+    for name, value, unit, line in durations:
+        d = duration_ns(value, unit)
+        if d == d:
+            acc.setdefault(name, []).append((d, line))
     rows = []
     for name, ds in acc.items():
         times = [d for d, _ in ds]
@@ -154,55 +169,112 @@ def summarize(metrics: list[Row], skip: set[int] | frozenset[int] = frozenset())
     return rows
 
 
+_ID_COLUMNS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Function Name",
+               "Context", "Stream", "Device", "CC", "Kernel Time", "Block Size", "Grid Size"}
+RAW_COLUMNS_FROM = 200  # launches: from here on a raw page is read as columns (profconv.parse.columnar)
+
+
+def _csv_extent(lines: list[str], start: int) -> tuple[list[int], int, list[int]]:
+    """The rows of the CSV table whose header is line index `start` (every line starting with a
+    quote), the index after it and the stray lines inside it: a line of program output with a
+    row right after it does not end the table."""
+    rows: list[int] = []
+    stray: list[int] = []
+    j = start + 1
+    while j < len(lines):
+        line = lines[j]
+        if line.startswith('"'):
+            if line.startswith(('"ID",', '"Process ID",')):
+                break  # the next page
+            rows.append(j)
+        elif line.strip() and j + 1 < len(lines) and lines[j + 1].startswith('"') \
+                and not lines[j + 1].startswith(('"ID",', '"Process ID",')) and not _OTHER_TOOL.match(line) \
+                and not line.startswith("==PROF=="):
+            stray.append(j)
+        else:
+            break
+        j += 1
+    return rows, j, stray
+
+
+def stray_note(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:10]) + (", ..." if len(numbers) > 10 else "")
+    return (f"line(s) {shown} inside the table are not rows of it (program output?): left out, "
+            "the table's rows after them are read")
+
+
+def _details_cells(table: list[list[str]], at: list[int], col: dict[str, int], kname: int,
+                   result: DialectResult) -> list[_Cells]:
+    """A details page: one row per (launch, metric)."""
+    unit_at = col.get("Metric Unit")
+    name_at, value_at = col["Metric Name"], col["Metric Value"]
+    need = max(kname, name_at, value_at, unit_at or 0)
+    width = len(table[0])
+    cells: list[_Cells] = []
+    for k, r in zip(at, table[1:]):
+        # 2024+ adds Rule Name/Type/Description/Estimated Speedup columns after the value; a
+        # metric row leaves them off, a rule row (advice) has no metric name
+        if len(r) <= need or len(r) > width:
+            result.unplaced.append(k + 1)
+            continue
+        if not r[name_at].strip() and any(x.strip() for x in r[need + 1 :]):
+            continue  # a rule's advice, not a metric
+        cells.append((r[kname], k + 1, r[name_at], r[unit_at] if unit_at is not None else None, r[value_at], None, None))
+    return cells
+
+
+def _metric_columns(header: list[str]) -> list[int]:
+    return [h for h, c in enumerate(header) if not (c in _ID_COLUMNS or ":" in c and "Range" in c)]
+
+
+def _raw_cells(table: list[list[str]], at: list[int], kname: int, result: DialectResult) -> list[_Cells]:
+    """A raw page: one wide row per launch, the units in the row after the header."""
+    header = table[0]
+    has_units = len(table) > 1 and bool(table[1]) and not table[1][0].strip()
+    unit_row = table[1] if has_units else [""] * len(header)
+    data, rows_at = (table[2:], at[1:]) if has_units else (table[1:], at)
+    metrics = _metric_columns(header)
+    cells: list[_Cells] = []
+    for k, r in zip(rows_at, data):
+        if len(r) != len(header):
+            result.unplaced.append(k + 1)
+            continue
+        cells.extend((r[kname], k + 1, header[h], unit_row[h] if h < len(unit_row) else None, r[h], None, None)
+                     for h in metrics)
+    return cells
+
+
 def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping.Event]) -> int:
     lines = doc.lines
-    j = start + 1
-    # a page's header printed again (the same page twice in one file) starts a table of its own
-    while j < len(lines) and lines[j].startswith('"') and lines[j] != lines[start]:
-        j += 1
-    table = csv_rows(lines[start:j])
-    header = table[0]
+    at, j, stray = _csv_extent(lines, start)
+    header = csv_row(lines[start])
     col = {h: k for k, h in enumerate(header)}
-    cells: list[_Cells] = []
     kname = col.get("Kernel Name", col.get("Function Name"))
     if kname is None or ("Metric Name" in col and "Metric Value" not in col):
         # no column says which kernel (or no value column): nothing here can be placed
-        result.unplaced.extend(range(start + 2, j + 1))
+        result.unplaced.extend(k + 1 for k in at)
         return j
-    if "Metric Name" in col:  # details page: one row per (launch, metric)
-        unit_at = col.get("Metric Unit")
-        need = max(kname, col["Metric Name"], col["Metric Value"], unit_at or 0)
-        for k, r in enumerate(table[1:], start=start + 2):
-            # 2024+ adds Rule Name/Type/Description/Estimated Speedup columns after the value; a
-            # metric row leaves them off, a rule row (advice) has no metric name
-            if len(r) <= need or len(r) > len(header):
-                result.unplaced.append(k)
-                continue
-            if not r[col["Metric Name"]].strip() and any(x.strip() for x in r[need + 1 :]):
-                continue  # a rule's advice, not a metric
-            cells.append((r[kname], k, r[col["Metric Name"]], r[unit_at] if unit_at is not None else None,
-                          r[col["Metric Value"]], None, None))
-    else:  # raw page: one wide row per launch, units in the second row
-        has_units = len(table) > 1 and bool(table[1]) and not table[1][0].strip()
-        unit_row = table[1] if has_units else [""] * len(header)
-        data = table[2:] if has_units else table[1:]
-        first = start + (3 if has_units else 2)
-        skip = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Function Name",
-                "Context", "Stream", "Device", "CC", "Kernel Time", "Block Size", "Grid Size"}
-        for k, r in enumerate(data, start=first):
-            if len(r) != len(header):
-                result.unplaced.append(k)
-                continue
-            for h, c in enumerate(header):
-                if c in skip or ":" in c and "Range" in c:
-                    continue
-                cells.append((r[kname], k, c, unit_row[h] if h < len(unit_row) else None, r[h], None, None))
     result.claimed.update(range(start + 1, j + 1))
+    notes = [stray_note([k + 1 for k in stray])] if stray else []
+    if "Metric Name" not in col and len(at) > RAW_COLUMNS_FROM and not stray and columnar.enabled():
+        from profconv.parse.dialects.ncu_raw import raw_columns
+
+        blocks = raw_columns(lines, start, j, header, kname)
+        if blocks is not None:
+            for blk in blocks:
+                events.append(grouping.Event("block", start + 1, block=blk))
+            return j
+    table = [header, *csv_rows([lines[k] for k in at])]
+    if "Metric Name" in col:
+        cells = _details_cells(table, at, col, kname, result)
+    else:
+        cells = _raw_cells(table, at, kname, result)
     metrics, ambiguous = _read(cells)  # the page's decimal mark, from all its values
     if metrics:
-        blk = Block(section="ncu-metric", rows=metrics, line_start=start + 1, line_end=j,
-                    notes=[units.AMBIGUOUS_NOTE] if ambiguous else [])
-        events.append(grouping.Event("block", start + 1, block=blk))
+        if ambiguous:
+            notes.append(units.AMBIGUOUS_NOTE)
+        events.append(grouping.Event("block", start + 1, block=Block(
+            section="ncu-metric", rows=metrics, line_start=start + 1, line_end=j, notes=notes)))
         summary = summarize(metrics)
         if summary:
             events.append(grouping.Event("block", start + 1, block=Block(
@@ -256,7 +328,7 @@ def parse(doc: Document) -> DialectResult:
     # all their cells say (a --print-summary duration row: its kernel line and launch count beside it)
     pending: list[_Cells] = []
     kernels: list[list[_Cells]] = []  # each kernel's cells since the last flush (one ncu run)
-    launches: dict[int, tuple[int, int]] = {}
+    launches: dict[int, tuple[int, int]] = {}  # line -> its kernel line, launches (-1: not a count)
     ambiguous: list[str] = []  # kernels whose sections left the decimal mark undecided
 
     def end_kernel() -> None:
@@ -287,7 +359,8 @@ def parse(doc: Document) -> DialectResult:
         for row in rows:
             metrics.append(row)
             if row.line_start in launches and row.metric in DURATION_METRICS:
-                at, calls = launches[row.line_start]
+                at, launched = launches[row.line_start]
+                calls = launched if launched >= 0 else None
                 d = [duration_ns(v, row.unit) for v in (row.value, row.value_min, row.value_max)]
                 if all(x == x for x in d):  # its launch count is on the kernel line
                     summary_gpu.append(Row(section="gpu", name=row.name, line_start=at, line_end=row.line_start,
@@ -318,7 +391,6 @@ def parse(doc: Document) -> DialectResult:
         ambiguous.clear()
 
     i = 0
-    last_start = 0  # events[last_start:] belong to the current CSV page's run
     while i < len(lines):
         line = lines[i].rstrip("\r\n")
         lineno = i + 1
@@ -326,18 +398,15 @@ def parse(doc: Document) -> DialectResult:
             flush()
             if pid is not None or command:
                 events.append(grouping.Event("start", lineno, pid=pid, command=command))
-            elif any(ev.kind == "block" for ev in events[last_start:]):
-                events.append(grouping.Event("break", lineno))  # a second page: another run printed it
-            last_start = len(events)
             i = _csv(doc, i, result, events)
             continue
         i += 1
         if m := _CONNECTED.search(line):
-            pid, command = int(m.group(1)), m.group(2)
+            pid, command = whole(m.group(1)), m.group(2)
             continue
         if m := _PROCESS.match(line):
             flush()
-            events.append(grouping.Event("start", lineno, pid=int(m.group(1)), command=command or m.group(2)))
+            events.append(grouping.Event("start", lineno, pid=whole(m.group(1)), command=command or m.group(2)))
             result.claimed.add(lineno)
             continue
         if m := _KERNEL.match(line):
@@ -351,7 +420,10 @@ def parse(doc: Document) -> DialectResult:
         if m := _SUMMARY_KERNEL.match(line):
             end_kernel()
             kernel = m.group("name")
-            invocations = int(m.group("inv") or m.group("inv2"))
+            invocations = whole(m.group("inv") or m.group("inv2"))
+            if invocations is None:  # a launch count past the Int64 calls column: reported, not read
+                result.unplaced.append(lineno)
+                invocations = -1
             kernel_line = lineno
             first_line = first_line or lineno
             result.claimed.add(lineno)

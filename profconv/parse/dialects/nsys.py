@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from itertools import islice, repeat
 from operator import indexOf
 from typing import cast
@@ -230,41 +231,96 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
-    j = _table_end(lines, start)  # the table runs while lines hold a comma (such a line is never blank)
-    try:  # its header once more: the next table begins there (two outputs one after the other)
-        j = lines.index(lines[start], start + 1, j)
-    except ValueError:
-        pass
-    if j - start > BULK_ROWS and header == cols and columnar.enabled():
+    j, stray = _csv_extent(lines, start, len(cols))
+    if j - start > BULK_ROWS and header == cols and not stray and columnar.enabled():
         fast = _csv_columns(lines, start, j, cols, fields, report)
         if fast is not None:
             lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
             return fast, j, [], True
-    return (*_csv_rows_block(lines, start, j, cols, fields, report), False)
+    at = [k for k in range(start + 1, j) if k not in stray] if stray else range(start + 1, j)
+    blk, bad = _csv_rows_block(lines, at, cols, fields, report)
+    if stray and blk is not None:
+        blk.notes.append(stray_note([k + 1 for k in stray]))
+    return blk, j, bad, False
 
 
-def _csv_rows_block(lines: list[str], start: int, j: int, cols: list[str], fields: list[str | None],
-                    report: str | None) -> tuple[Block | None, int, list[int]]:
-    """The CSV table of lines [start, j) read row by row: the pure-Python reader, which reports
-    each line that does not read (ragged, a bad number) and decides the table's decimal mark."""
+def stray_note(numbers: list[int]) -> str:
+    """What a table interrupted by lines that are not its rows says (the rows after them are read)."""
+    shown = ", ".join(str(n) for n in numbers[:10]) + (", ..." if len(numbers) > 10 else "")
+    return (f"line(s) {shown} inside the table are not rows of it (program output?): left out, "
+            "the table's rows after them are read")
+
+
+def _csv_extent(lines: list[str], start: int, ncols: int) -> tuple[int, list[int]]:
+    """Where the CSV table whose header is line index `start` ends (the first line that holds no
+    comma, or its header once more: the next table), and the stray lines inside it: a line of
+    program output with a row of the same width right after it does not end the table."""
+    j = _table_end(lines, start)
+    stray: list[int] = []
+    while j + 1 < len(lines) and _stray_line(lines[j]) and _continues(lines[j + 1], lines[start], ncols):
+        stray.append(j)
+        j = _table_end(lines, j + 1)
+    try:  # its header once more: the next table begins there (two outputs one after the other)
+        j = lines.index(lines[start], start + 1, j)
+    except ValueError:
+        pass
+    return j, [k for k in stray if k < j]
+
+
+def _stray_line(line: str) -> bool:
+    """A line that could be program output printed into a table: not blank, not a status line,
+    report title or heading of nsys's own."""
+    t = line.strip()
+    return bool(t) and not (t.startswith(("SKIPPED", "#", "*", "[", *_STATUS)) or _EXECUTING.search(t)
+                            or _GENERATING.search(t) or _CSV_TITLE.search(t) or _DASHES.search(t))
+
+
+def _glued_ends(row: str, w: int, spans: list[tuple[int, int]]) -> int:
+    """How many rows of width `w` are glued before the last row on this line (line breaks lost):
+    each piece is cut off while what follows it reads as a row. The test looks at a window after
+    the cut, not the whole rest of the line (a line of 80,000 tokens: linear time)."""
+    if w <= spans[-1][0]:
+        return 0
+    end = len(row.rstrip())
+    k = 0
+    while end - k * w > w and _is_console_row(row[(k + 1) * w : (k + 2) * w + 4 * w + 256], spans):
+        k += 1
+    return k
+
+
+def _row_like(line: str) -> bool:
+    """A console line that may be a row (rows that do not read are reported): digits in it, not a
+    status line of nsys's own."""
+    return any(ch.isdigit() for ch in line) and _stray_line(line)
+
+
+def _continues(line: str, header: str, ncols: int) -> bool:
+    """A row of a CSV table `ncols` wide (not its header again)."""
+    return "," in line and line != header and len(csv_row(line)) == ncols
+
+
+def _csv_rows_block(lines: list[str], at: Sequence[int], cols: list[str], fields: list[str | None],
+                    report: str | None) -> tuple[Block | None, list[int]]:
+    """The CSV table's rows at line indices `at` read row by row: the pure-Python reader, which
+    reports each line that does not read (ragged, a bad number) and decides the decimal mark."""
     bad: list[int] = []
     cells, line_nos = [], []
-    for k, row in enumerate(csv_rows(lines[start + 1 : j]), start=start + 2):
+    for k, row in zip(at, csv_rows([lines[k] for k in at])):
         if len(row) != len(cols):
-            bad.append(k)  # ragged: never read with its columns shifted
+            bad.append(k + 1)  # ragged: never read with its columns shifted
             continue
         cells.append(row)
-        line_nos.append(k)
+        line_nos.append(k + 1)
     name_at = fields.index("name") if "name" in fields else len(cols) - 1
     rep = report or _report_from_header(cols, [c[name_at] for c in cells[:50]])
     if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
         rep = _report_from_header(cols, [c[name_at] for c in cells[:50]])  # the title promised a trace
     if not cells:
-        return None, j, bad
+        return None, bad
     blk, more = _rows_to_block(rep, fields, cells, line_nos)
     if blk.section is not None and blk.section.endswith("-trace"):
         blk = _trace_from_rows(blk, rep)
-    return blk, j, sorted(bad + more)
+    return blk, sorted(bad + more)
 
 
 def _table_end(lines: list[str], start: int, end: int | None = None) -> int:
@@ -429,6 +485,7 @@ def parse(doc: Document) -> DialectResult:
                 j = d + 1
                 cells: list[list[str]] = []
                 line_nos: list[int] = []
+                stray: list[int] = []
                 while j < n and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
                     row = lines[j]
                     if not row.strip():
@@ -442,6 +499,10 @@ def parse(doc: Document) -> DialectResult:
                         continue
                     if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
                             or row.lstrip().startswith("Generating "):
+                        if _stray_line(row) and j + 1 < n and _row_like(lines[j + 1]):
+                            stray.append(j + 1)  # program output inside the table: its rows go on after it
+                            j += 1
+                            continue
                         break  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
                     row = row.rstrip("\r")
                     if "\r" in row:  # a carriage return inside a row: damage ('5\r0.1' is not 50.1), reported
@@ -451,10 +512,11 @@ def parse(doc: Document) -> DialectResult:
                         continue
                     # rows glued together (line breaks lost): each was padded to the header's width
                     w = width or len(line)
-                    while w > spans[-1][0] and len(row.rstrip()) > w and _is_console_row(row[w:], spans):
-                        cells.append(_console_cells(row[:w], spans))
+                    n_glued = _glued_ends(row, w, spans)
+                    for g in range(n_glued):
+                        cells.append(_console_cells(row[g * w : (g + 1) * w], spans))
                         line_nos.append(j + 1)
-                        row = row[w:]
+                    row = row[n_glued * w :]
                     if len(row.rstrip()) > w and row[w:].strip().startswith(_STATUS):
                         row = row[:w]  # a status line glued after the last row
                     cells.append(_console_cells(row, spans, fields))
@@ -473,6 +535,8 @@ def parse(doc: Document) -> DialectResult:
                 if commented:
                     blk.notes.append(f"{commented} row(s) end with a comment after ' # ' (added to the pasted "
                                      "table): read as a comment, not as part of the name")
+                if stray:
+                    blk.notes.append(stray_note(stray))
                 if blk.section is not None and blk.section.endswith("-trace"):
                     blk = _trace_from_rows(blk, rep)
                 took(blk, i, j, bad)
@@ -635,7 +699,13 @@ def _markdown_table(lines: list[str], i: int, report: str | None) -> tuple[Block
     j = i + 2
     cells: list[list[str]] = []
     line_nos: list[int] = []
-    while j < len(lines) and _MD_ROW.match(lines[j]):
+    stray: list[int] = []
+    while j < len(lines) and (_MD_ROW.match(lines[j]) or (
+            _stray_line(lines[j]) and j + 1 < len(lines) and _MD_ROW.match(lines[j + 1]))):
+        if not _MD_ROW.match(lines[j]):
+            stray.append(j + 1)  # program output inside the table: its rows go on after it
+            j += 1
+            continue
         row = [c.strip().strip("`").strip() for c in clean(lines[j]).split("\t")]
         cells.append(row if len(row) == len(cols) else [])  # a ragged row is reported, never shifted
         line_nos.append(j + 1)
@@ -647,6 +717,8 @@ def _markdown_table(lines: list[str], i: int, report: str | None) -> tuple[Block
     k = fields.index("name")
     rep = report or _report_from_header(cols, [c[k] for c in cells if c])
     blk, bad = _rows_to_block(rep, fields, cells, line_nos)
+    if stray:
+        blk.notes.append(stray_note(stray))
     return blk, j, bad
 
 
@@ -717,14 +789,18 @@ def _grouped_cells(row: str, ncols: int, fields: list[str | None] | None = None)
     way, only the cuts whose cells agree with each other count (total = calls x average, min <=
     average and median <= max, a share <= 100%). None when no cut is left (then the row is split
     on whitespace as usual); [] when more than one is: the row is reported, never guessed."""
-    spans = [(t.start(), t.end()) for t in re.finditer(r"\S+", row)]
-    toks = [row[a:b] for a, b in spans]
-    # groups of one number are one space apart ('308 807 930'); a wider gap separates two numbers
-    tight = [spans[k + 1][0] - spans[k][1] == 1 for k in range(len(spans) - 1)]
     need = ncols - 1
+    # the leading number tokens and the one after them: a cut uses at most 6 tokens a cell, so
+    # more than that many numbers cannot be cut (and a row of 80,000 tokens is not split whole
+    # again for each row glued to it: linear time)
+    spans = _lead_tokens(row, 6 * need + 2)
+    toks = [row[a:b] for a, b in spans]
+    tight = [spans[k + 1][0] - spans[k][1] == 1 for k in range(len(spans) - 1)]
     m = 0
     while m < len(toks) and _NUM_TOKEN.fullmatch(toks[m]):
         m += 1
+    if m > 6 * need:
+        return [] if fields is not None else None  # no cut covers that many numbers
     if m <= need or m == len(toks):
         return None  # no spare tokens to group, or no name after the numbers
     if toks[m][:1].isdigit():
@@ -762,7 +838,17 @@ def _grouped_cells(row: str, ncols: int, fields: list[str | None] | None = None)
         return []  # more than one reading: the row is reported (no cells), never read one way or the other
     if not ways:
         return None
-    return [*ways[0], " ".join(toks[m:])]
+    return [*ways[0], " ".join(row[spans[m][0] :].split())]
+
+
+def _lead_tokens(row: str, most: int) -> list[tuple[int, int]]:
+    """Where the first `most` blank-separated tokens of `row` are (start, end)."""
+    out = []
+    for t in re.finditer(r"\S+", row):
+        out.append((t.start(), t.end()))
+        if len(out) >= most:
+            break
+    return out
 
 
 def _agrees(cells: dict[str | None, str]) -> bool:

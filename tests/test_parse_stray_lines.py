@@ -1,0 +1,101 @@
+"""A line of program output inside an nsys (console or CSV) or ncu CSV table does not end it: the
+rows after it are read, and a note says which line was left out (issue 26, hostile-2.md D1: one
+'Done.' inside a table had lost every later row without a word, 40 -> 15 and 106 -> 29 rows).
+Metamorphic over every nsys and ncu CSV test log: the same line inserted between two rows of a
+table leaves every row as it was (only the line numbers after it move by one)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import profconv
+from profconv.errors import ProfconvError
+
+DATA = Path(__file__).parent / "data"
+LOGS = sorted(str(p.relative_to(DATA)) for d in ("nsys-csv", "nsys-text", "ncu-csv") for p in (DATA / d).iterdir())
+JUNK = ["Done.", "Warning: device 0 throttled"]
+KEEP = ["section", "name", "time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns",
+        "start_ns", "bytes", "metric", "unit", "value", "value_text"]
+
+
+def _rows(ps) -> list[tuple]:
+    f = ps.frame[KEEP].astype(object).where(ps.frame[KEEP].notna(), None)
+    return sorted(map(tuple, f.itertuples(index=False)), key=repr)
+
+
+def _inside(ps) -> list[int]:
+    """Line numbers of rows whose line before is a row of the same table: a line put before one
+    of them lands inside the table."""
+    f = ps.frame
+    at = set(zip(f["table"], f["line_start"]))
+    rows = sorted({(t, n) for t, n in at if (t, n - 1) in at and n == int(n)})
+    step = max(1, len(rows) // 4)
+    return [int(n) for _, n in rows[::step]][:5]
+
+
+@pytest.mark.parametrize("junk", JUNK)
+@pytest.mark.parametrize("name", LOGS)
+def test_a_stray_line_inside_a_table_loses_no_row(name, junk):
+    text = (DATA / name).read_text(encoding="utf-8", errors="replace")
+    try:
+        base = profconv.parse_text(text)
+    except ProfconvError:
+        pytest.skip("no profile in this log")
+    places = _inside(base)
+    if not places:
+        pytest.skip("no table of two rows or more")
+    lines = text.split("\n")
+    for n in places:
+        hit = "\n".join(lines[: n - 1] + [junk] + lines[n - 1 :])
+        got = profconv.parse_text(hit)
+        assert _rows(got) == _rows(base), (name, n)
+        said = any(f"line(s) {n} inside the table" in note for note in got.notes)
+        assert said or (n, junk) in got.unplaced, (name, n, got.notes, got.unplaced)
+
+
+NSYS_CSV = ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+            + "".join(f"{50 - k},{1000 * (50 - k)},1,{1000 * (50 - k)}.0,{1000 * (50 - k)}.0,{1000 * (50 - k)},"
+                      f"{1000 * (50 - k)},0.0,k{k}\n" for k in range(5)))
+
+
+def test_nsys_csv_stray_line_kept_out_with_a_note():
+    lines = NSYS_CSV.split("\n")
+    text = "\n".join(lines[:3] + ["Warning: device 0 throttled"] + lines[3:])
+    ps = profconv.parse_text(text)
+    assert ps.frame["name"].tolist() == ["k0", "k1", "k2", "k3", "k4"]
+    assert ps.frame["line_start"].tolist() == [2, 3, 5, 6, 7]
+    assert ps.unplaced == []
+    assert any("line(s) 4 inside the table are not rows of it" in n for n in ps.notes)
+
+
+def test_nsys_csv_status_line_still_ends_the_table():
+    """A status line of nsys's own ('Processing [...]', a report title) begins the next report: the
+    table ends there as before, and a next table with the same columns is its own."""
+    text = NSYS_CSV + "Processing [r.sqlite] with [/opt/nsys/reports/cuda_api_sum.py]...\n" + NSYS_CSV.replace("k", "cuda")
+    ps = profconv.parse_text(text)
+    assert not any("inside the table" in n for n in ps.notes)
+    assert sorted(set(ps.frame["section"])) == ["api", "gpu"]
+
+
+def test_nsys_console_stray_line_reproducer():
+    """hostile-2/nsys-text-junk-line.log: the corpus log with 'Done.' after its osrt table's 2nd row."""
+    text = (DATA / "nsys-text" / "ayush-os-a100-vectoradd-stats.log").read_text()
+    lines = text.split("\n")
+    hit = "\n".join(lines[:20] + ["Done."] + lines[20:])
+    ps = profconv.parse_text(hit)
+    osrt = ps.frame[ps.frame.section == "os-runtime"]
+    assert len(ps.frame) == len(profconv.parse_text(text).frame) == 40
+    assert osrt.set_index("name").loc["sem_wait", "share"] == pytest.approx(0.6806369108767513)  # not 0.7777 (2 rows)
+    assert any("line(s) 21 inside the table" in n for n in ps.notes)
+
+
+def test_ncu_csv_stray_line_reproducer():
+    """hostile-2/ncu-csv-junk-line.log: a details page with 'Done.' among its rows: 106 rows, not 29."""
+    text = (DATA / "ncu-csv" / "andrewxu22-rodinia-cfd-v100-ncu2020.csv.log").read_text()
+    lines = text.split("\n")
+    at = next(k for k, ln in enumerate(lines) if ln.startswith('"ID"')) + 30
+    hit = "\n".join(lines[:at] + ["Done."] + lines[at:])
+    assert len(profconv.parse_text(hit).frame) == len(profconv.parse_text(text).frame)
+    assert any(f"line(s) {at + 1} inside the table" in n for n in profconv.parse_text(hit).notes)
