@@ -174,7 +174,7 @@ _ID_COLUMNS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "
 RAW_COLUMNS_FROM = 200  # launches: from here on a raw page is read as columns (profconv.parse.columnar)
 
 
-def _csv_extent(lines: list[str], start: int) -> tuple[list[int], int, list[int]]:
+def _csv_extent(lines: list[str], start: int, width: int) -> tuple[list[int], int, list[int]]:
     """The rows of the CSV table whose header is line index `start` (every line starting with a
     quote), the index after it and the stray lines inside it: a line of program output with a
     row right after it does not end the table."""
@@ -187,14 +187,25 @@ def _csv_extent(lines: list[str], start: int) -> tuple[list[int], int, list[int]
             if line.startswith(('"ID",', '"Process ID",')):
                 break  # the next page
             rows.append(j)
-        elif line.strip() and j + 1 < len(lines) and lines[j + 1].startswith('"') \
-                and not lines[j + 1].startswith(('"ID",', '"Process ID",')) and not _OTHER_TOOL.match(line) \
-                and not line.startswith("==PROF=="):
+        elif j + 1 < len(lines) and _stray(line) and _row_of(lines[j + 1], width):
             stray.append(j)
         else:
             break
         j += 1
     return rows, j, stray
+
+
+def _stray(line: str) -> bool:
+    """Program output printed into a CSV table: not blank, no quote (the rest of a wrapped row
+    holds one), not a line of ncu's own or another profiler's."""
+    return bool(line.strip()) and '"' not in line and not line.startswith("==PROF==") and not _OTHER_TOOL.match(line)
+
+
+def _row_of(line: str, width: int) -> bool:
+    """A row of a CSV table whose header has `width` cells (a details page's rows may leave its
+    rule columns off), not the header of the next page."""
+    return (line.startswith('"') and not line.startswith(('"ID",', '"Process ID",'))
+            and width // 2 < len(csv_row(line)) <= width)
 
 
 def stray_note(numbers: list[int]) -> str:
@@ -246,8 +257,8 @@ def _raw_cells(table: list[list[str]], at: list[int], kname: int, result: Dialec
 
 def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping.Event]) -> int:
     lines = doc.lines
-    at, j, stray = _csv_extent(lines, start)
     header = csv_row(lines[start])
+    at, j, stray = _csv_extent(lines, start, len(header))
     col = {h: k for k, h in enumerate(header)}
     kname = col.get("Kernel Name", col.get("Function Name"))
     if kname is None or ("Metric Name" in col and "Metric Value" not in col):

@@ -257,7 +257,8 @@ def _csv_extent(lines: list[str], start: int, ncols: int) -> tuple[int, list[int
     program output with a row of the same width right after it does not end the table."""
     j = _table_end(lines, start)
     stray: list[int] = []
-    while j + 1 < len(lines) and _stray_line(lines[j]) and _continues(lines[j + 1], lines[start], ncols):
+    while (j + 1 < len(lines) and _stray_line(lines[j]) and '"' not in lines[j]  # not a wrapped row's rest
+           and _continues(lines[j + 1], lines[start], ncols)):
         stray.append(j)
         j = _table_end(lines, j + 1)
     try:  # its header once more: the next table begins there (two outputs one after the other)
