@@ -27,7 +27,8 @@ _LAUNCH_SUFFIX = re.compile(r" \[(?:grid [\dx]+(?:, )?)?(?:block [\dx]+)?\]$")
 
 def short_name(name: str) -> str:
     """'void ns::k<float, 8>(float*, int)' -> 'ns::k<…>'; API and memcpy names are unchanged; a
-    launch configuration nsys split the kernel's rows by stays: 'k [grid 90x1x1, block 16x16x1]'."""
+    launch configuration nsys split the kernel's rows by stays: 'k [grid 90x1x1, block 16x16x1]'; a
+    name nsys cut inside its argument list loses it as a whole one does: 'k(const float *, …' -> 'k'."""
     if name.endswith("]") and (m := _LAUNCH_SUFFIX.search(name)) and m.end() - m.start() > 3:
         return short_name(name[: m.start()]) + m.group(0)
     n = name.strip()
@@ -35,9 +36,10 @@ def short_name(name: str) -> str:
         return n
     n = strip_correlation(n)
     n = _RETURN_TYPE.sub("", n)
+    cut = n.endswith(("…", "...")) and "(" in n  # nsys cut a long name in its argument list ('k(const float *, …')
     if "<" in n:
         n = _fold(n, "<", ">", "<…>")
-    if n.endswith(")") and "(" in n:
+    if (n.endswith(")") or cut) and "(" in n:
         head = n[: n.index("(")]
         if head and (head[-1].isalnum() or head[-1] in "_>…"):
             n = head

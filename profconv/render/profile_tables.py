@@ -87,6 +87,10 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
     recs = r.rows if opts.max_rows is None else r.rows[: max(opts.max_rows, r.top_count)]
     present = {c: any(row[c] is not None and row[c] == row[c] for row in r.rows)
                for c in ("time_pct", "calls", "avg_ns", "min_ns", "max_ns")}
+    if len({row["table"] for row in r.rows if row["table"] is not None}) > 1:
+        # merged from several source tables (nsys's kernel and memory-operation reports): each printed
+        # Time(%) is of its own table and would contradict Share beside it; the table's note says so
+        present["time_pct"] = False
     # (header, key that must be present, cell, drop rank: lowest is left out first, None: always shown)
     spec = [
         ("", None, lambda row: Text("●", style="green") if row["in_top"] else Text(""), None),
@@ -121,14 +125,22 @@ def _metric_cell(value: Any, text: Any) -> str:
     return f"{value:,}"  # the shortest digits that read back as the value: the printed ones ('63,656.74')
 
 
-def metric_table(rows: Rows, profile: int, width: int = 120) -> Fitted | None:
-    """Every metric row of a profile: kernel, metric, unit and its values -- Min, Max and Avg where the
-    tool printed them (nvprof --metrics/--events, ncu --print-summary), an event's Total, else the one
-    value. At a narrow width Total, Min and Max go first (named in the caption); the kernel wraps."""
+METRIC_ROWS_SHOWN = 1000  # the terminal's Metrics table stops here (--all shows every row): an ncu raw
+# page of 20,000 launches holds a million metric rows, which --json and --csv write
+
+
+def metric_table(rows: Rows, profile: int, width: int = 120, limit: int | None = METRIC_ROWS_SHOWN) -> Fitted | None:
+    """A profile's metric rows (the first `limit`; None: every one): kernel, metric, unit and its
+    values -- Min, Max and Avg where the tool printed them (nvprof --metrics/--events, ncu
+    --print-summary), an event's Total, else the one value. At a narrow width Total, Min and Max go
+    first (named in the caption); the kernel wraps."""
     prof, sec = rows.col("profile"), rows.col("section")
     idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] in ("ncu-metric", "metric")]
     if not idx:
         return None
+    hidden = len(idx) - limit if limit is not None and len(idx) > limit else 0
+    if hidden:
+        idx = idx[:limit]
     recs = rows.take(idx).records(["short_name", "metric", "unit", "value", "value_text", "value_min", "value_max",
                                    "value_total", "value_text_min", "value_text_max"])
 
@@ -149,7 +161,9 @@ def metric_table(rows: Rows, profile: int, width: int = 120) -> Fitted | None:
     columns.append(Column("Avg" if spread else "Value", [_metric_cell(r["value"], r["value_text"]) for r in recs]))
     if present("value_total"):
         columns.append(Column("Total", [_metric_cell(r["value_total"], None) for r in recs], drop=1))
-    return fit_table("Metrics", columns, width, wrap_min=16)
+    caption = (f"{hidden:,} more metric row(s) not shown (--all shows them; --json and --csv hold every one)"
+               if hidden else None)
+    return fit_table("Metrics", columns, width, wrap_min=16, caption=caption)
 
 
 def by_profile(rows: Rows) -> dict[Any, list[int]]:
@@ -196,7 +210,8 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
             for note in ps.table_notes.get((info.profile, ranked.section), []):
                 if not (fast and fast.line(f"  warning: {note}")):
                     console.print(Text(f"  warning: {note}", style="yellow"))
-        mt = metric_table(own, info.profile, width) if opts.metrics else None
+        limit = None if opts.max_rows is None else METRIC_ROWS_SHOWN
+        mt = metric_table(own, info.profile, width, limit) if opts.metrics else None
         if mt is not None and not (fast and fast.table(mt)):
             console.print(mt)
         for note in (n for s in ("ncu-metric", "metric") for n in ps.table_notes.get((info.profile, s), [])

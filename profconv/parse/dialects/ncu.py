@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import cast
 
 from profconv.parse import columnar, grouping, units
 from profconv.parse.dialect import Dialect
@@ -320,189 +321,231 @@ def _in_columns(line: str, spans: list[tuple[int, int]]) -> bool:
     return True
 
 
-def parse(doc: Document) -> DialectResult:
-    result = DialectResult()
-    events: list[grouping.Event] = []
-    lines = doc.lines
-    metrics: list[Row] = []
-    kernel: str | None = None
-    spans: list[tuple[int, int]] | None = None
-    first_line = 0
-    pid: int | None = None
-    command: str | None = None
-    rows_in_table = 0
-    invocations: int | None = None  # the kernel line of a --print-summary: min/max/avg over this many launches
-    summary_gpu: list[Row] = []  # its duration rows, as GPU rows (calls, avg, min, max; no total printed)
-    kernel_line = 0
-    summary_lines: set[int] = set()  # lines of --print-summary metric rows (averages, not one launch each)
-    # each kernel's metrics as printed: read when the run's output ends (flush), in the decimal mark
-    # all their cells say (a --print-summary duration row: its kernel line and launch count beside it)
-    pending: list[_Cells] = []
-    kernels: list[list[_Cells]] = []  # each kernel's cells since the last flush (one ncu run)
-    launches: dict[int, tuple[int, int]] = {}  # line -> its kernel line, launches (-1: not a count)
-    ambiguous: list[str] = []  # kernels whose sections left the decimal mark undecided
+class _Run:
+    """The metrics of one ncu run as printed (each kernel's cells), read when the run's output ends
+    in the decimal mark their cells say, and the blocks they make."""
 
-    def end_kernel() -> None:
-        nonlocal pending
-        if pending:
-            kernels.append(pending)
-            pending = []
+    def __init__(self) -> None:
+        self.pending: list[_Cells] = []  # the current kernel's cells
+        self.kernels: list[list[_Cells]] = []  # each kernel's cells since the last flush
+        # a --print-summary duration row's line -> its kernel line and launch count (-1: not a count)
+        self.launches: dict[int, tuple[int, int]] = {}
+        self.summary_lines: set[int] = set()  # --print-summary rows (averages, not one launch each)
+        self.metrics: list[Row] = []
+        self.summary_gpu: list[Row] = []  # --print-summary duration rows as GPU rows (no total printed)
+        self.ambiguous: list[str] = []  # kernels whose sections left the decimal mark undecided
+        self.first_line = 0
 
-    def resolve() -> None:
-        end_kernel()
-        if not kernels:
-            return
-        run = None  # a kernel of integers alone ('524,288' requests) takes the mark the run's others say
-        if len(kernels) > 1:
-            vote = units.LocaleVote()
-            for cells in kernels:
-                _vote(cells, vote)
-            decided = vote.comma or vote.dot or vote.comma4 or vote.group4
-            run = vote.locale() if decided else None
-            run = None if run is not None and run.ambiguous else run
-        rows = []
-        for cells in kernels:
+    def end_kernel(self) -> None:
+        if self.pending:
+            self.kernels.append(self.pending)
+            self.pending = []
+
+    def _run_locale(self) -> units.Locale | None:
+        """The mark all the run's kernels say together (one process prints in one locale): for a
+        kernel of integers alone ('524,288' requests)."""
+        if len(self.kernels) < 2:
+            return None
+        vote = units.LocaleVote()
+        for cells in self.kernels:
+            _vote(cells, vote)
+        if not (vote.comma or vote.dot or vote.comma4 or vote.group4):
+            return None
+        run = vote.locale()
+        return None if run.ambiguous else run
+
+    def resolve(self) -> None:
+        self.end_kernel()
+        run = self._run_locale()
+        for cells in self.kernels:
             read, undecided = _read(cells, run)
-            rows += read
             if undecided:
-                ambiguous.append(cells[0][0])
-        kernels.clear()
-        for row in rows:
-            metrics.append(row)
-            if row.line_start in launches and row.metric in DURATION_METRICS:
-                at, launched = launches[row.line_start]
-                calls = launched if launched >= 0 else None
-                d = [duration_ns(v, row.unit) for v in (row.value, row.value_min, row.value_max)]
-                if all(x == x for x in d):  # its launch count is on the kernel line
-                    summary_gpu.append(Row(section="gpu", name=row.name, line_start=at, line_end=row.line_start,
-                                           calls=calls, avg_ns=d[0], min_ns=d[1], max_ns=d[2]))
-        launches.clear()
+                self.ambiguous.append(cells[0][0])
+            for row in read:
+                self.metrics.append(row)
+                if row.line_start in self.launches and row.metric in DURATION_METRICS:
+                    self._summary_row(row)
+        self.kernels.clear()
+        self.launches.clear()
 
-    def flush() -> None:
-        nonlocal metrics, summary_gpu, first_line
-        resolve()
+    def _summary_row(self, row: Row) -> None:
+        at, launched = self.launches[row.line_start]
+        d = [duration_ns(v, row.unit) for v in (row.value, row.value_min, row.value_max)]
+        if all(x == x for x in d):  # its launch count is on the kernel line
+            self.summary_gpu.append(Row(section="gpu", name=row.name, line_start=at, line_end=row.line_start,
+                                        calls=launched if launched >= 0 else None, avg_ns=d[0], min_ns=d[1],
+                                        max_ns=d[2]))
+
+    def flush(self, events: list[grouping.Event]) -> None:
+        self.resolve()
+        first, metrics, summary_gpu = self.first_line, self.metrics, self.summary_gpu
         if summary_gpu:
-            events.append(grouping.Event("block", first_line, block=Block(
-                section="gpu", rows=summary_gpu, line_start=first_line, line_end=summary_gpu[-1].line_end,
+            events.append(grouping.Event("block", first, block=Block(
+                section="gpu", rows=summary_gpu, line_start=first, line_end=summary_gpu[-1].line_end,
                 notes=[SUMMARY_NOTE])))
-            summary_gpu = []
         if metrics:
-            notes = [f"{', '.join(ambiguous)}: {units.AMBIGUOUS_NOTE}"] if ambiguous else []
-            events.append(grouping.Event("block", first_line, block=Block(
-                section="ncu-metric", rows=metrics, line_start=first_line, line_end=metrics[-1].line_end,
-                notes=notes)))
-            summary = summarize(metrics, summary_lines)
-            summary_lines.clear()
+            notes = [f"{', '.join(self.ambiguous)}: {units.AMBIGUOUS_NOTE}"] if self.ambiguous else []
+            events.append(grouping.Event("block", first, block=Block(
+                section="ncu-metric", rows=metrics, line_start=first, line_end=metrics[-1].line_end, notes=notes)))
+            summary = summarize(metrics, self.summary_lines)
+            self.summary_lines.clear()
             if summary:
-                events.append(grouping.Event("block", first_line, block=Block(
-                    section="gpu", rows=summary, line_start=first_line, line_end=metrics[-1].line_end)))
+                events.append(grouping.Event("block", first, block=Block(
+                    section="gpu", rows=summary, line_start=first, line_end=metrics[-1].line_end)))
         if metrics or summary_gpu:
-            first_line = 0  # the next kernel line begins the next table
-        metrics = []
-        ambiguous.clear()
+            self.first_line = 0  # the next kernel line begins the next table
+        self.metrics, self.summary_gpu = [], []
+        self.ambiguous.clear()
 
+
+class _Page:
+    """One pass over an ncu log: the console details page (kernel lines, sections, metric tables,
+    --print-summary tables) and the --csv pages among them."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.result = DialectResult()
+        self.events: list[grouping.Event] = []
+        self.run = _Run()
+        self.kernel: str | None = None
+        self.spans: list[tuple[int, int]] | None = None  # the dash runs of the metric table open
+        self.rows_in_table = 0
+        self.pid: int | None = None
+        self.command: str | None = None
+        self.invocations: int | None = None  # a --print-summary kernel line: min/max/avg over this many launches
+        self.kernel_line = 0
+
+    def claim(self, lineno: int) -> bool:
+        self.result.claimed.add(lineno)
+        return True
+
+    def flush(self) -> None:
+        self.run.flush(self.events)
+
+    def csv_page(self, i: int) -> int:
+        self.flush()
+        if self.pid is not None or self.command:
+            self.events.append(grouping.Event("start", i + 1, pid=self.pid, command=self.command))
+        return _csv(self.doc, i, self.result, self.events)
+
+    def run_line(self, line: str, lineno: int) -> bool:
+        """'==PROF== Connected to process N' or '[N] app@host': who the following output is of."""
+        if m := _CONNECTED.search(line):
+            self.pid, self.command = whole(m.group(1)), m.group(2)
+            return True
+        if m := _PROCESS.match(line):
+            self.flush()
+            self.events.append(grouping.Event("start", lineno, pid=whole(m.group(1)),
+                                              command=self.command or m.group(2)))
+            return self.claim(lineno)
+        return False
+
+    def kernel_of(self, line: str, lineno: int) -> bool:
+        """A kernel line (details page) or a --print-summary kernel line with its launch count."""
+        m = _KERNEL.match(line)
+        summary = None if m else _SUMMARY_KERNEL.match(line)
+        if m is None and summary is None:
+            return False
+        self.run.end_kernel()
+        self.kernel = (m or summary).group("name")  # type: ignore[union-attr]
+        self.invocations = None
+        if summary is not None:
+            self.invocations = whole(summary.group("inv") or summary.group("inv2"))
+            if self.invocations is None:  # a launch count past the Int64 calls column: reported, not read
+                self.result.unplaced.append(lineno)
+                self.invocations = -1
+            self.kernel_line = lineno
+        self.run.first_line = self.run.first_line or lineno
+        self.spans = None
+        return self.claim(lineno)
+
+    def frame_line(self, line: str, lineno: int) -> bool:
+        """A device line, a section title, a table's rule, or another profiler's output beginning."""
+        if _DEVICE_LINE.match(line) and (self.kernel is not None or self.pid is not None or self.run.first_line == 0):
+            return self.claim(lineno)
+        if self.kernel is None:
+            return True  # nothing of a kernel's output before its kernel line
+        if _SECTION.match(line):
+            self.spans = None
+            return self.claim(lineno)
+        if _RULE.match(line):
+            if self.spans is not None and self.rows_in_table:
+                self.spans = None  # the rule that closes a table: advice and program output follow
+            else:
+                self.spans = [(m.start(), m.end()) for m in re.finditer(r"-{3,}", line)]
+                self.rows_in_table = 0
+            return self.claim(lineno)
+        if _OTHER_TOOL.match(line):
+            self.flush()
+            self.events.append(grouping.Event("break", lineno))
+            self.kernel, self.spans = None, None  # another profiler's output follows the ncu log
+            return True
+        return False
+
+    def summary_row(self, line: str, lineno: int) -> None:
+        """A row of a --print-summary table: Metric Name, Metric Unit, Minimum, Maximum, Average."""
+        spans = cast("list[tuple[int, int]]", self.spans)
+        name = line[: spans[1][0]].strip()
+        if name == "Metric Name":
+            self.claim(lineno)
+            return
+        unit = line[spans[1][0] : spans[2][0]].strip()
+        cells = line[spans[2][0] :].replace("(!)", "").split()
+        # the three values inside their columns (right-aligned since 2023, left-aligned before), a
+        # blank before the first: a line shifted by a paste (or damaged) cuts a number in two and
+        # is reported instead
+        aligned = line[spans[2][0] - 1 : spans[2][0]] == " " and _in_columns(line, spans[2:])
+        if name and len(cells) == 3 and aligned and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
+            lo, hi, avg = cells
+            self.run.summary_lines.add(lineno)
+            self.run.pending.append((cast(str, self.kernel), lineno, name, unit, avg, lo, hi))
+            self.run.launches[lineno] = (self.kernel_line, cast(int, self.invocations))
+            self.rows_in_table += 1
+            self.claim(lineno)
+        elif (_METRIC_LIKE.match(line) or _ENDS_IN_NUMBER.search(line)) and not _ADVICE.match(line):
+            self.result.unplaced.append(lineno)  # a row that does not fit its columns (two cells run together)
+
+    def metric_row(self, line: str, lineno: int) -> None:
+        """A row of a details page's section table: Metric Name, Metric Unit, Metric Value."""
+        spans = cast("list[tuple[int, int]]", self.spans)
+        name = line[: spans[1][0]].strip()
+        if name == "Metric Name":
+            self.claim(lineno)
+            return
+        unit = line[spans[1][0] : spans[2][0]].strip()
+        value = line[spans[2][0] :].strip()
+        if name and value and _aligned(line, spans):
+            self.run.pending.append((cast(str, self.kernel), lineno, name, unit, value, None, None))
+            self.rows_in_table += 1
+            self.claim(lineno)
+        elif _METRIC_LIKE.match(line) and not _ADVICE.match(line):
+            self.result.unplaced.append(lineno)  # a metric row out of line with its table
+
+    def line(self, line: str, lineno: int) -> None:
+        if self.run_line(line, lineno) or self.kernel_of(line, lineno) or self.frame_line(line, lineno):
+            return
+        if not self.spans or not line.strip():
+            return
+        if len(self.spans) == 5 and self.invocations is not None:
+            self.summary_row(line, lineno)
+        elif len(self.spans) == 3:
+            self.metric_row(line, lineno)
+
+
+def parse(doc: Document) -> DialectResult:
+    page = _Page(doc)
+    lines = doc.lines
     i = 0
     while i < len(lines):
         line = lines[i].rstrip("\r\n")
-        lineno = i + 1
-        if line.startswith('"ID",') or line.startswith('"Process ID",'):
-            flush()
-            if pid is not None or command:
-                events.append(grouping.Event("start", lineno, pid=pid, command=command))
-            i = _csv(doc, i, result, events)
+        if line.startswith(('"ID",', '"Process ID",')):
+            i = page.csv_page(i)
             continue
+        page.line(line, i + 1)
         i += 1
-        if m := _CONNECTED.search(line):
-            pid, command = whole(m.group(1)), m.group(2)
-            continue
-        if m := _PROCESS.match(line):
-            flush()
-            events.append(grouping.Event("start", lineno, pid=whole(m.group(1)), command=command or m.group(2)))
-            result.claimed.add(lineno)
-            continue
-        if m := _KERNEL.match(line):
-            end_kernel()
-            kernel = m.group("name")
-            invocations = None
-            first_line = first_line or lineno
-            result.claimed.add(lineno)
-            spans = None
-            continue
-        if m := _SUMMARY_KERNEL.match(line):
-            end_kernel()
-            kernel = m.group("name")
-            invocations = whole(m.group("inv") or m.group("inv2"))
-            if invocations is None:  # a launch count past the Int64 calls column: reported, not read
-                result.unplaced.append(lineno)
-                invocations = -1
-            kernel_line = lineno
-            first_line = first_line or lineno
-            result.claimed.add(lineno)
-            spans = None
-            continue
-        if _DEVICE_LINE.match(line) and (kernel is not None or pid is not None or first_line == 0):
-            result.claimed.add(lineno)
-            continue
-        if kernel is None:
-            continue
-        if _SECTION.match(line):
-            spans = None
-            result.claimed.add(lineno)
-            continue
-        if _RULE.match(line):
-            result.claimed.add(lineno)
-            if spans is not None and rows_in_table:
-                spans = None  # the rule that closes a table: advice and program output follow
-                continue
-            spans = [(m.start(), m.end()) for m in re.finditer(r"-{3,}", line)]
-            rows_in_table = 0
-            continue
-        if _OTHER_TOOL.match(line):
-            flush()
-            events.append(grouping.Event("break", lineno))
-            kernel, spans = None, None  # another profiler's output follows the ncu log
-            continue
-        if spans and len(spans) == 5 and invocations is not None and line.strip():
-            # a --print-summary table: Metric Name, Metric Unit, Minimum, Maximum, Average
-            name = line[: spans[1][0]].strip()
-            unit = line[spans[1][0] : spans[2][0]].strip()
-            cells = line[spans[2][0] :].replace("(!)", "").split()
-            if name == "Metric Name":
-                result.claimed.add(lineno)
-                continue
-            # the three values inside their columns (right-aligned since 2023, left-aligned before), a
-            # blank before the first: a line shifted by a paste (or damaged) cuts a number in two and
-            # is reported instead
-            aligned = line[spans[2][0] - 1 : spans[2][0]] == " " and _in_columns(line, spans[2:])
-            if name and len(cells) == 3 and aligned and not _ADVICE.match(line) and not line[: spans[0][0]].strip():
-                lo, hi, avg = cells
-                summary_lines.add(lineno)
-                pending.append((kernel, lineno, name, unit, avg, lo, hi))
-                launches[lineno] = (kernel_line, invocations)
-                rows_in_table += 1
-                result.claimed.add(lineno)
-                continue
-            if (_METRIC_LIKE.match(line) or _ENDS_IN_NUMBER.search(line)) and not _ADVICE.match(line):
-                result.unplaced.append(lineno)  # a row that does not fit its columns (two cells run together)
-            continue
-        if spans and len(spans) == 3 and line.strip():
-            name = line[: spans[1][0]].strip()
-            unit = line[spans[1][0] : spans[2][0]].strip()
-            value = line[spans[2][0] :].strip()
-            if name == "Metric Name":
-                result.claimed.add(lineno)
-                continue
-            if name and value and _aligned(line, spans):
-                pending.append((kernel, lineno, name, unit, value, None, None))
-                rows_in_table += 1
-                result.claimed.add(lineno)
-                continue
-            if _METRIC_LIKE.match(line) and not _ADVICE.match(line):
-                result.unplaced.append(lineno)  # a metric row out of line with its table
-            continue
-    flush()
-    result.profiles = grouping.group(events, TOOL)
-    return result
+    page.flush()
+    page.result.profiles = grouping.group(page.events, TOOL)
+    return page.result
 
 
 DIALECT = Dialect(

@@ -134,73 +134,90 @@ def _size_factor(field: str) -> float:
 
 def _rows_to_block(report: str, fields: list[str | None], cells: list[list[str]], lines: list[int],
                    scales: dict[str, float] | None = None) -> tuple[Block, list[int]]:
+    """A table's rows (cells as printed, one list per line in `lines`) read in the decimal mark all
+    its cells say: its block and the lines that made no row (cut, ragged, a bad number, no name)."""
     section = REPORTS.get(report, "gpu")
-    scales = scales or {}
     bad: list[int] = []
     rows: list[Row] = []
+    loc = _table_locale(fields, cells)
+    need = sum(1 for f in fields if f is not None)
+    for cell, line in zip(cells, lines):
+        got = _cell_values(fields, cell, loc, scales or {}) if len(cell) >= need else None
+        if got is None:
+            bad.append(line)  # a cut or ragged row: reported, never read with its columns shifted
+            continue
+        vals, name = got
+        rows.append(_row_of(section, name, line, vals))
+    blk = Block(section=section, rows=rows, line_start=lines[0] if lines else 0,
+                line_end=lines[-1] if lines else 0, kind=report)
+    if loc.ambiguous:
+        blk.notes.append(units.AMBIGUOUS_NOTE)
+    return blk, bad
+
+
+def _table_locale(fields: list[str | None], cells: list[list[str]]) -> units.Locale:
     numeric = [c for cell in cells for f, c in zip(fields, cell) if f not in (None, "name", "calls")]
     counts = [c for cell in cells for f, c in zip(fields, cell) if f == "calls"]
     loc = units.decide_locale(numeric, counts)
     if loc.ambiguous:  # the columns not kept tell the decimal mark too (a size table's '0.000' Min
         # beside Totals such as '8.389' that read either way)
         loc = units.decide_locale(numeric + [c for cell in cells for f, c in zip(fields, cell) if f is None], counts)
-    for cell, line in zip(cells, lines):
-        vals: dict[str, float] = {}
-        launch: dict[str, str] = {}
-        name = ""
-        if len(cell) < sum(1 for f in fields if f is not None):
-            bad.append(line)  # a cut or ragged row: reported, never read with its columns shifted
-            continue
-        try:
-            for f, c in zip(fields, cell):
-                if f == "name":
-                    name = c.strip() if not name else name
-                elif f in ("pct",):
-                    vals[f] = units.percent(c, loc)
-                elif f == "calls":
-                    vals[f] = units.count(c, loc)
-                elif f in ("mbytes", "kib", "total"):
-                    vals["bytes"] = loc.convert(c.strip()) * _size_factor(f)
-                elif f in ("grid", "block"):
-                    dims = c.replace(",", " ").split()
-                    if not dims or not all(d.isdigit() for d in dims):
-                        raise ValueError(c)
-                    launch[f] = "x".join(dims)
-                elif f is not None:
-                    if f in ("start", "dur") and not c.strip():
-                        raise ValueError(c)  # a trace row without its time
-                    vals[f] = loc.convert(c.strip()) * scales.get(f, 1.0)
-        except ValueError:
-            bad.append(line)
-            continue
-        if not name:
-            bad.append(line)
-            continue
-        if launch:  # one row per launch configuration: the name says which ('k(int) [grid 90x1x1, block 16x16x1]')
-            name = f"{name} [{', '.join(f'{k} {v}' for k, v in launch.items())}]"
-        if section == "gpu-memory-size":
-            rows.append(Row(section=section, name=name, line_start=line, line_end=line,
-                            bytes=vals.get("bytes", float("nan")),
-                            calls=int(vals["calls"]) if "calls" in vals else None))
-            continue
-        if section.endswith("-trace"):
-            rows.append(Row(section=section, name=name, line_start=line, line_end=line,
-                            start_ns=vals.get("start", float("nan")),
-                            total_ns=vals.get("dur", float("nan")), calls=1))
-            continue
-        rows.append(Row(
-            section=section, name=name, line_start=line, line_end=line,
-            time_pct=vals.get("pct", float("nan")), total_ns=vals.get("time", float("nan")),
-            calls=int(vals["calls"]) if "calls" in vals else None,
-            avg_ns=vals.get("avg", float("nan")), med_ns=vals.get("med", float("nan")),
-            min_ns=vals.get("min", float("nan")), max_ns=vals.get("max", float("nan")),
-            std_ns=vals.get("std", float("nan")),
-        ))
-    blk = Block(section=section, rows=rows, line_start=lines[0] if lines else 0,
-                line_end=lines[-1] if lines else 0, kind=report)
-    if loc.ambiguous:
-        blk.notes.append(units.AMBIGUOUS_NOTE)
-    return blk, bad
+    return loc
+
+
+def _cell_values(fields: list[str | None], cell: list[str], loc: units.Locale,
+                 scales: dict[str, float]) -> tuple[dict[str, float], str] | None:
+    """One row's numbers by field, and its name (with its launch configuration); None when a cell
+    does not read or the name is empty."""
+    vals: dict[str, float] = {}
+    launch: dict[str, str] = {}
+    name = ""
+    try:
+        for f, c in zip(fields, cell):
+            if f == "name":
+                name = c.strip() if not name else name
+            elif f is not None:
+                _cell_value(f, c, loc, scales, vals, launch)
+    except ValueError:
+        return None
+    if not name:
+        return None
+    if launch:  # one row per launch configuration: the name says which ('k(int) [grid 90x1x1, block 16x16x1]')
+        name = f"{name} [{', '.join(f'{k} {v}' for k, v in launch.items())}]"
+    return vals, name
+
+
+def _cell_value(f: str, c: str, loc: units.Locale, scales: dict[str, float], vals: dict[str, float],
+                launch: dict[str, str]) -> None:
+    """Cell `c` of field `f` into `vals` (or `launch`); ValueError when it does not read."""
+    if f == "pct":
+        vals[f] = units.percent(c, loc)
+    elif f == "calls":
+        vals[f] = units.count(c, loc)
+    elif f in ("mbytes", "kib", "total"):
+        vals["bytes"] = loc.convert(c.strip()) * _size_factor(f)
+    elif f in ("grid", "block"):
+        dims = c.replace(",", " ").split()
+        if not dims or not all(d.isdigit() for d in dims):
+            raise ValueError(c)
+        launch[f] = "x".join(dims)
+    else:
+        if f in ("start", "dur") and not c.strip():
+            raise ValueError(c)  # a trace row without its time
+        vals[f] = loc.convert(c.strip()) * scales.get(f, 1.0)
+
+
+def _row_of(section: str, name: str, line: int, vals: dict[str, float]) -> Row:
+    nan = float("nan")
+    calls = int(vals["calls"]) if "calls" in vals else None
+    if section == "gpu-memory-size":
+        return Row(section=section, name=name, line_start=line, line_end=line, bytes=vals.get("bytes", nan), calls=calls)
+    if section.endswith("-trace"):
+        return Row(section=section, name=name, line_start=line, line_end=line, start_ns=vals.get("start", nan),
+                   total_ns=vals.get("dur", nan), calls=1)
+    return Row(section=section, name=name, line_start=line, line_end=line, time_pct=vals.get("pct", nan),
+               total_ns=vals.get("time", nan), calls=calls, avg_ns=vals.get("avg", nan), med_ns=vals.get("med", nan),
+               min_ns=vals.get("min", nan), max_ns=vals.get("max", nan), std_ns=vals.get("std", nan))
 
 
 _TIME_COL = re.compile(r"^(start|duration)\s*\((ns|nsec|us|usec|ms|msec|s|sec)\)$")
@@ -387,167 +404,231 @@ _OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns"
         "min": "min_ns", "max": "max_ns", "std": "std_ns", "start": "start_ns", "dur": "total_ns"}
 
 
-def parse(doc: Document) -> DialectResult:
-    result = DialectResult()
-    lines = doc.lines
-    events: list[grouping.Event] = []
-    report: str | None = None
+class _Scan:
+    """One pass of the nsys readers over a document's lines: what they found so far, and the
+    report whose table comes next (named by a status line, a title or a heading)."""
 
-    def took(blk: Block | None, i: int, j: int, bad: list[int]) -> None:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.n = len(lines)
+        self.result = DialectResult()
+        self.events: list[grouping.Event] = []
+        self.report: str | None = None
+
+    def took(self, blk: Block | None, i: int, j: int, bad: list[int]) -> int:
         """A table read from line i + 1 through line j: its block (if any rows made one), its lines
-        claimed, the lines that made no row reported."""
+        claimed, the lines that made no row reported; the next table is no named report's."""
         if blk is not None:
-            events.append(grouping.Event("block", i + 1, block=blk))
-        result.claimed.update(range(i + 1, j + 1))
-        result.unplaced.extend(bad)
+            self.events.append(grouping.Event("block", i + 1, block=blk))
+        self.result.claimed.update(range(i + 1, j + 1))
+        self.result.unplaced.extend(bad)
+        self.report = None
+        return j
 
-    i = 0
-    n = len(lines)
-    while i < n:
-        line = lines[i].replace("\r", "")
-        if m := _EXECUTING.search(line):
-            report = m.group(1) or m.group(2) or m.group(3)
-            result.claimed.add(i + 1)
-            i += 1
-            continue
-        if line[:8] == "SKIPPED:":
-            report = None  # that report printed no table: the next table is not its
-            i += 1
-            continue
-        if _GENERATING.search(line):
-            events.append(grouping.Event("start", i + 1))
-            i += 1
-            continue
-        if m := _CSV_TITLE.search(line):
-            report = m.group(1)
-            i += 1
-            continue
-        # a legacy report title names its statistics ('NVTX Push-Pop Range Statistics:'): prose that
-        # mentions NVTX or OpenACC ('we wrapped the loop in NVTX ranges') names no table
-        title = next((rep for t, rep in TITLES if t in line and "Executing" not in line
-                      and ("Statistics" in line or "Summary" in line)), None)
-        if title and not line.strip().startswith(("Time", "-")):
-            report = title
-            i += 1
-            continue
-        if line.lstrip()[:1] == "|" and (md := _markdown_table(lines, i, report)) is not None:
-            blk, j, bad = md
-            took(blk, i, j, bad)
-            report = None
-            i = j
-            continue
-        if line.lstrip()[:1] == "#" and (m := _REPORT_NAME.search(line)):
-            report = m.group(1)  # a heading that names the report ('#### Table 2: CUDA 'cuda_gpu_kern_sum'')
-            i += 1
-            continue
-        if "\t" in line and (gui := _gui_table(lines, i)) is not None:
-            blk, j, bad = gui
-            took(blk, i, j, bad)
-            i = j
-            continue
-        stripped = line.strip()
-        if (stripped.count(",") >= 2 and ", " not in stripped and "  " not in stripped
-                and (what := _not_read(report)) is not None
-                and not stripped.startswith(("SKIPPED", *_STATUS))):  # a CSV table of a report not read
-            j = _table_end(lines, i)
-            result.claimed.update(range(i + 1, j + 1))
-            result.notes.append(_not_read_note(cast(str, report), what, i + 1, j))
-            report = None
-            i = j
-            continue
-        if (re.match(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()', stripped) and "," in stripped
-                and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
-            blk, j, bad, bulk = _csv_block(lines, i, report)
-            if bulk:  # the rows are claimed by their range (no set of a number per row)
-                result.bulk.append((i + 2, j))
-            if blk is not None:
-                events.append(grouping.Event("block", i + 1, block=blk))
-            result.claimed.update(range(i + 1, i + 2 if bulk else j + 1))
-            result.unplaced.extend(bad)
-            report = None
-            i = j
-            continue
-        # the dashes under a header; nsys 2019/2020 (rai) may print a blank line between them, and a
-        # paste that lost its line breaks glues them onto the header ('…  Name     -------  ----')
-        d = i + 2 if i + 2 < n and not lines[i + 1].strip() and line.strip() else i + 1
-        glued = _GLUED_HEADER.match(line)
-        width = 0
-        if glued:
-            width = glued.start(2)
-            spans = [(m.start(), m.end()) for m in re.finditer("-+", line[width:])]
-            line, d = line[:width], i
-        if glued or (d < n and _DASHES.search(lines[d]) and not lines[d].replace("-", "").strip()):
-            if not glued:
-                spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
-            # headers may overhang their dash run: take the text between runs
-            cols = _header_cells(line, spans)
-            fields = [_field_of(c) for c in cols]
-            if "name" in fields or any(f in ("mbytes", "kib", "total") for f in fields) or _not_read(report):
-                j = d + 1
-                cells: list[list[str]] = []
-                line_nos: list[int] = []
-                stray: list[int] = []
-                while j < n and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
-                    row = lines[j]
-                    if not row.strip():
-                        # rai output puts a blank line between rows: the table goes on if a row follows
-                        if j + 1 < n and _is_console_row(lines[j + 1], spans):
-                            j += 1
-                            continue
-                        break
-                    if ELISION.match(row):  # '...' / '< snip >': rows were left out here, not a row
-                        j += 1
-                        continue
-                    if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
-                            or row.lstrip().startswith("Generating "):
-                        if _stray_line(row) and j + 1 < n and _row_like(lines[j + 1]):
-                            stray.append(j + 1)  # program output inside the table: its rows go on after it
-                            j += 1
-                            continue
-                        break  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
-                    row = row.rstrip("\r")
-                    if "\r" in row:  # a carriage return inside a row: damage ('5\r0.1' is not 50.1), reported
-                        cells.append([])
-                        line_nos.append(j + 1)
-                        j += 1
-                        continue
-                    # rows glued together (line breaks lost): each was padded to the header's width
-                    w = width or len(line)
-                    n_glued = _glued_ends(row, w, spans)
-                    for g in range(n_glued):
-                        cells.append(_console_cells(row[g * w : (g + 1) * w], spans))
-                        line_nos.append(j + 1)
-                    row = row[n_glued * w :]
-                    if len(row.rstrip()) > w and row[w:].strip().startswith(_STATUS):
-                        row = row[:w]  # a status line glued after the last row
-                    cells.append(_console_cells(row, spans, fields))
-                    line_nos.append(j + 1)
-                    j += 1
-                rep = report or _report_from_header(cols, [c[-1] for c in cells if c])
-                if (what := _not_read(rep)) is not None:
-                    result.claimed.update(range(i + 1, j + 1))
-                    result.notes.append(_not_read_note(rep, what, i + 1, j))
-                    report = None
-                    i = j
-                    continue
-                commented = _drop_comments(cells, fields, spans[-1][1] - spans[-1][0], REPORTS.get(rep) == "nvtx")
-                scales = {f: _col_scale(c) for f, c in zip(fields, cols) if f in ("start", "dur")}
-                blk, bad = _rows_to_block(rep, fields, cells, line_nos, scales)
-                if commented:
-                    blk.notes.append(f"{commented} row(s) end with a comment after ' # ' (added to the pasted "
-                                     "table): read as a comment, not as part of the name")
-                if stray:
-                    blk.notes.append(stray_note(stray))
-                if blk.section is not None and blk.section.endswith("-trace"):
-                    blk = _trace_from_rows(blk, rep)
-                took(blk, i, j, bad)
-                report = None
-                i = j
+    def not_read(self, report: str, what: str, i: int, j: int) -> int:
+        """Lines i + 1 through j: a table of a report profconv does not read (claimed, with a note)."""
+        self.result.claimed.update(range(i + 1, j + 1))
+        self.result.notes.append(_not_read_note(report, what, i + 1, j))
+        self.report = None
+        return j
+
+
+def _report_line(scan: _Scan, i: int, line: str) -> int | None:
+    """A status line, title or heading that names the next table's report (or says none follows)."""
+    if m := _EXECUTING.search(line):
+        scan.report = m.group(1) or m.group(2) or m.group(3)
+        scan.result.claimed.add(i + 1)
+    elif line[:8] == "SKIPPED:":
+        scan.report = None  # that report printed no table: the next table is not its
+    elif _GENERATING.search(line):
+        scan.events.append(grouping.Event("start", i + 1))
+    elif m := _CSV_TITLE.search(line):
+        scan.report = m.group(1)
+    elif title := _legacy_title(line):
+        scan.report = title
+    elif line.lstrip()[:1] == "#" and (m := _REPORT_NAME.search(line)):
+        scan.report = m.group(1)  # a heading that names the report ('#### Table 2: CUDA 'cuda_gpu_kern_sum'')
+    else:
+        return None
+    return i + 1
+
+
+def _legacy_title(line: str) -> str | None:
+    """A legacy report title names its statistics ('NVTX Push-Pop Range Statistics:'): prose that
+    mentions NVTX or OpenACC ('we wrapped the loop in NVTX ranges') names no table."""
+    title = next((rep for t, rep in TITLES if t in line and "Executing" not in line
+                  and ("Statistics" in line or "Summary" in line)), None)
+    return title if title and not line.strip().startswith(("Time", "-")) else None
+
+
+def _markdown_reader(scan: _Scan, i: int, line: str) -> int | None:
+    if line.lstrip()[:1] != "|" or (md := _markdown_table(scan.lines, i, scan.report)) is None:
+        return None
+    return scan.took(md[0], i, md[1], md[2])
+
+
+def _gui_reader(scan: _Scan, i: int, line: str) -> int | None:
+    if "\t" not in line or (gui := _gui_table(scan.lines, i)) is None:
+        return None
+    report = scan.report
+    j = scan.took(gui[0], i, gui[1], gui[2])
+    scan.report = report  # a copied GUI table names no report of its own
+    return j
+
+
+def _csv_not_read_reader(scan: _Scan, i: int, line: str) -> int | None:
+    """A CSV table of a named report profconv does not read."""
+    stripped = line.strip()
+    if (stripped.count(",") < 2 or ", " in stripped or "  " in stripped or stripped.startswith(("SKIPPED", *_STATUS))
+            or (what := _not_read(scan.report)) is None):
+        return None
+    return scan.not_read(cast(str, scan.report), what, i, _table_end(scan.lines, i))
+
+
+_CSV_HEADER = re.compile(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()')
+
+
+def _csv_reader(scan: _Scan, i: int, line: str) -> int | None:
+    stripped = line.strip()
+    if (not _CSV_HEADER.match(stripped) or "," not in stripped
+            or stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
+        return None
+    blk, j, bad, bulk = _csv_block(scan.lines, i, scan.report)
+    if not bulk:
+        return scan.took(blk, i, j, bad)
+    scan.result.bulk.append((i + 2, j))  # the rows are claimed by their range (no set of a number per row)
+    scan.took(blk, i, i + 1, bad)
+    return j
+
+
+def _console_reader(scan: _Scan, i: int, line: str) -> int | None:
+    """A console table: a header, the dashes under it, one row a line."""
+    head = _console_header(scan, i, line)
+    if head is None:
+        return None
+    header, d, width, spans = head
+    cols = _header_cells(header, spans)
+    fields = [_field_of(c) for c in cols]
+    if "name" not in fields and not any(f in ("mbytes", "kib", "total") for f in fields) and not _not_read(scan.report):
+        return None
+    got = _ConsoleRows(scan.lines, spans, fields, width or len(header))
+    j = got.read(d + 1)
+    rep = scan.report or _report_from_header(cols, [c[-1] for c in got.cells if c])
+    if (what := _not_read(rep)) is not None:
+        return scan.not_read(rep, what, i, j)
+    commented = _drop_comments(got.cells, fields, spans[-1][1] - spans[-1][0], REPORTS.get(rep) == "nvtx")
+    scales = {f: _col_scale(c) for f, c in zip(fields, cols) if f in ("start", "dur")}
+    blk, bad = _rows_to_block(rep, fields, got.cells, got.line_nos, scales)
+    if commented:
+        blk.notes.append(f"{commented} row(s) end with a comment after ' # ' (added to the pasted "
+                         "table): read as a comment, not as part of the name")
+    if got.stray:
+        blk.notes.append(stray_note(got.stray))
+    if blk.section is not None and blk.section.endswith("-trace"):
+        blk = _trace_from_rows(blk, rep)
+    return scan.took(blk, i, j, bad)
+
+
+def _console_header(scan: _Scan, i: int, line: str) -> tuple[str, int, int, list[tuple[int, int]]] | None:
+    """A console table's header at line i: (its text, the index of its dash line, the width of a
+    row where a paste glued the dashes onto the header (else 0), the dash runs); None if none.
+    nsys 2019/2020 (rai) may print a blank line between header and dashes, and a paste that lost
+    its line breaks glues them onto the header ('…  Name     -------  ----')."""
+    lines, n = scan.lines, scan.n
+    if glued := _GLUED_HEADER.match(line):
+        width = glued.start(2)
+        return line[:width], i, width, [(m.start(), m.end()) for m in re.finditer("-+", line[width:])]
+    d = i + 2 if i + 2 < n and not lines[i + 1].strip() and line.strip() else i + 1
+    if d < n and _DASHES.search(lines[d]) and not lines[d].replace("-", "").strip():
+        # headers may overhang their dash run: the text between runs is taken (_header_cells)
+        return line, d, 0, [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
+    return None
+
+
+class _ConsoleRows:
+    """The rows of one console table, cut at its header's dash runs (`spans`), padded to `width`."""
+
+    def __init__(self, lines: list[str], spans: list[tuple[int, int]], fields: list[str | None], width: int) -> None:
+        self.lines, self.spans, self.fields, self.width = lines, spans, fields, width
+        self.cells: list[list[str]] = []
+        self.line_nos: list[int] = []
+        self.stray: list[int] = []
+
+    def read(self, j: int) -> int:
+        """Read rows from line index j; the index after the table."""
+        lines, n = self.lines, len(self.lines)
+        while j < n and not FENCE.match(lines[j]):  # a closing ``` or ~~~ ends it
+            step = self._skip(j)
+            if step is None:
+                break
+            if step:
+                j += step
                 continue
-        if report is not None and stripped.startswith(("Time (%)", "Time(%)")):
-            report = None  # its report's header, whose table did not read (its dash line lost): not the next one's
-        i += 1
-    result.profiles = grouping.group(events, TOOL)
+            self._row(j, lines[j].rstrip("\r"))
+            j += 1
+        return j
+
+    def _skip(self, j: int) -> int | None:
+        """Lines to step over before line j is a row (0: it is one), None where the table ends."""
+        lines, row = self.lines, self.lines[j]
+        if not row.strip():
+            # rai output puts a blank line between rows: the table goes on if a row follows
+            return 1 if j + 1 < len(lines) and _is_console_row(lines[j + 1], self.spans) else None
+        if ELISION.match(row):  # '...' / '< snip >': rows were left out here, not a row
+            return 1
+        if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
+                or row.lstrip().startswith("Generating "):
+            if _stray_line(row) and j + 1 < len(lines) and _row_like(lines[j + 1]):
+                self.stray.append(j + 1)  # program output inside the table: its rows go on after it
+                return 1
+            return None  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
+        return 0
+
+    def _row(self, j: int, row: str) -> None:
+        if "\r" in row:  # a carriage return inside a row: damage ('5\r0.1' is not 50.1), reported
+            self.cells.append([])
+            self.line_nos.append(j + 1)
+            return
+        # rows glued together (line breaks lost): each was padded to the header's width
+        w = self.width
+        glued = _glued_ends(row, w, self.spans)
+        for g in range(glued):
+            self.cells.append(_console_cells(row[g * w : (g + 1) * w], self.spans))
+            self.line_nos.append(j + 1)
+        row = row[glued * w :]
+        if len(row.rstrip()) > w and row[w:].strip().startswith(_STATUS):
+            row = row[:w]  # a status line glued after the last row
+        self.cells.append(_console_cells(row, self.spans, self.fields))
+        self.line_nos.append(j + 1)
+
+
+def _header_resets(scan: _Scan, i: int, line: str) -> int | None:
+    """A report's header whose table did not read (its dash line lost): the report named before it
+    is not the next table's."""
+    if scan.report is not None and line.strip().startswith(("Time (%)", "Time(%)")):
+        scan.report = None
+    return None
+
+
+# the readers, in the order each line is offered to them: the first that takes it reads on from it
+_READERS = (_report_line, _markdown_reader, _gui_reader, _csv_not_read_reader, _csv_reader, _console_reader,
+            _header_resets)
+
+
+def parse(doc: Document) -> DialectResult:
+    scan = _Scan(doc.lines)
+    i = 0
+    while i < scan.n:
+        line = scan.lines[i].replace("\r", "")
+        for reader in _READERS:
+            j = reader(scan, i, line)
+            if j is not None:
+                i = j
+                break
+        else:
+            i += 1
+    result = scan.result
+    result.profiles = grouping.group(scan.events, TOOL)
     for prof in result.profiles:
         _drop_repeated_gpu_rows(prof, result.notes)
         _summarize_traces(prof)
