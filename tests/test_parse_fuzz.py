@@ -23,17 +23,26 @@ SEEDS = [
     "tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log",
     "tests/data/nsys-csv/littlelittlecloud-dotllm-kern-sum-rtx4090-win.log",
     "tests/data/nvprof-um/nanzifan-rodinia-bfs-um-thrashes.log",
+    "tests/data/ncu-csv/andrewxu22-rodinia-cfd-v100-ncu2020.csv.log",
+    "tests/data/ncu-text/alexisperry-kitsune-raytrace-cuda-ncu-print-summary-per-gpu-excerpt.log",
 ]
+# what hostile-2.md found breaking tables: program output printed among their rows, rows of tens of
+# thousands of tokens, digit runs past any count (issue 26)
+STRAY = ["Done.", "Warning: device 0 throttled", "rank 3: iteration 10", "==PROF== Disconnected from process 1"]
 TOKENS = ["nan", "inf", "-5", "1e400", "2_0", "99999999999999999999", "1,5", "1.234.567,8", "<b>", "</b>",
           "\f", "\x85", "\u2028", "\ufeff", "\r", "  ", "%", "ms", "==12==", "—12—", "//", "# ", "...", ""]
 
 
 @st.composite
 def mutated(draw):
-    text = open(draw(st.sampled_from(SEEDS)), encoding="utf-8").read()
+    seed = draw(st.sampled_from(SEEDS))
+    text = open(seed, encoding="utf-8").read()
     lines = text.split("\n")
+    ops = ["token", "cut", "dup", "glue", "drop", "digit"]
+    if "/nsys-" in seed or "/ncu-" in seed:  # (the nvprof readers' own cases: parse-engine's)
+        ops += ["stray", "long", "digits"]
     for _ in range(draw(st.integers(1, 6))):
-        op = draw(st.sampled_from(["token", "cut", "dup", "glue", "drop", "digit"]))
+        op = draw(st.sampled_from(ops))
         k = draw(st.integers(0, max(len(lines) - 1, 0)))
         line = lines[k]
         if op == "token" and line:
@@ -50,6 +59,13 @@ def mutated(draw):
         elif op == "digit" and any(c.isdigit() for c in line):
             at = draw(st.sampled_from([i for i, c in enumerate(line) if c.isdigit()]))
             lines[k] = line[:at] + draw(st.sampled_from("0123456789-_.,e")) + line[at + 1 :]
+        elif op == "stray":
+            lines.insert(k, draw(st.sampled_from(STRAY)))
+        elif op == "long":
+            lines[k] = line + draw(st.sampled_from([" 1ms", " 1", " 1 2,5", ",1"])) * draw(st.integers(1000, 20000))
+        elif op == "digits" and any(c.isdigit() for c in line):
+            at = draw(st.sampled_from([i for i, c in enumerate(line) if c.isdigit()]))
+            lines[k] = line[:at] + "9" * draw(st.sampled_from([20, 400, 5000])) + line[at + 1 :]
     return "\n".join(lines)
 
 
