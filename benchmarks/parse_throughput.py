@@ -287,10 +287,14 @@ def main() -> None:
     import pyarrow  # noqa: F401
 
     import profconv.parse.core  # noqa: F401
-    from profconv.parse import columnar
 
+    try:
+        from profconv.parse import columnar
+        reader = "on" if columnar.enabled() else "OFF"
+    except ImportError:  # a checkout from before the columnar reader (to time it the same way)
+        reader = "absent"
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; pyarrow {pyarrow.__version__}, "
-          f"columnar reader {'on' if columnar.enabled() else 'OFF'}; CPU seconds, medians of {args.repeat}")
+          f"columnar reader {reader}; profconv from {ROOT}; CPU seconds, medians of {args.repeat}")
     print(f"{'input':13s} {'path':15s} {'MB':>7s} {'cpu s':>7s} {'MB/s':>7s} {'vs read_csv':>9s} {'vs pyarrow':>9s}")
     for key in keys:
         path, plain = tmp / f"{key}.log", tmp / f"{key}.plain.csv"

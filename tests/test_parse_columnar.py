@@ -124,3 +124,18 @@ def test_big_trace_read_as_columns_equals_rows(monkeypatch):
     trace = fast.frame[fast.frame.section == "gpu-trace"]
     assert trace["start_ns"].iloc[5] == 1035.0 and trace["total_ns"].iloc[5] == 6.0
     assert trace["name"].iloc[0] == "k(float*, int)" and trace["line_start"].iloc[0] == 4
+
+
+def test_frame_missing_string_columns_as_one_block_of_nulls(monkeypatch):
+    """Rows.to_frame makes a string column the rows never had as pyarrow nulls in one go: the same
+    frame, dtype for dtype, as from n Nones."""
+    import pandas as pd
+
+    from profconv.parse import table
+
+    ps = profconv.parse_text(_trace(50))
+    fast = ps.rows.to_frame()
+    monkeypatch.setattr(table, "_missing_column", lambda pd, n, dtype: pd.array([None] * n, dtype=dtype))
+    slow = ps.rows.to_frame()
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert fast["metric"].isna().all() and str(fast["metric"].dtype) == "string"

@@ -146,7 +146,7 @@ class Rows:
             elif dtype == "int64":
                 out[name] = np.zeros(n, dtype="int64") if c is None else np.asarray(c, dtype="int64")
             elif c is None:
-                out[name] = pd_array([None] * n, dtype=dtype)
+                out[name] = _missing_column(pd, n, dtype)
             elif dtype == "Int64" and isinstance(c, np.ndarray) and c.dtype.kind in "iu":
                 out[name] = pd.array(c.astype("int64", copy=False), dtype="Int64")
             else:
@@ -170,3 +170,14 @@ class Rows:
                 cols[name] = [None if v is pd.NA or v is None or (isinstance(v, float) and v != v) else v
                               for v in s.astype(object).tolist()]
         return Rows(cols, n)
+
+
+def _missing_column(pd: Any, n: int, dtype: str) -> Any:
+    """A column the rows never had: n missing values of `dtype`. A pyarrow-backed string column
+    (pandas' "string" where pyarrow is installed) is made as one block of nulls, not from n Nones
+    one by one (seven such columns were most of building an nsys trace's frame)."""
+    if dtype == "string" and getattr(pd.StringDtype(), "storage", "") == "pyarrow":
+        import pyarrow as pa
+
+        return pd.arrays.ArrowStringArray(pa.chunked_array([pa.nulls(n, pa.large_string())]))
+    return pd.array([None] * n, dtype=dtype)

@@ -423,9 +423,10 @@ class _Page:
         self.run.flush(self.events)
 
     def csv_page(self, i: int) -> int:
+        """A --csv page: a profile of its own (two pages one after the other, the output of two
+        runs, are two profiles even where no '==PROF==' line says whose they are)."""
         self.flush()
-        if self.pid is not None or self.command:
-            self.events.append(grouping.Event("start", i + 1, pid=self.pid, command=self.command))
+        self.events.append(grouping.Event("start", i + 1, pid=self.pid, command=self.command))
         return _csv(self.doc, i, self.result, self.events)
 
     def run_line(self, line: str, lineno: int) -> bool:
