@@ -115,12 +115,17 @@ def _trace(n: int) -> str:
 
 
 def test_big_trace_read_as_columns_equals_rows(monkeypatch):
-    text = _trace(nsys.BULK_ROWS + 100)
+    """pyarrow's columns, the pure-Python bulk reader's (no pyarrow) and the row-by-row reader's."""
+    n = nsys.BULK_ROWS + 100
+    text = _trace(n)
     fast = profconv.parse_text(text)
     monkeypatch.setenv("PROFCONV_NO_ARROW", "1")
+    split = profconv.parse_text(text)
+    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
     slow = profconv.parse_text(text)
-    assert fast.rows.n == slow.rows.n == nsys.BULK_ROWS + 100 + 3
-    assert fast.frame.equals(slow.frame) and fast.notes == slow.notes and fast.unplaced == slow.unplaced
+    assert fast.rows.n == slow.rows.n == split.rows.n == n + 3  # the trace and its summary's 3 names
+    for other in (split, slow):
+        assert fast.frame.equals(other.frame) and fast.notes == other.notes and fast.unplaced == other.unplaced
     trace = fast.frame[fast.frame.section == "gpu-trace"]
     assert trace["start_ns"].iloc[5] == 1035.0 and trace["total_ns"].iloc[5] == 6.0
     assert trace["name"].iloc[0] == "k(float*, int)" and trace["line_start"].iloc[0] == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections.abc import Sequence
 from itertools import islice, repeat
 from operator import indexOf
@@ -249,8 +250,9 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
     j, stray = _csv_extent(lines, start, len(cols))
-    if j - start > BULK_ROWS and header == cols and not stray and columnar.enabled():
-        fast = _csv_columns(lines, start, j, cols, fields, report)
+    if j - start > BULK_ROWS and header == cols and not stray:
+        read = _csv_columns if columnar.enabled() else _csv_split
+        fast = read(lines, start, j, cols, fields, report)
         if fast is not None:
             lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
             return fast, j, [], True
@@ -361,8 +363,8 @@ def _trace_from_rows(blk: Block, rep: str) -> Block:
     return Block(section=blk.section, table=table, line_start=blk.line_start, line_end=blk.line_end, kind=rep)
 
 
-BULK_ROWS = 2000  # from here on a table is read as columns first (profconv.parse.columnar)
-SPLIT_ROWS = 4096  # (kept for tests that place a table's end around a slice of this many rows)
+BULK_ROWS = 2000  # from here on a table is read in bulk first (profconv.parse.columnar, else _csv_split)
+SPLIT_ROWS = 4096  # rows split at a time by the pure-Python bulk reader (the pieces of one slice stay in cache)
 
 
 def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
@@ -398,6 +400,107 @@ def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields
     out["line_start"] = line_nos
     out["line_end"] = line_nos
     return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
+
+
+def _csv_split(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
+               report: str | None) -> Block | None:
+    """A big table whose name is its last column, read with str methods mapped over its lines (C
+    loops; where pyarrow is not installed): only the cells kept are cut out, a name with commas
+    comes quoted; None whenever a row is not plainly valid (then the row-by-row reader)."""
+    ncols = len(cols)
+    if ("name" in fields and fields.index("name") != ncols - 1) or len(set(cols)) != ncols:
+        return None
+    names: list[str] = []
+    uniq: dict[str, str] = {}  # one object per distinct name
+    plan: _SplitPlan | None = None
+    for lo in range(start + 1, end, SPLIT_ROWS):
+        body = lines[lo : min(lo + SPLIT_ROWS, end)]
+        tail = _split_names(body, ncols)
+        if tail is None:
+            return None
+        names.extend(map(uniq.setdefault, tail, tail))
+        plan = plan or _SplitPlan.of(cols, fields, report, names[:50])
+        if plan is None or not plan.read(body):
+            return None
+    if plan is None or any(k != k.strip() for k in uniq):
+        return None  # a name with spaces around it: the row-by-row reader strips it (or reports it)
+    n = end - start - 1
+    out: dict = {"section": [plan.section] * n, "name": names}
+    for f, arr in plan.values.items():
+        out[_OUT[f]] = [int(v) for v in arr] if f == "calls" else arr
+    if plan.section.endswith("-trace"):
+        out["calls"] = [1] * n
+    line_nos = range(start + 2, start + 2 + n)
+    out["line_start"] = line_nos
+    out["line_end"] = line_nos
+    return Block(section=plan.section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n,
+                 kind=plan.report)
+
+
+_QUOTED = re.compile(r',"([^"]*(?:""[^"]*)*)"\Z')  # a quoted last field (quotes inside doubled) after its comma
+
+
+def _split_names(body: list[str], ncols: int) -> list[str] | None:
+    """The last field (the name) of each row, or None when a row has more or fewer fields than
+    the header, a carriage return, quotes around anything but its last field, or no name."""
+    # where the first quote is: -1 for a plain row; else only a quoted last field may hold quotes
+    qpos = list(map(str.find, body, repeat('"')))
+    # the commas before the first quote; a plain row's before its last character (which a valid
+    # row never ends with: its name would be empty, and that is refused below)
+    counts = list(map(str.count, body, repeat(","), repeat(0), qpos))
+    if counts.count(ncols - 1) != len(body) or "\r" in "".join(body):
+        return None
+    tail = [t for _, _, t in map(str.rpartition, body, repeat(","))]
+    if qpos.count(-1) != len(qpos):
+        for k in [k for k, q in enumerate(qpos) if q >= 0]:
+            m = _QUOTED.match(body[k], qpos[k] - 1)  # the quoted field, from the comma before its quote
+            if m is None:
+                return None
+            tail[k] = m.group(1).replace('""', '"')
+    return None if "" in tail else tail
+
+
+class _SplitPlan:
+    """Which leading fields of a table's rows _csv_split keeps, and their values so far."""
+
+    def __init__(self, report: str, section: str, want: list[tuple[int, str]]) -> None:
+        self.report, self.section, self.want = report, section, want
+        self.values = {f: array("d") for _, f in want}
+        last = max(k for k, _ in want)
+        wanted = {k for k, _ in want}
+        # the wanted leading fields cut by one anchored match a row (every row has ncols - 1 commas)
+        self.lead = re.compile("".join("([^,]*)," if k in wanted else "[^,]*," for k in range(last + 1)))
+
+    @classmethod
+    def of(cls, cols: list[str], fields: list[str | None], report: str | None, names: list[str]) -> _SplitPlan | None:
+        rep = report or _report_from_header(cols, names)
+        section = REPORTS.get(rep, "gpu")
+        trace = section.endswith("-trace")
+        if section == "gpu-memory-size" or (trace and not ("start" in fields and "dur" in fields)):
+            return None
+        want = [(k, f) for k, f in enumerate(fields) if f in _OUT and (not trace or f in ("start", "dur"))]
+        return cls(rep, section, want) if want else None
+
+    def read(self, body: list[str]) -> bool:
+        """The kept cells of these rows added to `values`; False where one is not plainly valid."""
+        found = list(map(self.lead.match, body))
+        if None in found:
+            return False
+        columns = list(zip(*(m.groups() for m in cast("list[re.Match[str]]", found))))
+        for (_, f), col in zip(self.want, columns):
+            if "_" in "".join(col):
+                return False
+            try:
+                arr = array("d", map(float, col))
+            except ValueError:
+                return False
+            # a NaN or an infinity anywhere makes the sum one (an overflowing sum only sends the
+            # table to the slower readers)
+            if not math.isfinite(sum(arr)) or (len(arr) and min(arr) < 0) or (
+                    f == "calls" and not all(map(float.is_integer, arr))):
+                return False
+            self.values[f].extend(arr)
+        return True
 
 
 _OUT = {"pct": "time_pct", "time": "total_ns", "calls": "calls", "avg": "avg_ns", "med": "med_ns",
