@@ -94,7 +94,10 @@ def _say(message: str) -> None:
 
     from profconv.ui import error_console
 
-    error_console().print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    try:
+        error_console().print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    except (OSError, ValueError):  # stderr full or closed (2>/dev/full): the exit status still says it
+        pass
 
 
 def _is_usage_error(exc: BaseException) -> bool:
@@ -131,6 +134,10 @@ def _guarded(call) -> int:
                  + (f" ({exc.filename})" if exc.filename is not None else ""))
         else:
             _say(describe_os_error(exc))
+        return int(ExitStatus.SYSTEM)
+    except MemoryError:
+        _say("out of memory: the input is too large for this machine's memory (split it, or parse a part with "
+             "`--profile N`)")
         return int(ExitStatus.SYSTEM)
     except Exception as exc:
         if _is_usage_error(exc):
@@ -355,8 +362,28 @@ def _fast_parse(argv: list[str]) -> int | None:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _prepare_streams() -> None:
+    """Output that any stdout can take: a closed stdout (`>&-`) becomes /dev/null with one warning on
+    stderr; an encoding that cannot hold every name (PYTHONIOENCODING=cp1252, latin-1, a Windows
+    redirect) replaces what it cannot encode instead of failing half-way through a table."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+        if sys.stderr is not None:
+            sys.stderr.write("warning: standard output is closed: nothing is printed there\n")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        if encoding not in ("utf-8", "utf8") and getattr(stream, "errors", "strict") == "strict":
+            try:
+                stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                pass
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point; Ctrl-C while the libraries are still importing exits 130 quietly."""
+    _prepare_streams()
     code = _fast_parse(list(sys.argv[1:] if argv is None else argv))
     if code is not None:
         sys.exit(code)

@@ -61,8 +61,34 @@ def file_inside(base: Path, name: str) -> Path:
     return path
 
 
+def wait_for_fifo(path: Path, seconds: float = 2.0, say=None) -> None:
+    """A FIFO is read only once it has something to read: after `seconds` without data, `say(message)`
+    tells the user what profconv waits for (a FIFO nobody writes to would otherwise wait in silence).
+    Reads nothing (the parse opens it again)."""
+    import select
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        readable, _, _ = select.select([fd], [], [], seconds)
+        if not readable and say is not None:
+            say(f"{path}: a FIFO with nothing written to it yet: waiting for its writer (Ctrl-C stops)")
+    finally:
+        os.close(fd)
+
+
 def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
-    """The file's bytes, or one InputError line (missing, a directory, unreadable, too large)."""
+    """The file's bytes, or one InputError line (missing, a directory, unreadable, too large, not a
+    regular file: a FIFO with no writer would block forever)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{path}: is a directory, not a record file")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: not a regular file (a FIFO, device or socket): not a profconv record")
     try:
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)

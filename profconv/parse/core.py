@@ -167,6 +167,10 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
     """Parse profiler text (any dialect, or the one `format` names) into a ProfileSet."""
+    if not text.isascii():  # a lone surrogate (from JSON's \\ud800, or surrogateescape) cannot be written out
+        from profconv.parse.text import whole_text
+
+        text = whole_text(text)
     return _parse([text], label, format, strict)
 
 

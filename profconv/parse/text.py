@@ -360,7 +360,7 @@ def notebook_text(text: str) -> str | None:
         return None
     try:
         nb = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's limit: not a notebook we read
         return None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None
@@ -370,7 +370,8 @@ def notebook_text(text: str) -> str | None:
             continue
         if cell.get("cell_type") == "markdown":
             pieces.extend(_strings(cell.get("source")))
-        for out in cell.get("outputs") or []:
+        outputs = cell.get("outputs")
+        for out in outputs if isinstance(outputs, list) else []:
             if not isinstance(out, dict):
                 continue
             if out.get("output_type") == "stream":
@@ -389,17 +390,27 @@ def notebook_text(text: str) -> str | None:
                 value = json.loads(m.group(1))
             except ValueError:
                 continue
-            if value == pieces[k] and "\n" not in value.rstrip("\n"):
-                kept[no] = value.rstrip("\n")
+            if isinstance(value, str) and whole_text(value) == pieces[k] and "\n" not in value.rstrip("\n"):
+                kept[no] = pieces[k].rstrip("\n")
                 k += 1
     if k == len(pieces):
         return "\n".join(kept)
     return "".join(p if p.endswith("\n") else p + "\n" for p in pieces)
 
 
+def whole_text(s: str) -> str:
+    """A JSON string as text every output can encode: a lone surrogate escape (`\\ud800`, which JSON
+    allows and UTF-8 cannot hold) becomes U+FFFD."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")  # one U+FFFD each
+
+
 def _strings(v) -> list[str]:
     if isinstance(v, str):
-        return [v]
+        return [whole_text(v)]
     if isinstance(v, list):
-        return [x for x in v if isinstance(x, str)]
+        return [whole_text(x) for x in v if isinstance(x, str)]
     return []

@@ -97,7 +97,10 @@ def scaled(v: float, factor: float) -> float:
     e = EXPONENT.get(factor)
     if e is None or not math.isfinite(v):
         return v * factor
-    return float(repr(v) + e) if e else v
+    if not e:
+        return v
+    mantissa, _, exp = repr(v).partition("e")  # 1e-05 ms: the exponents add (1e-05e-3 is no number)
+    return float(f"{mantissa}e{int(exp or 0) + int(e[1:])}")
 
 
 def _times(num: str | None, v: float, factor: float) -> float:

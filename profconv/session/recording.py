@@ -44,8 +44,16 @@ def check_out(out: Path | None, name: str, replace: bool = False) -> Path | None
         raise RecordExists(f"--out {out}: {out / name} exists (another run's record): give another --out, "
                            "or --force to replace it")
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(existing))
+        code = errno.EROFS if _read_only(existing) else errno.EACCES  # say which, as the system would
+        raise OSError(code, os.strerror(code), str(existing))
     return out
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def fresh_directory(parent: Path, stem: str) -> Path:
