@@ -144,3 +144,15 @@ def test_frame_missing_string_columns_as_one_block_of_nulls(monkeypatch):
     slow = ps.rows.to_frame()
     pd.testing.assert_frame_equal(fast, slow, check_exact=True)
     assert fast["metric"].isna().all() and str(fast["metric"].dtype) == "string"
+
+
+def test_worth_loading_pyarrow(monkeypatch):
+    """A process that has not loaded pyarrow (the CLI's --json) reads a table as columns only where
+    the table pays for loading it; one that has (pandas loads it) always does."""
+    import sys
+
+    assert columnar.worth(10, 100)
+    monkeypatch.delitem(sys.modules, "pyarrow")
+    assert not columnar.worth(10, 100) and columnar.worth(100, 100)
+    monkeypatch.setenv("PROFCONV_NO_ARROW", "1")
+    assert not columnar.worth(100, 100)

@@ -33,6 +33,7 @@ API (for every dialect: nsys traces and summaries, ncu pages, nvprof --csv):
 from __future__ import annotations
 
 import os
+import sys
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,24 @@ def enabled() -> bool:
     PROFCONV_PURE_PYTHON or PROFCONV_NO_ARROW."""
     if native.pure_python() or os.environ.get("PROFCONV_NO_ARROW", "") not in ("", "0"):
         return False
-    return _pyarrow() is not None
+    if not _FOUND:  # whether it is installed, without loading it (loading costs ~0.3 s)
+        import importlib.util
+
+        _FOUND.append(importlib.util.find_spec("pyarrow") is not None)
+    return _FOUND[0]
+
+
+_FOUND: list[bool] = []
+
+
+def worth(nbytes: int, pays_from: int) -> bool:
+    """Whether to read a table of `nbytes` bytes as columns: where the reader is enabled and pyarrow
+    is loaded already (a process that imported pandas has it), or the table is big enough
+    (`pays_from` bytes) to pay for loading it (~0.3 s of CPU and ~140 MB of RSS with NumPy, in a
+    process such as the CLI's --json that loads neither otherwise)."""
+    if not enabled():
+        return False
+    return "pyarrow" in sys.modules or nbytes >= pays_from
 
 
 _MODULES: list[Any] = []
