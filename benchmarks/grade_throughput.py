@@ -13,6 +13,7 @@ usage:
   bundle     the model's reference and cuDNN times, made once per model and GPU (then 0)
   build      waiting for the submission's nvcc build (made ahead on the CPU cores)
   child      the kernel's child: fork to exit (checks, sweep, timing, forward pass)
+  judge      the verdict by the course's rules (CUPTI records, the build's SASS)
   record     assembling and writing run.json
   report     the submission's report.md, written after the GPU was given back
 and the class: jobs, first start to last finish (wall), jobs per minute, statuses. Jobs run as
@@ -36,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("startup_s", "bundle_s", "build_s", "child_s", "record_s")
+PARTS = ("startup_s", "bundle_s", "build_s", "child_s", "judge_s", "record_s")
 
 
 def _t(text: str | None) -> float | None:

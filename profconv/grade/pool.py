@@ -24,7 +24,8 @@ Each JobResult of the pool carries `runner = "pool"` and `cost`: where its time 
   bundle_s  making or loading the model bundle (the first job of a model on a worker pays it)
   startup_s starting the zygote (the worker's first job)
   build_s   waiting for the submission's nvcc build (0 when it was ready)
-  child_s   the kernel's child, fork to exit: checks, sweep, timing, forward pass
+  child_s   the kernel's child, fork to exit: checks, sweep, timing, forward pass (under CUPTI)
+  judge_s   the verdict by the course's rules (CUPTI records, the build's SASS through cuobjdump)
   record_s  assembling and writing run.json
 (and report_s, filled when the report is written).
 """
@@ -397,7 +398,10 @@ class PoolWorker:
         res = isolate.outcome(job, d, prov, rc, text, partial)
         res.user = res.user or dict(prov)
         res.variant = d.name
-        return judged(res, spec, records, Path(job.build_dir or ""))
+        t2 = time.monotonic()
+        res = judged(res, spec, records, Path(job.build_dir or ""))
+        cost["judge_s"] = round(cost.get("judge_s", 0.0) + time.monotonic() - t2, 3)
+        return res
 
     def _child(self, job_file: Path, log: Path, where: Path, timeout: float) -> int | None:
         """The kernel's child, forked by the zygote (or started anew when forking is unsafe): its exit code,
