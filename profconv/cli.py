@@ -41,7 +41,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "kernel": ("profconv.commands.kernel", "app",
                "Start your own convolution kernel: profconv kernel new NAME --contract device|host|course|python."),
     "grade": ("profconv.commands.grade", "grade_command",
-              "Grade a class: each submission x model as one isolated profconv run, then the leaderboard."),
+              "Grade a class: each submission x model checked and timed in isolation, then the leaderboard and ranking."),
 }
 
 HELP = ("Run, check and profile CUDA convolution kernels; parse any profiler's text output.\n\n"

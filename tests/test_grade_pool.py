@@ -215,3 +215,12 @@ def test_prebuilt_course_library_is_what_the_child_finds(tmp_path: Path, monkeyp
     kernel._build_course(FakeCp, kernel.default())
     assert calls == []  # found built: no nvcc
     cache.close()
+
+
+def test_the_pool_records_profconv_runs_defaults() -> None:
+    from profconv.grade import runrecord
+    from profconv.session.run import RunRequest
+
+    r = RunRequest()
+    assert (runrecord.RUN_REPEAT, runrecord.RUN_WARMUP, runrecord.RUN_CPU_REPEAT, runrecord.RUN_CI_TARGET,
+            runrecord.RUN_TIME_BUDGET_S) == (r.repeat, r.warmup, r.cpu_repeat, r.ci_target, r.time_budget)

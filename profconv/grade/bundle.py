@@ -157,6 +157,7 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     """Compute the bundle into `where` (a fresh directory): the reference pass and the reference variant,
     exactly as `profconv run` makes them. Returns bundle.json's content."""
     from profconv import provenance
+    from profconv.grade import runrecord
     from profconv.records import encode
     from profconv.run import gpu, runner
     from profconv.run import weights as weights_mod
@@ -172,8 +173,8 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     recorder = provenance.Recorder(cp)
     recorder.start()
     rule = gpu.StopRule(key.ci_target, key.time_budget) if key.ci_target else None
-    opts = runner.RunOptions(images=key.images, repeat=key.repeat, warmup=key.warmup, cpu_repeat=3,
-                             data_dir=key.data, rule=rule)
+    opts = runner.RunOptions(images=key.images, repeat=key.repeat, warmup=key.warmup,
+                             cpu_repeat=runrecord.RUN_CPU_REPEAT, data_dir=key.data, rule=rule)
     run = runner.Runner(model, params, cp)
     ds = runner.load_inputs(model, opts)
     x = run.xp.asarray(ds.images)

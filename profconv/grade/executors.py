@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
 from profconv.grade.builds import BuildCache, query_arch
+from profconv.grade.caps import StudentBudget
 from profconv.grade.jobs import JobResult, JobSpec, Reporter, execute, finish, not_run, stop_all
 from profconv.grade.pool import PoolWorker, poolable
 from profconv.grade.slurm import SlurmExecutor  # noqa: F401 (grade.executors is where the engines are found)
@@ -78,7 +79,8 @@ class LocalExecutor:
 
     def __init__(self, gpus: list[gpus_mod.Gpu] | None = None, dry_run: bool = False, workers: int = 1,
                  python: str | None = None, cache: Path | None = None, logs: Path | None = None,
-                 reporter: Reporter | None = None) -> None:
+                 reporter: Reporter | None = None, budget: StudentBudget | None = None,
+                 on_start: Callable[[JobSpec, str], None] | None = None) -> None:
         if dry_run:
             self.slots = [gpus_mod.Gpu(f"cpu{i}", "cpu (dry run)") for i in range(max(1, workers))]
         else:
@@ -93,6 +95,7 @@ class LocalExecutor:
         # NumPy and PyTorch would otherwise each start a thread per core)
         self.cpu_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
         self.cache, self.logs, self.reporter = cache, logs or (cache / "logs" if cache else None), reporter
+        self.budget, self.on_start = budget, on_start  # --student-gpu-seconds; the queue's "running" (device)
         self._workers: dict[str, PoolWorker] = {}
         self._lock = threading.Lock()
         self.builds: BuildCache | None = None
@@ -118,13 +121,21 @@ class LocalExecutor:
         # the GPU is held while the job's kernel runs; the report (CPU only) is written after it is
         # given back, so the next job starts on it meanwhile
         with slots.take(spec.gpu if not self.dry_run else None) as slot:
-            if self.cache is not None and poolable(spec):
-                result = self._worker(slot).execute(spec)
+            admitted = self.budget.admit(spec) if self.budget is not None else spec
+            if admitted is None:  # its student's GPU seconds are used up
+                assert self.budget is not None
+                return not_run(spec, "capped", self.budget.reason(spec), self.name)
+            if self.on_start is not None:
+                self.on_start(spec, slot.index)
+            if self.cache is not None and poolable(admitted):
+                result = self._worker(slot).execute(admitted)
             else:
-                result = execute(spec, engine=self.name, engine_job_id=None,
+                result = execute(admitted, engine=self.name, engine_job_id=None,
                                  visible_devices=None if self.dry_run else slot.index, python=self.python,
                                  cpu_threads=self.cpu_threads)
-        return finish(spec, result, self.python, self.reporter)
+            if self.budget is not None:
+                self.budget.charge(admitted, result)
+        return finish(admitted, result, self.python, self.reporter)
 
     def _start_builds(self, specs: list[JobSpec]) -> None:
         """nvcc for every submission that needs it, on the CPU cores, ahead of its turn on a GPU."""

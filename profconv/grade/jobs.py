@@ -13,6 +13,7 @@ JobResult.status:
   crashed   killed by a signal (segfault, out of memory)
   unplaced  no GPU of the submission's type on this executor
   lost      the engine lost it (a Slurm task killed, a Ray worker gone after its retries)
+  capped    not run: its student's GPU seconds (--student-gpu-seconds) were used up
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ LOG_FILE = "job.log"
 RECORD_FILE = "run.json"
 REPORT_FILE = "report.md"
 TEMPLATE_FIELDS = ("python", "model", "kernel", "out", "submission", "variant")
-STATUSES = ("finished", "error", "timeout", "crashed", "unplaced", "lost")
+STATUSES = ("finished", "error", "timeout", "crashed", "unplaced", "lost", "capped")
 KILL_GRACE_S = 5.0
 
 # the jobs this process is running (their process groups), so Ctrl-C can end them all
@@ -87,17 +88,26 @@ class JobSpec:
     job_command: str | None = None  # a template replacing the profconv run command (see build_command)
     report: bool = True  # also write the submission's own report.md
     dry_run: bool = False  # CPU only: the job sees no GPU
+    run: int = 1  # which of the repeat runs of this submission x model (--runs N: 1..N)
+    secret: str | None = None  # a hash of --secret-seed (the seed itself travels as $PROFCONV_SECRET_SEED)
+    student: str | None = None  # whose GPU seconds the job spends (--student-gpu-seconds); None: the submission
+    cap_s: float | None = None  # seconds of GPU time the kernel may take (--job-gpu-seconds, or what its student has left)
 
     @property
     def key(self) -> str:
-        return f"{self.submission}/{self.model}"
+        return f"{self.submission}/{self.model}" + (f"/run{self.run}" if self.run > 1 else "")
+
+    @property
+    def owner(self) -> str:
+        return self.student or self.submission
 
     def fingerprint(self) -> str:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
                  str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.profile), str(self.job_command),
                  str(self.dry_run)] + (["sanitize"] if self.sanitize else []) + (
-                     [f"course={self.course}"] if self.course else [])
+                     [f"course={self.course}"] if self.course else []) + (
+                     [f"run={self.run}"] if self.run > 1 else []) + ([f"secret={self.secret}"] if self.secret else [])
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
@@ -128,6 +138,8 @@ class JobResult:
     command: list[str] = field(default_factory=list)  # pool jobs: the `profconv run` command they stand for
     runner: str = "process"  # process: a `profconv run` process; pool: a grade worker's child (grade.pool)
     cost: dict[str, float] = field(default_factory=dict)  # pool jobs: where the time went (grade.pool)
+    run: int = 1  # which repeat run of the submission x model (--runs)
+    student: str | None = None  # whose GPU seconds it spent (None: the submission's own)
     out_dir: str = ""
     record: str | None = None  # run.json, when written
     report: str | None = None  # report.md, when written
@@ -175,8 +187,11 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
         argv += ["--images", spec.images]
     if spec.repeat is not None:
         argv += ["--repeat", str(spec.repeat)]
-    if spec.kernel_timeout_s is not None:
-        argv += ["--kernel-timeout", f"{spec.kernel_timeout_s:g}"]
+    kernel_timeout = spec.kernel_timeout_s
+    if spec.cap_s is not None:  # the kernel's GPU seconds are capped: its child's time limit
+        kernel_timeout = min(kernel_timeout or 600.0, spec.cap_s)
+    if kernel_timeout is not None:
+        argv += ["--kernel-timeout", f"{kernel_timeout:g}"]
     if spec.data is not None:
         argv += ["--data", spec.data]
     if spec.weights is not None:
@@ -299,6 +314,7 @@ def execute(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
     threads = env.get(THREAD_VARS[0])
     result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
                        fingerprint=spec.fingerprint(), status="error", engine=engine, engine_job_id=engine_job_id,
+                       run=spec.run, student=spec.student,
                        host=socket.gethostname(), gpu_type=spec.gpu, visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
                        command=argv, out_dir=str(out), log=str(out / LOG_FILE), started=_now(),
                        cpu_threads=int(threads) if threads and threads.isdigit() else None)
@@ -393,7 +409,8 @@ def read_result(out_dir: Path) -> JobResult | None:
 def not_run(spec: JobSpec, status: str, reason: str, engine: str) -> JobResult:
     """A result for a job that no worker ran (no GPU of its type, lost by the engine), written too."""
     result = JobResult(key=spec.key, submission=spec.submission, model=spec.model, digest=spec.digest,
-                       fingerprint=spec.fingerprint(), status=status, reason=reason, engine=engine,
+                       fingerprint=spec.fingerprint(), status=status, reason=reason, engine=engine, run=spec.run,
+                       student=spec.student,
                        gpu_type=spec.gpu, out_dir=spec.out_dir, started=_now(), finished=_now())
     Path(spec.out_dir).mkdir(parents=True, exist_ok=True)
     write_atomic(Path(spec.out_dir) / JOB_FILE, json.dumps(result.to_dict(), indent=1))

@@ -5,6 +5,7 @@ usable record keeps one row with layer = None: no submission is ever dropped):
 
   submission  str     the submission's name
   model       str     the model run
+  run         int     which repeat run (--runs N: 1..N)
   gpu         str     the GPU the job ran on (None when it never reached one)
   device      str     which one: its CUDA_VISIBLE_DEVICES index ("host:index" when the jobs ran on
                       several hosts)
@@ -36,7 +37,8 @@ usable record keeps one row with layer = None: no submission is ever dropped):
   layer, total_s, cudnn_total_s, correctness, wall_s, started, ended, report, record, rule, course,
   optimisations, outside, warnings, vs_cudnn,
   vs_cudnn_low, vs_cudnn_high (the ratio's range over both totals' 95% intervals: the sums of the
-  per-layer bounds; NaN when a layer lacks an interval), vs_median.
+  per-layer bounds; NaN when a layer lacks an interval), vs_median, and the repeat runs (--runs,
+  `combine_runs`): runs, runs_ok, total_min_s, total_max_s, spread ((max - min) / total).
 
 `with_previous(board, previous)` -- adds previous_total_s and vs_previous (total_s over the same
 submission's total on the same model in an earlier grade directory: another milestone).
@@ -53,7 +55,7 @@ import pandas as pd
 from profconv.grade.jobs import JobResult
 
 JUDGED = ["rule", "course", "optimisations", "outside", "warnings"]
-LAYER_COLUMNS = ["submission", "model", "gpu", "device", "status", "verdict", "reason", "kernel", "layer",
+LAYER_COLUMNS = ["submission", "model", "run", "gpu", "device", "status", "verdict", "reason", "kernel", "layer",
                  "op_time_s", "cudnn_s", "op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s", "vs_cudnn",
                  "vs_median", "correctness", "wall_s", "started", "ended", "report", "record", *JUDGED]
 _NUMERIC = ["op_time_s", "cudnn_s", "op_low_s", "op_high_s", "cudnn_low_s", "cudnn_high_s", "correctness", "wall_s"]
@@ -118,7 +120,7 @@ def _interval(conv: dict[str, Any] | None) -> tuple[float | None, float | None]:
 def job_rows(result: JobResult, record: dict[str, Any] | str | None, reference: str = "cudnn",
              builtin: set[str] | None = None) -> list[dict[str, Any]]:
     """The leaderboard rows of one job (pure: the record is already read; a str is why it is unusable)."""
-    base = {"submission": result.submission, "model": result.model, "gpu": result.gpu,
+    base = {"submission": result.submission, "model": result.model, "run": result.run, "gpu": result.gpu,
             "device": result.visible_devices or None, "status": result.status,
             "verdict": result.status if result.status != "finished" else "error", "reason": result.reason,
             "kernel": None, "layer": None, "op_time_s": None, "cudnn_s": None, "op_low_s": None, "op_high_s": None,
@@ -211,15 +213,22 @@ def layers(results: list[JobResult], reference: str = "cudnn") -> pd.DataFrame:
     return df[LAYER_COLUMNS].reset_index(drop=True)
 
 
-def board(lay: pd.DataFrame) -> pd.DataFrame:
-    """One row per submission x model (and kernel): per-layer Op Times, totals, ratios, the rank."""
-    keys = ["submission", "model", "kernel"]
+def board(lay: pd.DataFrame, combine: str = "best") -> pd.DataFrame:
+    """One row per submission x model (and kernel): per-layer Op Times, totals, ratios, the rank; the
+    repeat runs of a submission (--runs) combined as `combine` says (`combine_runs`)."""
+    per_run = _per_run(lay)
+    return _ranked(combine_runs(per_run, combine))
+
+
+def _per_run(lay: pd.DataFrame) -> pd.DataFrame:
+    """One row per submission x model x kernel x run."""
+    keys = ["submission", "model", "kernel", "run"]
     layer_names = [x for x in dict.fromkeys(lay["layer"].dropna())]
     rows = []
-    for (sub, model, kernel), g in lay.groupby(keys, dropna=False, sort=False):
+    for (sub, model, kernel, run), g in lay.groupby(keys, dropna=False, sort=False):
         first = g.iloc[0]
         verdict = "ok" if (g["verdict"] == "ok").all() else next(v for v in g["verdict"] if v != "ok")
-        row: dict[str, Any] = {"submission": sub, "model": model, "gpu": first["gpu"], "device": first["device"],
+        row: dict[str, Any] = {"submission": sub, "model": model, "run": run, "gpu": first["gpu"], "device": first["device"],
                                "verdict": verdict,
                                "reason": next((r for r in g["reason"] if isinstance(r, str) and r), None),
                                "kernel": kernel if isinstance(kernel, str) else None}
@@ -239,27 +248,76 @@ def board(lay: pd.DataFrame) -> pd.DataFrame:
         row["report"], row["record"] = first["report"], first["record"]
         row.update({k: first[k] if isinstance(first[k], str) else None for k in JUDGED})
         rows.append(row)
-    cols = ["submission", "model", "gpu", "device", "verdict", "reason", "kernel", *[f"op_{n}" for n in layer_names],
-            "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high", "correctness", "wall_s", "started", "ended",
-            "report", "record", *JUDGED]
+    cols = ["submission", "model", "run", "gpu", "device", "verdict", "reason", "kernel",
+            *[f"op_{n}" for n in layer_names], "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high",
+            "correctness", "wall_s", "started", "ended", "report", "record", *JUDGED]
     df = pd.DataFrame(rows, columns=cols)
     for c in [*[f"op_{n}" for n in layer_names], "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high",
               "correctness", "wall_s"]:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    return df
+
+
+COMBINE = ("best", "mean")
+_RUNS = ["runs", "runs_ok", "total_min_s", "total_max_s", "spread"]
+
+
+def combine_runs(per_run: pd.DataFrame, how: str = "best") -> pd.DataFrame:
+    """The repeat runs of each submission x model as one row, as the course combines them:
+      best  the run with the least total Op Time (its per-layer times, its report and record)
+      mean  the mean of the runs' per-layer times, totals and Correctness (the first run's report)
+    ok only when every run is ok (a kernel wrong on one run of N is wrong); otherwise the first failing
+    run's verdict and reason. Added: runs, runs_ok, total_min_s, total_max_s and spread = (max - min) /
+    the combined total (0 for one run; NaN when not ok). Pure."""
+    if how not in COMBINE:
+        raise ValueError(f"combine takes {' or '.join(COMBINE)}, not {how!r}")
+    ops = [c for c in per_run.columns if c.startswith("op_")]
+    means = [*ops, "total_s", "cudnn_total_s", "vs_cudnn_low", "vs_cudnn_high", "correctness"]
+    rows = []
+    for _, g in per_run.groupby(["submission", "model", "kernel"], dropna=False, sort=False):
+        g = g.sort_values("run", kind="stable")
+        ok = g[(g["verdict"] == "ok") & g["total_s"].notna()]
+        if len(ok) < len(g):
+            row = g[g["verdict"] != "ok"].iloc[0].copy() if (g["verdict"] != "ok").any() else g.iloc[0].copy()
+            row["total_min_s"] = row["total_max_s"] = row["spread"] = float("nan")
+        else:
+            row = ok.loc[ok["total_s"].idxmin()].copy() if how == "best" else ok.iloc[0].copy()
+            if how == "mean":
+                for c in means:
+                    row[c] = float(ok[c].mean()) if ok[c].notna().all() else float("nan")
+            row["total_min_s"], row["total_max_s"] = float(ok["total_s"].min()), float(ok["total_s"].max())
+            row["spread"] = (row["total_max_s"] - row["total_min_s"]) / row["total_s"]
+        row["runs"], row["runs_ok"] = len(g), len(ok)
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=[*per_run.columns, *_RUNS]).reset_index(drop=True)
+    return out.drop(columns="run")
+
+
+def _ranked(df: pd.DataFrame) -> pd.DataFrame:
+    """Ratios to cuDNN and to the class median, the order (ok first, fastest first), the rank per model."""
+    df = df.copy()
+    for c in ["runs", "runs_ok"]:
+        df[c] = pd.to_numeric(df[c]).astype("Int64")
+    for c in ["total_min_s", "total_max_s", "spread"]:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    runs = df[_RUNS]
+    df = df.drop(columns=_RUNS)
     df["vs_cudnn"] = df["total_s"] / df["cudnn_total_s"]
     low, high = df.pop("vs_cudnn_low"), df.pop("vs_cudnn_high")
     df["vs_cudnn_low"], df["vs_cudnn_high"] = low, high
     med = df.groupby(["model", "gpu"], dropna=False)["total_s"].transform("median")
     df["vs_median"] = df["total_s"] / med
-    order = {"ok": 0, "FAILED": 1, "skipped": 2, "error": 3, "timeout": 4, "crashed": 5, "unplaced": 6, "lost": 7}
+    for c in _RUNS:  # after the ratios: the columns a board had before repeat runs keep their places
+        df[c] = runs[c]
+    order = {"ok": 0, "FAILED": 1, "skipped": 2, "error": 3, "timeout": 4, "crashed": 5, "unplaced": 6, "lost": 7,
+             "capped": 8}
     df["_o"] = df["verdict"].map(order).fillna(9)
     df = df.sort_values(["model", "_o", "total_s", "submission"], kind="stable", na_position="last")
     df = df.drop(columns="_o").reset_index(drop=True)
-    df.insert(0, "rank", pd.array([pd.NA] * len(df), dtype="Int64"))
-    for _, idx in df.groupby("model", sort=False).groups.items():
-        ranked = [i for i in idx if df.at[i, "verdict"] == "ok" and pd.notna(df.at[i, "total_s"])]
-        for n, i in enumerate(ranked, start=1):
-            df.at[i, "rank"] = n
+    rank = pd.Series(pd.NA, index=df.index, dtype="Int64")
+    ranked = df[(df["verdict"] == "ok") & df["total_s"].notna()]
+    rank[ranked.index] = ranked.groupby("model", sort=False).cumcount() + 1
+    df.insert(0, "rank", rank)
     return df
 
 

@@ -58,10 +58,14 @@ class JobSettings:
     job_command: str | None = None
     report: bool = True
     dry_run: bool = False
+    runs: int = 1  # repeat runs per submission x model (--runs), combined on the leaderboard
+    secret: str | None = None  # a hash of --secret-seed (a different seed: the jobs run again)
+    job_gpu_seconds: float | None = None  # --job-gpu-seconds: each kernel's cap
 
 
-def job_dir(out: Path, submission: str, model: str) -> Path:
-    return out / "jobs" / submission / safe_name(model)
+def job_dir(out: Path, submission: str, model: str, run: int = 1) -> Path:
+    where = out / "jobs" / submission / safe_name(model)
+    return where / f"run{run}" if run > 1 else where
 
 
 def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSpec]:
@@ -70,13 +74,15 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
     specs = []
     for s in subs:
         for model in s.models or settings.models:
-            specs.append(JobSpec(submission=s.name, path=str(s.path), digest=s.digest, model=model,
-                                 out_dir=str(job_dir(out, s.name, model)), gpu=s.gpu, timeout_s=settings.timeout_s,
-                                 variant=settings.variant, images=settings.images, repeat=settings.repeat,
-                                 kernel_timeout_s=settings.kernel_timeout_s, data=settings.data,
-                                 weights=settings.weights, profile=settings.profile, sanitize=settings.sanitize,
-                                 course=settings.course,
-                                 job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run))
+            for run in range(1, settings.runs + 1):
+                specs.append(JobSpec(
+                    submission=s.name, path=str(s.path), digest=s.digest, model=model,
+                    out_dir=str(job_dir(out, s.name, model, run)), gpu=s.gpu, timeout_s=settings.timeout_s,
+                    variant=settings.variant, images=settings.images, repeat=settings.repeat,
+                    kernel_timeout_s=settings.kernel_timeout_s, data=settings.data, weights=settings.weights,
+                    profile=settings.profile, sanitize=settings.sanitize, course=settings.course,
+                    job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run, run=run,
+                    secret=settings.secret, student=s.student, cap_s=settings.job_gpu_seconds))
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")
     return specs
@@ -113,7 +119,8 @@ def resume(specs: list[JobSpec], retry_failed: bool = False, force: bool = False
     for spec in specs:
         prev = None if force else read_result(Path(spec.out_dir))
         if (prev is not None and prev.fingerprint == spec.fingerprint()
-                and prev.status not in ("lost", "unplaced") and (prev.status == "finished" or not retry_failed)):
+                and prev.status not in ("lost", "unplaced", "capped")
+                and (prev.status == "finished" or not retry_failed)):
             kept[spec.key] = prev
         else:
             todo.append(spec)
@@ -141,7 +148,7 @@ class Manifest:
             "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "argv": self.argv, "driver_host": socket.gethostname(), "engine": self.engine,
             "submissions": [{"name": s.name, "path": str(s.path), "digest": s.digest, "models": list(s.models),
-                             "gpu": s.gpu} for s in self.submissions],
+                             "gpu": s.gpu, "student": s.student} for s in self.submissions],
             "jobs": [self.jobs[k].to_dict() for k in sorted(self.jobs)],
         }
         if self.schedule is not None:

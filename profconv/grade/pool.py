@@ -297,7 +297,8 @@ class PoolWorker:
                            fingerprint=spec.fingerprint(), status="error", engine=self.engine, host=os.uname().nodename,
                            gpu_type=spec.gpu, visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
                            command=jobs.build_command(spec, python), out_dir=str(out), log=str(out / jobs.LOG_FILE),
-                           started=jobs._now(), runner="pool", cpu_threads=self.cpu_threads)
+                           started=jobs._now(), runner="pool", cpu_threads=self.cpu_threads, run=spec.run,
+                           student=spec.student)
         t0 = time.monotonic()
         cost: dict[str, float] = {}
         try:
@@ -371,7 +372,8 @@ class PoolWorker:
         cost["build_s"] = round(cost.get("build_s", 0.0) + time.monotonic() - t0, 3)
         job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=spec.model,
                                 images=count, repeat=spec.repeat or 5, warmup=2, data=spec.data, weights=spec.weights,
-                                timeout=d.timeout or spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S,
+                                timeout=min(d.timeout or spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S,
+                                            spec.cap_s or float("inf")),
                                 ci_target=0.01, time_budget=2.0,
                                 build_dir=str(built.where if built is not None else out / "build" / d.name))
         result_file = out / f".child-{d.name}-result.json"

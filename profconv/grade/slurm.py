@@ -160,9 +160,13 @@ class SlurmExecutor:
             params["slurm_constraint"] = self.constraint
         if self.setup:
             params["slurm_setup"] = list(self.setup)
+        extra = dict(self.extra)
+        more = dict(extra.pop("slurm_additional_parameters", None) or {})
         if self.requeue and self.cluster in (None, "slurm"):
-            params["slurm_additional_parameters"] = {"requeue": True}
-        params.update(self.extra)
+            more = {"requeue": True, **more}
+        if more:
+            params["slurm_additional_parameters"] = more
+        params.update(extra)
         return params
 
     def _chunks(self, specs: list[JobSpec]) -> list[list[JobSpec]]:

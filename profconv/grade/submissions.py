@@ -8,8 +8,9 @@ loose files one by one).
 
 Listings (paths relative to the listing file):
   CSV:  columns `submission` (required), `name`, `model` (one or several, separated by `;` or
-        spaces), `gpu` (a GPU type such as H100); `#` starts a comment line.
-  TOML: [[submission]] path = "...", name = "...", models = ["..."], gpu = "H100"
+        spaces), `gpu` (a GPU type such as H100), `student` (whose it is: several submissions of one
+        student share --student-gpu-seconds); `#` starts a comment line.
+  TOML: [[submission]] path = "...", name = "...", models = ["..."], gpu = "H100", student = "..."
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class Submission:
     models: tuple[str, ...] = ()  # empty: the command's --model
     gpu: str | None = None  # a GPU type the jobs must run on (H100, A100, ...); None: any
     digest: str = field(default="", compare=False)  # sha256 of the files (see content_hash)
+    student: str | None = None  # whose submission (several may be one student's: milestones, versions)
 
 
 def safe_name(text: str) -> str:
@@ -97,7 +99,8 @@ def _is_submission_dir(path: Path) -> bool:
     return _has_kernel(path)
 
 
-def _one(path: Path, name: str | None, models: tuple[str, ...], gpu: str | None, where: str) -> Submission:
+def _one(path: Path, name: str | None, models: tuple[str, ...], gpu: str | None, where: str,
+         student: str | None = None) -> Submission:
     if not path.exists():
         raise InputError(f"{where}: no such file or directory: {path}")
     if path.is_file() and path.suffix not in KERNEL_SUFFIXES:
@@ -106,7 +109,7 @@ def _one(path: Path, name: str | None, models: tuple[str, ...], gpu: str | None,
         raise InputError(f"{where}: {path} is an empty directory")
     path = path.resolve()
     return Submission(name=safe_name(name or (path.stem if path.is_file() else path.name)), path=path,
-                      models=models, gpu=gpu or None, digest=content_hash(path))
+                      models=models, gpu=gpu or None, digest=content_hash(path), student=student or None)
 
 
 def _split_models(text: str) -> tuple[str, ...]:
@@ -143,7 +146,7 @@ def read_csv_listing(text: str, base: Path, where: str) -> list[Submission]:
         if not row.get("submission"):
             raise InputError(f"{where}:{i}: empty 'submission' cell")
         out.append(_one(base / row["submission"], row.get("name") or None, _split_models(row.get("model", "")),
-                        row.get("gpu") or None, f"{where}:{i}"))
+                        row.get("gpu") or None, f"{where}:{i}", row.get("student") or None))
     return out
 
 
@@ -169,7 +172,11 @@ def read_toml_listing(text: str, base: Path, where: str) -> list[Submission]:
         gpu = entry.get("gpu")
         if gpu is not None and not isinstance(gpu, str):
             raise InputError(f"{where}: [[submission]] number {i}: 'gpu' must be a string such as \"H100\"")
-        out.append(_one(base / entry["path"], entry.get("name"), tuple(models), gpu, f"{where} [[submission]] {i}"))
+        student = entry.get("student")
+        if student is not None and not isinstance(student, str):
+            raise InputError(f"{where}: [[submission]] number {i}: 'student' must be a string")
+        out.append(_one(base / entry["path"], entry.get("name"), tuple(models), gpu, f"{where} [[submission]] {i}",
+                        student))
     return out
 
 

@@ -21,16 +21,18 @@ if TYPE_CHECKING:
     from profconv.session.bench import BenchOutcome, BenchRequest, BenchSession
     from profconv.session.events import Callbacks, Note
     from profconv.session.explain import ExplainOutcome, ExplainRequest, ExplainSession
+    from profconv.session.grade import GradeOutcome, GradeRequest, GradeSession
     from profconv.session.recording import Recording
     from profconv.session.run import RunOutcome, RunRequest, RunSession
 
 _WHERE = {"Callbacks": "events", "Note": "events", "Recording": "recording",
           "ExplainRequest": "explain", "ExplainSession": "explain", "ExplainOutcome": "explain",
+          "GradeRequest": "grade", "GradeSession": "grade", "GradeOutcome": "grade",
           "RunRequest": "run", "RunSession": "run", "RunOutcome": "run",
           "BenchRequest": "bench", "BenchSession": "bench", "BenchOutcome": "bench"}
 
 __all__ = ["BenchOutcome", "BenchRequest", "BenchSession", "Callbacks", "ExplainOutcome", "ExplainRequest",
-           "ExplainSession", "Note", "Recording", "RunOutcome",
+           "ExplainSession", "GradeOutcome", "GradeRequest", "GradeSession", "Note", "Recording", "RunOutcome",
            "RunRequest", "RunSession"]
 
 

@@ -12,7 +12,8 @@ KERNEL is a submission (a file, or a directory whose first .cu/.cuh/.py file is 
 cuDNN takes 0.002 s and 0.004 s on conv1 and conv2 in every record. With FAKE_SLEEP=S in the
 environment the job takes S seconds more; the record's environment keeps CUDA_VISIBLE_DEVICES and
 the job's start and end times (time.time()), so tests can check that no two jobs shared a GPU, and
-OMP_NUM_THREADS (the host's cores split between the jobs at once).
+OMP_NUM_THREADS (the host's cores split between the jobs at once), and whether $PROFCONV_SECRET_SEED
+reached it (never its value).
 """
 
 import json
@@ -60,7 +61,8 @@ else:
 record = {"schema": "profconv.run", "schema_version": 2, "created": "2026-11-26T00:00:00+00:00",
           "argv": sys.argv, "environment": {"gpu": "Fake GPU", "driver_version": 13000, "profconv_version": "0.1.0",
                           "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": start, "end": time.time(),
-                          "threads": os.environ.get("OMP_NUM_THREADS")},
+                          "threads": os.environ.get("OMP_NUM_THREADS"),
+                          "secret_seed_given": bool(os.environ.get("PROFCONV_SECRET_SEED"))},
           "model": {"name": model}, "data": {}, "settings": {}, "results": results, "interrupted": False, "profile": None}
 out.mkdir(parents=True, exist_ok=True)
 (out / "run.json").write_text(json.dumps(record))
