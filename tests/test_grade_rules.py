@@ -167,7 +167,8 @@ def test_student_budget_admits_reserves_and_charges() -> None:
     assert c is not None and c.cap_s == pytest.approx(5.0)
     assert b.admit(spec("x", None)) is not None  # another student (the submission itself)
     b.charge(c, result(c, 4.5))
-    assert b.admit(spec("d")) is None and b.reason(spec("d")) == "s1: the 10 GPU seconds per student are used up (9.5 s by 3 job(s))"
+    assert b.admit(spec("d")) is None
+    assert b.reason(spec("d")) == "s1: the 10 GPU seconds per student are used up (9.5 s by 3 job(s))"
     shares = StudentBudget(9.0).split([spec("p"), spec("q"), spec("r"), spec("z", "s2")])
     assert [s.cap_s for s in shares] == pytest.approx([3.0, 3.0, 3.0, 9.0])
 
