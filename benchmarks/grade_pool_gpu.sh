@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timing
 # GPU validation of grade's pool (issue 22), one GPU, one call: bash benchmarks/grade_pool_gpu.sh
 #   $DATA: real course files, one folder per submission (new-forward.cu), never committed (SOURCES.csv lists
 #          their repositories and commits); $RES: what comes back. Settings (environment): MODEL=ece408-fa20
