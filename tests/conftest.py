@@ -11,6 +11,12 @@ import pytest
 for _var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "NO_COLOR"):
     os.environ.pop(_var, None)
 
+# A test's subprocess (`python -m profconv ...`, a grade job, a kernel's child) imports the profconv of the
+# checkout under test: an editable install made from another checkout of the same repository (a second
+# worktree, a copy) would otherwise answer `import profconv` in the child with that checkout's code.
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])
+
 # Hypothesis: the suite's property tests draw the same examples on every run and every machine (derandomize,
 # seeded from each test's own code), keep no example database between runs (.hypothesis/), have no deadline
 # and no timing health check (a loaded machine is no failure). Without this, a run explored fresh random

@@ -162,7 +162,8 @@ def test_builtin_variants_are_declarations_in_ladder_order():
     from profconv.run import peers
 
     assert [v.name for v in VARIANTS] == ["cpu", "naive", "shared", "constant", "unroll-gemm", "fused", "tuned", "fp16",
-                                          "tensorcore", "e2e", "streams", *(p.name for p in peers.PEERS)]
+                                          "tf32-wmma", "tensorcore", "tensorcore-tf32", "tensorcore-3xtf32", "e2e",
+                                          "streams", *(p.name for p in peers.PEERS)]
     decls = {d.name: d for d in builtin_declarations()}
     assert decls["naive"].contract == "device" and decls["naive"].grid == ("min(ceil(B * M * H_out * W_out / 256), 2147483647)",)
     assert decls["shared"].contract == "python" and decls["shared"].module == "profconv.run.variants"
