@@ -231,3 +231,14 @@ def test_rejudge_under_another_term_from_the_record_alone(tmp_path):
     assert out[0] == ("k [sp25 final]: FAILED profconv.output-correct: conv1: relative error 0.00031 above the fp32 "
                       "tolerance 1e-05 (optimisations: —)")
     assert len(out) == 2
+
+
+def test_the_course_folder_of_a_file_decides_its_role():
+    from profconv.judge.assemble import folder_of
+
+    assert folder_of("/s/project/m3/req_1/m3-forward.cu") == "req_1"
+    assert folder_of("m3/op_5/m3-forward.cu") == "op_5"
+    assert folder_of("/s/project/src/layer/custom/m3-forward.cu") is None
+    assert folder_of(None) is None
+    ev = from_result(result(path="/s/m3/op_0/m3-forward.cu"))
+    assert (ev.folder, ev.role) == ("op_0", "op_0")

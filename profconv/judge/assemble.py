@@ -8,6 +8,7 @@ child process's CUPTI records (attribution) and the SASS of the library the harn
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,15 @@ def _sanitizer(user: dict[str, Any]) -> tuple[dict[str, int], str | None]:
     first = next((r["findings"][0] for r in report.values() if isinstance(r, dict) and r.get("errors")
                   and r.get("findings")), None)
     return counts, first
+
+
+FOLDER = re.compile(r"(?:^|/)((?:req|op)_\d+)/[^/]+$")
+
+
+def folder_of(path: str | None) -> str | None:
+    """The course's per-optimisation folder a file sits in: '.../m3/req_1/m3-forward.cu' -> 'req_1'."""
+    m = FOLDER.search(path or "")
+    return m.group(1) if m else None
 
 
 def _code(att: Attribution | None, dis: Disassembly | None) -> dict[str, Any]:
@@ -140,7 +150,8 @@ def from_result(res: VariantResult, att: Attribution | None = None, dis: Disasse
     compile_failed = any((c.error or "").startswith("compile error") for c in res.conv)
     counts, first = _sanitizer(user)
     return Evidence(
-        name=res.variant, form=user.get("flavour") or user.get("contract"), folder=user.get("folder"),
+        name=res.variant, form=user.get("flavour") or user.get("contract"),
+        folder=user.get("folder") or folder_of(user.get("path")),
         compiled=False if compile_failed else (True if res.conv else None),
         compile_error=next(((c.error or "").removeprefix("compile error: ") for c in res.conv
                             if (c.error or "").startswith("compile error")), None),
