@@ -188,10 +188,13 @@ def built_libraries(build_dir: Path | None) -> list[Path]:
     return sorted(build_dir.rglob("*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
 
 
-def sass_of(build_dir: Path | None) -> Disassembly | None:
-    """The SASS of the library the harness built (None when it built none: an NVRTC or Python kernel)."""
+def sass_of(build_dir: Path | None) -> Disassembly:
+    """The SASS of the library the harness built (no kernels, and why, when it built none: an NVRTC or
+    Python kernel, or a build folder gone)."""
     libs = built_libraries(build_dir)
-    return disassemble(libs[0]) if libs else None
+    if not libs:
+        return Disassembly(str(build_dir), note=f"no library built in {build_dir} (an NVRTC or Python kernel)")
+    return disassemble(libs[0])
 
 
 def apply(res: VariantResult, rs: RuleSet, records: Records | None = None, build_dir: Path | None = None,

@@ -68,7 +68,9 @@ def from_launches(att: Attribution, kernels: list[KernelSass]) -> list[Optimisat
         if w is not None and w.streams > 1:
             out.append(Optimisation(name="streams", evidence=f"{w.streams} streams in the {_phase_name(phase)}"))
     libs: dict[str, list[str]] = {}
-    for w in att.phases.values():
+    for phase, w in att.phases.items():
+        if phase == "elsewhere":  # profconv's own reference (cuBLAS) and checks (CuPy's CUB reductions)
+            continue
         for name, lib in w.library.items():
             libs.setdefault(lib, []).append(name)
     for lib, names in sorted(libs.items()):

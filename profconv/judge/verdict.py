@@ -40,4 +40,5 @@ def judge(ev: Evidence, rs: RuleSet) -> Verdict:
                    reason=(f"{first.layer}: {first.reason}" if first and first.layer else first.reason if first else None),
                    rule=first.rule if first else None, warnings=warnings, findings=fs,
                    optimisations=list(ev.optimisations), placement=list(ev.placement), credit=credit(ev, rs),
-                   role=ev.role, sass_read=ev.sass_read, precision=ev.precision)
+                   role=ev.role, sass_read=ev.sass_read, precision=ev.precision,
+                   sass_note=None if ev.sass_read else ev.sass_note)

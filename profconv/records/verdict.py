@@ -78,4 +78,5 @@ class Verdict(msgspec.Struct, kw_only=True, omit_defaults=True):
     credit: Credit | None = None
     role: str | None = None  # final | req_1 | op_5 ...: which of the course's submissions the file is
     sass_read: bool = False  # the optimisations and precision were read from the kernel's SASS
+    sass_note: str | None = None  # why they were not (no cuobjdump, no library built, PTX only)
     precision: str | None = None  # what the code computes in (fp32, tf32, bf16, fp16: from the SASS when read)
