@@ -207,3 +207,18 @@ def test_ray_warmup_then_jobs_on_one_instance(ray_local, klass: Path, tmp_path: 
     assert [w["status"] for w in doc["warmup"]] == ["error"] and "1 failed (exit 3" in res.stdout
     assert [j["status"] for j in doc["jobs"]] == ["finished"] and doc["jobs"][0]["engine"] == "ray"
     assert ray_local.is_initialized()  # the caller's instance is left running
+
+
+def test_ray_grades_real_dry_run_jobs_in_its_workers_grade_workers(ray_local, tmp_path: Path) -> None:
+    examples = Path(__file__).parent.parent / "examples"
+    out = tmp_path / "g"
+    res = run_cli("grade", str(examples / "device-tiled"), str(examples / "python-cupy"), "--executor", "ray",
+                  "--dry-run", "--images", "2", "--out", str(out), "--cache", str(tmp_path / "cache"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    doc = manifest.read(out)
+    assert doc["engine"]["name"] == "ray" and doc["engine"]["options"]["pool"] is True
+    jobs = {j["submission"]: j for j in doc["jobs"]}
+    assert {k: (j["status"], j["runner"], j["engine"]) for k, j in jobs.items()} == {
+        k: ("finished", "pool", "ray") for k in ("device-tiled", "python-cupy")}
+    assert all(j["report"] and Path(j["report"]).is_file() for j in jobs.values())  # by the CPU task, in-process
+    assert "2 skipped of 2" in res.stdout

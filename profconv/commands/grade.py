@@ -151,7 +151,7 @@ def grade_command(
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write each submission's own report.md beside its run.json.")] = True,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-run jobs that ended in error, timeout or crash (finished ones are kept).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Re-run every job, finished or not.")] = False,
-    pool: Annotated[bool, typer.Option("--pool/--no-pool", help="local and slurm: a long-lived grade worker per GPU (the model's reference and cuDNN times made once, nvcc builds ahead on the CPU, each kernel in a child forked from a warm process); --no-pool: a `profconv run` process per job.")] = True,
+    pool: Annotated[bool, typer.Option("--pool/--no-pool", help="A long-lived grade worker per GPU (the model's reference and cuDNN times made once, nvcc builds ahead on the CPU, each kernel in a child forked from a warm process); --no-pool: a `profconv run` process per job.")] = True,
     cache: Annotated[Path | None, typer.Option("--cache", metavar="DIR", help="The grade workers' cache (model bundles, builds), reused by later grades; on a cluster, a shared file system: default $PROFCONV_CACHE, else ~/.cache/profconv/grade.")] = None,
     parallelism: Annotated[int, typer.Option(metavar="N", help="slurm: array tasks running at once (the array's %N throttle: keep it within the course's per-user job limit).")] = 16,
     partition: Annotated[str | None, typer.Option(metavar="NAME", help="slurm: partition.")] = None,

@@ -5,8 +5,9 @@
 - `slurm` (grade.slurm): submitit job arrays, one GPU per task, the parallelism cap, the time limit,
   states from squeue, cancellation on Ctrl-C, requeue on node failure, several jobs per task;
 - `ray`: `ray.remote(num_gpus=1)` tasks, `accelerator_type` placement from the submission's GPU
-  type, `max_retries` for lost workers; each task still runs the job in its own subprocess, so no
-  two kernels share a CUDA context in a long-lived Ray worker.
+  type, `max_retries` for lost workers; a task runs the job in its Ray worker process's grade worker
+  (grade.pool: each kernel in a child of its own, so no two kernels share a CUDA context), kept
+  between the tasks Ray gives that process.
 
 Every executor calls `jobs.run_job` in its worker; none of them schedules GPUs by hand beyond the
 local executor's one-job-per-GPU slots -- Slurm and Ray place the tasks.
@@ -201,18 +202,37 @@ class LocalExecutor:
             pool.shutdown(wait=True)
 
 
-def _ray_gpu_task(spec: JobSpec) -> JobResult:
-    """What a Ray GPU task runs: the job's `profconv run` in its own subprocess, on the GPU Ray gave this
-    task (Ray sets CUDA_VISIBLE_DEVICES; the subprocess inherits it)."""
+_RAY_WORKERS: dict[tuple[str, bool, str], PoolWorker] = {}  # per Ray worker process: its grade workers
+
+
+def _ray_worker(cache: str, dry_run: bool, logs: Path) -> PoolWorker:
+    """The grade worker of this Ray worker process for the GPU Ray gave it (Ray reuses its worker processes
+    between tasks, so the zygote and the bundles it holds outlive one job)."""
+    visible = (os.environ.get("CUDA_VISIBLE_DEVICES") or "").split(",")[0]
+    key = ("" if dry_run else visible, dry_run, cache)
+    if key not in _RAY_WORKERS:
+        _RAY_WORKERS[key] = PoolWorker(visible=None, dry_run=dry_run, cache=Path(cache), logs=logs, engine="ray",
+                                       device_id=None if dry_run else gpus_mod.uuid(visible or None))
+    return _RAY_WORKERS[key]
+
+
+def _ray_gpu_task(spec: JobSpec, cache: str | None = None) -> JobResult:
+    """What a Ray GPU task runs, on the GPU Ray gave it (Ray sets CUDA_VISIBLE_DEVICES): the job in this
+    worker process's grade worker (grade.pool) when `cache` is given and the pool takes it, else its
+    `profconv run` in a subprocess."""
     import ray
 
     ctx = ray.get_runtime_context()
+    if cache is not None and poolable(spec):
+        result = _ray_worker(cache, spec.dry_run, Path(spec.out_dir).parents[2] / "workers").execute(spec)
+        result.engine_job_id = ctx.get_task_id()
+        return result
     return execute(spec, engine="ray", engine_job_id=ctx.get_task_id())
 
 
-def _ray_finish_task(spec: JobSpec, result: JobResult) -> JobResult:
+def _ray_finish_task(spec: JobSpec, result: JobResult, reporter: Reporter | None = None) -> JobResult:
     """What a Ray CPU task runs once the GPU task returned: the report and job.json (no GPU held)."""
-    return finish(spec, result)
+    return finish(spec, result, reporter=reporter)
 
 
 class RayExecutor:
@@ -224,19 +244,22 @@ class RayExecutor:
     LOCAL_OBJECT_STORE = 256 * 2**20
 
     def __init__(self, address: str | None = None, retries: int = 2, dry_run: bool = False,
-                 init_kwargs: dict[str, Any] | None = None) -> None:
+                 init_kwargs: dict[str, Any] | None = None, cache: Path | None = None,
+                 reporter: Reporter | None = None) -> None:
         try:
             import ray
         except ImportError:
             raise InputError("the ray executor needs Ray: pip install 'profconv[grade-ray]'") from None
         self.ray, self.address, self.retries, self.dry_run = ray, address, retries, dry_run
         self.init_kwargs = init_kwargs or {}
+        self.cache, self.reporter = cache, reporter  # the pool's cache (a file system every node sees)
         self.cluster: dict[str, Any] = {}
         self._started = False
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.ray.__version__,
                 "options": {"address": self.address or "local instance", "retries": self.retries,
+                            "pool": self.cache is not None,
                             "dry_run": self.dry_run, **({"cluster": self.cluster} if self.cluster else {})}}
 
     def _accelerator(self, wanted: str | None, available: list[str]) -> str | None:
@@ -290,9 +313,11 @@ class RayExecutor:
                     on_result(not_run(spec, "unplaced", f"no {spec.gpu} GPU in the Ray cluster (accelerator "
                                       f"types: {', '.join(types) or 'none'})", self.name))
                     continue
-                ran = gpu_task.options(accelerator_type=accel).remote(spec) if accel else gpu_task.remote(spec)
+                cache = str(self.cache) if self.cache is not None else None
+                ran = (gpu_task.options(accelerator_type=accel).remote(spec, cache) if accel
+                       else gpu_task.remote(spec, cache))
                 gpu_refs.append(ran)
-                refs[finish_task.remote(spec, ran)] = spec
+                refs[finish_task.remote(spec, ran, self.reporter)] = spec
             pending = list(refs)
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)

@@ -133,7 +133,7 @@ class GradeRequest:
             dry_run=self.dry_run, runs=self.runs, secret=secret, job_gpu_seconds=self.job_gpu_seconds)
 
     def uses_pool(self) -> bool:
-        return self.pool and self.executor in ("local", "slurm")
+        return self.pool
 
 
 @dataclass
@@ -276,7 +276,8 @@ class GradeSession:
                                     partition=req.partition, cpus_per_task=req.cpus_per_task, dry_run=req.dry_run,
                                     setup=req.slurm_setup, constraint=req.constraint, jobs_per_task=req.jobs_per_task,
                                     cache=cache, extra=extra, reporter=write_report if cache is not None else None)
-        return ex.RayExecutor(address=req.ray_address, retries=req.retries, dry_run=req.dry_run)
+        return ex.RayExecutor(address=req.ray_address, retries=req.retries, dry_run=req.dry_run, cache=cache,
+                              reporter=write_report if cache is not None else None)
 
     # --- the work -----------------------------------------------------------------------------------
     def run(self, plan: GradePlan | None = None) -> GradeOutcome:
