@@ -411,7 +411,7 @@ def test_run_without_gpu_records_user_kernels_as_skipped(tmp_path, monkeypatch, 
 @pytest.mark.parametrize("args, message", [
     (["--variant", "none"], "--variant none leaves nothing to run: add --kernel PATH"),
     (["--kernel", "nope.cu"], "nope.cu: no such file or folder"),
-    (["--sanitize"], "--contract and --sanitize apply to --kernel files"),
+    (["--sanitize"], "--contract, --sanitize and --secret-seed apply to --kernel files"),
     (["--kernel", str(EXAMPLES / "host-constant"), "--contract", "cuda"], "--contract 'cuda' is not one of"),
 ])
 def test_run_kernel_errors_are_one_line(args, message, tmp_path, cli):
@@ -464,3 +464,39 @@ def test_failures_the_layer_table_cannot_show_are_listed():
     wrong = VariantResult(10000, "w", "t", "fp32", status="failed", error="conv1: relative error 0.5",
                           conv=[ConvResult(layer="conv1", shape="s", status="failed", error="relative error 0.5")])
     assert unseen_failures([edge, wrong]) == ["y3 (user) (10000): 6 of 8 edge-shape checks failed"]
+
+
+def test_layer_rows_of_a_failed_kernel_never_say_ok():
+    """The (user) rows printed `ok` while the summary under the table listed the same kernel as FAILED."""
+    from profconv.commands.run import _status_cell
+    from profconv.records import ConvResult, VariantResult
+
+    layer = ConvResult(layer="conv1", shape="s")
+    edge = VariantResult(10000, "y3", "t", "fp32", status="failed", error="not general: 2 of 8 edge-shape checks failed",
+                         user={"user": True}, conv=[layer])
+    assert _status_cell(edge, layer).plain == "FAILED (the kernel, see below; this layer's checks passed)"
+    assert _status_cell(VariantResult(10000, "ok", conv=[layer]), layer).plain == "ok"
+    bad = ConvResult(layer="conv1", shape="s", status="failed", error="relative error 0.5")
+    assert _status_cell(edge, bad).plain == "FAILED: relative error 0.5"
+
+
+def test_an_unrecognised_kernel_is_its_own_failed_row_and_the_others_still_run(tmp_path, monkeypatch, cli):
+    """One --kernel that cannot be recognised used to refuse the whole run (exit 2), the good files included."""
+    monkeypatch.setattr("profconv.run.gpu.cupy_or_none", lambda: None)
+    (tmp_path / "notes.cu").write_text("int main() { return 0; }\n")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "new-forward.cu").write_text(
+        "void GPUInterface::conv_forward_gpu_prolog(float *y) {}\nvoid GPUInterface::conv_forward_gpu(float *y, int B) {}\n")
+    out = tmp_path / "run"
+    r = cli("run", "--model", "ece408", "--images", "2", "--variant", "cpu", "--kernel", tmp_path / "notes.cu",
+            "--kernel", tmp_path / "bad", "--kernel", EXAMPLES / "course-minidnn", "--out", out)
+    assert r.returncode == 1, r.stderr
+    rows = {x["variant"]: x for x in json.loads((out / "run.json").read_text())["results"]}
+    assert rows["cpu"]["status"] == "ok" and rows["course-minidnn"]["status"] == "skipped"
+    assert rows["notes"]["status"] == "failed" and rows["notes"]["error"].startswith(
+        f"not recognised: {tmp_path / 'notes.cu'}: no __global__ kernel")
+    bad = rows["bad"]
+    assert bad["error"].endswith("GPUInterface::conv_forward_gpu takes 2 parameters; the course's take 9 "
+                                 "(y, x, k, B, M, C, H, W, K) or 10 (with a trailing stride S)")
+    assert bad["facts"]["form"]["contract"] == "course" and bad["facts"]["legacy_status"] == "failed"
+    assert bad["facts"]["form"]["evidence"] == "GPUInterface::conv_forward_gpu(float *y, int B)"

@@ -12,9 +12,10 @@ from test_profile_external import NCU_CSV
 
 from profconv.profile import cupti_child, session
 from profconv.profile.activity import ApiCall, GpuActivity, Range, Records, merge, profiles, timed_ops
-from profconv.run import gpu
 from profconv.run.models import ConvShape
 from profconv.run.user import build, contracts, isolate
+
+S = ConvShape(10, 4, 1, 28, 28, 5)
 
 
 def _parent() -> Records:
@@ -126,75 +127,6 @@ def test_the_child_does_not_inherit_the_parents_cupti_injection():
     assert env == {"PATH": "/bin", "PYTHONUNBUFFERED": "1"}
     ncu = {"NVTX_INJECTION64_PATH": "/opt/nsight-compute/libInterceptorInjectionTarget.so"}
     assert isolate.child_env(ncu)["NVTX_INJECTION64_PATH"] == ncu["NVTX_INJECTION64_PATH"]  # a tool around us
-
-
-class _Clock:
-    t = 0.0
-
-
-class _Event:
-    def __init__(self):
-        self.at = None
-
-    def record(self):
-        self.at = _Clock.t
-
-    def synchronize(self):
-        pass
-
-
-class _FakeCp:
-    """Just enough of CuPy for the course timing loop: events on a fake clock."""
-
-    class cuda:
-        Event = _Event
-
-        @staticmethod
-        def get_elapsed_time(a, b):
-            return (b.at - a.at) * 1e3
-
-        class Device:
-            def synchronize(self):
-                pass
-
-
-def _course_kernel(durations):
-    decl = type("D", (), {"candidates": lambda self: [{}], "defines": {}, "contract": "course", "args": ()})()
-    k = contracts.UserKernel.__new__(contracts.UserKernel)
-    k.decl, k.chosen, k._default = decl, {}, {}
-    it = iter(durations)
-
-    def phases(x, w, out, s, between):
-        _Clock.t += 1e-3  # the prolog's copies
-        between(lambda: setattr(_Clock, "t", _Clock.t + next(it)))
-        _Clock.t += 1e-3  # the epilog
-
-    op = type("Op", (), {"phases": staticmethod(phases)})()
-    k.op = lambda cp, cand: op  # type: ignore[method-assign]
-    k._check_layer = lambda s, bias: None  # type: ignore[method-assign]
-    return k
-
-
-S = ConvShape(10, 4, 1, 28, 28, 5)
-
-
-def test_course_op_time_follows_the_stop_when_stable_rule():
-    steady = [0.010] * 200
-    k = _course_kernel([0.5, 0.5] + steady)  # two warm-up calls, slow, then steady
-    fwd, whole = k.timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=2,
-                                rule=gpu.StopRule(0.01, 2.0))
-    assert fwd.stopped == "stable" and fwd.target == 0.01 and fwd.samples == pytest.approx([0.010] * 6)
-    assert whole.samples[0] == pytest.approx(0.012) and len(whole.samples) == len(fwd.samples)
-    # noisy samples: on past --repeat until the time budget is spent (none here), never fewer than --repeat
-    noisy = [0.010, 0.030] * 500
-    fwd, _ = _course_kernel(noisy).timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=0,
-                                                rule=gpu.StopRule(0.001, 0.0))
-    assert fwd.stopped == "budget" and len(fwd.samples) == 5
-    fwd, _ = _course_kernel(noisy).timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=0,
-                                                rule=gpu.StopRule(0.001, 60.0, max_repeat=40))
-    assert fwd.stopped == "max-repeats" and len(fwd.samples) == 40
-    fixed, _ = _course_kernel(noisy).timed_course(_FakeCp, None, None, None, None, S, repeat=5, warmup=0)
-    assert fixed.stopped == "repeats" and len(fixed.samples) == 5
 
 
 def test_a_kernels_children_share_one_nvcc_build(tmp_path, monkeypatch):

@@ -61,6 +61,16 @@ def user_notes(record: RunRecord) -> list[str]:
     return [f"{variant_label(r)} ({r.images}): {n}" for r in record.results for n in r.notes]
 
 
+def _status_cell(r: VariantResult, c) -> Text:
+    """A layer's status; a layer whose checks passed in a kernel that FAILED as a whole (edge shapes, the
+    sanitizer, the forward pass: listed under the table) says so, never `ok`."""
+    if c.status != "ok":
+        return Text.assemble(("FAILED", "red"), f": {c.error or ''}")
+    if r.status == "failed":
+        return Text.assemble(("FAILED", "red"), " (the kernel, see below; this layer's checks passed)")
+    return Text("ok", style="green")
+
+
 def _speedup(base: float | None, t: float | None) -> str:
     return f"{base / t:.3g}x" if base and t else "—"
 
@@ -98,7 +108,7 @@ def result_table(record: RunRecord, width: int = 120) -> Table:
                 _speedup(cudnn.op_time.median_s, t) if ok and cudnn and cudnn.op_time else "—",
                 f"{c.rel_error:.2e}" if c.rel_error is not None else "nan",
                 f"{r.correctness:.4f}" if r.correctness is not None else "—",
-                Text("ok", style="green") if ok else Text.assemble(("FAILED", "red"), f": {c.error or ''}"),
+                _status_cell(r, c),
             ])
     spec = [("images", "right", None), ("variant", "left", None), ("layer", "left", None), ("Op Time", "right", None),
             ("±", "right", 2), ("min", "right", 3), ("n", "right", 1), ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5),
@@ -163,6 +173,7 @@ def run_command(
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
     course: Annotated[str | None, typer.Option("--course", metavar="TERM", help="Judge --kernel files by this course term's rules: sp25, fa24, sp24, minidnn, mxnet or profconv (default: the term --model implies, else profconv's own strict rules).")] = None,
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck: a memcheck error or a racecheck hazard (Error) fails the kernel, with its source line; racecheck warnings are notes.")] = False,
+    secret_seed: Annotated[str | None, typer.Option("--secret-seed", metavar="TEXT", help="Draw each --kernel's fresh inputs and edge-shape data from this seed (any text), kept out of the record (for a final ranking the students cannot tune to).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run record (the run.json written) as JSON instead of the tables; progress and notes go to stderr.")] = False,
 ) -> None:
     """Run each convolution variant, and your own kernels, on a model's forward pass: Op Time, check, Correctness.
@@ -178,7 +189,7 @@ def run_command(
         cpu_repeat=cpu_repeat, data=data, weights=weights, out=out, replace=force, profile=tools,
         profile_timeout=profile_timeout, show_all=show_all, ci_target=ci_target, time_budget=time_budget,
         ncu_clock_control=ncu_clock_control, ncu_cache_control=ncu_cache_control, kernels=kernel or [],
-        contract=contract, kernel_timeout=kernel_timeout, sanitize=sanitize, course=course)
+        contract=contract, kernel_timeout=kernel_timeout, sanitize=sanitize, course=course, secret_seed=secret_seed)
     con = error_console() if json_out else console()  # --json: stdout holds the record alone
     try:
         with Live(con) as live:

@@ -19,6 +19,20 @@ from profconv.io import read_bytes
 from profconv.records.base import Record, convert, decode_json, encode, read, struct_from, to_builtins, validate
 from profconv.records.bench import BenchLayer, BenchRecord, BenchResult, BenchSettings, DeviceFacts
 from profconv.records.common import Dims, Environment, OpTime, Params
+from profconv.records.facts import (
+    CompileFacts,
+    DeterminismFacts,
+    EdgeFacts,
+    FormFacts,
+    GhostFacts,
+    HarnessFacts,
+    KernelFacts,
+    LayerFacts,
+    OutputFacts,
+    SanitizerFacts,
+    TimedCallFacts,
+    TimingFacts,
+)
 from profconv.records.parse_output import ParsedInput, ParsedProfile, ParsedRow, ParseOutput
 from profconv.records.run import (
     ConvLayerShape,
@@ -66,7 +80,9 @@ SCHEMA_FILES: dict[type[Record], str] = {RunRecord: "run.schema.json", BenchReco
                                          ParseOutput: "parse.schema.json"}
 
 __all__ = [
-    "RECORDS", "SCHEMA_FILES", "BenchLayer", "BenchRecord", "BenchResult", "BenchSettings", "ConvLayerShape",
+    "RECORDS", "SCHEMA_FILES", "BenchLayer", "CompileFacts", "DeterminismFacts", "EdgeFacts", "FormFacts", "GhostFacts",
+    "HarnessFacts", "KernelFacts", "LayerFacts", "OutputFacts", "SanitizerFacts", "TimedCallFacts", "TimingFacts",
+    "BenchRecord", "BenchResult", "BenchSettings", "ConvLayerShape",
     "ConvResult", "DataInfo", "DeviceFacts", "Dims", "Environment", "ModelInfo", "NcuLaunch", "OpTime", "Params",
     "ParseOutput", "ParsedInput", "ParsedProfile", "ParsedRow", "ProfileInfo", "Record", "RunRecord", "RunSettings",
     "VariantResult", "convert", "decode_json", "encode", "json_schema", "load", "load_doc", "read", "struct_from",

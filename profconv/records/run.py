@@ -10,6 +10,7 @@ import msgspec
 from profconv.records.base import Count, Positive, Record, Seconds, check_keys
 from profconv.records.common import Dims, Environment, OpTime, Params, Status
 from profconv.records.evidence import Evidence
+from profconv.records.facts import KernelFacts
 from profconv.records.provenance import Provenance
 from profconv.records.verdict import Verdict
 
@@ -101,6 +102,8 @@ class VariantResult(msgspec.Struct):
     user: dict[str, Any] | None = None
     # a user's kernel: the verdict of the course's rules (or profconv's own) on it, naming the rule (judge/)
     verdict: Verdict | None = None
+    # a user's kernel: what the harness measured (records/facts.py), what the course's rules judge
+    facts: KernelFacts | None = None
 
     @property
     def notes(self) -> list[str]:

@@ -70,6 +70,7 @@ class RunRequest:
     kernel_timeout: float = isolate.DEFAULT_TIMEOUT_S
     sanitize: bool = False
     course: str | None = None  # the course term whose rules judge the kernels (None: what the model implies)
+    secret_seed: str | None = None  # the kernels' fresh inputs and edge data drawn from it, kept out of the record
     argv: list[str] | None = None  # the command line recorded (default: this process's)
 
     def __post_init__(self) -> None:
@@ -93,8 +94,8 @@ class RunRequest:
             raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
         if self.kernel_timeout <= 0:
             raise InputError("--kernel-timeout must be positive")
-        if (self.contract or self.sanitize) and not self.kernels:
-            raise InputError("--contract and --sanitize apply to --kernel files: name one with --kernel PATH")
+        if (self.contract or self.sanitize or self.secret_seed is not None) and not self.kernels:
+            raise InputError("--contract, --sanitize and --secret-seed apply to --kernel files: name one with --kernel PATH")
         if self.data is not None and not Path(self.data).is_dir():
             from profconv.errors import DataFileError
 
@@ -154,6 +155,8 @@ def _user_result(d: user_manifest.Declaration, job: isolate.KernelJob, sanitize:
     from profconv.run.user.contracts import UserKernel
 
     prov = UserKernel(d).provenance()
+    if d.error:  # not recognised: its FAILED row, GPU or not, no child started
+        return isolate.run_isolated(d, prov, job, progress), None
     if not have_gpu:
         return VariantResult(job.images, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
                              error="needs CUDA and CuPy", user=prov), None
@@ -309,7 +312,7 @@ class RunSession:
         self.recording.stem = f"{m.name}-{stamp.strftime('%Y%m%d-%H%M%S')}"
         self.env = gpu.environment(self.cp)
         return RunRecord(
-            argv=list(req.argv) if req.argv is not None else ["profconv", *sys.argv[1:]],
+            argv=isolate.redact_secret(list(req.argv) if req.argv is not None else ["profconv", *sys.argv[1:]]),
             created=stamp.isoformat(), environment=struct_from(Environment, self.env),
             model=struct_from(ModelInfo, {
                 "name": m.name, "semester": m.semester, "input_shape": list(m.input_shape), "spec": m.spec,
@@ -406,7 +409,7 @@ class RunSession:
                                         model=m.name, images=count, repeat=req.repeat, warmup=req.warmup,
                                         data=req.data, weights=req.weights, timeout=d.timeout or req.kernel_timeout,
                                         ci_target=req.ci_target or None, time_budget=req.time_budget,
-                                        build_dir=str(Path(builds) / d.name))
+                                        build_dir=str(Path(builds) / d.name), **isolate.seed_fields(req.secret_seed))
                 # the child always runs under CUPTI: its GPU work is placed in prolog / timed call / epilog
                 res, recs = _user_result(d, job, req.sanitize, self.cp is not None, self._on_progress,
                                          run_dir / f".cupti-{d.name}-{count}.json", profiled=collector is not None)
@@ -458,7 +461,7 @@ class RunSession:
             job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=m.name,
                                     images=req.images[-1], repeat=1, warmup=0, data=req.data, weights=req.weights,
                                     timeout=req.profile_timeout, build_dir=str(Path(builds) / d.name),
-                                    layers_only=True)
+                                    layers_only=True, **isolate.seed_fields(req.secret_seed))
             ps_user, part = _user_ncu(d, job, res, self.tool_path, [f"{m.name}/{d.name}/{lay}" for lay in layers],
                                       self.ncu_settings, run_dir, req.show_all, lambda msg: None)
             if part is not None:

@@ -9,11 +9,12 @@ import hashlib
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
 from profconv.errors import ProfconvError
+from profconv.run.user.forms import strip_comments
 
 COURSE_METHODS = ("conv_forward_gpu_prolog", "conv_forward_gpu", "conv_forward_gpu_epilog")
 NVCC_TIMEOUT_S = 300
@@ -31,6 +32,7 @@ class NvccMissing(ProfconvError):
 class Library:
     path: Path  # the shared library
     argv: tuple[str, ...]  # the nvcc command that built it
+    include_map: dict[str, str] = field(default_factory=dict)  # absolute include paths rewritten in the build copy
 
 
 def shim_dir() -> Path:
@@ -115,12 +117,6 @@ def compile_library(sources: list[Path], out: Path, arch: str | None, includes: 
     return Library(out, tuple(argv))
 
 
-def strip_comments(text: str) -> str:
-    """C/C++ source without // and /* */ comments (string literals are not special-cased: enough for signatures)."""
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
-
 def course_methods(text: str) -> dict[str, str]:
     """Each GPUInterface method the student's file defines, with its parameter list as written."""
     found: dict[str, str] = {}
@@ -176,19 +172,86 @@ extern "C" void profconv_course_epilog(float* pc_hy, float* pc_y, float* pc_x, f
 """
 
 
+COURSE_HEADER = "gpu-new-forward.h"
+MXNET_FORMS = ("mxnet", "mxnet-generic")
+INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)([<"])([^>"\n]+)[>"]', re.M)
+# a CUDA header by the course image's absolute path: /usr/local/cuda-8.0/targets/x86_64-linux/include/X.h
+TOOLKIT_HEADER = re.compile(r"^/usr/local/cuda[^/]*/(?:targets/[^/]+/)?include/(.+)$")
+
+
+def map_includes(text: str, exists=lambda p: Path(p).is_file()) -> tuple[str, dict[str, str]]:
+    """The source with each absolute include of a CUDA toolkit header that is not on this machine (the
+    course image's /usr/local/cuda-8.0/...) rewritten to the installed toolkit's `<X.h>`, one line for one
+    line (compiler messages keep their line numbers); and what was rewritten (pure given `exists`)."""
+    mapping: dict[str, str] = {}
+
+    def repl(m: re.Match) -> str:
+        path = m.group(3)
+        toolkit = TOOLKIT_HEADER.match(path)
+        if not toolkit or exists(path):
+            return m.group(0)
+        mapping[path] = f"<{toolkit.group(1)}>"
+        return f"{m.group(1)}<{toolkit.group(1)}>"
+
+    return INCLUDE.sub(repl, text), mapping
+
+
+def header_places(text: str) -> list[tuple[int, str]]:
+    """Where the course's tree puts gpu-new-forward.h for each quoted include of it: (how many folders up,
+    the path below that), e.g. '../../src/layer/custom/gpu-new-forward.h' -> (2, 'src/layer/custom/...')."""
+    places = []
+    for m in INCLUDE.finditer(strip_comments(text)):
+        path = m.group(3).strip()
+        if m.group(2) != '"' or Path(path).name != COURSE_HEADER or path.startswith("/"):
+            continue
+        parts = list(Path(path).parts)
+        up = 0
+        while parts and parts[0] in ("..", "."):
+            up += parts.pop(0) == ".."
+        places.append((up, "/".join(parts)))
+    return places
+
+
+def course_tree(text: str, build_dir: Path, header: str) -> list[Path]:
+    """Lay out the course's folder tree under build_dir/tree so that every relative include of the course
+    header resolves (the header written where each include points); the include folders to add."""
+    tree = build_dir / "tree"
+    includes = []
+    for up, below in header_places(text):
+        if up == 0 and "/" not in below:
+            continue  # "gpu-new-forward.h" beside the file: the build copy's own folder has it
+        start = tree.joinpath(*(f"up{i}" for i in range(up)))
+        start.mkdir(parents=True, exist_ok=True)
+        target = (tree / below) if up else (start / below)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(header)
+        if start not in includes:
+            includes.append(start)
+    return includes
+
+
+def libraries(text: str) -> tuple[str, ...]:
+    """Link options for the CUDA libraries the course's build linked and the file uses (cuBLAS)."""
+    code = strip_comments(text)
+    return ("-lcublas",) if re.search(r"#\s*include\s*[<\"]cublas", code) else ()
+
+
 def build_course(source: Path, flavour: str, build_dir: Path, arch: str | None, defines: dict[str, object],
                  options: tuple[str, ...]) -> Library:
-    """The course file, unchanged, compiled with a generated header (mini-dnn) or the mshadow stand-in (MXNet)."""
+    """The course file compiled as the course built it: with a generated header laid out in the course's
+    folder tree (mini-dnn) or the mshadow stand-in (MXNet); its text unchanged but for absolute CUDA
+    include paths of the course image, mapped to this toolkit (recorded in `include_map`)."""
     build_dir.mkdir(parents=True, exist_ok=True)
-    text = source.read_text()
-    replace = {str(build_dir / "gpu-new-forward.h"): "gpu-new-forward.h (generated by profconv from your methods)",
-               str(build_dir / source.name): str(source), str(build_dir): str(source.parent)}
-    if flavour == "mxnet":
+    text, include_map = map_includes(source.read_text(errors="replace"))
+    replace_paths = {str(build_dir / COURSE_HEADER): f"{COURSE_HEADER} (generated by profconv from your methods)",
+                     str(build_dir / source.name): str(source), str(build_dir): str(source.parent)}
+    options = (*options, *libraries(text))
+    if flavour in MXNET_FORMS:
         copy = build_dir / "new-forward.cuh"
         copy.write_text(text)
         driver = build_dir / "mxnet_driver.cu"
         driver.write_text((shim_dir() / "mxnet_driver.cu").read_text())
-        replace = {str(copy): str(source), **replace}
+        replace_paths = {str(copy): str(source), **replace_paths}
         sources = [driver, shim_dir() / "helpers.cu"]
         includes = [build_dir, shim_dir(), source.parent]
     else:
@@ -197,14 +260,18 @@ def build_course(source: Path, flavour: str, build_dir: Path, arch: str | None, 
                    if m not in methods]
         if missing:
             raise CompileError(f"{source}: GPUInterface::{', '.join(missing)} not defined")
-        (build_dir / "gpu-new-forward.h").write_text(course_header(methods))
+        header = course_header(methods)
+        (build_dir / COURSE_HEADER).write_text(header)
         copy = build_dir / source.name
         copy.write_text(text)
         driver = build_dir / "profconv_driver.cu"
         driver.write_text(minidnn_driver(flavour == "minidnn-stride", single=flavour == "minidnn-single"))
         sources = [copy, driver, shim_dir() / "helpers.cu"]
-        includes = [build_dir, source.parent]
-    return compile_library(sources, build_dir / "libcourse.so", arch, includes, defines, options, replace)
+        tree = course_tree(text, build_dir, header)
+        replace_paths.update({str(p): "(the course's tree)" for p in tree})
+        includes = [build_dir, *tree, source.parent]
+    built = compile_library(sources, build_dir / "libcourse.so", arch, includes, defines, options, replace_paths)
+    return replace(built, include_map=include_map)
 
 
 def build_host(source: Path, build_dir: Path, arch: str | None, defines: dict[str, object],

@@ -23,7 +23,7 @@ import numpy as np
 
 from profconv.run import gpu
 from profconv.run.models import ConvShape
-from profconv.run.user import build
+from profconv.run.user import build, calls
 from profconv.run.user.manifest import POINTERS, Declaration, evaluate, shape_env
 from profconv.run.variant import Variant
 
@@ -42,6 +42,56 @@ def cand_label(cand: dict[str, Any]) -> str:
     return ",".join(f"{k}={v}" for k, v in cand.items()) or "default"
 
 
+MXNET_FORMS = ("mxnet", "mxnet-generic")
+
+
+def _host_ptr(a) -> ctypes.c_void_p:
+    return ctypes.c_void_p(a.ctypes.data)
+
+
+def _dev_ptr(a) -> ctypes.c_void_p:
+    return ctypes.c_void_p(a.data.ptr)
+
+
+class CourseLibrary:
+    """The extern "C" entry points of a compiled course file (build.py's drivers), called with ctypes."""
+
+    def __init__(self, lib: ctypes.CDLL, form: str):
+        self.lib, self.form = lib, form
+        self.stride = (ctypes.c_int(1),) if form == "minidnn-stride" else ()
+        if form in MXNET_FORMS:
+            lib.profconv_mxnet_check_failure.restype = ctypes.c_char_p
+
+    def dims(self, s: ConvShape) -> tuple:
+        return (*(ctypes.c_int(v) for v in (s.B, s.M, s.C, s.H, s.W, s.K)), *self.stride)
+
+    def prolog(self, out_host, x_host, w_host, s: ConvShape) -> list[ctypes.c_void_p]:
+        ptrs = [ctypes.c_void_p() for _ in range(3)]
+        self.lib.profconv_course_prolog(_host_ptr(out_host), _host_ptr(x_host), _host_ptr(w_host),
+                                        *(ctypes.byref(p) for p in ptrs), *self.dims(s))
+        return ptrs
+
+    def forward(self, ptrs: list[ctypes.c_void_p], s: ConvShape) -> None:
+        self.lib.profconv_course_forward(*ptrs, *self.dims(s))
+
+    def epilog(self, out_host, ptrs: list[ctypes.c_void_p], s: ConvShape) -> None:
+        self.lib.profconv_course_epilog(_host_ptr(out_host), *ptrs, *self.dims(s))
+
+    def single(self, out_host, x_host, w_host, s: ConvShape) -> None:
+        self.lib.profconv_course_forward(_host_ptr(out_host), _host_ptr(x_host), _host_ptr(w_host), *self.dims(s))
+
+    def mxnet(self, y, x, w, s: ConvShape) -> None:
+        self.lib.profconv_course_forward(_dev_ptr(y), _dev_ptr(x), _dev_ptr(w), *self.dims(s))
+
+    def raise_if_error(self) -> None:
+        """The CUDA error the file's own runtime recorded; an MXNet CHECK that failed (MXNet stopped there)."""
+        UserKernel._raise_if_error(self.lib)
+        if self.form in MXNET_FORMS:
+            failed = self.lib.profconv_mxnet_check_failure()
+            if failed:
+                raise KernelError(f"MXNet CHECK failed (MXNet stops the program here): {failed.decode(errors='replace')}")
+
+
 class UserKernel:
     """One declared kernel: builds an op per candidate of its sweep, remembers the choice per layer shape."""
 
@@ -54,6 +104,7 @@ class UserKernel:
         self.compile_argv: dict[str, list[str]] = {}  # candidate -> compiler flags used
         self._host_w: dict[int, tuple[Any, Any]] = {}
         self._default: dict[str, Any] | None = None
+        self.include_map: dict[str, str] = {}  # the course image's absolute include paths -> the installed headers
 
     @property
     def build_dir(self) -> Path:
@@ -268,106 +319,68 @@ class UserKernel:
         built = build.build_course(d.source, d.flavour, self.build_dir / cand_label(cand), self._arch(cp),
                                    self._defines(cand), d.options)
         self.compile_argv[cand_label(cand)] = list(built.argv[1:])
-        lib = self._load(built.path)
-        fwd = lib.profconv_course_forward
-        stride = (ctypes.c_int(1),) if d.flavour == "minidnn-stride" else ()
+        self.include_map.update(built.include_map)
+        course = CourseLibrary(self._load(built.path), d.flavour)
 
-        def dims(s: ConvShape):
-            return (*(ctypes.c_int(v) for v in (s.B, s.M, s.C, s.H, s.W, s.K)), *stride)
+        def op(x, w, bias, out, s: ConvShape):  # one whole call, as the course's program makes it
+            ph = self._course_phases(cp, course, x, w, bias, out, s)
+            state = ph.prolog() if ph.prolog is not None else None
+            ph.check()
+            ph.forward(state)
+            ph.check()
+            if ph.epilog is not None:
+                ph.epilog(state)
+                ph.check()
+            return out
 
-        if d.flavour == "mxnet":
-            def mx_op(x, w, bias, out, s: ConvShape):
-                self._check_layer(s, bias)
-                fwd(ctypes.c_void_p(out.data.ptr), ctypes.c_void_p(x.data.ptr), ctypes.c_void_p(w.data.ptr), *dims(s))
-                return out
-
-            mx_op.lib = lib  # type: ignore[attr-defined]
-            return mx_op
-
-        if d.flavour == "minidnn-single":
-            def single_op(x_host, w, bias, out_host, s: ConvShape):  # one call: copies, kernel, copy back
-                self._check_layer(s, bias)
-                w_host = self._weights_on_host(cp, w)
-                fwd(ctypes.c_void_p(out_host.ctypes.data), ctypes.c_void_p(x_host.ctypes.data),
-                    ctypes.c_void_p(w_host.ctypes.data), *dims(s))
-                return out_host
-
-            single_op.lib = lib  # type: ignore[attr-defined]
-            return single_op
-
-        def phases(x_host, w, out_host, s: ConvShape, between: Callable[[Callable[[], None]], None]):
-            """prolog (copies in), conv_forward_gpu through `between`, epilog (copy out, free)."""
-            w_host = self._weights_on_host(cp, w)
-            ptrs = [ctypes.c_void_p() for _ in range(3)]
-            lib.profconv_course_prolog(ctypes.c_void_p(out_host.ctypes.data), ctypes.c_void_p(x_host.ctypes.data),
-                                       ctypes.c_void_p(w_host.ctypes.data), *(ctypes.byref(p) for p in ptrs), *dims(s))
-            self._raise_if_error(lib)  # the pointers are the student's business: a file with its filters in
-            # constant memory leaves device_k unset, one that streams from host memory passes host pointers on
-            between(lambda: fwd(*ptrs, *dims(s)))
-            self._raise_if_error(lib)
-            lib.profconv_course_epilog(ctypes.c_void_p(out_host.ctypes.data), *ptrs, *dims(s))
-            self._raise_if_error(lib)
-
-        def op(x_host, w, bias, out_host, s: ConvShape):
-            self._check_layer(s, bias)
-            phases(x_host, w, out_host, s, lambda f: f())
-            return out_host
-
-        op.lib = lib  # type: ignore[attr-defined]
-        op.phases = phases  # type: ignore[attr-defined]
+        op.lib = course.lib  # type: ignore[attr-defined]
+        op.course = course  # type: ignore[attr-defined]
         return op
+
+    def phases(self, cp: Any, x, w, bias, out, s: ConvShape) -> calls.Phases:
+        """One call of this kernel split as the course's program makes it (prolog, conv_forward_gpu, epilog
+        for mini-dnn; `forward` alone for MXNet and the single-call form; the launch for our contracts)."""
+        op = self.op(cp, self.chosen.get(_key(s)) or self.default())
+        course = getattr(op, "course", None)
+        if course is None:
+            return calls.Phases(forward=lambda _: self.launch(cp, x, w, bias, out, s), check=self.check_errors)
+        return self._course_phases(cp, course, x, w, bias, out, s)
+
+    def _course_phases(self, cp: Any, course: CourseLibrary, x, w, bias, out, s: ConvShape) -> calls.Phases:
+        self._check_layer(s, bias)
+        if course.form in MXNET_FORMS:
+            return calls.Phases(forward=lambda _: course.mxnet(out, x, w, s), check=course.raise_if_error)
+        w_host = self._weights_on_host(cp, w)
+        if course.form == "minidnn-single":
+            return calls.Phases(forward=lambda _: course.single(out, x, w_host, s), check=course.raise_if_error)
+        # the pointers are the student's business: a file with its filters in constant memory leaves
+        # device_k unset, one that streams from host memory passes host pointers on
+        return calls.Phases(prolog=lambda: course.prolog(out, x, w_host, s), forward=lambda st: course.forward(st, s),
+                            epilog=lambda st: course.epilog(out, st, s), check=course.raise_if_error)
+
+    def operands(self, cp: Any, a, w, bias, s: ConvShape) -> tuple[Any, Any, Any, Any]:
+        """(x, w, bias, out) as the course's program hands them to this form: mini-dnn takes pageable host
+        memory (a student's prolog may cudaHostRegister it) and an output it overwrites (poisoned with NaN
+        here); MXNet takes device tensors and a zeroed y (the framework zeroes it: atomicAdd into y is
+        right); our own contracts take device arrays and a NaN-poisoned output."""
+        dtype = np.float16 if self.decl.precision == "fp16" else np.float32
+        shape = (s.B, s.M, s.Ho, s.Wo)
+        if self.decl.contract == "course" and self.decl.flavour not in MXNET_FORMS:
+            x_host = np.empty(a.shape, dtype=dtype)  # pageable, as the course's program allocates it
+            x_host[...] = a.get() if hasattr(a, "get") else a
+            return x_host, w.astype(dtype), bias, np.full(shape, np.nan, dtype=dtype)
+        out = cp.zeros(shape, dtype=dtype) if self.decl.flavour in MXNET_FORMS else cp.full(shape, np.nan, dtype=dtype)
+        return cp.ascontiguousarray(a, dtype=dtype), w.astype(dtype), None if bias is None else bias.astype(dtype), out
+
+    @property
+    def y_initial(self) -> str:
+        return "zero" if self.decl.flavour in MXNET_FORMS else "nan"
 
     def _weights_on_host(self, cp: Any, w) -> Any:
         key = id(w)
         if key not in self._host_w or self._host_w[key][0] is not w:
             self._host_w[key] = (w, np.ascontiguousarray(cp.asnumpy(w)))
         return self._host_w[key][1]
-
-    def timed_course(self, cp: Any, x_host, w, bias, out_host, s: ConvShape, repeat: int, warmup: int,
-                     rule: gpu.StopRule | None = None, tag: str | None = None):
-        """Op Time = conv_forward_gpu between CUDA events (in the NVTX range `tag`, the timed op's, so the
-        profilers see exactly what Op Time measured); the whole prolog + forward + epilog timed too.
-        `repeat` samples, or with `rule` at least `repeat` and on until the rule says stop (as `time_gpu`)."""
-        import time
-
-        op = self.op(cp, self.chosen.get(_key(s)) or self.default())
-        self._check_layer(s, bias)
-        fwd_t: list[float] = []
-        all_t: list[float] = []
-        t0 = None
-        stopped = "repeats"
-        i = 0
-        while True:
-            e0, e1, e2, e3 = (cp.cuda.Event() for _ in range(4))
-
-            def between(f, e1=e1, e2=e2):
-                e1.record()
-                if tag:
-                    with gpu.nvtx_range(tag):
-                        f()
-                else:
-                    f()
-                e2.record()
-
-            cp.cuda.Device().synchronize()
-            e0.record()
-            op.phases(x_host, w, out_host, s, between)  # type: ignore[attr-defined]
-            e3.record()
-            e3.synchronize()
-            i += 1
-            if i <= warmup:
-                continue
-            if t0 is None:
-                t0 = time.perf_counter()
-            fwd_t.append(cp.cuda.get_elapsed_time(e1, e2) / 1e3)
-            all_t.append(cp.cuda.get_elapsed_time(e0, e3) / 1e3)
-            why = (rule.done(fwd_t, repeat, time.perf_counter() - t0) if rule is not None
-                   else ("repeats" if len(fwd_t) >= repeat else None))
-            if why:
-                stopped = why
-                break
-        target = rule.target if rule else None
-        return gpu.Timing(fwd_t, stopped, target), gpu.Timing(all_t, stopped, target)
 
     def _build_python(self, cp: Any) -> Op:
         d = self.decl
@@ -412,17 +425,16 @@ def is_sticky(exc: BaseException) -> bool:
 
 
 def user_variant(decl: Declaration, kernel: UserKernel | None = None) -> tuple[Variant, UserKernel]:
-    """The runner's Variant for a user's kernel (launch and params go through the UserKernel)."""
+    """The runner's Variant for a user's kernel (launch, operands and params go through the UserKernel)."""
     k = kernel or UserKernel(decl)
-    host_io = decl.contract == "course" and decl.flavour != "mxnet"
-    phased = decl.flavour in ("minidnn", "minidnn-stride")  # Op Time is conv_forward_gpu between prolog and epilog
+    host_io = decl.contract == "course" and decl.flavour not in MXNET_FORMS
     contract = f"{decl.contract} ({decl.flavour})" if decl.flavour else decl.contract
     v = Variant(name=decl.name, description=decl.description or f"user kernel, {contract} contract",
                 technique=decl.technique or f"user kernel ({contract})", precision=decl.precision,
                 tolerance=decl.tolerance, device="gpu", source=str(decl.source or decl.where), launch=k.launch,
                 params=k.params, host_io=host_io, baseline="cudnn" if host_io else None,
                 arithmetic="fp16" if decl.precision == "fp16" else "fp32", user=True, provenance=k.provenance(),
-                timed=k.timed_course if phased else None,
+                operands=k.operands if decl.contract == "course" else None,
                 tune=k.choose if decl.sweep and not host_io else None)
     return v, k
 

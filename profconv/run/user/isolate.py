@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from profconv.records import struct_from
+from profconv.records.facts import SanitizerFacts
 from profconv.run.record import ConvResult, VariantResult
 from profconv.run.user.manifest import Declaration
 from profconv.run.user.worker import PROGRESS
@@ -49,6 +50,17 @@ class KernelJob:
     time_budget: float = 2.0
     build_dir: str | None = None  # shared by the kernel's children (checks, ncu, sanitizer): nvcc runs once
     layers_only: bool = False  # a profiler's re-run: each layer's check and timed calls, no edge shapes or forward pass
+    seed: int = 0  # the fresh inputs' transforms and the edge shapes' data (0: profconv's fixed seeds)
+    secret: bool = False  # the seed is --secret-seed's: kept out of the record
+
+
+def seed_fields(secret_seed: str | None) -> dict[str, Any]:
+    """KernelJob's seed fields for `--secret-seed TEXT` (none: profconv's fixed seeds, recorded)."""
+    if secret_seed is None:
+        return {}
+    from profconv.run.user.fresh import seed_for
+
+    return {"seed": seed_for(0, "secret", secret_seed) or 1, "secret": True}
 
 
 def worker_argv(job_file: Path) -> list[str]:
@@ -285,7 +297,12 @@ def note(res: VariantResult, text: str) -> None:
 def run_isolated(decl: Declaration, provenance: dict, job: KernelJob, on_progress: Callable[[str], None],
                  sanitize: bool = False, wrap: Callable[[list[str]], list[str]] | None = None) -> VariantResult:
     """One user kernel, checked and timed in a child process; FAILED rows for whatever killed it.
-    `wrap` turns the child's command line into the one started (a profiler around it: `run --profile`)."""
+    `wrap` turns the child's command line into the one started (a profiler around it: `run --profile`).
+    A kernel that could not be recognised (`decl.error`) is its FAILED row at once."""
+    if decl.error:
+        from profconv.run.user import facts
+
+        return facts.unrecognised(decl, job.images, provenance)
     with tempfile.TemporaryDirectory(prefix=f"profconv-{decl.name}-") as tmp:
         res = _child(decl, provenance, job, Path(tmp), on_progress, "run", wrap=wrap)
         if sanitize:
@@ -297,7 +314,20 @@ def run_isolated(decl: Declaration, provenance: dict, job: KernelJob, on_progres
             if failure and res.status != "skipped":
                 res.status = "failed"
                 res.error = f"{res.error}; {failure}" if res.error else failure
+            if res.facts is not None:
+                res.facts.sanitizer = sanitizer_facts(res.user["sanitizer"])
+                res.facts.legacy_status, res.facts.legacy_error = res.status, res.error
     return res
+
+
+def sanitizer_facts(report: dict[str, Any]) -> list[SanitizerFacts]:
+    """compute-sanitizer's findings per tool, as facts (the tool's own report stays in `user.sanitizer`)."""
+    if "error" in report:
+        return []
+    return [SanitizerFacts(tool=tool, errors=int(r.get("errors") or 0), warnings=int(r.get("warnings") or 0),
+                           findings=list(r.get("findings", [])), complete=bool(r.get("complete")),
+                           run_error=r.get("run_error"))
+            for tool, r in report.items() if isinstance(r, dict)]
 
 
 def run_under(decl: Declaration, provenance: dict, job: KernelJob, on_progress: Callable[[str], None],

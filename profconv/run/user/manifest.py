@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from profconv.errors import InputError, did_you_mean
+from profconv.run.user import forms
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,6 +57,7 @@ POINTERS = {"x": "x", "input": "x", "w": "w", "k": "w", "mask": "w", "bias": "bi
 DIMS = ("B", "M", "C", "H", "W", "K", "pad", "H_out", "W_out")
 KERNEL_SUFFIXES = (".cu", ".cuh", ".py")
 MANIFEST_NAME = "profconv.toml"
+COURSE_STEMS = ("new-forward", "m3-forward")  # a course file is named after its folder (req_1/m3-forward.cu -> req_1)
 USER_KEYS = {"name", "contract", "source", "function", "args", "grid", "block", "shared_bytes", "options", "precision",
              "tolerance", "description", "technique", "defines", "sweep", "timeout"}
 # built-in variants only (kernels/*.toml): what the ladder's tables and reports need
@@ -87,7 +89,8 @@ class Declaration:
     defines: dict[str, Any] = field(default_factory=dict)
     sweep: dict[str, list] = field(default_factory=dict)
     timeout: float | None = None
-    flavour: str | None = None  # course: minidnn | minidnn-stride | mxnet
+    flavour: str | None = None  # course: the form (forms.py): minidnn | minidnn-stride | minidnn-single | mxnet | mxnet-generic
+    error: str | None = None  # a --kernel that cannot be run (not recognised): its FAILED row's reason
     # built-in variants
     module: str | None = None  # python: a dotted module holding `function`
     params: str | None = None  # "module:attr" giving what a swept built-in chose for a shape
@@ -218,6 +221,17 @@ def _text(path: Path) -> str:
         raise ManifestError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
+def _is_course_file(path: Path) -> bool:
+    """A folder's course file is told by its source (a course form), not by its name."""
+    if path.suffix not in (".cu", ".cuh"):
+        return False
+    try:
+        found = forms.detect(path.read_text(errors="replace"))
+    except OSError:
+        return False
+    return bool(found.form or found.error)
+
+
 def find(path: Path) -> tuple[Path, dict, Path | None]:
     """(where the declaration was read, its table, the kernel file) for a kernel file, folder or manifest."""
     if not path.exists():
@@ -227,8 +241,7 @@ def find(path: Path) -> tuple[Path, dict, Path | None]:
         if manifest.is_file():
             return manifest, _toml(_text(manifest), manifest), None
         kernels = sorted(p for p in path.iterdir() if p.suffix in KERNEL_SUFFIXES and p.is_file())
-        course = [p for p in kernels if p.name in ("new-forward.cu", "new-forward.cuh")]
-        picked = course or kernels
+        picked = kernels if len(kernels) == 1 else [p for p in kernels if _is_course_file(p)]
         if len(picked) != 1:
             listed = ", ".join(p.name for p in kernels) or "none"
             raise ManifestError(f"{path}: {MANIFEST_NAME} is missing and the kernel file is ambiguous "
@@ -253,10 +266,11 @@ def find(path: Path) -> tuple[Path, dict, Path | None]:
 
 
 def detect_contract(source: Path, text: str, table: dict) -> str:
-    """What a kernel file is, from its suffix and source text."""
+    """What a kernel file is, from its source text (never its name; only .py is read by suffix)."""
     if source.suffix == ".py":
         return "python"
-    if re.search(r"GPUInterface\s*::\s*conv_forward_gpu\b", text) or re.search(r"forward\s*<\s*gpu\s*,\s*float\s*>", text):
+    course = forms.detect(text)
+    if course.form or course.error:
         return "course"
     if "grid" in table or "block" in table:
         return "device"
@@ -270,24 +284,14 @@ def detect_contract(source: Path, text: str, table: dict) -> str:
 
 
 def course_flavour(source: Path, text: str) -> str:
-    """minidnn (GPUInterface prolog/forward/epilog, 6 ints), minidnn-stride (a trailing S), minidnn-single
-    (Fall 2020's first form: conv_forward_gpu alone, on host pointers) or mxnet (forward<gpu, float>)."""
-    from profconv.run.user.build import strip_comments
-
-    code = strip_comments(text)
-    m = re.search(r"GPUInterface\s*::\s*conv_forward_gpu\s*\(([^)]*)\)", code)
-    if m:
-        n = len([p for p in m.group(1).split(",") if p.strip()])
-        if n == 9 and not re.search(r"GPUInterface\s*::\s*conv_forward_gpu_prolog\s*\(", code):
-            return "minidnn-single"
-        if n in (9, 10):
-            return "minidnn" if n == 9 else "minidnn-stride"
-        raise ManifestError(f"{source}: GPUInterface::conv_forward_gpu takes {n} parameters; the course's take "
-                            "9 (y, x, k, B, M, C, H, W, K) or 10 (with a trailing stride S)")
-    if re.search(r"forward\s*<\s*gpu\s*,\s*float\s*>", text) or "mshadow::Tensor" in text:
-        return "mxnet"
-    raise ManifestError(f"{source}: neither GPUInterface::conv_forward_gpu (mini-dnn new-forward.cu) "
-                        "nor forward<gpu, float> (MXNet new-forward.cuh) is defined")
+    """The course form (forms.py): minidnn, minidnn-stride, minidnn-single, mxnet or mxnet-generic."""
+    found = forms.detect(text)
+    if found.error:
+        raise ManifestError(f"{source}: {found.error}")
+    if found.form is None:
+        raise ManifestError(f"{source}: neither GPUInterface::conv_forward_gpu (mini-dnn new-forward.cu) "
+                            "nor forward<gpu, float> (MXNet new-forward.cuh) is defined")
+    return found.form
 
 
 def _strings(where: Path, key: str, value: Any, allow_int: bool = False) -> tuple[str, ...]:
@@ -346,7 +350,7 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
     if len(sweep) and len(list(itertools.product(*sweep.values()))) > 64:
         raise ManifestError(f"{where}: [sweep] has more than 64 combinations")
     names = set(DIMS) | set(defines) | set(sweep)
-    name = table.get("name") or (source.stem if source is not None and source.stem != "new-forward" else
+    name = table.get("name") or (source.stem if source is not None and source.stem not in COURSE_STEMS else
                                  (source.parent.name if source is not None else where.parent.name))
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
         raise ManifestError(f"{where}: name {name!r} must be letters, digits, '.', '_', '+' or '-'")
@@ -419,14 +423,23 @@ def load(path: str | Path, contract: str | None = None) -> Declaration:
 
 
 def load_many(paths: list[str], contract: str | None, reserved: set[str]) -> list[Declaration]:
-    """The declarations of several --kernel paths (bad input stops here, before any GPU work), with names
-    made unique and distinct from `reserved` (the built-in variants): naive -> user-naive, tiled -> tiled-2."""
+    """The declarations of several --kernel paths, with names made unique and distinct from `reserved` (the
+    built-in variants): naive -> user-naive, tiled -> tiled-2. A path that does not exist (or a bad
+    --contract) stops here; a file that exists but cannot be recognised is a declaration with `error` set
+    (that kernel's FAILED row: the other kernels still run)."""
     from dataclasses import replace
 
+    if contract is not None and contract not in CONTRACTS:
+        raise ManifestError(f"--contract {contract!r}{did_you_mean(contract, CONTRACTS)} is not one of {', '.join(CONTRACTS)}")
     taken = set(reserved)
     decls = []
     for path in paths:
-        d = load(path, contract)
+        try:
+            d = load(path, contract)
+        except ManifestError as exc:
+            if not Path(path).exists():
+                raise
+            d = unrecognised(Path(path), str(exc))
         name = d.name if d.name not in reserved else f"user-{d.name}"
         n = 2
         while name in taken:
@@ -434,6 +447,29 @@ def load_many(paths: list[str], contract: str | None, reserved: set[str]) -> lis
         taken.add(name)
         decls.append(replace(d, name=name) if name != d.name else d)
     return decls
+
+
+def unrecognised(path: Path, why: str) -> Declaration:
+    """A --kernel that exists but cannot be run: named like a good one, its reason kept for its FAILED row."""
+    source = path if path.is_file() else None
+    if path.is_dir():
+        kernels = sorted(p for p in path.iterdir() if p.suffix in (".cu", ".cuh") and p.is_file())
+        picked = kernels if len(kernels) == 1 else [p for p in kernels if _is_course_file(p)]
+        source = picked[0] if len(picked) == 1 else None
+    stem = path.stem if path.is_file() and path.stem not in COURSE_STEMS else (
+        path.parent.name if path.is_file() else path.name)
+    name = re.sub(r"[^\w.+-]", "-", stem).strip("-.") or "kernel"
+    if not name[0].isalnum():
+        name = "k" + name
+    text = ""
+    if source is not None and source.suffix in (".cu", ".cuh"):
+        try:
+            text = source.read_text(errors="replace")
+        except OSError:
+            text = ""
+    course = forms.detect(text)
+    contract = "course" if course.form or course.error else "unknown"
+    return Declaration(name=name, contract=contract, where=path, source=source, flavour=course.form, error=why)
 
 
 def reload_path(d: Declaration) -> Path:

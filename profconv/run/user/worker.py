@@ -52,6 +52,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
     from profconv.run.models import get_model
     from profconv.run.record import VariantResult, write_atomic
     from profconv.run.user import checks, contracts, manifest
+    from profconv.run.user import facts as kernel_facts
 
     result_path = Path(job["result"])
 
@@ -60,6 +61,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
 
     decl = manifest.load(job["kernel"], job.get("contract"))
     variant, kernel = contracts.user_variant(decl, contracts.UserKernel(decl, Path(job["build_dir"])))
+    seed, secret = int(job.get("seed") or 0), bool(job.get("secret"))  # --secret-seed: kept out of the record
     try:
         cp = gpu.require_cupy()
         if job.get("sanitize"):  # one cudaMalloc per array: memcheck sees each array's own bounds, not a pool's
@@ -80,10 +82,12 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
             progress(f"{model.name}: reference pass on {opts.images} images")
             conv_io = run.reference_pass(x)
         res = checks.run_user(run, variant, kernel, x, labels, conv_io, opts, gpu.environment(cp), progress, write,
-                              layers_only=bool(job.get("layers_only")))
-    except Exception as exc:  # anything before the first layer: one failed row with the reason
+                              layers_only=bool(job.get("layers_only")), seed=seed, secret=secret)
+    except Exception as exc:  # anything before the first layer: one failed row with the reason (and the facts)
         res = VariantResult(job["images"], variant.name, variant.technique, variant.precision, status="failed",
-                            error=contracts.first_line(exc), user=dict(variant.provenance))
+                            error=contracts.first_line(exc), user=dict(variant.provenance),
+                            facts=kernel_facts.start(kernel, job["images"], seed, secret))
+        kernel_facts.settle(res, res.error)
     write(res)
     return 0
 

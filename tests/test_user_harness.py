@@ -1,0 +1,272 @@
+"""The user-kernel harness on the CPU (NumPy standing in for CuPy, tests/fake_cupy.py): the facts it
+records and the verdict it gives for honest kernels and for kernels that cheat the way leaderboards were
+cheated (output cached by pointer, replayed, computed every other call, constant, work left running,
+work in the prolog). The same cheats in CUDA, run on the GPU: tests/test_user_cheats_gpu.py."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from profconv.records import KernelFacts, encode
+from profconv.records.facts import LayerFacts, OutputFacts, TimedCallFacts
+from profconv.run import runner as runner_mod
+from profconv.run import weights
+from profconv.run.models import get_model
+from profconv.run.user import calls, checks, compare, contracts, fresh, manifest, verdict
+from tests.fake_cupy import FakeCupy
+
+HONEST = """
+from profconv.run import reference
+import numpy as np
+
+def launch(x, w, bias, out, s):
+    reference.conv2d(np, x, w, bias, s.P, out=out)
+"""
+
+CHEATS = {
+    # the output of the first call per input address, kept and handed back for that address
+    "cached_by_pointer": """
+        seen = {}
+        def launch(x, w, bias, out, s):
+            key = x.__array_interface__["data"][0]
+            if key not in seen:
+                reference.conv2d(np, x, w, bias, s.P, out=out)
+                seen[key] = out.copy()
+            out[...] = seen[key]
+        """,
+    # the first call's result replayed on every later call
+    "replayed": """
+        kept = []
+        def launch(x, w, bias, out, s):
+            if not kept:
+                reference.conv2d(np, x, w, bias, s.P, out=out)
+                kept.append(out.copy())
+            out[...] = kept[0]
+        """,
+    # batch-and-skip: the work of every other call is skipped (its output buffer left as it came)
+    "skips_calls": """
+        n = [0]
+        def launch(x, w, bias, out, s):
+            n[0] += 1
+            if n[0] % 2 == 1:
+                reference.conv2d(np, x, w, bias, s.P, out=out)
+        """,
+    # one image's output for the whole batch: close to the right one only where the images are alike
+    "constant": """
+        def launch(x, w, bias, out, s):
+            reference.conv2d(np, x.mean(axis=0, keepdims=True), w, bias, s.P, out=out[:1])
+            out[...] = out[:1]
+        """,
+}
+
+
+def kernel_file(tmp_path: Path, name: str, body: str, tolerance: float | None = None) -> Path:
+    head = "# profconv\n# contract = \"python\"\n" + (f"# tolerance = {tolerance}\n" if tolerance else "")
+    path = tmp_path / f"{name}.py"
+    path.write_text(head + "from profconv.run import reference\nimport numpy as np\n" + textwrap.dedent(body))
+    return path
+
+
+def run_kernel(path: Path, images: int = 3, seed: int = 0, repeat: int = 4, warmup: int = 1, cp=None, rule=None,
+               layers_only: bool = False):
+    cp = cp or FakeCupy()
+    model = get_model("ece408")
+    params = weights.load(model, None)
+    run = runner_mod.Runner(model, params, cp)
+    opts = runner_mod.RunOptions(images=images, repeat=repeat, warmup=warmup, rule=rule)
+    ds = runner_mod.load_inputs(model, opts)
+    x = cp.asarray(ds.images)
+    conv_io = run.reference_pass(x)
+    decl = manifest.load(path)
+    variant, kernel = contracts.user_variant(decl)
+    return checks.run_user(run, variant, kernel, x, ds.labels, conv_io, opts, {"gpu": None}, lambda m: None,
+                           lambda r: None, seed=seed, layers_only=layers_only)
+
+
+def test_an_honest_kernel_passes_with_every_fact_recorded(tmp_path):
+    res = run_kernel(kernel_file(tmp_path, "honest", HONEST))
+    assert res.status == "ok", res.error
+    f = res.facts
+    assert f is not None and f.form.contract == "python" and f.harness.y_initial == "nan"
+    assert [lf.layer for lf in f.layers] == ["conv1", "conv2"]
+    for lf in f.layers:
+        assert lf.check.rel_error < 1e-6 and lf.check.nonfinite == 0 and lf.check.elements > 0
+        assert lf.inputs_modified is False and lf.determinism.identical
+        assert lf.timed.calls == 5 and lf.timed.fresh_inputs and lf.timed.wrong == 0 and lf.timed.worst_rel_error < 1e-6
+        assert lf.timing.samples == 4 and lf.timing.cold_s > 0 and lf.timing.op_median_s > 0
+        assert lf.timing.left_running_s == 0.0 and lf.ghost is None
+    assert len(f.edges) == 8 and all(e.output.rel_error < 1e-6 for e in f.edges)
+    assert f.correctness == res.correctness is not None
+    assert (f.legacy_status, f.legacy_error) == ("ok", None)
+    assert res.conv[0].checks["timed_output_rechecked"] and res.conv[0].checks["fresh_inputs"]
+    back = KernelFacts.__name__ in encode(res) or True  # the facts encode with the result
+    assert back and '"facts"' in encode(res)
+
+
+@pytest.mark.parametrize("name, reason", [
+    # new addresses are not promised (an allocator reuses freed memory), new values are: caught either way
+    ("cached_by_pointer", "conv1: the output of the timed calls is wrong ("),
+    ("replayed", "conv1: the output of the timed calls is wrong (5 of 5 calls on fresh inputs, first: call 0;"),
+    ("skips_calls", "conv1: the output of the timed calls is wrong (2 of 5 calls on fresh inputs, first: call 1;"),
+])
+def test_cheats_that_reuse_or_skip_work_fail_on_fresh_inputs(tmp_path, name, reason):
+    res = run_kernel(kernel_file(tmp_path, name, CHEATS[name]))
+    assert res.status == "failed" and res.error.startswith(reason), res.error
+    assert res.facts.layers[0].check.rel_error < 1e-6  # right on the check call: only fresh inputs catch it
+
+
+def test_a_kernel_that_skips_every_other_timed_call_is_caught_on_every_call(tmp_path):
+    """Before fresh inputs, only the last timed call's output was re-checked (a kernel that skips every
+    other call passed whenever the last call was one that worked)."""
+    res = run_kernel(kernel_file(tmp_path, "skips", CHEATS["skips_calls"]))
+    t = res.facts.layers[0].timed
+    assert t.calls == 5 and t.wrong == 2 and t.first_wrong == 1 and t.nonfinite > 0
+    assert not res.facts.layers[0].determinism.identical  # the second call on the same inputs skipped too
+
+
+def test_constant_output_passes_a_loose_tolerance_on_the_dataset_but_not_on_fresh_inputs(tmp_path):
+    res = run_kernel(kernel_file(tmp_path, "constant", CHEATS["constant"], tolerance=0.9), images=3)
+    first = res.facts.layers[0]
+    assert first.check.rel_error < 0.9  # the course's images are alike enough: the check call passes
+    assert first.timed.worst_rel_error > 0.9  # each image scaled by its own ±½, ±1, ±2: no constant fits
+    assert res.status == "failed" and "the output of the timed calls is wrong" in res.error
+
+
+def _with_cp(cp, fn):
+    import builtins
+
+    builtins.CP = cp  # type: ignore[attr-defined]
+    try:
+        return fn()
+    finally:
+        del builtins.CP  # type: ignore[attr-defined]
+
+
+DURATIONS = """
+    def launch(x, w, bias, out, s):
+        reference.conv2d(np, x, w, bias, s.P, out=out)
+        CP.pending.append((CP.durations.pop(0), lambda: None))
+    """
+
+
+def test_timed_calls_follow_the_stop_when_stable_rule(tmp_path):
+    """As the built-ins: warm-up, at least --repeat samples, then on until the median's interval is within the
+    target, the budget is spent or max-repeats (fake seconds far above the real time of the NumPy conv)."""
+    from profconv.run.gpu import StopRule
+
+    path = kernel_file(tmp_path, "steady", DURATIONS)
+
+    def timed(durations, **kw):
+        cp = FakeCupy()
+        cp.durations = list(durations)
+        res = _with_cp(cp, lambda: run_kernel(path, cp=cp, layers_only=True, **kw))
+        return res.conv[0].op_time
+
+    t = timed([1.0, 1.0] + [50.0] * 2 + [10.0] * 200 + [1.0] * 400, warmup=2, repeat=5, rule=StopRule(0.01, 30.0))
+    assert t.stopped == "stable" and t.target == 0.01 and t.samples_s == pytest.approx([10.0] * 6, rel=1e-3)
+    noisy = [1.0, 1.0] + [10.0, 30.0] * 300
+    t = timed(noisy, warmup=0, repeat=5, rule=StopRule(0.001, 0.0))
+    assert t.stopped == "budget" and len(t.samples_s) == 5
+    t = timed(noisy, warmup=0, repeat=5, rule=StopRule(0.001, 60.0, max_repeat=40))
+    assert t.stopped == "max-repeats" and len(t.samples_s) == 40
+    t = timed(noisy, warmup=0, repeat=5)
+    assert t.stopped == "repeats" and len(t.samples_s) == 5
+
+
+def test_work_left_on_another_stream_is_timed_and_fails(tmp_path):
+    cp = FakeCupy()
+    body = """
+        import profconv.run.user.calls
+        def launch(x, w, bias, out, s):
+            reference.conv2d(np, x, w, bias, s.P, out=out)
+            CP.pending.append((0.003, lambda: None))  # 3 ms still running when the call returns
+        """
+    res = _with_cp(cp, lambda: run_kernel(kernel_file(tmp_path, "side", body), cp=cp))
+    t = res.facts.layers[0].timing
+    assert t.left_running_s == pytest.approx(0.003, abs=2e-4) and t.op_median_s >= 0.003
+    assert res.error.startswith("conv1: work left running on another stream after the call returned (3 ms")
+
+
+def test_the_secret_seed_changes_the_inputs_and_stays_out_of_the_record(tmp_path):
+    a = list(fresh.transforms(0, 5, "m/k/conv1").__next__().scales)
+    b = list(fresh.transforms(12345, 5, "m/k/conv1").__next__().scales)
+    assert a != b
+    res = run_kernel(kernel_file(tmp_path, "honest", HONEST), seed=12345)
+    res.facts.harness.secret_seed = True
+    assert res.status == "ok"
+
+
+def test_transforms_are_exact_and_never_repeat():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 2, 5, 5)).astype(np.float32)
+    gen = fresh.transforms(7, 4, "x")
+    seen = [next(gen) for _ in range(50)]
+    assert all(not t.identity for t in seen) and all(s != t for s, t in zip(seen, seen[1:]))
+    for t in seen[:5]:
+        assert np.array_equal(t.undo(np, t.apply(np, a)), a)
+    one = fresh.transforms(7, 1, "x")
+    assert all(next(one).scales[0] != 1.0 for _ in range(20))
+    ghost = fresh.transforms(7, 4, "x", ghost=True)
+    assert all(next(ghost).roll != 0 for _ in range(20))
+
+
+def test_compare_maps_a_transformed_output_back_exactly():
+    rng = np.random.default_rng(1)
+    ref = rng.standard_normal((5, 3, 4, 4)).astype(np.float32)
+    t = fresh.Transform(2, (2.0, -0.5, 1.0, -1.0, 0.5))
+    y = t.apply(np, ref)
+    st = compare.compare(np, y, ref, t, compare.rms(np, ref))
+    assert st.rel_error == 0 and st.nonfinite == 0 and st.matched == ref.size and st.cosine == pytest.approx(1)
+    y[0, 0, 0, 0] = np.nan
+    st = compare.compare(np, y, ref, t)
+    assert st.nonfinite == 1 and 0 < st.rel_error < 0.2
+    assert compare.compare(np, np.zeros_like(ref), ref).rel_error == pytest.approx(1)
+
+
+def test_determinism_facts():
+    a = np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)
+    assert compare.determinism(np, a, a.copy()).identical
+    b = a.copy()
+    b[0, 0, 0, 1] += 1e-3
+    d = compare.determinism(np, a, b)
+    assert not d.identical and d.max_abs_diff == pytest.approx(1e-3, rel=1e-3) and d.rel_diff > 0
+    b[0, 0, 0, 0] = np.nan
+    assert compare.determinism(np, a, b).rel_diff is None
+
+
+def test_phases_are_named_for_attribution():
+    assert calls.phase_of("ece408/k/conv1") == "conv_forward_gpu"
+    assert calls.phase_of("ece408/k/conv1/prolog") == "prolog"
+    assert calls.phase_of("ece408/k/conv1/check/epilog") == "epilog"
+    assert calls.phase_of("ece408/k/conv1/check/conv_forward_gpu") == "conv_forward_gpu"
+    assert calls.phase_of("ece408/reference") is None and calls.phase_of("ece408/k/forward/conv1") is None
+
+
+def test_a_call_in_phases_times_each_and_counts_work_left_running():
+    cp = FakeCupy()
+    order = []
+    ph = calls.Phases(prolog=lambda: order.append("prolog") or "state",
+                      forward=lambda st: order.append(f"forward {st}") or cp.pending.append((0.002, lambda: None)),
+                      epilog=lambda st: order.append(f"epilog {st}"))
+    _, t = calls.call(calls.Clock(cp), ph, "m/k/conv1")
+    assert order == ["prolog", "forward state", "epilog state"]
+    assert t.left_running_s == pytest.approx(0.002, abs=2e-4) and t.op_s >= 0.002
+    assert t.end_to_end_s >= t.op_s and t.prolog_s is not None and t.epilog_s is not None
+    order.clear()
+    calls.call(calls.Clock(cp), ph, "m/k/conv1", skip_forward=True)
+    assert order == ["prolog", "epilog state"]
+
+
+def test_work_in_the_prolog_is_named_by_the_ghost_check():
+    ghost = LayerFacts(layer="conv1", shape="s", check=OutputFacts(rel_error=1e-7, elements=10),
+                       ghost=compare.Stats(matched=6, elements=10).ghost())
+    assert verdict.layer_verdict(ghost, 1e-5).startswith(
+        "work done outside conv_forward_gpu: with conv_forward_gpu skipped, the prolog and epilog alone leave 60%")
+    honest = LayerFacts(layer="conv1", shape="s", check=OutputFacts(rel_error=1e-7, elements=10),
+                        ghost=compare.Stats(matched=0, elements=10).ghost(),
+                        timed=TimedCallFacts(calls=5, fresh_inputs=True))
+    assert verdict.layer_verdict(honest, 1e-5) is None
