@@ -500,3 +500,12 @@ def test_an_unrecognised_kernel_is_its_own_failed_row_and_the_others_still_run(t
                                  "(y, x, k, B, M, C, H, W, K) or 10 (with a trailing stride S)")
     assert bad["facts"]["form"]["contract"] == "course" and bad["facts"]["legacy_status"] == "failed"
     assert bad["facts"]["form"]["evidence"] == "GPUInterface::conv_forward_gpu(float *y, int B)"
+
+
+def test_the_secret_seed_is_redacted_from_the_recorded_command_line():
+    from profconv.run.user.isolate import redact_secret, seed_fields
+
+    assert redact_secret(["run", "--secret-seed", "s3cr3t", "--kernel", "k.cu", "--secret-seed=x"]) == [
+        "run", "--secret-seed", "(secret)", "--kernel", "k.cu", "--secret-seed=(secret)"]
+    a, b = seed_fields("s3cr3t"), seed_fields("other")
+    assert a["secret"] and a["seed"] != b["seed"] and seed_fields(None) == {}

@@ -63,6 +63,23 @@ def seed_fields(secret_seed: str | None) -> dict[str, Any]:
     return {"seed": seed_for(0, "secret", secret_seed) or 1, "secret": True}
 
 
+def redact_secret(argv: list[str]) -> list[str]:
+    """A command line as the record keeps it: the value of --secret-seed replaced (`--secret-seed=…` too)."""
+    out, hide = [], False
+    for a in argv:
+        if hide:
+            out.append("(secret)")
+            hide = False
+        elif a == "--secret-seed":
+            out.append(a)
+            hide = True
+        elif a.startswith("--secret-seed="):
+            out.append("--secret-seed=(secret)")
+        else:
+            out.append(a)
+    return out
+
+
 def worker_argv(job_file: Path) -> list[str]:
     return [sys.executable, "-m", "profconv.run.user.worker", str(job_file)]
 

@@ -1,0 +1,79 @@
+// Cheat, written for profconv's tests (mini-dnn course form, no stride S). Output cached by pointer: the first output computed for an input address is kept and copied back
+// whenever that address comes again (a cudaMalloc in the prolog often hands back the same address). Caught:
+// every timed call gets new input values, and each output is checked.
+#include <cuda_runtime.h>
+#include "gpu-new-forward.h"
+
+#define TILE 16
+
+// the plain convolution (rows h0 <= h < h1 of the output): correct, untiled
+__global__ void conv_rows(float *y, const float *x, const float *k, const int B, const int M, const int C, const int H,
+                          const int W, const int K, const int h0, const int h1) {
+    const int Ho = H - K + 1, Wo = W - K + 1;
+    const int W_grid = (Wo + TILE - 1) / TILE;
+    const int m = blockIdx.x, b = blockIdx.z;
+    const int h = h0 + (blockIdx.y / W_grid) * TILE + threadIdx.y;
+    const int w = (blockIdx.y % W_grid) * TILE + threadIdx.x;
+    if (h >= h1 || w >= Wo) return;
+    float acc = 0.0f;
+    for (int c = 0; c < C; ++c)
+        for (int p = 0; p < K; ++p)
+            for (int q = 0; q < K; ++q)
+                acc += x[((size_t)(b * C + c) * H + h + p) * W + w + q] * k[((m * C + c) * K + p) * K + q];
+    y[((size_t)(b * M + m) * Ho + h) * Wo + w] = acc;
+}
+
+static void launch_rows(float *y, const float *x, const float *k, int B, int M, int C, int H, int W, int K, int h0,
+                        int h1, cudaStream_t s = 0) {
+    const int Wo = W - K + 1;
+    if (h1 <= h0) return;
+    dim3 block(TILE, TILE, 1), grid(M, ((Wo + TILE - 1) / TILE) * ((h1 - h0 + TILE - 1) / TILE), B);
+    conv_rows<<<grid, block, 0, s>>>(y, x, k, B, M, C, H, W, K, h0, h1);
+}
+
+__host__ void GPUInterface::conv_forward_gpu_prolog(const float *host_y, const float *host_x, const float *host_k,
+                                                    float **device_y_ptr, float **device_x_ptr, float **device_k_ptr,
+                                                    const int B, const int M, const int C, const int H, const int W,
+                                                    const int K) {
+    const int Ho = H - K + 1, Wo = W - K + 1;
+    cudaMalloc((void **)device_y_ptr, sizeof(float) * B * M * Ho * Wo);
+    cudaMalloc((void **)device_x_ptr, sizeof(float) * B * C * H * W);
+    cudaMalloc((void **)device_k_ptr, sizeof(float) * M * C * K * K);
+    cudaMemcpy(*device_x_ptr, host_x, sizeof(float) * B * C * H * W, cudaMemcpyHostToDevice);
+    cudaMemcpy(*device_k_ptr, host_k, sizeof(float) * M * C * K * K, cudaMemcpyHostToDevice);
+    
+}
+
+__host__ void GPUInterface::conv_forward_gpu(float *device_y, const float *device_x, const float *device_k, const int B,
+                                             const int M, const int C, const int H, const int W, const int K) {
+    const int Ho = H - K + 1, Wo = W - K + 1;
+    (void)Ho; (void)Wo;
+    static const float *seen_x[8];
+    static float *kept_y[8];
+    static size_t kept_bytes[8];
+    static int n_seen = 0;
+    const size_t bytes = sizeof(float) * B * M * Ho * Wo;
+    for (int i = 0; i < n_seen; ++i)
+        if (seen_x[i] == device_x && kept_bytes[i] == bytes) {
+            cudaMemcpy(device_y, kept_y[i], bytes, cudaMemcpyDeviceToDevice);
+            return;
+        }
+    launch_rows(device_y, device_x, device_k, B, M, C, H, W, K, 0, Ho);
+    if (n_seen < 8) {
+        cudaMalloc((void **)&kept_y[n_seen], bytes);
+        cudaMemcpy(kept_y[n_seen], device_y, bytes, cudaMemcpyDeviceToDevice);
+        seen_x[n_seen] = device_x;
+        kept_bytes[n_seen++] = bytes;
+    }
+    cudaDeviceSynchronize();
+}
+
+__host__ void GPUInterface::conv_forward_gpu_epilog(float *host_y, float *device_y, float *device_x, float *device_k,
+                                                    const int B, const int M, const int C, const int H, const int W,
+                                                    const int K) {
+    const int Ho = H - K + 1, Wo = W - K + 1;
+    cudaMemcpy(host_y, device_y, sizeof(float) * B * M * Ho * Wo, cudaMemcpyDeviceToHost);
+    cudaFree(device_y);
+    cudaFree(device_x);
+    cudaFree(device_k);
+}
