@@ -166,9 +166,9 @@ def test_timed_calls_follow_the_stop_when_stable_rule(tmp_path):
         res = _with_cp(cp, lambda: run_kernel(path, cp=cp, layers_only=True, **kw))
         return res.conv[0].op_time
 
-    t = timed([1.0, 1.0] + [50.0] * 2 + [10.0] * 200 + [1.0] * 400, warmup=2, repeat=5, rule=StopRule(0.01, 30.0))
-    assert t.stopped == "stable" and t.target == 0.01 and t.samples_s == pytest.approx([10.0] * 6, rel=1e-3)
-    noisy = [1.0, 1.0] + [10.0, 30.0] * 300
+    t = timed([1.0, 1.0] + [500.0] * 2 + [100.0] * 200 + [1.0] * 400, warmup=2, repeat=5, rule=StopRule(0.01, 30.0))
+    assert t.stopped == "stable" and t.target == 0.01 and t.samples_s == pytest.approx([100.0] * 6, rel=1e-3)
+    noisy = [1.0, 1.0] + [100.0, 300.0] * 300
     t = timed(noisy, warmup=0, repeat=5, rule=StopRule(0.001, 0.0))
     assert t.stopped == "budget" and len(t.samples_s) == 5
     t = timed(noisy, warmup=0, repeat=5, rule=StopRule(0.001, 60.0, max_repeat=40))
