@@ -493,11 +493,10 @@ def test_an_unrecognised_kernel_is_its_own_failed_row_and_the_others_still_run(t
     assert r.returncode == 1, r.stderr
     rows = {x["variant"]: x for x in json.loads((out / "run.json").read_text())["results"]}
     assert rows["cpu"]["status"] == "ok" and rows["course-minidnn"]["status"] == "skipped"
-    assert rows["notes"]["status"] == "failed" and rows["notes"]["error"].startswith(
-        f"not recognised: {tmp_path / 'notes.cu'}: no __global__ kernel")
+    assert rows["notes"]["status"] == "failed" and f"{tmp_path / 'notes.cu'}: no __global__ kernel" in rows["notes"]["error"]
     bad = rows["bad"]
-    assert bad["error"].endswith("GPUInterface::conv_forward_gpu takes 2 parameters; the course's take 9 "
-                                 "(y, x, k, B, M, C, H, W, K) or 10 (with a trailing stride S)")
+    assert ("GPUInterface::conv_forward_gpu takes 2 parameters; the course's take 9 (y, x, k, B, M, C, H, W, K) or 10 "
+            "(with a trailing stride S)") in bad["error"]
     assert bad["facts"]["form"]["contract"] == "course" and bad["facts"]["legacy_status"] == "failed"
     assert bad["facts"]["form"]["evidence"] == "GPUInterface::conv_forward_gpu(float *y, int B)"
 
