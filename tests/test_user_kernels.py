@@ -268,6 +268,8 @@ def test_timeout_keeps_finished_layers_and_fails_the_hung_one():
     assert res.status == "failed"
     assert res.error == "timed out after 30 s during ece408/tiled/conv2: timing (a hang, or slower than --kernel-timeout)"
     assert [(c.layer, c.status) for c in res.conv] == [("conv1", "ok"), ("conv2", "failed")]
+    assert [(lf.layer, lf.error) for lf in res.facts.layers] == [("conv2", res.error)]  # the facts say where it hung
+    assert res.facts.legacy_status == "failed" and res.facts.form.contract == DECL.contract
 
 
 def test_crash_and_exit_outcomes():

@@ -194,7 +194,24 @@ def outcome(job: KernelJob, decl: Declaration, provenance: dict, rc: int | None,
     done = {c.layer for c in res.conv}
     if layer and layer not in done:
         res.conv.append(ConvResult(layer=layer, shape="", status="failed", error=why))
+    _facts_of_a_death(res, decl, job, layer, why, during)
     return res
+
+
+def _facts_of_a_death(res: VariantResult, decl: Declaration, job: KernelJob, layer: str | None, why: str,
+                      during: str | None) -> None:
+    """The facts a dead or hung child leaves: those it wrote, the layer (or edge shape) it died on, why."""
+    from profconv.records.facts import EdgeFacts, HarnessFacts, KernelFacts, LayerFacts
+    from profconv.run.user.facts import form_facts
+
+    if res.facts is None:
+        res.facts = KernelFacts(form=form_facts(decl), harness=HarnessFacts(images=job.images))
+    f = res.facts
+    if layer and f.layer(layer) is None:
+        f.layers.append(LayerFacts(layer=layer, shape="", error=why))
+    elif layer is None and during and during.endswith("edge shapes"):
+        f.edges.append(EdgeFacts(layer="", shape="", seed_index=0, error=why))
+    f.legacy_status, f.legacy_error = res.status, res.error
 
 
 FINDING = re.compile(r"(Invalid |Error: |Warning: |Race reported|Misaligned|Out-of-range|Program hit|Barrier error|"
