@@ -413,7 +413,7 @@ def test_run_without_gpu_records_user_kernels_as_skipped(tmp_path, monkeypatch, 
 @pytest.mark.parametrize("args, message", [
     (["--variant", "none"], "--variant none leaves nothing to run: add --kernel PATH"),
     (["--kernel", "nope.cu"], "nope.cu: no such file or folder"),
-    (["--sanitize"], "--contract, --sanitize and --secret-seed apply to --kernel files"),
+    (["--sanitize"], "--contract and --sanitize apply to --kernel files"),
     (["--kernel", str(EXAMPLES / "host-constant"), "--contract", "cuda"], "--contract 'cuda' is not one of"),
 ])
 def test_run_kernel_errors_are_one_line(args, message, tmp_path, cli):

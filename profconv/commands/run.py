@@ -173,7 +173,7 @@ def run_command(
     kernel_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds each --kernel may take (compile, sweep, checks, timing) before it is killed and FAILED.")] = isolate.DEFAULT_TIMEOUT_S,
     course: Annotated[str | None, typer.Option("--course", metavar="TERM", help="Judge --kernel files by this course term's rules: sp25, fa24, sp24, minidnn, mxnet or profconv (default: the term --model implies, else profconv's own strict rules).")] = None,
     sanitize: Annotated[bool, typer.Option("--sanitize", help="Also run each --kernel's checks under compute-sanitizer memcheck and racecheck: a memcheck error or a racecheck hazard (Error) fails the kernel, with its source line; racecheck warnings are notes.")] = False,
-    secret_seed: Annotated[str | None, typer.Option("--secret-seed", metavar="TEXT", help="Draw each --kernel's fresh inputs and edge-shape data from this seed (any text), kept out of the record (for a final ranking the students cannot tune to).")] = None,
+    secret_seed: Annotated[str | None, typer.Option("--secret-seed", metavar="TEXT", envvar="PROFCONV_SECRET_SEED", show_envvar=False, help="Draw each --kernel's fresh inputs and edge-shape data from this seed (any text; or $PROFCONV_SECRET_SEED, which keeps it off the command line), kept out of the record (for a final ranking the students cannot tune to).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run record (the run.json written) as JSON instead of the tables; progress and notes go to stderr.")] = False,
 ) -> None:
     """Run each convolution variant, and your own kernels, on a model's forward pass: Op Time, check, Correctness.

@@ -94,8 +94,8 @@ class RunRequest:
             raise InputError("--repeat and --cpu-repeat must be at least 1, --warmup at least 0")
         if self.kernel_timeout <= 0:
             raise InputError("--kernel-timeout must be positive")
-        if (self.contract or self.sanitize or self.secret_seed is not None) and not self.kernels:
-            raise InputError("--contract, --sanitize and --secret-seed apply to --kernel files: name one with --kernel PATH")
+        if (self.contract or self.sanitize) and not self.kernels:  # a secret seed without kernels: nothing to draw
+            raise InputError("--contract and --sanitize apply to --kernel files: name one with --kernel PATH")
         if self.data is not None and not Path(self.data).is_dir():
             from profconv.errors import DataFileError
 
