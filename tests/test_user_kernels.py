@@ -510,3 +510,20 @@ def test_the_secret_seed_is_redacted_from_the_recorded_command_line():
         "run", "--secret-seed", "(secret)", "--kernel", "k.cu", "--secret-seed=(secret)"]
     a, b = seed_fields("s3cr3t"), seed_fields("other")
     assert a["secret"] and a["seed"] != b["seed"] and seed_fields(None) == {}
+
+
+def test_the_course_timing_is_shown_beside_the_warm_median():
+    """The course timed one cold call; profconv's Op Time is the warm median: a cuBLAS handle created inside
+    conv_forward_gpu costs 370 ms cold and 4 ms warm (the H200 run of the real file), and both are shown."""
+    from profconv.commands.run import course_timing_lines
+    from profconv.records import KernelFacts, LayerFacts, RunRecord, TimingFacts, VariantResult
+    from profconv.records.facts import FormFacts
+
+    facts = KernelFacts(form=FormFacts(contract="course", form="minidnn"), layers=[
+        LayerFacts(layer="conv1", shape="s", timing=TimingFacts(cold_s=0.370, op_median_s=0.0044)),
+        LayerFacts(layer="conv2", shape="s", timing=TimingFacts(cold_s=0.012, op_median_s=0.0100))])
+    res = VariantResult(10000, "op_4", "t", "fp32", user={"user": True}, facts=facts)
+    rec = RunRecord(argv=[], created="x", environment={}, model={"name": "ece408-fa20"}, results=[res])
+    assert course_timing_lines(rec) == [
+        "op_4 (user) (10000): Op Time as the course timed it (one cold call): 382 ms (conv1 370 ms, conv2 12 ms); "
+        "warm median 14.4 ms"]

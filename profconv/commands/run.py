@@ -211,6 +211,23 @@ def run_command(
         raise typer.Exit(int(ExitStatus.FAILURE))
 
 
+def course_timing_lines(record: RunRecord) -> list[str]:
+    """Each user kernel's Op Time as the course timed it (each layer's one cold call, summed) beside the warm
+    median the table shows: a cuBLAS handle made inside conv_forward_gpu costs hundreds of ms only cold."""
+    out = []
+    for r in record.results:
+        timed = [(lf.layer, lf.timing.cold_s, lf.timing.op_median_s or 0.0) for lf in (r.facts.layers if r.facts else [])
+                 if lf.timing is not None and lf.timing.cold_s is not None]
+        if not timed:
+            continue
+        cold = float(sum(c for _, c, _ in timed if c is not None))
+        warm = float(sum(w for _, _, w in timed))
+        each = ", ".join(f"{name} {seconds(c)}" for name, c, _ in timed)
+        out.append(f"{variant_label(r)} ({r.images}): Op Time as the course timed it (one cold call): {seconds(cold)} "
+                   f"({each}); warm median {seconds(warm)}")
+    return out
+
+
 def verdict_lines(record: RunRecord) -> list[str]:
     """Each user kernel's verdict: the rule that decided it, the optimisations seen, where its work ran."""
     from profconv.judge.text import lines
@@ -246,6 +263,8 @@ def show(outcome: RunOutcome, con) -> None:
                       f"{ref.variant})[/dim]")
     con.print(f"run record: {escape(str(outcome.path))}")
     for line in verdict_lines(record):
+        con.print(escape(line))
+    for line in course_timing_lines(record):
         con.print(escape(line))
     for line in user_notes(record):
         con.print(f"[yellow]note:[/yellow] {escape(line)}")
