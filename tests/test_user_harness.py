@@ -270,3 +270,58 @@ def test_work_in_the_prolog_is_named_by_the_ghost_check():
                         ghost=compare.Stats(matched=0, elements=10).ghost(),
                         timed=TimedCallFacts(calls=5, fresh_inputs=True))
     assert verdict.layer_verdict(honest, 1e-5) is None
+
+
+class _FakeLib:
+    """A course library's error entry points: profconv_sync returns the queued error codes."""
+
+    NAMES = {1: (b"cudaErrorInvalidValue", b"invalid argument"), 712: (b"cudaErrorHostMemoryAlreadyRegistered",
+             b"part or all of the requested memory range is already mapped"),
+             700: (b"cudaErrorIllegalAddress", b"an illegal memory access was encountered")}
+
+    def __init__(self, codes):
+        self.codes = list(codes)
+
+    def profconv_sync(self):
+        return self.codes.pop(0) if self.codes else 0
+
+    def profconv_error_name(self, err):
+        return self.NAMES[err][0]
+
+    def profconv_error_string(self, err):
+        return self.NAMES[err][1]
+
+
+def test_errors_a_course_file_ignored_are_facts_and_a_lost_context_is_raised():
+    """The course's program never checked cudaGetLastError: a cudaHostRegister of memory already registered
+    (a file that registers its buffers and never unregisters them) harmed nothing there and must not fail here."""
+    lib = contracts.CourseLibrary(_FakeLib([712, 712, 0, 1]), "minidnn")
+    lib.raise_if_error("prolog")
+    lib.raise_if_error("prolog")
+    lib.raise_if_error("conv_forward_gpu")
+    lib.raise_if_error("epilog")
+    assert lib.ignored == ["prolog: cudaErrorHostMemoryAlreadyRegistered: part or all of the requested memory range "
+                           "is already mapped", "epilog: cudaErrorInvalidValue: invalid argument"]
+    with pytest.raises(contracts.KernelError, match="cudaErrorIllegalAddress"):
+        contracts.CourseLibrary(_FakeLib([700]), "minidnn").raise_if_error("conv_forward_gpu")
+
+
+def test_pageable_host_buffers_come_from_a_ring_kept_for_the_run(tmp_path):
+    """mini-dnn files get pageable host memory, as the course's program allocates it; three buffers per shape
+    in turn (never freed: a stale cudaHostRegister cannot meet memory mapped again at the same address)."""
+    from profconv.run.models import ConvShape
+
+    src = tmp_path / "new-forward.cu"
+    src.write_text("void GPUInterface::conv_forward_gpu_prolog(float *y) {}\n"
+                   "void GPUInterface::conv_forward_gpu(float *y, const float *x, const float *k, int B, int M, int C, "
+                   "int H, int W, int K) {}\n")
+    kernel = contracts.UserKernel(manifest.load(src))
+    cp = FakeCupy()
+    s = ConvShape(2, 3, 1, 8, 8, 3)
+    a = np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 8, 8)
+    w = np.ones((3, 1, 3, 3), dtype=np.float32)
+    got = [kernel.operands(cp, a * (i + 1), w, None, s) for i in range(4)]
+    addresses = [x.ctypes.data for x, _, _, _ in got]
+    assert len(set(addresses[:3])) == 3 and addresses[3] == addresses[0]
+    x, _, _, out = got[3]
+    assert np.array_equal(x, a * 4) and np.isnan(out).all() and isinstance(out, np.ndarray) and out.shape == (2, 3, 6, 6)

@@ -116,6 +116,9 @@ class LayerFacts(msgspec.Struct, kw_only=True, omit_defaults=True):
     determinism: DeterminismFacts | None = None
     ghost: GhostFacts | None = None  # mini-dnn prolog/epilog forms only
     timing: TimingFacts | None = None
+    # CUDA errors the course file's calls returned and the file ignored, as the course's program did
+    # ('prolog: cudaErrorHostMemoryAlreadyRegistered: ...'): not a verdict, the output checks decide
+    api_errors: list[str] = msgspec.field(default_factory=list)
     error: str | None = None  # why the layer's measurements stopped (a CUDA error, a crash, a compile error)
 
 

@@ -60,7 +60,7 @@ class Phases:
     forward: Callable[[Any], Any]
     prolog: Callable[[], Any] | None = None
     epilog: Callable[[Any], Any] | None = None
-    check: Callable[[], None] = lambda: None  # raises the CUDA error the kernel's own runtime recorded
+    check: Callable[[str], None] = lambda phase: None  # after each phase: raises a CUDA error that ends the context
 
 
 class Clock:
@@ -104,7 +104,7 @@ def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None 
     if phases.prolog is not None:
         with _range(f"{tag}/{PROLOG}" if tag else None):
             state = phases.prolog()
-        phases.check()
+        phases.check(PROLOG)
     e1 = clock.mark()
     result = None
     if not skip_forward:
@@ -113,11 +113,11 @@ def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None 
     e_ret = clock.mark()  # the call's own (legacy default) stream is done here
     clock.sync()  # every stream
     e2 = clock.mark()
-    phases.check()
+    phases.check(FORWARD)
     if phases.epilog is not None:
         with _range(f"{tag}/{EPILOG}" if tag else None):
             phases.epilog(state)
-        phases.check()
+        phases.check(EPILOG)
     e3 = clock.mark()
     e3.synchronize()
     own, whole = clock.seconds(e1, e_ret), clock.seconds(e1, e2)
