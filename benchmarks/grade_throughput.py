@@ -104,7 +104,10 @@ def compare(a: Path, b: Path) -> int:
 
 def build_class(where: Path, n: int) -> Path:
     """N submissions: the examples and profconv's course/bad kernels, copied round-robin under new names."""
-    sources = sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir())
+    def kernel_dir(p: Path) -> bool:
+        return p.is_dir() and any(f.suffix in (".cu", ".cuh", ".py") or f.name == "profconv.toml" for f in p.iterdir())
+
+    sources = sorted(p for p in (ROOT / "examples").iterdir() if kernel_dir(p))
     kernels = ROOT / "tests" / "data" / "kernels"
     sources += sorted(p for p in (kernels / "course").iterdir() if p.is_dir())
     for i in range(n):
