@@ -30,6 +30,14 @@ export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 COLUMNS=140
 nvidia-smi --query-gpu=index,name,uuid,driver_version,compute_cap --format=csv > "$RES/gpu.txt" 2>&1
 cat "$RES/gpu.txt"
 nproc
+# this lane's GPU as nvidia-smi numbers it (CUDA_VISIBLE_DEVICES may be an index or a UUID; nvidia-smi
+# lists every GPU of the host whatever CUDA_VISIBLE_DEVICES says, so grade gets --gpus explicitly)
+GPU=${CUDA_VISIBLE_DEVICES:-0}; GPU=${GPU%%,*}
+case "$GPU" in
+  *[!0-9]*) GPU=$(nvidia-smi --query-gpu=index,uuid --format=csv,noheader | awk -F', ' -v u="$GPU" '$2 == u { print $1 }') ;;
+esac
+echo "lane GPU: ${GPU:-?} (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset})" | tee -a "$RES/summary.txt"
+unset CUDA_VISIBLE_DEVICES  # grade sets each job's own, by nvidia-smi's index (CUDA_DEVICE_ORDER=PCI_BUS_ID)
 
 say "1. zygote imports"
 python3 - > "$RES/zygote.txt" 2>&1 <<'EOF'
@@ -53,7 +61,7 @@ wc -l "$WORK/class/class.csv" | tee -a "$RES/summary.txt"
 
 say "3. pool pass (cold cache), cap $POOL_CAP s"
 timeout -s INT "$POOL_CAP" python3 -m profconv grade "$WORK/class/class.csv" -m "$MODEL" --images "$IMAGES" \
-  --out "$WORK/pool" --cache "$WORK/cache" --timeout 300 --kernel-timeout 30 > "$RES/pool.log" 2>&1
+  --out "$WORK/pool" --cache "$WORK/cache" --timeout 300 --kernel-timeout 30 --gpus "$GPU" > "$RES/pool.log" 2>&1
 echo "pool rc $?" | tee -a "$RES/summary.txt"
 tail -5 "$RES/pool.log" | tee -a "$RES/summary.txt"
 python3 benchmarks/grade_throughput.py measure "$WORK/pool" | tee -a "$RES/summary.txt"
@@ -65,7 +73,7 @@ python3 benchmarks/grade_class.py check "$WORK/pool" "$WORK/class/class.csv" > "
 tar czf "$RES/pool-jobs.tgz" -C "$WORK/pool" --exclude='*.png' --exclude='*-plots' jobs 2>/dev/null
 
 say "4. baseline (--no-pool, $BASE_SLOTS at once), $(left) s left"
-slots=$(python3 -c "print(','.join(['0'] * $BASE_SLOTS))")
+slots=$(python3 -c "print(','.join(['$GPU'] * $BASE_SLOTS))")
 timeout -s INT $(( $(left) - 15 )) python3 -m profconv grade "$WORK/class/class.csv" -m "$MODEL" --images "$IMAGES" \
   --out "$WORK/base" --no-pool --gpus "$slots" --no-report --timeout 300 --kernel-timeout 30 > "$RES/base.log" 2>&1
 echo "baseline rc $?" | tee -a "$RES/summary.txt"
