@@ -31,7 +31,11 @@ def line(row: dict[str, str], runs: Path) -> dict[str, str]:
     layers = f.get("layers", [])
     edges = f.get("edges", [])
     tol = (f.get("harness") or {}).get("tolerance") or 1e-5
+    verdict = r.get("verdict") or {}
     return {**out, "status": r["status"], "reason": (r.get("error") or "")[:300],
+            "rule_set": str(verdict.get("course") or ""), "rule": str((verdict.get("rule") or {}).get("id") or ""),
+            "legacy_status": f.get("legacy_status") or "", "legacy_reason": (f.get("legacy_error") or "")[:300],
+            "api_errors": " | ".join(e for lf in layers for e in lf.get("api_errors", []))[:200],
             "detected": (f.get("form") or {}).get("form") or "",
             "rel_error": " ".join(_fmt((lf.get("check") or {}).get("rel_error")) for lf in layers),
             "timed_wrong": " ".join(str((lf.get("timed") or {}).get("wrong", "")) for lf in layers),
@@ -47,7 +51,8 @@ def main(index: Path, runs: Path) -> None:
     with index.open() as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     lines = [line(r, runs) for r in rows if (runs / r["folder"]).exists() or (runs / f"{r['folder']}.log").exists()]
-    keys = ["folder", "form", "detected", "model", "status", "reason", "rel_error", "timed_wrong", "ghost_matched",
+    keys = ["folder", "form", "detected", "model", "status", "reason", "rule_set", "rule", "legacy_status", "legacy_reason",
+            "api_errors", "rel_error", "timed_wrong", "ghost_matched",
             "op_ms", "cold_ms", "edges_wrong", "correctness", "source"]
     w = csv.DictWriter(sys.stdout, keys, delimiter="\t", extrasaction="ignore")
     w.writeheader()

@@ -135,3 +135,20 @@ def test_a_generic_forward_with_other_const_ness_is_the_one_called(tmp_path):
     src.write_text(text)
     assert forms.detect(text).form == "mxnet-generic"
     assert build.build_course(src, "mxnet-generic", tmp_path / "b", "sm_90", {}, ()).path.is_file()
+
+
+@needs_nvcc
+def test_kernels_are_built_at_once_before_their_children_run(tmp_path, monkeypatch):
+    """isolate.prebuild compiles several course kernels in parallel with the very command their children will
+    use: a child then finds its library built (nvcc is not run again)."""
+    from profconv.run.user import isolate
+    from profconv.run.user.contracts import UserKernel, cand_label
+
+    decls = [manifest.load(CHEAT / "replayed"), manifest.load(CHEAT / "skips_calls"), manifest.load(COURSE / "specialised")]
+    isolate.prebuild(decls, tmp_path, "sm_90", workers=3)
+    monkeypatch.setattr(build.subprocess, "run", lambda *a, **k: pytest.fail("nvcc ran again"))
+    for d in decls:
+        k = UserKernel(d, tmp_path / d.name)
+        lib = build.build_course(d.source, d.flavour, k.build_dir / cand_label(k.default()), "sm_90", k._defines({}),
+                                 d.options)
+        assert lib.path.is_file()

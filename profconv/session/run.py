@@ -403,6 +403,9 @@ class RunSession:
                            runner.RunOptions(images=req.images[0], repeat=req.repeat, warmup=req.warmup,
                                              cpu_repeat=req.cpu_repeat, data_dir=req.data, rule=rule),
                            self.cp, self._on_progress, self._on_result, self.skip)
+        if self.cp is not None:  # nvcc for every host and course kernel at once, before they run in turn
+            cc = self.cp.cuda.Device().compute_capability
+            isolate.prebuild(self.kernels, Path(builds), f"sm_{cc}")
         for count in req.images:
             for d in self.kernels:
                 job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract,

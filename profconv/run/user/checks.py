@@ -81,8 +81,9 @@ class UserCheck:
     table's row, profconv's verdict) and a LayerFacts (what was measured) per layer."""
 
     def __init__(self, runner: Runner, variant: Variant, kernel: UserKernel, env: dict, progress: Progress,
-                 seed: int = 0, clock: calls.Clock | None = None):
+                 seed: int = 0, clock: calls.Clock | None = None, cold: dict[str, Any] | None = None):
         self.runner, self.variant, self.kernel, self.progress = runner, variant, kernel, progress
+        self.cold = cold or {}  # course_pass: each layer's cold call (CallTimes), or why it could not run
         cp = runner.cp
         assert cp is not None
         self.cp = cp
@@ -128,7 +129,7 @@ class UserCheck:
             lf.error = f"compile error: {exc}"
         except Exception as exc:
             lf.error = first_line(exc) + (" (the CUDA context is lost: later layers cannot run)" if is_sticky(exc) else "")
-        lf.api_errors = self.kernel.ignored_errors()
+        lf.api_errors += self.kernel.ignored_errors()
         why = verdict.layer_verdict(lf, v.tolerance)
         if why:
             cr.status, cr.error = "failed", why
@@ -173,10 +174,13 @@ class UserCheck:
         tf, times, timing = self._timed(a, ref, s, opts, w, bias, tag, kept)
         lf.timed = tf
         cr.op_time = OpTime(**timing.as_dict())
-        lf.timing = self._timing_facts(s, cold, times, timing)
+        course = self.cold.get(tag.rsplit("/", 1)[-1])
+        lf.timing = self._timing_facts(s, course if isinstance(course, calls.CallTimes) else cold, times, timing)
+        if isinstance(course, str):
+            lf.api_errors.append(f"the course's call: {course}")
         checks: dict[str, Any] = {"nan_poisoned": k.y_initial == "nan", "fresh_inputs": True,
                                   "inputs_unchanged": not lf.inputs_modified and not tf.inputs_modified,
-                                  "timed_output_rechecked": tf.wrong == 0, "cold_s": cold.op_s,
+                                  "timed_output_rechecked": tf.wrong == 0, "cold_s": lf.timing.cold_s,
                                   "floor_s": lf.timing.floor_s, "floor_bound": lf.timing.floor_bound}
         if k.sweep_report(s):
             checks["sweep"] = k.sweep_report(s)
@@ -305,9 +309,45 @@ def _dev(cp: Any, a):
 
 
 
+def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, progress: Progress) -> dict[str, Any]:
+    """The course's program, once: the net's layers in order up to the last conv layer, each conv layer by the
+    kernel (one call: prolog, conv_forward_gpu, epilog, as the course's main made it, on the output of the
+    kernel's previous layer), the others by the reference on the device. Made first in the process, before
+    profconv's own reference pass (whose matmuls load cuBLAS), its times are the cold ones the course timed:
+    {layer: CallTimes}, or {layer: the error} for a layer that could not run (the checks then say why)."""
+    cp = runner.cp
+    assert cp is not None
+    clock = calls.Clock(cp)
+    shapes = dict((layer.name, s) for layer, s in runner.model.conv_shapes(int(x.shape[0])))
+    conv_at = [i for i, layer in enumerate(runner.model.layers) if layer.kind == "conv"]
+    out: dict[str, Any] = {}
+    a = x
+    for layer in runner.model.layers[: conv_at[-1] + 1]:
+        if layer.kind != "conv":
+            a = reference.apply(cp, layer, a, runner.params)
+            continue
+        s = shapes[layer.name]
+        tag = f"{runner.model.name}/{variant.name}/{layer.name}"
+        progress(f"{tag}: the course's call")
+        w = runner.params[f"{layer.name}.w"].astype(variant.dtype)
+        b = runner.params.get(f"{layer.name}.b")
+        try:
+            ops = prepare(cp, variant, a, w, None if b is None else b.astype(variant.dtype), s)
+            phases = kernel.phases(cp, *ops, s)
+            y, out[layer.name] = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
+            a = cp.asarray(ops[3] if y is None else y, dtype=np.float32)
+        except Exception as exc:
+            out[layer.name] = first_line(exc)
+            if is_sticky(exc):
+                raise
+            return out
+    kernel.ignored_errors()  # the checks look at errors of their own calls
+    return out
+
+
 def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, conv_io: dict, opts: RunOptions,
              env: dict, progress: Progress, on_layer: Callable[[VariantResult], None], layers_only: bool = False,
-             seed: int = 0, secret: bool = False) -> VariantResult:
+             seed: int = 0, secret: bool = False, cold: dict[str, Any] | None = None) -> VariantResult:
     """The user's kernel on every conv layer (checks above), edge shapes, then the forward pass
     (`layers_only`: a profiler's re-run, the layers alone). The result's `facts` hold every measurement;
     its status and error are profconv's strict verdict (verdict.py) on them."""
@@ -315,7 +355,7 @@ def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, co
     res.user = dict(variant.provenance)
     facts = kernel_facts.start(kernel, opts.images, seed, secret)
     res.facts = facts
-    check = UserCheck(runner, variant, kernel, env, progress, seed=seed)
+    check = UserCheck(runner, variant, kernel, env, progress, seed=seed, cold=cold)
     shapes = dict((layer.name, s) for layer, s in runner.model.conv_shapes(opts.images))
     for name, (a, ref) in conv_io.items():
         cr, lf = check.layer(name, a, ref, shapes[name], opts)

@@ -325,6 +325,16 @@ class UserKernel:
         op.lib = lib  # type: ignore[attr-defined]
         return op
 
+    def compile_only(self, arch: str) -> None:
+        """Build the default candidate's library as the child will (same folder, same command: the child finds
+        it built), without loading it: `isolate.prebuild` builds several kernels at once before they run."""
+        d, cand = self.decl, self.default()
+        if d.contract == "course" and d.source is not None and d.flavour is not None:
+            build.build_course(d.source, d.flavour, self.build_dir / cand_label(cand), arch, self._defines(cand),
+                               d.options)
+        elif d.contract == "host" and d.source is not None:
+            build.build_host(d.source, self.build_dir, arch, self._defines(cand), d.options, "0")
+
     def _build_course(self, cp: Any, cand: dict[str, Any]) -> Op:
         d = self.decl
         assert d.source is not None and d.flavour is not None

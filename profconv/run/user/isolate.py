@@ -54,6 +54,28 @@ class KernelJob:
     secret: bool = False  # the seed is --secret-seed's: kept out of the record
 
 
+def prebuild(decls: list[Declaration], build_root: Path, arch: str, workers: int | None = None) -> None:
+    """The nvcc builds of several host and course kernels at once, before their children run one after
+    another (each child finds its library built: build.compile_library's key). A build that fails is left to
+    its child, which reports the compiler's message as that kernel's FAILED row."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from profconv.run.user.contracts import UserKernel
+
+    todo = [d for d in decls if d.error is None and d.contract in ("course", "host")]
+    if len(todo) < 2:
+        return
+
+    def one(d: Declaration) -> None:
+        try:
+            UserKernel(d, build_root / d.name).compile_only(arch)
+        except Exception:  # noqa: BLE001 - the child builds it again and says why
+            pass
+
+    with ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1)) as pool:
+        list(pool.map(one, todo))
+
+
 def seed_fields(secret_seed: str | None) -> dict[str, Any]:
     """KernelJob's seed fields for `--secret-seed TEXT` (none: profconv's fixed seeds, recorded)."""
     if secret_seed is None:

@@ -5,12 +5,21 @@
 #ifndef PROFCONV_MXNET_SHIM_BASE_H_
 #define PROFCONV_MXNET_SHIM_BASE_H_
 
+#include <algorithm>  // what MXNet's own base.h brought in through dmlc and mshadow: files used them unincluded
 #include <cassert>
+#include <cfloat>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
