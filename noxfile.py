@@ -14,7 +14,7 @@ pytest's exit 5 (no tests collected) fails a session like any other non-zero sta
 
 import nox
 
-nox.options.sessions = ["tests-latest", "tests-locked", "tests-cli-oldest", "lint", "types", "slurm"]
+nox.options.sessions = ["tests-latest", "tests-locked", "tests-cli-oldest", "lint", "types"]  # slurm: CI names it (needs root)
 nox.options.reuse_existing_virtualenvs = False
 nox.options.error_on_missing_interpreters = True
 

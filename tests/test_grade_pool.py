@@ -158,6 +158,24 @@ def test_dry_run_pool_writes_the_record_profconv_run_writes(tmp_path: Path) -> N
     assert len(made) == 1 and json.loads(made[0].read_text())["key"]["variant"] == "cpu"
 
 
+def test_a_kernel_not_recognised_is_failed_alike_by_both_runners(tmp_path: Path) -> None:
+    """No form profconv knows: a FAILED row at once (no child), the same through the pool and `profconv run`."""
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "weird.cu").write_text("// not a kernel profconv can call\nint main() { return 0; }\n")
+    common = [str(tmp_path / "odd"), "--dry-run", "--images", "2", "--no-report"]
+    assert run_cli("grade", *common, "--out", str(tmp_path / "pool"), "--cache", str(tmp_path / "cache")).returncode == 0
+    assert run_cli("grade", *common, "--out", str(tmp_path / "proc"), "--no-pool").returncode == 0
+    rows = [pd_row(tmp_path / d) for d in ("pool", "proc")]
+    assert rows[0]["verdict"] == rows[1]["verdict"] == "FAILED" and rows[0]["reason"] == rows[1]["reason"]
+    assert rows[0]["rule"] == rows[1]["rule"] and rows[0]["rule"]
+
+
+def pd_row(out: Path) -> dict:
+    import pandas as pd
+
+    return pd.read_csv(out / "leaderboard.csv").iloc[0].to_dict()
+
+
 def test_bundle_is_made_once_and_reused_by_the_next_grade(tmp_path: Path) -> None:
     klass = tmp_path / "k"
     shutil.copytree(EXAMPLES / "device-tiled", klass / "one")
@@ -174,7 +192,7 @@ def test_bundle_key_follows_what_determines_the_bundle(tmp_path: Path) -> None:
     base = bundle.BundleKey(model="ece408-high", images=10000, variant="cudnn", device="GPU-1")
     same = bundle.BundleKey(model="ece408-high", images=10000, variant="cudnn", device="GPU-1")
     assert base.digest() == same.digest()
-    for change in ({"images": 100}, {"device": "GPU-2"}, {"secret": "abc"}, {"weights_digest": "x"}, {"repeat": 9}):
+    for change in ({"images": 100}, {"device": "GPU-2"}, {"weights_digest": "x"}, {"repeat": 9}, {"data_digest": "d"}):
         assert bundle.BundleKey(**{**base.__dict__, **change}).digest() != base.digest(), change
     (tmp_path / "w.npz").write_bytes(b"one")
     d1 = bundle.file_digest(str(tmp_path / "w.npz"))

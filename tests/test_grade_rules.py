@@ -238,3 +238,5 @@ def test_grade_session_as_a_library_call(klass: Path, tmp_path: Path) -> None:
 
     with pytest.raises(Interrupted, match="interrupted after 1 of 2"):
         stop.run()
+    again = GradeSession(GradeRequest([str(klass / "alice")], out=tmp_path / "g3", dry_run=True, job_command=FAKE)).run()
+    assert [r.status for r in again.results] == ["finished"]  # the stop before does not reach the next grade

@@ -18,8 +18,9 @@ A bundle directory (`<cache>/bundles/<key digest>/`):
 
 The key holds everything that determines the contents (`BundleKey`): the model, image count, data
 and weights files (by content hash), the timing settings of the reference variant, the GPU (its
-UUID: times belong to one card), the secret seed's hash, and the versions of profconv and the
-libraries. Two workers that need the same bundle make it once (a lock file), the second waits.
+UUID: times belong to one card), and the versions of profconv and the libraries. (A secret seed
+changes only the fresh inputs each kernel's child draws for itself, not the bundle.) Two workers
+that need the same bundle make it once (a lock file), the second waits.
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ class BundleKey:
     weights: str | None = None
     weights_digest: str | None = None
     device: str = "cpu"  # the GPU's UUID (or name and index when nvidia-smi has no UUID), "cpu" in a dry run
-    secret: str | None = None  # sha256 of the secret seed (never the seed itself)
     versions: str = ""  # profconv and library versions
 
     def digest(self) -> str:

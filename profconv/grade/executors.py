@@ -27,7 +27,7 @@ from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
 from profconv.grade.builds import BuildCache, query_arch
 from profconv.grade.caps import StudentBudget
-from profconv.grade.jobs import JobResult, JobSpec, Reporter, execute, finish, not_run, stop_all
+from profconv.grade.jobs import JobResult, JobSpec, Reporter, execute, finish, not_run, start_all, stop_all
 from profconv.grade.pool import PoolWorker, poolable
 from profconv.grade.slurm import SlurmExecutor  # noqa: F401 (grade.executors is where the engines are found)
 
@@ -173,6 +173,7 @@ class LocalExecutor:
             self.builds.close()
 
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        start_all()
         slots = _Slots(self.slots)
         runnable = []
         for spec in specs:
@@ -270,6 +271,8 @@ class RayExecutor:
     def _init(self) -> None:
         ray = self.ray
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
+        if os.environ.get("PROFCONV_SECRET_SEED"):  # --secret-seed: the tasks' processes get it as the local ones do
+            kwargs.setdefault("runtime_env", {"env_vars": {"PROFCONV_SECRET_SEED": os.environ["PROFCONV_SECRET_SEED"]}})
         if self.address is None and not os.environ.get("RAY_ADDRESS"):
             # a local instance of our own: no usage report sent from a grading host, and an object
             # store sized for what travels (job specs and results of a few kB), not 30% of the RAM

@@ -51,6 +51,12 @@ _running_lock = threading.Lock()
 _stopping = threading.Event()
 
 
+def start_all() -> None:
+    """A new batch of jobs in this process: an earlier Ctrl-C (stop_all) no longer marks its jobs lost (a
+    notebook or a script that grades again after an interrupted grade)."""
+    _stopping.clear()
+
+
 def stop_all() -> int:
     """End every job this process runs (Ctrl-C in `profconv grade`); they are recorded as `lost`, so
     the next run of the same command runs them again. Returns how many were running."""

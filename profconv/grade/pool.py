@@ -55,6 +55,7 @@ READY_TIMEOUT_S = 300.0  # imports on a cold file system
 BUNDLE_TIMEOUT_S = 3600.0  # the CPU reference of a dry run at 10,000 images takes minutes
 REAP_GRACE_S = 30.0  # a killed child stuck in the GPU driver
 DEFAULT_KERNEL_TIMEOUT_S = 600.0  # `profconv run --kernel-timeout`'s default (run.user.isolate)
+SECRET_ENV = "PROFCONV_SECRET_SEED"  # how --secret-seed reaches the jobs (never on a command line)
 
 
 class WorkerDied(RuntimeError):
@@ -167,7 +168,7 @@ class Zygote:
             self.proc.wait()
 
 
-def judged(res: Any, spec: JobSpec, records: Path, build_dir: Path) -> Any:
+def judged(res: Any, spec: JobSpec, records: Path | None, build_dir: Path) -> Any:
     """The kernel's verdict under the course's rules, from its result, its child's CUPTI records and the
     SASS of its build -- what `profconv run --kernel` stores (session.run: judge.assemble.apply)."""
     from profconv import judge
@@ -176,15 +177,16 @@ def judged(res: Any, spec: JobSpec, records: Path, build_dir: Path) -> Any:
     from profconv.profile.activity import Records
     from profconv.run.user import isolate
 
-    raw, why = cupti_child.read(records)
     recs = None
-    try:
-        recs = Records.from_dict(raw) if raw is not None else None
-    except ValueError as exc:
-        why = str(exc)
-    if recs is None and res.status != "skipped":
-        isolate.note(res, f"CUPTI: {why}; the verdict has no attribution of its GPU work to the call's phases")
-    records.unlink(missing_ok=True)
+    if records is not None:  # None: no child ran (a kernel not recognised), nothing to attribute
+        raw, why = cupti_child.read(records)
+        try:
+            recs = Records.from_dict(raw) if raw is not None else None
+        except ValueError as exc:
+            why = str(exc)
+        if recs is None and res.status != "skipped":
+            isolate.note(res, f"CUPTI: {why}; the verdict has no attribution of its GPU work to the call's phases")
+        records.unlink(missing_ok=True)
     return apply(res, judge.choose(spec.course, spec.model), recs, build_dir)
 
 
@@ -220,7 +222,7 @@ class PoolWorker:
         return env
 
     # -- the model bundle
-    def key(self, spec: JobSpec, secret: str | None = None) -> bundle_mod.BundleKey:
+    def key(self, spec: JobSpec) -> bundle_mod.BundleKey:
         for path in (spec.data, spec.weights):
             if path not in self._digests:
                 self._digests[path] = bundle_mod.file_digest(path)
@@ -229,7 +231,7 @@ class PoolWorker:
         return bundle_mod.BundleKey(
             model=spec.model, images=image_count(spec), variant="cpu" if self.dry_run else spec.variant,
             repeat=spec.repeat or 5, data=spec.data, data_digest=self._digests[spec.data], weights=spec.weights,
-            weights_digest=self._digests[spec.weights], device=self.device_id, secret=secret, versions=self._versions)
+            weights_digest=self._digests[spec.weights], device=self.device_id, versions=self._versions)
 
     def bundle(self, spec: JobSpec) -> tuple[Path, dict[str, Any], float]:
         """The job's model bundle (made when missing, loaded into the zygote once): (dir, bundle.json, seconds)."""
@@ -354,38 +356,63 @@ class PoolWorker:
                                  [runrecord.reference_row(meta), *rows], self.dry_run)
         write_atomic(Path(spec.out_dir) / jobs.RECORD_FILE, record.to_json())
 
-    def _kernel(self, spec: JobSpec, d: Any, where: Path, cost: dict[str, float]) -> Any:
-        """One of the submission's kernels: its VariantResult (skipped in a dry run, else from its child)."""
-        from profconv.records import VariantResult
+    def _kernel_job(self, spec: JobSpec, d: Any, build_dir: Path) -> Any:
+        """The kernel's KernelJob as `profconv run --kernel` makes it (session.run: its defaults, the secret
+        seed's fields from $PROFCONV_SECRET_SEED), with the job's cap on its time."""
         from profconv.run.user import isolate
         from profconv.run.user import manifest as user_manifest
+
+        return isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=spec.model,
+                                 images=image_count(spec), repeat=spec.repeat or 5, warmup=2, data=spec.data,
+                                 weights=spec.weights,
+                                 timeout=min(d.timeout or spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S,
+                                             spec.cap_s or float("inf")),
+                                 ci_target=0.01, time_budget=2.0, build_dir=str(build_dir),
+                                 **isolate.seed_fields(os.environ.get(SECRET_ENV) or None))
+
+    def _kernel(self, spec: JobSpec, d: Any, where: Path, cost: dict[str, float]) -> Any:
+        """One of the submission's kernels: its VariantResult (not recognised: FAILED at once; skipped in a
+        dry run; else from its child), judged by the course's rules."""
+        from profconv.records import VariantResult
+        from profconv.run.user import isolate
         from profconv.run.user.contracts import UserKernel
 
         prov = UserKernel(d).provenance()
-        count = image_count(spec)
-        if self.dry_run:
-            return VariantResult(count, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
-                                 error="needs CUDA and CuPy", user=prov)
         out = Path(spec.out_dir)
+        if d.error:  # not recognised: its FAILED row, GPU or not, no child started (as profconv run)
+            job = self._kernel_job(spec, d, out / "build" / d.name)
+            return judged(isolate.run_isolated(d, prov, job, lambda message: None), spec, None, out / "build" / d.name)
+        if self.dry_run:
+            return VariantResult(image_count(spec), d.name, f"user kernel ({d.contract})", d.precision,
+                                 status="skipped", error="needs CUDA and CuPy", user=prov)
         t0 = time.monotonic()
         built = self.builds.get(spec.digest, d) if self.builds is not None else None
         cost["build_s"] = round(cost.get("build_s", 0.0) + time.monotonic() - t0, 3)
-        job = isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=spec.model,
-                                images=count, repeat=spec.repeat or 5, warmup=2, data=spec.data, weights=spec.weights,
-                                timeout=min(d.timeout or spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S,
-                                            spec.cap_s or float("inf")),
-                                ci_target=0.01, time_budget=2.0,
-                                build_dir=str(built.where if built is not None else out / "build" / d.name))
-        result_file = out / f".child-{d.name}-result.json"
-        result_file.unlink(missing_ok=True)
-        job_file = out / f".child-{d.name}-job.json"
-        records = out / f".child-{d.name}-cupti.json"
-        records.unlink(missing_ok=True)
+        job = self._kernel_job(spec, d, built.where if built is not None else out / "build" / d.name)
+        res, records = self._child_result(spec, d, job, where, prov, cost)
+        t2 = time.monotonic()
+        res = judged(res, spec, records, Path(job.build_dir or ""))
+        cost["judge_s"] = round(cost.get("judge_s", 0.0) + time.monotonic() - t2, 3)
+        return res
+
+    def _child_result(self, spec: JobSpec, d: Any, job: Any, where: Path, prov: dict[str, Any],
+                      cost: dict[str, float]) -> tuple[Any, Path]:
+        """The kernel's child run to its end or its time limit: its VariantResult (isolate.outcome: the row a
+        dead or hung child leaves) and where its CUPTI records are."""
+        from profconv.run.user import isolate
+
+        out = Path(spec.out_dir)
+        result_file, job_file, records = (out / f".child-{d.name}-{part}.json" for part in ("result", "job", "cupti"))
+        for stale in (result_file, records):
+            stale.unlink(missing_ok=True)
         job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where),
                                         "cupti": str(records)}))
         log = out / f"child-{d.name}.log"
         t1 = time.monotonic()
-        rc = self._child(job_file, log, where, min(job.timeout, max(1.0, spec.timeout_s - (t1 - t0))))
+        try:
+            rc = self._child(job_file, log, where, max(1.0, job.timeout))
+        finally:
+            job_file.unlink(missing_ok=True)  # it holds the seed drawn from --secret-seed
         cost["child_s"] = round(cost.get("child_s", 0.0) + time.monotonic() - t1, 3)
         text = log.read_text(errors="replace") if log.is_file() else ""
         with (out / jobs.LOG_FILE).open("a") as fh:
@@ -400,10 +427,7 @@ class PoolWorker:
         res = isolate.outcome(job, d, prov, rc, text, partial)
         res.user = res.user or dict(prov)
         res.variant = d.name
-        t2 = time.monotonic()
-        res = judged(res, spec, records, Path(job.build_dir or ""))
-        cost["judge_s"] = round(cost.get("judge_s", 0.0) + time.monotonic() - t2, 3)
-        return res
+        return res, records
 
     def _child(self, job_file: Path, log: Path, where: Path, timeout: float) -> int | None:
         """The kernel's child, forked by the zygote (or started anew when forking is unsafe): its exit code,

@@ -29,7 +29,7 @@ from typing import Any
 
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
-from profconv.grade.jobs import JobResult, JobSpec, Reporter, finish, not_run, read_result, run_job
+from profconv.grade.jobs import JobResult, JobSpec, Reporter, finish, not_run, read_result, run_job, start_all
 from profconv.grade.pool import PoolWorker, poolable
 
 OnResult = Any
@@ -217,6 +217,7 @@ class SlurmExecutor:
         return len(ids)
 
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
+        start_all()  # submitit's debug cluster runs the jobs in this process
         groups: dict[str | None, list[JobSpec]] = {}
         for spec in specs:
             groups.setdefault(spec.gpu if not self.dry_run else None, []).append(spec)

@@ -301,12 +301,10 @@ class GradeSession:
         return self._outcome(plan, engine, seconds, previous)
 
     def _argv(self) -> list[str]:
+        from profconv.run.user.isolate import redact_secret
+
         argv = list(self.request.argv) if self.request.argv is not None else ["profconv", *sys.argv[1:]]
-        out, hide = [], False
-        for a in argv:  # the secret seed never reaches the manifest
-            out.append("(secret)" if hide else ("--secret-seed=(secret)" if a.startswith("--secret-seed=") else a))
-            hide = a == "--secret-seed"
-        return out
+        return redact_secret(argv)  # the secret seed never reaches the manifest
 
     def _on_start(self, spec: JobSpec, device: str) -> None:
         self.queue.start(spec, device)
