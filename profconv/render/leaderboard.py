@@ -58,6 +58,27 @@ def _judged(board: pd.DataFrame) -> bool:
     return "course" in board.columns and bool(board["course"].notna().any())
 
 
+def _runs(board: pd.DataFrame) -> bool:
+    """Whether any submission ran more than once (--runs): then its runs and their spread are shown."""
+    return "runs" in board.columns and bool((board["runs"].fillna(1) > 1).any())
+
+
+def _spread(r: dict | pd.Series) -> str:
+    """'3 runs ±4%': the runs of a submission and their (max - min) / total."""
+    runs = r.get("runs")
+    if runs is None or pd.isna(runs):
+        return "—"
+    spread = r.get("spread")
+    return f"{int(runs)} runs" + (f" ±{spread * 50:.0f}%" if isinstance(spread, float) and pd.notna(spread) else "")
+
+
+def _prev(r: dict | pd.Series) -> str:
+    """x previous, with the regression said."""
+    text = _x(r["vs_previous"])
+    reg = r.get("regression")
+    return f"{text} regression" if reg is not None and reg is not pd.NA and bool(reg) else text
+
+
 def _rank(v: object) -> str:
     return "" if v is pd.NA or v is None or (isinstance(v, float) and pd.isna(v)) else str(v)
 
@@ -88,8 +109,10 @@ def terminal(board: pd.DataFrame, title: str, width: int = 80):
     cols += [Column("total", [_ms(r["total_s"]) for r in rows]),
              Column("x cuDNN", [_x_within(r) for r in rows], drop=3),
              Column("x median", [_x(r["vs_median"]) for r in rows], drop=4)]
+    if _runs(board):
+        cols.append(Column("runs", [_spread(r) for r in rows], drop=2))
     if "vs_previous" in board.columns:
-        cols.append(Column("x prev", [_x(r["vs_previous"]) for r in rows], drop=2))
+        cols.append(Column("x prev", [_prev(r) for r in rows], drop=2))
     return fitted_table(title, cols, width, caption="Op Time in ms (median); x: time ratios, below 1 is faster; "
                         "±: the ratio's range over both medians' 95% intervals")
 
@@ -128,7 +151,8 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
     head = ["#", "submission", "model", "GPU", "verdict", *(["rule", "optimisations", "outside the timed call"]
                                                              if judged else []),
             *[f"{c[3:]} (ms)" for c in lay], "total (ms)",
-            "x cuDNN", "x median", *(["x previous"] if prev else []), "Correctness", "report", "record"]
+            "x cuDNN", "x median", *(["runs"] if _runs(board) else []), *(["x previous"] if prev else []),
+            "Correctness", "report", "record"]
     lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "|".join("---:" if i == 0 or h.endswith(
         ("(ms)", "cuDNN", "median", "previous", "Correctness")) else "---" for i, h in enumerate(head)) + "|"]
     for _, r in board.iterrows():
@@ -137,7 +161,8 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
                  r["verdict"], *([_md_cell(r["rule"]), _md_cell(r["optimisations"]), _md_cell(r["outside"])]
                                  if judged else []),
                  *[_ms(r[c]) for c in lay], _ms(r["total_s"]), _x_range(r), _x(r["vs_median"]),
-                 *([_x(r["vs_previous"])] if prev else []), corr, _link(r["report"], base), _link(r["record"], base)]
+                 *([_spread(r)] if _runs(board) else []), *([_prev(r)] if prev else []), corr,
+                 _link(r["report"], base), _link(r["record"], base)]
         lines.append("| " + " | ".join(cells) + " |")
     bad = reasons(board)
     if bad:
@@ -148,7 +173,10 @@ def markdown(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
               "x cuDNN: its total Op Time over cuDNN's in the same job (in brackets: its range over both totals' 95% "
               "intervals); x median: over the median total of the "
               "correct submissions on the same model and GPU"
-              + ("; x previous: over the same submission's total in the previous grade (milestone)." if prev else ".")]
+              + ("; runs: each submission's repeat runs and ± half their spread (max - min) over the total"
+                 if _runs(board) else "")
+              + ("; x previous: over the same submission's total in the previous grade (milestone), a regression "
+                 "marked." if prev else ".")]
     return "\n".join(lines) + "\n"
 
 
@@ -176,7 +204,9 @@ def document(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
             *([Column("vs_cudnn_low", "x cuDNN low", "ratio"), Column("vs_cudnn_high", "x cuDNN high", "ratio")]
               if "vs_cudnn_low" in board.columns else []),
             Column("vs_median", "x median", "ratio"),
-            *([Column("vs_previous", "x previous", "ratio")] if "vs_previous" in board.columns else []),
+            *([Column("runs", "runs", "int"), Column("spread", "spread", "ratio")] if _runs(board) else []),
+            *([Column("vs_previous", "x previous", "ratio"), Column("regression", "regression")]
+              if "vs_previous" in board.columns else []),
             Column("correctness", "Correctness", "number", digits=".4f"), Column("report", "report"),
             Column("record", "run record")]
     note = ("Op Time: median of the timed repeats of the submission's kernel per conv layer. x cuDNN: total "
