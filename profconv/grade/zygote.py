@@ -93,7 +93,7 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
         write_atomic(Path(records), json.dumps(Records(collector.api, collector.gpu, collector.ranges()).to_dict()))
 
 
-def _child(job_path: str, log_path: str, held: Any) -> None:
+def _child(job_path: str, log_path: str, held: Any, pipes: tuple[int, ...]) -> None:
     """In the forked child: a session of its own, output to the log, the job, then _exit (never returns)."""
     rc = 1
     try:
@@ -106,7 +106,8 @@ def _child(job_path: str, log_path: str, held: Any) -> None:
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        os.closerange(3, 1 << 16)  # the zygote's pipes and files: nothing of the worker reaches the child
+        for fd in (log, null, *pipes):  # the zygote's protocol pipe: the worker never waits on a child for it
+            os.close(fd)
         sys.stdout = os.fdopen(1, "w", buffering=1)
         sys.stderr = os.fdopen(2, "w", buffering=1)
         job = json.loads(Path(job_path).read_text())
@@ -155,7 +156,7 @@ class Zygote:
         sys.stdout.flush()
         pid = os.fork()
         if pid == 0:
-            _child(cmd["job"], cmd["log"], held)
+            _child(cmd["job"], cmd["log"], held, (self.out.fileno(),))
         self.children[pid] = cmd["id"]
         self.say({"forked": cmd["id"], "pid": pid})
 
