@@ -215,18 +215,30 @@ def cli_in_process(path: Path, out: str) -> None:
                 raise
 
 
+# a child's ru_maxrss counts what its parent held when it was forked: children are started by this
+# small helper process (its own peak does not matter), never by this big one
+_SPAWN = """
+import os, subprocess, sys
+out = subprocess.PIPE if sys.argv[1] == "pipe" else subprocess.DEVNULL
+p = subprocess.Popen(sys.argv[2:], stdout=out, stderr=subprocess.PIPE)
+if p.stdout is not None:
+    while p.stdout.read(1 << 20):
+        pass
+_, status, ru = os.wait4(p.pid, 0)
+err = p.stderr.read().decode()[-500:]
+print(os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, repr(err))
+"""
+
+
 def child_peak(argv: list[str]) -> tuple[float, int]:
-    """A child process's CPU seconds and peak RSS (bytes, absolute)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE if "--table" in argv else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    if proc.stdout is not None:
-        while proc.stdout.read(1 << 20):
-            pass
-    _, status, ru = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"{' '.join(argv)} failed: {err[-500:]}")
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+    """A child process's CPU seconds and peak RSS (bytes, absolute), its output to a pipe for the
+    terminal table (read to the end), else to /dev/null."""
+    how = "pipe" if "--json" not in argv and "--csv" not in argv else "null"
+    got = subprocess.run([sys.executable, "-c", _SPAWN, how, *argv], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout.split(" ", 3)
+    if got[0] != "0":
+        raise SystemExit(f"{' '.join(argv)} failed: {got[3]}")
+    return float(got[1]), int(got[2])
 
 
 def profconv_argv(path: Path, out: str) -> list[str]:
@@ -278,6 +290,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated inputs: " + ", ".join(INPUTS))
     ap.add_argument("--linear", default="", help="sizes in MB for the CLI child's time/memory (e.g. 20,200,1000)")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS children")
+    ap.add_argument("--no-speed", action="store_true", help="only the peak-RSS children (and --linear)")
     ap.add_argument("--dir", type=Path, default=None, help="where to write the inputs (default: a temp dir)")
     args = ap.parse_args()
     tmp = args.dir or Path(tempfile.mkdtemp(prefix="profconv-bench-"))
@@ -299,7 +312,8 @@ def main() -> None:
     for key in keys:
         path, plain = tmp / f"{key}.log", tmp / f"{key}.plain.csv"
         INPUTS[key][1](path, plain, int(args.mb * 1e6))
-        speed(key, path, plain, args.repeat)
+        if not args.no_speed:
+            speed(key, path, plain, args.repeat)
         if not args.no_memory:
             memory(key, path)
         for mb in (float(x) for x in args.linear.split(",") if x):
