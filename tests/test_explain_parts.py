@@ -165,10 +165,22 @@ def test_latency_bound_names_the_wait():
 
 def test_launch_bound_when_kernels_fill_little_of_the_call():
     k = _kernel(issue=90)
-    ev = _op(k, cupti={"kernel_busy_s": 1e-3, "kernels": 12})
+    ev = _op(k, op_time_s=1e-3, cupti={"kernel_busy_s": 0.6e-3, "kernels": 40})  # 10 µs idle per launch
     dx = diagnosis.diagnose(ev, H200)
-    assert dx.bound == "launch" and dx.headline == "bound by launches and host time: its kernels run for 20% of the timed call"
+    assert dx.bound == "launch" and dx.headline == "bound by launches and host time: its kernels run for 60% of the timed call"
     assert advice.advise(ev, dx, H200)[0].technique == "fewer-launches"
+
+
+def test_host_work_in_the_call_when_the_gpu_idles_far_longer_than_launches_cost():
+    k = KernelEvidence("matrix_unrolling_kernel(const float *, float *, int)", 1.0, None, {diagnosis.M["issue"]: 40})
+    ev = _op(k, op_time_s=0.168, shape=ConvShape(2000, 4, 1, 86, 86, 7), cupti={"kernel_busy_s": 0.009, "kernels": 3})
+    dx = diagnosis.diagnose(ev, H200)
+    assert dx.bound == "launch" and dx.kernel == "matrix_unrolling_kernel"
+    first = advice.advise(ev, dx, H200)[0]
+    assert first.technique == "host-work" and round(first.gain_share, 3) == 0.946
+    assert first.reason.startswith("the GPU is idle 159 ms of the 168 ms call (53 ms per launch")
+    assert first.reason.endswith("the unrolled matrix of this layer is 2.5 GB: allocate it once (in the prolog, or "
+                                 "keep it across calls), not in every call")
 
 
 def test_no_counters_no_bound_no_guess():

@@ -32,6 +32,7 @@ TECHNIQUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "bank-conflicts": ("pad the shared-memory tile against bank conflicts", ()),
     "occupancy": ("raise occupancy (fewer registers or less shared memory per block, or more blocks)", ()),
     "fewer-launches": ("fewer launches per call (one kernel for the whole layer)", ()),
+    "host-work": ("keep host work (allocation, copies, synchronisation) out of the timed call", ()),
     "fuse-epilogue": ("fuse the activation and pooling into the conv kernel", ()),
     "streams": ("overlap the copies with the kernels: the batch in chunks on several streams", ("streams",)),
     "ldmatrix": ("load the MMA fragments with ldmatrix (LDSM) instead of scalar shared loads", ()),
@@ -266,11 +267,41 @@ def occupancy(c: Context) -> tuple[float, str] | None:
     return 0.15, f"latency-bound and {occ.value}: more resident warps hide the waits"
 
 
+HOST_GAP_PER_LAUNCH_S = 100e-6  # idle GPU time per launch beyond which launches alone do not explain it
+
+
+def _launches(c: Context) -> float:
+    n = c.ev.cupti.get("kernels") if c.ev.cupti else sum(k.launches_per_call for k in c.ev.kernels)
+    return float(n or 0.0)
+
+
+def _idle_s(c: Context) -> float | None:
+    share = kernel_share(c.ev)
+    return None if share is None or not c.ev.op_time_s else (1 - share) * c.ev.op_time_s
+
+
+def host_work(c: Context) -> tuple[float, str] | None:
+    """The GPU idle far longer than launches cost: host work inside the timed call."""
+    idle, launches, t = _idle_s(c), max(1.0, _launches(c)), c.ev.op_time_s or 0.0
+    if idle is None or not t or c.ev.host_io or idle / launches < HOST_GAP_PER_LAUNCH_S or idle < 0.1 * t:
+        return None
+    s = c.ev.shape
+    unroll = any(w in k.name.lower() for k in c.ev.kernels for w in ("unroll", "im2col"))
+    big = (f"; the unrolled matrix of this layer is {s.C * s.K * s.K * s.Ho * s.Wo * s.B * 4 / 1e9:.2g} GB: "
+           "allocate it once (in the prolog, or keep it across calls), not in every call" if unroll else "")
+    return (idle / t, f"the GPU is idle {idle * 1e3:.3g} ms of the {t * 1e3:.3g} ms call "
+            f"({idle / launches * 1e3:.3g} ms per launch, where a launch costs a few µs): host work inside the timed "
+            f"call — cudaMalloc/cudaFree, copies or synchronisation{big}")
+
+
 def fewer_launches(c: Context) -> tuple[float, str] | None:
-    launches = c.ev.cupti.get("kernels") if c.ev.cupti else sum(k.launches_per_call for k in c.ev.kernels)
+    launches = _launches(c)
     share = kernel_share(c.ev)
     if not launches or launches <= 1:
         return None
+    idle = _idle_s(c)
+    if idle is not None and idle / launches >= HOST_GAP_PER_LAUNCH_S:
+        return None  # not the launches: host_work says what
     gap = (1 - share) if share is not None else 0.05 * (launches - 1)
     if gap < 0.05:
         return None
@@ -335,7 +366,7 @@ def vector_loads(c: Context) -> tuple[float, str] | None:
 RULES: dict[str, Rule] = {
     "shared-tiling": shared_tiling, "constant-weights": constant_weights, "gemm": gemm, "implicit-gemm": implicit_gemm,
     "register-blocking": register_blocking, "half2": half2, "tensor-cores": tensor_cores, "coalescing": coalescing,
-    "bank-conflicts": bank_conflicts, "occupancy": occupancy, "fewer-launches": fewer_launches,
+    "bank-conflicts": bank_conflicts, "occupancy": occupancy, "host-work": host_work, "fewer-launches": fewer_launches,
     "fuse-epilogue": fuse_epilogue, "streams": streams, "ldmatrix": ldmatrix, "vector-loads": vector_loads,
 }
 

@@ -107,6 +107,11 @@ class Diagnosis:
     notes: list[str] = field(default_factory=list)
 
 
+def short(name: str) -> str:
+    """A kernel's name without its parameter list ('matmul(const float *, ...)' -> 'matmul')."""
+    return name.split("(")[0].strip() or name
+
+
 def pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.0f}%"
 
@@ -360,5 +365,5 @@ def diagnose(ev: OpEvidence, peak: Peak | None) -> Diagnosis:
     if k is None:
         notes.append("no Nsight Compute counters for this op: run `profconv explain --collect` on the GPU machine")
     return Diagnosis(ev.variant, ev.layer, bound, headline(bound, ev, util, st, d), ev.op_time_s, floor,
-                     floor / ev.op_time_s if floor and ev.op_time_s else None, k.name if k else None, util, st,
+                     floor / ev.op_time_s if floor and ev.op_time_s else None, short(k.name) if k else None, util, st,
                      findings, d, notes)

@@ -50,7 +50,7 @@ class OpEvidence:
     epilogue_s: float | None = None  # the variant's activation + pooling time in the forward pass
     rung_times: dict[str, float] = field(default_factory=dict)  # variant -> Op Time on this layer
     user: bool = False
-    host_io: bool = False  # the timed call includes its host<->device copies (e2e, streams, the course form)
+    host_io: bool = False  # the timed call includes its host<->device copies (our e2e and streams variants)
     half_ops: dict[str, dict[str, int]] = field(default_factory=dict)  # PTX: kernel -> {f16, f16x2} counts
     # a course-form kernel under CUPTI attribution (VariantResult.verdict.placement): phase -> (kernel launches,
     # kernel seconds per layer call, kernel names); phases prolog | timed | epilog | elsewhere
@@ -159,6 +159,6 @@ def gather(record: RunRecord, sass_texts: dict[str, str] | None = None) -> list[
                 op_time_s=t.median_s if t else None, ci=ci, kernels=per_op.get(key, []), ncu_images=ncu_images,
                 ncu_source=source if key in per_op else None, sass=sass, sass_file=sass_file, cupti=ops.get(key),
                 epilogue_s=epi, rung_times=dict(rung_times[c.layer]), user=r.user is not None,
-                host_io=r.variant in END_TO_END or bool((c.checks or {}).get("end_to_end")), half_ops=half_ops,
+                host_io=r.variant in END_TO_END, half_ops=half_ops,
                 placement=placed))
     return out
