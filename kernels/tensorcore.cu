@@ -34,7 +34,8 @@
 #define CPH (CP / 2)                       // channel pairs per tap
 #if RUNS
 #define RPR (((K * C + 7) / 8) * 8)        // halves of one filter row's run, padded to a group of 8
-#define RS ((WP * C + 1) / 2 * 2 + 16)     // staged row stride in halves: even, with slack for the padded run
+#define RS_MIN ((WP * C + 1) / 2 * 2 + 16)  // staged row stride in halves: even, with slack for the padded run,
+#define RS (RS_MIN + (((WO * C + 1) / 2 * 2 - RS_MIN) % 64 + 64) % 64)  // then = WO*C mod 64 (banks of a wrapped tile)
 #define COPIES (C % 2 ? 2 : 1)             // odd C: a second copy shifted by one half
 #define SIMG (COPIES * HP * RS)            // halves per staged image (copy 0 rows, then copy 1 rows)
 #define KSTEPS ((K * RPR / 8 + 1) / 2)     // 16-deep reduction steps: two groups of 8 halves each

@@ -39,7 +39,9 @@
 #define KRED (((K * K * CP4 + 7) / 8) * 8)
 #endif
 #define KSTEPS (KRED / 8)
-#define RS (WP * CS + 8)                 // floats per staged row: 8 of slack for the row-contiguous over-read
+#define RS_MIN (WP * CS + 8)             // floats per staged row: 8 of slack for the row-contiguous over-read,
+#define RS (RS_MIN + ((WO * CS - RS_MIN) % 32 + 32) % 32)  // then up to RS = WO*CS mod 32: the fragment loads
+                                         // of a tile that wraps to the next output row keep the banks of one row
 #define SIMG (HP * RS)                   // floats per staged image
 #ifndef ASYNC
 #define ASYNC 0

@@ -201,7 +201,9 @@ def tensorcore_sizes(s: ConvShape, rt: int, warps: int, imgs: int, unfold: int =
     if runs:
         rpr = _round_up(s.K * s.C, 8)
         ksteps = -(-(s.K * rpr // 8) // 2)
-        xs = _round_up(imgs * (2 if s.C % 2 else 1) * hp * (_round_up(wp * s.C, 2) + 16), 8)
+        rs = _round_up(wp * s.C, 2) + 16
+        rs += (_round_up(s.Wo * s.C, 2) - rs) % 64  # as tensorcore.cu: = Wo*C mod 64
+        xs = _round_up(imgs * (2 if s.C % 2 else 1) * hp * rs, 8)
     else:
         taps = s.K if unfold else s.K * s.K
         ksteps = -(-(taps * cp_ // 2) // 8)
@@ -306,7 +308,9 @@ def tf32_sizes(s: ConvShape, red: int, rt: int, warps: int, imgs: int, async_: i
         cs += 4 if cs % 8 == 0 else 0
         kred = _round_up(s.K * s.K * _round_up(s.C, 4), 8)
     ksteps, nt = kred // 8, -(-s.M // 8)
-    simg = hp * (wp * cs + 8)
+    rs = wp * cs + 8
+    rs += (s.Wo * cs - rs) % 32  # the kernel's RS: = Wo*CS mod 32 (a tile that wraps rows keeps its banks)
+    simg = hp * rs
     smem = 4 * (ksteps * nt * 64 * (2 if split == 3 else 1) + (2 if async_ else 1) * imgs * simg + 8)
     return {"CS": cs, "KSTEPS": ksteps, "tiles_per_image": -(-(s.Ho * s.Wo) // (16 * rt)), "smem": smem}
 
