@@ -29,7 +29,8 @@ def _round_up(n: int, k: int) -> int:
 
 def constant_candidates(s: ConvShape) -> list[dict]:
     """Constant-filter design (C = 1): outputs per thread (TW), channels per launch (MB), images per
-    block; IMGS gives a block about 128-512 threads (small maps need several images to fill it)."""
+    block; IMGS gives a block about 128-512 threads (small maps need several images to fill it); one
+    block per image group, or persistent blocks that prefetch the next group (PERSIST)."""
     tws = [tw for tw in (2, 4, 8) if s.Wo % tw == 0 and tw <= s.Wo // 2] or [1, 2]
     # 4 or 8 channels per launch, or a divisor of M up to 32 (fewer launches, fewer re-reads of the input)
     # while the group's filters stay within 4 KB of constant cache
@@ -43,9 +44,11 @@ def constant_candidates(s: ConvShape) -> list[dict]:
                 imgs = max(1, min(16, target // npos))
                 smem = 4 * imgs * s.C * (s.H + 2 * s.P) * (s.W + 2 * s.P + tw)
                 threads = min(1024, -(-imgs * npos // 32) * 32)
-                cand = {"design": "constant-filters", "TW": tw, "MB": mb, "IMGS": imgs, "THREADS": threads, "smem": smem}
-                if smem <= sweep.SMEM_LIMIT and cand not in out:
-                    out.append(cand)
+                for persist in (0, 1) if threads >= 512 else (0,):  # a big block fills an SM: hide its loads
+                    cand = {"design": "constant-filters", "TW": tw, "MB": mb, "IMGS": imgs, "THREADS": threads,
+                            "PERSIST": persist, "smem": smem}
+                    if smem <= sweep.SMEM_LIMIT and cand not in out:
+                        out.append(cand)
     return out
 
 
@@ -55,11 +58,13 @@ def _constant_group(cp, p: dict, m0: int, s: ConvShape) -> Callable[[Any, Any, A
     mb = min(p["MB"], s.M - m0)
     unroll = s.C if mb * s.C * s.K * s.K * p["TW"] <= TUNED_MAX_UNROLLED_FMAS else 1
     defines = {"M": s.M, "C": s.C, "H": s.H, "W": s.W, "K": s.K, "P": s.P, "M0": m0, "MB": mb, "TW": p["TW"],
-               "IMGS": p["IMGS"], "THREADS": p["THREADS"], "CUNROLL": unroll}
+               "IMGS": p["IMGS"], "THREADS": p["THREADS"], "CUNROLL": unroll, "PERSIST": p.get("PERSIST", 0)}
     fn = sweep.kernel(cp, "tuned.cu", "conv_tuned", defines, p["smem"])
     wc = gpu.module("tuned.cu", tuple(defines.items())).get_global("wc").ptr
     nbytes, offset = 4 * mb * s.C * s.K * s.K, 4 * m0 * s.C * s.K * s.K
-    grid, block, smem, batch = ((s.B + p["IMGS"] - 1) // p["IMGS"],), (p["THREADS"],), p["smem"], np.int32(s.B)
+    groups = (s.B + p["IMGS"] - 1) // p["IMGS"]
+    grid = _persistent(cp, fn, p["THREADS"], p["smem"], groups) if p.get("PERSIST") else (groups,)
+    block, smem, batch = (p["THREADS"],), p["smem"], np.int32(s.B)
     rt = cp.cuda.runtime
 
     def op(x, w, bias, out) -> None:
