@@ -20,7 +20,7 @@ MODELS=${MODELS:-ece408-fa20,ece408-fa19,ece408-fa18,ece408-sp19,ece408-high,ece
 VARIANTS=${VARIANTS:-tuned,fp16,tensorcore,tf32-wmma,tensorcore-tf32,tensorcore-3xtf32}
 PEERS=${PEERS:-cudnn,cudnn-nhwc,cudnn-tf32,cudnn-tf32-nhwc,cudnn-fp16,cudnn-fp16-nhwc}
 TESTS=${TESTS:-tests/test_gpu_tensorcore_tf32.py}
-WORKERS=${WORKERS:-$(( $(nproc) > 16 ? $(nproc) - 4 : $(nproc) - 2 ))}
+WORKERS=${WORKERS:-$(( $(nproc) > 36 ? 32 : $(nproc) > 16 ? $(nproc) - 4 : $(nproc) - 2 ))}  # 60 workers timed out (W3)
 
 nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,memory.used \
   --format=csv > "$RES/gpu.txt" 2>&1

@@ -17,6 +17,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
+import zlib
 
 # their launches run a sweep (e2e/streams: tuned's)
 SWEPT = ("tuned", "fp16", "tensorcore", "e2e", "streams", "tf32-wmma", "tensorcore-tf32", "tensorcore-3xtf32")
@@ -37,13 +38,26 @@ def work(k: int, nw: int, device: str, models: list[str], images: int, layers: l
 
     def share(self, cp_, x, w, bias, out, s):
         full = self.candidates
-        self.candidates = lambda s_: [c for i, c in enumerate(full(s_)) if i % nw == k] or full(s_)[:1]
+        mine = [c for i, c in enumerate(full(s)) if i % nw == k]
+        if not mine:  # nothing of this sweep is this worker's: compile nothing (with many workers, compiling
+            return {}, lambda *args: None  # the first candidate in each of them had swamped the warm-up)
+        self.candidates = lambda s_: mine
         try:
             return original(self, cp_, x, w, bias, out, s)
         finally:
             self.candidates = full
 
+    original_planned = sweep.Swept._planned
+
+    def planned_share(self, cp_, s):  # a sweep plan's configuration: built by one worker, not by all
+        if sweep.planned_params(self.name, sweep.shape_key(s)) is None:
+            return None
+        if zlib.crc32(f"{self.name}{sweep.shape_key(s)}".encode()) % nw != k:
+            return {}, lambda *args: None
+        return original_planned(self, cp_, s)
+
     sweep.Swept._sweep = share  # type: ignore[method-assign]
+    sweep.Swept._planned = planned_share  # type: ignore[method-assign]
     done, failed, t0 = 0, [], time.perf_counter()
     others = 0
     for name in models:
