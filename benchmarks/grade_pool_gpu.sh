@@ -51,7 +51,22 @@ cat "$RES/zygote.txt"
 
 say "2. the class"
 python3 benchmarks/grade_class.py build "$WORK/class" > "$RES/class-build.txt" 2>&1
-if [ -d "${DATA:-}" ]; then
+if [ -f "${DATA:-}/students.csv" ]; then
+  # a collection with its own listing (submission = folder/file under $DATA, a name per file): merged
+  python3 - "$DATA" "$WORK/class/class.csv" <<'EOF'
+import csv, sys
+from pathlib import Path
+data, listing = Path(sys.argv[1]), Path(sys.argv[2])
+rows = [{"submission": r["submission"], "name": "", "expect": r["expect"]} for r in csv.DictReader(listing.open())]
+rows += [{"submission": str(data / r["submission"]), "name": r["name"], "expect": r.get("expect") or "any"}
+         for r in csv.DictReader((data / "students.csv").open())]
+with listing.open("w", newline="") as fh:
+    w = csv.DictWriter(fh, fieldnames=["submission", "name", "expect"])
+    w.writeheader()
+    w.writerows(rows)
+EOF
+  cp "$DATA/index.tsv" "$RES/students-index.tsv" 2>/dev/null
+elif [ -d "${DATA:-}" ]; then
   for d in "$DATA"/*/; do
     n=$(basename "$d"); cp -r "$d" "$WORK/class/student-$n"; echo "student-$n,any" >> "$WORK/class/class.csv"
   done
