@@ -220,7 +220,8 @@ def f_floor(ev: OpEvidence, k: KernelEvidence | None, d: dict, fl: Floors) -> Fi
     floor = fl.roofline_s(ev.arithmetic)
     if floor is None or not ev.op_time_s:
         return None
-    name = {"fp32": "FP32", "fp16": "FP16", "tensor-fp16": "FP16 Tensor Core"}.get(ev.arithmetic, ev.arithmetic)
+    name = {"fp32": "FP32", "fp16": "FP16", "tensor-fp16": "FP16 Tensor Core", "tensor-tf32": "TF32 Tensor Core",
+            "tensor-3xtf32": "3xTF32 Tensor Core"}.get(ev.arithmetic, ev.arithmetic)
     which = "memory" if fl.dram_s is not None and fl.dram_s >= (fl.compute_s(ev.arithmetic) or 0) else name
     return Finding("Op Time against the layer's floor", f"{_time(ev.op_time_s)} = {ev.op_time_s / floor:.1f}× the "
                    f"{which} floor ({_time(floor)})", "within 1.5–2× of the floor is near the roof")
