@@ -143,6 +143,7 @@ def _guarded(call) -> int:
         if _is_usage_error(exc):
             if getattr(exc, "option_name", None) == "-v" and isinstance(getattr(exc, "message", None), str):
                 exc.message += " (profconv gives -v no meaning: write --variant; -V is --version)"  # type: ignore[attr-defined]
+            _hint_stdin(exc)
             exc.show()  # type: ignore[attr-defined]
             return int(exc.exit_code)  # type: ignore[attr-defined]
         if type(exc).__name__ == "Abort":
@@ -153,6 +154,17 @@ def _guarded(call) -> int:
         _say(f"internal error (a bug in profconv, please report it): {type(exc).__name__}: {first} "
              "— rerun with --traceback for the full trace")
         return int(ExitStatus.FAILURE)
+
+
+def _hint_stdin(exc) -> None:
+    """`cat log | profconv parse` (no FILE): the missing argument's message says to write `-`."""
+    param = getattr(exc, "param", None)
+    if getattr(param, "name", None) != "files" or type(exc).__name__ != "MissingParameter":
+        return
+    stdin = sys.stdin
+    if stdin is not None and not stdin.isatty():
+        exc.message = ("Input is piped in but no FILE is named: write - to read standard input "  # type: ignore[attr-defined]
+                       "(`... | profconv parse -`)")
 
 
 def _type_word(param) -> str:

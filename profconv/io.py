@@ -25,7 +25,10 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     """Write to a temporary file beside `path`, then rename: readers never see half a file.
     The file gets the usual permissions (umask), not mkstemp's 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:  # say the file asked for, not the temporary name beside it
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; the file gets the mode a plain open() would
         data = text.encode() if isinstance(text, str) else text

@@ -42,7 +42,7 @@ def test_markdown_report_golden(cli, tmp_path):
     assert "| 10,000 | fused | fp32 | conv2 | 6.442 ms | 0.0% | 1.87× | 0.222× | 2.2e-07 | ok |" in md
     assert "| fused | kernel fusion (implicit GEMM) | fp32 | 14.63 ms | unroll-gemm | 2.14× | ok |" in md
     assert "| cudnn | conv2 | 1.431 ms | 22,674 | 453 | 484.3 µs | compute | 33.8% |" in md
-    assert "Correctness: 0.7263 for every variant" in md
+    assert "Correctness (10,000 images): 0.7263 for every variant" in md
     # the log part: titles from the seed's headings, only the >=90% rows (seed shape)
     assert "### Milestone 3 › nvprof profiling the execution (10000 default data size)" in md
     assert "**GPU activities — 2 of 14 take 92.4% of the time**" in md

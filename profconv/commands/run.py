@@ -135,7 +135,8 @@ def breakdown_table(record: RunRecord, width: int = 120) -> Table:
     columns += [Column(k, [seconds(r.type_totals.get(k, 0.0)) for r in ok],
                        drop=small_first.index(k) + 1 if k in small_first else None) for k in kinds]
     columns.append(Column("forward", [seconds(r.forward_s) for r in ok]))
-    return fitted_table("Forward pass by layer type (median)", columns, width)
+    return fitted_table("Forward pass by layer type (median)", columns, width,
+                        caption="conv inside the whole net (one pass on the CPU): Op Time is the conv alone, repeated")
 
 
 def profiler_sections(record: RunRecord, path: Path) -> list:
@@ -195,6 +196,8 @@ def run_command(
         with Live(con) as live:
             outcome = RunSession(request, live.callbacks).run()
     except Interrupted as exc:
+        if isinstance(exc.record, RunRecord) and any(r.status != "skipped" for r in exc.record.results):
+            con.print(result_table(exc.record, con.width))  # what had finished before the interruption
         con.print(escape(str(exc)))
         raise typer.Exit(int(ExitStatus.INTERRUPTED)) from None
     if json_out:

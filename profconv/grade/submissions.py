@@ -102,7 +102,8 @@ def _is_submission_dir(path: Path) -> bool:
 def _one(path: Path, name: str | None, models: tuple[str, ...], gpu: str | None, where: str,
          student: str | None = None) -> Submission:
     if not path.exists():
-        raise InputError(f"{where}: no such file or directory: {path}")
+        raise InputError(f"{path}: no such file or directory" if where == str(path) else
+                         f"{where}: no such file or directory: {path}")
     if path.is_file() and path.suffix not in KERNEL_SUFFIXES:
         raise InputError(f"{where}: {path} is not a kernel file ({', '.join(KERNEL_SUFFIXES)}) or a directory")
     if path.is_dir() and not _files(path):

@@ -369,12 +369,13 @@ _FOREIGN = [
 
 
 _SAVED_REPORT = [
-    (re.compile(r"==PROF== Report: (\S+\.ncu-rep)"), "Nsight Compute", "ncu --import {}"),
+    # at the start of a line, as ncu prints it (README prose quoting `==PROF== Report: x.ncu-rep` is no report)
+    (re.compile(r"^[ \t]*==PROF== Report: (\S+\.ncu-rep)", re.M), "Nsight Compute", "ncu --import {}"),
     # nsys 2020-2021 without --stats: 'Saved report file to "/tmp/….qdrep"', then where it was moved
     (re.compile(r'^Report file moved to "([^"\n]+\.(?:nsys-rep|qdrep))"', re.M), "Nsight Systems", "nsys stats {}"),
     (re.compile(r'^Saved report file to "([^"\n]+\.(?:nsys-rep|qdrep))"', re.M), "Nsight Systems", "nsys stats {}"),
     (re.compile(r"^[ \t]*(\S+\.(?:nsys-rep|qdrep))[ \t]*$", re.M), "Nsight Systems", "nsys stats {}"),
-    (re.compile(r"==\d+== Generated result file: (\S+)"), "nvprof", "nvprof -i {}"),
+    (re.compile(r"^[ \t]*==\d+== Generated result file: (\S+)", re.M), "nvprof", "nvprof -i {}"),
 ]
 
 

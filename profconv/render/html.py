@@ -90,7 +90,8 @@ JS = """
 def inline(text: str) -> str:
     """The report's inline markdown (`code`, **bold**, hard breaks) as HTML, everything else escaped."""
     out = html.escape(text, quote=False)
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    # a code span of one or more backticks, as markdown writes one holding a backtick (``a`b``)
+    out = re.sub(r"(`+) ?(.+?) ?\1(?!`)", lambda m: f"<code>{m.group(2)}</code>", out)
     out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
     return out.replace("  \n", "<br>\n")
 

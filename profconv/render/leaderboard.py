@@ -216,7 +216,9 @@ def document(board: pd.DataFrame, title: str, base: Path | None = None, notes: l
     section = Section("Leaderboard").add(Table("leaderboard", "", frame, cols, note=note))
     bad = reasons(board)
     if bad:
-        section.sections.append(Section("Not ok").add(Bullets([f"`{n}`" for n in bad])))
+        from profconv.render.markdown import code
+
+        section.sections.append(Section("Not ok").add(Bullets([code(n) for n in bad])))  # a reason may hold backticks
     else:
         section.add(Paragraph("Every submission is ok."))
     if notes:

@@ -66,19 +66,63 @@ def _full_tables(uid: str, frame: pd.DataFrame, number: int, label: str, thresho
 
 
 def environment(rec: RunRecord) -> Bullets:
-    env, st = rec.environment, rec.settings
-    gpu = env.gpu or f"none ({env.gpu_unavailable or 'no CUDA'})"
+    env = rec.environment
+    gpu = env.gpu or f"none — {env.gpu_unavailable or 'no CUDA'}"
     cc = f" (compute capability {env.compute_capability})" if env.compute_capability else ""
     return Bullets([
         f"GPU: {gpu}{cc}; driver {env.driver_version or '—'}, runtime {env.runtime_version or '—'}",
         f"CuPy {env.cupy_version or '—'}, PyTorch {env.torch_version or '—'} / cuDNN {env.cudnn_version or '—'}, "
         f"profconv {env.profconv_version or '—'}, Python {env.python or '—'}",
         f"command: `{' '.join(rec.argv)}` ({rec.created})",
-        f"data: {rec.data.source} (weights: {rec.data.weights}); timing: {st.warmup} warm-up and {st.repeat} timed "
-        "repeats" + (f" at least, more until the median's 95% interval is within ±{st.ci_target:.1%} or "
-                     f"{st.time_budget_s:g} s per op" if st.ci_target else "") + ", CUDA events, median",
+        f"data: {rec.data.source} (weights: {rec.data.weights}); timing: {timing_line(rec)}",
         *([f"provenance: {provenance_line(to_builtins(rec.provenance))}"] if rec.provenance else []),
     ])
+
+
+FORWARD_NOTE = ("The whole net, layer by layer, on every image (the correctness pass): on the GPU the median of "
+                "up to 3 passes, on the CPU one pass. Its conv column is measured inside the net, so it differs "
+                "from the sum of the Op Times (the conv alone, repeated, warm caches) by a few percent; read Op Time "
+                "for the conv itself.")
+
+
+def timing_line(rec: RunRecord) -> str:
+    """How the run's Op Times were taken: CUDA events on the GPU, perf_counter passes for the CPU
+    reference; a CPU-only run names only the latter (it ran no CUDA event)."""
+    st = rec.settings
+    ran = {r.variant for r in rec.results if r.status != "skipped"}
+    cpu = (f"CPU reference: median of {st.cpu_repeat or 1} pass(es) over every image (perf_counter)"
+           if "cpu" in ran else "")
+    gpu_ran = any(v != "cpu" for v in ran)
+    gpu = (f"{st.warmup} warm-up and {st.repeat} timed repeats" + (
+        f" at least, more until the median's 95% interval is within ±{st.ci_target:.1%} or "
+        f"{st.time_budget_s:g} s per op" if st.ci_target else "") + ", CUDA events, median") if gpu_ran else ""
+    return "; ".join(p for p in (gpu, cpu) if p) or "no variant ran"
+
+
+def skipped_section(rec: RunRecord) -> Section | None:
+    """What did not run, so nothing asked for vanishes from the report: each of your kernels with its
+    contract and file, the built-in variants grouped by reason."""
+    items = []
+    for r in rec.results:
+        if r.status == "skipped" and r.user:
+            u = r.user
+            where = f", `{u['path']}`" if u.get("path") else ""
+            items.append(f"`{r.variant}` (your kernel, {u.get('contract') or 'unknown'} contract{where}), "
+                         f"{r.images:,} images: skipped — {r.error or 'not run'}; its manifest and contract were "
+                         "checked")
+    by_reason: dict[str, list[str]] = {}
+    for r in rec.results:
+        if r.status == "skipped" and not r.user:
+            names = by_reason.setdefault(r.error or "not run", [])
+            if r.variant not in names:
+                names.append(r.variant)
+    items += [f"{', '.join(f'`{n}`' for n in names)}: skipped — {why}" for why, names in by_reason.items()]
+    return Section("Skipped").add(Bullets(items)) if items else None
+
+
+def skipped_reason(rec: RunRecord) -> str:
+    """The reasons the skipped variants give, each once ('needs CUDA and CuPy')."""
+    return "; ".join(dict.fromkeys(r.error or "skipped" for r in rec.results if r.status == "skipped"))
 
 
 def provenance_line(prov: dict) -> str:
@@ -113,33 +157,51 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
     if rec.interrupted:
         sec.add(Paragraph("This run was interrupted: only the variants listed finished.", "warning"))
     df = runs.op_times(rec)
+    skipped = skipped_section(rec)
     if df.empty:
-        return sec.add(Paragraph("No variant ran (all skipped): nothing to report."))
+        sec.add(Paragraph("No variant ran (all skipped): nothing to report."))
+        if skipped is not None:
+            sec.sections.append(skipped)
+        return sec
     df = runs.with_speedups(df)
     shapes = ", ".join(f"{lay} {shape}" for lay, shape in dict(zip(df["layer"], df["shape"], strict=True)).items())
     correctness = df.groupby(["images", "variant"], sort=False)["correctness"].first().dropna()
     op = Section("Op Time per conv layer")
-    op.add(Paragraph(f"Layers: {shapes}. Median of the timed repeats (CUDA events, device synchronised before and "
-                     "after, after warm-up); spread is (max − min) / median. Speedups compare medians on the same layer "
-                     "and image count; ¹ against cuDNN of the row's precision (fp16 rows: cudnn-fp16)."),
+    how = ("CUDA events, device synchronised before and after, after warm-up" if (df["variant"] != "cpu").any()
+           else "perf_counter around each pass over every image, chunk by chunk")
+    op.add(Paragraph(f"Layers: {shapes}. Median of the timed repeats ({how}); spread is (max − min) / median. "
+                     "Speedups compare medians on the same layer and image count; ¹ against cuDNN of the row's "
+                     "precision (fp16 rows: cudnn-fp16)."),
            Table("op-time", "", df, OP_COLUMNS))
     if not correctness.empty:
         values = sorted({f"{v:.4f}" for v in correctness})
-        op.add(Paragraph("Correctness: " + (f"{values[0]} for every variant" if len(values) == 1 else
-                         ", ".join(f"{key[1]} {c:.4f}" for key, c in correctness.items()  # type: ignore[index]
-                                   ))))
+        pairs = [(int(k[0]), str(k[1]), float(c)) for k, c in correctness.items()  # type: ignore[index]
+                 ]
+        at = f" ({pairs[0][0]:,} images)" if len({p[0] for p in pairs}) == 1 else ""
+        op.add(Paragraph("Correctness" + at + ": " + (f"{values[0]} for every variant" if len(values) == 1 else
+                         ", ".join(f"{v} {c:.4f}" + ("" if at else f" ({n:,} images)") for n, v, c in pairs))))
     sec.sections.append(op)
     order = rec.settings.variants or list(dict.fromkeys(df["variant"]))
     lad = runs.ladder(df, order)
     n = int(df["images"].max())
-    sec.sections.append(Section("Optimisation ladder").add(
-        Paragraph(f"All conv layers, {n:,} images. Each rung's gain is over the previous rung **of the same "
-                  "precision** that ran correctly (fp16 rungs are not compared with fp32 ones); the CPU reference and "
-                  "the end-to-end variants (their time includes host copies) are not rungs."),
-        Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique", drop=1),
-                                  Column("precision", "precision"), Column("conv_s", "conv time (all layers)", "seconds"),
-                                  Column("previous", "over"), Column("gain_vs_previous", "gain", "ratio"),
-                                  Column("status", "status")])))
+    ladder = Section("Optimisation ladder")
+    if lad.empty:  # a CPU-only run: say so, no table of headers alone
+        not_run = [r.variant for r in rec.results if r.status == "skipped" and r.variant != "cpu"]
+        ladder.add(Paragraph("No GPU rungs ran" + (f" ({len(not_run)} skipped: {skipped_reason(rec)})" if not_run
+                                                   else "") + ": the ladder compares the GPU variants."))
+    else:
+        ladder.add(
+            Paragraph(f"All conv layers, {n:,} images. Each rung's gain is over the previous rung **of the same "
+                      "precision** that ran correctly (fp16 rungs are not compared with fp32 ones); the CPU reference "
+                      "and the end-to-end variants (their time includes host copies) are not rungs."),
+            Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique", drop=1),
+                                      Column("precision", "precision"),
+                                      Column("conv_s", "conv time (all layers)", "seconds"),
+                                      Column("previous", "over"), Column("gain_vs_previous", "gain", "ratio"),
+                                      Column("status", "status")]))
+    sec.sections.append(ladder)
+    if skipped is not None:
+        sec.sections.append(skipped)
     peak = peak_for(rec.environment.gpu)
     gpu_rows = df[df["variant"] != "cpu"]
     eff = runs.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
@@ -159,7 +221,7 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
     bd = runs.layer_breakdown(rec)
     if not bd.empty:
         kinds = [c for c in bd.columns if c not in ("images", "variant")]
-        sec.sections.append(Section("Forward pass by layer type").add(Table(
+        sec.sections.append(Section("Forward pass by layer type").add(Paragraph(FORWARD_NOTE), Table(
             "forward", "", bd, [Column("images", "images", "int"), Column("variant", "variant"),
                                 *[Column(k, k, "seconds", drop=None if k in ("conv", "forward") else i + 1)
                                   for i, k in enumerate(kinds)]])))
@@ -381,7 +443,9 @@ def log_section(inp: LogInput, opts: ReportOptions) -> Section:
         if full.blocks:
             sec.sections.append(full)
     if ps.unplaced:
-        sec.add(Paragraph(f"{len(ps.unplaced)} line(s) looked like table data but could not be placed: lines "
+        count = len(ps.unplaced)
+        sec.add(Paragraph(f"{count} line{'s' if count > 1 else ''} looked like table data but could not be placed: "
+                          f"line{'s' if count > 1 else ''} "
                           + ", ".join(str(n) for n, _ in ps.unplaced[:20]), "warning"))
     for note in ps.notes:
         sec.add(Paragraph(note, "warning"))

@@ -17,7 +17,7 @@ from profconv.run.models import Model
 
 SYNTHETIC_NOTE = (
     "synthetic data: a deterministic 10-class image set made by profconv (not Fashion-MNIST or "
-    "CIFAR-10); accuracies are not comparable with the course's"
+    "CIFAR-10); its Correctness cannot be compared with the course's published accuracy"
 )
 
 

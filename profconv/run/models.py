@@ -157,4 +157,6 @@ def get_model(name: str) -> Model:
     try:
         return MODELS[name]
     except KeyError:
+        if name.lower() in MODELS:  # ECE408: the name in lower case
+            raise InputError(f"unknown model {name!r} (did you mean {name.lower()!r}? model names are lower case)") from None
         raise InputError(f"unknown model {name!r}{did_you_mean(name, MODELS)}: choose one of {', '.join(MODELS)}") from None

@@ -241,9 +241,11 @@ def find(path: Path) -> tuple[Path, dict, Path | None]:
         if manifest.is_file():
             return manifest, _toml(_text(manifest), manifest), None
         kernels = sorted(p for p in path.iterdir() if p.suffix in KERNEL_SUFFIXES and p.is_file())
+        if not kernels:
+            raise ManifestError(f"{path}: no kernel file (.cu, .cuh or .py) and no {MANIFEST_NAME} in this folder")
         picked = kernels if len(kernels) == 1 else [p for p in kernels if _is_course_file(p)]
         if len(picked) != 1:
-            listed = ", ".join(p.name for p in kernels) or "none"
+            listed = ", ".join(p.name for p in kernels)
             raise ManifestError(f"{path}: {MANIFEST_NAME} is missing and the kernel file is ambiguous "
                                 f"(.cu/.cuh/.py files: {listed}); add a {MANIFEST_NAME} naming `source`")
         return find(picked[0])
@@ -307,7 +309,8 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
     """Validate a declaration table; `source` is the kernel file when the table came from beside or inside it."""
     unknown = sorted(set(table) - (KEYS if builtin else USER_KEYS))
     if unknown:
-        raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(USER_KEYS))})")
+        hint = "".join(did_you_mean(k, USER_KEYS) for k in unknown[:1])
+        raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)}{hint} (known: {', '.join(sorted(USER_KEYS))})")
     base = base or where.parent
     if "source" in table:
         if not isinstance(table["source"], str):
