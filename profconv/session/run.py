@@ -275,12 +275,13 @@ class RunSession:
         if req.profile and self.cp is None:
             raise GpuUnavailable(f"--profile {','.join(req.profile)} needs a CUDA GPU and CuPy: {gpu.why_no_gpu()}")
         gpu_variants = [v for v in self.chosen if v.device != "cpu"]
+        runnable = [d for d in self.kernels if not getattr(d, "error", None)]  # others: a FAILED row, no GPU needed
         if self.cp is None:
             reason = gpu.why_no_gpu()
-            if not any(v.device == "cpu" for v in self.chosen):  # nothing here can run: say what, and why
-                names = [*(v.name for v in gpu_variants), *(f"your kernel {d.name}" for d in self.kernels)]
+            if not any(v.device == "cpu" for v in self.chosen) and len(runnable) == len(self.kernels):
+                names = [*(v.name for v in gpu_variants), *(f"your kernel {d.name}" for d in runnable)]
                 checked = "; ".join(f"your kernel {d.name}: its manifest and contract ({d.contract}) were checked: OK"
-                                    for d in self.kernels)
+                                    for d in runnable)
                 raise GpuUnavailable(f"{', '.join(names)} need{'s' if len(names) == 1 else ''} CUDA and CuPy "
                                      f"— {reason}; `--variant cpu` runs the CPU reference"
                                      + (f"; {checked}" if checked else ""))
@@ -289,10 +290,10 @@ class RunSession:
             if gpu_variants:
                 cb.note(Note(f"they need CUDA and CuPy — {reason}; running the CPU reference only.", "warning",
                              "GPU variants skipped"))
-            if self.kernels:
-                listed = ", ".join(d.name for d in self.kernels)
-                cb.note(Note(f"{listed} need{'s' if len(self.kernels) == 1 else ''} CUDA and CuPy; "
-                             "recorded as skipped.", "warning", f"your kernel{'s' if len(self.kernels) > 1 else ''} skipped"))
+            if runnable:
+                listed = ", ".join(d.name for d in runnable)
+                cb.note(Note(f"{listed} need{'s' if len(runnable) == 1 else ''} CUDA and CuPy; "
+                             "recorded as skipped.", "warning", f"your kernel{'s' if len(runnable) > 1 else ''} skipped"))
         elif any(v.device == "cudnn" for v in self.chosen) and (why := cudnn_unavailable()):
             for v in self.chosen:
                 if v.device == "cudnn":
