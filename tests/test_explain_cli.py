@@ -206,3 +206,12 @@ def test_explain_session_from_python(tmp_path):
     out = ExplainSession(ExplainRequest(str(FA20), only=["tuned/conv2"], collect="no"), Callbacks(note=seen.append)).run()
     assert [x.ev.key for x in out.explanations] == ["tuned/conv2"] and not out.stored and seen == []
     assert out.explanations[0].advice[0].technique == "tensor-cores"
+
+
+def test_h200_square_tile_over_four_channels(fa20_ops):
+    """Fall 2020 conv1 has M = 4: our fused 16×16 matmul tile leaves 12 of 16 rows idle (it is 1.7× slower on
+    conv1 than on conv2, which has 2.9× the FLOPs); conv2 (M = 16) fills the tile."""
+    one = {a.technique: a for a in fa20_ops["fused/conv1"].advice}
+    assert one["gemm-tile"].reason.startswith("a 256-thread (16×16) output tile over M = 4 output channels leaves 12")
+    assert round(one["gemm-tile"].gain_share, 3) == 0.365
+    assert "gemm-tile" not in {a.technique for a in fa20_ops["fused/conv2"].advice}

@@ -33,6 +33,7 @@ TECHNIQUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "occupancy": ("raise occupancy (fewer registers or less shared memory per block, or more blocks)", ()),
     "fewer-launches": ("fewer launches per call (one kernel for the whole layer)", ()),
     "host-work": ("keep host work (allocation, copies, synchronisation) out of the timed call", ()),
+    "gemm-tile": ("shape the matmul tile to the layer: few output channels, many positions", ()),
     "fuse-epilogue": ("fuse the activation and pooling into the conv kernel", ()),
     "streams": ("overlap the copies with the kernels: the batch in chunks on several streams", ("streams",)),
     "ldmatrix": ("load the MMA fragments with ldmatrix (LDSM) instead of scalar shared loads", ()),
@@ -321,7 +322,7 @@ def fuse_epilogue(c: Context) -> tuple[float, str] | None:
 
 
 NEEDS_SASS = {"shared-tiling", "constant-weights", "gemm", "register-blocking", "half2", "tensor-cores", "ldmatrix",
-              "vector-loads"}
+              "vector-loads", "gemm-tile"}
 """Techniques whose advice needs the SASS: without it, whether the kernel already does them is unknown."""
 FORWARD = {"fuse-epilogue"}  # gains on the forward pass around the conv, listed after the op's
 
@@ -363,11 +364,28 @@ def vector_loads(c: Context) -> tuple[float, str] | None:
             "halves per instruction with a quarter of the requests")
 
 
+def gemm_tile(c: Context) -> tuple[float, str] | None:
+    """A square tiled matmul (16×16 threads) over a layer with fewer output channels than the tile's rows."""
+    k = c.ev.main
+    m = c.ev.shape.M
+    block = k.m("launch__block_size") if k else None
+    if k is None or c.has("hmma") or not is_gemm(c) or block is None or block < 256 or m >= 16:
+        return None
+    if not any(w in k.name.lower() for w in ("matmul", "matrixmul", "gemm", "conv")):
+        return None
+    idle = 1 - m / 16
+    share = (k.duration_s or 0.0) / c.ev.op_time_s if c.ev.op_time_s and c.ev.ncu_images == c.ev.shape.B else 0.5
+    return (0.5 * idle * min(share, 1.0), f"a {int(block)}-thread (16×16) output tile over M = {m} output channels "
+            f"leaves {16 - m} of its 16 rows without a row of the output ({idle:.0%} of the block's threads load tiles "
+            f"and compute nothing); a {m}×{256 // m} tile, or {256 // m} positions per thread row, keeps every thread busy")
+
+
 RULES: dict[str, Rule] = {
     "shared-tiling": shared_tiling, "constant-weights": constant_weights, "gemm": gemm, "implicit-gemm": implicit_gemm,
-    "register-blocking": register_blocking, "half2": half2, "tensor-cores": tensor_cores, "coalescing": coalescing,
-    "bank-conflicts": bank_conflicts, "occupancy": occupancy, "host-work": host_work, "fewer-launches": fewer_launches,
-    "fuse-epilogue": fuse_epilogue, "streams": streams, "ldmatrix": ldmatrix, "vector-loads": vector_loads,
+    "gemm-tile": gemm_tile, "register-blocking": register_blocking, "half2": half2, "tensor-cores": tensor_cores,
+    "coalescing": coalescing, "bank-conflicts": bank_conflicts, "occupancy": occupancy, "host-work": host_work,
+    "fewer-launches": fewer_launches, "fuse-epilogue": fuse_epilogue, "streams": streams, "ldmatrix": ldmatrix,
+    "vector-loads": vector_loads,
 }
 
 
