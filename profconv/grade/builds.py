@@ -138,5 +138,26 @@ class BuildCache:
                 return Built(where, round(time.monotonic() - t0, 3), str(exc).splitlines()[0][:300] if str(exc) else "failed")
         return Built(where, round(time.monotonic() - t0, 3))
 
+    def ahead(self, items: list[tuple[str, str]]) -> None:
+        """Start the builds of these submissions ((digest, path) each), in order, from a thread of its own:
+        their declarations are read there, so the jobs start at once; an unusable submission is skipped
+        (its job says why)."""
+        if self.arch is None:
+            return
+
+        def submit_all() -> None:
+            from profconv.run.user import manifest as user_manifest
+            from profconv.run.variants import VARIANTS
+
+            builtin = {v.name for v in VARIANTS}
+            for digest, path in items:
+                try:
+                    for d in user_manifest.load_many([path], None, builtin):
+                        self.submit(digest, d)
+                except Exception:
+                    continue
+
+        threading.Thread(target=submit_all, daemon=True, name="grade-builds").start()
+
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -142,26 +142,9 @@ class LocalExecutor:
         """nvcc for every submission that needs it, on the CPU cores, ahead of its turn on a GPU."""
         if self.cache is None or self.dry_run:
             return
-        arch = query_arch(self.slots[0].index)
-        self.builds = BuildCache(self.cache, arch, max(1, (os.cpu_count() or 2) - len(self.slots)))
-        if arch is None:
-            return
-
-        def submit_all() -> None:
-            from profconv.run.user import manifest as user_manifest
-            from profconv.run.variants import VARIANTS
-
-            builtin = {v.name for v in VARIANTS}
-            for spec in specs:
-                if not poolable(spec) or self.builds is None:
-                    continue
-                try:
-                    for d in user_manifest.load_many([spec.path], None, builtin):
-                        self.builds.submit(spec.digest, d)
-                except Exception:  # an unusable submission: its job says why
-                    continue
-
-        threading.Thread(target=submit_all, daemon=True, name="grade-builds").start()
+        self.builds = BuildCache(self.cache, query_arch(self.slots[0].index),
+                                 max(1, (os.cpu_count() or 2) - len(self.slots)))
+        self.builds.ahead([(s.digest, s.path) for s in specs if poolable(s)])
 
     def close(self) -> None:
         """End the slots' grade workers and the build threads."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
+from profconv.grade.builds import BuildCache, query_arch
 from profconv.grade.jobs import JobResult, JobSpec, Reporter, finish, not_run, read_result, run_job, start_all
 from profconv.grade.pool import PoolWorker, poolable
 
@@ -74,6 +75,19 @@ def _watcher_class(submitit: Any) -> Any:
     return SqueueWatcher
 
 
+def _task_worker(specs: list[JobSpec], cache: str) -> PoolWorker:
+    """A task's grade worker on the GPU Slurm gave it, its jobs' nvcc builds started on the task's other CPUs."""
+    dry = specs[0].dry_run
+    visible = (os.environ.get("CUDA_VISIBLE_DEVICES") or "").split(",")[0] or None
+    builds = None
+    if not dry:
+        cpus = int(os.environ.get("SLURM_CPUS_PER_TASK") or os.cpu_count() or 2)
+        builds = BuildCache(Path(cache), query_arch(visible), max(1, cpus - 1))
+        builds.ahead([(s.digest, s.path) for s in specs if poolable(s)])
+    return PoolWorker(visible=None, dry_run=dry, cache=Path(cache), logs=Path(specs[0].out_dir).parents[2] / "workers",
+                      builds=builds, engine="slurm", device_id=None if dry else gpus_mod.uuid(visible))
+
+
 def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = None) -> list[JobResult]:
     """What a Slurm (or submitit local/debug) task runs: its jobs, with Slurm's job id and GPU."""
     import submitit
@@ -83,15 +97,10 @@ def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = N
     except RuntimeError:  # submitit's debug executor runs in this process, with no job environment
         job_id = None
     out: list[JobResult] = []
-    worker: PoolWorker | None = None
+    worker = _task_worker(specs, cache) if cache is not None and any(poolable(s) for s in specs) else None
     try:
         for spec in specs:
-            if cache is not None and poolable(spec):
-                if worker is None:
-                    visible = (os.environ.get("CUDA_VISIBLE_DEVICES") or "").split(",")[0] or None
-                    worker = PoolWorker(visible=None, dry_run=spec.dry_run, cache=Path(cache),
-                                        logs=Path(spec.out_dir).parents[2] / "workers", engine="slurm",
-                                        device_id=None if spec.dry_run else gpus_mod.uuid(visible))
+            if worker is not None and poolable(spec):
                 result = worker.execute(spec)
                 result.engine_job_id = job_id
                 out.append(finish(spec, result, reporter=reporter))
@@ -100,6 +109,8 @@ def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = N
     finally:
         if worker is not None:
             worker.close()
+            if worker.builds is not None:
+                worker.builds.close()
     return out
 
 
