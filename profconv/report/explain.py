@@ -116,9 +116,10 @@ def explain_sections(inp: RunInput, ops: list[Explanation]) -> list[Section]:
     how = []
     if ev is not None and ev.ncu is not None:
         passes = sorted({p for ps in ev.ncu.passes.values() for p in ps})
-        span = f"{passes[0]}–{passes[-1]}" if len(passes) > 1 else (str(passes[0]) if passes else "?")
-        how.append(f"counters: the targeted Nsight Compute pass ({len(ev.ncu.metrics)} metrics, {span} replay "
-                   f"passes per kernel, {ev.ncu.images or 0:,} images)")
+        span = (f"{passes[0]}–{passes[-1]}" if len(passes) > 1 else str(passes[0])) + " replay passes per kernel, " \
+            if passes else ""
+        how.append(f"counters: the targeted Nsight Compute pass ({len(ev.ncu.metrics)} metrics, {span}"
+                   f"{ev.ncu.images or 0:,} images)")
     elif any(x.ev.ncu_source == "run" for x in ops):
         how.append("counters: `run --profile ncu`'s summary metrics only (`profconv explain --collect` on the GPU "
                    "machine adds the targeted pass)")
