@@ -2,7 +2,9 @@
 
 A `Queue` is kept by the grading session (planned: waiting; a job taking its GPU: running, with the
 device and the time; a result: its state) and written atomically to OUT/queue.json at each change, so
-`profconv grade --queue OUT` shows it from another terminal while the grade runs (or after it).
+`profconv grade --queue OUT` shows it from another terminal while the grade runs (or after it). The local
+executor says when each job takes its GPU; Slurm and Ray place the jobs themselves, so theirs stay
+`waiting` until they end (`squeue -n profconv-grade` shows the array's tasks meanwhile).
 
 queue.json: {"schema": "profconv.grade-queue", "updated": ISO-8601, "jobs": [{"key", "submission",
   "model", "run", "state", "device", "started", "ended", "wall_s", "status", "reason"}]}
