@@ -45,7 +45,9 @@ import time
 t = time.monotonic()
 from profconv.grade import zygote
 zygote.preload_imports()
-print("imports_s", round(time.monotonic() - t, 2), "cuda_loaded", zygote.cuda_loaded())
+print("imports_s", round(time.monotonic() - t, 2), "cuda_loaded", zygote.cuda_loaded(), "threads", zygote.threads())
+import os, re
+print("mapped CUDA libraries:", sorted({m.group(0) for m in re.finditer(r"lib(cuda|cudart|nvrtc|cupti|nvidia-ml)[\w.-]*\.so[\d.]*", open("/proc/self/maps").read())}))
 EOF
 cat "$RES/zygote.txt"
 

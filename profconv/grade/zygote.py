@@ -55,6 +55,14 @@ def preload_imports() -> None:
     import profconv.run.variants  # noqa: F401
 
 
+def threads() -> int:
+    """Threads of this process when it forks (a lock another thread holds would stay held in the child)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
 def cuda_loaded() -> bool:
     """Whether libcuda (the driver) is mapped in this process: then a CUDA call may have been made."""
     try:
@@ -192,7 +200,8 @@ def main() -> int:
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # a stray print (an import's warning) goes to the log, never into the protocol
     z = Zygote(out)
-    z.say({"ready": os.getpid(), "imports_s": round(time.monotonic() - t0, 3), "cuda_loaded": cuda_loaded()})
+    z.say({"ready": os.getpid(), "imports_s": round(time.monotonic() - t0, 3), "cuda_loaded": cuda_loaded(),
+           "threads": threads()})
     stdin = sys.stdin.buffer
     buf = b""
     try:
