@@ -69,7 +69,9 @@ def test_layer_without_bias(variant):
     x = rng.standard_normal((s.B, s.C, s.H, s.W)).astype(np.float32)
     w = rng.standard_normal((s.M, s.C, s.K, s.K)).astype(np.float32)
     args = prepare(cp, variant, cp.asarray(x), cp.asarray(w), None, s)
-    y = cp.asnumpy(peers.to_cupy(cp, variant.launch(cp, *args, s)))
+    result = variant.launch(cp, *args, s)
+    cp.cuda.Device().synchronize()  # streams' device-to-host copies are asynchronous (a NaN read before they land)
+    y = cp.asnumpy(peers.to_cupy(cp, result))
     ref = conv2d(np, x, w, None, s.P)
     assert np.linalg.norm(y.astype(np.float64) - ref) / np.linalg.norm(ref) < variant.tolerance
 
