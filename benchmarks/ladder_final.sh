@@ -3,7 +3,8 @@
 # Issue 25's closing GPU run (window 4, ~400 s lane, one GPU of its own), everything under $RES:
 #   1. CuPy's kernel cache filled by parallel sweeps (scripts/warm_kernels.py, 32 workers). The layers
 #      window 3 swept on this same kernel code (Fall 2020/2019/2018, Spring 2019) build that sweep's
-#      choices (benchmarks/plans/h200-w3.json, PROFCONV_SWEEP_PLAN); the others are swept here.
+#      choices for the Tensor Core and fp16 rungs (benchmarks/plans/h200-w3.json, PROFCONV_SWEEP_PLAN);
+#      `tuned` (new 4-wide candidates since) and the other layers are swept here.
 #   2. `profconv bench` of every course model and cifar10: the top rungs of each precision against the
 #      cuDNN peers of fp32, TF32 and fp16 in both layouts (each with its plain-loop check and kernels),
 #      the fused conv + activation + pool beside the separate ops; the record is kept layer by layer.

@@ -31,7 +31,9 @@ def constant_candidates(s: ConvShape) -> list[dict]:
     """Constant-filter design (C = 1): outputs per thread (TW), channels per launch (MB), images per
     block; IMGS gives a block about 128-512 threads (small maps need several images to fill it); one
     block per image group, or persistent blocks that prefetch the next group (PERSIST)."""
-    tws = [tw for tw in (2, 4, 8) if s.Wo % tw == 0 and tw <= s.Wo // 2] or [1, 2]
+    # 4 outputs per thread also where the row is not a multiple of 4 (the last group stores what exists):
+    # each constant weight then feeds 4 FFMAs (Fall 2018/2019 conv1, 66 wide, had only TW = 2 at 60% FFMA)
+    tws = [tw for tw in (2, 4, 8) if (s.Wo % tw == 0 or tw == 4) and tw <= s.Wo // 2] or [1, 2]
     # 4 or 8 channels per launch, or a divisor of M up to 32 (fewer launches, fewer re-reads of the input)
     # while the group's filters stay within 4 KB of constant cache
     wide = [d for d in range(9, 33) if s.M % d == 0 and d * s.C * s.K * s.K * 4 <= 4096][-2:]
