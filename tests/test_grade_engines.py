@@ -222,3 +222,23 @@ def test_ray_grades_real_dry_run_jobs_in_its_workers_grade_workers(ray_local, tm
         k: ("finished", "pool", "ray") for k in ("device-tiled", "python-cupy")}
     assert all(j["report"] and Path(j["report"]).is_file() for j in jobs.values())  # by the CPU task, in-process
     assert "2 skipped of 2" in res.stdout
+
+
+def test_slurm_reasons_and_squeue_states() -> None:
+    pytest.importorskip("submitit")
+    import submitit
+
+    from profconv.grade.slurm import _watcher_class, slurm_reason
+
+    assert slurm_reason("Job 12_1 (task: 0) with path /x\n  - /x/12_1_0_log.out\nJob not requeued because: "
+                        "timed-out and not checkpointable.") == "Job not requeued because: timed-out and not checkpointable."
+    assert slurm_reason("has not produced any output (state: NODE_FAIL)\n  - /x/log.err") == \
+        "has not produced any output (state: NODE_FAIL)"
+    assert slurm_reason("RuntimeError: boom\n  - /x/log.out") == "RuntimeError: boom"
+    watcher = _watcher_class(submitit)(delay_s=10)
+    for job_id in ("7_0", "7_1", "7_2"):
+        watcher.register_job(job_id)
+    info = watcher.read_info(b"7_0|RUNNING|vm\n7_1|PENDING|\n")
+    assert info["7_0"]["State"] == "RUNNING" and info["7_1"]["State"] == "PENDING"
+    assert info["7_2"]["State"] == "GONE"  # no longer listed: ended, its record purged
+    assert watcher._make_command()[:4] == ["squeue", "-h", "-r", "--states=all"]
