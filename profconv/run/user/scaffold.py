@@ -35,7 +35,7 @@ _NAIVE_BODY = """    const int Ho = H + 2 * pad - K + 1, Wo = W + 2 * pad - K + 
 """
 
 DEVICE = """/* profconv
-# How profconv launches this kernel (device contract; `profconv run --help`, README "Your own kernel").
+# How profconv launches this kernel (device contract; `profconv run --help`, docs/kernels.md).
 name = "{name}"
 function = "conv_forward"
 args = ["x", "w", "bias", "y", "B", "M", "C", "H", "W", "K", "pad"]
