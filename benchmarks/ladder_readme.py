@@ -1,6 +1,6 @@
 """The README's course-shape table (issue 25) from a bench record, between its markers in README.md.
 
-    python benchmarks/ladder_readme.py BENCH.json [README.md] [--label "window 4, 2026-11-28"]
+    python benchmarks/ladder_readme.py BENCH.json [docs/bench.md [README.md]] [--label "window 4, 2026-11-28"]
 
 Per layer and precision (fp32, TF32, fp16): the fastest correct variant, its median, its share of its
 own floor (for fp32 also of the FP32 floor: 3xTF32 runs on the Tensor Cores and can beat it) and its
@@ -24,6 +24,7 @@ from profconv.records import BenchRecord, load  # noqa: E402
 from profconv.run.bench import best_per_layer, frame  # noqa: E402
 
 START, END = "<!-- ladder-table -->", "<!-- /ladder-table -->"
+SHORT_START, SHORT_END = "<!-- ladder-summary -->", "<!-- /ladder-summary -->"
 PRECISIONS = ("fp32", "tf32", "fp16")
 
 
@@ -70,6 +71,31 @@ def table(record: BenchRecord) -> tuple[list[str], dict[str, int]]:
     return lines, counts
 
 
+def short_cell(r: pd.Series | None) -> str:
+    return "—" if r is None else f"{r['variant']} {r['median_s'] * 1e3:.3f} ms ({r['ratio']:.2f}×)"
+
+
+def summary(record: BenchRecord) -> list[str]:
+    """README's short form: per layer the best of each precision and its ratio to cuDNN of that precision."""
+    best = best_per_layer(frame(record))
+    lines = ["| layer | fp32 | TF32 | fp16 |", "|---|---|---|---|"]
+    for la in record.layers:
+        if la.same_as:
+            continue
+        rows = best[(best["model"] == la.model) & (best["layer"] == la.layer)]
+        cells = [short_cell(rows[rows["precision"] == p].iloc[0] if (rows["precision"] == p).any() else None)
+                 for p in PRECISIONS]
+        lines.append(f"| {la.model} {la.layer} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def replace_block(path: Path, start: str, end: str, block: str) -> None:
+    text = path.read_text()
+    if start not in text:
+        raise SystemExit(f"{path}: no {start} marker")
+    path.write_text(re.sub(re.escape(start) + ".*?" + re.escape(end), lambda m: block, text, flags=re.S))
+
+
 def main(argv: list[str]) -> int:
     label = argv[argv.index("--label") + 1] if "--label" in argv else ""
     args = [a for i, a in enumerate(argv) if a != "--label" and (i == 0 or argv[i - 1] != "--label")]
@@ -81,17 +107,17 @@ def main(argv: list[str]) -> int:
             f"sets, {st.l2} L2 figure; each cell: the fastest correct variant of the precision, its median, its "
             f"share of its own floor (3xTF32: also of the FP32 floor), its ratio to the fastest cuDNN of the "
             f"precision (either layout). Bandwidth measured: {record.device.bandwidth_Bps / 1e12:.2f} TB/s.")
-    summary = (f"Targets: fp32 at >= 80% of the FP32 floor on {c['fp32 >= 80%']} of {c['fp32 cells']} layers; "
+    targets = (f"Targets: fp32 at >= 80% of the FP32 floor on {c['fp32 >= 80%']} of {c['fp32 cells']} layers; "
                f"Tensor Core bests at >= 60% of their floor in {c['Tensor Core >= 60%']} of {c['tc cells']} cells; "
                f"faster than the best cuDNN of the precision in {c['faster than cuDNN']} of {c['cells']} cells.")
-    block = "\n".join([START, head, "", *lines, "", summary, END])
-    if len(args) > 1:
-        path = Path(args[1])
-        text = path.read_text()
-        new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda m: block, text, flags=re.S)
-        if new == text and START not in text:
-            raise SystemExit(f"{path}: no {START} marker")
-        path.write_text(new)
+    block = "\n".join([START, head, "", *lines, "", targets, END])
+    if len(args) > 1:  # the full table into args[1]; with a third path, the short one into it (the README)
+        replace_block(Path(args[1]), START, END, block)
+        if len(args) > 2:
+            short = "\n".join([SHORT_START, f"{env.gpu}{', ' + label if label else ''}, 10,000 images, the fastest "
+                               f"correct variant per precision and its ratio to the fastest cuDNN of that "
+                               f"precision:", "", *summary(record), "", targets, SHORT_END])
+            replace_block(Path(args[2]), SHORT_START, SHORT_END, short)
     else:
         print(block)
     return 0
