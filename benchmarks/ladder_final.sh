@@ -38,14 +38,17 @@ timeout -s INT 190 python3 -m profconv bench --model "$MODELS" --variant "$VARIA
 stamp "bench: exit $?"
 python3 benchmarks/ladder_table.py "$RES/bench/bench.json" > "$RES/table.md" 2>&1
 
-stamp "gpu tests"
-PROFCONV_ACCURACY_OUT="$RES/accuracy.jsonl" timeout 70 python3 -m pytest -m gpu -p no:cacheprovider -n 16 -v -rfE \
-  -k "tensorcore or wmma or tuned or peer" tests/test_gpu_tensorcore_tf32.py \
-  tests/test_gpu_numbers.py::test_every_peer_is_checked_against_a_plain_loop tests/test_gpu_variants.py \
+stamp "gpu tests: the TF32 rungs against float64, the peer check"
+PROFCONV_ACCURACY_OUT="$RES/accuracy.jsonl" timeout 42 python3 -m pytest -m gpu -p no:cacheprovider -n 16 -v -rfE \
+  tests/test_gpu_tensorcore_tf32.py tests/test_gpu_numbers.py::test_every_peer_is_checked_against_a_plain_loop \
   > "$RES/pytest.txt" 2>&1
 stamp "gpu tests: exit $?"
-grep -E "PASSED|FAILED|ERROR" "$RES/pytest.txt" | sed 's/ *\[.*//' | sort | uniq -c | sort -rn | head -3
-grep -E "^FAILED|^ERROR" "$RES/pytest.txt" | head -20
+stamp "gpu tests: tuned and the fp16 tensorcore on every model shape, odd sizes, no bias, 10,000 images"
+timeout 33 python3 -m pytest -m gpu -p no:cacheprovider -n 16 -v -rfE -k "tuned or (tensorcore and not tf32)" \
+  tests/test_gpu_variants.py > "$RES/pytest-variants.txt" 2>&1
+stamp "gpu tests: exit $?"
+for f in "$RES"/pytest*.txt; do echo "$f: $(grep -c ' PASSED' "$f") passed, $(grep -c ' FAILED' "$f") failed"; done
+grep -hE "^FAILED|^ERROR" "$RES"/pytest*.txt | head -20
 python3 benchmarks/ladder_table.py "$RES/bench/bench.json" "$RES/accuracy.jsonl" > "$RES/table.md" 2>&1
 find "$RES" -size +3M -exec rm -f {} +
 stamp "done"
