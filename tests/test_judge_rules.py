@@ -246,3 +246,13 @@ def test_performance_credit_per_term_scaled_to_10000_images():
     assert sp24.warnings == ["summed Op Time 80.0 ms at 10,000 images (scaled from 1,000 images): 0% of the "
                              "performance credit [sp24.performance]"]
     assert verdict(ev(), "minidnn").credit is None
+
+
+def test_the_kernels_own_form_picks_its_eras_rules_when_the_model_says_another_era():
+    assert judge.choose(None, "ece408", "minidnn").id == "minidnn"  # a mini-dnn file on an MXNet-era model
+    assert judge.choose(None, "ece408-fa20", "mxnet-generic").id == "mxnet"
+    assert judge.choose(None, "ece408-fa19", "mxnet").id == "mxnet"
+    assert judge.choose(None, "cifar10", "minidnn-stride").id == "minidnn"
+    assert judge.choose(None, "cifar10", None).id == "profconv"  # profconv's own contracts: no course era
+    assert judge.choose(None, "ece408-fa20", "device").id == "minidnn"
+    assert judge.choose("sp25", "ece408", "mxnet").id == "sp25"  # --course decides

@@ -197,12 +197,25 @@ def sass_of(build_dir: Path | None) -> Disassembly:
     return disassemble(libs[0])
 
 
-def apply(res: VariantResult, rs: RuleSet, records: Records | None = None, build_dir: Path | None = None,
-          expected_correctness: float | None = None) -> VariantResult:
-    """Judge a user kernel's result under `rs`: the verdict is stored in the result and decides its
-    status and error (a skipped run stays skipped: nothing was measured)."""
+def form_of(res: VariantResult) -> str | None:
+    """The kernel's course form: the harness's fact, else the flavour its record names."""
+    facts = facts_of(res)
+    form = (facts or {}).get("form") or {}
+    return form.get("form") or (res.user or {}).get("flavour")
+
+
+def apply(res: VariantResult, rs: RuleSet | None = None, records: Records | None = None, build_dir: Path | None = None,
+          expected_correctness: float | None = None, course: str | None = None, model: str | None = None
+          ) -> VariantResult:
+    """Judge a user kernel's result under `rs` (None: the set `course`, else the one its form's era or the
+    `model` implies): the verdict is stored in the result and decides its status and error (a skipped run
+    stays skipped: nothing was measured)."""
     if res.status == "skipped":
         return res
+    if rs is None:
+        from profconv.judge.rules import choose
+
+        rs = choose(course, model, form_of(res))
     att = attribute_calls(records) if records is not None else None
     ev = from_result(res, att, sass_of(build_dir), expected_correctness)
     v = judge(ev, rs)

@@ -133,6 +133,25 @@ def for_model(model: str | None) -> RuleSet:
     return load(DEFAULT)
 
 
-def choose(course: str | None, model: str | None) -> RuleSet:
-    """--course TERM when given, else what the model implies."""
-    return load(course) if course else for_model(model)
+FORM_ERA = {"mxnet": "mxnet", "mxnet-generic": "mxnet", "minidnn": "minidnn", "minidnn-stride": "minidnn",
+            "minidnn-single": "minidnn"}
+"""The era a course form belongs to: a file's own form says its term's rules better than the model it ran
+with (a mini-dnn file run on an MXNet-era model still has a prolog and an epilog to judge)."""
+
+
+def choose(course: str | None, model: str | None, form: str | None = None) -> RuleSet:
+    """--course TERM when given; else the era of the kernel's course form (when the model's own set is of
+    another era); else what the model implies."""
+    if course:
+        return load(course)
+    by_model = for_model(model)
+    era = FORM_ERA.get(form or "")
+    if era is not None and by_model.id != era and not (by_model.id != "profconv" and _extends(by_model, era)):
+        return load(era)
+    return by_model
+
+
+def _extends(rs: RuleSet, era: str) -> bool:
+    """A term's set that builds on the era's (sp25 on minidnn)."""
+    doc = tomllib.loads(_courses().joinpath(f"{rs.id}.toml").read_text())
+    return doc.get("extends") == era or (bool(doc.get("extends")) and _extends(load(doc["extends"]), era))

@@ -258,7 +258,7 @@ class RunSession:
         self.kernels = load_kernels(req.kernels, req.contract)
         from profconv import judge
 
-        self.rules = judge.choose(req.course, self.model.name)  # an unknown --course: one line, before any work
+        judge.choose(req.course, self.model.name)  # an unknown --course: one line, before any work
         if not self.chosen and not self.kernels:
             raise InputError("--variant none leaves nothing to run: add --kernel PATH")
         self.external = next((t for t in req.profile if t != "cupti"), None)
@@ -419,7 +419,7 @@ class RunSession:
                                          run_dir / f".cupti-{d.name}-{count}.json", profiled=collector is not None)
                 if recs is not None and collector is not None:
                     child_records.append(recs)
-                self._on_result(judge_result(res, self.rules, recs, Path(builds) / d.name))
+                self._on_result(judge_result(res, None, recs, Path(builds) / d.name, course=req.course, model=m.name))
         return child_records
 
     def _external(self, summary: dict, run_dir: Path, outcome: RunOutcome) -> dict:
