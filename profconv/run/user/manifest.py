@@ -312,6 +312,9 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
         hint = "".join(did_you_mean(k, USER_KEYS) for k in unknown[:1])
         raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)}{hint} (known: {', '.join(sorted(USER_KEYS))})")
     base = base or where.parent
+    for key in ("name", "contract", "function", "precision", "description", "technique", "device"):
+        if key in table and not isinstance(table[key], str):  # a list or table there: one line, not a TypeError
+            raise ManifestError(f"{where}: `{key}` must be a string, not {type(table[key]).__name__}")
     if "source" in table:
         if not isinstance(table["source"], str):
             raise ManifestError(f"{where}: `source` must be a file name")
