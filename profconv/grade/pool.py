@@ -171,7 +171,6 @@ class Zygote:
 def judged(res: Any, spec: JobSpec, records: Path | None, build_dir: Path) -> Any:
     """The kernel's verdict under the course's rules, from its result, its child's CUPTI records and the
     SASS of its build -- what `profconv run --kernel` stores (session.run: judge.assemble.apply)."""
-    from profconv import judge
     from profconv.judge.assemble import apply
     from profconv.profile import cupti_child
     from profconv.profile.activity import Records
@@ -187,7 +186,8 @@ def judged(res: Any, spec: JobSpec, records: Path | None, build_dir: Path) -> An
         if recs is None and res.status != "skipped":
             isolate.note(res, f"CUPTI: {why}; the verdict has no attribution of its GPU work to the call's phases")
         records.unlink(missing_ok=True)
-    return apply(res, judge.choose(spec.course, spec.model), recs, build_dir)
+    # the rule set: --course, else the era of the kernel's own form, else the model's (judge.rules.choose)
+    return apply(res, None, recs, build_dir, course=spec.course, model=spec.model)
 
 
 def _kill_group(pid: int) -> None:
