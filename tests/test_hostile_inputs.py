@@ -134,3 +134,16 @@ def test_grade_submissions_with_non_ascii_names_stay_apart(tmp_path):
     subs = discover([str(_class(tmp_path, ["李", "王"]))])
     assert len({s.name for s in subs}) == 2 and all(s.name.startswith("submission-") for s in subs)
     assert safe_name("alice") == "alice" and safe_name("Bob the builder") == "Bob_the_builder"
+
+
+def test_grade_listing_gpu_cell_cannot_carry_batch_directives(cli, tmp_path):
+    """hostile-2 'Slurm gres from the listing is unsanitised': a gpu cell with a newline and #SBATCH."""
+    _class(tmp_path, ["alice"])
+    listing = tmp_path / "class.toml"
+    listing.write_text('[[submission]]\npath = "c/alice"\ngpu = "H100\\n#SBATCH --x"\n')
+    r = cli("grade", listing, "--plan", "-m", "ece408", "--out", tmp_path / "g")
+    assert r.returncode == 2 and "is not a GPU type" in r.stderr
+    listing.write_text('[[submission]]\npath = "c/alice"\ngpu = "A100-80GB"\n')
+    from profconv.grade.submissions import discover
+
+    assert discover([str(listing)])[0].gpu == "A100-80GB"

@@ -34,6 +34,7 @@ KERNEL_SUFFIXES = (".cu", ".cuh", ".py", ".toml")  # .toml: a kernel manifest (p
 LISTING_SUFFIXES = (".csv", ".toml")
 _SKIP_PARTS = {"__pycache__", ".git", ".ipynb_checkpoints"}
 _NAME_OK = re.compile(r"[^A-Za-z0-9._+-]+")
+_GPU_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ def _one(path: Path, name: str | None, models: tuple[str, ...], gpu: str | None,
         raise InputError(f"{where}: {path} is not a kernel file ({', '.join(KERNEL_SUFFIXES)}) or a directory")
     if path.is_dir() and not _files(path):
         raise InputError(f"{where}: {path} is an empty directory")
+    if gpu and not _GPU_TYPE.fullmatch(gpu.strip()):  # it becomes a Slurm --gres value: no newline, no '#SBATCH'
+        raise InputError(f"{where}: gpu {gpu!r} is not a GPU type (letters, digits, '-', '_', '.': H100, A100-80GB)")
     path = path.resolve()
     return Submission(name=safe_name(name or (path.stem if path.is_file() else path.name)), path=path,
                       models=models, gpu=gpu or None, digest=content_hash(path), student=student or None)
