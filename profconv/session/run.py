@@ -274,26 +274,8 @@ class RunSession:
         req, cb = self.request, self.cb
         if req.profile and self.cp is None:
             raise GpuUnavailable(f"--profile {','.join(req.profile)} needs a CUDA GPU and CuPy: {gpu.why_no_gpu()}")
-        gpu_variants = [v for v in self.chosen if v.device != "cpu"]
-        runnable = [d for d in self.kernels if not getattr(d, "error", None)]  # others: a FAILED row, no GPU needed
         if self.cp is None:
-            reason = gpu.why_no_gpu()
-            if not any(v.device == "cpu" for v in self.chosen) and len(runnable) == len(self.kernels):
-                names = [*(v.name for v in gpu_variants), *(f"your kernel {d.name}" for d in runnable)]
-                checked = "; ".join(f"your kernel {d.name}: its manifest and contract ({d.contract}) were checked: OK"
-                                    for d in runnable)
-                raise GpuUnavailable(f"{', '.join(names)} need{'s' if len(names) == 1 else ''} CUDA and CuPy "
-                                     f"— {reason}; `--variant cpu` runs the CPU reference"
-                                     + (f"; {checked}" if checked else ""))
-            for v in gpu_variants:
-                self.skip[v.name] = "needs CUDA and CuPy"
-            if gpu_variants:
-                cb.note(Note(f"they need CUDA and CuPy — {reason}; running the CPU reference only.", "warning",
-                             "GPU variants skipped"))
-            if runnable:
-                listed = ", ".join(d.name for d in runnable)
-                cb.note(Note(f"{listed} need{'s' if len(runnable) == 1 else ''} CUDA and CuPy; "
-                             "recorded as skipped.", "warning", f"your kernel{'s' if len(runnable) > 1 else ''} skipped"))
+            self._skip_without_gpu()
         elif any(v.device == "cudnn" for v in self.chosen) and (why := cudnn_unavailable()):
             for v in self.chosen:
                 if v.device == "cudnn":
@@ -306,6 +288,28 @@ class RunSession:
             from profconv.run.data import SYNTHETIC_NOTE
 
             cb.note(Note(SYNTHETIC_NOTE, "detail"))
+
+    def _skip_without_gpu(self) -> None:
+        """No CUDA: the GPU variants and the runnable kernels are skipped (said once each), or, when nothing
+        else would run, one GpuUnavailable naming them (a kernel refused by its manifest still gets its row)."""
+        cb, reason = self.cb, gpu.why_no_gpu()
+        gpu_variants = [v for v in self.chosen if v.device != "cpu"]
+        runnable = [d for d in self.kernels if not getattr(d, "error", None)]  # others: a FAILED row, no GPU needed
+        if not any(v.device == "cpu" for v in self.chosen) and len(runnable) == len(self.kernels):
+            names = [*(v.name for v in gpu_variants), *(f"your kernel {d.name}" for d in runnable)]
+            checked = "; ".join(f"your kernel {d.name}: its manifest and contract ({d.contract}) were checked: OK"
+                                for d in runnable)
+            raise GpuUnavailable(f"{', '.join(names)} need{'s' if len(names) == 1 else ''} CUDA and CuPy "
+                                 f"— {reason}; `--variant cpu` runs the CPU reference" + (f"; {checked}" if checked else ""))
+        for v in gpu_variants:
+            self.skip[v.name] = "needs CUDA and CuPy"
+        if gpu_variants:
+            cb.note(Note(f"they need CUDA and CuPy — {reason}; running the CPU reference only.", "warning",
+                         "GPU variants skipped"))
+        if runnable:
+            many = len(runnable) > 1
+            cb.note(Note(f"{', '.join(d.name for d in runnable)} need{'' if many else 's'} CUDA and CuPy; recorded as "
+                         "skipped.", "warning", f"your kernel{'s' if many else ''} skipped"))
 
     def _new_record(self) -> RunRecord:
         req, m = self.request, self.model
