@@ -1,7 +1,9 @@
 """Re-judge the user kernels of run records under other course terms' rules, from the records alone
 (the facts, and the placement and optimisations the run read from CUPTI and the SASS):
 
-    python scripts/rejudge.py RUN.json [RUN.json ...] [--course sp25,minidnn,profconv] [--markdown]
+    python scripts/rejudge.py RUN.json [RUN.json ...] [--course implied,sp25,minidnn,profconv] [--markdown]
+
+`implied`: the set a plain `profconv run` picks (the kernel's form's era, else the record's model).
 
 One line per kernel and rule set: the file, the verdict, the deciding rule and its reason (or the
 warnings of an ok one). --markdown: a table for a closing note.
@@ -14,25 +16,38 @@ import sys
 from pathlib import Path
 
 from profconv import judge
-from profconv.judge.assemble import rejudge
+from profconv.judge.assemble import form_of, rejudge
 from profconv.judge.text import optimisations
 from profconv.records import RunRecord, read
+
+
+def read_any(p: Path) -> RunRecord:
+    """A run.json, or a gzipped one."""
+    if p.suffix == ".gz":
+        import gzip
+
+        from profconv.records import decode_json
+        from profconv.records.base import convert
+
+        return convert(decode_json(gzip.decompress(p.read_bytes()), p), RunRecord, p)
+    return read(p, RunRecord)
 
 
 def rows(paths: list[Path], courses: list[str]) -> list[dict[str, str]]:
     out = []
     for p in paths:
-        rec = read(p, RunRecord)
+        rec = read_any(p)
         for r in rec.results:
             if r.verdict is None:
                 continue
             src = (r.user or {}).get("path") or r.variant
             for c in courses:
-                v = rejudge(r, judge.load(c))
+                rs = judge.choose(None, rec.model.name, form_of(r)) if c == "implied" else judge.load(c)
+                v = rejudge(r, rs)
                 if v is None:
                     continue
                 why = (f"{v.reason}" if v.status == "failed" else "; ".join(v.warnings)) or ""
-                out.append({"file": str(src), "images": str(r.images), "course": c, "role": v.role or "final",
+                out.append({"file": str(src), "images": str(r.images), "course": rs.id, "role": v.role or "final",
                             "verdict": "FAILED" if v.status == "failed" else "ok", "rule": v.rule.id if v.rule else "—",
                             "reason": why, "optimisations": optimisations(v)})
     return out

@@ -193,3 +193,13 @@ def test_real_activity_judged_by_spring_2025():
                                       "1 kernel launch(es) in the epilog: conv_forward_kernel")
     assert verdict("streams4") == ("failed", "sp25.single-stream", "4 streams in conv_forward_gpu")
     assert verdict("cublas_gemm") == ("ok", None, None)  # cuBLAS counts in the final file (not for req_1)
+
+
+def test_real_side_streams_against_the_default_stream_of_the_copies():
+    from profconv.judge.optimisations import default_streams
+
+    def side(name: str) -> int | None:
+        return next(p.side_streams for p in placements(attribute_calls(captured(name))) if p.phase == "timed")
+
+    assert default_streams(attribute_calls(captured("honest"))) == frozenset({7})
+    assert (side("honest"), side("side_stream"), side("streams4"), side("prolog_work")) == (0, 1, 4, 0)

@@ -256,3 +256,20 @@ def test_the_kernels_own_form_picks_its_eras_rules_when_the_model_says_another_e
     assert judge.choose(None, "cifar10", None).id == "profconv"  # profconv's own contracts: no course era
     assert judge.choose(None, "ece408-fa20", "device").id == "minidnn"
     assert judge.choose("sp25", "ece408", "mxnet").id == "sp25"  # --course decides
+
+
+def test_left_running_beyond_the_harness_mark_fails_unless_the_gpu_saw_one_stream():
+    from dataclasses import replace
+
+    slack = (replace(LAYERS[0], left_running_s=4e-4), LAYERS[1])  # 0.4 ms past a 10 ms call: under a twentieth
+    assert verdict(ev(layers=slack), "profconv").status == "ok"
+    left = (replace(LAYERS[0], left_running_s=0.004), LAYERS[1])
+    assert verdict(ev(layers=left), "profconv").rule.id == "profconv.nothing-left-running"
+    one_stream = (Placement(phase="prolog", copies=2, side_streams=0),
+                  Placement(phase="timed", kernels=["k"], kernel_launches=1, streams=1, side_streams=0))
+    v = verdict(ev(layers=left, placement=one_stream), "profconv")
+    assert v.status == "ok" and v.warnings == [
+        "conv1: 0.004 s between the call's own stream finishing and the whole device idle, but the GPU's records "
+        "show all its work on one stream (a shared GPU?) [profconv.nothing-left-running]"]
+    side = (Placement(phase="timed", kernels=["k"], kernel_launches=1, streams=1, side_streams=1),)
+    assert verdict(ev(layers=left, placement=side), "profconv").status == "failed"

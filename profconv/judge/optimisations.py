@@ -93,6 +93,7 @@ def _phase_name(phase: str) -> str:
 
 def placements(att: Attribution) -> list[Placement]:
     """The prolog, timed and epilog phases of the timed calls as verdict records (seconds)."""
+    default = default_streams(att)
     out = []
     for phase in ("prolog", "timed", "epilog"):
         w = att.phases.get(phase)
@@ -100,5 +101,14 @@ def placements(att: Attribution) -> list[Placement]:
             continue
         out.append(Placement(phase=phase, kernels=sorted(w.kernels), kernel_launches=w.kernel_launches,
                              copies=w.copies, streams=w.streams, busy_s=w.busy_ns / 1e9,
-                             library=sorted(f"{lib}: {name}" for name, lib in w.library.items())))
+                             library=sorted(f"{lib}: {name}" for name, lib in w.library.items()),
+                             side_streams=None if default is None else min(len(w.stream_ids - default), w.streams)))
     return out
+
+
+def default_streams(att: Attribution) -> frozenset[int] | None:
+    """The stream(s) the course program's synchronous copies ran on in the prolog and epilog (cudaMemcpy:
+    the legacy default stream); None when neither phase copied anything."""
+    ids = [s for phase in ("prolog", "epilog") if (w := att.phases.get(phase)) is not None and w.copies
+           for s in w.stream_ids]
+    return frozenset(ids) if ids else None

@@ -84,6 +84,7 @@ class PhaseWork:
     streams: int = 0  # distinct streams per call, max
     busy_ns: float = 0.0  # kernel time per call, median, summed over layers
     left_running_ns: float = 0.0  # the most any call's work ran past the end of its range
+    stream_ids: frozenset[int] = frozenset()  # CUPTI's ids of the streams its work ran on (all calls)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def _work(phase: str, b: _Bucket) -> PhaseWork:
         streams=max((len({g.stream_id for g in a}) for a in per_call), default=0),
         busy_ns=float(statistics.median([sum(g.end - g.start for g in a if g.kind == "kernel") for a in per_call]))
         if per_call else 0.0,
-        left_running_ns=float(max([d for d in late if d > 0], default=0)))
+        left_running_ns=float(max([d for d in late if d > 0], default=0)),
+        stream_ids=frozenset(g.stream_id for a in per_call for g in a))
 
 
 def _merge(phase: str, parts: list[PhaseWork]) -> PhaseWork:
@@ -137,7 +139,8 @@ def _merge(phase: str, parts: list[PhaseWork]) -> PhaseWork:
     return PhaseWork(phase, kernels, library, sum(p.calls for p in parts),
                      max((p.kernel_launches for p in parts), default=0), max((p.copies for p in parts), default=0),
                      max((p.streams for p in parts), default=0), sum(p.busy_ns for p in parts),
-                     max((p.left_running_ns for p in parts), default=0.0))
+                     max((p.left_running_ns for p in parts), default=0.0),
+                     frozenset().union(*(p.stream_ids for p in parts)))
 
 
 def _call_ranges(ranges: list[Range]) -> list[Range]:

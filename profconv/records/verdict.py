@@ -51,6 +51,9 @@ class Placement(msgspec.Struct, kw_only=True, omit_defaults=True):
     streams: Count = 0
     busy_s: Seconds = 0.0  # kernel time
     library: list[str] = msgspec.field(default_factory=list)  # cuBLAS / cuDNN / ... kernels among them
+    # streams other than the one the prolog's and epilog's synchronous copies ran on (the legacy default
+    # stream); None when the call has no prolog or epilog copy to tell it by
+    side_streams: Count | None = None
 
 
 class Credit(msgspec.Struct, kw_only=True, omit_defaults=True):
