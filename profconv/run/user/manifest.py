@@ -68,6 +68,13 @@ class ManifestError(InputError):
     """A declaration that cannot be used; the message names the file and the key."""
 
 
+class UnrecognisedKernel(ManifestError):
+    """A kernel file whose source says nothing profconv can run (no kernel or course form found, a course
+    signature of another shape, a device kernel without its launch, several candidate files): in a run of
+    several --kernels it is that kernel's FAILED row. A manifest that is not valid, not UTF-8 text, or names
+    a source outside its folder stays a usage error (ManifestError) that stops the run."""
+
+
 @dataclass(frozen=True)
 class Declaration:
     """A kernel file and how to run it, as read from its manifest (or detected)."""
@@ -246,7 +253,7 @@ def find(path: Path) -> tuple[Path, dict, Path | None]:
         picked = kernels if len(kernels) == 1 else [p for p in kernels if _is_course_file(p)]
         if len(picked) != 1:
             listed = ", ".join(p.name for p in kernels)
-            raise ManifestError(f"{path}: {MANIFEST_NAME} is missing and the kernel file is ambiguous "
+            raise UnrecognisedKernel(f"{path}: {MANIFEST_NAME} is missing and the kernel file is ambiguous "
                                 f"(.cu/.cuh/.py files: {listed}); add a {MANIFEST_NAME} naming `source`")
         return find(picked[0])
     if path.suffix == ".toml":
@@ -281,7 +288,7 @@ def detect_contract(source: Path, text: str, table: dict) -> str:
         return "host"
     if "__global__" in text:
         return "device"
-    raise ManifestError(f"{source}: no __global__ kernel, extern \"C\" function or course function found; "
+    raise UnrecognisedKernel(f"{source}: no __global__ kernel, extern \"C\" function or course function found; "
                         "say `contract = ...` in the manifest")
 
 
@@ -289,9 +296,9 @@ def course_flavour(source: Path, text: str) -> str:
     """The course form (forms.py): minidnn, minidnn-stride, minidnn-single, mxnet or mxnet-generic."""
     found = forms.detect(text)
     if found.error:
-        raise ManifestError(f"{source}: {found.error}")
+        raise UnrecognisedKernel(f"{source}: {found.error}")
     if found.form is None:
-        raise ManifestError(f"{source}: neither GPUInterface::conv_forward_gpu (mini-dnn new-forward.cu) "
+        raise UnrecognisedKernel(f"{source}: neither GPUInterface::conv_forward_gpu (mini-dnn new-forward.cu) "
                             "nor forward<gpu, float> (MXNet new-forward.cuh) is defined")
     return found.form
 
@@ -374,7 +381,7 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
         if source is None or source.suffix not in (".cu", ".cuh"):
             raise ManifestError(f"{where}: a {contract} kernel needs `source` naming its .cu file")
         if not args:
-            raise ManifestError(f"{where}: say the kernel's arguments in order, e.g. "
+            raise UnrecognisedKernel(f"{where}: say the kernel's arguments in order, e.g. "
                                 'args = ["x", "w", "bias", "y", "B", "M", "C", "H", "W", "K", "pad"]')
         for a in args:
             if a not in POINTERS and a not in names:
@@ -384,7 +391,7 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
             found = re.findall(r"__global__\s+void\s+(\w+)" if contract == "device" else
                                r'extern\s+"C"\s+(?:__host__\s+)?\w+\s+(\w+)\s*\(', text)
             if len(found) != 1:
-                raise ManifestError(f"{where}: say `function = ...`: {source.name} has "
+                raise UnrecognisedKernel(f"{where}: say `function = ...`: {source.name} has "
                                     f"{len(found) or 'no'} candidate functions ({', '.join(found) or 'none'})")
             function = found[0]
         if not re.search(rf"\b{re.escape(function)}\s*\(", text):
@@ -431,8 +438,8 @@ def load(path: str | Path, contract: str | None = None) -> Declaration:
 def load_many(paths: list[str], contract: str | None, reserved: set[str]) -> list[Declaration]:
     """The declarations of several --kernel paths, with names made unique and distinct from `reserved` (the
     built-in variants): naive -> user-naive, tiled -> tiled-2. A path that does not exist (or a bad
-    --contract) stops here; a file that exists but cannot be recognised is a declaration with `error` set
-    (that kernel's FAILED row: the other kernels still run)."""
+    --contract, a manifest that cannot be used) stops here; a file whose source cannot be recognised
+    (UnrecognisedKernel) is a declaration with `error` set: that kernel's FAILED row, the others still run."""
     from dataclasses import replace
 
     if contract is not None and contract not in CONTRACTS:
@@ -442,9 +449,7 @@ def load_many(paths: list[str], contract: str | None, reserved: set[str]) -> lis
     for path in paths:
         try:
             d = load(path, contract)
-        except ManifestError as exc:
-            if not Path(path).exists():
-                raise
+        except UnrecognisedKernel as exc:
             d = unrecognised(Path(path), str(exc))
         name = d.name if d.name not in reserved else f"user-{d.name}"
         n = 2
