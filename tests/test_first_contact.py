@@ -207,3 +207,22 @@ def test_leaderboard_reason_with_backticks_renders_as_one_code_span():
 def test_models_json_is_machine_readable(cli):
     doc = json.loads(cli("models", "--json").stdout)
     assert {m["name"] for m in doc["models"]} >= {"ece408", "ece408-high", "cifar10"}
+
+
+def test_many_profiles_in_a_terminal_get_a_hint_first():
+    """m15: 3,000 profiles scrolled for 50 s in a terminal with no word on --profile N or --json."""
+    from conftest import terminal_console
+
+    from profconv import parse_text
+    from profconv.render.profile_tables import TableOptions, render
+
+    one = ("==1== Profiling result:\n Type Time(%) Time Calls Avg Min Max Name\n"
+           " GPU activities: 100.00% 1ms 1 1ms 1ms 1ms k\n")
+    ps = parse_text(one * 60)
+    con = terminal_console(100)
+    render(ps, con, TableOptions())
+    first = con.file.getvalue().splitlines()[0]
+    assert "profiles in <text>: every one follows; `--profile N` shows one, `--json` or `--csv`" in first
+    small = terminal_console(100)
+    render(parse_text(one * 3), small, TableOptions())
+    assert "every one follows" not in small.file.getvalue()

@@ -174,6 +174,9 @@ def by_profile(rows: Rows) -> dict[Any, list[int]]:
     return out
 
 
+MANY_PROFILES = 50
+
+
 def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
     render_profiles(ps, console, opts)
     render_footer(ps, console)
@@ -190,6 +193,9 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
     fast = plain.writer(console)
     width = console.width
     source = str(ps.source)
+    if console.is_terminal and len(ps.profiles) > MANY_PROFILES:  # first-contact-2 m15: minutes of scrolling
+        console.print(f"[dim]{len(ps.profiles):,} profiles in {escape(source)}: every one follows; `--profile N` "
+                      "shows one, `--json` or `--csv` writes all rows at once[/dim]", highlight=False)
     for info in ps.profiles:
         own = rows if index is None else rows.take(index.get(info.profile, []))
         where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
