@@ -152,3 +152,16 @@ def test_kernels_are_built_at_once_before_their_children_run(tmp_path, monkeypat
         lib = build.build_course(d.source, d.flavour, k.build_dir / cand_label(k.default()), "sm_90", k._defines({}),
                                  d.options)
         assert lib.path.is_file()
+
+
+def test_a_file_name_that_is_no_variant_name_is_made_one(tmp_path):
+    """Real files are named 'new-forward-V1(const).cu', 'new-forwardOp#1.cuh', 'new-forward ParamSweep.cuh': the
+    run names them, it does not refuse them (a name the manifest declares is still checked)."""
+    text = (COURSE / "mxnet-generic" / "new-forward.cuh").read_text()
+    for stem, name in [("new-forward-V1(const)", "new-forward-V1-const"), ("new-forwardOp#1", "new-forwardOp-1"),
+                       ("new-forward ParamSweep", "new-forward-ParamSweep"), ("_x", "k_x")]:
+        (tmp_path / f"{stem}.cuh").write_text(text)
+        assert manifest.load(tmp_path / f"{stem}.cuh").name == name
+    (tmp_path / "bad.cuh").write_text('/* profconv\nname = "a b"\n*/\n' + text)
+    with pytest.raises(manifest.ManifestError, match="name 'a b' must be letters"):
+        manifest.load(tmp_path / "bad.cuh")

@@ -363,8 +363,8 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
     if len(sweep) and len(list(itertools.product(*sweep.values()))) > 64:
         raise ManifestError(f"{where}: [sweep] has more than 64 combinations")
     names = set(DIMS) | set(defines) | set(sweep)
-    name = table.get("name") or (source.stem if source is not None and source.stem not in COURSE_STEMS else
-                                 (source.parent.name if source is not None else where.parent.name))
+    name = table.get("name") or safe_name(source.stem if source is not None and source.stem not in COURSE_STEMS else
+                                          (source.parent.name if source is not None else where.parent.name))
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
         raise ManifestError(f"{where}: name {name!r} must be letters, digits, '.', '_', '+' or '-'")
     options = _strings(where, "options", table.get("options", []))
@@ -460,6 +460,13 @@ def load_many(paths: list[str], contract: str | None, reserved: set[str]) -> lis
     return decls
 
 
+def safe_name(stem: str) -> str:
+    """A file's or folder's name as a variant name (a name the manifest declares is checked, never changed):
+    'new-forward-V1(const)' -> 'new-forward-V1-const', 'new-forwardOp#1' -> 'new-forwardOp-1'."""
+    name = re.sub(r"[^\w.+-]+", "-", stem).strip("-.") or "kernel"
+    return name if name[0].isalnum() else "k" + name
+
+
 def unrecognised(path: Path, why: str) -> Declaration:
     """A --kernel that exists but cannot be run: named like a good one, its reason kept for its FAILED row."""
     source = path if path.is_file() else None
@@ -469,9 +476,7 @@ def unrecognised(path: Path, why: str) -> Declaration:
         source = picked[0] if len(picked) == 1 else None
     stem = path.stem if path.is_file() and path.stem not in COURSE_STEMS else (
         path.parent.name if path.is_file() else path.name)
-    name = re.sub(r"[^\w.+-]", "-", stem).strip("-.") or "kernel"
-    if not name[0].isalnum():
-        name = "k" + name
+    name = safe_name(stem)
     text = ""
     if source is not None and source.suffix in (".cu", ".cuh"):
         try:
