@@ -3,23 +3,28 @@
 # GPU validation of grade's pool (issue 22), one GPU, one call: bash benchmarks/grade_pool_gpu.sh
 #   $DATA: real course files, one folder per submission (new-forward.cu), never committed (SOURCES.csv lists
 #          their repositories and commits); $RES: what comes back. Settings (environment): MODEL=ece408-fa20
-#          IMAGES=10000 BUDGET=400 (seconds for the whole script) POOL_CAP=230 (the pool pass at most)
-#          BASE_SLOTS=6 (baseline `profconv run` processes at once on the one GPU: verdicts only, not times).
+#          IMAGES=10000 BUDGET=390 (seconds for the whole script) POOL_CAP=215 (the pool pass at most)
+#          KT=45 (--kernel-timeout) TEST_CAP=90 (the GPU tests) BASE_SLOTS=3 (baseline `profconv run` processes
+#          at once on the one GPU: verdicts only, not times; 6 ran the GPU out of memory at 10,000 images).
 # Steps:
 #   1. the zygote's imports: is the CUDA driver mapped after importing CuPy and PyTorch (fork safety)?
 #   2. the class: benchmarks/grade_class.py (examples, mutants that are wrong/crash/hang/do not compile/are
 #      slow, tests/data/kernels) + the real files in $DATA, one listing;
 #   3. the pool pass: `profconv grade` (local, one GPU, the pool), a cold cache: the model bundle and every
 #      nvcc build made during the pass; its cost split (benchmarks/grade_throughput.py measure);
-#   4. the baseline: the same listing with --no-pool (a `profconv run --kernel` process per job, as before),
-#      BASE_SLOTS at once on the GPU, cut at the budget; the verdicts compared with the pool's.
+#   4. the grade worker's GPU tests (tests/test_grade_pool_gpu.py: pool and process verdicts on our kernels);
+#   5. the baseline: the submissions the pool pass graded, as `profconv run --kernel K --variant none`
+#      processes (the kernel's own verdict, no cuDNN run), BASE_SLOTS at once, cut at the budget; verdicts
+#      compared with the pool's.
 set -uo pipefail
 set -x
 MODEL=${MODEL:-ece408-fa20}
 IMAGES=${IMAGES:-10000}
-BUDGET=${BUDGET:-400}
-POOL_CAP=${POOL_CAP:-230}
-BASE_SLOTS=${BASE_SLOTS:-6}
+BUDGET=${BUDGET:-390}
+POOL_CAP=${POOL_CAP:-215}
+KT=${KT:-45}
+TEST_CAP=${TEST_CAP:-90}
+BASE_SLOTS=${BASE_SLOTS:-3}
 RES=${RES:-/tmp/res}
 WORK=${WORK:-/tmp/grade-pool}
 T0=$(date +%s)
@@ -59,9 +64,9 @@ if [ -f "${DATA:-}/students.csv" ]; then
 import csv, sys
 from pathlib import Path
 data, listing = Path(sys.argv[1]), Path(sys.argv[2])
-rows = [{"submission": r["submission"], "name": "", "expect": r["expect"]} for r in csv.DictReader(listing.open())]
-rows += [{"submission": str(data / r["submission"]), "name": r["name"], "expect": r.get("expect") or "any"}
-         for r in csv.DictReader((data / "students.csv").open())]
+ours = [{"submission": r["submission"], "name": "", "expect": r["expect"]} for r in csv.DictReader(listing.open())]
+rows = [{"submission": str(data / r["submission"]), "name": r["name"], "expect": r.get("expect") or "any"}
+        for r in csv.DictReader((data / "students.csv").open())] + ours  # the real files first
 with listing.open("w", newline="") as fh:
     w = csv.DictWriter(fh, fieldnames=["submission", "name", "expect"])
     w.writeheader()
@@ -78,7 +83,7 @@ wc -l "$WORK/class/class.csv" | tee -a "$RES/summary.txt"
 
 say "3. pool pass (cold cache), cap $POOL_CAP s"
 timeout -s INT "$POOL_CAP" python3 -m profconv grade "$WORK/class/class.csv" -m "$MODEL" --images "$IMAGES" \
-  --out "$WORK/pool" --cache "$WORK/cache" --timeout 300 --kernel-timeout 30 --gpus "$GPU" > "$RES/pool.log" 2>&1
+  --out "$WORK/pool" --cache "$WORK/cache" --timeout 300 --kernel-timeout "$KT" --gpus "$GPU" > "$RES/pool.log" 2>&1
 echo "pool rc $?" | tee -a "$RES/summary.txt"
 tail -5 "$RES/pool.log" | tee -a "$RES/summary.txt"
 python3 benchmarks/grade_throughput.py measure "$WORK/pool" | tee -a "$RES/summary.txt"
@@ -89,10 +94,31 @@ cp "$WORK"/cache/bundles/*.log "$RES/" 2>/dev/null
 python3 benchmarks/grade_class.py check "$WORK/pool" "$WORK/class/class.csv" > "$RES/pool-check.txt" 2>&1
 tar czf "$RES/pool-jobs.tgz" -C "$WORK/pool" --exclude='*.png' --exclude='*-plots' jobs 2>/dev/null
 
-say "4. baseline (--no-pool, $BASE_SLOTS at once), $(left) s left"
+say "4. GPU tests of the grade worker, cap $TEST_CAP s"
+CUDA_VISIBLE_DEVICES=$GPU timeout -s INT "$TEST_CAP" python3 -m pytest -m gpu -rfE -v -p no:cacheprovider \
+  tests/test_grade_pool_gpu.py > "$RES/gpu-tests.txt" 2>&1
+echo "gpu tests rc $?" | tee -a "$RES/summary.txt"; tail -3 "$RES/gpu-tests.txt" | tee -a "$RES/summary.txt"
+
+say "5. baseline (profconv run --kernel processes, $BASE_SLOTS at once), $(left) s left"
+python3 - "$WORK/pool" "$WORK/class/class.csv" "$WORK/base.csv" <<'EOF'
+import csv, json, sys
+from pathlib import Path
+from profconv.grade.submissions import safe_name
+pool, listing, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+done = {j["submission"] for j in json.loads((pool / "manifest.json").read_text())["jobs"] if j["status"] != "lost"}
+rows = list(csv.DictReader(listing.open()))
+keep = [r for r in rows if safe_name(r["name"] or Path(r["submission"]).name) in done]
+with out.open("w", newline="") as fh:
+    w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(keep)
+print(len(keep), "of", len(rows), "submissions to compare")
+EOF
 slots=$(python3 -c "print(','.join(['$GPU'] * $BASE_SLOTS))")
-timeout -s INT $(( $(left) - 15 )) python3 -m profconv grade "$WORK/class/class.csv" -m "$MODEL" --images "$IMAGES" \
-  --out "$WORK/base" --no-pool --gpus "$slots" --no-report --timeout 300 --kernel-timeout 30 > "$RES/base.log" 2>&1
+timeout -s INT $(( $(left) - 12 )) python3 -m profconv grade "$WORK/base.csv" -m "$MODEL" --images "$IMAGES" \
+  --out "$WORK/base" --no-pool --gpus "$slots" --no-report --timeout 300 --no-warmup \
+  --job-command "{python} -m profconv run --model {model} --kernel {kernel} --variant none --out {out} --images $IMAGES --kernel-timeout $KT" \
+  > "$RES/base.log" 2>&1
 echo "baseline rc $?" | tee -a "$RES/summary.txt"
 if [ ! -f "$WORK/base/leaderboard.csv" ] && [ -f "$WORK/base/manifest.json" ]; then
   python3 - "$WORK/base" <<'EOF'
@@ -106,5 +132,4 @@ EOF
 fi
 cp "$WORK/base/manifest.json" "$RES/base-manifest.json" 2>/dev/null; cp "$WORK/base/leaderboard.csv" "$RES/base-leaderboard.csv" 2>/dev/null
 python3 benchmarks/grade_throughput.py compare "$WORK/pool" "$WORK/base" | tee -a "$RES/summary.txt"
-python3 benchmarks/grade_throughput.py measure "$WORK/base" | tee -a "$RES/summary.txt"
 say "done"

@@ -71,7 +71,31 @@ def summary(out: Path) -> dict:
             "class_wall_s": round(span, 2) if span is not None else None,
             "jobs_per_min": round(60 * len(jobs) / span, 1) if span else None,
             "parts": {k: {"median": round(statistics.median(v), 3), "p90": round(_pct(v, 0.9), 3),
-                          "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()}}
+                          "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()},
+            "child_steps": child_steps(out)}
+
+
+def _step_name(step: str) -> str:
+    """'ece408-fa20/tiled/conv1: sweep of 3 candidates' -> 'conv1: sweep'; 'ece408-fa20/tiled/forward' -> 'forward'."""
+    head, _, tail = step.partition(": ")
+    parts = head.split("/")
+    if tail:
+        kind = tail.split(" of ")[0].split(" on ")[0]
+        return f"{parts[-1]}: {kind}" if len(parts) >= 3 else kind
+    return parts[-1]
+
+
+def child_steps(out: Path) -> dict[str, dict[str, float]]:
+    """Where the kernels' children spent their time, by step (their timelines, grade.pool.Timeline): per step
+    the median and the sum over the jobs, seconds; 'start' is fork to the first step (CUDA context, inputs)."""
+    per: dict[str, list[float]] = collections.defaultdict(list)
+    for f in (out / "jobs").rglob("*.timeline.json"):
+        steps = json.loads(f.read_text())
+        marks = [[0.0, "start"], *steps]
+        for (t0, name), (t1, _) in zip(marks, marks[1:]):
+            per[_step_name(name) if name != "start" else "start"].append(t1 - t0)
+    return {k: {"median": round(statistics.median(v), 3), "sum": round(sum(v), 2), "n": len(v)}
+            for k, v in sorted(per.items(), key=lambda kv: -sum(kv[1]))}
 
 
 def print_summary(s: dict) -> None:
@@ -82,6 +106,10 @@ def print_summary(s: dict) -> None:
         if part in s["parts"]:
             p = s["parts"][part]
             print(f"  {part[:-2]:10} {p['median']:>9.3f} {p['p90']:>8.3f} {p['sum']:>9.2f} {p['n']:>5}")
+    if s.get("child_steps"):
+        print("  the kernels' children, by step (median s, sum s, jobs):")
+        for name, p in list(s["child_steps"].items())[:14]:
+            print(f"    {name[:40]:40} {p['median']:>8.3f} {p['sum']:>9.2f} {p['n']:>5}")
 
 
 def verdicts(out: Path) -> dict[str, str]:

@@ -101,6 +101,8 @@ def test_children_that_hang_crash_or_lose_their_context_fail_alone(fake_cuda, tm
         assert row["verdict"]["status"] == "failed" and row["error"].endswith("]")
     assert by["c-hang"].cost["child_s"] == pytest.approx(3.0, abs=1.5)
     assert by["b-ok"].cost["child_s"] < 2.5 and by["e-ok"].cost["child_s"] < 2.5
+    steps = json.loads((Path(by["c-hang"].out_dir) / "child-tiled.timeline.json").read_text())
+    assert steps[-1][1] == "(exit)" and steps[-1][0] == pytest.approx(3.0, abs=1.5)  # the hang's child, to its kill
 
 
 def test_ctrl_c_ends_the_running_child(fake_cuda, tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ them once, in a process of its own (`python -m profconv.grade.bundle KEY.json DI
 only CUDA context that ever touches them), and every job's child reads them from here.
 
 A bundle directory (`<cache>/bundles/<key digest>/`):
-  bundle.json      {"key": BundleKey, "created", "seconds": what making it took,
+  bundle.json      {"key": BundleKey, "created", "seconds": what making it took, "parts": its split
+                    (start_s: imports, CUDA context, GPU state; inputs_s; reference_s; variant_s; save_s),
                     "environment": the run record's environment (GPU, driver, CuPy, PyTorch, cuDNN),
                     "provenance": GPU clocks before and after, code state,
                     "reference": the reference variant's result (a VariantResult as in run.json)}
@@ -166,30 +167,44 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     from profconv.run.variants import cudnn_unavailable, get_variants
 
     t0 = time.monotonic()
+    parts: dict[str, float] = {}
+
+    def part(name: str, since: list[float] = [t0]) -> None:  # noqa: B006 - one clock for the whole bundle
+        now = time.monotonic()
+        parts[name] = round(now - since[0], 3)
+        since[0] = now
+        print(f"{name}: {parts[name]:.2f} s", flush=True)
+
     model = get_model(key.model)
     dry = key.variant == "cpu"
     cp = None if dry else gpu.require_cupy()
     params = weights_mod.load(model, key.weights)
     recorder = provenance.Recorder(cp)
     recorder.start()
+    part("start_s")  # imports, the CUDA context, the GPU's state
     rule = gpu.StopRule(key.ci_target, key.time_budget) if key.ci_target else None
     opts = runner.RunOptions(images=key.images, repeat=key.repeat, warmup=key.warmup,
                              cpu_repeat=runrecord.RUN_CPU_REPEAT, data_dir=key.data, rule=rule)
     run = runner.Runner(model, params, cp)
     ds = runner.load_inputs(model, opts)
     x = run.xp.asarray(ds.images)
+    part("inputs_s")
     conv_io = run.reference_pass(x)
+    part("reference_s")
     (variant,) = get_variants([key.variant])
     if variant.device == "cudnn" and (why := cudnn_unavailable()):  # as `profconv run` skips it
         result = VariantResult(key.images, variant.name, variant.technique, variant.precision, status="skipped",
                                error=f"cuDNN reference needs PyTorch with CUDA ({why})")
     else:
         result = run.run_variant(variant, x, ds.labels, conv_io, opts, lambda *a, **k: None)
+    part("variant_s")
     if cp is not None:
         _save_arrays(where, ds.images, ds.labels, {n: (ds.images if a is x else a, r) for n, (a, r) in conv_io.items()}, cp)
+    env, prov = gpu.environment(cp), recorder.finish(None)
+    part("save_s")
     meta = {"version": VERSION, "key": asdict(key), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "seconds": round(time.monotonic() - t0, 3), "environment": gpu.environment(cp),
-            "provenance": recorder.finish(None), "reference": json.loads(encode(result)),
+            "seconds": round(time.monotonic() - t0, 3), "parts": parts, "environment": env,
+            "provenance": prov, "reference": json.loads(encode(result)),
             "data": {"source": ds.source, "synthetic": ds.synthetic}}
     (where / META).write_text(json.dumps(meta, indent=1, default=str))
     return meta

@@ -128,14 +128,17 @@ class LocalExecutor:
                 return not_run(spec, "capped", self.budget.reason(spec), self.name)
             if self.on_start is not None:
                 self.on_start(spec, slot.index)
-            if self.cache is not None and poolable(admitted):
-                result = self._worker(slot).execute(admitted)
+            worker = self._worker(slot) if self.cache is not None and poolable(admitted) else None
+            if worker is not None:
+                result = worker.execute(admitted)
             else:
                 result = execute(admitted, engine=self.name, engine_job_id=None,
                                  visible_devices=None if self.dry_run else slot.index, python=self.python,
                                  cpu_threads=self.cpu_threads)
             if self.budget is not None:
                 self.budget.charge(admitted, result)
+        if worker is not None:  # the verdict and run.json need no GPU: the next job has it already
+            result = worker.complete(admitted, result)
         return finish(admitted, result, self.python, self.reporter)
 
     def _start_builds(self, specs: list[JobSpec]) -> None:
@@ -208,7 +211,8 @@ def _ray_gpu_task(spec: JobSpec, cache: str | None = None) -> JobResult:
 
     ctx = ray.get_runtime_context()
     if cache is not None and poolable(spec):
-        result = _ray_worker(cache, spec.dry_run, Path(spec.out_dir).parents[2] / "workers").execute(spec)
+        worker = _ray_worker(cache, spec.dry_run, Path(spec.out_dir).parents[2] / "workers")
+        result = worker.complete(spec, worker.execute(spec))
         result.engine_job_id = ctx.get_task_id()
         return result
     return execute(spec, engine="ray", engine_job_id=ctx.get_task_id())

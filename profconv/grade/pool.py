@@ -25,8 +25,8 @@ Each JobResult of the pool carries `runner = "pool"` and `cost`: where its time 
   startup_s starting the zygote (the worker's first job)
   build_s   waiting for the submission's nvcc build (0 when it was ready)
   child_s   the kernel's child, fork to exit: checks, sweep, timing, forward pass (under CUPTI)
-  judge_s   the verdict by the course's rules (CUPTI records, the build's SASS through cuobjdump)
-  record_s  assembling and writing run.json
+  judge_s   the verdict by the course's rules (CUPTI records, the build's SASS through cuobjdump), and
+  record_s  assembling and writing run.json: both in `complete`, after the GPU was given back
 (and report_s, filled when the report is written).
 """
 
@@ -168,6 +168,54 @@ class Zygote:
             self.proc.wait()
 
 
+class Timeline:
+    """When each step of a kernel's child began (its `profconv-progress:` lines, read from its log while it
+    runs): child-<name>.timeline.json beside the log, [[seconds since the fork, step], ...] -- where a
+    job's child time goes (benchmarks/grade_throughput.py measure sums it by step)."""
+
+    POLL_S = 0.05
+
+    def __init__(self, log: Path) -> None:
+        self.log, self.t0, self.steps = log, time.monotonic(), []  # type: ignore[var-annotated]
+        self._seen = 0
+
+    def _read(self) -> None:
+        from profconv.run.user.worker import PROGRESS
+
+        try:
+            with self.log.open("rb") as fh:
+                fh.seek(self._seen)
+                chunk = fh.read()
+        except OSError:
+            return
+        end = chunk.rfind(b"\n") + 1  # whole lines only
+        self._seen += end
+        now = round(time.monotonic() - self.t0, 3)
+        for line in chunk[:end].decode(errors="replace").splitlines():
+            if line.startswith(PROGRESS):
+                self.steps.append([now, line[len(PROGRESS):][:200]])
+
+    def follow(self, wait: Any, timeout: float, each: Any = None) -> int | None:
+        """`wait(seconds)` (the child's exit code, or None) in short steps until `timeout`, reading the log and
+        calling `each()` between the steps."""
+        deadline = self.t0 + timeout
+        while True:
+            rc = wait(max(0.0, min(self.POLL_S, deadline - time.monotonic())))
+            self._read()
+            if rc is not None or time.monotonic() >= deadline:
+                return rc
+            if each is not None:
+                each()
+
+    def write(self, path: Path) -> None:
+        self._read()
+        self.steps.append([round(time.monotonic() - self.t0, 3), "(exit)"])
+        try:
+            path.write_text(json.dumps(self.steps))
+        except OSError:
+            pass
+
+
 def judged(res: Any, spec: JobSpec, records: Path | None, build_dir: Path) -> Any:
     """The kernel's verdict under the course's rules, from its result, its child's CUPTI records and the
     SASS of its build -- what `profconv run --kernel` stores (session.run: judge.assemble.apply)."""
@@ -191,10 +239,14 @@ def judged(res: Any, spec: JobSpec, records: Path | None, build_dir: Path) -> An
 
 
 def _kill_group(pid: int) -> None:
+    """SIGKILL the child's process group (its session), or the child alone before it has made its session."""
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 class PoolWorker:
@@ -210,6 +262,7 @@ class PoolWorker:
         self._bundles: dict[str, tuple[Path, dict[str, Any]]] = {}
         self._failed: dict[str, str] = {}
         self._next_id = 0
+        self._pending: dict[str, tuple[list, dict[str, Any], list]] = {}  # executed, not yet complete
         self._digests: dict[str | None, str | None] = {}
         self._versions: str | None = None
 
@@ -288,7 +341,8 @@ class PoolWorker:
 
     # -- one job
     def execute(self, spec: JobSpec) -> JobResult:
-        """Run one job: its kernels' children on this slot, then its run.json; never raises for what the job does."""
+        """The part of one job that holds its GPU: its kernels' children on this slot (never raises for what
+        the job does). `complete` then judges them and writes run.json, after the GPU is given back."""
         out = Path(spec.out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for stale in (jobs.RECORD_FILE, jobs.REPORT_FILE, jobs.JOB_FILE):
@@ -304,19 +358,18 @@ class PoolWorker:
         t0 = time.monotonic()
         cost: dict[str, float] = {}
         try:
-            self._run(spec, result, cost, t0)
+            self._run(spec, result, cost)
         except (ProfconvError, WorkerDied) as exc:
             result.status, result.reason = ("lost" if isinstance(exc, WorkerDied) else "error"), str(exc).splitlines()[0][:300]
         result.cost = cost
         result.wall_s = round(time.monotonic() - t0, 3)
         result.ended = jobs._now()
-        if (out / jobs.RECORD_FILE).is_file():
-            result.record = str(out / jobs.RECORD_FILE)
         if jobs._stopping.is_set():  # its child was ended by Ctrl-C or SIGTERM: not its verdict
             result.status, result.reason = "lost", "interrupted (Ctrl-C): runs again on the next grade"
+            self._pending.pop(spec.key, None)
         return result
 
-    def _run(self, spec: JobSpec, result: JobResult, cost: dict[str, float], t0: float) -> None:
+    def _run(self, spec: JobSpec, result: JobResult, cost: dict[str, float]) -> None:
         from profconv.run.user import manifest as user_manifest
         from profconv.run.variants import VARIANTS
 
@@ -335,15 +388,27 @@ class PoolWorker:
         where, meta, cost["bundle_s"] = self.bundle(spec)
         if first and self.zygote is not None:
             cost["startup_s"] = round(self.zygote.imports_s, 3)
-        rows = [self._kernel(spec, d, where, cost) for d in decls]
+        self._pending[spec.key] = (decls, meta, [self._kernel(spec, d, where, cost) for d in decls])
+        result.status = "finished"  # its kernels ran; complete() judges them and writes the record
+
+    def complete(self, spec: JobSpec, result: JobResult) -> JobResult:
+        """The part of a job that needs no GPU: each kernel's verdict by the course's rules (its child's CUPTI
+        records, its build's SASS), then run.json; the result's exit code as `profconv run`'s."""
+        pending = self._pending.pop(spec.key, None)
+        if pending is None or result.status != "finished":
+            return result
+        decls, meta, raw = pending
+        t0 = time.monotonic()
+        rows = [judged(res, spec, records, build_dir) if judge else res for res, records, build_dir, judge in raw]
         t1 = time.monotonic()
         self._write_record(spec, decls, meta, rows, result)
-        cost["record_s"] = round(time.monotonic() - t1, 3)
-        result.status = "finished"
+        result.cost = {**result.cost, "judge_s": round(t1 - t0, 3), "record_s": round(time.monotonic() - t1, 3)}
+        result.record = str(Path(spec.out_dir) / jobs.RECORD_FILE)
         result.returncode = 1 if any(r.status == "failed" for r in rows) else 0
-        gpu = (meta.get("environment") or {})
-        result.gpu, result.driver = gpu.get("gpu"), str(gpu["driver_version"]) if gpu.get("driver_version") else None
-        result.profconv_version = gpu.get("profconv_version")
+        env = meta.get("environment") or {}
+        result.gpu, result.driver = env.get("gpu"), str(env["driver_version"]) if env.get("driver_version") else None
+        result.profconv_version = env.get("profconv_version")
+        return result
 
     def _write_record(self, spec: JobSpec, decls: list, meta: dict[str, Any], rows: list, result: JobResult) -> None:
         from profconv.grade import runrecord
@@ -370,9 +435,9 @@ class PoolWorker:
                                  ci_target=0.01, time_budget=2.0, build_dir=str(build_dir),
                                  **isolate.seed_fields(os.environ.get(SECRET_ENV) or None))
 
-    def _kernel(self, spec: JobSpec, d: Any, where: Path, cost: dict[str, float]) -> Any:
-        """One of the submission's kernels: its VariantResult (not recognised: FAILED at once; skipped in a
-        dry run; else from its child), judged by the course's rules."""
+    def _kernel(self, spec: JobSpec, d: Any, where: Path, cost: dict[str, float]) -> tuple[Any, Path | None, Path, bool]:
+        """One of the submission's kernels, unjudged: (its VariantResult -- not recognised: FAILED at once; skipped
+        in a dry run; else from its child --, its child's CUPTI records, its build folder, whether to judge it)."""
         from profconv.records import VariantResult
         from profconv.run.user import isolate
         from profconv.run.user.contracts import UserKernel
@@ -381,19 +446,16 @@ class PoolWorker:
         out = Path(spec.out_dir)
         if d.error:  # not recognised: its FAILED row, GPU or not, no child started (as profconv run)
             job = self._kernel_job(spec, d, out / "build" / d.name)
-            return judged(isolate.run_isolated(d, prov, job, lambda message: None), spec, None, out / "build" / d.name)
+            return isolate.run_isolated(d, prov, job, lambda message: None), None, out / "build" / d.name, True
         if self.dry_run:
-            return VariantResult(image_count(spec), d.name, f"user kernel ({d.contract})", d.precision,
-                                 status="skipped", error="needs CUDA and CuPy", user=prov)
+            return (VariantResult(image_count(spec), d.name, f"user kernel ({d.contract})", d.precision,
+                                  status="skipped", error="needs CUDA and CuPy", user=prov), None, out, False)
         t0 = time.monotonic()
         built = self.builds.get(spec.digest, d) if self.builds is not None else None
         cost["build_s"] = round(cost.get("build_s", 0.0) + time.monotonic() - t0, 3)
         job = self._kernel_job(spec, d, built.where if built is not None else out / "build" / d.name)
         res, records = self._child_result(spec, d, job, where, prov, cost)
-        t2 = time.monotonic()
-        res = judged(res, spec, records, Path(job.build_dir or ""))
-        cost["judge_s"] = round(cost.get("judge_s", 0.0) + time.monotonic() - t2, 3)
-        return res
+        return res, records, Path(job.build_dir or ""), True
 
     def _child_result(self, spec: JobSpec, d: Any, job: Any, where: Path, prov: dict[str, Any],
                       cost: dict[str, float]) -> tuple[Any, Path]:
@@ -441,10 +503,13 @@ class PoolWorker:
         with jobs._running_lock:
             jobs._running.add(handle)  # type: ignore[arg-type]
             stopped = jobs._stopping.is_set()
+        timeline = Timeline(log)
         try:
             if stopped:
                 _kill_group(pid)
-            rc = z.wait(self._next_id, timeout)
+            # Ctrl-C may come before the child has made its session (killpg then finds no group): ask again
+            rc = timeline.follow(lambda wait: z.wait(self._next_id, wait), timeout,
+                                 lambda: _kill_group(pid) if jobs._stopping.is_set() else None)
             if rc is None:
                 _kill_group(pid)
                 z.wait(self._next_id, REAP_GRACE_S)
@@ -455,6 +520,7 @@ class PoolWorker:
         finally:
             with jobs._running_lock:
                 jobs._running.discard(handle)  # type: ignore[arg-type]
+            timeline.write(log.with_suffix(".timeline.json"))
 
     def _spawn(self, job_file: Path, log: Path, timeout: float) -> int | None:
         with log.open("wb") as fh:

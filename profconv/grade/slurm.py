@@ -101,7 +101,7 @@ def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = N
     try:
         for spec in specs:
             if worker is not None and poolable(spec):
-                result = worker.execute(spec)
+                result = worker.complete(spec, worker.execute(spec))
                 result.engine_job_id = job_id
                 out.append(finish(spec, result, reporter=reporter))
             else:

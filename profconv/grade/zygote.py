@@ -14,9 +14,9 @@ Protocol: JSON lines. In on stdin:
   {"op": "fork", "id": N, "job": JOB.json, "log": LOG, "bundle": DIR or null}
                                                          -> {"forked": N, "pid": PID}
 Out on stdout, whenever a child ends: {"exit": N, "pid": PID, "rc": code (negative: killed by that signal)}.
-At start: {"ready": PID, "imports_s": s, "cuda_loaded": bool}; `cuda_loaded` true means the CUDA
-driver library is mapped in this process (something imported opened it): forking is then unsafe and
-the worker starts each child as a new process instead.
+At start: {"ready": PID, "imports_s": s, "cuda_loaded": bool, "threads": n}; `cuda_loaded` true means
+the CUDA driver was initialised in this process (a device file is open: something imported called
+it): forking is then unsafe and the worker starts each child as a new process instead.
 End of stdin: every child still running is killed (its process group), then the zygote exits.
 """
 
@@ -64,11 +64,20 @@ def threads() -> int:
 
 
 def cuda_loaded() -> bool:
-    """Whether libcuda (the driver) is mapped in this process: then a CUDA call may have been made."""
+    """Whether the CUDA driver was initialised in this process (cuInit opens /dev/nvidiactl and the device
+    files): forking is then unsafe. Importing CuPy maps libcuda without initialising it (seen on an H200:
+    libcuda mapped after the imports, no /dev/nvidia* open), which is safe to fork."""
     try:
-        return "libcuda.so" in Path("/proc/self/maps").read_text()
+        fds = os.listdir("/proc/self/fd")
     except OSError:
         return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("/dev/nvidia"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def run_job(job: dict[str, Any], held: Any) -> int:
