@@ -3,8 +3,8 @@
 # GPU validation of grade's pool (issue 22), one GPU, one call: bash benchmarks/grade_pool_gpu.sh
 #   $DATA: real course files, one folder per submission (new-forward.cu), never committed (SOURCES.csv lists
 #          their repositories and commits); $RES: what comes back. Settings (environment): MODEL=ece408-fa20
-#          IMAGES=10000 BUDGET=390 (seconds for the whole script) POOL_CAP=215 (the pool pass at most)
-#          KT=45 (--kernel-timeout) TEST_CAP=90 (the GPU tests) BASE_SLOTS=3 (baseline `profconv run` processes
+#          IMAGES=10000 BUDGET=390 (seconds for the whole script) POOL_CAP=220 (the pool pass at most)
+#          KT=45 (--kernel-timeout) TEST_CAP=60 (the GPU tests) BASE_SLOTS=3 (baseline `profconv run` processes
 #          at once on the one GPU: verdicts only, not times; 6 ran the GPU out of memory at 10,000 images).
 # Steps:
 #   1. the zygote's imports: is the CUDA driver mapped after importing CuPy and PyTorch (fork safety)?
@@ -21,9 +21,9 @@ set -x
 MODEL=${MODEL:-ece408-fa20}
 IMAGES=${IMAGES:-10000}
 BUDGET=${BUDGET:-390}
-POOL_CAP=${POOL_CAP:-215}
+POOL_CAP=${POOL_CAP:-220}
 KT=${KT:-45}
-TEST_CAP=${TEST_CAP:-90}
+TEST_CAP=${TEST_CAP:-60}
 BASE_SLOTS=${BASE_SLOTS:-3}
 RES=${RES:-/tmp/res}
 WORK=${WORK:-/tmp/grade-pool}

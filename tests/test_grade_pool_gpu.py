@@ -19,9 +19,8 @@ BAD = Path(__file__).parent / "data" / "kernels" / "bad"
 
 
 def test_pool_and_process_give_the_same_verdicts(tmp_path: Path) -> None:
-    subs = [EX / "device-tiled", BAD / "oob.cu", EX / "course-minidnn", BAD / "wrong.cu", EX / "python-cupy",
-            BAD / "segfault"]
-    common = [*map(str, subs), "--model", "ece408-fa20", "--images", "1000", "--kernel-timeout", "120", "--no-report"]
+    subs = [EX / "device-tiled", BAD / "oob.cu", BAD / "segfault"]  # ok, an illegal address, a host segfault
+    common = [*map(str, subs), "--model", "ece408-fa20", "--images", "200", "--kernel-timeout", "60", "--no-report"]
     pool = run_cli("grade", *common, "--out", str(tmp_path / "pool"), "--cache", str(tmp_path / "cache"))
     assert pool.returncode == 0, pool.stdout + pool.stderr
     proc = run_cli("grade", *common, "--out", str(tmp_path / "proc"), "--no-pool")
