@@ -318,7 +318,7 @@ def f_placement(ev, k, d, fl) -> Finding | None:
         return None
     shown = "; ".join(f"{p}: {n} launch(es), {_time(b)}" + (f" ({', '.join(ks[:2])})" if ks else "")
                       for p, (n, b, ks) in ev.placement.items() if n)
-    return Finding("GPU work per phase of the course's call (CUPTI)", shown or "none",
+    return Finding("GPU work per phase of the course's call (CUPTI; per call, median over the layers)", shown or "none",
                    "every conv kernel in the timed call (conv_forward_gpu); the prolog and epilog only copy")
 
 
