@@ -165,3 +165,22 @@ def test_a_file_name_that_is_no_variant_name_is_made_one(tmp_path):
     (tmp_path / "bad.cuh").write_text('/* profconv\nname = "a b"\n*/\n' + text)
     with pytest.raises(manifest.ManifestError, match="name 'a b' must be letters"):
         manifest.load(tmp_path / "bad.cuh")
+
+
+@needs_nvcc
+def test_the_course_trees_matmul_is_provided_when_a_file_uses_it(tmp_path):
+    """Spring 2025's project tree gave its students matmul.h / matmul.cu (matrixMultiplyShared) beside
+    gpu-new-forward.h; a req_N file calls it without bringing it."""
+    (tmp_path / "m3-forward.cu").write_text(
+        '#include "gpu-new-forward.h"\n#include "matmul.h"\n'
+        "__host__ void GPUInterface::conv_forward_gpu_prolog(const float *a, const float *b, const float *c, float **d,"
+        " float **e, float **f, const int B, const int M, const int C, const int H, const int W, const int K) {}\n"
+        "__host__ void GPUInterface::conv_forward_gpu(float *y, const float *x, const float *k, const int B, const int M,"
+        " const int C, const int H, const int W, const int K) {\n"
+        "    dim3 block(MATMUL_TILE_WIDTH, MATMUL_TILE_WIDTH), grid(1, 1);\n"
+        "    matrixMultiplyShared<<<grid, block>>>(k, x, y, M, C * K * K, C * K * K, 1, M, 1);\n}\n"
+        "__host__ void GPUInterface::conv_forward_gpu_epilog(float *a, float *y, float *x, float *k, const int B,"
+        " const int M, const int C, const int H, const int W, const int K) {}\n")
+    assert build.provided_sources((tmp_path / "m3-forward.cu").read_text(), tmp_path)[0].name == "matmul.cu"
+    d = manifest.load(tmp_path / "m3-forward.cu")
+    assert build.build_course(d.source, d.flavour, tmp_path / "b", "sm_90", {}, ()).path.is_file()
