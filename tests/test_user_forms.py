@@ -184,3 +184,15 @@ def test_the_course_trees_matmul_is_provided_when_a_file_uses_it(tmp_path):
     assert build.provided_sources((tmp_path / "m3-forward.cu").read_text(), tmp_path)[0].name == "matmul.cu"
     d = manifest.load(tmp_path / "m3-forward.cu")
     assert build.build_course(d.source, d.flavour, tmp_path / "b", "sm_90", {}, ()).path.is_file()
+
+
+def test_device_properties_this_toolkit_removed_are_asked_another_way():
+    """CUDA 13 removed cudaDeviceProp.clockRate, memoryClockRate, deviceOverlap, ...: a real file printing
+    prop.deviceOverlap in get_device_properties compiled in the course and must here (one line for one line)."""
+    text = "cout << prop.clockRate << p[i].memoryClockRate << q->deviceOverlap << x.clockRateX;\nint clockRate = 3;\n"
+    mapped, where = build.map_removed_props(text, removed=True)
+    assert mapped.splitlines() == [
+        "cout << profconv_device_attr(cudaDevAttrClockRate) << profconv_device_attr(cudaDevAttrMemoryClockRate) << "
+        "profconv_device_attr(cudaDevAttrGpuOverlap) << x.clockRateX;", "int clockRate = 3;"]
+    assert set(where) == {".clockRate", ".memoryClockRate", ".deviceOverlap"}
+    assert build.map_removed_props(text, removed=False) == (text, {})  # a toolkit that still has them
