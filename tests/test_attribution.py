@@ -203,3 +203,15 @@ def test_real_side_streams_against_the_default_stream_of_the_copies():
 
     assert default_streams(attribute_calls(captured("honest"))) == frozenset({7})
     assert (side("honest"), side("side_stream"), side("streams4"), side("prolog_work")) == (0, 1, 4, 0)
+
+
+def test_a_kernel_only_in_the_first_calls_prolog_is_prolog_work():
+    """A file that launches in the prolog once (a static flag: the course pass, the first call) and never again."""
+    tr = Trace()
+    course_call(tr, "m/k/conv1", prolog=(*COPY_IN, KERNEL), timed=(KERNEL,), epilog=COPY_OUT, check=True)
+    for _ in range(3):
+        course_call(tr, "m/k/conv1", prolog=COPY_IN, timed=(KERNEL,), epilog=COPY_OUT)
+    att = attribute_calls(tr.records())
+    assert att.phase("prolog").kernel_launches == 0 and att.phase("check-prolog").kernel_launches == 1
+    prolog = placements(att)[0]
+    assert (prolog.phase, prolog.kernel_launches, prolog.kernels) == ("prolog", 1, ["conv_forward_kernel"])

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from profconv.analysis.sass import KernelSass, optimisations
-from profconv.profile.attribution import Attribution, PhaseWork
+from profconv.profile.attribution import Attribution, PhaseWork, merge
 from profconv.records.verdict import Optimisation, Placement
 
 GEMM_NAME = re.compile(r"gemm|matmul|matrix_?mul|mat_?mul|\bmm\b|_mm_|mm_kernel", re.I)
@@ -97,6 +97,9 @@ def placements(att: Attribution) -> list[Placement]:
     out = []
     for phase in ("prolog", "timed", "epilog"):
         w = att.phases.get(phase)
+        check = att.phases.get(f"check-{phase}")
+        if phase != "timed" and check is not None and check.kernel_launches:  # a kernel only in the first call's
+            w = check if w is None else merge(phase, [w, check])  # prolog (the course pass) is prolog work too
         if w is None:
             continue
         out.append(Placement(phase=phase, kernels=sorted(w.kernels), kernel_launches=w.kernel_launches,

@@ -129,7 +129,8 @@ def _work(phase: str, b: _Bucket) -> PhaseWork:
         stream_ids=frozenset(g.stream_id for a in per_call for g in a))
 
 
-def _merge(phase: str, parts: list[PhaseWork]) -> PhaseWork:
+def merge(phase: str, parts: list[PhaseWork]) -> PhaseWork:
+    """Several PhaseWorks as one (layers, or a phase of the timed and of the checking calls)."""
     kernels: dict[str, int] = {}
     library: dict[str, str] = {}
     for p in parts:
@@ -187,7 +188,7 @@ def attribute_calls(records: Records, domain: str = "profconv") -> Attribution:
         layers.setdefault(op, {})[phase] = _work(phase, b)
     phases = {}
     for phase in sorted({p for d in layers.values() for p in d}):
-        phases[phase] = _merge(phase, [d[phase] for d in layers.values() if phase in d])
+        phases[phase] = merge(phase, [d[phase] for d in layers.values() if phase in d])
     if elsewhere.calls:
         phases["elsewhere"] = _work("elsewhere", elsewhere)
     return Attribution(phases, layers)
