@@ -1,0 +1,62 @@
+"""The judge on the harness's own facts (not hand-written ones): kernels run by the user-kernel harness on
+the CPU (NumPy standing in for CuPy, tests/fake_cupy.py), then judged by the course's rules through
+judge.assemble.apply, the path `profconv run --kernel` takes. Each cheat FAILS by the rule it breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from profconv import judge
+from profconv.judge.assemble import apply
+from tests.fake_cupy import FakeCupy
+from tests.test_user_harness import CHEATS, HONEST, _with_cp, kernel_file, run_kernel
+
+
+def judged(res, course: str = "profconv"):
+    out = apply(res, judge.load(course))
+    v = out.verdict
+    assert v is not None
+    return v
+
+
+def test_an_honest_kernel_is_ok_under_every_set(tmp_path):
+    res = run_kernel(kernel_file(tmp_path, "honest", HONEST))
+    for course in judge.available():
+        v = judged(res, course)
+        assert (v.status, v.rule) == ("ok", None), (course, v.reason)
+    passed = {f.rule.id for f in v.findings if f.outcome == "pass"}
+    assert {"profconv.timed-outputs", "profconv.deterministic", "profconv.nothing-left-running",
+            "profconv.inputs-unchanged", "profconv.output-correct"} <= passed
+
+
+@pytest.mark.parametrize("name, rule, reason", [  # rule: the deciding one (any of)
+    # keyed by address: whether conv2's input lands on an address cached for conv1 depends on the allocator
+    ("cached_by_pointer", ("profconv.timed-outputs", "profconv.ran"), "conv"),
+    # the replayed conv1 output handed to conv2: the first rule it breaks (in the set's order) is running at all
+    ("replayed", ("profconv.ran",), "conv2: ValueError: could not broadcast input array from shape (3,6,60,60)"),
+    # conv2's first call is one of the skipped ones: its output was never written
+    ("skips_calls", ("profconv.output-correct",), "conv2: 32,448 output elements unwritten or non-finite"),
+])
+def test_cheats_fail_and_every_one_breaks_the_timed_outputs_rule(tmp_path, name, rule, reason):
+    v = judged(run_kernel(kernel_file(tmp_path, name, CHEATS[name])))
+    assert v.status == "failed" and v.rule.id in rule and v.reason.startswith(reason), v.reason
+    timed = [f for f in v.findings if f.rule.id == "profconv.timed-outputs" and f.outcome == "fail"]
+    assert timed and timed[0].layer == "conv1", v.findings
+
+
+def test_constant_output_passing_a_loose_tolerance_fails_the_rules_own(tmp_path):
+    v = judged(run_kernel(kernel_file(tmp_path, "constant", CHEATS["constant"], tolerance=0.9), images=3), "sp25")
+    assert v.status == "failed" and v.rule.id == "profconv.output-correct"  # the rules' fp32 tolerance, not 0.9
+
+
+def test_work_left_on_another_stream_fails_by_its_rule(tmp_path):
+    cp = FakeCupy()
+    body = """
+        def launch(x, w, bias, out, s):
+            reference.conv2d(np, x, w, bias, s.P, out=out)
+            CP.pending.append((0.003, lambda: None))
+        """
+    res = _with_cp(cp, lambda: run_kernel(kernel_file(tmp_path, "side", body), cp=cp))
+    v = judged(res)
+    assert v.rule.id == "profconv.nothing-left-running" and v.reason.startswith(
+        "conv1: work left running on another stream for 0.003 s after the timed call returned")
