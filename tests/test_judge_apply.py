@@ -242,3 +242,17 @@ def test_the_course_folder_of_a_file_decides_its_role():
     assert folder_of(None) is None
     ev = from_result(result(path="/s/m3/op_0/m3-forward.cu"))
     assert (ev.folder, ev.role) == ("op_0", "op_0")
+
+
+def test_rejudge_of_an_older_verdict_drops_libraries_the_call_never_launched():
+    from profconv.judge.assemble import rejudge
+    from profconv.records.verdict import Optimisation, Placement, Verdict
+
+    res = result(3.1e-4)
+    res.verdict = Verdict(course="minidnn", course_name="x", status="ok", optimisations=[
+        Optimisation(name="tensor-cores-tf32", kernel="k", evidence="HMMA.1684.F32.TF32 x4"),
+        Optimisation(name="library-cublas", evidence="sm90_xmma_gemm_f64f64_…_cublas")],  # profconv's reference's
+        placement=[Placement(phase="timed", kernels=["k"], kernel_launches=1, streams=1)])  # no sass_read flag
+    v = rejudge(res, judge.load("sp25"))
+    assert v is not None and v.status == "ok" and v.precision == "tf32"
+    assert [o.name for o in v.optimisations] == ["tensor-cores-tf32"]

@@ -172,9 +172,14 @@ def rejudge(res: VariantResult, rs: RuleSet) -> Verdict | None:
     if prior is None:
         return None
     ev = from_result(res)
-    names = {o.name for o in prior.optimisations}
-    ev = replace(ev, placement=tuple(prior.placement), optimisations=tuple(prior.optimisations),
-                 sass_read=prior.sass_read, folder=ev.folder if ev.folder is not None else (
+    # a library is the kernel's only if the call's phases launched it (records judged before 2026-11-28 08:30
+    # also listed profconv's own reference cuBLAS and CuPy's reductions)
+    libs = {entry.split(":")[0].lower().replace("/", "-") for p in prior.placement for entry in p.library}
+    opts = [o for o in prior.optimisations if not o.name.startswith("library-") or o.name[8:] in libs]
+    names = {o.name for o in opts}
+    ev = replace(ev, placement=tuple(prior.placement), optimisations=tuple(opts),
+                 sass_read=prior.sass_read or any(o.kernel for o in opts),  # older verdicts kept no flag
+                 folder=ev.folder if ev.folder is not None else (
                      prior.role if prior.role != "final" else None),
                  tensor_types=frozenset(n.removeprefix("tensor-cores-") for n in names if n.startswith("tensor-cores-")),
                  fp16_arithmetic=any(n.startswith("fp16-") for n in names))
