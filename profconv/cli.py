@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> None:
     _prepare_streams()
     code = _fast_parse(list(sys.argv[1:] if argv is None else argv))
     if code is not None:
-        sys.exit(code)
+        _exit_quietly(code)
     try:
         app = __getattr__("app")
         from typer.main import get_command
@@ -406,4 +406,15 @@ def main(argv: list[str] | None = None) -> None:
         command = get_command(app)
     except KeyboardInterrupt:
         sys.exit(int(ExitStatus.INTERRUPTED))
-    command.main(args=argv, prog_name="profconv")
+    try:
+        command.main(args=argv, prog_name="profconv")
+    except SystemExit as done:
+        _exit_quietly(done.code if isinstance(done.code, int) else 0 if done.code is None else 1)
+
+
+def _exit_quietly(code: int) -> None:
+    """The command has finished and said its status: a SIGTERM from here on (the ~50 ms the interpreter
+    takes to shut down) no longer turns a finished command into a process killed by signal 15."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(code)
