@@ -273,3 +273,18 @@ def test_left_running_beyond_the_harness_mark_fails_unless_the_gpu_saw_one_strea
         "show all its work on one stream (a shared GPU?) [profconv.nothing-left-running]"]
     side = (Placement(phase="timed", kernels=["k"], kernel_launches=1, streams=1, side_streams=1),)
     assert verdict(ev(layers=left, placement=side), "profconv").status == "failed"
+
+
+def test_credit_as_the_course_timed_it_when_the_run_had_its_image_count():
+    from dataclasses import replace
+
+    cold = tuple(replace(lay, cold_s=lay.op_s * 3) for lay in LAYERS)  # 30 + 90 ms cold, 10 + 30 ms warm
+    v = verdict(ev(layers=cold), "sp25")
+    assert (v.credit.basis, v.credit.op_time_s, v.credit.other_s, v.credit.fraction) == (
+        "cold", pytest.approx(0.12), pytest.approx(0.04), 0.0)
+    perf = next(f for f in v.findings if f.rule.id == "sp25.performance")
+    assert perf.reason == ("summed Op Time 120.0 ms as the course timed it (one cold call) at 10,000 images: 0% of "
+                           "the performance credit, 0 points; warm median 40.0 ms")
+    small = verdict(ev(layers=cold, images=1000), "sp25")  # a cold call's fixed costs do not scale: warm, scaled
+    assert (small.credit.basis, small.credit.op_time_s, small.credit.other_s) == (
+        "warm", pytest.approx(0.4), pytest.approx(0.12))

@@ -61,7 +61,8 @@ def lines(label: str, v: Verdict) -> list[str]:
     if v.credit is not None:
         c = v.credit
         pts = f" ({c.points:.3g} points)" if c.points is not None else ""
-        out.append(f"  performance: {c.op_time_s * 1e3:.1f} ms summed Op Time at {c.images:,} images -> "
+        how = " (one cold call per layer, as the course timed it)" if c.basis == "cold" else ""
+        out.append(f"  performance: {c.op_time_s * 1e3:.1f} ms summed Op Time{how} at {c.images:,} images -> "
                    f"{c.fraction:.0%} of the credit{pts}")
     out += [f"  warning: {w}" for w in v.warnings]
     return out

@@ -66,6 +66,10 @@ class Credit(msgspec.Struct, kw_only=True, omit_defaults=True):
     full_s: Seconds | None = None
     zero_s: Seconds | None = None
     scaled_from: Count | None = None  # the run's image count when the time was scaled
+    # cold: the course's own way (one first call per layer, as its program timed it; used when the run had the
+    # threshold's image count: a cold call's fixed costs do not scale with the batch); warm: profconv's median
+    basis: str = "warm"
+    other_s: Seconds | None = None  # the other basis's summed time (warm beside cold, cold beside warm), unscaled
 
 
 class Verdict(msgspec.Struct, kw_only=True, omit_defaults=True):
