@@ -100,7 +100,7 @@ CUDA_VISIBLE_DEVICES=$GPU timeout -s INT "$TEST_CAP" python3 -m pytest -m gpu -r
 echo "gpu tests rc $?" | tee -a "$RES/summary.txt"; tail -3 "$RES/gpu-tests.txt" | tee -a "$RES/summary.txt"
 
 say "5. baseline (profconv run --kernel processes, $BASE_SLOTS at once), $(left) s left"
-python3 - "$WORK/pool" "$WORK/class/class.csv" "$WORK/base.csv" <<'EOF'
+python3 - "$WORK/pool" "$WORK/class/class.csv" "$WORK/class/base.csv" <<'EOF'
 import csv, json, sys
 from pathlib import Path
 from profconv.grade.submissions import safe_name
@@ -115,7 +115,7 @@ with out.open("w", newline="") as fh:
 print(len(keep), "of", len(rows), "submissions to compare")
 EOF
 slots=$(python3 -c "print(','.join(['$GPU'] * $BASE_SLOTS))")
-timeout -s INT $(( $(left) - 12 )) python3 -m profconv grade "$WORK/base.csv" -m "$MODEL" --images "$IMAGES" \
+timeout -s INT $(( $(left) - 12 )) python3 -m profconv grade "$WORK/class/base.csv" -m "$MODEL" --images "$IMAGES" \
   --out "$WORK/base" --no-pool --gpus "$slots" --no-report --timeout 300 --no-warmup \
   --job-command "{python} -m profconv run --model {model} --kernel {kernel} --variant none --out {out} --images $IMAGES --kernel-timeout $KT" \
   > "$RES/base.log" 2>&1
