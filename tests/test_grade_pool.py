@@ -105,6 +105,24 @@ def test_children_that_hang_crash_or_lose_their_context_fail_alone(fake_cuda, tm
     assert steps[-1][1] == "(exit)" and steps[-1][0] == pytest.approx(3.0, abs=1.5)  # the hang's child, to its kill
 
 
+def test_a_driver_that_refuses_forked_children_turns_the_worker_to_new_processes(fake_cuda, tmp_path: Path) -> None:
+    klass = _class(tmp_path, {"a": "fork-broken", "b": "fork-broken"})
+    specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
+                                                                        report=False), tmp_path / "g")
+    worker = PoolWorker(visible="0", dry_run=False, cache=tmp_path / "cache", logs=tmp_path / "logs")
+    _fake_bundle(worker, specs[0])
+    try:
+        rows = []
+        for spec in specs:
+            r = worker.complete(spec, worker.execute(spec))
+            rows.append(json.loads(Path(r.record).read_text())["results"][1])
+        # the first job ran again as a new process (where CUDA "starts"), the second went there directly
+        assert all(row["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy") for row in rows), rows
+        assert worker.zygote is not None and worker.zygote.cuda_loaded
+    finally:
+        worker.close()
+
+
 def test_ctrl_c_ends_the_running_child(fake_cuda, tmp_path: Path) -> None:
     """stop_all (Ctrl-C, SIGTERM in `profconv grade`) reaches a pool child as it reaches a job's process."""
     import threading

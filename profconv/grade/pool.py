@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -56,6 +57,9 @@ BUNDLE_TIMEOUT_S = 3600.0  # the CPU reference of a dry run at 10,000 images tak
 REAP_GRACE_S = 30.0  # a killed child stuck in the GPU driver
 DEFAULT_KERNEL_TIMEOUT_S = 600.0  # `profconv run --kernel-timeout`'s default (run.user.isolate)
 SECRET_ENV = "PROFCONV_SECRET_SEED"  # how --secret-seed reaches the jobs (never on a command line)
+# a CUDA driver that will not start in a forked child (a driver initialised in the zygote after all)
+CUDA_INIT_FAILED = re.compile(r"cudaErrorInitializationError|CUDA_ERROR_NOT_INITIALIZED|initialization error|"
+                              r"cannot reach a CUDA driver")
 
 
 class WorkerDied(RuntimeError):
@@ -262,6 +266,7 @@ class PoolWorker:
         self._bundles: dict[str, tuple[Path, dict[str, Any]]] = {}
         self._failed: dict[str, str] = {}
         self._next_id = 0
+        self._fork_proven = False  # a forked child ran to its end on this worker
         self._pending: dict[str, tuple[list, dict[str, Any], list]] = {}  # executed, not yet complete
         self._digests: dict[str | None, str | None] = {}
         self._versions: str | None = None
@@ -473,6 +478,9 @@ class PoolWorker:
         t1 = time.monotonic()
         try:
             rc = self._child(job_file, log, where, max(1.0, job.timeout))
+            if self._fork_failed(log, result_file):  # CUDA refused a forked child: this job again, as a new process
+                result_file.unlink(missing_ok=True)
+                rc = self._child(job_file, log, where, max(1.0, job.timeout))
         finally:
             job_file.unlink(missing_ok=True)  # it holds the seed drawn from --secret-seed
         cost["child_s"] = round(cost.get("child_s", 0.0) + time.monotonic() - t1, 3)
@@ -521,6 +529,26 @@ class PoolWorker:
             with jobs._running_lock:
                 jobs._running.discard(handle)  # type: ignore[arg-type]
             timeline.write(log.with_suffix(".timeline.json"))
+
+    def _fork_failed(self, log: Path, result_file: Path) -> bool:
+        """Whether the first forked children show that CUDA cannot start in a child of this zygote (its
+        initialisation refused before any step, in the log or the child's own row): then every later child
+        is a new process. A forked child that reached its first step proves the fork."""
+        z = self.zygote
+        if z is None or z.cuda_loaded or self._fork_proven:
+            return False
+        text = log.read_text(errors="replace") if log.is_file() else ""
+        if "profconv-progress" in text:
+            self._fork_proven = True
+            return False
+        try:
+            text += str(json.loads(result_file.read_text()).get("error") or "")
+        except (OSError, ValueError, AttributeError):
+            pass
+        if CUDA_INIT_FAILED.search(text):
+            z.cuda_loaded = True
+            return True
+        return False
 
     def _spawn(self, job_file: Path, log: Path, timeout: float) -> int | None:
         with log.open("wb") as fh:

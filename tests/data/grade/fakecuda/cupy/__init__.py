@@ -5,6 +5,7 @@
   fake: hang    sleep until killed (the child's time limit)
   fake: crash   die by SIGSEGV
   fake: cuda    print a CUDA error line and exit 1 without a result (a context lost)
+  fake: fork-broken  in a child forked by the zygote: CUDA's initialisation error (spawned: as ok)
 anything else: 0 devices, so the child writes its row "GPU variants need CUDA and CuPy: no CUDA device".
 """
 
@@ -38,6 +39,10 @@ class _Runtime:
             time.sleep(3600)
         if what == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
+        if what == "fork-broken" and os.environ.get("PROFCONV_CHILD_JOB"):  # forked by the zygote, not spawned
+            print("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInitializationError: "
+                  "initialization error", file=sys.stderr)
+            os._exit(1)
         if what == "cuda":
             print("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory "
                   "access was encountered", file=sys.stderr)
