@@ -321,11 +321,13 @@ def test_pageable_host_buffers_come_from_a_ring_kept_for_the_run(tmp_path):
     s = ConvShape(2, 3, 1, 8, 8, 3)
     a = np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 8, 8)
     w = np.ones((3, 1, 3, 3), dtype=np.float32)
-    got = [kernel.operands(cp, a * (i + 1), w, None, s) for i in range(4)]
-    addresses = [x.ctypes.data for x, _, _, _ in got]
+    addresses = []
+    for i in range(4):  # each call's buffers let go by the caller before the next: three in turn
+        x, _, _, out = kernel.operands(cp, a * (i + 1), w, None, s)
+        addresses.append(x.ctypes.data)
+        assert np.array_equal(x, a * (i + 1)) and np.isnan(out).all() and out.shape == (2, 3, 6, 6)
+        del x, out
     assert len(set(addresses[:3])) == 3 and addresses[3] == addresses[0]
-    x, _, _, out = got[3]
-    assert np.array_equal(x, a * 4) and np.isnan(out).all() and isinstance(out, np.ndarray) and out.shape == (2, 3, 6, 6)
 
 
 def test_the_cold_call_is_the_course_programs_first_call(tmp_path):
@@ -344,3 +346,24 @@ def test_the_cold_call_is_the_course_programs_first_call(tmp_path):
     for lf in res.facts.layers:
         assert lf.timing.cold_s - lf.timing.op_median_s > 0.3 and lf.timing.op_median_s < 0.2  # real time: the NumPy conv
     assert res.conv[0].checks["cold_s"] == res.facts.layers[0].timing.cold_s
+
+
+def test_host_buffers_still_held_are_never_handed_out_again(tmp_path):
+    """bench prepares one input set per --sets before timing them all: the pool grows rather than hand a set's
+    buffers to the next (each set keeps its own values)."""
+    from profconv.run.models import ConvShape
+
+    src = tmp_path / "new-forward.cu"
+    src.write_text("void GPUInterface::conv_forward_gpu_prolog(float *y) {}\n"
+                   "void GPUInterface::conv_forward_gpu(float *y, const float *x, const float *k, int B, int M, int C, "
+                   "int H, int W, int K) {}\n")
+    kernel = contracts.UserKernel(manifest.load(src))
+    cp, s = FakeCupy(), ConvShape(2, 3, 1, 8, 8, 3)
+    a = np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 8, 8)
+    w = np.ones((3, 1, 3, 3), dtype=np.float32)
+    sets = [kernel.operands(cp, a * (i + 1), w, None, s) for i in range(5)]
+    assert len({x.ctypes.data for x, _, _, _ in sets}) == 5
+    assert all(np.array_equal(x, a * (i + 1)) for i, (x, _, _, _) in enumerate(sets))
+    del sets
+    again = [kernel.operands(cp, a, w, None, s)[0].ctypes.data for _ in range(6)]
+    assert len(set(again)) >= 2 and all(p != q for p, q in zip(again, again[1:]))  # never the call just before
