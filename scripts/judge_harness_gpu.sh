@@ -15,7 +15,7 @@ exec > >(tee "$RES/trace.txt") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv
 nproc; git log --oneline -1 2>/dev/null || true
 START=$SECONDS
-left() { echo $(( BUDGET - 20 - (SECONDS - START) )); }
+left() { l=$(( BUDGET - 20 - (SECONDS - START) )); [ "$l" -lt 10 ] && l=10; echo "$l"; }
 # 1. cheats, course files, secret seed
 timeout 120 python3 -m pytest -p no:cacheprovider -m gpu tests/test_user_cheats_gpu.py -v -rfE -n 3 \
     --basetemp="$RES/pytest" -o addopts="" > "$RES/cheats-tests.txt" 2>&1
