@@ -199,6 +199,11 @@ def test_queue_view_while_and_after(klass: Path, tmp_path: Path) -> None:
     assert s["counts"] == {"running": 1, "waiting": 1, "failed": 1}
     assert [(j["key"], j["state"]) for j in s["jobs"]] == [("a/m", "running"), ("c/m", "waiting"), ("b/m", "failed")]
     assert s["jobs"][0]["seconds"] == pytest.approx(30, abs=2) and s["jobs"][2]["seconds"] == 2.5
+    slurm_jobs = [queue_mod.QueuedJob("x/m", "x", "m", engine_job_id="9_0"), queue_mod.QueuedJob("y/m", "y", "m",
+                                                                                           engine_job_id="9_1")]
+    told = queue_mod.summary(slurm_jobs, slurm={"9_0": "RUNNING", "9_1": "PENDING"})
+    assert told["counts"] == {"running": 1, "waiting": 1}
+    assert [j["reason"] for j in told["jobs"]] == ["Slurm: RUNNING", "Slurm: PENDING"]
     res = run_cli("grade", str(out), "--queue")
     assert res.returncode == 0 and "1 running, 1 waiting, 1 failed" in res.stdout
     assert "killed by SIGSEGV" in res.stdout

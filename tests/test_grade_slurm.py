@@ -127,6 +127,8 @@ def test_ctrl_c_or_sigterm_cancels_the_arrays(klass: Path, tmp_path: Path, sig) 
     proc = _start_grade(klass, out, {"FAKE_SLEEP": "60"})
     try:
         _wait(lambda: any("RUNNING" in ln for ln in _squeue()), 60, "a task running")
+        shown = run_cli("grade", str(out), "--queue")
+        assert "Slurm: RUNNING" in shown.stdout and "running" in shown.stdout  # the queue view asks squeue
         proc.send_signal(sig)
         text, _ = proc.communicate(timeout=60)
     finally:

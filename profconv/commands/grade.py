@@ -54,7 +54,11 @@ def _print_plan(plan: GradePlan, con) -> None:
 
 def print_queue(out: Path, as_json: bool, con) -> None:
     """`profconv grade --queue OUT`: what is running, waiting, finished or failed, and how long each took."""
-    s = queue_mod.summary(queue_mod.read(out))
+    from profconv.grade.slurm import squeue_states
+
+    jobs = queue_mod.read(out)
+    waiting = [j.engine_job_id for j in jobs if j.state == "waiting" and j.engine_job_id]
+    s = queue_mod.summary(jobs, slurm=squeue_states(waiting) if waiting else None)
     if as_json:
         print(json.dumps(s, indent=1))
         return

@@ -3,11 +3,11 @@
 A `Queue` is kept by the grading session (planned: waiting; a job taking its GPU: running, with the
 device and the time; a result: its state) and written atomically to OUT/queue.json at each change, so
 `profconv grade --queue OUT` shows it from another terminal while the grade runs (or after it). The local
-executor says when each job takes its GPU; Slurm and Ray place the jobs themselves, so theirs stay
-`waiting` until they end (`squeue -n profconv-grade` shows the array's tasks meanwhile).
+executor says when each job takes its GPU; for Slurm each job's task id is kept and `--queue` asks
+squeue for its state (PENDING, RUNNING); Ray's jobs stay `waiting` until they end.
 
 queue.json: {"schema": "profconv.grade-queue", "updated": ISO-8601, "jobs": [{"key", "submission",
-  "model", "run", "state", "device", "started", "ended", "wall_s", "status", "reason"}]}
+  "model", "run", "state", "device", "started", "ended", "wall_s", "status", "reason", "engine_job_id"}]}
   state: waiting | running | finished (ran to its end: its verdict is on the leaderboard) | failed
   (error, timeout, crashed, lost) | capped | unplaced | kept (finished in an earlier run, resumed)
 """
@@ -44,6 +44,7 @@ class QueuedJob:
     wall_s: float | None = None
     status: str | None = None
     reason: str | None = None
+    engine_job_id: str | None = None  # the Slurm task that holds it (submitted)
 
 
 def state_of(result: JobResult) -> str:
@@ -66,6 +67,12 @@ class Queue:
                                          r.ended, r.wall_s, r.status, r.reason)
         for s in todo:
             self.jobs[s.key] = QueuedJob(s.key, s.submission, s.model, s.run)
+
+    def submitted(self, spec: JobSpec, engine_job_id: str) -> None:
+        with self._lock:
+            job = self.jobs.setdefault(spec.key, QueuedJob(spec.key, spec.submission, spec.model, spec.run))
+            job.engine_job_id = engine_job_id
+            self._write()
 
     def start(self, spec: JobSpec, device: str) -> None:
         with self._lock:
@@ -110,10 +117,15 @@ def read(out: Path) -> list[QueuedJob]:
         raise InputError(f"{path}: a job of the queue is unusable ({exc})") from None
 
 
-def summary(jobs: list[QueuedJob], now: datetime | None = None) -> dict[str, Any]:
+def summary(jobs: list[QueuedJob], now: datetime | None = None, slurm: dict[str, str] | None = None) -> dict[str, Any]:
     """Counts per state, and each job with how long it took (or has been running) in seconds (pure
-    but for `now`)."""
+    but for `now`). `slurm`: Slurm's state of each task (slurm.squeue_states): a waiting job whose task
+    Slurm runs is shown running, its reason the task's state."""
     now = now or datetime.now(timezone.utc)
+    for j in jobs:
+        told = (slurm or {}).get(j.engine_job_id or "")
+        if j.state == "waiting" and told:
+            j.state, j.reason = ("running" if told in ("RUNNING", "COMPLETING") else "waiting"), f"Slurm: {told}"
     counts = {s: sum(1 for j in jobs if j.state == s) for s in STATES}
     rows = []
     for j in sorted(jobs, key=lambda j: (STATES.index(j.state) if j.state in STATES else 9, j.started or "", j.key)):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,21 @@ def slurm_reason(text: str) -> str:
     if told is None:
         told = next((ln for ln in reversed(lines) if not ln.startswith(("- /", "/"))), "")
     return told[:200]
+
+
+def squeue_states(job_ids: list[str]) -> dict[str, str]:
+    """Slurm's state of each task (`123_4` -> RUNNING, PENDING, ...) from squeue; {} when squeue is absent
+    or fails (the queue view then shows what the grade wrote)."""
+    arrays = sorted({j.split("_")[0] for j in job_ids if j})
+    if not arrays or shutil.which("squeue") is None:
+        return {}
+    try:
+        out = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j", ",".join(arrays)],
+                             capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    pairs = (line.split("|", 1) for line in out.stdout.splitlines() if "|" in line)
+    return {task.strip(): state.strip() for task, state in pairs} if out.returncode == 0 else {}
 
 
 def _watcher_class(submitit: Any) -> Any:
@@ -123,7 +139,7 @@ class SlurmExecutor:
                  partition: str | None = None, cpus_per_task: int = 4, extra: dict[str, Any] | None = None,
                  dry_run: bool = False, setup: list[str] | None = None, constraint: str | None = None,
                  jobs_per_task: int = 1, cache: Path | None = None, requeue: bool = True,
-                 reporter: Reporter | None = None) -> None:
+                 reporter: Reporter | None = None, on_submit: Any = None) -> None:
         try:
             import submitit
         except ImportError:
@@ -143,6 +159,7 @@ class SlurmExecutor:
         self.partition, self.cpus_per_task, self.extra, self.dry_run = partition, cpus_per_task, extra or {}, dry_run
         self.setup, self.constraint, self.jobs_per_task = list(setup or []), constraint, jobs_per_task
         self.cache, self.requeue, self.reporter = cache, requeue, reporter  # reporter: a module-level function
+        self.on_submit = on_submit  # (spec, Slurm job id of its task): the grade's queue
         self.jobs: list[Any] = []  # what is submitted and not yet done: cancelled on Ctrl-C
 
     def describe(self) -> dict[str, Any]:
@@ -211,6 +228,10 @@ class SlurmExecutor:
                 raise InputError(f"Slurm refused the job array: {lines[-1] if lines else type(exc).__name__}") from None
             submitted += list(zip(jobs, chunks))
             self.jobs += jobs
+            if self.on_submit is not None:  # the queue view: each job's Slurm task
+                for job, chunk in zip(jobs, chunks):
+                    for spec in chunk:
+                        self.on_submit(spec, str(job.job_id))
         return submitted
 
     def cancel(self) -> int:

@@ -275,7 +275,8 @@ class GradeSession:
             return ex.SlurmExecutor(out / "slurm", cluster=req.slurm_cluster, parallelism=req.parallelism,
                                     partition=req.partition, cpus_per_task=req.cpus_per_task, dry_run=req.dry_run,
                                     setup=req.slurm_setup, constraint=req.constraint, jobs_per_task=req.jobs_per_task,
-                                    cache=cache, extra=extra, reporter=write_report if cache is not None else None)
+                                    cache=cache, extra=extra, reporter=write_report if cache is not None else None,
+                                    on_submit=lambda spec, job_id: self.queue.submitted(spec, job_id))
         return ex.RayExecutor(address=req.ray_address, retries=req.retries, dry_run=req.dry_run, cache=cache,
                               reporter=write_report if cache is not None else None)
 
