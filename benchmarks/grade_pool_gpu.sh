@@ -45,7 +45,7 @@ echo "lane GPU: ${GPU:-?} (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset})"
 unset CUDA_VISIBLE_DEVICES  # grade sets each job's own, by nvidia-smi's index (CUDA_DEVICE_ORDER=PCI_BUS_ID)
 
 say "1. zygote imports"
-python3 - > "$RES/zygote.txt" 2>&1 <<'EOF'
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 - > "$RES/zygote.txt" 2>&1 <<'EOF'
 import time
 t = time.monotonic()
 from profconv.grade import zygote

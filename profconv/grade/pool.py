@@ -336,7 +336,10 @@ class PoolWorker:
     # -- the zygote
     def _zygote(self) -> Zygote:
         if self.zygote is None or self.zygote.proc.poll() is not None:
-            self.zygote = Zygote(self.env(), self.logs / f"worker-{self.device_id.split('@')[0]}.log", self.python)
+            # one BLAS/OpenMP thread: a thread pool started at import would be copied dead into every child
+            # (the children compute on the GPU; the host's numbers are the bundle's, made elsewhere)
+            env = {**self.env(), **{var: "1" for var in jobs.THREAD_VARS}}
+            self.zygote = Zygote(env, self.logs / f"worker-{self.device_id.split('@')[0]}.log", self.python)
         return self.zygote
 
     def close(self) -> None:
