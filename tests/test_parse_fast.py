@@ -19,6 +19,8 @@ from profconv.commands.parse import rows_with_source, to_json, write_csv
 from profconv.errors import ProfconvError
 from profconv.parse import table as table_mod
 from profconv.parse.dialects import nsys, nvprof
+from profconv.parse.dialects.nvprof import summary as nvprof_summary
+from profconv.parse.dialects.nvprof import trace as nvprof_trace_reader
 from profconv.parse.shares import add_shares, share_rows
 from tests.parse_invariants import check_all
 
@@ -150,7 +152,7 @@ def test_nvprof_bulk_trace_equals_line_by_line(monkeypatch, bad):
                        "um": row[:12] + "-".rjust(12) + row[24:]}[bad]
         text = "\n".join(lines)
     fast = profconv.parse_text(text)
-    monkeypatch.setattr(nvprof, "_bulk_trace", lambda lines, i, name_col: (None, i))
+    monkeypatch.setattr(nvprof_trace_reader, "_bulk_trace", lambda lines, i, name_col: (None, i))
     slow = profconv.parse_text(text)
     _same(fast, slow)
     if bad is None:
@@ -246,7 +248,7 @@ SUMMARY_CASES = {
 def test_nvprof_bulk_summary_equals_line_by_line(monkeypatch, case):
     text = _summary(SUMMARY_CASES[case])
     fast = profconv.parse_text(text)
-    monkeypatch.setattr(nvprof, "_bulk_summary", lambda lines, k, *a: k)
+    monkeypatch.setattr(nvprof_summary, "_bulk_summary", lambda lines, k, *a: k)
     slow = profconv.parse_text(text)
     _same(fast, slow)
     assert [(p.line_start, p.line_end) for p in fast.profiles] == [(p.line_start, p.line_end) for p in slow.profiles]
@@ -273,7 +275,7 @@ def test_nvprof_bulk_summary_rows_are_columns():
 @pytest.mark.parametrize("path", [f for f in FILES if "/nvprof" in f])
 def test_nvprof_bulk_summary_equals_line_by_line_on_corpus(monkeypatch, path):
     fast = _parse_file(path)
-    monkeypatch.setattr(nvprof, "_bulk_summary", lambda lines, k, *a: k)
+    monkeypatch.setattr(nvprof_summary, "_bulk_summary", lambda lines, k, *a: k)
     slow = profconv.parse(path)
     _same(fast, slow)
     assert fast.table_notes == slow.table_notes
@@ -412,7 +414,7 @@ def test_nvprof_bulk_summary_damaged_row_reported_with_its_text(monkeypatch):
     ps = profconv.parse_text(text)
     assert ps.unplaced == [(6, bad), (15, bad)]
     assert "conv(float*, int)" not in set(ps.frame["name"])
-    monkeypatch.setattr(nvprof, "_bulk_summary", lambda lines, k, *a: k)
+    monkeypatch.setattr(nvprof_summary, "_bulk_summary", lambda lines, k, *a: k)
     _same(ps, profconv.parse_text(text))
 
 

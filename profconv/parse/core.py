@@ -7,6 +7,7 @@ when a caller asks for `ProfileSet.frame`.
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from array import array
@@ -134,7 +135,7 @@ def read_text(path: str) -> tuple[str, str]:
                 raise InputError(f"{path}: is a directory, not a profiler log")
             if p.is_char_device() or p.is_block_device() or p.is_socket():
                 raise InputError(f"{path}: a device or socket, not a file (pipe it in with '-' if you mean to)")
-            data = p.read_bytes()
+            data = _read_fifo(path) if p.is_fifo() else p.read_bytes()
             if data[:2] == b"\x1f\x8b":
                 data = gunzip(data, path)
     except FileNotFoundError:
@@ -151,6 +152,37 @@ def read_text(path: str) -> tuple[str, str]:
             "(for .nsys-rep/.ncu-rep files, export text with nsys stats / ncu --csv first)"
         )
     return decode(data), label
+
+
+FIFO_WAIT = 10.0  # seconds a named pipe may stay without a writer (PROFCONV_FIFO_WAIT)
+
+
+def _read_fifo(path: str) -> bytes:
+    """A named pipe's bytes. Opened without waiting for a writer (open() would block forever where
+    no program writes to it), then read to its end once a writer has written its first bytes;
+    where none does within FIFO_WAIT seconds, one line says so ('<(cmd)' has its writer already)."""
+    import fcntl
+    import select
+    import time
+
+    wait = float(os.environ.get("PROFCONV_FIFO_WAIT", FIFO_WAIT))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        end = time.monotonic() + wait
+        first = b""
+        while not first:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise InputError(f"{path}: a named pipe that no program wrote to in {wait:g} s (nothing to read)")
+            if select.select([fd], [], [], min(left, 0.2))[0]:
+                first = os.read(fd, 1 << 16)  # b'': no writer (yet, or any more): wait on
+                if not first:
+                    time.sleep(min(0.05, max(0.0, end - time.monotonic())))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return first + f.read()
+    finally:
+        os.close(fd)
 
 
 def _utf16(data: bytes) -> bool:

@@ -296,8 +296,11 @@ def size_bytes(text: str, locale: Locale = C_LOCALE) -> float:
 
 
 def count(text: str, locale: Locale = C_LOCALE) -> int:
-    """A call count: a whole non-negative number ('1,234', '1.234' under a comma locale)."""
+    """A call count: a whole non-negative number ('1,234', '1.234' under a comma locale) that fits
+    the Int64 calls column (ValueError otherwise, also for thousands of digits)."""
     t = text.strip()
+    if len(t) > 40:  # MAX_COUNT has 19 digits: no need to convert thousands of them to know
+        raise ValueError(f"count too large: {text[:20]!r}…")
     if t.isdigit():
         v = int(t)
     else:
@@ -307,6 +310,26 @@ def count(text: str, locale: Locale = C_LOCALE) -> int:
         v = int(f)
     if v > MAX_COUNT:
         raise ValueError(f"count too large: {text!r}")
+    return v
+
+
+def pid(text: str) -> int | None:
+    """A process id as printed ('==1234==', 'process 1234'): None where it is no plain count of
+    the Int64 column (thousands of digits: not a process's)."""
+    try:
+        return count(text) if text.isdigit() else None
+    except ValueError:
+        return None
+
+
+def plain_count(text: str) -> int:
+    """A count printed as plain digits (int() semantics: blanks around, a sign) within the Int64
+    column; ValueError otherwise."""
+    if len(text) > 40:
+        raise ValueError(f"count too large: {text[:20]!r}…")
+    v = int(text)
+    if not 0 <= v <= MAX_COUNT:
+        raise ValueError(f"not a count: {text!r}")
     return v
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
-from profconv.parse import grouping, units
+from profconv.parse import engine, grouping, units
 from profconv.parse.dialect import Dialect
+from profconv.parse.engine import CLAIMED, UNPLACED, Cursor, Verdict
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 
@@ -50,76 +51,120 @@ def _us(text: str) -> float:
         return float("nan")
 
 
-def parse(doc: Document) -> DialectResult:
-    result = DialectResult()
-    events: list[grouping.Event] = []
-    devices: list[str | None] = []
-    trace: list[Row] = []
-    csv_cols: list[str] | None = None
-    device: str | None = None
-    started = False
+class Log(engine.Context):
+    """One parse: the run of events being read (a trace), the device and CSV columns of its log."""
 
-    def flush() -> None:
-        nonlocal trace
+    def __init__(self, doc: Document) -> None:
+        super().__init__(doc)
+        self.devices: list[str | None] = []
+        self.trace: list[Row] = []
+        self.csv_cols: list[str] | None = None
+        self.device: str | None = None
+        self.started = False
+        self.line = ""
+
+    def prepare(self, cur: Cursor) -> None:
+        self.line = cur.raw.rstrip("\r\n")
+
+    def flush(self) -> None:
+        """The events so far as a gpu-trace table and its per-method summary."""
+        trace = self.trace
         if trace:
-            events.append(grouping.Event("block", trace[0].line_start, block=Block(
-                section="gpu-trace", rows=trace, line_start=trace[0].line_start, line_end=trace[-1].line_end)))
-            events.append(grouping.Event("block", trace[0].line_start, block=Block(
-                section="gpu", rows=_summary(trace), line_start=trace[0].line_start, line_end=trace[-1].line_end)))
-            devices.append(device)
-        trace = []
+            first, last = trace[0].line_start, trace[-1].line_end
+            self.add_block(Block(section="gpu-trace", rows=trace, line_start=first, line_end=last), first)
+            self.add_block(Block(section="gpu", rows=_summary(trace), line_start=first, line_end=last), first)
+            self.devices.append(self.device)
+        self.trace = []
 
-    for lineno, raw in doc.numbered():
-        line = raw.rstrip("\r\n")
+    def event(self, name: str, gpu: float, lineno: int) -> None:
+        self.trace.append(Row(section="gpu-trace", name=name, line_start=lineno, line_end=lineno, total_ns=gpu,
+                              calls=1))
+
+    def stray(self, cur: Cursor) -> Verdict | None:
+        if self.trace and self.line.strip():
+            self.flush()  # prose or another tool's output ends a run of events
+            self.started = False
+        return None
+
+    def finish(self) -> DialectResult:
+        self.flush()
+        self.result.profiles = grouping.group(self.events, TOOL)
+        for prof, dev in zip(self.result.profiles, self.devices):
+            prof.device = dev
+        return self.result
+
+
+class _Reader(engine.Reader):
+    ctx: Log
+
+    def __init__(self, ctx: Log) -> None:
+        super().__init__(ctx)
+
+
+class Header(_Reader):
+    """A log's header lines: its version (a new log), device, CSV columns and comments."""
+
+    def opens(self, cur: Cursor) -> Verdict | None:
+        ctx, line = self.ctx, self.ctx.line
         if _VERSION.match(line):  # a new log
-            flush()
-            events.append(grouping.Event("start", lineno))
-            started, device, csv_cols = True, None, None
-            result.claimed.add(lineno)
-            continue
+            ctx.flush()
+            ctx.add_start(cur.lineno)
+            ctx.started, ctx.device, ctx.csv_cols = True, None, None
+            return CLAIMED
         if m := _DEVICE.match(line):
-            device = m.group(1)
-            result.claimed.add(lineno)
-            continue
+            ctx.device = m.group(1)
+            return CLAIMED
         if _CSV_HEADER.match(line):
-            csv_cols = [c.strip() for c in line.split(",")]
-            result.claimed.add(lineno)
-            continue
+            ctx.csv_cols = [c.strip() for c in line.split(",")]
+            return CLAIMED
         if _COMMENT.match(line):
-            if started:
-                result.claimed.add(lineno)
-            continue
-        m = _EVENT.match(line)
-        if m is None and csv_cols is not None and "," in line:
-            cells = [c.strip() for c in line.split(",")]
-            if len(cells) == len(csv_cols) and cells[0] and not cells[0][0].isdigit():
-                gpu = _us(cells[1])
-                if gpu == gpu:
-                    trace.append(Row(section="gpu-trace", name=cells[0], line_start=lineno, line_end=lineno,
-                                     total_ns=gpu, calls=1))
-                    result.claimed.add(lineno)
-                    continue
-                result.unplaced.append(lineno)
-                continue
-        if m is not None:
-            gpu = _us(m.group("gpu"))
-            if gpu != gpu:  # 'gputime=[ nan ]' or damaged: reported, never a row
-                result.unplaced.append(lineno)
-                continue
-            if not started and not trace:  # pasted lines without the log's header
-                events.append(grouping.Event("start", lineno))
-            trace.append(Row(section="gpu-trace", name=m.group("name"), line_start=lineno, line_end=lineno,
-                             total_ns=gpu, calls=1))
-            result.claimed.add(lineno)
-            continue
-        if trace and line.strip():
-            flush()  # prose or another tool's output ends a run of events
-            started = False
-    flush()
-    result.profiles = grouping.group(events, TOOL)
-    for prof, dev in zip(result.profiles, devices):
-        prof.device = dev
-    return result
+            return CLAIMED if ctx.started else engine.SKIPPED
+        return None
+
+
+class CsvEvent(_Reader):
+    """A row under the CSV header (COMPUTE_PROFILE_CSV=1). A memory copy's row holds fewer fields
+    than a kernel's (no occupancy, no grid): any row of at least its method and gputime is one."""
+
+    def opens(self, cur: Cursor) -> Verdict | None:
+        ctx, line = self.ctx, self.ctx.line
+        if ctx.csv_cols is None or "," not in line or _EVENT.match(line):
+            return None
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) < 2 or not cells[0] or cells[0][0].isdigit():
+            return None
+        gpu = _us(cells[1])
+        if len(cells) > len(ctx.csv_cols):  # more fields than the header names: not read, but said
+            return UNPLACED if gpu == gpu else None
+        if gpu != gpu:
+            return UNPLACED
+        ctx.event(cells[0], gpu, cur.lineno)
+        return CLAIMED
+
+
+class KeyValueEvent(_Reader):
+    """'method=[ name ] gputime=[ 12.5 ] cputime=[ … ] …' (also pasted with a line number before it)."""
+
+    def opens(self, cur: Cursor) -> Verdict | None:
+        ctx = self.ctx
+        m = _EVENT.match(ctx.line)
+        if m is None:
+            return None
+        gpu = _us(m.group("gpu"))
+        if gpu != gpu:  # 'gputime=[ nan ]' or damaged: reported, never a row
+            return UNPLACED
+        if not ctx.started and not ctx.trace:  # pasted lines without the log's header
+            ctx.add_start(cur.lineno)
+        ctx.event(m.group("name"), gpu, cur.lineno)
+        return CLAIMED
+
+
+READERS = (Header, CsvEvent, KeyValueEvent)
+
+
+def parse(doc: Document) -> DialectResult:
+    ctx = Log(doc)
+    return engine.run(ctx, [cls(ctx) for cls in READERS])
 
 
 def _summary(trace: list[Row]) -> list[Row]:
@@ -140,5 +185,6 @@ DIALECT = Dialect(
     name="cudaprof", title="the CUDA command-line profiler", product="CUDA profiler", tool=TOOL,
     markers=("gputime",),
     sections=("gpu", "gpu-trace"),
+    readers=READERS,
     detect=detect, parse=parse,
 )

@@ -1,0 +1,176 @@
+"""The parse engine: a dialect's table readers run over a document's lines.
+
+A dialect (profconv/parse/dialect.py) declares its readers in order; each reads one table shape
+(a summary, a trace, a metric table, a marker line such as a profile start). The engine walks the
+lines once and, for each, asks:
+
+1. the open reader's `early` (only a `greedy` reader: rows it reads before any marker is looked
+   for, e.g. trace rows; a reader may take many lines at once by moving `cur.next`);
+2. the context's `prepare` (per-line work every reader shares: cleaning report markup, a PID
+   prefix) and, where no reader is open, its `quick` test (a line none of the readers could want:
+   straight to `stray`);
+3. each reader in the declared order: `opens` (does this line open its table, or is it its marker?)
+   and, for the open reader, right after its own `opens`, `take` (a line of its open table);
+4. the context's `stray` (a line no reader took: unplaced when it looks like data).
+
+Each answer is a verdict: CLAIMED (the line belongs to a profile), UNPLACED (it looks like data but
+fits nowhere), SKIPPED (nothing to book: neutral, or the reader booked lines itself), or None (not
+this reader's: ask the next). The engine books the verdict; readers that read several lines book
+them on the context (`claim_range`, `unplace`). The context (one per parse) holds what readers
+share: the result (DialectResult), the events (profile starts and tables, in file order; grouped
+into profiles by profconv.parse.grouping), the open reader, and the dialect's own state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from profconv.parse.grouping import Event
+from profconv.parse.model import Block, DialectResult, Document
+
+R = TypeVar("R", bound="Reader")
+
+CLAIMED = 1
+UNPLACED = 2
+SKIPPED = 3
+Verdict = int
+
+
+class Cursor:
+    """The line the engine is at: `raw` (the document's text of it), `i` (its index), `next` (the
+    index read next: a reader that reads several lines moves it)."""
+
+    __slots__ = ("i", "lines", "next", "raw")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.i = 0
+        self.next = 0
+        self.raw = ""
+
+    def at(self, i: int) -> None:
+        self.i = i
+        self.next = i + 1
+        self.raw = self.lines[i]
+
+    @property
+    def lineno(self) -> int:
+        return self.i + 1
+
+
+class Context:
+    """One parse's shared state; a dialect subclasses it for its own (`prepare`, `quick`, `stray`
+    and `finish` are its hooks)."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.lines = doc.lines
+        self.result = DialectResult()
+        self.events: list[Event] = []
+        self.open: Reader | None = None
+        self.readers: list[Reader] = []  # set by `run`
+
+    def find(self, cls: type[R]) -> R:
+        """This parse's reader of that class."""
+        return next(r for r in self.readers if type(r) is cls)  # type: ignore[return-value]
+
+    # bookkeeping
+    def claim(self, lineno: int) -> None:
+        self.result.claimed.add(lineno)
+
+    def claim_range(self, first: int, last: int) -> None:
+        self.result.claimed.update(range(first, last + 1))
+
+    def unplace(self, lineno: int) -> None:
+        self.result.unplaced.append(lineno)
+
+    def add_block(self, block: Block, line: int) -> None:
+        self.events.append(Event("block", line, block=block))
+
+    def add_start(self, line: int, **kw) -> None:
+        self.events.append(Event("start", line, **kw))
+
+    # the open reader
+    def opened(self, reader: Reader) -> None:
+        self.open = reader
+
+    def close_open(self) -> None:
+        if self.open is not None:
+            reader, self.open = self.open, None
+            reader.close()
+
+    # hooks
+    def prepare(self, cur: Cursor) -> None:
+        """Per-line work before the readers' `opens` (cleaning a line's markup, say)."""
+
+    def quick(self, cur: Cursor) -> bool:
+        """With no reader open: whether no reader can want this line (it goes to `stray`)."""
+        return False
+
+    def stray(self, cur: Cursor) -> Verdict | None:
+        """A line no reader took."""
+        return None
+
+    def finish(self) -> DialectResult:
+        """The result once every line was read (the open reader closed)."""
+        return self.result
+
+
+class Reader:
+    """One table shape of a dialect (see the module docstring for when each method is asked)."""
+
+    greedy = False
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def early(self, cur: Cursor) -> Verdict | None:
+        return None
+
+    def opens(self, cur: Cursor) -> Verdict | None:
+        return None
+
+    def take(self, cur: Cursor) -> Verdict | None:
+        return None
+
+    def close(self) -> None:
+        """The table ends (the next table or marker, or the end of the input)."""
+
+
+def step(ctx: Context, readers: Sequence[Reader], cur: Cursor) -> Verdict | None:
+    """One line through the readers (the module docstring's order)."""
+    op = ctx.open
+    if op is not None and op.greedy:
+        v = op.early(cur)
+        if v is not None:
+            return v
+    ctx.prepare(cur)
+    if ctx.open is None and ctx.quick(cur):
+        return ctx.stray(cur)
+    for r in readers:
+        v = r.opens(cur)
+        if v is None and r is ctx.open:
+            v = r.take(cur)
+        if v is not None:
+            return v
+    return ctx.stray(cur)
+
+
+def run(ctx: Context, readers: Sequence[Reader]) -> DialectResult:
+    """Every line of the context's document through the readers; the context's result."""
+    ctx.readers = list(readers)
+    lines = ctx.lines
+    claimed, unplaced = ctx.result.claimed, ctx.result.unplaced
+    cur = Cursor(lines)
+    i, n = 0, len(lines)
+    while i < n:
+        cur.at(i)
+        v = step(ctx, readers, cur)
+        if v == CLAIMED:
+            claimed.add(i + 1)
+        elif v == UNPLACED:
+            unplaced.append(i + 1)
+        i = cur.next
+    ctx.close_open()
+    return ctx.finish()
