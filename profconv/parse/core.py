@@ -241,70 +241,95 @@ def _parse(box: list[str], label: str, format: str | None, strict: bool) -> Prof
 
 
 def _parse_text(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
-    text = normalize(box.pop())
+    doc, end = document(box.pop(), label)
+    results = _read(doc, end, format)
+    raw: list[RawProfile] = sorted((p for r in results.values() for p in r.profiles), key=lambda p: p.line_start)
+    unplaced = _unplaced(results, doc.lines)
+    notes = [note for r in results.values() for note in r.notes]
+    if not raw:
+        _refuse(label, format, unplaced, doc.text)
+    if strict and unplaced:
+        nums = ", ".join(str(n) for n, _ in unplaced[:10])
+        raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
+    infos = _attach_context(raw, doc.text)
+    damaged = _drop_inconsistent(raw)
+    if damaged:
+        lines = doc.lines
+        unplaced = sorted(set(unplaced) | {(n, lines[n - 1]) for n in damaged})
+        notes.append(damaged_note(damaged))
+        raw = [p for p in raw if not all(b.empty() for b in p.blocks)]
+        if not raw:
+            raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
+                                 f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
+    del doc, results  # the rows are out: let the input go before they are gathered
+    return finish(raw, infos, label, unplaced, notes)
+
+
+def document(text: str, label: str) -> tuple[Document, str]:
+    """The input as the dialects read it (normalized, its lines) and how it ends ('\n' or '')."""
+    text = normalize(text)
     lines = text.split("\n")
     end = ""
     if lines and lines[-1] == "":
         lines.pop()
         end = "\n"
-    doc = Document(lines=lines, label=label, text=text)
-    del text  # the document holds it, until the rows read in bulk are out
+    return Document(lines=lines, label=label, text=text), end
+
+
+def _read(doc: Document, end: str, format: str | None) -> dict[str, DialectResult]:
+    """Each dialect found in the document (or the one `format` names) run over it, in the
+    registry's order: dialects whose markers show in the first lines parse first (a marker there
+    is a marker in the text); the others look at what is left once the rows read in bulk are out."""
     dialects = registry()
     if format is not None and format not in dialects:
         raise InputError(f"unknown format {format!r}: choose one of {', '.join(dialects)}")
     results: dict[str, DialectResult] = {}
-
     if format is not None:
         _run(format, doc, end, results)
-    else:
-        # dialects whose markers show in the first lines parse first (a marker there is a marker
-        # in the text); the others look at what is left once the rows read in bulk are out
-        cut = doc.text.rfind("\n", 0, HEAD) + 1 if len(doc.text) > HEAD else len(doc.text)
-        head = Document(lines=[], label=label, text=doc.text[:cut])
-        early = [name for name, d in dialects.items() if d.detect(head)]
-        del head
-        for name in early:
+        return results
+    cut = doc.text.rfind("\n", 0, HEAD) + 1 if len(doc.text) > HEAD else len(doc.text)
+    head = Document(lines=[], label=doc.label, text=doc.text[:cut])
+    early = [name for name, d in dialects.items() if d.detect(head)]
+    del head
+    for name in early:
+        _run(name, doc, end, results)
+    for name, d in dialects.items():
+        if name not in results and d.detect(doc):
             _run(name, doc, end, results)
-        for name, d in dialects.items():
-            if name not in results and d.detect(doc):
-                _run(name, doc, end, results)
-        results = {name: results[name] for name in dialects if name in results}  # the registry's order
-    text = doc.text
-    raw: list[RawProfile] = sorted(
-        (p for r in results.values() for p in r.profiles), key=lambda p: p.line_start
-    )
-    # a line one dialect could not place is unplaced unless another dialect placed it
+    return {name: results[name] for name in dialects if name in results}  # the registry's order
+
+
+def _unplaced(results: dict[str, DialectResult], lines: list[str]) -> list[tuple[int, str]]:
+    """A line one dialect could not place is unplaced unless another dialect placed it."""
     unplaced_set: set[int] = set()
     for name, r in results.items():
         others = set().union(*(o.claimed for k, o in results.items() if k != name))
         spans = _Spans([ab for k, o in results.items() if k != name for ab in (*o.bulk, *o.rows_read)])
         unplaced_set.update(n for n in r.unplaced if n not in others and n not in spans)
-    unplaced_lines = sorted(unplaced_set)
-    unplaced = [(n, lines[n - 1]) for n in unplaced_lines]
-    notes = [note for r in results.values() for note in r.notes]
-    if not raw:
-        if unplaced:
-            nums = ", ".join(str(n) for n, _ in unplaced[:10])
-            raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) {nums} "
-                                 "hold values that are not valid numbers, or columns that do not fit the header")
-        what = f"no {format} profile" if format else f"no profiler output ({dialect_list()})"
-        raise NoProfileFound(_no_profile_instead(label, text) or f"{label}: {what} found")
-    if strict and unplaced:
+    return [(n, lines[n - 1]) for n in sorted(unplaced_set)]
+
+
+def _refuse(label: str, format: str | None, unplaced: list[tuple[int, str]], text: str) -> None:
+    """No profile was read: why, in one line (NoProfileFound)."""
+    if unplaced:
         nums = ", ".join(str(n) for n, _ in unplaced[:10])
-        raise StrictModeError(f"{label}: {len(unplaced)} line(s) look like table data but could not be placed (lines {nums})")
-    infos = _attach_context(raw, text)
-    damaged = _drop_inconsistent(raw)
-    if damaged:
-        unplaced = sorted(set(unplaced) | {(n, lines[n - 1]) for n in damaged})
-        notes.append(f"line(s) {', '.join(str(n) for n in damaged[:10])}: total is not calls x average "
-                     "(a damaged or mis-paired row): reported as unplaced, not used")
-        raw = [p for p in raw if not all(b.empty() for b in p.blocks)]
-        if not raw:
-            raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
-                                 f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
-    del doc, lines, text, results  # the rows are out: let the input go before they are gathered
-    table_notes = _block_notes(raw)
-    rows, notable = ranked(_rows(raw))
+        raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) {nums} "
+                             "hold values that are not valid numbers, or columns that do not fit the header")
+    what = f"no {format} profile" if format else f"no profiler output ({dialect_list()})"
+    raise NoProfileFound(_no_profile_instead(label, text) or f"{label}: {what} found")
+
+
+def damaged_note(damaged: list[int]) -> str:
+    return (f"line(s) {', '.join(str(n) for n in damaged[:10])}: total is not calls x average "
+            "(a damaged or mis-paired row): reported as unplaced, not used")
+
+
+def finish(raw: list[RawProfile], infos: list[ProfileInfo], label: str, unplaced: list[tuple[int, str]],
+           notes: list[str], first: int = 1, shift: int = 0) -> ProfileSet:
+    """The ProfileSet of profiles read (numbered from `first`, line numbers plus `shift`): their
+    rows gathered and ranked, the notes next to their tables (added to `notes` too)."""
+    table_notes = _block_notes(raw, first=first)
+    rows, notable = ranked(_rows(raw, first=first, shift=shift))
     _share_notes(rows, table_notes, notable)
     table_notes = {k: v for k, v in table_notes.items() if v}
     for (number, section), items in table_notes.items():
@@ -672,13 +697,24 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     if not rows.n:
         return rows
     if shift:
-        for c in ("line_start", "line_end"):
-            col = rows.cols.get(c)
-            if col is not None:
-                try:
-                    rows.cols[c] = list(map(add, col, repeat(shift)))
-                except TypeError:  # a missing line number (None) stays missing
-                    rows.cols[c] = [x + shift if x is not None else None for x in col]
+        _shift_lines(rows, shift)
+    _short_names(rows)
+    return rows
+
+
+def _shift_lines(rows: Rows, shift: int) -> None:
+    for c in ("line_start", "line_end"):
+        col = rows.cols.get(c)
+        if col is not None:
+            try:
+                rows.cols[c] = list(map(add, col, repeat(shift)))
+            except TypeError:  # a missing line number (None) stays missing
+                rows.cols[c] = [x + shift if x is not None else None for x in col]
+
+
+def _short_names(rows: Rows) -> None:
+    """Short names filled where a row arrived without one, once per distinct name (its
+    [correlation id] aside)."""
     names = rows.col("name")
     short = list(rows.col("short_name"))  # None where a row arrived without one (trace blocks)
     if short.count(None) == len(short):
@@ -701,7 +737,6 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
         for i, got in zip(todo, map(by_name.__getitem__, full)):
             short[i] = got
     rows.set("short_name", short)
-    return rows
 
 
 def _attach_context(raw: list[RawProfile], text: str, first: int = 1,

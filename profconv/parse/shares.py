@@ -85,37 +85,12 @@ def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
     basis = np.full(n, None, dtype=object)
     timed = out["section"].isin(TIMED_SECTIONS).fillna(False).to_numpy(dtype=bool)
     if timed.any():
-        sub = out.loc[timed]
         pos = np.flatnonzero(timed)
-        d = pd.DataFrame({
-            "profile": sub["profile"].to_numpy(),
-            "section": sub["section"].astype(object).to_numpy(),
-            "table": sub["table"].fillna(-1).to_numpy(dtype="int64") if "table" in sub else 0,
-            "p": sub["time_pct"].to_numpy(dtype="float64", na_value=np.nan),
-            "t": sub["total_ns"].to_numpy(dtype="float64", na_value=np.nan),
-        })
-        g, gt = ["profile", "section"], ["profile", "section", "table"]
-        both = d["p"].notna() & d["t"].notna()
-        d["bt"] = d["t"].where(both)
-        d["bp"] = d["p"].where(both)
-        d["both"] = both
-        tsum = d.groupby(gt)["bt"].transform("sum")
-        psum = d.groupby(gt)["bp"].transform("sum")
-        nboth = d.groupby(gt)["both"].transform("sum")
-        implied = 100.0 * d["t"] / tsum.where(tsum > 0) * (psum / 100.0)
-        bad = both & ((d["p"] - implied).abs() > PCT_TOLERANCE) & (nboth >= 2) & (tsum > 0) & (psum >= 50.0)
-        d["bad"] = bad
-        d["pna"] = d["p"].notna()
-        d["tna"] = d["t"].notna()
-        grp = d.groupby(g)
-        any_bad = grp["bad"].transform("any")
-        n_tables = grp["table"].transform("nunique")
-        n_pct = grp["pna"].transform("sum")  # '<0.01' rows have none: they rank as 0 by Time(%)
-        has_time = grp["tna"].transform("any")
-        by_pct = (~has_time | ((n_tables <= 1) & (n_pct >= 2) & any_bad)).to_numpy(dtype=bool)
-        key = np.where(by_pct, d["p"].to_numpy(), d["t"].to_numpy())
-        key = np.nan_to_num(key, nan=0.0)
+        d = _timed_frame(out.loc[timed])
+        by_pct = _ranked_by_pct(d)
+        key = np.nan_to_num(np.where(by_pct, d["p"].to_numpy(), d["t"].to_numpy()), nan=0.0)
         d["key"] = key
+        g = ["profile", "section"]
         total = d.groupby(g)["key"].transform("sum").to_numpy()
         sh = np.divide(key, total, out=np.zeros_like(key), where=total > 0)
         d["share"] = sh
@@ -134,6 +109,44 @@ def add_shares(frame: pd.DataFrame, threshold: float = 0.90) -> pd.DataFrame:
     out["in_top"] = pd.array(np.where(timed, top, None), dtype="boolean")  # type: ignore[call-overload]
     out["share_basis"] = pd.array(basis, dtype="string")
     return out
+
+
+def _timed_frame(sub: pd.DataFrame) -> pd.DataFrame:
+    """The ranked sections' rows as the columns ranking needs: profile, section, source table,
+    printed Time(%) (p) and time (t)."""
+    import numpy as np
+    import pandas as pd
+
+    return pd.DataFrame({
+        "profile": sub["profile"].to_numpy(),
+        "section": sub["section"].astype(object).to_numpy(),
+        "table": sub["table"].fillna(-1).to_numpy(dtype="int64") if "table" in sub else 0,
+        "p": sub["time_pct"].to_numpy(dtype="float64", na_value=np.nan),
+        "t": sub["total_ns"].to_numpy(dtype="float64", na_value=np.nan),
+    })
+
+
+def _ranked_by_pct(d: pd.DataFrame):
+    """Per row, whether its section is ranked by the printed Time(%): it has no times, or it is one
+    source table whose Time column contradicts its Time(%)."""
+    g, gt = ["profile", "section"], ["profile", "section", "table"]
+    both = d["p"].notna() & d["t"].notna()
+    d["bt"] = d["t"].where(both)
+    d["bp"] = d["p"].where(both)
+    d["both"] = both
+    tsum = d.groupby(gt)["bt"].transform("sum")
+    psum = d.groupby(gt)["bp"].transform("sum")
+    nboth = d.groupby(gt)["both"].transform("sum")
+    implied = 100.0 * d["t"] / tsum.where(tsum > 0) * (psum / 100.0)
+    d["bad"] = both & ((d["p"] - implied).abs() > PCT_TOLERANCE) & (nboth >= 2) & (tsum > 0) & (psum >= 50.0)
+    d["pna"] = d["p"].notna()
+    d["tna"] = d["t"].notna()
+    grp = d.groupby(g)
+    any_bad = grp["bad"].transform("any")
+    n_tables = grp["table"].transform("nunique")
+    n_pct = grp["pna"].transform("sum")  # '<0.01' rows have none: they rank as 0 by Time(%)
+    has_time = grp["tna"].transform("any")
+    return (~has_time | ((n_tables <= 1) & (n_pct >= 2) & any_bad)).to_numpy(dtype=bool)
 
 
 def _kahan(values) -> float:
@@ -187,67 +200,84 @@ def _ranked(rows: Rows, threshold: float) -> tuple[Rows, Notable]:
     n = rows.n
     section = rows.col("section")
     timed = [] if _TIMED.isdisjoint(section) else list(compress(range(n), map(_TIMED.__contains__, section)))
-    share = [NAN] * n
-    cum = [NAN] * n
-    top: list[bool | None] = [None] * n
-    basis: list[str | None] = [None] * n
+    out = _Ranks(n)
     notable: Notable = []
     if timed:
-        profile, table = rows.col("profile"), rows.col("table")
-        pct, tot = rows.col("time_pct"), rows.col("total_ns")
+        profile = rows.col("profile")
         groups: dict[tuple, list[int]] = {}
         for i in timed:
             groups.setdefault((profile[i], section[i]), []).append(i)
         for (number, sec), members in groups.items():
-            by_table: dict[int, list[int]] = {}
-            for i in members:
-                t = table[i]
-                by_table.setdefault(-1 if t is None else t, []).append(i)
-            any_bad = False
-            for tm in by_table.values():
-                both = [i for i in tm if pct[i] == pct[i] and tot[i] == tot[i]]
-                if len(both) < 2:
-                    continue
-                tsum = _kahan(tot[i] for i in both)
-                psum = _kahan(pct[i] for i in both)
-                if not (tsum > 0 and psum >= 50.0):
-                    continue
-                for i in both:
-                    implied = 100.0 * tot[i] / tsum * (psum / 100.0)
-                    if abs(pct[i] - implied) > PCT_TOLERANCE:
-                        any_bad = True
-                        break
-                if any_bad:
-                    break
-            has_time = any(tot[i] == tot[i] for i in members)
-            n_pct = sum(1 for i in members if pct[i] == pct[i])  # '<0.01' rows have none: 0 by Time(%)
-            by_pct = not has_time or (len(by_table) <= 1 and n_pct >= 2 and any_bad)
-            src = pct if by_pct else tot
-            keys = [src[i] for i in members]
-            keys = [v if v == v else 0.0 for v in keys]
-            total = _kahan(keys)
-            how = "time_pct" if by_pct else "total_ns"
-            for i, v in zip(members, keys):
-                share[i] = v / total if total > 0 else 0.0
-                basis[i] = how
-            acc = comp = 0.0
-            # stable: file order among equal times
-            for _, i in sorted(zip([-v for v in keys], members), key=itemgetter(0)):
-                y = share[i] - comp
-                t = acc + y
-                comp = t - acc - y
-                if comp != comp:
-                    comp = 0.0
-                acc = t
-                cum[i] = acc
-                top[i] = (acc - share[i]) < threshold - 1e-12 and share[i] > 0
-            if len(by_table) > 1 or by_pct:
+            if _rank_group(rows, members, threshold, out):
                 notable.append((number, sec, members))
-    rows.set("share", share)
-    rows.set("cumulative", cum)
-    rows.set("in_top", top)
-    rows.set("share_basis", basis)
+    rows.set("share", out.share)
+    rows.set("cumulative", out.cum)
+    rows.set("in_top", out.top)
+    rows.set("share_basis", out.basis)
     return rows, notable
+
+
+class _Ranks:
+    """The four ranking columns being filled (empty for rows of sections that are not ranked)."""
+
+    def __init__(self, n: int) -> None:
+        self.share = [NAN] * n
+        self.cum = [NAN] * n
+        self.top: list[bool | None] = [None] * n
+        self.basis: list[str | None] = [None] * n
+
+
+def _by_source_table(table: list, members: list[int]) -> dict[int, list[int]]:
+    by_table: dict[int, list[int]] = {}
+    for i in members:
+        t = table[i]
+        by_table.setdefault(-1 if t is None else t, []).append(i)
+    return by_table
+
+
+def _contradicts(pct: list[float], tot: list[float], tm: list[int]) -> bool:
+    """Whether a source table's Time column contradicts its printed Time(%) (some row off by more
+    than PCT_TOLERANCE from its share of the table's time)."""
+    both = [i for i in tm if pct[i] == pct[i] and tot[i] == tot[i]]
+    if len(both) < 2:
+        return False
+    tsum = _kahan(tot[i] for i in both)
+    psum = _kahan(pct[i] for i in both)
+    if not (tsum > 0 and psum >= 50.0):
+        return False
+    return any(abs(pct[i] - 100.0 * tot[i] / tsum * (psum / 100.0)) > PCT_TOLERANCE for i in both)
+
+
+def _rank_group(rows: Rows, members: list[int], threshold: float, out: _Ranks) -> bool:
+    """Share, cumulative share and the top set of one ranked section; whether it needs a note
+    (merged from several source tables, or ranked by Time(%))."""
+    pct, tot = rows.col("time_pct"), rows.col("total_ns")
+    by_table = _by_source_table(rows.col("table"), members)
+    any_bad = any(_contradicts(pct, tot, tm) for tm in by_table.values())
+    has_time = any(tot[i] == tot[i] for i in members)
+    n_pct = sum(1 for i in members if pct[i] == pct[i])  # '<0.01' rows have none: 0 by Time(%)
+    by_pct = not has_time or (len(by_table) <= 1 and n_pct >= 2 and any_bad)
+    src = pct if by_pct else tot
+    keys = [src[i] for i in members]
+    keys = [v if v == v else 0.0 for v in keys]
+    total = _kahan(keys)
+    how = "time_pct" if by_pct else "total_ns"
+    share = out.share
+    for i, v in zip(members, keys):
+        share[i] = v / total if total > 0 else 0.0
+        out.basis[i] = how
+    acc = comp = 0.0
+    # stable: file order among equal times
+    for _, i in sorted(zip([-v for v in keys], members), key=itemgetter(0)):
+        y = share[i] - comp
+        t = acc + y
+        comp = t - acc - y
+        if comp != comp:
+            comp = 0.0
+        acc = t
+        out.cum[i] = acc
+        out.top[i] = (acc - share[i]) < threshold - 1e-12 and share[i] > 0
+    return len(by_table) > 1 or by_pct
 
 
 NAN = float("nan")

@@ -31,18 +31,14 @@ from profconv.parse.context import contains_any
 from profconv.parse.core import (
     ProfileSet,
     _attach_context,
-    _block_notes,
     _drop_inconsistent,
-    _rows,
     _run,
-    _share_notes,
     _Spans,
+    finish,
     source_label,
-    table_note,
 )
 from profconv.parse.dialect import Dialect, markers_except, registry, streaming
 from profconv.parse.model import DialectResult, Document, RawProfile
-from profconv.parse.shares import ranked
 
 WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place to cut)
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
@@ -162,10 +158,8 @@ class Stream:
         start = 1  # the file's number of the first line of `carry`
         gap: list[str] = []  # lines after the last profile handed out, before `start`: their context is the next profile's
         state: tuple | None = None  # the dialect's reader state at `start`
-        name, start_mark = self.dialect.name, self.dialect.part_start
+        decoder = _Decoder()
         head = True
-        utf8 = False  # a window held non-ASCII UTF-8 (a later undecodable one would make the whole file Latin-1)
-        latin1 = False
         size = self.window
         while True:
             try:
@@ -173,43 +167,17 @@ class Stream:
             except OSError:
                 raise NotStreamable("cannot be read") from None
             eof = len(block) < size
-            data = carry + block
-            if not eof:
-                nl = data.rfind(b"\n") + 1
-                if nl == 0:
-                    carry, size = data, 2 * size
-                    continue
-                data, tail = data[:nl], data[nl:]
-            else:
-                tail = b""
+            data, tail = _whole_lines(carry + block, eof)
+            if data is None:  # no line end in it yet: read on
+                carry, size = tail, 2 * size
+                continue
             if head and (data[:2] in (b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:65536]):
                 raise NotStreamable("gzip, UTF-16 or binary")  # gzip, UTF-16, binary: read whole (and said so there)
-            if latin1:
-                text = data.decode("latin-1")
-            else:
-                try:
-                    text = data.decode("utf-8-sig" if head else "utf-8")
-                except UnicodeDecodeError:
-                    if utf8:
-                        raise NotStreamable("UTF-8, then a byte that is not") from None
-                    latin1 = True  # the whole file is read as Latin-1; the windows so far were ASCII
-                    text = data.decode("latin-1")
-                else:
-                    utf8 = utf8 or not data.isascii()
-            if head and self.format is None and len(text) >= HEAD and _other_dialect(text[:HEAD], name):
-                # what the head check below finds on any longer window too (the same first HEAD
-                # characters): a big trace of another dialect is not read on to 4 MiB first
-                raise NotStreamable("head: another dialect")
-            if head and not eof and (len(text) < HEAD or text.count(start_mark) < 2) and len(data) < STREAM_FROM:
+            text = decoder.decode(data, head)
+            if head and not self._head(text, data, eof):
                 carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
                 continue
-            if head:
-                probe = Document(lines=[], label=self.label, text=text[:HEAD])
-                if text.lstrip()[:1] == "{" or text.count(start_mark) < 2 or (
-                        self.format is None and (not self.dialect.detect(Document(lines=[], label=self.label, text=text))
-                                                 or _other_dialect(probe.text, name))):
-                    raise NotStreamable("head: notebook, fewer than two profile starts, not this dialect or another")
-                head = False
+            head = False
             got = self._window(data, text, eof, start, gap, state)
             if got is None:  # no place to cut in this window: read on
                 carry, size = data + tail, 2 * size
@@ -223,30 +191,32 @@ class Stream:
             start += c - 1
             size = self.window
 
+    def _head(self, text: str, data: bytes, eof: bool) -> bool:
+        """Whether the first window holds enough to go on (False: read more); NotStreamable where
+        the head says the file must be read whole (a notebook, fewer than two profile starts,
+        another dialect's markers)."""
+        name, mark = self.dialect.name, self.dialect.part_start
+        if self.format is None and len(text) >= HEAD and _other_dialect(text[:HEAD], name):
+            # what the check below finds on any longer window too (the same first HEAD characters):
+            # a big trace of another dialect is not read on to 4 MiB first
+            raise NotStreamable("head: another dialect")
+        if not eof and (len(text) < HEAD or text.count(mark) < 2) and len(data) < STREAM_FROM:
+            return False
+        if text.lstrip()[:1] == "{" or text.count(mark) < 2 or (
+                self.format is None and (not self.dialect.detect(Document(lines=[], label=self.label, text=text))
+                                         or _other_dialect(text[:HEAD], name))):
+            raise NotStreamable("head: notebook, fewer than two profile starts, not this dialect or another")
+        return True
+
     def _window(self, data: bytes, text: str, eof: bool, start: int, gap: list[str],
                 state: tuple | None) -> tuple[ProfileSet | None, int, int, list[str], tuple | None] | None:
         """Parse one window (lines from the file's line `start`); the part before its cut, the cut
         (a window line number) and its byte offset in `data`, the next gap and reader state, or None
         when it cannot be cut."""
-        from profconv.parse.text import normalize
-
-        decoded = text
-        text = normalize(text)
-        lines = text.split("\n")
-        end = ""
-        if lines and lines[-1] == "":
-            lines.pop()
-            end = "\n"
-        n = len(lines)
-        # the window's '\n' are its bytes' (UTF-8 and Latin-1 alike): where normalize changed nothing
-        # its lines are the file's; else they are counted
-        newlines = n - (0 if end else 1) if text is decoded else data.count(b"\n")
-        del decoded
-        if n != newlines + (0 if end else 1):
-            raise NotStreamable("lines do not map onto the file")  # lines do not map one to one onto the file's
+        doc, end, newlines = _window_document(data, text, self.label)
         name = self.dialect.name
-        doc = Document(lines=lines, label=self.label, text=text, state={name: state} if state else {})
-        del text
+        if state:
+            doc.state = {name: state}
         results: dict[str, DialectResult] = {}
         _run(name, doc, end, results)
         r = results[name]
@@ -254,40 +224,24 @@ class Stream:
             raise NotStreamable("another dialect")  # another dialect would be read over the whole file
         if r.notes or any(p.device for p in r.profiles):
             raise NotStreamable("dialect notes or a Device line")
-        profiles = r.profiles
-        if eof:
-            c, at = n + 1, len(data)
-        else:
-            c = at = 0
-            starts = _LineStarts(data, newlines)
-            for q in reversed(profiles[1:]):
-                ls = q.line_start
-                if ls not in r.resume or ls + MARGIN > n:
-                    continue
-                a, b = starts.span(ls)
-                if not _prefixed(data[a:b]):
-                    c, at = ls, a
-                    break
-            if not c:
-                return None
-        keep = [p for p in profiles if p.line_start < c]
-        d = start - 1
-        # the run context before the cut (doc.text: plain summary rows blank), the gap's before it
-        found = [item for item in context.scan(doc.text) if item.line < c]
-        for item in found:
-            item.line += d
-        if gap:
-            before = context.scan("\n".join(gap) + "\n")
-            for item in before:
-                item.line += start - len(gap) - 1
-            found = before + found
+        n = len(doc.lines)
+        c, at = (n + 1, len(data)) if eof else _cut(r, data, newlines, n)
+        if not c:
+            return None
+        keep = [p for p in r.profiles if p.line_start < c]
+        found = _found(doc.text, c, start, gap)
         # what follows the last profile handed out, as the context scan sees it: the next one's
         blank = _Spans(doc.skip)
         after = keep[-1].line_end + 1 if keep else 1
-        next_gap = ([] if keep else gap) + ["" if k in blank else lines[k - 1] for k in range(after, c)]
+        next_gap = ([] if keep else gap) + ["" if k in blank else doc.lines[k - 1] for k in range(after, c)]
         next_state = r.resume.get(c)
         if not keep:
             return None, c, at, next_gap, next_state
+        return self._part(keep, r, doc.lines, c, start - 1, found), c, at, next_gap, next_state
+
+    def _part(self, keep: list[RawProfile], r: DialectResult, lines: list[str], c: int, d: int,
+              found: list[context.ContextLine]) -> ProfileSet:
+        """The profiles before the cut `c` as a part (window line numbers plus `d`: the file's)."""
         unplaced = [(k + d, lines[k - 1]) for k in sorted(set(r.unplaced)) if k < c]
         _shift(keep, d)
         infos = _attach_context(keep, "", first=self.profiles + 1, found=found)
@@ -297,14 +251,93 @@ class Stream:
             self.damaged.extend(damaged)
             unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
             keep = [p for p in keep if not all(b.empty() for b in p.blocks)]
-        table_notes = _block_notes(keep, first=self.numbered + 1)
-        rows, notable = ranked(_rows(keep, first=self.numbered + 1, shift=d))
-        _share_notes(rows, table_notes, notable)
+        part = finish(keep, infos, self.label, unplaced, [], first=self.numbered + 1, shift=d)
         self.numbered += len(keep)
-        table_notes = {k: v for k, v in table_notes.items() if v}
-        notes = [table_note(number, section, x) for (number, section), items in table_notes.items() for x in items]
-        part = ProfileSet(None, infos, self.label, unplaced, notes, table_notes, rows=rows)
-        return part, c, at, next_gap, next_state
+        return part
+
+
+class _Decoder:
+    """A file's windows decoded as the whole file is: UTF-8 (a BOM at its start), or Latin-1 where
+    a byte is not UTF-8 -- NotStreamable where that comes after a window of non-ASCII UTF-8 (the
+    windows already handed out would read differently)."""
+
+    def __init__(self) -> None:
+        self.utf8 = False  # a window held non-ASCII UTF-8
+        self.latin1 = False
+
+    def decode(self, data: bytes, head: bool) -> str:
+        if self.latin1:
+            return data.decode("latin-1")
+        try:
+            text = data.decode("utf-8-sig" if head else "utf-8")
+        except UnicodeDecodeError:
+            if self.utf8:
+                raise NotStreamable("UTF-8, then a byte that is not") from None
+            self.latin1 = True  # the whole file is read as Latin-1; the windows so far were ASCII
+            return data.decode("latin-1")
+        self.utf8 = self.utf8 or not data.isascii()
+        return text
+
+
+def _whole_lines(data: bytes, eof: bool) -> tuple[bytes | None, bytes]:
+    """(the bytes up to the last line end, the rest); (None, all) where none is in them yet."""
+    if eof:
+        return data, b""
+    nl = data.rfind(b"\n") + 1
+    if nl == 0:
+        return None, data
+    return data[:nl], data[nl:]
+
+
+def _window_document(data: bytes, text: str, label: str) -> tuple[Document, str, int]:
+    """A window's text as the dialect reads it, how it ends, and how many line ends its bytes hold
+    (NotStreamable where normalizing changed how its lines map onto the file's)."""
+    from profconv.parse.text import normalize
+
+    decoded = text
+    text = normalize(text)
+    lines = text.split("\n")
+    end = ""
+    if lines and lines[-1] == "":
+        lines.pop()
+        end = "\n"
+    n = len(lines)
+    # the window's '\n' are its bytes' (UTF-8 and Latin-1 alike): where normalize changed nothing
+    # its lines are the file's; else they are counted
+    newlines = n - (0 if end else 1) if text is decoded else data.count(b"\n")
+    if n != newlines + (0 if end else 1):
+        raise NotStreamable("lines do not map onto the file")  # lines do not map one to one onto the file's
+    return Document(lines=lines, label=label, text=text), end, newlines
+
+
+def _cut(r: DialectResult, data: bytes, newlines: int, n: int) -> tuple[int, int]:
+    """Where a window is cut: the last profile start (not its first) where a fresh parse may begin,
+    MARGIN lines before the window's end, not comment-prefixed (window line number, byte offset);
+    (0, 0) where there is none."""
+    starts = _LineStarts(data, newlines)
+    for q in reversed(r.profiles[1:]):
+        ls = q.line_start
+        if ls not in r.resume or ls + MARGIN > n:
+            continue
+        a, b = starts.span(ls)
+        if not _prefixed(data[a:b]):
+            return ls, a
+    return 0, 0
+
+
+def _found(text: str, c: int, start: int, gap: list[str]) -> list[context.ContextLine]:
+    """The run context before the cut (the window's text: plain summary rows blank), the gap's
+    before it, in the file's line numbers."""
+    d = start - 1
+    found = [item for item in context.scan(text) if item.line < c]
+    for item in found:
+        item.line += d
+    if gap:
+        before = context.scan("\n".join(gap) + "\n")
+        for item in before:
+            item.line += start - len(gap) - 1
+        found = before + found
+    return found
 
 
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:

@@ -61,6 +61,23 @@ def normalize(text: str) -> str:
     in any dash form written '==PID==',
     digit groups joined by a typographic apostrophe ('25’056') by the plain one.
     A Jupyter notebook (.ipynb) becomes the text its cells show: see `notebook_text`."""
+    text = _line_ends(text)
+    box = [text]  # handed over, so that the old text is let go before the new one is joined
+    del text
+    text, rare = _blanks_and_rare_marks(box)
+    if rare is not False:
+        text = _markup_blocks(text)
+    text = _prefixes_and_dashes(text, rare)
+    if rare is not False:
+        text = _rare_marks(text)
+    if "\u2019" in text or "\u02bc" in text:
+        text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
+    return text
+
+
+def _line_ends(text: str) -> str:
+    """A notebook's shown text; '\n' line ends only; form feeds, BOMs and other Unicode line breaks
+    out (the text's own line breaks where it is written with them)."""
     if text[:1] == "{" or text.lstrip()[:1] == "{":
         nb = notebook_text(text)
         if nb is not None:
@@ -75,41 +92,56 @@ def normalize(text: str) -> str:
     if control:
         text = text.replace("\f", "").replace("\v", "").replace("\ufeff", "")
         text = _CONTROL.sub(" ", text)  # other Unicode line breaks: not lines of their own here
-    # the rare multi-character marks: one pass in C where it is built (a 50 MB trace: 0.04 s, not
-    # 0.14; each two-character `in` test costs ~1 ms a MB), then each found one looked for in Python
+    return text
+
+
+def _blanks_and_rare_marks(box: list[str]) -> tuple[str, bool | None]:
+    """The text in `box` (taken out of it) without blanks ending its lines, and whether it holds one
+    of the rare multi-character marks (_RARE: None where the C scan is not built, then each is
+    looked for). One pass in C where it is built (a 50 MB trace: 0.04 s, not 0.14; each
+    two-character `in` test costs ~1 ms a MB)."""
+    text = box[0]
     scan = native.load("_kahan")
     rare = scan.find_any(text, _RARE) if scan is not None else None
-    if rare is not False:
-        box = [text]  # handed over, so that the old text is let go before the new one is joined
-        del text
-        text = _strip_trailing_spaces(box)  # a padded line ('%   ' would be a CSV cell's unit)
-        if scan is not None:  # the other marks, now that no line ends in a blank (one more C pass)
-            rare = scan.find_any(text, _RARE[:4] + _RARE[5:])
-    elif text.endswith(" "):
-        text = text.rstrip(" ")
-    if rare is not False:
-        if "<" in text and ("<pre" in text or "<PRE" in text):
-            text = _html_pre(text)
-        if "\n\n" in text and ("\n\n    " in text or "\n\n\t" in text):
-            text = _dedent_code_blocks(text)
+    if rare is False:
+        box.clear()
+        return (text.rstrip(" ") if text.endswith(" ") else text), rare
+    del text
+    text = _strip_trailing_spaces(box)  # a padded line ('%   ' would be a CSV cell's unit)
+    if scan is not None:  # the other marks, now that no line ends in a blank (one more C pass)
+        rare = scan.find_any(text, _RARE[:4] + _RARE[5:])
+    return text, rare
+
+
+def _markup_blocks(text: str) -> str:
+    """An HTML page's <pre> block as it shows; a markdown indented code block dedented."""
+    if "<" in text and ("<pre" in text or "<PRE" in text):
+        text = _html_pre(text)
+    if "\n\n" in text and ("\n\n    " in text or "\n\n\t" in text):
+        text = _dedent_code_blocks(text)
+    return text
+
+
+def _prefixes_and_dashes(text: str, rare: bool | None) -> str:
+    """Comment prefixes of pasted blocks removed, PID markers in dash forms as '==PID=='."""
     # single characters first: a one-character test is a memchr, a two-character one a slower search
     if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text))
             or (rare is not False and ("-- " in text or "--\n" in text))) and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
         text = _PID_DASHES.sub(r"\1==\2==", text)
-    if rare is not False:
-        if "<" in text and ("<br" in text or "<BR" in text):
-            text = _LINE_BREAK_TAG.sub("", text)  # 'command: ./add <br>' (markdown that needed a line break)
-        if "\\" in text and "\\%" in text:
-            text = _LATEX_PERCENT.sub("%", text)  # '47.10\\%' and 'Time(\\%)': a document's LaTeX escape
-        if "*" in text and "/*" in text and _STAR_LINE.search(text):
-            text = _strip_comment_stars(text)
-    if "\u2019" in text or "\u02bc" in text:
-        text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
     return text
 
 
+def _rare_marks(text: str) -> str:
+    """HTML line breaks ending a line, LaTeX-escaped percent signs, a C comment block's stars."""
+    if "<" in text and ("<br" in text or "<BR" in text):
+        text = _LINE_BREAK_TAG.sub("", text)  # 'command: ./add <br>' (markdown that needed a line break)
+    if "\\" in text and "\\%" in text:
+        text = _LATEX_PERCENT.sub("%", text)  # '47.10\\%' and 'Time(\\%)': a document's LaTeX escape
+    if "*" in text and "/*" in text and _STAR_LINE.search(text):
+        text = _strip_comment_stars(text)
+    return text
 
 
 def _strip_trailing_spaces(box: list[str]) -> str:

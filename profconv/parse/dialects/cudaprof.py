@@ -122,16 +122,24 @@ class Header(_Reader):
         return None
 
 
+_METHOD = re.compile(r"[A-Za-z_][\w$:.<>~]*")  # a method's name (a kernel's, memcpyHtoD)
+
+
+def _number_or_empty(cell: str) -> bool:
+    return not cell or units.is_number(cell)
+
+
 class CsvEvent(_Reader):
-    """A row under the CSV header (COMPUTE_PROFILE_CSV=1). A memory copy's row holds fewer fields
-    than a kernel's (no occupancy, no grid): any row of at least its method and gputime is one."""
+    """A row under the CSV header (COMPUTE_PROFILE_CSV=1): a method's name, then numbers. A memory
+    copy's row holds fewer fields than a kernel's (no occupancy, no grid): a row of its method and
+    gputime at least is one."""
 
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx, line = self.ctx, self.ctx.line
         if ctx.csv_cols is None or "," not in line or _EVENT.match(line):
             return None
         cells = [c.strip() for c in line.split(",")]
-        if len(cells) < 2 or not cells[0] or cells[0][0].isdigit():
+        if len(cells) < 2 or not _METHOD.fullmatch(cells[0]) or not all(map(_number_or_empty, cells[1:])):
             return None
         gpu = _us(cells[1])
         if len(cells) > len(ctx.csv_cols):  # more fields than the header names: not read, but said

@@ -211,40 +211,46 @@ def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, ctx: Nvpr
     table.orphan_text = False
     ctx.result.rows_read.append((k + 1, k + count))  # claimed by their range (no set of a number per row)
     # one block per section: a label switches it ('GPU activities:' rows, then 'API calls:')
-    for label, a, names, calls, pct, total, avg, lo, hi in segments:
-        if label is not None:
-            table.section = LABEL_SECTIONS[label]
-        section = table.section
-        key = section or "?"
-        b = a + len(names)
-        blk = table.by_section.get(key)
-        if blk is None:
-            blk = table.by_section[key] = table.new_block(section, k + a + 1)
-            ctx.add_block(blk, k + a + 1)
-        starts = list(range(k + a + 1, k + b + 1))
-        if blk.rows:  # a block read line by line so far: these join it as rows
-            rows = list(map(Row, [key] * (b - a), names, starts, starts, pct, total, calls, avg, lo, hi))
-            blk.rows.extend(rows)
-            table.read.extend((r, _body(raw), table.fields, table.time_unit)
-                              for r, raw in zip(rows, lines[k + a : k + b]))
-        elif blk.table is None:
-            # times as arrays of doubles (no float object per cell while the input is held)
-            blk.table = Rows.trusted({
-                "section": [key] * (b - a), "name": names, "line_start": starts,
-                "line_end": starts.copy(),  # the same int objects, a list of its own
-                "time_pct": pct, "total_ns": total, "calls": calls, "avg_ns": avg, "min_ns": lo, "max_ns": hi,
-            }, b - a)
-            table.bulk_raw[key] = [(k + a, k + b)]
-        else:  # a second part of this section's block (a table cut by a profile part, or labels alike)
-            c = blk.table.cols
-            for col, v in (("section", [key] * (b - a)), ("name", names), ("line_start", starts),
-                           ("line_end", starts), ("time_pct", pct), ("total_ns", total), ("calls", calls),
-                           ("avg_ns", avg), ("min_ns", lo), ("max_ns", hi)):
-                c[col].extend(v)  # type: ignore[attr-defined]
-            blk.table.n += b - a
-            table.bulk_raw[key].append((k + a, k + b))
-        blk.line_end = k + b
+    for seg in segments:
+        _bulk_segment(lines, k, seg, table, ctx)
     return k + count
+
+
+def _bulk_segment(lines: list[str], k: int, seg: tuple, table: _Table, ctx: Nvprof) -> None:
+    """One section's rows of a bulk run (`seg`: its label, first row, then its columns) into the
+    section's block: as columns, or as rows where the block was read line by line so far."""
+    label, a, names, calls, pct, total, avg, lo, hi = seg
+    if label is not None:
+        table.section = LABEL_SECTIONS[label]
+    section = table.section
+    key = section or "?"
+    b = a + len(names)
+    blk = table.by_section.get(key)
+    if blk is None:
+        blk = table.by_section[key] = table.new_block(section, k + a + 1)
+        ctx.add_block(blk, k + a + 1)
+    starts = list(range(k + a + 1, k + b + 1))
+    if blk.rows:  # a block read line by line so far: these join it as rows
+        rows = list(map(Row, [key] * (b - a), names, starts, starts, pct, total, calls, avg, lo, hi))
+        blk.rows.extend(rows)
+        table.read.extend((r, _body(raw), table.fields, table.time_unit) for r, raw in zip(rows, lines[k + a : k + b]))
+    elif blk.table is None:
+        # times as arrays of doubles (no float object per cell while the input is held)
+        blk.table = Rows.trusted({
+            "section": [key] * (b - a), "name": names, "line_start": starts,
+            "line_end": starts.copy(),  # the same int objects, a list of its own
+            "time_pct": pct, "total_ns": total, "calls": calls, "avg_ns": avg, "min_ns": lo, "max_ns": hi,
+        }, b - a)
+        table.bulk_raw[key] = [(k + a, k + b)]
+    else:  # a second part of this section's block (a table cut by a profile part, or labels alike)
+        c = blk.table.cols
+        for col, v in (("section", [key] * (b - a)), ("name", names), ("line_start", starts),
+                       ("line_end", starts), ("time_pct", pct), ("total_ns", total), ("calls", calls),
+                       ("avg_ns", avg), ("min_ns", lo), ("max_ns", hi)):
+            c[col].extend(v)  # type: ignore[attr-defined]
+        blk.table.n += b - a
+        table.bulk_raw[key].append((k + a, k + b))
+    blk.line_end = k + b
 
 
 
