@@ -48,6 +48,8 @@ def tests_cli_oldest(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     session.install("-c", "constraints.txt", "ruff")
     session.run("ruff", "check", "profconv", "tests", "benchmarks", "scripts")
+    # no function in the parser over 60 lines (ruff's C901 holds it to complexity 20: pyproject.toml)
+    session.run("python", "scripts/function_lengths.py", "--max", "60", "profconv/parse")
 
 
 @nox.session

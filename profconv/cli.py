@@ -32,7 +32,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bench": ("profconv.commands.bench", "bench_command",
               "Time every variant and cuDNN on every layer shape: ratios to cuDNN, shares of the roofline floor."),
     "parse": ("profconv.commands.parse", "parse_command",
-              "Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing or CUDA profiler logs and rank what takes the time."),
+              # parse_files.__doc__, from the dialect registry (tests/test_cli.py holds them equal)
+              "Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing, CUDA profiler or rocprof logs and rank what "
+              "takes the time."),
     "report": ("profconv.commands.report", "report_command",
                "Write the report: environment, Op Times, speedups, the ladder, efficiency, plots, >=90% tables."),
     "explain": ("profconv.commands.explain", "explain_command",

@@ -147,7 +147,7 @@ def check_shares(ps) -> None:
 
 
 def check_json(ps) -> None:
-    from profconv.commands.parse import write_json
+    from profconv.render.parse_output import write_json
 
     buf = io.StringIO()
     write_json([ps], buf)

@@ -223,12 +223,12 @@ def test_traceback_flag_reraises(cli):
 
 
 def test_internal_errors_are_one_line(cli, monkeypatch):
-    import profconv.commands.parse as parse_cmd
+    from profconv.parse import emit
 
     def boom(*a, **k):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(parse_cmd, "parse", boom)
+    monkeypatch.setattr(emit, "parse", boom)
     r = cli("parse", SEED)
     assert r.returncode == 1
     assert r.stderr.startswith("error: internal error") and "ZeroDivisionError" in r.stderr

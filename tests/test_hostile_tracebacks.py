@@ -97,12 +97,12 @@ def test_error_line_to_a_full_stderr_keeps_its_exit_status():
 
 def test_out_of_memory_is_one_line_exit_5(cli, tmp_path, monkeypatch):
     """T9: a MemoryError (a 1.5 GB input under `ulimit -v`) was an 'internal error' (exit 1)."""
-    import profconv.commands.parse as parse_cmd
+    from profconv.parse import emit
 
     def no_memory(*a, **k):
         raise MemoryError
 
-    monkeypatch.setattr(parse_cmd, "_parse_one", no_memory)
+    monkeypatch.setattr(emit, "read_whole", no_memory)
     log = tmp_path / "k.log"
     log.write_text(SUMMARY.format(name="k"))
     r = cli("parse", log, "--width", "80")

@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 
 import profconv
-from profconv.commands.parse import rows_with_source, to_json, write_csv
 from profconv.errors import ProfconvError
 from profconv.parse import table as table_mod
 from profconv.parse.dialects import nsys, nvprof
 from profconv.parse.dialects.nvprof import summary as nvprof_summary
 from profconv.parse.dialects.nvprof import trace as nvprof_trace_reader
 from profconv.parse.shares import add_shares, share_rows
+from profconv.render.parse_output import rows_with_source, to_json, write_csv
 from tests.parse_invariants import check_all
 
 FILES = sorted(glob.glob("tests/data/nvprof-*/*.log") + glob.glob("tests/data/nsys-*/*.log")
@@ -309,7 +309,7 @@ def test_csv_numbers_are_repr_and_str():
 def test_json_to_a_byte_stream_equals_the_text(tmp_path):
     """--json to stdout (a UTF-8 text stream over a binary one) writes msgspec's bytes to the buffer:
     the same text as through a StringIO, non-ASCII names included."""
-    from profconv.commands.parse import write_json
+    from profconv.render.parse_output import write_json
 
     text = nsys_trace(nsys.BULK_ROWS + 10).replace("[CUDA memcpy HtoD]", "[CUDA memcpy HtoD] é✓")
     ps = profconv.parse_text(text)
@@ -329,7 +329,7 @@ def test_csv_and_json_to_a_byte_stream_equal_the_text(tmp_path, errors):
     gives it surrogateescape) write UTF-8 bytes to its buffer: the same text as through a StringIO,
     non-ASCII names and a source that is no valid UTF-8 (a file name's raw bytes) included; a stream
     that is not UTF-8 gets the text."""
-    from profconv.commands.parse import write_json
+    from profconv.render.parse_output import write_json
 
     text = nsys_trace(nsys.BULK_ROWS + 10).replace("[CUDA memcpy HtoD]", "[CUDA memcpy HtoD] é✓")
     ps = profconv.parse_text(text, label="trace-é.log")

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from profconv.commands.parse import _profile_json, _profiles_json
 from profconv.parse.core import _block_notes, _rows
 from profconv.parse.model import Block, RawProfile
 from profconv.parse.schema import ProfileInfo, Row
 from profconv.parse.table import Rows
+from profconv.render.parse_output import _profile_json, _profiles_json
 
 DATA = Path(__file__).parent / "data"
 NAN = float("nan")

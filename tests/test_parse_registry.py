@@ -17,17 +17,17 @@ from profconv.parse.schema import SECTIONS
 def test_format_choices_are_the_registry():
     from profconv.commands.parse import Format
 
-    assert [f.value for f in Format] == list(registry()) == ["nvprof", "nsys", "ncu", "acc", "cudaprof"]
+    assert [f.value for f in Format] == list(registry()) == ["nvprof", "nsys", "ncu", "acc", "cudaprof", "rocprof"]
 
 
 def test_help_and_messages_name_the_registered_dialects():
     from profconv.cli import COMMANDS
     from profconv.commands.parse import parse_files
 
-    assert parse_files.__doc__ == ("Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing or CUDA profiler "
-                                   "logs and rank what takes the time.")
+    assert parse_files.__doc__ == ("Read nvprof, Nsight Systems, Nsight Compute, OpenACC timing, CUDA profiler or "
+                                   "rocprof logs and rank what takes the time.")
     assert COMMANDS["parse"][2] == parse_files.__doc__
-    assert dialect_list() == "nvprof, nsys, ncu, OpenACC timing or the CUDA command-line profiler"
+    assert dialect_list() == "nvprof, nsys, ncu, OpenACC timing, the CUDA command-line profiler or rocprof"
 
 
 def test_sections_declared_are_the_schema_sections():
@@ -93,7 +93,7 @@ def test_a_plugin_dialect_is_one_module(toy):
     from profconv.parse.stream import other_markers
 
     assert list(registry())[-1] == "toy"
-    assert dialect_list().endswith("the CUDA command-line profiler or toyprof")
+    assert dialect_list().endswith("the CUDA command-line profiler, rocprof or toyprof")
     assert "TOYPROF" in other_markers("nvprof")  # a long nvprof log holding toyprof output is read whole
     ps = parse_text("TOYPROF conv 3000\nTOYPROF gemm 1000\n")
     assert [p.tool for p in ps.profiles] == ["toyprof"]

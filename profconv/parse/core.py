@@ -191,7 +191,15 @@ def _utf16(data: bytes) -> bool:
 
 
 def parse(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
-    """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet."""
+    """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet. A long log of
+    many profiles (an nvprof sweep) is read part by part, as the CLI reads it (profconv.parse.stream):
+    the same result without holding its whole text; `profconv.parse.parts(path)` gives the parts."""
+    if not strict:
+        from profconv.parse.stream import read_long
+
+        got = read_long(path, format)
+        if got is not None:
+            return got
     box = list(read_text(path))  # only _parse holds the text: it can let it go once the rows are out
     label = box.pop()
     return _parse(box, label, format, strict)

@@ -8,6 +8,7 @@ Time(%) relative to themselves: the share is over their summed time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -227,7 +228,7 @@ class _Ranks:
         self.basis: list[str | None] = [None] * n
 
 
-def _by_source_table(table: list, members: list[int]) -> dict[int, list[int]]:
+def _by_source_table(table: Sequence[Any], members: list[int]) -> dict[int, list[int]]:
     by_table: dict[int, list[int]] = {}
     for i in members:
         t = table[i]
@@ -235,7 +236,7 @@ def _by_source_table(table: list, members: list[int]) -> dict[int, list[int]]:
     return by_table
 
 
-def _contradicts(pct: list[float], tot: list[float], tm: list[int]) -> bool:
+def _contradicts(pct: Sequence[float], tot: Sequence[float], tm: list[int]) -> bool:
     """Whether a source table's Time column contradicts its printed Time(%) (some row off by more
     than PCT_TOLERANCE from its share of the table's time)."""
     both = [i for i in tm if pct[i] == pct[i] and tot[i] == tot[i]]

@@ -340,6 +340,37 @@ def _found(text: str, c: int, start: int, gap: list[str]) -> list[context.Contex
     return found
 
 
+def read_long(path: str, format: str | None = None) -> ProfileSet | None:
+    """A long log read part by part, its parts joined into one ProfileSet: what reading it whole
+    gives (profconv.parse.parse), without holding its text or more than a window of its lines.
+    None where it is not such a log (too short, another dialect, …: read it whole)."""
+    import os
+
+    from profconv.nogc import paused
+    from profconv.parse.table import Rows
+
+    if path == "-" or streamed(format) is None:
+        return None
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM:
+            return None
+    except OSError:
+        return None
+    stream = Stream(path, format)
+    got: list[ProfileSet] = []
+    with paused():
+        try:
+            got.extend(stream)
+        except NotStreamable:
+            return None
+    table_notes: dict[tuple[int, str], list[str]] = {}
+    for p in got:
+        table_notes.update(p.table_notes)
+    rows = Rows.concat([p.rows for p in got])
+    return ProfileSet(None, [i for p in got for i in p.profiles], stream.label, [u for p in got for u in p.unplaced],
+                      stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
+
+
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
     """The profiles of a long nvprof log, a part at a time (ProfileSet each; numbered as in the whole
     file): what `profconv.parse.parse(path)` gives, without holding the whole file or all of its

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-BUILTIN = ("nvprof", "nsys", "ncu", "acc", "cudaprof")
+BUILTIN = ("nvprof", "nsys", "ncu", "acc", "cudaprof", "rocprof")
 
 
 def __getattr__(name: str) -> Any:

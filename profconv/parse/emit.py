@@ -1,0 +1,158 @@
+"""Inputs read and handed to an output sink as they are read: the CLI's `parse` in library form.
+
+`emit(files, sink, …)` reads each input and gives it to `sink` (profconv.render.parse_output has
+the JSON, CSV and table sinks): an input read whole as one ProfileSet (`sink.whole`); a long log
+that may be read part by part (profconv.parse.stream) as its parts (`sink.begin`, `sink.part`
+each, `sink.end` with the whole input's warnings), so that neither its text nor all of its rows
+are held at once. What the sink gets is what reading each input whole gives, byte for byte
+once written.
+
+A sink that can take back what it was given of an input (`rollback_ok`: it spools) gets a long
+log's parts as they come; where the log turns out to need the whole-file reader midway, it is
+told to `rollback` and gets the whole ProfileSet instead. A sink that cannot (a terminal) only
+gets parts of a log checked first to be readable part by part; its other inputs are all read
+before anything is handed to it, so that an input's error comes before any output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from profconv.errors import InputError
+from profconv.parse.core import ProfileSet, parse, source_label
+
+DEFAULT_THRESHOLD = 0.90
+
+
+class Sink(Protocol):
+    rollback_ok: bool
+
+    def whole(self, ps: ProfileSet) -> None: ...
+
+    def begin(self, source: str) -> None: ...
+
+    def part(self, ps: ProfileSet) -> None: ...
+
+    def end(self, unplaced: list[int], warnings: list[str]) -> None: ...
+
+    def rollback(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def read_whole(path: str, format: str | None = None, profile: int | None = None,
+               threshold: float = DEFAULT_THRESHOLD, strict: bool = False) -> ProfileSet:
+    """One input read whole (profile N only, shares re-marked at `threshold`); an OSError while
+    reading is one line (InputError)."""
+    try:
+        ps = parse(path, format=format, strict=strict)
+    except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
+        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if profile is not None:
+        ps = ps.profile(profile)
+    if threshold != DEFAULT_THRESHOLD:  # the rows' in_top marks the 90% set; --threshold re-marks it
+        ps.rethreshold(threshold)
+    return ps
+
+
+def size(path: str) -> int:
+    """A regular file's size (0 for '-', a pipe, anything that cannot be looked at)."""
+    try:
+        return os.stat(path).st_size if path != "-" and os.path.isfile(path) else 0
+    except OSError:
+        return 0
+
+
+def emit(files: list[str], sink: Sink, *, format: str | None = None, profile: int | None = None,
+         threshold: float = DEFAULT_THRESHOLD, strict: bool = False,
+         advance: Callable[[str], None] = lambda path: None) -> None:
+    """Every input to `sink`, in order (see the module docstring); then `sink.close()`."""
+    from profconv.parse.stream import STREAM_FROM, streamed
+
+    long = set()
+    if profile is None and not strict and streamed(format) is not None:
+        long = {f for f in files if size(f) >= STREAM_FROM}
+
+    def whole(path: str) -> ProfileSet:
+        return read_whole(path, format, profile, threshold, strict)
+
+    if sink.rollback_ok:
+        for path in files:
+            if not (path in long and _stream_or_rollback(path, format, threshold, sink)):
+                sink.whole(whole(path))
+            advance(path)
+    else:
+        from profconv.parse.stream import _streamable_file
+
+        long = {f for f in long if _streamable_file(f, format)}  # checked: its parts never need taking back
+        read = {f: whole(f) for f in files if f not in long}  # every error before any output
+        for path in files:
+            if path in long:
+                _stream_checked(path, format, threshold, sink)
+            else:
+                sink.whole(read.pop(path))
+            advance(path)
+    sink.close()
+
+
+def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: Sink) -> bool:
+    """A long log's parts to the sink as they come; False (what was given taken back) where it
+    turns out to need the whole-file reader."""
+    from profconv.parse.stream import NotStreamable, Stream
+
+    stream = Stream(path, format)
+    unplaced: list[int] = []
+    notes: list[str] = []
+    sink.begin(source_label(path))
+    handed = False
+    try:
+        for part in stream:
+            handed = True
+            if threshold != DEFAULT_THRESHOLD:
+                part.rethreshold(threshold)
+            unplaced.extend(n for n, _ in part.unplaced)
+            notes.extend(part.notes)
+            sink.part(part)
+            del part
+    except NotStreamable:  # read it whole: that says what is wrong, if anything
+        sink.rollback()
+        if not handed:
+            from profconv.nogc import give_back
+
+            give_back()  # what the stream's look at the head held (a few MiB) would stay resident
+        return False
+    sink.end(unplaced, stream.warnings(notes))
+    return True
+
+
+def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink) -> None:
+    """A long log checked to be readable part by part: its parts to the sink (its whole-file
+    warnings with the last part, as profconv.parse.stream.parts gives them)."""
+    from profconv.parse.stream import parts
+
+    sink.begin(source_label(path))
+    unplaced: list[int] = []
+    notes: list[str] = []
+    it: Iterable[ProfileSet] = parts(path, format, checked=True)
+    for part in _reading(path, it):
+        if threshold != DEFAULT_THRESHOLD:
+            part.rethreshold(threshold)
+        unplaced.extend(n for n, _ in part.unplaced)
+        notes.extend(part.notes)
+        sink.part(part)
+    sink.end(unplaced, notes)
+
+
+def _reading(path: str, it: Iterable[ProfileSet]) -> Iterable[ProfileSet]:
+    """The parts of `it`; an OSError while reading them is one line (writing them is the caller's)."""
+    got = iter(it)
+    while True:
+        try:
+            part = next(got, None)
+        except OSError as exc:  # reading (writing, a closed pipe, is the CLI's to say)
+            raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+        if part is None:
+            return
+        yield part

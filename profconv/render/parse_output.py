@@ -1,0 +1,350 @@
+"""`profconv parse` output sinks (profconv.parse.emit.Sink): the parse record as JSON, the rows as
+CSV, the ranked tables on a console.
+
+The JSON and CSV sinks hold the inputs read whole until they are closed and write them in one
+go; once a long log comes part by part, every input is spooled to a temporary file instead (rows
+a slice at a time, each input's profiles as JSON of their own), so memory does not grow with the
+number of profiles, and the file is copied out when the sink is closed (os.sendfile where the
+output is a descriptor). Either way the bytes are those of `write_json` / `write_csv` of the
+whole ProfileSets. The table sink prints each input (or part) as it comes."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from profconv.parse.core import ProfileSet
+
+
+def rows_with_source(sets: list[ProfileSet]) -> pd.DataFrame:
+    import pandas as pd
+
+    frames = [ps.frame.assign(source=ps.source) for ps in sets]
+    df = pd.concat(frames, ignore_index=True)
+    return df[["source", *[c for c in df.columns if c != "source"]]]
+
+
+def _plain(v):
+    """JSON-safe Python value: NaN, inf and pandas' NA become null (JSON has no NaN/Infinity)."""
+    t = type(v)
+    if t is str or t is int or t is bool:  # most values: nothing to check
+        return v
+    if v is None or t.__name__ == "NAType":  # pandas' NA, without importing pandas
+        return None
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+def write_json(sets: list[ProfileSet], out) -> None:
+    """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json): the
+    header through the record type, the rows a slice at a time from the plain columns (null for NaN)."""
+    from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
+    from profconv.render.rows import write_json_rows
+
+    head = ParseOutput(
+        inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p))) for p in ps.profiles],
+                            unplaced_lines=[n for n, _ in ps.unplaced], warnings=list(ps.notes)) for ps in sets],
+        rows=[],
+    ).to_json()
+    cut = head.rindex('"rows": []')
+    out.write(head[:cut] + '"rows": [')
+    write_json_rows([(ps.source, ps.rows) for ps in sets], out)
+    out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+
+
+def _profiles_json(infos) -> str:
+    """_profile_json of each profile joined by ',\n', from one conversion and one encoding of them
+    all: the list's items are formatted one level deeper (a space more a line) than alone, and
+    three more spaces make the four _profile_json gives. A profile the record type refuses (a bug)
+    is left to _profile_json, which says which."""
+    if not infos:
+        return ""
+    import msgspec
+
+    from profconv.records import ParsedProfile
+
+    # read from the profiles' attributes: what _plain makes null (NaN, infinities) msgspec writes as
+    # null too, except in an Op Time list, where _plain's null is refused: such a list, or anything
+    # else the record type refuses, goes the way of _profile_json
+    ops = [x for info in infos for x in info.op_times_s]
+    try:
+        structs = msgspec.convert(infos, list[ParsedProfile], strict=False, from_attributes=True)
+        finite = all(map(math.isfinite, ops))
+    except (msgspec.ValidationError, TypeError):
+        finite = False
+    if not finite:
+        return ",\n".join(map(_profile_json, infos))
+    text = msgspec.json.format(msgspec.json.encode(structs), indent=1).decode()
+    return "   " + text[2:-2].replace("\n", "\n   ")
+
+
+def _profile_json(info) -> str:
+    """One profile of the record's inputs[].profiles as ParseOutput.to_json writes it there."""
+    import msgspec
+
+    from profconv.records import ParsedProfile, struct_from
+
+    text = msgspec.json.format(msgspec.json.encode(struct_from(ParsedProfile, _plain(vars(info)))), indent=1).decode()
+    return "    " + text.replace("\n", "\n    ")
+
+
+
+
+class SpoolSink:
+    """--json or --csv of every input (see the module docstring). A temporary file that cannot be
+    written (a full disk) is one line, exit 5 (SystemRefused)."""
+
+    rollback_ok = True
+
+    def __init__(self, as_json: bool, out: Any = None) -> None:
+        self.as_json = as_json
+        self.out = out
+        self.held: list[ProfileSet] = []  # inputs read whole, before any spooling
+        self.spool: Any = None
+        self.writer: Any = None
+        self.inputs: list[tuple[str, Any, list[int], list[str]]] = []  # source, its profiles' JSON (a file), unplaced, warnings
+        self.streaming = False  # parts of an input have been spooled (and may be taken back)
+        self.current: Any = None  # the streamed input's profiles file (JSON), its separator and where it began
+        self.sep = ""
+        self.mark: tuple[int, str] = (0, "")
+
+    # an input read whole
+    def whole(self, ps: ProfileSet) -> None:
+        if self.spool is None:
+            self.held.append(ps)
+            return
+        profiles = self._profiles_file()
+        self._guarded(self._spool_whole, ps, profiles)
+
+    def _spool_whole(self, ps: ProfileSet, profiles: Any) -> None:
+        self.writer.add(ps.source, ps.rows)
+        self.writer.end()
+        if profiles is not None and ps.profiles:
+            profiles.write(_profiles_json(ps.profiles))
+        self.inputs.append((ps.source, profiles, [n for n, _ in ps.unplaced], list(ps.notes)))
+
+    # a long log, part by part
+    def begin(self, path: str) -> None:
+        from profconv.parse.core import source_label
+
+        self.source = source_label(path)
+        self.current, self.streaming = None, False
+
+    def part(self, ps: ProfileSet) -> None:
+        if self.spool is None:
+            self._guarded(self._start)
+        if not self.streaming:
+            self.streaming = True
+            self.current = self._profiles_file()
+            self.sep = ""
+            self.mark = (self.spool.tell(), self.writer.sep)
+        self._guarded(self._spool_part, ps)
+
+    def _spool_part(self, ps: ProfileSet) -> None:
+        self.writer.add(ps.source, ps.rows)
+        if self.current is not None and ps.profiles:
+            self.current.write(self.sep + _profiles_json(ps.profiles))
+            self.sep = ",\n"
+
+    def end(self, unplaced: list[int], warnings: list[str]) -> None:
+        if self.spool is None:  # no part came: cannot be (a stream hands one at least)
+            self._guarded(self._start)
+            self.current = self._profiles_file()
+        self._guarded(self.writer.end)
+        self.inputs.append((self.source, self.current, unplaced, warnings))
+        self.current, self.streaming = None, False
+
+    def rollback(self) -> None:
+        if self.streaming:
+            pos, sep = self.mark
+            self.spool.seek(pos)
+            self.spool.truncate()
+            self.writer.sep, self.writer.parts, self.writer.n = sep, [], 0
+        self.current, self.streaming = None, False
+
+    def close(self) -> None:
+        if self.spool is None:
+            out = self.out or sys.stdout
+            (write_json if self.as_json else write_csv)(self.held, out)
+            return
+        self._guarded(self.spool.flush)
+        _write_spooled(self.spool, self.inputs, self.as_json, self.out or sys.stdout)
+
+    # spooling
+    def _start(self) -> None:
+        """From now on every input goes to the temporary file (those held first, in order)."""
+        import tempfile
+
+        from profconv.render.rows import SliceWriter
+
+        self.spool = tempfile.TemporaryFile()
+        self.writer = SliceWriter(self.spool.write, "json" if self.as_json else "csv")
+        held, self.held = self.held, []
+        for ps in held:
+            self._spool_whole(ps, self._profiles_file())
+
+    def _profiles_file(self) -> Any:
+        import tempfile
+
+        return tempfile.TemporaryFile("w+", encoding="utf-8") if self.as_json else None
+
+    @staticmethod
+    def _guarded(fn, *args) -> Any:
+        import tempfile
+
+        from profconv.errors import SystemRefused
+
+        try:
+            return fn(*args)
+        except OSError as exc:
+            raise SystemRefused(f"a temporary file for the output in {tempfile.gettempdir()}: "
+                                f"{exc.strerror or type(exc).__name__} (TMPDIR names another directory)") from None
+
+
+class TableSink:
+    """The ranked tables of each input on a console, as it comes (a long log a part at a time)."""
+
+    rollback_ok = False
+
+    def __init__(self, console: Any, opts: Any) -> None:
+        self.console = console
+        self.opts = opts
+        self.path = ""
+        self.unplaced: list[tuple[int, str]] = []
+        self.notes: list[str] = []
+        self.table_notes: dict[tuple[int, str], list[str]] = {}
+
+    def whole(self, ps: ProfileSet) -> None:
+        from profconv.render.profile_tables import render
+
+        render(ps, self.console, self.opts)
+
+    def begin(self, path: str) -> None:
+        self.path = path
+        self.unplaced, self.notes, self.table_notes = [], [], {}
+
+    def part(self, ps: ProfileSet) -> None:
+        from profconv.render.profile_tables import render_profiles
+
+        render_profiles(ps, self.console, self.opts)
+        self.unplaced.extend(ps.unplaced)
+        self.notes.extend(ps.notes)
+        self.table_notes.update(ps.table_notes)
+
+    def end(self, unplaced: list[int], warnings: list[str]) -> None:
+        from profconv.parse.core import ProfileSet
+        from profconv.parse.table import Rows
+        from profconv.render.profile_tables import render_footer
+
+        render_footer(ProfileSet(None, [], self.path, self.unplaced, self.notes, self.table_notes, rows=Rows()),
+                      self.console)
+
+    def rollback(self) -> None:
+        raise AssertionError("a console cannot take back what it printed")
+
+    def close(self) -> None:
+        pass
+
+
+def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]]], as_json: bool, out: Any) -> None:
+    import shutil
+
+    from profconv.records import ParsedInput, ParseOutput
+    from profconv.render.rows import HEADER, byte_writer
+
+    if not as_json:
+        write = byte_writer(out)
+        write((",".join(HEADER) + "\n").encode())
+        _copy(spool, write)
+        return
+    head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
+                               for src, _, u, w in inputs], rows=[]).to_json()
+    cut = head.rindex('"rows": []')
+    pieces = head[:cut].split('"profiles": []')
+    assert len(pieces) == len(inputs) + 1
+    out.write(pieces[0])
+    for (_, prof, _, _), after in zip(inputs, pieces[1:]):
+        if prof.tell():
+            out.write('"profiles": [\n')
+            prof.seek(0)
+            shutil.copyfileobj(prof, out, 1 << 20)
+            out.write("\n   ]")
+        else:
+            out.write('"profiles": []')
+        out.write(after)
+    out.write('"rows": [')
+    _copy(spool, byte_writer(out))
+    out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+
+
+def _copy(spool, write) -> None:
+    """A spooled output to `write`, a megabyte at a time, each piece ending at a line end (where
+    `write` decodes, no character is cut). Where `write` is stdout's binary buffer over a file
+    descriptor, the kernel copies the bytes (os.sendfile): no pass through this process."""
+    spool.seek(0)
+    raw = getattr(write, "__self__", None)
+    if raw is not None and raw is getattr(sys.stdout, "buffer", None):
+        spool.seek(_sendfile(spool, raw))
+    rest = b""
+    while chunk := spool.read(1 << 20):
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n") + 1
+        if cut:
+            write(chunk[:cut])
+            rest = chunk[cut:]
+        else:
+            rest = chunk
+    if rest:
+        write(rest)
+
+
+def _sendfile(spool, raw) -> int:
+    """As much of `spool` as os.sendfile copies to `raw`'s descriptor (all of it on Linux); the
+    offset where it stopped (0: not at all), from which the caller copies the rest itself. A
+    write error (a full disk, a closed pipe) is raised as a write's would be."""
+    import errno
+
+    if not hasattr(os, "sendfile"):
+        return 0
+    try:
+        out_fd = raw.fileno()
+        in_fd = spool.fileno()
+    except (OSError, ValueError):  # no descriptor (a test's buffer)
+        return 0
+    raw.flush()
+    size = os.fstat(in_fd).st_size
+    offset = 0
+    while offset < size:
+        try:
+            sent = os.sendfile(out_fd, in_fd, offset, size - offset)
+        except OSError as exc:
+            if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EAGAIN):
+                return offset  # this descriptor takes no sendfile (or not now): copied by hand
+            raise
+        if sent == 0:
+            break
+        offset += sent
+    return offset
+
+
+def to_json(sets: list[ProfileSet]) -> str:
+    buf = io.StringIO()
+    write_json(sets, buf)
+    return buf.getvalue()
+
+
+def write_csv(sets: list[ProfileSet], out) -> None:
+    from profconv.render import rows
+
+    rows.write_csv([(ps.source, ps.rows) for ps in sets], out)
