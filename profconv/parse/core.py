@@ -22,7 +22,7 @@ from profconv.io import gunzip
 from profconv.nogc import paused
 from profconv.parse import context, native
 from profconv.parse.dialect import dialect_list, registry
-from profconv.parse.model import DialectResult, Document, RawProfile
+from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
     COLUMNS,
@@ -444,23 +444,29 @@ _SAVED_REPORT = [
 ]
 
 
-def _inconsistent(t: float, c: float | None, a: float, acc: bool) -> bool:
+Resolution = tuple[float, float]  # the printed step of a table's Time and Avg cells, in ns (0: not known)
+
+
+def _inconsistent(t: float, c: float | None, a: float, acc: bool, res: Resolution = (0.0, 0.0)) -> bool:
     """Whether a printed total is not calls x average within print precision (two significant
-    digits of the average but at least a whole ns, whole microseconds for OpenACC, 1% of the total)."""
+    digits of the average but at least a whole ns, whole microseconds for OpenACC, 1% of the total,
+    and where the table says its cells' printed step (nvprof --csv in seconds: 0.000012 s is a
+    microsecond's step) half a step of the Time plus calls x half a step of the Avg)."""
     if c is None or t != t or a != a or c != c:
         return False
     quantum = 10.0 ** (math.floor(math.log10(a)) - 1) if a > 0 else 1.0
     quantum = max(quantum, 1000.0 if acc else 1.0)  # whole microseconds (OpenACC), whole ns
-    return abs(t - c * a) > max(0.01 * t, c * quantum)
+    printed = (res[0] + c * res[1]) / 2 * (1 + 1e-9)
+    return abs(t - c * a) > max(0.01 * t, c * quantum, printed)
 
 
-def _any_inconsistent(totals, calls, avgs, acc: bool) -> bool:
+def _any_inconsistent(totals, calls, avgs, acc: bool, res: Resolution = (0.0, 0.0)) -> bool:
     """Whether some row may be inconsistent: a total within 1% of calls x average never is (the
     cheap test first; _inconsistent decides the others)."""
     for t, c, a in zip(totals, calls, avgs):
         if c is not None and abs(t - c * a) <= 0.01 * t:
             continue
-        if _inconsistent(float(t), None if c is None else float(c), float(a), acc):
+        if _inconsistent(float(t), None if c is None else float(c), float(a), acc, res):
             return True
     return False
 
@@ -479,24 +485,32 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
                     and plausible(tb.cols.get("total_ns"), tb.cols.get("calls"), tb.cols["avg_ns"])):
                 continue  # every row's total within 1% of calls x average: none is inconsistent
             if blk.rows:
-                rows = blk.rows
-                if not _any_inconsistent([r.total_ns for r in rows], [r.calls for r in rows],
-                                         [r.avg_ns for r in rows], acc):
-                    continue
-                bad = [_inconsistent(r.total_ns, r.calls, r.avg_ns, acc) for r in blk.rows]
-                if any(bad):
-                    out.extend(r.line_start + shift for r, b in zip(blk.rows, bad) if b)
-                    blk.rows = [r for r, b in zip(blk.rows, bad) if not b]
+                _drop_rows(blk, acc, shift, out)
             elif blk.table is not None and len(blk.table) and blk.table.has("avg_ns"):
-                tb = blk.table
-                if not _any_inconsistent(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"), acc):
-                    continue
-                bad = [_inconsistent(float(t), None if c is None else float(c), float(a), acc)
-                       for t, c, a in zip(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"))]
-                if any(bad):
-                    out.extend(int(x) + shift for x, b in zip(tb.col("line_start"), bad) if b)
-                    blk.table = tb.where(not b for b in bad)
+                _drop_table_rows(blk, acc, shift, out)
     return sorted(out)
+
+
+def _drop_rows(blk: Block, acc: bool, shift: int, out: list[int]) -> None:
+    rows, res = blk.rows, blk.resolution
+    if not _any_inconsistent([r.total_ns for r in rows], [r.calls for r in rows], [r.avg_ns for r in rows], acc, res):
+        return
+    bad = [_inconsistent(r.total_ns, r.calls, r.avg_ns, acc, res) for r in rows]
+    if any(bad):
+        out.extend(r.line_start + shift for r, b in zip(rows, bad) if b)
+        blk.rows = [r for r, b in zip(rows, bad) if not b]
+
+
+def _drop_table_rows(blk: Block, acc: bool, shift: int, out: list[int]) -> None:
+    tb, res = blk.table, blk.resolution
+    assert tb is not None
+    if not _any_inconsistent(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"), acc, res):
+        return
+    bad = [_inconsistent(float(t), None if c is None else float(c), float(a), acc, res)
+           for t, c, a in zip(tb.col("total_ns"), tb.col("calls"), tb.col("avg_ns"))]
+    if any(bad):
+        out.extend(int(x) + shift for x, b in zip(tb.col("line_start"), bad) if b)
+        blk.table = tb.where(not b for b in bad)
 
 
 def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str], list[str]]:

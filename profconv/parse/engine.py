@@ -9,8 +9,9 @@ lines once and, for each, asks:
 2. the context's `prepare` (per-line work every reader shares: cleaning report markup, a PID
    prefix) and, where no reader is open, its `quick` test (a line none of the readers could want:
    straight to `stray`);
-3. each reader in the declared order: `opens` (does this line open its table, or is it its marker?)
-   and, for the open reader, right after its own `opens`, `take` (a line of its open table);
+3. each reader in the declared order: `opens` (does this line open its table, or is it its marker?
+   asked only where one of the reader's `keys` is in the line's `view`) and, for the open reader,
+   right after its own `opens`, `take` (a line of its open table);
 4. the context's `stray` (a line no reader took: unplaced when it looks like data).
 
 Each answer is a verdict: CLAIMED (the line belongs to a profile), UNPLACED (it looks like data but
@@ -23,7 +24,7 @@ into profiles by profconv.parse.grouping), the open reader, and the dialect's ow
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from profconv.parse.grouping import Event
@@ -108,6 +109,10 @@ class Context:
         """With no reader open: whether no reader can want this line (it goes to `stray`)."""
         return False
 
+    def view(self, cur: Cursor) -> str:
+        """The line's text as readers' `keys` are looked for in it (after `prepare`)."""
+        return cur.raw
+
     def stray(self, cur: Cursor) -> Verdict | None:
         """A line no reader took."""
         return None
@@ -121,6 +126,9 @@ class Reader:
     """One table shape of a dialect (see the module docstring for when each method is asked)."""
 
     greedy = False
+    # substrings of which one is in every line `opens` takes (None: it is asked of every line): a
+    # line without them skips `opens` (the open reader's `take` is asked all the same)
+    keys: tuple[str, ...] | None = None
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -138,6 +146,23 @@ class Reader:
         """The table ends (the next table or marker, or the end of the input)."""
 
 
+STRAY_RUN = 3  # lines that are no rows a table may hold between two of its rows (more: it ended)
+
+
+def resumes(lines: list[str], j: int, is_row: Callable[[str], bool], ends: Callable[[str], bool],
+            run: int = STRAY_RUN) -> int | None:
+    """Where a table interrupted at index j (a line that is none of its rows: program output, a
+    warning) goes on: the index of its next row within `run` lines, where no line before it `ends`
+    the table (a marker, a header, a blank line); None where it ended. A reader that goes on there
+    reports the lines between as unplaced when they look like data: never silence and loss."""
+    for k in range(j, min(len(lines), j + 1 + run)):
+        if k > j and is_row(lines[k]):
+            return k
+        if ends(lines[k]):
+            return None
+    return None
+
+
 def step(ctx: Context, readers: Sequence[Reader], cur: Cursor) -> Verdict | None:
     """One line through the readers (the module docstring's order)."""
     op = ctx.open
@@ -148,7 +173,15 @@ def step(ctx: Context, readers: Sequence[Reader], cur: Cursor) -> Verdict | None
     ctx.prepare(cur)
     if ctx.open is None and ctx.quick(cur):
         return ctx.stray(cur)
+    text = ctx.view(cur)
     for r in readers:
+        keys = r.keys
+        if keys is not None and r is not ctx.open:
+            for k in keys:
+                if k in text:
+                    break
+            else:
+                continue  # none of its keys: it does not open here
         v = r.opens(cur)
         if v is None and r is ctx.open:
             v = r.take(cur)

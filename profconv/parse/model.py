@@ -21,6 +21,9 @@ class Block:
     kind: str | None = None  # the report it came from, when one section has several
     notes: list[str] = field(default_factory=list)  # said next to this table, not at the end
     rows_left_out: int = 0  # rows read but counted in another table (so its Time(%) need not add up to 100)
+    # the printed step of its Time and Avg cells in ns, where the table says (nvprof --csv: a column in
+    # seconds with six decimals steps by 1,000 ns): a total within half a step is calls x average
+    resolution: tuple[float, float] = (0.0, 0.0)
 
     def empty(self) -> bool:
         return not self.rows and (self.table is None or not len(self.table))

@@ -59,14 +59,11 @@ class Table(engine.Reader):
         if "TotalDurationNs" not in raw or not _HEADER.match(raw.strip()):
             return None
         header = [h.strip() for h in csv_row(raw.strip())]
-        lines = self.ctx.lines
-        j = cur.next
-        rows: list[tuple[int, list[str]]] = []
-        while j < len(lines) and not _HEADER.match(lines[j].strip()) and len(cells := csv_row(lines[j].strip())) >= 2:
-            rows.append((j + 1, cells))
-            j += 1
-        cur.next = j
+        rows, stray, cur.next = _rows_of(self.ctx.lines, cur.next, len(header))
         self.ctx.claim(cur.lineno)
+        for n in stray:  # a line inside the table that is none of its rows: the table goes on after it
+            if any(c.isdigit() for c in self.ctx.lines[n - 1]):
+                self.ctx.unplace(n)
         self._table(header, rows, cur.lineno)
         return SKIPPED
 
@@ -90,6 +87,29 @@ class Table(engine.Reader):
                 blk.rows.append(row)
                 ctx.claim(n)
         ctx.add_block(blk, line)
+
+
+def _is_row(line: str, width: int = 2) -> bool:
+    s = line.strip()
+    return not _HEADER.match(s) and len(csv_row(s)) >= width
+
+
+def _rows_of(lines: list[str], j: int, width: int) -> tuple[list[tuple[int, list[str]]], list[int], int]:
+    """The table's rows from index j (line number, cells), the stray lines among them (line
+    numbers) and the index after the table."""
+    rows: list[tuple[int, list[str]]] = []
+    stray: list[int] = []
+    while j < len(lines):
+        if _is_row(lines[j]):
+            rows.append((j + 1, csv_row(lines[j].strip())))
+            j += 1
+            continue
+        k = engine.resumes(lines, j, lambda ln: _is_row(ln, width), lambda ln: not ln.strip() or bool(_HEADER.match(ln.strip())))
+        if k is None:
+            break
+        stray.extend(range(j + 1, k + 1))
+        j = k
+    return rows, stray, j
 
 
 def _row(header: list[str], cells: list[str], section: str, line: int) -> Row | None:

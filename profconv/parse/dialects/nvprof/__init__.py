@@ -8,6 +8,9 @@ the parse's context (state.py)."""
 
 from __future__ import annotations
 
+import re
+from itertools import repeat
+
 from profconv.parse import engine
 from profconv.parse.dialect import Dialect
 from profconv.parse.dialects.nvprof.common import (
@@ -16,6 +19,7 @@ from profconv.parse.dialects.nvprof.common import (
     HEADERLESS_SCAN,
     TOOL,
     _headerless_rows,
+    parse_header,
 )
 from profconv.parse.dialects.nvprof.markers import (
     ApiMarker,
@@ -33,6 +37,7 @@ from profconv.parse.dialects.nvprof.summary import Summary, _scan_regex
 from profconv.parse.dialects.nvprof.trace import Trace
 from profconv.parse.dialects.nvprof.unified_memory import UnifiedMemory
 from profconv.parse.model import DialectResult, Document
+from profconv.parse.text import clean
 
 __all__ = ["DIALECT", "READERS", "TOOL", "_FAST_ROW", "_scan_regex", "detect", "parse"]
 
@@ -52,12 +57,27 @@ def detect(doc: Document) -> bool:
         return True
     if "%" in text and _headerless_rows(text[:HEADERLESS_SCAN]):
         return True
-    for m in _PCT_HEADER.finditer(text) if pct else ():  # a bare summary header (pasted without its prefix lines)
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        line = text[start : end if end >= 0 else None]
-        if "Name" in line and "Total Time" not in line and "," not in line:
-            return True
+    return pct and any(map(_bare_header, _PCT_HEADER.finditer(text), repeat(text)))
+
+
+def _bare_header(m: re.Match, text: str) -> bool:
+    """A summary header pasted without its prefix lines, at this Time(%): on its line, or broken over
+    it and the next one or two (a PDF's text: 'Time(%) Time' / 'Calls Avg Min Max Name')."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start : end if end >= 0 else None]
+    if "Total Time" in line or "," in line:
+        return False
+    if "Name" in line:
+        return True
+    for _ in range(2):
+        if end < 0:
+            return False
+        nxt = text.find("\n", end + 1)
+        line += " " + text[end + 1 : nxt if nxt >= 0 else None]
+        end = nxt
+        if "Name" in line:
+            return parse_header(clean(line)) is not None
     return False
 
 

@@ -175,6 +175,21 @@ def _summary(t: _Csv) -> None:
             t.add(section, line, _row_from(vals, r[col["Name"]], section, line))
         except (ValueError, IndexError, KeyError):
             t.bad.append(line)
+            continue
+        blk = t.blocks[section]
+        steps = (_step(r[col["Time"]], t.unit("Time")), _step(r[col["Avg"]], t.unit("Avg")))
+        blk.resolution = (max(blk.resolution[0], steps[0]), max(blk.resolution[1], steps[1]))
+
+
+def _step(cell: str, unit: str) -> float:
+    """The printed step of a time cell in ns ('0.000469' in s: 1,000 ns); 0 where it is not known
+    (a unit in the cell, no unit row)."""
+    c = cell.strip()
+    scale = units.TIME_UNITS_NS.get(unit)
+    if scale is None or not c.replace(".", "", 1).isdigit():
+        return 0.0
+    decimals = len(c) - c.index(".") - 1 if "." in c else 0
+    return scale * 10.0 ** -decimals
 
 
 def _trace(t: _Csv) -> None:

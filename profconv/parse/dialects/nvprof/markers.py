@@ -31,6 +31,8 @@ _NVTX_SCOPE = re.compile(r'^\s*(?:Thread "[^"]*" \(id = \d+\)|Domain "[^"]*"|Ran
 class CpuTree(NvprofReader):
     """--cpu-profiling: a call tree of host samples, not GPU activities (claimed, not read)."""
 
+    keys = ("CPU profiling result",)
+
     def opens(self, cur: Cursor) -> Verdict | None:
         if "CPU profiling result" not in self.ctx.body:
             return None
@@ -48,6 +50,8 @@ class CpuTree(NvprofReader):
 
 class Csv(NvprofReader):
     """An nvprof --csv table (every layout: profconv.parse.dialects.nvprof.csv), read at once."""
+
+    keys = ('",', "Time(%),Time,Calls,")
 
     def opens(self, cur: Cursor) -> Verdict | None:
         body = self.ctx.body
@@ -71,6 +75,8 @@ class ProfileStart(NvprofReader):
     """'==PID== NVPROF is profiling process PID, command: …': a profile starts (and a long log may
     be cut here: the parse's state is kept for a fresh parse from this line)."""
 
+    keys = ("NVPROF is profiling process ",)
+
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx = self.ctx
         body = ctx.body
@@ -86,6 +92,8 @@ class ProfileStart(NvprofReader):
 class Application(NvprofReader):
     """'==PID== Profiling application: …' (a profile start where nvprof printed no NVPROF line)."""
 
+    keys = ("Profiling application: ",)
+
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx = self.ctx
         body = ctx.body
@@ -100,6 +108,8 @@ class Application(NvprofReader):
 class Result(NvprofReader):
     """'==PID== Profiling result:': the GPU activities' table follows."""
 
+    keys = ("Profiling result",)
+
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx = self.ctx
         if "Profiling result" not in ctx.body or not _RESULT.match(ctx.body):
@@ -112,6 +122,8 @@ class Result(NvprofReader):
 class Device(NvprofReader):
     """--print-summary-per-gpu: 'Device "Tesla V100 (0)"' above a summary table: one summary per
     device, each its own profile of the same run."""
+
+    keys = ('Device "',)
 
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx = self.ctx
@@ -132,6 +144,8 @@ class ApiMarker(NvprofReader):
     """'API calls:' on a line of its own: the API calls' table follows (inside a table with a Type
     column it is that table's label, read with its rows)."""
 
+    keys = ("API calls",)
+
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx = self.ctx
         body = ctx.body
@@ -149,12 +163,14 @@ class NvtxResult(NvprofReader):
     """'==PID== NVTX result:' and its Thread / Domain / Range lines: the tables that follow are one
     per NVTX range (profconv.parse.dialects.nvprof.nvtx)."""
 
+    keys = ("NVTX result", '"')
+
     def opens(self, cur: Cursor) -> Verdict | None:
         ctx = self.ctx
         body = ctx.body
         if "NVTX result" in body and _NVTX_RESULT.match(body):
             ctx.end_table()
-            ctx.nvtx = True
+            ctx.nvtx = ctx.nvtx_seen = True
             return CLAIMED
         if ctx.nvtx and '"' in body and _NVTX_SCOPE.match(body):
             ctx.end_table()

@@ -116,6 +116,8 @@ class Metrics(NvprofReader):
     """A --metrics / --events summary: its 'Invocations  Metric Name …' header (or a 'Kernel:' line
     that metric rows follow), then per kernel its rows."""
 
+    keys = ("Invocations", "Kernel: ")
+
     def __init__(self, ctx: Nvprof) -> None:
         super().__init__(ctx)
         self.block: Block | None = None

@@ -32,6 +32,7 @@ class Nvprof(engine.Context):
         self.metric_kernel: str | None = None
         self.metric_layout: str | None = None  # metric | event (the header's), None for a fragment without one
         self.nvtx = False  # after 'NVTX result:' (until the next profile starts): tables per NVTX range
+        self.nvtx_seen = False
         self.rowscan = native.load("_rowscan")  # looked up per parse: PROFCONV_PURE_PYTHON=1 switches it off
         self.line = self.body = ""
         self.pm: re.Match | None = None
@@ -48,8 +49,11 @@ class Nvprof(engine.Context):
         self.line = line = clean(cur.raw)
         self.pm = pm = _PREFIX.match(line) if "=" in line else None
         self.body = line[pm.end() :] if pm else line
-        if pm and pm.group(1):
-            self.last_pid = units.pid(pm.group(1))
+        if pm and (g := pm.group(1)):
+            self.last_pid = int(g) if len(g) < 19 else units.pid(g)  # thousands of digits: no pid
+
+    def view(self, cur: Cursor) -> str:
+        return self.body
 
     def quick(self, cur: Cursor) -> bool:
         # no marker, header or label any reader looks for (program output, prose): only whether it
@@ -100,7 +104,8 @@ class Nvprof(engine.Context):
         # a table the input ends inside (a log cut short): its numbers still waiting for a name, a
         # row without one, are reported as any table's end reports them, not dropped
         self.end_table()
-        nvtx_ranges(self.events)
+        if self.nvtx_seen:
+            nvtx_ranges(self.events)
         self.result.profiles = _group(self.events, len(self.lines), self.device, self.result.unplaced)
         return self.result
 

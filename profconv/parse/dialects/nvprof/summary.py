@@ -29,12 +29,13 @@ from profconv.parse.dialects.nvprof.common import (
     _needs_clean,
     _row_from,
     _row_run,
+    _tokens,
     looks_like_data,
     parse_header,
     parse_summary_row,
 )
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
-from profconv.parse.dialects.nvprof.table import _Table
+from profconv.parse.dialects.nvprof.table import _Table, flag
 from profconv.parse.engine import CLAIMED, SKIPPED, UNPLACED, Cursor, Verdict
 from profconv.parse.model import Block
 from profconv.parse.schema import Row
@@ -205,7 +206,6 @@ def _bulk_summary(lines: list[str], k: int, got: tuple, table: _Table, ctx: Nvpr
     if count < n:  # the segments up to row `count`
         segments = [seg if seg[1] + len(seg[2]) <= count else (*seg[:2], *(c[: count - seg[1]] for c in seg[2:]))
                     for seg in segments if seg[1] < count]
-    table.votes.dot += count
     table.open_row = None
     table.neutral_run = 0
     table.orphan_text = False
@@ -225,6 +225,7 @@ def _bulk_segment(lines: list[str], k: int, seg: tuple, table: _Table, ctx: Nvpr
     section = table.section
     key = section or "?"
     b = a + len(names)
+    table.add_dots(key, b - a)
     blk = table.by_section.get(key)
     if blk is None:
         blk = table.by_section[key] = table.new_block(section, k + a + 1)
@@ -313,7 +314,7 @@ class Summary(NvprofReader):
     # ------------------------------------------------------------ plain rows, before any marker
     def early(self, cur: Cursor) -> Verdict | None:
         table = self.ctx.table
-        if table is None or not table.fast or table.locale is not units.C_LOCALE:
+        if table is None or not table.fast or not table.all_c_locale():
             return None
         # the common case in one regex: a plain nvprof row, '12.34%' saying '.' is the decimal mark
         lines, i, raw = self.ctx.lines, cur.i, cur.raw
@@ -339,10 +340,10 @@ class Summary(NvprofReader):
         pct = float(g[1])
         if pct > 100.0:
             return None
-        table.votes.dot += 1
         body = _body(raw)
         # what place() does, for this one layout (C locale: nothing ambiguous)
         blk = self.block_for(table, g[0], cur.lineno)
+        table.add_dots(table.section or "?", 1)
         u = _UNIT_EXP
         fast = Row(table.section or "?", g[11].rstrip(), cur.lineno, cur.lineno, pct, float(g[2] + u[g[3]]),
                    int(g[4]), float(g[5] + u[g[6]]), float(g[7] + u[g[8]]), float(g[9] + u[g[10]]))
@@ -369,7 +370,7 @@ class Summary(NvprofReader):
         blk = self.block_for(table, label, lineno)
         row = _row_from(values, name, table.section or "?", lineno)
         if loc.ambiguous:
-            blk.notes = [units.AMBIGUOUS_NOTE]
+            flag(blk, loc)
         self.ctx.keep(table, blk, row, body, row_fields, table.time_unit if row_fields is table.fields else None,
                       lineno)
 
@@ -379,8 +380,8 @@ class Summary(NvprofReader):
         if table is None:
             return None
         body = self.ctx.body
-        for step in (self._neutral, self._label_line, self._units_line, self._range, self._row, self._name_goes_on,
-                     self._between_rows):
+        for step in (self._neutral, self._label_line, self._units_line, self._range, self._row, self._one_call,
+                     self._name_goes_on, self._between_rows):
             v = step(table, body, cur)
             if v is not None:
                 return v
@@ -428,17 +429,17 @@ class Summary(NvprofReader):
         first), in an 'NVTX result:' block only."""
         if not table.nvtx or not (m := _RANGE.match(body)):
             return None
-        loc, votes = table.vote(body)
+        loc, votes, key = table.vote(body)
         parsed = parse_summary_row(body[m.end():], table.fields, table.time_unit, loc, table.units_row)
         if parsed is None:
             return UNPLACED
-        table.votes = votes
+        table.commit(key, votes, loc)
         self.place(table, ("Range", parsed[1], parsed[2]), body, table.fields, loc, cur.lineno)
         return SKIPPED
 
     def _row(self, table: _Table, body: str, cur: Cursor) -> Verdict | None:
         """A row of the table (rows glued on one line, their line breaks lost: each its own row)."""
-        loc, votes = table.vote(body)
+        loc, votes, key = table.vote(body)
         row_fields = table.fields
         parsed = parse_summary_row(body, table.fields, table.time_unit, loc, table.units_row)
         if parsed is None and table.fields != FULL_LAYOUT:
@@ -448,9 +449,7 @@ class Summary(NvprofReader):
         self._loc = loc
         if parsed is None:
             return None
-        table.votes = votes
-        if loc != table.locale:
-            table.relocate(loc)
+        table.commit(key, votes, loc)
         while "%" in parsed[2] and (gm := _GLUED_ROW.search(parsed[2])):
             rest = parsed[2][gm.start():].strip()
             second = parse_summary_row(rest, row_fields, table.time_unit, loc, table.units_row)
@@ -461,6 +460,25 @@ class Summary(NvprofReader):
                        cur.lineno)
             parsed, body = second, body[cut:]
         self.place(table, parsed, body, row_fields, loc, cur.lineno)
+        return SKIPPED
+
+    def _one_call(self, table: _Table, body: str, cur: Cursor) -> Verdict | None:
+        """A row of one call that lost one of its Avg/Min/Max cells (a PDF's text): with one call
+        all three are its Time, so the missing one is that value, exactly; a note says so."""
+        fixed = _one_call_body(body, table.fields)
+        if fixed is None:
+            return None
+        parsed = parse_summary_row(fixed, table.fields, table.time_unit, self._loc, table.units_row)
+        if parsed is None:
+            return None
+        v = parsed[1]
+        if v.get("calls") != 1 or not v.get("time") == v.get("avg") == v.get("min") == v.get("max"):
+            return None
+        self.place(table, parsed, fixed, table.fields, self._loc, cur.lineno)
+        blk = table.by_section.get(table.section or "?")
+        if blk is not None:
+            blk.notes.append(f"line {cur.lineno}: one call, and one of its Avg, Min and Max was missing: taken "
+                             "equal to the others (with one call all three are its Time)")
         return SKIPPED
 
     def _name_goes_on(self, table: _Table, body: str, cur: Cursor) -> Verdict | None:
@@ -529,3 +547,22 @@ class Summary(NvprofReader):
                 result.claimed.update(n for n, _ in table.pending)
             table.pending = []
         return SKIPPED
+
+
+def _one_call_body(body: str, fields: list[str]) -> str | None:
+    """The row with its Time written again after its count where, of the Avg/Min/Max cells, one is
+    missing and the count is 1 (None where the row is not such: the parse then checks the values)."""
+    values = [f for f in fields if f not in ("type", "name")]
+    if not {"calls", "time", "avg", "min", "max"} <= set(values):
+        return None
+    m = _LABEL.match(body)
+    at = m.end() if m else 0
+    toks = _tokens(body[at:])
+    k = len(values) - 1  # the cells there are (one missing) before the name
+    if len(toks) <= k or units.is_time(toks[k][0]):
+        return None
+    calls, time = values.index("calls"), values.index("time")
+    if toks[calls][0] != "1" or not all(units.is_time(t) for t, _, _ in toks[calls + 1 : k]):
+        return None
+    cut = at + toks[calls][2]
+    return f"{body[:cut]} {toks[time][0]}{body[cut:]}"

@@ -142,6 +142,8 @@ class Trace(NvprofReader):
     """A --print-gpu-trace or --print-api-trace table, from its 'Start  Duration … Name' header to
     the first line that is not one of its rows."""
 
+    keys = ("Start",)
+
     greedy = True
 
     def __init__(self, ctx: Nvprof) -> None:

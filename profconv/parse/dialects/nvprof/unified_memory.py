@@ -50,6 +50,8 @@ class UnifiedMemory(NvprofReader):
     """'Unified Memory profiling result': per device, its rows and the CPU page-fault trailers; a
     --csv Unified Memory table (read by the Csv reader) leaves this reader open for its trailers."""
 
+    keys = ("Unified Memory profiling result",)
+
     def __init__(self, ctx: Nvprof) -> None:
         super().__init__(ctx)
         self.csv = False  # after a --csv table: only its trailers (and Device lines) follow
