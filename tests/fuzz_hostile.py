@@ -119,7 +119,7 @@ def check_log(seed: int) -> str:
 
 
 def _strict_json(ps) -> None:
-    from profconv.commands.parse import write_json
+    from profconv.render.parse_output import write_json
 
     out = io.StringIO()
     write_json([ps], out)

@@ -452,6 +452,7 @@ def test_big_trace_written_straight_out(tmp_path, monkeypatch, out):
 
     from profconv.cli import app
     from profconv.parse import stream
+    from profconv.parse.core import parse_whole
     from profconv.render import rows as rows_mod
 
     text = nsys_trace(62_000)
@@ -471,7 +472,7 @@ def test_big_trace_written_straight_out(tmp_path, monkeypatch, out):
     monkeypatch.setattr(stream.Stream, "_parts", parts)
     res = CliRunner().invoke(app, ["parse", str(path), out])
     assert res.exit_code == 0, res.output
-    ps = profconv.parse(str(path))
+    ps = parse_whole(str(path))
     if out == "--json":
         assert res.stdout == to_json([ps])
     else:

@@ -200,6 +200,11 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
         got = read_long(path, format)
         if got is not None:
             return got
+    return parse_whole(path, format, strict)
+
+
+def parse_whole(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
+    """`parse`, the input read whole (what a long log read part by part is held to)."""
     box = list(read_text(path))  # only _parse holds the text: it can let it go once the rows are out
     label = box.pop()
     return _parse(box, label, format, strict)

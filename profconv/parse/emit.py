@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from profconv.errors import InputError
-from profconv.parse.core import ProfileSet, parse, source_label
+from profconv.parse.core import ProfileSet, parse, parse_whole, source_label
 
 DEFAULT_THRESHOLD = 0.90
 
@@ -47,7 +47,9 @@ def read_whole(path: str, format: str | None = None, profile: int | None = None,
     """One input read whole (profile N only, shares re-marked at `threshold`); an OSError while
     reading is one line (InputError)."""
     try:
-        ps = parse(path, format=format, strict=strict)
+        # a long log that could be read part by part was tried that way already (or must not be)
+        ps = parse_whole(path, format=format, strict=strict) if size(path) >= _stream_from() else \
+            parse(path, format=format, strict=strict)
     except OSError as exc:  # reading: /proc/self/mem, a device, a file that vanished
         raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     if profile is not None:
@@ -55,6 +57,12 @@ def read_whole(path: str, format: str | None = None, profile: int | None = None,
     if threshold != DEFAULT_THRESHOLD:  # the rows' in_top marks the 90% set; --threshold re-marks it
         ps.rethreshold(threshold)
     return ps
+
+
+def _stream_from() -> int:
+    from profconv.parse.stream import STREAM_FROM
+
+    return STREAM_FROM
 
 
 def size(path: str) -> int:
