@@ -116,6 +116,7 @@ class LocalExecutor:
                     visible=None if self.dry_run else slot.index, dry_run=self.dry_run, cache=self.cache,
                     logs=self.logs, builds=self.builds, cpu_threads=self.cpu_threads, engine=self.name,
                     python=self.python, device_id=uuid)
+                self._workers[slot.index].start()
             return self._workers[slot.index]
 
     def _one(self, slots: _Slots, spec: JobSpec) -> JobResult:

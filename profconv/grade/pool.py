@@ -22,7 +22,8 @@ they run as `profconv run` processes (grade.jobs.execute), as before.
 
 Each JobResult of the pool carries `runner = "pool"` and `cost`: where its time went --
   bundle_s  making or loading the model bundle (the first job of a model on a worker pays it)
-  startup_s starting the zygote (the worker's first job)
+  startup_s the zygote's imports (the worker's first job; started with the worker, in the background
+            while that job makes its model bundle)
   build_s   waiting for the submission's nvcc build (0 when it was ready)
   child_s   the kernel's child, fork to exit: checks, sweep, timing, forward pass (under CUPTI)
   judge_s   the verdict by the course's rules (CUPTI records, the build's SASS through cuobjdump), and
@@ -267,6 +268,7 @@ class PoolWorker:
         self._failed: dict[str, str] = {}
         self._next_id = 0
         self._fork_proven = False  # a forked child ran to its end on this worker
+        self._zygote_lock = threading.Lock()
         self._pending: dict[str, tuple[list, dict[str, Any], list]] = {}  # executed, not yet complete
         self._digests: dict[str | None, str | None] = {}
         self._versions: str | None = None
@@ -334,7 +336,17 @@ class PoolWorker:
         return meta
 
     # -- the zygote
+    def start(self) -> None:
+        """Start the zygote (its imports: seconds) in the background, while the first job makes its model
+        bundle: the zygote never touches the GPU, so the bundle's cuDNN timing is undisturbed."""
+        if not self.dry_run and self.zygote is None:
+            threading.Thread(target=self._zygote, daemon=True, name="zygote-start").start()
+
     def _zygote(self) -> Zygote:
+        with self._zygote_lock:  # one start at a time: the background one, or the job's
+            return self._zygote_locked()
+
+    def _zygote_locked(self) -> Zygote:
         if self.zygote is None or self.zygote.proc.poll() is not None:
             # one BLAS/OpenMP thread: a thread pool started at import would be copied dead into every child
             # (the children compute on the GPU; the host's numbers are the bundle's, made elsewhere)
@@ -343,9 +355,10 @@ class PoolWorker:
         return self.zygote
 
     def close(self) -> None:
-        if self.zygote is not None:
-            self.zygote.close()
-            self.zygote = None
+        with self._zygote_lock:  # a zygote still starting in the background is waited for, then ended
+            if self.zygote is not None:
+                self.zygote.close()
+                self.zygote = None
 
     # -- one job
     def execute(self, spec: JobSpec) -> JobResult:
