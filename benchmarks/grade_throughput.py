@@ -63,13 +63,19 @@ def summary(out: Path) -> dict:
         if j.get("report_s") is not None:
             rows["report_s"].append(j["report_s"])
     starts = [t for j in jobs if (t := _t(j.get("started")))]
-    ends = [t for j in jobs if (t := _t(j.get("finished") or j.get("ended")))]
-    span = (max(ends) - min(starts)) if starts and ends else None
+    ends = sorted(t for j in jobs if (t := _t(j.get("finished") or j.get("ended"))))
+    span = (ends[-1] - min(starts)) if starts and ends else None
+    # the first 100 jobs' wall (start of the first to the end of the 100th), or the pace over what ran, x 100
+    first100 = (ends[99] - min(starts)) if len(ends) >= 100 and starts else None
+    steady = [j["wall_s"] for j in jobs if j.get("wall_s") is not None and not (j.get("cost") or {}).get("bundle_s")]
     return {"out": str(out), "jobs": len(jobs), "engine": doc.get("engine", {}).get("name"),
             "runners": dict(collections.Counter(j.get("runner", "process") for j in jobs)),
             "statuses": dict(collections.Counter(j["status"] for j in jobs)),
             "class_wall_s": round(span, 2) if span is not None else None,
             "jobs_per_min": round(60 * len(jobs) / span, 1) if span else None,
+            "first_100_s": round(first100, 1) if first100 is not None else None,
+            "per_100_s": round(100 * span / len(jobs), 1) if span and jobs else None,
+            "steady_wall_median_s": round(statistics.median(steady), 3) if steady else None,
             "parts": {k: {"median": round(statistics.median(v), 3), "p90": round(_pct(v, 0.9), 3),
                           "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()},
             "child_steps": child_steps(out)}
@@ -100,7 +106,10 @@ def child_steps(out: Path) -> dict[str, dict[str, float]]:
 
 def print_summary(s: dict) -> None:
     print(f"{s['out']}: {s['jobs']} jobs ({s['engine']}, {s['runners']}), {s['statuses']}")
-    print(f"  class wall {s['class_wall_s']} s, {s['jobs_per_min']} jobs/min")
+    print(f"  class wall {s['class_wall_s']} s, {s['jobs_per_min']} jobs/min; 100 jobs: "
+          + (f"{s['first_100_s']} s (the first 100)" if s.get("first_100_s") is not None
+             else f"{s.get('per_100_s')} s at this pace")
+          + f"; per job without the model bundle: median {s.get('steady_wall_median_s')} s")
     print(f"  {'part':10} {'median s':>9} {'p90 s':>8} {'sum s':>9} {'jobs':>5}")
     for part in ("wall_s", *PARTS, "report_s"):
         if part in s["parts"]:
