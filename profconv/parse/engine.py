@@ -193,17 +193,24 @@ def step(ctx: Context, readers: Sequence[Reader], cur: Cursor) -> Verdict | None
 def run(ctx: Context, readers: Sequence[Reader]) -> DialectResult:
     """Every line of the context's document through the readers; the context's result."""
     ctx.readers = list(readers)
-    lines = ctx.lines
-    claimed, unplaced = ctx.result.claimed, ctx.result.unplaced
-    cur = Cursor(lines)
-    i, n = 0, len(lines)
-    while i < n:
-        cur.at(i)
-        v = step(ctx, readers, cur)
-        if v == CLAIMED:
-            claimed.add(i + 1)
-        elif v == UNPLACED:
-            unplaced.append(i + 1)
-        i = cur.next
-    ctx.close_open()
-    return ctx.finish()
+    try:
+        lines = ctx.lines
+        claimed, unplaced = ctx.result.claimed, ctx.result.unplaced
+        cur = Cursor(lines)
+        i, n = 0, len(lines)
+        while i < n:
+            cur.at(i)
+            v = step(ctx, readers, cur)
+            if v == CLAIMED:
+                claimed.add(i + 1)
+            elif v == UNPLACED:
+                unplaced.append(i + 1)
+            i = cur.next
+        ctx.close_open()
+        return ctx.finish()
+    finally:
+        # readers and their context refer to each other: the cycle is broken here, so that a parse's
+        # lines and rows are freed when it ends even while the cyclic collector is paused
+        # (profconv/nogc.py: a long log read part by part had kept every window's)
+        ctx.readers = []
+        ctx.open = None

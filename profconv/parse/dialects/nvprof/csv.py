@@ -153,6 +153,13 @@ def _parse_csv_table(rows: list[tuple[int, list[str]]]) -> tuple[list[Block], li
 def _summary(t: _Csv) -> None:
     """The summary: one row per name (and Type: GPU activities, API calls, …)."""
     header, col = t.header, t.col
+    try:
+        at = [col[h] for h in ("Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name")]
+    except KeyError:
+        t.bad.extend(line for line, _ in t.data)
+        return
+    kind = col.get("Type")
+    unit = [t.units[k] for k in at[1:6]]
     for line, r in t.data:
         if (len(r) > len(header) and header[-1] == "Name" and brackets_open(r[len(header) - 1])
                 and all(x.startswith(" ") for x in r[len(header) :])):
@@ -163,22 +170,22 @@ def _summary(t: _Csv) -> None:
             t.bad.append(line)
             continue
         try:
-            section = LABEL_SECTIONS.get(r[col["Type"]], "gpu") if "Type" in col else "gpu"
+            section = LABEL_SECTIONS.get(r[kind], "gpu") if kind is not None else "gpu"
             vals = {
-                "pct": units.percent(r[col["Time(%)"]]),
-                "time": _csv_value(r[col["Time"]], t.unit("Time"), "time"),
-                "calls": units.plain_count(r[col["Calls"]]),
-                "avg": _csv_value(r[col["Avg"]], t.unit("Avg"), "time"),
-                "min": _csv_value(r[col["Min"]], t.unit("Min"), "time"),
-                "max": _csv_value(r[col["Max"]], t.unit("Max"), "time"),
+                "pct": units.percent(r[at[0]]),
+                "time": _csv_value(r[at[1]], unit[0], "time"),
+                "calls": units.plain_count(r[at[2]]),
+                "avg": _csv_value(r[at[3]], unit[2], "time"),
+                "min": _csv_value(r[at[4]], unit[3], "time"),
+                "max": _csv_value(r[at[5]], unit[4], "time"),
             }
-            t.add(section, line, _row_from(vals, r[col["Name"]], section, line))
-        except (ValueError, IndexError, KeyError):
+        except (ValueError, IndexError):
             t.bad.append(line)
             continue
-        blk = t.blocks[section]
-        steps = (_step(r[col["Time"]], t.unit("Time")), _step(r[col["Avg"]], t.unit("Avg")))
-        blk.resolution = (max(blk.resolution[0], steps[0]), max(blk.resolution[1], steps[1]))
+        new = section not in t.blocks
+        t.add(section, line, _row_from(vals, r[at[6]], section, line))
+        if new:  # nvprof prints a column with one number of decimals: its first row says its step
+            t.blocks[section].resolution = (_step(r[at[1]], unit[0]), _step(r[at[3]], unit[2]))
 
 
 def _step(cell: str, unit: str) -> float:
