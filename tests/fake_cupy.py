@@ -54,6 +54,8 @@ class FakeCupy(types.SimpleNamespace):
     def now(self) -> float:
         return time.perf_counter() + self.offset
 
+    host_clock = now  # the harness's host clock sees the simulated time pass in `synchronize` too
+
     def sync(self) -> None:
         while self.pending:
             seconds, work = self.pending.pop(0)

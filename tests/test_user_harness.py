@@ -6,7 +6,9 @@ work in the prolog). The same cheats in CUDA, run on the GPU: tests/test_user_ch
 from __future__ import annotations
 
 import textwrap
+import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -367,3 +369,33 @@ def test_host_buffers_still_held_are_never_handed_out_again(tmp_path):
     del sets
     again = [kernel.operands(cp, a, w, None, s)[0].ctypes.data for _ in range(6)]
     assert len(set(again)) >= 2 and all(p != q for p, q in zip(again, again[1:]))  # never the call just before
+
+
+class _ScriptedClock:
+    """Events at scripted GPU times (seconds); the device-wide synchronisation blocks `blocked` seconds."""
+
+    def __init__(self, times: list[float], blocked: float):
+        self.times, self.block = list(times), blocked
+
+    def sync(self) -> None:
+        pass
+
+    def mark(self) -> Any:
+        ev = types.SimpleNamespace(t=self.times.pop(0), synchronize=lambda: None)
+        return ev
+
+    def seconds(self, a: Any, b: Any) -> float:
+        return b.t - a.t
+
+    def blocked(self, own: Any) -> float:
+        return self.block
+
+
+@pytest.mark.parametrize(("blocked", "left", "op"), [(5e-6, 0.0, 0.001), (0.002, 0.002, 0.003)])
+def test_a_slow_host_is_not_work_left_running(blocked, left, op):
+    """The GPU's gap between the call's stream and the device-wide end event is 2 ms either way; only when the
+    synchronisation really blocked (work on another stream) is it work left running, else the host's latency."""
+    ph = calls.Phases(forward=lambda st: None)
+    # e0 (no prolog) e1 at 0; the call's stream done at 1 ms; the device-wide end event at 3 ms; e3 at 3 ms
+    _, t = calls.call(_ScriptedClock([0.0, 0.0, 0.001, 0.003, 0.003], blocked), ph, "m/k/conv1")  # type: ignore[arg-type]
+    assert t.left_running_s == pytest.approx(left) and t.op_s == pytest.approx(op)

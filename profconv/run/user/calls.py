@@ -12,12 +12,17 @@ so a profiler (CUPTI attribution, ncu) sees which phase launched what:
 
 The timed phase ends when the whole device is idle (every stream), as the course's own timing did
 (`cudaDeviceSynchronize` before its end time): work a call leaves running on another stream is
-counted, and how long it ran past the call's own stream is recorded (`left_running_s`).
+counted, and how long it ran past the call's own stream is recorded (`left_running_s`). That time is
+the lesser of two measurements: the GPU's, from the call's stream finishing to the device-wide end event
+(which also holds the host's latency in recording that event: milliseconds on a loaded CPU), and the
+host's, how long the device-wide synchronisation blocked once the call's own stream was done (about
+zero when nothing was left). Only work really left running makes both large.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -61,16 +66,27 @@ class Phases:
     prolog: Callable[[], Any] | None = None
     epilog: Callable[[Any], Any] | None = None
     check: Callable[[str], None] = lambda phase: None  # after each phase: raises a CUDA error that ends the context
+    before: Callable[[], None] | None = None  # the harness's own set-up before the call, untimed
 
 
 class Clock:
-    """CUDA events on the current stream and device-wide synchronisation (CuPy)."""
+    """CUDA events on the current stream and device-wide synchronisation (CuPy). The host's clock is
+    `time.perf_counter` (a stand-in CuPy whose device time is simulated brings its own `host_clock`)."""
 
     def __init__(self, cp: Any):
         self.cp = cp
+        self.host_clock: Callable[[], float] = getattr(cp, "host_clock", time.perf_counter)
 
     def sync(self) -> None:
         self.cp.cuda.Device().synchronize()
+
+    def blocked(self, own: Any) -> float:
+        """Seconds the device-wide synchronisation blocks once the event `own` (the call's stream) is done:
+        how long work on other streams still ran (about zero when nothing was left)."""
+        own.synchronize()
+        t = self.host_clock()
+        self.sync()
+        return self.host_clock() - t
 
     def mark(self) -> Any:
         e = self.cp.cuda.Event()
@@ -98,6 +114,8 @@ def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None 
     idle before it starts; (what the timed phase returned, its times). `skip_forward`: prolog and epilog
     alone (the ghost check: is the output right without the timed phase?)."""
     fwd_tag = forward_tag if forward_tag is not None else tag
+    if phases.before is not None:
+        phases.before()
     clock.sync()
     e0 = clock.mark()
     state = None
@@ -111,7 +129,7 @@ def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None 
         with _range(fwd_tag):
             result = phases.forward(state)
     e_ret = clock.mark()  # the call's own (legacy default) stream is done here
-    clock.sync()  # every stream
+    blocked = clock.blocked(e_ret)  # every stream
     e2 = clock.mark()
     phases.check(FORWARD)
     if phases.epilog is not None:
@@ -121,7 +139,7 @@ def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None 
     e3 = clock.mark()
     e3.synchronize()
     own, whole = clock.seconds(e1, e_ret), clock.seconds(e1, e2)
-    left = max(0.0, whole - own)
+    left = max(0.0, min(whole - own, blocked))
     times = CallTimes(op_s=whole if left > max(LEFT_RUNNING_SLACK_S, own / 20) else own,
                       left_running_s=left if left > LEFT_RUNNING_SLACK_S else 0.0)
     if phases.prolog is not None or phases.epilog is not None:
