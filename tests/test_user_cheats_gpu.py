@@ -53,10 +53,11 @@ def test_each_cheat_fails_with_its_reason(tmp_path, cli):
 def test_course_files_of_every_oddity_get_their_facts(tmp_path, cli):
     r = cli("run", "--model", "ece408-fa20", "--images", "100", "--variant", "none",
             "--kernel", COURSE / "mxnet-generic", "--kernel", COURSE / "m3" / "req_1", "--kernel", COURSE / "m3" / "op_4",
-            "--kernel", COURSE / "specialised", "--kernel", COURSE / "minidnn-single",
+            "--kernel", COURSE / "specialised", "--kernel", COURSE / "minidnn-single", "--kernel", COURSE / "registers-once",
             "--repeat", "3", "--warmup", "1", "--ci-target", "0", "--out", tmp_path)
     got = rows(tmp_path)
-    assert set(got) == {"mxnet-generic", "req_1", "op_4", "specialised", "minidnn-single"}, r.stdout + r.stderr
+    assert set(got) == {"mxnet-generic", "req_1", "op_4", "specialised", "minidnn-single", "registers-once"}, \
+        r.stdout + r.stderr
     gen = got["mxnet-generic"]
     assert gen["facts"]["legacy_status"] == "ok", gen["facts"]["legacy_error"]  # atomicAdd into the zeroed y
     assert gen["facts"]["form"]["form"] == "mxnet-generic" and gen["facts"]["harness"]["y_initial"] == "zero"
@@ -77,6 +78,8 @@ def test_course_files_of_every_oddity_get_their_facts(tmp_path, cli):
     bad = [e for e in spec["facts"]["edges"] if e["output"]["rel_error"] > 1e-5]
     assert bad and all(e["shape"].startswith("B=3") for e in bad)
     assert got["minidnn-single"]["facts"]["legacy_status"] == "ok", got["minidnn-single"]["facts"]["legacy_error"]
+    once = got["registers-once"]  # registered in every call's prolog, never unregistered, exits on an error
+    assert once["facts"]["legacy_status"] == "ok" and all(c["status"] == "ok" for c in once["conv"]), once["facts"]
 
 
 def test_secret_seed_stays_out_of_the_record(tmp_path, cli):

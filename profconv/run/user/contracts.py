@@ -82,6 +82,13 @@ class CourseLibrary:
     def forward(self, ptrs: list[ctypes.c_void_p], s: ConvShape) -> None:
         self.lib.profconv_course_forward(*ptrs, *self.dims(s))
 
+    def release(self, *host: Any) -> None:
+        """Before a call: host buffers as the course hands them, registered by no one. The harness reuses
+        its buffers from call to call where the course allocated new ones; a file that cudaHostRegisters them
+        and never unregisters (legal there) would get "already mapped" on the next call and may exit on it."""
+        for a in host:
+            self.lib.profconv_host_release(_host_ptr(a))
+
     def epilog(self, out_host, ptrs: list[ctypes.c_void_p], s: ConvShape) -> None:
         self.lib.profconv_course_epilog(_host_ptr(out_host), *ptrs, *self.dims(s))
 
@@ -380,12 +387,15 @@ class UserKernel:
         if course.form in MXNET_FORMS:
             return calls.Phases(forward=lambda _: course.mxnet(out, x, w, s), check=course.raise_if_error)
         w_host = self._weights_on_host(cp, w)
+        fresh_memory = lambda: course.release(out, x, w_host)  # noqa: E731
         if course.form == "minidnn-single":
-            return calls.Phases(forward=lambda _: course.single(out, x, w_host, s), check=course.raise_if_error)
+            return calls.Phases(forward=lambda _: course.single(out, x, w_host, s), check=course.raise_if_error,
+                                before=fresh_memory)
         # the pointers are the student's business: a file with its filters in constant memory leaves
         # device_k unset, one that streams from host memory passes host pointers on
         return calls.Phases(prolog=lambda: course.prolog(out, x, w_host, s), forward=lambda st: course.forward(st, s),
-                            epilog=lambda st: course.epilog(out, st, s), check=course.raise_if_error)
+                            epilog=lambda st: course.epilog(out, st, s), check=course.raise_if_error,
+                            before=fresh_memory)
 
     def operands(self, cp: Any, a, w, bias, s: ConvShape) -> tuple[Any, Any, Any, Any]:
         """(x, w, bias, out) as the course's program hands them to this form: mini-dnn takes pageable host
