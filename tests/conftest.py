@@ -117,6 +117,7 @@ def run_cli(*args: str, input: str | bytes | None = None, env: dict | None = Non
     sees them with output redirected to a file (plain, complete lines); `--width N` for a terminal width."""
     from profconv.cli import app
 
+    env = {"PROFCONV_TRACEBACK": None, **(env or {})}  # a developer's traceback switch must not turn errors into bugs
     r = _runner().invoke(app, [str(a) for a in args], input=input, env=env)
     stderr = r.stderr if r.stderr_bytes is not None else ""
     if r.exception is not None and not isinstance(r.exception, SystemExit):

@@ -215,3 +215,23 @@ def test_a_kernel_only_in_the_first_calls_prolog_is_prolog_work():
     assert att.phase("prolog").kernel_launches == 0 and att.phase("check-prolog").kernel_launches == 1
     prolog = placements(att)[0]
     assert (prolog.phase, prolog.kernel_launches, prolog.kernels) == ("prolog", 1, ["conv_forward_kernel"])
+
+
+def test_nvtx_first_call_without_a_tool_is_remembered(monkeypatch):
+    """NVTX binds to a tool at the first NVTX call of a process: a later CUPTI session there sees no ranges,
+    and `run --profile cupti` says so instead of writing empty profiles."""
+    pytest.importorskip("nvtx")
+    from profconv.run import gpu
+
+    monkeypatch.setattr(gpu, "_NVTX_FIRST_CALL", {})
+    monkeypatch.delenv("NVTX_INJECTION64_PATH", raising=False)
+    assert not gpu.nvtx_started_without_tool()
+    with gpu.nvtx_range("m/v/conv1"):
+        pass
+    assert gpu.nvtx_started_without_tool()
+    monkeypatch.setenv("NVTX_INJECTION64_PATH", "/usr/lib/libcupti.so")  # too late: the first call decided
+    assert gpu.nvtx_started_without_tool()
+    monkeypatch.setattr(gpu, "_NVTX_FIRST_CALL", {})
+    with gpu.nvtx_range("m/v/conv1"):
+        pass
+    assert not gpu.nvtx_started_without_tool()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import statistics
 import time
@@ -221,6 +222,16 @@ def time_cpu(fn: Callable[[], Any], repeat: int) -> Timing:
     return Timing(samples)
 
 
+# NVTX binds to a tool (CUPTI, Nsight) once, at the first NVTX call of the process: was one there then?
+_NVTX_FIRST_CALL: dict[str, bool] = {}
+
+
+def nvtx_started_without_tool() -> bool:
+    """True when this process made its first NVTX call with no tool injected (NVTX_INJECTION64_PATH unset):
+    a profiler started later in the same process (CUPTI in a notebook's second run) never sees the ranges."""
+    return _NVTX_FIRST_CALL.get("tool") is False
+
+
 @contextlib.contextmanager
 def nvtx_range(path: str) -> Iterator[None]:
     """Nested NVTX push/pop ranges in the `profconv` domain, one per part of `path`
@@ -231,6 +242,7 @@ def nvtx_range(path: str) -> Iterator[None]:
     except ImportError:
         yield
         return
+    _NVTX_FIRST_CALL.setdefault("tool", bool(os.environ.get("NVTX_INJECTION64_PATH")))
     with contextlib.ExitStack() as stack:
         for part in path.split("/"):
             stack.enter_context(nvtx.annotate(message=part, domain="profconv"))

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from profconv import provenance
-from profconv.errors import GpuUnavailable, InputError, Interrupted, ProfilerFailed
+from profconv.errors import GpuUnavailable, InputError, Interrupted, ProfilerFailed, ProfilerUnavailable
 from profconv.io import write_atomic
 from profconv.records import DataInfo, Environment, ModelInfo, ProfileInfo, RunRecord, RunSettings, VariantResult, struct_from
 from profconv.records.provenance import Provenance
@@ -377,6 +377,11 @@ class RunSession:
                               f"CuPy {env['cupy_version']}"))
         if "cupti" in req.profile:
             session.check_available("cupti", env.get("compute_capability"))
+            if gpu.nvtx_started_without_tool():
+                raise ProfilerUnavailable(
+                    "--profile cupti: this Python process made NVTX calls before CUPTI was loaded (an earlier run in "
+                    "it), so CUPTI would not see profconv's ranges; profile in a new process (the profconv command, "
+                    "or a fresh notebook kernel)")
         self.tool_path = (session.check_available(self.external, env.get("compute_capability"))
                           if self.external else None)
         collector = session.CuptiCollector() if "cupti" in req.profile else None
