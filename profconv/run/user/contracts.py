@@ -406,7 +406,10 @@ class UserKernel:
         shape = (s.B, s.M, s.Ho, s.Wo)
         if self.decl.contract == "course" and self.decl.flavour not in MXNET_FORMS:
             x_host, out = self._host_buffers(tuple(a.shape), shape, dtype)
-            x_host[...] = a.get() if hasattr(a, "get") else a
+            if hasattr(a, "get") and a.dtype == x_host.dtype and a.flags.c_contiguous:
+                a.get(out=x_host)  # straight into the course's host buffer: no temporary of the whole batch
+            else:
+                x_host[...] = a.get() if hasattr(a, "get") else a
             out.fill(np.nan)
             return x_host, w.astype(dtype), bias, out
         out = cp.zeros(shape, dtype=dtype) if self.decl.flavour in MXNET_FORMS else cp.full(shape, np.nan, dtype=dtype)
