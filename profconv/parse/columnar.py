@@ -95,6 +95,7 @@ class Text:
         self.codes = codes
         self.pool = pool
         self._values: list[str] | None = None
+        self._distinct: list[str] | None = None
 
     @property
     def values(self) -> list[str]:
@@ -108,11 +109,27 @@ class Text:
 
     @property
     def distinct(self) -> list[str]:
+        if self._distinct is None:
+            if self.in_order():
+                self._distinct = self.pool.to_pylist()
+            else:
+                import numpy as np
+
+                first = np.unique(self.codes, return_index=True)
+                order = first[0][np.argsort(first[1])]
+                self._distinct = self.pool.take(order).to_pylist()
+        return self._distinct
+
+    def in_order(self) -> bool:
+        """Whether the pool holds exactly the values the rows use, in order of first appearance
+        (pyarrow builds it so: then each code is at most one above every code before it)."""
         import numpy as np
 
-        first = np.unique(self.codes, return_index=True)
-        order = first[0][np.argsort(first[1])]
-        return self.pool.take(order).to_pylist()
+        c = self.codes
+        if not len(c):
+            return len(self.pool) == 0
+        top = np.maximum.accumulate(c)
+        return bool(c[0] == 0 and top[-1] == len(self.pool) - 1 and (c[1:] <= top[:-1] + 1).all())
 
 
 @dataclass
@@ -122,17 +139,48 @@ class Columns:
     texts: dict[str, Text] = field(default_factory=dict)
 
 
-def _table(data: bytes, types: dict[str, Any], empty_null: bool) -> Any:
+@dataclass
+class Span:
+    """A table's bytes inside a bigger bytes object (the input's own: read without a copy)."""
+
+    data: bytes
+    start: int
+    end: int
+    lines: int | None = None  # its newlines, where the caller has counted them
+    clean: bool = False  # the caller has found no carriage return in it
+
+    def find(self, sub: bytes) -> int:
+        if sub == b"\r" and self.clean:
+            return -1
+        k = self.data.find(sub, self.start, self.end)
+        return k - self.start if k >= 0 else -1
+
+    def count(self, sub: bytes) -> int:
+        if sub == b"\n" and self.lines is not None:
+            return self.lines
+        return self.data.count(sub, self.start, self.end)
+
+    def endswith(self, sub: bytes) -> bool:
+        return self.data[self.end - len(sub) : self.end] == sub
+
+    def head(self, n: int) -> bytes:
+        return self.data[self.start : min(self.end, self.start + n)]
+
+    def buffer(self) -> memoryview:
+        return memoryview(self.data)[self.start : self.end]
+
+
+def _table(data: bytes | Span, types: dict[str, Any], empty_null: bool) -> Any:
     """The table pyarrow reads from `data` (its header line first) with only `types`' columns, or
     None when it does not read as such a table."""
     mods = _pyarrow()
-    if mods is None or b"\r" in data:
+    if mods is None or data.find(b"\r") >= 0:
         return None
     pa, pacsv = mods
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 26),
+            pa.py_buffer(data.buffer() if isinstance(data, Span) else data),
+            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 22),
             parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
                 include_columns=list(types), column_types=types, null_values=[""] if empty_null else [],
@@ -143,7 +191,7 @@ def _table(data: bytes, types: dict[str, Any], empty_null: bool) -> Any:
     return table if table.num_rows == rows else None  # else a quoted cell ran across lines
 
 
-def read_csv(data: bytes, floats: Sequence[str] = (), counts: Sequence[str] = (), texts: Sequence[str] = (),
+def read_csv(data: bytes | Span, floats: Sequence[str] = (), counts: Sequence[str] = (), texts: Sequence[str] = (),
              empty: Sequence[str] = ()) -> Columns | None:
     """The listed columns of the CSV table in `data` (see the module's docstring), or None."""
     if len(set(floats) | set(counts) | set(texts)) != len(floats) + len(counts) + len(texts):
@@ -176,7 +224,7 @@ def read_csv(data: bytes, floats: Sequence[str] = (), counts: Sequence[str] = ()
     return out
 
 
-def read_strings(data: bytes, columns: Sequence[str]) -> dict[str, Text] | None:
+def read_strings(data: bytes | Span, columns: Sequence[str]) -> dict[str, Text] | None:
     """The listed columns of the CSV table in `data` as text (empty cells as ''), or None."""
     mods = _pyarrow()
     if mods is None:
@@ -195,8 +243,9 @@ def read_strings(data: bytes, columns: Sequence[str]) -> dict[str, Text] | None:
     return out
 
 
-def _unique_header(data: bytes, wanted: dict[str, Any]) -> bool:
+def _unique_header(data: bytes | Span, wanted: dict[str, Any]) -> bool:
     """Each wanted column named once in the header (pyarrow would take the first of two)."""
+    data = data.head(1 << 16) if isinstance(data, Span) else data
     head = data[: data.find(b"\n")] if b"\n" in data else data
     names = [c.strip('"') for c in head.decode("utf-8", "replace").split(",")]
     return all(names.count(c) == 1 for c in wanted)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
-from profconv.parse import context, native
+from profconv.parse import bytescan, context, native
 from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
@@ -125,6 +125,12 @@ def source_label(path: str) -> str:
 
 def read_text(path: str) -> tuple[str, str]:
     """The text of a file, '-' (stdin) or a .gz file; one clear error for anything unusable."""
+    data, label = read_bytes(path)
+    return decode(data), label
+
+
+def read_bytes(path: str) -> tuple[bytes, str]:
+    """The bytes of a file, '-' (stdin) or a .gz file (read_text's checks, not decoded yet)."""
     label = source_label(path)
     try:
         if path == "-":
@@ -151,7 +157,7 @@ def read_text(path: str) -> tuple[str, str]:
             f"{label}: binary data, not profiler text output "
             "(for .nsys-rep/.ncu-rep files, export text with nsys stats / ncu --csv first)"
         )
-    return decode(data), label
+    return data, label
 
 
 FIFO_WAIT = 10.0  # seconds a named pipe may stay without a writer (PROFCONV_FIFO_WAIT)
@@ -205,8 +211,18 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
 
 def parse_whole(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
     """`parse`, the input read whole (what a long log read part by part is held to)."""
-    box = list(read_text(path))  # only _parse holds the text: it can let it go once the rows are out
-    label = box.pop()
+    data, label = read_bytes(path)
+    # big machine-written tables read as columns from the bytes, their rows never decoded into lines
+    pre = bytescan.find(data, BYTES_PAY_FROM) if format in (None, "nsys") else None
+    if pre is not None:
+        del data  # held by `pre` until its tables are read (then let go: bytescan.PreRead.release)
+        try:
+            return _parse([decode(pre.data)], label, format, strict, pre)
+        except bytescan.Reparse:  # the text path could read them otherwise: it reads the whole text
+            data = pre.source
+        del pre
+    box = [decode(data)]  # only _parse holds the text: it can let it go once the rows are out
+    del data
     return _parse(box, label, format, strict)
 
 
@@ -219,6 +235,8 @@ def parse_text(text: str, label: str = "<text>", format: str | None = None, stri
     return _parse([text], label, format, strict)
 
 
+# a table this big pays for loading pyarrow in a process that has not (nsys.COLUMNS_PAY_FROM)
+BYTES_PAY_FROM = 32 << 20
 BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the whole text held
 HEAD = 1 << 16  # characters of the first lines where dialects are looked for first
 
@@ -230,6 +248,10 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
     if big:  # a dialect parses the lines: the whole text need not be held meanwhile
         doc.text = ""
     results[name] = r = registry()[name].parse(doc)
+    if doc.pre is not None:
+        if doc.pre.unused():
+            raise bytescan.Reparse  # a table found on the bytes that the dialect did not read as such
+        doc.pre.release()
     # rows read in bulk belong to that table alone: their lines are emptied (the dialect may have
     # done so already, to free them as it read), and later detection and the run-context scan pass
     # over what is left (line numbers stay)
@@ -245,16 +267,19 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
         doc.text = "\n".join(view) + end
 
 
-def _parse(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
+def _parse(box: list[str], label: str, format: str | None, strict: bool,
+           pre: bytescan.PreRead | None = None) -> ProfileSet:
     # the parse allocates a few objects per input line and frees almost none of them until it ends:
     # the cyclic collector would walk all of them again and again (~10% of a big parse) for no
     # garbage; it runs once the parse is over (profconv/nogc.py)
     with paused():
-        return _parse_text(box, label, format, strict)
+        return _parse_text(box, label, format, strict, pre)
 
 
-def _parse_text(box: list[str], label: str, format: str | None, strict: bool) -> ProfileSet:
+def _parse_text(box: list[str], label: str, format: str | None, strict: bool,
+                pre: bytescan.PreRead | None = None) -> ProfileSet:
     doc, end = document(box.pop(), label)
+    doc.pre = bytescan.checked(pre, doc.lines)  # tables read from the bytes: their rows are blank lines
     results = _read(doc, end, format)
     raw: list[RawProfile] = sorted((p for r in results.values() for p in r.profiles), key=lambda p: p.line_start)
     unplaced = _unplaced(results, doc.lines)
@@ -304,6 +329,7 @@ def _read(doc: Document, end: str, format: str | None) -> dict[str, DialectResul
     head = Document(lines=[], label=doc.label, text=doc.text[:cut])
     early = [name for name, d in dialects.items() if d.detect(head)]
     del head
+    bytescan.expect_first(doc.pre, early)
     for name in early:
         _run(name, doc, end, results)
     for name, d in dialects.items():
@@ -667,9 +693,10 @@ def _joined(parts: list[Rows]) -> Rows:
     head = parts[0] if parts else None
     if head is None or len(parts) == 1 or head.n < SMALL_TABLE:
         return Rows.concat(parts)
-    own = list(head.cols.values())
-    if any(type(c) is not list for c in own) or len(set(map(id, own))) != len(own):
-        return Rows.concat(parts)  # an array, a range, or one list behind two columns: copied
+    own = [_extensible(name, c, parts[1:]) for name, c in head.cols.items()]
+    if None in own or len(set(map(id, own))) != len(own):
+        return Rows.concat(parts)  # one list behind two columns, numbers that no array holds: copied
+    head.cols = dict(zip(head.cols, own))
     cols: dict[str, Any] = {}
     for name in [c for c in COLUMNS if any(c in p.cols for p in parts)]:
         col = head.cols.get(name)
@@ -682,6 +709,27 @@ def _joined(parts: list[Rows]) -> Rows:
     return Rows.trusted(cols, sum(p.n for p in parts))
 
 
+def _extensible(name: str, col: Any, rest: list[Rows]) -> Any:
+    """A big part's column that the other parts' values can extend in place: a list; an array of
+    doubles (a float column: the others' floats, NaN for missing, fit it); a range of line numbers
+    as an array of integers, where every other part has whole line numbers. None for anything else
+    (the parts are copied into lists)."""
+    if type(col) is list:
+        return col
+    if type(col) is array and col.typecode == "d" and name in FLOAT_COLUMNS and all(
+            not p.has(name) or _doubles([p.col(name)]) or all(type(x) is float for x in p.col(name)) for p in rest):
+        return col
+    if type(col) is range and name in ("line_start", "line_end") and all(
+            p.has(name) and all(type(x) is int for x in p.col(name)) for p in rest):
+        np = sys.modules.get("numpy")
+        if np is None:
+            return array("q", col)
+        out = array("q")
+        out.frombytes(np.arange(col.start, col.stop, col.step, dtype=np.int64).tobytes())
+        return out
+    return None
+
+
 def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
@@ -692,6 +740,8 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     # the blocks' columns, gathered into one set of columns per run of small blocks: a column is
     # there when some block has it (missing in the others' rows), in the order blocks first have them
     pieces: list[tuple[Any, int, int, str, int]] = []  # (columns, rows, profile, tool, table)
+    by_base: dict[str, str] = {}  # short names by base name (names may differ only by their [correlation id])
+    coded: set[int] = set()  # the parts whose short names are filled already
 
     for number, prof in enumerate(raw, start=first):
         tool = prof.tool
@@ -715,17 +765,20 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
                 tb.set("profile", [number] * n)
                 tb.set("tool", [tool] * n)
                 tb.set("table", [blk.line_start] * n)
+                if blk.names is not None and not tb.has("short_name"):  # dictionary-encoded: each name once
+                    tb.set("short_name", _coded_short_names(blk.names, by_base))
+                    coded.add(id(tb))
                 parts.append(tb)
                 blk.table = None
     if pieces:
         parts.append(_gathered(pieces))
         del pieces
+    for p in parts:
+        if id(p) not in coded and p.n:
+            _short_names(p, by_base)
     rows = _joined(parts)
-    if not rows.n:
-        return rows
-    if shift:
+    if rows.n and shift:
         _shift_lines(rows, shift)
-    _short_names(rows)
     return rows
 
 
@@ -739,7 +792,7 @@ def _shift_lines(rows: Rows, shift: int) -> None:
                 rows.cols[c] = [x + shift if x is not None else None for x in col]
 
 
-def _short_names(rows: Rows) -> None:
+def _short_names(rows: Rows, by_base: dict[str, str]) -> None:
     """Short names filled where a row arrived without one, once per distinct name (its
     [correlation id] aside)."""
     names = rows.col("name")
@@ -750,20 +803,31 @@ def _short_names(rows: Rows) -> None:
     else:
         todo = [i for i, s in enumerate(short) if s is None]
         full = [names[i] for i in todo]
-    by_name: dict[str, str] = {}
-    by_base: dict[str, str] = {}  # names may differ only by their [correlation id]
-    for name in dict.fromkeys(full):  # once per distinct name
-        base = strip_correlation(str(name))
-        got = by_base.get(base)
-        if got is None:
-            got = by_base[base] = short_name(base)
-        by_name[name] = got
+    by_name = {name: _short_of(name, by_base) for name in dict.fromkeys(full)}  # once per distinct name
     if isinstance(todo, range):
         short = list(map(by_name.__getitem__, full))
     else:
         for i, got in zip(todo, map(by_name.__getitem__, full)):
             short[i] = got
     rows.set("short_name", short)
+
+
+def _short_of(name: Any, by_base: dict[str, str]) -> str:
+    """The short name of `name` (its [correlation id] aside), computed once per base name."""
+    base = strip_correlation(str(name))
+    got = by_base.get(base)
+    if got is None:
+        got = by_base[base] = short_name(base)
+    return got
+
+
+def _coded_short_names(names: Any, by_base: dict[str, str]) -> list[str]:
+    """The short names of a dictionary-encoded name column (profconv.parse.columnar.Text), one per row."""
+    import numpy as np
+
+    pool = np.empty(len(names.pool), dtype=object)
+    pool[:] = [_short_of(k, by_base) for k in names.pool.to_pylist()]
+    return pool[names.codes].tolist()
 
 
 def _attach_context(raw: list[RawProfile], text: str, first: int = 1,

@@ -21,6 +21,8 @@ class Block:
     kind: str | None = None  # the report it came from, when one section has several
     notes: list[str] = field(default_factory=list)  # said next to this table, not at the end
     rows_left_out: int = 0  # rows read but counted in another table (so its Time(%) need not add up to 100)
+    # the name column dictionary-encoded (profconv.parse.columnar.Text), where the columnar reader read it
+    names: Any = None
     # the printed step of its Time and Avg cells in ns, where the table says (nvprof --csv: a column in
     # seconds with six decimals steps by 1,000 ns): a total within half a step is calls x average
     resolution: tuple[float, float] = (0.0, 0.0)
@@ -71,6 +73,9 @@ class Document:
     text: str = ""  # the whole input, for detection by one regex search instead of a loop over lines
     skip: list[tuple[int, int]] = field(default_factory=list)  # line ranges `text` holds blank (rows_read)
     state: dict[str, Any] = field(default_factory=dict)  # dialect -> DialectResult.resume state to begin with
+    # tables found on the input's bytes and read from them (profconv.parse.bytescan.PreRead): their
+    # rows are blank lines here
+    pre: Any = None
 
     def numbered(self):
         return enumerate(self.lines, start=1)

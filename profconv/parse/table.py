@@ -12,6 +12,7 @@ pandas) only when a caller asks for it (`ProfileSet.frame`, --json, --csv, the r
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,22 @@ FLOAT_COLUMNS = frozenset(c for c, t in COLUMNS.items() if t == "float64")
 def missing_value(column: str) -> Any:
     """What an absent cell of `column` reads as: NaN for float columns, None for the others."""
     return NAN if column in FLOAT_COLUMNS else None
+
+
+_NO_DOUBLES = array("d")
+
+
+def _is_doubles(col: Any) -> bool:
+    return type(col) is array and col.typecode == "d"
+
+
+def _doubles_joined(name: str, parts: Sequence[Rows]) -> array:
+    """One array('d') of a float column from parts whose column is an array('d') or absent (NaN)."""
+    out = array("d")
+    for p in parts:
+        c = p.cols.get(name)
+        out.extend(array("d", [NAN]) * p.n if c is None else c)  # type: ignore[arg-type]
+    return out
 
 
 class Rows:
@@ -115,6 +132,9 @@ class Rows:
         names = [c for c in COLUMNS if any(c in p.cols for p in parts)]
         cols: dict[str, Sequence[Any]] = {}
         for name in names:
+            if name in FLOAT_COLUMNS and all(_is_doubles(p.cols.get(name, _NO_DOUBLES)) for p in parts):
+                cols[name] = _doubles_joined(name, parts)  # arrays of doubles stay one (no float objects)
+                continue
             out: list[Any] = []
             for p in parts:
                 c = p.cols.get(name)

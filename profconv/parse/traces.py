@@ -9,7 +9,10 @@ kernels and memcopies of a trace in the terminal view, and its rows go to --json
 from __future__ import annotations
 
 import re
+import sys
+from array import array
 from collections import Counter
+from typing import Any
 
 from profconv.parse.model import Block
 from profconv.parse.names import strip_correlation
@@ -42,6 +45,20 @@ def base_codes(names: list[str], index: dict[str, int]) -> list[int]:
     for b in dict.fromkeys(bases):
         index.setdefault(b, len(index))
     return list(map(index.__getitem__, bases))
+
+
+def text_bases(names: Any) -> tuple[Any, list[str]] | None:
+    """base_codes of a dictionary-encoded name column (profconv.parse.columnar.Text, its pool in
+    order of first appearance): each distinct name's base once, the codes by one NumPy take. None
+    where the pool is in another order."""
+    if not names.in_order():
+        return None
+    import numpy as np
+
+    index: dict[str, int] = {}
+    of_pool = np.fromiter((index.setdefault(strip_correlation(k), len(index)) for k in names.distinct),
+                          dtype=np.int64, count=len(names.distinct))
+    return of_pool[names.codes], list(index)
 
 
 def _row_by_row(codes: list[int], t, lines, ends) -> dict[int, list]:
@@ -112,6 +129,33 @@ def _by_name(codes: list[int], k: int, t, lines, ends) -> dict[int, list]:
 EXACT = 2.0**53  # below this every whole number is a double, and so is every sum of them
 
 
+def _by_name_np(codes: Any, t: Any, lines: Any, ends: Any) -> dict[int, list] | None:
+    """_by_name with NumPy, where its result is the same bit for bit without the Kahan loop: every
+    duration a whole number of nanoseconds (nsys), none missing, their sum below 2**53 (every partial
+    sum exact in any order), rows in line order (`lines`, `ends`: ranges). None elsewhere, or where
+    NumPy is not loaded already (a process that reads columns with pyarrow has it)."""
+    np = sys.modules.get("numpy")
+    if np is None or type(t) is not array or not isinstance(lines, range) or not isinstance(ends, range):
+        return None
+    v = np.frombuffer(t, dtype=np.float64)
+    n = len(v)
+    if not n or len(codes) != n or not (np.isfinite(v).all() and v.min() >= 0.0 and v.sum() < EXACT
+                                        and (v == np.floor(v)).all()):
+        return None
+    c = np.asarray(codes, dtype=np.int64)
+    order = np.argsort(c, kind="stable")  # file order within a name
+    sc, sv = c[order], v[order]
+    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+    last = np.r_[starts[1:], n] - 1
+    sums = np.add.reduceat(sv, starts).tolist()
+    mins = np.minimum.reduceat(sv, starts).tolist()
+    maxs = np.maximum.reduceat(sv, starts).tolist()
+    counts = (last - starts + 1).tolist()
+    firsts, lasts = order[starts].tolist(), order[last].tolist()
+    return {code: [m, m, s, 0.0, lo, hi, lines[a], ends[b]]
+            for code, m, s, lo, hi, a, b in zip(sc[starts].tolist(), counts, sums, mins, maxs, firsts, lasts)}
+
+
 def _integral(values: list) -> bool:
     """Every value a float holding a whole number (a C loop)."""
     try:
@@ -125,7 +169,7 @@ def _plain(col):
     return col.tolist() if type(col).__module__ == "numpy" else col
 
 
-def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]] | None = None) -> Block:
+def summarize_trace(trace: Rows, section: str, bases: tuple[Any, list[str]] | None = None) -> Block:
     """Aggregate trace rows per name (correlation ids dropped), as nvprof's summary would: calls,
     total (Kahan-summed as pandas does; no total when no event had a duration), avg, min, max,
     the lines the name's rows span; largest total first. `section` is gpu (a GPU trace) or api (an
@@ -142,7 +186,9 @@ def summarize_trace(trace: Rows, section: str, bases: tuple[list[int], list[str]
     t = _plain(trace.col("total_ns"))
     lines = _plain(trace.col("line_start"))
     ends = _plain(trace.col("line_end")) if trace.has("line_end") else lines
-    acc = _by_name(codes, len(uniques), t, lines, ends)
+    acc = _by_name_np(codes, t, lines, ends)
+    if acc is None:
+        acc = _by_name(codes if isinstance(codes, list) else codes.tolist(), len(uniques), t, lines, ends)
     recs = []
     for code, a in acc.items():
         total = a[2] if a[1] else NAN

@@ -10,13 +10,13 @@ from itertools import repeat
 from operator import indexOf
 from typing import cast
 
-from profconv.parse import columnar, grouping, units
+from profconv.parse import bytescan, columnar, grouping, units
 from profconv.parse.dialect import Dialect
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
 from profconv.parse.text import ELISION, FENCE, clean, csv_row, csv_rows
-from profconv.parse.traces import summarize_trace
+from profconv.parse.traces import summarize_trace, text_bases
 
 TOOL = "nsys"
 
@@ -284,17 +284,21 @@ def _field_of(col: str) -> str | None:
     return FIELDS.get(base)
 
 
-def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block | None, int, list[int], bool]:
+def _csv_block(lines: list[str], start: int, report: str | None,
+               pre: bytescan.Table | None = None) -> tuple[Block | None, int, list[int], bool]:
     """One CSV table from line index `start`; returns its block, the index after it, bad line
-    numbers and whether its rows were read in bulk (as columns)."""
+    numbers and whether its rows were read in bulk (as columns). `pre`: the table as found on the
+    input's bytes (its rows are blank lines here)."""
     header = csv_row(lines[start])
     cols = [c.strip() for c in header]
     fields = [_field_of(c) for c in cols]
+    if pre is not None:
+        return _pre_read_block(lines, start, report, pre, cols, fields), start + 1 + pre.rows, [], True
     j, stray = _csv_extent(lines, start, len(cols))
     if j - start > BULK_ROWS and header == cols and not stray:
         arrow = columnar.worth(sum(map(len, lines[start:j])), COLUMNS_PAY_FROM)
-        read = _csv_columns if arrow else _csv_split
-        fast = read(lines, start, j, cols, fields, report)
+        fast = _csv_columns(lines, start, j, cols, fields, report) if arrow else \
+            _csv_split(lines, start, j, cols, fields, report)
         if fast is not None:
             lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
             return fast, j, [], True
@@ -303,6 +307,23 @@ def _csv_block(lines: list[str], start: int, report: str | None) -> tuple[Block 
     if stray and blk is not None:
         blk.notes.append(stray_note([k + 1 for k in stray]))
     return blk, j, bad, False
+
+
+def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: list[str],
+                    fields: list[str | None]) -> Block:
+    """The block of a table found on the input's bytes, where this reader would read it as columns
+    from its lines too (the same extent, no stray line, a plain header); else bytescan.Reparse."""
+    j = start + 1 + pre.rows
+    after = lines[j] if j < len(lines) else ""
+    if (pre.rows + 1 <= BULK_ROWS or cols != csv_row(lines[start]) or ("," in after and after != lines[start])
+            or not columnar.worth(pre.chars, COLUMNS_PAY_FROM)
+            or ("," not in after and j + 1 < len(lines) and _stray_line(after) and '"' not in after
+                and _continues(lines[j + 1], lines[start], len(cols)))):
+        raise bytescan.Reparse  # the table's end, or its reader, is not the one found on the bytes
+    blk = _csv_columns(lines, start, j, cols, fields, report, pre)
+    if blk is None:
+        raise bytescan.Reparse  # a cell that does not read plainly: the row reader's, on the text
+    return blk
 
 
 def stray_note(numbers: list[int]) -> str:
@@ -420,15 +441,16 @@ SPLIT_ROWS = 4096  # rows split at a time by the pure-Python bulk reader (the pi
 
 
 def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
-                 report: str | None) -> Block | None:
-    """A big machine-written table as columns (pyarrow's reader on its own bytes); None whenever
-    any cell is not plainly valid (the caller then reads it row by row and reports the bad lines)."""
+                 report: str | None, pre: bytescan.Table | None = None) -> Block | None:
+    """A big machine-written table as columns (pyarrow's reader on its own bytes: the input's, `pre`,
+    where they were found there, else its lines encoded); None whenever any cell is not plainly
+    valid (the caller then reads it row by row and reports the bad lines)."""
     if "grid" in fields or "block" in fields or len(set(cols)) != len(cols):
         return None
     name_col = cols[fields.index("name")] if "name" in fields else cols[-1]
     trace = "start" in fields and "dur" in fields
     want = {c: f for c, f in zip(cols, fields) if f in _OUT and c != name_col}
-    data = "\n".join(lines[start:end]).encode()
+    data = pre.data if pre is not None else "\n".join(lines[start:end]).encode()
     got = columnar.read_csv(data, floats=[c for c, f in want.items() if f != "calls"],
                             counts=[c for c, f in want.items() if f == "calls"], texts=[name_col])
     del data
@@ -437,6 +459,8 @@ def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields
     names = got.texts[name_col]
     if any(not k or k != k.strip() or '"' in k for k in names.distinct):
         return None  # an empty name, spaces around one, a quote inside: the row-by-row reader's to judge
+    if pre is not None and (name_col != cols[-1] or not pre.plain_names(names)):
+        return None  # what the text path would rewrite in a name (or at a row's end)
     rep = report or _report_from_header(cols, names.values[:50])
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or (section.endswith("-trace") and not trace):
@@ -451,7 +475,8 @@ def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields
     line_nos = range(start + 2, start + 2 + n)
     out["line_start"] = line_nos
     out["line_end"] = line_nos
-    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep)
+    return Block(section=section, table=Rows(out, n), line_start=start + 2, line_end=start + 1 + n, kind=rep,
+                 names=names if section.endswith("-trace") else None)
 
 
 def _csv_split(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
@@ -563,8 +588,9 @@ class _Scan:
     """One pass of the nsys readers over a document's lines: what they found so far, and the
     report whose table comes next (named by a status line, a title or a heading)."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], pre: bytescan.PreRead | None = None) -> None:
         self.lines = lines
+        self.pre = pre  # tables found on the input's bytes (their rows are blank lines)
         self.n = len(lines)
         self.result = DialectResult()
         self.events: list[grouping.Event] = []
@@ -648,7 +674,7 @@ def _csv_reader(scan: _Scan, i: int, line: str) -> int | None:
     if (not _CSV_HEADER.match(stripped) or "," not in stripped
             or stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
         return None
-    blk, j, bad, bulk = _csv_block(scan.lines, i, scan.report)
+    blk, j, bad, bulk = _csv_block(scan.lines, i, scan.report, scan.pre.take(i) if scan.pre else None)
     if not bulk:
         return scan.took(blk, i, j, bad)
     scan.result.bulk.append((i + 2, j))  # the rows are claimed by their range (no set of a number per row)
@@ -771,7 +797,7 @@ _READERS = (_report_line, _markdown_reader, _gui_reader, _csv_not_read_reader, _
 
 
 def parse(doc: Document) -> DialectResult:
-    scan = _Scan(doc.lines)
+    scan = _Scan(doc.lines, doc.pre)
     i = 0
     while i < scan.n:
         line = scan.lines[i].replace("\r", "")
@@ -838,7 +864,7 @@ def _summarize_traces(prof: RawProfile) -> None:
         target = _TRACE_SUMMARY.get(blk.section or "")
         if target is None or target in have or blk.table is None or not len(blk.table):
             continue
-        summary = summarize_trace(blk.table, target)
+        summary = summarize_trace(blk.table, target, text_bases(blk.names) if blk.names is not None else None)
         summary.kind = f"{blk.kind or blk.section} summary"
         prof.blocks.append(summary)
         have.add(target)

@@ -1,0 +1,198 @@
+"""Big machine-written tables found on the input's bytes, before it is decoded and split into lines.
+
+A big `nsys stats --format csv` table (a trace of a million kernel launches) is most of its log. The
+text path decodes the whole input, normalizes it and splits it into lines -- about as much CPU as
+`pandas.read_csv` of the same rows -- before a dialect reads the table's columns from those lines.
+Here such a table is found on the bytes (a header line, then one line per row, each starting with a
+digit: the table ends at the first line that does not), its rows are left out of the text that is
+decoded (blank lines in their place: every line keeps its number) and its bytes go to the columnar
+reader straight from the input's buffer (`profconv.parse.columnar`, pyarrow: no copy, no line).
+
+The rows of the input's first KEEP bytes stay in the text too (the engine looks for dialects
+there). Rows qualify only where the text path would read the same table from them:
+  - nothing in them that `profconv.parse.text.normalize` rewrites or that changes what it does to
+    the rest of the text: a carriage return, form feed, vertical tab, file/group/record separator,
+    '&' (HTML entities), '\\' (LaTeX), a non-ASCII character; '<' and '/' only inside the names
+    the table reader checks ('<br', '<pre', '/*' there keep the text path: `Table.plain_names`);
+  - the line after them not indented (a markdown code block would start there once they are blank).
+What the text path decides from the rest of the file is checked once it has run (`PreRead.check`,
+the engine's detection, the dialect's own table end): wherever the two could differ, `Reparse` is
+raised and the input is parsed the old way, whole. The output is the same either way (tests compare
+both on every test log).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from profconv.parse import columnar, native
+
+# the headers of nsys CSV tables whose rows start with a number (a trace's start, a summary's Time (%))
+HEADERS = (b"Start (ns),", b"Time (%),Total Time (ns),")
+MIN_ROWS = 2000  # profconv.parse.dialects.nsys.BULK_ROWS: smaller tables are read row by row
+KEEP = 1 << 18  # bytes: rows that start here stay in the text (they may be in the engine's first 64 Ki characters)
+_NOT_ROW = re.compile(rb"\n[^0-9]")  # the first line after the header that does not start with a digit
+_NEVER = b"&\\"  # bytes never in blanked rows, besides control characters (a newline aside) and non-ASCII
+_CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f]")
+_IN_NAMES = b"</"  # bytes only inside names, and there not as '<br', '<pre', '/*'
+_NAME_MARKS = ("<br", "<BR", "<pre", "<PRE", "/*", "\t", "\x85")
+
+
+class Reparse(Exception):
+    """The tables read from the bytes may not be what the text path reads: parse the whole text."""
+
+
+@dataclass
+class Table:
+    """One table found on the bytes: its header's line index (0-based) and text, its bytes in the
+    input (the header and every row, each ending with a newline), its rows, how many of them stay
+    in the text (`kept`: the first ones) and the characters of its lines, newlines not counted."""
+
+    line: int
+    header: str
+    data: columnar.Span
+    rows: int
+    kept: int
+    chars: int
+    cut: int  # the offset in the input where the rows that are blank in the text begin
+    marks: dict[int, int] = field(default_factory=dict)  # how many of each _IN_NAMES byte the rows hold
+    used: bool = False
+
+    def plain_names(self, names: Any) -> bool:
+        """Whether the bytes of the blanked rows that are '<' or '/' are all inside the name
+        column (a columnar.Text over every row), and no name holds what normalize rewrites."""
+        if any(m in k for k in names.distinct for m in _NAME_MARKS):
+            return False
+        return all(not found or found == _count_in(names, chr(ch)) for ch, found in self.marks.items())
+
+
+def _count_in(names: Any, ch: str) -> int:
+    """How many times `ch` occurs in the name column, over every row."""
+    import numpy as np
+
+    pool = names.pool.to_pylist()
+    per = np.array([k.count(ch) for k in pool], dtype=np.int64)
+    if not per.any():
+        return 0
+    return int((np.bincount(names.codes, minlength=len(pool)) * per).sum())
+
+
+@dataclass
+class PreRead:
+    """The input with the found tables' rows blanked (`data`), and those tables by header line."""
+
+    data: bytes
+    source: bytes
+    tables: dict[int, Table] = field(default_factory=dict)
+
+    def check(self, lines: list[str]) -> None:
+        """After the text path's normalize and split: each table's header and kept rows still their
+        lines, as in the input, its other rows blank lines; else Reparse."""
+        for t in self.tables.values():
+            first, end = t.line + 1 + t.kept, t.line + 1 + t.rows
+            if end > len(lines) or lines[first:end].count("") != t.rows - t.kept:
+                raise Reparse
+            head = t.data.data[t.data.start : t.cut].decode("ascii").split("\n")
+            if lines[t.line : first] != head[: t.kept + 1]:
+                raise Reparse
+
+    def take(self, line: int) -> Table | None:
+        """The table whose header is line index `line`, marked as read (None: no table found there)."""
+        t = self.tables.get(line)
+        if t is not None:
+            t.used = True
+        return t
+
+    def unused(self) -> bool:
+        return any(not t.used for t in self.tables.values())
+
+    def release(self) -> None:
+        """Let the input's bytes go once every table is read (no Reparse can follow)."""
+        self.source = self.data = b""
+        for t in self.tables.values():
+            t.data = columnar.Span(b"", 0, 0)
+
+
+def checked(pre: PreRead | None, lines: list[str]) -> PreRead | None:
+    """`pre` once PreRead.check has passed on the text path's lines (Reparse where it does not)."""
+    if pre is not None:
+        pre.check(lines)
+    return pre
+
+
+def expect_first(pre: PreRead | None, early: list[str]) -> None:
+    """Where tables were read from the bytes, the engine's first dialects (those whose marks are in
+    the first lines) must be nsys alone: another would read the text, rows and all, before it."""
+    if pre is not None and early != ["nsys"]:
+        raise Reparse
+
+
+def find(data: bytes, pays_from: int) -> PreRead | None:
+    """The big nsys CSV tables in `data` worth reading as columns (see the module's docstring), or
+    None when there is none (or the columnar reader is off)."""
+    if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
+        return None
+    spans = sorted(s for head in HEADERS for s in _spans(data, head, pays_from))
+    pieces: list[bytes] = []
+    tables: dict[int, Table] = {}
+    pos = line = 0
+    for a, b, e, rows, marks in spans:  # header start, rows start, rows end (after the last newline)
+        if a < pos:
+            continue
+        cut = data.rfind(b"\n", b, min(e, KEEP)) + 1 if b < KEEP else b  # rows before KEEP stay
+        cut = max(cut, b)
+        keep = data.count(b"\n", b, cut)
+        line += data.count(b"\n", pos, a)
+        header = data[a : b - 1].decode("ascii")
+        span = columnar.Span(data, a, e, lines=rows + 1, clean=True)
+        tables[line] = Table(line, header, span, rows, keep, e - a - rows - 1, cut, marks)
+        pieces += [data[pos:cut], b"\n" * (rows - keep)]
+        line += rows + 1
+        pos = e
+    if not tables:
+        return None
+    pieces.append(data[pos:])
+    return PreRead(b"".join(pieces), data, tables)
+
+
+def _spans(data: bytes, head: bytes, pays_from: int) -> list[tuple[int, int, int, int, dict[int, int]]]:
+    """(header start, rows start, rows end, rows, _IN_NAMES counts) of each qualifying table whose
+    header is `head`."""
+    out = []
+    at = 0 if data.startswith(head) else _next(data, head, 0)
+    while at >= 0:
+        b = data.find(b"\n", at) + 1
+        if b == 0:
+            break
+        e, rows, counts, odd = _rows_pass(data, b)
+        if (rows >= MIN_ROWS and not odd and data[e - 1 : e] == b"\n" and data[e : e + 1] not in (b" ", b"\t")
+                and data[at:b].isascii() and columnar.worth(e - at - rows - 1, pays_from)
+                and not any(counts[c] for c in _NEVER)):
+            out.append((at, b, e, rows, {c: counts[c] for c in _IN_NAMES}))
+        at = _next(data, head, max(e - 1, b - 1))
+    return out
+
+
+def _rows_pass(data: bytes, b: int) -> tuple[int, int, dict[int, int], bool]:
+    """From offset b (a line start after a newline), the lines that start with a digit: (the offset
+    after them, their newlines, how many of each _NEVER and _IN_NAMES byte they hold, whether any
+    byte of them is not ASCII or a control character other than the newline). One C pass where
+    built (profconv.parse._bytescan), else the same by a regex and bytes methods."""
+    marks = _NEVER + _IN_NAMES
+    scan = native.load("_bytescan")
+    if scan is not None:
+        e, rows, counts, wide, control = scan.rows(data, b, marks)
+        return e, rows, dict(zip(marks, counts)), bool(wide or control)
+    m = _NOT_ROW.search(data, b - 1)
+    e = m.start() + 1 if m else len(data)
+    found = {c: data.count(bytes([c]), b, e) if data.find(bytes([c]), b, e) >= 0 else 0 for c in marks}
+    odd = not data[b:e].isascii() or _CONTROL.search(data, b, e) is not None
+    return e, data.count(b"\n", b, e), found, odd
+
+
+def _next(data: bytes, head: bytes, pos: int) -> int:
+    """Where the next line that starts with `head` starts, from `pos` on (-1: none)."""
+    k = data.find(b"\n" + head, pos)
+    return k + 1 if k >= 0 else -1
