@@ -58,7 +58,7 @@ def test_broken_kernels_fail_with_their_reason_and_the_others_complete(tmp_path,
     got = rows(tmp_path)
     assert got["naive"]["status"] == got["tiled"]["status"] == got["course-mxnet"]["status"] == "ok"
     err = {k: got[k]["error"] for k in got}
-    assert err["wrong"].startswith("conv1: relative error") and "above tolerance 1e-05" in err["wrong"]
+    assert err["wrong"].startswith("conv1: relative error") and "above the fp32 tolerance 1e-05" in err["wrong"]
     assert "cudaErrorIllegalAddress" in err["out-of-bounds"]
     assert err["hang"].startswith("timed out after 25 s during ece408/hang/conv1")
     assert err["modifies-input"].startswith("conv1: the kernel modified its input")
@@ -78,7 +78,9 @@ def test_sanitize_reports_the_invalid_reads_with_their_line(tmp_path, cli):
     # the load is line 14 (what the H100 run reported: reads_past_end.cu:14 in every finding)
     assert any("Invalid __global__ read" in f and re.search(rf"{re.escape(str(BAD / 'reads_past_end.cu'))}:14\b", f)
                for f in memcheck["findings"]), memcheck
-    assert got["status"] == "failed" and "compute-sanitizer memcheck" in got["error"] and r.returncode == 1
+    # profconv's strict verdict fails it; the course's rules (ece408: MXNet era) never ran the sanitizer: a warning
+    assert got["facts"]["legacy_status"] == "failed" and "compute-sanitizer memcheck" in got["facts"]["legacy_error"]
+    assert got["status"] == "ok" and r.returncode == 0, got.get("error")
 
 
 def test_bench_takes_checked_user_kernels(tmp_path, cli):
@@ -156,7 +158,8 @@ def test_sanitize_reports_a_shared_memory_race_with_its_lines(tmp_path, cli):
     assert race["errors"] > 0, got["user"]["sanitizer"]
     src = BAD / "racy.cu"
     assert any(f"{src}:30" in f and f"{src}:35" in f for f in race["findings"]), race
-    assert got["status"] == "failed" and "compute-sanitizer racecheck" in got["error"] and r.returncode == 1
+    assert got["facts"]["legacy_status"] == "failed" and "compute-sanitizer racecheck" in got["facts"]["legacy_error"]
+    assert got["status"] == "failed" and r.returncode == 1  # by the course's rules: the race made the output wrong
 
 
 def test_bench_runs_the_declared_sweep_and_says_which_candidate_won(tmp_path, cli):
