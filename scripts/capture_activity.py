@@ -1,6 +1,6 @@
 """GPU: record the CUPTI activity of course-form files called as the course's program calls them, for the
 attribution tests (tests/data/attribution/). `python3 scripts/capture_activity.py OUT_DIR FILE.cu` or
-`... OUT_DIR --library` (scripts/judge_gpu.sh runs it per file: one CUPTI collection per process).
+`... OUT_DIR --library` (benchmarks/gpu-runs/judge-rules-and-real-files.sh runs it per file: one CUPTI collection per process).
 
 Each file (tests/data/attribution/src/*.cu) is built as profconv builds a mini-dnn file, then
 called per layer of ece408-fa20 (100 images): prolog, conv_forward_gpu, a device-wide synchronize, epilog

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # timing
-# GPU validation of grade's pool (issue 22), one GPU, one call: bash benchmarks/grade_pool_gpu.sh
+# GPU validation of grade's pool (issue 22), one GPU, one call: bash benchmarks/gpu-runs/grade-pool.sh
 #   $DATA: real course files, one folder per submission (new-forward.cu), never committed (SOURCES.csv lists
 #          their repositories and commits); $RES: what comes back. Settings (environment): MODEL=ece408-fa20
 #          IMAGES=10000 BUDGET=390 (seconds for the whole script) POOL_CAP=245 (the pool pass at most)

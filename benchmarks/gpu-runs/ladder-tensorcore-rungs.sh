@@ -8,4 +8,4 @@ export PEERS=cudnn,cudnn-nhwc,cudnn-tf32,cudnn-tf32-nhwc,cudnn-fp16,cudnn-fp16-n
 export TESTS="tests/test_gpu_tensorcore_tf32.py tests/test_gpu_numbers.py::test_every_peer_is_checked_against_a_plain_loop tests/test_gpu_variants.py"
 export TEST_K="tensorcore or wmma or peer"
 export NCU_LAYERS=ece408-fa19/conv2,ece408-fa20/conv2 NCU_VARIANTS=tensorcore,tensorcore-tf32,tensorcore-3xtf32
-exec bash benchmarks/ladder_session.sh  # the driver runs this from the snapshot root
+exec bash benchmarks/gpu-runs/ladder-peers-and-sweeps.sh  # the driver runs this from the snapshot root

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fill .whl-ray/ (git-ignored) with what the Ray pass of benchmarks/grade_gpu.sh needs on the GPU
+# Fill .whl-ray/ (git-ignored) with what the Ray pass of benchmarks/gpu-runs/grade-local-and-ray.sh needs on the GPU
 # machine (Python 3.12, no package index): Ray's cp312 wheel trimmed by benchmarks/ray_wheel.py to
 # about 40 MB, and its dependencies as wheels (about 4 MB). Run on a machine with a package index:
-#   PYTHON=/work/venv/bin/python bash benchmarks/ray_wheels.sh   # then carry [".whl", ".whl-ray"] on the device call
+#   PYTHON=/work/venv/bin/python bash benchmarks/gpu-runs/ray-wheels.sh   # then carry [".whl", ".whl-ray"] on the device call
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 RAY=${RAY:-2.60.0}
 PY=${PYTHON:-python3}
 PLAT=(--only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU validation of `profconv grade` (issue 15) on one multi-GPU host:
-#   bash benchmarks/grade_gpu.sh both             # probe,local,ray: everything but sanitize, in one call
-#   bash benchmarks/grade_gpu.sh ray,probe        # any comma list of the steps, run in that order:
+#   bash benchmarks/gpu-runs/grade-local-and-ray.sh both             # probe,local,ray: everything but sanitize, in one call
+#   bash benchmarks/gpu-runs/grade-local-and-ray.sh ray,probe        # any comma list of the steps, run in that order:
 #     probe     where one job's time goes (below)
 #     local     the class with the local executor (a process per job, one job per GPU)
 #     ray       the class on a local Ray instance (num_gpus=1 tasks)
@@ -21,7 +21,7 @@
 # every job; no plots); probe.txt; ray-logs.tgz when the Ray pass failed; summary.txt.
 #
 # Wheels: WHL (default .whl) as for every device call; Ray from WHL_RAY (default .whl-ray: `bash
-# benchmarks/ray_wheels.sh` fills it, Ray trimmed to 40 MB). Settings (environment): MODEL=ece408-high
+# benchmarks/gpu-runs/ray-wheels.sh` fills it, Ray trimmed to 40 MB). Settings (environment): MODEL=ece408-high
 # IMAGES=10000 (cuDNN's conv at 100 images is ~10 us of kernel behind ~50 us of PyTorch host time:
 # its ratio means nothing there) TIMEOUT=120 KERNEL_TIMEOUT=15 BUDGET=460 (seconds for the whole
 # script; each pass gets what is left, less a margin, at most PASS_CAP=230, and is killed past it: its logs
