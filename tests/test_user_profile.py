@@ -243,3 +243,24 @@ def test_bench_runs_a_declared_sweep_before_its_check():
     assert bench._tune(None, "ece408/conv1/mine", v2, ("x", "w", None, "out"), "ref", S, bad) == {}
     assert bad.status == "failed" and bad.error == (
         "KernelError: no candidate of the sweep was correct: TILE=8: wrong: relative error 0.5")
+
+
+def test_a_kernel_whose_strict_checks_fail_under_ncu_keeps_its_counters(tmp_path, monkeypatch):
+    """An fp16 student file is ok by its course's rules but fails profconv's fp32 tolerance inside its ncu child
+    (window 5: its counters were thrown away, "no counters recorded"): the kernel ran, the counters are kept."""
+    from profconv.profile.external import NcuSettings
+    from profconv.records import VariantResult
+    from profconv.run.user import manifest
+    from profconv.session import run as run_session
+
+    d = manifest.load(str(Path(__file__).resolve().parent.parent / "examples" / "device-tiled"))
+    under = VariantResult(10, "mine", "user kernel", "fp16", status="failed",
+                          error="conv1: relative error 0.00125 above tolerance 1e-05")
+    out = "profconv-progress: m/mine/conv1: check\n" + NCU_USER
+    monkeypatch.setattr(isolate, "run_under", lambda *a, **k: (under, out))
+    res = VariantResult(10, "mine", "user kernel", "fp16", status="ok")
+    job = isolate.KernelJob(kernel="x", contract=d.contract, model="m", images=10, repeat=1, warmup=0, timeout=60)
+    ps, part = run_session._user_ncu(d, job, res, "ncu", ["m/mine/conv1"], NcuSettings(), tmp_path, False, print)
+    assert ps is not None and part is not None and part["launches"]
+    assert any("strict checks said: conv1: relative error 0.00125" in n and "counters are kept" in n
+               for n in res.user["notes"])

@@ -209,10 +209,13 @@ def collect_user_ncu(record: RunRecord, run_dir: Path, images: int | None, timeo
         under, output = isolate.run_under(d, UserKernel(d).provenance(), job, say, tag="ncu", wrap=wrap)
         write_atomic(run_dir / f"ncu-diagnosis-{r.variant}.log", output)
         part = targeted_ncu.part_from_output(output, wanted, n, {})
-        if under.status != "ok" or not part["launches"]:
+        if not part["launches"]:
             notes.append(f"{r.variant}: its run under ncu failed ({under.error or 'no kernel in its ranges'}; "
                          f"log: ncu-diagnosis-{r.variant}.log)")
             continue
+        if under.status != "ok":  # the child's own strict checks (fp32 tolerance): the kernel ran, its counters hold
+            notes.append(f"{r.variant}: under ncu its strict checks said: {under.error} (the verdict is the run's; "
+                         "the counters are kept)")
         write_atomic(run_dir / f"ncu-diagnosis-{r.variant}.csv", part["csv"])
         launches += part["launches"]
         for k, v in part["passes"].items():
