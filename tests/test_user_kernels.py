@@ -476,10 +476,11 @@ def test_layer_rows_of_a_failed_kernel_never_say_ok():
     layer = ConvResult(layer="conv1", shape="s")
     edge = VariantResult(10000, "y3", "t", "fp32", status="failed", error="not general: 2 of 8 edge-shape checks failed",
                          user={"user": True}, conv=[layer])
-    assert _status_cell(edge, layer).plain == "FAILED (the kernel, see below; this layer's checks passed)"
-    assert _status_cell(VariantResult(10000, "ok", conv=[layer]), layer).plain == "ok"
+    assert _status_cell(edge.status, layer.status, layer.error).plain == \
+        "FAILED (the kernel, see below; this layer's checks passed)"
+    assert _status_cell(VariantResult(10000, "ok", conv=[layer]).status, layer.status, layer.error).plain == "ok"
     bad = ConvResult(layer="conv1", shape="s", status="failed", error="relative error 0.5")
-    assert _status_cell(edge, bad).plain == "FAILED: relative error 0.5"
+    assert _status_cell(edge.status, bad.status, bad.error).plain == "FAILED: relative error 0.5"
 
 
 def test_an_unrecognised_kernel_is_its_own_failed_row_and_the_others_still_run(tmp_path, monkeypatch, cli):

@@ -9,11 +9,14 @@ import numpy as np
 import pandas as pd
 
 from profconv.hardware import Peak, roofline_floor
-from profconv.records import ConvResult, RunRecord
+from profconv.records import ConvResult, RunRecord, VariantResult
+from profconv.run import peers
 from profconv.run.models import MODELS, ConvShape
 from profconv.run.variants import VARIANTS
 
 END_TO_END = frozenset(v.name for v in VARIANTS if v.host_io)
+REFERENCE = {v.name: v.reference for v in VARIANTS}
+"""A built-in variant -> the variant its "vs cuDNN" is taken against (streams: e2e; cpu, e2e: none)."""
 
 OP_COLUMNS = ["images", "variant", "technique", "precision", "layer", "shape", "status", "error",
               "median_s", "min_s", "max_s", "spread", "rel_error", "correctness", "B", "M", "C", "H", "W", "K", "P"]
@@ -81,6 +84,69 @@ def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
     cudnn = np.where(out["precision"] == "fp16", base_times("cudnn-fp16"), base_times("cudnn"))
     out["vs_cudnn"] = np.where(out["status"] == "ok", ratio(cudnn, out["median_s"]), np.nan)
     return out
+
+
+CONV_COLUMNS = ["images", "variant", "user", "precision", "layer", "status", "error", "kernel_status", "median_s",
+                "ci_rel", "min_s", "n", "vs_naive", "cudnn", "vs_cudnn", "rel_error", "correctness"]
+"""`conv_speedups`: one row per conv layer of each variant that ran (skipped ones left out), in record order.
+`status`/`error`: the layer's check; `kernel_status`: the whole variant's (a user's kernel can fail on edge
+shapes or the sanitizer with every layer ok); `median_s`, `min_s`, `ci_rel` (the median's 95% interval,
+half-width over the median) and `n` (timed samples, 0: none kept) of its Op Time; `vs_naive` and `vs_cudnn`:
+speedups of an ok layer over naive and over `cudnn` (the variant it is compared with, `compared_cudnn`) on
+the same layer and image count, NaN where either is missing, failed or not a positive time."""
+
+
+def _ok_medians(record: RunRecord) -> dict[tuple[int, str, str], float]:
+    """(images, variant, layer) -> the median Op Time of every layer that passed its check and was timed."""
+    return {(r.images, r.variant, c.layer): c.op_time.median_s for r in record.results for c in r.conv
+            if c.status == "ok" and c.op_time}
+
+
+def compared_cudnn(r: VariantResult, layer: str, medians: dict[tuple[int, str, str], float]) -> str | None:
+    """The variant `r`'s "vs cuDNN" is taken against on `layer`: the fastest cuDNN peer of its precision that
+    ran there, any layout (`peers.best_peer`; a user's kernel and a variant outside the registry are
+    compared with cuDNN of their precision); for a peer, the fastest peer of its own precision
+    (`peers.best_per_precision`); else the variant's own reference (streams: e2e) or None (cpu, e2e)."""
+    ref = REFERENCE[r.variant] if r.variant in REFERENCE and not r.user else \
+        "cudnn-fp16" if r.precision == "fp16" else "cudnn"
+    if ref not in peers.BY_NAME and r.variant not in peers.BY_NAME:
+        return ref
+    times = {v: t for (i, v, lay), t in medians.items() if i == r.images and lay == layer}
+    if r.variant in peers.BY_NAME:
+        return peers.best_per_precision(times).get(r.precision)
+    return peers.best_peer(times, r.precision)
+
+
+def _speedup(base: float | None, t: float | None) -> float:
+    """base / t, NaN unless both are positive and the quotient finite."""
+    return float(ratio(base, t)) if base is not None and base > 0 else float("nan")
+
+
+def _conv_row(r: VariantResult, c: ConvResult, medians: dict[tuple[int, str, str], float]) -> dict:
+    t = c.op_time
+    cudnn = compared_cudnn(r, c.layer, medians)
+    ok = c.status == "ok"
+    return {"images": r.images, "variant": r.variant, "user": bool(r.user), "precision": r.precision,
+            "layer": c.layer, "status": c.status, "error": c.error, "kernel_status": r.status,
+            "median_s": t.median_s if t else None, "ci_rel": t.ci_rel if t else None,
+            "min_s": t.min_s if t else None, "n": len(t.samples_s) if t else 0,
+            "vs_naive": _speedup(medians.get((r.images, "naive", c.layer)), t.median_s) if ok and t else np.nan,
+            "cudnn": cudnn,
+            "vs_cudnn": _speedup(medians.get((r.images, cudnn or "", c.layer)), t.median_s) if ok and t else np.nan,
+            "rel_error": c.rel_error, "correctness": r.correctness}
+
+
+def conv_speedups(record: RunRecord) -> pd.DataFrame:
+    """Each conv layer of each variant that ran, with its Op Time and its speedups over naive and over the
+    cuDNN it is compared with (the schema: CONV_COLUMNS). Pure; `profconv run` draws it."""
+    medians = _ok_medians(record)
+    rows = [_conv_row(r, c, medians) for r in record.results if r.status != "skipped" for c in r.conv]
+    df = pd.DataFrame(rows, columns=CONV_COLUMNS)
+    for col in ("median_s", "ci_rel", "min_s", "vs_naive", "vs_cudnn", "rel_error", "correctness"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    df["n"] = df["n"].astype(int)
+    df["user"] = df["user"].astype(bool)
+    return df
 
 
 LADDER_COLUMNS = ["variant", "technique", "precision", "conv_s", "previous", "gain_vs_previous", "status"]

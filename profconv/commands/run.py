@@ -6,6 +6,7 @@ record; this module draws the outcome (the tables below).
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -22,7 +23,6 @@ from profconv.commands._options import Repeat, Warmup, Width
 from profconv.errors import ExitStatus, InputError, Interrupted
 from profconv.records import RunRecord, VariantResult
 from profconv.render.format import Column, fitted_table, seconds
-from profconv.run import peers
 from profconv.run.user import isolate
 from profconv.session.run import MAX_IMAGES, RunOutcome, RunRequest, RunSession, load_kernels
 from profconv.ui import console, error_console
@@ -61,63 +61,51 @@ def user_notes(record: RunRecord) -> list[str]:
     return [f"{variant_label(r)} ({r.images}): {n}" for r in record.results for n in r.notes]
 
 
-def _status_cell(r: VariantResult, c) -> Text:
+def _status_cell(kernel_status: str, status: str, error: str | None) -> Text:
     """A layer's status; a layer whose checks passed in a kernel that FAILED as a whole (edge shapes, the
     sanitizer, the forward pass: listed under the table) says so, never `ok`."""
-    if c.status != "ok":
-        return Text.assemble(("FAILED", "red"), f": {c.error or ''}")
-    if r.status == "failed":
+    if status != "ok":
+        return Text.assemble(("FAILED", "red"), f": {error or ''}")
+    if kernel_status == "failed":
         return Text.assemble(("FAILED", "red"), " (the kernel, see below; this layer's checks passed)")
     return Text("ok", style="green")
 
 
-def _speedup(base: float | None, t: float | None) -> str:
-    return f"{base / t:.3g}x" if base and t else "—"
+def _times(x: float) -> str:
+    return "—" if math.isnan(x) else f"{x:.3g}x"
+
+
+def _cells(row) -> list:
+    """One row of `conv_speedups` as the table's cells."""
+    return [str(row.images), f"{row.variant} (user)" if row.user else row.variant, row.layer, seconds(row.median_s),
+            "—" if math.isnan(row.ci_rel) else f"{row.ci_rel:.1%}", seconds(row.min_s), str(row.n) if row.n else "—",
+            _times(row.vs_naive), _times(row.vs_cudnn), f"{row.rel_error:.2e}",
+            "—" if math.isnan(row.correctness) else f"{row.correctness:.4f}",
+            _status_cell(row.kernel_status, row.status, row.error if isinstance(row.error, str) else None)]
+
+
+_RESULT_COLUMNS = [("images", "right", None), ("variant", "left", None), ("layer", "left", None),
+                   ("Op Time", "right", None), ("±", "right", 2), ("min", "right", 3), ("n", "right", 1),
+                   ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5), ("rel. error", "right", 2),
+                   ("Correctness", "right", 6), ("status", "left", None)]
+"""header, justification, drop order at a narrow width (None: kept)"""
+_OPTIONAL = ("vs naive", "vs cuDNN¹", "±")  # left out when nothing in them (a CPU-only run)
 
 
 def result_table(record: RunRecord, width: int = 120) -> Table:
-    """Op Time per conv layer; comparison columns with nothing to compare (a CPU-only run) are left out."""
-    from profconv.run.variants import VARIANTS
+    """Op Time per conv layer (`analysis.runs.conv_speedups`, drawn); comparison columns with nothing to
+    compare (a CPU-only run) are left out."""
+    from profconv.analysis.runs import conv_speedups
 
-    VARIANTS_BY_NAME = {v.name: v for v in VARIANTS}
-    by_key = {(r.images, r.variant, c.layer): c for r in record.results for c in r.conv
-              if c.status == "ok" and c.op_time}
-    rows: list[list] = []
-    for r in record.results:
-        if r.status == "skipped":
-            continue  # said once above the table
-        for c in r.conv:
-            t = c.op_time.median_s if c.op_time else None
-            naive = by_key.get((r.images, "naive", c.layer))
-            reference = (VARIANTS_BY_NAME[r.variant].reference if r.variant in VARIANTS_BY_NAME and not r.user
-                         else "cudnn-fp16" if r.precision == "fp16" else "cudnn")  # a user's kernel: cuDNN of its precision
-            if reference in peers.BY_NAME or r.variant in peers.BY_NAME:
-                prec = r.precision
-                times = {n: k.op_time.median_s for (i, n, lay), k in by_key.items()
-                         if i == r.images and lay == c.layer and k.op_time}
-                reference = peers.best_peer(times, prec) if r.variant not in peers.BY_NAME else \
-                    peers.best_per_precision(times).get(prec)
-            cudnn = by_key.get((r.images, reference or "", c.layer))
-            ok = c.status == "ok"
-            rows.append([
-                str(r.images), variant_label(r), c.layer, seconds(t),
-                f"{c.op_time.ci_rel:.1%}" if c.op_time and c.op_time.ci_rel is not None else "—",
-                seconds(c.op_time.min_s) if c.op_time else "—",
-                str(len(c.op_time.samples_s)) if c.op_time and c.op_time.samples_s else "—",
-                _speedup(naive.op_time.median_s, t) if ok and naive and naive.op_time else "—",
-                _speedup(cudnn.op_time.median_s, t) if ok and cudnn and cudnn.op_time else "—",
-                f"{c.rel_error:.2e}" if c.rel_error is not None else "nan",
-                f"{r.correctness:.4f}" if r.correctness is not None else "—",
-                _status_cell(r, c),
-            ])
-    spec = [("images", "right", None), ("variant", "left", None), ("layer", "left", None), ("Op Time", "right", None),
-            ("±", "right", 2), ("min", "right", 3), ("n", "right", 1), ("vs naive", "right", 4), ("vs cuDNN¹", "right", 5),
-            ("rel. error", "right", 2), ("Correctness", "right", 6), ("status", "left", None)]
-    columns = [Column(h, [row[i] for row in rows], justify=j, drop=d, wrap=h == "status") for i, (h, j, d) in enumerate(spec)]
-    columns = [c for c in columns if c.header not in ("vs naive", "vs cuDNN¹", "±") or any(v != "—" for v in c.cells)]
-    caption = "Op Time: median of the n timed runs" + (
-        "; ± its 95% interval (half-width / median)" if any(c.header == "±" for c in columns) else "")
-    if any(c.header == "vs cuDNN¹" for c in columns):
+    rows = [_cells(row) for row in conv_speedups(record).itertuples(index=False)]
+    columns = [Column(h, [row[i] for row in rows], justify=j, drop=d, wrap=h == "status")
+               for i, (h, j, d) in enumerate(_RESULT_COLUMNS)]
+    columns = [c for c in columns if c.header not in _OPTIONAL or any(v != "—" for v in c.cells)]
+    headers = {c.header for c in columns}
+    caption = "Op Time: median of the n timed runs"
+    if "±" in headers:
+        caption += "; ± its 95% interval (half-width / median)"
+    if "vs cuDNN¹" in headers:
         caption += "\n¹ speedup over the fastest cuDNN of the same precision in this run (any layout)"
     return fitted_table(f"{record.model.name}: Op Time per conv layer", columns, width, wrap_min=12, caption=caption)
 
@@ -207,11 +195,16 @@ def run_command(
     if outcome.profiler_failure is not None:
         raise outcome.profiler_failure  # after the tables and the record: one line, exit 1
     if outcome.failed:
-        con.print(f"[red]{len(outcome.failed)} variant run(s) FAILED:[/red] "
-                  + ", ".join(f"{variant_label(r)} ({r.images})" for r in outcome.failed))
-        for line in unseen_failures(outcome.failed):
-            con.print(f"  {escape(line)}")
+        show_failed(outcome.failed, con)
         raise typer.Exit(int(ExitStatus.FAILURE))
+
+
+def show_failed(failed: list[VariantResult], con) -> None:
+    """The closing line naming every failed run, and why each failed where its layer rows all say ok."""
+    con.print(f"[red]{len(failed)} variant run(s) FAILED:[/red] "
+              + ", ".join(f"{variant_label(r)} ({r.images})" for r in failed))
+    for line in unseen_failures(failed):
+        con.print(f"  {escape(line)}")
 
 
 def course_timing_lines(record: RunRecord) -> list[str]:
