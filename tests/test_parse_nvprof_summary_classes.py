@@ -3,6 +3,8 @@ rows in the tools' layouts (names and numbers made up); each test says the class
 
 from __future__ import annotations
 
+import pytest
+
 import profconv
 from tests.parse_invariants import check_all
 
@@ -96,3 +98,18 @@ def test_more_than_one_call_or_unequal_values_are_not_implied():
         ps = profconv.parse_text(ONE_CALL.replace("20.00%  1.0000ms         1  1.0000ms  1.0000ms  k2", bad))
         assert [n for n, _ in ps.unplaced] == [5]
         assert list(ps.frame["name"]) == ["k1"]
+
+
+def test_a_csv_units_row_of_another_width_leaves_the_table_unplaced():
+    """Fuzz (window 5's 100k run, log:260006690): a units row one field short raised IndexError. No cell's unit
+    is known then: the table's lines are listed as unplaced, no number is made up."""
+
+
+    text = ("==1== Profiling result:\n"
+            '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n'
+            ',%,ms,,us,us\n'
+            '"GPU activities",100.0,1.5,3,500.0,400.0,600.0,"conv"\n')
+    from profconv.errors import NoProfileFound
+
+    with pytest.raises(NoProfileFound, match=r"no row could be read: line\(s\) 2, 3, 4 "):
+        profconv.parse_text(text)

@@ -142,6 +142,8 @@ def _parse_csv_table(rows: list[tuple[int, list[str]]]) -> tuple[list[Block], li
     if not header:
         return [], [n for n, _ in rows]
     has_units = _has_units(rows)
+    if has_units and len(rows[1][1]) != len(header):  # a units row of another width: no cell's unit is known
+        return [], [n for n, _ in rows]
     t = _Csv(header, rows[1][1] if has_units else [""] * len(header), rows[2:] if has_units else rows[1:])
     layout = next((read for test, read in _LAYOUTS if test(t)), None)
     if layout is None:
