@@ -41,6 +41,11 @@ def width() -> int | None:
     return None if stdout_is_terminal() else PLAIN_WIDTH
 
 
+def width_set() -> bool:
+    """Whether --width N chose the layout (a table laid out for N columns even in a file or a pipe)."""
+    return _width is not None
+
+
 def plain() -> bool:
     """True when output goes to a file or pipe (no colour, no live progress, complete lines)."""
     return not stdout_is_terminal()

@@ -400,8 +400,32 @@ def test_models_at_80_and_redirected(cli):
     narrow = cli("models", "--width", "80")
     assert narrow.returncode == 0 and _widest(narrow.stdout) <= 80 and "…" not in narrow.stdout
     assert "ece408-high" in narrow.stdout and "cifar10" in narrow.stdout
-    wide = cli("models")
+    wide = cli("models", "--width", "400")
     assert "conv 50 5; tanh; pool 2; fc 500; tanh; fc 10; softmax" in wide.stdout  # the net column, whole
+
+
+def test_models_in_a_file_fit_80_columns_and_lose_nothing(cli):
+    """first-contact: `profconv models > models.txt` was one 304-column table; now markdown within 80."""
+    from profconv.commands.models import model_dict
+    from profconv.run.models import MODELS
+
+    r = cli("models")
+    assert r.returncode == 0 and r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) == 78 and lines[:2] == ["# Models", ""]
+    assert [line[3:] for line in lines if line.startswith("## ")] == list(MODELS)
+    block = r.stdout.split("## cifar10\n", 1)[1]
+    assert block == ("\n- semester: ConvNetJS CIFAR-10\n- input: 3x32x32\n- conv layers (per image):\n"
+                     "  - conv1: M=16 C=3 32x32 K=5 pad 2\n  - conv2: M=20 C=16 16x16 K=5 pad 2\n"
+                     "  - conv3: M=20 C=20 8x8 K=5 pad 2\n"
+                     "- net: conv 16 5 pad 2 bias; relu; pool 2; conv 20 5 pad 2 bias; relu; pool 2;\n"
+                     "  conv 20 5 pad 2 bias; relu; pool 2; fc 10; softmax\n"
+                     "- course accuracy: 0.7825 (first 1200 images)\n")
+    joined = " ".join(line.strip() for line in lines)  # wrapped values rejoined
+    for m in MODELS.values():
+        d = model_dict(m)
+        for value in (d["semester"], d["spec"], d["reference_accuracy"], *(c["shape"] for c in d["conv_layers"])):
+            assert value in joined, (m.name, value)
 
 
 def test_run_table_at_80_columns_units_and_no_empty_comparisons(cli, tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from typing import Annotated
 
 import typer
@@ -11,9 +12,10 @@ import typer
 from profconv.commands._options import Width
 from profconv.render.format import Column, fitted_table
 from profconv.run.models import MODELS, Model
-from profconv.ui import console
+from profconv.ui import console, stdout_is_terminal, width_set
 
 SCHEMA = "profconv.models"
+LINE = 80  # a file or a pipe: the markdown listing's longest line
 
 
 def model_dict(m: Model) -> dict:
@@ -35,6 +37,9 @@ def models_command(
         doc = {"schema": SCHEMA, "schema_version": 1, "models": [model_dict(m) for m in ms]}
         sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         return
+    if not stdout_is_terminal() and not width_set():  # a file or a pipe: the markdown, every value whole
+        sys.stdout.write(models_markdown(ms))
+        return
     columns = [
         Column("model", [m.name for m in ms], justify="left"),
         Column("semester", [m.semester for m in ms], justify="left", drop=2),
@@ -46,3 +51,23 @@ def models_command(
     ]
     con = console()
     con.print(fitted_table("Models", columns, con.width, wrap_min=14))
+
+
+def _item(label: str, text: str) -> list[str]:
+    """`- label: text` wrapped at LINE between words, continued two spaces in (one markdown list item)."""
+    return textwrap.wrap(text, LINE, initial_indent=f"- {label}: ", subsequent_indent="  ",
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def models_markdown(ms: list[Model]) -> str:
+    """The models in a file or a pipe: a section per model, each value whole, no line over LINE columns (the
+    table, laid out for no terminal, was 304 columns wide); `--width N` draws the table, `--json` is for
+    programs."""
+    out = ["# Models", ""]
+    for m in ms:
+        out += [f"## {m.name}", "", *_item("semester", m.semester),
+                *_item("input", "x".join(str(d) for d in m.input_shape)), "- conv layers (per image):"]
+        out += [ln for layer, s in m.conv_shapes(1) for ln in textwrap.wrap(
+            f"{layer.name}: {s.text()}", LINE, initial_indent="  - ", subsequent_indent="    ", break_long_words=False)]
+        out += [*_item("net", m.spec), *_item("course accuracy", m.reference_accuracy), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
