@@ -256,3 +256,12 @@ def test_work_outside_the_timed_call_is_its_own_bound():
                            "launch(es) 3 ms) run longer than the timed call's (20 µs), and Op Time does not measure them")
     row = next(f for f in dx.findings if f.label.startswith("GPU work per phase"))
     assert row.value == "prolog: 2 launch(es), 3 ms (conv_forward_kernel); timed: 1 launch(es), 20 µs (noop)"
+
+
+def test_shared_bound_names_the_busy_unit_and_the_conflicts():
+    """Window 5 (H200, tf32-wmma on Fall 2020 conv2): 'bound by shared memory (0% of peak)' — the share was read
+    from a unit no metric measures; the busy unit is L1/shared and its loads conflict in the banks."""
+    k = _kernel(l1=84, issue=22, dram=5, bank_conflicts=41, shared_wavefronts=100)
+    dx = diagnosis.diagnose(_op(k), H200)
+    assert dx.bound == "shared"
+    assert dx.headline == "bound by shared memory (L1/shared 84% of peak, 41% of its shared-load wavefronts bank conflicts)"

@@ -346,6 +346,9 @@ def headline(bound: str, ev: OpEvidence, util: dict[str, float], st: list[tuple[
                  f", {d['ffma_share']:.0%} of the instructions FMAs")
     elif bound == "dram" and "dram_excess" in d:
         extra = f", moving {d['dram_excess']:.1f}× the compulsory bytes"
+    elif bound == "shared":  # the L1/shared unit is the busy one; its loads conflict in the banks
+        return (f"bound by {what} (L1/shared {util.get('l1', 0):.0f}% of peak, "
+                f"{d.get('bank_conflict_share', 0):.0%} of its shared-load wavefronts bank conflicts)")
     return f"bound by {what} ({util.get(bound, 0):.0f}% of peak){extra}"
 
 
