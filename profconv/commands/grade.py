@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from profconv.commands import comma_list
 from profconv.errors import ExitStatus, InputError, Interrupted
@@ -83,14 +84,32 @@ def _live(con, todo: int) -> Callbacks:
         where = f" on GPU {r.visible_devices} ({r.gpu})" if r.visible_devices and r.gpu else (f" on {r.gpu}" if r.gpu else "")
         wall = f" {r.wall_s:.1f} s" if r.wall_s is not None else ""
         done[0] += 1
-        con.print(f"[{done[0]}/{todo}] {escape(r.key)} [{colour}]{r.status}[/{colour}]{wall}{escape(where)}"
-                  + (f" [dim]({escape(r.reason)})[/dim]" if r.reason else ""), soft_wrap=True)
+        line = Text.from_markup(f"[{done[0]}/{todo}] {escape(r.key)} [{colour}]{r.status}[/{colour}]{wall}"
+                                f"{escape(where)}" + (f" [dim]({escape(r.reason)})[/dim]" if r.reason else ""))
+        if con.is_terminal:  # one line a job: its reason is given whole in the list under the leaderboard
+            line.truncate(con.width, overflow="ellipsis")
+        con.print(line, soft_wrap=True)
 
     def note(n: Note) -> None:
         con.print(f"[yellow]{escape(str(n))}[/yellow]" if n.level == "warning" else escape(str(n)), soft_wrap=True)
 
     done = [0]
     return Callbacks(result=result, note=note)
+
+
+def _print_reasons(lines: list[str], con) -> None:
+    """`- name (model): verdict: reason`, one line each in a file or a pipe; in a terminal wrapped between
+    words under their own text (a long path folded), not broken mid-word by the terminal."""
+    if not con.is_terminal:
+        for line in lines:
+            con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
+        return
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for line in lines:
+        grid.add_row(Text("-", style="red"), Text(line))
+    con.print(grid)
 
 
 def _print_outcome(o: GradeOutcome, fmt: str, con) -> None:
@@ -111,8 +130,7 @@ def _print_outcome(o: GradeOutcome, fmt: str, con) -> None:
                 f"sum {sum(walls):.1f} s" if walls else "")
         con.print(f"{len(ran)} job(s) in {o.seconds:.1f} s{cost}")
     con.print(render.terminal(o.board, o.title, con.width))
-    for line in render.reasons(o.board):
-        con.print(f"[red]-[/red] {escape(line)}", soft_wrap=True)
+    _print_reasons(render.reasons(o.board), con)
     if "regression" in o.board.columns:
         for _, r in o.board[o.board["regression"].fillna(False).astype(bool)].iterrows():
             con.print(f"[red]- regression:[/red] {escape(str(r['submission']))} ({escape(str(r['model']))}): "
