@@ -156,3 +156,136 @@ def test_rows_pass_in_c_as_in_python(monkeypatch, case):
     got_py = [bytescan._rows_pass(data, b) for b in starts]
     assert got_c == got_py
     assert bytescan.find(data, core.BYTES_PAY_FROM) is not None or CASES[case][1] == "none"
+
+
+# ---- many small summary tables (a sweep's `nsys stats --format csv` logs concatenated): read as one
+# (profconv/parse/dialects/nsys_batch.py), each table a block of column slices
+
+API_HEADER = "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+SUM_NAMES = ["conv_forward_kernel<float; 16>", '"void k(float const *, int)"', "[CUDA memcpy HtoD]", "sgemm_128x8"]
+
+
+def _sum_rows(n: int, seed: int, names: list[str] = SUM_NAMES) -> list[str]:
+    rng = random.Random(seed)
+    rows = []
+    for k in range(n):
+        calls, avg = rng.randint(1, 5000), rng.uniform(1000, 900000)
+        rows.append((calls * avg, calls, avg, k))
+    total = sum(r[0] for r in rows)
+    out = []
+    for t, c, a, k in sorted(rows, reverse=True):
+        name = names[k % len(names)]
+        name = f'"{name[1:-1]} {k}"' if name.startswith('"') else f"{name}_{k}"
+        out.append(f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},"
+                   f"{a / 10:.1f},{name}")
+    return out
+
+
+def _run(k: int, rows: list[str] | None = None, report: str = "cuda_gpu_kern_sum", header: str = SUM_HEADER,
+         after: str = "\n") -> str:
+    body = _sum_rows(40, k) if rows is None else rows
+    return (f"Generating SQLite file run{k}.sqlite from run{k}.nsys-rep\n"
+            f"Processing [run{k}.sqlite] with [/opt/nsys/reports/{report}.py]...\n\n"
+            + header + "\n" + "".join(r + "\n" for r in body) + after)
+
+
+def _sweep(n: int = 60, change: dict[int, str] | None = None) -> str:
+    change = change or {}
+    return "".join(change.get(k, _run(k)) for k in range(n))
+
+
+def _taken(path: Path) -> int:
+    """How many tables the byte path read from a batch (0 where it went back to the text)."""
+    pre = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM)
+    return 0 if pre is None else sum(t.batch is not None for t in pre.tables.values())
+
+
+_BAD_ROW = "12x,5,1,5.0,5.0,5,5,0.0,bad"
+SMALL_CASES = {  # text, how, tables taken from a batch (of the 60 runs; those in the first 256 KiB included)
+    "many small": (_sweep(), "bytes", 60),
+    "a stray line between two": (_sweep(change={7: _run(7, after="program output\n\n")}), "bytes", 59),
+    "a stray line inside one": (_sweep(change={7: _run(7, rows=_sum_rows(20, 7) + ["program output"]
+                                                     + _sum_rows(20, 8))}), "bytes", 59),
+    "a table with a different header": (_sweep(change={9: _run(9, header=SUM_HEADER.replace("Med (ns),", ""),
+                                                                rows=[",".join(r.split(",")[:4] + r.split(",")[5:])
+                                                                      for r in _sum_rows(40, 9)])}), "bytes", 59),
+    "api tables beside": (_sweep(change={k: _run(k) + _run(1000 + k, report="cuda_api_sum", header=API_HEADER,
+                                                    rows=[r.replace("[CUDA memcpy HtoD]", "cudaMemcpy")
+                                                          for r in _sum_rows(40, k)])
+                                         for k in range(60)}), "bytes", 120),
+    "a bad number": (_sweep(change={11: _run(11, rows=_sum_rows(20, 11) + [_BAD_ROW])}), "bytes", 59),
+    "a profile with no rows": (_sweep(change={12: _run(12, rows=[])}), "bytes", 59),
+    "a skipped report": (_sweep(change={12: "Processing [r.sqlite] with [/x/cuda_gpu_kern_sum.py]...\n\nSKIPPED: "
+                                            "r.sqlite does not contain CUDA kernel data.\n\n"}), "bytes", 59),
+    "no blank line after": (_sweep(change={13: _run(13, after="")}), "bytes", 59),
+    "a damaged row": (_sweep(change={14: _run(14, rows=_sum_rows(10, 14) + ["1.0,5000,3,10.0,10.0,9,11,1.0,dmg"])}),
+                      "bytes", 59),
+    "undecided decimal mark": (_sweep(change={15: _run(15, rows=["10.500,600,2,300.000,300.000,200,400,100.000,k1",
+                                                                 "89.500,400,1,400.000,400.000,400,400,100.000,k2"])}),
+                               "bytes", 59),
+    "decided by another cell": (_sweep(change={15: _run(15, rows=["60.0,600,2,300.000,300.000,200,400,100.000,k1",
+                                                                  "40.0,400,1,400.000,400.000,400,400,100.000,k2"])}),
+                                "bytes", 60),
+    "a share above 100": (_sweep(change={16: _run(16, rows=["160.0,600,2,300.0,300.0,200,400,10.0,k1"])}), "bytes", 59),
+    "a name with blanks around": (_sweep(change={17: _run(17, rows=["60.0,600,2,300.0,300.0,200,400,10.0, k1 "])}),
+                                  "bytes", 59),
+    "an exponent": (_sweep(change={18: _run(18, rows=["60.0,6e2,2,300.0,300.0,200,400,10.0,k1"])}), "bytes", 59),
+    "run context in a name": (_sweep(change={19: _run(19, rows=["60.0,600,2,300.0,300.0,200,400,10.0,k Op Time: 5 ms",
+                                                                "40.0,400,1,400.0,400.0,400,400,0.0,k Correctness: 0.9"])}),
+                              "bytes", 60),
+    "another dialect's marks in a name": (_sweep(change={20: _run(20, rows=[
+        "60.0,600,2,300.0,300.0,200,400,10.0,==1== Profiling result:"])}), "bytes", 60),
+    "a combined gpu report beside": (_sweep(change={21: _run(21) + _run(2100, report="cuda_gpu_sum", header=(
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Category,Operation"),
+        rows=[r.rsplit(",", 1)[0] + ",CUDA_KERNEL," + r.rsplit(",", 1)[1] for r in _sum_rows(40, 21)[:5]]
+        + ["1.0,10,1,10.0,10.0,10,10,0.0,MEMORY_OPER,[CUDA memset]"])}), "bytes", 60),
+    "a memory-size report named": (_sweep(change={22: _run(22, report="cuda_gpu_mem_size_sum")}), "reparse", 60),
+    "a report not read": (_sweep(change={23: _run(23, report="cuda_kern_exec_sum")}), "reparse", 60),
+    "a line break tag in a name": (_sweep(change={24: _run(24, rows=["60.0,600,2,300.0,300.0,200,400,10.0,k<br>x"])}),
+                                   "bytes", 59),
+    "an entity in a name": (_sweep(change={25: _run(25, rows=["60.0,600,2,300.0,300.0,200,400,10.0,k&amp;x"])}),
+                            "bytes", 59),
+    "too few rows": (_sweep(40), "none", 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SMALL_CASES))
+def test_small_tables_read_together_same_output(tmp_path, monkeypatch, case):
+    text, how, taken = SMALL_CASES[case]
+    path = tmp_path / "log.txt"
+    path.write_bytes(text.encode())
+    assert _used(path) == how
+    assert _taken(path) == taken
+    for mode in ("--json", "--csv"):
+        got = _outputs(path, monkeypatch, mode)
+        assert got["bytes"] == got["text"], mode
+        assert got["bytes"] == got["pure"], mode
+
+
+def test_small_tables_values(tmp_path):
+    path = tmp_path / "log.txt"
+    path.write_text(_sweep())
+    ps = profconv.parse(str(path))
+    assert len(ps.profiles) == 60 and ps.rows.n == 2400 and not ps.unplaced
+    first = _sum_rows(40, 0)[0].split(",")
+    row = ps.rows.records()[0]
+    assert row["section"] == "gpu" and row["line_start"] == 5 and row["table"] == 5
+    assert (row["time_pct"], row["total_ns"], row["calls"], row["avg_ns"]) == (
+        float(first[0]), float(first[1]), int(first[2]), float(first[3]))
+
+
+def test_cells_in_c_as_in_python():
+    from profconv.parse import native
+    from profconv.parse.dialects import nsys_batch
+
+    scan = native.load("_bytescan")
+    if scan is None:
+        pytest.skip("the C accelerator is not built")
+    rows = [b"1.5,2,abc", b"524.288,3,\"x,y\"", b"1,2.0,z", b"1,2,", b"1,,z", b"01.500,7,k", b"1.,2,k", b".5,2,k",
+            b"1,1234567890123456789,k", b"1,123456789012345678,k", b'1,2,"a"b"', b'1,2,""', b'1,2,"a', b"1,2,a,b",
+            b"999.999,1,k", b"1000.000,1,k", b"1,2", b"1e5,2,k", b"+1,2,k", b"1,2, k ", b'1,2,a"b']
+    data = b"".join(r + b"\n" for r in rows)
+    for whole in (0, 0b10, 0b11):
+        assert list(scan.cells(data, 0, len(data), 2, whole)) == [nsys_batch.row_status(r, 2, whole) for r in rows]
+    assert list(scan.cells(data, 0, len(data), 2, 0b10)) == [
+        4, 2, 1, 1, 1, 4, 1, 1, 1, 0, 1, 1, 1, 1, 2, 4, 1, 1, 1, 0, 1]

@@ -11,6 +11,16 @@
  * Sixteen bytes at a time where the compiler has SSE2 (x86-64 always), else a byte at a time. The
  * pure-Python path (a regex, bytes.count and bytes.find) gives the same; tests/test_parse_bytescan.py
  * compares both.
+ *
+ * cells(data, start, end, ncells, whole) checks the lines of data[start:end] (each ending with a
+ * newline) as rows of a plain summary table: ncells numbers, each followed by a comma, then a name.
+ * It gives one status byte per line:
+ *   1  not such a row: a cell that is not [0-9]+(\.[0-9]+)? ([0-9]{1,18} where bit j of `whole` is
+ *      set for cell j), or a name that is empty, holds a comma or a quote, or is quoted other than
+ *      as one "..." (no quote inside) that ends the line;
+ *   2  a cell not in `whole` that reads as a decimal or a grouped number: [1-9][0-9]{0,2}\.[0-9]{3};
+ *   4  a cell not in `whole` with a '.' that is not such a cell (then '.' is the decimal mark).
+ * profconv.parse.dialects.nsys_batch has the same in Python (tests compare both).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -124,15 +134,91 @@ static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     return Py_BuildValue("nnNnn", i, newlines, tuple, t.wide, t.control);
 }
 
+/* the status byte of one row p[0:n] (its newline not included): see cells() above */
+static unsigned char row_status(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole) {
+    Py_ssize_t i = 0;
+    unsigned char status = 0;
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        Py_ssize_t a = i, d1, d2 = 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        d1 = i - a;
+        int dot = i < n && p[i] == '.';
+        if (dot) {
+            Py_ssize_t b = ++i;
+            while (i < n && p[i] >= '0' && p[i] <= '9')
+                i++;
+            d2 = i - b;
+        }
+        if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
+            return 1;
+        if ((whole >> j) & 1ULL) {
+            if (dot || d1 > 18)
+                return 1;
+        } else if (dot) {
+            status |= (d1 <= 3 && p[a] != '0' && d2 == 3) ? 2 : 4;
+        }
+        i++; /* the comma */
+    }
+    const unsigned char *name = p + i;
+    Py_ssize_t m = n - i;
+    if (m == 0)
+        return 1;
+    if (name[0] == '"') {
+        if (m < 3 || name[m - 1] != '"' || memchr(name + 1, '"', (size_t)(m - 2)) != NULL)
+            return 1;
+    } else if (memchr(name, '"', (size_t)m) != NULL || memchr(name, ',', (size_t)m) != NULL) {
+        return 1;
+    }
+    return status;
+}
+
+static PyObject *cells(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf;
+    Py_ssize_t start, end, ncells;
+    unsigned long long whole;
+    if (!PyArg_ParseTuple(args, "y*nnnK", &buf, &start, &end, &ncells, &whole))
+        return NULL;
+    const unsigned char *p = (const unsigned char *)buf.buf;
+    if (start < 0 || end > buf.len || start > end || ncells < 0 || ncells > 64 || (end > start && p[end - 1] != '\n')) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "cells: 0 <= start <= end <= len(data), data[end-1] a newline, ncells <= 64");
+        return NULL;
+    }
+    Py_ssize_t lines = 0;
+    for (const unsigned char *q = p + start; (q = memchr(q, '\n', (size_t)(p + end - q))) != NULL; q++)
+        lines++;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, lines);
+    if (out == NULL) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t i = start;
+    for (Py_ssize_t k = 0; k < lines; k++) {
+        const unsigned char *nl = memchr(p + i, '\n', (size_t)(end - i));
+        Py_ssize_t e = (Py_ssize_t)(nl - p);
+        o[k] = row_status(p + i, e - i, ncells, whole);
+        i = e + 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
      "rows(data, start, marks) -> (end, newlines, counts of each mark byte, non-ASCII bytes, control bytes) "
      "of the lines from start that start with a digit"},
+    {"cells", cells, METH_VARARGS,
+     "cells(data, start, end, ncells, whole) -> one status byte per line of data[start:end] as a row of a "
+     "plain summary table (1: not one, 2: an undecided cell, 4: a decimal cell)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_bytescan", "profconv.parse.bytescan's pass over a table's rows.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_bytescan", "profconv.parse.bytescan's passes over a table's rows.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__bytescan(void) { return PyModule_Create(&module); }

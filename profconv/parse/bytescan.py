@@ -15,6 +15,11 @@ there). Rows qualify only where the text path would read the same table from the
     '&' (HTML entities), '\\' (LaTeX), a non-ASCII character; '<' and '/' only inside the names
     the table reader checks ('<br', '<pre', '/*' there keep the text path: `Table.plain_names`);
   - the line after them not indented (a markdown code block would start there once they are blank).
+Small summary tables (`Time (%),Total Time (ns),…`, fewer than MIN_ROWS rows, a blank line after
+them: a sweep's thousands of `nsys stats --format csv` runs) are read together, one pyarrow call per
+header for all of them (profconv.parse.dialects.nsys_batch, from BATCH_ROWS rows in all); a table
+is taken (its rows blank in the text) only where that reader finds it plain rows, whose values the
+row reader gives; the others stay in the text.
 What the text path decides from the rest of the file is checked once it has run (`PreRead.check`,
 the engine's detection, the dialect's own table end): wherever the two could differ, `Reparse` is
 raised and the input is parsed the old way, whole. The output is the same either way (tests compare
@@ -30,8 +35,14 @@ from typing import Any
 from profconv.parse import columnar, native
 
 # the headers of nsys CSV tables whose rows start with a number (a trace's start, a summary's Time (%))
-HEADERS = (b"Start (ns),", b"Time (%),Total Time (ns),")
+SUMMARY = b"Time (%),Total Time (ns),"
+HEADERS = (b"Start (ns),", SUMMARY)
 MIN_ROWS = 2000  # profconv.parse.dialects.nsys.BULK_ROWS: smaller tables are read row by row
+BATCH_ROWS = 2000  # rows: small summary tables of one header read together from this many on
+# bytes of such tables that pay for loading pyarrow in a process that has not (~0.3 s of CPU): read
+# row by row they cost ~12 us a row, ~0.1 s a MB (a big table's rows are read in bulk on the text
+# path too: it pays only from core.BYTES_PAY_FROM)
+BATCH_PAYS_FROM = 4 << 20
 KEEP = 1 << 18  # bytes: rows that start here stay in the text (they may be in the engine's first 64 Ki characters)
 _NOT_ROW = re.compile(rb"\n[^0-9]")  # the first line after the header that does not start with a digit
 _NEVER = b"&\\"  # bytes never in blanked rows, besides control characters (a newline aside) and non-ASCII
@@ -59,6 +70,10 @@ class Table:
     cut: int  # the offset in the input where the rows that are blank in the text begin
     marks: dict[int, int] = field(default_factory=dict)  # how many of each _IN_NAMES byte the rows hold
     used: bool = False
+    # a small summary table read with the others of its header (dialects.nsys_batch.Batch), its
+    # first row's index there
+    batch: Any = None
+    first: int = 0
 
     def plain_names(self, names: Any) -> bool:
         """Whether the bytes of the blanked rows that are '<' or '/' are all inside the name
@@ -109,10 +124,12 @@ class PreRead:
         return any(not t.used for t in self.tables.values())
 
     def release(self) -> None:
-        """Let the input's bytes go once every table is read (no Reparse can follow)."""
+        """Let the input's bytes (and the batches' columns) go once every table is read (no Reparse
+        can follow)."""
         self.source = self.data = b""
         for t in self.tables.values():
             t.data = columnar.Span(b"", 0, 0)
+            t.batch = None
 
 
 def checked(pre: PreRead | None, lines: list[str]) -> PreRead | None:
@@ -130,15 +147,17 @@ def expect_first(pre: PreRead | None, early: list[str]) -> None:
 
 
 def find(data: bytes, pays_from: int) -> PreRead | None:
-    """The big nsys CSV tables in `data` worth reading as columns (see the module's docstring), or
-    None when there is none (or the columnar reader is off)."""
+    """The big nsys CSV tables in `data` worth reading as columns, and the small summary tables read
+    together (see the module's docstring), or None when there is none (or the columnar reader is off)."""
     if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
-    spans = sorted(s for head in HEADERS for s in _spans(data, head, pays_from))
+    small: list[tuple[int, int, int, int]] = []  # summary tables too small to read alone
+    spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, pays_from, small)]
+    spans = sorted(spans + _batched(data, small, pays_from))
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
     pos = line = 0
-    for a, b, e, rows, marks in spans:  # header start, rows start, rows end (after the last newline)
+    for a, b, e, rows, marks, batch, first in spans:  # header start, rows start, rows end (after the last newline)
         if a < pos:
             continue
         cut = data.rfind(b"\n", b, min(e, KEEP)) + 1 if b < KEEP else b  # rows before KEEP stay
@@ -147,7 +166,7 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
         line += data.count(b"\n", pos, a)
         header = data[a : b - 1].decode("ascii")
         span = columnar.Span(data, a, e, lines=rows + 1, clean=True)
-        tables[line] = Table(line, header, span, rows, keep, e - a - rows - 1, cut, marks)
+        tables[line] = Table(line, header, span, rows, keep, e - a - rows - 1, cut, marks, batch=batch, first=first)
         pieces += [data[pos:cut], b"\n" * (rows - keep)]
         line += rows + 1
         pos = e
@@ -157,31 +176,62 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     return PreRead(b"".join(pieces), data, tables)
 
 
-def _spans(data: bytes, head: bytes, pays_from: int) -> list[tuple[int, int, int, int, dict[int, int]]]:
+def _spans(data: bytes, head: bytes, pays_from: int,
+           small: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int, dict[int, int]]]:
     """(header start, rows start, rows end, rows, _IN_NAMES counts) of each qualifying table whose
-    header is `head`."""
+    header is `head`; summary tables of fewer rows, followed by a blank line (or the end), go to
+    `small` as (header start, rows start, rows end, rows)."""
     out = []
+    scan = native.load("_bytescan")  # once, not once a table
     at = 0 if data.startswith(head) else _next(data, head, 0)
     while at >= 0:
         b = data.find(b"\n", at) + 1
         if b == 0:
             break
-        e, rows, counts, odd = _rows_pass(data, b)
-        if (rows >= MIN_ROWS and not odd and data[e - 1 : e] == b"\n" and data[e : e + 1] not in (b" ", b"\t")
-                and data[at:b].isascii() and columnar.worth(e - at - rows - 1, pays_from)
-                and not any(counts[c] for c in _NEVER)):
+        e, rows, counts, odd = _rows_pass(data, b, scan)
+        plain = (not odd and data[e - 1 : e] == b"\n" and data[at:b].isascii()
+                 and not any(counts[c] for c in _NEVER))
+        if (plain and rows >= MIN_ROWS and data[e : e + 1] not in (b" ", b"\t")
+                and columnar.worth(e - at - rows - 1, pays_from)):
             out.append((at, b, e, rows, {c: counts[c] for c in _IN_NAMES}))
+        elif plain and 0 < rows < MIN_ROWS and head == SUMMARY and data[e : e + 1] in (b"\n", b""):
+            small.append((at, b, e, rows))
         at = _next(data, head, max(e - 1, b - 1))
     return out
 
 
-def _rows_pass(data: bytes, b: int) -> tuple[int, int, dict[int, int], bool]:
+def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int) -> list[tuple[Any, ...]]:
+    """The small summary tables taken, as find's spans: those of one header read together
+    (profconv.parse.dialects.nsys_batch), where together they have BATCH_ROWS rows and pay for
+    pyarrow."""
+    groups: dict[bytes, list[tuple[int, int, int, int]]] = {}
+    for span in small:
+        groups.setdefault(data[span[0] : span[1]], []).append(span)
+    out: list[tuple[Any, ...]] = []
+    for group in groups.values():
+        rows = sum(n for *_, n in group)
+        size = sum(e - a for a, _, e, _ in group) - rows
+        if rows < BATCH_ROWS or not columnar.worth(size, min(pays_from, BATCH_PAYS_FROM)):
+            continue
+        from profconv.parse.dialects import nsys_batch
+
+        got = nsys_batch.read(data, group)
+        if got is not None:
+            batch, firsts = got
+            out += [(a, b, e, n, {}, batch, k) for (a, b, e, n), k in zip(group, firsts) if k >= 0]
+    return out
+
+
+_LOAD: Any = object()  # _rows_pass: load the C pass (where built)
+
+
+def _rows_pass(data: bytes, b: int, scan: Any = _LOAD) -> tuple[int, int, dict[int, int], bool]:
     """From offset b (a line start after a newline), the lines that start with a digit: (the offset
     after them, their newlines, how many of each _NEVER and _IN_NAMES byte they hold, whether any
     byte of them is not ASCII or a control character other than the newline). One C pass where
     built (profconv.parse._bytescan), else the same by a regex and bytes methods."""
     marks = _NEVER + _IN_NAMES
-    scan = native.load("_bytescan")
+    scan = native.load("_bytescan") if scan is _LOAD else scan
     if scan is not None:
         e, rows, counts, wide, control = scan.rows(data, b, marks)
         return e, rows, dict(zip(marks, counts)), bool(wide or control)

@@ -85,6 +85,13 @@ def _pyarrow() -> Any:
     return _MODULES[0]
 
 
+def release_unused() -> None:
+    """Give the memory pyarrow's pool keeps after a read back (mimalloc holds freed blocks)."""
+    mods = _pyarrow()
+    if mods is not None:
+        mods[0].default_memory_pool().release_unused()
+
+
 class Text:
     """One text column as pyarrow reads it, dictionary-encoded: `codes` (an int ndarray, one per
     row) into `pool` (a pyarrow StringArray of the distinct cells). `values` is a value per row (a

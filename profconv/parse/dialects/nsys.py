@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from array import array
@@ -284,16 +285,20 @@ def _field_of(col: str) -> str | None:
     return FIELDS.get(base)
 
 
+BULK, ROWS_READ, ROWS = "bulk", "rows read", "rows"  # how a CSV table's rows were read (_csv_block)
+
+
 def _csv_block(lines: list[str], start: int, report: str | None,
-               pre: bytescan.Table | None = None) -> tuple[Block | None, int, list[int], bool]:
+               pre: bytescan.Table | None = None) -> tuple[Block | None, int, list[int], str]:
     """One CSV table from line index `start`; returns its block, the index after it, bad line
-    numbers and whether its rows were read in bulk (as columns). `pre`: the table as found on the
-    input's bytes (its rows are blank lines here)."""
-    header = csv_row(lines[start])
-    cols = [c.strip() for c in header]
-    fields = [_field_of(c) for c in cols]
+    numbers and how its rows were read: BULK (as columns; their lines are the table's alone),
+    ROWS_READ (every line a row of it: claimed like BULK, their text kept) or ROWS. `pre`: the
+    table as found on the input's bytes (its rows are blank lines here)."""
+    head = _csv_header(lines[start])
+    header, cols, fields = list(head[0]), list(head[1]), list(head[2])
     if pre is not None:
-        return _pre_read_block(lines, start, report, pre, cols, fields), start + 1 + pre.rows, [], True
+        taken = _pre_read_block(lines, start, report, pre, cols, fields)
+        return taken, start + 1 + pre.rows, [], ROWS_READ if pre.batch is not None else BULK
     j, stray = _csv_extent(lines, start, len(cols))
     if j - start > BULK_ROWS and header == cols and not stray:
         arrow = columnar.worth(sum(map(len, lines[start:j])), COLUMNS_PAY_FROM)
@@ -301,18 +306,30 @@ def _csv_block(lines: list[str], start: int, report: str | None,
             _csv_split(lines, start, j, cols, fields, report)
         if fast is not None:
             lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
-            return fast, j, [], True
+            return fast, j, [], BULK
     at = [k for k in range(start + 1, j) if k not in stray] if stray else range(start + 1, j)
     blk, bad = _csv_rows_block(lines, at, cols, fields, report)
     if stray and blk is not None:
         blk.notes.append(stray_note([k + 1 for k in stray]))
-    return blk, j, bad, False
+    every = blk is not None and not bad and not stray and len(blk.rows) == j - start - 1
+    return blk, j, bad, ROWS_READ if every else ROWS
+
+
+@functools.lru_cache(maxsize=256)
+def _csv_header(line: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str | None, ...]]:
+    """A CSV header line's cells, stripped cells and their fields (once per distinct header: a
+    sweep's log repeats one thousands of times)."""
+    header = csv_row(line)
+    cols = [c.strip() for c in header]
+    return tuple(header), tuple(cols), tuple(_field_of(c) for c in cols)
 
 
 def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: list[str],
                     fields: list[str | None]) -> Block:
     """The block of a table found on the input's bytes, where this reader would read it as columns
     from its lines too (the same extent, no stray line, a plain header); else bytescan.Reparse."""
+    if pre.batch is not None:
+        return _batched_block(lines, start, report, pre, cols, fields)
     j = start + 1 + pre.rows
     after = lines[j] if j < len(lines) else ""
     if (pre.rows + 1 <= BULK_ROWS or cols != csv_row(lines[start]) or ("," in after and after != lines[start])
@@ -324,6 +341,24 @@ def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytes
     if blk is None:
         raise bytescan.Reparse  # a cell that does not read plainly: the row reader's, on the text
     return blk
+
+
+def _batched_block(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: list[str],
+                   fields: list[str | None]) -> Block:
+    """The block of a small summary table read with the others of its header (nsys_batch), where
+    the row reader would read it as plain rows from its lines (the same extent: a blank line after
+    it; a report whose rows _plain_rows reads); else bytescan.Reparse."""
+    j = start + 1 + pre.rows
+    if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or cols != pre.header.split(","):
+        raise bytescan.Reparse
+    n = pre.rows
+    names = pre.batch.names[pre.first : pre.first + 50]
+    rep = _rows_report(report, cols, fields, names)
+    section = REPORTS.get(rep, "gpu")
+    if section == "gpu-memory-size" or section.endswith("-trace"):
+        raise bytescan.Reparse  # not plain rows there: the row reader's, on the text
+    return Block(section=section, table=pre.batch.rows(pre.first, n, section, start + 2), line_start=start + 2,
+                 line_end=start + 1 + n, kind=rep)
 
 
 def stray_note(numbers: list[int]) -> str:
@@ -395,15 +430,22 @@ def _csv_rows_block(lines: list[str], at: Sequence[int], cols: list[str], fields
         cells.append(row)
         line_nos.append(k + 1)
     name_at = fields.index("name") if "name" in fields else len(cols) - 1
-    rep = report or _report_from_header(cols, [c[name_at] for c in cells[:50]])
-    if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
-        rep = _report_from_header(cols, [c[name_at] for c in cells[:50]])  # the title promised a trace
+    rep = _rows_report(report, cols, fields, [c[name_at] for c in cells[:50]])
     if not cells:
         return None, bad
     blk, more = _rows_to_block(rep, fields, cells, line_nos)
     if blk.section is not None and blk.section.endswith("-trace"):
         blk = _trace_from_rows(blk, rep)
     return blk, sorted(bad + more)
+
+
+def _rows_report(report: str | None, cols: list[str], fields: list[str | None], names: list[str]) -> str:
+    """The report a CSV table read row by row is of: the one named before it, else (or where that
+    promised a trace the columns are not) the one its header and first names tell."""
+    rep = report or _report_from_header(cols, names)
+    if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
+        rep = _report_from_header(cols, names)  # the title promised a trace
+    return rep
 
 
 def _table_end(lines: list[str], start: int, end: int | None = None) -> int:
@@ -674,10 +716,13 @@ def _csv_reader(scan: _Scan, i: int, line: str) -> int | None:
     if (not _CSV_HEADER.match(stripped) or "," not in stripped
             or stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
         return None
-    blk, j, bad, bulk = _csv_block(scan.lines, i, scan.report, scan.pre.take(i) if scan.pre else None)
-    if not bulk:
+    blk, j, bad, how = _csv_block(scan.lines, i, scan.report, scan.pre.take(i) if scan.pre else None)
+    if how == ROWS:
         return scan.took(blk, i, j, bad)
-    scan.result.bulk.append((i + 2, j))  # the rows are claimed by their range (no set of a number per row)
+    # the rows are claimed by their range (no set of a number per row); rows read in bulk are blank
+    # lines from now on, the text of rows read as plain rows stays in the lines (for a row found
+    # damaged later), blank in what other dialects and the run context are looked for in
+    (scan.result.bulk if how == BULK else scan.result.rows_read).append((i + 2, j))
     scan.took(blk, i, i + 1, bad)
     return j
 
@@ -801,6 +846,9 @@ def parse(doc: Document) -> DialectResult:
     i = 0
     while i < scan.n:
         line = scan.lines[i].replace("\r", "")
+        if not line and (i + 1 == scan.n or "-" not in scan.lines[i + 1]):
+            i += 1  # a blank line: no reader takes it (only _console_reader, above a line of dashes)
+            continue
         for reader in _READERS:
             j = reader(scan, i, line)
             if j is not None:
@@ -826,10 +874,11 @@ def _drop_repeated_gpu_rows(prof: RawProfile, notes: list[str]) -> None:
     kernel would count twice. The combined table's rows that one of those reports holds (same name; a
     kernel split by launch configuration counts as its name) are left out, with a note; its other rows stay."""
     specific = [b for b in prof.blocks if b.kind in _SPECIFIC_GPU]
-    if not specific:
+    combined = [b for b in prof.blocks if b.kind in READ_AS_GPU]
+    if not specific or not combined:
         return
-    names = {_LAUNCH_SUFFIX.sub("", r.name) for b in specific for r in b.rows}
-    for blk in [b for b in prof.blocks if b.kind in READ_AS_GPU]:
+    names = {_LAUNCH_SUFFIX.sub("", n) for b in specific for n in _names_of(b)}
+    for blk in combined:
         kept = [r for r in blk.rows if _LAUNCH_SUFFIX.sub("", r.name) not in names]
         left = len(blk.rows) - len(kept)
         if not left:
@@ -844,6 +893,14 @@ def _drop_repeated_gpu_rows(prof: RawProfile, notes: list[str]) -> None:
         else:
             prof.blocks.remove(blk)
             notes.append(f"lines {blk.line_start}-{blk.line_end}: {said}")
+
+
+def _names_of(blk: Block) -> list[str]:
+    """The names of a block's rows: its Row objects' and its columns' (a table read as columns)."""
+    names = [r.name for r in blk.rows]
+    if blk.table is not None and blk.table.has("name"):
+        names.extend(blk.table.col("name"))
+    return names
 
 
 _TRACE_SUMMARY = {"gpu-trace": "gpu", "api-trace": "api"}
