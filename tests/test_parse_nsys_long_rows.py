@@ -30,3 +30,22 @@ def test_a_row_of_80000_tokens_in_linear_time(token):
     assert len(ps.frame) >= len(base.frame) - 1  # the long row is reported or read, the others stay
     long_row = 196
     assert long_row in {n for n, _ in ps.unplaced} or long_row in set(ps.frame["line_start"])
+
+
+NSYS_STATS = (Path(__file__).parent / "data" / "nsys-text" / "ayush-os-a100-vectoradd-stats.log").read_text()
+
+
+@pytest.mark.parametrize("digits", [100, 400])
+def test_a_number_past_its_column_is_not_cut_into_two_rows(digits):
+    """hostile fuzz log:260061020: '0.0999…' (hundreds of digits) in a Total (MB) cell ran past the
+    header's width; the row was taken for two rows glued together and its tail '999…9  2 …' read as
+    a row of 1e+72 bytes. A cut between two digits is no row's end: the row reads as the text says."""
+    lines = NSYS_STATS.split("\n")
+    at = next(k for k, ln in enumerate(lines) if ln.endswith("[CUDA memcpy HtoD]") and "(MB)" in lines[k - 2])
+    lines[at] = lines[at].replace("0.000", "0.0" + "9" * digits, 1)
+    ps = profconv.parse_text("\n".join(lines))
+    size = ps.frame[ps.frame["section"] == "gpu-memory-size"].set_index("name")
+    assert size["bytes"].tolist() == [100000.0, 0.0]  # 0.0999… MB, as near as a double holds it
+    assert size.loc["[CUDA memcpy HtoD]", "calls"] == 2
+    assert len(ps.frame) == 40
+    assert ps.unplaced == []

@@ -99,3 +99,44 @@ def test_ncu_csv_stray_line_reproducer():
     hit = "\n".join(lines[:at] + ["Done."] + lines[at:])
     assert len(profconv.parse_text(hit).frame) == len(profconv.parse_text(text).frame)
     assert any(f"line(s) {at + 1} inside the table" in n for n in profconv.parse_text(hit).notes)
+
+
+@pytest.mark.parametrize("after", [10, 17, 49, 60, 66, 73])
+def test_nsys_console_stray_line_between_header_and_dashes(after):
+    """hostile fuzz stray:260000138 and 122 more: a line between a console table's header and its
+    dash line had hidden the table (the stray line taken for its header, every row lost: 40 -> 13).
+    The header is the line that names the columns; the stray line is left out with a note."""
+    text = (DATA / "nsys-text" / "ayush-os-a100-vectoradd-stats.log").read_text()
+    lines = text.split("\n")
+    ps = profconv.parse_text("\n".join(lines[:after] + ["Done."] + lines[after:]))
+    assert _rows(ps) == _rows(profconv.parse_text(text))
+    assert len(ps.frame) == 40
+    assert ps.unplaced == []
+    assert any(f"line(s) {after + 1} inside the table" in n for n in ps.notes)
+
+
+NCU_TEXT = (DATA / "ncu-text" / "md-info-fused-rmsnorm-t4-colab.log").read_text()
+
+
+@pytest.mark.parametrize("after", [123, 126, 147, 155, 169, 176])
+@pytest.mark.parametrize("junk", JUNK)
+def test_ncu_console_stray_line_between_sections(after, junk):
+    """hostile fuzz stray:260006917 and 46 more: an unindented line after a section's table (then a
+    blank line) made what follows look like a markdown indented code block; dedented, the later
+    sections were no sections (44 rows -> 11). The indentation around it is the log's own."""
+    lines = NCU_TEXT.split("\n")
+    ps = profconv.parse_text("\n".join(lines[:after] + [junk] + lines[after:]))
+    whole = profconv.parse_text(NCU_TEXT)
+    assert len(ps.frame) == len(whole.frame) == 44
+    assert _rows(ps) == _rows(whole)
+    assert ps.unplaced == []
+
+
+def test_a_markdown_code_block_after_a_paragraph_is_still_dedented():
+    """The markdown case the dedent is for: prose, a blank line, the log indented by four."""
+    from profconv.parse.text import normalize
+
+    assert normalize("Output:\n\n    a  1\n    b  2\n") == "Output:\n\na  1\nb  2\n"
+    assert normalize("    a  1\nDone.\n\n    b  2\n") == "    a  1\nDone.\n\n    b  2\n"
+    # a paragraph after a block that was itself dedented is markdown too
+    assert normalize("x\n\n    a\nDone.\n\n    b\n") == "x\n\na\nDone.\n\nb\n"

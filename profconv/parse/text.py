@@ -204,12 +204,16 @@ def _dedent_code_blocks(text: str) -> str:
     """A markdown indented code block (after a paragraph of prose or the start of the text and a
     blank line, every line indented by four spaces or a tab) loses that indentation, as markdown
     shows it: a log pasted so reads as printed. A block after an indented line (an ncu section
-    after a blank line) is the log's own indentation and stays."""
+    after a blank line) is the log's own indentation and stays, and so does one whose paragraph
+    follows an indented line directly (program output among a log's own indented lines: 'Done.'
+    between two ncu sections)."""
     lines = None
     for m in _CODE_BLOCK_START.finditer(text):
         if lines is None:
             lines = text.split("\n")
         first = text.count("\n", 0, m.end())  # the index of the block's first line
+        if _inside_indented(lines, text.count("\n", 0, m.start() + 1) - 1):
+            continue
         k = first
         while k < len(lines) and (not lines[k].strip() or _INDENT4.match(lines[k])):
             k += 1
@@ -218,6 +222,14 @@ def _dedent_code_blocks(text: str) -> str:
         for j in range(first, k):
             lines[j] = _INDENT4.sub("", lines[j])
     return text if lines is None else "\n".join(lines)
+
+
+def _inside_indented(lines: list[str], i: int) -> bool:
+    """The paragraph whose last line is at index i follows an indented line directly (no blank
+    line before it): it is no markdown paragraph but lines among a log's own indented ones."""
+    while i >= 0 and lines[i].strip() and not lines[i][0].isspace():
+        i -= 1
+    return i >= 0 and lines[i].strip() != "" and lines[i][0].isspace()
 
 
 # what normalize's tests of more than one character look for (one find_any pass first)

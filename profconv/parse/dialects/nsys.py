@@ -396,12 +396,15 @@ def _stray_line(line: str) -> bool:
 def _glued_ends(row: str, w: int, spans: list[tuple[int, int]]) -> int:
     """How many rows of width `w` are glued before the last row on this line (line breaks lost):
     each piece is cut off while what follows it reads as a row. The test looks at a window after
-    the cut, not the whole rest of the line (a line of 80,000 tokens: linear time)."""
+    the cut, not the whole rest of the line (a line of 80,000 tokens: linear time). A cut between
+    two digits is none: a padded row ends in its name or blanks, so that is one long number (its
+    digits past the header's width) that no cut may read as two."""
     if w <= spans[-1][0]:
         return 0
     end = len(row.rstrip())
     k = 0
-    while end - k * w > w and _is_console_row(row[(k + 1) * w : (k + 2) * w + 4 * w + 256], spans):
+    while (end - k * w > w and not (row[(k + 1) * w - 1].isdigit() and row[(k + 1) * w].isdigit())
+           and _is_console_row(row[(k + 1) * w : (k + 2) * w + 4 * w + 256], spans)):
         k += 1
     return k
 
@@ -738,6 +741,7 @@ def _console_reader(scan: _Scan, i: int, line: str) -> int | None:
     if "name" not in fields and not any(f in ("mbytes", "kib", "total") for f in fields) and not _not_read(scan.report):
         return None
     got = _ConsoleRows(scan.lines, spans, fields, width or len(header))
+    got.stray.extend(k + 1 for k in range(i + 1, d) if scan.lines[k].strip())  # between header and dashes
     j = got.read(d + 1)
     rep = scan.report or _report_from_header(cols, [c[-1] for c in got.cells if c])
     if (what := _not_read(rep)) is not None:
@@ -765,10 +769,25 @@ def _console_header(scan: _Scan, i: int, line: str) -> tuple[str, int, int, list
         width = glued.start(2)
         return line[:width], i, width, [(m.start(), m.end()) for m in re.finditer("-+", line[width:])]
     d = i + 2 if i + 2 < n and not lines[i + 1].strip() and line.strip() else i + 1
-    if d < n and _DASHES.search(lines[d]) and not lines[d].replace("-", "").strip():
+    if d < n and _dash_line(lines[d]):
         # headers may overhang their dash run: the text between runs is taken (_header_cells)
         return line, d, 0, [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
+    if i + 2 < n and line.strip() and _stray_line(lines[i + 1]) and _dash_line(lines[i + 2]):
+        # program output between the header and its dashes: the header is the line that names
+        # the columns (the stray line is reported by the reader)
+        spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[i + 2])]
+        if _named_columns(line, spans) >= 2 and _named_columns(lines[i + 1], spans) < 2:
+            return line, i + 2, 0, spans
     return None
+
+
+def _dash_line(line: str) -> bool:
+    return _DASHES.search(line) is not None and not line.replace("-", "").strip()
+
+
+def _named_columns(line: str, spans: list[tuple[int, int]]) -> int:
+    """How many of a header line's cells (cut at the dash runs under it) name a column read."""
+    return sum(1 for c in _header_cells(line, spans) if _field_of(c) is not None)
 
 
 class _ConsoleRows:

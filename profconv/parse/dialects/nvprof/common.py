@@ -83,6 +83,16 @@ _PCT_HEADER = re.compile(r"Time ?\(%\)")
 # with none of them can only be data or nothing
 _KEYWORD = re.compile(r'Time|NVPROF|NVTX|Profiling|CPU profiling|API calls|Invocations|Kernel: |Unified Memory|Start|"'
                       r"|GPU activities|OpenACC")
+# how a line of nvprof's own that ends a table starts (a marker, a header, a label; a PID prefix is
+# tested apart): program output among a table's rows ('Op Time: 12.5 ms') holds such words only later
+_MARKER = re.compile(r'\s*(?:Type\s|Count\s|Time ?\(%\)|Invocations|Device "|Kernel: |Thread "|Domain "|Range "'
+                     r'|NVPROF|NVTX|Profiling|CPU profiling|API calls|Unified Memory|Start\s|GPU activities|OpenACC|")')
+
+
+def is_marker(line: str) -> bool:
+    """A line of nvprof's own that ends a table: a PID prefix ('==12==', glued on or not) or a
+    marker, header or label at its start. Stray program output inside a table is none."""
+    return "==" in line or _MARKER.match(line) is not None
 
 
 HEADERLESS_SCAN = 65536  # summary rows pasted without their header are looked for this far in

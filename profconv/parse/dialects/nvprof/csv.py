@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from profconv.parse import units
 from profconv.parse.dialects.nvprof.common import (
     _CSV_HEADER,
-    _KEYWORD,
     _PREFIX,
     LABEL_SECTIONS,
     _row_from,
+    is_marker,
     looks_like_data,
 )
 from profconv.parse.dialects.nvprof.metrics import _metric_row
@@ -50,12 +50,12 @@ def _csv_rows(lines: list[str], i: int) -> tuple[list[tuple[int, list[str]]], li
     width = texts[0].count(",")
     while j < len(lines):
         c = _csv_line(lines[j])
-        if _csv_like(c):
+        if _csv_like(c) or _units_like(c, width, len(texts)):
             texts.append(c)
             numbers.append(j + 1)
             j += 1
             continue
-        k = _resumes(lines, j, width)
+        k = _resumes(lines, j, width, len(texts))
         if k is None:
             break
         stray.extend(range(j + 1, k + 1))
@@ -63,15 +63,22 @@ def _csv_rows(lines: list[str], i: int) -> tuple[list[tuple[int, list[str]]], li
     return list(zip(numbers, csv_rows(texts))), stray, j
 
 
-def _resumes(lines: list[str], j: int, width: int) -> int | None:
+def _units_like(c: str, width: int, read: int) -> bool:
+    """The line under the header may be its units row ('ms,ms,,,KB,…': a unit first, the header's
+    commas); `read` is the number of the table's lines read so far (1: the header alone)."""
+    return read == 1 and c.count(",") == width and not _CSV_HEADER.match(c.strip())
+
+
+def _resumes(lines: list[str], j: int, width: int, read: int) -> int | None:
     """Where the table goes on after stray lines from index j: the index of its next row (a CSV
-    line with as many commas as the header, at most STRAY_RUN lines on, no marker of nvprof's
-    among the lines before it and no header itself), else None."""
+    line with as many commas as the header, or its units row right after the header, at most
+    STRAY_RUN lines on, no marker of nvprof's among the lines before it and no header itself),
+    else None."""
     for k in range(j, min(len(lines), j + 1 + STRAY_RUN)):
         c = _csv_line(lines[k])
-        if k > j and _csv_like(c):
+        if k > j and (_csv_like(c) or _units_like(c, width, read)):
             return k if c.count(",") >= width and not _CSV_HEADER.match(c.strip()) else None
-        if _KEYWORD.search(c) or not c.strip():
+        if is_marker(c) or not c.strip():
             return None  # a marker, a header, a blank line: the table ended
     return None
 

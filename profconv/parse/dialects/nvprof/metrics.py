@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from profconv.parse import units
-from profconv.parse.dialects.nvprof.common import _DEVICE, _KEYWORD, _PREFIX, looks_like_data
+from profconv.parse.dialects.nvprof.common import _DEVICE, _PREFIX, is_marker, looks_like_data
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.engine import CLAIMED, SKIPPED, UNPLACED, Cursor, Verdict
 from profconv.parse.model import Block
@@ -22,7 +22,8 @@ _METRIC_LINE = re.compile(
 _EVENT_LINE = re.compile(rf"^\s*(\d+)\s+(\w+)\s+({_MVAL})\s+({_MVAL})\s+({_MVAL})\s+({_MVAL})\s*$")
 _LEVEL = re.compile(r"^([A-Za-z]+) \((\d+)\)$")
 _METRIC_HEADER = re.compile(r"^\s*Invocations\s+(?:Metric|Event) Name\s+(?:(?:Metric|Event) Description\s+)?Min\s+Max\s+Avg")
-_METRIC_FRAGMENT = re.compile(r"Kernel: [^\n]+\n\s*\d+\s+\w+\s+\S[^\n]*\s\S+\s+\S+\s+\S+\n")
+# (up to three lines of program output between them: a stray line does not hide the fragment)
+_METRIC_FRAGMENT = re.compile(r"Kernel: [^\n]+\n(?:[^\n=]+\n){0,3}?\s*\d+\s+\w+\s+\S[^\n]*\s\S+\s+\S+\s+\S+\n")
 # (a paste may have joined the device line to the kernel's: 'Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0')
 _KERNEL_LINE = re.compile(r'^\s*(?:Device "[^"]*"\s+)?Kernel: (\S.*?)\s*$')
 _NOT_PRINTED = ("-",)  # a per-instance row's Min and Max
@@ -103,8 +104,14 @@ def _metric_line(body: str, layout: str | None, kernel: str, lineno: int) -> tup
 
 
 def _metric_follows(lines: list[str], i: int) -> bool:
-    """A 'Kernel: name' line opens a metric summary fragment when metric rows follow it."""
-    return i < len(lines) and _METRIC_LINE.match(lines[i]) is not None
+    """A 'Kernel: name' line opens a metric summary fragment when metric rows follow it (from index
+    i, past at most STRAY_RUN lines of program output, none of them blank or nvprof's own)."""
+    for raw in lines[i : i + 1 + STRAY_RUN]:
+        if _METRIC_LINE.match(raw) is not None:
+            return True
+        if not raw.strip() or is_marker(clean(raw)):
+            return False
+    return False
 
 
 
@@ -171,7 +178,7 @@ class Metrics(NvprofReader):
         """Whether a row of this table is among the next STRAY_RUN lines from index k (before any
         marker or header of nvprof's)."""
         ctx = self.ctx
-        if ctx.metric_kernel is None or _KEYWORD.search(ctx.body):
+        if ctx.metric_kernel is None or is_marker(ctx.body):
             return False
         for raw in ctx.lines[k : k + STRAY_RUN]:
             line = clean(raw)
@@ -181,6 +188,6 @@ class Metrics(NvprofReader):
                 continue
             if _metric_line(body, ctx.metric_layout, ctx.metric_kernel, 0) is not None:
                 return True
-            if _KEYWORD.search(body) or _KERNEL_LINE.match(body):
+            if is_marker(body) or _KERNEL_LINE.match(body):
                 return False
         return False

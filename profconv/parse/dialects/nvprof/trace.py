@@ -7,8 +7,8 @@ import re
 from array import array
 from typing import Any
 
-from profconv.parse import units
-from profconv.parse.dialects.nvprof.common import _INF, _NAN, _UNIT_EXP, _UNIT_NS
+from profconv.parse import engine, units
+from profconv.parse.dialects.nvprof.common import _INF, _NAN, _UNIT_EXP, _UNIT_NS, is_marker, looks_like_data
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.engine import CLAIMED, SKIPPED, UNPLACED, Cursor, Verdict
 from profconv.parse.model import Block
@@ -127,6 +127,17 @@ def _bulk_trace(lines: list[str], i: int, name_col: int) -> tuple[dict | None, i
 NAN_ = float("nan")
 
 
+def _trace_like(raw: str) -> bool:
+    """A line that starts as a trace row: a time, then a time or '-' (a duration it has not)."""
+    toks = raw.split(None, 2)
+    return len(toks) >= 2 and units.is_time(toks[0]) and (toks[1] == "-" or units.is_time(toks[1]))
+
+
+def _trace_ends(raw: str) -> bool:
+    """A line after which a trace's rows are another table's: a blank line, a PID marker, a header."""
+    return not raw.strip() or is_marker(raw)
+
+
 def _trace_header(body: str) -> str | None:
     if "Start" not in body:
         return None
@@ -207,6 +218,10 @@ class Trace(NvprofReader):
             # a trace row that does not read (cut short, a cell lost): it starts with a time, so it is
             # one of the trace's rows: reported, and the trace goes on
             return UNPLACED
+        if engine.resumes(self.ctx.lines, cur.i, _trace_like, _trace_ends) is not None:
+            # a line among the rows that is none of them (program output: 'Done.'): the trace goes
+            # on after it; the line is reported where it looks like data
+            return UNPLACED if looks_like_data(raw) else SKIPPED
         self.end = lineno - 1
         self.ctx.close_open()
         return None
