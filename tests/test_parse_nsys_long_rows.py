@@ -49,3 +49,15 @@ def test_a_number_past_its_column_is_not_cut_into_two_rows(digits):
     assert size.loc["[CUDA memcpy HtoD]", "calls"] == 2
     assert len(ps.frame) == 40
     assert ps.unplaced == []
+
+
+def test_a_long_row_is_not_cut_inside_its_name():
+    """The same rule for the reproducer's row: its name runs past the header's width, and the cut
+    at that width fell inside it ('…stages_6' + a 'row' '4x3_medium… 1ms 1ms …'): the row read with
+    its name cut and the line reported. It reads whole now: its numbers, its full name first."""
+    ps = profconv.parse_text(_long(40_000))
+    row = ps.frame[ps.frame["line_start"] == 196]
+    assert len(row) == 1
+    assert row["calls"].iloc[0] == 12976
+    assert row["total_ns"].iloc[0] == 148040330.0
+    assert row["name"].iloc[0].startswith("trt_ampere_h16816cudnn_128x64_ldg8_relu_exp_stages_64x3_medium_nhwc_linkable_tn_v1 ")

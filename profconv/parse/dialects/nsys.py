@@ -396,14 +396,14 @@ def _stray_line(line: str) -> bool:
 def _glued_ends(row: str, w: int, spans: list[tuple[int, int]]) -> int:
     """How many rows of width `w` are glued before the last row on this line (line breaks lost):
     each piece is cut off while what follows it reads as a row. The test looks at a window after
-    the cut, not the whole rest of the line (a line of 80,000 tokens: linear time). A cut between
-    two digits is none: a padded row ends in its name or blanks, so that is one long number (its
-    digits past the header's width) that no cut may read as two."""
+    the cut, not the whole rest of the line (a line of 80,000 tokens: linear time). A cut inside
+    a token is none: a row begins with its margin's blank, so that is one cell running past the
+    header's width (a number of 400 digits, a long name) that no cut may read as two."""
     if w <= spans[-1][0]:
         return 0
     end = len(row.rstrip())
     k = 0
-    while (end - k * w > w and not (row[(k + 1) * w - 1].isdigit() and row[(k + 1) * w].isdigit())
+    while (end - k * w > w and (row[(k + 1) * w - 1] == " " or row[(k + 1) * w] == " ")
            and _is_console_row(row[(k + 1) * w : (k + 2) * w + 4 * w + 256], spans)):
         k += 1
     return k
