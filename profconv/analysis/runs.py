@@ -68,9 +68,10 @@ def op_times(record: RunRecord) -> pd.DataFrame:
     return df
 
 
-def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
-    """Speedup of each ok row over naive, cpu and cuDNN (of the row's precision) on the same layer
-    and image count."""
+def with_speedups(df: pd.DataFrame, record: RunRecord | None = None) -> pd.DataFrame:
+    """Speedup of each ok row over naive, cpu and cuDNN on the same layer and image count. With the
+    `record` the rows come from, "vs cuDNN" is the terminal's (`conv_speedups`: the fastest cuDNN peer of
+    the row's precision, any layout) and `cudnn` names it; without, cuDNN of the row's precision in NCHW."""
     out = df.copy()
     ok = out[out["status"] == "ok"]
     key = pd.MultiIndex.from_frame(out[["images", "layer"]])
@@ -81,6 +82,12 @@ def with_speedups(df: pd.DataFrame) -> pd.DataFrame:
 
     for base in ("naive", "cpu"):
         out[f"vs_{base}"] = np.where(out["status"] == "ok", ratio(base_times(base), out["median_s"]), np.nan)
+    if record is not None:
+        same = conv_speedups(record).drop_duplicates(["images", "variant", "layer"]).set_index(["images", "variant", "layer"])
+        at = pd.MultiIndex.from_frame(out[["images", "variant", "layer"]])
+        out["cudnn"] = same["cudnn"].reindex(at).to_numpy()
+        out["vs_cudnn"] = pd.to_numeric(same["vs_cudnn"].reindex(at), errors="coerce").to_numpy()
+        return out
     cudnn = np.where(out["precision"] == "fp16", base_times("cudnn-fp16"), base_times("cudnn"))
     out["vs_cudnn"] = np.where(out["status"] == "ok", ratio(cudnn, out["median_s"]), np.nan)
     return out
@@ -110,7 +117,7 @@ def compared_cudnn(r: VariantResult, layer: str, medians: dict[tuple[int, str, s
     ref = REFERENCE[r.variant] if r.variant in REFERENCE and not r.user else \
         "cudnn-fp16" if r.precision == "fp16" else "cudnn"
     if ref not in peers.BY_NAME and r.variant not in peers.BY_NAME:
-        return ref
+        return None  # cpu, e2e, streams: their reference is no cuDNN (streams' is e2e), not under "vs cuDNN"
     times = {v: t for (i, v, lay), t in medians.items() if i == r.images and lay == layer}
     if r.variant in peers.BY_NAME:
         return peers.best_per_precision(times).get(r.precision)

@@ -163,15 +163,15 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         if skipped is not None:
             sec.sections.append(skipped)
         return sec
-    df = runs.with_speedups(df)
+    df = runs.with_speedups(df, rec)
     shapes = ", ".join(f"{lay} {shape}" for lay, shape in dict(zip(df["layer"], df["shape"], strict=True)).items())
     correctness = df.groupby(["images", "variant"], sort=False)["correctness"].first().dropna()
     op = Section("Op Time per conv layer")
     how = ("CUDA events, device synchronised before and after, after warm-up" if (df["variant"] != "cpu").any()
            else "perf_counter around each pass over every image, chunk by chunk")
     op.add(Paragraph(f"Layers: {shapes}. Median of the timed repeats ({how}); spread is (max − min) / median. "
-                     "Speedups compare medians on the same layer and image count; ¹ against cuDNN of the row's "
-                     "precision (fp16 rows: cudnn-fp16)."),
+                     "Speedups compare medians on the same layer and image count; ¹ against the fastest cuDNN of the "
+                     "row's precision in this run (any layout), as the terminal shows it."),
            Table("op-time", "", df, OP_COLUMNS))
     if not correctness.empty:
         values = sorted({f"{v:.4f}" for v in correctness})
