@@ -140,3 +140,32 @@ def test_a_markdown_code_block_after_a_paragraph_is_still_dedented():
     assert normalize("    a  1\nDone.\n\n    b  2\n") == "    a  1\nDone.\n\n    b  2\n"
     # a paragraph after a block that was itself dedented is markdown too
     assert normalize("x\n\n    a\nDone.\n\n    b\n") == "x\n\na\nDone.\n\nb\n"
+
+
+# (log, index the line goes at): the places the every-line metamorphic run found in other nsys layouts
+LAYOUTS = [
+    ("pasted/tyler-hilbert-linreg-t4-nsys-markdown-pipe-tables-readme.md.log", 11),  # markdown header | rule
+    ("pasted/reguly-laplace-vector-a100-h100-nsys-markdown-right-aligned-backticks.md.log", 5),
+    ("nsys-text/mystous-vllm-hybrid-qwen7b-b200-nsys2025-format-table-grid-in-md.log", 15),  # header | +---+
+    ("nsys-text/meanpaper-ece408-m2-nsys-legacy-with-time-output.log", 62),  # legacy: header | blank, dashes
+    ("nsys-text/meanpaper-ece408-m2-nsys-legacy-with-time-output.log", 63),  # header, blank | dashes
+    ("nsys-text/meanpaper-ece408-m2-nsys-legacy-with-time-output.log", 113),  # rai: row, blank | row
+    ("nsys-text/b5b-hthuz-ece408-nsys2019.5.2-fp16-row-split-in-name-padding.log", 159),  # row | blank, row
+    ("pasted/oliatsm-rtx4070ti-managed-pad-acc-time-and-nsys-gui-tab-table.md.log", 201),  # GUI header | row
+    ("pasted/oliatsm-rtx4070ti-managed-pad-acc-time-and-nsys-gui-tab-table.md.log", 203),  # GUI row | row
+]
+
+
+@pytest.mark.parametrize(("name", "at"), LAYOUTS)
+def test_a_stray_line_in_other_nsys_layouts_loses_no_row(name, at):
+    """Markdown pipe tables, `--format table` grids, legacy (rai) tables with blank lines between
+    header, dashes and rows, GUI-copied tab tables: a line of program output there had ended or
+    hidden the table (35 -> 28, 47 -> 19, 37 -> 12, 11 -> 6 rows, nothing said). The table goes on
+    and a note names the line."""
+    text = (DATA / name).read_text()
+    lines = text.split("\n")
+    ps = profconv.parse_text("\n".join(lines[:at] + ["Done."] + lines[at:]))
+    whole = profconv.parse_text(text)
+    assert _rows(ps) == _rows(whole)
+    assert [n for n, _ in ps.unplaced] == [n + (n > at) for n, _ in whole.unplaced]
+    assert any(f"line(s) {at + 1} inside the table" in n for n in ps.notes)

@@ -13,6 +13,7 @@ from typing import cast
 
 from profconv.parse import bytescan, columnar, grouping, units
 from profconv.parse.dialect import Dialect
+from profconv.parse.engine import STRAY_RUN
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
@@ -772,12 +773,24 @@ def _console_header(scan: _Scan, i: int, line: str) -> tuple[str, int, int, list
     if d < n and _dash_line(lines[d]):
         # headers may overhang their dash run: the text between runs is taken (_header_cells)
         return line, d, 0, [(m.start(), m.end()) for m in re.finditer("-+", lines[d])]
-    if i + 2 < n and line.strip() and _stray_line(lines[i + 1]) and _dash_line(lines[i + 2]):
+    past = _dashes_after_stray(lines, i) if line.strip() else None
+    if past is not None:
         # program output between the header and its dashes: the header is the line that names
-        # the columns (the stray line is reported by the reader)
-        spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[i + 2])]
-        if _named_columns(line, spans) >= 2 and _named_columns(lines[i + 1], spans) < 2:
-            return line, i + 2, 0, spans
+        # the columns (the stray lines are reported by the reader)
+        spans = [(m.start(), m.end()) for m in re.finditer("-+", lines[past])]
+        if _named_columns(line, spans) >= 2 and all(_named_columns(lines[k], spans) < 2 for k in range(i + 1, past)):
+            return line, past, 0, spans
+    return None
+
+
+def _dashes_after_stray(lines: list[str], i: int) -> int | None:
+    """The index of a dash line at most STRAY_RUN lines after index i with program output (and
+    blank lines: rai's) between; None where there is none or a line between is nsys's own."""
+    for d in range(i + 1, min(len(lines), i + 2 + STRAY_RUN)):
+        if _dash_line(lines[d]):
+            return d if any(lines[k].strip() for k in range(i + 1, d)) else None
+        if lines[d].strip() and not _stray_line(lines[d]):
+            return None
     return None
 
 
@@ -815,19 +828,31 @@ class _ConsoleRows:
 
     def _skip(self, j: int) -> int | None:
         """Lines to step over before line j is a row (0: it is one), None where the table ends."""
-        lines, row = self.lines, self.lines[j]
+        row = self.lines[j]
         if not row.strip():
-            # rai output puts a blank line between rows: the table goes on if a row follows
-            return 1 if j + 1 < len(lines) and _is_console_row(lines[j + 1], self.spans) else None
+            # rai output puts a blank line between rows: the table goes on if a row follows (or
+            # program output, then a row)
+            return 1 if self._row_after(j + 1, blank=False) else None
         if ELISION.match(row):  # '...' / '< snip >': rows were left out here, not a row
             return 1
         if not any(ch.isdigit() for ch in row) or _EXECUTING.search(row) or _GENERATING.search(row) \
                 or row.lstrip().startswith("Generating "):
-            if _stray_line(row) and j + 1 < len(lines) and _row_like(lines[j + 1]):
+            if _stray_line(row) and self._row_after(j + 1, blank=True):
                 self.stray.append(j + 1)  # program output inside the table: its rows go on after it
                 return 1
             return None  # a status line glued under the table ('Generating CUDA Kernel Statistics...')
         return 0
+
+    def _row_after(self, k: int, blank: bool) -> bool:
+        """A row of the table at index k, or after one line there: a blank line (`blank`: rai's,
+        after program output) or a line of program output (after a blank line)."""
+        lines = self.lines
+        if k >= len(lines):
+            return False
+        if _is_console_row(lines[k], self.spans) or (blank and _row_like(lines[k])):
+            return True
+        between = not lines[k].strip() if blank else _stray_line(lines[k])
+        return between and k + 1 < len(lines) and _is_console_row(lines[k + 1], self.spans)
 
     def _row(self, j: int, row: str) -> None:
         if "\r" in row:  # a carriage return inside a row: damage ('5\r0.1' is not 50.1), reported
@@ -965,17 +990,16 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
         return None
     rows: list[Row] = []
     bad: list[int] = []
-    end = i + 1
-    while end < len(lines) and lines[end].count("\t") == len(cols) - 1 and lines[end].strip():
-        end += 1
+    at, end = _gui_extent(lines, i, len(cols))
     # the decimal mark from every cell of the table ('84,4%' beside '583,496 μs': a de_DE GUI)
-    numeric = [c.strip() for ln in lines[i + 1 : end] for f, c in zip(fields, ln.split("\t"))
+    numeric = [c.strip() for k in at for f, c in zip(fields, lines[k].split("\t"))
                if f not in (None, "name", "category", "style", "calls")]
-    counts = [c.strip() for ln in lines[i + 1 : end] for f, c in zip(fields, ln.split("\t")) if f == "calls"]
+    counts = [c.strip() for k in at for f, c in zip(fields, lines[k].split("\t")) if f == "calls"]
     loc = units.decide_locale(numeric, counts)
     notes = [units.AMBIGUOUS_NOTE] if loc.ambiguous else []
-    j = i + 1
-    while j < end:
+    if len(at) < end - i - 1:  # program output among the rows: passed over, said
+        notes.append(stray_note(sorted(set(range(i + 2, end + 1)) - {k + 1 for k in at})))
+    for j in at:
         cells = [c.strip() for c in lines[j].rstrip("\r").split("\t")]
         v: dict[str, float] = {}
         name = category = ""
@@ -997,25 +1021,43 @@ def _gui_table(lines: list[str], i: int) -> tuple[Block | None, int, list[int]] 
                     v[f] = units.time_ns(c, locale=loc)  # a time without its unit raises: never read in a guessed unit
         except ValueError:
             bad.append(j + 1)
-            j += 1
             continue
         if not name or (category and category not in _GUI_SECTIONS):
             bad.append(j + 1)
-            j += 1
             continue
         rows.append(Row(section=_GUI_SECTIONS.get(category, "gpu"), name=name, line_start=j + 1, line_end=j + 1,
                         time_pct=v.get("pct", float("nan")), total_ns=v["time"],
                         calls=int(v["calls"]) if "calls" in v else None, avg_ns=v.get("avg", float("nan")),
                         med_ns=v.get("med", float("nan")), min_ns=v.get("min", float("nan")),
                         max_ns=v.get("max", float("nan")), std_ns=v.get("std", float("nan"))))
-        j += 1
     if not rows:
-        return None if not bad else (None, j, bad)
+        return None if not bad else (None, end, bad)
     sections = {r.section for r in rows}
     section = sections.pop() if len(sections) == 1 else "gpu"
     if len(sections):  # kernels and API calls in one copied table: not one ranking, keep them apart
-        return None, j, list(range(i + 2, j + 1))
-    return Block(section=section, rows=rows, line_start=i + 1, line_end=j, kind="gui", notes=notes), j, bad
+        return None, end, [k + 1 for k in at]
+    return Block(section=section, rows=rows, line_start=i + 1, line_end=end, kind="gui", notes=notes), end, bad
+
+
+def _gui_extent(lines: list[str], i: int, ncols: int) -> tuple[list[int], int]:
+    """The indices of a GUI-copied table's rows after its header at index i, and the index after
+    the table: a line of program output among them (a row follows within STRAY_RUN lines) is
+    passed over; a blank line or another table ends it."""
+    def row(k: int) -> bool:
+        return lines[k].count("\t") == ncols - 1 and bool(lines[k].strip())
+
+    at: list[int] = []
+    j = i + 1
+    while j < len(lines):
+        if row(j):
+            at.append(j)
+            j += 1
+            continue
+        k = next((k for k in range(j + 1, min(len(lines), j + 1 + STRAY_RUN)) if row(k)), None)
+        if k is None or not all(_stray_line(lines[x]) for x in range(j, k)):
+            break
+        j = k
+    return at, (at[-1] + 1 if at else i + 1)
 
 
 _MD_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -1024,21 +1066,34 @@ _MD_RULE = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*(?::?-{3,}:?\s*)?$"  # m
 _REPORT_NAME = re.compile(r"\b(" + "|".join(sorted(REPORTS, key=len, reverse=True)) + r")\b")
 
 
+def _markdown_rule(lines: list[str], i: int) -> int | None:
+    """The index of the rule under a markdown (or grid) header at index i: the next line, or the
+    one after a line of program output; None when line i is no such header."""
+    if i + 1 >= len(lines) or not _MD_ROW.match(lines[i]):
+        return None
+    if _MD_RULE.match(lines[i + 1]):
+        return i + 1
+    if i + 2 < len(lines) and _stray_line(lines[i + 1]) and not _MD_ROW.match(lines[i + 1]) and _MD_RULE.match(lines[i + 2]):
+        return i + 2
+    return None
+
+
 def _markdown_table(lines: list[str], i: int, report: str | None) -> tuple[Block | None, int, list[int]] | None:
     """A stats table written as a markdown pipe table (course reports, READMEs) or printed by `nsys
     stats --format table` (a grid of +---+ borders): the header with a Time (%) and a Total Time or
     Total column, the `|---|---|` (or `+---+---+`) rule, then one `| … |` line per row.
     Its block, the index after it and the rows that did not read; None when line i is not one."""
-    if i + 1 >= len(lines) or not _MD_ROW.match(lines[i]) or not _MD_RULE.match(lines[i + 1]):
+    rule = _markdown_rule(lines, i)
+    if rule is None:
         return None
     cols = [c.strip().strip("`*").strip() for c in clean(lines[i]).split("\t")]
     fields = [_field_of(c) for c in cols]
     if "pct" not in fields or not any(f in ("time", "mbytes", "kib", "total") for f in fields):
         return None
-    j = i + 2
+    j = rule + 1
     cells: list[list[str]] = []
     line_nos: list[int] = []
-    stray: list[int] = []
+    stray: list[int] = [i + 2] if rule > i + 1 else []  # program output between the header and its rule
     while j < len(lines) and (_MD_ROW.match(lines[j]) or (
             _stray_line(lines[j]) and j + 1 < len(lines) and _MD_ROW.match(lines[j + 1]))):
         if not _MD_ROW.match(lines[j]):
