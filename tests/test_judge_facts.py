@@ -41,7 +41,10 @@ def test_cheats_fail_and_every_one_breaks_the_timed_outputs_rule(tmp_path, name,
     v = judged(run_kernel(kernel_file(tmp_path, name, CHEATS[name])))
     assert v.status == "failed" and v.rule.id in rule and v.reason.startswith(reason), v.reason
     timed = [f for f in v.findings if f.rule.id == "profconv.timed-outputs" and f.outcome == "fail"]
-    assert timed and timed[0].layer == "conv1", v.findings
+    # cached_by_pointer is caught on the layer where a fresh input lands on an address it cached: conv1 or conv2,
+    # the allocator's choice (CI on a fresh clone saw conv2 once in five runs)
+    layers = ("conv1", "conv2") if name == "cached_by_pointer" else ("conv1",)
+    assert timed and timed[0].layer in layers, v.findings
 
 
 def test_constant_output_passing_a_loose_tolerance_fails_the_rules_own(tmp_path):
