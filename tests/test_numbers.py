@@ -4,6 +4,7 @@ that do not depend on the company, the compare decision, the agreement table, pr
 import hashlib
 import json
 import subprocess
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -52,6 +53,9 @@ def test_untestable_sample_sizes_are_said_not_called_same():
     lo, hi = stats.ratio_interval([1.0, 1.1, 0.9, 1.05, 0.95] * 4, [1.5, 1.6, 1.4, 1.55, 1.45] * 4)
     assert 1.3 < lo < 1.5 < hi < 1.7
     assert stats.ratio_interval([1.0, 1.1], [2.0, 2.1]) == stats.ratio_interval([1.0, 1.1], [2.0, 2.1])  # seeded
+    with warnings.catch_warnings():  # times near the float range (a damaged record): no interval, no warning
+        warnings.simplefilter("error")
+        assert stats.ratio_interval([1e308, 1.7e308, 1e-300], [1.7e308, 1e308]) is None
 
 
 class FakeGpu:

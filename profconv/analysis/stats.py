@@ -110,12 +110,15 @@ def ratio_interval(a: Sequence[float], b: Sequence[float], confidence: float = C
 
     rng = np.random.default_rng(seed)
     xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    ma = np.median(rng.choice(xa, size=(resamples, len(xa))), axis=1)
-    mb = np.median(rng.choice(xb, size=(resamples, len(xb))), axis=1)
-    if not (ma > 0).all():
+    with np.errstate(all="ignore"):  # times near the float range (a damaged record): no interval, no warning
+        ma = np.median(rng.choice(xa, size=(resamples, len(xa))), axis=1)
+        mb = np.median(rng.choice(xb, size=(resamples, len(xb))), axis=1)
+        if not (ma > 0).all():
+            return None
+        tail = (1.0 - confidence) / 2 * 100
+        lo, hi = np.percentile(mb / ma, [tail, 100 - tail])
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         return None
-    tail = (1.0 - confidence) / 2 * 100
-    lo, hi = np.percentile(mb / ma, [tail, 100 - tail])
     return float(lo), float(hi)
 
 
