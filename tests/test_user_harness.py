@@ -84,10 +84,10 @@ def run_kernel(path: Path, images: int = 3, seed: int = 0, repeat: int = 4, warm
     x = cp.asarray(ds.images)
     decl = manifest.load(path)
     variant, kernel = contracts.user_variant(decl)
-    cold = {} if layers_only else checks.course_pass(run, variant, kernel, x, lambda m: None)  # as the worker does
+    course = None if layers_only else checks.course_pass(run, variant, kernel, x, ds.labels, lambda m: None)  # as the worker does
     conv_io = run.reference_pass(x)
     return checks.run_user(run, variant, kernel, x, ds.labels, conv_io, opts, {"gpu": None}, lambda m: None,
-                           lambda r: None, seed=seed, layers_only=layers_only, cold=cold)
+                           lambda r: None, seed=seed, layers_only=layers_only, course=course)
 
 
 def test_an_honest_kernel_passes_with_every_fact_recorded(tmp_path):
@@ -99,7 +99,8 @@ def test_an_honest_kernel_passes_with_every_fact_recorded(tmp_path):
     for lf in f.layers:
         assert lf.check.rel_error < 1e-6 and lf.check.nonfinite == 0 and lf.check.elements > 0
         assert lf.inputs_modified is False and lf.determinism.identical
-        assert lf.timed.calls == 5 and lf.timed.fresh_inputs and lf.timed.wrong == 0 and lf.timed.worst_rel_error < 1e-6
+        # the check and determinism calls are the warm-up (warmup=1): no extra call before the 4 timed
+        assert lf.timed.calls == 4 and lf.timed.fresh_inputs and lf.timed.wrong == 0 and lf.timed.worst_rel_error < 1e-6
         assert lf.timing.samples == 4 and lf.timing.cold_s > 0 and lf.timing.op_median_s > 0
         assert lf.timing.left_running_s == 0.0 and lf.ghost is None
     assert len(f.edges) == 8 and all(e.output.rel_error < 1e-6 for e in f.edges)
@@ -113,8 +114,8 @@ def test_an_honest_kernel_passes_with_every_fact_recorded(tmp_path):
 @pytest.mark.parametrize("name, reason", [
     # new addresses are not promised (an allocator reuses freed memory), new values are: caught either way
     ("cached_by_pointer", "conv1: the output of the timed calls is wrong ("),
-    ("replayed", "conv1: the output of the timed calls is wrong (5 of 5 calls on fresh inputs, first: call 0;"),
-    ("skips_calls", "conv1: the output of the timed calls is wrong (2 of 5 calls on fresh inputs, first: call 1;"),
+    ("replayed", "conv1: the output of the timed calls is wrong (4 of 4 calls on fresh inputs, first: call 0;"),
+    ("skips_calls", "conv1: the output of the timed calls is wrong (2 of 4 calls on fresh inputs, first: call 1;"),
 ])
 def test_cheats_that_reuse_or_skip_work_fail_on_fresh_inputs(tmp_path, name, reason):
     res = run_kernel(kernel_file(tmp_path, name, CHEATS[name]))
@@ -127,7 +128,7 @@ def test_a_kernel_that_skips_every_other_timed_call_is_caught_on_every_call(tmp_
     other call passed whenever the last call was one that worked)."""
     res = run_kernel(kernel_file(tmp_path, "skips", CHEATS["skips_calls"]))
     t = res.facts.layers[0].timed
-    assert t.calls == 5 and t.wrong == 2 and t.first_wrong == 1 and t.nonfinite > 0
+    assert t.calls == 4 and t.wrong == 2 and t.first_wrong == 1 and t.nonfinite > 0
     assert not res.facts.layers[0].determinism.identical  # the second call on the same inputs skipped too
 
 
@@ -169,7 +170,8 @@ def test_timed_calls_follow_the_stop_when_stable_rule(tmp_path):
         res = _with_cp(cp, lambda: run_kernel(path, cp=cp, layers_only=True, **kw))
         return res.conv[0].op_time
 
-    t = timed([1.0, 1.0] + [500.0] * 2 + [100.0] * 200 + [1.0] * 400, warmup=2, repeat=5, rule=StopRule(0.01, 30.0))
+    # warm-up 4: the check call and its repeat on the same inputs (1.0 s each), then two more (500 s each)
+    t = timed([1.0, 1.0] + [500.0] * 2 + [100.0] * 200 + [1.0] * 400, warmup=4, repeat=5, rule=StopRule(0.01, 30.0))
     assert t.stopped == "stable" and t.target == 0.01 and t.samples_s == pytest.approx([100.0] * 6, rel=1e-3)
     noisy = [1.0, 1.0] + [100.0, 300.0] * 300
     t = timed(noisy, warmup=0, repeat=5, rule=StopRule(0.001, 0.0))

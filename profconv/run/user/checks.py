@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,12 +34,13 @@ from profconv.run import gpu, reference
 from profconv.run.models import ConvShape
 from profconv.run.record import ConvResult, VariantResult
 from profconv.run.runner import Runner, RunOptions, prepare, rel_error
-from profconv.run.user import build, calls, compare, fresh, verdict
+from profconv.run.user import build, calls, compare, fresh, hostcopy, verdict
 from profconv.run.user import facts as kernel_facts
 from profconv.run.user.contracts import UserKernel, first_line, is_sticky
 from profconv.run.variant import Variant
 
 SEEDS = (1, 2, 3)
+CHECK_CALLS = 2  # full calls each layer makes before its timed ones (the check, the same inputs again): warm-ups
 Progress = Callable[[str], None]
 
 
@@ -63,8 +65,8 @@ def floor_seconds(s: ConvShape, itemsize: int, peaks: Any, l2_bytes: int | None,
 
 
 def _same(cp: Any, a, b) -> bool:
-    if isinstance(a, np.ndarray):
-        return bool(np.array_equal(a, b, equal_nan=True))
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return hostcopy.equal(a, b)
     return bool(cp.array_equal(a, b, equal_nan=True))
 
 
@@ -191,13 +193,15 @@ class UserCheck:
 
     def _timed(self, a, ref, s: ConvShape, opts: RunOptions, w, bias, tag: str, kept: list
                ) -> tuple[TimedCallFacts, list[calls.CallTimes], gpu.Timing]:
-        """Timed calls, each on fresh inputs and each output checked: warm-up, then at least `repeat`, on
-        while `opts.rule` says so. The previous call's buffers live until the next call's exist (new addresses)."""
+        """Timed calls, each on fresh inputs and each output checked: warm-up (`opts.warmup` calls, the two
+        check calls included), then at least `repeat`, on while `opts.rule` says so. The previous call's
+        buffers live until the next call's exist (new addresses)."""
         cp, v = self.cp, self.variant
         tf = TimedCallFacts(calls=0, fresh_inputs=True)
         times: list[calls.CallTimes] = []
         gen = fresh.transforms(self.seed, s.B, tag)
         rule, t0, held = opts.rule, None, None
+        warmup = max(0, opts.warmup - CHECK_CALLS)  # the check calls just made warmed the kernel up on this shape
         op: list[float] = []
         why: str | None = None
         while why is None:
@@ -206,7 +210,7 @@ class UserCheck:
             y, ct = self._call(ops, s, tag)
             _tally(tf, compare.compare(cp, y, ref, t), v.tolerance)
             held = (ops, y)
-            if tf.calls <= opts.warmup:
+            if tf.calls <= warmup:
                 continue
             t0 = t0 if t0 is not None else time.perf_counter()
             times.append(ct)
@@ -214,8 +218,9 @@ class UserCheck:
             why = (rule.done(op, opts.repeat, time.perf_counter() - t0) if rule is not None
                    else ("repeats" if len(op) >= opts.repeat else None))
         del held
-        expected = prepare(cp, v, t.apply(cp, a), w, bias, s)
-        tf.inputs_modified = not (_same(cp, _dev(cp, ops[0]), _dev(cp, expected[0])) and _same(cp, ops[1], kept[1]))
+        x_last = _dev(cp, ops[0])  # the last call's input as the kernel left it, against what it was given
+        expected = t.apply(cp, a).astype(x_last.dtype)
+        tf.inputs_modified = not (_same(cp, x_last, expected) and _same(cp, ops[1], kept[1]))
         return tf, times, gpu.Timing(op, why or "repeats", rule.target if rule else None)
 
     def _timing_facts(self, s: ConvShape, cold: calls.CallTimes, times: list[calls.CallTimes],
@@ -305,49 +310,99 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def _dev(cp: Any, a):
-    return cp.asarray(a) if isinstance(a, np.ndarray) else a
+    return hostcopy.to_device(cp, a) if isinstance(a, np.ndarray) else a
 
 
 
-def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, progress: Progress) -> dict[str, Any]:
-    """The course's program, once: the net's layers in order up to the last conv layer, each conv layer by the
-    kernel (one call: prolog, conv_forward_gpu, epilog, as the course's main made it, on the output of the
-    kernel's previous layer), the others by the reference on the device. Made first in the process, before
-    profconv's own reference pass (whose matmuls load cuBLAS), its times are the cold ones the course timed:
-    {layer: CallTimes}, or {layer: the error} for a layer that could not run (the checks then say why)."""
+@dataclass
+class CoursePass:
+    """The course's program run once over the model's images (`course_pass`): each conv layer's call
+    ({layer: CallTimes}, or {layer: why it could not run}; the checks time their own calls), and, when every
+    layer ran, the net's Correctness and per-layer seconds from that same pass, as the course's program
+    reported them (a conv layer's is its whole call: prolog, conv_forward_gpu and epilog)."""
+
+    calls: dict[str, Any] = field(default_factory=dict)
+    layer_times: dict[str, float] = field(default_factory=dict)
+    correctness: float | None = None
+
+    @property
+    def ran(self) -> bool:
+        return self.correctness is not None
+
+
+def _timed_layer(cp: Any, tag: str, fn: Callable[[], Any]) -> tuple[Any, float]:
+    """A layer that is not the kernel's, on the device in its forward-pass range: (its output, seconds)."""
+    holder: dict[str, Any] = {}
+
+    def f() -> None:
+        with gpu.nvtx_range(tag):
+            holder["y"] = fn()
+
+    t = gpu.time_gpu(cp, f, 1, 0)
+    return holder["y"], t.median
+
+
+def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, progress: Progress) -> CoursePass:
+    """The course's program, once: the net's layers in order, each conv layer by the kernel (one call: prolog,
+    conv_forward_gpu, epilog, as the course's main made it, on the output of the kernel's previous layer), the
+    others by the reference on the device, then Correctness from the last layer's output. Made first in the
+    process, before profconv's own reference pass (whose matmuls load cuBLAS), its times are the cold ones the
+    course timed. A layer that cannot run ends the pass (its error in `calls`: the checks then say why)."""
     cp = runner.cp
     assert cp is not None
     clock = calls.Clock(cp)
     shapes = dict((layer.name, s) for layer, s in runner.model.conv_shapes(int(x.shape[0])))
-    conv_at = [i for i, layer in enumerate(runner.model.layers) if layer.kind == "conv"]
-    out: dict[str, Any] = {}
+    out = CoursePass()
     a = x
-    for layer in runner.model.layers[: conv_at[-1] + 1]:
+    for layer in runner.model.layers:
+        base = f"{runner.model.name}/{variant.name}"
         if layer.kind != "conv":
-            a = reference.apply(cp, layer, a, runner.params)
+            def other(a: Any = a, layer: Any = layer) -> Any:
+                return reference.apply(cp, layer, a, runner.params)
+
+            a, out.layer_times[layer.name] = _timed_layer(cp, f"{base}/forward/{layer.name}", other)
             continue
-        s = shapes[layer.name]
-        tag = f"{runner.model.name}/{variant.name}/{layer.name}"
+        s, tag = shapes[layer.name], f"{base}/{layer.name}"
         progress(f"{tag}: the course's call")
         w = runner.params[f"{layer.name}.w"].astype(variant.dtype)
         b = runner.params.get(f"{layer.name}.b")
         try:
             ops = prepare(cp, variant, a, w, None if b is None else b.astype(variant.dtype), s)
             phases = kernel.phases(cp, *ops, s)
-            y, out[layer.name] = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
-            a = cp.asarray(ops[3] if y is None else y, dtype=np.float32)
+            y, ct = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
+            out.calls[layer.name] = ct
+            out.layer_times[layer.name] = ct.end_to_end_s if ct.end_to_end_s is not None else ct.op_s
+            a = _dev(cp, ops[3] if y is None else y).astype(np.float32, copy=False)
+            del ops, y
         except Exception as exc:
-            out[layer.name] = first_line(exc)
+            out.calls[layer.name] = first_line(exc)
             if is_sticky(exc):
                 raise
             return out
+    out.correctness = reference.accuracy(cp, a, cp.asarray(labels))
     kernel.ignored_errors()  # the checks look at errors of their own calls
     return out
 
 
+def _forward(runner: Runner, variant: Variant, course: CoursePass | None, x, labels, res: VariantResult,
+             opts: RunOptions) -> None:
+    """The forward pass's Correctness and layer times: the course pass's (the course ran its net once), else
+    (a course pass that was not made: a profiler's re-run, a test) a pass of its own."""
+    if course is None or not course.ran:
+        runner._forward(variant, x, labels, res, opts)
+        return
+    res.layer_times = dict(course.layer_times)
+    totals: dict[str, float] = {}
+    for layer in runner.model.layers:
+        totals[layer.kind] = totals.get(layer.kind, 0.0) + res.layer_times[layer.name]
+    res.type_totals = totals
+    res.forward_s = float(sum(res.layer_times.values()))
+    res.correctness = course.correctness
+
+
 def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, conv_io: dict, opts: RunOptions,
              env: dict, progress: Progress, on_layer: Callable[[VariantResult], None], layers_only: bool = False,
-             seed: int = 0, secret: bool = False, cold: dict[str, Any] | None = None) -> VariantResult:
+             seed: int = 0, secret: bool = False, course: CoursePass | None = None) -> VariantResult:
     """The user's kernel on every conv layer (checks above), edge shapes, then the forward pass
     (`layers_only`: a profiler's re-run, the layers alone). The result's `facts` hold every measurement;
     its status and error are profconv's strict verdict (verdict.py) on them."""
@@ -355,7 +410,7 @@ def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, co
     res.user = dict(variant.provenance)
     facts = kernel_facts.start(kernel, opts.images, seed, secret)
     res.facts = facts
-    check = UserCheck(runner, variant, kernel, env, progress, seed=seed, cold=cold)
+    check = UserCheck(runner, variant, kernel, env, progress, seed=seed, cold=course.calls if course else None)
     shapes = dict((layer.name, s) for layer, s in runner.model.conv_shapes(opts.images))
     for name, (a, ref) in conv_io.items():
         cr, lf = check.layer(name, a, ref, shapes[name], opts)
@@ -387,7 +442,7 @@ def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, co
     progress(f"{runner.model.name}/{variant.name}/forward")
     forward_why = None
     try:
-        runner._forward(variant, x, labels, res, opts)
+        _forward(runner, variant, course, x, labels, res, opts)
         facts.correctness = res.correctness
     except Exception as exc:
         forward_why = f"forward pass: {first_line(exc)}"

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from profconv.records.facts import DeterminismFacts, GhostFacts, OutputFacts
+from profconv.run.user import hostcopy
 from profconv.run.user.fresh import Transform
 
 CHUNK_BYTES = 256 << 20
@@ -51,6 +52,11 @@ class Stats:
                           matched=self.matched / self.elements if self.elements else None)
 
 
+def _on(xp: Any, a: Any) -> Any:
+    """A chunk of an output on the reference's device (a host chunk through hostcopy's pinned staging)."""
+    return hostcopy.to_device(xp, a) if isinstance(a, np.ndarray) and xp is not np else xp.asarray(a)
+
+
 def _rows(shape: tuple[int, ...], itemsize: int = 8) -> int:
     per = int(np.prod(shape[1:])) * itemsize or 1
     return max(1, CHUNK_BYTES // per)
@@ -65,7 +71,7 @@ def compare(xp: Any, y: Any, ref: Any, t: Transform | None = None, ref_rms: floa
     step = _rows(tuple(y.shape))
     for j0 in range(0, batch, step):
         j1 = min(batch, j0 + step)
-        yc = xp.asarray(y[j0:j1]).astype(np.float64)
+        yc = _on(xp, y[j0:j1]).astype(np.float64)
         if t is None or scales is None:
             rc = ref[j0:j1]
         else:  # output position j holds image (j - roll) % batch, scaled by scales[j]
@@ -97,8 +103,8 @@ def determinism(xp: Any, y1: Any, y2: Any) -> DeterminismFacts:
     step = _rows(tuple(y1.shape))
     identical, max_abs, sq_d, sq_1, finite = True, 0.0, 0.0, 0.0, True
     for j0 in range(0, y1.shape[0], step):
-        a = xp.asarray(y1[j0:j0 + step]).astype(np.float64)
-        b = xp.asarray(y2[j0:j0 + step]).astype(np.float64)
+        a = _on(xp, y1[j0:j0 + step]).astype(np.float64)
+        b = _on(xp, y2[j0:j0 + step]).astype(np.float64)
         identical = identical and bool(xp.array_equal(a, b, equal_nan=True))
         fa, fb = xp.isfinite(a), xp.isfinite(b)
         finite = finite and bool((fa == fb).all())  # non-finite in one run only: no distance to give

@@ -23,7 +23,7 @@ import numpy as np
 
 from profconv.run import gpu
 from profconv.run.models import ConvShape
-from profconv.run.user import build, calls
+from profconv.run.user import build, calls, hostcopy
 from profconv.run.user.manifest import POINTERS, Declaration, evaluate, shape_env
 from profconv.run.variant import Variant
 
@@ -412,7 +412,7 @@ class UserKernel:
                 a.get(out=x_host)  # straight into the course's host buffer: no temporary of the whole batch
             else:
                 x_host[...] = a.get() if hasattr(a, "get") else a
-            out.fill(np.nan)
+            hostcopy.fill(out, np.nan)
             return x_host, w.astype(dtype), bias, out
         out = cp.zeros(shape, dtype=dtype) if self.decl.flavour in MXNET_FORMS else cp.full(shape, np.nan, dtype=dtype)
         return cp.ascontiguousarray(a, dtype=dtype), w.astype(dtype), None if bias is None else bias.astype(dtype), out
@@ -440,7 +440,9 @@ class UserKernel:
         base = _refcounts([(np.empty(1), np.empty(1))])[0]  # what an entry nobody else holds counts
         free = [i for i, counts in enumerate(_refcounts(ring[:-1])) if counts <= base]
         if len(ring) < self.HOST_RING or not free:
-            ring.append((np.empty(x_shape, dtype=dtype), np.empty(out_shape, dtype=dtype)))
+            x, out = np.empty(x_shape, dtype=dtype), np.empty(out_shape, dtype=dtype)
+            hostcopy.fill(x, 0)  # new pages faulted in by several threads, not by the copy that writes them
+            ring.append((x, out))
         else:
             ring.append(ring.pop(free[0]))
         return ring[-1]

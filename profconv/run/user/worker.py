@@ -37,7 +37,9 @@ class Preloaded:
 
     def on_device(self, cp: Any, x: Any) -> dict[str, tuple[Any, Any]]:
         """The reference pass on the device: the first layer's input is the images already copied (`x`)."""
-        return {name: (x if a is self.images else cp.asarray(a), cp.asarray(ref))
+        from profconv.run.user import hostcopy
+
+        return {name: (x if a is self.images else hostcopy.to_device(cp, a), hostcopy.to_device(cp, ref))
                 for name, (a, ref) in self.conv_io.items()}
 
 
@@ -74,19 +76,21 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
                                  data_dir=job.get("data"), rule=rule)
         run = runner.Runner(model, params, cp)
         if preloaded is not None:
-            x, labels = cp.asarray(preloaded.images), preloaded.labels
+            from profconv.run.user import hostcopy
+
+            x, labels = hostcopy.to_device(cp, preloaded.images), preloaded.labels
         else:
             ds = runner.load_inputs(model, opts)
             x, labels = cp.asarray(ds.images), ds.labels
         # the course's program first: one cold call per layer, before profconv's own reference pass warms cuBLAS
-        cold = {} if job.get("layers_only") else checks.course_pass(run, variant, kernel, x, progress)
+        course = None if job.get("layers_only") else checks.course_pass(run, variant, kernel, x, labels, progress)
         if preloaded is not None:
             conv_io = preloaded.on_device(cp, x)
         else:
             progress(f"{model.name}: reference pass on {opts.images} images")
             conv_io = run.reference_pass(x)
         res = checks.run_user(run, variant, kernel, x, labels, conv_io, opts, gpu.environment(cp), progress, write,
-                              layers_only=bool(job.get("layers_only")), seed=seed, secret=secret, cold=cold)
+                              layers_only=bool(job.get("layers_only")), seed=seed, secret=secret, course=course)
     except Exception as exc:  # anything before the first layer: one failed row with the reason (and the facts)
         res = VariantResult(job["images"], variant.name, variant.technique, variant.precision, status="failed",
                             error=contracts.first_line(exc), user=dict(variant.provenance),
