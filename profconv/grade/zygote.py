@@ -101,12 +101,18 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, without attribution
         write_atomic(Path(records), json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         return work()
+    from profconv.run.user.worker import progress
+
     try:
         with collector:
-            return work()
+            rc = work()
+            progress("CUPTI records: flush")
+        return rc
     finally:
         from profconv.profile.activity import Records
 
+        print(f"CUPTI records: {len(collector.api)} API calls, {len(collector.gpu)} GPU activities", file=sys.stderr)
+        progress("CUPTI records: write")
         write_atomic(Path(records), json.dumps(Records(collector.api, collector.gpu, collector.ranges()).to_dict()))
 
 
