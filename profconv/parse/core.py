@@ -512,6 +512,8 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
             tb = blk.table
+            if blk.span is not None:
+                continue  # a batch's range: every total within 1% of calls x average, checked where read
             if (plausible is not None and not blk.rows and tb is not None and tb.n and "avg_ns" in tb.cols
                     and plausible(tb.cols.get("total_ns"), tb.cols.get("calls"), tb.cols["avg_ns"])):
                 continue  # every row's total within 1% of calls x average: none is inconsistent
@@ -563,8 +565,7 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
                     pcts.extend(p for p in blk.table.col("time_pct") if p == p)
                 total = sum(pcts)
                 count = len(pcts)
-            elif blk.table is not None and blk.table.has("time_pct"):
-                col = blk.table.col("time_pct")
+            elif (col := _pct_column(blk)) is not None:
                 total = sum(col)  # NaN in it ('<0.01' rows) makes the sum NaN: then without them
                 count = len(col)
                 if total != total:
@@ -578,6 +579,15 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
                 notes.append(f"lines {blk.line_start}-{blk.line_end}: Time(%) adds up to {total:.2f}%, not 100% "
                              "(rows missing or cut)")
     return out
+
+
+def _pct_column(blk: Block) -> Any:
+    """The Time(%) column of a block's table or batch range (None: it has none)."""
+    if blk.table is not None:
+        return blk.table.col("time_pct") if blk.table.has("time_pct") else None
+    if blk.span is not None and blk.span.rows.has("time_pct"):
+        return blk.span.col("time_pct")
+    return None
 
 
 def _share_notes(rows: Rows, out: dict[tuple[int, str], list[str]], notable: Notable | None = None) -> None:
@@ -733,53 +743,117 @@ def _extensible(name: str, col: Any, rest: list[Rows]) -> Any:
 def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     """All rows of all profiles in file order: row blocks and bulk (trace) columns gathered into
     one set of columns, short names filled once per distinct name (its [correlation id] aside).
-    Each block's Row objects and small tables are let go as their values are taken. Profiles are
-    numbered from `first`; `shift` is added to every row's line numbers (a stream window's lines
-    -> the file's)."""
-    parts: list[Rows] = []
-    # the blocks' columns, gathered into one set of columns per run of small blocks: a column is
-    # there when some block has it (missing in the others' rows), in the order blocks first have them
-    pieces: list[tuple[Any, int, int, str, int]] = []  # (columns, rows, profile, tool, table)
-    by_base: dict[str, str] = {}  # short names by base name (names may differ only by their [correlation id])
-    coded: set[int] = set()  # the parts whose short names are filled already
-
+    Each block's Row objects and small tables are let go as their values are taken; blocks that are
+    consecutive ranges of one batch (Span) become one part, the batch's columns sliced once.
+    Profiles are numbered from `first`; `shift` is added to every row's line numbers (a stream
+    window's lines -> the file's)."""
+    got = _Gathering()
     for number, prof in enumerate(raw, start=first):
-        tool = prof.tool
         for blk in prof.blocks:
-            tb = blk.table
-            if blk.rows:
-                pieces.append((dict(zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows)))), len(blk.rows), number, tool,
-                               blk.line_start))
-                blk.rows = []
-            elif tb is None or not tb.n:
-                continue
-            elif tb.n <= SMALL_TABLE and tb.cols.keys() <= _ROW_SET:
-                # a summary table read in bulk: its columns join the gathered ones (no part of its own)
-                pieces.append((tb.cols, tb.n, number, tool, blk.line_start))
-                blk.table = None
-            else:
-                if pieces:
-                    parts.append(_gathered(pieces))
-                    pieces = []
-                n = len(tb)
-                tb.set("profile", [number] * n)
-                tb.set("tool", [tool] * n)
-                tb.set("table", [blk.line_start] * n)
-                if blk.names is not None and not tb.has("short_name"):  # dictionary-encoded: each name once
-                    tb.set("short_name", _coded_short_names(blk.names, by_base))
-                    coded.add(id(tb))
-                parts.append(tb)
-                blk.table = None
-    if pieces:
-        parts.append(_gathered(pieces))
-        del pieces
-    for p in parts:
-        if id(p) not in coded and p.n:
-            _short_names(p, by_base)
-    rows = _joined(parts)
+            got.add(blk, number, prof.tool)
+    got.flush()
+    for p in got.parts:
+        if id(p) not in got.coded and p.n:
+            _short_names(p, got.by_base)
+    rows = _joined(got.parts)
     if rows.n and shift:
         _shift_lines(rows, shift)
     return rows
+
+
+class _Gathering:
+    """The parts _rows joins, in file order: runs of small blocks' columns gathered into one set of
+    columns (a column is there when some block has it, missing in the others' rows, in the order
+    blocks first have them), runs of a batch's ranges, big tables as they are."""
+
+    def __init__(self) -> None:
+        self.parts: list[Rows] = []
+        self.pieces: list[tuple[Any, int, int, str, int]] = []  # (columns, rows, profile, tool, table)
+        self.spans: list[tuple[Block, int, str]] = []  # consecutive ranges of one batch: (block, profile, tool)
+        self.by_base: dict[str, str] = {}  # short names by base name (names may differ only by their [correlation id])
+        self.coded: set[int] = set()  # the parts whose short names are filled already
+
+    def flush(self) -> None:
+        if self.pieces:
+            self.parts.append(_gathered(self.pieces))
+            self.pieces = []
+        if self.spans:
+            part = _spanned(self.spans, self.by_base)
+            self.parts.append(part)
+            if part.has("short_name"):
+                self.coded.add(id(part))
+            self.spans = []
+
+    def add(self, blk: Block, number: int, tool: str) -> None:
+        sp, tb = blk.span, blk.table
+        if sp is not None:
+            last = self.spans[-1][0].span if self.spans else None
+            if self.pieces or (last is not None and (last.rows is not sp.rows or last.first + last.n != sp.first)):
+                self.flush()
+            if sp.n:
+                self.spans.append((blk, number, tool))
+            return
+        if self.spans:
+            self.flush()
+        if blk.rows:
+            self.pieces.append((dict(zip(ROW_FIELDS, zip(*map(_FIELDS, blk.rows)))), len(blk.rows), number, tool,
+                                blk.line_start))
+            blk.rows = []
+        elif tb is None or not tb.n:
+            return
+        elif tb.n <= SMALL_TABLE and tb.cols.keys() <= _ROW_SET:
+            # a summary table read in bulk: its columns join the gathered ones (no part of its own)
+            self.pieces.append((tb.cols, tb.n, number, tool, blk.line_start))
+            blk.table = None
+        else:
+            self.flush()
+            self._big(blk, tb, number, tool)
+
+    def _big(self, blk: Block, tb: Rows, number: int, tool: str) -> None:
+        """A big table: a part of its own, its profile, tool and table columns added."""
+        n = len(tb)
+        tb.set("profile", [number] * n)
+        tb.set("tool", [tool] * n)
+        tb.set("table", [blk.line_start] * n)
+        if blk.names is not None and not tb.has("short_name"):  # dictionary-encoded: each name once
+            tb.set("short_name", _coded_short_names(blk.names, self.by_base))
+            self.coded.add(id(tb))
+        self.parts.append(tb)
+        blk.table = None
+
+
+def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str]) -> Rows:
+    """One part from blocks that are consecutive ranges of one batch (in that order): each of the
+    batch's columns sliced once; section, profile, tool, table and line numbers repeated per block
+    (a block's rows are at its line_start on); short names once per distinct name where the batch's
+    names are dictionary-encoded. The blocks let their ranges go."""
+    head, tail = run[0][0].span, run[-1][0].span
+    assert head is not None and tail is not None
+    lo, hi = head.first, tail.first + tail.n
+    sizes = [b.span.n for b, _, _ in run]  # type: ignore[union-attr]
+    starts = [b.line_start for b, _, _ in run]
+
+    def each(values: list[Any]) -> list[Any]:
+        return list(chain.from_iterable(map(repeat, values, sizes)))
+
+    cols: dict[str, Any] = {name: c[lo:hi] for name, c in head.rows.cols.items()}
+    cols["section"] = each([b.section for b, _, _ in run])
+    cols["profile"] = each([number for _, number, _ in run])
+    cols["tool"] = each([tool for _, _, tool in run])
+    cols["table"] = each(starts)
+    cols["line_start"] = cols["line_end"] = list(chain.from_iterable(map(range, starts, map(add, starts, sizes))))
+    if head.text is not None:
+        cols["short_name"] = _coded_short_names(_Codes(head.text.pool, head.text.codes[lo:hi]), by_base)
+    for b, _, _ in run:
+        b.span = None
+    return Rows.trusted(cols, hi - lo)
+
+
+class _Codes:
+    """A range of a dictionary-encoded column (columnar.Text's pool and codes)."""
+
+    def __init__(self, pool: Any, codes: Any) -> None:
+        self.pool, self.codes = pool, codes
 
 
 def _shift_lines(rows: Rows, shift: int) -> None:

@@ -10,6 +10,25 @@ from profconv.parse.table import Rows
 
 
 @dataclass
+class Span:
+    """Rows `first` .. first + n - 1 of a batch: the columns of many small tables read together
+    (profconv.parse.dialects.nsys_batch), schema columns without section, line numbers or profile.
+    A block that is such a range holds no column of its own: the batch's are gathered once for all
+    of its blocks (core._rows), whatever the number of profiles. A batch's rows are checked where
+    read to be consistent (every total within 1% of calls x average: core._drop_inconsistent
+    passes over them)."""
+
+    rows: Rows
+    first: int
+    n: int
+    text: Any = None  # the batch's name column dictionary-encoded (profconv.parse.columnar.Text), if read so
+
+    def col(self, name: str) -> Any:
+        """This range of one of the batch's columns (a slice: a copy)."""
+        return self.rows.col(name)[self.first : self.first + self.n]
+
+
+@dataclass
 class Block:
     """One table of one section; `table` holds bulk rows (traces) already as schema columns."""
 
@@ -26,9 +45,11 @@ class Block:
     # the printed step of its Time and Avg cells in ns, where the table says (nvprof --csv: a column in
     # seconds with six decimals steps by 1,000 ns): a total within half a step is calls x average
     resolution: tuple[float, float] = (0.0, 0.0)
+    # its rows as a range of a batch (no `rows`, no `table`): every row of it at line_start + its index
+    span: Span | None = None
 
     def empty(self) -> bool:
-        return not self.rows and (self.table is None or not len(self.table))
+        return not self.rows and (self.table is None or not len(self.table)) and (self.span is None or not self.span.n)
 
 
 @dataclass

@@ -358,8 +358,8 @@ def _batched_block(lines: list[str], start: int, report: str | None, pre: bytesc
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or section.endswith("-trace"):
         raise bytescan.Reparse  # not plain rows there: the row reader's, on the text
-    return Block(section=section, table=pre.batch.rows(pre.first, n, section, start + 2), line_start=start + 2,
-                 line_end=start + 1 + n, kind=rep)
+    return Block(section=section, span=pre.batch.span(pre.first, n), line_start=start + 2, line_end=start + 1 + n,
+                 kind=rep)
 
 
 def stray_note(numbers: list[int]) -> str:
@@ -880,6 +880,16 @@ def _header_resets(scan: _Scan, i: int, line: str) -> int | None:
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _csv_first(line: str) -> bool:
+    """Whether the readers before _csv_reader pass over this line whatever the scan's state (the
+    CSV reader then sees it first), given a report named before it that is read: no status line,
+    title or heading (_report_line), no markdown or GUI table (_markdown_reader, _gui_reader)."""
+    lead = line.lstrip()[:1]
+    return not (_EXECUTING.search(line) or line[:8] == "SKIPPED:" or _GENERATING.search(line)
+                or _CSV_TITLE.search(line) or _legacy_title(line) or lead in ("#", "|") or "\t" in line)
+
+
 # the readers, in the order each line is offered to them: the first that takes it reads on from it
 _READERS = (_report_line, _markdown_reader, _gui_reader, _csv_not_read_reader, _csv_reader, _console_reader,
             _header_resets)
@@ -888,11 +898,19 @@ _READERS = (_report_line, _markdown_reader, _gui_reader, _csv_not_read_reader, _
 def parse(doc: Document) -> DialectResult:
     scan = _Scan(doc.lines, doc.pre)
     i = 0
+    pre = scan.pre.tables if scan.pre is not None else {}
     while i < scan.n:
         line = scan.lines[i].replace("\r", "")
-        if not line and (i + 1 == scan.n or "-" not in scan.lines[i + 1]):
+        if not line and (i + 1 == scan.n or "-" not in scan.lines[i + 1] or not _dash_line(scan.lines[i + 1])):
             i += 1  # a blank line: no reader takes it (only _console_reader, above a line of dashes)
             continue
+        if i in pre and _csv_first(line) and _not_read(scan.report) is None:
+            # a table found on the bytes whose header line no reader before the CSV reader takes
+            # (a sweep's thousands of runs: one header line each)
+            j = _csv_reader(scan, i, line)
+            if j is not None:
+                i = j
+                continue
         for reader in _READERS:
             j = reader(scan, i, line)
             if j is not None:
@@ -944,6 +962,8 @@ def _names_of(blk: Block) -> list[str]:
     names = [r.name for r in blk.rows]
     if blk.table is not None and blk.table.has("name"):
         names.extend(blk.table.col("name"))
+    if blk.span is not None:
+        names.extend(blk.span.col("name"))
     return names
 
 

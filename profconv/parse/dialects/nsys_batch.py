@@ -4,8 +4,8 @@ A sweep's logs concatenated hold thousands of `Time (%),Total Time (ns),…` tab
 rows, one per run. Read table by table, every row is a Python object (2 s for 4,000 runs of 40
 rows). Here, called by profconv.parse.bytescan on the input's bytes before it is decoded, the rows
 of every table with one header are joined and read by one pyarrow call (profconv.parse.columnar);
-each table then becomes a block of column slices (`Batch.rows`), read by nsys's CSV reader where it
-meets the table's header in the text.
+each table then becomes a block that is a range of the batch's rows (`Batch.span`: no columns of its
+own), made by nsys's CSV reader where it meets the table's header in the text.
 
 A table is taken only where nsys's row reader reads it as plain rows (nsys._plain_rows) and would
 give these values, which is checked here for every table (one C pass over the rows where built,
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from profconv.parse import columnar, native
+from profconv.parse.model import Span
 from profconv.parse.table import Rows
 
 # summary fields a plain table may hold, and the schema column each goes to (nsys._row_of)
@@ -43,19 +44,21 @@ BAD, UNDECIDED, DOT = 1, 2, 4  # a row's status bits (profconv/parse/_bytescan.c
 @dataclass
 class Batch:
     """The rows of the tables taken, one after the other: numbers by schema column (array('d'),
-    the calls a list of int), names (one str object per distinct name)."""
+    the calls a list of int), names (one str object per distinct name; `text`: the same column
+    dictionary-encoded, columnar.Text). A table is a range of these rows (`span`): no columns of
+    its own; the engine gathers the batch's columns once for all of them (core._rows)."""
 
     numbers: dict[str, Any]
     names: list[str]
+    text: Any = None
 
-    def rows(self, first: int, n: int, section: str, line: int) -> Rows:
-        """The table whose rows are `first` .. first + n - 1 here, its first row at line `line`."""
-        cols: dict[str, Any] = {"section": [section] * n, "name": self.names[first : first + n]}
-        for c, v in self.numbers.items():
-            cols[c] = v[first : first + n]
-        lines = range(line, line + n)
-        cols["line_start"] = cols["line_end"] = lines
-        return Rows.trusted(cols, n)
+    def __post_init__(self) -> None:
+        self.table = Rows.trusted({**self.numbers, "name": self.names}, len(self.names))
+
+    def span(self, first: int, n: int) -> Span:
+        """The table whose rows are `first` .. first + n - 1 here. Every row's total is within 1% of
+        calls x average (checked in `read`): core's consistency check need not look at them."""
+        return Span(self.table, first, n, text=self.text)
 
 
 def header_fields(header: bytes) -> tuple[list[str], list[str]] | None:
@@ -79,23 +82,24 @@ def read(data: bytes, spans: list[tuple[int, int, int, int]]) -> tuple[Batch, li
     if got is None:
         return None
     cols, fields = got
-    joined = b"".join([data[a0:b0], *(data[b:e] for _, b, e, _ in spans)])
+    view = memoryview(data)  # the rows joined straight from the input (no copy of each table first)
+    joined = b"".join([view[a0:b0], *(view[b:e] for _, b, e, _ in spans)])
     status = _table_status(joined, b0 - a0, [n for *_, n in spans], fields)
     keep = [k for k, s in enumerate(status) if not (s & BAD or (s & UNDECIDED and not s & DOT))]
     if not keep:
         return None
     if len(keep) < len(spans):
-        joined = b"".join([data[a0:b0], *(data[spans[k][1] : spans[k][2]] for k in keep)])
+        joined = b"".join([view[a0:b0], *(view[spans[k][1] : spans[k][2]] for k in keep)])
     table = columnar.read_csv(joined, floats=[c for c, f in zip(cols, fields) if f not in ("calls", "name")],
                               counts=[c for c, f in zip(cols, fields) if f == "calls"], texts=[cols[-1]])
-    del joined
+    del joined, view
     columnar.release_unused()  # what pyarrow's pool kept of the read (~20 MiB at 20 MB)
     if table is None:
         return None
     sizes = [spans[k][3] for k in keep]
     ok = _values_ok(table, cols, fields, sizes)
-    batch = Batch({SCHEMA[f]: table.numbers[c] for c, f in zip(cols, fields) if f != "name"},
-                  table.texts[cols[-1]].values)
+    text = table.texts[cols[-1]]
+    batch = Batch({SCHEMA[f]: table.numbers[c] for c, f in zip(cols, fields) if f != "name"}, text.values, text)
     firsts = [-1] * len(spans)
     at = 0
     for k, n, good in zip(keep, sizes, ok):

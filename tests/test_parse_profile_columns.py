@@ -1,0 +1,98 @@
+"""Many small profiles carried as columns: a batch of small tables read together (nsys_batch) gives
+each table as a range of the batch's rows (model.Span), gathered once for all of them, their notes
+and consistency as the row-by-row blocks give them."""
+
+from __future__ import annotations
+
+from array import array
+
+import pytest
+
+from profconv.parse.core import _block_notes, _drop_inconsistent, _rows
+from profconv.parse.dialects.nsys_batch import Batch
+from profconv.parse.model import Block, RawProfile
+from profconv.parse.schema import Row
+
+
+def _batch(names: list[str], text: bool = False, avg: float = 10.0) -> Batch:
+    n = len(names)
+    numbers = {"time_pct": array("d", [50.0, 50.0, 30.0, 30.0, 40.0, 7.0, 100.0][:n]),
+               "total_ns": array("d", [float(10 * (k + 1)) for k in range(n)]),
+               "calls": [k + 1 for k in range(n)],
+               "avg_ns": array("d", [avg] * n)}
+    codes = None
+    if text:
+        pa = pytest.importorskip("pyarrow")
+        import numpy as np
+
+        pool = list(dict.fromkeys(names))
+        codes = _Text(np.array([pool.index(k) for k in names], dtype=np.int32), pa.array(pool, pa.string()))
+    return Batch(numbers, names, codes)
+
+
+class _Text:
+    def __init__(self, codes, pool) -> None:
+        self.codes, self.pool = codes, pool
+
+
+NAMES = ["void k1<float>(float*)", "[CUDA memcpy HtoD]", "void k1<float>(float*)", "k2", "k3", "k4", "k5"]
+
+
+def _raw(batch: Batch, other: Batch) -> list[RawProfile]:
+    """Four profiles: ranges 0-1 and 2-4 of `batch` (consecutive), a block of Row objects, range
+    6 (row 5 is no table's: not consecutive), a range of another batch."""
+    row = Row(section="api", name="cudaMalloc", line_start=30, line_end=30, time_pct=100.0, total_ns=5.0, calls=1,
+              avg_ns=5.0)
+    return [
+        RawProfile("nsys", 1, 8, [Block(section="gpu", line_start=5, line_end=6, span=batch.span(0, 2))]),
+        RawProfile("nsys", 10, 31, [Block(section="gpu", line_start=20, line_end=22, span=batch.span(2, 3)),
+                                    Block(section="api", line_start=30, line_end=30, rows=[row])]),
+        RawProfile("nsys", 40, 45, [Block(section="gpu", line_start=44, line_end=44, span=batch.span(6, 1))]),
+        RawProfile("nsys", 50, 55, [Block(section="os-runtime", line_start=52, line_end=52, span=other.span(0, 1))]),
+    ]
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_ranges_gathered_once(text):
+    batch = _batch(NAMES, text)
+    got = _rows(_raw(batch, _batch(["poll"])), first=3, shift=100)
+    assert got.n == 8
+    assert list(got.col("profile")) == [3, 3, 4, 4, 4, 4, 5, 6]
+    assert list(got.col("section")) == ["gpu", "gpu", "gpu", "gpu", "gpu", "api", "gpu", "os-runtime"]
+    assert list(got.col("table")) == [5, 5, 20, 20, 20, 30, 44, 52]
+    assert list(got.col("line_start")) == [105, 106, 120, 121, 122, 130, 144, 152]
+    assert list(got.col("line_end")) == list(got.col("line_start"))
+    assert list(got.col("name")) == NAMES[:5] + ["cudaMalloc", "k5", "poll"]
+    assert list(got.col("short_name")) == ["k1<…>", "[CUDA memcpy HtoD]", "k1<…>", "k2", "k3", "cudaMalloc", "k5", "poll"]
+    assert list(got.col("total_ns")) == [10.0, 20.0, 30.0, 40.0, 50.0, 5.0, 70.0, 10.0]
+    assert list(got.col("calls")) == [1, 2, 3, 4, 5, 1, 7, 1]
+    assert list(got.col("tool")) == ["nsys"] * 8
+
+
+def test_ranges_let_go_once_gathered():
+    raw = _raw(_batch(NAMES), _batch(["poll"]))
+    _rows(raw)
+    assert all(b.span is None for p in raw for b in p.blocks)
+
+
+def test_range_notes_as_a_table_s():
+    raw = _raw(_batch(NAMES), _batch(["poll"]))
+    notes = _block_notes(raw, first=1)
+    assert notes == {
+        (1, "gpu"): [],  # 50 + 50
+        (2, "gpu"): [],  # 30 + 30 + 40
+        (2, "api"): [],
+        (3, "gpu"): [],  # 100
+        (4, "os-runtime"): ["lines 52-52: Time(%) adds up to 50.00%, not 100% (rows missing or cut)"],
+    }
+
+
+def test_ranges_are_not_checked_again():
+    """A batch's rows were checked where read (every total within 1% of calls x average): the
+    engine's check passes over them (here made inconsistent: avg 99 ns), where it drops a block's
+    row that is not."""
+    bad = Row(section="gpu", name="k", line_start=9, line_end=9, total_ns=50.0, calls=2, avg_ns=10.0)
+    raw = _raw(_batch(NAMES, avg=99.0), _batch(["poll"], avg=99.0))
+    raw[0].blocks.append(Block(section="api", line_start=9, line_end=9, rows=[bad]))
+    assert _drop_inconsistent(raw) == [9]
+    assert raw[0].blocks[0].span is not None and raw[0].blocks[0].span.n == 2
