@@ -48,11 +48,14 @@ def main(argv: list[str]) -> int:
     try:
         from profconv.profile.cupti_collector import CuptiCollector
 
-        collector: CuptiCollector | None = CuptiCollector()
+        collector: CuptiCollector | None = CuptiCollector(api_windows=True)  # API calls in the kernel's calls
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, unprofiled
         write_atomic(out, json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         collector = None
     rc: int = 0
+    from profconv.run.user.calls import watch_calls
+
+    unwatch = watch_calls(collector.api_window) if collector is not None else (lambda: None)
     try:
         with collector if collector is not None else contextlib.nullcontext():
             try:
@@ -60,6 +63,7 @@ def main(argv: list[str]) -> int:
             except SystemExit as exc:
                 rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     finally:
+        unwatch()
         if collector is not None:
             from profconv.profile.activity import Records
 

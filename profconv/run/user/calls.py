@@ -97,6 +97,28 @@ class Clock:
         return float(self.cp.cuda.get_elapsed_time(a, b)) / 1e3
 
 
+_watchers: list[Callable[[bool], None]] = []
+
+
+def watch_calls(fn: Callable[[bool], None]) -> Callable[[], None]:
+    """fn(True) as each call of a user's kernel (or its sweep) starts, fn(False) once it has ended: a CUPTI
+    collector records API calls only there (`CuptiCollector(api_windows=True)`). Returns the undo."""
+    _watchers.append(fn)
+    return lambda: _watchers.remove(fn)
+
+
+@contextlib.contextmanager
+def window() -> Iterator[None]:
+    """The span of one call of the user's code, for the watchers above."""
+    for fn in _watchers:
+        fn(True)
+    try:
+        yield
+    finally:
+        for fn in _watchers:
+            fn(False)
+
+
 @contextlib.contextmanager
 def _range(path: str | None) -> Iterator[None]:
     if path is None:
@@ -113,7 +135,12 @@ def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None 
     """One call, every phase in its NVTX range (`tag`/prolog, `forward_tag` or `tag`, `tag`/epilog), the device
     idle before it starts; (what the timed phase returned, its times). `skip_forward`: prolog and epilog
     alone (the ghost check: is the output right without the timed phase?)."""
-    fwd_tag = forward_tag if forward_tag is not None else tag
+    with window():
+        return _call(clock, phases, tag, forward_tag if forward_tag is not None else tag, skip_forward)
+
+
+def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, skip_forward: bool
+          ) -> tuple[Any, CallTimes]:
     if phases.before is not None:
         phases.before()
     clock.sync()

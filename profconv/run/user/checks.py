@@ -150,7 +150,7 @@ class UserCheck:
 
         x, w_in, b_in, out = prepare(cp, v, a, w, bias, s)
         self.progress(f"{tag}: sweep of {len(k.decl.candidates())} candidates")
-        with gpu.nvtx_range(tag + "/check/tune"):  # the sweep's role, as the built-in tuned variants'
+        with calls.window(), gpu.nvtx_range(tag + "/check/tune"):  # the sweep's role, as the built-in tuned variants'
             k.choose(cp, x, w_in, b_in, s, wrong, lambda: cp.full(out.shape, np.nan, dtype=out.dtype))
 
     def _measure(self, a, ref, s: ConvShape, opts: RunOptions, w, bias, tag: str, cr: ConvResult,

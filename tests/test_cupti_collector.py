@@ -1,0 +1,48 @@
+"""The CUPTI collector's activity kinds (a stand-in cupti module: no GPU here): API calls throughout, or only
+inside the windows a user kernel's calls open (`api_windows`), the GPU activity and ranges always."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+
+@pytest.fixture
+def fake_cupti(monkeypatch):
+    log: list[tuple[str, str]] = []
+    kinds = types.SimpleNamespace(CONCURRENT_KERNEL="kernel", RUNTIME="runtime", DRIVER="driver", MEMCPY="memcpy",
+                                  MEMSET="memset", MARKER="marker")
+    cupti = types.SimpleNamespace(
+        ActivityKind=kinds,
+        activity_register_callbacks=lambda request, done: None,
+        activity_enable=lambda k: log.append(("on", k)),
+        activity_disable=lambda k: log.append(("off", k)),
+        activity_flush_all=lambda forced: log.append(("flush", "")),
+    )
+    monkeypatch.setitem(sys.modules, "cupti", types.SimpleNamespace(cupti=cupti))
+    return log
+
+
+def test_api_calls_only_inside_the_windows(fake_cupti):
+    from profconv.profile.cupti_collector import CuptiCollector
+
+    log = fake_cupti
+    with CuptiCollector(api_windows=True) as c:
+        assert {k for on, k in log if on == "on"} == {"kernel", "memcpy", "memset", "marker"}
+        log.clear()
+        c.api_window(True)
+        assert log == [("on", "runtime"), ("on", "driver")]
+        c.api_window(False)
+        assert log[2:] == [("off", "runtime"), ("off", "driver")]
+        log.clear()
+    assert log[0] == ("flush", "") and {k for on, k in log[1:]} == {"kernel", "memcpy", "memset", "marker", "runtime",
+                                                                     "driver"}
+
+
+def test_api_calls_throughout_by_default(fake_cupti):
+    from profconv.profile.cupti_collector import CuptiCollector
+
+    with CuptiCollector():
+        assert {k for on, k in fake_cupti if on == "on"} == {"kernel", "memcpy", "memset", "marker", "runtime", "driver"}
