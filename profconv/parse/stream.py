@@ -160,6 +160,8 @@ class Stream:
         state: tuple | None = None  # the dialect's reader state at `start`
         decoder = _Decoder()
         head = True
+        looked = False  # _head has looked at the first HEAD characters (another dialect's marks there)
+        mark = self.dialect.part_start.encode()
         size = self.window
         while True:
             try:
@@ -173,9 +175,13 @@ class Stream:
                 continue
             if head and (data[:2] in (b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:65536]):
                 raise NotStreamable("gzip, UTF-16 or binary")  # gzip, UTF-16, binary: read whole (and said so there)
+            if looked and not eof and len(data) < STREAM_FROM and data.count(mark) < 2:
+                carry, size = data + tail, 2 * size  # what _head says again (its head looked at already)
+                continue
             text = decoder.decode(data, head)
             if head and not self._head(text, data, eof):
                 carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
+                looked = True
                 continue
             head = False
             got = self._window(data, text, eof, start, gap, state)

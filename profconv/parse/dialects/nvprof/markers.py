@@ -17,8 +17,9 @@ from profconv.parse.dialects.nvprof.common import (
     _summary_follows,
 )
 from profconv.parse.dialects.nvprof.csv import read_table
+from profconv.parse.dialects.nvprof.csv_batch import Prepared
 from profconv.parse.dialects.nvprof.metrics import Metrics
-from profconv.parse.dialects.nvprof.state import NvprofReader
+from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.dialects.nvprof.summary import Summary
 from profconv.parse.dialects.nvprof.unified_memory import UnifiedMemory
 from profconv.parse.engine import CLAIMED, SKIPPED, Cursor, Verdict
@@ -53,16 +54,25 @@ class Csv(NvprofReader):
 
     keys = ('",', "Time(%),Time,Calls,")
 
+    def __init__(self, ctx: Nvprof) -> None:
+        super().__init__(ctx)
+        self.prepared = Prepared(ctx.lines)  # summary tables read together as columns (csv_batch)
+
     def opens(self, cur: Cursor) -> Verdict | None:
         body = self.ctx.body
         if not (('",' in body or "Time(%),Time,Calls," in body) and _CSV_HEADER.match(body.strip())):
             return None
         ctx = self.ctx
-        blocks, held, bad, j = read_table(ctx.lines, cur.i)
+        got = self.prepared.take(cur.i)
+        if got is not None:
+            blocks, j = got
+            ctx.result.claimed.update(range(cur.lineno, j + 1))  # the header, units row and rows
+        else:
+            blocks, held, bad, j = read_table(ctx.lines, cur.i)
+            ctx.result.claimed.update(held)
+            ctx.result.unplaced.extend(bad)
         for b in blocks:
             ctx.add_block(b, b.line_start or cur.lineno)
-        ctx.result.claimed.update(held)
-        ctx.result.unplaced.extend(bad)
         cur.next = j
         if blocks and blocks[0].section == "unified-memory":
             ctx.find(UnifiedMemory).after_csv()

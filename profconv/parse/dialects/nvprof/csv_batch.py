@@ -1,0 +1,323 @@
+"""nvprof --csv summary tables of one parse read together as columns: one pyarrow call for their rows.
+
+A sweep's `nvprof --csv` logs concatenated hold thousands of small summary tables (the header
+'"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"', a units row, a few rows each). Read table
+by table (profconv.parse.dialects.nvprof.csv.read_table), every cell goes through the unit rules in
+Python and every row becomes a Row object: 5 s for 50,000 tables at 20 MB. Here, the first time the
+--csv reader meets such a header in a parse, every table under the same header and units row in the
+parse's lines is found, their rows joined and read by one pyarrow call (profconv.parse.columnar),
+each cell checked by pyarrow's compute functions and NumPy; where the reader then meets one of those
+headers, its table becomes blocks of column slices (`Prepared.take`), no Row object.
+
+A table is taken only where read_table reads it as plain rows and gives these values, checked here:
+  - the header exactly as nvprof prints it (no PID prefix, no markup), a units row under it with as
+    many cells, a time unit over Time, Avg, Min and Max, and no number;
+  - rows one a line, each starting and ending with '"' and holding four (the quoted Type and Name,
+    no quote inside them), nothing in them that `text.clean` rewrites ('&', '\\', '|', '**', HTML
+    bold, dashes around a PID), the line after them blank or a marker of nvprof's (no stray line);
+  - every number plain (digits, one '.'; the calls whole, at most 18 digits), Time(%) at most 100,
+    every time finite once in nanoseconds: float(text + the unit's exponent), correctly rounded, which
+    is what `units.time_ns` gives (pyarrow casts text to double with fast_float, also correctly rounded);
+  - each section's rows one run (a section that comes back after another: the row reader's).
+Any other table is read by read_table, as before: the output is the same either way (tests compare
+both). Switched off with the columnar reader (PROFCONV_PURE_PYTHON=1, PROFCONV_NO_ARROW=1, no pyarrow).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+from profconv.parse import columnar, units
+from profconv.parse.dialects.nvprof.common import LABEL_SECTIONS, is_marker
+from profconv.parse.dialects.nvprof.csv import _csv_like, _csv_line
+from profconv.parse.model import Block
+from profconv.parse.table import Rows
+from profconv.parse.text import clean, csv_row
+
+HEADER = '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"'
+CELLS = ["Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name"]
+TIMES = {"Time": "total_ns", "Avg": "avg_ns", "Min": "min_ns", "Max": "max_ns"}
+MIN_ROWS = 100  # rows under one header and units row from which they are read together (tests lower it)
+PAYS_FROM = 1 << 20  # bytes of such rows that pay for loading pyarrow in a process that has not (~0.3 s)
+_PLAIN = r"^[0-9]+(?:\.[0-9]+)?$"
+_WHOLE = r"^[0-9]{1,18}$"
+# what text.clean may rewrite in a line that starts with '"' (its leading-markup rule needs a '#', '>'
+# or '\\*' first): entities, LaTeX, table bars, bold, dashes around a PID, a carriage return
+_REWRITTEN = re.compile(r"[\\&|\r\u2013\u2014]|\*\*|</?(?:b|strong|code|em|i|tt)>")
+_UNIT_FIRST = ("", "%", "ms", "us", "s", "ns")  # csv._has_units: what the units row's first cell may be
+
+
+def extent(lines: list[str], h: int, ends: dict[str, bool]) -> int | None:
+    """The index after the rows of the table whose header is at index h, where its rows are plain
+    lines (see the module's docstring) and the line after them ends it (`ends`: that verdict by
+    line, kept between calls); None otherwise."""
+    n = len(lines)
+    j = h + 2
+    while j < n and lines[j][:1] == '"' and lines[j][-1:] == '"' and len(lines[j]) > 1:
+        j += 1
+    if j == h + 2:
+        return None
+    if j < n:
+        after = lines[j]
+        ok = ends.get(after)
+        if ok is None:
+            c = _csv_line(after)
+            ok = ends[after] = not _csv_like(c) and (not c.strip() or is_marker(c))
+        if not ok:
+            return None  # a stray line or a row of another shape: the row reader decides
+    return j
+
+
+def units_of(line: str) -> dict[str, str] | None:
+    """The units row's unit per column, where it is one read_table takes as such (csv._has_units)
+    with a time unit over every time column; None otherwise."""
+    cells = csv_row(line)
+    if len(cells) != len(CELLS) or cells[0] not in _UNIT_FIRST or clean(line) != line:
+        return None
+    if any(c.strip()[:1] in ("+", ".") or c.strip()[:1].isdigit() for c in cells):
+        return None
+    got = dict(zip(CELLS, cells))
+    if any(units.TIME_UNITS_NS.get(got[c]) not in units.EXPONENT for c in TIMES):
+        return None
+    return got
+
+
+@dataclass
+class _Group:
+    """The tables of one header and units row read together: per table its header's index, first row
+    (in the columns) and number of rows; the columns; the number of decimals of each row's Time and
+    Avg cells (a block's printed step: csv._step)."""
+
+    heads: list[int]
+    firsts: list[int]
+    sizes: list[int]
+    ok: list[bool]
+    sections: list[str]
+    names: list[str]
+    numbers: dict[str, Any]
+    decimals: tuple[Any, Any]
+    scales: tuple[float, float]
+
+    def blocks(self, k: int) -> list[Block] | None:
+        """Table k's blocks, one per section in the order they come (None: a section comes back)."""
+        first, n, line = self.firsts[k], self.sizes[k], self.heads[k] + 3
+        secs = self.sections[first : first + n]
+        out: list[Block] = []
+        seen: set[str] = set()
+        a = 0
+        while a < n:
+            s = secs[a]
+            if s in seen:
+                return None
+            seen.add(s)
+            b = a + 1
+            while b < n and secs[b] == s:
+                b += 1
+            out.append(self._block(first + a, b - a, s, line + a))
+            a = b
+        return out
+
+    def _block(self, r: int, m: int, section: str, line: int) -> Block:
+        e = r + m
+        lines = range(line, line + m)
+        c = self.numbers
+        cols = {"section": [section] * m, "name": self.names[r:e], "line_start": lines, "line_end": lines,
+                "time_pct": c["time_pct"][r:e], "total_ns": c["total_ns"][r:e], "calls": c["calls"][r:e],
+                "avg_ns": c["avg_ns"][r:e], "min_ns": c["min_ns"][r:e], "max_ns": c["max_ns"][r:e]}
+        return Block(section=section, table=Rows.trusted(cols, m), line_start=line, line_end=line + m - 1,
+                     resolution=(_step(self.scales[0], self.decimals[0][r]), _step(self.scales[1], self.decimals[1][r])))
+
+
+_STEPS: dict[tuple[float, int], float] = {}
+
+
+def _step(scale: float, decimals: int) -> float:
+    """csv._step of a plain cell with that many decimals, in a unit of `scale` ns."""
+    got = _STEPS.get((scale, decimals))
+    if got is None:
+        got = _STEPS[(scale, decimals)] = scale * 10.0 ** -decimals
+    return got
+
+
+class Prepared:
+    """The summary tables of one parse's lines read together, by their header's index (built the
+    first time a header is met: `take`)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.scanned = False
+        self.tables: dict[int, tuple[_Group, int]] = {}
+
+    def take(self, i: int) -> tuple[list[Block], int] | None:
+        """The blocks of the table whose header is at index i and the index after its rows; None
+        where read_table reads it (it was not taken here)."""
+        if not self.scanned and self.lines[i] == HEADER:
+            self.scanned = True
+            if columnar.enabled():
+                self._scan(i)
+        got = self.tables.pop(i, None)
+        if got is None:
+            return None
+        group, k = got
+        if not group.ok[k]:
+            return None
+        blocks = group.blocks(k)
+        return None if blocks is None else (blocks, group.heads[k] + 2 + group.sizes[k])
+
+    def _scan(self, i: int) -> None:
+        """Every plain table under HEADER from index i on, grouped by units row, read together."""
+        lines = self.lines
+        found: dict[str, list[tuple[int, int]]] = {}
+        ends: dict[str, bool] = {}  # whether a line may follow a table's rows (a log repeats them)
+        k = i
+        while True:
+            end = extent(lines, k, ends)
+            if end is not None:
+                found.setdefault(lines[k + 1], []).append((k, end))
+            try:
+                k = lines.index(HEADER, k + 1)
+            except ValueError:
+                break
+        for units_line, tables in found.items():
+            unit = units_of(units_line)
+            if unit is None or sum(e - h - 2 for h, e in tables) < MIN_ROWS:
+                continue
+            tables, text = _unrewritten(lines, tables)
+            if tables and columnar.worth(len(text), PAYS_FROM):
+                group = read(text, tables, unit)
+                if group is not None:
+                    self.tables.update((h, (group, k)) for k, h in enumerate(group.heads))
+
+
+def _rows_text(lines: list[str], tables: list[tuple[int, int]]) -> str:
+    return "\n".join(chain.from_iterable(lines[h + 2 : e] for h, e in tables))
+
+
+def _unrewritten(lines: list[str], tables: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], str]:
+    """The tables none of whose rows text.clean would rewrite, and that hold four quotes a row; the
+    text of their rows."""
+    text = _rows_text(lines, tables)
+    if _REWRITTEN.search(text) is None and text.count('"') == 4 * sum(e - h - 2 for h, e in tables):
+        return tables, text
+    tables = [(h, e) for h, e in tables
+              if _REWRITTEN.search(t := _rows_text(lines, [(h, e)])) is None and t.count('"') == 4 * (e - h - 2)]
+    return tables, _rows_text(lines, tables)
+
+
+def read(text: str, tables: list[tuple[int, int]], unit: dict[str, str]) -> _Group | None:
+    """The rows of `tables` ((header index, index after the rows), every header HEADER, every units
+    row `unit`; `text` their rows' lines joined) read by one pyarrow call and checked (see the
+    module's docstring); None where the reader does not read them as such a table."""
+    data = f"{HEADER}\n{text}\n".encode()
+    cols = columnar.read_strings(data, CELLS)
+    del data
+    columnar.release_unused()
+    if cols is None:
+        return None
+    sizes = [e - h - 2 for h, e in tables]
+    firsts = list(chain([0], _cumsum(sizes)))[:-1]
+    got = _columns(cols, unit)
+    if got is None:
+        return None
+    numbers, bad, decimals = got
+    ok = _per_table(bad, firsts)
+    kinds = cols["Type"]
+    sections = [LABEL_SECTIONS.get(t, "gpu") for t in kinds.pool.to_pylist()]
+    import numpy as np
+
+    per_row = np.array(sections, dtype=object)[kinds.codes].tolist() if sections else []
+    scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
+    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"].values, numbers, decimals, scales)
+
+
+def _cumsum(sizes: list[int]) -> list[int]:
+    out, at = [], 0
+    for n in sizes:
+        at += n
+        out.append(at)
+    return out
+
+
+def _per_table(bad: Any, firsts: list[int]) -> list[bool]:
+    import numpy as np
+
+    if not len(bad):
+        return []
+    return [not x for x in np.logical_or.reduceat(bad, np.asarray(firsts, dtype=np.int64)).tolist()]
+
+
+def _columns(cols: dict[str, columnar.Text], unit: dict[str, str]) -> tuple[dict[str, Any], Any, tuple] | None:
+    """The schema columns of the rows, which rows do not read plainly, and the decimals of each
+    row's Time and Avg cells."""
+    import numpy as np
+
+    n = len(cols["Name"].codes)
+    bad = np.zeros(n, dtype=bool)
+    numbers: dict[str, Any] = {}
+    pct, bad_pct = _floats(cols["Time(%)"], "")
+    bad |= bad_pct | ~(pct <= 100.0 + 1e-9)
+    numbers["time_pct"] = _doubles(pct)
+    for cell, name in TIMES.items():
+        exp = units.EXPONENT[units.TIME_UNITS_NS[unit[cell]]]
+        v, bad_v = _floats(cols[cell], exp)
+        bad |= bad_v | ~np.isfinite(v)
+        numbers[name] = _doubles(v)
+    calls, bad_calls = _counts(cols["Calls"])
+    bad |= bad_calls
+    numbers["calls"] = calls
+    for cell in ("Type", "Name"):
+        pool = cols[cell].pool.to_pylist()
+        quoted = np.array(['"' in t for t in pool] or [False])
+        bad |= quoted[cols[cell].codes]
+    decimals = (_decimals(cols["Time"]), _decimals(cols["Avg"]))
+    return numbers, bad, decimals
+
+
+def _compute() -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa, pc
+
+
+def _floats(text: columnar.Text, exp: str) -> tuple[Any, Any]:
+    """A column of plain numbers (the text plus `exp`, read as a double); which rows are not plain."""
+    pa, pc = _compute()
+    plain = pc.match_substring_regex(text.pool, _PLAIN)
+    cells = pc.if_else(plain, text.pool, pa.scalar("0"))
+    if exp:
+        cells = pc.binary_join_element_wise(cells, pa.scalar(exp), pa.scalar(""))
+    values = pc.cast(cells, pa.float64()).to_numpy(zero_copy_only=False)
+    ok = plain.to_numpy(zero_copy_only=False)
+    return values[text.codes], ~ok[text.codes]
+
+
+def _counts(text: columnar.Text) -> tuple[list[int], Any]:
+    pa, pc = _compute()
+    whole = pc.match_substring_regex(text.pool, _WHOLE)
+    values = pc.cast(pc.if_else(whole, text.pool, pa.scalar("0")), pa.int64()).to_numpy(zero_copy_only=False)
+    ok = whole.to_numpy(zero_copy_only=False)
+    return values[text.codes].tolist(), ~ok[text.codes]
+
+
+def _decimals(text: columnar.Text) -> list[int]:
+    """How many digits follow the '.' in each row's cell (0 where none)."""
+    import numpy as np
+
+    _, pc = _compute()
+    length = pc.utf8_length(text.pool).to_numpy(zero_copy_only=False)
+    dot = pc.find_substring(text.pool, ".").to_numpy(zero_copy_only=False)
+    per = np.where(dot < 0, 0, length - dot - 1)
+    return per[text.codes].tolist()
+
+
+def _doubles(v: Any) -> array:
+    import numpy as np
+
+    out = array("d")
+    out.frombytes(np.ascontiguousarray(v, dtype=np.float64).tobytes())
+    return out

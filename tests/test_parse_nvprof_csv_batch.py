@@ -1,0 +1,178 @@
+"""nvprof --csv summary tables read together as columns (profconv/parse/dialects/nvprof/csv_batch.py):
+the same `--json`/`--csv` as the row reader (csv.read_table) and as the pure-Python readers, on
+generated logs whose tables are taken and on variants whose tables must be left to the row reader."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import profconv
+from profconv.parse.dialects.nvprof import csv_batch
+from tests.conftest import run_cli
+
+pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
+
+HEADER = csv_batch.HEADER
+UNITS = ",%,ms,,ms,ms,ms,"
+
+
+def _profile(k: int, rows: list[str], units: str = UNITS, after: str = "") -> str:
+    return (f"=={k}== NVPROF is profiling process {k}, command: ./a {k}\n=={k}== Profiling result:\n"
+            f"{HEADER}\n{units}\n" + "\n".join(rows) + "\n" + after)
+
+
+def _rows(rng: random.Random) -> list[str]:
+    out = []
+    for label, name in (("GPU activities", "conv_forward_kernel(float*, float const *, int)"),
+                        ("GPU activities", "[CUDA memcpy HtoD]"), ("API calls", "cudaMalloc")):
+        calls = rng.randint(1, 400)
+        avg = rng.randint(1000, 999999) / 1e6
+        out.append(f'"{label}",{rng.uniform(0, 100):.6f},{avg * calls:.6f},{calls},{avg:.6f},'
+                   f'{avg * 0.5:.6f},{avg * 1.5:.6f},"{name}"')
+    return out
+
+
+def _log(n: int = 30, seed: int = 1, odd: dict[int, str] | None = None, units: str = UNITS) -> str:
+    """n profiles; profile k's table replaced by odd[k] (the text after its header) where given."""
+    rng = random.Random(seed)
+    parts = []
+    for k in range(n):
+        if odd and k in odd:
+            parts.append(f"==7== NVPROF is profiling process 7, command: ./a\n==7== Profiling result:\n{HEADER}\n"
+                         + odd[k])
+        else:
+            parts.append(_profile(k + 1, _rows(rng), units))
+    return "".join(parts)
+
+
+def _taken(monkeypatch) -> list[int]:
+    """A list that counts the tables the batch gives (filled while the parse runs)."""
+    taken: list[int] = []
+    real = csv_batch.Prepared.take
+
+    def take(self, i):
+        got = real(self, i)
+        if got is not None:
+            taken.append(i)
+        return got
+
+    monkeypatch.setattr(csv_batch.Prepared, "take", take)
+    return taken
+
+
+def _outputs(path: Path, monkeypatch) -> tuple[dict[str, tuple], int]:
+    """--json and --csv of `path` by the batch, the row reader (pyarrow on) and the pure-Python
+    readers; how many tables the batch gave."""
+    got: dict[str, tuple] = {}
+    taken = 0
+    for how in ("batch", "rows", "pure"):
+        with monkeypatch.context() as m:
+            m.setattr(csv_batch, "MIN_ROWS", 1 if how == "batch" else 10**9)
+            if how == "pure":
+                m.setenv("PROFCONV_NO_ARROW", "1")
+            counted = _taken(m)
+            got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
+                             (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
+            if how == "batch":
+                taken = len(counted) // 2  # two parses: --json and --csv
+    return got, taken
+
+
+GOOD = '"GPU activities",50.000000,1.000000,2,0.500000,0.400000,0.600000,"k(int)"\n'
+CASES = {
+    # what the batch takes: every table but the odd ones
+    "plain": ({}, 30),
+    "a stray line after the rows": ({3: UNITS + "\n" + GOOD + "Done.\n\n"}, 29),
+    "a stray line among the rows": ({3: UNITS + "\n" + GOOD + "Done.\n" + GOOD}, 29),
+    "a share above 100": ({4: UNITS + "\n" + GOOD.replace("50.000000", "100.500000")}, 29),
+    "a cell with a unit": ({5: UNITS + "\n" + GOOD.replace("1.000000,", "1.000000ms,")}, 29),
+    "an empty cell": ({5: UNITS + "\n" + GOOD.replace(",0.400000,", ",,")}, 29),
+    "an exponent": ({5: UNITS + "\n" + GOOD.replace("0.400000", "4e-1")}, 29),
+    "a count with a point": ({6: UNITS + "\n" + GOOD.replace(",2,", ",2.0,")}, 29),
+    "a 400-digit time": ({6: UNITS + "\n" + GOOD.replace("1.000000,", "9" * 400 + ",")}, 29),
+    "sections that come back": ({7: UNITS + "\n" + GOOD + GOOD.replace("GPU activities", "API calls") + GOOD}, 29),
+    "a name with an entity": ({8: UNITS + "\n" + GOOD.replace("k(int)", "k&amp;(int)")}, 29),
+    "a name with bold": ({8: UNITS + "\n" + GOOD.replace("k(int)", "**k**(int)")}, 29),
+    "a name with a quote": ({8: UNITS + "\n" + GOOD.replace("k(int)", 'k""x(int)')}, 29),
+    "a name with commas": ({9: UNITS + "\n" + GOOD.replace("k(int)", "k(int, float, char)")}, 30),
+    "an unquoted name": ({9: UNITS + "\n" + GOOD.replace('"k(int)"', "k(int)")}, 29),
+    "units in seconds": ({10: ",%,s,,s,s,s,\n" + GOOD}, 30),
+    "units in microseconds": ({10: ",%,us,,us,us,us,\n" + GOOD}, 30),
+    "no units row": ({11: GOOD}, 29),
+    "an unknown label": ({12: UNITS + "\n" + GOOD.replace("GPU activities", "Something else")}, 30),
+    "OpenACC labels": ({12: UNITS + "\n" + GOOD.replace("GPU activities", "OpenACC (excl)")
+                        + GOOD.replace("GPU activities", "OpenACC (incl)")}, 30),
+    "damaged row": ({13: UNITS + "\n" + GOOD.replace(",2,", ",7,")}, 30),
+    "the input ends in a table": ({29: UNITS + "\n" + GOOD.rstrip("\n")}, 30),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_batch_gives_what_the_row_reader_gives(case, tmp_path, monkeypatch):
+    odd, want_taken = CASES[case]
+    path = tmp_path / "log.csv.txt"
+    path.write_text(_log(odd=odd))
+    got, taken = _outputs(path, monkeypatch)
+    assert got["batch"] == got["rows"] == got["pure"]
+    assert got["batch"][0][0] == 0
+    assert taken == want_taken
+
+
+def test_one_table_in_many_a_prefixed_log_is_left_to_the_row_reader(tmp_path, monkeypatch):
+    text = _log(n=5).replace(HEADER, "==1== " + HEADER, 1)
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    got, taken = _outputs(path, monkeypatch)
+    assert got["batch"] == got["rows"] == got["pure"]
+    assert taken == 4
+
+
+def test_values_of_a_table_read_together(monkeypatch):
+    monkeypatch.setattr(csv_batch, "MIN_ROWS", 1)
+    taken = _taken(monkeypatch)
+    text = _profile(1, ['"GPU activities",50.000000,0.001000,2,0.500000,0.400000,0.600000,"k(int)"',
+                        '"API calls",100.000000,0.003000,3,1.000000,0.500000,2.000000,"cudaMalloc"'],
+                    units=",%,ms,,us,us,us,")
+    ps = profconv.parse_text(text)
+    rows = ps.rows
+    assert list(rows.col("section")) == ["gpu", "api"]
+    assert list(rows.col("name")) == ["k(int)", "cudaMalloc"]
+    assert list(rows.col("total_ns")) == [1000.0, 3000.0]
+    assert list(rows.col("avg_ns")) == [500.0, 1000.0]
+    assert list(rows.col("min_ns")) == [400.0, 500.0]
+    assert list(rows.col("max_ns")) == [600.0, 2000.0]
+    assert list(rows.col("calls")) == [2, 3]
+    assert list(rows.col("time_pct")) == [50.0, 100.0]
+    assert list(rows.col("line_start")) == [5, 6]
+    assert taken == [2]  # the header's index: the table came from the batch
+
+
+def test_the_batch_keeps_the_printed_step():
+    lines = [HEADER, ",%,s,,us,us,us,", GOOD.strip(), GOOD.replace("1.000000,2", "1.0,2").strip()]
+    group = csv_batch.read("\n".join(lines[2:]), [(0, 4)], csv_batch.units_of(lines[1]))
+    assert group is not None and group.ok == [True]
+    blocks = group.blocks(0)
+    assert blocks is not None and len(blocks) == 1
+    assert blocks[0].resolution == (1e9 * 10.0**-6, 1e3 * 10.0**-6)
+    assert (blocks[0].line_start, blocks[0].line_end) == (3, 4)
+
+
+def test_times_read_as_the_row_reader_reads_them():
+    rng = random.Random(5)
+    cells = [f"{rng.randint(0, 10**rng.randint(1, 12))}.{rng.randint(0, 10**6):06d}" for _ in range(3000)]
+    cells += ["0.1", "260.10", "0.000469", "123456789012345.5", "7"]
+    rows = [f'"GPU activities",1.0,{c},1,{c},{c},{c},"k"' for c in cells]
+    for unit, exp in (("s", "e9"), ("ms", "e6"), ("us", "e3"), ("ns", "")):
+        group = csv_batch.read("\n".join(rows), [(0, len(rows) + 2)], csv_batch.units_of(f",%,{unit},,{unit},{unit},{unit},"))
+        assert group is not None and group.ok == [True]
+        assert list(group.numbers["total_ns"]) == [float(c + exp) for c in cells]
+
+
+def test_units_rows():
+    assert csv_batch.units_of(",%,ms,,ms,ms,ms,") == dict(zip(csv_batch.CELLS, ["", "%", "ms", "", "ms", "ms", "ms", ""]))
+    assert csv_batch.units_of(",%,ms,,ms,ms,") is None  # a cell short
+    assert csv_batch.units_of(",%,ms,,ms,ms,KB,") is None  # no time unit over Max
+    assert csv_batch.units_of(",%,ms,1,ms,ms,ms,") is None  # a number: a row, not units
