@@ -26,16 +26,35 @@ class _DeviceArray:
 
 
 class _Slice:
+    """CuPy's `set` from pinned memory is asynchronous: the bytes are read when the stream gets to it (here:
+    at its synchronisation), so a staging buffer written again before that would send the wrong piece."""
+
     def __init__(self, parent: _DeviceArray, key) -> None:
         self.parent, self.key = parent, key
 
     def set(self, host: np.ndarray) -> None:
-        self.parent.data[self.key] = host
+        _STREAM.pending.append(lambda: self.parent.data.__setitem__(self.key, host.copy()))
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.pending: list = []
+
+    def synchronize(self) -> None:
+        for copy in self.pending:
+            copy()
+        self.pending.clear()
+
+
+_STREAM = _Stream()
 
 
 class _Cuda:
     def __init__(self) -> None:
         self.pinned: list[int] = []
+
+    def get_current_stream(self) -> _Stream:
+        return _STREAM
 
     def alloc_pinned_memory(self, nbytes: int) -> bytearray:
         self.pinned.append(nbytes)

@@ -110,7 +110,8 @@ def _pinned(cp: Any, nbytes: int) -> np.ndarray | None:
 
 def to_device(cp: Any, a: Any) -> Any:
     """`cp.asarray(a)` of a host array, a staging buffer's worth at a time: several threads copy a piece into
-    pinned memory, then one copy sends it (synchronous: the buffer is free again when it returns)."""
+    pinned memory, then one copy sends it. CuPy's `set` copies asynchronously on the current stream (from
+    pinned memory it really is asynchronous): the stream is synchronised before the buffer is written again."""
     if not isinstance(a, np.ndarray) or not _parallel(a):
         return cp.asarray(a)
     staging = _pinned(cp, min(STAGING_BYTES, a.nbytes))
@@ -120,8 +121,10 @@ def to_device(cp: Any, a: Any) -> Any:
     src, dst = a.reshape(-1), out.reshape(-1)
     per = max(1, staging.nbytes // a.itemsize)
     view = staging[: per * a.itemsize].view(a.dtype)
+    stream = cp.cuda.get_current_stream()
     for lo in range(0, src.size, per):
         hi = min(src.size, lo + per)
         copy_into(view[: hi - lo], src[lo:hi])
         dst[lo:hi].set(view[: hi - lo])
+        stream.synchronize()
     return out
