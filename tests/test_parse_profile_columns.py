@@ -96,3 +96,63 @@ def test_ranges_are_not_checked_again():
     raw[0].blocks.append(Block(section="api", line_start=9, line_end=9, rows=[bad]))
     assert _drop_inconsistent(raw) == [9]
     assert raw[0].blocks[0].span is not None and raw[0].blocks[0].span.n == 2
+
+
+def _pandas_frame(rows):
+    """Rows.to_frame without its shortcuts: every column through pandas' own conversion."""
+    import numpy as np
+    import pandas as pd
+
+    from profconv.parse.schema import COLUMNS
+
+    out = {}
+    for name, dtype in COLUMNS.items():
+        c = rows.cols.get(name)
+        if c is None:
+            out[name] = pd.array([None] * rows.n, dtype=dtype) if dtype not in ("float64", "int64") else \
+                np.full(rows.n, np.nan if dtype == "float64" else 0)
+        else:
+            out[name] = pd.array(list(c), dtype=dtype) if dtype not in ("float64", "int64") else \
+                np.asarray(c, dtype=dtype)
+    return pd.DataFrame(out, index=pd.RangeIndex(rows.n))
+
+
+def test_frame_of_few_strings_and_whole_numbers_as_pandas_makes_it():
+    from profconv.parse.table import Rows
+
+    n = 3000
+    rows = Rows({
+        "profile": [1 + k // 40 for k in range(n)],
+        "section": ["gpu"] * n,  # one value all along
+        "tool": ["nsys" if k % 3 else None for k in range(n)],  # few, some missing
+        "name": [f"k{k % 7}" for k in range(n)],  # few
+        "short_name": [f"s{k}" for k in range(n)],  # many: pandas' own conversion
+        "metric": [None] * n,
+        "unit": [float("nan")] * (n - 1) + ["%"],  # not str and None alone: pandas' own conversion
+        "table": [5] * n,  # whole numbers
+        "line_start": [k if k % 11 else None for k in range(n)],  # a missing one: pandas' own conversion
+        "calls": [2**62] * n,
+    }, n)
+    got, want = rows.to_frame(), _pandas_frame(rows)
+    assert got.equals(want)
+    assert [str(t) for t in got.dtypes] == [str(t) for t in want.dtypes]
+    assert got["tool"].isna().sum() == 1000 and got["name"].iloc[10] == "k3" and got["calls"].iloc[0] == 2**62
+    assert got["section"].dtype == "string" and got["table"].dtype == "Int64"
+
+
+def test_frame_of_a_sweep_as_pandas_makes_it(tmp_path):
+    """The ranges of a batch (a sweep of 60 nsys runs read together) gathered, then as a frame."""
+    pytest.importorskip("pyarrow")
+    from profconv.parse import bytescan, parse
+    from tests.test_parse_bytescan import _sweep, _taken
+
+    path = tmp_path / "sweep.log"
+    path.write_text(_sweep())
+    assert _taken(path) == 60
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bytescan, "BATCH_ROWS", 1)
+        ps = parse(str(path))
+    assert len(ps.profiles) == 60 and ps.rows.n == 2400
+    assert ps.frame.equals(_pandas_frame(ps.rows))
+    assert list(ps.frame["profile"].iloc[[0, 39, 40, 2399]]) == [1, 1, 2, 60]
+    assert list(ps.frame["line_start"].iloc[[0, 39, 40]]) == [5, 44, 50]

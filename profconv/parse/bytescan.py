@@ -127,8 +127,9 @@ class PreRead:
         """Let the input's bytes (and the batches' columns) go once every table is read (no Reparse
         can follow)."""
         self.source = self.data = b""
+        empty = columnar.Span(b"", 0, 0)
         for t in self.tables.values():
-            t.data = columnar.Span(b"", 0, 0)
+            t.data = empty
             t.batch = None
 
 

@@ -825,28 +825,36 @@ class _Gathering:
 def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str]) -> Rows:
     """One part from blocks that are consecutive ranges of one batch (in that order): each of the
     batch's columns sliced once; section, profile, tool, table and line numbers repeated per block
-    (a block's rows are at its line_start on); short names once per distinct name where the batch's
-    names are dictionary-encoded. The blocks let their ranges go."""
+    by NumPy (a block's rows are at its line_start on); short names once per distinct name where
+    the batch's names are dictionary-encoded. The blocks let their ranges go."""
+    import numpy as np
+
     head, tail = run[0][0].span, run[-1][0].span
     assert head is not None and tail is not None
     lo, hi = head.first, tail.first + tail.n
-    sizes = [b.span.n for b, _, _ in run]  # type: ignore[union-attr]
-    starts = [b.line_start for b, _, _ in run]
-
-    def each(values: list[Any]) -> list[Any]:
-        return list(chain.from_iterable(map(repeat, values, sizes)))
-
+    sizes = np.array([b.span.n for b, _, _ in run], dtype=np.int64)  # type: ignore[union-attr]
+    starts = np.array([b.line_start for b, _, _ in run], dtype=np.int64)
     cols: dict[str, Any] = {name: c[lo:hi] for name, c in head.rows.cols.items()}
-    cols["section"] = each([b.section for b, _, _ in run])
-    cols["profile"] = each([number for _, number, _ in run])
-    cols["tool"] = each([tool for _, _, tool in run])
-    cols["table"] = each(starts)
-    cols["line_start"] = cols["line_end"] = list(chain.from_iterable(map(range, starts, map(add, starts, sizes))))
+    cols["section"] = _each([b.section for b, _, _ in run], sizes)
+    cols["tool"] = _each([tool for _, _, tool in run], sizes)
+    cols["profile"] = np.repeat(np.array([number for _, number, _ in run], dtype=np.int64), sizes).tolist()
+    cols["table"] = np.repeat(starts, sizes).tolist()
+    # row k of a block starting at line s is at line s + k: s - (rows before the block) + (row index)
+    before = np.cumsum(sizes) - sizes
+    cols["line_start"] = cols["line_end"] = (np.repeat(starts - before, sizes) + np.arange(hi - lo)).tolist()
     if head.text is not None:
         cols["short_name"] = _coded_short_names(_Codes(head.text.pool, head.text.codes[lo:hi]), by_base)
     for b, _, _ in run:
         b.span = None
     return Rows.trusted(cols, hi - lo)
+
+
+def _each(values: list[Any], sizes: Any) -> list[Any]:
+    """Each value repeated its size's times (one list; one value all along: one repetition)."""
+    first = values[0]
+    if values.count(first) == len(values):
+        return [first] * int(sizes.sum())
+    return list(chain.from_iterable(map(repeat, values, sizes.tolist())))
 
 
 class _Codes:

@@ -167,8 +167,10 @@ class Rows:
                 out[name] = np.zeros(n, dtype="int64") if c is None else np.asarray(c, dtype="int64")
             elif c is None:
                 out[name] = _missing_column(pd, n, dtype)
-            elif dtype == "Int64" and isinstance(c, np.ndarray) and c.dtype.kind in "iu":
-                out[name] = pd.array(c.astype("int64", copy=False), dtype="Int64")
+            elif dtype == "Int64" and (whole := _whole(np, c)) is not None:
+                out[name] = pd.array(whole, dtype="Int64")
+            elif dtype == "string" and (few := _few_strings(pd, c)) is not None:
+                out[name] = few
             else:
                 out[name] = pd_array(c if isinstance(c, (list, np.ndarray)) else list(c), dtype=dtype)
         return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
@@ -190,6 +192,43 @@ class Rows:
                 cols[name] = [None if v is pd.NA or v is None or (isinstance(v, float) and v != v) else v
                               for v in s.astype(object).tolist()]
         return Rows(cols, n)
+
+
+def _whole(np: Any, c: Any) -> Any:
+    """An Int64 column's values as an int64 ndarray where none is missing (one C conversion, where
+    pandas would look at each list item), else None."""
+    if isinstance(c, np.ndarray):
+        return c.astype("int64", copy=False) if c.dtype.kind in "iu" else None
+    if type(c) is not list or (c and type(c[0]) is not int):
+        return None
+    try:
+        return np.array(c, dtype=np.int64)
+    except (TypeError, OverflowError, ValueError):  # a None (missing), a value beyond int64: pandas' way
+        return None
+
+
+def _few_strings(pd: Any, c: Any) -> Any:
+    """A "string" column (pyarrow storage) of few distinct values (sections, tools, a sweep's kernel
+    names) made from each distinct value once and their codes (pyarrow's take): the same array
+    pandas makes from every value; None where the column is short, of many distinct values or not
+    of str and None alone (then pandas' own conversion)."""
+    n = len(c)
+    if type(c) is not list or n < 1000 or getattr(pd.StringDtype(), "storage", "") != "pyarrow":
+        return None
+    distinct = dict.fromkeys(c[:1]) if c.count(c[0]) == n else dict.fromkeys(c)  # one value all along: no hashing
+    if len(distinct) * 4 > n or not set(map(type, distinct)) <= {str, type(None)}:
+        return None
+    import numpy as np
+    import pyarrow as pa
+
+    index = {v: k for k, v in enumerate(distinct)}
+    try:
+        pool = pa.array(list(distinct), type=pa.large_string())
+    except (pa.ArrowException, UnicodeError):  # a lone surrogate: pandas says what
+        return None
+    codes = np.zeros(n, dtype=np.int32) if len(distinct) == 1 else \
+        np.fromiter(map(index.__getitem__, c), dtype=np.int32, count=n)
+    return pd.arrays.ArrowStringArray(pa.chunked_array([pool.take(codes)]))
 
 
 def _missing_column(pd: Any, n: int, dtype: str) -> Any:

@@ -350,11 +350,11 @@ def _batched_block(lines: list[str], start: int, report: str | None, pre: bytesc
     the row reader would read it as plain rows from its lines (the same extent: a blank line after
     it; a report whose rows _plain_rows reads); else bytescan.Reparse."""
     j = start + 1 + pre.rows
-    if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or cols != pre.header.split(","):
+    if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or tuple(cols) != _csv_header(pre.header)[0]:
         raise bytescan.Reparse
     n = pre.rows
-    names = pre.batch.names[pre.first : pre.first + 50]
-    rep = _rows_report(report, cols, fields, names)
+    rep = report if report is not None and report not in _TRACES else \
+        _rows_report(report, cols, fields, pre.batch.names[pre.first : pre.first + 50])
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or section.endswith("-trace"):
         raise bytescan.Reparse  # not plain rows there: the row reader's, on the text
@@ -443,11 +443,14 @@ def _csv_rows_block(lines: list[str], at: Sequence[int], cols: list[str], fields
     return blk, sorted(bad + more)
 
 
+_TRACES = ("cuda_gpu_trace", "cuda_api_trace", "gputrace")
+
+
 def _rows_report(report: str | None, cols: list[str], fields: list[str | None], names: list[str]) -> str:
     """The report a CSV table read row by row is of: the one named before it, else (or where that
     promised a trace the columns are not) the one its header and first names tell."""
     rep = report or _report_from_header(cols, names)
-    if rep in ("cuda_gpu_trace", "cuda_api_trace", "gputrace") and not ("start" in fields and "dur" in fields):
+    if rep in _TRACES and not ("start" in fields and "dur" in fields):
         rep = _report_from_header(cols, names)  # the title promised a trace
     return rep
 
@@ -920,7 +923,11 @@ def parse(doc: Document) -> DialectResult:
             i += 1
     result = scan.result
     result.profiles = grouping.group(scan.events, TOOL)
-    for prof in result.profiles:
+    kinds = {ev.block.kind for ev in scan.events if ev.block is not None}
+    sections = {ev.block.section for ev in scan.events if ev.block is not None}
+    combined = not kinds.isdisjoint(READ_AS_GPU) and not kinds.isdisjoint(_SPECIFIC_GPU)
+    traced = not sections.isdisjoint(_TRACE_SUMMARY)
+    for prof in result.profiles if combined or traced else ():  # (thousands of runs of neither: no loop)
         _drop_repeated_gpu_rows(prof, result.notes)
         _summarize_traces(prof)
     return result
