@@ -1,19 +1,21 @@
 """`ncu --csv --page raw` pages read as columns (profconv/parse/dialects/ncu_raw.py) give what the row
 reader gives, to the value: pages of every kind of cell (grouped thousands, '(!)', text, exponents,
-comma decimals, whole nanoseconds, empty cells), big enough for the columnar path, with pyarrow and
-with PROFCONV_NO_ARROW=1."""
+comma decimals, whole nanoseconds, empty cells), big enough for the column path, read four ways --
+from the file's bytes (ncu_raw.find), from the text's lines (profconv.parse_text), by the pure-Python
+twin of the C scan (PROFCONV_PURE_PYTHON=1), and by the row reader (the column path switched off)."""
 
 from __future__ import annotations
 
 import random
+from array import array
 
 import pytest
 
 import profconv
-from profconv.parse.dialects import ncu
+from profconv.parse import native
+from profconv.parse.colviews import Const, Repeated, Sparse, Tiled
+from profconv.parse.dialects import ncu, ncu_raw
 from tests.conftest import run_cli
-
-pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
 
 IDS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC"]
 METRICS = [("dram__bytes_read.sum", "Mbyte"), ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "%"),
@@ -37,53 +39,146 @@ def page(n: int, cell=None, units: bool = True, seed: int = 1) -> str:
     return "==PROF== Connected to process 9 (/home/dev/app)\n" + "\n".join(rows) + "\n"
 
 
-def _both(monkeypatch, text: str):
-    fast = profconv.parse_text(text)
+def plain_page(n: int, cell=None, units: bool = True) -> str:
+    """page() without the quoted kernel name (a doubled quote sends a page to the row reader)."""
+    return page(n, cell, units).replace('"k""q"""', '"kq"')
+
+
+def _row_reader(monkeypatch) -> None:
+    monkeypatch.setattr(ncu, "RAW_COLUMNS_FROM", 10**9)
+    monkeypatch.setattr(ncu_raw, "MIN_LAUNCHES", 10**9)
+
+
+def _four(monkeypatch, tmp_path, text: str):
+    """The page read four ways (see the module docstring): all alike; the file's result."""
+    path = tmp_path / "raw.log"
+    path.write_text(text)
+    got = [profconv.parse(str(path)), profconv.parse_text(text, label=str(path))]
     with monkeypatch.context() as m:
-        m.setenv("PROFCONV_NO_ARROW", "1")
-        slow = profconv.parse_text(text)
-    assert fast.frame.equals(slow.frame)
-    assert (fast.notes, fast.unplaced) == (slow.notes, slow.unplaced)
-    return fast
+        m.setenv("PROFCONV_PURE_PYTHON", "1")
+        got.append(profconv.parse(str(path)))
+    with monkeypatch.context() as m:
+        _row_reader(m)
+        got.append(profconv.parse(str(path)))
+    for other in got[1:]:
+        assert got[0].frame.equals(other.frame)
+        assert (got[0].notes, got[0].unplaced) == (other.notes, other.unplaced)
+    return got[0]
 
 
 N = ncu.RAW_COLUMNS_FROM + 50
 
 
 @pytest.mark.parametrize("cell", [None, "1.5(!)", " 7 ", "n/a", "1.5e+03", "1e400", "12,5", "1'234.5", "", "0,125",
-                                  "524.288", "1,024", "1.234.567", "+5", "٣", "-3"])
-def test_raw_page_as_columns_equals_rows(monkeypatch, cell):
-    _both(monkeypatch, page(N, cell))
+                                  "524.288", "1,024", "1.234.567", "+5", "٣", "-3", "9" * 400, "0.1234567890123456789",
+                                  "00012.50", "1,234,567.", "&", "a--b", "x//y"])
+def test_raw_page_as_columns_equals_rows(monkeypatch, tmp_path, cell):
+    _four(monkeypatch, tmp_path, plain_page(N, cell))
+    _four(monkeypatch, tmp_path, page(N, cell))
 
 
-def test_raw_page_without_units_row(monkeypatch):
-    _both(monkeypatch, page(N, units=False))
+def test_raw_page_without_units_row(monkeypatch, tmp_path):
+    _four(monkeypatch, tmp_path, plain_page(N, units=False))
 
 
-def test_raw_page_values(monkeypatch):
-    ps = _both(monkeypatch, page(N))
+def test_raw_page_values(monkeypatch, tmp_path):
+    ps = _four(monkeypatch, tmp_path, plain_page(N))
     m = ps.frame[ps.frame.section == "ncu-metric"]
     assert len(m) == N * len(METRICS)
     first = m.iloc[: len(METRICS)]
     assert first["metric"].tolist() == [x for x, _ in METRICS]
     assert first["unit"].tolist()[:4] == ["Mbyte", "%", "register/thread", "nsecond"] and first["unit"].isna().tolist()[4]
     assert first["value_text"].tolist()[4] == "CachePreferNone" and first["line_start"].tolist() == [4] * 5
+    rng = random.Random(1)
+    assert first["value"].tolist()[0] == float(f"{rng.uniform(0, 5000):,.2f}".replace(",", ""))
     gpu = ps.frame[ps.frame.section == "gpu"]
     assert sorted(gpu["calls"].tolist()) == [83, 83, 84]
 
 
-def test_ragged_row_reported(monkeypatch):
-    text = page(N).replace('"app","h","conv_tuned","1","7"', '"app","h","conv_tuned","1"', 1)
-    ps = _both(monkeypatch, text)
-    assert [n for n, _ in ps.unplaced] == [4]
+def test_raw_page_kept_as_views(tmp_path):
+    """A page read from the file's bytes keeps its metric rows as columns without an object a row."""
+    path = tmp_path / "raw.log"
+    path.write_text(plain_page(N))
+    rows = profconv.parse(str(path)).rows
+    n = N * len(METRICS)
+    assert rows.n == n + 3  # and the three kernels' GPU rows
+    assert isinstance(rows.cols["metric"], Tiled) and isinstance(rows.cols["name"], Repeated)
+    assert isinstance(rows.cols["section"], Const) and isinstance(rows.cols["share"], Sparse)
+    assert type(rows.cols["value"]) is array
+    assert rows.col("section")[n - 1 : n + 1] == ["ncu-metric", "gpu"]
+    assert rows.col("name")[: 6] == ["conv_tuned"] * 5 + ["gemm(float*, int)"]
+    assert rows.col("line_start")[5 * 7] == 4 + 7
+
+
+def test_page_in_the_first_bytes_and_after(monkeypatch, tmp_path):
+    """Launches before bytescan.KEEP stay in the text (the engine looks for dialects there), the
+    others are blank lines: both read from the bytes, with what follows the page read as text."""
+    text = "* Running ./app 1000\nOp Time: 3.5 ms\n" + plain_page(3000) + "Correctness: 0.9\n"
+    ps = _four(monkeypatch, tmp_path, text)
+    assert ps.profiles[0].op_times_s == [0.0035] and ps.profiles[0].command == "/home/dev/app"
+    assert (ps.profiles[0].line_start, ps.profiles[0].line_end) == (4, 3005)
+    assert len(ps.frame) == 3000 * len(METRICS) + 3
+
+
+@pytest.mark.parametrize("edit", ["stray", "ragged", "two pages", "non-ascii name", "no newline at the end"])
+def test_pages_the_row_reader_reads(monkeypatch, tmp_path, edit):
+    text = plain_page(N)
+    if edit == "stray":
+        text = text.replace('\n"100",', '\nprogram says hi\n"100",', 1)
+    elif edit == "ragged":
+        text = text.replace('"app","h","conv_tuned","1","7"', '"app","h","conv_tuned","1"', 1)
+    elif edit == "two pages":
+        text += plain_page(N + 5).split("\n", 1)[1]
+    elif edit == "non-ascii name":
+        text = text.replace("conv_tuned", "conv_tuné")
+    else:
+        text = text.rstrip("\n")
+    ps = _four(monkeypatch, tmp_path, text)
+    assert len(ps.frame[ps.frame.section == "ncu-metric"]) >= (N - 1) * len(METRICS)
+    if edit == "ragged":
+        assert [n for n, _ in ps.unplaced] == [4]
+    if edit == "two pages":
+        assert len(ps.profiles) == 2
+
+
+def test_scan_c_and_python_alike():
+    """_ncucells.rows against its pure-Python twin on every kind of cell: values, votes, odd cells."""
+    c_mod = native.load("_ncucells")
+    if c_mod is None:
+        pytest.skip("the C accelerator _ncucells is not built")
+    cells = ["1", "1,234", "524.288", "1,234,567.5", "12.", "0.125", "", "n/a", "1.5e+03", " 7 ", "9" * 400,
+             "0012", "1,23", "12,345,6", "0.1234567890123456789", "123456789012345678", "7(!)", "1.234"]
+    line = ",".join(f'"{c}"' for c in ["k", *cells]) + "\n"
+    data = (line * 3).encode()
+    kinds = b"n" + b"m" * (len(cells) - 1) + b"d"
+    got = []
+    for scan in (c_mod.rows, ncu_raw._scan_py):
+        out = array("d", [0.0]) * (3 * len(cells))
+        res = scan(data, 0, len(data), kinds, out)
+        got.append((res, [v if v == v else "nan" for v in out]))
+    assert got[0] == got[1]
+    (rows, dot, comma, undecided, names, odd), values = got[0]
+    assert (rows, names) == (3, ["k", "k", "k"])
+    assert values[: 6] == [1.0, 1234.0, 524.288, 1234567.5, 12.0, 0.125]
+    assert values[14] == 0.12345678901234568 and values[15] == 123456789012345678.0 and values[17] == 1.234
+    assert (dot, comma, undecided) == (3 * 4, 3 * 1, 1)  # '1.234' as a duration: a comma vote
+    assert [data[a:b].decode() for _, a, b in odd[:6]] == ["n/a", "1.5e+03", " 7 ", "9" * 400, "1,23", "12,345,6"]
+
+
+@pytest.mark.parametrize("bad", ['"a"b"', "a\tb", "a&b", "a\\b", "x/*y", "a<br>"])
+def test_scan_refuses_what_normalize_rewrites(bad):
+    data = (",".join(f'"{c}"' for c in ["k", bad, "1"]) + "\n").encode()
+    mod = native.load("_ncucells")
+    for scan in [ncu_raw._scan_py] + ([mod.rows] if mod is not None else []):
+        assert scan(data, 0, len(data), b"nim", array("d", [0.0])) is None
 
 
 def test_cli_alike(monkeypatch, tmp_path):
     path = tmp_path / "raw.log"
     path.write_text(page(N, "1.5(!)"))
-    for out in ("--json", "--csv"):
+    for out in ("--json", "--csv", "--all"):
         a = run_cli("parse", str(path), out)
         with monkeypatch.context() as m:
-            m.setenv("PROFCONV_NO_ARROW", "1")
+            _row_reader(m)
             b = run_cli("parse", str(path), out)
         assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)

@@ -101,6 +101,7 @@ class PreRead:
     data: bytes
     source: bytes
     tables: dict[int, Table] = field(default_factory=dict)
+    dialect: str = "nsys"  # whose tables they are (ncu's raw pages: profconv.parse.dialects.ncu_raw.find)
 
     def check(self, lines: list[str]) -> None:
         """After the text path's normalize and split: each table's header and kept rows still their
@@ -142,8 +143,8 @@ def checked(pre: PreRead | None, lines: list[str]) -> PreRead | None:
 
 def expect_first(pre: PreRead | None, early: list[str]) -> None:
     """Where tables were read from the bytes, the engine's first dialects (those whose marks are in
-    the first lines) must be nsys alone: another would read the text, rows and all, before it."""
-    if pre is not None and early != ["nsys"]:
+    the first lines) must be their dialect alone: another would read the text, rows and all, before it."""
+    if pre is not None and early != [pre.dialect]:
         raise Reparse
 
 

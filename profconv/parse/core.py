@@ -21,6 +21,7 @@ from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
 from profconv.parse import bytescan, context, native
+from profconv.parse.colviews import Const, View, holds_views
 from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.names import short_name, strip_correlation
@@ -214,16 +215,25 @@ def parse_whole(path: str, format: str | None = None, strict: bool = False) -> P
     data, label = read_bytes(path)
     # big machine-written tables read as columns from the bytes, their rows never decoded into lines
     pre = bytescan.find(data, BYTES_PAY_FROM) if format in (None, "nsys") else None
+    if pre is None and format in (None, "ncu"):  # ncu's raw pages: their launches read from the bytes
+        from profconv.parse.dialects import ncu_raw
+
+        pre = ncu_raw.find(data, keep=not _rereadable(path))  # a file's bytes read again where needed
     if pre is not None:
         del data  # held by `pre` until its tables are read (then let go: bytescan.PreRead.release)
         try:
             return _parse([decode(pre.data)], label, format, strict, pre)
         except bytescan.Reparse:  # the text path could read them otherwise: it reads the whole text
-            data = pre.source
+            data = pre.source or read_bytes(path)[0]
         del pre
     box = [decode(data)]  # only _parse holds the text: it can let it go once the rows are out
     del data
     return _parse(box, label, format, strict)
+
+
+def _rereadable(path: str) -> bool:
+    """A regular file (not stdin, a pipe or a device): its bytes can be read again."""
+    return path != "-" and os.path.isfile(path)
 
 
 def parse_text(text: str, label: str = "<text>", format: str | None = None, strict: bool = False) -> ProfileSet:
@@ -703,6 +713,7 @@ def _joined(parts: list[Rows]) -> Rows:
     head = parts[0] if parts else None
     if head is None or len(parts) == 1 or head.n < SMALL_TABLE:
         return Rows.concat(parts)
+    views = holds_views(head.cols.values())  # a page's columns kept as views: missing ones are views too
     own = [_extensible(name, c, parts[1:]) for name, c in head.cols.items()]
     if None in own or len(set(map(id, own))) != len(own):
         return Rows.concat(parts)  # one list behind two columns, numbers that no array holds: copied
@@ -711,7 +722,7 @@ def _joined(parts: list[Rows]) -> Rows:
     for name in [c for c in COLUMNS if any(c in p.cols for p in parts)]:
         col = head.cols.get(name)
         if col is None:
-            col = [missing_value(name)] * head.n
+            col = Const(missing_value(name), head.n) if views else [missing_value(name)] * head.n
         for p in parts[1:]:
             got = p.cols.get(name)
             col.extend(got if got is not None else repeat(missing_value(name), p.n))  # type: ignore[attr-defined]
@@ -724,7 +735,7 @@ def _extensible(name: str, col: Any, rest: list[Rows]) -> Any:
     doubles (a float column: the others' floats, NaN for missing, fit it); a range of line numbers
     as an array of integers, where every other part has whole line numbers. None for anything else
     (the parts are copied into lists)."""
-    if type(col) is list:
+    if type(col) is list or isinstance(col, View):
         return col
     if type(col) is array and col.typecode == "d" and name in FLOAT_COLUMNS and all(
             not p.has(name) or _doubles([p.col(name)]) or all(type(x) is float for x in p.col(name)) for p in rest):
@@ -812,9 +823,10 @@ class _Gathering:
     def _big(self, blk: Block, tb: Rows, number: int, tool: str) -> None:
         """A big table: a part of its own, its profile, tool and table columns added."""
         n = len(tb)
-        tb.set("profile", [number] * n)
-        tb.set("tool", [tool] * n)
-        tb.set("table", [blk.line_start] * n)
+        fill = Const if holds_views(tb.cols.values()) else _repeated  # an ncu page's columns kept as views
+        tb.set("profile", fill(number, n))
+        tb.set("tool", fill(tool, n))
+        tb.set("table", fill(blk.line_start, n))
         if blk.names is not None and not tb.has("short_name"):  # dictionary-encoded: each name once
             tb.set("short_name", _coded_short_names(blk.names, self.by_base))
             self.coded.add(id(tb))
@@ -864,6 +876,10 @@ class _Codes:
         self.pool, self.codes = pool, codes
 
 
+def _repeated(value: Any, n: int) -> list[Any]:
+    return [value] * n
+
+
 def _shift_lines(rows: Rows, shift: int) -> None:
     for c in ("line_start", "line_end"):
         col = rows.cols.get(c)
@@ -878,6 +894,9 @@ def _short_names(rows: Rows, by_base: dict[str, str]) -> None:
     """Short names filled where a row arrived without one, once per distinct name (its
     [correlation id] aside)."""
     names = rows.col("name")
+    if isinstance(names, View) and not rows.has("short_name"):  # once per distinct name the view holds
+        rows.set("short_name", names.mapped(lambda name: _short_of(name, by_base)))
+        return
     short = list(rows.col("short_name"))  # None where a row arrived without one (trace blocks)
     if short.count(None) == len(short):
         todo: Sequence[int] = range(len(short))

@@ -14,6 +14,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from profconv.parse import native
+from profconv.parse.colviews import Sparse, View
 from profconv.parse.schema import TIMED_SECTIONS
 from profconv.parse.table import Rows
 
@@ -179,6 +180,9 @@ def ranked(rows: Rows, threshold: float = 0.90) -> tuple[Rows, Notable]:
     several source tables, or ranked by Time(%)): (profile, section, row positions), in the order
     they first appear. The C accelerator (profconv.parse._kahan, looked up at each call) does the
     work where it was built, to the bit what the Python path below does."""
+    section = rows.col("section")
+    if isinstance(section, View):  # a page's columns kept as views: its few timed rows ranked alone
+        return _ranked_part(rows, section.positions(TIMED_SECTIONS), threshold)
     mod = native.load("_kahan")
     if mod is not None:
         got = mod.rank(rows.col("section"), rows.col("profile"), rows.col("table"), rows.col("time_pct"),
@@ -191,6 +195,20 @@ def ranked(rows: Rows, threshold: float = 0.90) -> tuple[Rows, Notable]:
             rows.set("share_basis", basis)
             return rows, notable
     return _ranked(rows, threshold)
+
+
+def _ranked_part(rows: Rows, timed: Sequence[int], threshold: float) -> tuple[Rows, Notable]:
+    """`ranked` of rows whose timed rows are only those at `timed`: those ranked (as a Rows of
+    their own: each ranked group is the same rows in the same order), the ranking columns missing
+    elsewhere without a value a row (colviews.Sparse)."""
+    at = list(timed)
+    sub, notable = ranked(rows.take(at), threshold)
+    n = rows.n
+    rows.set("share", Sparse(NAN, n, at, sub.col("share")))
+    rows.set("cumulative", Sparse(NAN, n, at, sub.col("cumulative")))
+    rows.set("in_top", Sparse(None, n, at, sub.col("in_top")))
+    rows.set("share_basis", Sparse(None, n, at, sub.col("share_basis")))
+    return rows, [(number, sec, [at[i] for i in members]) for number, sec, members in notable]
 
 
 _TIMED = frozenset(TIMED_SECTIONS)

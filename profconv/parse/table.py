@@ -16,6 +16,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from profconv.parse.colviews import View
 from profconv.parse.schema import COLUMNS
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class Rows:
 
     def take(self, idx: Sequence[int]) -> Rows:
         """The rows at positions `idx`, in that order."""
-        return Rows({k: [v[i] for i in idx] for k, v in self.cols.items()}, len(idx))
+        return Rows({k: v.take(idx) if isinstance(v, View) else [v[i] for i in idx] for k, v in self.cols.items()},
+                    len(idx))
 
     def where(self, keep: Iterable[bool]) -> Rows:
         return self.take([i for i, k in enumerate(keep) if k])

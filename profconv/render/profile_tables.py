@@ -4,6 +4,7 @@ Rendered from the parse's plain columns (ProfileSet.rows), so printing a table n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from profconv.parse.colviews import both, holds_views, positions
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, context_facts
 from profconv.parse.shares import share_rows
@@ -43,10 +45,9 @@ class Ranked:
 def rank_rows(rows: Rows, profile: int, sections: list[str], threshold: float = 0.90) -> list[Ranked]:
     """Each section of one profile ranked by its share (the order and shares of parse/shares.py);
     in_top marks the smallest set of rows reaching `threshold`."""
-    prof, sec = rows.col("profile"), rows.col("section")
     out = []
     for section in sections:
-        idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] == section]
+        idx = _where(rows, profile, (section,))
         if not idx:
             continue
         sub = rows.take(idx)
@@ -65,6 +66,15 @@ def rank_rows(rows: Rows, profile: int, sections: list[str], threshold: float = 
                 total += r["share"]
         out.append(Ranked(profile, section, recs, top, total, basis))
     return out
+
+
+def _where(rows: Rows, profile: int, sections: tuple[str, ...]) -> Sequence[int]:
+    """The positions of one profile's rows of these sections (a range where the rows are an ncu
+    page's columns kept as views: no look at each of its million rows)."""
+    prof, sec = rows.col("profile"), rows.col("section")
+    if holds_views((prof, sec)):
+        return both(positions(sec, sections), positions(prof, (profile,)))
+    return [i for i in range(rows.n) if prof[i] == profile and sec[i] in sections]
 
 
 def summary_line(r: Ranked) -> str:
@@ -134,8 +144,7 @@ def metric_table(rows: Rows, profile: int, width: int = 120, limit: int | None =
     values -- Min, Max and Avg where the tool printed them (nvprof --metrics/--events, ncu
     --print-summary), an event's Total, else the one value. At a narrow width Total, Min and Max go
     first (named in the caption); the kernel wraps."""
-    prof, sec = rows.col("profile"), rows.col("section")
-    idx = [i for i in range(rows.n) if prof[i] == profile and sec[i] in ("ncu-metric", "metric")]
+    idx = _where(rows, profile, ("ncu-metric", "metric"))
     if not idx:
         return None
     hidden = len(idx) - limit if limit is not None and len(idx) > limit else 0

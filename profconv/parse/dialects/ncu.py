@@ -10,8 +10,9 @@ import re
 from collections.abc import Iterable
 from typing import cast
 
-from profconv.parse import columnar, grouping, units
+from profconv.parse import bytescan, grouping, units
 from profconv.parse.dialect import Dialect
+from profconv.parse.dialects import ncu_raw
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 from profconv.parse.text import csv_row, csv_rows
@@ -172,8 +173,7 @@ def summarize_durations(durations: Iterable[tuple[str, float, str | None, int]])
 
 _ID_COLUMNS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Function Name",
                "Context", "Stream", "Device", "CC", "Kernel Time", "Block Size", "Grid Size"}
-RAW_COLUMNS_FROM = 200  # launches: from here on a raw page is read as columns (profconv.parse.columnar)
-RAW_PAYS_FROM = 1 << 20  # bytes: a page this big pays for loading pyarrow (~0.3 s; it saves ~0.25 s a MB)
+RAW_COLUMNS_FROM = ncu_raw.MIN_LAUNCHES  # launches: from here on a raw page is read as columns (ncu_raw)
 
 
 def _csv_extent(lines: list[str], start: int, width: int) -> tuple[list[int], int, list[int]]:
@@ -260,6 +260,9 @@ def _raw_cells(table: list[list[str]], at: list[int], kname: int, result: Dialec
 def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping.Event]) -> int:
     lines = doc.lines
     header = csv_row(lines[start])
+    pre = _pre_read(doc, start, header)
+    if pre is not None:
+        return _page(pre, start, pre.first_line + len(pre.names) - 1, result, events)
     at, j, stray = _csv_extent(lines, start, len(header))
     col = {h: k for k, h in enumerate(header)}
     kname = col.get("Kernel Name", col.get("Function Name"))
@@ -267,17 +270,12 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
         # no column says which kernel (or no value column): nothing here can be placed
         result.unplaced.extend(k + 1 for k in at)
         return j
+    if "Metric Name" not in col and len(at) > RAW_COLUMNS_FROM and not stray:
+        page = _page_of_lines(lines, at, j, header)
+        if page is not None:
+            return _page(page, start, j, result, events)
     result.claimed.update(range(start + 1, j + 1))
     notes = [stray_note([k + 1 for k in stray])] if stray else []
-    if ("Metric Name" not in col and len(at) > RAW_COLUMNS_FROM and not stray
-            and columnar.worth(sum(len(lines[k]) for k in at), RAW_PAYS_FROM)):
-        from profconv.parse.dialects.ncu_raw import raw_columns
-
-        blocks = raw_columns(lines, start, j, header, kname)
-        if blocks is not None:
-            for blk in blocks:
-                events.append(grouping.Event("block", start + 1, block=blk))
-            return j
     table = [header, *csv_rows([lines[k] for k in at])]
     if "Metric Name" in col:
         cells = _details_cells(table, at, col, kname, result)
@@ -294,6 +292,40 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
             events.append(grouping.Event("block", start + 1, block=Block(
                 section="gpu", rows=summary, line_start=start + 1, line_end=j)))
     return j
+
+
+def _pre_read(doc: Document, start: int, header: list[str]) -> ncu_raw.Page | None:
+    """The raw page whose header is line index `start`, read from the input's bytes
+    (ncu_raw.find), if it was; bytescan.Reparse where the text's header is not the one read."""
+    pre = doc.pre
+    if pre is None or getattr(pre, "dialect", "") != "ncu":
+        return None
+    for key in (start, start + 1):  # the page's table is keyed by its units row, where it has one
+        t = pre.tables.get(key)
+        if t is not None and key == start + t.batch.has_units:
+            pre.take(key)
+            if t.batch.header != header:
+                raise bytescan.Reparse
+            return cast("ncu_raw.Page", t.batch)
+    return None
+
+
+def _page_of_lines(lines: list[str], at: list[int], end: int, header: list[str]) -> ncu_raw.Page | None:
+    """A raw page of the text's lines read as columns (ncu_raw.read on their bytes)."""
+    units_row = csv_row(lines[at[0]])
+    has_units = bool(units_row) and not units_row[0].strip()
+    first = at[0] + has_units
+    data = ("\n".join(lines[first:end]) + "\n").encode("utf-8", "surrogateescape")
+    return ncu_raw.read(data, 0, len(data), header, units_row if has_units else None, first + 1)
+
+
+def _page(page: ncu_raw.Page, start: int, end: int, result: DialectResult, events: list[grouping.Event]) -> int:
+    """A raw page read as columns: its lines claimed, its launches' lines its own (`bulk`), its blocks."""
+    result.claimed.update(range(start + 1, end + 1))
+    result.bulk.append((page.first_line, end))
+    for blk in page.blocks(start + 1, end):
+        events.append(grouping.Event("block", start + 1, block=blk))
+    return end
 
 
 def _aligned(line: str, spans: list[tuple[int, int]]) -> bool:

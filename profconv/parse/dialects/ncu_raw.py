@@ -1,156 +1,306 @@
 """An `ncu --csv --page raw` page read as columns: one wide row per launch, one column per metric.
 
-pyarrow's CSV reader (profconv.parse.columnar) gives each metric column dictionary-encoded; the
-page's decimal mark is voted on its distinct cells and each distinct cell is read once, with
-pyarrow's compute functions, into the long ncu-metric rows (one per launch x metric, in the order
-the row reader gives them) -- no Python object per cell until the rows are written. A page whose
-cells leave the C decimal mark in doubt, or hold anything unusual, returns None: the row reader
-(`ncu._raw_cells` + `ncu._read`) reads it, with the same output.
+The page's rows are read from bytes in one pass (profconv.parse._ncucells where it is built, the
+pure-Python twin `_scan_py` here otherwise: the same result): each metric cell that is a plain
+C-locale number becomes a double in one array (launch by launch, metric by metric), the others
+('n/a', '1.5e+03', ' 12 ') are read one by one as the row reader reads them, and the page's decimal
+mark is voted on every cell as `ncu._vote` votes. The ncu-metric rows are then columns that hold no
+Python object per row (profconv.parse.colviews): the values, each launch's kernel name and line
+(repeated once per metric), each metric's name and unit (tiled once per launch), the text of the
+few cells that are no number. The per-kernel GPU rows come from the duration column.
+
+Where the page is big, its rows are found on the input's bytes before it is decoded (`find`, from
+core.parse_whole): they are blank lines in the text the engine decodes, normalizes and splits, and
+ncu's reader takes them from the PreRead (profconv.parse.bytescan) when it meets the header. Pages
+read from text (core.parse_text) go through the same reader on their lines' bytes.
+
+A page whose cells leave the C decimal mark in doubt, whose rows are not all quoted cells of the
+header's width, or whose bytes hold anything `normalize` would rewrite is not read here: the row
+reader (`ncu._raw_cells` + `ncu._read`) reads it, with the same output as ever.
 """
 
 from __future__ import annotations
 
+import re
 from array import array
+from dataclasses import dataclass
 from typing import Any
 
-from profconv.parse import columnar, units
+from profconv.parse import bytescan, columnar, native, units
+from profconv.parse.colviews import Const, Repeated, Sparse, Tiled
 from profconv.parse.model import Block
 from profconv.parse.table import Rows
+from profconv.parse.text import csv_row
 
-# a cell units.number reads as the C locale prints it: digits, an optional '.' decimal part, or
-# thousands grouped by ',' (first group not 0); its vote (units.LocaleVote.add) is '.' or nothing,
-# but for the one-group cells that read either way ('524.288', '1,024'): undecided
-_C_NUMBER = r"^(?:\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?)$"
-_UNDECIDED = r"^[1-9]\d{0,2}[.,]\d{3}$"
-_ODD = r"^\s|\s$|\(!\)"  # a cell to clean before it is read
+MIN_LAUNCHES = 200  # pages of more launches are read here (ncu.RAW_COLUMNS_FROM)
+_PLAIN_C = re.compile(r"\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")  # _ncucells.c plain_number
+_UNDECIDED = re.compile(r"[1-9]\d{0,2}[.,]\d{3}")
+_DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
+# bytes `normalize` may rewrite (or that change what it does to the rest of the text), besides
+# non-ASCII: control characters but the newline, '&', '\\', '//', '/*', '--', '<br', '<pre'
+_UNCLEAN = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f&\\]|//|/\*|--|<[bBpP]")
+_PAGE_END = re.compile(rb'\n(?:[^"]|"(?:ID|Process ID)",)')  # the first line after a page's rows
 
 
-def raw_columns(lines: list[str], start: int, end: int, header: list[str], kname: int) -> list[Block] | None:
-    """The ncu-metric block (and the per-kernel GPU block) of the raw page whose header is line
-    index `start` and whose rows run to `end`; None where the row reader must read it."""
+@dataclass
+class Scan:
+    """What one pass over a page's rows gives: launches, the vote of the plain cells, each launch's
+    kernel name, the odd cells (index in `values`, start, end in the bytes)."""
+
+    rows: int
+    dot: int
+    comma: int
+    undecided: bool
+    names: list[str]
+    odd: list[tuple[int, int, int]]
+
+
+@dataclass
+class Page:
+    """A raw page read as columns (see the module docstring); `first_line`: the 1-based line of
+    its first launch (the others follow, one a line)."""
+
+    header: list[str]
+    has_units: bool
+    metrics: list[str]
+    units: list[str | None]
+    names: list[str]
+    values: array
+    texts: dict[int, str]
+    first_line: int
+
+    def blocks(self, line_start: int, line_end: int) -> list[Block]:
+        """The ncu-metric block (columns) and the per-kernel GPU block of the page."""
+        from profconv.parse.dialects import ncu
+
+        n, m = len(self.names), len(self.metrics)
+        lines = range(self.first_line, self.first_line + n)
+        at = sorted(self.texts)
+        table = Rows({"section": Const("ncu-metric", n * m), "name": Repeated(self.names, m),
+                      "line_start": Repeated(lines, m), "line_end": Repeated(lines, m),
+                      "metric": Tiled(self.metrics, n), "unit": Tiled(self.units, n), "value": self.values,
+                      "value_text": Sparse(None, n * m, at, [self.texts[k] for k in at])}, n * m)
+        blocks = [Block(section="ncu-metric", table=table, line_start=line_start, line_end=line_end)]
+        timed = [j for j, name in enumerate(self.metrics) if name in ncu.DURATION_METRICS]
+        values, names, units_of, first = self.values, self.names, self.units, self.first_line
+        summary = ncu.summarize_durations((names[r], values[r * m + j], units_of[j], first + r)
+                                          for r in range(n) for j in timed)
+        if summary:
+            blocks.append(Block(section="gpu", rows=summary, line_start=line_start, line_end=line_end))
+        return blocks
+
+
+def read(data: bytes, start: int, end: int, header: list[str], units_row: list[str] | None,
+         first_line: int) -> Page | None:
+    """The page whose rows are data[start:end] (each line ending in '\\n'), under `header` and its
+    units row (None: the page has none); None where the row reader must read it."""
     from profconv.parse.dialects import ncu
 
     metric_at = ncu._metric_columns(header)
-    if len(set(header)) != len(header) or not metric_at:
+    kname = _kernel_column(header)
+    if len(set(header)) != len(header) or not metric_at or kname is None:
         return None
-    names = [header[h] for h in metric_at]
-    wanted = list(dict.fromkeys([header[0], header[kname], *names]))
-    cols = columnar.read_strings("\n".join(lines[start:end]).encode(), wanted)
-    if cols is None:
+    units_of = [((units_row[h] if units_row is not None and h < len(units_row) else "") or None) for h in metric_at]
+    kinds = bytearray(b"i" * len(header))
+    kinds[kname] = ord("n")
+    for h, u in zip(metric_at, units_of):
+        kinds[h] = ord("d") if header[h] in ncu.DURATION_METRICS and u in ncu._WHOLE_NS else ord("m")
+    launches = data.count(b"\n", start, end)
+    values = array("d", [0.0]) * (launches * len(metric_at))
+    scan = _scan(data, start, end, bytes(kinds), values)
+    if scan is None or scan.rows != launches:
         return None
-    first = cols[header[0]]
-    has_units = len(first.codes) > 0 and not first.pool[int(first.codes[0])].as_py().strip()
-    skip = 1 if has_units else 0
-    units_of = [(cols[c].pool[int(cols[c].codes[0])].as_py() or None) if has_units else None for c in names]
-    read = _cells([cols[c] for c in names], names, skip, units_of)
-    if read is None:
+    texts = _odd_cells(data, scan, bytes(b for b in kinds if b in b"md"), values)
+    if texts is None:
         return None
-    values, texts = read
-    launches = len(first.codes) - skip
-    kernels = cols[header[kname]].values[skip:]
-    line_nos = list(range(start + 2 + skip, start + 2 + skip + launches))
-    table = _long_rows(kernels, line_nos, names, units_of, values, texts)
-    blocks = [Block(section="ncu-metric", table=table, line_start=start + 1, line_end=end)]
-    timed = [j for j, m in enumerate(names) if m in ncu.DURATION_METRICS]
-    durations = [(kernels[r], values[r * len(names) + j], units_of[j], line_nos[r])
-                 for r in range(launches) for j in timed] if timed else []
-    summary = ncu.summarize_durations(durations)
-    if summary:
-        blocks.append(Block(section="gpu", rows=summary, line_start=start + 1, line_end=end))
-    return blocks
+    return Page(header, units_row is not None, [header[h] for h in metric_at], units_of, scan.names, values, texts,
+                first_line)
 
 
-def _long_rows(kernels: list[str], line_nos: list[int], names: list[str], units_of: list[str | None],
-               values: array, texts: list[str | None]) -> Rows:
-    """One ncu-metric row per launch x metric, launch by launch."""
-    import numpy as np
-
-    m, n = len(names), len(kernels)
-    per_launch = np.empty(n, dtype=object)
-    per_launch[:] = kernels
-    metric = np.empty(m, dtype=object)
-    metric[:] = names
-    unit = np.empty(m, dtype=object)
-    unit[:] = units_of
-    lines = np.repeat(np.asarray(line_nos, dtype=np.int64), m).tolist()
-    return Rows({"section": ["ncu-metric"] * (n * m), "name": np.repeat(per_launch, m).tolist(),
-                 "line_start": lines, "line_end": lines, "metric": np.tile(metric, n).tolist(),
-                 "unit": np.tile(unit, n).tolist(), "value": values, "value_text": texts}, n * m)
+def _kernel_column(header: list[str]) -> int | None:
+    col = {h: k for k, h in enumerate(header)}
+    return col.get("Kernel Name", col.get("Function Name"))
 
 
-def _cells(columns: list[columnar.Text], names: list[str], skip: int,
-           units_of: list[str | None]) -> tuple[array, list[str | None]] | None:
-    """The value (and the text of a cell that is no number) of every cell, launch by launch, read
-    once per distinct cell; None when the page's cells do not say '.' is the decimal mark."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def _scan(data: bytes, start: int, end: int, kinds: bytes, values: array) -> Scan | None:
+    mod = native.load("_ncucells")
+    got = mod.rows(data, start, end, kinds, values) if mod is not None else _scan_py(data, start, end, kinds, values)
+    return None if got is None else Scan(got[0], got[1], got[2], bool(got[3]), got[4], got[5])
 
+
+def _odd_cells(data: bytes, scan: Scan, kinds: bytes, values: array) -> dict[int, str] | None:
+    """The odd cells voted on and read as the row reader reads them (their values set in `values`);
+    their texts by index, or None where the page's decimal mark is not the C locale's."""
+    from profconv.parse.dialects.ncu import _number_or_text
+
+    vote = units.LocaleVote()
+    vote.dot, vote.comma, vote.undecided = scan.dot, scan.comma, scan.undecided
+    cells = [(k, data[a:b].decode("ascii")) for k, a, b in scan.odd]
+    m = len(kinds)
+    for k, cell in cells:
+        x = cell.replace("(!)", "")
+        vote.add([x])
+        if kinds[k % m] == ord("d"):
+            vote.add_counts([x])
+    if vote.locale() is not units.C_LOCALE:
+        return None
+    texts: dict[int, str] = {}
+    for k, cell in cells:
+        v, text = _number_or_text(cell)
+        values[k] = v
+        if text is not None:
+            texts[k] = text
+    return texts
+
+
+def _scan_py(data: bytes, start: int, end: int, kinds: bytes, values: array) -> tuple[Any, ...] | None:
+    """_ncucells.rows in Python (see profconv/parse/_ncucells.c): the same result."""
+    body = data[start:end]
+    if body and (not body.endswith(b"\n") or not body.isascii() or _UNCLEAN.search(body)):
+        return None
+    ncols = len(kinds)
+    metric_cols = [c for c, k in enumerate(kinds) if k in b"md"]
+    kname = kinds.find(b"n")
+    dot = comma = 0
+    undecided = False
+    names: list[str] = []
+    odd: list[tuple[int, int, int]] = []
+    pos, at = start, 0
+    for line in body.decode("ascii").split("\n")[:-1]:
+        cells = line[1:-1].split('","')
+        if len(line) < 2 or line[0] != '"' or line[-1] != '"' or len(cells) != ncols or '"' in line[1:-1].replace('","', ""):
+            return None
+        names.append(cells[kname])
+        offsets = _cell_starts(pos, cells)
+        for c in metric_cols:
+            cell = cells[c]
+            got = _plain_cell(cell, kinds[c] == ord("d"))
+            if got is None:
+                values[at] = float("nan")
+                odd.append((at, offsets[c], offsets[c] + len(cell)))
+            else:
+                values[at], d, k, u = got
+                dot, comma, undecided = dot + d, comma + k, undecided or u
+            at += 1
+        pos += len(line) + 1
+    return len(names), dot, comma, undecided, names, odd
+
+
+def _cell_starts(pos: int, cells: list[str]) -> list[int]:
+    """Where each cell's text starts in the bytes, the line starting at `pos`."""
+    out, at = [], pos + 1
+    for cell in cells:
+        out.append(at)
+        at += len(cell) + 3
+    return out
+
+
+def _plain_cell(cell: str, duration: bool) -> tuple[float, int, int, bool] | None:
+    """A metric cell's (value, dot votes, comma votes, undecided) where it is empty or a plain
+    C-locale number (_ncucells.c metric), else None."""
+    if not cell:
+        return float("nan"), 0, 0, False
+    if not _PLAIN_C.fullmatch(cell):
+        return None
+    v = float(cell.replace(",", ""))
+    if v in (float("inf"), float("-inf")):
+        return None
+    dot = comma = 0
+    undecided = False
+    if "." in cell or "," in cell:
+        if _UNDECIDED.fullmatch(cell):
+            undecided = True
+        else:
+            dot = 1
+    if duration:
+        if _DOT_GROUPED.fullmatch(cell):
+            comma = 1
+        elif _COMMA_GROUPED.fullmatch(cell):
+            dot += 1
+    return v, dot, comma, undecided
+
+
+def find(data: bytes, keep: bool = True) -> bytescan.PreRead | None:
+    """The big raw pages of `data` read from its bytes (see the module docstring), or None. `keep`:
+    the PreRead holds `data` for a Reparse (else its source is empty: the caller reads the input
+    again then, and `data` may go as soon as the caller lets it go)."""
+    if b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf" or b'"ID",' not in data and b'"Process ID",' not in data:
+        return None
+    pieces: list[bytes] = []
+    tables: dict[int, bytescan.Table] = {}
+    pos = line = 0
+    for a in _headers(data):
+        if a < pos:
+            continue
+        got = _page_at(data, a, line + data.count(b"\n", pos, a))
+        if got is None:
+            continue
+        t, e, cut = got
+        tables[t.line] = t
+        pieces += [data[pos:cut], b"\n" * (t.rows - t.kept)]
+        line, pos = t.line + 1 + t.rows, e
+    if not tables:
+        return None
+    pieces.append(data[pos:])
+    return bytescan.PreRead(b"".join(pieces), data if keep else b"", tables, dialect="ncu")
+
+
+def _headers(data: bytes) -> list[int]:
+    """Where the lines that start a --csv page ('"ID",', '"Process ID",') start, in order."""
+    found = []
+    for mark in (b'"ID",', b'"Process ID",'):
+        at = 0 if data.startswith(mark) else -1
+        k = data.find(b"\n" + mark)
+        while k >= 0:
+            found.append(k + 1)
+            k = data.find(b"\n" + mark, k + 1)
+        found += [0] if at == 0 else []
+    return sorted(found)
+
+
+def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] | None:
+    """The page whose header starts at offset `a` (line index `line`) as a PreRead table keyed by
+    the line before its first launch (the units row, else the header), the offset after its rows
+    and where its rows blank in the text begin; None where it is small or the text path must read it."""
+    b = data.find(b"\n", a) + 1
+    if b == 0 or not data[a:b].isascii():
+        return None
+    header = csv_row(data[a : b - 1].decode("ascii"))
+    c = data.find(b"\n", b) + 1
+    if not header or "Metric Name" in header or c == 0 or data[b : b + 1] != b'"':
+        return None
+    unit_line = data[b : c - 1]
+    units_row = csv_row(unit_line.decode("latin-1")) if unit_line.isascii() else None
+    has_units = bool(units_row) and not units_row[0].strip()  # type: ignore[index]
+    start = c if has_units else b
+    end_at = _PAGE_END.search(data, start - 1)
+    e = end_at.start() + 1 if end_at else len(data)
+    rows = data.count(b"\n", start, e)
+    if rows <= MIN_LAUNCHES or data[e - 1 : e] != b"\n" or data[e : e + 1] in (b" ", b"\t") or _stray_after(data, e, len(header)):
+        return None
+    page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units)
+    if page is None:
+        return None
+    key = line + has_units
+    cut = max(start, data.rfind(b"\n", start, min(e, bytescan.KEEP)) + 1) if start < bytescan.KEEP else start
+    # what PreRead.check compares with the text's lines: the line before the launches and the launches
+    # kept in the text, copied (the input's bytes are not held by the table)
+    lead = data[b if has_units else a : cut]
+    t = bytescan.Table(key, header[0], columnar.Span(lead, 0, len(lead)), rows, lead.count(b"\n") - 1, 0, len(lead),
+                       batch=page)
+    return t, e, cut
+
+
+def _stray_after(data: bytes, e: int, width: int) -> bool:
+    """Whether the line at offset e is one the row reader takes for program output inside the page
+    (ncu._csv_extent: a row of the page follows it): then the text path reads the page."""
     from profconv.parse.dialects import ncu
 
-    offsets = np.cumsum([0] + [len(c.pool) for c in columns])
-    pool = pa.concat_arrays([c.pool for c in columns]) if columns else pa.array([], pa.string())
-    clean = _strip(pool)
-    plain = pc.match_substring_regex(clean, _C_NUMBER).to_numpy(zero_copy_only=False)
-    durations = [k for k, m in enumerate(names) if units_of[k] in ncu._WHOLE_NS and m in ncu.DURATION_METRICS]
-    if not _c_locale(clean, plain, [(offsets[k], offsets[k + 1]) for k in durations]):
-        return None
-    vals, texts = _numbers(pool, clean, plain)
-    codes = np.stack([c.codes[skip:].astype(np.int64) + offsets[k] for k, c in enumerate(columns)], axis=1).ravel()
-    values = array("d")
-    values.frombytes(vals[codes].tobytes())
-    text_pool = np.empty(len(texts), dtype=object)
-    text_pool[:] = texts
-    return values, text_pool[codes].tolist()
+    f = data.find(b"\n", e)
+    if f < 0:
+        return False
+    g = data.find(b"\n", f + 1)
+    nxt = data[f + 1 : g if g >= 0 else len(data)]
+    return ncu._stray(data[e:f].decode("latin-1")) and ncu._row_of(nxt.decode("latin-1"), width)
 
-
-def _strip(pool: Any) -> Any:
-    import pyarrow.compute as pc
-
-    if not pc.any(pc.match_substring_regex(pool, _ODD)).as_py():
-        return pool
-    return pc.utf8_trim_whitespace(pc.replace_substring(pool, "(!)", ""))
-
-
-def _c_locale(clean: Any, plain: Any, duration_spans: list[tuple[int, int]]) -> bool:
-    """Whether the vote of these distinct cells (units.LocaleVote, as ncu._vote casts it) is the C
-    locale; `plain`: the cells that match _C_NUMBER. Cells no pattern here decides are voted on
-    one by one."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    undecided = pc.match_substring_regex(clean, _UNDECIDED).to_numpy(zero_copy_only=False)
-    marked = (pc.match_substring(clean, ".").to_numpy(zero_copy_only=False)
-              | pc.match_substring(clean, ",").to_numpy(zero_copy_only=False))
-    vote = units.LocaleVote()
-    vote.dot = int((plain & marked & ~undecided).sum())
-    vote.undecided = bool(undecided.any())
-    rest = np.flatnonzero(~plain & ~undecided & marked)
-    if len(rest):
-        vote.add(clean.take(rest).to_pylist())
-    for lo, hi in duration_spans:  # a whole number of nanoseconds groups thousands with the other mark
-        vote.add_counts(clean.slice(lo, hi - lo).to_pylist())
-    return vote.locale() is units.C_LOCALE
-
-
-def _numbers(pool: Any, clean: Any, plain: Any) -> tuple[Any, list[str | None]]:
-    """units.number of every distinct cell (NaN where it is none) and the cell's text where NaN:
-    the C-locale numbers (`plain`) cast by pyarrow, the others read one by one as the row reader does."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    vals = np.full(len(pool), np.nan)
-    idx = np.flatnonzero(plain)
-    if len(idx):
-        cells = pc.replace_substring(clean.take(pa.array(idx)), ",", "")
-        vals[idx] = pc.cast(cells, pa.float64()).to_numpy(zero_copy_only=False)
-    vals[~np.isfinite(vals)] = np.nan
-    texts: list[str | None] = [None] * len(pool)
-    odd = np.flatnonzero(np.isnan(vals))
-    if len(odd):
-        from profconv.parse.dialects.ncu import _number_or_text
-
-        for k, cell in zip(odd.tolist(), pool.take(pa.array(odd)).to_pylist()):
-            vals[k], texts[k] = _number_or_text(cell)  # '1'234.5', '1.5e+03', 'n/a': as the row reader
-    return vals, texts

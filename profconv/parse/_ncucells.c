@@ -1,0 +1,250 @@
+/* The rows of an `ncu --csv --page raw` page read from the input's bytes in one pass
+ * (profconv.parse.dialects.ncu_raw; its pure-Python twin there gives the same result).
+ *
+ * rows(data, start, end, kinds, out) reads data[start:end]: lines of quoted cells ("a","b",...), each
+ * line ending in '\n', `len(kinds)` cells a line. kinds holds one byte per column: 'i' a cell that is
+ * only checked, 'n' the kernel name (its text is returned, one str a row), 'm' a metric value, 'd' a
+ * metric value that is a whole number of nanoseconds (a duration: it also votes as a count, as
+ * ncu._vote casts it). Each metric cell goes to `out` (a writable buffer of doubles, launch by launch,
+ * metric by metric):
+ *   - empty: NaN;
+ *   - a plain C-locale number (digits, an optional '.' part, or thousands grouped by ',' from a first
+ *     group of 1-3 digits not starting with 0): the double Python's float() reads from it without
+ *     its commas (PyOS_string_to_double: float()'s own conversion);
+ *   - anything else, or a number too big for a double: NaN here and (its index, start, end) in the
+ *     returned list of odd cells, for the Python side to vote on and read as the row reader does.
+ * The decimal-mark vote of the plain cells is counted (units.LocaleVote: dot, comma, undecided).
+ * Returns (rows, dot, comma, undecided, names, odd), or None where the bytes are not such lines: a
+ * cell not quoted, a quote inside a cell, another number of cells, a byte outside printable ASCII,
+ * '&' or '\\', or a two-byte mark profconv.parse.text.normalize rewrites ('//', '/' '*', '--', '<b',
+ * '<B', '<p', '<P') -- the text path reads those pages.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    long dot, comma;
+    int undecided;
+} Vote;
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* the length of the run of digits at s (< e) */
+static Py_ssize_t digits(const unsigned char *s, const unsigned char *e) {
+    const unsigned char *p = s;
+    while (p < e && is_digit(*p)) p++;
+    return p - s;
+}
+
+/* ^(?:\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?)$ */
+static int plain_number(const unsigned char *s, const unsigned char *e) {
+    Py_ssize_t k = digits(s, e);
+    const unsigned char *p = s + k;
+    if (k == 0) return 0;
+    if (p < e && *p == ',') {
+        if (k > 3 || *s == '0') return 0;
+        while (p < e && *p == ',') {
+            if (e - p < 4 || digits(p + 1, e) < 3) return 0;
+            p += 4;
+            if (p < e && is_digit(*p)) return 0;
+        }
+    }
+    if (p < e && *p == '.') {
+        p++;
+        p += digits(p, e);
+    }
+    return p == e;
+}
+
+/* ^[1-9]\d{0,2}[.,]\d{3}$: a cell that reads either way ('524.288', '1,024') */
+static int undecided(const unsigned char *s, const unsigned char *e) {
+    Py_ssize_t k = digits(s, e);
+    if (k < 1 || k > 3 || *s == '0' || s + k >= e) return 0;
+    if (s[k] != '.' && s[k] != ',') return 0;
+    return e - (s + k + 1) == 3 && digits(s + k + 1, e) == 3;
+}
+
+/* \d{1,3}(M\d{3})+ in full, M the mark */
+static int grouped(const unsigned char *s, const unsigned char *e, unsigned char mark) {
+    Py_ssize_t k = digits(s, e);
+    const unsigned char *p = s + k;
+    if (k < 1 || k > 3 || p >= e) return 0;
+    while (p < e) {
+        if (*p != mark || e - p < 4 || digits(p + 1, e) < 3) return 0;
+        p += 4;
+        if (p < e && is_digit(*p)) return 0;
+    }
+    return 1;
+}
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* a plain cell's value (its commas left out); 0 where it is too long or too big for a double. Up to
+ * 15 digits and 22 decimals the digits and the power of ten are exact doubles, so one division is
+ * the correctly rounded value (float()'s: Clinger's fast path); longer ones go to float()'s own
+ * conversion */
+static int plain_value(const unsigned char *s, const unsigned char *e, double *out) {
+    unsigned long long mant = 0;
+    int ndigits = 0, decimals = -1;
+    for (const unsigned char *p = s; p < e; p++) {
+        if (*p == ',') continue;
+        if (*p == '.') {
+            decimals = 0;
+            continue;
+        }
+        if (mant || *p != '0') ndigits++;
+        mant = mant * 10 + (unsigned long long)(*p - '0');
+        if (decimals >= 0) decimals++;
+        if (ndigits > 15) break;
+    }
+    if (ndigits <= 15 && decimals <= 22) {
+        *out = decimals > 0 ? (double)mant / POW10[decimals] : (double)mant;
+        return 1;
+    }
+    char buf[128];
+    Py_ssize_t n = 0;
+    for (const unsigned char *p = s; p < e; p++) {
+        if (*p == ',') continue;
+        if (n >= (Py_ssize_t)sizeof(buf) - 1) return 0;
+        buf[n++] = (char)*p;
+    }
+    buf[n] = 0;
+    char *end = NULL;
+    double v = PyOS_string_to_double(buf, &end, NULL);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (end != buf + n || isinf(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* one metric cell: its value to *out, its vote counted; 0 where it is odd (the Python side reads it) */
+static int metric(const unsigned char *s, const unsigned char *e, int duration, Vote *vote, double *out) {
+    if (s == e) {
+        *out = Py_NAN;
+        return 1;
+    }
+    if (!plain_number(s, e) || !plain_value(s, e, out)) {
+        *out = Py_NAN;
+        return 0;
+    }
+    if (memchr(s, '.', e - s) || memchr(s, ',', e - s)) {
+        if (undecided(s, e))
+            vote->undecided = 1;
+        else
+            vote->dot++;
+    }
+    if (duration) {
+        if (grouped(s, e, '.'))
+            vote->comma++;
+        else if (grouped(s, e, ','))
+            vote->dot++;
+    }
+    return 1;
+}
+
+/* the bytes of a cell are ones normalize leaves as they are, and no quote */
+static int clean(const unsigned char *s, const unsigned char *e) {
+    for (const unsigned char *p = s; p < e; p++) {
+        unsigned char c = *p;
+        if (c < 0x20 || c > 0x7e || c == '&' || c == '\\') return 0;
+        if (p + 1 < e) {
+            unsigned char d = p[1];
+            if ((c == '/' && (d == '/' || d == '*')) || (c == '-' && d == '-') ||
+                (c == '<' && (d == 'b' || d == 'B' || d == 'p' || d == 'P')))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+typedef struct {
+    const unsigned char *base;
+    const char *kinds;
+    Py_ssize_t ncols, metrics, rows;
+    double *out;
+    Py_ssize_t cap;
+    Vote vote;
+    PyObject *names, *odd;
+} Scan;
+
+/* one cell at *pp (its opening quote): read, checked, handled; 0: not such a cell; -1: error */
+static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, Py_ssize_t col, Py_ssize_t *m) {
+    const unsigned char *p = *pp;
+    if (p >= stop || *p != '"') return 0;
+    const unsigned char *s = ++p;
+    const unsigned char *q = memchr(s, '"', stop - s);
+    if (q == NULL || !clean(s, q)) return 0;
+    p = q + 1;
+    if (p >= stop || *p != (col + 1 < sc->ncols ? ',' : '\n')) return 0;
+    *pp = p + 1;
+    char kind = sc->kinds[col];
+    if (kind == 'n') {
+        PyObject *name = PyUnicode_DecodeASCII((const char *)s, q - s, NULL);
+        if (name == NULL || PyList_Append(sc->names, name) < 0) {
+            Py_XDECREF(name);
+            return -1;
+        }
+        Py_DECREF(name);
+    } else if (kind == 'm' || kind == 'd') {
+        Py_ssize_t at = sc->rows * sc->metrics + *m;
+        if (at >= sc->cap) return 0;
+        if (!metric(s, q, kind == 'd', &sc->vote, sc->out + at)) {
+            PyObject *t = Py_BuildValue("(nnn)", at, (Py_ssize_t)(s - sc->base), (Py_ssize_t)(q - sc->base));
+            if (t == NULL || PyList_Append(sc->odd, t) < 0) {
+                Py_XDECREF(t);
+                return -1;
+            }
+            Py_DECREF(t);
+        }
+        (*m)++;
+    }
+    return 1;
+}
+
+static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer data, kinds, out;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nny*w*", &data, &start, &end, &kinds, &out)) return NULL;
+    PyObject *result = NULL;
+    Scan sc = {(const unsigned char *)data.buf, (const char *)kinds.buf, kinds.len, 0, 0,
+               (double *)out.buf, out.len / (Py_ssize_t)sizeof(double), {0, 0, 0}, PyList_New(0), PyList_New(0)};
+    for (Py_ssize_t k = 0; k < kinds.len; k++) sc.metrics += (sc.kinds[k] == 'm' || sc.kinds[k] == 'd');
+    if (sc.names == NULL || sc.odd == NULL || start < 0 || end > data.len || start > end || kinds.len == 0) goto done;
+    const unsigned char *p = sc.base + start, *stop = sc.base + end;
+    int ok = 1;
+    while (ok > 0 && p < stop) {
+        Py_ssize_t m = 0;
+        for (Py_ssize_t col = 0; ok > 0 && col < sc.ncols; col++) ok = cell(&sc, &p, stop, col, &m);
+        sc.rows += ok > 0;
+    }
+    if (ok < 0) goto done;
+    if (ok == 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    result = Py_BuildValue("(nlliOO)", sc.rows, sc.vote.dot, sc.vote.comma, sc.vote.undecided, sc.names, sc.odd);
+done:
+    Py_XDECREF(sc.names);
+    Py_XDECREF(sc.odd);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&kinds);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"rows", rows, METH_VARARGS,
+     "rows(data, start, end, kinds, out) -> (rows, dot, comma, undecided, names, odd) | None: an ncu raw "
+     "page's rows (see the module's source)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ncucells", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__ncucells(void) { return PyModule_Create(&module); }

@@ -1,0 +1,259 @@
+"""Columns of Rows computed on demand: a big table's constant, repeated and tiled columns without a
+Python object per row.
+
+An `ncu --csv --page raw` page of 30,000 launches x 50 metrics is 1.5 million ncu-metric rows, but
+only its values (one double each) vary from row to row: the kernel name and line number are each
+launch's (repeated once per metric), the metric name and unit each metric's (tiled once per
+launch), section, profile, tool and table one value all along. A `View` holds what it is made of
+and gives Python lists only for what is asked: a slice (the --json/--csv writers take 10,000 rows
+at a time), one value, an iteration in slices, NumPy's `__array__` (`Rows.to_frame`). Rows appended
+after the view's own (`extend`: the gpu summary of the page gathered after its metric rows) are
+kept as a plain list.
+
+Where a caller would look at every row to find a few (the ranked sections' rows of one profile,
+profconv.parse.shares and profconv.render.profile_tables), `positions(values)` says where the
+view's rows hold one of `values` without a look at each row.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, repeat
+from typing import Any
+
+SLICE = 1 << 16  # rows materialised at a time by an iteration
+
+
+class View(Sequence):
+    """n rows of the view's own (`_part`), then the rows of `tail` (a list)."""
+
+    __slots__ = ("n", "tail")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.tail: list[Any] = []
+
+    @abstractmethod
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        """Rows lo:hi of the view's own (0 <= lo <= hi <= n) as a new list."""
+
+    @abstractmethod
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        """The positions of the view's own rows that hold one of `values`."""
+
+    def __len__(self) -> int:
+        return self.n + len(self.tail)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            lo, hi, step = k.indices(len(self))
+            if step != 1:
+                return self.tolist()[k]
+            hi = max(lo, hi)
+            out = self._part(min(lo, self.n), min(hi, self.n))
+            if hi > self.n:
+                out.extend(self.tail[max(lo - self.n, 0) : hi - self.n])
+            return out
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("view index out of range")
+        return self._part(k, k + 1)[0] if k < self.n else self.tail[k - self.n]
+
+    def __iter__(self) -> Iterator[Any]:
+        for lo in range(0, self.n, SLICE):
+            yield from self._part(lo, min(self.n, lo + SLICE))
+        yield from self.tail
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        import numpy as np
+
+        return np.asarray(self.tolist(), dtype=dtype)
+
+    def tolist(self) -> list[Any]:
+        return self[0 : len(self)]
+
+    def count(self, value: Any) -> int:
+        return sum(self._part(lo, min(self.n, lo + SLICE)).count(value) for lo in range(0, self.n, SLICE)) + \
+            self.tail.count(value)
+
+    def extend(self, values: Iterable[Any]) -> None:
+        self.tail.extend(values)
+
+    def take(self, idx: Sequence[int]) -> list[Any]:
+        """The values at positions `idx` (one list of the whole view made first where they are many)."""
+        if isinstance(idx, range) and idx.step == 1:
+            return self[idx.start : idx.stop]
+        if len(idx) <= 4096:
+            return [self[i] for i in idx]
+        whole = self.tolist()
+        return [whole[i] for i in idx]
+
+    def positions(self, values: Iterable[Any]) -> Sequence[int]:
+        """The positions, in order, of the rows that hold one of `values` (a range where it can be)."""
+        want = frozenset(values)
+        own = self._own_positions(want)
+        more = [self.n + i for i, v in enumerate(self.tail) if _member(v, want)]
+        if not more:
+            return own
+        if isinstance(own, range) and (not own or own.stop == more[0]) and more[-1] - more[0] == len(more) - 1:
+            return range(own.start if own else more[0], more[-1] + 1)  # the view's last rows, the tail's first
+        return [*own, *more]
+
+    @abstractmethod
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        """A view of fn(value) for every row, fn called once per distinct value (the tail's too)."""
+
+
+class Const(View):
+    """One value, n times."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any, n: int) -> None:
+        super().__init__(n)
+        self.value = value
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        return [self.value] * (hi - lo)
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        return range(self.n) if _member(self.value, values) else range(0)
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Const(fn(self.value), self.n)
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+class Repeated(View):
+    """Each of `values` `times` times in a row (a launch's kernel name once per metric)."""
+
+    __slots__ = ("times", "values")
+
+    def __init__(self, values: Sequence[Any], times: int) -> None:
+        super().__init__(len(values) * times)
+        self.values, self.times = values, times
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        if lo >= hi:
+            return []
+        t = self.times
+        a, b = lo // t, (hi - 1) // t + 1
+        out = list(chain.from_iterable(map(repeat, self.values[a:b], repeat(t))))
+        return out[lo - a * t : hi - a * t]
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        t = self.times
+        hits = [k for k, v in enumerate(self.values) if _member(v, values)]
+        if len(hits) == len(self.values):
+            return range(self.n)
+        return [k * t + j for k in hits for j in range(t)]
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Repeated(_mapped_list(self.values, fn), self.times)
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+class Tiled(View):
+    """`values` one after the other, `times` times over (each launch's metric names)."""
+
+    __slots__ = ("times", "values")
+
+    def __init__(self, values: Sequence[Any], times: int) -> None:
+        super().__init__(len(values) * times)
+        self.values, self.times = list(values), times
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        if lo >= hi:
+            return []
+        m = len(self.values)
+        a, b = lo // m, (hi - 1) // m + 1
+        return (self.values * (b - a))[lo - a * m : hi - a * m]
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        m = len(self.values)
+        hits = [j for j, v in enumerate(self.values) if _member(v, values)]
+        if len(hits) == m:
+            return range(self.n)
+        return [k * m + j for k in range(self.times) for j in hits]
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Tiled(_mapped_list(self.values, fn), self.times)
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+class Sparse(View):
+    """`default` everywhere but at the positions `at` (sorted) where `values` are."""
+
+    __slots__ = ("at", "default", "values")
+
+    def __init__(self, default: Any, n: int, at: Sequence[int] = (), values: Sequence[Any] = ()) -> None:
+        super().__init__(n)
+        self.default, self.at, self.values = default, list(at), list(values)
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        out = [self.default] * (hi - lo)
+        k = bisect_left(self.at, lo)
+        at, values = self.at, self.values
+        while k < len(at) and at[k] < hi:
+            out[at[k] - lo] = values[k]
+            k += 1
+        return out
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        if _member(self.default, values):
+            return [i for i, v in enumerate(self._part(0, self.n)) if _member(v, values)]
+        return [i for i, v in zip(self.at, self.values) if _member(v, values)]
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Sparse(fn(self.default), self.n, self.at, _mapped_list(self.values, fn))
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+def _member(value: Any, values: frozenset) -> bool:
+    try:
+        return value in values
+    except TypeError:  # an unhashable value is none of them
+        return False
+
+
+def _mapped_list(values: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
+    memo: dict[Any, Any] = {}
+    out = []
+    for v in values:
+        got = memo.get(v, memo)
+        if got is memo:
+            got = memo[v] = fn(v)
+        out.append(got)
+    return out
+
+
+def holds_views(cols: Iterable[Any]) -> bool:
+    """Whether any of these columns is a View (the rows of a table that keeps its columns so)."""
+    return any(isinstance(c, View) for c in cols)
+
+
+def both(a: Sequence[int], b: Sequence[int]) -> Sequence[int]:
+    """The positions in both of two ordered sequences of positions (a range where both are)."""
+    if isinstance(a, range) and isinstance(b, range) and a.step == b.step == 1:
+        return range(max(a.start, b.start), max(max(a.start, b.start), min(a.stop, b.stop)))
+    if isinstance(b, range):
+        a, b = b, a
+    if isinstance(a, range):
+        return [i for i in b if i in a]
+    keep = set(b)
+    return [i for i in a if i in keep]
+
+
+def positions(col: Sequence[Any], values: Iterable[Any]) -> Sequence[int]:
+    """The positions of the rows of `col` that hold one of `values`: by the view where it is one."""
+    if isinstance(col, View):
+        return col.positions(values)
+    want = frozenset(values)
+    return [i for i, v in enumerate(col) if _member(v, want)]

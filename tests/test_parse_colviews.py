@@ -1,0 +1,70 @@
+"""profconv/parse/colviews.py: columns computed on demand give the lists they stand for."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from profconv.parse.colviews import Const, Repeated, Sparse, Tiled, both, positions
+from profconv.parse.table import Rows
+
+
+def _cases():
+    yield Const("gpu", 7), ["gpu"] * 7
+    yield Repeated(["a", "b", "c"], 4), ["a"] * 4 + ["b"] * 4 + ["c"] * 4
+    yield Repeated(range(10, 13), 2), [10, 10, 11, 11, 12, 12]
+    yield Tiled(["m1", "m2", None], 3), ["m1", "m2", None] * 3
+    yield Sparse(None, 9, [2, 5], ["x", "y"]), [None, None, "x", None, None, "y", None, None, None]
+
+
+def test_views_are_their_lists():
+    for view, want in _cases():
+        assert len(view) == len(want) and view.tolist() == want and list(view) == want
+        for lo in range(-1, len(want) + 2):
+            for hi in range(lo, len(want) + 2):
+                assert view[lo:hi] == want[lo:hi]
+        assert [view[i] for i in range(-len(want), len(want))] == want + want
+        assert view[::2] == want[::2] and view.take([3, 0, 3]) == [want[3], want[0], want[3]]
+        assert view.take(range(1, 4)) == want[1:4]
+        assert view.count(want[2]) == want.count(want[2])
+
+
+def test_tail_extends_and_positions():
+    view = Const("ncu-metric", 6)
+    view.extend(["gpu", "gpu"])
+    assert view.tolist() == ["ncu-metric"] * 6 + ["gpu"] * 2 and view[5:8] == ["ncu-metric", "gpu", "gpu"]
+    assert view.positions(["gpu"]) == range(6, 8) and view.positions(["ncu-metric"]) == range(0, 6)
+    assert view.positions(["ncu-metric", "gpu"]) == range(0, 8) and view.positions(["api"]) == range(0)
+    profile = Const(1, 8)
+    assert both(view.positions(["gpu"]), profile.positions([1])) == range(6, 8)
+    assert both([1, 4, 7], range(3, 9)) == [4, 7] and both([1, 4, 7], [7, 2, 1]) == [1, 7]
+    names = Repeated(["k1", "k2"], 3)
+    assert names.positions(["k2"]) == [3, 4, 5] and positions(["a", "b", "a"], ["a"]) == [0, 2]
+    assert Tiled(["m1", "m2"], 3).positions(["m2"]) == [1, 3, 5]
+
+
+def test_mapped_once_per_value():
+    calls = []
+
+    def short(name):
+        calls.append(name)
+        return name.upper()
+
+    view = Repeated(["k1", "k2", "k1"], 2)
+    view.extend(["k2", "k3"])
+    got = view.mapped(short)
+    assert got.tolist() == ["K1", "K1", "K2", "K2", "K1", "K1", "K2", "K3"]
+    assert sorted(calls) == ["k1", "k2", "k2", "k3"]  # once per distinct value of the view, once of the tail
+
+
+def test_rows_of_views_to_frame():
+    values = [1.5, float("nan"), 3.0, 4.0]
+    rows = Rows({"section": Const("ncu-metric", 4), "name": Repeated(["a", "b"], 2), "metric": Tiled(["m", "n"], 2),
+                 "value": values, "value_text": Sparse(None, 4, [1], ["n/a"]), "line_start": Repeated(range(3, 5), 2)})
+    frame = rows.to_frame()
+    assert frame["name"].tolist() == ["a", "a", "b", "b"] and frame["metric"].tolist() == ["m", "n", "m", "n"]
+    assert frame["value_text"].tolist()[1] == "n/a" and frame["line_start"].tolist() == [3, 3, 4, 4]
+    assert math.isnan(frame["value"].tolist()[1]) and np.asarray(Const(2.0, 3)).tolist() == [2.0, 2.0, 2.0]
+    sub = rows.take([3, 1])
+    assert sub.col("name") == ["b", "a"] and sub.col("value_text") == [None, "n/a"]
