@@ -15,8 +15,8 @@ mini-dnn, a zeroed y for MXNet, a NaN-poisoned output otherwise):
   6. the floor: a time below FLOPs / datasheet peak (or, for a working set larger than twice the L2,
      the DRAM floor) is impossible.
 Then edge shapes (B = 1; odd heights and widths that no tile divides) with several seeds on random
-data, and the forward pass for Correctness. Everything measured is a fact (records/facts.py); the
-verdict of profconv's strict default is verdict.py's, from those facts.
+data; Correctness comes from the course's own pass over the net (`course_pass`, made first). Everything
+measured is a fact (records/facts.py); the verdict of profconv's strict default is verdict.py's, from those facts.
 """
 
 from __future__ import annotations
@@ -403,7 +403,7 @@ def _forward(runner: Runner, variant: Variant, course: CoursePass | None, x, lab
 def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, conv_io: dict, opts: RunOptions,
              env: dict, progress: Progress, on_layer: Callable[[VariantResult], None], layers_only: bool = False,
              seed: int = 0, secret: bool = False, course: CoursePass | None = None) -> VariantResult:
-    """The user's kernel on every conv layer (checks above), edge shapes, then the forward pass
+    """The user's kernel on every conv layer (checks above), edge shapes, then the forward pass's numbers
     (`layers_only`: a profiler's re-run, the layers alone). The result's `facts` hold every measurement;
     its status and error are profconv's strict verdict (verdict.py) on them."""
     res = VariantResult(opts.images, variant.name, variant.technique, variant.precision)
