@@ -407,10 +407,10 @@ def test_a_slow_host_is_not_work_left_running(blocked, left, op):
 def test_each_call_of_the_kernel_is_one_window_for_the_api_records(tmp_path):
     """CUPTI records API calls only inside the kernel's calls (calls.watch_calls): every call opens a window
     and closes it, also a call that raises (a crashing kernel)."""
-    from profconv.run.user import calls
+    from profconv.run.user import callwindow
 
     seen: list[bool] = []
-    undo = calls.watch_calls(seen.append)
+    undo = callwindow.watch_calls(seen.append)
     try:
         res = run_kernel(kernel_file(tmp_path, "honest", HONEST))
         crash = run_kernel(kernel_file(tmp_path, "crash", "def launch(x, w, bias, out, s):\n    raise RuntimeError('x')\n"))

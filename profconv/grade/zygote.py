@@ -101,7 +101,7 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, without attribution
         write_atomic(Path(records), json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         return work()
-    from profconv.run.user.calls import watch_calls
+    from profconv.run.user.callwindow import watch_calls
     from profconv.run.user.worker import progress
 
     unwatch = watch_calls(collector.api_window)  # API records inside the kernel's calls only

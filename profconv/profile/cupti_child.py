@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
         write_atomic(out, json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         collector = None
     rc: int = 0
-    from profconv.run.user.calls import watch_calls
+    from profconv.run.user.callwindow import watch_calls
 
     unwatch = watch_calls(collector.api_window) if collector is not None else (lambda: None)
     try:

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from profconv.run.user import callwindow
+
 PROLOG, FORWARD, EPILOG = "prolog", "conv_forward_gpu", "epilog"
 PHASES = (PROLOG, FORWARD, EPILOG)
 # the host's own latency between the call's stream finishing and the device-wide end event (measured
@@ -97,26 +99,7 @@ class Clock:
         return float(self.cp.cuda.get_elapsed_time(a, b)) / 1e3
 
 
-_watchers: list[Callable[[bool], None]] = []
-
-
-def watch_calls(fn: Callable[[bool], None]) -> Callable[[], None]:
-    """fn(True) as each call of a user's kernel (or its sweep) starts, fn(False) once it has ended: a CUPTI
-    collector records API calls only there (`CuptiCollector(api_windows=True)`). Returns the undo."""
-    _watchers.append(fn)
-    return lambda: _watchers.remove(fn)
-
-
-@contextlib.contextmanager
-def window() -> Iterator[None]:
-    """The span of one call of the user's code, for the watchers above."""
-    for fn in _watchers:
-        fn(True)
-    try:
-        yield
-    finally:
-        for fn in _watchers:
-            fn(False)
+window = callwindow.window  # the span of one call of the user's code, for CUPTI's API records
 
 
 @contextlib.contextmanager
