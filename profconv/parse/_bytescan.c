@@ -21,9 +21,25 @@
  *   2  a cell not in `whole` that reads as a decimal or a grouped number: [1-9][0-9]{0,2}\.[0-9]{3};
  *   4  a cell not in `whole` with a '.' that is not such a cell (then '.' is the decimal mark).
  * profconv.parse.dialects.nsys_batch has the same in Python (tests compare both).
+ *
+ * trace(data, start, name_col) reads the lines of `data` from offset `start` as the rows of an nvprof
+ * --print-gpu-trace / --print-api-trace table that profconv.parse.dialects.nvprof.trace's bulk reader
+ * reads: ' *' then a time, ' +', a time, ' ' (a time: [0-9]{1,15}(\.[0-9]{1,12})? glued to ms, us, ns
+ * or s), the name starting at column name_col after a blank; every byte ASCII and no control
+ * character, no '&' or '\\', no "<br", "<BR", "<pre", "<PRE" and no '/' before a '*' (what the text's
+ * normalization would rewrite). It stops at the first line that is not such a row (or has no newline) and gives
+ * (end, rows, starts, durations, names, bases): the offset where that line begins, the rows read,
+ * their times in ns (bytes of doubles: float(digits + the unit's exponent), correctly rounded as
+ * Python's float() rounds), their names (the text from name_col, blanks at the end removed) and
+ * (codes, distinct base names): each name's base (its [correlation id] left out, as
+ * profconv.parse.names.strip_correlation does) numbered in order of first appearance, as
+ * profconv.parse.traces.base_codes numbers them (codes: bytes of int64) -- None where a name ends
+ * with "])" or is a correlation id alone (base_codes decides those).
+ * profconv.parse.dialects.nvprof.trace_bytes uses it; without it the text path reads the rows.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdio.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -207,6 +223,242 @@ static PyObject *cells(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* digits (n of them, a '.' among them or not) times 10^exp, correctly rounded: exactly where the
+ * digits make an integer below 2^53 and |exp| <= 22 (one rounding: Clinger's fast path), else by
+ * Python's own conversion of the text. Python's float() of the same text gives the same double. */
+static int decimal_value(const unsigned char *d, Py_ssize_t n, int exp, double *out) {
+    unsigned long long m = 0;
+    int frac = 0, seen = 0, digits = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (d[k] == '.') {
+            seen = 1;
+            continue;
+        }
+        m = m * 10 + (unsigned long long)(d[k] - '0');
+        frac += seen;
+        digits++;
+    }
+    int e10 = exp - frac;
+    if (digits <= 15 && e10 >= -22 && e10 <= 22) {
+        *out = e10 >= 0 ? (double)m * POW10[e10] : (double)m / POW10[-e10];
+        return 1;
+    }
+    char buf[48];
+    memcpy(buf, d, (size_t)n);
+    snprintf(buf + n, sizeof buf - (size_t)n, "e%d", exp);
+    double v = PyOS_string_to_double(buf, NULL, NULL);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* One time of a trace row at p[*at..e): its digits and unit; the double in ns; 0 where it is none. */
+static int trace_time(const unsigned char *p, Py_ssize_t *at, Py_ssize_t e, double *out) {
+    Py_ssize_t i = *at, a = i;
+    while (i < e && p[i] >= '0' && p[i] <= '9')
+        i++;
+    if (i - a < 1 || i - a > 15)
+        return 0;
+    if (i < e && p[i] == '.') {
+        Py_ssize_t f = ++i;
+        while (i < e && p[i] >= '0' && p[i] <= '9')
+            i++;
+        if (i - f < 1 || i - f > 12)
+            return 0;
+    }
+    Py_ssize_t n = i - a;
+    int exp;
+    if (i + 1 < e && p[i + 1] == 's' && (p[i] == 'm' || p[i] == 'u' || p[i] == 'n')) {
+        exp = p[i] == 'm' ? 6 : p[i] == 'u' ? 3 : 0;
+        i += 2;
+    } else if (i < e && p[i] == 's') {
+        exp = 9;
+        i += 1;
+    } else {
+        return 0;
+    }
+    if (!decimal_value(p + a, n, exp, out))
+        return 0;
+    *at = i;
+    return 1;
+}
+
+/* Bytes a trace row may not hold, or that need a look at the bytes after them (trace_row). */
+static unsigned char TRACE_ODD[256];
+
+static void trace_odd_init(void) {
+    for (int c = 0; c < 256; c++)
+        TRACE_ODD[c] = c < 0x20 || c >= 0x80 || c == '&' || c == '\\' || c == '<' || c == '/';
+}
+
+/* Whether p[a..e) (one line, its newline not included) is a plain row; its times and name's end. */
+static int trace_row(const unsigned char *p, Py_ssize_t a, Py_ssize_t e, Py_ssize_t name_col, double *t0,
+                     double *t1, Py_ssize_t *name_end) {
+    for (Py_ssize_t k = a; k < e; k++) {
+        unsigned char c = p[k];
+        if (!TRACE_ODD[c])
+            continue;
+        if (c < 0x20 || c >= 0x80 || c == '&' || c == '\\')
+            return 0;
+        if (c == '<' && k + 2 < e && ((p[k + 1] == 'b' && p[k + 2] == 'r') || (p[k + 1] == 'B' && p[k + 2] == 'R')))
+            return 0;
+        if (c == '<' && k + 3 < e && ((p[k + 1] == 'p' && p[k + 2] == 'r' && p[k + 3] == 'e') ||
+                                     (p[k + 1] == 'P' && p[k + 2] == 'R' && p[k + 3] == 'E')))
+            return 0;
+        if (c == '/' && k + 1 < e && p[k + 1] == '*')
+            return 0;
+    }
+    if (e - a < name_col + 1 || p[a + name_col - 1] != ' ' || p[a + name_col] == ' ')
+        return 0;
+    Py_ssize_t i = a;
+    while (i < e && p[i] == ' ')
+        i++;
+    if (!trace_time(p, &i, e, t0) || i >= e || p[i] != ' ')
+        return 0;
+    while (i < e && p[i] == ' ')
+        i++;
+    if (!trace_time(p, &i, e, t1) || i >= e || p[i] != ' ')
+        return 0;
+    Py_ssize_t z = e;
+    while (z > a + name_col && p[z - 1] == ' ')
+        z--;
+    *name_end = z;
+    return 1;
+}
+
+
+/* Where the base name of the name p[a..z) ends: its [correlation id] and the blanks before it left
+ * out, as profconv.parse.names.strip_correlation does; -1 where the name ends with "])" (an API
+ * launch: a pattern decides) or is a correlation id alone (base_codes may read such names otherwise). */
+static Py_ssize_t base_end(const unsigned char *p, Py_ssize_t a, Py_ssize_t z) {
+    if (z - a >= 2 && p[z - 1] == ')' && p[z - 2] == ']')
+        return -1;
+    if (z - a < 3 || p[z - 1] != ']')
+        return z;
+    Py_ssize_t k = z - 2;
+    while (k > a && p[k] >= '0' && p[k] <= '9')
+        k--;
+    if (p[k] != '[' || k == z - 2)
+        return z;
+    if (k == a)
+        return -1;
+    while (k > a && p[k - 1] == ' ')
+        k--;
+    return k;
+}
+
+/* The code of the base name of the name p[a..z) in `bases` (base -> code, in order of first
+ * appearance), as traces.base_codes numbers them; *coded set to 0 where base_end cannot say. */
+static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, PyObject *bases, long long *code, int *coded) {
+    Py_ssize_t b = base_end(p, a, z);
+    if (b < 0) {
+        *coded = 0;
+        return 0;
+    }
+    PyObject *key = PyUnicode_DecodeASCII((const char *)p + a, b - a, NULL);
+    if (key == NULL)
+        return -1;
+    PyObject *got = PyDict_GetItemWithError(bases, key);
+    if (got != NULL) {
+        *code = PyLong_AsLongLong(got);
+    } else if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return -1;
+    } else {
+        *code = (long long)PyDict_GET_SIZE(bases);
+        PyObject *v = PyLong_FromLongLong(*code);
+        if (v == NULL || PyDict_SetItem(bases, key, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(key);
+            return -1;
+        }
+        Py_DECREF(v);
+    }
+    Py_DECREF(key);
+    return 0;
+}
+
+static PyObject *trace(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    Py_ssize_t start, name_col;
+    if (!PyArg_ParseTuple(args, "y*nn", &buf, &start, &name_col))
+        return NULL;
+    if (name_col < 1 || start < 0 || start > buf.len) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "trace: start or name_col out of range");
+        return NULL;
+    }
+    const unsigned char *p = (const unsigned char *)buf.buf;
+    Py_ssize_t len = buf.len, cap = 1024, n = 0, i = start;
+    PyObject *names = PyList_New(0), *bases = PyDict_New(), *out = NULL;
+    double *t0 = PyMem_Malloc(sizeof(double) * (size_t)cap), *t1 = PyMem_Malloc(sizeof(double) * (size_t)cap);
+    long long *codes = PyMem_Malloc(sizeof(long long) * (size_t)cap);
+    int coded = 1;  /* every base name found as base_codes finds it */
+    if (names == NULL || bases == NULL || t0 == NULL || t1 == NULL || codes == NULL)
+        goto done;
+    while (i < len) {
+        const unsigned char *nl = memchr(p + i, '\n', (size_t)(len - i));
+        if (nl == NULL)
+            break;
+        Py_ssize_t e = (Py_ssize_t)(nl - p), z;
+        if (n == cap) {
+            double *a0 = PyMem_Realloc(t0, sizeof(double) * (size_t)cap * 2);
+            if (a0 == NULL)
+                goto done;
+            t0 = a0;
+            double *a1 = PyMem_Realloc(t1, sizeof(double) * (size_t)cap * 2);
+            if (a1 == NULL)
+                goto done;
+            t1 = a1;
+            long long *c1 = PyMem_Realloc(codes, sizeof(long long) * (size_t)cap * 2);
+            if (c1 == NULL)
+                goto done;
+            codes = c1;
+            cap *= 2;
+        }
+        if (!trace_row(p, i, e, name_col, t0 + n, t1 + n, &z))
+            break;
+        PyObject *name = PyUnicode_DecodeASCII((const char *)p + i + name_col, z - i - name_col, NULL);
+        if (name == NULL || PyList_Append(names, name) < 0) {
+            Py_XDECREF(name);
+            goto done;
+        }
+        Py_DECREF(name);
+        if (coded && base_code(p, i + name_col, z, bases, codes + n, &coded) < 0)
+            goto done;
+        n++;
+        i = e + 1;
+    }
+    if (coded) {
+        PyObject *uniques = PyDict_Keys(bases);  /* in order of first appearance: the codes' order */
+        if (uniques == NULL)
+            goto done;
+        out = Py_BuildValue("(nny#y#O(y#N))", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
+                            n * (Py_ssize_t)sizeof(double), names, (const char *)codes,
+                            n * (Py_ssize_t)sizeof(long long), uniques);
+    } else {
+        out = Py_BuildValue("(nny#y#OO)", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
+                            n * (Py_ssize_t)sizeof(double), names, Py_None);
+    }
+done:
+    if (out == NULL && !PyErr_Occurred())
+        PyErr_NoMemory();
+    PyBuffer_Release(&buf);
+    Py_XDECREF(names);
+    Py_XDECREF(bases);
+    PyMem_Free(codes);
+    PyMem_Free(t0);
+    PyMem_Free(t1);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
      "rows(data, start, marks) -> (end, newlines, counts of each mark byte, non-ASCII bytes, control bytes) "
@@ -214,6 +466,9 @@ static PyMethodDef methods[] = {
     {"cells", cells, METH_VARARGS,
      "cells(data, start, end, ncells, whole) -> one status byte per line of data[start:end] as a row of a "
      "plain summary table (1: not one, 2: an undecided cell, 4: a decimal cell)"},
+    {"trace", trace, METH_VARARGS,
+     "trace(data, start, name_col) -> (end, rows, starts, durations, names, (codes, bases) or None) of the "
+     "plain nvprof trace rows from start"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -221,4 +476,7 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_bytescan", "profconv.parse.bytescan's passes over a table's rows.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__bytescan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__bytescan(void) {
+    trace_odd_init();
+    return PyModule_Create(&module);
+}

@@ -75,6 +75,11 @@ class Table:
     batch: Any = None
     first: int = 0
 
+    @property
+    def dialect(self) -> str:
+        """The dialect whose reader takes the table (nsys, or the one its batch names: nvprof's traces)."""
+        return getattr(self.batch, "dialect", "nsys")
+
     def plain_names(self, names: Any) -> bool:
         """Whether the bytes of the blanked rows that are '<' or '/' are all inside the name
         column (a columnar.Text over every row), and no name holds what normalize rewrites."""
@@ -155,7 +160,7 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
         return None
     small: list[tuple[int, int, int, int]] = []  # summary tables too small to read alone
     spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, pays_from, small)]
-    spans = sorted(spans + _batched(data, small, pays_from))
+    spans = sorted(spans + _batched(data, small, pays_from) + _nvprof_traces(data))
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
     pos = line = 0
@@ -175,7 +180,10 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     if not tables:
         return None
     pieces.append(data[pos:])
-    return PreRead(b"".join(pieces), data, tables)
+    # the dialect whose reader takes them (nsys, or nvprof for its traces); tables of two: no dialect's
+    # alone (expect_first sends the input to the text path)
+    dialect = "+".join(sorted({t.dialect for t in tables.values()}))
+    return PreRead(b"".join(pieces), data, tables, dialect)
 
 
 def _spans(data: bytes, head: bytes, pays_from: int,
@@ -222,6 +230,15 @@ def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int
             batch, firsts = got
             out += [(a, b, e, n, {}, batch, k) for (a, b, e, n), k in zip(group, firsts) if k >= 0]
     return out
+
+
+def _nvprof_traces(data: bytes) -> list[tuple[Any, ...]]:
+    """Big nvprof GPU/API traces taken, as find's spans (profconv.parse.dialects.nvprof.trace_bytes)."""
+    if b"Duration" not in data:
+        return []
+    from profconv.parse.dialects.nvprof import trace_bytes
+
+    return trace_bytes.spans(data)
 
 
 _LOAD: Any = object()  # _rows_pass: load the C pass (where built)

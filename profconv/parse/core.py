@@ -214,7 +214,7 @@ def parse_whole(path: str, format: str | None = None, strict: bool = False) -> P
     """`parse`, the input read whole (what a long log read part by part is held to)."""
     data, label = read_bytes(path)
     # big machine-written tables read as columns from the bytes, their rows never decoded into lines
-    pre = bytescan.find(data, BYTES_PAY_FROM) if format in (None, "nsys") else None
+    pre = bytescan.find(data, BYTES_PAY_FROM) if format in (None, "nsys", "nvprof") else None
     if pre is None and format in (None, "ncu"):  # ncu's raw pages: their launches read from the bytes
         from profconv.parse.dialects import ncu_raw
 

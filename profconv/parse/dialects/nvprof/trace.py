@@ -7,7 +7,7 @@ import re
 from array import array
 from typing import Any
 
-from profconv.parse import engine, units
+from profconv.parse import bytescan, engine, units
 from profconv.parse.dialects.nvprof.common import _INF, _NAN, _UNIT_EXP, _UNIT_NS, is_marker, looks_like_data
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.engine import CLAIMED, SKIPPED, UNPLACED, Cursor, Verdict
@@ -63,7 +63,12 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     index: dict[str, int] = {}
     codes: list[int] = []
     for c in parts:
-        codes.extend(_base_codes(c["name"], index))
+        given = c.get("bases")
+        if given is not None and not index:  # the first part's codes, found where it was read (trace_bytes)
+            codes.extend(given[0])
+            index.update(zip(given[1], range(len(given[1]))))
+        else:
+            codes.extend(_base_codes(c["name"], index))
     uniques = list(index)
     shorts = [short_name(b) for b in uniques]
     line: list[int] = []
@@ -179,7 +184,26 @@ class Trace(NvprofReader):
         self.units = (None, None)
         self.end = len(self.ctx.lines)
         self.ctx.opened(self)
+        pre = self.ctx.doc.pre
+        if pre is not None and (table := pre.take(cur.i)) is not None:
+            self._pre_read(table, cur)
         return CLAIMED
+
+    def _pre_read(self, table: bytescan.Table, cur: Cursor) -> None:
+        """The trace's rows as read on the input's bytes (profconv.parse.dialects.nvprof.trace_bytes):
+        taken as the bulk reader's, where the text says what the bytes said (its header, where the
+        rows end); else bytescan.Reparse."""
+        cols, n = table.batch, table.rows
+        j = cur.i + 1 + n
+        lines = self.ctx.lines
+        if (table.dialect != "nvprof" or cols.name_col != self.name_col or cols.section != self.section
+                or (j < len(lines) and not _trace_ends(lines[j]))):
+            raise bytescan.Reparse
+        first = cur.lineno + 1
+        self.bulk.append({"name": cols.names, "start_ns": cols.start_ns, "total_ns": cols.total_ns,
+                          "line": range(first, first + n), "bases": cols.bases})
+        self.ctx.result.bulk.append((first, first + n - 1))
+        cur.next = j
 
     def close(self) -> None:
         """The trace's rows as a block, and the per-name summary of them."""

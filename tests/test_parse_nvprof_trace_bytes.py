@@ -1,0 +1,175 @@
+"""Big nvprof GPU/API traces read on the input's bytes (profconv/parse/dialects/nvprof/trace_bytes.py,
+the C pass profconv.parse._bytescan.trace): the same `--json`/`--csv` as the text path and as the
+pure-Python readers, on generated traces that take the byte path and on variants that must not (or
+must go back to the text path: `Reparse`)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from profconv.parse import bytescan, core, native, traces
+from profconv.parse.dialects.nvprof import trace, trace_bytes
+from tests.conftest import run_cli
+
+SCAN = native.load("_bytescan")
+pytestmark = pytest.mark.skipif(SCAN is None or not hasattr(SCAN, "trace"), reason="the C accelerator is not built")
+pytest.importorskip("pyarrow", reason="bytescan is off without pyarrow")
+
+COLUMNS = [("Start", 14), ("Duration", 12), ("Grid Size", 15), ("Block Size", 16), ("Regs*", 10), ("Size", 10),
+           ("Throughput", 12), ("Device", 25), ("Context", 10), ("Stream", 10)]
+NAMES = ["conv_forward_kernel(float*, float const *, int) [{}]", "[CUDA memcpy HtoD]", "void k<float, 16>(float*) [{}]"]
+HEAD = "==20== NVPROF is profiling process 20, command: ./m3\n==20== Profiling application: ./m3\n==20== Profiling result:\n"
+
+
+def _line(cells: list[str]) -> str:
+    return "".join(c.rjust(w) for c, (_, w) in zip(cells, COLUMNS)) + "  " + cells[-1]
+
+
+def _rows(n: int, seed: int = 1, names: list[str] = NAMES, unit: str = "ms") -> list[str]:
+    rng = random.Random(seed)
+    out, t = [], 100.0
+    for i in range(n):
+        dur = rng.uniform(1.0, 900.0)
+        name = names[i % len(names)].format(i + 100)
+        mem = name.startswith("[")
+        out.append(_line([f"{t:.5f}{unit}", f"{dur:.4f}us", "-" if mem else "(157 1 1)", "-" if mem else "(256 1 1)",
+                          "-" if mem else "32", "1.0000MB" if mem else "-", "1.2GB/s" if mem else "-",
+                          "Tesla V100-SXM2 (0)", "1", "7", name]))
+        t += dur / 1000 + 0.002
+    return out
+
+
+def _trace(rows: list[str], after: str = "\n==20== API calls:\n") -> str:
+    header = "".join(h.rjust(w) for h, w in COLUMNS) + "  Name"
+    return HEAD + header + "\n" + "\n".join(rows) + "\n" + after
+
+
+def _used(path: Path) -> str:
+    """'bytes' where the byte path gave the result, 'reparse' where it went back to the text, 'none'
+    where no table was taken on the bytes."""
+    pre = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM)
+    if pre is None:
+        return "none"
+    try:
+        core._parse([core.decode(pre.data)], str(path), None, False, pre)
+    except bytescan.Reparse:
+        return "reparse"
+    return "bytes"
+
+
+def _outputs(path: Path, monkeypatch) -> dict[str, tuple]:
+    """--json and --csv of `path`: the byte path, the text path (bytes not looked at), the pure-Python readers."""
+    got = {}
+    for how in ("bytes", "text", "pure"):
+        with monkeypatch.context() as m:
+            if how == "text":
+                m.setattr(bytescan, "find", lambda data, pays_from: None)
+            if how == "pure":
+                m.setenv("PROFCONV_PURE_PYTHON", "1")
+            got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
+                             (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
+    return got
+
+
+@pytest.fixture(autouse=True)
+def _small_tables(monkeypatch):
+    """Tables of a few hundred rows take the byte path (and the text path's bulk slices are 200 rows)."""
+    monkeypatch.setattr(trace_bytes, "MIN_ROWS", 100)
+    monkeypatch.setattr(trace_bytes, "BULK_LINES", 200)
+    monkeypatch.setattr(trace, "BULK_LINES", 200)
+
+
+def _api_trace(n: int, names: list[str]) -> str:
+    rng = random.Random(3)
+    rows, t = [], 10.0
+    for i in range(n):
+        dur = rng.uniform(1.0, 90.0)
+        rows.append(f"{t:.5f}ms".rjust(14) + f"{dur:.4f}us".rjust(12) + "  " + names[i % len(names)].format(i + 7))
+        t += dur / 1000 + 0.001
+    return HEAD + "Start".rjust(14) + "Duration".rjust(12) + "  Name\n" + "\n".join(rows) + "\n\n"
+
+
+ROWS = _rows(500)
+CASES = {
+    "plain": (_trace(ROWS), "bytes"),
+    "a marker after the rows": (_trace(ROWS, after="==20== API calls:\n"), "bytes"),
+    "the input's end after the rows": (_trace(ROWS, after=""), "bytes"),
+    "no newline at the end": (_trace(ROWS, after="")[:-1], "none"),
+    "program output after the rows": (_trace(ROWS, after="Done.\n"), "none"),
+    "an indented line after the blank one": (_trace(ROWS, after="\n    indented text\n"), "none"),
+    "seconds": (_trace(_rows(500, unit="s")), "bytes"),
+    "nanoseconds": (_trace(_rows(500, unit="ns")), "bytes"),
+    "a stray line among the rows": (_trace(ROWS[:250] + ["Done."] + ROWS[250:]), "none"),
+    "a row without a duration": (_trace(ROWS[:250] + [ROWS[250].replace(ROWS[250].split()[1], "-".rjust(len(
+        ROWS[250].split()[1])), 1)] + ROWS[251:]), "none"),
+    "an ampersand in a name": (_trace(_rows(500, names=["k&amp;(int) [{}]", "m"])), "none"),
+    "a line break tag in a name": (_trace(_rows(500, names=["k<br>(int) [{}]", "m"])), "none"),
+    "a comment opener in a name": (_trace(_rows(500, names=["k/*x*/(int) [{}]", "m"])), "none"),
+    "not ascii in a name": (_trace(_rows(500, names=["k\u00e9(int) [{}]", "m"])), "none"),
+    "a tab in a name": (_trace(_rows(500, names=["k\t(int) [{}]", "m"])), "none"),
+    "too few rows in the last slice": (_trace(_rows(430)), "none"),
+    "rows filling the slices": (_trace(_rows(400)), "bytes"),
+    "too few rows": (_trace(_rows(60)), "none"),
+    "a 16-digit start": (_trace(ROWS[:10] + [ROWS[10].replace(ROWS[10].split()[0], "1" * 16 + "ms", 1)] + ROWS[11:]),
+                         "none"),
+    "two traces": (_trace(ROWS) + _trace(_rows(300, 2)), "bytes"),
+    "a prefixed header": (_trace(ROWS).replace("         Start", "==20== Start", 1), "none"),
+    "an API trace": (_api_trace(300, ["cudaMalloc", "cudaLaunchKernel (k(int) [{}])", "cudaMemcpy"]), "bytes"),
+    "names without ids": (_trace(_rows(300, names=["k(int)", "[CUDA memset]"])), "bytes"),
+    "an id alone": (_trace(_rows(300, names=["[{}]", "k(int) [{}]", "m [x{}]", "n []", "p  [{}]"])), "bytes"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_byte_path_gives_what_the_text_path_gives(case, tmp_path, monkeypatch):
+    text, want = CASES[case]
+    path = tmp_path / "trace.log"
+    path.write_text(text)
+    assert _used(path) == want
+    got = _outputs(path, monkeypatch)
+    assert got["bytes"] == got["text"] == got["pure"]
+    assert got["bytes"][0][0] == 0
+
+
+def test_a_taken_trace_in_numbers(tmp_path):
+    path = tmp_path / "trace.log"
+    path.write_text(_trace(ROWS))
+    cols = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM).tables[3].batch
+    assert (cols.section, cols.name_col, len(cols.names)) == ("gpu-trace", 136, 500)
+    assert cols.names[:2] == ["conv_forward_kernel(float*, float const *, int) [100]", "[CUDA memcpy HtoD]"]
+    assert cols.start_ns[0] == 100000000.0
+    assert list(cols.start_ns[:3]) == [float(r.split()[0][:-2] + "e6") for r in ROWS[:3]]
+    assert list(cols.total_ns[:3]) == [float(r.split()[1][:-2] + "e3") for r in ROWS[:3]]
+    assert cols.bases is not None and cols.bases[1] == ["conv_forward_kernel(float*, float const *, int)",
+                                                         "[CUDA memcpy HtoD]", "void k<float, 16>(float*)"]
+    assert cols.bases[0][:4] == [0, 1, 2, 0]
+
+
+def test_base_names_as_base_codes_numbers_them():
+    names = ["k(int) [12]", "k(int)  [13]", "m [x1]", "n []", "[CUDA memset]", "q[[7]", "k(int) [14]", "m [x1]"]
+    data = "".join(f"  1.0ms  2.0us  {n}\n" for n in names).encode()
+    *_, got_names, coded = SCAN.trace(data, 0, 16)
+    assert got_names == names
+    index: dict[str, int] = {}
+    assert list(memoryview(coded[0]).cast("q")) == traces.base_codes(names, index) == [0, 0, 1, 2, 3, 4, 0, 1]
+    assert coded[1] == list(index) == ["k(int)", "m [x1]", "n []", "[CUDA memset]", "q["]
+    for odd in ("[12]", "cudaLaunch (k(int) [3])"):  # base_codes decides these
+        assert SCAN.trace(f"  1.0ms  2.0us  {odd}\n".encode(), 0, 16)[-1] is None
+
+
+def test_times_in_one_pass_are_what_python_reads():
+    rng = random.Random(11)
+    width = 40
+    cells = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 15)))
+             + ("." + "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 12))) if rng.random() < 0.8 else "")
+             for _ in range(30000)]
+    cells += ["0.1", "260.10", "123456789012345.123456789012", "999999999999999", "0", "1.000000000001"]
+    for unit, exp in (("s", "e9"), ("ms", "e6"), ("us", "e3"), ("ns", "")):
+        data = "".join(f"{c + unit:>{width}} {c + unit:>{width}}  k\n" for c in cells).encode()
+        end, n, starts, durs, names, _ = SCAN.trace(data, 0, 2 * width + 3)
+        assert (end, n) == (len(data), len(cells))
+        assert list(memoryview(starts).cast("d")) == [float(c + exp) for c in cells]
+        assert names == ["k"] * len(cells)
