@@ -105,7 +105,9 @@ CASES = {
     "an unknown label": ({12: UNITS + "\n" + GOOD.replace("GPU activities", "Something else")}, 30),
     "OpenACC labels": ({12: UNITS + "\n" + GOOD.replace("GPU activities", "OpenACC (excl)")
                         + GOOD.replace("GPU activities", "OpenACC (incl)")}, 30),
-    "damaged row": ({13: UNITS + "\n" + GOOD.replace(",2,", ",7,")}, 30),
+    "damaged row": ({13: UNITS + "\n" + GOOD.replace(",2,", ",7,")}, 29),  # total not calls x avg: the row reader's
+    "a total within 1%": ({13: UNITS + "\n" + GOOD.replace("1.000000,", "1.009000,")}, 30),
+    "an API call among the GPU activities": ({14: UNITS + "\n" + GOOD.replace("k(int)", "cudaMalloc")}, 29),
     "the input ends in a table": ({29: UNITS + "\n" + GOOD.rstrip("\n")}, 30),
 }
 
@@ -151,12 +153,13 @@ def test_values_of_a_table_read_together(monkeypatch):
 
 
 def test_the_batch_keeps_the_printed_step():
-    lines = [HEADER, ",%,s,,us,us,us,", GOOD.strip(), GOOD.replace("1.000000,2", "1.0,2").strip()]
+    row = '"GPU activities",50.000000,0.000001,2,0.500000,0.400000,0.600000,"k(int)"'
+    lines = [HEADER, ",%,s,,us,us,us,", row, row.replace("0.000001,2", "0.0000010,2")]
     group = csv_batch.read("\n".join(lines[2:]), [(0, 4)], csv_batch.units_of(lines[1]))
     assert group is not None and group.ok == [True]
     blocks = group.blocks(0)
     assert blocks is not None and len(blocks) == 1
-    assert blocks[0].resolution == (1e9 * 10.0**-6, 1e3 * 10.0**-6)
+    assert blocks[0].resolution == (1e9 * 10.0**-6, 1e3 * 10.0**-6)  # the first row's steps
     assert (blocks[0].line_start, blocks[0].line_end) == (3, 4)
 
 
@@ -176,3 +179,24 @@ def test_units_rows():
     assert csv_batch.units_of(",%,ms,,ms,ms,") is None  # a cell short
     assert csv_batch.units_of(",%,ms,,ms,ms,KB,") is None  # no time unit over Max
     assert csv_batch.units_of(",%,ms,1,ms,ms,ms,") is None  # a number: a row, not units
+
+
+def test_a_long_log_read_part_by_part(tmp_path, monkeypatch):
+    """Read in windows (profconv.parse.stream): each window's tables read together; line numbers
+    shifted to the file's once (a batch's ranges carry their block's)."""
+    from profconv.parse import stream
+
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 16)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 14)
+    path = tmp_path / "long.log"
+    path.write_text(_log(n=500, seed=4, odd={7: UNITS + "\n" + GOOD.replace(",2,", ",7,")}))
+    assert stream.read_long(str(path)) is not None
+    assert sum(1 for _ in stream.parts(str(path))) > 5
+    got, taken = _outputs(path, monkeypatch)
+    assert got["batch"] == got["rows"] == got["pure"]
+    assert taken >= 499  # a window's tables after its cut are read again in the next window
+    with monkeypatch.context() as m:
+        m.setattr(csv_batch, "MIN_ROWS", 1)
+        rows = profconv.parse(str(path)).rows
+    assert list(rows.col("line_start"))[-3:] == [3496, 3497, 3498]  # 499 profiles of 7 lines, one of 5
+    assert list(rows.col("line_start"))[:3] == [5, 6, 7]

@@ -758,7 +758,7 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     consecutive ranges of one batch (Span) become one part, the batch's columns sliced once.
     Profiles are numbered from `first`; `shift` is added to every row's line numbers (a stream
     window's lines -> the file's)."""
-    got = _Gathering()
+    got = _Gathering(shift)
     for number, prof in enumerate(raw, start=first):
         for blk in prof.blocks:
             got.add(blk, number, prof.tool)
@@ -777,7 +777,8 @@ class _Gathering:
     columns (a column is there when some block has it, missing in the others' rows, in the order
     blocks first have them), runs of a batch's ranges, big tables as they are."""
 
-    def __init__(self) -> None:
+    def __init__(self, shift: int = 0) -> None:
+        self.shift = shift  # what _rows adds to every row's line numbers (blocks' line_start have it already)
         self.parts: list[Rows] = []
         self.pieces: list[tuple[Any, int, int, str, int]] = []  # (columns, rows, profile, tool, table)
         self.spans: list[tuple[Block, int, str]] = []  # consecutive ranges of one batch: (block, profile, tool)
@@ -789,7 +790,7 @@ class _Gathering:
             self.parts.append(_gathered(self.pieces))
             self.pieces = []
         if self.spans:
-            part = _spanned(self.spans, self.by_base)
+            part = _spanned(self.spans, self.by_base, self.shift)
             self.parts.append(part)
             if part.has("short_name"):
                 self.coded.add(id(part))
@@ -834,11 +835,12 @@ class _Gathering:
         blk.table = None
 
 
-def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str]) -> Rows:
+def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str], shift: int = 0) -> Rows:
     """One part from blocks that are consecutive ranges of one batch (in that order): each of the
     batch's columns sliced once; section, profile, tool, table and line numbers repeated per block
-    by NumPy (a block's rows are at its line_start on); short names once per distinct name where
-    the batch's names are dictionary-encoded. The blocks let their ranges go."""
+    by NumPy (a block's rows are at its line_start on, less `shift`: _rows adds it to every row's,
+    and a stream window's blocks carry it already); short names once per distinct name where the
+    batch's names are dictionary-encoded. The blocks let their ranges go."""
     import numpy as np
 
     head, tail = run[0][0].span, run[-1][0].span
@@ -853,7 +855,7 @@ def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str]) -> Rows
     cols["table"] = np.repeat(starts, sizes).tolist()
     # row k of a block starting at line s is at line s + k: s - (rows before the block) + (row index)
     before = np.cumsum(sizes) - sizes
-    cols["line_start"] = cols["line_end"] = (np.repeat(starts - before, sizes) + np.arange(hi - lo)).tolist()
+    cols["line_start"] = cols["line_end"] = (np.repeat(starts - shift - before, sizes) + np.arange(hi - lo)).tolist()
     if head.text is not None:
         cols["short_name"] = _coded_short_names(_Codes(head.text.pool, head.text.codes[lo:hi]), by_base)
     for b, _, _ in run:

@@ -32,9 +32,9 @@ from itertools import chain
 from typing import Any
 
 from profconv.parse import columnar, units
-from profconv.parse.dialects.nvprof.common import LABEL_SECTIONS, is_marker
+from profconv.parse.dialects.nvprof.common import _API_CALL, LABEL_SECTIONS, is_marker
 from profconv.parse.dialects.nvprof.csv import _csv_like, _csv_line
-from profconv.parse.model import Block
+from profconv.parse.model import Block, Span
 from profconv.parse.table import Rows
 from profconv.parse.text import clean, csv_row
 
@@ -97,10 +97,14 @@ class _Group:
     sizes: list[int]
     ok: list[bool]
     sections: list[str]
-    names: list[str]
+    names: columnar.Text
     numbers: dict[str, Any]
     decimals: tuple[Any, Any]
     scales: tuple[float, float]
+
+    def __post_init__(self) -> None:
+        # the rows as one batch: a block is a range of them (model.Span), gathered once (core._rows)
+        self.rows = Rows.trusted({**self.numbers, "name": self.names.values}, len(self.sections))
 
     def blocks(self, k: int) -> list[Block] | None:
         """Table k's blocks, one per section in the order they come (None: a section comes back)."""
@@ -122,13 +126,8 @@ class _Group:
         return out
 
     def _block(self, r: int, m: int, section: str, line: int) -> Block:
-        e = r + m
-        lines = range(line, line + m)
-        c = self.numbers
-        cols = {"section": [section] * m, "name": self.names[r:e], "line_start": lines, "line_end": lines,
-                "time_pct": c["time_pct"][r:e], "total_ns": c["total_ns"][r:e], "calls": c["calls"][r:e],
-                "avg_ns": c["avg_ns"][r:e], "min_ns": c["min_ns"][r:e], "max_ns": c["max_ns"][r:e]}
-        return Block(section=section, table=Rows.trusted(cols, m), line_start=line, line_end=line + m - 1,
+        return Block(section=section, span=Span(self.rows, r, m, text=self.names), line_start=line,
+                     line_end=line + m - 1,
                      resolution=(_step(self.scales[0], self.decimals[0][r]), _step(self.scales[1], self.decimals[1][r])))
 
 
@@ -224,14 +223,24 @@ def read(text: str, tables: list[tuple[int, int]], unit: dict[str, str]) -> _Gro
     if got is None:
         return None
     numbers, bad, decimals = got
-    ok = _per_table(bad, firsts)
-    kinds = cols["Type"]
-    sections = [LABEL_SECTIONS.get(t, "gpu") for t in kinds.pool.to_pylist()]
     import numpy as np
 
+    kinds = cols["Type"]
+    sections = [LABEL_SECTIONS.get(t, "gpu") for t in kinds.pool.to_pylist()]
+    bad |= _api_calls_among_gpu(cols["Name"], np.array([s == "gpu" for s in sections] or [False])[kinds.codes])
+    ok = _per_table(bad, firsts)
     per_row = np.array(sections, dtype=object)[kinds.codes].tolist() if sections else []
     scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
-    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"].values, numbers, decimals, scales)
+    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"], numbers, decimals, scales)
+
+
+def _api_calls_among_gpu(names: columnar.Text, gpu: Any) -> Any:
+    """Rows of the GPU activities named as a CUDA API call (common._api_calls_out reports them as
+    unplaced: the row reader's)."""
+    import numpy as np
+
+    api = np.array([n[:2] == "cu" and _API_CALL.fullmatch(n) is not None for n in names.pool.to_pylist()] or [False])
+    return api[names.codes] & gpu
 
 
 def _cumsum(sizes: list[int]) -> list[int]:
@@ -269,6 +278,11 @@ def _columns(cols: dict[str, columnar.Text], unit: dict[str, str]) -> tuple[dict
     calls, bad_calls = _counts(cols["Calls"])
     bad |= bad_calls
     numbers["calls"] = calls
+    # every total within 1% of calls x average (core._any_inconsistent's first test): core's
+    # consistency check passes over a batch's ranges
+    t = np.frombuffer(numbers["total_ns"], dtype=np.float64)
+    a = np.frombuffer(numbers["avg_ns"], dtype=np.float64)
+    bad |= ~(np.abs(t - np.asarray(calls, dtype=np.float64) * a) <= 0.01 * t)
     for cell in ("Type", "Name"):
         pool = cols[cell].pool.to_pylist()
         quoted = np.array(['"' in t for t in pool] or [False])
