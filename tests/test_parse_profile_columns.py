@@ -159,3 +159,46 @@ def test_frame_of_a_sweep_as_pandas_makes_it(tmp_path):
     assert ps.frame.equals(_pandas_frame(ps.rows))
     assert list(ps.frame["profile"].iloc[[0, 39, 40, 2399]]) == [1, 1, 2, 60]
     assert list(ps.frame["line_start"].iloc[[0, 39, 40]]) == [5, 44, 50]
+
+
+def _record_json(sets) -> str:
+    """The --json record built the plain way: every profile through the record type, one by one."""
+    import io
+
+    from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
+    from profconv.render.parse_output import _plain
+    from profconv.render.rows import write_json_rows
+
+    head = ParseOutput(inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p)))
+                                                                       for p in ps.profiles],
+                                           unplaced_lines=[n for n, _ in ps.unplaced], warnings=list(ps.notes))
+                               for ps in sets], rows=[]).to_json()
+    cut = head.rindex('"rows": []')
+    out = io.StringIO()
+    out.write(head[:cut] + '"rows": [')
+    write_json_rows([(ps.source, ps.rows) for ps in sets], out)
+    out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+    return out.getvalue()
+
+
+def test_json_record_profiles_converted_together():
+    import io
+    from pathlib import Path
+
+    from profconv.parse import parse
+    from profconv.render.parse_output import write_json
+
+    data = Path(__file__).parent / "data"
+    sets = [parse(str(data / "seeds" / "002_b0bcac5cefbf4480.log")),
+            parse(str(data / "nvprof-new" / "tyler-cs566-reductions.log"))]
+    sets[1].profiles[0].correctness = float("inf")  # null in the record
+    for group in (sets, sets[:1], sets[1:]):
+        out = io.StringIO()
+        write_json(group, out)
+        assert out.getvalue() == _record_json(group)
+    assert len(sets[0].profiles) == 6 and out.getvalue().count('"correctness": null') == len(sets[1].profiles)
+    sets[1].profiles[0].op_times_s.append(float("nan"))  # refused by the record type: the same error
+    with pytest.raises(ValueError, match="op_times_s"):
+        write_json(sets, io.StringIO())
+    with pytest.raises(ValueError, match="op_times_s"):
+        _record_json(sets)

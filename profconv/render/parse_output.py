@@ -48,19 +48,33 @@ def _plain(v):
 
 def write_json(sets: list[ProfileSet], out) -> None:
     """The parse output record (profconv.records.ParseOutput, schemas/parse.schema.json): the
-    header through the record type, the rows a slice at a time from the plain columns (null for NaN)."""
-    from profconv.records import ParsedInput, ParsedProfile, ParseOutput, struct_from
+    header through the record type, each input's profiles converted together (_profiles_json: one
+    conversion for thousands of profiles, not one each), the rows a slice at a time from the plain
+    columns (null for NaN)."""
     from profconv.render.rows import write_json_rows
 
-    head = ParseOutput(
-        inputs=[ParsedInput(source=ps.source, profiles=[struct_from(ParsedProfile, _plain(vars(p))) for p in ps.profiles],
-                            unplaced_lines=[n for n, _ in ps.unplaced], warnings=list(ps.notes)) for ps in sets],
-        rows=[],
-    ).to_json()
-    cut = head.rindex('"rows": []')
-    out.write(head[:cut] + '"rows": [')
+    head, cut, pieces = _json_head([(ps.source, [n for n, _ in ps.unplaced], list(ps.notes)) for ps in sets])
+    out.write(pieces[0])
+    for ps, after in zip(sets, pieces[1:]):
+        out.write('"profiles": [\n' + _profiles_json(ps.profiles) + "\n   ]" if ps.profiles else '"profiles": []')
+        out.write(after)
+    out.write('"rows": [')
     write_json_rows([(ps.source, ps.rows) for ps in sets], out)
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
+
+
+def _json_head(inputs: list[tuple[str, list[int], list[str]]]) -> tuple[str, int, list[str]]:
+    """The record's text with no profile and no row (each input's source, unplaced lines and
+    warnings), where its rows begin, and its text up to there cut at each input's empty profiles
+    list (one piece more than inputs)."""
+    from profconv.records import ParsedInput, ParseOutput
+
+    head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
+                               for src, u, w in inputs], rows=[]).to_json()
+    cut = head.rindex('"rows": []')
+    pieces = head[:cut].split('"profiles": []')
+    assert len(pieces) == len(inputs) + 1
+    return head, cut, pieces
 
 
 def _profiles_json(infos) -> str:
@@ -260,7 +274,6 @@ class TableSink:
 def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]]], as_json: bool, out: Any) -> None:
     import shutil
 
-    from profconv.records import ParsedInput, ParseOutput
     from profconv.render.rows import HEADER, byte_writer
 
     if not as_json:
@@ -268,11 +281,7 @@ def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]
         write((",".join(HEADER) + "\n").encode())
         _copy(spool, write)
         return
-    head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
-                               for src, _, u, w in inputs], rows=[]).to_json()
-    cut = head.rindex('"rows": []')
-    pieces = head[:cut].split('"profiles": []')
-    assert len(pieces) == len(inputs) + 1
+    head, cut, pieces = _json_head([(src, u, w) for src, _, u, w in inputs])
     out.write(pieces[0])
     for (_, prof, _, _), after in zip(inputs, pieces[1:]):
         if prof.tell():
