@@ -23,7 +23,7 @@ from profconv.nogc import paused
 from profconv.parse import bytescan, context, native
 from profconv.parse.colviews import Const, View, holds_views
 from profconv.parse.dialect import dialect_list, registry
-from profconv.parse.model import Block, DialectResult, Document, RawProfile
+from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span
 from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
     COLUMNS,
@@ -521,9 +521,11 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
     for prof in raw:
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
-            tb = blk.table
             if blk.span is not None:
-                continue  # a batch's range: every total within 1% of calls x average, checked where read
+                if _consistent_span(blk, blk.span, plausible, acc):
+                    continue
+                blk.table, blk.span = _span_table(blk), None  # a row may be dropped: columns of its own
+            tb = blk.table
             if (plausible is not None and not blk.rows and tb is not None and tb.n and "avg_ns" in tb.cols
                     and plausible(tb.cols.get("total_ns"), tb.cols.get("calls"), tb.cols["avg_ns"])):
                 continue  # every row's total within 1% of calls x average: none is inconsistent
@@ -532,6 +534,28 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
             elif blk.table is not None and len(blk.table) and blk.table.has("avg_ns"):
                 _drop_table_rows(blk, acc, shift, out)
     return sorted(out)
+
+
+def _consistent_span(blk: Block, span: Span, plausible: Any, acc: bool) -> bool:
+    """Whether no row of a batch range can be inconsistent: checked where the batch was read, no
+    Avg column (as a table without one), or every total within print precision of calls x average
+    (_kahan.plausible's 1% first, where built)."""
+    if span.checked or not span.rows.has("avg_ns"):
+        return True
+    tot, calls, avg = span.col("total_ns"), span.col("calls"), span.col("avg_ns")
+    if plausible is not None and plausible(tot, calls, avg):
+        return True
+    return not _any_inconsistent(tot, calls, avg, acc, blk.resolution)
+
+
+def _span_table(blk: Block) -> Rows:
+    """A batch range's rows as columns of the block's own (section and line numbers added)."""
+    span = blk.span
+    assert span is not None
+    cols: dict[str, Any] = {name: span.col(name) for name in span.rows.cols}
+    cols["section"] = [blk.section] * span.n
+    cols["line_start"] = cols["line_end"] = range(blk.line_start, blk.line_start + span.n)
+    return Rows.trusted(cols, span.n)
 
 
 def _drop_rows(blk: Block, acc: bool, shift: int, out: list[int]) -> None:

@@ -14,14 +14,15 @@ class Span:
     """Rows `first` .. first + n - 1 of a batch: the columns of many small tables read together
     (profconv.parse.dialects.nsys_batch), schema columns without section, line numbers or profile.
     A block that is such a range holds no column of its own: the batch's are gathered once for all
-    of its blocks (core._rows), whatever the number of profiles. A batch's rows are checked where
-    read to be consistent (every total within 1% of calls x average: core._drop_inconsistent
-    passes over them)."""
+    of its blocks (core._rows), whatever the number of profiles. `checked`: every row's total was
+    found within 1% of calls x average where the batch was read (core._drop_inconsistent passes
+    over the range; else it looks, and a block with a row it drops gets columns of its own)."""
 
     rows: Rows
     first: int
     n: int
     text: Any = None  # the batch's name column dictionary-encoded (profconv.parse.columnar.Text), if read so
+    checked: bool = False
 
     def col(self, name: str) -> Any:
         """This range of one of the batch's columns (a slice: a copy)."""

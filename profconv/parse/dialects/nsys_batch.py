@@ -58,7 +58,7 @@ class Batch:
     def span(self, first: int, n: int) -> Span:
         """The table whose rows are `first` .. first + n - 1 here. Every row's total is within 1% of
         calls x average (checked in `read`): core's consistency check need not look at them."""
-        return Span(self.table, first, n, text=self.text)
+        return Span(self.table, first, n, text=self.text, checked=True)
 
 
 def header_fields(header: bytes) -> tuple[list[str], list[str]] | None:
