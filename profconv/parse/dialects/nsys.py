@@ -353,7 +353,7 @@ def _batched_block(lines: list[str], start: int, report: str | None, pre: bytesc
     if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or tuple(cols) != _csv_header(pre.header)[0]:
         raise bytescan.Reparse
     n = pre.rows
-    rep = report if report is not None and report not in _TRACES else \
+    rep = report if report and report not in _TRACES else \
         _rows_report(report, cols, fields, pre.batch.names[pre.first : pre.first + 50])
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or section.endswith("-trace"):
