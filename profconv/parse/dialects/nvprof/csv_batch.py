@@ -126,7 +126,7 @@ class _Group:
         return out
 
     def _block(self, r: int, m: int, section: str, line: int) -> Block:
-        return Block(section=section, span=Span(self.rows, r, m, text=self.names), line_start=line,
+        return Block(section=section, span=Span(self.rows, r, m, text=self.names, checked=True), line_start=line,
                      line_end=line + m - 1,
                      resolution=(_step(self.scales[0], self.decimals[0][r]), _step(self.scales[1], self.decimals[1][r])))
 
