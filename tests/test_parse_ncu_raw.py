@@ -50,10 +50,15 @@ def _row_reader(monkeypatch) -> None:
 
 
 def _four(monkeypatch, tmp_path, text: str):
-    """The page read four ways (see the module docstring): all alike; the file's result."""
+    """The page read four ways (see the module docstring; from the file's bytes both as read whole
+    and as the file mapped in memory a few KiB at a time): all alike; the file's result."""
     path = tmp_path / "raw.log"
     path.write_text(text)
     got = [profconv.parse(str(path)), profconv.parse_text(text, label=str(path))]
+    with monkeypatch.context() as m:
+        m.setattr(ncu_raw, "FILE_FROM", 0)
+        m.setattr(ncu_raw, "WINDOW", 4099)
+        got.append(profconv.parse(str(path)))
     with monkeypatch.context() as m:
         m.setenv("PROFCONV_PURE_PYTHON", "1")
         got.append(profconv.parse(str(path)))
@@ -139,6 +144,21 @@ def test_pages_the_row_reader_reads(monkeypatch, tmp_path, edit):
         assert [n for n, _ in ps.unplaced] == [4]
     if edit == "two pages":
         assert len(ps.profiles) == 2
+
+
+def test_file_mapped_without_its_bytes_held(monkeypatch, tmp_path):
+    """A file from FILE_FROM bytes on is mapped, not read: the PreRead holds no copy of it, its
+    blanked text is the lines around the page, and the page's values are the row reader's."""
+    path = tmp_path / "raw.log"
+    path.write_text(plain_page(11000) + "Op Time: 1.5 ms\n")
+    assert path.stat().st_size > ncu_raw.FILE_FROM
+    pre = ncu_raw.find_file(str(path))
+    assert pre is not None and pre.source == b"" and pre.dialect == "ncu"
+    (key, table), = pre.tables.items()
+    assert key == 2 and table.rows == 11000 and table.batch.first_line == 4 and len(table.batch.names) == 11000
+    assert pre.data.count(b"\n") == 11000 + 4 and pre.data.endswith(b"\n" * (11000 - table.kept) + b"Op Time: 1.5 ms\n")
+    assert ncu_raw.find_file(str(tmp_path / "absent.log")) is None
+    _four(monkeypatch, tmp_path, plain_page(11000) + "Op Time: 1.5 ms\n")
 
 
 def test_scan_c_and_python_alike():

@@ -163,6 +163,8 @@ static int clean(const unsigned char *s, const unsigned char *e) {
     return 1;
 }
 
+#define RECENT 16 /* kernel names compared with before a new str is made (a page cycles through a few) */
+
 typedef struct {
     const unsigned char *base;
     const char *kinds;
@@ -171,7 +173,26 @@ typedef struct {
     Py_ssize_t cap;
     Vote vote;
     PyObject *names, *odd;
+    PyObject *recent[RECENT]; /* borrowed: `names` holds them */
+    int next;
 } Scan;
+
+/* the name s..e as a str: one of the recent ones where it is equal to it (one object for all the
+ * launches of a kernel), else a new one; a new reference */
+static PyObject *name_of(Scan *sc, const unsigned char *s, const unsigned char *e) {
+    Py_ssize_t n = e - s;
+    for (int k = 0; k < RECENT; k++) {
+        PyObject *o = sc->recent[k];
+        if (o != NULL && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_DATA(o), s, (size_t)n) == 0)
+            return Py_NewRef(o);
+    }
+    PyObject *name = PyUnicode_DecodeASCII((const char *)s, n, NULL);
+    if (name != NULL) {
+        sc->recent[sc->next] = name;
+        sc->next = (sc->next + 1) % RECENT;
+    }
+    return name;
+}
 
 /* one cell at *pp (its opening quote): read, checked, handled; 0: not such a cell; -1: error */
 static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, Py_ssize_t col, Py_ssize_t *m) {
@@ -185,7 +206,7 @@ static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, P
     *pp = p + 1;
     char kind = sc->kinds[col];
     if (kind == 'n') {
-        PyObject *name = PyUnicode_DecodeASCII((const char *)s, q - s, NULL);
+        PyObject *name = name_of(sc, s, q);
         if (name == NULL || PyList_Append(sc->names, name) < 0) {
             Py_XDECREF(name);
             return -1;
@@ -213,7 +234,8 @@ static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*nny*w*", &data, &start, &end, &kinds, &out)) return NULL;
     PyObject *result = NULL;
     Scan sc = {(const unsigned char *)data.buf, (const char *)kinds.buf, kinds.len, 0, 0,
-               (double *)out.buf, out.len / (Py_ssize_t)sizeof(double), {0, 0, 0}, PyList_New(0), PyList_New(0)};
+               (double *)out.buf, out.len / (Py_ssize_t)sizeof(double), {0, 0, 0}, PyList_New(0), PyList_New(0),
+               {NULL}, 0};
     for (Py_ssize_t k = 0; k < kinds.len; k++) sc.metrics += (sc.kinds[k] == 'm' || sc.kinds[k] == 'd');
     if (sc.names == NULL || sc.odd == NULL || start < 0 || end > data.len || start > end || kinds.len == 0) goto done;
     const unsigned char *p = sc.base + start, *stop = sc.base + end;

@@ -212,12 +212,15 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
 
 def parse_whole(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
     """`parse`, the input read whole (what a long log read part by part is held to)."""
-    data, label = read_bytes(path)
-    # big machine-written tables read as columns from the bytes, their rows never decoded into lines
-    pre = bytescan.find(data, BYTES_PAY_FROM) if format in (None, "nsys", "nvprof") else None
-    if pre is None and format in (None, "ncu"):  # ncu's raw pages: their launches read from the bytes
-        from profconv.parse.dialects import ncu_raw
+    from profconv.parse.dialects import ncu_raw
 
+    # ncu's raw pages: their launches read from the file mapped in memory, never held whole
+    pre = ncu_raw.find_file(path) if format in (None, "ncu") and _rereadable(path) else None
+    data, label = (b"", source_label(path)) if pre is not None else read_bytes(path)
+    # big machine-written tables read as columns from the bytes, their rows never decoded into lines
+    if pre is None and format in (None, "nsys", "nvprof"):
+        pre = bytescan.find(data, BYTES_PAY_FROM)
+    if pre is None and format in (None, "ncu"):
         pre = ncu_raw.find(data, keep=not _rereadable(path))  # a file's bytes read again where needed
     if pre is not None:
         del data  # held by `pre` until its tables are read (then let go: bytescan.PreRead.release)

@@ -320,8 +320,9 @@ def _page_of_lines(lines: list[str], at: list[int], end: int, header: list[str])
 
 
 def _page(page: ncu_raw.Page, start: int, end: int, result: DialectResult, events: list[grouping.Event]) -> int:
-    """A raw page read as columns: its lines claimed, its launches' lines its own (`bulk`), its blocks."""
-    result.claimed.update(range(start + 1, end + 1))
+    """A raw page read as columns: its header and units lines claimed, its launches' lines its own
+    (`bulk`: claimed as one range, not a set of line numbers), its blocks."""
+    result.claimed.update(range(start + 1, page.first_line))
     result.bulk.append((page.first_line, end))
     for blk in page.blocks(start + 1, end):
         events.append(grouping.Event("block", start + 1, block=blk))

@@ -21,6 +21,8 @@ reader (`ncu._raw_cells` + `ncu._read`) reads it, with the same output as ever.
 
 from __future__ import annotations
 
+import mmap
+import os
 import re
 from array import array
 from dataclasses import dataclass
@@ -46,14 +48,14 @@ _PAGE_END = re.compile(rb'\n(?:[^"]|"(?:ID|Process ID)",)')  # the first line af
 @dataclass
 class Scan:
     """What one pass over a page's rows gives: launches, the vote of the plain cells, each launch's
-    kernel name, the odd cells (index in `values`, start, end in the bytes)."""
+    kernel name, the odd cells (index in `values`, text)."""
 
     rows: int
     dot: int
     comma: int
     undecided: bool
     names: list[str]
-    odd: list[tuple[int, int, int]]
+    odd: list[tuple[int, str]]
 
 
 @dataclass
@@ -106,12 +108,12 @@ def read(data: bytes, start: int, end: int, header: list[str], units_row: list[s
     kinds[kname] = ord("n")
     for h, u in zip(metric_at, units_of):
         kinds[h] = ord("d") if header[h] in ncu.DURATION_METRICS and u in ncu._WHOLE_NS else ord("m")
-    launches = data.count(b"\n", start, end)
+    launches = _newlines(data, start, end)
     values = array("d", [0.0]) * (launches * len(metric_at))
     scan = _scan(data, start, end, bytes(kinds), values)
     if scan is None or scan.rows != launches:
         return None
-    texts = _odd_cells(data, scan, bytes(b for b in kinds if b in b"md"), values)
+    texts = _odd_cells(scan, bytes(b for b in kinds if b in b"md"), values)
     if texts is None:
         return None
     return Page(header, units_row is not None, [header[h] for h in metric_at], units_of, scan.names, values, texts,
@@ -123,20 +125,39 @@ def _kernel_column(header: list[str]) -> int | None:
     return col.get("Kernel Name", col.get("Function Name"))
 
 
-def _scan(data: bytes, start: int, end: int, kinds: bytes, values: array) -> Scan | None:
+def _scan(data: Any, start: int, end: int, kinds: bytes, values: array) -> Scan | None:
+    """The rows data[start:end] scanned a window of whole lines at a time (a mapped file's pages
+    let go after each: `_drop`); the odd cells' texts taken as each window is read."""
     mod = native.load("_ncucells")
-    got = mod.rows(data, start, end, kinds, values) if mod is not None else _scan_py(data, start, end, kinds, values)
-    return None if got is None else Scan(got[0], got[1], got[2], bool(got[3]), got[4], got[5])
+    rows = mod.rows if mod is not None else _scan_py
+    m = sum(k in b"md" for k in kinds)
+    out = Scan(0, 0, 0, False, [], [])
+    view = memoryview(values)
+    lo = start
+    while lo < end:
+        hi = end if end - lo <= WINDOW else data.rfind(b"\n", lo, lo + WINDOW) + 1
+        hi = end if hi <= lo else hi  # a line longer than a window: the rest in one go
+        got = rows(data, lo, hi, kinds, view[out.rows * m :])
+        if got is None:
+            return None
+        base = out.rows * m
+        out.odd += [(base + k, data[a:b].decode("ascii")) for k, a, b in got[5]]
+        out.rows, out.dot, out.comma = out.rows + got[0], out.dot + got[1], out.comma + got[2]
+        out.undecided = out.undecided or bool(got[3])
+        out.names += got[4]
+        _drop(data, lo, hi)
+        lo = hi
+    return out
 
 
-def _odd_cells(data: bytes, scan: Scan, kinds: bytes, values: array) -> dict[int, str] | None:
+def _odd_cells(scan: Scan, kinds: bytes, values: array) -> dict[int, str] | None:
     """The odd cells voted on and read as the row reader reads them (their values set in `values`);
     their texts by index, or None where the page's decimal mark is not the C locale's."""
     from profconv.parse.dialects.ncu import _number_or_text
 
     vote = units.LocaleVote()
     vote.dot, vote.comma, vote.undecided = scan.dot, scan.comma, scan.undecided
-    cells = [(k, data[a:b].decode("ascii")) for k, a, b in scan.odd]
+    cells = scan.odd
     m = len(kinds)
     for k, cell in cells:
         x = cell.replace("(!)", "")
@@ -154,7 +175,7 @@ def _odd_cells(data: bytes, scan: Scan, kinds: bytes, values: array) -> dict[int
     return texts
 
 
-def _scan_py(data: bytes, start: int, end: int, kinds: bytes, values: array) -> tuple[Any, ...] | None:
+def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tuple[Any, ...] | None:
     """_ncucells.rows in Python (see profconv/parse/_ncucells.c): the same result."""
     body = data[start:end]
     if body and (not body.endswith(b"\n") or not body.isascii() or _UNCLEAN.search(body)):
@@ -165,13 +186,14 @@ def _scan_py(data: bytes, start: int, end: int, kinds: bytes, values: array) -> 
     dot = comma = 0
     undecided = False
     names: list[str] = []
+    seen: dict[str, str] = {}
     odd: list[tuple[int, int, int]] = []
     pos, at = start, 0
     for line in body.decode("ascii").split("\n")[:-1]:
         cells = line[1:-1].split('","')
         if len(line) < 2 or line[0] != '"' or line[-1] != '"' or len(cells) != ncols or '"' in line[1:-1].replace('","', ""):
             return None
-        names.append(cells[kname])
+        names.append(seen.setdefault(cells[kname], cells[kname]))  # one str per kernel, as the C scan
         offsets = _cell_starts(pos, cells)
         for c in metric_cols:
             cell = cells[c]
@@ -221,11 +243,11 @@ def _plain_cell(cell: str, duration: bool) -> tuple[float, int, int, bool] | Non
     return v, dot, comma, undecided
 
 
-def find(data: bytes, keep: bool = True) -> bytescan.PreRead | None:
+def find(data: Any, keep: bool = True) -> bytescan.PreRead | None:
     """The big raw pages of `data` read from its bytes (see the module docstring), or None. `keep`:
     the PreRead holds `data` for a Reparse (else its source is empty: the caller reads the input
     again then, and `data` may go as soon as the caller lets it go)."""
-    if b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf" or b'"ID",' not in data and b'"Process ID",' not in data:
+    if b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
     pieces: list[bytes] = []
     tables: dict[int, bytescan.Table] = {}
@@ -233,7 +255,7 @@ def find(data: bytes, keep: bool = True) -> bytescan.PreRead | None:
     for a in _headers(data):
         if a < pos:
             continue
-        got = _page_at(data, a, line + data.count(b"\n", pos, a))
+        got = _page_at(data, a, line + _newlines(data, pos, a))
         if got is None:
             continue
         t, e, cut = got
@@ -246,17 +268,76 @@ def find(data: bytes, keep: bool = True) -> bytescan.PreRead | None:
     return bytescan.PreRead(b"".join(pieces), data if keep else b"", tables, dialect="ncu")
 
 
-def _headers(data: bytes) -> list[int]:
+FILE_FROM = 1 << 20  # bytes: smaller files are read whole first (core.read_bytes), then find()
+
+
+def find_file(path: str) -> bytescan.PreRead | None:
+    """`find` over a regular file mapped into memory, its pages let go as they are read (`_drop`):
+    a big page's launches read without the file's bytes held at once (the PreRead's source is
+    empty: core.parse_whole reads the file again on a Reparse). None where the file is small, or
+    its first 64 KiB are not text with a --csv page header in them."""
+    try:
+        if os.path.getsize(path) < FILE_FROM:
+            return None
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            head = mm[: 1 << 16]
+            if head[:2] == b"\x1f\x8b" or b"\x00" in head or (b'"ID",' not in head and b'"Process ID",' not in head):
+                return None
+            return find(mm, keep=False)
+    except (OSError, ValueError):  # cannot be mapped (a special file): read whole
+        return None
+
+
+def _headers(data: Any) -> list[int]:
     """Where the lines that start a --csv page ('"ID",', '"Process ID",') start, in order."""
     found = []
     for mark in (b'"ID",', b'"Process ID",'):
-        at = 0 if data.startswith(mark) else -1
-        k = data.find(b"\n" + mark)
-        while k >= 0:
-            found.append(k + 1)
-            k = data.find(b"\n" + mark, k + 1)
-        found += [0] if at == 0 else []
+        found += [0] if data[: len(mark)] == mark else []
+        found += [k + 1 for k in _found(data, b"\n" + mark)]
     return sorted(found)
+
+
+WINDOW = 1 << 22  # bytes of a page looked at a time (a mapped file's pages let go after each)
+
+
+def _found(data: Any, sub: bytes) -> list[int]:
+    """Where `sub` starts in `data`, a window at a time."""
+    out: list[int] = []
+    for lo in range(0, len(data), WINDOW):
+        hi = min(len(data), lo + WINDOW + len(sub) - 1)
+        k = data.find(sub, lo, hi)
+        while 0 <= k < lo + WINDOW:
+            out.append(k)
+            k = data.find(sub, k + 1, hi)
+        _drop(data, lo, hi)
+    return out
+
+
+def _page_end(data: Any, start: int) -> int:
+    """The offset of the first line after the rows from `start` (_PAGE_END), a window at a time."""
+    for lo in range(start - 1, len(data), WINDOW):
+        m = _PAGE_END.search(data, lo, min(len(data), lo + WINDOW + 16))
+        _drop(data, lo, lo + WINDOW)
+        if m is not None:
+            return m.start() + 1
+    return len(data)
+
+
+def _newlines(data: Any, a: int, b: int) -> int:
+    if isinstance(data, bytes):
+        return data.count(b"\n", a, b)
+    n = 0
+    for lo in range(a, b, WINDOW):
+        n += data[lo : min(b, lo + WINDOW)].count(b"\n")
+        _drop(data, lo, lo + WINDOW)
+    return n
+
+
+def _drop(data: Any, a: int, b: int) -> None:
+    """A mapped file's pages from a to b let go (read again from the file if looked at again)."""
+    if isinstance(data, mmap.mmap) and b > a:
+        lo = a - a % mmap.PAGESIZE
+        data.madvise(mmap.MADV_DONTNEED, lo, min(b, len(data)) - lo)
 
 
 def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] | None:
@@ -274,9 +355,8 @@ def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] 
     units_row = csv_row(unit_line.decode("latin-1")) if unit_line.isascii() else None
     has_units = bool(units_row) and not units_row[0].strip()  # type: ignore[index]
     start = c if has_units else b
-    end_at = _PAGE_END.search(data, start - 1)
-    e = end_at.start() + 1 if end_at else len(data)
-    rows = data.count(b"\n", start, e)
+    e = _page_end(data, start)
+    rows = _newlines(data, start, e)
     if rows <= MIN_LAUNCHES or data[e - 1 : e] != b"\n" or data[e : e + 1] in (b" ", b"\t") or _stray_after(data, e, len(header)):
         return None
     page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units)
