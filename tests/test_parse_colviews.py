@@ -68,3 +68,22 @@ def test_rows_of_views_to_frame():
     assert math.isnan(frame["value"].tolist()[1]) and np.asarray(Const(2.0, 3)).tolist() == [2.0, 2.0, 2.0]
     sub = rows.take([3, 1])
     assert sub.col("name") == ["b", "a"] and sub.col("value_text") == [None, "n/a"]
+
+
+def test_views_as_numpy_arrays():
+    """`__array__` of a numeric view (Rows.to_frame's float and int64 columns) without a list."""
+    nan = float("nan")
+    for view in (Const(1.5, 3), Repeated([1, 2], 2), Tiled([1.0, nan], 2), Sparse(nan, 4, [1], [2.0])):
+        view.extend([9.0])
+        got = np.asarray(view, dtype="float64")
+        assert got.dtype == np.float64 and np.array_equal(got, np.array(view.tolist(), dtype="float64"), equal_nan=True)
+    assert np.asarray(Const(7, 2), dtype="int64").tolist() == [7, 7]
+    assert np.asarray(Repeated([3, 4], 2)).tolist() == [3, 3, 4, 4]  # no dtype: by the list
+
+
+def test_views_codes():
+    """(distinct values, a code per row) of each view: the values they stand for."""
+    for view, want in _cases():
+        view.extend([want[0], "new"])
+        distinct, codes = view.codes(np)
+        assert [distinct[k] for k in codes.tolist()] == want + [want[0], "new"] and len(set(distinct)) == len(distinct)

@@ -70,10 +70,32 @@ class View(Sequence):
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         import numpy as np
 
-        return np.asarray(self.tolist(), dtype=dtype)
+        own = self._own_array(np, dtype)
+        if own is None:
+            return np.asarray(self.tolist(), dtype=dtype)
+        return np.concatenate([own, np.asarray(self.tail, dtype=own.dtype)]) if self.tail else own
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        """The view's own rows as a NumPy array of `dtype` made without a list (None: by the list)."""
+        return None
 
     def tolist(self) -> list[Any]:
         return self[0 : len(self)]
+
+    def codes(self, np: Any) -> tuple[list[Any], Any]:
+        """(the distinct values, an int32 code per row): the view's own from what it is made of, no
+        list of its rows (Rows.to_frame's string columns: each distinct value made once)."""
+        distinct, own = self._own_codes(np)
+        if not self.tail:
+            return distinct, own
+        index = {v: k for k, v in enumerate(distinct)}
+        tail = [index.setdefault(v, len(index)) for v in self.tail]
+        return list(index), np.concatenate([own, np.asarray(tail, dtype=np.int32)])
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {}
+        codes = [index.setdefault(v, len(index)) for v in self._part(0, self.n)]
+        return list(index), np.asarray(codes, dtype=np.int32)
 
     def count(self, value: Any) -> int:
         return sum(self._part(lo, min(self.n, lo + SLICE)).count(value) for lo in range(0, self.n, SLICE)) + \
@@ -122,6 +144,12 @@ class Const(View):
     def _own_positions(self, values: frozenset) -> Sequence[int]:
         return range(self.n) if _member(self.value, values) else range(0)
 
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        return np.full(self.n, self.value, dtype=dtype) if dtype is not None else None
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        return [self.value], np.zeros(self.n, dtype=np.int32)
+
     def mapped(self, fn: Callable[[Any], Any]) -> View:
         out = Const(fn(self.value), self.n)
         out.tail = _mapped_list(self.tail, fn)
@@ -144,6 +172,14 @@ class Repeated(View):
         a, b = lo // t, (hi - 1) // t + 1
         out = list(chain.from_iterable(map(repeat, self.values[a:b], repeat(t))))
         return out[lo - a * t : hi - a * t]
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        return np.repeat(np.asarray(self.values, dtype=dtype), self.times) if dtype is not None else None
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {}
+        codes = np.asarray([index.setdefault(v, len(index)) for v in self.values], dtype=np.int32)
+        return list(index), np.repeat(codes, self.times)
 
     def _own_positions(self, values: frozenset) -> Sequence[int]:
         t = self.times
@@ -173,6 +209,14 @@ class Tiled(View):
         m = len(self.values)
         a, b = lo // m, (hi - 1) // m + 1
         return (self.values * (b - a))[lo - a * m : hi - a * m]
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        return np.tile(np.asarray(self.values, dtype=dtype), self.times) if dtype is not None else None
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {}
+        codes = np.asarray([index.setdefault(v, len(index)) for v in self.values], dtype=np.int32)
+        return list(index), np.tile(codes, self.times)
 
     def _own_positions(self, values: frozenset) -> Sequence[int]:
         m = len(self.values)
@@ -204,6 +248,19 @@ class Sparse(View):
             out[at[k] - lo] = values[k]
             k += 1
         return out
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        if dtype is None:
+            return None
+        out = np.full(self.n, self.default, dtype=dtype)
+        out[np.asarray(self.at, dtype=np.int64)] = np.asarray(self.values, dtype=dtype)
+        return out
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {self.default: 0}
+        codes = np.zeros(self.n, dtype=np.int32)
+        codes[np.asarray(self.at, dtype=np.int64)] = [index.setdefault(v, len(index)) for v in self.values]
+        return list(index), codes
 
     def _own_positions(self, values: frozenset) -> Sequence[int]:
         if _member(self.default, values):

@@ -163,6 +163,12 @@ class Rows:
         out: dict[str, Any] = {}
         for name, dtype in COLUMNS.items():
             c = self.cols.get(name)
+            if isinstance(c, View):  # an ncu page's column: made from what it is made of where it can
+                made = _view_column(pd, np, c, dtype)
+                if made is not None:
+                    out[name] = made
+                    continue
+                c = c.tolist()
             if dtype == "float64":
                 out[name] = np.full(n, np.nan) if c is None else np.asarray(c, dtype="float64")
             elif dtype == "int64":
@@ -194,6 +200,31 @@ class Rows:
                 cols[name] = [None if v is pd.NA or v is None or (isinstance(v, float) and v != v) else v
                               for v in s.astype(object).tolist()]
         return Rows(cols, n)
+
+
+def _view_column(pd: Any, np: Any, c: View, dtype: str) -> Any:
+    """A View's column of the frame: NumPy's array of a numeric one, an Int64 one where no value is
+    missing, a "string" one (pyarrow storage) from its distinct values and codes, as _few_strings
+    makes it; None for the others (pandas' conversion of its list)."""
+    if dtype in ("float64", "int64"):
+        return np.asarray(c, dtype=dtype)
+    if dtype == "Int64":
+        try:
+            return pd.array(np.asarray(c, dtype=np.int64), dtype="Int64")
+        except (TypeError, ValueError, OverflowError):  # a missing value: pandas' way
+            return None
+    if dtype != "string" or getattr(pd.StringDtype(), "storage", "") != "pyarrow":
+        return None
+    distinct, codes = c.codes(np)
+    if not set(map(type, distinct)) <= {str, type(None)}:
+        return None
+    import pyarrow as pa
+
+    try:
+        pool = pa.array(distinct, type=pa.large_string())
+    except (pa.ArrowException, UnicodeError):  # a lone surrogate: pandas says what
+        return None
+    return pd.arrays.ArrowStringArray(pa.chunked_array([pool.take(codes)]))
 
 
 def _whole(np: Any, c: Any) -> Any:
