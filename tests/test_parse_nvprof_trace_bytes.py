@@ -173,3 +173,16 @@ def test_times_in_one_pass_are_what_python_reads():
         assert (end, n) == (len(data), len(cells))
         assert list(memoryview(starts).cast("d")) == [float(c + exp) for c in cells]
         assert names == ["k"] * len(cells)
+
+
+def test_one_long_trace_is_not_read_in_windows(tmp_path, monkeypatch):
+    """A log with one profile start in its first STREAM_FROM bytes is read whole at once (the
+    stream would read on to there and give up); two starts: part by part."""
+    from profconv.parse import stream
+
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 14)
+    one, two = tmp_path / "one.log", tmp_path / "two.log"
+    one.write_text(_trace(ROWS))
+    two.write_text(_trace(ROWS[:60]) + _trace(ROWS[60:]))
+    assert (stream._starts_twice(str(one), None), stream._starts_twice(str(two), None)) == (False, True)
+    assert stream.read_long(str(one)) is None

@@ -358,7 +358,7 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     if path == "-" or streamed(format) is None:
         return None
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM:
+        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM or not _starts_twice(path, format):
             return None
     except OSError:
         return None
@@ -375,6 +375,17 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     rows = Rows.concat([p.rows for p in got])
     return ProfileSet(None, [i for p in got for i in p.profiles], stream.label, [u for p in got for u in p.unplaced],
                       stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
+
+
+def _starts_twice(path: str, format: str | None) -> bool:
+    """Whether the file's first STREAM_FROM bytes hold two profile starts: where they do not, the
+    stream would read on to about there and then give up (a single long trace; another dialect's
+    file), so the file is read whole at once. (Either way the result is the same.)"""
+    dialect = streamed(format)
+    if dialect is None:
+        return False
+    with open(path, "rb") as f:
+        return f.read(STREAM_FROM).count(dialect.part_start.encode()) >= 2
 
 
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
