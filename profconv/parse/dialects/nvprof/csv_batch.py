@@ -47,7 +47,13 @@ _PLAIN = r"^[0-9]+(?:\.[0-9]+)?$"
 _WHOLE = r"^[0-9]{1,18}$"
 # what text.clean may rewrite in a line that starts with '"' (its leading-markup rule needs a '#', '>'
 # or '\\*' first): entities, LaTeX, table bars, bold, dashes around a PID, a carriage return
-_REWRITTEN = re.compile(r"[\\&|\r\u2013\u2014]|\*\*|</?(?:b|strong|code|em|i|tt)>")
+_REWRITTEN_CHARS = ("\\", "&", "|", "\r", "\u2013", "\u2014", "**")
+_BOLD_TAG = re.compile(r"</?(?:b|strong|code|em|i|tt)>")
+
+
+def _rewritten(text: str) -> bool:
+    """Whether text.clean may rewrite a line of `text` (one substring search each: C speed)."""
+    return any(c in text for c in _REWRITTEN_CHARS) or ("<" in text and _BOLD_TAG.search(text) is not None)
 _UNIT_FIRST = ("", "%", "ms", "us", "s", "ns")  # csv._has_units: what the units row's first cell may be
 
 
@@ -200,10 +206,10 @@ def _unrewritten(lines: list[str], tables: list[tuple[int, int]]) -> tuple[list[
     """The tables none of whose rows text.clean would rewrite, and that hold four quotes a row; the
     text of their rows."""
     text = _rows_text(lines, tables)
-    if _REWRITTEN.search(text) is None and text.count('"') == 4 * sum(e - h - 2 for h, e in tables):
+    if not _rewritten(text) and text.count('"') == 4 * sum(e - h - 2 for h, e in tables):
         return tables, text
     tables = [(h, e) for h, e in tables
-              if _REWRITTEN.search(t := _rows_text(lines, [(h, e)])) is None and t.count('"') == 4 * (e - h - 2)]
+              if not _rewritten(t := _rows_text(lines, [(h, e)])) and t.count('"') == 4 * (e - h - 2)]
     return tables, _rows_text(lines, tables)
 
 
