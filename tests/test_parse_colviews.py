@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from array import array
 
 import numpy as np
 
-from profconv.parse.colviews import Const, Repeated, Sparse, Tiled, both, positions
+from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled, both, positions
 from profconv.parse.table import Rows
 
 
@@ -16,6 +17,7 @@ def _cases():
     yield Repeated(range(10, 13), 2), [10, 10, 11, 11, 12, 12]
     yield Tiled(["m1", "m2", None], 3), ["m1", "m2", None] * 3
     yield Sparse(None, 9, [2, 5], ["x", "y"]), [None, None, "x", None, None, "y", None, None, None]
+    yield Floats(array("d", [1.5, 2.5, 1.5, 0.0, 7.0])), [1.5, 2.5, 1.5, 0.0, 7.0]
 
 
 def test_views_are_their_lists():
@@ -73,7 +75,8 @@ def test_rows_of_views_to_frame():
 def test_views_as_numpy_arrays():
     """`__array__` of a numeric view (Rows.to_frame's float and int64 columns) without a list."""
     nan = float("nan")
-    for view in (Const(1.5, 3), Repeated([1, 2], 2), Tiled([1.0, nan], 2), Sparse(nan, 4, [1], [2.0])):
+    for view in (Const(1.5, 3), Repeated([1, 2], 2), Tiled([1.0, nan], 2), Sparse(nan, 4, [1], [2.0]),
+                 Floats(array("d", [nan, 3.0]))):
         view.extend([9.0])
         got = np.asarray(view, dtype="float64")
         assert got.dtype == np.float64 and np.array_equal(got, np.array(view.tolist(), dtype="float64"), equal_nan=True)

@@ -13,7 +13,7 @@ import pytest
 
 import profconv
 from profconv.parse import native
-from profconv.parse.colviews import Const, Repeated, Sparse, Tiled
+from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 from profconv.parse.dialects import ncu, ncu_raw
 from tests.conftest import run_cli
 
@@ -109,7 +109,7 @@ def test_raw_page_kept_as_views(tmp_path):
     assert rows.n == n + 3  # and the three kernels' GPU rows
     assert isinstance(rows.cols["metric"], Tiled) and isinstance(rows.cols["name"], Repeated)
     assert isinstance(rows.cols["section"], Const) and isinstance(rows.cols["share"], Sparse)
-    assert type(rows.cols["value"]) is array
+    assert isinstance(rows.cols["value"], Floats) and type(rows.cols["value"].values) is array
     assert rows.col("section")[n - 1 : n + 1] == ["ncu-metric", "gpu"]
     assert rows.col("name")[: 6] == ["conv_tuned"] * 5 + ["gemm(float*, int)"]
     assert rows.col("line_start")[5 * 7] == 4 + 7

@@ -18,6 +18,7 @@ view's rows hold one of `values` without a look at each row.
 from __future__ import annotations
 
 from abc import abstractmethod
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
@@ -227,6 +228,31 @@ class Tiled(View):
 
     def mapped(self, fn: Callable[[Any], Any]) -> View:
         out = Tiled(_mapped_list(self.values, fn), self.times)
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+class Floats(View):
+    """An array of doubles (array('d')) as a view: rows appended go to the tail, never into the
+    array (extending a big array in place may copy it whole: two of it held at once)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: array) -> None:
+        super().__init__(len(values))
+        self.values = values
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        return self.values[lo:hi].tolist()
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        return [i for i, v in enumerate(self.values) if _member(v, values)]
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        return np.frombuffer(self.values, dtype=np.float64).astype(dtype or np.float64)  # a copy: the frame's own
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Repeated(_mapped_list(self.values, fn), 1)
         out.tail = _mapped_list(self.tail, fn)
         return out
 

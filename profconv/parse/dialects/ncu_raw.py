@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from profconv.parse import bytescan, columnar, native, units
-from profconv.parse.colviews import Const, Repeated, Sparse, Tiled
+from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 from profconv.parse.model import Block
 from profconv.parse.table import Rows
 from profconv.parse.text import csv_row
@@ -81,7 +81,7 @@ class Page:
         at = sorted(self.texts)
         table = Rows({"section": Const("ncu-metric", n * m), "name": Repeated(self.names, m),
                       "line_start": Repeated(lines, m), "line_end": Repeated(lines, m),
-                      "metric": Tiled(self.metrics, n), "unit": Tiled(self.units, n), "value": self.values,
+                      "metric": Tiled(self.metrics, n), "unit": Tiled(self.units, n), "value": Floats(self.values),
                       "value_text": Sparse(None, n * m, at, [self.texts[k] for k in at])}, n * m)
         blocks = [Block(section="ncu-metric", table=table, line_start=line_start, line_end=line_end)]
         timed = [j for j, name in enumerate(self.metrics) if name in ncu.DURATION_METRICS]
