@@ -242,3 +242,27 @@ def test_slurm_reasons_and_squeue_states() -> None:
     assert info["7_0"]["State"] == "RUNNING" and info["7_1"]["State"] == "PENDING"
     assert info["7_2"]["State"] == "GONE"  # no longer listed: ended, its record purged
     assert watcher._make_command()[:4] == ["squeue", "-h", "-r", "--states=all"]
+
+
+def test_a_slurm_task_told_to_end_notes_it_and_keeps_submitits_handler() -> None:
+    """Slurm's SIGTERM to a task (node failure, preemption, scancel): submitit's own handler still runs (it
+    ignores the signal) and the task knows, so a job that died with it is not recorded as `crashed`."""
+    import os
+    import signal
+
+    from profconv.grade.slurm import _Ending
+
+    seen: list[int] = []
+    before = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))  # as submitit's bypass
+    try:
+        with _Ending() as ending:
+            assert not ending.told
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert ending.told and seen == [signal.SIGTERM]
+        os.kill(os.getpid(), signal.SIGTERM)  # the previous handler is back
+        assert seen == [signal.SIGTERM, signal.SIGTERM]
+        with _Ending() as ending:  # submitit's time-limit warning too
+            os.kill(os.getpid(), signal.SIGUSR2)
+            assert ending.told
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -24,14 +24,17 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from profconv.errors import InputError
 from profconv.grade import gpus as gpus_mod
 from profconv.grade.builds import BuildCache, query_arch
-from profconv.grade.jobs import JobResult, JobSpec, Reporter, finish, not_run, read_result, run_job, start_all
+from profconv.grade.jobs import JOB_FILE, JobResult, JobSpec, Reporter, finish, not_run, read_result, run_job, start_all
 from profconv.grade.pool import PoolWorker, poolable
 
 OnResult = Any
@@ -104,8 +107,53 @@ def _task_worker(specs: list[JobSpec], cache: str) -> PoolWorker:
                       builds=builds, engine="slurm", device_id=None if dry else gpus_mod.uuid(visible))
 
 
+class _Ending:
+    """Whether Slurm has told this task to end: SIGTERM (its node failed, it was preempted or cancelled) or
+    SIGUSR2 (submitit's time-limit warning). submitit's task process handles both without ending, but the
+    job it is running dies of the signal and would be recorded as `crashed` — a record the grade could read
+    after the task was requeued or killed at its limit. A job killed while the task was being ended is no
+    verdict: its record is removed and the task waits for Slurm's kill, so that the requeued task (or the
+    grade's resume) runs it again, or it is `lost` with Slurm's reason. A job that finished is kept."""
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGUSR2") if hasattr(signal, n))
+
+    def __init__(self) -> None:
+        self.told = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Ending:
+        if threading.current_thread() is threading.main_thread():  # submitit's debug executor: not a task
+            for sig in self.SIGNALS:
+                self._previous[sig] = signal.getsignal(sig)
+                signal.signal(sig, self._on_signal)
+        return self
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self.told = True
+        previous = self._previous.get(signum)
+        if callable(previous):
+            previous(signum, frame)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
+
+    def void(self, spec: JobSpec, result: JobResult) -> None:
+        """A job that died with its task: its record removed, then wait to be killed (never returns)."""
+        if result.status != "crashed":
+            return
+        (Path(spec.out_dir) / JOB_FILE).unlink(missing_ok=True)
+        while True:
+            time.sleep(1)
+
+
 def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = None) -> list[JobResult]:
     """What a Slurm (or submitit local/debug) task runs: its jobs, with Slurm's job id and GPU."""
+    with _Ending() as ending:
+        return _task_jobs(specs, cache, reporter, ending)
+
+
+def _task_jobs(specs: list[JobSpec], cache: str | None, reporter: Reporter | None, ending: _Ending) -> list[JobResult]:
     import submitit
 
     try:
@@ -122,6 +170,8 @@ def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = N
                 out.append(finish(spec, result, reporter=reporter))
             else:
                 out.append(run_job(spec, engine="slurm", engine_job_id=job_id))
+            if ending.told:
+                ending.void(spec, out[-1])
     finally:
         if worker is not None:
             worker.close()
