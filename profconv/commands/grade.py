@@ -22,7 +22,7 @@ from profconv.commands import comma_list
 from profconv.errors import ExitStatus, InputError, Interrupted
 from profconv.grade import manifest
 from profconv.grade import queue as queue_mod
-from profconv.grade.jobs import JobResult, build_command
+from profconv.grade.jobs import GRADE_CI_TARGET, GRADE_TIME_BUDGET_S, JobResult, build_command
 from profconv.render import leaderboard as render
 from profconv.session.events import Callbacks, Note
 from profconv.session.grade import GradeOutcome, GradePlan, GradeRequest, GradeSession
@@ -155,7 +155,9 @@ def grade_command(
     gpus: Annotated[str | None, typer.Option(metavar="I[,I]", help="local: the GPUs to use, e.g. 0,1 (default: every GPU nvidia-smi lists).")] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="local --dry-run: jobs at once.")] = 1,
     images: Annotated[str | None, typer.Option("--images", "-n", metavar="N", help="Images per job (as profconv run; default: its own, 10000).")] = None,
-    repeat: Annotated[int | None, typer.Option(metavar="N", help="Timed repeats per layer (as profconv run; default: its own).")] = None,
+    repeat: Annotated[int | None, typer.Option(metavar="N", help="Timed calls per layer on fresh inputs, at least (default: 3; profconv run's is 5).")] = None,
+    ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="More timed calls until the median's 95% interval is within ±this fraction (0: exactly --repeat).")] = GRADE_CI_TARGET,
+    time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timed calls per layer at most, with --ci-target.")] = GRADE_TIME_BUDGET_S,
     runs: Annotated[int, typer.Option("--runs", metavar="N", help="Repeat runs of each submission (each its own job), combined on the leaderboard by --combine, their spread shown.")] = 1,
     combine: Annotated[str, typer.Option("--combine", metavar="best|mean", help="How the --runs of a submission make its total: the best run's, or the mean of the runs (ok only when every run is).")] = "best",
     kernel_timeout: Annotated[float | None, typer.Option("--kernel-timeout", metavar="SECONDS", help="Seconds the kernel may take in its child process (compile, sweep, checks, timing) before it is FAILED; below --timeout.")] = None,
@@ -202,7 +204,7 @@ def grade_command(
     request = GradeRequest(
         submissions=list(submissions), models=list(comma_list(model, "--model")) or ["ece408-high"], out=out,
         executor=executor, timeout=timeout, dry_run=dry_run, gpus=gpus, workers=workers, images=images, repeat=repeat,
-        kernel_timeout=kernel_timeout, data=data, weights=weights, profile=profile, sanitize=sanitize, course=course,
+        ci_target=ci_target, time_budget=time_budget, kernel_timeout=kernel_timeout, data=data, weights=weights, profile=profile, sanitize=sanitize, course=course,
         variant=variant, job_command=job_command, warmup=warmup, report=report, retry_failed=retry_failed,
         force=force, parallelism=parallelism, partition=partition, slurm_setup=list(slurm_setup or []),
         slurm_cluster=slurm_cluster, cpus_per_task=cpus_per_task, constraint=constraint,

@@ -44,6 +44,13 @@ REPORT_FILE = "report.md"
 TEMPLATE_FIELDS = ("python", "model", "kernel", "out", "submission", "variant")
 STATUSES = ("finished", "error", "timeout", "crashed", "unplaced", "lost", "capped")
 KILL_GRACE_S = 5.0
+# a class's timing (grade's defaults; --repeat, --ci-target, --time-budget): each timed call of a course-form
+# kernel at 10,000 images moves ~1.3 GB through pageable memory and is checked in full, ~0.25 s, so `profconv
+# run`'s 5 calls and ±1% within 2 s per layer cost a job ~3.5 s; 3 calls on fresh inputs, more while the
+# median's interval is wider than ±2% and for 1 s at most, rank a class as well (docs/grade.md)
+GRADE_REPEAT = 3
+GRADE_CI_TARGET = 0.02
+GRADE_TIME_BUDGET_S = 1.0
 
 # the jobs this process is running (their process groups), so Ctrl-C can end them all
 _running: set[subprocess.Popen] = set()
@@ -84,7 +91,9 @@ class JobSpec:
     timeout_s: float = 900.0
     variant: str = "cudnn"  # the reference run beside the user's kernel
     images: str | None = None  # --images for profconv run (None: its default)
-    repeat: int | None = None
+    repeat: int | None = None  # timed calls per layer at least (None: GRADE_REPEAT)
+    ci_target: float = GRADE_CI_TARGET  # more timed calls until the median's 95% interval is within ±this (0: exactly repeat)
+    time_budget_s: float = GRADE_TIME_BUDGET_S  # seconds of timed calls per layer at most, with ci_target
     kernel_timeout_s: float | None = None  # --kernel-timeout for profconv run (None: its default)
     data: str | None = None  # --data for profconv run (absolute): the course's dataset
     weights: str | None = None  # --weights for profconv run (absolute)
@@ -104,12 +113,17 @@ class JobSpec:
         return f"{self.submission}/{self.model}" + (f"/run{self.run}" if self.run > 1 else "")
 
     @property
+    def timed_repeat(self) -> int:
+        return self.repeat or GRADE_REPEAT
+
+    @property
     def owner(self) -> str:
         return self.student or self.submission
 
     def fingerprint(self) -> str:
         """What makes a finished job's result reusable: same files, same model, same settings."""
         parts = [self.digest, self.model, self.variant, str(self.images), str(self.repeat),
+                 f"timing={self.timed_repeat}/{self.ci_target:g}/{self.time_budget_s:g}",
                  str(self.kernel_timeout_s), str(self.data), str(self.weights), str(self.profile), str(self.job_command),
                  str(self.dry_run)] + (["sanitize"] if self.sanitize else []) + (
                      [f"course={self.course}"] if self.course else []) + (
@@ -191,8 +205,8 @@ def build_command(spec: JobSpec, python: str) -> list[str]:
             "--variant", variant, "--out", spec.out_dir]
     if spec.images is not None:
         argv += ["--images", spec.images]
-    if spec.repeat is not None:
-        argv += ["--repeat", str(spec.repeat)]
+    argv += ["--repeat", str(spec.timed_repeat), "--ci-target", f"{spec.ci_target:g}",
+             "--time-budget", f"{spec.time_budget_s:g}"]
     kernel_timeout = spec.kernel_timeout_s
     if spec.cap_s is not None:  # the kernel's GPU seconds are capped: its child's time limit
         kernel_timeout = min(kernel_timeout or 600.0, spec.cap_s)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from profconv.errors import InputError
+from profconv.grade import jobs
 from profconv.grade.jobs import JobResult, JobSpec, read_result
 from profconv.grade.submissions import Submission, safe_name
 from profconv.io import write_atomic
@@ -49,6 +50,8 @@ class JobSettings:
     variant: str = "cudnn"
     images: str | None = None
     repeat: int | None = None
+    ci_target: float = jobs.GRADE_CI_TARGET
+    time_budget_s: float = jobs.GRADE_TIME_BUDGET_S
     kernel_timeout_s: float | None = None
     data: str | None = None
     weights: str | None = None
@@ -79,6 +82,7 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
                     submission=s.name, path=str(s.path), digest=s.digest, model=model,
                     out_dir=str(job_dir(out, s.name, model, run)), gpu=s.gpu, timeout_s=settings.timeout_s,
                     variant=settings.variant, images=settings.images, repeat=settings.repeat,
+                    ci_target=settings.ci_target, time_budget_s=settings.time_budget_s,
                     kernel_timeout_s=settings.kernel_timeout_s, data=settings.data, weights=settings.weights,
                     profile=settings.profile, sanitize=settings.sanitize, course=settings.course,
                     job_command=settings.job_command, report=settings.report, dry_run=settings.dry_run, run=run,

@@ -437,9 +437,10 @@ class PoolWorker:
 
         kernel_timeout = spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S
         record = runrecord.build(["profconv", *result.command[3:]], spec.model, image_count(spec), spec.variant,
-                                 spec.repeat or runrecord.RUN_REPEAT, spec.data, spec.weights,
+                                 spec.timed_repeat, spec.data, spec.weights,
                                  [str(d.source or d.where) for d in decls], kernel_timeout, meta,
-                                 [runrecord.reference_row(meta), *rows], self.dry_run)
+                                 [runrecord.reference_row(meta), *rows], self.dry_run, spec.ci_target,
+                                 spec.time_budget_s)
         write_atomic(Path(spec.out_dir) / jobs.RECORD_FILE, record.to_json())
 
     def _kernel_job(self, spec: JobSpec, d: Any, build_dir: Path) -> Any:
@@ -449,11 +450,12 @@ class PoolWorker:
         from profconv.run.user import manifest as user_manifest
 
         return isolate.KernelJob(kernel=str(user_manifest.reload_path(d)), contract=d.contract, model=spec.model,
-                                 images=image_count(spec), repeat=spec.repeat or 5, warmup=2, data=spec.data,
+                                 images=image_count(spec), repeat=spec.timed_repeat, warmup=2, data=spec.data,
                                  weights=spec.weights,
                                  timeout=min(d.timeout or spec.kernel_timeout_s or DEFAULT_KERNEL_TIMEOUT_S,
                                              spec.cap_s or float("inf")),
-                                 ci_target=0.01, time_budget=2.0, build_dir=str(build_dir),
+                                 ci_target=spec.ci_target or None, time_budget=spec.time_budget_s,
+                                 build_dir=str(build_dir),
                                  **isolate.seed_fields(os.environ.get(SECRET_ENV) or None))
 
     def _kernel(self, spec: JobSpec, d: Any, where: Path, cost: dict[str, float]) -> tuple[Any, Path | None, Path, bool]:

@@ -35,8 +35,10 @@ def model_info(name: str) -> ModelInfo:
 
 def build(argv: list[str], model: str, images: int, variant: str, repeat: int, data: str | None,
           weights: str | None, kernels: list[str], kernel_timeout: float, meta: dict[str, Any],
-          results: list[VariantResult], dry_run: bool) -> RunRecord:
-    """The record of one pool job (`meta`: the bundle's bundle.json)."""
+          results: list[VariantResult], dry_run: bool, ci_target: float | None = RUN_CI_TARGET,
+          time_budget_s: float = RUN_TIME_BUDGET_S) -> RunRecord:
+    """The record of one pool job (`meta`: the bundle's bundle.json); `repeat`, `ci_target`, `time_budget_s`:
+    the kernels' timed calls (grade's), as `profconv run` records its own."""
     env = dict(meta.get("environment") or {})
     prov = meta.get("provenance")
     record = RunRecord(
@@ -44,8 +46,8 @@ def build(argv: list[str], model: str, images: int, variant: str, repeat: int, d
         model=model_info(model),
         data=DataInfo(source=data or "synthetic", synthetic=data is None, weights=weights or "bundled"),
         settings=RunSettings(repeat=repeat, warmup=RUN_WARMUP, cpu_repeat=RUN_CPU_REPEAT, images=[images],
-                             variants=["cpu" if dry_run else variant], ci_target=RUN_CI_TARGET,
-                             time_budget_s=RUN_TIME_BUDGET_S, l2=L2, kernels=kernels,
+                             variants=["cpu" if dry_run else variant], ci_target=ci_target or None,
+                             time_budget_s=time_budget_s if ci_target else None, l2=L2, kernels=kernels,
                              kernel_timeout=kernel_timeout if kernels else None, sanitize=False),
         results=list(results))
     if isinstance(prov, dict):

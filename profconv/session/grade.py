@@ -35,7 +35,7 @@ from profconv.grade import executors as ex
 from profconv.grade import leaderboard, manifest, ranking
 from profconv.grade.caps import MIN_JOB_S, StudentBudget
 from profconv.grade.gpus import Gpu, query
-from profconv.grade.jobs import JobResult, JobSpec, not_run, validate_template
+from profconv.grade.jobs import GRADE_CI_TARGET, GRADE_TIME_BUDGET_S, JobResult, JobSpec, not_run, validate_template
 from profconv.grade.pool import poolable
 from profconv.grade.queue import Queue
 from profconv.grade.schedule import Schedule, schedule
@@ -60,7 +60,9 @@ class GradeRequest:
     gpus: str | None = None
     workers: int = 1
     images: str | None = None
-    repeat: int | None = None
+    repeat: int | None = None  # timed calls per layer at least (None: grade.jobs.GRADE_REPEAT)
+    ci_target: float = GRADE_CI_TARGET
+    time_budget: float = GRADE_TIME_BUDGET_S
     kernel_timeout: float | None = None
     data: Path | None = None
     weights: Path | None = None
@@ -126,7 +128,8 @@ class GradeRequest:
         secret = hashlib.sha256(self.secret_seed.encode()).hexdigest()[:16] if self.secret_seed else None
         return manifest.JobSettings(
             models=tuple(self.models) or ("ece408-high",), timeout_s=self.timeout, variant=self.variant,
-            images=self.images, repeat=self.repeat, kernel_timeout_s=self.kernel_timeout,
+            images=self.images, repeat=self.repeat, ci_target=self.ci_target, time_budget_s=self.time_budget,
+            kernel_timeout_s=self.kernel_timeout,
             data=str(self.data.resolve()) if self.data else None,
             weights=str(self.weights.resolve()) if self.weights else None, profile=self.profile,
             sanitize=self.sanitize, course=self.course, job_command=self.job_command, report=self.report,
