@@ -262,3 +262,33 @@ def test_the_pool_records_profconv_runs_defaults() -> None:
     r = RunRequest()
     assert (runrecord.RUN_REPEAT, runrecord.RUN_WARMUP, runrecord.RUN_CPU_REPEAT, runrecord.RUN_CI_TARGET,
             runrecord.RUN_TIME_BUDGET_S) == (r.repeat, r.warmup, r.cpu_repeat, r.ci_target, r.time_budget)
+
+
+def test_the_next_child_starts_when_the_last_one_gives_its_gpu_back(fake_cuda, tmp_path: Path) -> None:
+    """A child that gave its GPU back (its work over, only its CUPTI records left to flush and write: 2 s
+    with the stand-in CUPTI) ends its job's GPU time; the next job's child runs meanwhile, and the first
+    job's row is complete once its child ended."""
+    klass = _class(tmp_path, {"a-tail": "tail", "b-ok": "ok"})
+    specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
+                                                                        report=False), tmp_path / "g")
+    worker = PoolWorker(visible="0", dry_run=False, cache=tmp_path / "cache", logs=tmp_path / "logs")
+    _fake_bundle(worker, specs[0])
+    try:
+        a = worker.execute(specs[0])
+        a_gpu_done = time.monotonic()
+        b = worker.execute(specs[1])  # forked while a's child still flushes
+        b_done = time.monotonic()
+        a = worker.complete(specs[0], a)
+        a_done = time.monotonic()
+        b = worker.complete(specs[1], b)
+    finally:
+        worker.close()
+    assert a.status == b.status == "finished"
+    assert a.cost["child_s"] < 1.5 and a.cost["tail_s"] > 0.5  # the 2 s flush after the GPU was given back
+    assert a_done - a_gpu_done >= 1.5 and b_done < a_done  # b's child ran inside a's tail
+    steps = [s for _, s in json.loads((Path(a.out_dir) / "child-tiled.timeline.json").read_text())]
+    assert steps[-4:] == ["GPU released", "CUPTI records: flush", "CUPTI records: write", "(exit)"]
+    for r in (a, b):
+        row = json.loads(Path(r.record).read_text())["results"][1]
+        assert row["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device")
+    assert "profconv-progress: CUPTI records: write" in (Path(a.out_dir) / "job.log").read_text()  # the whole log

@@ -172,8 +172,9 @@ class LocalExecutor:
         if not runnable:
             return
         self._start_builds(runnable)
-        # twice the slots: a job writing its report no longer holds a GPU, another one takes it
-        pool = ThreadPoolExecutor(max_workers=2 * len(self.slots), thread_name_prefix="grade")
+        # three threads a slot: a job whose child gave the GPU back (its CUPTI records still being written, then
+        # its verdict and report) no longer holds it; the next one takes it, and the one after is ready to
+        pool = ThreadPoolExecutor(max_workers=3 * len(self.slots), thread_name_prefix="grade")
         try:
             futures = {pool.submit(self._one, slots, spec): spec for spec in runnable}
             for fut in as_completed(futures):

@@ -25,7 +25,9 @@ Each JobResult of the pool carries `runner = "pool"` and `cost`: where its time 
   startup_s the zygote's imports (the worker's first job; started with the worker, in the background
             while that job makes its model bundle)
   build_s   waiting for the submission's nvcc build (0 when it was ready)
-  child_s   the kernel's child, fork to exit: checks, sweep, timing, forward pass (under CUPTI)
+  child_s   the kernel's child, fork to the moment it gives its GPU back (grade.zygote.give_back_gpu):
+            checks, sweep, timing (under CUPTI); the next job's child starts then
+  tail_s    waiting, after the GPU was given back, for the child to flush and write its CUPTI records
   judge_s   the verdict by the course's rules (CUPTI records, the build's SASS through cuobjdump), and
   record_s  assembling and writing run.json: both in `complete`, after the GPU was given back
 (and report_s, filled when the report is written).
@@ -94,6 +96,11 @@ class Zygote:
             self.proc = subprocess.Popen([python or sys.executable, "-m", "profconv.grade.zygote"], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=fh, env=env, start_new_session=True)
         self.events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        # children's exits apart from the replies: a child finishing its CUPTI tail is waited for by the
+        # thread completing its job while the next job's thread forks and waits for its own child
+        self.exits: dict[int, int] = {}
+        self.ended = False
+        self._exited = threading.Condition()
         threading.Thread(target=self._read, daemon=True, name="zygote-reader").start()
         ready = self._next(READY_TIMEOUT_S)
         if ready is None or "ready" not in ready:
@@ -106,9 +113,18 @@ class Zygote:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             try:
-                self.events.put(json.loads(line))
+                event = json.loads(line)
             except ValueError:
                 continue
+            if "exit" in event:
+                with self._exited:
+                    self.exits[event["exit"]] = int(event["rc"])
+                    self._exited.notify_all()
+            else:
+                self.events.put(event)
+        with self._exited:
+            self.ended = True
+            self._exited.notify_all()
         self.events.put(None)
 
     def _tail(self) -> str:
@@ -153,12 +169,15 @@ class Zygote:
     def wait(self, job_id: int, timeout: float) -> int | None:
         """The child's exit code (negative: its signal), or None when `timeout` passed first."""
         deadline = time.monotonic() + timeout
-        while True:
-            event = self._next(max(0.0, deadline - time.monotonic()))
-            if event is None:
-                return None
-            if event.get("exit") == job_id:
-                return int(event["rc"])
+        with self._exited:
+            while job_id not in self.exits:
+                if self.ended:
+                    raise WorkerDied(f"the grade worker ended ({self._tail()})")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._exited.wait(left)
+            return self.exits.pop(job_id)
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -200,14 +219,22 @@ class Timeline:
             if line.startswith(PROGRESS):
                 self.steps.append([now, line[len(PROGRESS):][:200]])
 
-    def follow(self, wait: Any, timeout: float, each: Any = None) -> int | None:
-        """`wait(seconds)` (the child's exit code, or None) in short steps until `timeout`, reading the log and
-        calling `each()` between the steps."""
+    @property
+    def released(self) -> bool:
+        """The child said its GPU work is over (grade.zygote.give_back_gpu): only its CUPTI records are left."""
+        from profconv.run.user.worker import GPU_RELEASED
+
+        return any(step == GPU_RELEASED for _, step in self.steps)
+
+    def follow(self, wait: Any, timeout: float, each: Any = None, until_released: bool = False) -> int | None:
+        """`wait(seconds)` (the child's exit code, or None) in short steps until `timeout` seconds after the
+        fork (or, with `until_released`, until the child gives its GPU back), reading the log and calling
+        `each()` between the steps."""
         deadline = self.t0 + timeout
         while True:
             rc = wait(max(0.0, min(self.POLL_S, deadline - time.monotonic())))
             self._read()
-            if rc is not None or time.monotonic() >= deadline:
+            if rc is not None or time.monotonic() >= deadline or (until_released and self.released):
                 return rc
             if each is not None:
                 each()
@@ -219,6 +246,62 @@ class Timeline:
             path.write_text(json.dumps(self.steps))
         except OSError:
             pass
+
+
+class _Tail:
+    """A forked child from its fork to its exit. Once it has given its GPU back (Timeline.released) the job's
+    GPU time is over: its exit -- the CUPTI records flushed and written -- is waited for in `complete`, while
+    the next job's child already runs on the GPU (grade.zygote.give_back_gpu frees its memory first)."""
+
+    def __init__(self, zygote: Zygote, job_id: int, pid: int, log: Path, timeout: float) -> None:
+        self.zygote, self.job_id, self.pid, self.timeout = zygote, job_id, pid, timeout
+        self.handle = _Pid(pid)
+        self.timeline = Timeline(log)
+        self.log = log
+        with jobs._running_lock:
+            jobs._running.add(self.handle)  # type: ignore[arg-type]
+            self.stopped = jobs._stopping.is_set()
+
+    def follow(self, until_released: bool = False) -> int | None:
+        # Ctrl-C may come before the child has made its session (killpg then finds no group): ask again
+        return self.timeline.follow(lambda wait: self.zygote.wait(self.job_id, wait), self.timeout,
+                                    lambda: _kill_group(self.pid) if jobs._stopping.is_set() else None,
+                                    until_released)
+
+    @property
+    def pending(self) -> bool:
+        """Given its GPU back, not ended, inside its time limit."""
+        return self.timeline.released and time.monotonic() < self.timeline.t0 + self.timeout
+
+    def settle(self, rc: int | None) -> int | None:
+        """The child's end: killed with its group when `rc` is None (its time limit), forgotten by Ctrl-C's
+        set, its timeline written beside its log."""
+        try:
+            if rc is None:
+                _kill_group(self.pid)
+                self.zygote.wait(self.job_id, REAP_GRACE_S)
+            return rc
+        finally:
+            with jobs._running_lock:
+                jobs._running.discard(self.handle)  # type: ignore[arg-type]
+            self.timeline.write(self.log.with_suffix(".timeline.json"))
+
+    def wait(self) -> int | None:
+        """Its exit code, waited for after its GPU was given back (None: killed at its time limit)."""
+        try:
+            rc = self.follow()
+        except BaseException:
+            _kill_group(self.pid)
+            self.settle(-9)
+            raise
+        return self.settle(rc)
+
+
+class _Later:
+    """A kernel's row whose child gave its GPU back and is still writing its CUPTI records (`get` waits)."""
+
+    def __init__(self, get: Any) -> None:
+        self.get = get
 
 
 def judged(res: Any, spec: JobSpec, records: Path | None, build_dir: Path) -> Any:
@@ -419,11 +502,14 @@ class PoolWorker:
         if pending is None or result.status != "finished":
             return result
         decls, meta, raw = pending
+        t = time.monotonic()
+        raw = [(res.get() if isinstance(res, _Later) else res, *rest) for res, *rest in raw]
         t0 = time.monotonic()
         rows = [judged(res, spec, records, build_dir) if judge else res for res, records, build_dir, judge in raw]
         t1 = time.monotonic()
         self._write_record(spec, decls, meta, rows, result)
-        result.cost = {**result.cost, "judge_s": round(t1 - t0, 3), "record_s": round(time.monotonic() - t1, 3)}
+        result.cost = {**result.cost, "tail_s": round(t0 - t, 3), "judge_s": round(t1 - t0, 3),
+                       "record_s": round(time.monotonic() - t1, 3)}
         result.record = str(Path(spec.out_dir) / jobs.RECORD_FILE)
         result.returncode = 1 if any(r.status == "failed" for r in rows) else 0
         env = meta.get("environment") or {}
@@ -482,10 +568,9 @@ class PoolWorker:
 
     def _child_result(self, spec: JobSpec, d: Any, job: Any, where: Path, prov: dict[str, Any],
                       cost: dict[str, float]) -> tuple[Any, Path]:
-        """The kernel's child run to its end or its time limit: its VariantResult (isolate.outcome: the row a
-        dead or hung child leaves) and where its CUPTI records are."""
-        from profconv.run.user import isolate
-
+        """The kernel's child run to its end, its time limit or the moment it gives its GPU back: its
+        VariantResult (isolate.outcome: the row a dead or hung child leaves; a _Later while the child writes
+        its CUPTI records) and where those records are."""
         out = Path(spec.out_dir)
         result_file, job_file, records = (out / f".child-{d.name}-{part}.json" for part in ("result", "job", "cupti"))
         for stale in (result_file, records):
@@ -496,12 +581,23 @@ class PoolWorker:
         t1 = time.monotonic()
         try:
             rc = self._child(job_file, log, where, max(1.0, job.timeout))
-            if self._fork_failed(log, result_file):  # CUDA refused a forked child: this job again, as a new process
-                result_file.unlink(missing_ok=True)
+            if not isinstance(rc, _Tail) and self._fork_failed(log, result_file):
+                result_file.unlink(missing_ok=True)  # CUDA refused a forked child: this job again, as a new process
                 rc = self._child(job_file, log, where, max(1.0, job.timeout))
         finally:
             job_file.unlink(missing_ok=True)  # it holds the seed drawn from --secret-seed
         cost["child_s"] = round(cost.get("child_s", 0.0) + time.monotonic() - t1, 3)
+        if isinstance(rc, _Tail):
+            tail = rc
+            return _Later(lambda: self._outcome(out, d, job, prov, tail.wait(), log, result_file)), records
+        return self._outcome(out, d, job, prov, rc, log, result_file), records
+
+    @staticmethod
+    def _outcome(out: Path, d: Any, job: Any, prov: dict[str, Any], rc: int | None, log: Path,
+                 result_file: Path) -> Any:
+        """The kernel's row from its ended child: its own result, or the row a dead or hung child leaves."""
+        from profconv.run.user import isolate
+
         text = log.read_text(errors="replace") if log.is_file() else ""
         with (out / jobs.LOG_FILE).open("a") as fh:
             fh.write(text)
@@ -515,38 +611,29 @@ class PoolWorker:
         res = isolate.outcome(job, d, prov, rc, text, partial)
         res.user = res.user or dict(prov)
         res.variant = d.name
-        return res, records
+        return res
 
-    def _child(self, job_file: Path, log: Path, where: Path, timeout: float) -> int | None:
+    def _child(self, job_file: Path, log: Path, where: Path, timeout: float) -> int | None | _Tail:
         """The kernel's child, forked by the zygote (or started anew when forking is unsafe): its exit code,
-        None when it was killed at the time limit."""
+        None when it was killed at the time limit, or the child itself once it gave its GPU back (_Tail)."""
         z = self._zygote()
         if z.cuda_loaded:
             return self._spawn(job_file, log, timeout)
         self._next_id += 1
         pid = z.fork(self._next_id, job_file, log, where)
-        handle = _Pid(pid)
-        with jobs._running_lock:
-            jobs._running.add(handle)  # type: ignore[arg-type]
-            stopped = jobs._stopping.is_set()
-        timeline = Timeline(log)
+        child = _Tail(z, self._next_id, pid, log, timeout)
         try:
-            if stopped:
+            if child.stopped:
                 _kill_group(pid)
-            # Ctrl-C may come before the child has made its session (killpg then finds no group): ask again
-            rc = timeline.follow(lambda wait: z.wait(self._next_id, wait), timeout,
-                                 lambda: _kill_group(pid) if jobs._stopping.is_set() else None)
-            if rc is None:
-                _kill_group(pid)
-                z.wait(self._next_id, REAP_GRACE_S)
-            return rc
+            rc = child.follow(until_released=True)
         except BaseException:
             _kill_group(pid)
+            child.settle(-9)
             raise
-        finally:
-            with jobs._running_lock:
-                jobs._running.discard(handle)  # type: ignore[arg-type]
-            timeline.write(log.with_suffix(".timeline.json"))
+        if rc is None and child.pending:
+            self._fork_proven = True
+            return child
+        return child.settle(rc)
 
     def _fork_failed(self, log: Path, result_file: Path) -> bool:
         """Whether the first forked children show that CUDA cannot start in a child of this zygote (its

@@ -108,6 +108,7 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
     try:
         with collector:
             rc = work()
+            give_back_gpu()
             progress("CUPTI records: flush")
         return rc
     finally:
@@ -117,6 +118,24 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
         print(f"CUPTI records: {len(collector.api)} API calls, {len(collector.gpu)} GPU activities", file=sys.stderr)
         progress("CUPTI records: write")
         write_atomic(Path(records), json.dumps(Records(collector.api, collector.gpu, collector.ranges()).to_dict()))
+
+
+def give_back_gpu() -> None:
+    """The kernel's work is over: every stream done, the memory pools' blocks back to the device, then the
+    step that tells the worker (pool.Timeline) that the next job may start on this GPU while this child
+    flushes and writes its CUPTI records (host work only). Said only when the device answered: a child
+    whose context is lost keeps its GPU until it exits."""
+    from profconv.run.user.worker import GPU_RELEASED, progress
+
+    try:
+        import cupy as cp
+
+        cp.cuda.Device().synchronize()
+        cp.get_default_memory_pool().free_all_blocks()
+        cp.get_default_pinned_memory_pool().free_all_blocks()
+    except Exception:  # a lost context, a stand-in CuPy: the GPU is given back at exit, as before
+        return
+    progress(GPU_RELEASED)
 
 
 def _child(job_path: str, log_path: str, held: Any, pipes: tuple[int, ...]) -> None:

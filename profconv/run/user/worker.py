@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 PROGRESS = "profconv-progress: "
+GPU_RELEASED = "GPU released"  # grade.zygote: the kernel's GPU work is over; the CUPTI records follow
 
 
 def progress(msg: str) -> None:

@@ -6,6 +6,8 @@
   fake: crash   die by SIGSEGV
   fake: cuda    print a CUDA error line and exit 1 without a result (a context lost)
   fake: fork-broken  in a child forked by the zygote: CUDA's initialisation error (spawned: as ok)
+  fake: tail    as ok, with a stand-in CUPTI (../cupti) whose flush takes 2 s: the child gives its GPU back
+                (grade.zygote.give_back_gpu, through the device and memory pools below) and ends 2 s later
 anything else: 0 devices, so the child writes its row "GPU variants need CUDA and CuPy: no CUDA device".
 """
 
@@ -52,3 +54,24 @@ class _Runtime:
 
 class cuda:  # noqa: N801 - CuPy's module name
     runtime = _Runtime
+
+
+class _Device:
+    def synchronize(self) -> None:
+        pass
+
+
+cuda.Device = _Device  # type: ignore[attr-defined]
+
+
+class _Pool:
+    def free_all_blocks(self) -> None:
+        pass
+
+
+def get_default_memory_pool() -> _Pool:
+    return _Pool()
+
+
+def get_default_pinned_memory_pool() -> _Pool:
+    return _Pool()
