@@ -8,6 +8,11 @@ import types
 
 import pytest
 
+NAMES = {"rt": {1: "cudaGetDevice_v3020", 2: "cudaLaunchKernel_v7000", 3: "cudaMemcpyAsync_v3020",
+                4: "cudaMalloc_v3020", 5: "cudaMemsetAsync_v3020", 6: "cudaGetLastError_v3020"},
+         "drv": {1: "cuCtxGetCurrent", 2: "cuLaunchKernel", 3: "cuMemcpyHtoDAsync_v2", 4: "cuGraphLaunch",
+                 5: "cuKernelGetName", 6: "INVALID"}}
+
 
 @pytest.fixture
 def fake_cupti(monkeypatch):
@@ -20,6 +25,10 @@ def fake_cupti(monkeypatch):
         activity_enable=lambda k: log.append(("on", k)),
         activity_disable=lambda k: log.append(("off", k)),
         activity_flush_all=lambda forced: log.append(("flush", "")),
+        CallbackDomain=types.SimpleNamespace(RUNTIME_API="rt", DRIVER_API="drv"),
+        get_callback_name=lambda domain, cbid: NAMES[domain][cbid],
+        activity_enable_runtime_api=lambda cbid, on: log.append(("rt-api", f"{NAMES['rt'][cbid]}={on}")),
+        activity_enable_driver_api=lambda cbid, on: log.append(("drv-api", f"{NAMES['drv'][cbid]}={on}")),
     )
     monkeypatch.setitem(sys.modules, "cupti", types.SimpleNamespace(cupti=cupti))
     return log
@@ -46,3 +55,15 @@ def test_api_calls_throughout_by_default(fake_cupti):
 
     with CuptiCollector():
         assert {k for on, k in fake_cupti if on == "on"} == {"kernel", "memcpy", "memset", "marker", "runtime", "driver"}
+
+
+def test_work_apis_records_only_the_calls_that_launch_gpu_work(fake_cupti):
+    """grade's children: API records throughout, each other call switched off once (no window per call)."""
+    from profconv.profile.cupti_collector import CuptiCollector
+
+    with CuptiCollector(work_apis=True):
+        on = {k for on, k in fake_cupti if on == "on"}
+        off = sorted(v for what, v in fake_cupti if what.endswith("-api"))
+    assert on == {"kernel", "memcpy", "memset", "marker", "runtime", "driver"}
+    assert off == ["cuCtxGetCurrent=0", "cuKernelGetName=0", "cudaGetDevice_v3020=0", "cudaGetLastError_v3020=0",
+                   "cudaMalloc_v3020=0"]

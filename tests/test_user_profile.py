@@ -62,6 +62,7 @@ def test_cupti_child_command_line_and_records(tmp_path):
     assert cupti_child.wrap(tmp_path / "r.json", argv) == [
         sys.executable, "-m", "profconv.profile.cupti_child", str(tmp_path / "r.json"), "profconv.run.user.worker",
         "/tmp/job.json"]
+    assert cupti_child.wrap(tmp_path / "r.json", argv, work_apis=True)[3:5] == ["--work-apis", str(tmp_path / "r.json")]
     with pytest.raises(ValueError):
         cupti_child.wrap(tmp_path / "r.json", ["./a.out"])
     assert cupti_child.read(tmp_path / "none.json") == (
@@ -82,6 +83,7 @@ def test_cupti_child_runs_the_module_and_keeps_its_exit_status(tmp_path, monkeyp
     out = tmp_path / "records.json"
     rc = cupti_child.main([str(out), "userprog", "a", "b"])
     assert rc == 3
+    assert cupti_child.main(["--work-apis", str(tmp_path / "verdict.json"), "userprog"]) == 3  # a verdict's records
     raw, why = cupti_child.read(out)
     try:
         import cupti  # noqa: F401

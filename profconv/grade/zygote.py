@@ -97,14 +97,12 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
     try:
         from profconv.profile.cupti_collector import CuptiCollector
 
-        collector: Any = CuptiCollector(api_windows=True)
+        collector: Any = CuptiCollector(work_apis=True)  # only the calls that launch GPU work: no windows
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, without attribution
         write_atomic(Path(records), json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         return work()
-    from profconv.run.user.callwindow import watch_calls
     from profconv.run.user.worker import progress
 
-    unwatch = watch_calls(collector.api_window)  # API records inside the kernel's calls only
     try:
         with collector:
             rc = work()
@@ -112,7 +110,6 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
             progress("CUPTI records: flush")
         return rc
     finally:
-        unwatch()
         from profconv.profile.activity import Records
 
         print(f"CUPTI records: {len(collector.api)} API calls, {len(collector.gpu)} GPU activities", file=sys.stderr)

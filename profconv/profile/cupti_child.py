@@ -20,11 +20,16 @@ from profconv.io import write_atomic
 MODULE = "profconv.profile.cupti_child"
 
 
-def wrap(records: Path, argv: list[str]) -> list[str]:
-    """`python -m MODULE ARGS` as the same command under CUPTI collection (pure)."""
+WORK_APIS = "--work-apis"  # the records of the calls that launch GPU work only (a verdict's, not a profile's)
+
+
+def wrap(records: Path, argv: list[str], work_apis: bool = False) -> list[str]:
+    """`python -m MODULE ARGS` as the same command under CUPTI collection (pure). `work_apis`: for the
+    verdict alone (no profile shown), only the API calls that launch GPU work are recorded, as grade's
+    children record them (CuptiCollector's `work_apis`); otherwise every API call inside the kernel's calls."""
     if len(argv) < 3 or argv[1] != "-m":
         raise ValueError(f"not a `python -m MODULE` command line: {argv}")
-    return [argv[0], "-m", MODULE, str(records), *argv[2:]]
+    return [argv[0], "-m", MODULE, *([WORK_APIS] if work_apis else []), str(records), *argv[2:]]
 
 
 def read(records: Path) -> tuple[dict | None, str | None]:
@@ -43,19 +48,22 @@ def read(records: Path) -> tuple[dict | None, str | None]:
 
 
 def main(argv: list[str]) -> int:
+    work_apis = bool(argv) and argv[0] == WORK_APIS
+    argv = argv[1:] if work_apis else argv
     out, module = Path(argv[0]), argv[1]
     sys.argv = [module, *argv[2:]]
     try:
         from profconv.profile.cupti_collector import CuptiCollector
 
-        collector: CuptiCollector | None = CuptiCollector(api_windows=True)  # API calls in the kernel's calls
+        # a profile: every API call in the kernel's calls; a verdict: the calls that launch GPU work
+        collector: CuptiCollector | None = CuptiCollector(api_windows=not work_apis, work_apis=work_apis)
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, unprofiled
         write_atomic(out, json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         collector = None
     rc: int = 0
     from profconv.run.user.callwindow import watch_calls
 
-    unwatch = watch_calls(collector.api_window) if collector is not None else (lambda: None)
+    unwatch = watch_calls(collector.api_window) if collector is not None and not work_apis else (lambda: None)
     try:
         with collector if collector is not None else contextlib.nullcontext():
             try:

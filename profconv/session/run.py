@@ -160,7 +160,7 @@ def _user_result(d: user_manifest.Declaration, job: isolate.KernelJob, sanitize:
     if not have_gpu:
         return VariantResult(job.images, d.name, f"user kernel ({d.contract})", d.precision, status="skipped",
                              error="needs CUDA and CuPy", user=prov), None
-    wrap = None if cupti_records is None else (lambda argv: cupti_child.wrap(cupti_records, argv))
+    wrap = None if cupti_records is None else (lambda argv: cupti_child.wrap(cupti_records, argv, not profiled))
     res = isolate.run_isolated(d, prov, job, progress, sanitize=sanitize, wrap=wrap)
     res.variant = d.name  # the name made unique here, whatever the child read from the manifest
     records = None
