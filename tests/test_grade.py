@@ -121,10 +121,10 @@ def test_build_command_is_profconv_run_with_the_kernel(tmp_path: Path) -> None:
     spec = _spec(tmp_path, images="100", repeat=3)
     assert build_command(spec, "/py") == ["/py", "-m", "profconv", "run", "--model", "ece408-high", "--kernel",
                                           "/subs/alice", "--variant", "cudnn", "--out", spec.out_dir,
-                                          "--images", "100", "--repeat", "3", "--ci-target", "0.02",
+                                          "--images", "100", "--repeat", "3", "--ci-target", "0",
                                           "--time-budget", "1"]
-    custom = _spec(tmp_path, repeat=5, ci_target=0.0, time_budget_s=2.5)
-    assert build_command(custom, "/py")[-6:] == ["--repeat", "5", "--ci-target", "0", "--time-budget", "2.5"]
+    custom = _spec(tmp_path, repeat=5, ci_target=0.01, time_budget_s=2.5)
+    assert build_command(custom, "/py")[-6:] == ["--repeat", "5", "--ci-target", "0.01", "--time-budget", "2.5"]
     assert custom.fingerprint() != _spec(tmp_path, repeat=5).fingerprint()
     assert _spec(tmp_path).timed_repeat == 3 and _spec(tmp_path).fingerprint() == _spec(tmp_path, repeat=None).fingerprint()
 
@@ -437,7 +437,7 @@ def test_dry_run_with_the_real_profconv_run_kernel_command(tmp_path: Path) -> No
     assert jobs["device-tiled"]["command"][1:] == [
         "-m", "profconv", "run", "--model", "ece408-high", "--kernel", str((examples / "device-tiled").resolve()),
         "--variant", "cpu", "--out", str((out / "jobs" / "device-tiled" / "ece408-high").resolve()), "--images", "2",
-            "--repeat", "3", "--ci-target", "0.02", "--time-budget", "1"]
+            "--repeat", "3", "--ci-target", "0", "--time-budget", "1"]
     board = _board(out).set_index("submission")
     assert board["verdict"].to_dict() == {"device-tiled": "skipped", "python-cupy": "skipped"}
     assert board.loc["device-tiled", "kernel"] == "tiled" and board.loc["python-cupy", "kernel"] == "cupy-rawkernel"

@@ -156,7 +156,7 @@ def grade_command(
     workers: Annotated[int, typer.Option(metavar="N", help="local --dry-run: jobs at once.")] = 1,
     images: Annotated[str | None, typer.Option("--images", "-n", metavar="N", help="Images per job (as profconv run; default: its own, 10000).")] = None,
     repeat: Annotated[int | None, typer.Option(metavar="N", help="Timed calls per layer on fresh inputs, at least (default: 3; profconv run's is 5).")] = None,
-    ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="More timed calls until the median's 95% interval is within ±this fraction (0: exactly --repeat).")] = GRADE_CI_TARGET,
+    ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="More timed calls until the median's 95% interval is within ±this fraction (default 0: exactly --repeat; an interval needs 6 calls).")] = GRADE_CI_TARGET,
     time_budget: Annotated[float, typer.Option(metavar="SECONDS", min=0.001, help="Seconds of timed calls per layer at most, with --ci-target.")] = GRADE_TIME_BUDGET_S,
     runs: Annotated[int, typer.Option("--runs", metavar="N", help="Repeat runs of each submission (each its own job), combined on the leaderboard by --combine, their spread shown.")] = 1,
     combine: Annotated[str, typer.Option("--combine", metavar="best|mean", help="How the --runs of a submission make its total: the best run's, or the mean of the runs (ok only when every run is).")] = "best",
