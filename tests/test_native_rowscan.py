@@ -263,3 +263,27 @@ def test_edges(line):
     assert c[:2] == py[:2]
     if c[0]:
         assert _columns(c) == _columns(py)
+
+
+def test_times_are_float_of_the_text():
+    """Every time and share of 24,000 random rows (1-15 integer digits, 0-12 decimals, each unit;
+    both sides of Clinger's fast path: 15 digits and more, powers of ten past 10**22) is float() of
+    the digits and the unit's exponent, to the bit."""
+    import random
+
+    rng = random.Random(23)
+    exps = {"s": "e9", "ms": "e6", "us": "e3", "ns": ""}
+    lines, want = [], []
+    for _ in range(24_000):
+        ints = "".join(rng.choice(string.digits) for _ in range(rng.randint(1, 15)))
+        dec = "".join(rng.choice(string.digits) for _ in range(rng.choice((0, 1, 2, 4, 6, 9, 12))))
+        text = ints + ("." + dec if dec else "")
+        unit = rng.choice(list(exps))
+        pct = f"{rng.randint(0, 99)}.{rng.randint(0, 99):02d}"
+        lines.append(f"                   {pct}%  {text}{unit}  3  1.5us  {text}{unit}  2us  k{len(lines)}")
+        want.append((float(pct), float(text + exps[unit]), 1500.0, float(text + exps[unit]), 2000.0))
+    count, stop, segments, _ = rowscan.scan(lines, 0, len(lines))
+    assert (count, stop, len(segments)) == (len(lines), 0, 1)
+    got = list(zip(*(a.tolist() for a in segments[0][4:])))
+    assert array("d", [v for row in got for v in row]).tobytes() == array("d", [v for row in want for v in row]).tobytes()
+    assert nvprof._scan_regex(lines, 0)[2][0][4:] == segments[0][4:]

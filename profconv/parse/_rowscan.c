@@ -26,8 +26,9 @@ the run, names: right-stripped as str.rstrip does, calls: ints, the five times a
 as printed, times in ns).
 
 Every number is the one the pure-Python path makes: the text float() is given there (the digits
-and the unit's exponent: '2.2027' 'ms' -> '2.2027e6') converted by PyOS_string_to_double, which is
-what float() does; calls as int() does (at most 18 digits: a long long). Only ASCII lines are read
+and the unit's exponent: '2.2027' 'ms' -> '2.2027e6') converted as float() converts it (Clinger's
+fast path where it is exact: digits making an integer below 2**53 times or divided by an exact power
+of ten, one rounding; else PyOS_string_to_double, which is what float() calls); calls as int() does (at most 18 digits: a long long). Only ASCII lines are read
 here, where the regex's \s is Py_UNICODE_ISSPACE (\t \n \v \f \r \x1c-\x1f and space), \d is 0-9
 and '.' anything but '\n'. */
 
@@ -233,9 +234,32 @@ static int needs_clean(const char *s, Py_ssize_t n)
     return 0;
 }
 
-/* float(text + exp), as float() converts it; -1.0 with an exception set on failure */
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* float(text + exp), as float() converts it; -1.0 with an exception set on failure. The text is
+   digits with at most one '.' (the row pattern's N). Where those digits make an integer below
+   2**53 and the power of ten left is within 10**22, one multiplication or division of two exact
+   doubles is the correctly rounded value (Clinger's fast path): float()'s, which rounds correctly
+   too. Otherwise Python's own conversion of the text. */
 static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, size_t el, double *out)
 {
+    unsigned long long m = 0;
+    int frac = 0, seen = 0, digits = 0;
+    for (Py_ssize_t k = a; k < b; k++) {
+        if (s[k] == '.') {
+            seen = 1;
+            continue;
+        }
+        m = m * 10 + (unsigned long long)(s[k] - '0');
+        frac += seen;
+        digits++;
+    }
+    int e10 = (el == 0 ? 0 : exp[1] - '0') - frac;
+    if (digits <= 15 && e10 >= -22 && e10 <= 22) {
+        *out = e10 >= 0 ? (double)m * POW10[e10] : (double)m / POW10[-e10];
+        return 0;
+    }
     char buf[48];
     size_t len = (size_t)(b - a);
     if (len + el + 1 > sizeof buf) {
