@@ -289,3 +289,26 @@ def test_cells_in_c_as_in_python():
         assert list(scan.cells(data, 0, len(data), 2, whole)) == [nsys_batch.row_status(r, 2, whole) for r in rows]
     assert list(scan.cells(data, 0, len(data), 2, 0b10)) == [
         4, 2, 1, 1, 1, 4, 1, 1, 1, 0, 1, 1, 1, 1, 2, 4, 1, 1, 1, 0, 1]
+
+
+def test_header_search_skips_ranges_as_a_filter_would():
+    """bytescan._next with ranges to skip finds what the plain search finds outside them (headers
+    just before, just after and between the ranges; ranges at the input's start and end)."""
+    rng = random.Random(9)
+    head = b"Start (ns),"
+    for _ in range(300):
+        lines = [rng.choice([head + b"1,2", b"1,2,3", b"  x  y", b"", b"Start (ns)"]) for _ in range(rng.randint(1, 30))]
+        data = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+        starts = [0] + [k + 1 for k in range(len(data)) if data[k : k + 1] == b"\n" and k + 1 < len(data)]
+        skip, k = [], 0
+        while k < len(starts):
+            k += rng.randint(1, 4)
+            if k >= len(starts):
+                break
+            e = rng.randint(k + 1, len(starts))
+            skip.append((starts[k], starts[e] if e < len(starts) else len(data)))
+            k = e + 1
+        pos = rng.randrange(len(data))
+        want = [a for a in starts if a >= pos + 1 and data.startswith(head, a)
+                and not any(x <= a < y for x, y in skip)]
+        assert bytescan._next(data, head, pos, skip) == (want[0] if want else -1)

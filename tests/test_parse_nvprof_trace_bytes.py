@@ -186,3 +186,18 @@ def test_one_long_trace_is_not_read_in_windows(tmp_path, monkeypatch):
     two.write_text(_trace(ROWS[:60]) + _trace(ROWS[60:]))
     assert (stream._starts_twice(str(one), None), stream._starts_twice(str(two), None)) == (False, True)
     assert stream.read_long(str(one)) is None
+
+
+def test_many_base_names_numbered_as_base_codes_numbers_them():
+    """Thousands of distinct base names (the C table of base names grows many times), some alike
+    but for their last or middle bytes, in an order that repeats them: codes and bases as
+    traces.base_codes gives them."""
+    rng = random.Random(3)
+    bases = [f"void k{i % 97}<float, {i}>(float*, int{'x' * (i % 13)}) a" + "a" * (i % 9) for i in range(3000)]
+    names = [f"{rng.choice(bases)} [{i}]" if i % 4 else rng.choice(bases) for i in range(20_000)]
+    data = "".join(f"  1.0ms  2.0us  {n}\n" for n in names).encode()
+    end, rows, _, _, got_names, coded = SCAN.trace(data, 0, 16)
+    assert (end, rows, got_names) == (len(data), len(names), names)
+    index: dict[str, int] = {}
+    assert list(memoryview(coded[0]).cast("q")) == traces.base_codes(names, index)
+    assert coded[1] == list(index)

@@ -270,3 +270,37 @@ def test_name_at_a_time_equals_row_by_row_bit_for_bit():
         fast = traces._by_name(codes, len(seen), t, lines, ends)
         assert list(fast) == list(slow)
         assert [repr(v) for v in fast.values()] == [repr(v) for v in slow.values()]
+
+
+def test_by_name_in_c_equals_the_python_bit_for_bit():
+    """The C pass (profconv.parse._bytescan.by_name) gives _by_name's figures to the bit: same Kahan
+    steps per name in file order, rows without a duration counted but not summed, lines in or out
+    of order; where a sum overflows (an infinity) it says None and Python reads the rows."""
+    from array import array
+
+    from profconv.parse import native, traces
+
+    scan = native.load("_bytescan")
+    if scan is None or not hasattr(scan, "by_name"):
+        pytest.skip("the C accelerator is not built")
+    rng = random.Random(6)
+    for trial in range(600):
+        n = rng.randint(1, 300)
+        seen: dict[int, int] = {}
+        codes = [seen.setdefault(rng.randrange(rng.randint(1, 40)), len(seen)) for _ in range(n)]
+        t = array("d", [rng.choice([float("nan"), rng.uniform(0, 1e9), float(rng.randint(0, 10**6)),
+                                    1e-3 * rng.random(), rng.uniform(0, 1e300) * (trial % 50 == 0)]) for _ in range(n)])
+        lines = list(range(1, n + 1))
+        if trial % 3 == 0:
+            rng.shuffle(lines)
+        ends = lines if trial % 2 else [ln + rng.randint(0, 2) for ln in lines]
+        want = traces._by_name(codes, len(seen), list(t), lines, ends)
+        got = traces._by_name_c(codes, t, lines, ends, len(seen))
+        assert list(got) == list(want)
+        assert [repr(v) for v in got.values()] == [repr(v) for v in want.values()]
+    big = array("d", [1.7e308, 1.7e308, 1.7e308, 5.0])  # the compensation becomes NaN: Python's to read
+    assert scan.by_name([0, 0, 0, 1], big, [1, 2, 3, 4], [1, 2, 3, 4], 2) is None
+    args = ([0, 0, 0, 1], list(big), [1, 2, 3, 4], [1, 2, 3, 4])
+    assert repr(traces._by_name(args[0], 2, *args[1:])) == repr(traces._row_by_row(*args))
+    assert traces._by_name_c([0, 1], array("d", [1.0, 2.0]), range(2), range(2), 2) is None  # not lists
+    assert scan.by_name([0, 5], array("d", [1.0, 2.0]), [1, 2], [1, 2], 2) is None  # a code out of range

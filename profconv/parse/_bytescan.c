@@ -298,23 +298,51 @@ static void trace_odd_init(void) {
         TRACE_ODD[c] = c < 0x20 || c >= 0x80 || c == '&' || c == '\\' || c == '<' || c == '/';
 }
 
+/* Whether the byte at p[k] (within p[..e)) is one a plain row may not hold: a control or non-ASCII
+ * byte, '&', '\\', the '<' of "<br"/"<BR"/"<pre"/"<PRE", the '/' of "/ *" (without the blank). */
+static int odd_at(const unsigned char *p, Py_ssize_t k, Py_ssize_t e) {
+    unsigned char c = p[k];
+    if (!TRACE_ODD[c])
+        return 0;
+    if (c < 0x20 || c >= 0x80 || c == '&' || c == '\\')
+        return 1;
+    if (c == '<' && k + 2 < e && ((p[k + 1] == 'b' && p[k + 2] == 'r') || (p[k + 1] == 'B' && p[k + 2] == 'R')))
+        return 1;
+    if (c == '<' && k + 3 < e && ((p[k + 1] == 'p' && p[k + 2] == 'r' && p[k + 3] == 'e') ||
+                                 (p[k + 1] == 'P' && p[k + 2] == 'R' && p[k + 3] == 'E')))
+        return 1;
+    return c == '/' && k + 1 < e && p[k + 1] == '*';
+}
+
+/* Whether p[a..e) holds such a byte: sixteen bytes at a time where the compiler has SSE2 (the
+ * bytes that may be such looked at one by one), else a byte at a time. */
+static int odd_bytes(const unsigned char *p, Py_ssize_t a, Py_ssize_t e) {
+    Py_ssize_t k = a;
+#if defined(__SSE2__) && defined(__x86_64__)
+    const __m128i space = _mm_set1_epi8(0x20), amp = _mm_set1_epi8('&'), bs = _mm_set1_epi8('\\'),
+                  lt = _mm_set1_epi8('<'), sl = _mm_set1_epi8('/');
+    for (; k + 16 <= e; k += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + k));
+        /* signed: bytes 0x80-0xff are below 0x20 too */
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, amp)),
+                                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, lt)),
+                                              _mm_cmpeq_epi8(v, sl)));
+        for (unsigned bits = (unsigned)_mm_movemask_epi8(m); bits; bits &= bits - 1)
+            if (odd_at(p, k + __builtin_ctz(bits), e))
+                return 1;
+    }
+#endif
+    for (; k < e; k++)
+        if (odd_at(p, k, e))
+            return 1;
+    return 0;
+}
+
 /* Whether p[a..e) (one line, its newline not included) is a plain row; its times and name's end. */
 static int trace_row(const unsigned char *p, Py_ssize_t a, Py_ssize_t e, Py_ssize_t name_col, double *t0,
                      double *t1, Py_ssize_t *name_end) {
-    for (Py_ssize_t k = a; k < e; k++) {
-        unsigned char c = p[k];
-        if (!TRACE_ODD[c])
-            continue;
-        if (c < 0x20 || c >= 0x80 || c == '&' || c == '\\')
-            return 0;
-        if (c == '<' && k + 2 < e && ((p[k + 1] == 'b' && p[k + 2] == 'r') || (p[k + 1] == 'B' && p[k + 2] == 'R')))
-            return 0;
-        if (c == '<' && k + 3 < e && ((p[k + 1] == 'p' && p[k + 2] == 'r' && p[k + 3] == 'e') ||
-                                     (p[k + 1] == 'P' && p[k + 2] == 'R' && p[k + 3] == 'E')))
-            return 0;
-        if (c == '/' && k + 1 < e && p[k + 1] == '*')
-            return 0;
-    }
+    if (odd_bytes(p, a, e))
+        return 0;
     if (e - a < name_col + 1 || p[a + name_col - 1] != ' ' || p[a + name_col] == ' ')
         return 0;
     Py_ssize_t i = a;
@@ -354,35 +382,96 @@ static Py_ssize_t base_end(const unsigned char *p, Py_ssize_t a, Py_ssize_t z) {
     return k;
 }
 
-/* The code of the base name of the name p[a..z) in `bases` (base -> code, in order of first
- * appearance), as traces.base_codes numbers them; *coded set to 0 where base_end cannot say. */
-static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, PyObject *bases, long long *code, int *coded) {
+/* The base names met so far, keyed by their bytes (no str per row): an open-addressing table of
+ * (offset, length, hash) -> code, codes numbered in order of first appearance as
+ * traces.base_codes numbers them; each base becomes a str once, appended to `uniques`. */
+typedef struct {
+    Py_ssize_t at, len;
+    unsigned long long hash;
+    long long code;
+} base_slot;
+
+typedef struct {
+    base_slot *slots;
+    Py_ssize_t cap, used;
+    PyObject *uniques;
+} base_table;
+
+static unsigned long long bytes_hash(const unsigned char *p, Py_ssize_t n) {
+    unsigned long long h = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)n, w;
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) { /* eight bytes a step */
+        memcpy(&w, p + k, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p + k, (size_t)(n - k));
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    return h | 1; /* 0: an empty slot */
+}
+
+static int base_grow(base_table *t) {
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 64;
+    base_slot *slots = PyMem_Calloc((size_t)cap, sizeof(base_slot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < t->cap; k++) {
+        base_slot *o = t->slots + k;
+        if (!o->hash)
+            continue;
+        Py_ssize_t j = (Py_ssize_t)(o->hash & (unsigned long long)(cap - 1));
+        while (slots[j].hash)
+            j = (j + 1) & (cap - 1);
+        slots[j] = *o;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return 0;
+}
+
+/* The code of the base name of the name p[a..z) (see base_table); *coded set to 0 where base_end
+ * cannot say. */
+static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, base_table *t, long long *code, int *coded) {
     Py_ssize_t b = base_end(p, a, z);
     if (b < 0) {
         *coded = 0;
         return 0;
     }
-    PyObject *key = PyUnicode_DecodeASCII((const char *)p + a, b - a, NULL);
-    if (key == NULL)
+    Py_ssize_t n = b - a;
+    unsigned long long h = bytes_hash(p + a, n);
+    if (2 * (t->used + 1) > t->cap && base_grow(t) < 0)
         return -1;
-    PyObject *got = PyDict_GetItemWithError(bases, key);
-    if (got != NULL) {
-        *code = PyLong_AsLongLong(got);
-    } else if (PyErr_Occurred()) {
-        Py_DECREF(key);
-        return -1;
-    } else {
-        *code = (long long)PyDict_GET_SIZE(bases);
-        PyObject *v = PyLong_FromLongLong(*code);
-        if (v == NULL || PyDict_SetItem(bases, key, v) < 0) {
-            Py_XDECREF(v);
-            Py_DECREF(key);
-            return -1;
+    Py_ssize_t j = (Py_ssize_t)(h & (unsigned long long)(t->cap - 1));
+    for (; t->slots[j].hash; j = (j + 1) & (t->cap - 1)) {
+        base_slot *o = t->slots + j;
+        if (o->hash == h && o->len == n && memcmp(p + o->at, p + a, (size_t)n) == 0) {
+            *code = o->code;
+            return 0;
         }
-        Py_DECREF(v);
+    }
+    PyObject *key = PyUnicode_DecodeASCII((const char *)p + a, n, NULL);
+    if (key == NULL || PyList_Append(t->uniques, key) < 0) {
+        Py_XDECREF(key);
+        return -1;
     }
     Py_DECREF(key);
+    *code = t->used;
+    t->slots[j] = (base_slot){a, n, h, t->used};
+    t->used++;
     return 0;
+}
+
+/* A row's name as a str: ASCII (trace_row checked every byte), copied in. */
+static PyObject *ascii_str(const unsigned char *p, Py_ssize_t n) {
+    PyObject *s = PyUnicode_New(n, 127);
+    if (s != NULL)
+        memcpy(PyUnicode_DATA(s), p, (size_t)n);
+    return s;
 }
 
 static PyObject *trace(PyObject *self, PyObject *args) {
@@ -397,11 +486,12 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     }
     const unsigned char *p = (const unsigned char *)buf.buf;
     Py_ssize_t len = buf.len, cap = 1024, n = 0, i = start;
-    PyObject *names = PyList_New(0), *bases = PyDict_New(), *out = NULL;
+    PyObject *names = PyList_New(0), *out = NULL;
+    base_table bases = {NULL, 0, 0, PyList_New(0)};
     double *t0 = PyMem_Malloc(sizeof(double) * (size_t)cap), *t1 = PyMem_Malloc(sizeof(double) * (size_t)cap);
     long long *codes = PyMem_Malloc(sizeof(long long) * (size_t)cap);
     int coded = 1;  /* every base name found as base_codes finds it */
-    if (names == NULL || bases == NULL || t0 == NULL || t1 == NULL || codes == NULL)
+    if (names == NULL || bases.uniques == NULL || t0 == NULL || t1 == NULL || codes == NULL)
         goto done;
     while (i < len) {
         const unsigned char *nl = memchr(p + i, '\n', (size_t)(len - i));
@@ -425,24 +515,21 @@ static PyObject *trace(PyObject *self, PyObject *args) {
         }
         if (!trace_row(p, i, e, name_col, t0 + n, t1 + n, &z))
             break;
-        PyObject *name = PyUnicode_DecodeASCII((const char *)p + i + name_col, z - i - name_col, NULL);
+        PyObject *name = ascii_str(p + i + name_col, z - i - name_col);
         if (name == NULL || PyList_Append(names, name) < 0) {
             Py_XDECREF(name);
             goto done;
         }
         Py_DECREF(name);
-        if (coded && base_code(p, i + name_col, z, bases, codes + n, &coded) < 0)
+        if (coded && base_code(p, i + name_col, z, &bases, codes + n, &coded) < 0)
             goto done;
         n++;
         i = e + 1;
     }
     if (coded) {
-        PyObject *uniques = PyDict_Keys(bases);  /* in order of first appearance: the codes' order */
-        if (uniques == NULL)
-            goto done;
-        out = Py_BuildValue("(nny#y#O(y#N))", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
+        out = Py_BuildValue("(nny#y#O(y#O))", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
                             n * (Py_ssize_t)sizeof(double), names, (const char *)codes,
-                            n * (Py_ssize_t)sizeof(long long), uniques);
+                            n * (Py_ssize_t)sizeof(long long), bases.uniques);
     } else {
         out = Py_BuildValue("(nny#y#OO)", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
                             n * (Py_ssize_t)sizeof(double), names, Py_None);
@@ -452,10 +539,108 @@ done:
         PyErr_NoMemory();
     PyBuffer_Release(&buf);
     Py_XDECREF(names);
-    Py_XDECREF(bases);
+    Py_XDECREF(bases.uniques);
+    PyMem_Free(bases.slots);
     PyMem_Free(codes);
     PyMem_Free(t0);
     PyMem_Free(t1);
+    return out;
+}
+
+/* One name's figures in by_name: rows, timed rows, Kahan sum and compensation, min, max, lines. */
+typedef struct {
+    Py_ssize_t count, timed;
+    double sum, comp, lo, hi;
+    long long first, last;
+} name_acc;
+
+/* A list of ints as long longs (0 where one is not an int that fits: *ok cleared). */
+static long long *int_column(PyObject *list, Py_ssize_t n, int *ok) {
+    long long *out = PyMem_Malloc(sizeof(long long) * (size_t)(n ? n : 1));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n && *ok; k++) {
+        PyObject *v = PyList_GET_ITEM(list, k);
+        int over = 0;
+        out[k] = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &over) : 0;
+        if (!PyLong_CheckExact(v) || over || (out[k] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            *ok = 0;
+        }
+    }
+    return out;
+}
+
+static void name_add(name_acc *a, double v, long long line, long long end) {
+    if (a->count++ == 0) {
+        a->lo = a->hi = Py_NAN;
+        a->first = line;
+        a->last = end;
+    }
+    if (v == v) { /* traces._by_name: Kahan's sum of the timed rows, in file order */
+        double y = v - a->comp;
+        double u = a->sum + y;
+        a->comp = (u - a->sum) - y;
+        a->sum = u;
+        if (a->timed++ == 0 || v < a->lo)
+            a->lo = v;
+        if (a->timed == 1 || v > a->hi)
+            a->hi = v;
+    }
+    if (line < a->first)
+        a->first = line;
+    if (end > a->last)
+        a->last = end;
+}
+
+static PyObject *by_name(PyObject *self, PyObject *args) {
+    PyObject *codes, *lines, *ends;
+    Py_buffer t;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "O!y*O!O!n", &PyList_Type, &codes, &t, &PyList_Type, &lines, &PyList_Type, &ends, &k))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(codes);
+    const double *v = (const double *)t.buf;
+    PyObject *out = NULL;
+    int ok = t.len == n * (Py_ssize_t)sizeof(double) && PyList_GET_SIZE(lines) == n && PyList_GET_SIZE(ends) == n &&
+             k >= 0 && k <= n + 1;
+    name_acc *acc = PyMem_Calloc((size_t)(k ? k : 1), sizeof(name_acc));
+    long long *c = ok ? int_column(codes, n, &ok) : NULL, *ln = ok ? int_column(lines, n, &ok) : NULL;
+    long long *en = ok ? (ends == lines ? ln : int_column(ends, n, &ok)) : NULL;
+    if (acc == NULL || (ok && (c == NULL || ln == NULL || en == NULL)))
+        goto done;
+    for (Py_ssize_t r = 0; r < n && ok; r++) {
+        if (c[r] < 0 || c[r] >= k)
+            ok = 0;
+        else
+            name_add(acc + c[r], v[r], ln[r], en[r]);
+    }
+    for (Py_ssize_t j = 0; j < k && ok; j++)
+        ok = acc[j].comp == acc[j].comp; /* an overflow on the way: the row-by-row reading (Python) */
+    if (!ok) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    out = PyList_New(0);
+    for (Py_ssize_t j = 0; j < k && out != NULL; j++) {
+        name_acc *a = acc + j;
+        if (!a->count)
+            continue;
+        PyObject *item = Py_BuildValue("n[nnddddLL]", j, a->count, a->timed, a->sum, a->comp, a->lo, a->hi, a->first,
+                                       a->last);
+        if (item == NULL || PyList_Append(out, item) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(item);
+    }
+done:
+    if (en != ln)
+        PyMem_Free(en);
+    PyMem_Free(ln);
+    PyMem_Free(c);
+    PyMem_Free(acc);
+    PyBuffer_Release(&t);
     return out;
 }
 
@@ -469,6 +654,9 @@ static PyMethodDef methods[] = {
     {"trace", trace, METH_VARARGS,
      "trace(data, start, name_col) -> (end, rows, starts, durations, names, (codes, bases) or None) of the "
      "plain nvprof trace rows from start"},
+    {"by_name", by_name, METH_VARARGS,
+     "by_name(codes, durations, lines, line_ends, k) -> [(code, [rows, timed, sum, compensation, min, max, first "
+     "line, last line]), ...] of each code below k met (traces._by_name's figures), or None"},
     {NULL, NULL, 0, NULL},
 };
 

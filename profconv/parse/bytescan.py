@@ -29,6 +29,7 @@ both on every test log).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,8 +160,11 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
     small: list[tuple[int, int, int, int]] = []  # summary tables too small to read alone
-    spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, pays_from, small)]
-    spans = sorted(spans + _batched(data, small, pays_from) + _nvprof_traces(data))
+    traces = _nvprof_traces(data)
+    # no nsys header starts on an nvprof trace's header or rows: those bytes are not searched again
+    skip = [(t[0], t[2]) for t in traces]
+    spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, pays_from, small, skip)]
+    spans = sorted(spans + _batched(data, small, pays_from) + traces)
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
     pos = line = 0
@@ -186,14 +190,15 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     return PreRead(b"".join(pieces), data, tables, dialect)
 
 
-def _spans(data: bytes, head: bytes, pays_from: int,
-           small: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int, dict[int, int]]]:
+def _spans(data: bytes, head: bytes, pays_from: int, small: list[tuple[int, int, int, int]],
+           skip: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, int, int, dict[int, int]]]:
     """(header start, rows start, rows end, rows, _IN_NAMES counts) of each qualifying table whose
     header is `head`; summary tables of fewer rows, followed by a blank line (or the end), go to
-    `small` as (header start, rows start, rows end, rows)."""
+    `small` as (header start, rows start, rows end, rows). `skip`: byte ranges (sorted, each from a
+    line start to one) where no such header starts, not searched."""
     out = []
     scan = native.load("_bytescan")  # once, not once a table
-    at = 0 if data.startswith(head) else _next(data, head, 0)
+    at = 0 if data.startswith(head) else _next(data, head, 0, skip)
     while at >= 0:
         b = data.find(b"\n", at) + 1
         if b == 0:
@@ -206,7 +211,7 @@ def _spans(data: bytes, head: bytes, pays_from: int,
             out.append((at, b, e, rows, {c: counts[c] for c in _IN_NAMES}))
         elif plain and 0 < rows < MIN_ROWS and head == SUMMARY and data[e : e + 1] in (b"\n", b""):
             small.append((at, b, e, rows))
-        at = _next(data, head, max(e - 1, b - 1))
+        at = _next(data, head, max(e - 1, b - 1), skip)
     return out
 
 
@@ -261,7 +266,17 @@ def _rows_pass(data: bytes, b: int, scan: Any = _LOAD) -> tuple[int, int, dict[i
     return e, data.count(b"\n", b, e), found, odd
 
 
-def _next(data: bytes, head: bytes, pos: int) -> int:
-    """Where the next line that starts with `head` starts, from `pos` on (-1: none)."""
-    k = data.find(b"\n" + head, pos)
+def _next(data: bytes, head: bytes, pos: int, skip: Sequence[tuple[int, int]] = ()) -> int:
+    """Where the next line that starts with `head` starts, from `pos` on (-1: none), outside the
+    ranges in `skip` (sorted (a, e): a and e line starts; the newline before e is searched from)."""
+    needle = b"\n" + head
+    for a, e in skip:
+        if e <= pos + 1:
+            continue
+        if pos < a:
+            k = data.find(needle, pos, a)  # a match ending past a would start a line inside the range
+            if k >= 0:
+                return k + 1
+        pos = max(pos, e - 1)
+    k = data.find(needle, pos)
     return k + 1 if k >= 0 else -1

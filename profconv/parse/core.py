@@ -858,6 +858,8 @@ class _Gathering:
         if blk.names is not None and not tb.has("short_name"):  # dictionary-encoded: each name once
             tb.set("short_name", _coded_short_names(blk.names, self.by_base))
             self.coded.add(id(tb))
+        elif tb.has("short_name"):  # every row's filled by its reader (nvprof traces: once per base name)
+            self.coded.add(id(tb))
         self.parts.append(tb)
         blk.table = None
 

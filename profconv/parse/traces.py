@@ -14,6 +14,7 @@ from array import array
 from collections import Counter
 from typing import Any
 
+from profconv.parse import native
 from profconv.parse.model import Block
 from profconv.parse.names import strip_correlation
 from profconv.parse.table import Rows
@@ -156,6 +157,19 @@ def _by_name_np(codes: Any, t: Any, lines: Any, ends: Any) -> dict[int, list] | 
             for code, m, s, lo, hi, a, b in zip(sc[starts].tolist(), counts, sums, mins, maxs, firsts, lasts)}
 
 
+def _by_name_c(codes: Any, t: Any, lines: Any, ends: Any, k: int) -> dict[int, list] | None:
+    """_by_name in one C pass (profconv.parse._bytescan.by_name: the same Kahan steps in the same
+    order, per name in file order; first and last lines as min and max, which _by_name's are too),
+    for columns that are lists of ints and an array of doubles. None where it is not built, for
+    other columns, or where a sum overflowed (_by_name reads those row by row)."""
+    scan = native.load("_bytescan")
+    if (scan is None or not hasattr(scan, "by_name") or type(codes) is not list or type(t) is not array
+            or t.typecode != "d" or type(lines) is not list or type(ends) is not list):
+        return None
+    got = scan.by_name(codes, t, lines, ends, k)
+    return dict(got) if got is not None else None
+
+
 def _integral(values: list) -> bool:
     """Every value a float holding a whole number (a C loop)."""
     try:
@@ -187,6 +201,8 @@ def summarize_trace(trace: Rows, section: str, bases: tuple[Any, list[str]] | No
     lines = _plain(trace.col("line_start"))
     ends = _plain(trace.col("line_end")) if trace.has("line_end") else lines
     acc = _by_name_np(codes, t, lines, ends)
+    if acc is None:
+        acc = _by_name_c(codes, t, lines, ends, len(uniques))
     if acc is None:
         acc = _by_name(codes if isinstance(codes, list) else codes.tolist(), len(uniques), t, lines, ends)
     recs = []

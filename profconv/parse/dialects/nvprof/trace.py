@@ -71,6 +71,24 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
             codes.extend(_base_codes(c["name"], index))
     uniques = list(index)
     shorts = [short_name(b) for b in uniques]
+    line, line_end, names_all, start, total = _joined_parts(parts)
+    n = len(line)
+    table = Rows({
+        "section": [section] * n, "name": names_all, "short_name": list(map(shorts.__getitem__, codes)),
+        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
+        # a list of its own (core._joined extends a big part's lists in place, not one behind two columns)
+        "line_end": line.copy() if line_end is None else line_end,
+    }, n)
+    return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
+
+
+def _joined_parts(parts: list[dict]) -> tuple[list[int], list[int] | None, list[str], Any, Any]:
+    """The parts' line numbers (and line ends where a name wrapped), names, starts and durations,
+    one after the other; a lone part's own names and arrays (no copy), and its parts let go."""
+    if len(parts) == 1:
+        c = parts.pop()
+        return list(c["line"]), (list(c["line_end"]) if "line_end" in c else None), c["name"], c["start_ns"], \
+            c["total_ns"]
     line: list[int] = []
     line_end: list[int] | None = [] if any("line_end" in c for c in parts) else None
     names_all: list[str] = []
@@ -84,13 +102,7 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
         start.extend(c["start_ns"])
         total.extend(c["total_ns"])
     parts.clear()
-    n = len(line)
-    table = Rows({
-        "section": [section] * n, "name": names_all, "short_name": list(map(shorts.__getitem__, codes)),
-        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
-        "line_end": line if line_end is None else line_end,
-    }, n)
-    return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
+    return line, line_end, names_all, start, total
 
 
 _ALIGNED: dict[int, re.Pattern] = {}
