@@ -103,7 +103,9 @@ _TWO_ROWS = re.compile(rf"(?m)^{_ROW_TEXT}\n{_ROW_TEXT}$")
 
 def _row_run(body: str, lines: list[str], i: int) -> bool:
     """Whether this line and the next (index i) are nvprof summary rows: a table without a header."""
-    return i < len(lines) and _FAST_ROW.match(body) is not None and _FAST_ROW.match(lines[i]) is not None
+    # _FAST_ROW needs a '%' (a substring test costs less than the match)
+    return (i < len(lines) and "%" in body and _FAST_ROW.match(body) is not None and "%" in lines[i]
+            and _FAST_ROW.match(lines[i]) is not None)
 
 
 def _headerless_rows(text: str) -> bool:

@@ -314,7 +314,9 @@ class Summary(NvprofReader):
     # ------------------------------------------------------------ plain rows, before any marker
     def early(self, cur: Cursor) -> Verdict | None:
         table = self.ctx.table
-        if table is None or not table.fast or not table.all_c_locale():
+        # every plain row holds its share's '%': a line without one (the next profile's start, a
+        # marker) is none, whichever way it would be looked at below
+        if table is None or "%" not in cur.raw or not table.fast or not table.all_c_locale():
             return None
         # the common case in one regex: a plain nvprof row, '12.34%' saying '.' is the decimal mark
         lines, i, raw = self.ctx.lines, cur.i, cur.raw
