@@ -14,6 +14,7 @@ NATIVE = [
     ("profconv.parse._kahan", "profconv/parse/_kahan.c"),
     ("profconv.parse._bytescan", "profconv/parse/_bytescan.c"),
     ("profconv.parse._ncucells", "profconv/parse/_ncucells.c"),
+    ("profconv.parse._rowjoin", "profconv/parse/_rowjoin.c"),
 ]
 # -ffp-contract=off: no fused multiply-add, so that every sum is the pure-Python path's to the bit
 FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"] if os.name != "nt" else ["/fp:precise"]

@@ -188,15 +188,17 @@ def test_spooled_output_copied_by_the_kernel_is_the_same(tmp_path, out):
                                            5e-324, 1.5e-06, 0.877, 123456.0])), min_size=1, max_size=30))
 def test_float_cells_are_repr(values):
     """A float column's CSV cells: float.__repr__ of each ('' for NaN), however msgspec writes them."""
-    from profconv.render.rows import _float_cells
+    from profconv.render.rows import _csv_column
 
-    want = [b"" if v != v else repr(v).encode() for v in values]
-    got = _float_cells(values)
-    assert got is None or got == want
+    assert _csv_column("total_ns", values) == ["" if v != v else repr(v) for v in values]
 
 
 def test_float_cells_write_only_the_odd_cells_by_repr():
-    from profconv.render.rows import _float_cells
+    from profconv.render import rowjoin
+    from profconv.render.rows import _cells, _csv_column
 
-    assert _float_cells([0.5, 1.5e-06, 0.25, float("nan"), 2e16]) == [b"0.5", b"1.5e-06", b"0.25", b"", b"2e+16"]
-    assert _float_cells([0.5, 230307.00000000003]) == [b"0.5", b"230307.00000000003"]
+    assert _csv_column("total_ns", [0.5, 1.5e-06, 0.25, float("nan"), 2e16]) == ["0.5", "1.5e-06", "0.25", "", "2e+16"]
+    assert _csv_column("total_ns", [0.5, 230307.00000000003]) == ["0.5", "230307.00000000003"]
+    kind, text, _ = _cells("total_ns", [0.5, 1.5e-06, 0.25])  # msgspec's text, two cells of it kept
+    assert kind == rowjoin.FLOATS and text == b"0.5,1.5e-6,0.25"
+    assert _cells("total_ns", [0.25] * 3) == b"0.25" and _cells("total_ns", [1.5e-06] * 3)[0] == rowjoin.FLOATS

@@ -10,30 +10,17 @@ minimal quoting).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from itertools import repeat
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from profconv.nogc import paused
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
+from profconv.render import rowjoin
 
 CHUNK_ROWS = 10_000  # rows per slice: the text of one slice is all that is held at once
 ALWAYS = ("source", "profile", "tool", "section", "name")  # keys every JSON row carries, null or not
 HEADER = ["source", *COLUMNS]
-
-_structs: dict[tuple[str, ...], Any] = {}
-
-
-def _row_type(names: tuple[str, ...]) -> Any:
-    """A msgspec Struct with these fields in this order (one per set of columns a slice holds)."""
-    t = _structs.get(names)
-    if t is None:
-        import msgspec
-
-        t = _structs[names] = msgspec.defstruct("Row", [(n, object) for n in names], gc=False)
-    return t
-
 
 def _values(col: Sequence[Any], lo: int, hi: int) -> list[Any]:
     part = col[lo:hi]
@@ -52,47 +39,34 @@ def _missing(name: str, values: list[Any]) -> bool:
     return first is None and values.count(None) == len(values)
 
 
-def json_slices(sets: Sequence[tuple[str, Rows]]) -> Iterator[str]:
-    """For each slice of CHUNK_ROWS rows of each input, its rows as JSON objects joined by ','."""
-    for body in json_chunks(sets):
-        yield bytes(body).decode()
-
-
 def write_json_rows(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     """The rows as the items of a JSON array, one object a line ('\n' before the first, ',\n'
     before the others), written a slice at a time. Where `out` is a UTF-8 text stream over a binary
-    one (stdout, a file) msgspec's UTF-8 goes to that buffer as it is: decoding it to text only to
-    have the stream encode it back cost a fifth of a big --json."""
+    one (stdout, a file) the UTF-8 goes to that buffer as it is: decoding it to text only to have
+    the stream encode it back cost a fifth of a big --json."""
     write = _byte_writer(out)
     sep = b"\n"
-    for body in json_chunks(sets):
-        write(sep)
-        write(body)
-        sep = b",\n"
-
-
-def json_chunks(sets: Sequence[tuple[str, Rows]]) -> Iterator[memoryview]:
-    """json_slices' text as msgspec's UTF-8 bytes (a view without the array's brackets)."""
     for source, rows in sets:
         for lo in range(0, rows.n, CHUNK_ROWS):
-            yield _json_slice(source, [(rows, lo, min(rows.n, lo + CHUNK_ROWS))])
+            write(sep)
+            _write_json_slice(source, [(rows, lo, min(rows.n, lo + CHUNK_ROWS))], write)
+            sep = b",\n"
 
 
 Segment = tuple[Rows, int, int]  # rows lo:hi of a Rows
 
 
-def _json_slice(source: str, segments: Sequence[Segment]) -> memoryview:
-    """The rows of one slice (its segments one after the other) as JSON objects joined by ',': a
-    column none of the slice's rows holds left out (but ALWAYS's), a column a segment lacks null
-    in its rows. The segments' values go to the row objects as they are (no slice gathered first)."""
-    global _encoder
-    if _encoder is None:
-        import msgspec
-
-        _encoder = msgspec.json.Encoder()
+def _write_json_slice(source: str, segments: Sequence[Segment], write: Any) -> None:
+    """The rows of one slice (its segments one after the other) as JSON objects joined by ',', to
+    `write` a chunk at a time: a column none of the slice's rows holds left out (but ALWAYS's), a
+    column a segment lacks null in its rows. Each kept column becomes one piece of the rows
+    (profconv.render.rowjoin): its JSON text where it holds one value all along, else its values'
+    text -- no object per row."""
+    enc = _json_encoder()
     sizes = [hi - lo for _, lo, hi in segments]
-    names = ["source"]
-    kept: list[list[Any]] = []  # per kept column: the values of each segment
+    n = sum(sizes)
+    lit = [b'{"source":' + enc(source)]
+    pieces: list[Any] = []
     seen: list[dict[int, list[Any]]] = [{} for _ in segments]  # line_end is often line_start's own column
     for name in COLUMNS:
         values: list[Any] = []
@@ -111,19 +85,57 @@ def _json_slice(source: str, segments: Sequence[Segment]) -> memoryview:
             if name not in ALWAYS:
                 continue
             values = [None] * len(segments)
-            miss = None
-        else:
-            miss = missing_value(name)
-        names.append(name)
-        kept.append([v if v is not None else [miss] * k for v, k in zip(values, sizes)])
-    row = _row_type(tuple(names))
-    objs: list[Any] = []
-    for s, k in enumerate(sizes):
-        objs.extend(map(row, repeat(source, k), *[col[s] for col in kept]))
-    return memoryview(_encoder.encode(objs))[1:-1]
+        miss = missing_value(name) if held else None
+        parts = [v if v is not None else [miss] * k for v, k in zip(values, sizes)]
+        got = _json_piece(name, parts[0] if len(parts) == 1 else [x for p in parts for x in p], enc)
+        key = b',"' + name.encode() + b'":'
+        if type(got) is bytes:
+            lit.append(key + got)
+            continue
+        lit.append(key)
+        pieces += [b"".join(lit), got]
+        lit = []
+    lit.append(b"}")
+    pieces.append(b"".join(lit))
+    rowjoin.write(n, pieces, b",", write)
 
 
 _encoder: Any = None
+
+
+def _json_encoder() -> Any:
+    global _encoder
+    if _encoder is None:
+        import msgspec
+
+        _encoder = msgspec.json.Encoder().encode
+    return _encoder
+
+
+_TEXT_COLUMNS = frozenset(c for c, t in COLUMNS.items() if t == "string")
+_STR_OR_NONE = {str, type(None)}
+
+
+def _json_piece(name: str, values: list[Any], enc: Any) -> Any:
+    """One column of a slice as msgspec writes its values in a row object: the text of its one
+    value (bytes) where every row's is the same, else a rowjoin piece."""
+    n = len(values)
+    if name not in _TEXT_COLUMNS:
+        try:
+            text = enc(values)[1:-1]
+        except (OverflowError, TypeError, ValueError):  # what msgspec refuses: each value says so
+            text = b""
+        if text and text.count(b",") == n - 1:  # numbers, null, true/false: no ',' in a cell
+            first = text[: text.find(b",")] if n > 1 else text
+            if len(text) == n * (len(first) + 1) - 1 and text == b",".join([first] * n):
+                return first
+            return (rowjoin.TEXT, text)
+    first = values[0]
+    if type(first) in _STR_OR_NONE and values.count(first) == n:  # count: same objects first (fast)
+        return enc(first)
+    if set(map(type, values)) <= _STR_OR_NONE:
+        return (rowjoin.JSON_TEXTS, values)  # written by the joiner as msgspec writes them
+    return (rowjoin.CELLS, list(map(enc, values)))  # a value of another type: msgspec's own text
 
 
 def _csv_text(v: Any) -> str:
@@ -137,72 +149,18 @@ def _csv_text(v: Any) -> str:
     return v
 
 
-_encode: Any = None
-
-
-def _numbers(values: list[Any]) -> list[bytes] | None:
-    """The cells of a float or int column slice as float.__repr__ / int.__str__ writes them (UTF-8),
-    through msgspec's encoder (twice as fast): both write the shortest text that reads back as the
-    same float, and they differ only where one of them writes an exponent (1e+16 / 1e16, 1e-05 /
-    0.00001) or for NaN and infinities (msgspec: null). None where the text holds any of these:
-    then repr is the writer."""
-    global _encode
-    if _encode is None:
-        import msgspec
-
-        _encode = msgspec.json.Encoder().encode
+def _numbers(values: list[Any]) -> bytes | None:
+    """The cells of an int column slice as int.__str__ writes them (UTF-8, joined by ','), through
+    msgspec's encoder (twice as fast); None where msgspec cannot (an int beyond 64 bits)."""
     try:
-        text = _encode(values)[1:-1]
-    except (OverflowError, TypeError, ValueError):  # an int beyond 64 bits: repr writes it
+        return _json_encoder()(values)[1:-1]
+    except (OverflowError, TypeError, ValueError):  # an int beyond 64 bits: str writes it
         return None
-    if b"e" in text or b"n" in text or (b"0.0000" in text and _tiny(text)):  # exponents, null, |x| < 1e-4
-        return None
-    return text.split(b",")
 
 
-def _float_cells(values: list[float]) -> list[bytes] | None:
-    """_numbers of a column of floats, where msgspec's text may differ from repr's in some cells:
-    those where repr writes an exponent (|x| < 1e-4 or >= 1e16), NaN and infinities (and negative
-    numbers, for brevity) are written by repr ('' for NaN), the others kept -- a column of shares
-    with a few tiny ones is not written by repr whole. None where a cell outside those differs too
-    (an exponent msgspec chose): then repr writes them all."""
-    global _encode
-    if _encode is None:
-        import msgspec
-
-        _encode = msgspec.json.Encoder().encode
-    text = _encode(values)[1:-1]
-    if b"n" in text and _INF not in values and -_INF not in values:
-        # msgspec's null is a NaN here (no infinities): the empty cell repr's path writes for it. A
-        # column of a trace's rows and its summary's (share, Time(%)) is NaN in most rows
-        text = text.replace(b"null", b"")
-    cells = text.split(b",")
-    if b"e" not in text and b"n" not in text and not (b"0.0000" in text and _tiny(text)):
-        return cells
-    bad = [i for i, v in enumerate(values) if not 1e-4 <= v < 1e16]
-    marks = text.count(b"e") + text.count(b"n")  # exponents and nulls: each in a cell of its own
-    if marks != sum(cells[i].count(b"e") + cells[i].count(b"n") for i in bad):
-        return None
-    rep = float.__repr__
-    for i in bad:
-        t = rep(values[i])
-        cells[i] = b"" if t == "nan" else t.encode()
-    return cells
-
-
-_INF = float("inf")
-
-
-def _tiny(text: bytes) -> bool:
-    """A cell of comma-separated numbers starts with 0.0000 (|x| < 1e-4, where repr writes an
-    exponent and msgspec does not); a longer number that only holds those digits (230307.00000000003,
-    10.00001) is written alike by both."""
-    return text.startswith((b"0.0000", b"-0.0000")) or b",0.0000" in text or b",-0.0000" in text
-
-
-def _utf8(cells: list[str]) -> list[bytes]:
-    """Cells that hold no comma (numbers) as UTF-8, in two C calls instead of one per cell."""
-    return ",".join(cells).encode().split(b",")
+def _utf8(cells: list[str]) -> bytes:
+    """Cells that hold no comma (numbers) as UTF-8, joined by ','."""
+    return ",".join(cells).encode()
 
 
 def _constant(values: list[Any]) -> bool:
@@ -211,33 +169,30 @@ def _constant(values: list[Any]) -> bool:
     return first == values[-1] and first == values[len(values) // 2] and values.count(first) == len(values)
 
 
-Keyed = tuple[list[Any], dict[Any, bytes]]  # a column's values and the cell text of each distinct one
-
-
-def _cells(name: str, values: list[Any], typed: type | None = None) -> bytes | list[bytes] | Keyed:
-    """One column of a slice, as UTF-8: its text when it holds one value all along, else its cells,
-    or for text columns (names repeat: a trace has a few kernels many times) its values and the cell
-    of each distinct value. Bytes, not text: a non-ASCII short name ('conv<…>') made every slice's
-    text two bytes a character, slower to join and to encode for the stream. `typed`: the type
-    every value has (the column is an array of doubles, a range), known without a look at each."""
+def _cells(name: str, values: list[Any], typed: type | None = None) -> Any:
+    """One column of a slice as a rowjoin piece of CSV cells (UTF-8): its text when it holds one
+    value all along (bytes), floats as msgspec's text with the cells repr writes otherwise
+    rewritten (FLOATS), ints as their text (TEXT), other values by their distinct texts (KEYED:
+    names repeat, a trace has a few kernels many times). `typed`: the type every value has (the
+    column is an array of doubles, a range), known without a look at each."""
     first = values[0]
     if name in FLOAT_COLUMNS:
         if first != first and values.count(first) == len(values):
             return b""
-        out = None
         if typed is float or (type(first) is float and set(map(type, values)) == {float}):
-            out = _float_cells(values)
-        if out is None:
-            text = list(map(float.__repr__, values))
-            if "nan" in text:
-                text = ["" if t == "nan" else t for t in text]
-            out = _utf8(text)
-        return out[0] if _constant(out) else out
+            text = _json_encoder()(values)[1:-1]
+            cell = text[: text.find(b",")] if len(values) > 1 else text
+            if (not rowjoin.odd_float(cell) and len(text) == len(values) * (len(cell) + 1) - 1
+                    and text == b",".join([cell] * len(values))):
+                return cell
+            return (rowjoin.FLOATS, text, values)
+        text = [float.__repr__(v) for v in values]
+        return (rowjoin.TEXT, _utf8(["" if t == "nan" else t for t in text]))
     if _constant(values):
         return _csv_text(first).encode("utf-8", "surrogateescape")
     if typed is int or (type(first) is int and set(map(type, values)) == {int}):
-        return _numbers(values) or _utf8(list(map(str, values)))
-    return values, {v: _csv_text(v).encode("utf-8", "surrogateescape") for v in dict.fromkeys(values)}
+        return (rowjoin.TEXT, _numbers(values) or _utf8(list(map(str, values))))
+    return (rowjoin.KEYED, values, {v: _csv_text(v).encode("utf-8", "surrogateescape") for v in dict.fromkeys(values)})
 
 
 def _typed(col: Sequence[Any]) -> type | None:
@@ -252,49 +207,14 @@ def _typed(col: Sequence[Any]) -> type | None:
 
 def _csv_column(name: str, values: list[Any]) -> list[str]:
     """The cells of one column of a slice (as text)."""
-    got = _cells(name, values)
-    if isinstance(got, bytes):
-        return [got.decode()] * len(values)
-    if isinstance(got, tuple):
-        return [got[1][v].decode() for v in got[0]]
-    return [c.decode() for c in got]
-
-
-def _few(seg: Keyed) -> bool:
-    """A text column with few distinct values in its slice (a trace's kernel names; nvprof's carry
-    a correlation id each, all distinct): the ones worth merging text into once per value."""
-    return len(seg[1]) * 4 <= len(seg[0])
-
-
-def _fused(segments: list[bytes | list[bytes] | Keyed]) -> list[bytes | list[bytes] | Keyed]:
-    """Fewer pieces a row: a text column that is a function of the text column before it (the
-    short name of the name) is written with it, and the constant text on either side of a text
-    column goes into its cells once per distinct value instead of once per row -- where the column
-    has few distinct values (else that costs more than the pieces it saves)."""
-    out: list[bytes | list[bytes] | Keyed] = []
-    for seg in segments:
-        prev = out[-1] if out else None
-        if isinstance(seg, tuple) and isinstance(prev, tuple) and _few(prev):
-            (k1, m1), (k2, m2) = prev, seg
-            of = dict(zip(k1, k2))
-            if list(map(of.__getitem__, k1)) == k2:  # one value of this column for each of the previous one
-                out[-1] = (k1, {a: m1[a] + b"," + m2[b] for a, b in of.items()})
-                continue
-        if isinstance(seg, bytes) and isinstance(prev, tuple) and _few(prev):
-            out[-1] = (prev[0], {a: t + b"," + seg for a, t in prev[1].items()})
-            continue
-        if isinstance(seg, tuple) and isinstance(prev, bytes) and _few(seg):
-            out[-1] = (seg[0], {a: prev + b"," + t for a, t in seg[1].items()})
-            continue
-        out.append(seg)
-    return out
+    return rowjoin.join(len(values), [_cells(name, values)], b"\n").decode().split("\n")
 
 
 def write_csv(sets: Sequence[tuple[str, Rows]], out: TextIO) -> None:
     """The rows as CSV: DataFrame.to_csv's text (header once, floats by repr, missing cells empty,
     minimal quoting), written a slice at a time. Where `out` is a UTF-8 text stream over a binary
     one (stdout, a file) the slices' UTF-8 goes to that buffer as it is (as --json does)."""
-    with paused():  # tuples of cells a row, no cycles: profconv/nogc.py
+    with paused():
         _write_csv(sets, out)
 
 
@@ -331,33 +251,32 @@ def _write_csv_rows(sets: Sequence[tuple[str, Rows]], write: Any) -> None:
         src = _csv_text(source).encode("utf-8", "surrogateescape")
         for lo in range(0, rows.n, CHUNK_ROWS):
             hi = min(rows.n, lo + CHUNK_ROWS)
-            k = hi - lo
-            # runs of columns holding one value all along the slice are joined once, not per row
-            segments: list[bytes | list[bytes] | Keyed] = []
-            run: list[bytes] = [src]
-            seen: dict[tuple[int, bool], bytes | list[bytes] | Keyed] = {}  # line_end: often line_start's column
-            for name in COLUMNS:
-                c = rows.cols.get(name)
-                if c is None:
-                    got: bytes | list[bytes] | Keyed = b""  # absent: empty cells
-                else:
-                    key = (id(c), name in FLOAT_COLUMNS)  # what _cells looks at besides the values
-                    cached = seen.get(key)
-                    got = cached if cached is not None else seen.setdefault(
-                        key, _cells(name, _values(c, lo, hi), _typed(c)))
-                if isinstance(got, bytes):
-                    run.append(got)
-                    continue
-                if run:
-                    segments.append(b",".join(run))
-                    run = []
-                segments.append(got)
-            if run:
-                segments.append(b",".join(run))
-            cols = [[seg] * k if isinstance(seg, bytes) else list(map(seg[1].__getitem__, seg[0]))
-                    if isinstance(seg, tuple) else seg for seg in _fused(segments)]
-            write(b"\n".join(map(b",".join, zip(*cols))) if len(cols) > 1 else b"\n".join(cols[0]))
-            write(b"\n")
+            rowjoin.write(hi - lo, _csv_pieces(src, rows, lo, hi), b"", write)
+
+
+def _csv_pieces(src: bytes, rows: Rows, lo: int, hi: int) -> list[Any]:
+    """Rows lo:hi as rowjoin pieces of CSV lines (each ending with a line end): the columns that
+    hold one value all along the slice are text joined once, not per row."""
+    pieces: list[Any] = []
+    run: list[bytes] = [src]
+    seen: dict[tuple[int, bool], Any] = {}  # line_end: often line_start's column
+    for name in COLUMNS:
+        c = rows.cols.get(name)
+        if c is None:
+            got: Any = b""  # absent: empty cells
+        else:
+            key = (id(c), name in FLOAT_COLUMNS)  # what _cells looks at besides the values
+            got = seen.get(key)
+            if got is None:
+                got = seen[key] = _cells(name, _values(c, lo, hi), _typed(c))
+        if type(got) is bytes:
+            run.append(got)
+            continue
+        run.append(b"")
+        pieces += [b",".join(run), got]
+        run = [b""]
+    pieces.append(b",".join(run) + b"\n")
+    return pieces
 
 
 class SliceWriter:
@@ -404,7 +323,7 @@ class SliceWriter:
             _write_csv_rows([(self.source, rows)], self.write)
             return
         self.write(self.sep)
-        self.write(_json_slice(self.source, [seg for seg in segments if seg[2] > seg[1]]))
+        _write_json_slice(self.source, [seg for seg in segments if seg[2] > seg[1]], self.write)
         self.sep = b",\n"
 
 

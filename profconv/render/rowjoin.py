@@ -1,0 +1,142 @@
+"""Rows of text joined from columns: the --json and --csv writers' last step (profconv.render.rows).
+
+`join(n, pieces, rowsep)` gives n rows joined by `rowsep`, each row the concatenation of one cell of
+every piece, in order; `write(n, pieces, rowsep, write)` hands the same bytes to `write` a chunk of
+CHUNK rows at a time (a big output is never held whole). A piece is
+  - bytes: the same text in every row (a constant column, a separator, a JSON key);
+  - (TEXT, text): one cell a row, one after the other in `text` separated by ',' (msgspec's
+    encoding of a list of numbers, its brackets cut off);
+  - (KEYED, values, table): the cell of row i is table[values[i]] (a dict from each distinct value
+    of the list `values` to its text);
+  - (CELLS, cells): the cell of row i is cells[i] (a list of bytes);
+  - (FLOATS, text, values): as TEXT, for a CSV column of floats: a cell msgspec writes otherwise
+    than float.__repr__ (an exponent, 'null', below 1e-4: '0.0000…') is repr(values[i]) instead,
+    '' for NaN (DataFrame.to_csv's empty cell);
+  - (JSON_TEXTS, values): the cell of row i is values[i] as msgspec's JSON writes a str or None
+    (null); any other value: TypeError.
+The C accelerator (profconv/parse/_rowjoin.c) writes the rows with no Python object per row; this
+module's `join_py` is its pure-Python twin and gives the same bytes (tests/test_render_rowjoin.py);
+PROFCONV_PURE_PYTHON=1 uses the twin.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from profconv.parse import native
+
+TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS = 0, 1, 2, 3, 4
+
+Piece = Any  # bytes, or a tuple as in the module docstring
+
+
+def join_py(n: int, pieces: list[Piece], rowsep: bytes) -> bytes:
+    """The rows (see the module docstring), by the pure-Python path."""
+    cols: list[list[bytes]] = [_cells(p, n) for p in pieces]
+    if not n:
+        return b""
+    if not cols:
+        return rowsep.join([b""] * n)
+    return rowsep.join(map(b"".join, zip(*cols)))
+
+
+def _cells(piece: Piece, n: int) -> list[bytes]:
+    if type(piece) is bytes:
+        return [piece] * n
+    kind = piece[0]
+    if kind == KEYED:
+        values, table = piece[1], piece[2]
+        _check(len(values), n)
+        return list(map(table.__getitem__, values))
+    if kind == JSON_TEXTS:
+        _check(len(piece[1]), n)
+        return list(map(_json_text, piece[1]))
+    if kind == CELLS:
+        _check(len(piece[1]), n)
+        if not all(type(c) is bytes for c in piece[1]):
+            raise TypeError("a cell is not bytes")
+        return list(piece[1])
+    text = piece[1]
+    cells = text.split(b",") if n else []
+    if n == 0 and text:
+        _check(1, 0)
+    _check(len(cells), n)
+    if kind == FLOATS:
+        values = piece[2]
+        _check(len(values), n)
+        return [_repr(values[i]) if odd_float(c) else c for i, c in enumerate(cells)]
+    return cells
+
+
+def _json_text(v: Any) -> bytes:
+    if type(v) is not str and v is not None:
+        raise TypeError("a JSON text cell is not a str")
+    global _encode
+    if _encode is None:
+        import msgspec
+
+        _encode = msgspec.json.Encoder().encode
+    return _encode(v)
+
+
+_encode: Any = None
+
+
+def _check(got: int, n: int) -> None:
+    if got != n:
+        raise ValueError("a column piece does not hold one cell a row")
+
+
+def odd_float(cell: bytes) -> bool:
+    """msgspec's text of a float that float.__repr__ writes otherwise."""
+    if cell[:1] == b"n" or b"e" in cell:
+        return True
+    return (cell[1:] if cell[:1] == b"-" else cell)[:6] == b"0.0000"
+
+
+def _repr(v: float) -> bytes:
+    v = float(v)
+    return b"" if v != v else float.__repr__(v).encode()
+
+
+CHUNK = 1000  # rows handed to `write` at a time: ~100 KB of JSON, reused by malloc chunk after chunk
+
+
+def write_py(n: int, pieces: list[Piece], rowsep: bytes, write: Any, rows: int = CHUNK) -> None:
+    """`write`'s chunks (see the module docstring), by the pure-Python path."""
+    if rows < 1:
+        raise ValueError("rows must be at least 1")
+    cols: list[list[bytes]] = [_cells(p, n) for p in pieces]
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
+        chunk = [b"".join(row) for row in zip(*(c[lo:hi] for c in cols))] if cols else [b""] * (hi - lo)
+        write((rowsep if lo else b"") + rowsep.join(chunk))
+
+
+_NATIVE: list[Any] = []
+
+
+def _native() -> Any:
+    if not _NATIVE:
+        mod = native.load("_rowjoin")
+        _NATIVE.append(mod if mod is not None else sys.modules[__name__])
+    return _NATIVE[0]
+
+
+def join(n: int, pieces: list[Piece], rowsep: bytes) -> bytes:
+    """The rows (see the module docstring): by the C accelerator where it is built, else join_py."""
+    mod = _native()
+    return mod.join(n, pieces, rowsep) if mod is not _SELF else join_py(n, pieces, rowsep)
+
+
+def write(n: int, pieces: list[Piece], rowsep: bytes, write: Any, rows: int = CHUNK) -> None:
+    """The rows to `write`, a chunk at a time: by the C accelerator where it is built, else write_py."""
+    mod = _native()
+    if mod is not _SELF:
+        mod.write(n, pieces, rowsep, write, rows)
+    else:
+        write_py(n, pieces, rowsep, write, rows)
+
+
+_SELF = sys.modules[__name__]
