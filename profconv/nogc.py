@@ -32,13 +32,16 @@ M_MMAP_THRESHOLD = -3
 BIG_BLOCKS = 32 << 20  # bytes
 
 
-def big_blocks() -> None:
-    """Let glibc's malloc keep blocks of up to 32 MiB on its heap instead of mapping each from the
-    kernel and giving it back when freed. A parse of a big input allocates and frees buffers of a
-    few MiB over and over (the columns, a slice of JSON text); each new mapping is filled page by
-    page by the kernel: 0.1 s of system time of a 50 MB trace (glibc raises that threshold by
-    itself only after it has freed a block that large). Peak memory is unchanged: freed blocks are
-    reused. Linux with glibc only; elsewhere, or when it cannot be set, nothing changes."""
+def big_blocks(size: int = BIG_BLOCKS) -> None:
+    """Let glibc's malloc keep blocks of up to `size` bytes (32 MiB unless told) on its heap
+    instead of mapping each from the kernel and giving it back when freed. A parse of a big input
+    allocates and frees buffers of a few MiB over and over (the columns, a slice of JSON text);
+    each new mapping is filled page by page by the kernel: 0.1 s of system time of a 50 MB trace
+    (glibc raises that threshold by itself only after it has freed a block that large). Freed
+    blocks are reused, but a block bigger than any that follows (a whole input's bytes) stays
+    resident under the later peak: a `size` below it keeps such blocks mapped
+    (profconv.commands.parse). Linux with glibc only; elsewhere, or when it cannot be set,
+    nothing changes."""
     import sys
 
     if not sys.platform.startswith("linux"):
@@ -50,8 +53,8 @@ def big_blocks() -> None:
         mallopt = libc.mallopt
     except (OSError, AttributeError):
         return
-    mallopt(M_MMAP_THRESHOLD, BIG_BLOCKS)
-    mallopt(M_TRIM_THRESHOLD, 2 * BIG_BLOCKS)
+    mallopt(M_MMAP_THRESHOLD, size)
+    mallopt(M_TRIM_THRESHOLD, 2 * size)
 
 
 def give_back() -> None:

@@ -184,7 +184,7 @@ def test_one_long_trace_is_not_read_in_windows(tmp_path, monkeypatch):
     one, two = tmp_path / "one.log", tmp_path / "two.log"
     one.write_text(_trace(ROWS))
     two.write_text(_trace(ROWS[:60]) + _trace(ROWS[60:]))
-    assert (stream._starts_twice(str(one), None), stream._starts_twice(str(two), None)) == (False, True)
+    assert (stream.starts_twice(str(one), None), stream.starts_twice(str(two), None)) == (False, True)
     assert stream.read_long(str(one)) is None
 
 

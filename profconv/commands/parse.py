@@ -24,6 +24,10 @@ Format = Enum("Format", {name: name for name in dialect_names()}, type=str)  # t
 
 
 BIG_BLOCKS_FROM = 4 << 20  # bytes of input from which malloc keeps big blocks (profconv.nogc.big_blocks)
+# the blocks kept: the columns and output slices (a few MiB) are, the input's bytes and text (tens of
+# MiB, freed once read) are not -- kept on the heap they stayed resident under the writers' peak
+# (+19 MiB, 1 B/B, for a 20 MB nsys trace)
+BIG_BLOCKS = 8 << 20
 
 
 def _total_size(files: list[str]) -> int:
@@ -126,7 +130,7 @@ def parse_files(
     from profconv.nogc import big_blocks, paused
 
     if _total_size(files) >= BIG_BLOCKS_FROM:
-        big_blocks()
+        big_blocks(BIG_BLOCKS)
     with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
         _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
 

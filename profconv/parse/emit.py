@@ -77,11 +77,14 @@ def emit(files: list[str], sink: Sink, *, format: str | None = None, profile: in
          threshold: float = DEFAULT_THRESHOLD, strict: bool = False,
          advance: Callable[[str], None] = lambda path: None) -> None:
     """Every input to `sink`, in order (see the module docstring); then `sink.close()`."""
-    from profconv.parse.stream import STREAM_FROM, streamed
+    from profconv.parse.stream import STREAM_FROM, starts_twice, streamed
 
     long = set()
     if profile is None and not strict and streamed(format) is not None:
-        long = {f for f in files if size(f) >= STREAM_FROM}
+        # a file whose first STREAM_FROM bytes hold fewer than two profile starts (one long trace,
+        # another dialect's log) is read whole at once: the stream would read and decode that much
+        # before giving up, and what it held stays on the heap under the whole read's peak
+        long = {f for f in files if size(f) >= STREAM_FROM and starts_twice(f, format)}
 
     def whole(path: str) -> ProfileSet:
         return read_whole(path, format, profile, threshold, strict)

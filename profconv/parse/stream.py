@@ -358,7 +358,7 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     if path == "-" or streamed(format) is None:
         return None
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM or not _starts_twice(path, format):
+        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM or not starts_twice(path, format):
             return None
     except OSError:
         return None
@@ -377,15 +377,27 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
                       stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
 
 
-def _starts_twice(path: str, format: str | None) -> bool:
+def starts_twice(path: str, format: str | None) -> bool:
     """Whether the file's first STREAM_FROM bytes hold two profile starts: where they do not, the
     stream would read on to about there and then give up (a single long trace; another dialect's
-    file), so the file is read whole at once. (Either way the result is the same.)"""
+    file), so the file is read whole at once. (Either way the result is the same.) A file that
+    cannot be read: True (the stream says why)."""
     dialect = streamed(format)
     if dialect is None:
         return False
-    with open(path, "rb") as f:
-        return f.read(STREAM_FROM).count(dialect.part_start.encode()) >= 2
+    mark = dialect.part_start.encode()
+    try:
+        with open(path, "rb") as f:
+            found, tail, left = 0, b"", max(STREAM_FROM, WINDOW)  # the stream reads a window first
+            while left > 0 and found < 2:  # a window at a time: no 4 MiB buffer left on the heap
+                block = f.read(min(WINDOW, left))
+                if not block:
+                    break
+                found += (tail + block).count(mark)  # a mark cut by the window counted once
+                tail, left = block[-len(mark) + 1 :], left - len(block)
+            return found >= 2
+    except OSError:
+        return True
 
 
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
