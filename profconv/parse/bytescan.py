@@ -130,6 +130,19 @@ class PreRead:
     def unused(self) -> bool:
         return any(not t.used for t in self.tables.values())
 
+    def detach(self) -> None:
+        """Let the input's bytes go before the text path runs, where every table's rows were read
+        already (nvprof traces, batched summaries: `batch`) and the caller can read the input
+        again for a Reparse (a regular file): only each table's header and kept rows stay, which
+        `check` compares with the text. A big nsys table, read from the bytes when its header is
+        met, keeps them all."""
+        if any(t.batch is None for t in self.tables.values()):
+            return
+        self.source = b""
+        for t in self.tables.values():
+            head = t.data.data[t.data.start : t.cut]
+            t.data, t.cut = columnar.Span(head, 0, len(head), lines=t.kept + 1, clean=True), len(head)
+
     def release(self) -> None:
         """Let the input's bytes (and the batches' columns) go once every table is read (no Reparse
         can follow)."""

@@ -224,6 +224,8 @@ def parse_whole(path: str, format: str | None = None, strict: bool = False) -> P
         pre = ncu_raw.find(data, keep=not _rereadable(path))  # a file's bytes read again where needed
     if pre is not None:
         del data  # held by `pre` until its tables are read (then let go: bytescan.PreRead.release)
+        if _rereadable(path):
+            pre.detach()  # or now, where they are read already: a Reparse reads the file again
         try:
             return _parse([decode(pre.data)], label, format, strict, pre)
         except bytescan.Reparse:  # the text path could read them otherwise: it reads the whole text
