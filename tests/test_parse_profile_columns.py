@@ -81,13 +81,25 @@ def test_ranges_let_go_once_gathered():
 def test_range_notes_as_a_table_s():
     raw = _raw(_batch(NAMES), _batch(["poll"]))
     notes = _block_notes(raw, first=1)
-    assert notes == {
-        (1, "gpu"): [],  # 50 + 50
-        (2, "gpu"): [],  # 30 + 30 + 40
-        (2, "api"): [],
-        (3, "gpu"): [],  # 100
+    assert notes == {  # only tables with a note have a key: 50 + 50, 30 + 30 + 40 and 100 add up
         (4, "os-runtime"): ["lines 52-52: Time(%) adds up to 50.00%, not 100% (rows missing or cut)"],
     }
+
+
+def test_notes_in_their_tables_order():
+    """A key's place is its profile's first table of that section, whichever table's note came first."""
+    from profconv.parse.core import _in_block_order
+
+    gpu = Row(section="gpu", name="k", line_start=3, line_end=3, total_ns=50.0, calls=1, avg_ns=50.0, time_pct=100.0)
+    raw = [RawProfile(tool="nsys", line_start=1, line_end=9, blocks=[
+        Block(section="gpu", line_start=3, line_end=3, rows=[gpu]),
+        Block(section="api", line_start=5, line_end=5, notes=["b"]),
+        Block(section="gpu", line_start=7, line_end=7, notes=["c"])])]
+    notes = _block_notes(raw, first=4)
+    notes[(4, "os-runtime")] = ["a note of a section with no table"]
+    got = _in_block_order(notes, raw, first=4)
+    assert list(got.items()) == [((4, "gpu"), ["lines 7-7: c"]), ((4, "api"), ["lines 5-5: b"]),
+                                 ((4, "os-runtime"), ["a note of a section with no table"])]
 
 
 def test_ranges_are_not_checked_again():

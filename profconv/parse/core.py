@@ -385,7 +385,7 @@ def finish(raw: list[RawProfile], infos: list[ProfileInfo], label: str, unplaced
     table_notes = _block_notes(raw, first=first)
     rows, notable = ranked(_rows(raw, first=first, shift=shift))
     _share_notes(rows, table_notes, notable)
-    table_notes = {k: v for k, v in table_notes.items() if v}
+    table_notes = _in_block_order(table_notes, raw, first)
     for (number, section), items in table_notes.items():
         notes.extend(table_note(number, section, n) for n in items)
     return ProfileSet(None, infos, label, unplaced, notes, table_notes, rows=rows)
@@ -526,8 +526,9 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
     for prof in raw:
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
-            if blk.span is not None:
-                if _consistent_span(blk, blk.span, plausible, acc):
+            sp = blk.span
+            if sp is not None:
+                if sp.checked or _consistent_span(blk, sp, plausible, acc):
                     continue
                 blk.table, blk.span = _span_table(blk), None  # a row may be dropped: columns of its own
             tb = blk.table
@@ -588,36 +589,104 @@ def _drop_table_rows(blk: Block, acc: bool, shift: int, out: list[int]) -> None:
 def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str], list[str]]:
     """What a reader must know next to a table, from its own rows: Time(%) that does not add up,
     numbers whose decimal mark is unknown (and whatever the dialect noted). Profiles are numbered
-    from `first`."""
+    from `first`. Only tables with a note have a key (`_in_block_order` puts keys in their tables'
+    order). A batch's ranges (a sweep's thousands of small tables) are summed together by NumPy
+    first: a range whose sum is clearly near 100% has no note; the others are summed as here."""
     out: dict[tuple[int, str], list[str]] = {}
+    todo: list[tuple[int, Block]] = []
+    ranges: dict[int, _Ranges] = {}
+    batch, got = None, None
     for number, prof in enumerate(raw, start=first):
         for blk in prof.blocks:
-            key = (number, blk.section or "?")
-            notes = out.setdefault(key, [])  # every table's key, in order (notes added later keep it)
-            if blk.notes:
-                notes.extend(f"lines {blk.line_start}-{blk.line_end}: {n}" for n in blk.notes)
-            if blk.rows_left_out:
-                continue  # its printed Time(%) include the rows counted in another table (said in its note)
-            if blk.rows:
-                pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
-                if blk.table is not None and blk.table.has("time_pct"):  # rows read in bulk
-                    pcts.extend(p for p in blk.table.col("time_pct") if p == p)
-                total = sum(pcts)
-                count = len(pcts)
-            elif (col := _pct_column(blk)) is not None:
-                total = sum(col)  # NaN in it ('<0.01' rows) makes the sum NaN: then without them
-                count = len(col)
-                if total != total:
-                    pcts = [p for p in col if p == p]
-                    total, count = sum(pcts), len(pcts)
+            sp = blk.span
+            if sp is None or blk.notes or blk.rows_left_out or not sp.n:
+                todo.append((number, blk))
+                continue
+            if sp.rows is not batch:  # (a sweep's ranges come batch after batch)
+                batch = sp.rows
+                got = ranges.setdefault(id(batch), _Ranges(sp)) if batch.has("time_pct") else None
+            if got is None:
+                todo.append((number, blk))
             else:
-                continue
-            if not count:
-                continue
-            if abs(total - 100.0) > max(1.5, 0.01 * count):
-                notes.append(f"lines {blk.line_start}-{blk.line_end}: Time(%) adds up to {total:.2f}%, not 100% "
-                             "(rows missing or cut)")
+                got.add(number, blk, sp)
+    for r in ranges.values():
+        todo.extend(r.not_clear())
+    for number, blk in todo:
+        _notes_of(blk, number, out)
     return out
+
+
+_CLEAR = 1e-6  # how far inside the Time(%) tolerance NumPy's sum of a range must be to need no exact sum
+
+
+class _Ranges:
+    """The ranges of one batch that _block_notes sums together."""
+
+    def __init__(self, sp: Span) -> None:
+        self.col = sp.rows.col("time_pct")
+        self.members: list[tuple[int, Block]] = []
+        self.firsts: list[int] = []
+        self.sizes: list[int] = []
+
+    def add(self, number: int, blk: Block, sp: Span) -> None:
+        self.members.append((number, blk))
+        self.firsts.append(sp.first)
+        self.sizes.append(sp.n)
+
+    def not_clear(self) -> list[tuple[int, Block]]:
+        """The ranges whose Time(%) do not clearly add up to 100% (NumPy sums all of them, in any
+        order; those left are summed in order as Python sums them)."""
+        import numpy as np
+
+        firsts = np.array(self.firsts, dtype=np.int64)
+        sizes = np.array(self.sizes, dtype=np.int64)
+        bounds = np.empty(2 * len(firsts), dtype=np.int64)
+        bounds[0::2], bounds[1::2] = firsts, firsts + sizes
+        sums = np.add.reduceat(np.append(np.asarray(self.col, dtype=np.float64), 0.0), bounds)[0::2]
+        clear = np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - _CLEAR  # False for NaN
+        return [m for m, ok in zip(self.members, clear.tolist()) if not ok]
+
+
+def _notes_of(blk: Block, number: int, out: dict[tuple[int, str], list[str]]) -> None:
+    """One table's notes (see _block_notes), added to `out` under its key."""
+    key = (number, blk.section or "?")
+    if blk.notes:
+        out.setdefault(key, []).extend(f"lines {blk.line_start}-{blk.line_end}: {n}" for n in blk.notes)
+    if blk.rows_left_out:
+        return  # its printed Time(%) include the rows counted in another table (said in its note)
+    if blk.rows:
+        pcts = [r.time_pct for r in blk.rows if r.time_pct == r.time_pct]
+        if blk.table is not None and blk.table.has("time_pct"):  # rows read in bulk
+            pcts.extend(p for p in blk.table.col("time_pct") if p == p)
+        total = sum(pcts)
+        count = len(pcts)
+    elif (col := _pct_column(blk)) is not None:
+        total = sum(col)  # NaN in it ('<0.01' rows) makes the sum NaN: then without them
+        count = len(col)
+        if total != total:
+            pcts = [p for p in col if p == p]
+            total, count = sum(pcts), len(pcts)
+    else:
+        return
+    if count and abs(total - 100.0) > max(1.5, 0.01 * count):
+        out.setdefault(key, []).append(f"lines {blk.line_start}-{blk.line_end}: Time(%) adds up to {total:.2f}%, "
+                                       "not 100% (rows missing or cut)")
+
+
+def _in_block_order(notes: dict[tuple[int, str], list[str]], raw: list[RawProfile],
+                    first: int) -> dict[tuple[int, str], list[str]]:
+    """The keys that hold notes, in the order of their profile's first table of that section (where
+    none is: after them, as they came)."""
+    def place(key: tuple[int, str]) -> tuple[int, int]:
+        k = key[0] - first
+        if 0 <= k < len(raw):
+            for i, blk in enumerate(raw[k].blocks):
+                if (blk.section or "?") == key[1]:
+                    return k, i
+        return len(raw), 0
+
+    keys = sorted((k for k, v in notes.items() if v), key=place)
+    return {k: notes[k] for k in keys}
 
 
 def _pct_column(blk: Block) -> Any:
