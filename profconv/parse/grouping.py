@@ -9,12 +9,15 @@ from profconv.parse.model import Block, RawProfile
 
 @dataclass
 class Event:
-    kind: str  # start | block | break (another profiler's output: the next table is another run's)
+    # start | block | break (another profiler's output: the next table is another run's) | profiles
+    # (profiles made at once by a reader of a sweep's shape: what their start and block events make)
+    kind: str
     line: int
     pid: int | None = None
     command: str | None = None
     block: Block | None = None
     device: str | None = None  # a start that names its device (nvprof --print-summary-per-gpu)
+    profiles: list[RawProfile] | None = None  # `profiles`: those profiles (pid, command: its last one's)
 
 
 # Sections that may legitimately appear several times in one profile (one table per device
@@ -26,28 +29,52 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
     """A start line opens a profile; so does a second table of a section the profile already has."""
     profiles: list[RawProfile] = []
     current: RawProfile | None = None
+    kinds: set[str | None] = set()  # the current profile's tables' kinds (or sections)
     for ev in events:
-        if ev.kind == "break":
-            current = None
-            continue
-        if ev.kind == "start":
+        what = ev.kind
+        if what == "start":
             if current is None or current.blocks:
                 current = RawProfile(tool=tool, line_start=ev.line, line_end=ev.line)
                 profiles.append(current)
+                kinds = set()
             current.pid = ev.pid if ev.pid is not None else current.pid
             current.command = current.command or ev.command
             current.device = ev.device or current.device
+            continue
+        if what == "break":
+            current = None
+            continue
+        if what == "profiles":  # each opened by its start, its tables joined to it: as they are
+            assert ev.profiles
+            made = ev.profiles
+            if current is not None and not current.blocks:  # the first start goes on the profile open
+                _join(current, made[0])
+                made = made[1:]
+            profiles.extend(made)
+            current = profiles[-1]
+            kinds = {b.kind or b.section for b in current.blocks}
             continue
         blk = ev.block
         assert blk is not None and blk.section is not None
         if blk.empty():
             continue
-        kinds = {b.kind or b.section for b in current.blocks} if current else set()
         kind = blk.kind or blk.section
-        repeated = current is not None and kind in kinds and blk.section not in REPEATABLE
-        if current is None or repeated:
+        if current is None or (kind in kinds and blk.section not in REPEATABLE):
             current = RawProfile(tool=tool, line_start=blk.line_start, line_end=blk.line_end)
             profiles.append(current)
+            kinds = set()
         current.blocks.append(blk)
-        current.line_end = max(current.line_end, blk.line_end)
+        kinds.add(kind)
+        if blk.line_end > current.line_end:
+            current.line_end = blk.line_end
     return [p for p in profiles if p.blocks]
+
+
+def _join(current: RawProfile, made: RawProfile) -> None:
+    """A profile made at once whose start finds `current` open without a table: what its start
+    and block events make of `current` (pid, command and device as a start gives them, its tables)."""
+    current.pid = made.pid if made.pid is not None else current.pid
+    current.command = current.command or made.command
+    current.device = made.device or current.device
+    current.blocks.extend(made.blocks)
+    current.line_end = max(current.line_end, *(b.line_end for b in made.blocks))

@@ -21,6 +21,7 @@ from profconv.parse.dialects.nvprof.csv_batch import Prepared
 from profconv.parse.dialects.nvprof.metrics import Metrics
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.dialects.nvprof.summary import Summary
+from profconv.parse.dialects.nvprof.sweep import sweep
 from profconv.parse.dialects.nvprof.unified_memory import UnifiedMemory
 from profconv.parse.engine import CLAIMED, SKIPPED, Cursor, Verdict
 
@@ -59,6 +60,12 @@ class Csv(NvprofReader):
         self.prepared = Prepared(ctx.lines)  # summary tables read together as columns (csv_batch)
 
     def opens(self, cur: Cursor) -> Verdict | None:
+        v = self.table(cur)
+        if v is not None and cur.next + 2 in self.prepared.tables:
+            sweep(self, cur)  # the profiles of a sweep that follow, read in one go
+        return v
+
+    def table(self, cur: Cursor) -> Verdict | None:
         body = self.ctx.body
         if not (('",' in body or "Time(%),Time,Calls," in body) and _CSV_HEADER.match(body.strip())):
             return None
@@ -143,7 +150,7 @@ class Device(NvprofReader):
         if isinstance(ctx.open, (UnifiedMemory, Metrics)) or not _summary_follows(ctx.lines, cur.next):
             return None
         ctx.end_table()
-        run = next((e for e in reversed(ctx.events) if e.kind == "start"), None)
+        run = next((e for e in reversed(ctx.events) if e.kind in ("start", "profiles")), None)
         ctx.add_start(cur.lineno, pid=run.pid if run else ctx.last_pid, command=run.command if run else None,
                       device=dm.group(1))
         ctx.pending_section = "gpu"

@@ -22,7 +22,7 @@ def nvtx_ranges(events: list[Event]) -> None:
     keep: list[Event] = []
     for ev in events:
         blk = ev.block
-        if ev.kind == "start":
+        if ev.kind in ("start", "profiles"):
             _note(first, inside)
             first, inside = None, []
         elif blk is not None and (blk.kind or "").startswith("nvtx-range@"):

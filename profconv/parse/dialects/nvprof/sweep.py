@@ -1,0 +1,97 @@
+"""A sweep of `nvprof --csv` profiles read in one go: start line, result line, table, again and again.
+
+A sweep's logs concatenated are thousands of profiles of seven lines each: '==PID== NVPROF is
+profiling process PID, command: …', '==PID== Profiling result:', a summary table's header, units row
+and rows. The tables are read together as columns (csv_batch); here, once the --csv reader has taken
+one of them, the profiles that follow are read without the engine's loop: each start line and result
+line is checked to be one that the engine gives to the profile-start and result readers (cleaned as
+the context cleans it, none of the keys of the readers asked before them in it, their own pattern),
+and what those readers do with it is done (the start event with its PID and command, the parse's
+state kept at the start for a fresh parse from there, 'gpu' pending, the lines claimed); the table
+is the --csv reader's. The first line that is not so goes back to the engine's loop: the result is
+the engine's either way (tests/test_parse_nvprof_sweep.py compares both)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from profconv.parse import units
+from profconv.parse.dialects.nvprof.common import _PREFIX, _RESULT, _START, TOOL
+from profconv.parse.engine import Cursor
+from profconv.parse.grouping import Event
+from profconv.parse.model import RawProfile
+from profconv.parse.text import clean
+
+if TYPE_CHECKING:
+    from profconv.parse.dialects.nvprof.csv_batch import Prepared
+    from profconv.parse.dialects.nvprof.markers import Csv
+    from profconv.parse.dialects.nvprof.state import Nvprof
+
+
+
+def _asked_before_start(body: str) -> bool:
+    """Whether a key of the readers the engine asks before the profile-start reader (CpuTree, Csv)
+    is in the line: it is left to the engine."""
+    return "CPU profiling result" in body or '",' in body or "Time(%),Time,Calls," in body
+
+
+def _body(raw: str) -> tuple[str, str | None]:
+    """A line as the context's `prepare` reads it: the text after its PID prefix, and the prefix's PID digits."""
+    line = clean(raw)
+    pm = _PREFIX.match(line) if "=" in line else None
+    return (line[pm.end() :], pm.group(1)) if pm else (line, None)
+
+
+def sweep(reader: Csv, cur: Cursor) -> None:
+    """After the --csv reader took a table (cur: its header, cur.next the line after its rows): the
+    profiles that follow, while each is a start line, a result line and a table read with the
+    others (each line as the engine would read it), made at once (one `profiles` event: what
+    grouping makes of their start and block events); cur.next is left at the first line that is not."""
+    ctx = reader.ctx
+    if ctx.open is not None or ctx.table is not None or ctx.um_block is not None:
+        return
+    tables = reader.prepared.tables
+    made: list[RawProfile] = []
+    j = first = cur.next
+    while j + 2 in tables:
+        got = _profile(ctx, j, reader.prepared)
+        if got is None:
+            break
+        made.append(got)
+        j = got.line_end  # the index after its rows
+    if made:
+        ctx.result.claimed.update(range(first + 1, j + 1))  # start, result, header, units and rows lines
+        last = made[-1]
+        ctx.events.append(Event("profiles", made[0].line_start, pid=last.pid, command=last.command, profiles=made))
+        cur.next = j
+
+
+def _profile(ctx: Nvprof, j: int, prepared: Prepared) -> RawProfile | None:
+    """The profile whose start line is at index j, its table two lines on (read with the others),
+    with what the engine's readers do with its start and result lines done; None (nothing done
+    that the engine's loop would not do the same: a table the batch does not give is read by the
+    row reader) where the engine may read those lines otherwise."""
+    lines = ctx.lines
+    start, sp = _body(lines[j])
+    if "NVPROF is profiling process " not in start or _asked_before_start(start):
+        return None
+    m = _START.search(start)
+    result, rp = _body(lines[j + 1])
+    if m is None or not _RESULT.match(result):  # (no key of the readers before Result can be in such a line)
+        return None
+    got = prepared.take(j + 2)
+    if got is None:
+        return None
+    blocks = got[0]
+    # the start line: ProfileStart's (its keyword makes it no `quick` line; no table is open to end)
+    if sp:
+        ctx.last_pid = int(sp) if len(sp) < 19 else units.pid(sp)
+    ctx.nvtx = False
+    ctx.result.resume[j + 1] = ctx.resume_state()
+    # the result line: Result's
+    if rp:
+        ctx.last_pid = int(rp) if len(rp) < 19 else units.pid(rp)
+    ctx.pending_section = "gpu"
+    # the table: the --csv reader's blocks (grouping: the start opens the profile, they join it)
+    return RawProfile(tool=TOOL, line_start=j + 1, line_end=max(j + 1, *(b.line_end for b in blocks)),
+                      pid=units.pid(m.group(1)), command=m.group(2).strip(), blocks=blocks)

@@ -1,0 +1,181 @@
+"""A sweep of nvprof --csv profiles read in one go (profconv/parse/dialects/nvprof/sweep.py): the same
+`--json`/`--csv`/table as the engine's loop over every start, result and header line (the sweep
+switched off) and as the pure-Python readers, on generated sweeps with start and result lines the
+engine reads otherwise, and how many profiles it makes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import profconv
+from profconv.parse import grouping
+from profconv.parse.dialects.nvprof import csv_batch, markers, sweep
+from tests.conftest import run_cli
+
+pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
+
+HEADER = csv_batch.HEADER
+UNITS = ",%,ms,,ms,ms,ms,"
+
+
+def _rows(rng: random.Random) -> str:
+    out = []
+    for label, name in (("GPU activities", "conv_forward_kernel(float*, float const *, int)"),
+                        ("GPU activities", "[CUDA memcpy HtoD]"), ("API calls", "cudaMalloc")):
+        calls = rng.randint(1, 400)
+        avg = rng.randint(1000, 999999) / 1e6
+        out.append(f'"{label}",{rng.uniform(0, 100):.6f},{avg * calls:.6f},{calls},{avg:.6f},'
+                   f'{avg * 0.5:.6f},{avg * 1.5:.6f},"{name}"\n')
+    return "".join(out)
+
+
+def _log(n: int = 30, odd: dict[int, str] | None = None, seed: int = 2, rows: dict[int, str] | None = None) -> str:
+    """n profiles; profile k's start and result lines replaced by odd[k] where given ('{k}' in it: k),
+    its rows by rows[k]."""
+    rng = random.Random(seed)
+    parts = []
+    for k in range(n):
+        head = (odd or {}).get(k, "=={k}== NVPROF is profiling process {k}, command: ./a {k}\n=={k}== Profiling result:\n")
+        body = _rows(rng)
+        parts.append(head.replace("{k}", str(k + 1)) + f"{HEADER}\n{UNITS}\n" + (rows or {}).get(k, body))
+    return "".join(parts)
+
+
+def _outputs(path, monkeypatch) -> tuple[dict[str, tuple], int]:
+    """--json, --csv and the table of `path` by the sweep, the engine's loop and the pure-Python
+    readers; how many profiles the sweep made."""
+    got: dict[str, tuple] = {}
+    made: list[int] = []
+    real = sweep.sweep
+
+    def counted(reader, cur):
+        before = len(reader.ctx.events)
+        real(reader, cur)
+        made.extend(len(ev.profiles or ()) for ev in reader.ctx.events[before:])
+
+    for how in ("sweep", "loop", "pure"):
+        with monkeypatch.context() as m:
+            m.setattr(csv_batch, "MIN_ROWS", 1)
+            if how == "sweep":
+                m.setattr(markers, "sweep", counted)
+            else:
+                m.setattr(markers, "sweep", lambda reader, cur: None)
+            if how == "pure":
+                m.setenv("PROFCONV_NO_ARROW", "1")
+            got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
+                             (run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"])))
+    return got, sum(made) // 3  # three parses
+
+
+START = "=={k}== NVPROF is profiling process {k}, command: ./a {k}\n"
+RESULT = "=={k}== Profiling result:\n"
+CASES = {
+    # profiles the sweep makes: 29 where it reads the odd lines as the engine does (cleaned of markup, a
+    # prefix of '=' or none); one fewer where the odd profile is left to the engine's loop; 27 where the
+    # line after the table before it is no place for a table to end (that table is the row reader's)
+    "plain": ({}, 29),
+    "no result line": ({5: START}, 28),
+    "a prefixed start line": ({5: "# " + START + RESULT}, 29),
+    "markup in the start line": ({5: START.replace("./a", "**./a**") + RESULT}, 29),
+    "an entity in the command": ({5: START.replace("./a", "./a &amp;&amp; x") + RESULT}, 29),
+    "a CPU profiling key in the command": ({5: START.replace("./a", "./CPU profiling result") + RESULT}, 28),
+    "a quote and comma in the command": ({5: START.replace("./a", './a "x",y') + RESULT}, 28),
+    "a CSV header in the command": ({5: START.replace("./a", "Time(%),Time,Calls,") + RESULT}, 28),
+    "a start line without a PID prefix": ({5: "NVPROF is profiling process 5, command: ./a\n" + RESULT}, 29),
+    "a result line without a PID prefix": ({5: START + "Profiling result:\n"}, 29),
+    "equals signs as the prefix": ({5: "======== NVPROF is profiling process 5, command: ./a\n======== Profiling result:\n"}, 29),
+    "a PID of many digits": ({5: START.replace("=={k}==", "==" + "9" * 25 + "==") + RESULT}, 29),
+    "a result line with blanks": ({5: START + "=={k}==   Profiling result   \n"}, 29),
+    "a result line without its colon": ({5: START + "=={k}== Profiling result\n"}, 29),
+    "a stray line before the start": ({5: "Done.\n" + START + RESULT}, 27),
+    "an application line": ({5: "=={k}== Profiling application: ./a\n" + RESULT}, 28),
+    "a CRLF start line": ({5: START.replace("\n", "\r\n") + RESULT}, 29),
+    "two starts": ({5: START + START + RESULT}, 28),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_sweep_gives_what_the_loop_gives(case, tmp_path, monkeypatch):
+    odd, want = CASES[case]
+    path = tmp_path / "sweep.csv.log"
+    path.write_text(_log(odd=odd))
+    got, made = _outputs(path, monkeypatch)
+    assert got["sweep"] == got["loop"] == got["pure"]
+    assert got["sweep"][0][0] == 0
+    assert made == want
+
+
+def test_a_table_the_batch_does_not_give_and_its_start(tmp_path, monkeypatch):
+    """A table the row reader reads (a share above 100: no row kept): its start line has no table,
+    the next profile's start joins it (grouping: a start opens a profile only after a table)."""
+    share = '"GPU activities",100.500000,1.000000,2,0.500000,0.400000,0.600000,"k(int)"\n'
+    text = _log(n=12, rows={5: share})
+    path = tmp_path / "sweep.log"
+    path.write_text(text)
+    got, made = _outputs(path, monkeypatch)
+    assert got["sweep"] == got["loop"] == got["pure"]
+    assert made == 10
+    ps = profconv.parse(str(path))
+    assert len(ps.profiles) == 11
+
+
+def test_profiles_made_at_once_group_as_their_events():
+    """grouping.group: a `profiles` event gives the profiles it holds; its first one joins an open
+    profile that has no table yet (as its start event would)."""
+    from profconv.parse.model import Block, RawProfile
+
+    def blk(line, section="gpu"):
+        return Block(section=section, line_start=line, line_end=line + 1, rows=[object()])  # type: ignore[list-item]
+
+    made = [RawProfile(tool="nvprof", line_start=10, line_end=14, pid=7, command="./b", blocks=[blk(13)]),
+            RawProfile(tool="nvprof", line_start=15, line_end=19, pid=8, command="./c", blocks=[blk(18)])]
+    events = [grouping.Event("start", 1, pid=3, command="./a"), grouping.Event("block", 3, block=blk(3)),
+              grouping.Event("start", 5, pid=None, command="./x"),
+              grouping.Event("profiles", 10, pid=8, command="./c", profiles=made),
+              grouping.Event("block", 20, block=blk(20, "api"))]
+    got = grouping.group(events, "nvprof")
+    assert [(p.line_start, p.line_end, p.pid, p.command) for p in got] == [(1, 4, 3, "./a"), (5, 14, 7, "./x"),
+                                                                          (15, 21, 8, "./c")]
+    assert [len(p.blocks) for p in got] == [1, 1, 2]
+
+
+def test_a_long_sweep_read_part_by_part(tmp_path, monkeypatch):
+    """In windows (profconv.parse.stream): each window's sweep from its first table on; the state a
+    window's cut resumes from is the one the loop keeps at each profile start."""
+    from profconv.parse import stream
+
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 16)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 14)
+    path = tmp_path / "long.log"
+    path.write_text(_log(n=600, odd={100: START + "Done.\n" + RESULT, 301: "# " + START + RESULT}))
+    assert sum(1 for _ in stream.parts(str(path))) > 5
+    got, made = _outputs(path, monkeypatch)
+    assert got["sweep"] == got["loop"] == got["pure"]
+    assert made > 500
+
+
+def test_blocks_of_every_table_found_at_once_are_those_found_one_by_one():
+    """csv_batch._Group.blocks (every table's runs of one section by NumPy) against the table-by-table
+    loop: sections, ranges, lines, printed steps; None where a section comes back."""
+    rng = random.Random(9)
+    labels = ["GPU activities", "API calls", "OpenACC (excl)", "OpenACC (incl)", "Something"]
+    tables, text, at = [], [], 0
+    for _ in range(300):
+        n = rng.randint(1, 6)
+        for _ in range(n):
+            t = rng.choice(["0.5", "0.50", "1", "0.000125"])
+            text.append(f'"{rng.choice(labels)}",10.0,{t},1,{t},{t},{t},"k"')
+        tables.append((at, at + 2 + n))
+        at += 2 + n + rng.randint(0, 3)
+    group = csv_batch.read("\n".join(text), tables, csv_batch.units_of(",%,s,,us,us,us,"))
+    assert group is not None and group.section_codes is not None
+
+    def seen(blocks):
+        return None if blocks is None else [(b.section, b.span.first, b.span.n, b.line_start, b.line_end, b.resolution)
+                                            for b in blocks]
+
+    got = [seen(group.blocks(k)) for k in range(len(tables))]
+    assert got == [seen(group._blocks(k)) for k in range(len(tables))]
+    assert None in got and any(g and len(g) > 1 for g in got)
