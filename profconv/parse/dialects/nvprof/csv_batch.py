@@ -108,12 +108,53 @@ class _Group:
     decimals: tuple[Any, Any]
     scales: tuple[float, float]
 
+    section_codes: Any = None  # each row's section as a number (NumPy): the blocks of every table found at once
+
     def __post_init__(self) -> None:
         # the rows as one batch: a block is a range of them (model.Span), gathered once (core._rows)
         self.rows = Rows.trusted({**self.numbers, "name": self.names.values}, len(self.sections))
+        self.runs: _Runs | None = None
 
     def blocks(self, k: int) -> list[Block] | None:
         """Table k's blocks, one per section in the order they come (None: a section comes back)."""
+        if self.section_codes is None:
+            return self._blocks(k)
+        runs = self.runs or self._runs()
+        if runs.again[k]:
+            return None
+        rows, names, line = self.rows, self.names, self.heads[k] + 3 - self.firsts[k]  # row r: line + r
+        start, size, section, res = runs.start, runs.size, runs.section, runs.res
+        return [Block(section=section[i], span=Span(rows, start[i], size[i], text=names, checked=True),
+                      line_start=line + start[i], line_end=line + start[i] + size[i] - 1, resolution=res[i])
+                for i in range(runs.lo[k], runs.lo[k + 1])]
+
+    def _runs(self) -> _Runs:
+        """Every table's runs of one section (its blocks), found at once by NumPy."""
+        import numpy as np
+
+        codes = np.asarray(self.section_codes, dtype=np.int64)
+        firsts = np.asarray(self.firsts, dtype=np.int64)
+        begins = np.zeros(len(codes), dtype=bool)
+        begins[firsts[firsts < len(codes)]] = True
+        begins[1:] |= codes[1:] != codes[:-1]
+        start = np.flatnonzero(begins)
+        table = np.searchsorted(firsts, start, side="right") - 1
+        lo = np.searchsorted(table, np.arange(len(firsts) + 1))
+        key = table * (int(codes.max(initial=0)) + 1) + codes[start]
+        distinct = np.bincount(table[np.unique(key, return_index=True)[1]], minlength=len(firsts))
+        again = (distinct != np.diff(lo)).tolist()
+        size = np.diff(np.append(start, len(codes)))
+        first = start.tolist()
+        d0 = [self.decimals[0][r] for r in first]
+        d1 = [self.decimals[1][r] for r in first]
+        s0 = {d: _step(self.scales[0], d) for d in set(d0)}
+        s1 = {d: _step(self.scales[1], d) for d in set(d1)}
+        res = list(zip(map(s0.__getitem__, d0), map(s1.__getitem__, d1)))
+        self.runs = _Runs(first, size.tolist(), [self.sections[r] for r in first], res, lo.tolist(), again)
+        return self.runs
+
+    def _blocks(self, k: int) -> list[Block] | None:
+        """blocks(k), table by table (a group made without section codes)."""
         first, n, line = self.firsts[k], self.sizes[k], self.heads[k] + 3
         secs = self.sections[first : first + n]
         out: list[Block] = []
@@ -135,6 +176,19 @@ class _Group:
         return Block(section=section, span=Span(self.rows, r, m, text=self.names, checked=True), line_start=line,
                      line_end=line + m - 1,
                      resolution=(_step(self.scales[0], self.decimals[0][r]), _step(self.scales[1], self.decimals[1][r])))
+
+
+@dataclass
+class _Runs:
+    """A group's runs of rows of one section (by run: first row, rows, section, printed steps), the
+    runs of table k at lo[k] .. lo[k + 1] - 1, `again[k]`: a section of table k comes back."""
+
+    start: list[int]
+    size: list[int]
+    section: list[str]
+    res: list[tuple[float, float]]
+    lo: list[int]
+    again: list[bool]
 
 
 _STEPS: dict[tuple[float, int], float] = {}
@@ -236,8 +290,11 @@ def read(text: str, tables: list[tuple[int, int]], unit: dict[str, str]) -> _Gro
     bad |= _api_calls_among_gpu(cols["Name"], np.array([s == "gpu" for s in sections] or [False])[kinds.codes])
     ok = _per_table(bad, firsts)
     per_row = np.array(sections, dtype=object)[kinds.codes].tolist() if sections else []
+    distinct = list(dict.fromkeys(sections))
+    codes = np.array([distinct.index(s) for s in sections] or [0], dtype=np.int64)[kinds.codes]
     scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
-    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"], numbers, decimals, scales)
+    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"], numbers, decimals, scales,
+                  section_codes=codes)
 
 
 def _api_calls_among_gpu(names: columnar.Text, gpu: Any) -> Any:
