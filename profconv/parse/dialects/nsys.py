@@ -665,16 +665,17 @@ class _Scan:
 
 def _report_line(scan: _Scan, i: int, line: str) -> int | None:
     """A status line, title or heading that names the next table's report (or says none follows)."""
-    if m := _EXECUTING.search(line):
+    # (each pattern is searched for only where the words it needs are in the line: a substring test is cheaper)
+    if ("Executing '" in line or "Processing [" in line or "/reports/" in line) and (m := _EXECUTING.search(line)):
         scan.report = m.group(1) or m.group(2) or m.group(3)
         scan.result.claimed.add(i + 1)
     elif line[:8] == "SKIPPED:":
         scan.report = None  # that report printed no table: the next table is not its
-    elif _GENERATING.search(line):
+    elif ("Generating " in line or "Saving report to file" in line or "Running " in line) and _GENERATING.search(line):
         scan.events.append(grouping.Event("start", i + 1))
-    elif m := _CSV_TITLE.search(line):
+    elif "**" in line and (m := _CSV_TITLE.search(line)):
         scan.report = m.group(1)
-    elif title := _legacy_title(line):
+    elif ("Statistics" in line or "Summary" in line) and (title := _legacy_title(line)):
         scan.report = title
     elif line.lstrip()[:1] == "#" and (m := _REPORT_NAME.search(line)):
         scan.report = m.group(1)  # a heading that names the report ('#### Table 2: CUDA 'cuda_gpu_kern_sum'')
