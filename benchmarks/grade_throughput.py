@@ -12,7 +12,8 @@ usage:
   startup    the grade worker's start (its imports; the first job of a worker pays it)
   bundle     the model's reference and cuDNN times, made once per model and GPU (then 0)
   build      waiting for the submission's nvcc build (made ahead on the CPU cores)
-  child      the kernel's child: fork to exit (checks, sweep, timing, forward pass)
+  child      the kernel's child: fork to the moment it gives its GPU back (checks, sweep, timing)
+  tail       its CUPTI records flushed and written after that, while the next job's child runs
   judge      the verdict by the course's rules (CUPTI records, the build's SASS)
   record     assembling and writing run.json
   report     the submission's report.md, written after the GPU was given back
@@ -37,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("startup_s", "bundle_s", "build_s", "child_s", "judge_s", "record_s")
+PARTS = ("startup_s", "bundle_s", "build_s", "child_s", "tail_s", "judge_s", "record_s")  # tail: after the GPU
 
 
 def _t(text: str | None) -> float | None:
