@@ -302,5 +302,9 @@ def test_by_name_in_c_equals_the_python_bit_for_bit():
     assert scan.by_name([0, 0, 0, 1], big, [1, 2, 3, 4], [1, 2, 3, 4], 2) is None
     args = ([0, 0, 0, 1], list(big), [1, 2, 3, 4], [1, 2, 3, 4])
     assert repr(traces._by_name(args[0], 2, *args[1:])) == repr(traces._row_by_row(*args))
-    assert traces._by_name_c([0, 1], array("d", [1.0, 2.0]), range(2), range(2), 2) is None  # not lists
+    assert traces._by_name_c([0, 1], array("d", [1.0, 2.0]), (1, 2), [1, 2], 2) is None  # not a list or range
+    assert scan.by_name([0, 1], array("d", [1.0, 2.0]), [1, 2, 3], [1, 2], 2) is None  # lengths differ
+    for lines in (range(5, 8), range(9, 3, -2)):  # ranges of line numbers: as their lists give
+        got = traces._by_name_c([0, 1, 0], array("d", [1.0, 2.0, 4.0]), lines, lines, 2)
+        assert repr(got) == repr(traces._by_name([0, 1, 0], 2, [1.0, 2.0, 4.0], list(lines), list(lines)))
     assert scan.by_name([0, 5], array("d", [1.0, 2.0]), [1, 2], [1, 2], 2) is None  # a code out of range

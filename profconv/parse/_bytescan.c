@@ -554,15 +554,33 @@ typedef struct {
     long long first, last;
 } name_acc;
 
-/* A list of ints as long longs (0 where one is not an int that fits: *ok cleared). */
-static long long *int_column(PyObject *list, Py_ssize_t n, int *ok) {
+/* A list of ints, or a range, as n long longs (*ok cleared where it is neither, holds another
+ * length, or a value that is not an int that fits). */
+static long long *int_column(PyObject *col, Py_ssize_t n, int *ok) {
     long long *out = PyMem_Malloc(sizeof(long long) * (size_t)(n ? n : 1));
     if (out == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
+    if (PyRange_Check(col)) {
+        PyObject *a = PyObject_GetAttrString(col, "start"), *b = PyObject_GetAttrString(col, "step");
+        long long start = a ? PyLong_AsLongLong(a) : -1, step = b ? PyLong_AsLongLong(b) : -1;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        if (PyErr_Occurred() || PyObject_Length(col) != n) {
+            PyErr_Clear();
+            *ok = 0;
+        }
+        for (Py_ssize_t k = 0; k < n && *ok; k++)
+            out[k] = start + step * k;
+        return out;
+    }
+    if (!PyList_Check(col) || PyList_GET_SIZE(col) != n) {
+        *ok = 0;
+        return out;
+    }
     for (Py_ssize_t k = 0; k < n && *ok; k++) {
-        PyObject *v = PyList_GET_ITEM(list, k);
+        PyObject *v = PyList_GET_ITEM(col, k);
         int over = 0;
         out[k] = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &over) : 0;
         if (!PyLong_CheckExact(v) || over || (out[k] == -1 && PyErr_Occurred())) {
@@ -599,13 +617,12 @@ static PyObject *by_name(PyObject *self, PyObject *args) {
     PyObject *codes, *lines, *ends;
     Py_buffer t;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "O!y*O!O!n", &PyList_Type, &codes, &t, &PyList_Type, &lines, &PyList_Type, &ends, &k))
+    if (!PyArg_ParseTuple(args, "O!y*OOn", &PyList_Type, &codes, &t, &lines, &ends, &k))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(codes);
     const double *v = (const double *)t.buf;
     PyObject *out = NULL;
-    int ok = t.len == n * (Py_ssize_t)sizeof(double) && PyList_GET_SIZE(lines) == n && PyList_GET_SIZE(ends) == n &&
-             k >= 0 && k <= n + 1;
+    int ok = t.len == n * (Py_ssize_t)sizeof(double) && k >= 0 && k <= n + 1;
     name_acc *acc = PyMem_Calloc((size_t)(k ? k : 1), sizeof(name_acc));
     long long *c = ok ? int_column(codes, n, &ok) : NULL, *ln = ok ? int_column(lines, n, &ok) : NULL;
     long long *en = ok ? (ends == lines ? ln : int_column(ends, n, &ok)) : NULL;
@@ -656,7 +673,8 @@ static PyMethodDef methods[] = {
      "plain nvprof trace rows from start"},
     {"by_name", by_name, METH_VARARGS,
      "by_name(codes, durations, lines, line_ends, k) -> [(code, [rows, timed, sum, compensation, min, max, first "
-     "line, last line]), ...] of each code below k met (traces._by_name's figures), or None"},
+     "line, last line]), ...] of each code below k met (traces._by_name's figures; lines and line_ends lists of "
+     "ints or ranges), or None"},
     {NULL, NULL, 0, NULL},
 };
 
