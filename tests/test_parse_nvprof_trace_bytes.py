@@ -120,6 +120,11 @@ CASES = {
     "an API trace": (_api_trace(300, ["cudaMalloc", "cudaLaunchKernel (k(int) [{}])", "cudaMemcpy"]), "bytes"),
     "names without ids": (_trace(_rows(300, names=["k(int)", "[CUDA memset]"])), "bytes"),
     "an id alone": (_trace(_rows(300, names=["[{}]", "k(int) [{}]", "m [x{}]", "n []", "p  [{}]"])), "bytes"),
+    "a DEL byte in a name": (_trace(_rows(500, names=["k\x7f(int) [{}]", "m"])), "bytes"),
+    "a harmless '<' and '/' in names": (_trace(_rows(500, names=["void k<float, 16>(a/b) [{}]", "m </> [{}]"])),
+                                        "bytes"),
+    "hundreds of base names": (_trace(_rows(600, names=[f"void k<float, {i}>(float*) [{{}}]" for i in range(300)])),
+                               "bytes"),
 }
 
 
@@ -201,3 +206,19 @@ def test_many_base_names_numbered_as_base_codes_numbers_them():
     index: dict[str, int] = {}
     assert list(memoryview(coded[0]).cast("q")) == traces.base_codes(names, index)
     assert coded[1] == list(index)
+
+
+@pytest.mark.parametrize("mark, taken", [("<br", False), ("<BR", False), ("<pre", False), ("<PRE", False),
+                                         ("/*", False), ("&", False), ("\\", False), ("\t", False), ("é", False),
+                                         ("\x7f", True), ("<b", True), ("<p", True), ("/", True), ("<", True),
+                                         ("*/", True), ("<float, 16>", True)])
+def test_what_normalize_rewrites_stops_the_rows_at_every_offset(mark, taken):
+    """A row holding what normalize would rewrite is not read on the bytes wherever it is in the
+    line (the 16-byte steps of the C check and their edges: the mark at every offset, across a
+    step's end too); a row with a harmless '<' or '/' is."""
+    for at in range(0, 40):
+        name = "k" * at + mark + "(float*) [7]"
+        row = f"  1.0ms  2.0us  {name}\n".encode()
+        end, rows, *_ = SCAN.trace(row + b"  1.0ms  2.0us  m [8]\n", 0, 16)
+        assert rows == (2 if taken else 0), (mark, at)
+        assert end == (len(row) + 22 if taken else 0)
