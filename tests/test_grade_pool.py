@@ -61,6 +61,15 @@ def _fake_bundle(worker: PoolWorker, spec, model_layers=("conv1",)) -> Path:
     return where
 
 
+def _worker(tmp_path: Path, directives: dict[str, str]) -> tuple[PoolWorker, list]:
+    """A GPU slot's worker (stand-in CuPy) with its fake bundle, and the jobs of a class of `fake:` files."""
+    specs = manifest.plan(discover([str(_class(tmp_path, directives))]),
+                          manifest.JobSettings(models=("ece408-high",), images="2", report=False), tmp_path / "g")
+    worker = PoolWorker(visible="0", dry_run=False, cache=tmp_path / "cache", logs=tmp_path / "logs")
+    _fake_bundle(worker, specs[0])
+    return worker, specs
+
+
 @pytest.fixture
 def fake_cuda(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", f"{FAKECUDA}{os.pathsep}{ROOT}")
@@ -106,11 +115,7 @@ def test_children_that_hang_crash_or_lose_their_context_fail_alone(fake_cuda, tm
 
 
 def test_a_driver_that_refuses_forked_children_turns_the_worker_to_new_processes(fake_cuda, tmp_path: Path) -> None:
-    klass = _class(tmp_path, {"a": "fork-broken", "b": "fork-broken"})
-    specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
-                                                                        report=False), tmp_path / "g")
-    worker = PoolWorker(visible="0", dry_run=False, cache=tmp_path / "cache", logs=tmp_path / "logs")
-    _fake_bundle(worker, specs[0])
+    worker, specs = _worker(tmp_path, {"a": "fork-broken", "b": "fork-broken"})
     try:
         rows = []
         for spec in specs:
@@ -268,11 +273,7 @@ def test_the_next_child_starts_when_the_last_one_gives_its_gpu_back(fake_cuda, t
     """A child that gave its GPU back (its work over, only its CUPTI records left to flush and write: 2 s
     with the stand-in CUPTI) ends its job's GPU time; the next job's child runs meanwhile, and the first
     job's row is complete once its child ended."""
-    klass = _class(tmp_path, {"a-tail": "tail", "b-ok": "ok"})
-    specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
-                                                                        report=False), tmp_path / "g")
-    worker = PoolWorker(visible="0", dry_run=False, cache=tmp_path / "cache", logs=tmp_path / "logs")
-    _fake_bundle(worker, specs[0])
+    worker, specs = _worker(tmp_path, {"a-tail": "tail", "b-ok": "ok"})
     try:
         a = worker.execute(specs[0])
         a_gpu_done = time.monotonic()
