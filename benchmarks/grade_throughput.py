@@ -193,6 +193,11 @@ def main(argv: list[str]) -> int:
     args, extra = ap.parse_known_args(argv)  # dry: what follows goes to `profconv grade` (e.g. --cpus-per-task 1)
     if extra and args.what != "dry":
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    missing = [d for d in (args.outs if args.what == "measure" else [args.a, args.b] if args.what == "compare" else [])
+               if not (d / "manifest.json").is_file()]
+    if missing:
+        print(f"error: {missing[0]} is not a grade directory (no manifest.json)", file=sys.stderr)
+        return 2
     if args.what == "measure":
         for out in args.outs:
             s = summary(out)
