@@ -16,6 +16,7 @@ import pytest
 
 import profconv
 from profconv.errors import ProfconvError
+from profconv.parse import bytescan
 from profconv.parse import table as table_mod
 from profconv.parse.dialects import nsys, nvprof
 from profconv.parse.dialects.nvprof import summary as nvprof_summary
@@ -491,3 +492,30 @@ def test_csv_typed_columns_equal_to_csv():
     frame = rows.to_frame().assign(source="s")
     frame = frame[["source", *[c for c in frame.columns if c != "source"]]]
     assert buf.getvalue() == frame.to_csv(index=False)
+
+
+@pytest.mark.parametrize("extra", ["", "5,6,9,157,NVIDIA H200 (0),7,k<br>x", "5,6,9,157,NVIDIA H200 (0),7,a/*b",
+                                   "5,6,9,157,NVIDIA H200 (0),7,k, l", "5,-6,9,157,NVIDIA H200 (0),7,k",
+                                   "5,6,9,157,NVIDIA H200 (0),7, k "])
+@pytest.mark.parametrize("rows", [bytescan.MIN_ROWS + 10, 3 * nsys.SPLIT_ROWS + 7])
+def test_nsys_big_table_split_from_the_bytes_without_pyarrow(tmp_path, monkeypatch, extra, rows):
+    """Where pyarrow does not pay (a CLI child that has not loaded it), a big nsys table found on
+    the input's bytes is read by the text path's split reader from those bytes, a slice at a time
+    (nsys._RowLines): the same result as the text path, which splits the decoded lines; a name
+    normalize would rewrite, a bad cell or a stray field: the text path's reading (Reparse)."""
+    from profconv.parse import columnar
+    from profconv.parse.core import parse_whole
+
+    path = tmp_path / "trace.csv"
+    path.write_text("x\n" * 20 + nsys_trace(rows, extra))
+    monkeypatch.setattr(columnar, "worth", lambda nbytes, pays_from: False)
+    split = []
+    real = nsys._RowLines.__getitem__
+    monkeypatch.setattr(nsys._RowLines, "__getitem__", lambda self, s: split.append(s) or real(self, s))
+    fast = parse_whole(str(path))
+    assert len(split) <= -(-rows // nsys.SPLIT_ROWS)  # read on the bytes a slice at a time, where taken
+    if not extra:
+        assert len(split) == -(-rows // nsys.SPLIT_ROWS) and (fast.frame["section"] == "gpu-trace").sum() == rows
+    monkeypatch.setattr(bytescan, "find", lambda data, pays_from: None)
+    _same(fast, parse_whole(str(path)))
+    assert to_json([fast]) == to_json([parse_whole(str(path))])

@@ -81,6 +81,16 @@ class Table:
         """The dialect whose reader takes the table (nsys, or the one its batch names: nvprof's traces)."""
         return getattr(self.batch, "dialect", "nsys")
 
+    def plain_name_list(self, names: list[str]) -> bool:
+        """plain_names of the names as a list (nsys's split reader: one str per distinct name)."""
+        from collections import Counter
+
+        counts = Counter(names)
+        if any(m in k for k in counts for m in _NAME_MARKS):
+            return False
+        return all(not found or found == sum(k.count(chr(ch)) * c for k, c in counts.items())
+                   for ch, found in self.marks.items())
+
     def plain_names(self, names: Any) -> bool:
         """Whether the bytes of the blanked rows that are '<' or '/' are all inside the name
         column (a columnar.Text over every row), and no name holds what normalize rewrites."""
@@ -176,7 +186,7 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     traces = _nvprof_traces(data)
     # no nsys header starts on an nvprof trace's header or rows: those bytes are not searched again
     skip = [(t[0], t[2]) for t in traces]
-    spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, pays_from, small, skip)]
+    spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, small, skip)]
     spans = sorted(spans + _batched(data, small, pays_from) + traces)
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
@@ -203,7 +213,7 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     return PreRead(b"".join(pieces), data, tables, dialect)
 
 
-def _spans(data: bytes, head: bytes, pays_from: int, small: list[tuple[int, int, int, int]],
+def _spans(data: bytes, head: bytes, small: list[tuple[int, int, int, int]],
            skip: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, int, int, dict[int, int]]]:
     """(header start, rows start, rows end, rows, _IN_NAMES counts) of each qualifying table whose
     header is `head`; summary tables of fewer rows, followed by a blank line (or the end), go to
@@ -219,8 +229,9 @@ def _spans(data: bytes, head: bytes, pays_from: int, small: list[tuple[int, int,
         e, rows, counts, odd = _rows_pass(data, b, scan)
         plain = (not odd and data[e - 1 : e] == b"\n" and data[at:b].isascii()
                  and not any(counts[c] for c in _NEVER))
-        if (plain and rows >= MIN_ROWS and data[e : e + 1] not in (b" ", b"\t")
-                and columnar.worth(e - at - rows - 1, pays_from)):
+        # taken whether pyarrow pays for it or not: without it nsys's split reader reads the rows from
+        # these bytes a slice at a time (nsys._RowLines), the input never decoded whole
+        if plain and rows >= MIN_ROWS and data[e : e + 1] not in (b" ", b"\t"):
             out.append((at, b, e, rows, {c: counts[c] for c in _IN_NAMES}))
         elif plain and 0 < rows < MIN_ROWS and head == SUMMARY and data[e : e + 1] in (b"\n", b""):
             small.append((at, b, e, rows))

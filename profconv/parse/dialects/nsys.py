@@ -334,10 +334,14 @@ def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytes
     j = start + 1 + pre.rows
     after = lines[j] if j < len(lines) else ""
     if (pre.rows + 1 <= BULK_ROWS or cols != csv_row(lines[start]) or ("," in after and after != lines[start])
-            or not columnar.worth(pre.chars, COLUMNS_PAY_FROM)
             or ("," not in after and j + 1 < len(lines) and _stray_line(after) and '"' not in after
                 and _continues(lines[j + 1], lines[start], len(cols)))):
         raise bytescan.Reparse  # the table's end, or its reader, is not the one found on the bytes
+    if not columnar.worth(pre.chars, COLUMNS_PAY_FROM):  # the text path's split reader, on the bytes
+        blk = _csv_split(_RowLines(pre, start), start, j, cols, fields, report)
+        if blk is None or blk.table is None or not pre.plain_name_list(list(blk.table.col("name"))):
+            raise bytescan.Reparse
+        return blk
     blk = _csv_columns(lines, start, j, cols, fields, report, pre)
     if blk is None:
         raise bytescan.Reparse  # a cell that does not read plainly: the row reader's, on the text
@@ -528,7 +532,28 @@ def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields
                  names=names if section.endswith("-trace") else None)
 
 
-def _csv_split(lines: list[str], start: int, end: int, cols: list[str], fields: list[str | None],
+class _RowLines:
+    """The rows of a table found on the input's bytes, as _csv_split slices its lines (line index
+    start + 1 is its first row; slices asked for in order): each slice decoded from the bytes when
+    asked, so that the table is never held as text whole."""
+
+    def __init__(self, pre: bytescan.Table, start: int) -> None:
+        span = pre.data
+        self.data, self.pos = span.data, span.data.find(b"\n", span.start) + 1  # after the header
+        self.next = start + 1
+
+    def __getitem__(self, rows: slice) -> list[str]:
+        if rows.start != self.next:
+            raise IndexError("rows are read in order")
+        data, a = self.data, self.pos
+        e = a
+        for _ in range(rows.stop - rows.start):
+            e = data.find(b"\n", e) + 1
+        self.pos, self.next = e, rows.stop
+        return data[a : e - 1].decode("ascii").split("\n")
+
+
+def _csv_split(lines: list[str] | _RowLines, start: int, end: int, cols: list[str], fields: list[str | None],
                report: str | None) -> Block | None:
     """A big table whose name is its last column, read with str methods mapped over its lines (C
     loops; where pyarrow is not installed): only the cells kept are cut out, a name with commas
