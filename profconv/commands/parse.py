@@ -150,8 +150,12 @@ def _parse_and_write(files: list[str], format: Format | None, profile: int | Non
             emit(files, SpoolSink(as_json), format=fmt, profile=profile, threshold=threshold, strict=strict,
                  advance=advance)
         return
-    from profconv.render.profile_tables import TableOptions
 
-    opts = TableOptions(threshold=threshold, max_rows=None if all_rows else 25, full_names=full_names)
-    # no bar: tables of a long log are printed while it is read
-    emit(files, TableSink(console(), opts), format=fmt, profile=profile, threshold=threshold, strict=strict)
+    def opts() -> Any:
+        from profconv.render.profile_tables import TableOptions
+
+        return TableOptions(threshold=threshold, max_rows=None if all_rows else 25, full_names=full_names)
+
+    # no bar: tables of a long log are printed while it is read; the console and the table code
+    # (rich: ~3 MiB) are made once there is something to print, not under the parse's peak
+    emit(files, TableSink.later(console, opts), format=fmt, profile=profile, threshold=threshold, strict=strict)

@@ -234,14 +234,30 @@ class TableSink:
     def __init__(self, console: Any, opts: Any) -> None:
         self.console = console
         self.opts = opts
+        self.make: tuple[Any, Any] | None = None
         self.path = ""
         self.unplaced: list[tuple[int, str]] = []
         self.notes: list[str] = []
         self.table_notes: dict[tuple[int, str], list[str]] = {}
 
+    @classmethod
+    def later(cls, console: Any, opts: Any) -> TableSink:
+        """A sink whose console and table options are made (by these callables) when it is first
+        given something to print: rich and the table code are not loaded while the inputs are
+        read, under the parse's peak memory."""
+        sink = cls(None, None)
+        sink.make = (console, opts)
+        return sink
+
+    def _ready(self) -> None:
+        if self.make is not None:
+            self.console, self.opts = self.make[0](), self.make[1]()
+            self.make = None
+
     def whole(self, ps: ProfileSet) -> None:
         from profconv.render.profile_tables import render
 
+        self._ready()
         render(ps, self.console, self.opts)
 
     def begin(self, path: str) -> None:
@@ -251,6 +267,7 @@ class TableSink:
     def part(self, ps: ProfileSet) -> None:
         from profconv.render.profile_tables import render_profiles
 
+        self._ready()
         render_profiles(ps, self.console, self.opts)
         self.unplaced.extend(ps.unplaced)
         self.notes.extend(ps.notes)
@@ -261,6 +278,7 @@ class TableSink:
         from profconv.parse.table import Rows
         from profconv.render.profile_tables import render_footer
 
+        self._ready()
         render_footer(ProfileSet(None, [], self.path, self.unplaced, self.notes, self.table_notes, rows=Rows()),
                       self.console)
 
