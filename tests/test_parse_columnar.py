@@ -156,3 +156,32 @@ def test_worth_loading_pyarrow(monkeypatch):
     assert not columnar.worth(10, 100) and columnar.worth(100, 100)
     monkeypatch.setenv("PROFCONV_NO_ARROW", "1")
     assert not columnar.worth(100, 100)
+
+
+def test_columns_taken_from_the_chunks_buffers_without_pandas():
+    """Numbers and codes come from the chunks' own buffers (nulls NaN), as ChunkedArray.to_numpy
+    gives them, across chunks and slices: and reading a table leaves pandas unloaded (to_numpy
+    loads it: ~40 MiB in a CLI child)."""
+    import os
+    import subprocess
+    import sys
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    data = b"a,b\n" + b"1.5,2\n,3\n" * 5000
+    t = pacsv.read_csv(pa.py_buffer(data), read_options=pacsv.ReadOptions(block_size=1000),
+                       convert_options=pacsv.ConvertOptions(column_types={"a": pa.float64(), "b": pa.int64()}))
+    a, b = t.column("a"), t.column("b")
+    assert a.num_chunks > 10
+    for col, nan in ((a, True), (b, False), (a.slice(3, 100), True), (b.slice(7, 0), False)):
+        assert np.array_equal(columnar._numpy(col, nan=nan), col.to_numpy(), equal_nan=True)
+    code = ("import sys; from profconv.parse import columnar; "
+            "got = columnar.read_csv(b'x,n,k\\n' + b'1.5,2,a\\n,3,b\\n' * 100, floats=['x'], counts=['n'], texts=['k'], "
+            "empty=['x']); assert got.n == 200 and got.texts['k'].values[:2] == ['a', 'b']; "
+            "print('pandas' in sys.modules)")
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": root}).stdout
+    assert out.strip() == "False"

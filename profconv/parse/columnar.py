@@ -258,12 +258,30 @@ def _unique_header(data: bytes | Span, wanted: dict[str, Any]) -> bool:
     return all(names.count(c) == 1 for c in wanted)
 
 
+def _numpy(col: Any, nan: bool = False) -> Any:
+    """A ChunkedArray of plain numbers as one NumPy array (its nulls NaN where `nan`), from the
+    chunks' own buffers: ChunkedArray.to_numpy imports pandas (~40 MiB and ~0.15 s in a CLI child)."""
+    import numpy as np
+
+    parts = []
+    for ch in col.chunks:
+        dtype = np.dtype(ch.type.to_pandas_dtype())
+        v = np.frombuffer(ch.buffers()[1], dtype=dtype, count=len(ch) + ch.offset)[ch.offset :]
+        if ch.null_count:
+            valid = np.unpackbits(np.frombuffer(ch.buffers()[0], dtype=np.uint8), bitorder="little")
+            v = np.where(valid[ch.offset : ch.offset + len(ch)].astype(bool), v, np.nan if nan else 0)
+        parts.append(v)
+    if not parts:
+        return np.empty(0, dtype=np.dtype(col.type.to_pandas_dtype()))
+    return np.concatenate(parts) if len(parts) > 1 else parts[0].copy()  # a copy: not read-only
+
+
 def _floats(col: Any, empty_ok: bool) -> Any:
     import numpy as np
 
     if col.null_count and not empty_ok:
         return None
-    v = col.to_numpy()  # nulls (empty cells) become NaN
+    v = _numpy(col, nan=True)  # nulls (empty cells) become NaN
     if v.dtype != np.float64:
         v = v.astype(np.float64)
     finite = np.isfinite(v)
@@ -281,7 +299,7 @@ def _counts(col: Any) -> Any:
 
     if col.null_count:
         return None
-    v = col.to_numpy()
+    v = _numpy(col)
     if len(v) and int(v.min()) < 0:
         return None
     return v.astype(np.int64, copy=False).tolist()
@@ -295,5 +313,5 @@ def _text(col: Any) -> Text | None:
     chunks = col.chunks
     if not chunks:
         return Text(np.empty(0, dtype=np.int32), pa.array([], pa.string()))
-    codes = pa.chunked_array([c.indices for c in chunks]).to_numpy()
+    codes = _numpy(pa.chunked_array([c.indices for c in chunks]))
     return Text(codes, chunks[0].dictionary)
