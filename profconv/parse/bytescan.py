@@ -126,6 +126,10 @@ class PreRead:
             first, end = t.line + 1 + t.kept, t.line + 1 + t.rows
             if end > len(lines) or lines[first:end].count("") != t.rows - t.kept:
                 raise Reparse
+            if not t.kept:  # the header alone (a sweep's thousands of small tables): its text is `header`
+                if lines[t.line] != t.header:
+                    raise Reparse
+                continue
             head = t.data.data[t.data.start : t.cut].decode("ascii").split("\n")
             if lines[t.line : first] != head[: t.kept + 1]:
                 raise Reparse
@@ -194,9 +198,8 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     for a, b, e, rows, marks, batch, first in spans:  # header start, rows start, rows end (after the last newline)
         if a < pos:
             continue
-        cut = data.rfind(b"\n", b, min(e, KEEP)) + 1 if b < KEEP else b  # rows before KEEP stay
-        cut = max(cut, b)
-        keep = data.count(b"\n", b, cut)
+        cut = max(data.rfind(b"\n", b, min(e, KEEP)) + 1, b) if b < KEEP else b  # rows before KEEP stay
+        keep = data.count(b"\n", b, cut) if cut > b else 0
         line += data.count(b"\n", pos, a)
         header = data[a : b - 1].decode("ascii")
         span = columnar.Span(data, a, e, lines=rows + 1, clean=True)
@@ -228,14 +231,14 @@ def _spans(data: bytes, head: bytes, small: list[tuple[int, int, int, int]],
             break
         e, rows, counts, odd = _rows_pass(data, b, scan)
         plain = (not odd and data[e - 1 : e] == b"\n" and data[at:b].isascii()
-                 and not any(counts[c] for c in _NEVER))
+                 and not any(map(counts.__getitem__, _NEVER)))
         # taken whether pyarrow pays for it or not: without it nsys's split reader reads the rows from
         # these bytes a slice at a time (nsys._RowLines), the input never decoded whole
         if plain and rows >= MIN_ROWS and data[e : e + 1] not in (b" ", b"\t"):
             out.append((at, b, e, rows, {c: counts[c] for c in _IN_NAMES}))
         elif plain and 0 < rows < MIN_ROWS and head == SUMMARY and data[e : e + 1] in (b"\n", b""):
             small.append((at, b, e, rows))
-        at = _next(data, head, max(e - 1, b - 1), skip)
+        at = _next(data, head, e - 1, skip)  # (e >= b: the rows start at b)
     return out
 
 

@@ -12,6 +12,7 @@ from operator import indexOf
 from typing import cast
 
 from profconv.parse import bytescan, columnar, grouping, units
+from profconv.parse.context import contains_any
 from profconv.parse.dialect import Dialect
 from profconv.parse.engine import STRAY_RUN
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
@@ -101,7 +102,7 @@ _DETECT = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]
 
 def detect(doc: Document) -> bool:
     text = doc.text
-    if any(m in text for m in _MARKERS) or text.startswith(("Start (ns),", "Time (%),")):
+    if contains_any(text, _MARKERS) or text.startswith(("Start (ns),", "Time (%),")):  # one pass for all of them
         return True
     if "Total Time" not in text and "Processing [" not in text and "Duration" not in text:
         return False
