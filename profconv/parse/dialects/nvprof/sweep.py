@@ -13,6 +13,7 @@ the engine's either way (tests/test_parse_nvprof_sweep.py compares both)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from profconv.parse import units
@@ -35,9 +36,13 @@ def _asked_before_start(body: str) -> bool:
     return "CPU profiling result" in body or '",' in body or "Time(%),Time,Calls," in body
 
 
+# what text.clean acts on (a line without any of them it gives back as it is: lines hold no '\n')
+_MARKUP = re.compile("[\\\\&<*#>|\r\u2013\u2014]")
+
+
 def _body(raw: str) -> tuple[str, str | None]:
     """A line as the context's `prepare` reads it: the text after its PID prefix, and the prefix's PID digits."""
-    line = clean(raw)
+    line = clean(raw) if _MARKUP.search(raw) else raw
     pm = _PREFIX.match(line) if "=" in line else None
     return (line[pm.end() :], pm.group(1)) if pm else (line, None)
 
