@@ -33,6 +33,7 @@ typedef struct {
     Py_ssize_t textlen, pos;
     PyObject *values; /* kinds 1, 3: a list; kind 2: the list of cells */
     PyObject *table;
+    PyObject *last, *last_cell; /* kind 1: the value looked up last and its cell (runs of one value) */
 } piece_t;
 
 typedef struct {
@@ -40,8 +41,19 @@ typedef struct {
     Py_ssize_t len, cap;
 } out_t;
 
-static int out_put(out_t *o, const char *s, Py_ssize_t k) {
-    if (o->len + k > o->cap) {
+static int out_grow(out_t *o, const char *s, Py_ssize_t k);
+
+static inline int out_put(out_t *o, const char *s, Py_ssize_t k) {
+    if (o->len + k <= o->cap) {
+        memcpy(o->buf + o->len, s, k);
+        o->len += k;
+        return 0;
+    }
+    return out_grow(o, s, k);
+}
+
+static int out_grow(out_t *o, const char *s, Py_ssize_t k) {
+    {
         Py_ssize_t cap = o->cap ? o->cap : 1 << 16;
         while (cap < o->len + k)
             cap *= 2;
@@ -166,13 +178,18 @@ static int put_cell(out_t *o, piece_t *p, Py_ssize_t i, int last) {
             return -1;
         return out_put(o, p->text + a, k);
     case 1: {
-        PyObject *cell = PyDict_GetItemWithError(p->table, PyList_GET_ITEM(p->values, i));
-        if (cell == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, PyList_GET_ITEM(p->values, i));
-            return -1;
+        PyObject *v = PyList_GET_ITEM(p->values, i);
+        if (v != p->last || p->last_cell == NULL) { /* borrowed: the list and the table hold them */
+            PyObject *cell = PyDict_GetItemWithError(p->table, v);
+            if (cell == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_SetObject(PyExc_KeyError, v);
+                return -1;
+            }
+            p->last = v;
+            p->last_cell = cell;
         }
-        return put_bytes(o, cell);
+        return put_bytes(o, p->last_cell);
     }
     case 2:
         return put_bytes(o, PyList_GET_ITEM(p->values, i));

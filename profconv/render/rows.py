@@ -133,7 +133,12 @@ def _json_piece(name: str, values: list[Any], enc: Any) -> Any:
     first = values[0]
     if type(first) in _STR_OR_NONE and values.count(first) == n:  # count: same objects first (fast)
         return enc(first)
-    if set(map(type, values)) <= _STR_OR_NONE:
+    if len(set(values[:256])) <= 64:  # few distinct texts (kernels, metrics, units): each encoded once
+        distinct = dict.fromkeys(values)
+        # no str equals a value of another type; a 1 would stand for an equal 1.0 or True
+        if set(map(type, distinct)) <= _STR_OR_NONE:
+            return (rowjoin.KEYED, values, dict(zip(distinct, map(enc, distinct))))
+    elif set(map(type, values)) <= _STR_OR_NONE:
         return (rowjoin.JSON_TEXTS, values)  # written by the joiner as msgspec writes them
     return (rowjoin.CELLS, list(map(enc, values)))  # a value of another type: msgspec's own text
 
