@@ -129,10 +129,15 @@ def parse_files(
         raise InputError("-: standard input is closed (pipe a log into profconv, or name a file)")
     from profconv.nogc import big_blocks, paused
 
-    if _total_size(files) >= BIG_BLOCKS_FROM:
+    big = _total_size(files) >= BIG_BLOCKS_FROM
+    if big:
         big_blocks(BIG_BLOCKS)
-    with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
-        _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
+    try:
+        with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
+            _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
+    finally:
+        if big:  # what the process keeps after the command, as before: a library call that reads a
+            big_blocks()  # big input in the same process reuses its heap (no fresh pages faulted in)
 
 
 parse_files.__doc__ = f"Read {dialect_list('product')} logs and rank what takes the time."
