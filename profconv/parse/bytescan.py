@@ -81,6 +81,12 @@ class Table:
         """The dialect whose reader takes the table (nsys, or the one its batch names: nvprof's traces)."""
         return getattr(self.batch, "dialect", "nsys")
 
+    def trim(self) -> None:
+        """Only the bytes of the header and the kept rows held (what PreRead.check compares): the
+        rows are read, and the input they were in can go."""
+        head = self.data.data[self.data.start : self.cut]
+        self.data, self.cut = columnar.Span(head, 0, len(head), lines=self.kept + 1, clean=True), len(head)
+
     def plain_name_list(self, names: list[str]) -> bool:
         """plain_names of the names as a list (nsys's split reader: one str per distinct name)."""
         from collections import Counter
@@ -145,17 +151,15 @@ class PreRead:
         return any(not t.used for t in self.tables.values())
 
     def detach(self) -> None:
-        """Let the input's bytes go before the text path runs, where every table's rows were read
-        already (nvprof traces, batched summaries: `batch`) and the caller can read the input
-        again for a Reparse (a regular file): only each table's header and kept rows stay, which
-        `check` compares with the text. A big nsys table, read from the bytes when its header is
-        met, keeps them all."""
-        if any(t.batch is None for t in self.tables.values()):
-            return
+        """Let the input's bytes go as soon as no table needs them, the caller being able to read
+        the input again for a Reparse (a regular file): the tables whose rows were read already
+        (nvprof traces, batched summaries: `batch`) keep only their header and kept rows, which
+        `check` compares with the text; a big nsys table, read when its header is met, keeps its
+        bytes until then (Table.trim)."""
         self.source = b""
         for t in self.tables.values():
-            head = t.data.data[t.data.start : t.cut]
-            t.data, t.cut = columnar.Span(head, 0, len(head), lines=t.kept + 1, clean=True), len(head)
+            if t.batch is not None:
+                t.trim()
 
     def release(self) -> None:
         """Let the input's bytes (and the batches' columns) go once every table is read (no Reparse

@@ -342,10 +342,11 @@ def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytes
         blk = _csv_split(_RowLines(pre, start), start, j, cols, fields, report)
         if blk is None or blk.table is None or not pre.plain_name_list(list(blk.table.col("name"))):
             raise bytescan.Reparse
-        return blk
-    blk = _csv_columns(lines, start, j, cols, fields, report, pre)
-    if blk is None:
-        raise bytescan.Reparse  # a cell that does not read plainly: the row reader's, on the text
+    else:
+        blk = _csv_columns(lines, start, j, cols, fields, report, pre)
+        if blk is None:
+            raise bytescan.Reparse  # a cell that does not read plainly: the row reader's, on the text
+    pre.trim()  # read: its bytes (the input's, where it was detached) can go
     return blk
 
 
