@@ -30,8 +30,10 @@ def test_an_honest_kernel_is_ok_under_every_set(tmp_path):
 
 
 @pytest.mark.parametrize("name, rule, reason", [  # rule: the deciding one (any of)
-    # keyed by address: whether conv2's input lands on an address cached for conv1 depends on the allocator
-    ("cached_by_pointer", ("profconv.timed-outputs", "profconv.ran"), "conv"),
+    # keyed by address: which call's input lands on an address it cached (conv1's, conv2's timed calls, or an
+    # edge shape's) is the allocator's choice -- caught either way (edge shapes: seen on CI, fresh clone of
+    # 711fdf2, tests-latest)
+    ("cached_by_pointer", ("profconv.timed-outputs", "profconv.ran", "profconv.edge-shapes"), ("conv", "not general")),
     # the replayed conv1 output handed to conv2: the first rule it breaks (in the set's order) is running at all
     ("replayed", ("profconv.ran",), "conv2: ValueError: could not broadcast input array from shape (3,6,60,60)"),
     # every other call skipped: conv1's check call is a computed one, two of its four timed calls are not
@@ -44,7 +46,8 @@ def test_cheats_fail_and_every_one_breaks_the_timed_outputs_rule(tmp_path, name,
     # cached_by_pointer is caught on the layer where a fresh input lands on an address it cached: conv1 or conv2,
     # the allocator's choice (seen once: CI on a fresh clone of 68c7cc2, tests-latest)
     layers = ("conv1", "conv2") if name == "cached_by_pointer" else ("conv1",)
-    assert timed and timed[0].layer in layers, v.findings
+    if v.rule.id != "profconv.edge-shapes":
+        assert timed and timed[0].layer in layers, v.findings
 
 
 def test_constant_output_passing_a_loose_tolerance_fails_the_rules_own(tmp_path):
