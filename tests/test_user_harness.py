@@ -113,14 +113,17 @@ def test_an_honest_kernel_passes_with_every_fact_recorded(tmp_path):
 
 @pytest.mark.parametrize("name, reason", [
     # new addresses are not promised (an allocator reuses freed memory), new values are: caught either way
-    # (on conv1 or conv2: whether a fresh input lands on an address it cached is the allocator's choice)
-    ("cached_by_pointer", "the output of the timed calls is wrong ("),
+    # (on conv1's or conv2's timed calls, or on an edge shape: which input lands on an address it cached is the
+    # allocator's choice; edge shapes first seen on CI, fresh clone of 5b3eb2f, tests-latest)
+    ("cached_by_pointer", ("the output of the timed calls is wrong (", "not general: ")),
     ("replayed", "conv1: the output of the timed calls is wrong (4 of 4 calls on fresh inputs, first: call 0;"),
     ("skips_calls", "conv1: the output of the timed calls is wrong (2 of 4 calls on fresh inputs, first: call 1;"),
 ])
 def test_cheats_that_reuse_or_skip_work_fail_on_fresh_inputs(tmp_path, name, reason):
     res = run_kernel(kernel_file(tmp_path, name, CHEATS[name]))
-    assert res.status == "failed" and res.error.startswith((reason, f"conv1: {reason}", f"conv2: {reason}")), res.error
+    reasons = reason if isinstance(reason, tuple) else (reason,)
+    heads = tuple(f"{layer}{r}" for r in reasons for layer in ("", "conv1: ", "conv2: "))
+    assert res.status == "failed" and res.error.startswith(heads), res.error
     assert res.facts.layers[0].check.rel_error < 1e-6  # right on the check call: only fresh inputs catch it
 
 

@@ -16,9 +16,10 @@ local executor's one-job-per-GPU slots -- Slurm and Ray place the tasks.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -175,9 +176,18 @@ class LocalExecutor:
         # three threads a slot: a job whose child gave the GPU back (its CUPTI records still being written, then
         # its verdict and report) no longer holds it; the next one takes it, and the one after is ready to
         pool = ThreadPoolExecutor(max_workers=3 * len(self.slots), thread_name_prefix="grade")
+        finished: queue.SimpleQueue = queue.SimpleQueue()
         try:
-            futures = {pool.submit(self._one, slots, spec): spec for spec in runnable}
-            for fut in as_completed(futures):
+            futures = {}
+            for spec in runnable:
+                fut = pool.submit(self._one, slots, spec)
+                futures[fut] = spec
+                fut.add_done_callback(finished.put)
+            # waited on in a C queue, not `as_completed`: a Ctrl-C or SIGTERM raised inside as_completed's
+            # taking of every future's lock left some held, and the job thread that then finished hung on it
+            # (grade alive 30 s after SIGTERM, seen once on CI)
+            for _ in futures:
+                fut = finished.get()
                 try:
                     result = fut.result()
                 except Exception as exc:  # run_job raised: the job directory is unwritable, …
