@@ -351,45 +351,57 @@ def execute(spec: JobSpec, engine: str = "local", engine_job_id: str | None = No
             proc = None
             result.reason = f"cannot start {argv[0]}: {exc.strerror or exc}"
         if proc is not None:
-            with _running_lock:
-                _running.add(proc)
-                stopped = _stopping.is_set()  # Ctrl-C or SIGTERM came while this job was starting: stop_all missed it
-            if stopped:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            try:
-                proc.wait(timeout=spec.timeout_s)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                result.status, result.reason = "timeout", f"killed after the {spec.timeout_s:g} s time limit"
-            except BaseException:  # the worker itself is interrupted: leave no orphan on the GPU
-                _kill_group(proc)
-                raise
-            finally:
-                with _running_lock:
-                    _running.discard(proc)
-            result.returncode = proc.returncode
-            if _stopping.is_set():
-                result.status, result.reason = "lost", "interrupted (Ctrl-C): runs again on the next grade"
+            _supervise(proc, spec, result)
     result.wall_s = round(time.monotonic() - t0, 3)
     result.ended = _now()
     record = out / RECORD_FILE
-    if result.status not in ("timeout", "lost") and result.returncode is not None:
-        if result.returncode < 0:
-            result.status, result.reason = "crashed", f"killed by {_signal_name(result.returncode)}"
-        elif result.returncode in (0, 1) and record.is_file():
-            result.status = "finished"
-        else:
-            last = _last_line(out / LOG_FILE)
-            what = "no run record" if not record.is_file() else "a partial run record"
-            result.reason = f"exit {result.returncode}, {what}" + (f": {last}" if last else "")
+    _classify_exit(result, record, out / LOG_FILE)
     if record.is_file():
         result.record = str(record)
     # the GPU, driver and profconv version: read now, on the job's host and with its CUDA_VISIBLE_DEVICES
     result.__dict__.update(_environment(record, spec.dry_run, env.get("CUDA_VISIBLE_DEVICES")))
     return result
+
+
+def _supervise(proc: subprocess.Popen, spec: JobSpec, result: JobResult) -> None:
+    """Wait for a started job within its time limit; Ctrl-C or SIGTERM (here or while it started) ends its
+    process group."""
+    with _running_lock:
+        _running.add(proc)
+        stopped = _stopping.is_set()  # Ctrl-C or SIGTERM came while this job was starting: stop_all missed it
+    if stopped:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        proc.wait(timeout=spec.timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        result.status, result.reason = "timeout", f"killed after the {spec.timeout_s:g} s time limit"
+    except BaseException:  # the worker itself is interrupted: leave no orphan on the GPU
+        _kill_group(proc)
+        raise
+    finally:
+        with _running_lock:
+            _running.discard(proc)
+    result.returncode = proc.returncode
+    if _stopping.is_set():
+        result.status, result.reason = "lost", "interrupted (Ctrl-C): runs again on the next grade"
+
+
+def _classify_exit(result: JobResult, record: Path, log: Path) -> None:
+    """A finished job's status from its exit code and whether it left a run record."""
+    if result.status in ("timeout", "lost") or result.returncode is None:
+        return
+    if result.returncode < 0:
+        result.status, result.reason = "crashed", f"killed by {_signal_name(result.returncode)}"
+    elif result.returncode in (0, 1) and record.is_file():
+        result.status = "finished"
+    else:
+        last = _last_line(log)
+        what = "no run record" if not record.is_file() else "a partial run record"
+        result.reason = f"exit {result.returncode}, {what}" + (f": {last}" if last else "")
 
 
 Reporter = Callable[[str, str], bool]  # (run.json, report.md) -> written; commands/grade.py gives one

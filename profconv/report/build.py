@@ -14,10 +14,11 @@ import pandas as pd
 
 from profconv.analysis import runs
 from profconv.analysis.profiles import TOP_COLUMNS, metric_rows, profile_titles, ranked, top_rows
-from profconv.hardware import peak_for
+from profconv.hardware import Peak, peak_for
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, conform, context_facts
 from profconv.profile.session import NCU_COLUMNS, metric_text, metrics_frame
 from profconv.records import RunRecord, to_builtins
+from profconv.records.run import ProfileInfo
 from profconv.render import plots
 from profconv.render.document import Bullets, Column, Document, Figure, Paragraph, Section, Table
 from profconv.report.bench import bench_section
@@ -164,6 +165,26 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
             sec.sections.append(skipped)
         return sec
     df = runs.with_speedups(df, rec)
+    sec.sections += [_op_section(df), _ladder_section(df, rec)]
+    if skipped is not None:
+        sec.sections.append(skipped)
+    peak = peak_for(rec.environment.gpu)
+    gpu_rows = df[df["variant"] != "cpu"]
+    eff = runs.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
+    if not eff.empty:
+        sec.sections.append(_efficiency_section(eff, peak))
+    forward = _forward_section(rec)
+    if forward is not None:
+        sec.sections.append(forward)
+    if opts.plots_dir is not None:
+        sec.sections.append(_plots_section(df, eff, peak, rec, opts.plots_dir))
+    sec.sections += profile_sections(inp, opts)
+    sec.sections += _closing_sections(inp, df)
+    return sec
+
+
+def _op_section(df: pd.DataFrame) -> Section:
+    """Op Time per conv layer and variant, and the Correctness of each."""
     shapes = ", ".join(f"{lay} {shape}" for lay, shape in dict(zip(df["layer"], df["shape"], strict=True)).items())
     correctness = df.groupby(["images", "variant"], sort=False)["correctness"].first().dropna()
     op = Section("Op Time per conv layer")
@@ -180,7 +201,11 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         at = f" ({pairs[0][0]:,} images)" if len({p[0] for p in pairs}) == 1 else ""
         op.add(Paragraph("Correctness" + at + ": " + (f"{values[0]} for every variant" if len(values) == 1 else
                          ", ".join(f"{v} {c:.4f}" + ("" if at else f" ({n:,} images)") for n, v, c in pairs))))
-    sec.sections.append(op)
+    return op
+
+
+def _ladder_section(df: pd.DataFrame, rec: RunRecord) -> Section:
+    """Each GPU rung's gain over the previous rung of its precision (or why there is no ladder)."""
     order = rec.settings.variants or list(dict.fromkeys(df["variant"]))
     lad = runs.ladder(df, order)
     n = int(df["images"].max())
@@ -189,78 +214,89 @@ def run_section(inp: RunInput, opts: ReportOptions) -> Section:
         not_run = [r.variant for r in rec.results if r.status == "skipped" and r.variant != "cpu"]
         ladder.add(Paragraph("No GPU rungs ran" + (f" ({len(not_run)} skipped: {skipped_reason(rec)})" if not_run
                                                    else "") + ": the ladder compares the GPU variants."))
+        return ladder
+    ladder.add(
+        Paragraph(f"All conv layers, {n:,} images. Each rung's gain is over the previous rung **of the same "
+                  "precision** that ran correctly (fp16 rungs are not compared with fp32 ones); the CPU reference "
+                  "and the end-to-end variants (their time includes host copies) are not rungs."),
+        Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique", drop=1),
+                                  Column("precision", "precision"),
+                                  Column("conv_s", "conv time (all layers)", "seconds"),
+                                  Column("previous", "over"), Column("gain_vs_previous", "gain", "ratio"),
+                                  Column("status", "status")]))
+    return ladder
+
+
+def _efficiency_section(eff: pd.DataFrame, peak: Peak | None) -> Section:
+    """Achieved GFLOP/s and GB/s of the GPU variants, against the datasheet's floor where it is known."""
+    cols = [Column("variant", "variant"), Column("layer", "layer"), Column("median_s", "Op Time", "seconds"),
+            Column("gflops", "GFLOP/s", "number", digits=",.0f"), Column("gbps", "GB/s", "number", digits=",.0f")]
+    if peak is None:
+        note = "No datasheet peak is known for this GPU: achieved rates only."
     else:
-        ladder.add(
-            Paragraph(f"All conv layers, {n:,} images. Each rung's gain is over the previous rung **of the same "
-                      "precision** that ran correctly (fp16 rungs are not compared with fp32 ones); the CPU reference "
-                      "and the end-to-end variants (their time includes host copies) are not rungs."),
-            Table("ladder", "", lad, [Column("variant", "rung"), Column("technique", "technique", drop=1),
-                                      Column("precision", "precision"),
-                                      Column("conv_s", "conv time (all layers)", "seconds"),
-                                      Column("previous", "over"), Column("gain_vs_previous", "gain", "ratio"),
-                                      Column("status", "status")]))
-    sec.sections.append(ladder)
-    if skipped is not None:
-        sec.sections.append(skipped)
-    peak = peak_for(rec.environment.gpu)
-    gpu_rows = df[df["variant"] != "cpu"]
-    eff = runs.efficiency(gpu_rows[gpu_rows["images"] == gpu_rows["images"].max()], peak)
-    if not eff.empty:
-        cols = [Column("variant", "variant"), Column("layer", "layer"), Column("median_s", "Op Time", "seconds"),
-                Column("gflops", "GFLOP/s", "number", digits=",.0f"), Column("gbps", "GB/s", "number", digits=",.0f")]
-        if peak is None:
-            note = "No datasheet peak is known for this GPU: achieved rates only."
-        else:
-            note = (f"Floor = max(FLOPs / peak of the variant's arithmetic (FP32 {peak.fp32_tflops}, FP16 "
-                    f"{peak.fp16_tflops}, FP16 Tensor Core {peak.tensor_fp16_tflops} TFLOP/s), minimum bytes / "
-                    f"{peak.dram_tbps} TB/s) from the {peak.source}; minimum bytes = input + weights + output, each "
-                    "moved once, in the variant's precision. \"of floor\" = floor / Op Time: 100% would be at the roof.")
-            cols += [Column("floor_s", "floor", "seconds"), Column("bound", "bound"),
-                     Column("of_floor", "of floor", "fraction")]
-        sec.sections.append(Section("Efficiency").add(Paragraph(note), Table("efficiency", "", eff, cols)))
+        note = (f"Floor = max(FLOPs / peak of the variant's arithmetic (FP32 {peak.fp32_tflops}, FP16 "
+                f"{peak.fp16_tflops}, FP16 Tensor Core {peak.tensor_fp16_tflops} TFLOP/s), minimum bytes / "
+                f"{peak.dram_tbps} TB/s) from the {peak.source}; minimum bytes = input + weights + output, each "
+                "moved once, in the variant's precision. \"of floor\" = floor / Op Time: 100% would be at the roof.")
+        cols += [Column("floor_s", "floor", "seconds"), Column("bound", "bound"),
+                 Column("of_floor", "of floor", "fraction")]
+    return Section("Efficiency").add(Paragraph(note), Table("efficiency", "", eff, cols))
+
+
+def _forward_section(rec: RunRecord) -> Section | None:
     bd = runs.layer_breakdown(rec)
-    if not bd.empty:
-        kinds = [c for c in bd.columns if c not in ("images", "variant")]
-        sec.sections.append(Section("Forward pass by layer type").add(Paragraph(FORWARD_NOTE), Table(
-            "forward", "", bd, [Column("images", "images", "int"), Column("variant", "variant"),
-                                *[Column(k, k, "seconds", drop=None if k in ("conv", "forward") else i + 1)
-                                  for i, k in enumerate(kinds)]])))
-    if opts.plots_dir is not None:
-        opts.plots_dir.mkdir(parents=True, exist_ok=True)
-        figs = Section("Plots")
-        bars = plots.op_time_bars(df, model, opts.plots_dir / f"{_slug(model)}-op-time.png")
-        unplottable = int((~plots.plottable(df["median_s"]) & (df["status"] == "ok")).sum())
-        figs.add(Figure(bars, f"Op Time per variant, {model}") if bars is not None else Paragraph(
-            "No Op Time plot: no time of this record can be drawn on a log axis (each is 0, below "
-            f"{plots.PLOTTABLE_S[0]:g} s, above {plots.PLOTTABLE_S[1]:g} s or not a number).", "warning"))
-        if bars is not None and unplottable:
-            figs.add(Paragraph(f"{unplottable} Op Time(s) left out of the plot: 0, below {plots.PLOTTABLE_S[0]:g} s, "
-                               f"above {plots.PLOTTABLE_S[1]:g} s or not a number (the tables show them).", "warning"))
-        fp32 = eff[eff["arithmetic"] == "fp32"] if not eff.empty else eff
-        if peak is not None and not fp32.empty:
-            roof = plots.roofline(fp32, peak, f"Roofline of the fp32 variants: {model} on {rec.environment.gpu}",
-                                  opts.plots_dir / f"{_slug(model)}-roofline.png")
-            if roof is not None:
-                figs.add(Figure(roof, f"Roofline of the fp32 variants, {model}"))
-        sec.sections.append(figs)
-    sec.sections += profile_sections(inp, opts)
+    if bd.empty:
+        return None
+    kinds = [c for c in bd.columns if c not in ("images", "variant")]
+    return Section("Forward pass by layer type").add(Paragraph(FORWARD_NOTE), Table(
+        "forward", "", bd, [Column("images", "images", "int"), Column("variant", "variant"),
+                            *[Column(k, k, "seconds", drop=None if k in ("conv", "forward") else i + 1)
+                              for i, k in enumerate(kinds)]]))
+
+
+def _plots_section(df: pd.DataFrame, eff: pd.DataFrame, peak: Peak | None, rec: RunRecord, plots_dir: Path) -> Section:
+    """The Op Time bars and the fp32 roofline, drawn into `plots_dir`."""
+    model = rec.model.name
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    figs = Section("Plots")
+    bars = plots.op_time_bars(df, model, plots_dir / f"{_slug(model)}-op-time.png")
+    unplottable = int((~plots.plottable(df["median_s"]) & (df["status"] == "ok")).sum())
+    figs.add(Figure(bars, f"Op Time per variant, {model}") if bars is not None else Paragraph(
+        "No Op Time plot: no time of this record can be drawn on a log axis (each is 0, below "
+        f"{plots.PLOTTABLE_S[0]:g} s, above {plots.PLOTTABLE_S[1]:g} s or not a number).", "warning"))
+    if bars is not None and unplottable:
+        figs.add(Paragraph(f"{unplottable} Op Time(s) left out of the plot: 0, below {plots.PLOTTABLE_S[0]:g} s, "
+                           f"above {plots.PLOTTABLE_S[1]:g} s or not a number (the tables show them).", "warning"))
+    fp32 = eff[eff["arithmetic"] == "fp32"] if not eff.empty else eff
+    if peak is not None and not fp32.empty:
+        roof = plots.roofline(fp32, peak, f"Roofline of the fp32 variants: {model} on {rec.environment.gpu}",
+                              plots_dir / f"{_slug(model)}-roofline.png")
+        if roof is not None:
+            figs.add(Figure(roof, f"Roofline of the fp32 variants, {model}"))
+    return figs
+
+
+def _closing_sections(inp: RunInput, df: pd.DataFrame) -> list[Section]:
+    """The diagnosis (`profconv explain`), the judge's verdict, failed variants, notes, the full Op Time."""
+    rec = inp.record
+    out: list[Section] = []
     if rec.evidence is not None:  # `profconv explain` collected its evidence: the diagnosis and what to try next
         from profconv.report.explain import explain_run, explain_sections
 
-        sec.sections += explain_sections(inp, explain_run(inp))
+        out += explain_sections(inp, explain_run(inp))
     judged = verdict_section(rec)
     if judged is not None:
-        sec.sections.append(judged)
+        out.append(judged)
     failed = df[df["status"] != "ok"]
     if not failed.empty:
-        sec.sections.append(Section("Failed variants").add(Bullets(
+        out.append(Section("Failed variants").add(Bullets(
             [f"`{r['variant']}` {r['layer']} ({int(r['images']):,} images): {r['error']}"
              for r in failed.to_dict("records")])))
     notes = [f"`{r.variant}` ({r.images:,} images): {n}" for r in rec.results for n in r.notes]
     if notes:  # what a profiler or the sanitizer could not do for a user kernel, racecheck warnings
-        sec.sections.append(Section("Notes on your kernels").add(Bullets(notes)))
-    sec.sections.append(Section("Op Time, every column", appendix=True).add(Table("op-time-full", "", df, OP_FULL)))
-    return sec
+        out.append(Section("Notes on your kernels").add(Bullets(notes)))
+    out.append(Section("Op Time, every column", appendix=True).add(Table("op-time-full", "", df, OP_FULL)))
+    return out
 
 
 def _cupti_rows(inp: RunInput) -> tuple[pd.DataFrame | None, str]:
@@ -289,6 +325,17 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
     prof = inp.record.profile
     if prof is None:
         return []
+    out = _cupti_sections(inp, opts, prof)
+    whole, prof = prof, prof.ncu or prof
+    if prof.launches:
+        out.append(_ncu_section(prof))
+    if whole.agreement:
+        out.append(agreement_section(to_builtins(whole.agreement), prof.settings if prof.tool == "ncu" else None))
+    return out
+
+
+def _cupti_sections(inp: RunInput, opts: ReportOptions, prof: ProfileInfo) -> list[Section]:
+    """Per variant the CUPTI kernels and API calls taking >= the threshold; every row in the appendix."""
     out: list[Section] = []
     frame, why = _cupti_rows(inp) if "cupti" in (prof.tools or [prof.tool]) and prof.rows else (None, "")
     if why:
@@ -326,40 +373,38 @@ def profile_sections(inp: RunInput, opts: ReportOptions) -> list[Section]:
             full = Section(f"Profile (CUPTI): {title}, every row", appendix=True)
             full.blocks.extend(_full_tables(f"cupti-{_slug(label)}", frame, n, label, opts.threshold, ("gpu", "api")))
             out.append(full)
-    whole, prof = prof, prof.ncu or prof
-    if prof.launches:
-        mf = metrics_frame(to_builtins(prof))
-        units: dict[str, str] = {}
-        for k in prof.launches:
-            units.update(k.units)
-        shown = [(m, t) for m, t in NCU_COLUMNS if m in mf.columns]
-        frame = mf.rename(columns={m: f"m{i}" for i, (m, _) in enumerate(shown)})
-        for i, (m, _) in enumerate(shown):
-            frame[f"m{i}"] = [metric_text(v) for v in mf[m]]
-        cols = [Column("range", "op"), Column("kernel", "kernel", "code"),
-                *[Column(f"m{i}", f"{t} ({units[m]})" if units.get(m) else t) for i, (m, t) in enumerate(shown)]]
-        st = prof.settings or {}
-        how = (f" ncu ran with `--clock-control {st.get('clock_control') or 'base'} --cache-control "
-               f"{st.get('cache_control') or 'all'}` (its defaults, base clocks and caches flushed before each "
-               "replay, read ~30% longer than Op Time)"
-               if st.get("clock_control") or st.get("cache_control") else
-               " ncu's clock and cache control were not recorded (its defaults: base clocks, caches flushed)")
-        raws = ", ".join(f"`{f}`" for f in [prof.raw, *prof.kernels_raw.values()] if f)
-        raws += "; each of your kernels profiled in a run of its own" if prof.kernels_raw else ""
-        if "--nvtx-exclude" in (st.get("argv") or []):
-            scope = (f"`ncu` on the timed conv ops only (raw output: {raws}): an NVTX include of each op's "
-                     "range and an exclude of its check, so the correctness call, the sweep and cuDNN's algorithm "
-                     "search were not replayed" + (f" ({prof.set_aside} other launch(es) set aside)"
-                                                  if prof.set_aside else "") + "; mean over the timed launches;")
-        else:
-            scope = (f"`ncu` on the conv kernels only (raw output: {raws}), mean over the timed launches "
-                     f"(the check, sweep and cuDNN's search set aside: {prof.set_aside or 0} launch(es));")
-        out.append(Section("Nsight Compute metrics").add(
-            Paragraph(f"{scope}{how}."),
-            Table("ncu", "", frame, cols)))
-    if whole.agreement:
-        out.append(agreement_section(to_builtins(whole.agreement), prof.settings if prof.tool == "ncu" else None))
     return out
+
+
+def _ncu_section(prof: ProfileInfo) -> Section:
+    """The ncu metrics of the conv kernels (each op's mean over its timed launches) and how ncu ran."""
+    mf = metrics_frame(to_builtins(prof))
+    units: dict[str, str] = {}
+    for k in prof.launches:
+        units.update(k.units)
+    shown = [(m, t) for m, t in NCU_COLUMNS if m in mf.columns]
+    frame = mf.rename(columns={m: f"m{i}" for i, (m, _) in enumerate(shown)})
+    for i, (m, _) in enumerate(shown):
+        frame[f"m{i}"] = [metric_text(v) for v in mf[m]]
+    cols = [Column("range", "op"), Column("kernel", "kernel", "code"),
+            *[Column(f"m{i}", f"{t} ({units[m]})" if units.get(m) else t) for i, (m, t) in enumerate(shown)]]
+    st = prof.settings or {}
+    how = (f" ncu ran with `--clock-control {st.get('clock_control') or 'base'} --cache-control "
+           f"{st.get('cache_control') or 'all'}` (its defaults, base clocks and caches flushed before each "
+           "replay, read ~30% longer than Op Time)"
+           if st.get("clock_control") or st.get("cache_control") else
+           " ncu's clock and cache control were not recorded (its defaults: base clocks, caches flushed)")
+    raws = ", ".join(f"`{f}`" for f in [prof.raw, *prof.kernels_raw.values()] if f)
+    raws += "; each of your kernels profiled in a run of its own" if prof.kernels_raw else ""
+    if "--nvtx-exclude" in (st.get("argv") or []):
+        scope = (f"`ncu` on the timed conv ops only (raw output: {raws}): an NVTX include of each op's "
+                 "range and an exclude of its check, so the correctness call, the sweep and cuDNN's algorithm "
+                 "search were not replayed" + (f" ({prof.set_aside} other launch(es) set aside)"
+                                              if prof.set_aside else "") + "; mean over the timed launches;")
+    else:
+        scope = (f"`ncu` on the conv kernels only (raw output: {raws}), mean over the timed launches "
+                 f"(the check, sweep and cuDNN's search set aside: {prof.set_aside or 0} launch(es));")
+    return Section("Nsight Compute metrics").add(Paragraph(f"{scope}{how}."), Table("ncu", "", frame, cols))
 
 
 def agreement_section(rows: list[dict], ncu_settings: dict | None) -> Section:

@@ -314,23 +314,8 @@ def _strings(where: Path, key: str, value: Any, allow_int: bool = False) -> tupl
 def parse(table: dict, where: Path, source: Path | None, contract: str | None = None, builtin: bool = False,
           base: Path | None = None) -> Declaration:
     """Validate a declaration table; `source` is the kernel file when the table came from beside or inside it."""
-    unknown = sorted(set(table) - (KEYS if builtin else USER_KEYS))
-    if unknown:
-        hint = "".join(did_you_mean(k, USER_KEYS) for k in unknown[:1])
-        raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)}{hint} (known: {', '.join(sorted(USER_KEYS))})")
-    base = base or where.parent
-    for key in ("name", "contract", "function", "precision", "description", "technique", "device"):
-        if key in table and not isinstance(table[key], str):  # a list or table there: one line, not a TypeError
-            raise ManifestError(f"{where}: `{key}` must be a string, not {type(table[key]).__name__}")
-    if "source" in table:
-        if not isinstance(table["source"], str):
-            raise ManifestError(f"{where}: `source` must be a file name")
-        source = (base / table["source"]).resolve() if not builtin else base / table["source"]
-        if not builtin and base.resolve() not in source.parents:  # another student's file, /etc/...: never built
-            raise ManifestError(f"{where}: source {table['source']!r} is outside the manifest's folder; "
-                                "name a file in that folder")
-        if not builtin and not source.is_file():
-            raise ManifestError(f"{where}: source {table['source']!r} not found beside it")
+    _check_keys(table, where, builtin)
+    source = _source(table, where, source, base or where.parent, builtin)
     device = table.get("device", "gpu")
     if device not in ("cpu", "gpu", "cudnn"):
         raise ManifestError(f"{where}: `device` must be cpu, gpu or cudnn")
@@ -342,12 +327,82 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
         contract = detect_contract(source, text, table)
     if contract not in CONTRACTS:
         raise ManifestError(f"{where}: contract {contract!r} is not one of {', '.join(CONTRACTS)}")
+    precision, tolerance = _precision(table, where, builtin)
+    defines, sweep = _macros(table, where)
+    names = set(DIMS) | set(defines) | set(sweep)
+    name = table.get("name") or safe_name(source.stem if source is not None and source.stem not in COURSE_STEMS else
+                                          (source.parent.name if source is not None else where.parent.name))
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
+        raise ManifestError(f"{where}: name {name!r} must be letters, digits, '.', '_', '+' or '-'")
+    options = _strings(where, "options", table.get("options", []))
+    args = _strings(where, "args", table.get("args", []))
+    grid = _strings(where, "grid", table.get("grid", []), allow_int=True)
+    block = _strings(where, "block", table.get("block", []), allow_int=True)
+    shared = str(table.get("shared_bytes", "0"))
+    timeout = table.get("timeout")
+    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise ManifestError(f"{where}: `timeout` must be a positive number of seconds")
+    function = _function(table, where, contract, source, text, args, names)
+    _launch_shape(where, contract, grid, block, shared, names)
+    flavour = None
+    if contract == "course":
+        if source is None:
+            raise ManifestError(f"{where}: a course kernel needs `source` (new-forward.cu or new-forward.cuh)")
+        flavour = course_flavour(source, text)
+    if contract == "python":
+        function = function or "launch"
+        if table.get("module") is None and device != "cpu" and (source is None or source.suffix != ".py"):
+            raise ManifestError(f"{where}: a python kernel needs `source` naming its .py file")
+    return Declaration(
+        name=name, contract=contract, where=where, source=source, function=function, args=args, grid=grid,
+        block=block, shared_bytes=shared, options=options,
+        precision=precision, tolerance=tolerance,
+        description=str(table.get("description", "")), technique=str(table.get("technique", "")),
+        defines=dict(defines), sweep={k: list(v) for k, v in sweep.items()}, timeout=timeout, flavour=flavour,
+        module=table.get("module"), params=table.get("params"), device=device,
+        host_io=bool(table.get("host_io", False)), baseline=table.get("baseline"),
+        arithmetic=table.get("arithmetic"), order=int(table.get("order", 1000)),
+        sources=tuple(table.get("sources", ())), builtin=builtin,
+    )
+
+
+def _check_keys(table: dict, where: Path, builtin: bool) -> None:
+    unknown = sorted(set(table) - (KEYS if builtin else USER_KEYS))
+    if unknown:
+        hint = "".join(did_you_mean(k, USER_KEYS) for k in unknown[:1])
+        raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)}{hint} (known: {', '.join(sorted(USER_KEYS))})")
+    for key in ("name", "contract", "function", "precision", "description", "technique", "device"):
+        if key in table and not isinstance(table[key], str):  # a list or table there: one line, not a TypeError
+            raise ManifestError(f"{where}: `{key}` must be a string, not {type(table[key]).__name__}")
+
+
+def _source(table: dict, where: Path, source: Path | None, base: Path, builtin: bool) -> Path | None:
+    """The kernel file `source = ...` names (a user's only inside the manifest's folder), else `source`."""
+    if "source" not in table:
+        return source
+    if not isinstance(table["source"], str):
+        raise ManifestError(f"{where}: `source` must be a file name")
+    source = (base / table["source"]).resolve() if not builtin else base / table["source"]
+    if not builtin and base.resolve() not in source.parents:  # another student's file, /etc/...: never built
+        raise ManifestError(f"{where}: source {table['source']!r} is outside the manifest's folder; "
+                            "name a file in that folder")
+    if not builtin and not source.is_file():
+        raise ManifestError(f"{where}: source {table['source']!r} not found beside it")
+    return source
+
+
+def _precision(table: dict, where: Path, builtin: bool) -> tuple[str, float]:
     precision = table.get("precision", "fp32")
     if precision not in PRECISIONS and not (builtin and precision in ("fp64", "tf32")):
         raise ManifestError(f"{where}: precision {precision!r} is not one of {', '.join(PRECISIONS)}")
     tolerance = table.get("tolerance", PRECISIONS.get(precision, 1e-6))
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance < 1:
         raise ManifestError(f"{where}: `tolerance` must be a number between 0 and 1")
+    return precision, float(tolerance)
+
+
+def _macros(table: dict, where: Path) -> tuple[dict, dict]:
+    """[defines] (NAME = value) and [sweep] (NAME = [values], at most 64 combinations)."""
     defines = table.get("defines", {})
     sweep = table.get("sweep", {})
     if not isinstance(defines, dict) or not all(isinstance(v, (int, float, str)) for v in defines.values()):
@@ -362,69 +417,51 @@ def parse(table: dict, where: Path, source: Path | None, contract: str | None = 
         raise ManifestError(f"{where}: {', '.join(bad)} cannot be a macro name")
     if len(sweep) and len(list(itertools.product(*sweep.values()))) > 64:
         raise ManifestError(f"{where}: [sweep] has more than 64 combinations")
-    names = set(DIMS) | set(defines) | set(sweep)
-    name = table.get("name") or safe_name(source.stem if source is not None and source.stem not in COURSE_STEMS else
-                                          (source.parent.name if source is not None else where.parent.name))
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
-        raise ManifestError(f"{where}: name {name!r} must be letters, digits, '.', '_', '+' or '-'")
-    options = _strings(where, "options", table.get("options", []))
-    args = _strings(where, "args", table.get("args", []))
-    grid = _strings(where, "grid", table.get("grid", []), allow_int=True)
-    block = _strings(where, "block", table.get("block", []), allow_int=True)
-    shared = str(table.get("shared_bytes", "0"))
+    return defines, sweep
+
+
+def _function(table: dict, where: Path, contract: str, source: Path | None, text: str, args: tuple[str, ...],
+              names: set[str]) -> str | None:
+    """The function a device or host kernel is called by (found in the source when not said)."""
     function = table.get("function")
-    timeout = table.get("timeout")
-    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise ManifestError(f"{where}: `timeout` must be a positive number of seconds")
-    flavour = None
-    if contract in ("device", "host"):
-        if source is None or source.suffix not in (".cu", ".cuh"):
-            raise ManifestError(f"{where}: a {contract} kernel needs `source` naming its .cu file")
-        if not args:
-            raise UnrecognisedKernel(f"{where}: say the kernel's arguments in order, e.g. "
-                                'args = ["x", "w", "bias", "y", "B", "M", "C", "H", "W", "K", "pad"]')
-        for a in args:
-            if a not in POINTERS and a not in names:
-                raise ManifestError(f"{where}: argument {a!r} is not one of {', '.join([*POINTERS, *DIMS])} "
-                                    "or a define")
-        if function is None:
-            found = re.findall(r"__global__\s+void\s+(\w+)" if contract == "device" else
-                               r'extern\s+"C"\s+(?:__host__\s+)?\w+\s+(\w+)\s*\(', text)
-            if len(found) != 1:
-                raise UnrecognisedKernel(f"{where}: say `function = ...`: {source.name} has "
-                                    f"{len(found) or 'no'} candidate functions ({', '.join(found) or 'none'})")
-            function = found[0]
-        if not re.search(rf"\b{re.escape(function)}\s*\(", text):
-            raise ManifestError(f"{where}: function {function!r} is not in {source.name}")
-    if contract == "device":
-        if not 1 <= len(grid) <= 3 or not 1 <= len(block) <= 3:
-            raise ManifestError(f"{where}: a device kernel needs `grid` and `block`, 1 to 3 expressions each")
-        for expr in (*grid, *block, shared):
-            try:
-                check_expression(expr, names)
-            except ValueError as exc:
-                raise ManifestError(f"{where}: {exc}") from None
-    elif grid or block:
-        raise ManifestError(f"{where}: `grid` and `block` are for device kernels; a {contract} kernel launches itself")
-    if contract == "course":
-        if source is None:
-            raise ManifestError(f"{where}: a course kernel needs `source` (new-forward.cu or new-forward.cuh)")
-        flavour = course_flavour(source, text)
-    if contract == "python":
-        function = function or "launch"
-        module = table.get("module")
-        if module is None and device != "cpu" and (source is None or source.suffix != ".py"):
-            raise ManifestError(f"{where}: a python kernel needs `source` naming its .py file")
-    return Declaration(
-        name=name, contract=contract, where=where, source=source, function=function, args=args, grid=grid,
-        block=block, shared_bytes=shared, options=options, precision=precision, tolerance=float(tolerance),
-        description=str(table.get("description", "")), technique=str(table.get("technique", "")),
-        defines=dict(defines), sweep={k: list(v) for k, v in sweep.items()}, timeout=timeout, flavour=flavour,
-        module=table.get("module"), params=table.get("params"), device=device,
-        host_io=bool(table.get("host_io", False)), baseline=table.get("baseline"),
-        arithmetic=table.get("arithmetic"), order=int(table.get("order", 1000)),
-        sources=tuple(table.get("sources", ())), builtin=builtin,
-    )
+    if contract not in ("device", "host"):
+        return function
+    if source is None or source.suffix not in (".cu", ".cuh"):
+        raise ManifestError(f"{where}: a {contract} kernel needs `source` naming its .cu file")
+    if not args:
+        raise UnrecognisedKernel(f"{where}: say the kernel's arguments in order, e.g. "
+                                 'args = ["x", "w", "bias", "y", "B", "M", "C", "H", "W", "K", "pad"]')
+    for a in args:
+        if a not in POINTERS and a not in names:
+            raise ManifestError(f"{where}: argument {a!r} is not one of {', '.join([*POINTERS, *DIMS])} "
+                                "or a define")
+    if function is None:
+        found = re.findall(r"__global__\s+void\s+(\w+)" if contract == "device" else
+                           r'extern\s+"C"\s+(?:__host__\s+)?\w+\s+(\w+)\s*\(', text)
+        if len(found) != 1:
+            raise UnrecognisedKernel(f"{where}: say `function = ...`: {source.name} has "
+                                     f"{len(found) or 'no'} candidate functions ({', '.join(found) or 'none'})")
+        function = found[0]
+    if not re.search(rf"\b{re.escape(function)}\s*\(", text):
+        raise ManifestError(f"{where}: function {function!r} is not in {source.name}")
+    return function
+
+
+def _launch_shape(where: Path, contract: str, grid: tuple[str, ...], block: tuple[str, ...], shared: str,
+                  names: set[str]) -> None:
+    """A device kernel's grid, block and shared bytes: 1-3 expressions over the dims and defines."""
+    if contract != "device":
+        if grid or block:
+            raise ManifestError(f"{where}: `grid` and `block` are for device kernels; a {contract} kernel "
+                                "launches itself")
+        return
+    if not 1 <= len(grid) <= 3 or not 1 <= len(block) <= 3:
+        raise ManifestError(f"{where}: a device kernel needs `grid` and `block`, 1 to 3 expressions each")
+    for expr in (*grid, *block, shared):
+        try:
+            check_expression(expr, names)
+        except ValueError as exc:
+            raise ManifestError(f"{where}: {exc}") from None
 
 
 def load(path: str | Path, contract: str | None = None) -> Declaration:
