@@ -25,7 +25,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from profconv.render.format import Fitted
+    from profconv.render.format import Column, Fitted
 
 EMOJI = re.compile(r":\S*?:")  # what rich's emoji replacement might touch in a markup string
 
@@ -105,44 +105,15 @@ class Writer:
         table_width = 3 * (len(cols) - 1)  # a space of padding either side of a column, a space between
         rows = None
         for c in cols:
-            if not _markup_free(c.header) or c.justify not in ("left", "right"):
+            strings = _column_strings(c)
+            if strings is None or (rows is not None and rows != len(strings)):
                 return False
-            strings = [c.header]
-            for v in c.cells:
-                if type(v) is str:
-                    strings.append(v)
-                elif type(v) is Text and v.justify is None and v.overflow is None and not v.no_wrap and v.end == "\n":
-                    strings.append(v.plain)
-                else:
-                    return False
-            if rows is None:
-                rows = len(strings)
-            elif rows != len(strings):
-                return False
-            if _narrow("".join(strings)):
-                sizes = list(map(len, strings))
-                w = max(sizes)  # the column's min_width: its natural width or less
-            else:
-                sizes = []
-                for s in strings:
-                    sw = width(s)
-                    if sw is None:
-                        return False
-                    sizes.append(sw)
-                w = max(t.min_width(c), *sizes)
-            if w == 0 and len(cols) == 1:
-                return False  # rich gives such a column one cell
-            if c.justify == "right":
-                body = []
-                for s, sw in zip(strings, sizes):
-                    if s[-1:] == " ":  # rich right-justifies the text without its trailing spaces
-                        stripped = s.rstrip()
-                        sw -= len(s) - len(stripped)
-                        s = stripped
-                    body.append(" " * (w - sw) + s)
-            else:
-                body = [s + " " * (w - sw) for s, sw in zip(strings, sizes)]
-            bodies.append(body)
+            rows = len(strings)
+            sized = _sizes(strings, t.min_width(c))
+            if sized is None or (sized[1] == 0 and len(cols) == 1):
+                return False  # (a column of width 0 alone: rich gives it one cell)
+            sizes, w = sized
+            bodies.append(_justified(strings, sizes, w, c.justify))
             table_width += w
         if table_width > self.width:
             return False
@@ -159,3 +130,45 @@ class Writer:
         out.extend(a + " " * (table_width - (width(a) or 0)) for a in notes)
         self.write("\n".join(out) + "\n")
         return True
+
+
+def _column_strings(c: Column) -> list[str] | None:
+    """A column's header and cells as plain strings, or None where rich would style or wrap them."""
+    if not _markup_free(c.header) or c.justify not in ("left", "right"):
+        return None
+    strings = [c.header]
+    for v in c.cells:
+        if type(v) is str:
+            strings.append(v)
+        elif type(v) is Text and v.justify is None and v.overflow is None and not v.no_wrap and v.end == "\n":
+            strings.append(v.plain)
+        else:
+            return None
+    return strings
+
+
+def _sizes(strings: list[str], min_width: int) -> tuple[list[int], int] | None:
+    """Each string's cell width and the column's (None: a width this printer cannot know)."""
+    if _narrow("".join(strings)):
+        sizes = list(map(len, strings))
+        return sizes, max(sizes)  # the column's min_width: its natural width or less
+    sizes = []
+    for s in strings:
+        sw = width(s)
+        if sw is None:
+            return None
+        sizes.append(sw)
+    return sizes, max(min_width, *sizes)
+
+
+def _justified(strings: list[str], sizes: list[int], w: int, justify: str) -> list[str]:
+    if justify != "right":
+        return [s + " " * (w - sw) for s, sw in zip(strings, sizes)]
+    body = []
+    for s, sw in zip(strings, sizes):
+        if s[-1:] == " ":  # rich right-justifies the text without its trailing spaces
+            stripped = s.rstrip()
+            sw -= len(s) - len(stripped)
+            s = stripped
+        body.append(" " * (w - sw) + s)
+    return body
