@@ -39,8 +39,8 @@ def big_blocks(size: int = BIG_BLOCKS) -> None:
     each new mapping is filled page by page by the kernel: 0.1 s of system time of a 50 MB trace
     (glibc raises that threshold by itself only after it has freed a block that large). Freed
     blocks are reused, but a block bigger than any that follows (a whole input's bytes) stays
-    resident under the later peak: a `size` below it keeps such blocks mapped
-    (profconv.commands.parse). Linux with glibc only; elsewhere, or when it cannot be set,
+    resident under the later peak: a `size` below it keeps such blocks mapped.
+    Linux with glibc only; elsewhere, or when it cannot be set,
     nothing changes."""
     import sys
 

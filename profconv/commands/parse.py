@@ -23,23 +23,6 @@ if TYPE_CHECKING:
 Format = Enum("Format", {name: name for name in dialect_names()}, type=str)  # type: ignore[misc]
 
 
-BIG_BLOCKS_FROM = 4 << 20  # bytes of input from which malloc keeps big blocks (profconv.nogc.big_blocks)
-# the blocks kept: the columns and output slices (a few MiB) are, the input's bytes and text (tens of
-# MiB, freed once read) are not -- kept on the heap they stayed resident under the writers' peak
-# (+19 MiB, 1 B/B, for a 20 MB nsys trace)
-BIG_BLOCKS = 8 << 20
-
-
-def _total_size(files: list[str]) -> int:
-    total = 0
-    for f in files:
-        try:
-            total += os.stat(f).st_size if f != "-" else 0
-        except OSError:
-            pass
-    return total
-
-
 BIG_INPUT = 20 << 20  # bytes: inputs this large get a progress bar on stderr (in a terminal)
 
 
@@ -127,17 +110,14 @@ def parse_files(
         raise InputError("choose one of --json and --csv")
     if "-" in files and sys.stdin is None:
         raise InputError("-: standard input is closed (pipe a log into profconv, or name a file)")
-    from profconv.nogc import big_blocks, paused
+    from profconv.nogc import paused
 
-    big = _total_size(files) >= BIG_BLOCKS_FROM
-    if big:
-        big_blocks(BIG_BLOCKS)
-    try:
-        with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
-            _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
-    finally:
-        if big:  # what the process keeps after the command, as before: a library call that reads a
-            big_blocks()  # big input in the same process reuses its heap (no fresh pages faulted in)
+    # malloc's thresholds are left as glibc sets them: a fixed 8 MiB mmap threshold (once set here to
+    # keep a freed 20 MB input off the heap) made every big block a fresh mapping faulted in page by
+    # page (+0.025 s of a 20 MB trace in a warm process), and glibc's own sliding threshold now peaks
+    # as low (docs/performance.md, session 9)
+    with paused():  # millions of row objects, no cycles among them: see profconv/nogc.py
+        _parse_and_write(files, format, profile, threshold, as_json, as_csv, strict, all_rows, full_names)
 
 
 parse_files.__doc__ = f"Read {dialect_list('product')} logs and rank what takes the time."
