@@ -148,3 +148,116 @@ def test_json_rows_are_the_record_of_msgspec(monkeypatch, pure):
     text = buf.getvalue()
     assert '"calls":1,' in text and '"calls":true' in text and '"calls":1.0' in text
     assert '"short_name":1,' in text and '"short_name":1.0' in text and '"short_name":true' in text
+
+
+def _special_doubles() -> list[float]:
+    """Every power of two and its neighbours (subnormals to the largest), powers of ten and their
+    neighbours, the integers around 2^53 and 1e16, the bounds of repr's and msgspec's notations."""
+    out = [0.0, 5e-324, 2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308, 1e16,
+           9999999999999998.0, 9007199254740992.0, 9007199254740994.0, 2.0**54, 1e-4, 1e-5, 0.0001, 0.00012,
+           9.999999999999999e-05, 1e-7, 0.1, 0.2, 0.3, 1 / 3, 2 / 3, 1e22, 1e23, 2.0**-67, 2.0**-68, 1.5 * 2.0**-66]
+    for k in range(-1074, 1024):
+        x = 2.0**k
+        out += [x, math.nextafter(x, 0.0), math.nextafter(x, math.inf)]
+    for p in range(-323, 309):
+        x = float(f"1e{p}")
+        out += [x, math.nextafter(x, 0.0), math.nextafter(x, math.inf), float(f"9.999e{p}"), float(f"5e{p}")]
+    out += [float(i) for i in range(1, 2000)] + [i / 10 for i in range(1, 2000)] + [i / 8 for i in range(1, 2000)]
+    return out
+
+
+def _want(x: float) -> tuple[bytes, bytes]:
+    return msgspec.json.encode(x), b"" if x != x else float.__repr__(x).encode()
+
+
+@needs_c
+@pytest.mark.parametrize("seed", range(4))
+def test_shortest_text_of_a_double_is_msgspecs_and_reprs(seed):
+    """The C formatter's JSON text is msgspec's and its CSV text repr's (the shortest that reads
+    back, the nearest of those) for any double: random bit patterns (every exponent, subnormals),
+    short decimals as profilers print them, the special doubles (seed 0), both signs, NaN and
+    infinities; the pure-Python twin's too."""
+    rng = random.Random(seed)
+    values = [struct_double(rng) for _ in range(60_000)]
+    values += [round(rng.uniform(0, 1e7), rng.randint(0, 6)) for _ in range(30_000)]
+    values += [rng.random() * 10.0 ** rng.randint(-30, 30) for _ in range(30_000)]
+    values += _special_doubles() if seed == 0 else []
+    values += [math.nan, math.inf]
+    for x in values:
+        for v in (x, -x):
+            want = _want(v)
+            assert (C.format_double(v, rowjoin.JSON), C.format_double(v, rowjoin.CSV)) == want, v
+    for v in values[:2000] + [-0.0, math.nan, -math.inf]:
+        assert (rowjoin.format_double_py(v, rowjoin.JSON), rowjoin.format_double_py(v, rowjoin.CSV)) == _want(v)
+
+
+def struct_double(rng: random.Random) -> float:
+    return array("d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+
+
+def test_the_notations_of_json_and_csv():
+    """msgspec writes 0.00001 and 1e16, repr 1e-05 and 1e+16; both 0.0001, -0.0, 123.0."""
+    cases = {1e-5: (b"0.00001", b"1e-05"), 1e16: (b"1e16", b"1e+16"), 1e-4: (b"0.0001", b"0.0001"),
+             -0.0: (b"-0.0", b"-0.0"), 123.0: (b"123.0", b"123.0"), 1.5e-7: (b"1.5e-7", b"1.5e-07"),
+             5e-324: (b"5e-324", b"5e-324"), 1.2345e300: (b"1.2345e300", b"1.2345e+300"), 121793.5: (b"121793.5", b"121793.5"),
+             math.inf: (b"null", b"inf"), -math.inf: (b"null", b"-inf"), math.nan: (b"null", b"")}
+    for x, want in cases.items():
+        assert (rowjoin.format_double(x, rowjoin.JSON), rowjoin.format_double(x, rowjoin.CSV)) == want
+        assert (rowjoin.format_double_py(x, rowjoin.JSON), rowjoin.format_double_py(x, rowjoin.CSV)) == want
+
+
+NUMBER_COLUMNS = [
+    [1.5, math.nan, -0.0, 1e16, 1e-5, math.inf, 0.1, 230307.00000000003],
+    array("d", [2.5, 1e-7, -3.0, math.nan, 1e22, 7.0, 0.3, 5e-324]),
+    [0, -1, 2**63 - 1, -(2**63), 10, 999, 12345678901, -7],
+    array("q", [1, -2, 3, 2**62, -(2**63), 6, 7, 8]), array("i", [4, -5, 6, 7, 8, 9, 10, -(2**31)]),
+    array("h", [1, 2, 3, 4, 5, -6, 7, 8]), array("b", [1, -2, 3, 4, 5, 6, 127, -128]),
+]
+
+
+@pytest.mark.parametrize("col", NUMBER_COLUMNS)
+def test_number_pieces_by_c_and_by_python(col):
+    """DOUBLES (both styles) and INTS from a list or an array, from a row on: the same bytes."""
+    floats = type(col) is list and type(col[0]) is float or getattr(col, "typecode", "") == "d"
+    pieces = [[(rowjoin.DOUBLES, col, 2, rowjoin.JSON), b"|", (rowjoin.DOUBLES, col, 1, rowjoin.CSV)]
+              if floats else [(rowjoin.INTS, col, 2), b"|", (rowjoin.INTS, col, 1)]][0]
+    got = _both(6, [b"<", *pieces, b">"], b"\n").split(b"\n")
+    for i, line in enumerate(got):
+        a, b = col[2 + i], col[1 + i]
+        want = b"<%s|%s>" % ((_want(a)[0], _want(b)[1]) if floats else (str(a).encode(), str(b).encode()))
+        assert line == want
+
+
+def test_number_pieces_refused_before_any_row():
+    """A value of another type (an int among floats, a bool or 2**63 among ints), a buffer of
+    another kind, a column too short: refused before anything is written, C and twin alike."""
+    bad = [((rowjoin.DOUBLES, [1.0, 2, 3.0], 0, 0), TypeError), ((rowjoin.INTS, [1, True, 3], 0), TypeError),
+           ((rowjoin.INTS, [1, 2**63, 3], 0), TypeError), ((rowjoin.INTS, array("d", [1, 2, 3]), 0), TypeError),
+           ((rowjoin.DOUBLES, array("q", [1, 2, 3]), 0, 0), TypeError), ((rowjoin.INTS, "abc", 0), TypeError),
+           ((rowjoin.DOUBLES, [1.0, 2.0, 3.0], 1, 0), ValueError), ((rowjoin.INTS, array("q", [1, 2]), 0), ValueError),
+           ((rowjoin.INTS, [1, 2, 3], -1), ValueError)]
+    for piece, err in bad:
+        for f in filter(None, (rowjoin.write_py, C and C.write)):
+            written: list[bytes] = []
+            with pytest.raises(err):
+                f(3, [b"x", piece], b",", written.append, 1)
+            assert written == []
+
+
+@pytest.mark.parametrize("col,want", [
+    ([1.5, 2.5], (rowjoin.FLOAT, False)), ([math.nan, math.nan], (rowjoin.FLOAT, True)),
+    ([0.0, -0.0], (rowjoin.FLOAT, False)), (array("d", [7.0, 7.0, 7.0]), (rowjoin.FLOAT, True)),
+    ([3, 3, 3], (rowjoin.INT, True)), ([3, 4], (rowjoin.INT, False)), (array("q", [1, 2]), (rowjoin.INT, False)),
+    (array("i", [5, 5]), (rowjoin.INT, True)), ([2**63, 1], (0, False)), ([True, True], (0, False)),
+    ([1, 1.0], (0, False)), (["a", "a"], (rowjoin.STR, True)), (["a", None], (rowjoin.STR, False)),
+    ([None, None], (rowjoin.STR, True)), (range(3), (0, False)), (array("d"), (0, False)),
+    (array("B", [1, 1]), (0, False)), ("abc", (0, False)),
+])
+def test_scan_says_what_a_column_holds(col, want):
+    for f in filter(None, (rowjoin.scan_py, C and C.scan)):
+        assert f(col, 0, len(col)) == want
+    for f in filter(None, (rowjoin.scan_py, C and C.scan)):  # rows from lo to hi only
+        assert f([1, 1.0, 2.0, 2.0, "x"], 2, 4) == (rowjoin.FLOAT, True)
+        assert f(array("q", [5, 6, 6, 7]), 1, 3) == (rowjoin.INT, True)
+        with pytest.raises(ValueError):
+            f([1, 2], 0, 3)

@@ -14,15 +14,35 @@
  *   (4, values)           the cell of row i is values[i] as msgspec's JSON writes a str (quoted,
  *                         '"' '\\' and control characters escaped as msgspec escapes them, the rest
  *                         UTF-8) or None (null); any other value: TypeError.
+ *   (5, column, lo, style) the cell of row i is the float column[lo + i] (a list of floats, or a
+ *                         buffer of doubles: array('d'), a NumPy float64 array) as the shortest text
+ *                         that reads back as the same double: style 0 as msgspec's JSON writes it
+ *                         (null where not finite), style 1 as float.__repr__ writes it (CSV: ''
+ *                         for NaN); any other value: TypeError;
+ *   (6, column, lo)       the cell of row i is the int column[lo + i] (a list of ints of 64 bits, or
+ *                         a buffer of signed integers: array('q'), ...) as int.__str__ writes it.
  * write(n, pieces, rowsep, write, rows) hands the same bytes to `write` (a callable taking bytes) a
  * few `rows` at a time (the separator before a chunk's first row with it), from one buffer that is
  * reused: a big output is never held whole, and no fresh memory is touched for each chunk.
  * A piece that does not hold n cells, a value that is not in its table, a cell that is not bytes:
- * ValueError / KeyError / TypeError, as the pure-Python twin (profconv.render.rowjoin) raises.
+ * ValueError / KeyError / TypeError, as the pure-Python twin (profconv.render.rowjoin) raises;
+ * every piece is checked before the first row is written.
+ * scan(column, lo, hi) -> (kind, same): what rows lo:hi of a column hold (1 floats, 2 ints of 64
+ * bits, 3 str or None, 0 anything else) and whether every value is written as the first is.
+ * format_double(x, style) -> bytes: one double as a kind-5 cell.
  * The bytes are the twin's, byte for byte (tests/test_render_rowjoin.py).
+ *
+ * The shortest text of a double: the digits are those of the shortest decimal in the interval of
+ * reals that read back as the double (its bounds in when its mantissa is even), the one nearest
+ * to the double among those (ties to an even last digit): the decimal that Ulf Adams' Ryu (PLDI
+ * 2018) and David Gay's dtoa (mode 0, what repr uses) give. Written for this module: the interval
+ * and the double scaled by a power of ten are held exactly in 128-bit integers, which covers the
+ * doubles from 2^-67 to 2^54 (and every integer below 1e16); the others go through
+ * PyOS_double_to_string, whose digits are repr's by definition.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -33,7 +53,11 @@ typedef struct {
     Py_ssize_t textlen, pos;
     PyObject *values; /* kinds 1, 3: a list; kind 2: the list of cells */
     PyObject *table;
-    PyObject *last, *last_cell; /* kind 1: the value looked up last and its cell (runs of one value) */
+    PyObject *seen[16], *cell[16]; /* kind 1: values looked up lately (by address) and their cells */
+    Py_ssize_t lo;              /* kinds 5, 6: the column's first row */
+    int style;                  /* kind 5: 0 JSON, 1 CSV */
+    int num;                    /* kinds 5, 6: 0 a list, else the buffer's item kind (NUM_*) */
+    Py_buffer view;             /* kinds 5, 6 over a buffer (held while the piece is used) */
 } piece_t;
 
 typedef struct {
@@ -168,6 +192,338 @@ static int put_bytes(out_t *o, PyObject *b) {
     return out_put(o, PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b));
 }
 
+/* ---- numbers ---------------------------------------------------------------------------------- */
+
+enum { NUM_LIST = 0, NUM_F64, NUM_I8, NUM_I16, NUM_I32, NUM_I64 };
+
+static const uint64_t POW10[20] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, 10000000000000000000ULL};
+
+static const char PAIRS[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* the decimal digits of v (no sign), written backwards ending at `end`: where they start */
+static char *u64_digits(uint64_t v, char *end) {
+    while (v >= 100) {
+        uint64_t q = v / 100;
+        end -= 2;
+        memcpy(end, PAIRS + 2 * (v - q * 100), 2);
+        v = q;
+    }
+    if (v >= 10) {
+        end -= 2;
+        memcpy(end, PAIRS + 2 * v, 2);
+    } else
+        *--end = (char)('0' + v);
+    return end;
+}
+
+static int put_i64(out_t *o, long long v) {
+    char buf[24], *end = buf + sizeof(buf);
+    uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char *s = u64_digits(mag, end);
+    if (v < 0)
+        *--s = '-';
+    return out_put(o, s, end - s);
+}
+
+/* an integer-valued double below 1e16: n * 10^p, n without trailing zeros (its own digits are
+ * the shortest: any other decimal that short is 1 or more away, and its neighbours are 1 or 2) */
+static int shortest_int(uint64_t m, int e, uint64_t *n, int *p) {
+    uint64_t v;
+    if (e < -52 || e > 1)
+        return -1;
+    if (e < 0) {
+        if (m & ((1ULL << -e) - 1))
+            return -1;
+        v = m >> -e;
+    } else
+        v = m << e;
+    if (v >= POW10[16])
+        return -1;
+    *p = 0;
+    while (v % 10 == 0) {
+        v /= 10;
+        ++*p;
+    }
+    *n = v;
+    return 0;
+}
+
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/* the interval's ends and the double at scale 10^j: their floors, and whether they are integers;
+ * the double's fraction against 1/2 (cmp) and whether it is 0 */
+typedef struct {
+    uint64_t fl, b, fv;
+    int lint, cmp, zero, incl;
+} scaled_t;
+
+static void scale(uint64_t m, int lower_gap, int s, int j, scaled_t *t) {
+    u128 pw = j > 19 ? (u128)POW10[19] * POW10[j - 19] : (u128)POW10[j];
+    u128 mask = ((u128)1 << s) - 1, half = (u128)1 << (s - 1);
+    u128 nl = (u128)(4 * m - lower_gap) * pw, nu = (u128)(4 * m + 2) * pw, nv = (u128)(4 * m) * pw;
+    t->incl = (m & 1) == 0; /* a decimal on a bound reads back as the even mantissa */
+    t->fl = (uint64_t)(nl >> s);
+    t->lint = (nl & mask) == 0;
+    t->b = (uint64_t)(nu >> s) - ((nu & mask) == 0 && !t->incl); /* the largest decimal in */
+    t->fv = (uint64_t)(nv >> s);
+    t->cmp = (nv & mask) > half ? 1 : (nv & mask) == half ? 0 : -1;
+    t->zero = (nv & mask) == 0;
+}
+
+/* drops the last k digits (pk = 10^k) where the scale k digits coarser still holds a decimal in
+ * the interval: 1 if it did; the double's dropped digits kept as how its fraction compares to 1/2 */
+static inline int drop(scaled_t *t, uint64_t pk) {
+    uint64_t flk = t->fl / pk, bk = t->b / pk;
+    int lintk = t->lint && t->fl - flk * pk == 0;
+    if ((lintk && t->incl ? flk : flk + 1) > bk)
+        return 0;
+    uint64_t fvk = t->fv / pk, rem = t->fv - fvk * pk, half = pk / 2;
+    t->cmp = rem > half ? 1 : rem < half ? -1 : t->zero ? 0 : 1;
+    t->zero = t->zero && rem == 0;
+    t->fv = fvk, t->fl = flk, t->lint = lintk, t->b = bk;
+    return 1;
+}
+
+/* a normal double m * 2^e with -67 <= e <= 1: the shortest decimal n * 10^p in its interval, the
+ * nearest to it (ties: even n). At scale 10^j the interval holds at least three integers; digits
+ * are dropped (16, 8, 4, 2, then 1 at a time: the divisions by constants) while the coarser scale
+ * still holds one, the interval's ends kept exactly */
+static int shortest_scaled(uint64_t m, int e, int lower_gap, uint64_t *n, int *p) {
+    int s = 2 - e, j = ((s * 78913) >> 18) + 1; /* 10^j > 2^s: 4 ulp-quarters span more than 3 */
+    scaled_t t;
+    scale(m, lower_gap, s, j, &t);
+    *p = -j;
+    while (drop(&t, 10000000000000000ULL))
+        *p += 16;
+    while (drop(&t, 100000000ULL))
+        *p += 8;
+    while (drop(&t, 10000ULL))
+        *p += 4;
+    while (drop(&t, 100ULL))
+        *p += 2;
+    while (drop(&t, 10ULL))
+        *p += 1;
+    uint64_t a = t.lint && t.incl ? t.fl : t.fl + 1; /* the smallest decimal in */
+    *n = t.fv + (t.fv < a || t.cmp > 0 || (t.cmp == 0 && (t.fv & 1)));
+    while (*n % 10 == 0) { /* rounding up to a round number: the loop above has ruled it out */
+        *n /= 10;
+        ++*p;
+    }
+    return 0;
+}
+#endif
+
+/* the shortest decimal of a finite x > 0 as n * 10^p; -1 where it is not worked out here */
+static int shortest(double x, uint64_t *n, int *p) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    int be = (int)((bits >> 52) & 0x7ff);
+    uint64_t frac = bits & ((1ULL << 52) - 1), m = frac | (1ULL << 52);
+    int e = be - 1075;
+    if (be == 0 || be == 0x7ff)
+        return -1;
+    if (shortest_int(m, e, n, p) == 0)
+        return 0;
+#ifdef __SIZEOF_INT128__
+    if (e >= -67 && e <= 1)
+        return shortest_scaled(m, e, frac == 0 && be > 1 ? 1 : 2, n, p);
+#endif
+    return -1;
+}
+
+/* repr's digits of x > 0 (no trailing zeros) and where the point goes (x = 0.DIGITS * 10^kk):
+ * PyOS_double_to_string's text read back */
+static int repr_digits(double x, char *digits, int *nd, int *kk) {
+    char *r = PyOS_double_to_string(x, 'r', 0, 0, NULL);
+    if (r == NULL)
+        return -1;
+    int k = 0, before = 0, dot = 0, lead = 0;
+    const char *c = r;
+    for (; *c && *c != 'e'; c++) {
+        if (*c == '.') {
+            dot = 1;
+            continue;
+        }
+        before += !dot;
+        if (k == 0 && *c == '0')
+            lead++;
+        else if (k < 20)
+            digits[k++] = *c;
+    }
+    *kk = before - lead + (*c == 'e' ? atoi(c + 1) : 0);
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    *nd = k;
+    PyMem_Free(r);
+    return 0;
+}
+
+/* digits d[0, nd) with the point at kk laid out as repr (style 1) or msgspec's JSON (0) lay them */
+static int put_layout(out_t *o, int neg, const char *d, int nd, int kk, int style) {
+    char buf[48], *w = buf;
+    if (neg)
+        *w++ = '-';
+    if (kk > -4 - (style == 0) && kk <= 16) {
+        if (kk <= 0) {
+            *w++ = '0', *w++ = '.';
+            for (int i = 0; i < -kk; i++)
+                *w++ = '0';
+            memcpy(w, d, nd), w += nd;
+        } else if (kk >= nd) {
+            memcpy(w, d, nd), w += nd;
+            for (int i = nd; i < kk; i++)
+                *w++ = '0';
+            *w++ = '.', *w++ = '0';
+        } else {
+            memcpy(w, d, kk), w += kk, *w++ = '.';
+            memcpy(w, d + kk, nd - kk), w += nd - kk;
+        }
+        return out_put(o, buf, w - buf);
+    }
+    *w++ = d[0];
+    if (nd > 1) {
+        *w++ = '.';
+        memcpy(w, d + 1, nd - 1), w += nd - 1;
+    }
+    int x = kk - 1;
+    *w++ = 'e';
+    if (x < 0 || style == 1)
+        *w++ = x < 0 ? '-' : '+';
+    x = x < 0 ? -x : x;
+    if (style == 1 && x < 10)
+        *w++ = '0';
+    char eb[8], *ee = eb + sizeof(eb), *es = u64_digits((uint64_t)x, ee);
+    memcpy(w, es, ee - es), w += ee - es;
+    return out_put(o, buf, w - buf);
+}
+
+/* one double as a kind-5 cell of the style */
+static int put_double(out_t *o, double x, int style) {
+    if (x != x)
+        return style == 0 ? out_put(o, "null", 4) : 0;
+    if (x == HUGE_VAL || x == -HUGE_VAL)
+        return style == 0 ? out_put(o, "null", 4) : out_put(o, x < 0 ? "-inf" : "inf", 3 + (x < 0));
+    int neg = signbit(x) != 0;
+    if (x == 0)
+        return out_put(o, neg ? "-0.0" : "0.0", 3 + neg);
+    char digits[24], *d = digits;
+    int nd, kk;
+    uint64_t n;
+    int p;
+    double ax = neg ? -x : x;
+    if (shortest(ax, &n, &p) == 0) {
+        d = u64_digits(n, digits + sizeof(digits));
+        nd = (int)(digits + sizeof(digits) - d);
+        kk = nd + p;
+    } else if (repr_digits(ax, digits, &nd, &kk) < 0)
+        return -1;
+    return put_layout(o, neg, d, nd, kk, style);
+}
+
+/* the buffer's items: NUM_F64 for doubles, NUM_I* for signed integers, 0 for anything else */
+static int num_kind(const Py_buffer *v) {
+    const char *f = v->format ? v->format : "B";
+    if (*f == '@' || *f == '=' || (*f == '<' && PY_LITTLE_ENDIAN))
+        f++;
+    if (f[0] == 0 || f[1] != 0 || v->ndim != 1)
+        return 0;
+    if (f[0] == 'd' && v->itemsize == 8)
+        return NUM_F64;
+    if (strchr("bhilq", f[0]) == NULL)
+        return 0;
+    switch (v->itemsize) {
+    case 1: return NUM_I8;
+    case 2: return NUM_I16;
+    case 4: return NUM_I32;
+    case 8: return NUM_I64;
+    default: return 0;
+    }
+}
+
+static long long buf_int(const piece_t *p, Py_ssize_t i) {
+    const char *b = (const char *)p->view.buf;
+    switch (p->num) {
+    case NUM_I8: return ((const int8_t *)b)[i];
+    case NUM_I16: return ((const int16_t *)b)[i];
+    case NUM_I32: return ((const int32_t *)b)[i];
+    default: return ((const int64_t *)b)[i];
+    }
+}
+
+static int num_type_error(int kind) {
+    PyErr_SetString(PyExc_TypeError, kind == 5 ? "a float cell is not a float" : "an int cell is not an int of 64 bits");
+    return -1;
+}
+
+/* row i of a kind-5 or kind-6 piece */
+static int put_number(out_t *o, piece_t *p, Py_ssize_t i) {
+    if (p->num == NUM_F64)
+        return put_double(o, ((const double *)p->view.buf)[p->lo + i], p->style);
+    if (p->num)
+        return put_i64(o, buf_int(p, p->lo + i));
+    PyObject *v = PyList_GET_ITEM(p->values, p->lo + i);
+    if (p->kind == 5)
+        return PyFloat_CheckExact(v) ? put_double(o, PyFloat_AS_DOUBLE(v), p->style) : num_type_error(5);
+    int overflow = 0;
+    long long x = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : 0;
+    if (!PyLong_CheckExact(v) || overflow)
+        return num_type_error(6);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    return put_i64(o, x);
+}
+
+/* a kind-5 or kind-6 piece: its column (a list, its values checked here, or a buffer) and first row */
+static int read_number_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
+    PyObject *col = PyTuple_GET_ITEM(item, 1);
+    Py_ssize_t len;
+    p->lo = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 2));
+    p->style = p->kind == 5 ? (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 3)) : 0;
+    if (PyErr_Occurred())
+        return -1;
+    if (PyList_Check(col)) {
+        p->values = col;
+        len = PyList_GET_SIZE(col);
+    } else {
+        if (PyObject_GetBuffer(col, &p->view, PyBUF_FORMAT | PyBUF_ND) < 0)
+            return -1;
+        p->num = num_kind(&p->view);
+        if (p->num == 0 || (p->num == NUM_F64) != (p->kind == 5))
+            return num_type_error(p->kind);
+        len = p->view.len / p->view.itemsize;
+    }
+    if (p->lo < 0 || n > len - p->lo)
+        return cell_error();
+    if (p->num)
+        return 0;
+    out_t none = {NULL, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) { /* a list's values: checked before any row is written */
+        PyObject *v = PyList_GET_ITEM(col, p->lo + i);
+        if (p->kind == 5 ? !PyFloat_CheckExact(v) : put_number(&none, p, i) < 0) {
+            PyMem_Free(none.buf);
+            return PyErr_Occurred() ? -1 : num_type_error(5);
+        }
+        none.len = 0;
+    }
+    PyMem_Free(none.buf);
+    return 0;
+}
+
+static void release_pieces(piece_t *ps, Py_ssize_t np) {
+    for (Py_ssize_t j = 0; ps != NULL && j < np; j++)
+        if (ps[j].view.obj != NULL)
+            PyBuffer_Release(&ps[j].view);
+}
+
+
 static int put_cell(out_t *o, piece_t *p, Py_ssize_t i, int last) {
     Py_ssize_t a, k;
     switch (p->kind) {
@@ -178,23 +534,28 @@ static int put_cell(out_t *o, piece_t *p, Py_ssize_t i, int last) {
             return -1;
         return out_put(o, p->text + a, k);
     case 1: {
+        /* borrowed: the list holds its values (no address is reused while it is written), the table their cells */
         PyObject *v = PyList_GET_ITEM(p->values, i);
-        if (v != p->last || p->last_cell == NULL) { /* borrowed: the list and the table hold them */
+        size_t h = ((uintptr_t)v >> 4) & 15;
+        if (p->seen[h] != v) {
             PyObject *cell = PyDict_GetItemWithError(p->table, v);
             if (cell == NULL) {
                 if (!PyErr_Occurred())
                     PyErr_SetObject(PyExc_KeyError, v);
                 return -1;
             }
-            p->last = v;
-            p->last_cell = cell;
+            p->seen[h] = v;
+            p->cell[h] = cell;
         }
-        return put_bytes(o, p->last_cell);
+        return put_bytes(o, p->cell[h]);
     }
     case 2:
         return put_bytes(o, PyList_GET_ITEM(p->values, i));
     case 4:
         return put_json_str(o, PyList_GET_ITEM(p->values, i));
+    case 5:
+    case 6:
+        return put_number(o, p, i);
     default:
         if (next_cell(p, &a, &k, last) < 0)
             return -1;
@@ -217,11 +578,13 @@ static int read_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
         return -1;
     }
     p->kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 0));
-    Py_ssize_t want = p->kind == 1 || p->kind == 3 ? 3 : 2;
-    if (p->kind < 0 || p->kind > 4 || PyTuple_GET_SIZE(item) != want) {
+    Py_ssize_t want = p->kind == 5 ? 4 : p->kind == 1 || p->kind == 3 || p->kind == 6 ? 3 : 2;
+    if (p->kind < 0 || p->kind > 6 || PyTuple_GET_SIZE(item) != want) {
         PyErr_SetString(PyExc_TypeError, "a piece of an unknown kind");
         return -1;
     }
+    if (p->kind >= 5)
+        return read_number_piece(item, n, p);
     PyObject *second = PyTuple_GET_ITEM(item, 1);
     if (p->kind == 0 || p->kind == 3) {
         if (!PyBytes_Check(second)) {
@@ -292,6 +655,7 @@ static PyObject *join(PyObject *Py_UNUSED(self), PyObject *args) {
     if (read_pieces(pieces, n, &ps) == 0 && put_rows(&o, ps, PyList_GET_SIZE(pieces), 0, n, n, &sep) == 0)
         result = PyBytes_FromStringAndSize(o.buf ? o.buf : "", o.len);
     PyMem_Free(o.buf);
+    release_pieces(ps, PyList_GET_SIZE(pieces));
     PyMem_Free(ps);
     PyBuffer_Release(&sep);
     return result;
@@ -328,14 +692,111 @@ static PyObject *write_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(o.buf);
+    release_pieces(ps, PyList_GET_SIZE(pieces));
     PyMem_Free(ps);
     PyBuffer_Release(&sep);
     return result;
 }
 
+/* ---- scan ------------------------------------------------------------------------------------- */
+
+static int same_double(double a, double b) {
+    return (a != a && b != b) || memcmp(&a, &b, sizeof(a)) == 0; /* -0.0 is written otherwise than 0.0 */
+}
+
+static int list_class(PyObject *v) {
+    if (PyFloat_CheckExact(v))
+        return 1;
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        return overflow ? 0 : 2;
+    }
+    return v == Py_None || PyUnicode_CheckExact(v) ? 3 : 0;
+}
+
+static int list_same(PyObject *a, PyObject *b, int cls) {
+    if (a == b)
+        return 1;
+    if (cls == 1)
+        return same_double(PyFloat_AS_DOUBLE(a), PyFloat_AS_DOUBLE(b));
+    if (cls == 2)
+        return PyObject_RichCompareBool(a, b, Py_EQ) == 1;
+    return a != Py_None && b != Py_None && PyUnicode_Compare(a, b) == 0;
+}
+
+static void scan_list(PyObject *col, Py_ssize_t lo, Py_ssize_t hi, int *cls, int *same) {
+    PyObject *first = PyList_GET_ITEM(col, lo);
+    *cls = list_class(first);
+    *same = 1;
+    for (Py_ssize_t i = lo + 1; i < hi && *cls; i++) {
+        PyObject *v = PyList_GET_ITEM(col, i);
+        if (v == first)
+            continue;
+        if (list_class(v) != *cls)
+            *cls = 0;
+        else if (*same && !list_same(first, v, *cls))
+            *same = 0;
+    }
+}
+
+static void scan_buffer(const piece_t *p, Py_ssize_t lo, Py_ssize_t hi, int *cls, int *same) {
+    *cls = p->num == NUM_F64 ? 1 : p->num ? 2 : 0;
+    *same = 1;
+    for (Py_ssize_t i = lo + 1; i < hi && *same && *cls; i++) {
+        if (p->num == NUM_F64) {
+            const double *d = (const double *)p->view.buf;
+            *same = same_double(d[lo], d[i]);
+        } else
+            *same = buf_int(p, lo) == buf_int(p, i);
+    }
+}
+
+static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *col;
+    Py_ssize_t lo, hi;
+    int cls = 0, same = 0;
+    if (!PyArg_ParseTuple(args, "Onn", &col, &lo, &hi))
+        return NULL;
+    piece_t p;
+    memset(&p, 0, sizeof(p));
+    if (PyList_Check(col)) {
+        if (lo < 0 || hi > PyList_GET_SIZE(col))
+            return cell_error(), NULL;
+        if (lo < hi)
+            scan_list(col, lo, hi, &cls, &same);
+    } else if (PyObject_GetBuffer(col, &p.view, PyBUF_FORMAT | PyBUF_ND) == 0) {
+        p.num = num_kind(&p.view);
+        if (lo < 0 || (p.view.itemsize && hi > p.view.len / p.view.itemsize)) {
+            PyBuffer_Release(&p.view);
+            return cell_error(), NULL;
+        }
+        if (lo < hi)
+            scan_buffer(&p, lo, hi, &cls, &same);
+        PyBuffer_Release(&p.view);
+    } else
+        PyErr_Clear(); /* not a list, not a buffer: anything else */
+    return Py_BuildValue("(iO)", cls, same && cls ? Py_True : Py_False);
+}
+
+static PyObject *format_double(PyObject *Py_UNUSED(self), PyObject *args) {
+    double x;
+    int style;
+    if (!PyArg_ParseTuple(args, "di", &x, &style))
+        return NULL;
+    out_t o = {NULL, 0, 0};
+    PyObject *r = put_double(&o, x, style) < 0 ? NULL : PyBytes_FromStringAndSize(o.buf ? o.buf : "", o.len);
+    PyMem_Free(o.buf);
+    return r;
+}
+
 static PyMethodDef methods[] = {
     {"join", join, METH_VARARGS, "join(n, pieces, rowsep) -> bytes: n rows of the pieces' cells, joined."},
     {"write", write_rows, METH_VARARGS, "write(n, pieces, rowsep, write, rows): join's bytes to write(), rows at a time."},
+    {"scan", scan, METH_VARARGS, "scan(column, lo, hi) -> (kind, same): what rows lo:hi hold (see the module comment)."},
+    {"format_double", format_double, METH_VARARGS, "format_double(x, style) -> bytes: the shortest text of x (0 JSON, 1 repr)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,7 +13,16 @@ CHUNK rows at a time (a big output is never held whole). A piece is
     than float.__repr__ (an exponent, 'null', below 1e-4: '0.0000…') is repr(values[i]) instead,
     '' for NaN (DataFrame.to_csv's empty cell);
   - (JSON_TEXTS, values): the cell of row i is values[i] as msgspec's JSON writes a str or None
-    (null); any other value: TypeError.
+    (null); any other value: TypeError;
+  - (DOUBLES, column, lo, style): the cell of row i is the float column[lo + i] (a list of floats or
+    a buffer of doubles: array('d'), a NumPy float64 array) as the shortest text that reads back as
+    the same double: JSON (style 0) as msgspec writes it, null where not finite; CSV (style 1) as
+    float.__repr__ writes it, '' for NaN;
+  - (INTS, column, lo): the cell of row i is the int column[lo + i] (a list of ints of 64 bits or a
+    buffer of signed integers) as int.__str__ writes it.
+`scan(column, lo, hi)` says what rows lo:hi of a column hold -- (kind, same): kind FLOAT (floats),
+INT (ints of 64 bits), TEXT (str or None) or 0 (anything else), same: every value written as the
+first is -- so that a writer can hand a column to DOUBLES or INTS without a look at each value.
 The C accelerator (profconv/parse/_rowjoin.c) writes the rows with no Python object per row; this
 module's `join_py` is its pure-Python twin and gives the same bytes (tests/test_render_rowjoin.py);
 PROFCONV_PURE_PYTHON=1 uses the twin.
@@ -26,7 +35,9 @@ from typing import Any
 
 from profconv.parse import native
 
-TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS = 0, 1, 2, 3, 4
+TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS, DOUBLES, INTS = 0, 1, 2, 3, 4, 5, 6
+JSON, CSV = 0, 1  # the styles of DOUBLES
+FLOAT, INT, STR = 1, 2, 3  # what scan finds (0: anything else)
 
 Piece = Any  # bytes, or a tuple as in the module docstring
 
@@ -52,6 +63,8 @@ def _cells(piece: Piece, n: int) -> list[bytes]:
     if kind == JSON_TEXTS:
         _check(len(piece[1]), n)
         return list(map(_json_text, piece[1]))
+    if kind in (DOUBLES, INTS):
+        return _number_cells(piece, n)
     if kind == CELLS:
         _check(len(piece[1]), n)
         if not all(type(c) is bytes for c in piece[1]):
@@ -69,15 +82,93 @@ def _cells(piece: Piece, n: int) -> list[bytes]:
     return cells
 
 
-def _json_text(v: Any) -> bytes:
-    if type(v) is not str and v is not None:
-        raise TypeError("a JSON text cell is not a str")
+def _number_cells(piece: Piece, n: int) -> list[bytes]:
+    column, lo = _listed(piece[1]), piece[2]
+    if column is None:
+        raise TypeError("a number piece's column is a list or a buffer of numbers")
+    if lo < 0 or n > len(column) - lo:
+        _check(-1, n)
+    values = column[lo:lo + n]
+    if piece[0] == DOUBLES:
+        if not all(type(v) is float for v in values):
+            raise TypeError("a float cell is not a float")
+        return [format_double_py(v, piece[3]) for v in values]
+    if not all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in values):
+        raise TypeError("an int cell is not an int of 64 bits")
+    return [str(v).encode() for v in values]
+
+
+def format_double_py(x: float, style: int) -> bytes:
+    """One double as a DOUBLES cell of the style (JSON or CSV)."""
+    if style == JSON:
+        return _json_text_any(x)
+    return _repr(x)
+
+
+def _json_text_any(v: Any) -> bytes:
     global _encode
     if _encode is None:
         import msgspec
 
         _encode = msgspec.json.Encoder().encode
     return _encode(v)
+
+
+def _listed(column: Any) -> list[Any] | None:
+    """A list, or the values of a 1-D buffer of doubles or signed integers; None for anything else."""
+    if type(column) is list:
+        return column
+    try:
+        view = memoryview(column)
+    except TypeError:
+        return None
+    fmt = view.format[1:] if view.format[:1] in ("@", "=", "<") else view.format
+    if view.ndim != 1 or not (fmt == "d" or (len(fmt) == 1 and fmt in "bhilq")):
+        return None
+    return view.cast("B").cast(fmt).tolist()  # type: ignore[call-overload]  # fmt: one of those
+
+
+def _class(v: Any) -> int:
+    t = type(v)
+    if t is float:
+        return FLOAT
+    if t is int:
+        return INT if -(1 << 63) <= v < (1 << 63) else 0
+    return STR if t is str or v is None else 0
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is float:
+        return (a != a and b != b) or (a == b and str(a) == str(b))  # -0.0 is written otherwise than 0.0
+    return a == b
+
+
+def scan_py(column: Any, lo: int, hi: int) -> tuple[int, bool]:
+    """What rows lo:hi of a column hold (see the module docstring), by the pure-Python path."""
+    column = _listed(column)
+    if column is None:
+        return 0, False
+    if lo < 0 or hi > len(column):
+        _check(-1, 0)
+    if lo >= hi:
+        return 0, False
+    first = column[lo]
+    cls = _class(first)
+    same = True
+    for v in column[lo + 1:hi]:
+        if not cls:
+            break
+        if _class(v) != cls:
+            cls = 0
+        elif same and not _same(first, v):
+            same = False
+    return cls, bool(cls and same)
+
+
+def _json_text(v: Any) -> bytes:
+    if type(v) is not str and v is not None:
+        raise TypeError("a JSON text cell is not a str")
+    return _json_text_any(v)
 
 
 _encode: Any = None
@@ -122,6 +213,24 @@ def _native() -> Any:
         mod = native.load("_rowjoin")
         _NATIVE.append(mod if mod is not None else sys.modules[__name__])
     return _NATIVE[0]
+
+
+def accelerated() -> bool:
+    """The C accelerator is used (not PROFCONV_PURE_PYTHON, and built)."""
+    return _native() is not _SELF
+
+
+def scan(column: Any, lo: int, hi: int) -> tuple[int, bool]:
+    """What rows lo:hi of a column hold (see the module docstring): by the C accelerator where it is
+    built, else scan_py."""
+    mod = _native()
+    return mod.scan(column, lo, hi) if mod is not _SELF else scan_py(column, lo, hi)
+
+
+def format_double(x: float, style: int) -> bytes:
+    """One double as a DOUBLES cell of the style: by the C accelerator where it is built."""
+    mod = _native()
+    return mod.format_double(x, style) if mod is not _SELF else format_double_py(x, style)
 
 
 def join(n: int, pieces: list[Piece], rowsep: bytes) -> bytes:

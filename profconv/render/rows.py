@@ -63,31 +63,14 @@ def _write_json_slice(source: str, segments: Sequence[Segment], write: Any) -> N
     (profconv.render.rowjoin): its JSON text where it holds one value all along, else its values'
     text -- no object per row."""
     enc = _json_encoder()
-    sizes = [hi - lo for _, lo, hi in segments]
-    n = sum(sizes)
+    n = sum(hi - lo for _, lo, hi in segments)
     lit = [b'{"source":' + enc(source)]
     pieces: list[Any] = []
     seen: list[dict[int, list[Any]]] = [{} for _ in segments]  # line_end is often line_start's own column
     for name in COLUMNS:
-        values: list[Any] = []
-        held = False
-        for (rows, lo, hi), memo in zip(segments, seen):
-            c = rows.cols.get(name)
-            if c is None:
-                values.append(None)
-                continue
-            vals = memo.get(id(c))
-            if vals is None:
-                vals = memo[id(c)] = _values(c, lo, hi)
-            values.append(vals)
-            held = held or not _missing(name, vals)
-        if not held:
-            if name not in ALWAYS:
-                continue
-            values = [None] * len(segments)
-        miss = missing_value(name) if held else None
-        parts = [v if v is not None else [miss] * k for v, k in zip(values, sizes)]
-        got = _json_piece(name, parts[0] if len(parts) == 1 else [x for p in parts for x in p], enc)
+        got = _json_column(name, segments, seen, enc)
+        if got is None:
+            continue
         key = b',"' + name.encode() + b'":'
         if type(got) is bytes:
             lit.append(key + got)
@@ -98,6 +81,54 @@ def _write_json_slice(source: str, segments: Sequence[Segment], write: Any) -> N
     lit.append(b"}")
     pieces.append(b"".join(lit))
     rowjoin.write(n, pieces, b",", write)
+
+
+def _json_column(name: str, segments: Sequence[Segment], seen: list[dict[int, list[Any]]], enc: Any) -> Any:
+    """One column of a slice as a rowjoin piece (bytes where every row's text is the same); None
+    where it is left out (no row holds a value, and it is not one of ALWAYS)."""
+    if len(segments) == 1:
+        rows, lo, hi = segments[0]
+        c = rows.cols.get(name)
+        fast = _number_piece(name, c, lo, hi, rowjoin.JSON) if c is not None else None
+        if fast is not None:
+            return None if fast[1] and name not in ALWAYS else fast[0]
+    values: list[Any] = []
+    held = False
+    for (rows, lo, hi), memo in zip(segments, seen):
+        c = rows.cols.get(name)
+        if c is None:
+            values.append(None)
+            continue
+        vals = memo.get(id(c))
+        if vals is None:
+            vals = memo[id(c)] = _values(c, lo, hi)
+        values.append(vals)
+        held = held or not _missing(name, vals)
+    if not held:
+        if name not in ALWAYS:
+            return None
+        values = [None] * len(segments)
+    miss = missing_value(name) if held else None
+    parts = [v if v is not None else [miss] * (hi - lo) for v, (_, lo, hi) in zip(values, segments)]
+    return _json_piece(name, parts[0] if len(parts) == 1 else [x for p in parts for x in p], enc)
+
+
+def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -> tuple[Any, bool] | None:
+    """Rows lo:hi of a float column that holds floats, or of another column that holds ints of 64
+    bits (a list or an array), as rowjoin writes them from the column itself (DOUBLES, INTS: the
+    C accelerator's shortest text of a double is msgspec's for JSON and repr's for CSV): the
+    piece, or the text of its one value where every row's is the same, and whether no row holds
+    a value (all NaN). None where the values go the general way (the pure-Python path included)."""
+    if not rowjoin.accelerated():
+        return None
+    kind, same = rowjoin.scan(col, lo, hi)
+    if kind != (rowjoin.FLOAT if name in FLOAT_COLUMNS else rowjoin.INT):
+        return None
+    piece = (rowjoin.DOUBLES, col, lo, style) if kind == rowjoin.FLOAT else (rowjoin.INTS, col, lo)
+    if not same:
+        return piece, False
+    first = col[lo]
+    return rowjoin.join(1, [piece], b""), first != first
 
 
 _encoder: Any = None
@@ -273,7 +304,8 @@ def _csv_pieces(src: bytes, rows: Rows, lo: int, hi: int) -> list[Any]:
             key = (id(c), name in FLOAT_COLUMNS)  # what _cells looks at besides the values
             got = seen.get(key)
             if got is None:
-                got = seen[key] = _cells(name, _values(c, lo, hi), _typed(c))
+                fast = _number_piece(name, c, lo, hi, rowjoin.CSV)
+                got = seen[key] = fast[0] if fast is not None else _cells(name, _values(c, lo, hi), _typed(c))
         if type(got) is bytes:
             run.append(got)
             continue
