@@ -261,3 +261,19 @@ def test_scan_says_what_a_column_holds(col, want):
         assert f(array("q", [5, 6, 6, 7]), 1, 3) == (rowjoin.INT, True)
         with pytest.raises(ValueError):
             f([1, 2], 0, 3)
+
+
+def test_csv_and_json_texts_by_c_and_by_python():
+    """CSV_TEXTS as the csv module quotes (commas, quotes, line ends; NUL and non-ASCII as they are,
+    surrogateescape), JSON_TEXTS as msgspec escapes; a value met again is written from what was
+    kept for it; another type refused."""
+    vals = ["a", "b,c", 'say "hi"', None, "x\ny", "a", "nul\x00z", "café", "r\rq", "a", 'q"'] * 3
+    csv = _both(len(vals), [(rowjoin.CSV_TEXTS, vals)], b"\x01")
+    assert csv.split(b"\x01")[:11] == [b"a", b'"b,c"', b'"say ""hi"""', b"", b'"x\ny"', b"a", b"nul\x00z",
+                                     "café".encode(), b'"r\rq"', b"a", b'"q"""']
+    assert _both(2, [(rowjoin.CSV_TEXTS, ["bad\udcff", None])], b"|") == b"bad\xff|"
+    js = _both(len(vals), [(rowjoin.JSON_TEXTS, vals)], b"\x01").split(b"\x01")
+    assert js == [msgspec.json.encode(v) for v in vals]
+    for f in filter(None, (rowjoin.join_py, C and C.join)):
+        with pytest.raises(TypeError):
+            f(2, [(rowjoin.CSV_TEXTS, ["a", 1])], b",")

@@ -20,7 +20,12 @@
  *                         (null where not finite), style 1 as float.__repr__ writes it (CSV: ''
  *                         for NaN); any other value: TypeError;
  *   (6, column, lo)       the cell of row i is the int column[lo + i] (a list of ints of 64 bits, or
- *                         a buffer of signed integers: array('q'), ...) as int.__str__ writes it.
+ *                         a buffer of signed integers: array('q'), ...) as int.__str__ writes it;
+ *   (7, values)           the cell of row i is values[i] as the csv module writes a str (quoted
+ *                         where it holds , " CR or LF, '"' doubled; UTF-8, surrogateescape) or None
+ *                         (''); any other value: TypeError.
+ * The texts of kinds 4 and 7 are kept for the values seen lately (by address): a name repeated
+ * along a trace is escaped once.
  * write(n, pieces, rowsep, write, rows) hands the same bytes to `write` (a callable taking bytes) a
  * few `rows` at a time (the separator before a chunk's first row with it), from one buffer that is
  * reused: a big output is never held whole, and no fresh memory is touched for each chunk.
@@ -58,6 +63,8 @@ typedef struct {
     int style;                  /* kind 5: 0 JSON, 1 CSV */
     int num;                    /* kinds 5, 6: 0 a list, else the buffer's item kind (NUM_*) */
     Py_buffer view;             /* kinds 5, 6 over a buffer (held while the piece is used) */
+    char *arena;                /* kinds 4, 7: the texts of the values in seen[] */
+    Py_ssize_t alen, off[16], len[16];
 } piece_t;
 
 typedef struct {
@@ -182,6 +189,64 @@ static int put_json_str(out_t *o, PyObject *v) {
     if (out_put(o, s + a, k - a) < 0)
         return -1;
     return out_put(o, "\"", 1);
+}
+
+/* the csv module's text of a str (QUOTE_MINIMAL) or None */
+static int put_csv_str(out_t *o, PyObject *v) {
+    if (v == Py_None)
+        return 0;
+    if (!PyUnicode_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "a CSV text cell is not a str");
+        return -1;
+    }
+    PyObject *b = PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape");
+    if (b == NULL)
+        return -1;
+    const char *t = PyBytes_AS_STRING(b);
+    Py_ssize_t k = PyBytes_GET_SIZE(b), a = 0;
+    int rc = 0, quote = 0;
+    for (Py_ssize_t i = 0; i < k && !quote; i++)
+        quote = t[i] == ',' || t[i] == '"' || t[i] == '\r' || t[i] == '\n';
+    if (!quote)
+        rc = out_put(o, t, k);
+    else {
+        rc = out_put(o, "\"", 1);
+        for (Py_ssize_t i = 0; i < k && rc == 0; i++)
+            if (t[i] == '"') {
+                rc = out_put(o, t + a, i + 1 - a); /* the quote, then itself again */
+                a = i;
+            }
+        rc = rc < 0 ? rc : out_put(o, t + a, k - a);
+        rc = rc < 0 ? rc : out_put(o, "\"", 1);
+    }
+    Py_DECREF(b);
+    return rc;
+}
+
+#define ARENA_MAX (1 << 18)
+
+/* a kind-4 or kind-7 cell: its text as written last for this value (by address), else written
+ * and kept (the kept texts forgotten once they fill ARENA_MAX bytes) */
+static int put_text_cached(out_t *o, piece_t *p, PyObject *v) {
+    size_t h = ((uintptr_t)v >> 4) & 15;
+    if (p->seen[h] == v)
+        return out_put(o, p->arena + p->off[h], p->len[h]);
+    Py_ssize_t start = o->len;
+    if ((p->kind == 4 ? put_json_str(o, v) : put_csv_str(o, v)) < 0)
+        return -1;
+    Py_ssize_t k = o->len - start;
+    if (k > ARENA_MAX / 4)
+        return 0;
+    if (p->arena == NULL && (p->arena = PyMem_Malloc(ARENA_MAX)) == NULL)
+        return 0; /* not kept */
+    if (p->alen + k > ARENA_MAX) {
+        p->alen = 0;
+        memset(p->seen, 0, sizeof(p->seen));
+    }
+    memcpy(p->arena + p->alen, o->buf + start, k);
+    p->seen[h] = v, p->off[h] = p->alen, p->len[h] = k;
+    p->alen += k;
+    return 0;
 }
 
 static int put_bytes(out_t *o, PyObject *b) {
@@ -518,9 +583,11 @@ static int read_number_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
 }
 
 static void release_pieces(piece_t *ps, Py_ssize_t np) {
-    for (Py_ssize_t j = 0; ps != NULL && j < np; j++)
+    for (Py_ssize_t j = 0; ps != NULL && j < np; j++) {
         if (ps[j].view.obj != NULL)
             PyBuffer_Release(&ps[j].view);
+        PyMem_Free(ps[j].arena);
+    }
 }
 
 
@@ -552,7 +619,8 @@ static int put_cell(out_t *o, piece_t *p, Py_ssize_t i, int last) {
     case 2:
         return put_bytes(o, PyList_GET_ITEM(p->values, i));
     case 4:
-        return put_json_str(o, PyList_GET_ITEM(p->values, i));
+    case 7:
+        return put_text_cached(o, p, PyList_GET_ITEM(p->values, i));
     case 5:
     case 6:
         return put_number(o, p, i);
@@ -579,11 +647,11 @@ static int read_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
     }
     p->kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 0));
     Py_ssize_t want = p->kind == 5 ? 4 : p->kind == 1 || p->kind == 3 || p->kind == 6 ? 3 : 2;
-    if (p->kind < 0 || p->kind > 6 || PyTuple_GET_SIZE(item) != want) {
+    if (p->kind < 0 || p->kind > 7 || PyTuple_GET_SIZE(item) != want) {
         PyErr_SetString(PyExc_TypeError, "a piece of an unknown kind");
         return -1;
     }
-    if (p->kind >= 5)
+    if (p->kind == 5 || p->kind == 6)
         return read_number_piece(item, n, p);
     PyObject *second = PyTuple_GET_ITEM(item, 1);
     if (p->kind == 0 || p->kind == 3) {

@@ -19,7 +19,9 @@ CHUNK rows at a time (a big output is never held whole). A piece is
     the same double: JSON (style 0) as msgspec writes it, null where not finite; CSV (style 1) as
     float.__repr__ writes it, '' for NaN;
   - (INTS, column, lo): the cell of row i is the int column[lo + i] (a list of ints of 64 bits or a
-    buffer of signed integers) as int.__str__ writes it.
+    buffer of signed integers) as int.__str__ writes it;
+  - (CSV_TEXTS, values): the cell of row i is values[i] as the csv module writes a str (quoted where
+    it holds , " CR or LF; UTF-8 with surrogateescape) or None (''); any other value: TypeError.
 `scan(column, lo, hi)` says what rows lo:hi of a column hold -- (kind, same): kind FLOAT (floats),
 INT (ints of 64 bits), TEXT (str or None) or 0 (anything else), same: every value written as the
 first is -- so that a writer can hand a column to DOUBLES or INTS without a look at each value.
@@ -35,7 +37,7 @@ from typing import Any
 
 from profconv.parse import native
 
-TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS, DOUBLES, INTS = 0, 1, 2, 3, 4, 5, 6
+TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS, DOUBLES, INTS, CSV_TEXTS = 0, 1, 2, 3, 4, 5, 6, 7
 JSON, CSV = 0, 1  # the styles of DOUBLES
 FLOAT, INT, STR = 1, 2, 3  # what scan finds (0: anything else)
 
@@ -63,6 +65,9 @@ def _cells(piece: Piece, n: int) -> list[bytes]:
     if kind == JSON_TEXTS:
         _check(len(piece[1]), n)
         return list(map(_json_text, piece[1]))
+    if kind == CSV_TEXTS:
+        _check(len(piece[1]), n)
+        return list(map(_csv_text, piece[1]))
     if kind in (DOUBLES, INTS):
         return _number_cells(piece, n)
     if kind == CELLS:
@@ -163,6 +168,16 @@ def scan_py(column: Any, lo: int, hi: int) -> tuple[int, bool]:
         elif same and not _same(first, v):
             same = False
     return cls, bool(cls and same)
+
+
+def _csv_text(v: Any) -> bytes:
+    if v is None:
+        return b""
+    if type(v) is not str:
+        raise TypeError("a CSV text cell is not a str")
+    if "," in v or '"' in v or "\n" in v or "\r" in v:
+        v = '"' + v.replace('"', '""') + '"'
+    return v.encode("utf-8", "surrogateescape")
 
 
 def _json_text(v: Any) -> bytes:

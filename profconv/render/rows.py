@@ -114,21 +114,30 @@ def _json_column(name: str, segments: Sequence[Segment], seen: list[dict[int, li
 
 
 def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -> tuple[Any, bool] | None:
-    """Rows lo:hi of a float column that holds floats, or of another column that holds ints of 64
-    bits (a list or an array), as rowjoin writes them from the column itself (DOUBLES, INTS: the
-    C accelerator's shortest text of a double is msgspec's for JSON and repr's for CSV): the
-    piece, or the text of its one value where every row's is the same, and whether no row holds
-    a value (all NaN). None where the values go the general way (the pure-Python path included)."""
+    """Rows lo:hi of a column as rowjoin writes them from the column itself (the C accelerator):
+    floats of a float column (DOUBLES: its shortest text of a double is msgspec's for JSON, repr's
+    for CSV), ints of 64 bits of another (INTS), str or None of another (JSON_TEXTS, CSV_TEXTS).
+    The piece, or the text of its one value where every row's is the same, and whether no row
+    holds a value (all NaN or None). None where the values go the general way (the pure-Python
+    path included): any other mix of types."""
     if not rowjoin.accelerated():
         return None
     kind, same = rowjoin.scan(col, lo, hi)
-    if kind != (rowjoin.FLOAT if name in FLOAT_COLUMNS else rowjoin.INT):
+    if not kind:
         return None
-    piece = (rowjoin.DOUBLES, col, lo, style) if kind == rowjoin.FLOAT else (rowjoin.INTS, col, lo)
+    first = col[lo]
+    if name in FLOAT_COLUMNS:
+        piece: Any = (rowjoin.DOUBLES, col, lo, style) if kind == rowjoin.FLOAT else None
+    elif kind == rowjoin.STR:
+        texts = rowjoin.JSON_TEXTS if style == rowjoin.JSON else rowjoin.CSV_TEXTS
+        piece = (texts, [first] if same else _values(col, lo, hi))
+    else:
+        piece = (rowjoin.INTS, col, lo) if kind == rowjoin.INT else None
+    if piece is None:
+        return None
     if not same:
         return piece, False
-    first = col[lo]
-    return rowjoin.join(1, [piece], b""), first != first
+    return rowjoin.join(1, [piece], b""), first is None or first != first
 
 
 _encoder: Any = None
