@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from profconv.parse import units
+from profconv.parse.dialects.nvprof import text_sweep
 from profconv.parse.dialects.nvprof.common import (
     _API_MARKER,
     _APPLICATION,
@@ -101,6 +102,8 @@ class ProfileStart(NvprofReader):
             return None
         ctx.end_table()
         ctx.nvtx = False
+        if text_sweep.sweep(ctx, cur):  # the summary-only profiles from here, read in one go
+            return SKIPPED
         ctx.result.resume[cur.lineno] = ctx.resume_state()
         ctx.add_start(cur.lineno, pid=units.pid(m.group(1)), command=m.group(2).strip())
         return CLAIMED

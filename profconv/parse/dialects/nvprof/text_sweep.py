@@ -1,0 +1,243 @@
+"""Summary-only nvprof profiles read in one go: start line, program output, application line, result
+line, summary header and plain rows, again and again.
+
+nvprof's console output without --print-gpu-trace is thousands of such profiles when a sweep's
+logs are concatenated (about 28 lines each: ~50 µs of the engine's loop). Once the profile-start
+reader took a start line, the profiles from there are read here without the loop: each line is
+checked to be one that the engine gives to the same reader (cleaned as the context cleans it, none of
+the keys of the readers asked before it in it, its own pattern), program output to be a line the
+context's `quick` test sends straight to `stray`, the rows to be a run the bulk summary reader takes
+whole (one C call, _rowscan.scan, or the regex), and what those readers do is done: the start
+events with their PID and command, the parse's state kept at each start, the lines claimed, the
+rows as columns of one block per section. A profile is made only where the next profile's start
+line follows its rows (that line ends its table in the engine, so nothing after the rows can join
+it); the first line that is not so goes back to the engine's loop, so the result is the engine's
+either way (tests/test_parse_nvprof_text_sweep.py compares both)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from profconv.parse import units
+from profconv.parse.dialects.nvprof.common import (
+    _API_CALL,
+    _APPLICATION,
+    _FAST_ROW,
+    _KEYWORD,
+    _RESULT,
+    _START,
+    FULL_LAYOUT,
+    LABEL_SECTIONS,
+    TOOL,
+    _name_continues,
+    _row_run,
+    looks_like_data,
+    parse_header,
+)
+from profconv.parse.dialects.nvprof.summary import _scan_regex
+from profconv.parse.dialects.nvprof.sweep import _asked_before_start, _body
+from profconv.parse.engine import Cursor
+from profconv.parse.grouping import Event
+from profconv.parse.model import Block, RawProfile
+from profconv.parse.table import Rows
+
+if TYPE_CHECKING:
+    from profconv.parse.dialects.nvprof.state import Nvprof
+
+# the keys of the readers the engine asks before the application, result and summary readers (a line
+# holding one may be theirs: left to the engine)
+_BEFORE_APPLICATION = ("CPU profiling result", '",', "Time(%),Time,Calls,", "NVPROF is profiling process ")
+_BEFORE_RESULT = (*_BEFORE_APPLICATION, "Profiling application: ")
+_BEFORE_SUMMARY = (*_BEFORE_RESULT, "Profiling result", 'Device "', "API calls", "NVTX result", '"', "Invocations",
+                   "Kernel: ", "Unified Memory profiling result", "Start")
+_PLAIN_HEADER = (["type", *FULL_LAYOUT], None)
+
+
+class _Start(NamedTuple):
+    pid: int | None  # the start line's PID (its pattern's)
+    command: str
+    prefix: str | None  # its PID prefix's digits (the context's last PID)
+
+
+class _Planned(NamedTuple):
+    """A profile checked to be read as the engine reads it, nothing done yet."""
+
+    start: _Start
+    line: int  # the start line's index
+    unplaced: list[int]  # program output that looks like data (line numbers)
+    prefixes: tuple[str | None, str | None, str | None]  # the application, result and header lines' PID digits
+    app_command: str
+    marks: tuple[int, int, int]  # the application, result and header lines' indices
+    rows: int  # the index of its first row
+    n_rows: int
+    segments: list[tuple]
+
+
+def _pid(digits: str) -> int | None:
+    """A PID prefix's digits as the context keeps them (`Nvprof.prepare`)."""
+    return int(digits) if len(digits) < 19 else units.pid(digits)
+
+
+def _start(lines: list[str], j: int) -> _Start | None:
+    """Line j as the profile-start reader takes it (with no reader open), or None."""
+    if j >= len(lines) or "%" in lines[j]:  # (no summary row: the bulk reader passes over it)
+        return None
+    body, prefix = _body(lines[j])
+    if "NVPROF is profiling process " not in body or _asked_before_start(body) or not (m := _START.search(body)):
+        return None
+    return _Start(units.pid(m.group(1)), m.group(2).strip(), prefix)
+
+
+def _without(body: str, keys: tuple[str, ...]) -> bool:
+    return not any(k in body for k in keys)
+
+
+def _output(lines: list[str], j: int, body: str, prefix: str | None) -> bool:
+    """Program output: a line the context's `quick` test sends to `stray` (no PID prefix here)."""
+    return prefix is None and _KEYWORD.search(body) is None and not _row_run(body, lines, j + 1)
+
+
+def _head(lines: list[str], j: int) -> tuple[list[int], int, str, tuple] | None:
+    """From the line after a start (index j): program output up to the application line, then the
+    result line and the summary header, each as its reader takes it. The program output that looks
+    like data (line numbers), the header's index, the application's command and the three lines'
+    PID prefixes; None where the profile is not of that shape."""
+    n = len(lines)
+    unplaced: list[int] = []
+    while j < n:
+        body, prefix = _body(lines[j])
+        if "Profiling application: " in body:
+            break
+        if not _output(lines, j, body, prefix):
+            return None
+        if looks_like_data(body):
+            unplaced.append(j + 1)
+        j += 1
+    if j + 3 >= n:  # (the header's next line: its first row)
+        return None
+    app, pa = body, prefix
+    res, pr = _body(lines[j + 1])
+    hdr, ph = _body(lines[j + 2])
+    if not (_without(app, _BEFORE_APPLICATION) and (m := _APPLICATION.search(app))
+            and "Profiling result" in res and _without(res, _BEFORE_RESULT) and _RESULT.match(res)
+            and _without(hdr, _BEFORE_SUMMARY) and parse_header(hdr) == _PLAIN_HEADER):
+        return None
+    return unplaced, j + 2, m.group(1).strip(), (pa, pr, ph)
+
+
+def _scanned(ctx: Nvprof, k: int) -> tuple | None:
+    """The plain rows from index k as the summary reader's `early` reads them (C or the regex)."""
+    lines = ctx.lines
+    raw = lines[k]
+    if "%" not in raw:
+        return None
+    rowscan = ctx.rowscan
+    if rowscan is not None:
+        got = rowscan.scan(lines, k, len(lines))
+        if got[1] != 2:
+            return got if got[0] else None
+    m = _FAST_ROW.match(raw)
+    got = _scan_regex(lines, k, m) if m is not None else None
+    return got if got is not None and got[0] else None
+
+
+def _whole(lines: list[str], k: int, got: tuple) -> bool:
+    """Whether the bulk reader takes every row of the run (`_bulk_summary` keeps none back), one
+    block per section, and no GPU row names a CUDA API call (those `_api_calls_out` takes out)."""
+    count, _, segments, pct_at = got
+    if pct_at >= 0 or _name_continues(segments[-1][2][-1]):
+        return False
+    if k + count + 1 < len(lines) and lines[k + count].strip() and _FAST_ROW.match(lines[k + count + 1]):
+        return False
+    section, seen = "gpu", set()
+    for seg in segments:
+        section = LABEL_SECTIONS[seg[0]] if seg[0] is not None else section
+        if section in seen or (section == "gpu" and any(nm[:2] == "cu" and _API_CALL.fullmatch(nm) for nm in seg[2])):
+            return False
+        seen.add(section)
+    return True
+
+
+def _plan(ctx: Nvprof, j: int, start: _Start) -> _Planned | None:
+    """The profile whose start line is at index j, checked (None: left to the engine)."""
+    lines = ctx.lines
+    got = _head(lines, j + 1)
+    if got is None:
+        return None
+    unplaced, h, command, prefixes = got
+    rows = _scanned(ctx, h + 1)
+    if rows is None or not _whole(lines, h + 1, rows):
+        return None
+    return _Planned(start, j, unplaced, prefixes, command, (h - 2, h - 1, h), h + 1, rows[0], rows[2])
+
+
+def _blocks(p: _Planned) -> list[Block]:
+    """The planned rows as the bulk reader keeps them: per section a block whose table holds them."""
+    out = []
+    section = "gpu"  # the result line's pending section
+    k = p.rows
+    for label, a, names, calls, pct, total, avg, lo, hi in p.segments:
+        if label is not None:
+            section = LABEL_SECTIONS[label]
+        b = a + len(names)
+        starts = list(range(k + a + 1, k + b + 1))
+        blk = Block(section=section, line_start=k + a + 1, line_end=k + b)
+        blk.table = Rows.trusted({
+            "section": [section] * (b - a), "name": names, "line_start": starts, "line_end": starts.copy(),
+            "time_pct": pct, "total_ns": total, "calls": calls, "avg_ns": avg, "min_ns": lo, "max_ns": hi,
+        }, b - a)
+        out.append(blk)
+    return out
+
+
+def _made(ctx: Nvprof, p: _Planned) -> RawProfile:
+    """What the engine's readers do with the planned profile's lines, done; the profile its start,
+    application and block events make (grouping)."""
+    result = ctx.result
+    if p.start.prefix:
+        ctx.last_pid = _pid(p.start.prefix)
+    result.resume[p.line + 1] = ctx.resume_state()
+    pa, pr, ph = p.prefixes
+    if pa:
+        ctx.last_pid = _pid(pa)
+    pid = ctx.last_pid if ctx.last_pid is not None else p.start.pid  # the application line's start event's
+    for digits in (pr, ph):
+        if digits:
+            ctx.last_pid = _pid(digits)
+    result.unplaced.extend(p.unplaced)
+    a, r, h = p.marks
+    result.claimed.update((p.line + 1, a + 1, r + 1, h + 1))
+    result.rows_read.append((p.rows + 1, p.rows + p.n_rows))
+    ctx.pending_section = None  # the header took the result line's 'gpu'
+    ctx.cell_header = False
+    blocks = _blocks(p)
+    return RawProfile(tool=TOOL, line_start=p.line + 1, line_end=max(p.line + 1, blocks[-1].line_end),
+                      pid=pid, command=p.start.command or p.app_command, blocks=blocks)
+
+
+def sweep(ctx: Nvprof, cur: Cursor) -> bool:
+    """At a start line the profile-start reader took (no reader open, the context's `nvtx` off): the
+    profiles from there read in one go (one `profiles` event), while each is of the shape above and
+    the next one's start line follows its rows; cur.next left at the first start line not read
+    here. False where none was made (the engine's readers go on with the start line)."""
+    lines = ctx.lines
+    j = cur.i
+    start = _start(lines, j)
+    plans: list[_Planned] = []
+    while start is not None:
+        p = _plan(ctx, j, start)
+        if p is None:
+            break
+        end = p.rows + p.n_rows
+        start = _start(lines, end)
+        if start is None:
+            break
+        plans.append(p)
+        j = end
+    if not plans:
+        return False
+    made: list[Any] = [_made(ctx, p) for p in plans]
+    last = made[-1]
+    ctx.events.append(Event("profiles", made[0].line_start, pid=last.pid, command=last.command, profiles=made))
+    cur.next = j
+    return True
