@@ -530,7 +530,7 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
             if sp is not None:
                 if sp.checked or _consistent_span(blk, sp, plausible, acc):
                     continue
-                blk.table, blk.span = _span_table(blk), None  # a row may be dropped: columns of its own
+                blk.table, blk.span = _span_table(blk, shift), None  # a row may be dropped: columns of its own
             tb = blk.table
             if (plausible is not None and not blk.rows and tb is not None and tb.n and "avg_ns" in tb.cols
                     and plausible(tb.cols.get("total_ns"), tb.cols.get("calls"), tb.cols["avg_ns"])):
@@ -554,13 +554,14 @@ def _consistent_span(blk: Block, span: Span, plausible: Any, acc: bool) -> bool:
     return not _any_inconsistent(tot, calls, avg, acc, blk.resolution)
 
 
-def _span_table(blk: Block) -> Rows:
-    """A batch range's rows as columns of the block's own (section and line numbers added)."""
+def _span_table(blk: Block, shift: int = 0) -> Rows:
+    """A batch range's rows as columns of the block's own (section and line numbers added: a
+    stream window's, as a reader's table holds them, less `shift`; the block's own have it)."""
     span = blk.span
     assert span is not None
     cols: dict[str, Any] = {name: span.col(name) for name in span.rows.cols}
     cols["section"] = [blk.section] * span.n
-    cols["line_start"] = cols["line_end"] = range(blk.line_start, blk.line_start + span.n)
+    cols["line_start"] = cols["line_end"] = range(blk.line_start - shift, blk.line_start - shift + span.n)
     return Rows.trusted(cols, span.n)
 
 
