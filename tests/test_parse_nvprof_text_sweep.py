@@ -169,8 +169,60 @@ def test_a_long_log_read_part_by_part(tmp_path, monkeypatch):
     monkeypatch.setattr(stream, "STREAM_FROM", 1 << 16)
     monkeypatch.setattr(stream, "WINDOW", 1 << 14)
     path = tmp_path / "long.log"
-    path.write_text(_log(n=400, odd={100: START + "Start 1\n" + APP + RESULT, 301: "# " + PLAIN}))
+    # a row whose total is not calls x average (dropped, its line reported) in a later window
+    bad = " GPU activities:  100.00%  1.0000ms  2  100.00us  90.00us  120.00us  k(int)\n"
+    path.write_text(_log(n=400, odd={100: START + "Start 1\n" + APP + RESULT, 301: "# " + PLAIN}, rows={250: bad}))
     assert sum(1 for _ in stream.parts(str(path))) > 5
     got, made = _outputs(path, monkeypatch)
     assert got["sweep"] == got["loop"] == got["pure"]
     assert made > 350
+
+
+def _seen(result) -> tuple:
+    """A dialect result as plain values: each profile's fields and its blocks' rows (from a batch
+    range, a table or Row objects alike), the lines claimed, unplaced and read as rows, the states."""
+    cols = ("name", "time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns")
+
+    def rows(b):
+        if b.span is not None:
+            got = [b.span.col(c) for c in cols]
+            lines = list(range(b.line_start, b.line_start + b.span.n))
+        elif b.table is not None:
+            got = [b.table.col(c) for c in cols]
+            lines = list(b.table.col("line_start"))
+        else:
+            got = [[getattr(r, c) for r in b.rows] for c in cols]
+            lines = [r.line_start for r in b.rows]
+        return [*zip(lines, *got)]
+
+    profiles = [(p.line_start, p.line_end, p.pid, p.command, p.device,
+                 [(b.section, b.line_start, b.line_end, b.kind, b.notes, rows(b)) for b in p.blocks])
+                for p in result.profiles]
+    return profiles, sorted(result.claimed), result.unplaced, result.rows_read, result.resume
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_c_and_python_read_random_profiles_alike(seed, monkeypatch):
+    """_rowscan.profiles (C) and the Python checks, on logs whose profiles each take a random odd
+    head or rows: the same profiles, lines and states as the engine's loop."""
+    from profconv.parse import native
+    from profconv.parse.dialects import nvprof
+    from profconv.parse.model import Document
+
+    if native.load("_rowscan") is None:
+        pytest.skip("the C row scanner is not built")
+    rng = random.Random(seed)
+    heads, rows = [h for h, _, _ in CASES.values() if h], list(ROWS.values())
+    n = 120
+    odd = {k: rng.choice(heads)[5] for k in range(n) if rng.random() < 0.3}
+    text = _log(n=n, odd=odd, rows={k: rng.choice(rows) for k in range(n) if rng.random() < 0.2}, seed=seed)
+    got = {}
+    for how in ("c", "python", "loop"):
+        with monkeypatch.context() as m:
+            if how == "python":
+                m.setenv("PROFCONV_PURE_PYTHON", "1")
+            elif how == "loop":
+                m.setattr(text_sweep, "sweep", lambda ctx, cur: False)
+            got[how] = _seen(nvprof.parse(Document(lines=text.split("\n"), label="x", text=text)))
+    assert got["c"] == got["python"] == got["loop"]
+    assert len(got["c"][0]) > 90

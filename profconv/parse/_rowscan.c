@@ -517,10 +517,500 @@ static PyObject *match(PyObject *self, PyObject *arg)
     return out;
 }
 
+
+/* ---------------------------------------------------------------- profiles(lines, i, limit)
+
+Summary-only nvprof profiles from lines[i], each
+
+    [==PID== ]NVPROF is profiling process PID, command: CMD
+    program output (lines with none of the engine's keywords, nothing that looks like data)
+    [==PID== ]Profiling application: CMD
+    [==PID== ]Profiling result:
+    [==PID== ]  Type  Time(%)  Time  Calls  Avg  Min  Max  Name
+    plain rows (as scan reads them), one run per section (GPU activities, API calls, OpenACC)
+
+where the next such start line follows the rows, read while each is so (text_sweep.py's checks on
+the lines it may take: a line that holds anything else, or is not ASCII, stops the batch there;
+the Python checks decide that profile). Returns
+
+    (j, profiles, names, calls, pct, total_ns, avg_ns, min_ns, max_ns)
+
+j: the index of the first start line not read (i: none read); the rows of every profile read as
+columns (names, calls, five array('d')); per profile a tuple
+
+    (s, a, r, h, k, first, pid, command, app_command, s_pid, a_pid, r_pid, h_pid, segments)
+
+s, a, r, h: the start, application, result and header lines' indices; k: its first row's index;
+first: that row's index in the columns; pid: the start line's PID; the commands stripped; the PID
+prefixes' numbers (None: no prefix); segments: (section, a, b) per section (0 gpu, 1 api, 2
+openacc), rows k + a .. k + b - 1. */
+
+typedef struct {
+    const char *s;
+    Py_ssize_t n;
+} text_t;
+
+/* lines[x] as ASCII text; 0 where it is not there, not a str or not ASCII, -1 on an error */
+static int line_at(PyObject *lines, Py_ssize_t x, text_t *t)
+{
+    if (x >= PyList_GET_SIZE(lines))
+        return 0;
+    PyObject *item = PyList_GET_ITEM(lines, x);
+    if (!PyUnicode_Check(item))
+        return 0;
+    if (READY(item) < 0)
+        return -1;
+    if (!PyUnicode_IS_ASCII(item))
+        return 0;
+    t->s = (const char *)PyUnicode_DATA(item);
+    t->n = PyUnicode_GET_LENGTH(item);
+    return 1;
+}
+
+/* no control character or DEL (the only \s left is ' ') and none of what text.clean acts on */
+static int plain_text(const text_t *t)
+{
+    for (Py_ssize_t k = 0; k < t->n; k++) {
+        unsigned char c = (unsigned char)t->s[k];
+        if (c < 0x20 || c == 0x7f || c == '\\' || c == '&' || c == '<' || c == '*' || c == '#' || c == '>'
+            || c == '|')
+            return 0;
+    }
+    return 1;
+}
+
+static int has(const text_t *t, Py_ssize_t from, const char *needle)
+{
+    size_t len = strlen(needle);
+    const char *p = t->s + from, *end = t->s + t->n;
+    while (p < end && (size_t)(end - p) >= len && (p = memchr(p, needle[0], (size_t)(end - p) - len + 1)) != NULL) {
+        if (memcmp(p, needle, len) == 0)
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
+static int starts(const text_t *t, Py_ssize_t at, const char *word)
+{
+    size_t len = strlen(word);
+    return (size_t)(t->n - at) >= len && memcmp(t->s + at, word, len) == 0;
+}
+
+/* _PREFIX (^\s*(?:==(\d+)==|={8})\s?) on a plain line: where the body starts; *pid its digits'
+   number (-1: no PID), *pre whether there is a prefix; -1 where the digits are 19 or more */
+static Py_ssize_t prefix(const text_t *t, long long *pid, int *pre)
+{
+    Py_ssize_t i = 0, n = t->n;
+    const char *s = t->s;
+    *pid = -1;
+    *pre = 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    if (i + 1 < n && s[i] == '=' && s[i + 1] == '=') {
+        Py_ssize_t d = skip_digits(s, i + 2, n);
+        if (d > i + 2 && d + 1 < n && s[d] == '=' && s[d + 1] == '=') {
+            if (d - (i + 2) > 18)
+                return -1;
+            long long v = 0;
+            for (Py_ssize_t k = i + 2; k < d; k++)
+                v = v * 10 + (s[k] - '0');
+            *pid = v;
+            *pre = 1;
+            i = d + 2;
+        } else if (n - i >= 8 && memcmp(s + i, "========", 8) == 0) {
+            *pre = 1;
+            i += 8;
+        } else {
+            return 0;  /* no prefix: the body is the whole line */
+        }
+        return i < n && s[i] == ' ' ? i + 1 : i;
+    }
+    return 0;
+}
+
+static Py_ssize_t strip_end(const char *s, Py_ssize_t a, Py_ssize_t b)
+{
+    while (b > a && s[b - 1] == ' ')
+        b--;
+    return b;
+}
+
+typedef struct {
+    Py_ssize_t x;            /* the line's index */
+    long long pid, pre_pid;  /* the start pattern's PID; the prefix's (-1: none) */
+    Py_ssize_t ca, cb;       /* the command, stripped */
+} start_t;
+
+/* text_sweep._start on a plain line: 1 where it is a start line the sweep takes */
+static int start_line(PyObject *lines, Py_ssize_t x, start_t *st)
+{
+    text_t t;
+    int pre, got = line_at(lines, x, &t);
+    if (got <= 0)
+        return got;
+    if (!plain_text(&t) || memchr(t.s, '%', (size_t)t.n) != NULL)
+        return 0;
+    Py_ssize_t b = prefix(&t, &st->pre_pid, &pre);
+    static const char W[] = "NVPROF is profiling process ";
+    if (b < 0 || !starts(&t, b, W) || has(&t, b, "CPU profiling result") || has(&t, b, "\",")
+        || has(&t, b, "Time(%),Time,Calls,"))
+        return 0;
+    Py_ssize_t d0 = b + (Py_ssize_t)strlen(W), d = skip_digits(t.s, d0, t.n);
+    if (d == d0 || d - d0 > 18 || !starts(&t, d, ", command: "))
+        return 0;
+    long long v = 0;
+    for (Py_ssize_t k = d0; k < d; k++)
+        v = v * 10 + (t.s[k] - '0');
+    Py_ssize_t ca = d + 11;
+    while (ca < t.n && t.s[ca] == ' ')
+        ca++;
+    st->x = x;
+    st->pid = v;
+    st->ca = ca;
+    st->cb = strip_end(t.s, ca, t.n);
+    return 1;
+}
+
+/* program output the context's quick test sends to stray, where looks_like_data is false: no
+   prefix, no keyword, no '%', no token that starts as a number and ends as a time does */
+static int output_line(const text_t *t)
+{
+    static const char *const KEYWORDS[] = {"Time", "NVPROF", "NVTX", "Profiling", "CPU profiling", "API calls",
+                                           "Invocations", "Kernel: ", "Unified Memory", "Start", "\"",
+                                           "GPU activities", "OpenACC"};
+    long long pid;
+    int pre;
+    if (!plain_text(t) || memchr(t->s, '%', (size_t)t->n) != NULL || prefix(t, &pid, &pre) != 0 || pre)
+        return 0;
+    for (size_t w = 0; w < sizeof KEYWORDS / sizeof *KEYWORDS; w++)
+        if (has(t, 0, KEYWORDS[w]))
+            return 0;
+    for (Py_ssize_t k = 0; k < t->n;) {
+        while (k < t->n && t->s[k] == ' ')
+            k++;
+        Py_ssize_t e = k;
+        while (e < t->n && t->s[e] != ' ')
+            e++;
+        if (e > k && (IS_DIGIT(t->s[k]) || t->s[k] == '.' || t->s[k] == '+')
+            && (t->s[e - 1] == 's' || t->s[e - 1] == 'u'))
+            return 0;
+        k = e;
+    }
+    return 1;
+}
+
+/* the application line (its command), the result line and the plain header after it: 1 where
+   each is what the sweep takes */
+static int marker_lines(PyObject *lines, Py_ssize_t a, long long pids[3], Py_ssize_t cmd[2])
+{
+    text_t t;
+    int pre;
+    static const char *const HEADER[8] = {"Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name"};
+    if (line_at(lines, a, &t) <= 0 || !plain_text(&t))
+        return 0;
+    Py_ssize_t b = prefix(&t, &pids[0], &pre);
+    static const char W[] = "Profiling application: ";
+    if (b < 0 || !starts(&t, b, W) || has(&t, b, "CPU profiling result") || has(&t, b, "\",")
+        || has(&t, b, "Time(%),Time,Calls,") || has(&t, b, "NVPROF is profiling process "))
+        return 0;
+    cmd[0] = b + (Py_ssize_t)strlen(W);
+    while (cmd[0] < t.n && t.s[cmd[0]] == ' ')
+        cmd[0]++;
+    cmd[1] = strip_end(t.s, cmd[0], t.n);
+    if (line_at(lines, a + 1, &t) <= 0 || !plain_text(&t) || (b = prefix(&t, &pids[1], &pre)) < 0)
+        return 0;
+    while (b < t.n && t.s[b] == ' ')
+        b++;
+    if (!starts(&t, b, "Profiling result"))
+        return 0;
+    b += 16;
+    b += b < t.n && t.s[b] == ':';
+    while (b < t.n && t.s[b] == ' ')
+        b++;
+    if (b != t.n || line_at(lines, a + 2, &t) <= 0 || !plain_text(&t) || (b = prefix(&t, &pids[2], &pre)) < 0)
+        return 0;
+    for (int w = 0; w < 8; w++) {
+        Py_ssize_t e = b;
+        while (e < t.n && t.s[e] == ' ')
+            e++;
+        if (w > 0 && e == b)
+            return 0;
+        if (!starts(&t, e, HEADER[w]))
+            return 0;
+        b = e + (Py_ssize_t)strlen(HEADER[w]);
+        if (b < t.n && t.s[b] != ' ')
+            return 0;
+    }
+    while (b < t.n && t.s[b] == ' ')
+        b++;
+    return b == t.n;
+}
+
+
+/* _API_CALL.fullmatch (cu(?:da)?[A-Z][A-Za-z0-9_]*): a CUDA API call's name */
+static int api_call(const char *s, Py_ssize_t n)
+{
+    if (n < 3 || s[0] != 'c' || s[1] != 'u')
+        return 0;
+    for (int da = 1; da >= 0; da--) {
+        Py_ssize_t p = 2 + 2 * da;
+        if (da && !(n > 4 && s[2] == 'd' && s[3] == 'a'))
+            continue;
+        if (p >= n || s[p] < 'A' || s[p] > 'Z')
+            continue;
+        Py_ssize_t q = p + 1;
+        while (q < n && (IS_DIGIT(s[q]) || (s[q] >= 'A' && s[q] <= 'Z') || (s[q] >= 'a' && s[q] <= 'z') || s[q] == '_'))
+            q++;
+        if (q == n)
+            return 1;
+    }
+    return 0;
+}
+
+/* common._name_continues, or 1 where a '<' or '>' would need names.brackets_open (the Python
+   checks decide those) */
+static int name_continues(const char *s, Py_ssize_t n)
+{
+    if (n == 0 || (n == 4 && memcmp(s, "void", 4) == 0) || s[n - 1] == ','
+        || (n >= 2 && s[n - 2] == ':' && s[n - 1] == ':') || (n >= 5 && memcmp(s + n - 5, " void", 5) == 0))
+        return 1;
+    Py_ssize_t open = 0, close = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        char ch = s[k];
+        if (ch == '<' || ch == '>')
+            return 1;
+        open += ch == '(' || ch == '[';
+        close += ch == ')' || ch == ']';
+    }
+    return open > close;
+}
+
+static PyObject *pid_or_none(long long v)
+{
+    return v < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(v);
+}
+
+typedef struct {
+    int code[4];
+    Py_ssize_t a[4], b[4];
+    int n;
+} segs_t;
+
+/* a profile's rows from index k: appended to the columns; the index after them, -1 where the
+   run is none the sweep takes whole (the columns left as they were), -2 on an error */
+static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, PyObject *calls, cols_t *c,
+                               Py_ssize_t *count, segs_t *sg)
+{
+    Py_ssize_t e = k, mark = *count;
+    int cur = -2, bad = 0;
+    const char *last = NULL;
+    Py_ssize_t last_n = 0;
+    sg->n = 0;
+    for (;; e++) {
+        text_t t;
+        int g = line_at(lines, e, &t);
+        if (g < 0)
+            return -2;
+        row_t r;
+        if (g == 0 || !match_row(t.s, t.n, &r)) {
+            bad = g == 0;  /* not ASCII (or past the end: no start line follows) */
+            break;
+        }
+        double v[5];
+        if (needs_clean(t.s, t.n) || memchr(t.s + r.na, '%', (size_t)(r.nb - r.na)) != NULL) {
+            bad = 1;
+            break;
+        }
+        if (to_double(t.s, r.pa, r.pb, "", 0, &v[0]) < 0)
+            return -2;
+        if (v[0] > 100.0) {
+            bad = 1;
+            break;
+        }
+        for (int q = 0; q < 4; q++)
+            if (to_double(t.s, r.t[q].a, r.t[q].b, r.t[q].exp, r.t[q].exp_len, &v[q + 1]) < 0)
+                return -2;
+        /* a segment ends where a label names another section (scan's rule); the first without a
+           label is the result line's 'gpu' */
+        if (cur == -2 || (r.label >= 0 && SECTION[r.label] != cur)) {
+            cur = r.label >= 0 ? SECTION[r.label] : -1;
+            int code = cur < 0 ? 0 : cur;
+            for (int q = 0; q < sg->n; q++)
+                bad |= sg->code[q] == code;
+            if (bad || sg->n == 4) {
+                bad = 1;
+                break;
+            }
+            sg->code[sg->n] = code;
+            sg->a[sg->n] = e - k;
+            sg->n++;
+        }
+        if (sg->code[sg->n - 1] == 0 && api_call(t.s + r.na, r.nb - r.na)) {
+            bad = 1;
+            break;
+        }
+        long long nc = 0;
+        for (Py_ssize_t p = r.ca; p < r.cb; p++)
+            nc = nc * 10 + (t.s[p] - '0');
+        if (grow(c, *count + 1) < 0)
+            return -2;
+        PyObject *name = PyUnicode_FromStringAndSize(t.s + r.na, r.nb - r.na);
+        PyObject *ncalls = name ? PyLong_FromLongLong(nc) : NULL;
+        int err = ncalls == NULL || PyList_Append(names, name) < 0 || PyList_Append(calls, ncalls) < 0;
+        Py_XDECREF(name);
+        Py_XDECREF(ncalls);
+        if (err)
+            return -2;
+        for (int q = 0; q < 5; q++)
+            c->v[q * c->cap + *count] = v[q];
+        (*count)++;
+        last = t.s + r.na;
+        last_n = r.nb - r.na;
+        sg->b[sg->n - 1] = e - k + 1;
+    }
+    if (bad || e == k || name_continues(last, last_n)) {
+        if (PyList_SetSlice(names, mark, PY_SSIZE_T_MAX, NULL) < 0 || PyList_SetSlice(calls, mark, PY_SSIZE_T_MAX, NULL) < 0)
+            return -2;
+        *count = mark;
+        return -1;
+    }
+    return e;
+}
+
+/* the profile's tuple (see above) */
+static PyObject *profile_tuple(PyObject *lines, const start_t *st, Py_ssize_t a, Py_ssize_t k, Py_ssize_t first,
+                               const long long pids[3], const Py_ssize_t cmd[2], const segs_t *sg)
+{
+    text_t t, at;
+    if (line_at(lines, st->x, &t) <= 0 || line_at(lines, a, &at) <= 0) {
+        PyErr_SetString(PyExc_SystemError, "_rowscan.profiles: a line read before changed");
+        return NULL;
+    }
+    PyObject *segs = PyTuple_New(sg->n);
+    if (segs == NULL)
+        return NULL;
+    for (int q = 0; q < sg->n; q++) {
+        PyObject *one = Py_BuildValue("(inn)", sg->code[q], sg->a[q], sg->b[q]);
+        if (one == NULL) {
+            Py_DECREF(segs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(segs, q, one);
+    }
+    return Py_BuildValue("(nnnnnnLs#s#NNNNN)", st->x, a, a + 1, a + 2, k, first, st->pid, t.s + st->ca,
+                         st->cb - st->ca, at.s + cmd[0], cmd[1] - cmd[0], pid_or_none(st->pre_pid),
+                         pid_or_none(pids[0]), pid_or_none(pids[1]), pid_or_none(pids[2]), segs);
+}
+
+static PyObject *columns_result(Py_ssize_t j, PyObject *metas, PyObject *names, PyObject *calls, const cols_t *c,
+                                Py_ssize_t count)
+{
+    PyObject *out = PyTuple_New(9);
+    if (out == NULL)
+        return NULL;
+    PyTuple_SET_ITEM(out, 0, PyLong_FromSsize_t(j));
+    PyTuple_SET_ITEM(out, 1, Py_NewRef(metas));
+    PyTuple_SET_ITEM(out, 2, Py_NewRef(names));
+    PyTuple_SET_ITEM(out, 3, Py_NewRef(calls));
+    for (int q = 0; q < 5; q++) {
+        PyObject *raw = PyBytes_FromStringAndSize(c->v ? (const char *)(c->v + q * c->cap) : "",
+                                                  (Py_ssize_t)sizeof(double) * count);
+        PyObject *arr = raw ? PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL) : NULL;
+        Py_XDECREF(raw);
+        if (arr == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, 4 + q, arr);
+    }
+    if (PyTuple_GET_ITEM(out, 0) == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *profiles(PyObject *self, PyObject *args)
+{
+    PyObject *lines;
+    Py_ssize_t i, limit;
+    if (!PyArg_ParseTuple(args, "O!nn:profiles", &PyList_Type, &lines, &i, &limit))
+        return NULL;
+    if (i < 0 || limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "profiles: i and limit must not be negative");
+        return NULL;
+    }
+    PyObject *names = PyList_New(0), *calls = PyList_New(0), *metas = PyList_New(0), *result = NULL;
+    cols_t c = {NULL, NULL, 0};
+    Py_ssize_t count = 0, j = i;
+    start_t st, nx;
+    Py_INCREF(lines);
+    if (names == NULL || calls == NULL || metas == NULL)
+        goto done;
+    int got = start_line(lines, i, &st);
+    while (got == 1) {
+        text_t t;
+        Py_ssize_t x = st.x + 1;
+        int g;
+        while ((g = line_at(lines, x, &t)) == 1 && !has(&t, 0, "Profiling application: ") && output_line(&t))
+            x++;
+        long long pids[3];
+        Py_ssize_t cmd[2];
+        if (g < 0)
+            goto done;
+        if (g == 0 || !has(&t, 0, "Profiling application: ") || !marker_lines(lines, x, pids, cmd))
+            break;
+        segs_t sg;
+        Py_ssize_t first = count, k = x + 3;
+        Py_ssize_t e = profile_rows(lines, k, names, calls, &c, &count, &sg);
+        if (e == -2)
+            goto done;
+        if (e < 0)
+            break;
+        got = start_line(lines, e, &nx);
+        /* the line after the next start: no row there (the bulk reader would keep the last row back) */
+        g = got == 1 ? line_at(lines, e + 1, &t) : 0;
+        if (got < 0 || g < 0)
+            goto done;
+        if (got == 0 || (e + 1 < PyList_GET_SIZE(lines) && (g == 0 || memchr(t.s, '%', (size_t)t.n) != NULL))) {
+            if (PyList_SetSlice(names, first, PY_SSIZE_T_MAX, NULL) < 0 ||
+                PyList_SetSlice(calls, first, PY_SSIZE_T_MAX, NULL) < 0)
+                goto done;
+            count = first;
+            break;
+        }
+        PyObject *one = profile_tuple(lines, &st, x, k, first, pids, cmd, &sg);
+        if (one == NULL || PyList_Append(metas, one) < 0) {
+            Py_XDECREF(one);
+            goto done;
+        }
+        Py_DECREF(one);
+        st = nx;
+        j = e;
+        if (e - i >= limit)
+            break;
+    }
+    if (got < 0)
+        goto done;
+    result = j == i ? Py_NewRef(Py_None) : columns_result(j, metas, names, calls, &c, count);
+done:
+    Py_DECREF(lines);
+    PyMem_Free(c.v);
+    PyMem_Free(c.label);
+    Py_XDECREF(names);
+    Py_XDECREF(calls);
+    Py_XDECREF(metas);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(lines, k, limit) -> (count, stop, segments, pct_at):\n"
      "the plain nvprof summary rows of lines[k:k+limit] (see the module's source)."},
+    {"profiles", profiles, METH_VARARGS,
+     "profiles(lines, i, limit) -> (j, profiles, names, calls, pct, total, avg, min, max) or None:\n"
+     "summary-only nvprof profiles from lines[i] read in one go (see the module's source)."},
     {"match", match, METH_O, "match(line): _FAST_ROW.match(line).groups() for an ASCII str, or None (tests)."},
     {NULL, NULL, 0, NULL},
 };

@@ -16,9 +16,9 @@ either way (tests/test_parse_nvprof_text_sweep.py compares both)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from profconv.parse import units
+from profconv.parse import native, units
 from profconv.parse.dialects.nvprof.common import (
     _API_CALL,
     _APPLICATION,
@@ -38,7 +38,7 @@ from profconv.parse.dialects.nvprof.summary import _scan_regex
 from profconv.parse.dialects.nvprof.sweep import _asked_before_start, _body
 from profconv.parse.engine import Cursor
 from profconv.parse.grouping import Event
-from profconv.parse.model import Block, RawProfile
+from profconv.parse.model import Block, RawProfile, Span
 from profconv.parse.table import Rows
 
 if TYPE_CHECKING:
@@ -215,28 +215,76 @@ def _made(ctx: Nvprof, p: _Planned) -> RawProfile:
                       pid=pid, command=p.start.command or p.app_command, blocks=blocks)
 
 
+_SECTIONS = ("gpu", "api", "openacc")  # _rowscan.profiles' section codes
+
+
+def _batch(ctx: Nvprof, got: tuple) -> list[RawProfile]:
+    """The profiles _rowscan.profiles read (the same checks in C, on ASCII lines), made as `_made`
+    makes them; their rows ranges of one batch of columns (no table per block)."""
+    _, metas, names, calls, pct, total, avg, lo, hi = got
+    batch = Rows.trusted({"name": names, "time_pct": pct, "total_ns": total, "calls": calls, "avg_ns": avg,
+                          "min_ns": lo, "max_ns": hi}, len(names))
+    # every row's total within 1% of calls x average (core._drop_inconsistent's first test, in C):
+    # the ranges are marked checked, so that core does not test them again one by one
+    plausible = getattr(native.load("_kahan"), "plausible", None)
+    checked = plausible is not None and plausible(total, calls, avg) is True
+    result = ctx.result
+    claimed, rows_read, resume = result.claimed, result.rows_read, result.resume
+    out = []
+    for s, a, r, h, k, first, pid, command, app_command, sp, ap, rp, hp, segments in metas:
+        if sp is not None:
+            ctx.last_pid = sp
+        resume[s + 1] = ctx.resume_state()
+        ctx.pending_section = None  # the header took the result line's 'gpu'
+        ctx.cell_header = False
+        if ap is not None:
+            ctx.last_pid = ap
+        app_pid = ctx.last_pid if ctx.last_pid is not None else pid  # the application line's start event's
+        if rp is not None:
+            ctx.last_pid = rp
+        if hp is not None:
+            ctx.last_pid = hp
+        claimed.update((s + 1, a + 1, r + 1, h + 1))
+        n = segments[-1][2]
+        rows_read.append((k + 1, k + n))
+        blocks = [Block(section=_SECTIONS[code], line_start=k + x + 1, line_end=k + y,
+                        span=Span(batch, first + x, y - x, checked=checked)) for code, x, y in segments]
+        out.append(RawProfile(tool=TOOL, line_start=s + 1, line_end=max(s + 1, k + n), blocks=blocks, pid=app_pid,
+                              command=command or app_command))
+    return out
+
+
+def _one(ctx: Nvprof, j: int) -> _Planned | None:
+    """The profile whose start line is at index j, planned, where the next one's start follows it."""
+    lines = ctx.lines
+    start = _start(lines, j)
+    p = _plan(ctx, j, start) if start is not None else None
+    return p if p is not None and _start(lines, p.rows + p.n_rows) is not None else None
+
+
 def sweep(ctx: Nvprof, cur: Cursor) -> bool:
     """At a start line the profile-start reader took (no reader open, the context's `nvtx` off): the
     profiles from there read in one go (one `profiles` event), while each is of the shape above and
-    the next one's start line follows its rows; cur.next left at the first start line not read
-    here. False where none was made (the engine's readers go on with the start line)."""
+    the next one's start line follows its rows (in C while its lines are plain ASCII, a profile
+    at a time in Python where C stops); cur.next left at the first start line not read here.
+    False where none was made (the engine's readers go on with the start line)."""
     lines = ctx.lines
     j = cur.i
-    start = _start(lines, j)
-    plans: list[_Planned] = []
-    while start is not None:
-        p = _plan(ctx, j, start)
+    rowscan = ctx.rowscan
+    in_c = getattr(rowscan, "profiles", None)
+    made: list[RawProfile] = []
+    while True:
+        got = in_c(lines, j, len(lines)) if in_c is not None else None
+        if got is not None:
+            made.extend(_batch(ctx, got))
+            j = got[0]
+        p = _one(ctx, j)
         if p is None:
             break
-        end = p.rows + p.n_rows
-        start = _start(lines, end)
-        if start is None:
-            break
-        plans.append(p)
-        j = end
-    if not plans:
+        made.append(_made(ctx, p))
+        j = p.rows + p.n_rows
+    if not made:
         return False
-    made: list[Any] = [_made(ctx, p) for p in plans]
     last = made[-1]
     ctx.events.append(Event("profiles", made[0].line_start, pid=last.pid, command=last.command, profiles=made))
     cur.next = j
