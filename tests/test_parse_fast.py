@@ -20,6 +20,7 @@ from profconv.parse import bytescan
 from profconv.parse import table as table_mod
 from profconv.parse.dialects import nsys, nvprof
 from profconv.parse.dialects.nvprof import summary as nvprof_summary
+from profconv.parse.dialects.nvprof import text_sweep
 from profconv.parse.dialects.nvprof import trace as nvprof_trace_reader
 from profconv.parse.shares import add_shares, share_rows
 from profconv.render.parse_output import rows_with_source, to_json, write_csv
@@ -250,6 +251,7 @@ def test_nvprof_bulk_summary_equals_line_by_line(monkeypatch, case):
     text = _summary(SUMMARY_CASES[case])
     fast = profconv.parse_text(text)
     monkeypatch.setattr(nvprof_summary, "_bulk_summary", lambda lines, k, *a: k)
+    monkeypatch.setattr(text_sweep, "sweep", lambda ctx, cur: False)  # no profile read in one go either
     slow = profconv.parse_text(text)
     _same(fast, slow)
     assert [(p.line_start, p.line_end) for p in fast.profiles] == [(p.line_start, p.line_end) for p in slow.profiles]
@@ -264,19 +266,24 @@ def test_nvprof_bulk_summary_rows_are_columns():
     lines = _summary(SUMMARY_CASES["plain"], 2).split("\n")[:-1]
     res = nvprof.parse(Document(lines=lines, label="x", text="\n".join(lines)))
     blocks = [b for p in res.profiles for b in p.blocks]
-    assert [(b.section, len(b.table), b.rows) for b in blocks] == [("gpu", 3, []), ("api", 2, [])] * 2
-    gpu = blocks[0].table
-    assert list(gpu.col("name")) == ["fill(void)", "conv(float*, int)", "[CUDA memcpy HtoD]"]
-    assert list(gpu.col("total_ns")) == [2202700.0, 1328200.0, 896540.0]
-    assert list(gpu.col("calls")) == [400, 100, 300]
-    assert list(gpu.col("line_start")) == [5, 6, 7]
-    assert (blocks[1].line_start, blocks[1].line_end) == (8, 9)
+    # the first profile read in one go with the next one's start after it (text_sweep): its blocks
+    # ranges of one batch of columns; the last one's rows in bulk, columns of their block
+    assert [(b.section, b.span is not None, len(b.span.col("name")) if b.span else len(b.table), b.rows)
+            for b in blocks] == [("gpu", True, 3, []), ("api", True, 2, []), ("gpu", False, 3, []), ("api", False, 2, [])]
+    for gpu in (blocks[0].span, blocks[2].table):
+        assert gpu is not None
+        assert list(gpu.col("name")) == ["fill(void)", "conv(float*, int)", "[CUDA memcpy HtoD]"]
+        assert list(gpu.col("total_ns")) == [2202700.0, 1328200.0, 896540.0]
+        assert list(gpu.col("calls")) == [400, 100, 300]
+    assert list(blocks[2].table.col("line_start")) == [blocks[2].line_start + k for k in range(3)]
+    assert (blocks[0].line_start, blocks[0].line_end, blocks[1].line_start, blocks[1].line_end) == (5, 7, 8, 9)
 
 
 @pytest.mark.parametrize("path", [f for f in FILES if "/nvprof" in f])
 def test_nvprof_bulk_summary_equals_line_by_line_on_corpus(monkeypatch, path):
     fast = _parse_file(path)
     monkeypatch.setattr(nvprof_summary, "_bulk_summary", lambda lines, k, *a: k)
+    monkeypatch.setattr(text_sweep, "sweep", lambda ctx, cur: False)  # no profile read in one go either
     slow = profconv.parse(path)
     _same(fast, slow)
     assert fast.table_notes == slow.table_notes
@@ -408,6 +415,7 @@ def test_nvprof_bulk_summary_damaged_row_reported_with_its_text(monkeypatch):
     assert ps.unplaced == [(6, bad), (15, bad)]
     assert "conv(float*, int)" not in set(ps.frame["name"])
     monkeypatch.setattr(nvprof_summary, "_bulk_summary", lambda lines, k, *a: k)
+    monkeypatch.setattr(text_sweep, "sweep", lambda ctx, cur: False)  # no profile read in one go either
     _same(ps, profconv.parse_text(text))
 
 

@@ -227,15 +227,18 @@ def test_unchecked_ranges_checked_by_the_engine(monkeypatch, native_on):
         monkeypatch.setattr(native, "load", lambda name: None)
     batch = _batch(NAMES)  # total 10 (k + 1), calls k + 1, avg 10: consistent
     batch.table.cols["total_ns"] = array("d", [10.0, 20.0, 300.0, 40.0, 50.0, 60.0, 70.0])  # row 2: 300 != 3 x 10
-    raw = [RawProfile("nsys", 1, 8, [Block(section="gpu", line_start=5, line_end=6, span=Span(batch.table, 0, 2))]),
-           RawProfile("nsys", 10, 31, [Block(section="gpu", line_start=20, line_end=22,
-                                             span=Span(batch.table, 2, 3))])]
+    # a stream window's profiles as stream._part checks them: the blocks' line numbers shifted to the
+    # file's already (1000 lines before the window), their rows' the window's until _rows adds it
+    raw = [RawProfile("nsys", 1001, 1008, [Block(section="gpu", line_start=1005, line_end=1006,
+                                                 span=Span(batch.table, 0, 2))]),
+           RawProfile("nsys", 1010, 1031, [Block(section="gpu", line_start=1020, line_end=1022,
+                                                 span=Span(batch.table, 2, 3))])]
     assert _drop_inconsistent(raw, shift=1000) == [1020]
     assert raw[0].blocks[0].span is not None  # consistent: a range still
     blk = raw[1].blocks[0]
     assert blk.span is None and blk.table is not None
     assert list(blk.table.col("name")) == ["k2", "k3"] and list(blk.table.col("line_start")) == [21, 22]
-    got = _rows(raw)
+    got = _rows(raw, shift=1000)
     assert list(got.col("name")) == NAMES[:2] + ["k2", "k3"]
-    assert list(got.col("line_start")) == [5, 6, 21, 22] and list(got.col("table")) == [5, 5, 20, 20]
+    assert list(got.col("line_start")) == [1005, 1006, 1021, 1022] and list(got.col("table")) == [1005, 1005, 1020, 1020]
     assert list(got.col("total_ns")) == [10.0, 20.0, 40.0, 50.0]
