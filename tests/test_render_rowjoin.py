@@ -277,3 +277,24 @@ def test_csv_and_json_texts_by_c_and_by_python():
     for f in filter(None, (rowjoin.join_py, C and C.join)):
         with pytest.raises(TypeError):
             f(2, [(rowjoin.CSV_TEXTS, ["a", 1])], b",")
+
+
+def test_lent_chunks_are_the_bytes_and_released_after_write():
+    """write(..., lend=True): each chunk a view of the joiner's buffer with the same bytes as
+    without; a view kept past its write reads as released (never as a later chunk)."""
+    pieces = [b"<", (rowjoin.INTS, list(range(2500)), 0), b">"]
+    want: list[bytes] = []
+    rowjoin.write(2500, pieces, b",", want.append, 1000)
+    kept: list[memoryview] = []
+    copies: list[bytes] = []
+
+    def write(chunk):
+        kept.append(chunk)
+        copies.append(bytes(chunk))
+
+    rowjoin.write(2500, pieces, b",", write, 1000, lend=True)
+    assert copies == want and len(want) == 3 and want[1].startswith(b",<1000>,<1001>")
+    if C is not None:
+        for view in kept:
+            with pytest.raises(ValueError):
+                bytes(view)

@@ -26,9 +26,11 @@
  *                         (''); any other value: TypeError.
  * The texts of kinds 4 and 7 are kept for the values seen lately (by address): a name repeated
  * along a trace is escaped once.
- * write(n, pieces, rowsep, write, rows) hands the same bytes to `write` (a callable taking bytes) a
- * few `rows` at a time (the separator before a chunk's first row with it), from one buffer that is
- * reused: a big output is never held whole, and no fresh memory is touched for each chunk.
+ * write(n, pieces, rowsep, write, rows[, lend]) hands the same bytes to `write` (a callable taking
+ * bytes) a few `rows` at a time (the separator before a chunk's first row with it), from one buffer
+ * that is reused: a big output is never held whole, and no fresh memory is touched for each chunk.
+ * With lend true each chunk is a memoryview of that buffer (no copy), released when write returns:
+ * for a write that does not keep what it is given (a file's).
  * A piece that does not hold n cells, a value that is not in its table, a cell that is not bytes:
  * ValueError / KeyError / TypeError, as the pure-Python twin (profconv.render.rowjoin) raises;
  * every piece is checked before the first row is written.
@@ -147,6 +149,31 @@ static int put_repr(out_t *o, PyObject *v) {
 }
 
 /* msgspec's JSON text of a str (or null for None) */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* whether any of 8 bytes is below 0x20, '"' or '\\' (the exact "has a byte less than / equal to" tests) */
+static inline int escape8(uint64_t w) {
+    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+    return (((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGHS ? 1 : 0;
+}
+
+/* the index of the first byte of s[i, k) that JSON escapes, or k: 8 bytes at a time */
+static Py_ssize_t next_escape(const char *s, Py_ssize_t i, Py_ssize_t k) {
+    for (; i + 8 <= k; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (escape8(w))
+            break;
+    }
+    for (; i < k; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            return i;
+    }
+    return k;
+}
+
 static int put_json_str(out_t *o, PyObject *v) {
     static const char hex[] = "0123456789abcdef";
     if (v == Py_None)
@@ -162,10 +189,8 @@ static int put_json_str(out_t *o, PyObject *v) {
     if (out_put(o, "\"", 1) < 0)
         return -1;
     Py_ssize_t a = 0;
-    for (Py_ssize_t i = 0; i < k; i++) {
+    for (Py_ssize_t i = next_escape(s, 0, k); i < k; i = next_escape(s, i + 1, k)) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
         char esc[6] = {'\\', 0, '0', '0', 0, 0};
         Py_ssize_t n = 2;
         switch (c) {
@@ -191,7 +216,42 @@ static int put_json_str(out_t *o, PyObject *v) {
     return out_put(o, "\"", 1);
 }
 
-/* the csv module's text of a str (QUOTE_MINIMAL) or None */
+static inline uint64_t has_byte(uint64_t w, unsigned char c) {
+    uint64_t x = w ^ (ONES * c);
+    return (x - ONES) & ~x & HIGHS;
+}
+
+/* whether the csv module quotes these bytes: a ',' '"' CR or LF in them (8 bytes at a time) */
+static int csv_quoted(const char *t, Py_ssize_t k) {
+    Py_ssize_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+        uint64_t w;
+        memcpy(&w, t + i, 8);
+        if (has_byte(w, ',') | has_byte(w, '"') | has_byte(w, '\r') | has_byte(w, '\n'))
+            return 1;
+    }
+    for (; i < k; i++)
+        if (t[i] == ',' || t[i] == '"' || t[i] == '\r' || t[i] == '\n')
+            return 1;
+    return 0;
+}
+
+/* UTF-8 bytes t[0, k) as the csv module writes them: as they are, or quoted with '"' doubled */
+static int put_csv_bytes(out_t *o, const char *t, Py_ssize_t k) {
+    if (!csv_quoted(t, k))
+        return out_put(o, t, k);
+    Py_ssize_t a = 0;
+    int rc = out_put(o, "\"", 1);
+    for (Py_ssize_t i = 0; i < k && rc == 0; i++)
+        if (t[i] == '"') {
+            rc = out_put(o, t + a, i + 1 - a); /* the quote, then itself again */
+            a = i;
+        }
+    rc = rc < 0 ? rc : out_put(o, t + a, k - a);
+    return rc < 0 ? rc : out_put(o, "\"", 1);
+}
+
+/* the csv module's text of a str (QUOTE_MINIMAL; UTF-8, surrogateescape) or None */
 static int put_csv_str(out_t *o, PyObject *v) {
     if (v == Py_None)
         return 0;
@@ -199,26 +259,15 @@ static int put_csv_str(out_t *o, PyObject *v) {
         PyErr_SetString(PyExc_TypeError, "a CSV text cell is not a str");
         return -1;
     }
+    Py_ssize_t k;
+    const char *t = PyUnicode_AsUTF8AndSize(v, &k); /* a str's own UTF-8 (no copy for ASCII) */
+    if (t != NULL)
+        return put_csv_bytes(o, t, k);
+    PyErr_Clear(); /* a lone surrogate: surrogateescape's bytes */
     PyObject *b = PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape");
     if (b == NULL)
         return -1;
-    const char *t = PyBytes_AS_STRING(b);
-    Py_ssize_t k = PyBytes_GET_SIZE(b), a = 0;
-    int rc = 0, quote = 0;
-    for (Py_ssize_t i = 0; i < k && !quote; i++)
-        quote = t[i] == ',' || t[i] == '"' || t[i] == '\r' || t[i] == '\n';
-    if (!quote)
-        rc = out_put(o, t, k);
-    else {
-        rc = out_put(o, "\"", 1);
-        for (Py_ssize_t i = 0; i < k && rc == 0; i++)
-            if (t[i] == '"') {
-                rc = out_put(o, t + a, i + 1 - a); /* the quote, then itself again */
-                a = i;
-            }
-        rc = rc < 0 ? rc : out_put(o, t + a, k - a);
-        rc = rc < 0 ? rc : out_put(o, "\"", 1);
-    }
+    int rc = put_csv_bytes(o, PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b));
     Py_DECREF(b);
     return rc;
 }
@@ -479,11 +528,19 @@ static int put_double(out_t *o, double x, int style) {
     int neg = signbit(x) != 0;
     if (x == 0)
         return out_put(o, neg ? "-0.0" : "0.0", 3 + neg);
-    char digits[24], *d = digits;
+    char digits[26], *d = digits;
     int nd, kk;
     uint64_t n;
     int p;
     double ax = neg ? -x : x;
+    if (ax < 1e16 && ax == (double)(uint64_t)ax) { /* its digits and ".0" (see shortest_int) */
+        char *end = digits + sizeof(digits) - 2;
+        memcpy(end, ".0", 2);
+        d = u64_digits((uint64_t)ax, end);
+        if (neg)
+            *--d = '-';
+        return out_put(o, d, digits + sizeof(digits) - d);
+    }
     if (shortest(ax, &n, &p) == 0) {
         d = u64_digits(n, digits + sizeof(digits));
         nd = (int)(digits + sizeof(digits) - d);
@@ -729,11 +786,33 @@ static PyObject *join(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
+/* one chunk to write(): a bytes copy, or (lend) a memoryview of the buffer released once write()
+ * returns, so that a view it kept reads as released, never as the next chunk */
+static int hand(PyObject *write, out_t *o, int lend) {
+    PyObject *chunk = lend ? PyMemoryView_FromMemory(o->buf ? o->buf : "", o->len, PyBUF_READ)
+                           : PyBytes_FromStringAndSize(o->buf, o->len);
+    if (chunk == NULL)
+        return -1;
+    PyObject *r = PyObject_CallOneArg(write, chunk);
+    if (lend) {
+        PyObject *gone = PyObject_CallMethod(chunk, "release", NULL);
+        if (gone == NULL)
+            Py_CLEAR(r);
+        Py_XDECREF(gone);
+    }
+    Py_DECREF(chunk);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
 static PyObject *write_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t n, rows;
     PyObject *pieces, *write;
     Py_buffer sep;
-    if (!PyArg_ParseTuple(args, "nO!y*On", &n, &PyList_Type, &pieces, &sep, &write, &rows))
+    int lend = 0;
+    if (!PyArg_ParseTuple(args, "nO!y*On|p", &n, &PyList_Type, &pieces, &sep, &write, &rows, &lend))
         return NULL;
     PyObject *result = NULL;
     piece_t *ps = NULL;
@@ -746,16 +825,9 @@ static PyObject *write_rows(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     for (Py_ssize_t lo = 0; lo < n; lo += rows) {
         o.len = 0;
-        if (put_rows(&o, ps, PyList_GET_SIZE(pieces), lo, lo + rows < n ? lo + rows : n, n, &sep) < 0)
+        if (put_rows(&o, ps, PyList_GET_SIZE(pieces), lo, lo + rows < n ? lo + rows : n, n, &sep) < 0 ||
+            hand(write, &o, lend) < 0)
             goto done;
-        PyObject *chunk = PyBytes_FromStringAndSize(o.buf, o.len);
-        if (chunk == NULL)
-            goto done;
-        PyObject *r = PyObject_CallOneArg(write, chunk);
-        Py_DECREF(chunk);
-        if (r == NULL)
-            goto done;
-        Py_DECREF(r);
     }
     result = Py_NewRef(Py_None);
 done:
@@ -862,7 +934,7 @@ static PyObject *format_double(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"join", join, METH_VARARGS, "join(n, pieces, rowsep) -> bytes: n rows of the pieces' cells, joined."},
-    {"write", write_rows, METH_VARARGS, "write(n, pieces, rowsep, write, rows): join's bytes to write(), rows at a time."},
+    {"write", write_rows, METH_VARARGS, "write(n, pieces, rowsep, write, rows[, lend]): join's bytes to write(), rows at a time."},
     {"scan", scan, METH_VARARGS, "scan(column, lo, hi) -> (kind, same): what rows lo:hi hold (see the module comment)."},
     {"format_double", format_double, METH_VARARGS, "format_double(x, style) -> bytes: the shortest text of x (0 JSON, 1 repr)."},
     {NULL, NULL, 0, NULL},

@@ -209,8 +209,8 @@ def _repr(v: float) -> bytes:
 CHUNK = 1000  # rows handed to `write` at a time: ~100 KB of JSON, reused by malloc chunk after chunk
 
 
-def write_py(n: int, pieces: list[Piece], rowsep: bytes, write: Any, rows: int = CHUNK) -> None:
-    """`write`'s chunks (see the module docstring), by the pure-Python path."""
+def write_py(n: int, pieces: list[Piece], rowsep: bytes, write: Any, rows: int = CHUNK, lend: bool = False) -> None:
+    """`write`'s chunks (see the module docstring), by the pure-Python path (bytes, lend or not)."""
     if rows < 1:
         raise ValueError("rows must be at least 1")
     cols: list[list[bytes]] = [_cells(p, n) for p in pieces]
@@ -254,11 +254,13 @@ def join(n: int, pieces: list[Piece], rowsep: bytes) -> bytes:
     return mod.join(n, pieces, rowsep) if mod is not _SELF else join_py(n, pieces, rowsep)
 
 
-def write(n: int, pieces: list[Piece], rowsep: bytes, write: Any, rows: int = CHUNK) -> None:
-    """The rows to `write`, a chunk at a time: by the C accelerator where it is built, else write_py."""
+def write(n: int, pieces: list[Piece], rowsep: bytes, write: Any, rows: int = CHUNK, lend: bool = False) -> None:
+    """The rows to `write`, a chunk at a time: by the C accelerator where it is built, else write_py.
+    `lend`: the C accelerator hands each chunk as a memoryview of its buffer, released once `write`
+    returns (no copy): for a `write` that does not keep what it is given (a file's)."""
     mod = _native()
     if mod is not _SELF:
-        mod.write(n, pieces, rowsep, write, rows)
+        mod.write(n, pieces, rowsep, write, rows, lend)
     else:
         write_py(n, pieces, rowsep, write, rows)
 

@@ -80,7 +80,7 @@ def _write_json_slice(source: str, segments: Sequence[Segment], write: Any) -> N
         lit = []
     lit.append(b"}")
     pieces.append(b"".join(lit))
-    rowjoin.write(n, pieces, b",", write)
+    rowjoin.write(n, pieces, b",", write, lend=True)  # a file's write: keeps nothing it is given
 
 
 def _json_column(name: str, segments: Sequence[Segment], seen: list[dict[int, list[Any]]], enc: Any) -> Any:
@@ -296,7 +296,7 @@ def _write_csv_rows(sets: Sequence[tuple[str, Rows]], write: Any) -> None:
         src = _csv_text(source).encode("utf-8", "surrogateescape")
         for lo in range(0, rows.n, CHUNK_ROWS):
             hi = min(rows.n, lo + CHUNK_ROWS)
-            rowjoin.write(hi - lo, _csv_pieces(src, rows, lo, hi), b"", write)
+            rowjoin.write(hi - lo, _csv_pieces(src, rows, lo, hi), b"", write, lend=True)
 
 
 def _csv_pieces(src: bytes, rows: Rows, lo: int, hi: int) -> list[Any]:
@@ -329,9 +329,10 @@ class SliceWriter:
     """Rows that arrive in parts (profconv.parse.stream) written as write_json_rows / write_csv
     write them whole: the same slices of CHUNK_ROWS rows from each input's first row (a JSON
     slice leaves out the columns none of its rows holds, so the slices must be the same), the same
-    bytes, to `write` (UTF-8 bytes). `add` the parts of one input, then `end` it. JSON: the rows as
-    write_json_rows writes them ('\n' before the first, ',\n' before the others); CSV: the rows
-    without the header. A slice is held as segments of the parts (rows lo:hi), not copied."""
+    bytes, to `write` (UTF-8 bytes, maybe lent: a file's write, which keeps nothing it is given).
+    `add` the parts of one input, then `end` it. JSON: the rows as write_json_rows writes them
+    ('\n' before the first, ',\n' before the others); CSV: the rows without the header. A slice
+    is held as segments of the parts (rows lo:hi), not copied."""
 
     def __init__(self, write: Any, kind: str) -> None:
         self.write, self.kind = write, kind
