@@ -77,12 +77,19 @@ typedef struct {
 static int out_grow(out_t *o, const char *s, Py_ssize_t k);
 
 static inline int out_put(out_t *o, const char *s, Py_ssize_t k) {
-    if (o->len + k <= o->cap) {
-        memcpy(o->buf + o->len, s, k);
-        o->len += k;
-        return 0;
-    }
-    return out_grow(o, s, k);
+    if (o->len + k > o->cap)
+        return out_grow(o, s, k);
+    char *d = o->buf + o->len;
+    if (k >= 8 && k <= 16) { /* most cells and keys: two moves, no call */
+        memcpy(d, s, 8);
+        memcpy(d + k - 8, s + k - 8, 8);
+    } else if (k >= 4 && k < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + k - 4, s + k - 4, 4);
+    } else
+        memcpy(d, s, k);
+    o->len += k;
+    return 0;
 }
 
 static int out_grow(out_t *o, const char *s, Py_ssize_t k) {
@@ -603,6 +610,17 @@ static int put_number(out_t *o, piece_t *p, Py_ssize_t i) {
     return put_i64(o, x);
 }
 
+/* an int that fits in 64 bits (not a bool) */
+static int is_i64(PyObject *v) {
+    int overflow = 0;
+    if (!PyLong_CheckExact(v))
+        return 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    return !overflow;
+}
+
 /* a kind-5 or kind-6 piece: its column (a list, its values checked here, or a buffer) and first row */
 static int read_number_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
     PyObject *col = PyTuple_GET_ITEM(item, 1);
@@ -626,16 +644,11 @@ static int read_number_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
         return cell_error();
     if (p->num)
         return 0;
-    out_t none = {NULL, 0, 0};
     for (Py_ssize_t i = 0; i < n; i++) { /* a list's values: checked before any row is written */
         PyObject *v = PyList_GET_ITEM(col, p->lo + i);
-        if (p->kind == 5 ? !PyFloat_CheckExact(v) : put_number(&none, p, i) < 0) {
-            PyMem_Free(none.buf);
-            return PyErr_Occurred() ? -1 : num_type_error(5);
-        }
-        none.len = 0;
+        if (p->kind == 5 ? !PyFloat_CheckExact(v) : !is_i64(v))
+            return num_type_error(p->kind);
     }
-    PyMem_Free(none.buf);
     return 0;
 }
 
