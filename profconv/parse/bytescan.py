@@ -16,8 +16,8 @@ there). Rows qualify only where the text path would read the same table from the
     the table reader checks ('<br', '<pre', '/*' there keep the text path: `Table.plain_names`);
   - the line after them not indented (a markdown code block would start there once they are blank).
 Small summary tables (`Time (%),Total Time (ns),…`, fewer than MIN_ROWS rows, a blank line after
-them: a sweep's thousands of `nsys stats --format csv` runs) are read together, one pyarrow call per
-header for all of them (profconv.parse.dialects.nsys_batch, from BATCH_ROWS rows in all); a table
+them: a sweep's thousands of `nsys stats --format csv` runs) are read together, one C pass (or one
+pyarrow call) per header for all of them (profconv.parse.dialects.nsys_batch, from BATCH_ROWS rows in all); a table
 is taken (its rows blank in the text) only where that reader finds it plain rows, whose values the
 row reader gives; the others stay in the text.
 What the text path decides from the rest of the file is checked once it has run (`PreRead.check`,
@@ -257,7 +257,8 @@ def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int
     for group in groups.values():
         rows = sum(n for *_, n in group)
         size = sum(e - a for a, _, e, _ in group) - rows
-        if rows < BATCH_ROWS or not columnar.worth(size, min(pays_from, BATCH_PAYS_FROM)):
+        # read in C (profconv.parse._summarycells) where built: then pyarrow need not be loaded for them
+        if rows < BATCH_ROWS or not (native.load("_summarycells") or columnar.worth(size, min(pays_from, BATCH_PAYS_FROM))):
             continue
         from profconv.parse.dialects import nsys_batch
 

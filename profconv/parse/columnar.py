@@ -139,6 +139,17 @@ class Text:
         return bool(c[0] == 0 and top[-1] == len(self.pool) - 1 and (c[1:] <= top[:-1] + 1).all())
 
 
+class Pool(list):  # type: ignore[type-arg]
+    """A Text's distinct values as a list of str, read without pyarrow (profconv.parse._summarycells):
+    the StringArray calls Text and its users make (to_pylist, take)."""
+
+    def to_pylist(self) -> list[str]:
+        return list(self)
+
+    def take(self, order: Any) -> Pool:
+        return Pool(self[k] for k in order.tolist())
+
+
 @dataclass
 class Columns:
     n: int

@@ -1,10 +1,12 @@
-"""Many small `nsys stats --format csv` summary tables read as one: one pyarrow call for their rows.
+"""Many small `nsys stats --format csv` summary tables read as one: one C pass (or pyarrow call) for their rows.
 
 A sweep's logs concatenated hold thousands of `Time (%),Total Time (ns),…` tables of a few dozen
 rows, one per run. Read table by table, every row is a Python object (2 s for 4,000 runs of 40
 rows). Here, called by profconv.parse.bytescan on the input's bytes before it is decoded, the rows
-of every table with one header are joined and read by one pyarrow call (profconv.parse.columnar);
-each table then becomes a block that is a range of the batch's rows (`Batch.span`: no columns of its
+of every table with one header are read together: straight from the input's bytes by one C pass
+where it is built (profconv.parse._summarycells: no copy of the rows, no pyarrow loaded), else
+joined and read by one pyarrow call (profconv.parse.columnar), the same columns either way; each
+table then becomes a block that is a range of the batch's rows (`Batch.span`: no columns of its
 own), made by nsys's CSV reader where it meets the table's header in the text.
 
 A table is taken only where nsys's row reader reads it as plain rows (nsys._plain_rows) and would
@@ -27,6 +29,7 @@ text around a table decides (its report, its extent) is checked by nsys's reader
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +47,7 @@ BAD, UNDECIDED, DOT = 1, 2, 4  # a row's status bits (profconv/parse/_bytescan.c
 @dataclass
 class Batch:
     """The rows of the tables taken, one after the other: numbers by schema column (array('d'),
-    the calls a list of int), names (one str object per distinct name; `text`: the same column
+    the calls an array('q') or a list of int), names (one str object per distinct name; `text`: the same column
     dictionary-encoded, columnar.Text). A table is a range of these rows (`span`): no columns of
     its own; the engine gathers the batch's columns once for all of them (core._rows)."""
 
@@ -82,18 +85,9 @@ def read(data: bytes, spans: list[tuple[int, int, int, int]]) -> tuple[Batch, li
     if got is None:
         return None
     cols, fields = got
-    view = memoryview(data)  # the rows joined straight from the input (no copy of each table first)
-    joined = b"".join([view[a0:b0], *(view[b:e] for _, b, e, _ in spans)])
-    status = _table_status(joined, b0 - a0, [n for *_, n in spans], fields)
-    keep = [k for k, s in enumerate(status) if not (s & BAD or (s & UNDECIDED and not s & DOT))]
-    if not keep:
-        return None
-    if len(keep) < len(spans):
-        joined = b"".join([view[a0:b0], *(view[spans[k][1] : spans[k][2]] for k in keep)])
-    table = columnar.read_csv(joined, floats=[c for c, f in zip(cols, fields) if f not in ("calls", "name")],
-                              counts=[c for c, f in zip(cols, fields) if f == "calls"], texts=[cols[-1]])
-    del joined, view
-    columnar.release_unused()  # what pyarrow's pool kept of the read (~20 MiB at 20 MB)
+    scan = native.load("_summarycells")
+    table, keep = _read_in_c(scan, data, spans, cols, fields) if scan is not None else _read_by_pyarrow(
+        data, spans, cols, fields)
     if table is None:
         return None
     sizes = [spans[k][3] for k in keep]
@@ -109,18 +103,77 @@ def read(data: bytes, spans: list[tuple[int, int, int, int]]) -> tuple[Batch, li
     return (batch, firsts) if any(ok) else None
 
 
+def _whole(fields: list[str]) -> int:
+    """The cells that must be whole numbers (the calls), as bits."""
+    return sum(1 << j for j, f in enumerate(fields[:-1]) if f == "calls")
+
+
+def _kept(status: list[int]) -> list[int]:
+    """The tables whose rows' status bits (or-ed per table) let them be read as plain rows."""
+    return [k for k, s in enumerate(status) if not (s & BAD or (s & UNDECIDED and not s & DOT))]
+
+
+def _read_in_c(scan: Any, data: bytes, spans: list[tuple[int, int, int, int]], cols: list[str],
+               fields: list[str]) -> tuple[columnar.Columns | None, list[int]]:
+    """The tables' rows checked and read straight from `data` by profconv.parse._summarycells (no
+    copy of their rows joined, no pyarrow), as the pyarrow read gives them: (columns of the tables
+    kept, which those are); no columns where a value is not finite or a row does not read."""
+    import numpy as np
+
+    ncells, whole = len(fields) - 1, _whole(fields)
+    bounds = np.array([(b, e) for _, b, e, _ in spans], dtype=np.int64)
+    keep = _kept(_per_table(scan.status(data, bounds.tobytes(), ncells, whole), [n for *_, n in spans]))
+    got = scan.columns(data, bounds[keep].tobytes(), ncells, whole) if keep else None
+    if got is None:
+        return None, keep
+    cells, codes, names = got
+    n = len(codes) // 4
+    grid = np.frombuffer(cells, dtype=np.float64).reshape(ncells, n)
+    out = columnar.Columns(n)
+    for j, (c, f) in enumerate(zip(cols[:-1], fields)):
+        if f != "calls" and not np.isfinite(grid[j]).all():  # as columnar.read_csv refuses the whole read
+            return None, keep
+        out.numbers[c] = array("q" if f == "calls" else "d")  # the calls: no int object a row either
+        out.numbers[c].frombytes(grid[j].tobytes())
+    out.texts[cols[-1]] = columnar.Text(np.frombuffer(codes, dtype=np.int32).copy(), columnar.Pool(names))
+    return out, keep
+
+
+def _read_by_pyarrow(data: bytes, spans: list[tuple[int, int, int, int]], cols: list[str],
+                     fields: list[str]) -> tuple[columnar.Columns | None, list[int]]:
+    """_read_in_c's result by the row status in Python (or _bytescan.cells) and pyarrow's reader of
+    the kept tables' rows joined."""
+    a0, b0 = spans[0][:2]
+    view = memoryview(data)  # the rows joined straight from the input (no copy of each table first)
+    joined = b"".join([view[a0:b0], *(view[b:e] for _, b, e, _ in spans)])
+    keep = _kept(_table_status(joined, b0 - a0, [n for *_, n in spans], fields))
+    if not keep:
+        return None, keep
+    if len(keep) < len(spans):
+        joined = b"".join([view[a0:b0], *(view[spans[k][1] : spans[k][2]] for k in keep)])
+    table = columnar.read_csv(joined, floats=[c for c, f in zip(cols, fields) if f not in ("calls", "name")],
+                              counts=[c for c, f in zip(cols, fields) if f == "calls"], texts=[cols[-1]])
+    del joined, view
+    columnar.release_unused()  # what pyarrow's pool kept of the read (~20 MiB at 20 MB)
+    return table, keep
+
+
 def _table_status(joined: bytes, start: int, sizes: list[int], fields: list[str]) -> list[int]:
     """The status bits of each table's rows (`sizes[k]` of them, one after the other in
     joined[start:]) or-ed together: by _bytescan.cells where built, else by `row_status`."""
-    import numpy as np
-
-    ncells = len(fields) - 1
-    whole = sum(1 << j for j, f in enumerate(fields[:-1]) if f == "calls")
+    ncells, whole = len(fields) - 1, _whole(fields)
     scan = native.load("_bytescan")
     if scan is not None:
         status = scan.cells(joined, start, len(joined), ncells, whole)
     else:
         status = bytes(row_status(r, ncells, whole) for r in joined[start:].split(b"\n")[:-1])
+    return _per_table(status, sizes)
+
+
+def _per_table(status: bytes, sizes: list[int]) -> list[int]:
+    """One status byte per row -> the bits of each table's rows (`sizes` of them in turn) or-ed."""
+    import numpy as np
+
     if len(status) != sum(sizes):
         raise ValueError("rows counted otherwise than read")
     starts = np.cumsum([0, *sizes[:-1]])

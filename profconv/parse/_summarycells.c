@@ -1,0 +1,349 @@
+/* profconv.parse._summarycells: the cells of a sweep's many small summary tables, read in C.
+ *
+ * A sweep's `nsys stats --format csv` logs concatenated hold thousands of small tables of one header
+ * (profconv.parse.dialects.nsys_batch). Their rows are read here straight from the input's bytes,
+ * table by table, without joining them first and without pyarrow:
+ *
+ * status(data, bounds, ncells, whole) gives one status byte per row of the ranges data[b:e], for each
+ * (b, e) in `bounds` (bytes of int64 pairs; each range whole lines, each ending with a newline): the
+ * bits of profconv.parse._bytescan.cells (1: not a plain row -- ncells numbers [0-9]+(\.[0-9]+)? each
+ * followed by a comma, [0-9]{1,18} where bit j of `whole` is set for cell j, then a name that is not
+ * empty, holds no comma or quote, or is one "..." with no quote inside; 2: a cell not in `whole` that
+ * reads as a decimal or a grouped number, [1-9][0-9]{0,2}\.[0-9]{3}; 4: a cell not in `whole` with
+ * another '.', the decimal mark then).
+ *
+ * columns(data, bounds, ncells, whole) reads the rows of those ranges (each a plain row) and gives
+ * (cells, codes, names), or None where a row is not plain, a name is not ASCII or a number cell is
+ * longer than MAX_CELL bytes:
+ *   cells  bytes of ncells * rows 8-byte values, cell j of row r at j * rows + r: an int64 where bit j
+ *          of `whole` is set, else a double, correctly rounded as Python's float() of the cell rounds
+ *          (exactly where the digits make an integer below 2^53 and at most 22 decimals: Clinger's fast
+ *          path; else Python's own conversion of the text);
+ *   codes  bytes of int32, one per row: its name's index in `names`;
+ *   names  the distinct names as str (the quotes around a quoted name left out), in order of first
+ *          appearance (as pyarrow's dictionary-encoded reading of the same rows numbers them).
+ * nsys_batch keeps the pure-Python status and pyarrow's reader where this module is not built
+ * (tests/test_parse_summary_cells.py compares both).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_CELL 320
+
+/* The ranges of `bounds` (int64 pairs) checked against the data's length; NULL with an error set. */
+static const int64_t *ranges(Py_buffer *b, Py_ssize_t len, const unsigned char *p, Py_ssize_t *count) {
+    if (b->len % 16) {
+        PyErr_SetString(PyExc_ValueError, "bounds: int64 pairs");
+        return NULL;
+    }
+    const int64_t *r = (const int64_t *)b->buf;
+    *count = b->len / 16;
+    for (Py_ssize_t k = 0; k < *count; k++) {
+        int64_t a = r[2 * k], e = r[2 * k + 1];
+        if (a < 0 || e > len || a > e || (e > a && p[e - 1] != '\n')) {
+            PyErr_SetString(PyExc_ValueError, "bounds: 0 <= b <= e <= len(data), data[e-1] a newline");
+            return NULL;
+        }
+    }
+    return r;
+}
+
+typedef struct {
+    Py_ssize_t a, n; /* a cell's digits (a '.' among them or not) */
+} cell_t;
+
+/* One row p[0:n] (its newline not included) split: its status (see above), its number cells in
+ * `cells` and its name's bytes (quotes left out) at *name, *name_n. */
+static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
+                               cell_t *cells, Py_ssize_t *name, Py_ssize_t *name_n) {
+    Py_ssize_t i = 0;
+    unsigned char status = 0;
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        Py_ssize_t a = i, d1, d2 = 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        d1 = i - a;
+        int dot = i < n && p[i] == '.';
+        if (dot) {
+            Py_ssize_t b = ++i;
+            while (i < n && p[i] >= '0' && p[i] <= '9')
+                i++;
+            d2 = i - b;
+        }
+        if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
+            return 1;
+        if ((whole >> j) & 1ULL) {
+            if (dot || d1 > 18)
+                return 1;
+        } else if (dot) {
+            status |= (d1 <= 3 && p[a] != '0' && d2 == 3) ? 2 : 4;
+        }
+        if (cells != NULL)
+            cells[j] = (cell_t){a, i - a};
+        i++; /* the comma */
+    }
+    const unsigned char *nm = p + i;
+    Py_ssize_t m = n - i;
+    if (m == 0)
+        return 1;
+    if (nm[0] == '"') {
+        if (m < 3 || nm[m - 1] != '"' || memchr(nm + 1, '"', (size_t)(m - 2)) != NULL)
+            return 1;
+        *name = i + 1;
+        *name_n = m - 2;
+    } else {
+        if (memchr(nm, '"', (size_t)m) != NULL || memchr(nm, ',', (size_t)m) != NULL)
+            return 1;
+        *name = i;
+        *name_n = m;
+    }
+    return status;
+}
+
+static PyObject *status(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf, bounds;
+    Py_ssize_t ncells, count, lines = 0;
+    unsigned long long whole;
+    if (!PyArg_ParseTuple(args, "y*y*nK", &buf, &bounds, &ncells, &whole))
+        return NULL;
+    const unsigned char *p = (const unsigned char *)buf.buf;
+    PyObject *out = NULL;
+    const int64_t *r = ncells < 0 || ncells > 64 ? NULL : ranges(&bounds, buf.len, p, &count);
+    if (r == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "ncells: 0 to 64");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < count; k++)
+        for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
+            lines++;
+    out = PyBytes_FromStringAndSize(NULL, lines);
+    if (out == NULL)
+        goto done;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_ssize_t row = 0, name, name_n;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e;) {
+            const unsigned char *nl = memchr(p + i, '\n', (size_t)(e - i));
+            Py_ssize_t z = (Py_ssize_t)(nl - p);
+            o[row++] = split_row(p + i, z - i, ncells, whole, NULL, &name, &name_n);
+            i = z + 1;
+        }
+    }
+done:
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&bounds);
+    return out;
+}
+
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The double of the cell d[0:n] (digits, one '.' or none), as float() gives it; 0 where it cannot. */
+static int cell_double(const unsigned char *d, Py_ssize_t n, double *out) {
+    unsigned long long m = 0;
+    int frac = 0, seen = 0, digits = 0;
+    for (Py_ssize_t k = 0; k < n && digits <= 15; k++) {
+        if (d[k] == '.') {
+            seen = 1;
+            continue;
+        }
+        m = m * 10 + (unsigned long long)(d[k] - '0');
+        frac += seen;
+        digits++;
+    }
+    if (digits <= 15 && frac <= 22) {
+        *out = frac ? (double)m / POW10[frac] : (double)m;
+        return 1;
+    }
+    if (n > MAX_CELL)
+        return 0;
+    char text[MAX_CELL + 1];
+    memcpy(text, d, (size_t)n);
+    text[n] = '\0';
+    double v = PyOS_string_to_double(text, NULL, NULL);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int64_t cell_int(const unsigned char *d, Py_ssize_t n) {
+    int64_t v = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        v = v * 10 + (d[k] - '0');
+    return v;
+}
+
+/* The distinct names met so far, keyed by their bytes: an open-addressing table of
+ * (offset, length, hash) -> code, codes in order of first appearance; each name a str once. */
+typedef struct {
+    Py_ssize_t at, len;
+    uint64_t hash;
+    int32_t code;
+} slot_t;
+
+typedef struct {
+    slot_t *slots;
+    Py_ssize_t cap, used;
+    PyObject *names;
+} names_t;
+
+static uint64_t bytes_hash(const unsigned char *p, Py_ssize_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n, w;
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        memcpy(&w, p + k, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p + k, (size_t)(n - k));
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    return h | 1; /* 0: an empty slot */
+}
+
+static int names_grow(names_t *t) {
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
+    slot_t *slots = PyMem_Calloc((size_t)cap, sizeof(slot_t));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < t->cap; k++) {
+        slot_t *o = t->slots + k;
+        if (!o->hash)
+            continue;
+        Py_ssize_t j = (Py_ssize_t)(o->hash & (uint64_t)(cap - 1));
+        while (slots[j].hash)
+            j = (j + 1) & (cap - 1);
+        slots[j] = *o;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return 0;
+}
+
+/* The code of the name p[a:a+n]: -1 with an error set, -2 where it is not ASCII. */
+static int64_t name_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, names_t *t) {
+    uint64_t h = bytes_hash(p + a, n);
+    if (2 * (t->used + 1) > t->cap && names_grow(t) < 0)
+        return -1;
+    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
+    for (; t->slots[j].hash; j = (j + 1) & (t->cap - 1)) {
+        slot_t *o = t->slots + j;
+        if (o->hash == h && o->len == n && memcmp(p + o->at, p + a, (size_t)n) == 0)
+            return o->code;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (p[a + k] >= 0x80)
+            return -2;
+    PyObject *s = PyUnicode_New(n, 127);
+    if (s == NULL)
+        return -1;
+    memcpy(PyUnicode_DATA(s), p + a, (size_t)n);
+    int bad = PyList_Append(t->names, s);
+    Py_DECREF(s);
+    if (bad < 0 || t->used >= INT32_MAX)
+        return -1;
+    t->slots[j] = (slot_t){a, n, h, (int32_t)t->used};
+    return t->used++;
+}
+
+/* Row `row` of `rows` read into cells/codes: 1 read, 0 not plain (or a cell it cannot read), -1 error. */
+static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize_t ncells, unsigned long long whole,
+                    Py_ssize_t row, Py_ssize_t rows, char *cells, int32_t *codes, names_t *t) {
+    cell_t cs[64];
+    Py_ssize_t name = 0, name_n = 0;
+    if (split_row(p + i, z - i, ncells, whole, cs, &name, &name_n) & 1)
+        return 0;
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        char *slot = cells + 8 * (j * rows + row);
+        if ((whole >> j) & 1ULL) {
+            int64_t v = cell_int(p + i + cs[j].a, cs[j].n);
+            memcpy(slot, &v, 8);
+        } else {
+            double v;
+            if (!cell_double(p + i + cs[j].a, cs[j].n, &v))
+                return 0;
+            memcpy(slot, &v, 8);
+        }
+    }
+    int64_t code = name_code(p, i + name, name_n, t);
+    if (code < 0)
+        return code == -2 ? 0 : -1;
+    codes[row] = (int32_t)code;
+    return 1;
+}
+
+static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf, bounds;
+    Py_ssize_t ncells, count, rows = 0;
+    unsigned long long whole;
+    if (!PyArg_ParseTuple(args, "y*y*nK", &buf, &bounds, &ncells, &whole))
+        return NULL;
+    const unsigned char *p = (const unsigned char *)buf.buf;
+    PyObject *out = NULL, *cells = NULL, *codes = NULL;
+    names_t t = {NULL, 0, 0, PyList_New(0)};
+    const int64_t *r = ncells < 0 || ncells > 64 ? NULL : ranges(&bounds, buf.len, p, &count);
+    if (r == NULL || t.names == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "ncells: 0 to 64");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < count; k++)
+        for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
+            rows++;
+    cells = PyBytes_FromStringAndSize(NULL, 8 * ncells * rows);
+    codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    if (cells == NULL || codes == NULL)
+        goto done;
+    Py_ssize_t row = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e; row++) {
+            Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(e - i)) - p);
+            int got = read_row(p, i, z, ncells, whole, row, rows, PyBytes_AS_STRING(cells),
+                               (int32_t *)PyBytes_AS_STRING(codes), &t);
+            if (got < 0)
+                goto done;
+            if (got == 0) {
+                Py_INCREF(Py_None);
+                out = Py_None;
+                goto done;
+            }
+            i = z + 1;
+        }
+    }
+    out = PyTuple_Pack(3, cells, codes, t.names);
+done:
+    Py_XDECREF(cells);
+    Py_XDECREF(codes);
+    Py_XDECREF(t.names);
+    PyMem_Free(t.slots);
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&bounds);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"status", status, METH_VARARGS,
+     "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
+     "int64 pairs) as a row of a plain summary table (1: not one, 2: an undecided cell, 4: a decimal cell)"},
+    {"columns", columns, METH_VARARGS,
+     "columns(data, bounds, ncells, whole) -> (cells, codes, names) of the plain summary rows of the ranges, "
+     "or None where one is not read so"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_summarycells", "The cells of a sweep's many small summary tables, read in C.", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__summarycells(void) { return PyModule_Create(&module); }
