@@ -133,3 +133,24 @@ def test_cli_output_in_c_as_by_pyarrow(tmp_path, monkeypatch, case):
     for mode, got in in_c.items():
         assert _outputs(path, monkeypatch, mode)["bytes"] == got
 
+
+def test_sweep_rows_held_compactly(tmp_path):
+    """A sweep's rows: line numbers and calls as arrays of integers, shares as arrays of doubles, one
+    int object a profile for its profile and table columns (no Python object a row for any of them)."""
+    from array import array
+
+    import profconv
+
+    path = tmp_path / "log.txt"
+    path.write_text(_sweep())
+    rows = profconv.parse(str(path)).rows
+    assert rows.n == 2400
+    for name, code in (("line_start", "q"), ("line_end", "q"), ("calls", "q"), ("share", "d"), ("cumulative", "d")):
+        col = rows.col(name)
+        assert type(col) is array and col.typecode == code, name
+    assert rows.col("line_start")[:3].tolist() == [5, 6, 7] and rows.col("line_start")[40] == 50
+    assert rows.col("calls")[0] == int(_sum_rows(40, 0)[0].split(",")[2])
+    profile, table = rows.col("profile"), rows.col("table")
+    assert profile[:41] == [1] * 40 + [2] and table[:41] == [5] * 40 + [50]
+    assert len({id(x) for x in profile}) == 60 and len({id(x) for x in table}) == 60
+    assert abs(sum(rows.col("share")[:40]) - 1.0) < 1e-12 and rows.col("cumulative")[39] == max(rows.col("cumulative")[:40])

@@ -1,9 +1,11 @@
 /* profconv.parse._kahan: the per-section work of profconv.parse.shares.share_rows in C.
  *
- * rank(section, profile, table, time_pct, total_ns, timed, threshold) takes the columns of the rows
- * (sequences of one value per row) and gives (share, cumulative, in_top, share_basis, notable):
+ * rank(section, profile, table, time_pct, total_ns, timed, threshold[, doubles]) takes the columns of
+ * the rows (sequences of one value per row) and gives (share, cumulative, in_top, share_basis, notable):
  * the four share columns as lists and the ranked sections worth a note (several source tables, or
- * ranked by Time(%)) as (profile, section, [row, ...]) in the order they first appear.
+ * ranked by Time(%)) as (profile, section, [row, ...]) in the order they first appear. Where `doubles`
+ * is true, share and cumulative come as bytes of doubles instead (NaN where a row is not ranked: the
+ * same values, no float object a row; profconv.parse.shares makes them arrays of doubles).
  *
  * Every number is the pure-Python path's to the bit: the sums are Kahan-compensated exactly as
  * shares._kahan (pandas' groupby sum) takes them, in the same order, with no fused multiply-add
@@ -152,11 +154,38 @@ static inline int dcol_get(const dcol_t *c, Py_ssize_t i, double *out) {
     return 0;
 }
 
+/* n doubles, each NaN, as bytes (a share column with no float object a row) */
+static PyObject *nan_doubles(Py_ssize_t n) {
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    if (out != NULL) {
+        double *d = (double *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t i = 0; i < n; i++)
+            d[i] = Py_NAN;
+    }
+    return out;
+}
+
+/* Row i of a share column (a list of floats, or nan_doubles' bytes) set to v; -1 on an error */
+static int set_double(PyObject *col, Py_ssize_t i, double v) {
+    if (PyBytes_CheckExact(col)) {
+        ((double *)PyBytes_AS_STRING(col))[i] = v;
+        return 0;
+    }
+    PyObject *f = PyFloat_FromDouble(v);
+    if (f == NULL)
+        return -1;
+    PyObject *old = PyList_GET_ITEM(col, i);
+    PyList_SET_ITEM(col, i, f);
+    Py_DECREF(old);
+    return 0;
+}
+
 static PyObject *rank(PyObject *self, PyObject *args) {
     PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed;
     double threshold;
-    if (!PyArg_ParseTuple(args, "OOOOOOd:rank", &section_o, &profile_o, &table_o, &pct_o, &tot_o, &timed,
-                          &threshold))
+    int doubles = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOd|p:rank", &section_o, &profile_o, &table_o, &pct_o, &tot_o, &timed,
+                          &threshold, &doubles))
         return NULL;
 
     PyObject *result = NULL, *section = NULL, *profile = NULL, *table = NULL;
@@ -310,8 +339,8 @@ static PyObject *rank(PyObject *self, PyObject *args) {
     s_tot = PyUnicode_InternFromString("total_ns");
     if (!nan || !s_pct || !s_tot)
         goto done;
-    share = filled(n, nan);
-    cum = filled(n, nan);
+    share = doubles ? nan_doubles(n) : filled(n, nan);
+    cum = doubles ? nan_doubles(n) : filled(n, nan);
     top = filled(n, Py_None);
     basis = filled(n, Py_None);
     notable = PyList_New(0);
@@ -385,13 +414,9 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         for (Py_ssize_t j = 0; j < cnt; j++) {
             Py_ssize_t i = m[j];
             sh[i] = total > 0 ? key[i] / total : 0.0;
-            PyObject *f = PyFloat_FromDouble(sh[i]);
-            if (f == NULL)
+            if (set_double(share, i, sh[i]) < 0)
                 goto done;
-            PyObject *old = PyList_GET_ITEM(share, i);
-            PyList_SET_ITEM(share, i, f);
-            Py_DECREF(old);
-            old = PyList_GET_ITEM(basis, i);
+            PyObject *old = PyList_GET_ITEM(basis, i);
             Py_INCREF(how);
             PyList_SET_ITEM(basis, i, how);
             Py_DECREF(old);
@@ -411,15 +436,11 @@ static PyObject *rank(PyObject *self, PyObject *args) {
                 c = 0.0;
             acc.comp = c;
             acc.total = s;
-            PyObject *f = PyFloat_FromDouble(s);
-            if (f == NULL)
+            if (set_double(cum, i, s) < 0)
                 goto done;
-            PyObject *old = PyList_GET_ITEM(cum, i);
-            PyList_SET_ITEM(cum, i, f);
-            Py_DECREF(old);
             PyObject *b = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
             Py_INCREF(b);
-            old = PyList_GET_ITEM(top, i);
+            PyObject *old = PyList_GET_ITEM(top, i);
             PyList_SET_ITEM(top, i, b);
             Py_DECREF(old);
         }
@@ -577,7 +598,7 @@ static PyMethodDef methods[] = {
      "plausible(total_ns, calls, avg_ns) -> True where every row's total is within 1% of calls x average "
      "(core._any_inconsistent's first test), else False (look at each row)"},
     {"rank", rank, METH_VARARGS,
-     "rank(section, profile, table, time_pct, total_ns, timed, threshold) -> (share, cumulative, in_top, "
+     "rank(section, profile, table, time_pct, total_ns, timed, threshold[, doubles]) -> (share, cumulative, in_top, "
      "share_basis, notable) or None (values only Python may take: run the Python path)"},
     {NULL, NULL, 0, NULL},
 };

@@ -839,6 +839,9 @@ def _extensible(name: str, col: Any, rest: list[Rows]) -> Any:
     if type(col) is array and col.typecode == "d" and name in FLOAT_COLUMNS and all(
             not p.has(name) or _doubles([p.col(name)]) or all(type(x) is float for x in p.col(name)) for p in rest):
         return col
+    if type(col) is array and col.typecode == "q" and name in ("line_start", "line_end") and all(
+            p.has(name) and all(type(x) is int for x in p.col(name)) for p in rest):
+        return col
     if type(col) is range and name in ("line_start", "line_end") and all(
             p.has(name) and all(type(x) is int for x in p.col(name)) for p in rest):
         np = sys.modules.get("numpy")
@@ -949,14 +952,18 @@ def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str], shift: 
     lo, hi = head.first, tail.first + tail.n
     sizes = np.array([b.span.n for b, _, _ in run], dtype=np.int64)  # type: ignore[union-attr]
     starts = np.array([b.line_start for b, _, _ in run], dtype=np.int64)
-    cols: dict[str, Any] = {name: c[lo:hi] for name, c in head.rows.cols.items()}
+    whole = lo == 0 and hi == head.rows.n  # the batch's own columns (theirs alone once its ranges go): no copy
+    cols: dict[str, Any] = {name: c if whole else c[lo:hi] for name, c in head.rows.cols.items()}
     cols["section"] = _each([b.section for b, _, _ in run], sizes)
     cols["tool"] = _each([tool for _, _, tool in run], sizes)
-    cols["profile"] = np.repeat(np.array([number for _, number, _ in run], dtype=np.int64), sizes).tolist()
-    cols["table"] = np.repeat(starts, sizes).tolist()
+    # one int object a block (not one a row: a sweep's 160,000 rows would hold 320,000 of them)
+    cols["profile"] = _each([number for _, number, _ in run], sizes)
+    cols["table"] = _each([b.line_start for b, _, _ in run], sizes)
     # row k of a block starting at line s is at line s + k: s - (rows before the block) + (row index)
     before = np.cumsum(sizes) - sizes
-    cols["line_start"] = cols["line_end"] = (np.repeat(starts - shift - before, sizes) + np.arange(hi - lo)).tolist()
+    lines = array("q")
+    lines.frombytes((np.repeat(starts - shift - before, sizes) + np.arange(hi - lo)).astype(np.int64).tobytes())
+    cols["line_start"] = cols["line_end"] = lines
     if head.text is not None:
         cols["short_name"] = _coded_short_names(_Codes(head.text.pool, head.text.codes[lo:hi]), by_base)
     for b, _, _ in run:

@@ -8,6 +8,7 @@ Time(%) relative to themselves: the share is over their summed time.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from itertools import compress
 from operator import itemgetter
@@ -186,15 +187,21 @@ def ranked(rows: Rows, threshold: float = 0.90) -> tuple[Rows, Notable]:
     mod = native.load("_kahan")
     if mod is not None:
         got = mod.rank(rows.col("section"), rows.col("profile"), rows.col("table"), rows.col("time_pct"),
-                       rows.col("total_ns"), TIMED_SECTIONS, threshold)
+                       rows.col("total_ns"), TIMED_SECTIONS, threshold, True)
         if got is not None:  # None: values only Python may take (ints, NumPy scalars): its path below
             share, cum, top, basis, notable = got
-            rows.set("share", share)
-            rows.set("cumulative", cum)
+            rows.set("share", _doubles(share))  # the shares as doubles: no float object a row
+            rows.set("cumulative", _doubles(cum))
             rows.set("in_top", top)
             rows.set("share_basis", basis)
             return rows, notable
     return _ranked(rows, threshold)
+
+
+def _doubles(data: bytes) -> array:
+    out = array("d")
+    out.frombytes(data)
+    return out
 
 
 def _ranked_part(rows: Rows, timed: Sequence[int], threshold: float) -> tuple[Rows, Notable]:
