@@ -46,8 +46,9 @@ def test_status_as_row_status_over_several_ranges():
 
 def _grid(got: tuple, ncells: int) -> tuple[np.ndarray, list[int], list[str]]:
     cells, codes, names = got
-    n = len(codes) // 4
-    return np.frombuffer(cells, dtype=np.float64).reshape(ncells, n), np.frombuffer(codes, np.int32).tolist(), names
+    assert len(cells) == ncells and {len(c) for c in cells} <= {2 * len(codes)}
+    grid = np.array([np.frombuffer(c, dtype=np.float64) for c in cells]).reshape(ncells, len(codes) // 4)
+    return grid, np.frombuffer(codes, np.int32).tolist(), names
 
 
 def test_columns_values_codes_and_names():

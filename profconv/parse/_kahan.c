@@ -1,11 +1,12 @@
 /* profconv.parse._kahan: the per-section work of profconv.parse.shares.share_rows in C.
  *
- * rank(section, profile, table, time_pct, total_ns, timed, threshold[, doubles]) takes the columns of
- * the rows (sequences of one value per row) and gives (share, cumulative, in_top, share_basis, notable):
- * the four share columns as lists and the ranked sections worth a note (several source tables, or
- * ranked by Time(%)) as (profile, section, [row, ...]) in the order they first appear. Where `doubles`
- * is true, share and cumulative come as bytes of doubles instead (NaN where a row is not ranked: the
- * same values, no float object a row; profconv.parse.shares makes them arrays of doubles).
+ * rank(section, profile, table, time_pct, total_ns, timed, threshold[, share, cumulative]) takes the
+ * columns of the rows (sequences of one value per row) and gives (share, cumulative, in_top,
+ * share_basis, notable): the four share columns as lists and the ranked sections worth a note
+ * (several source tables, or ranked by Time(%)) as (profile, section, [row, ...]) in the order they
+ * first appear. Where `share` and `cumulative` are given (writable buffers of one double a row, each
+ * NaN: profconv.parse.shares passes arrays of doubles), those two columns are written there and
+ * returned instead of lists: the same values, no float object a row.
  *
  * Every number is the pure-Python path's to the bit: the sums are Kahan-compensated exactly as
  * shares._kahan (pandas' groupby sum) takes them, in the same order, with no fused multiply-add
@@ -154,21 +155,22 @@ static inline int dcol_get(const dcol_t *c, Py_ssize_t i, double *out) {
     return 0;
 }
 
-/* n doubles, each NaN, as bytes (a share column with no float object a row) */
-static PyObject *nan_doubles(Py_ssize_t n) {
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
-    if (out != NULL) {
-        double *d = (double *)PyBytes_AS_STRING(out);
-        for (Py_ssize_t i = 0; i < n; i++)
-            d[i] = Py_NAN;
+/* A share column given as a writable buffer of n doubles (its view opened: 0; -1 with an error set) */
+static int open_doubles(PyObject *obj, Py_buffer *view, Py_ssize_t n) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->format == NULL || strcmp(view->format, "d") != 0 || view->len != n * (Py_ssize_t)sizeof(double)) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "rank: share and cumulative: writable doubles, one a row");
+        return -1;
     }
-    return out;
+    return 0;
 }
 
-/* Row i of a share column (a list of floats, or nan_doubles' bytes) set to v; -1 on an error */
-static int set_double(PyObject *col, Py_ssize_t i, double v) {
-    if (PyBytes_CheckExact(col)) {
-        ((double *)PyBytes_AS_STRING(col))[i] = v;
+/* Row i of a share column set to v: in its buffer (`d`), else in its list of floats; -1 on an error */
+static int set_double(PyObject *col, double *d, Py_ssize_t i, double v) {
+    if (d != NULL) {
+        d[i] = v;
         return 0;
     }
     PyObject *f = PyFloat_FromDouble(v);
@@ -183,10 +185,13 @@ static int set_double(PyObject *col, Py_ssize_t i, double v) {
 static PyObject *rank(PyObject *self, PyObject *args) {
     PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed;
     double threshold;
-    int doubles = 0;
-    if (!PyArg_ParseTuple(args, "OOOOOOd|p:rank", &section_o, &profile_o, &table_o, &pct_o, &tot_o, &timed,
-                          &threshold, &doubles))
+    PyObject *share_o = NULL, *cum_o = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOd|OO:rank", &section_o, &profile_o, &table_o, &pct_o, &tot_o, &timed,
+                          &threshold, &share_o, &cum_o))
         return NULL;
+    Py_buffer share_v, cum_v;
+    int share_open = 0, cum_open = 0;
+    double *share_d = NULL, *cum_d = NULL;
 
     PyObject *result = NULL, *section = NULL, *profile = NULL, *table = NULL;
     dcol_t pcol, tcol;
@@ -231,7 +236,17 @@ static PyObject *rank(PyObject *self, PyObject *args) {
     p = PyMem_Malloc(alloc * sizeof(double));
     t = PyMem_Malloc(alloc * sizeof(double));
     key = PyMem_Malloc(alloc * sizeof(double));
-    sh = PyMem_Malloc(alloc * sizeof(double));
+    if (share_o != NULL && cum_o != NULL) { /* the shares written in place: no scratch for them either */
+        if (open_doubles(share_o, &share_v, n) < 0)
+            goto done;
+        share_open = 1;
+        if (open_doubles(cum_o, &cum_v, n) < 0)
+            goto done;
+        cum_open = 1;
+        share_d = (double *)share_v.buf;
+        cum_d = (double *)cum_v.buf;
+    }
+    sh = share_d != NULL ? share_d : PyMem_Malloc(alloc * sizeof(double));
     tab = PyMem_Malloc(alloc * sizeof(long long));
     index = PyDict_New();
     if (!gid || !order || !tmp || !p || !t || !key || !sh || !tab || !index) {
@@ -339,8 +354,15 @@ static PyObject *rank(PyObject *self, PyObject *args) {
     s_tot = PyUnicode_InternFromString("total_ns");
     if (!nan || !s_pct || !s_tot)
         goto done;
-    share = doubles ? nan_doubles(n) : filled(n, nan);
-    cum = doubles ? nan_doubles(n) : filled(n, nan);
+    if (share_d != NULL) {
+        share = share_o;
+        cum = cum_o;
+        Py_INCREF(share);
+        Py_INCREF(cum);
+    } else {
+        share = filled(n, nan);
+        cum = filled(n, nan);
+    }
     top = filled(n, Py_None);
     basis = filled(n, Py_None);
     notable = PyList_New(0);
@@ -414,7 +436,7 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         for (Py_ssize_t j = 0; j < cnt; j++) {
             Py_ssize_t i = m[j];
             sh[i] = total > 0 ? key[i] / total : 0.0;
-            if (set_double(share, i, sh[i]) < 0)
+            if (share_d == NULL && set_double(share, NULL, i, sh[i]) < 0)
                 goto done;
             PyObject *old = PyList_GET_ITEM(basis, i);
             Py_INCREF(how);
@@ -436,7 +458,7 @@ static PyObject *rank(PyObject *self, PyObject *args) {
                 c = 0.0;
             acc.comp = c;
             acc.total = s;
-            if (set_double(cum, i, s) < 0)
+            if (set_double(cum, cum_d, i, s) < 0)
                 goto done;
             PyObject *b = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
             Py_INCREF(b);
@@ -493,7 +515,12 @@ done:
     PyMem_Free(p);
     PyMem_Free(t);
     PyMem_Free(key);
-    PyMem_Free(sh);
+    if (sh != share_d)
+        PyMem_Free(sh);
+    if (share_open)
+        PyBuffer_Release(&share_v);
+    if (cum_open)
+        PyBuffer_Release(&cum_v);
     PyMem_Free(tab);
     PyMem_Free(groups);
     return result;
@@ -598,7 +625,7 @@ static PyMethodDef methods[] = {
      "plausible(total_ns, calls, avg_ns) -> True where every row's total is within 1% of calls x average "
      "(core._any_inconsistent's first test), else False (look at each row)"},
     {"rank", rank, METH_VARARGS,
-     "rank(section, profile, table, time_pct, total_ns, timed, threshold[, doubles]) -> (share, cumulative, in_top, "
+     "rank(section, profile, table, time_pct, total_ns, timed, threshold[, share, cumulative]) -> (share, cumulative, in_top, "
      "share_basis, notable) or None (values only Python may take: run the Python path)"},
     {NULL, NULL, 0, NULL},
 };

@@ -15,7 +15,7 @@
  * columns(data, bounds, ncells, whole) reads the rows of those ranges (each a plain row) and gives
  * (cells, codes, names), or None where a row is not plain, a name is not ASCII or a number cell is
  * longer than MAX_CELL bytes:
- *   cells  bytes of ncells * rows 8-byte values, cell j of row r at j * rows + r: an int64 where bit j
+ *   cells  a list of ncells bytes objects, one a cell, each of rows 8-byte values: an int64 where bit j
  *          of `whole` is set, else a double, correctly rounded as Python's float() of the cell rounds
  *          (exactly where the digits make an integer below 2^53 and at most 22 decimals: Clinger's fast
  *          path; else Python's own conversion of the text);
@@ -258,13 +258,13 @@ static int64_t name_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, nam
 
 /* Row `row` of `rows` read into cells/codes: 1 read, 0 not plain (or a cell it cannot read), -1 error. */
 static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize_t ncells, unsigned long long whole,
-                    Py_ssize_t row, Py_ssize_t rows, char *cells, int32_t *codes, names_t *t) {
+                    Py_ssize_t row, PyObject *cells, int32_t *codes, names_t *t) {
     cell_t cs[64];
     Py_ssize_t name = 0, name_n = 0;
     if (split_row(p + i, z - i, ncells, whole, cs, &name, &name_n) & 1)
         return 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
-        char *slot = cells + 8 * (j * rows + row);
+        char *slot = PyBytes_AS_STRING(PyList_GET_ITEM(cells, j)) + 8 * row;
         if ((whole >> j) & 1ULL) {
             int64_t v = cell_int(p + i + cs[j].a, cs[j].n);
             memcpy(slot, &v, 8);
@@ -300,16 +300,21 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     for (Py_ssize_t k = 0; k < count; k++)
         for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
             rows++;
-    cells = PyBytes_FromStringAndSize(NULL, 8 * ncells * rows);
+    cells = PyList_New(ncells);
     codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
     if (cells == NULL || codes == NULL)
         goto done;
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
+        if (col == NULL)
+            goto done;
+        PyList_SET_ITEM(cells, j, col);
+    }
     Py_ssize_t row = 0;
     for (Py_ssize_t k = 0; k < count; k++) {
         for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e; row++) {
             Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(e - i)) - p);
-            int got = read_row(p, i, z, ncells, whole, row, rows, PyBytes_AS_STRING(cells),
-                               (int32_t *)PyBytes_AS_STRING(codes), &t);
+            int got = read_row(p, i, z, ncells, whole, row, cells, (int32_t *)PyBytes_AS_STRING(codes), &t);
             if (got < 0)
                 goto done;
             if (got == 0) {

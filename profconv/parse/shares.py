@@ -186,22 +186,17 @@ def ranked(rows: Rows, threshold: float = 0.90) -> tuple[Rows, Notable]:
         return _ranked_part(rows, section.positions(TIMED_SECTIONS), threshold)
     mod = native.load("_kahan")
     if mod is not None:
+        missing = array("d", [NAN])
         got = mod.rank(rows.col("section"), rows.col("profile"), rows.col("table"), rows.col("time_pct"),
-                       rows.col("total_ns"), TIMED_SECTIONS, threshold, True)
+                       rows.col("total_ns"), TIMED_SECTIONS, threshold, missing * rows.n, missing * rows.n)
         if got is not None:  # None: values only Python may take (ints, NumPy scalars): its path below
-            share, cum, top, basis, notable = got
-            rows.set("share", _doubles(share))  # the shares as doubles: no float object a row
-            rows.set("cumulative", _doubles(cum))
+            share, cum, top, basis, notable = got  # the shares written as doubles: no float object a row
+            rows.set("share", share)
+            rows.set("cumulative", cum)
             rows.set("in_top", top)
             rows.set("share_basis", basis)
             return rows, notable
     return _ranked(rows, threshold)
-
-
-def _doubles(data: bytes) -> array:
-    out = array("d")
-    out.frombytes(data)
-    return out
 
 
 def _ranked_part(rows: Rows, timed: Sequence[int], threshold: float) -> tuple[Rows, Notable]:

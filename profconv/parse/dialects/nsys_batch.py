@@ -127,14 +127,14 @@ def _read_in_c(scan: Any, data: bytes, spans: list[tuple[int, int, int, int]], c
     if got is None:
         return None, keep
     cells, codes, names = got
-    n = len(codes) // 4
-    grid = np.frombuffer(cells, dtype=np.float64).reshape(ncells, n)
-    out = columnar.Columns(n)
-    for j, (c, f) in enumerate(zip(cols[:-1], fields)):
-        if f != "calls" and not np.isfinite(grid[j]).all():  # as columnar.read_csv refuses the whole read
-            return None, keep
+    out = columnar.Columns(len(codes) // 4)
+    for c, f in zip(cols[:-1], fields):
+        col = cells.pop(0)  # each cell's bytes let go once its array holds them
+        if f != "calls" and not np.isfinite(np.frombuffer(col, dtype=np.float64)).all():
+            return None, keep  # as columnar.read_csv refuses the whole read
         out.numbers[c] = array("q" if f == "calls" else "d")  # the calls: no int object a row either
-        out.numbers[c].frombytes(grid[j].tobytes())
+        out.numbers[c].frombytes(col)
+        del col
     out.texts[cols[-1]] = columnar.Text(np.frombuffer(codes, dtype=np.int32).copy(), columnar.Pool(names))
     return out, keep
 
