@@ -176,6 +176,9 @@ def test_a_long_log_read_part_by_part(tmp_path, monkeypatch):
     got, made = _outputs(path, monkeypatch)
     assert got["sweep"] == got["loop"] == got["pure"]
     assert made > 350
+    monkeypatch.setattr(text_sweep, "_numpy_imported", lambda: False)  # as a CLI run without NumPy reads it
+    assert tuple((r.returncode, r.stdout, r.stderr) for r in (run_cli("parse", str(path), *mode) for mode in (
+        ["--json"], ["--csv"], ["--width", "150"]))) == got["sweep"]
 
 
 def _seen(result) -> tuple:
@@ -217,12 +220,35 @@ def test_c_and_python_read_random_profiles_alike(seed, monkeypatch):
     odd = {k: rng.choice(heads)[5] for k in range(n) if rng.random() < 0.3}
     text = _log(n=n, odd=odd, rows={k: rng.choice(rows) for k in range(n) if rng.random() < 0.2}, seed=seed)
     got = {}
-    for how in ("c", "python", "loop"):
+    for how in ("c", "c-tables", "python", "loop"):
         with monkeypatch.context() as m:
-            if how == "python":
+            if how == "c-tables":  # no NumPy imported: the batch's blocks as tables of their own
+                m.setattr(text_sweep, "_numpy_imported", lambda: False)
+            elif how == "python":
                 m.setenv("PROFCONV_PURE_PYTHON", "1")
             elif how == "loop":
                 m.setattr(text_sweep, "sweep", lambda ctx, cur: False)
             got[how] = _seen(nvprof.parse(Document(lines=text.split("\n"), label="x", text=text)))
-    assert got["c"] == got["python"] == got["loop"]
+    assert got["c"] == got["c-tables"] == got["python"] == got["loop"]
     assert len(got["c"][0]) > 90
+
+
+def test_a_cli_run_imports_no_numpy(tmp_path):
+    """Profiles read in one go make no parse import NumPy (~0.1 s of a CLI run): without it their
+    blocks are tables of their own."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "profiles.log"
+    path.write_text(_log(n=40))
+    code = "\n".join([
+        "import sys", "from profconv.cli import main", "from profconv.parse.dialects.nvprof import text_sweep",
+        "made = []", "real = text_sweep._batch",
+        "def counted(ctx, got):", "    out = real(ctx, got)", "    made.extend(out)", "    return out",
+        "text_sweep._batch = counted",
+        "for extra in (['--json'], ['--csv']):", "    try:",
+        f"        main(['parse', {str(path)!r}, *extra])",
+        "    except SystemExit as e:", "        assert not e.code, e.code",
+        "print(len(made), sorted(m for m in ('pandas', 'numpy') if m in sys.modules))"])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.strip().splitlines()[-1] == "78 []", r.stderr

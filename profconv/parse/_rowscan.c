@@ -34,6 +34,7 @@ and '.' anything but '\n'. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 static PyObject *array_type;      /* array.array */
@@ -543,7 +544,8 @@ columns (names, calls, five array('d')); per profile a tuple
 s, a, r, h: the start, application, result and header lines' indices; k: its first row's index;
 first: that row's index in the columns; pid: the start line's PID; the commands stripped; the PID
 prefixes' numbers (None: no prefix); segments: (section, a, b) per section (0 gpu, 1 api, 2
-openacc), rows k + a .. k + b - 1. */
+openacc), rows k + a .. k + b - 1. A name met again in one call is the same str (a sweep repeats its
+kernels' names); at most `limit` lines' profiles are read a call (the caller calls again). */
 
 typedef struct {
     const char *s;
@@ -748,6 +750,80 @@ static int marker_lines(PyObject *lines, Py_ssize_t a, long long pids[3], Py_ssi
 }
 
 
+
+/* names met in one call, each one str (a sweep repeats its kernels' names profile after profile:
+   one object per distinct name, its hash computed once wherever it is looked up later) */
+typedef struct {
+    PyObject **slot;  /* owned references */
+    uint64_t *hash;
+    size_t cap, used;
+} names_t;
+
+static uint64_t fnv1a(const char *s, Py_ssize_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t k = 0; k < n; k++)
+        h = (h ^ (unsigned char)s[k]) * 1099511628211ULL;
+    return h;
+}
+
+static int names_grow(names_t *nt)
+{
+    size_t cap = nt->cap ? 2 * nt->cap : 64;
+    PyObject **slot = PyMem_Calloc(cap, sizeof(PyObject *));
+    uint64_t *hash = PyMem_Calloc(cap, sizeof(uint64_t));
+    if (slot == NULL || hash == NULL) {
+        PyMem_Free(slot);
+        PyMem_Free(hash);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < nt->cap; k++) {
+        if (nt->slot[k] == NULL)
+            continue;
+        size_t i = (size_t)nt->hash[k] & (cap - 1);
+        while (slot[i] != NULL)
+            i = (i + 1) & (cap - 1);
+        slot[i] = nt->slot[k];
+        hash[i] = nt->hash[k];
+    }
+    PyMem_Free(nt->slot);
+    PyMem_Free(nt->hash);
+    nt->slot = slot;
+    nt->hash = hash;
+    nt->cap = cap;
+    return 0;
+}
+
+/* a new reference to the str of s[:n] (ASCII) */
+static PyObject *name_of(names_t *nt, const char *s, Py_ssize_t n)
+{
+    if (2 * (nt->used + 1) > nt->cap && names_grow(nt) < 0)
+        return NULL;
+    uint64_t h = fnv1a(s, n);
+    size_t i = (size_t)h & (nt->cap - 1);
+    for (; nt->slot[i] != NULL; i = (i + 1) & (nt->cap - 1)) {
+        PyObject *o = nt->slot[i];
+        if (nt->hash[i] == h && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_DATA(o), s, (size_t)n) == 0)
+            return Py_NewRef(o);
+    }
+    PyObject *o = PyUnicode_FromStringAndSize(s, n);
+    if (o == NULL)
+        return NULL;
+    nt->slot[i] = Py_NewRef(o);
+    nt->hash[i] = h;
+    nt->used++;
+    return o;
+}
+
+static void names_free(names_t *nt)
+{
+    for (size_t k = 0; k < nt->cap; k++)
+        Py_XDECREF(nt->slot[k]);
+    PyMem_Free(nt->slot);
+    PyMem_Free(nt->hash);
+}
+
 /* _API_CALL.fullmatch (cu(?:da)?[A-Z][A-Za-z0-9_]*): a CUDA API call's name */
 static int api_call(const char *s, Py_ssize_t n)
 {
@@ -800,7 +876,7 @@ typedef struct {
 /* a profile's rows from index k: appended to the columns; the index after them, -1 where the
    run is none the sweep takes whole (the columns left as they were), -2 on an error */
 static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, PyObject *calls, cols_t *c,
-                               Py_ssize_t *count, segs_t *sg)
+                               Py_ssize_t *count, segs_t *sg, names_t *nt)
 {
     Py_ssize_t e = k, mark = *count;
     int cur = -2, bad = 0;
@@ -855,7 +931,7 @@ static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, P
             nc = nc * 10 + (t.s[p] - '0');
         if (grow(c, *count + 1) < 0)
             return -2;
-        PyObject *name = PyUnicode_FromStringAndSize(t.s + r.na, r.nb - r.na);
+        PyObject *name = name_of(nt, t.s + r.na, r.nb - r.na);
         PyObject *ncalls = name ? PyLong_FromLongLong(nc) : NULL;
         int err = ncalls == NULL || PyList_Append(names, name) < 0 || PyList_Append(calls, ncalls) < 0;
         Py_XDECREF(name);
@@ -943,6 +1019,7 @@ static PyObject *profiles(PyObject *self, PyObject *args)
     }
     PyObject *names = PyList_New(0), *calls = PyList_New(0), *metas = PyList_New(0), *result = NULL;
     cols_t c = {NULL, NULL, 0};
+    names_t nt = {NULL, NULL, 0, 0};
     Py_ssize_t count = 0, j = i;
     start_t st, nx;
     Py_INCREF(lines);
@@ -963,7 +1040,7 @@ static PyObject *profiles(PyObject *self, PyObject *args)
             break;
         segs_t sg;
         Py_ssize_t first = count, k = x + 3;
-        Py_ssize_t e = profile_rows(lines, k, names, calls, &c, &count, &sg);
+        Py_ssize_t e = profile_rows(lines, k, names, calls, &c, &count, &sg, &nt);
         if (e == -2)
             goto done;
         if (e < 0)
@@ -998,6 +1075,7 @@ done:
     Py_DECREF(lines);
     PyMem_Free(c.v);
     PyMem_Free(c.label);
+    names_free(&nt);
     Py_XDECREF(names);
     Py_XDECREF(calls);
     Py_XDECREF(metas);

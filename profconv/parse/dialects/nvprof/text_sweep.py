@@ -16,6 +16,7 @@ either way (tests/test_parse_nvprof_text_sweep.py compares both)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, NamedTuple
 
 from profconv.parse import native, units
@@ -216,22 +217,58 @@ def _made(ctx: Nvprof, p: _Planned) -> RawProfile:
 
 
 _SECTIONS = ("gpu", "api", "openacc")  # _rowscan.profiles' section codes
+# lines _rowscan.profiles reads at most a call (its columns' buffers, and the tuples of the profiles
+# read, are held at once: a whole 20 MB input in one call had raised the CLI's peak by 12 MB)
+BATCH_LINES = 1 << 16
+
+
+class _Columns:
+    """A batch of rows _rowscan.profiles read, and how its profiles' blocks hold them: as ranges of
+    the batch where NumPy is imported already (core gathers ranges with it: ~50 ms less of 20 MB),
+    else as tables of their own (a CLI run: no parse makes it import NumPy, ~0.1 s)."""
+
+    def __init__(self, got: tuple) -> None:
+        _, _, names, calls, pct, total, avg, lo, hi = got
+        self.cols = (names, pct, total, calls, avg, lo, hi)
+        self.ranges = _numpy_imported()
+        self.batch = Rows.trusted(dict(zip(_BATCH_COLUMNS, self.cols)), len(names))
+        # every row's total within 1% of calls x average (core._drop_inconsistent's first test, in
+        # C): the ranges are marked checked, so that core does not test them again one by one
+        plausible = getattr(native.load("_kahan"), "plausible", None) if self.ranges else None
+        self.checked = plausible is not None and plausible(total, calls, avg) is True
+
+    def block(self, code: int, k: int, x: int, y: int, first: int) -> Block:
+        """Rows k + x .. k + y - 1 of a profile whose first row is the batch's `first`."""
+        section = _SECTIONS[code]
+        blk = Block(section=section, line_start=k + x + 1, line_end=k + y)
+        a, b = first + x, first + y
+        if self.ranges:
+            blk.span = Span(self.batch, a, b - a, checked=self.checked)
+            return blk
+        starts = list(range(k + x + 1, k + y + 1))
+        cols = {"section": [section] * (b - a), **{name: c[a:b] for name, c in zip(_BATCH_COLUMNS, self.cols)},
+                "line_start": starts, "line_end": starts.copy()}
+        blk.table = Rows.trusted({name: cols[name] for name in _TABLE_COLUMNS}, b - a)
+        return blk
+
+
+def _numpy_imported() -> bool:
+    return "numpy" in sys.modules
+
+
+_BATCH_COLUMNS = ("name", "time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns")
+_TABLE_COLUMNS = ("section", "name", "line_start", "line_end", "time_pct", "total_ns", "calls", "avg_ns", "min_ns",
+                  "max_ns")  # the bulk summary reader's order
 
 
 def _batch(ctx: Nvprof, got: tuple) -> list[RawProfile]:
     """The profiles _rowscan.profiles read (the same checks in C, on ASCII lines), made as `_made`
-    makes them; their rows ranges of one batch of columns (no table per block)."""
-    _, metas, names, calls, pct, total, avg, lo, hi = got
-    batch = Rows.trusted({"name": names, "time_pct": pct, "total_ns": total, "calls": calls, "avg_ns": avg,
-                          "min_ns": lo, "max_ns": hi}, len(names))
-    # every row's total within 1% of calls x average (core._drop_inconsistent's first test, in C):
-    # the ranges are marked checked, so that core does not test them again one by one
-    plausible = getattr(native.load("_kahan"), "plausible", None)
-    checked = plausible is not None and plausible(total, calls, avg) is True
+    makes them; their rows one batch of columns (_Columns)."""
+    cols = _Columns(got)
     result = ctx.result
     claimed, rows_read, resume = result.claimed, result.rows_read, result.resume
     out = []
-    for s, a, r, h, k, first, pid, command, app_command, sp, ap, rp, hp, segments in metas:
+    for s, a, r, h, k, first, pid, command, app_command, sp, ap, rp, hp, segments in got[1]:
         if sp is not None:
             ctx.last_pid = sp
         resume[s + 1] = ctx.resume_state()
@@ -247,8 +284,7 @@ def _batch(ctx: Nvprof, got: tuple) -> list[RawProfile]:
         claimed.update((s + 1, a + 1, r + 1, h + 1))
         n = segments[-1][2]
         rows_read.append((k + 1, k + n))
-        blocks = [Block(section=_SECTIONS[code], line_start=k + x + 1, line_end=k + y,
-                        span=Span(batch, first + x, y - x, checked=checked)) for code, x, y in segments]
+        blocks = [cols.block(code, k, x, y, first) for code, x, y in segments]
         out.append(RawProfile(tool=TOOL, line_start=s + 1, line_end=max(s + 1, k + n), blocks=blocks, pid=app_pid,
                               command=command or app_command))
     return out
@@ -274,10 +310,11 @@ def sweep(ctx: Nvprof, cur: Cursor) -> bool:
     in_c = getattr(rowscan, "profiles", None)
     made: list[RawProfile] = []
     while True:
-        got = in_c(lines, j, len(lines)) if in_c is not None else None
-        if got is not None:
+        got = in_c(lines, j, BATCH_LINES) if in_c is not None else None
+        if got is not None:  # C again from where it stopped (None there: a profile left to Python)
             made.extend(_batch(ctx, got))
             j = got[0]
+            continue
         p = _one(ctx, j)
         if p is None:
             break
