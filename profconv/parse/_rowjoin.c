@@ -882,13 +882,15 @@ static int list_same(PyObject *a, PyObject *b, int cls) {
 
 static void scan_list(PyObject *col, Py_ssize_t lo, Py_ssize_t hi, int *cls, int *same) {
     PyObject *first = PyList_GET_ITEM(col, lo);
+    PyTypeObject *t = Py_TYPE(first);
     *cls = list_class(first);
     *same = 1;
     for (Py_ssize_t i = lo + 1; i < hi && *cls; i++) {
         PyObject *v = PyList_GET_ITEM(col, i);
         if (v == first)
             continue;
-        if (list_class(v) != *cls)
+        /* the first's type again: its class but for an int's size; str and None mix as texts */
+        if (Py_TYPE(v) == t ? *cls == 2 && !is_i64(v) : list_class(v) != *cls)
             *cls = 0;
         else if (*same && !list_same(first, v, *cls))
             *same = 0;
