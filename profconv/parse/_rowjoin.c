@@ -24,8 +24,8 @@
  *   (7, values)           the cell of row i is values[i] as the csv module writes a str (quoted
  *                         where it holds , " CR or LF, '"' doubled; UTF-8, surrogateescape) or None
  *                         (''); any other value: TypeError.
- * The texts of kinds 4 and 7 are kept for the values seen lately (by address): a name repeated
- * along a trace is escaped once.
+ * The texts of kinds 4 and 7 are kept for the values seen lately (256, by address): a name
+ * repeated along a trace, a metric name along an ncu page, is escaped once.
  * write(n, pieces, rowsep, write, rows[, lend]) hands the same bytes to `write` (a callable taking
  * bytes) a few `rows` at a time (the separator before a chunk's first row with it), from one buffer
  * that is reused: a big output is never held whole, and no fresh memory is touched for each chunk.
@@ -65,8 +65,7 @@ typedef struct {
     int style;                  /* kind 5: 0 JSON, 1 CSV */
     int num;                    /* kinds 5, 6: 0 a list, else the buffer's item kind (NUM_*) */
     Py_buffer view;             /* kinds 5, 6 over a buffer (held while the piece is used) */
-    char *arena;                /* kinds 4, 7: the texts of the values in seen[] */
-    Py_ssize_t alen, off[16], len[16];
+    struct texts *texts;        /* kinds 4, 7: the texts of the values seen lately */
 } piece_t;
 
 typedef struct {
@@ -280,28 +279,45 @@ static int put_csv_str(out_t *o, PyObject *v) {
 }
 
 #define ARENA_MAX (1 << 18)
+#define TEXTS 256
+
+/* kinds 4 and 7: the texts written for the values seen lately (by address), in one arena */
+struct texts {
+    PyObject *seen[TEXTS];
+    Py_ssize_t off[TEXTS], len[TEXTS], alen;
+    char arena[ARENA_MAX];
+};
+
+static inline size_t text_slot(PyObject *v) {
+    return (size_t)((((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ULL) >> 56); /* 0..255 */
+}
 
 /* a kind-4 or kind-7 cell: its text as written last for this value (by address), else written
  * and kept (the kept texts forgotten once they fill ARENA_MAX bytes) */
 static int put_text_cached(out_t *o, piece_t *p, PyObject *v) {
-    size_t h = ((uintptr_t)v >> 4) & 15;
-    if (p->seen[h] == v)
-        return out_put(o, p->arena + p->off[h], p->len[h]);
+    struct texts *t = p->texts;
+    size_t h = text_slot(v);
+    if (t != NULL && t->seen[h] == v)
+        return out_put(o, t->arena + t->off[h], t->len[h]);
     Py_ssize_t start = o->len;
     if ((p->kind == 4 ? put_json_str(o, v) : put_csv_str(o, v)) < 0)
         return -1;
     Py_ssize_t k = o->len - start;
     if (k > ARENA_MAX / 4)
         return 0;
-    if (p->arena == NULL && (p->arena = PyMem_Malloc(ARENA_MAX)) == NULL)
-        return 0; /* not kept */
-    if (p->alen + k > ARENA_MAX) {
-        p->alen = 0;
-        memset(p->seen, 0, sizeof(p->seen));
+    if (t == NULL) {
+        if ((t = p->texts = PyMem_Malloc(sizeof(struct texts))) == NULL)
+            return 0; /* not kept */
+        memset(t->seen, 0, sizeof(t->seen));
+        t->alen = 0;
     }
-    memcpy(p->arena + p->alen, o->buf + start, k);
-    p->seen[h] = v, p->off[h] = p->alen, p->len[h] = k;
-    p->alen += k;
+    if (t->alen + k > ARENA_MAX) {
+        t->alen = 0;
+        memset(t->seen, 0, sizeof(t->seen));
+    }
+    memcpy(t->arena + t->alen, o->buf + start, k);
+    t->seen[h] = v, t->off[h] = t->alen, t->len[h] = k;
+    t->alen += k;
     return 0;
 }
 
@@ -656,7 +672,7 @@ static void release_pieces(piece_t *ps, Py_ssize_t np) {
     for (Py_ssize_t j = 0; ps != NULL && j < np; j++) {
         if (ps[j].view.obj != NULL)
             PyBuffer_Release(&ps[j].view);
-        PyMem_Free(ps[j].arena);
+        PyMem_Free(ps[j].texts);
     }
 }
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from profconv.nogc import paused
+from profconv.parse.colviews import Const, Floats, View
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
 from profconv.render import rowjoin
@@ -114,14 +115,19 @@ def _json_column(name: str, segments: Sequence[Segment], seen: list[dict[int, li
 
 
 def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -> tuple[Any, bool] | None:
-    """Rows lo:hi of a column as rowjoin writes them from the column itself (the C accelerator):
-    floats of a float column (DOUBLES: its shortest text of a double is msgspec's for JSON, repr's
-    for CSV), ints of 64 bits of another (INTS), str or None of another (JSON_TEXTS, CSV_TEXTS).
-    The piece, or the text of its one value where every row's is the same, and whether no row
-    holds a value (all NaN or None). None where the values go the general way (the pure-Python
-    path included): any other mix of types."""
+    """Rows lo:hi of a column (a list, an array, a colviews View) as rowjoin writes them from the
+    column itself (the C accelerator): floats of a float column (DOUBLES: its shortest text of a
+    double is msgspec's for JSON, repr's for CSV), ints of 64 bits of another (INTS), str or None
+    of another (JSON_TEXTS, CSV_TEXTS). The piece, or the text of its one value where every row's
+    is the same, and whether no row holds a value (all NaN or None). None where the values go the
+    general way (the pure-Python path included): any other mix of types."""
     if not rowjoin.accelerated():
         return None
+    if isinstance(col, View):  # an ncu page's columns: a Floats' own array as it is, the others' rows as a list
+        if isinstance(col, Const) and hi <= col.n:
+            col, lo, hi = [col.value], 0, 1  # one value all along: its text once
+        else:
+            col, lo, hi = (col.values, lo, hi) if isinstance(col, Floats) and hi <= col.n else (col[lo:hi], 0, hi - lo)
     kind, same = rowjoin.scan(col, lo, hi)
     if not kind:
         return None
