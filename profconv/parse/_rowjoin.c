@@ -405,7 +405,7 @@ typedef struct {
 static void scale(uint64_t m, int lower_gap, int s, int j, scaled_t *t) {
     u128 pw = j > 19 ? (u128)POW10[19] * POW10[j - 19] : (u128)POW10[j];
     u128 mask = ((u128)1 << s) - 1, half = (u128)1 << (s - 1);
-    u128 nl = (u128)(4 * m - lower_gap) * pw, nu = (u128)(4 * m + 2) * pw, nv = (u128)(4 * m) * pw;
+    u128 nv = (u128)(4 * m) * pw, nl = nv - lower_gap * pw, nu = nv + 2 * pw; /* one product */
     t->incl = (m & 1) == 0; /* a decimal on a bound reads back as the even mantissa */
     t->fl = (uint64_t)(nl >> s);
     t->lint = (nl & mask) == 0;
