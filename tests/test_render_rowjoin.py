@@ -298,3 +298,18 @@ def test_lent_chunks_are_the_bytes_and_released_after_write():
         for view in kept:
             with pytest.raises(ValueError):
                 bytes(view)
+
+
+@pytest.mark.parametrize("values,times,lo,hi,want", [
+    (range(4, 10), 3, 2, 11, [4, 5, 5, 5, 6, 6, 6, 7, 7]), (["a", "b", "c"], 2, 0, 6, ["a", "a", "b", "b", "c", "c"]),
+    (["k"], 1, 0, 1, ["k"]), ([], 5, 0, 0, []), (range(3), 4, 5, 5, []),
+])
+def test_repeat_is_a_repeated_views_slice(values, times, lo, hi, want):
+    """rowjoin.repeat: rows lo:hi of each value times times in a row (colviews.Repeated's own)."""
+    from profconv.parse.colviews import Repeated
+
+    for f in filter(None, (rowjoin.repeat_py, C and C.repeat)):
+        assert f(values, times, lo, hi) == want == Repeated(values, times)[lo:hi]
+        for bad in [(0, 0, 1), (times, -1, hi), (times, hi, lo - 1), (times, lo, len(values) * times + 1)]:
+            with pytest.raises(ValueError):
+                f(values, *bad)

@@ -37,6 +37,7 @@
  * scan(column, lo, hi) -> (kind, same): what rows lo:hi of a column hold (1 floats, 2 ints of 64
  * bits, 3 str or None, 0 anything else) and whether every value is written as the first is.
  * format_double(x, style) -> bytes: one double as a kind-5 cell.
+ * repeat(values, times, lo, hi) -> list: rows lo:hi of each value `times` times in a row.
  * The bytes are the twin's, byte for byte (tests/test_render_rowjoin.py).
  *
  * The shortest text of a double: the digits are those of the shortest decimal in the interval of
@@ -952,6 +953,35 @@ static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
     return Py_BuildValue("(iO)", cls, same && cls ? Py_True : Py_False);
 }
 
+/* rows lo:hi of each of `values` `times` times in a row, as a list (a colviews Repeated's slice):
+ * each value taken once from the sequence */
+static PyObject *repeat(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *values;
+    Py_ssize_t times, lo, hi;
+    if (!PyArg_ParseTuple(args, "Onnn", &values, &times, &lo, &hi))
+        return NULL;
+    Py_ssize_t len = PySequence_Length(values);
+    if (len < 0)
+        return NULL;
+    if (times < 1 || lo < 0 || hi < lo || hi > len * times) {
+        PyErr_SetString(PyExc_ValueError, "rows out of the repeated values");
+        return NULL;
+    }
+    PyObject *out = PyList_New(hi - lo);
+    for (Py_ssize_t r = lo; out != NULL && r < hi;) {
+        PyObject *v = PySequence_GetItem(values, r / times);
+        if (v == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        Py_ssize_t end = (r / times + 1) * times < hi ? (r / times + 1) * times : hi;
+        for (; r < end; r++)
+            PyList_SET_ITEM(out, r - lo, Py_NewRef(v));
+        Py_DECREF(v);
+    }
+    return out;
+}
+
 static PyObject *format_double(PyObject *Py_UNUSED(self), PyObject *args) {
     double x;
     int style;
@@ -967,6 +997,7 @@ static PyMethodDef methods[] = {
     {"join", join, METH_VARARGS, "join(n, pieces, rowsep) -> bytes: n rows of the pieces' cells, joined."},
     {"write", write_rows, METH_VARARGS, "write(n, pieces, rowsep, write, rows[, lend]): join's bytes to write(), rows at a time."},
     {"scan", scan, METH_VARARGS, "scan(column, lo, hi) -> (kind, same): what rows lo:hi hold (see the module comment)."},
+    {"repeat", repeat, METH_VARARGS, "repeat(values, times, lo, hi) -> list: rows lo:hi of each value times times in a row."},
     {"format_double", format_double, METH_VARARGS, "format_double(x, style) -> bytes: the shortest text of x (0 JSON, 1 repr)."},
     {NULL, NULL, 0, NULL},
 };

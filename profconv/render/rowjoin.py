@@ -242,6 +242,19 @@ def scan(column: Any, lo: int, hi: int) -> tuple[int, bool]:
     return mod.scan(column, lo, hi) if mod is not _SELF else scan_py(column, lo, hi)
 
 
+def repeat_py(values: Any, times: int, lo: int, hi: int) -> list[Any]:
+    """Rows lo:hi of each of `values` `times` times in a row (a colviews Repeated's slice)."""
+    if times < 1 or lo < 0 or hi < lo or hi > len(values) * times:
+        raise ValueError("rows out of the repeated values")
+    return [values[r // times] for r in range(lo, hi)]
+
+
+def repeat(values: Any, times: int, lo: int, hi: int) -> list[Any]:
+    """repeat_py's list: by the C accelerator where it is built."""
+    mod = _native()
+    return mod.repeat(values, times, lo, hi) if mod is not _SELF else repeat_py(values, times, lo, hi)
+
+
 def format_double(x: float, style: int) -> bytes:
     """One double as a DOUBLES cell of the style: by the C accelerator where it is built."""
     mod = _native()

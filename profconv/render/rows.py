@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from profconv.nogc import paused
-from profconv.parse.colviews import Const, Floats, View
+from profconv.parse.colviews import Const, Floats, Repeated, View
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
 from profconv.render import rowjoin
@@ -126,6 +126,8 @@ def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -
     if isinstance(col, View):  # an ncu page's columns: a Floats' own array as it is, the others' rows as a list
         if isinstance(col, Const) and hi <= col.n:
             col, lo, hi = [col.value], 0, 1  # one value all along: its text once
+        elif isinstance(col, Repeated) and hi <= col.n:
+            col, lo, hi = rowjoin.repeat(col.values, col.times, lo, hi), 0, hi - lo
         else:
             col, lo, hi = (col.values, lo, hi) if isinstance(col, Floats) and hi <= col.n else (col[lo:hi], 0, hi - lo)
     kind, same = rowjoin.scan(col, lo, hi)
