@@ -235,7 +235,7 @@ def test_number_pieces_refused_before_any_row():
            ((rowjoin.INTS, [1, 2**63, 3], 0), TypeError), ((rowjoin.INTS, array("d", [1, 2, 3]), 0), TypeError),
            ((rowjoin.DOUBLES, array("q", [1, 2, 3]), 0, 0), TypeError), ((rowjoin.INTS, "abc", 0), TypeError),
            ((rowjoin.DOUBLES, [1.0, 2.0, 3.0], 1, 0), ValueError), ((rowjoin.INTS, array("q", [1, 2]), 0), ValueError),
-           ((rowjoin.INTS, [1, 2, 3], -1), ValueError)]
+           ((rowjoin.INTS, [1, 2, 3], -1), ValueError), ((rowjoin.DOUBLES, [1.0, 2.0, 3.0], 0, 2), ValueError)]
     for piece, err in bad:
         for f in filter(None, (rowjoin.write_py, C and C.write)):
             written: list[bytes] = []
@@ -298,6 +298,12 @@ def test_lent_chunks_are_the_bytes_and_released_after_write():
         for view in kept:
             with pytest.raises(ValueError):
                 bytes(view)
+
+        def refuse(chunk):
+            raise OSError("disk full")
+
+        with pytest.raises(OSError, match="disk full"):  # the write's own error, the view released after it
+            rowjoin.write(2500, pieces, b",", refuse, 1000, lend=True)
 
 
 @pytest.mark.parametrize("values,times,lo,hi,want", [

@@ -646,6 +646,10 @@ static int read_number_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
     p->style = p->kind == 5 ? (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 3)) : 0;
     if (PyErr_Occurred())
         return -1;
+    if (p->style != 0 && p->style != 1) {
+        PyErr_SetString(PyExc_ValueError, "a float piece's style is 0 (JSON) or 1 (CSV)");
+        return -1;
+    }
     if (PyList_Check(col)) {
         p->values = col;
         len = PyList_GET_SIZE(col);
@@ -825,9 +829,14 @@ static int hand(PyObject *write, out_t *o, int lend) {
         return -1;
     PyObject *r = PyObject_CallOneArg(write, chunk);
     if (lend) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb); /* write's own error, if any, kept over the release */
         PyObject *gone = PyObject_CallMethod(chunk, "release", NULL);
-        if (gone == NULL)
+        if (gone == NULL) {
             Py_CLEAR(r);
+            Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
+        } else
+            PyErr_Restore(type, value, tb);
         Py_XDECREF(gone);
     }
     Py_DECREF(chunk);

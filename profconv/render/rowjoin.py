@@ -95,6 +95,8 @@ def _number_cells(piece: Piece, n: int) -> list[bytes]:
         _check(-1, n)
     values = column[lo:lo + n]
     if piece[0] == DOUBLES:
+        if piece[3] not in (JSON, CSV):
+            raise ValueError("a float piece's style is 0 (JSON) or 1 (CSV)")
         if not all(type(v) is float for v in values):
             raise TypeError("a float cell is not a float")
         return [format_double_py(v, piece[3]) for v in values]
