@@ -179,3 +179,42 @@ def test_blocks_of_every_table_found_at_once_are_those_found_one_by_one():
     got = [seen(group.blocks(k)) for k in range(len(tables))]
     assert got == [seen(group._blocks(k)) for k in range(len(tables))]
     assert None in got and any(g and len(g) > 1 for g in got)
+
+
+PLAIN_PAIRS = [  # (start line, result line, read by the plain path)
+    ("==12== NVPROF is profiling process 12, command: ./a 1", "==12== Profiling result:", True),
+    ("==7== NVPROF is profiling process 8, command:  ./run --n=3 ", "==9== Profiling result:", True),
+    ("==1== NVPROF is profiling process 1, command: ./a <in.txt", "==1== Profiling result:", False),
+    ("==1== NVPROF is profiling process 1, command: ./a & b", "==1== Profiling result:", False),
+    ("==1== NVPROF is profiling process 1, command: x \u2013 y", "==1== Profiling result:", False),
+    ("==1== NVPROF is profiling process 1, command: ./a\r", "==1== Profiling result:", False),
+    ("==1==  NVPROF is profiling process 1, command: ./a", "==1== Profiling result:", False),
+    ("  ==1== NVPROF is profiling process 1, command: ./a", "==1== Profiling result:", False),
+    ("======== NVPROF is profiling process 1, command: ./a", "======== Profiling result:", False),
+    ("NVPROF is profiling process 1, command: ./a", "Profiling result:", False),
+    ("==1234567890123456789== NVPROF is profiling process 1, command: ./a", "==1== Profiling result:", False),
+    ("==1== NVPROF is profiling process 1234567890123456789, command: ./a", "==1== Profiling result:", False),
+    ("==\u0661== NVPROF is profiling process 1, command: ./a", "==1== Profiling result:", False),
+    ("==1== NVPROF is profiling process 1, command: ./a \",x", "==1== Profiling result:", None),
+    ("==1== NVPROF is profiling process 1, command: CPU profiling result", "==1== Profiling result:", None),
+    ("==1== NVPROF is profiling process 1, command: Time(%),Time,Calls,", "==1== Profiling result:", None),
+    ("==1== NVPROF is profiling process 1, command: ./a", "==1== Profiling result", False),
+    ("==1== NVPROF is profiling process 1, command: ./a", "==1== Profiling result: ", False),
+    ("==1== NVPROF is profiling process 1, command: ./a", "==1== Profiling results:", None),
+]
+
+
+@pytest.mark.parametrize("k", range(len(PLAIN_PAIRS)))
+def test_plain_start_and_result_lines_read_as_the_engine_reads_them(k):
+    """sweep._plain (no cleaning, two fullmatches) gives what sweep._lines (the engine's own reading)
+    gives, where it reads a pair at all; None where the engine leaves the pair to its loop."""
+    start, result, plain = PLAIN_PAIRS[k]
+    got, want = sweep._plain(start, result), sweep._lines(start, result)
+    if plain is None:  # the engine's loop reads these lines: neither path takes them
+        assert got is None and want is None
+    elif plain:
+        assert got == want and got is not None
+    else:
+        assert got is None
+    assert sweep._plain(*PLAIN_PAIRS[0][:2]) == ("12", 12, "./a 1", "12")
+    assert sweep._plain(*PLAIN_PAIRS[1][:2]) == ("7", 8, "./run --n=3", "9")

@@ -47,6 +47,27 @@ def _body(raw: str) -> tuple[str, str | None]:
     return (line[pm.end() :], pm.group(1)) if pm else (line, None)
 
 
+# a start line and a result line as nvprof writes them, nothing in them that `_body` cleans or that
+# `_asked_before_start` leaves to the engine (the command checked for those keys): `_profile` reads
+# them without cleaning, the prefix's and the process's PID plain ints (up to 18 digits)
+_PLAIN_START = re.compile("==([0-9]{1,18})== NVPROF is profiling process ([0-9]{1,18}), command: "
+                          "([^\\\\&<*#>|\r\u2013\u2014]*)")
+_PLAIN_RESULT = re.compile("==([0-9]{1,18})== Profiling result:")
+
+
+def _plain(start: str, result: str) -> tuple[str, int, str, str] | None:
+    """(the start line's prefix PID digits, its process's PID, its command, the result line's PID
+    digits) where both lines are plain (see _PLAIN_START): what `_lines` gives them."""
+    m = _PLAIN_START.fullmatch(start)
+    if m is None:
+        return None
+    r = _PLAIN_RESULT.fullmatch(result)
+    command = m.group(3)
+    if r is None or '",' in command or "CPU profiling result" in command or "Time(%),Time,Calls," in command:
+        return None
+    return m.group(1), int(m.group(2)), command.strip(), r.group(1)
+
+
 def sweep(reader: Csv, cur: Cursor) -> None:
     """After the --csv reader took a table (cur: its header, cur.next the line after its rows): the
     profiles that follow, while each is a start line, a result line and a table read with the
@@ -77,17 +98,15 @@ def _profile(ctx: Nvprof, j: int, prepared: Prepared) -> RawProfile | None:
     that the engine's loop would not do the same: a table the batch does not give is read by the
     row reader) where the engine may read those lines otherwise."""
     lines = ctx.lines
-    start, sp = _body(lines[j])
-    if "NVPROF is profiling process " not in start or _asked_before_start(start):
-        return None
-    m = _START.search(start)
-    result, rp = _body(lines[j + 1])
-    if m is None or not _RESULT.match(result):  # (no key of the readers before Result can be in such a line)
-        return None
-    got = prepared.take(j + 2)
+    plain = _plain(lines[j], lines[j + 1])
+    got = _lines(lines[j], lines[j + 1]) if plain is None else plain
     if got is None:
         return None
-    blocks = got[0]
+    sp, pid, command, rp = got
+    taken = prepared.take(j + 2)
+    if taken is None:
+        return None
+    blocks = taken[0]
     # the start line: ProfileStart's (its keyword makes it no `quick` line; no table is open to end)
     if sp:
         ctx.last_pid = int(sp) if len(sp) < 19 else units.pid(sp)
@@ -99,4 +118,18 @@ def _profile(ctx: Nvprof, j: int, prepared: Prepared) -> RawProfile | None:
     ctx.pending_section = "gpu"
     # the table: the --csv reader's blocks (grouping: the start opens the profile, they join it)
     return RawProfile(tool=TOOL, line_start=j + 1, line_end=max(j + 1, *(b.line_end for b in blocks)),
-                      pid=units.pid(m.group(1)), command=m.group(2).strip(), blocks=blocks)
+                      pid=pid, command=command, blocks=blocks)
+
+
+def _lines(raw_start: str, raw_result: str) -> tuple[str | None, int | None, str, str | None] | None:
+    """What the engine's readers take from a start line and a result line: (the start line's
+    prefix PID digits, its process's PID, its command, the result line's PID digits; the digits
+    None or empty where there are none); None where the engine may read those lines otherwise."""
+    start, sp = _body(raw_start)
+    if "NVPROF is profiling process " not in start or _asked_before_start(start):
+        return None
+    m = _START.search(start)
+    result, rp = _body(raw_result)
+    if m is None or not _RESULT.match(result):  # (no key of the readers before Result can be in such a line)
+        return None
+    return sp, units.pid(m.group(1)), m.group(2).strip(), rp
