@@ -45,7 +45,8 @@ def test_status_as_row_status_over_several_ranges():
 
 
 def _grid(got: tuple, ncells: int) -> tuple[np.ndarray, list[int], list[str]]:
-    cells, codes, names = got
+    cells, codes, names, status = got
+    assert len(status) == len(codes) // 4 and not any(b & 1 for b in status)  # every row plain
     assert len(cells) == ncells and {len(c) for c in cells} <= {2 * len(codes)}
     grid = np.array([np.frombuffer(c, dtype=np.float64) for c in cells]).reshape(ncells, len(codes) // 4)
     return grid, np.frombuffer(codes, np.int32).tolist(), names
@@ -55,7 +56,9 @@ def test_columns_values_codes_and_names():
     data = (b'60.0,600,2,300.0,k1\n40.5,400,1,400.25,"k2, quoted"\n'
             b"0.000001,123456789012345678,3,0.1,k1\n"
             b"1234567890.123456789012,7,5,99999999999999999999999.5,k3\n")
-    grid, codes, names = _grid(C.columns(data, _bounds(data, [20]), 4, 0b0100), 4)
+    got = C.columns(data, _bounds(data, [20]), 4, 0b0100)
+    assert got[3] == C.status(data, _bounds(data, []), 4, 0b0100) == bytes([4, 4, 4, 4])
+    grid, codes, names = _grid(got, 4)
     assert names == ["k1", "k2, quoted", "k3"] and codes == [0, 1, 0, 2]
     assert grid[0].tolist() == [60.0, 40.5, 0.000001, 1234567890.123456789012]
     assert grid[1].tolist() == [600.0, 400.0, 123456789012345678.0, 7.0]

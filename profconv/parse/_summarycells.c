@@ -13,15 +13,16 @@
  * another '.', the decimal mark then).
  *
  * columns(data, bounds, ncells, whole) reads the rows of those ranges (each a plain row) and gives
- * (cells, codes, names), or None where a row is not plain, a name is not ASCII or a number cell is
- * longer than MAX_CELL bytes:
+ * (cells, codes, names, status), or None where a row is not plain, a name is not ASCII or a number
+ * cell is longer than MAX_CELL bytes:
  *   cells  a list of ncells bytes objects, one a cell, each of rows 8-byte values: an int64 where bit j
  *          of `whole` is set, else a double, correctly rounded as Python's float() of the cell rounds
  *          (exactly where the digits make an integer below 2^53 and at most 22 decimals: Clinger's fast
  *          path; else Python's own conversion of the text);
  *   codes  bytes of int32, one per row: its name's index in `names`;
  *   names  the distinct names as str (the quotes around a quoted name left out), in order of first
- *          appearance (as pyarrow's dictionary-encoded reading of the same rows numbers them).
+ *          appearance (as pyarrow's dictionary-encoded reading of the same rows numbers them);
+ *   status what status() gives the same rows (read in the same pass).
  * nsys_batch keeps the pure-Python status and pyarrow's reader where this module is not built
  * (tests/test_parse_summary_cells.py compares both).
  */
@@ -256,12 +257,13 @@ static int64_t name_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, nam
     return t->used++;
 }
 
-/* Row `row` of `rows` read into cells/codes: 1 read, 0 not plain (or a cell it cannot read), -1 error. */
+/* Row `row` read into cells/codes/status: 1 read, 0 not plain (or a cell it cannot read), -1 error. */
 static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize_t ncells, unsigned long long whole,
-                    Py_ssize_t row, PyObject *cells, int32_t *codes, names_t *t) {
+                    Py_ssize_t row, PyObject *cells, int32_t *codes, unsigned char *status, names_t *t) {
     cell_t cs[64];
     Py_ssize_t name = 0, name_n = 0;
-    if (split_row(p + i, z - i, ncells, whole, cs, &name, &name_n) & 1)
+    status[row] = split_row(p + i, z - i, ncells, whole, cs, &name, &name_n);
+    if (status[row] & 1)
         return 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
         char *slot = PyBytes_AS_STRING(PyList_GET_ITEM(cells, j)) + 8 * row;
@@ -289,7 +291,7 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*nK", &buf, &bounds, &ncells, &whole))
         return NULL;
     const unsigned char *p = (const unsigned char *)buf.buf;
-    PyObject *out = NULL, *cells = NULL, *codes = NULL;
+    PyObject *out = NULL, *cells = NULL, *codes = NULL, *status = NULL;
     names_t t = {NULL, 0, 0, PyList_New(0)};
     const int64_t *r = ncells < 0 || ncells > 64 ? NULL : ranges(&bounds, buf.len, p, &count);
     if (r == NULL || t.names == NULL) {
@@ -302,7 +304,8 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             rows++;
     cells = PyList_New(ncells);
     codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    if (cells == NULL || codes == NULL)
+    status = PyBytes_FromStringAndSize(NULL, rows);
+    if (cells == NULL || codes == NULL || status == NULL)
         goto done;
     for (Py_ssize_t j = 0; j < ncells; j++) {
         PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
@@ -314,7 +317,8 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     for (Py_ssize_t k = 0; k < count; k++) {
         for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e; row++) {
             Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(e - i)) - p);
-            int got = read_row(p, i, z, ncells, whole, row, cells, (int32_t *)PyBytes_AS_STRING(codes), &t);
+            int got = read_row(p, i, z, ncells, whole, row, cells, (int32_t *)PyBytes_AS_STRING(codes),
+                               (unsigned char *)PyBytes_AS_STRING(status), &t);
             if (got < 0)
                 goto done;
             if (got == 0) {
@@ -325,10 +329,11 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             i = z + 1;
         }
     }
-    out = PyTuple_Pack(3, cells, codes, t.names);
+    out = PyTuple_Pack(4, cells, codes, t.names, status);
 done:
     Py_XDECREF(cells);
     Py_XDECREF(codes);
+    Py_XDECREF(status);
     Py_XDECREF(t.names);
     PyMem_Free(t.slots);
     PyBuffer_Release(&buf);
@@ -341,7 +346,7 @@ static PyMethodDef methods[] = {
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
      "int64 pairs) as a row of a plain summary table (1: not one, 2: an undecided cell, 4: a decimal cell)"},
     {"columns", columns, METH_VARARGS,
-     "columns(data, bounds, ncells, whole) -> (cells, codes, names) of the plain summary rows of the ranges, "
+     "columns(data, bounds, ncells, whole) -> (cells, codes, names, status) of the plain summary rows of the ranges, "
      "or None where one is not read so"},
     {NULL, NULL, 0, NULL},
 };

@@ -991,8 +991,17 @@ def _repeated(value: Any, n: int) -> list[Any]:
 
 
 def _shift_lines(rows: Rows, shift: int) -> None:
+    cols = rows.cols
+    both = cols.get("line_start")
+    if type(both) is array and both.typecode == "q" and cols.get("line_end") is both:  # a batch's (_spanned)
+        import numpy as np
+
+        shifted = array("q")
+        shifted.frombytes((np.frombuffer(both, dtype=np.int64) + shift).tobytes())
+        cols["line_start"] = cols["line_end"] = shifted
+        return
     for c in ("line_start", "line_end"):
-        col = rows.cols.get(c)
+        col = cols.get(c)
         if col is not None:
             try:
                 rows.cols[c] = list(map(add, col, repeat(shift)))

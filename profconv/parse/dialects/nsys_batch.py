@@ -120,13 +120,16 @@ def _read_in_c(scan: Any, data: bytes, spans: list[tuple[int, int, int, int]], c
     kept, which those are); no columns where a value is not finite or a row does not read."""
     import numpy as np
 
-    ncells, whole = len(fields) - 1, _whole(fields)
+    ncells, whole, sizes = len(fields) - 1, _whole(fields), [n for *_, n in spans]
     bounds = np.array([(b, e) for _, b, e, _ in spans], dtype=np.int64)
-    keep = _kept(_per_table(scan.status(data, bounds.tobytes(), ncells, whole), [n for *_, n in spans]))
-    got = scan.columns(data, bounds[keep].tobytes(), ncells, whole) if keep else None
+    got = scan.columns(data, bounds.tobytes(), ncells, whole)  # every row plain (a sweep's, mostly): one pass
+    keep = _kept(_per_table(got[3], sizes)) if got is not None else []
+    if got is None or len(keep) < len(spans):  # the tables kept found first, then only theirs read
+        keep = _kept(_per_table(scan.status(data, bounds.tobytes(), ncells, whole), sizes))
+        got = scan.columns(data, bounds[keep].tobytes(), ncells, whole) if keep else None
     if got is None:
         return None, keep
-    cells, codes, names = got
+    cells, codes, names, _ = got
     out = columnar.Columns(len(codes) // 4)
     for c, f in zip(cols[:-1], fields):
         col = cells.pop(0)  # each cell's bytes let go once its array holds them
