@@ -292,7 +292,7 @@ class Trace(NvprofReader):
         """A name wrapped onto the next line ('cudaLaunchKernel (k(float*,' / '   int) [112])')."""
         part = raw.strip()
         rows = self.rows
-        if not (rows and rows[-1][4] == lineno - 1 and part and brackets_open(rows[-1][0]) and not part[0].isdigit()):
+        if not (rows and rows[-1][4] == lineno - 1 and part and not part[0].isdigit() and brackets_open(rows[-1][0])):
             return None
         name, start, dur, first, _ = rows[-1]
         sep = "" if name.endswith((":", "<", "(", "[")) or part.startswith(":") else " "
