@@ -20,5 +20,8 @@ NATIVE = [
 # -ffp-contract=off: no fused multiply-add, so that every sum is the pure-Python path's to the bit
 FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"] if os.name != "nt" else ["/fp:precise"]
 
-setup(ext_modules=[Extension(name, [src], optional=True, extra_compile_args=FLAGS)
+# headers the modules share (a change to one rebuilds them; listed so that an sdist carries them)
+DEPENDS = ["profconv/parse/_bytestable.h"]
+
+setup(ext_modules=[Extension(name, [src], depends=DEPENDS, optional=True, extra_compile_args=FLAGS)
                    for name, src in NATIVE if os.path.exists(os.path.join(HERE, src))])

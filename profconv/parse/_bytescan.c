@@ -41,6 +41,9 @@
 #include <Python.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "_bytestable.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -382,87 +385,23 @@ static Py_ssize_t base_end(const unsigned char *p, Py_ssize_t a, Py_ssize_t z) {
     return k;
 }
 
-/* The base names met so far, keyed by their bytes (no str per row): an open-addressing table of
- * (offset, length, hash) -> code, codes numbered in order of first appearance as
- * traces.base_codes numbers them; each base becomes a str once, appended to `uniques`. */
-typedef struct {
-    Py_ssize_t at, len;
-    unsigned long long hash;
-    long long code;
-} base_slot;
-
-typedef struct {
-    base_slot *slots;
-    Py_ssize_t cap, used;
-    PyObject *uniques;
-} base_table;
-
-static unsigned long long bytes_hash(const unsigned char *p, Py_ssize_t n) {
-    unsigned long long h = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)n, w;
-    Py_ssize_t k = 0;
-    for (; k + 8 <= n; k += 8) { /* eight bytes a step */
-        memcpy(&w, p + k, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, p + k, (size_t)(n - k));
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 29;
-    return h | 1; /* 0: an empty slot */
-}
-
-static int base_grow(base_table *t) {
-    Py_ssize_t cap = t->cap ? t->cap * 2 : 64;
-    base_slot *slots = PyMem_Calloc((size_t)cap, sizeof(base_slot));
-    if (slots == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < t->cap; k++) {
-        base_slot *o = t->slots + k;
-        if (!o->hash)
-            continue;
-        Py_ssize_t j = (Py_ssize_t)(o->hash & (unsigned long long)(cap - 1));
-        while (slots[j].hash)
-            j = (j + 1) & (cap - 1);
-        slots[j] = *o;
-    }
-    PyMem_Free(t->slots);
-    t->slots = slots;
-    t->cap = cap;
-    return 0;
-}
-
-/* The code of the base name of the name p[a..z) (see base_table); *coded set to 0 where base_end
- * cannot say. */
-static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, base_table *t, long long *code, int *coded) {
+/* The code of the base name of the name p[a..z) among those met so far (_bytestable.h: numbered in
+ * order of first appearance as traces.base_codes numbers them, each a str once); *coded set to 0 where
+ * base_end cannot say. */
+static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, bytes_table *t, long long *code, int *coded) {
     Py_ssize_t b = base_end(p, a, z);
     if (b < 0) {
         *coded = 0;
         return 0;
     }
-    Py_ssize_t n = b - a;
-    unsigned long long h = bytes_hash(p + a, n);
-    if (2 * (t->used + 1) > t->cap && base_grow(t) < 0)
-        return -1;
-    Py_ssize_t j = (Py_ssize_t)(h & (unsigned long long)(t->cap - 1));
-    for (; t->slots[j].hash; j = (j + 1) & (t->cap - 1)) {
-        base_slot *o = t->slots + j;
-        if (o->hash == h && o->len == n && memcmp(p + o->at, p + a, (size_t)n) == 0) {
-            *code = o->code;
-            return 0;
-        }
+    int64_t c = bt_code(t, p, a, b - a);
+    if (c == -2) { /* not ASCII (trace_row checks every byte: not met) */
+        *coded = 0;
+        return 0;
     }
-    PyObject *key = PyUnicode_DecodeASCII((const char *)p + a, n, NULL);
-    if (key == NULL || PyList_Append(t->uniques, key) < 0) {
-        Py_XDECREF(key);
+    if (c < 0)
         return -1;
-    }
-    Py_DECREF(key);
-    *code = t->used;
-    t->slots[j] = (base_slot){a, n, h, t->used};
-    t->used++;
+    *code = (long long)c;
     return 0;
 }
 
@@ -487,11 +426,12 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     const unsigned char *p = (const unsigned char *)buf.buf;
     Py_ssize_t len = buf.len, cap = 1024, n = 0, i = start;
     PyObject *names = PyList_New(0), *out = NULL;
-    base_table bases = {NULL, 0, 0, PyList_New(0)};
+    bytes_table bases;
+    int ready = bt_init(&bases, 64);
     double *t0 = PyMem_Malloc(sizeof(double) * (size_t)cap), *t1 = PyMem_Malloc(sizeof(double) * (size_t)cap);
     long long *codes = PyMem_Malloc(sizeof(long long) * (size_t)cap);
     int coded = 1;  /* every base name found as base_codes finds it */
-    if (names == NULL || bases.uniques == NULL || t0 == NULL || t1 == NULL || codes == NULL)
+    if (names == NULL || ready < 0 || t0 == NULL || t1 == NULL || codes == NULL)
         goto done;
     while (i < len) {
         const unsigned char *nl = memchr(p + i, '\n', (size_t)(len - i));
@@ -529,7 +469,7 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     if (coded) {
         out = Py_BuildValue("(nny#y#O(y#O))", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
                             n * (Py_ssize_t)sizeof(double), names, (const char *)codes,
-                            n * (Py_ssize_t)sizeof(long long), bases.uniques);
+                            n * (Py_ssize_t)sizeof(long long), bases.strs);
     } else {
         out = Py_BuildValue("(nny#y#OO)", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
                             n * (Py_ssize_t)sizeof(double), names, Py_None);
@@ -539,8 +479,7 @@ done:
         PyErr_NoMemory();
     PyBuffer_Release(&buf);
     Py_XDECREF(names);
-    Py_XDECREF(bases.uniques);
-    PyMem_Free(bases.slots);
+    bt_free(&bases);
     PyMem_Free(codes);
     PyMem_Free(t0);
     PyMem_Free(t1);

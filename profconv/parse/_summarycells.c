@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_bytestable.h"
+
 #define MAX_CELL 320
 
 /* The ranges of `bounds` (int64 pairs) checked against the data's length; NULL with an error set. */
@@ -180,86 +182,20 @@ static int64_t cell_int(const unsigned char *d, Py_ssize_t n) {
     return v;
 }
 
-/* The distinct names met so far, keyed by their bytes: an open-addressing table of
- * (offset, length, hash) -> code, codes in order of first appearance; each name a str once. */
-typedef struct {
-    Py_ssize_t at, len;
-    uint64_t hash;
-    int32_t code;
-} slot_t;
-
-typedef struct {
-    slot_t *slots;
-    Py_ssize_t cap, used;
-    PyObject *names;
-} names_t;
-
-static uint64_t bytes_hash(const unsigned char *p, Py_ssize_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n, w;
-    Py_ssize_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        memcpy(&w, p + k, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, p + k, (size_t)(n - k));
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 29;
-    return h | 1; /* 0: an empty slot */
-}
-
-static int names_grow(names_t *t) {
-    Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
-    slot_t *slots = PyMem_Calloc((size_t)cap, sizeof(slot_t));
-    if (slots == NULL) {
-        PyErr_NoMemory();
+/* The code of the name p[a:a+n] among the distinct names met so far (_bytestable.h: each a str once,
+ * numbered in order of first appearance): -1 with an error set, -2 where it is not ASCII. */
+static int64_t name_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, bytes_table *t) {
+    int64_t code = bt_code(t, p, a, n);
+    if (code > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2**31 distinct names");
         return -1;
     }
-    for (Py_ssize_t k = 0; k < t->cap; k++) {
-        slot_t *o = t->slots + k;
-        if (!o->hash)
-            continue;
-        Py_ssize_t j = (Py_ssize_t)(o->hash & (uint64_t)(cap - 1));
-        while (slots[j].hash)
-            j = (j + 1) & (cap - 1);
-        slots[j] = *o;
-    }
-    PyMem_Free(t->slots);
-    t->slots = slots;
-    t->cap = cap;
-    return 0;
-}
-
-/* The code of the name p[a:a+n]: -1 with an error set, -2 where it is not ASCII. */
-static int64_t name_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, names_t *t) {
-    uint64_t h = bytes_hash(p + a, n);
-    if (2 * (t->used + 1) > t->cap && names_grow(t) < 0)
-        return -1;
-    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
-    for (; t->slots[j].hash; j = (j + 1) & (t->cap - 1)) {
-        slot_t *o = t->slots + j;
-        if (o->hash == h && o->len == n && memcmp(p + o->at, p + a, (size_t)n) == 0)
-            return o->code;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (p[a + k] >= 0x80)
-            return -2;
-    PyObject *s = PyUnicode_New(n, 127);
-    if (s == NULL)
-        return -1;
-    memcpy(PyUnicode_DATA(s), p + a, (size_t)n);
-    int bad = PyList_Append(t->names, s);
-    Py_DECREF(s);
-    if (bad < 0 || t->used >= INT32_MAX)
-        return -1;
-    t->slots[j] = (slot_t){a, n, h, (int32_t)t->used};
-    return t->used++;
+    return code;
 }
 
 /* Row `row` read into cells/codes/status: 1 read, 0 not plain (or a cell it cannot read), -1 error. */
 static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize_t ncells, unsigned long long whole,
-                    Py_ssize_t row, PyObject *cells, int32_t *codes, unsigned char *status, names_t *t) {
+                    Py_ssize_t row, PyObject *cells, int32_t *codes, unsigned char *status, bytes_table *t) {
     cell_t cs[64];
     Py_ssize_t name = 0, name_n = 0;
     status[row] = split_row(p + i, z - i, ncells, whole, cs, &name, &name_n);
@@ -292,9 +228,10 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     const unsigned char *p = (const unsigned char *)buf.buf;
     PyObject *out = NULL, *cells = NULL, *codes = NULL, *status = NULL;
-    names_t t = {NULL, 0, 0, PyList_New(0)};
+    bytes_table t;
+    int ready = bt_init(&t, 256);
     const int64_t *r = ncells < 0 || ncells > 64 ? NULL : ranges(&bounds, buf.len, p, &count);
-    if (r == NULL || t.names == NULL) {
+    if (r == NULL || ready < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "ncells: 0 to 64");
         goto done;
@@ -329,13 +266,12 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             i = z + 1;
         }
     }
-    out = PyTuple_Pack(4, cells, codes, t.names, status);
+    out = PyTuple_Pack(4, cells, codes, t.strs, status);
 done:
     Py_XDECREF(cells);
     Py_XDECREF(codes);
     Py_XDECREF(status);
-    Py_XDECREF(t.names);
-    PyMem_Free(t.slots);
+    bt_free(&t);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&bounds);
     return out;
