@@ -57,7 +57,12 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     """PROFCONV_TEST_ORDER=shuffle without a seed gets one here, before pytest -n starts its workers (they
-    inherit it, so all collect the same order)."""
+    inherit it, so all collect the same order); grade's GPU locks go to a folder of this process's own."""
+    import tempfile
+
+    # grade's GPU lock files (grade.gpus.lock_path) in a folder of this test process: a test's deliberately hung
+    # child never holds up another test run's jobs on the same "GPU 0"
+    os.environ["PROFCONV_GPU_LOCKS"] = tempfile.mkdtemp(prefix="profconv-gpu-locks-")
     order = os.environ.get("PROFCONV_TEST_ORDER", "")
     if order == "shuffle":
         import random

@@ -73,16 +73,18 @@ class _Slots:
 
 
 class LocalExecutor:
-    """A job at a time per GPU on this host (dry run: per CPU worker). With a `cache` directory, each slot
+    """A job at a time per GPU on this host (dry run: per CPU worker). With a `cache` directory, each GPU
     has a grade worker (grade.pool: model bundles, builds ahead on the CPU, a child per job forked from
-    a warm zygote); without one, or for a job the pool does not take, each job is a `profconv run` process."""
+    a warm zygote), which runs `jobs_per_gpu` jobs at once, their timed calls one at a time
+    (run.user.gpushare); without one, or for a job the pool does not take, each job is a `profconv run`
+    process, alone on its GPU."""
 
     name = "local"
 
     def __init__(self, gpus: list[gpus_mod.Gpu] | None = None, dry_run: bool = False, workers: int = 1,
                  python: str | None = None, cache: Path | None = None, logs: Path | None = None,
                  reporter: Reporter | None = None, budget: StudentBudget | None = None,
-                 on_start: Callable[[JobSpec, str], None] | None = None) -> None:
+                 on_start: Callable[[JobSpec, str], None] | None = None, jobs_per_gpu: int = 0) -> None:
         if dry_run:
             self.slots = [gpus_mod.Gpu(f"cpu{i}", "cpu (dry run)") for i in range(max(1, workers))]
         else:
@@ -95,7 +97,11 @@ class LocalExecutor:
         self.python = python
         # the host's cores split between the jobs running at once (each job's float64 reference,
         # NumPy and PyTorch would otherwise each start a thread per core)
-        self.cpu_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
+        # jobs at once per GPU (--jobs-per-gpu; 0: two on a GPU of >= 40 GiB): with the pool only, where the
+        # children share the GPU through run.user.gpushare -- checks side by side, each timed call alone
+        self.per_gpu = {s.index: 1 if dry_run or cache is None else gpus_mod.jobs_per_gpu(s, jobs_per_gpu)
+                        for s in self.slots}
+        self.cpu_threads = max(1, (os.cpu_count() or 1) // sum(self.per_gpu.values()))
         self.cache, self.logs, self.reporter = cache, logs or (cache / "logs" if cache else None), reporter
         self.budget, self.on_start = budget, on_start  # --student-gpu-seconds; the queue's "running" (device)
         self._workers: dict[str, PoolWorker] = {}
@@ -105,6 +111,7 @@ class LocalExecutor:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": None,
                 "options": {"dry_run": self.dry_run, "slots": [f"{s.index}: {s.name}" for s in self.slots],
+                            "jobs_per_gpu": {s.index: self.per_gpu[s.index] for s in self.slots},
                             "cpu_threads_per_job": self.cpu_threads, "pool": self.cache is not None,
                             **({"cache": str(self.cache)} if self.cache is not None else {})}}
 
@@ -116,7 +123,8 @@ class LocalExecutor:
                 self._workers[slot.index] = PoolWorker(
                     visible=None if self.dry_run else slot.index, dry_run=self.dry_run, cache=self.cache,
                     logs=self.logs, builds=self.builds, cpu_threads=self.cpu_threads, engine=self.name,
-                    python=self.python, device_id=uuid)
+                    python=self.python, device_id=uuid,
+                    gpu_lock=None if self.dry_run else Path(gpus_mod.lock_path(uuid or f"gpu{slot.index}")))
                 self._workers[slot.index].start()
             return self._workers[slot.index]
 
@@ -162,7 +170,6 @@ class LocalExecutor:
 
     def run(self, specs: list[JobSpec], on_result: OnResult) -> None:
         start_all()
-        slots = _Slots(self.slots)
         runnable = []
         for spec in specs:
             if not self.dry_run and not any(gpus_mod.matches(spec.gpu, s.name) for s in self.slots):
@@ -173,9 +180,14 @@ class LocalExecutor:
         if not runnable:
             return
         self._start_builds(runnable)
+        # a job the pool does not take runs as a process of its own, outside the GPU's sharing: alone on its GPU
+        shared = all(self.cache is not None and poolable(s) for s in runnable)
+        most = max(self.per_gpu.values()) if shared else 1
+        taken = [s for r in range(most) for s in self.slots if self.per_gpu[s.index] > r]  # every GPU, then again
+        slots = _Slots(taken)
         # three threads a slot: a job whose child gave the GPU back (its CUPTI records still being written, then
         # its verdict and report) no longer holds it; the next one takes it, and the one after is ready to
-        pool = ThreadPoolExecutor(max_workers=3 * len(self.slots), thread_name_prefix="grade")
+        pool = ThreadPoolExecutor(max_workers=3 * len(taken), thread_name_prefix="grade")
         finished: queue.SimpleQueue = queue.SimpleQueue()
         try:
             futures = {}

@@ -12,15 +12,42 @@ class Gpu:
     index: str  # what CUDA_VISIBLE_DEVICES takes
     name: str  # "NVIDIA H100 80GB HBM3"
     driver: str | None = None
+    memory_mib: int | None = None  # its memory (nvidia-smi memory.total); None when not known
+
+
+SHARE_FROM_MIB = 40 * 1024  # a GPU with this much memory takes two jobs at once by default (--jobs-per-gpu)
+
+
+def jobs_per_gpu(gpu: Gpu, asked: int = 0) -> int:
+    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) two on a GPU of at least 40 GiB
+    -- a 10,000-image course job holds ~10 GB of it -- and one on a smaller or unknown one."""
+    if asked > 0:
+        return asked
+    return 2 if gpu.memory_mib is not None and gpu.memory_mib >= SHARE_FROM_MIB else 1
+
+
+def lock_path(gpu_id: str) -> str:
+    """The host-wide lock file through which every grade child on GPU `gpu_id` (its UUID, else its index)
+    shares it (run.user.gpushare): in $PROFCONV_GPU_LOCKS, else the host's temporary folder -- a local
+    folder, never a shared file system (flock there may not reach other hosts, nor need to)."""
+    import os
+    import re
+    import tempfile
+
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", gpu_id)[:100]
+    folder = os.environ.get("PROFCONV_GPU_LOCKS") or f"{tempfile.gettempdir()}/profconv-gpu-locks"
+    return f"{folder}/{safe}.lock"
 
 
 def parse_query(text: str) -> list[Gpu]:
-    """`nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader` -> Gpus."""
+    """`nvidia-smi --query-gpu=index,name,driver_version[,memory.total] --format=csv,noheader` -> Gpus."""
     gpus = []
     for line in text.splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) >= 2 and parts[0].isdigit():
-            gpus.append(Gpu(parts[0], parts[1], parts[2] if len(parts) > 2 and parts[2] else None))
+            mib = parts[3].split()[0] if len(parts) > 3 and parts[3] else ""
+            gpus.append(Gpu(parts[0], parts[1], parts[2] if len(parts) > 2 and parts[2] else None,
+                            int(mib) if mib.isdigit() else None))
     return gpus
 
 
@@ -29,7 +56,7 @@ def query(ids: str | None = None, timeout: float = 15.0) -> list[Gpu]:
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return []
-    argv = [exe, "--query-gpu=index,name,driver_version", "--format=csv,noheader"]
+    argv = [exe, "--query-gpu=index,name,driver_version,memory.total", "--format=csv,noheader"]
     if ids:
         argv += ["-i", ids]
     try:

@@ -21,7 +21,8 @@ Jobs the pool does not take (`poolable`): --job-command, --profile, --sanitize, 
 they run as `profconv run` processes (grade.jobs.execute), as before.
 
 Each JobResult of the pool carries `runner = "pool"` and `cost`: where its time went --
-  bundle_s  making or loading the model bundle (the first job of a model on a worker pays it)
+  bundle_s  making or loading the model bundle (the first job of a model on a worker pays it; another job
+            of the same GPU waiting for it meanwhile: bundle_wait_s)
   startup_s the zygote's imports (the worker's first job; started with the worker, in the background
             while that job makes its model bundle)
   build_s   waiting for the submission's nvcc build (0 when it was ready)
@@ -101,6 +102,7 @@ class Zygote:
         self.exits: dict[int, int] = {}
         self.ended = False
         self._exited = threading.Condition()
+        self._rpc = threading.Lock()  # one request and its reply at a time (several jobs share a GPU's worker)
         threading.Thread(target=self._read, daemon=True, name="zygote-reader").start()
         ready = self._next(READY_TIMEOUT_S)
         if ready is None or "ready" not in ready:
@@ -159,12 +161,15 @@ class Zygote:
         return event
 
     def load(self, where: Path) -> float:
-        self._send({"op": "load", "bundle": str(where)})
-        return float(self._reply("loaded", READY_TIMEOUT_S).get("seconds", 0.0))
+        with self._rpc:
+            self._send({"op": "load", "bundle": str(where)})
+            return float(self._reply("loaded", READY_TIMEOUT_S).get("seconds", 0.0))
 
     def fork(self, job_id: int, job: Path, log: Path, where: Path | None) -> int:
-        self._send({"op": "fork", "id": job_id, "job": str(job), "log": str(log), "bundle": str(where) if where else None})
-        return int(self._reply("forked", READY_TIMEOUT_S)["pid"])
+        with self._rpc:
+            self._send({"op": "fork", "id": job_id, "job": str(job), "log": str(log),
+                        "bundle": str(where) if where else None})
+            return int(self._reply("forked", READY_TIMEOUT_S)["pid"])
 
     def wait(self, job_id: int, timeout: float) -> int | None:
         """The child's exit code (negative: its signal), or None when `timeout` passed first."""
@@ -219,6 +224,18 @@ class Timeline:
             if line.startswith(PROGRESS):
                 self.steps.append([now, line[len(PROGRESS):][:200]])
 
+    def waited(self) -> float:
+        """Seconds the child spent waiting for another job's timed call on its GPU (run.user.gpushare's
+        `GPU wait` steps, the current one included): not counted in its time limit."""
+        from profconv.run.user.gpushare import WAIT_STEP
+
+        total = 0.0
+        for i, (t, step) in enumerate(self.steps):
+            if step == WAIT_STEP:
+                end = self.steps[i + 1][0] if i + 1 < len(self.steps) else time.monotonic() - self.t0
+                total += max(0.0, end - t)
+        return total
+
     @property
     def released(self) -> bool:
         """The child said its GPU work is over (grade.zygote.give_back_gpu): only its CUPTI records are left."""
@@ -228,13 +245,14 @@ class Timeline:
 
     def follow(self, wait: Any, timeout: float, each: Any = None, until_released: bool = False) -> int | None:
         """`wait(seconds)` (the child's exit code, or None) in short steps until `timeout` seconds after the
-        fork (or, with `until_released`, until the child gives its GPU back), reading the log and calling
-        `each()` between the steps."""
-        deadline = self.t0 + timeout
+        fork, its waits for another job's timed calls not counted (or, with `until_released`, until the child
+        gives its GPU back), reading the log and calling `each()` between the steps."""
         while True:
+            deadline = self.t0 + timeout + self.waited()
             rc = wait(max(0.0, min(self.POLL_S, deadline - time.monotonic())))
             self._read()
-            if rc is not None or time.monotonic() >= deadline or (until_released and self.released):
+            if rc is not None or time.monotonic() >= self.t0 + timeout + self.waited() or (
+                    until_released and self.released):
                 return rc
             if each is not None:
                 each()
@@ -271,7 +289,7 @@ class _Tail:
     @property
     def pending(self) -> bool:
         """Given its GPU back, not ended, inside its time limit."""
-        return self.timeline.released and time.monotonic() < self.timeline.t0 + self.timeout
+        return self.timeline.released and time.monotonic() < self.timeline.t0 + self.timeout + self.timeline.waited()
 
     def settle(self, rc: int | None) -> int | None:
         """The child's end: killed with its group when `rc` is None (its time limit), forgotten by Ctrl-C's
@@ -342,7 +360,7 @@ class PoolWorker:
 
     def __init__(self, *, visible: str | None, dry_run: bool, cache: Path, logs: Path, builds: BuildCache | None = None,
                  cpu_threads: int | None = None, engine: str = "local", python: str | None = None,
-                 device_id: str | None = None) -> None:
+                 device_id: str | None = None, gpu_lock: Path | None = None) -> None:
         self.visible, self.dry_run, self.cache, self.logs = visible, dry_run, cache, logs
         self.builds, self.cpu_threads, self.engine, self.python = builds, cpu_threads, engine, python
         self.device_id = device_id or ("cpu@" + os.uname().nodename if dry_run else f"gpu{visible}@{os.uname().nodename}")
@@ -350,6 +368,10 @@ class PoolWorker:
         self._bundles: dict[str, tuple[Path, dict[str, Any]]] = {}
         self._failed: dict[str, str] = {}
         self._next_id = 0
+        self._ids = threading.Lock()
+        self._bundle_lock = threading.Lock()  # jobs sharing the GPU (--jobs-per-gpu) make or load a bundle once
+        # the GPU's lock file (run.user.gpushare), when several children may share it: their timed calls alone
+        self.gpu_lock = gpu_lock
         self._fork_proven = False  # a forked child ran to its end on this worker
         self._zygote_lock = threading.Lock()
         self._pending: dict[str, tuple[list, dict[str, Any], list]] = {}  # executed, not yet complete
@@ -378,6 +400,10 @@ class PoolWorker:
 
     def bundle(self, spec: JobSpec) -> tuple[Path, dict[str, Any], float]:
         """The job's model bundle (made when missing, loaded into the zygote once): (dir, bundle.json, seconds)."""
+        with self._bundle_lock:  # a job sharing the GPU waits for the bundle another one is making (bundle_wait_s)
+            return self._bundle(spec)
+
+    def _bundle(self, spec: JobSpec) -> tuple[Path, dict[str, Any], float]:
         key = self.key(spec)
         digest = key.digest()
         if digest in self._failed:
@@ -489,7 +515,10 @@ class PoolWorker:
             for d in decls:
                 self.builds.submit(spec.digest, d)
         first = self.zygote is None and not self.dry_run
+        t0 = time.monotonic()
         where, meta, cost["bundle_s"] = self.bundle(spec)
+        if time.monotonic() - t0 - cost["bundle_s"] > 0.01:  # waited while another job of this GPU made it
+            cost["bundle_wait_s"] = round(time.monotonic() - t0 - cost["bundle_s"], 3)
         if first and self.zygote is not None:
             cost["startup_s"] = round(self.zygote.imports_s, 3)
         self._pending[spec.key] = (decls, meta, [self._kernel(spec, d, where, cost) for d in decls])
@@ -576,7 +605,7 @@ class PoolWorker:
         for stale in (result_file, records):
             stale.unlink(missing_ok=True)
         job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where),
-                                        "cupti": str(records)}))
+                                        "cupti": str(records), "gpu_lock": str(self.gpu_lock) if self.gpu_lock else None}))
         log = out / f"child-{d.name}.log"
         t1 = time.monotonic()
         try:
@@ -619,9 +648,11 @@ class PoolWorker:
         z = self._zygote()
         if z.cuda_loaded:
             return self._spawn(job_file, log, timeout)
-        self._next_id += 1
-        pid = z.fork(self._next_id, job_file, log, where)
-        child = _Tail(z, self._next_id, pid, log, timeout)
+        with self._ids:
+            self._next_id += 1
+            job_id = self._next_id
+        pid = z.fork(job_id, job_file, log, where)
+        child = _Tail(z, job_id, pid, log, timeout)
         try:
             if child.stopped:
                 _kill_group(pid)

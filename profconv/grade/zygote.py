@@ -122,6 +122,7 @@ def give_back_gpu() -> None:
     step that tells the worker (pool.Timeline) that the next job may start on this GPU while this child
     flushes and writes its CUPTI records (host work only). Said only when the device answered: a child
     whose context is lost keeps its GPU until it exits."""
+    from profconv.run.user import gpushare
     from profconv.run.user.worker import GPU_RELEASED, progress
 
     try:
@@ -132,6 +133,8 @@ def give_back_gpu() -> None:
         cp.get_default_pinned_memory_pool().free_all_blocks()
     except Exception:  # a lost context, a stand-in CuPy: the GPU is given back at exit, as before
         return
+    finally:  # a GPU shared with other jobs' children: this one no longer uses it (a lost context runs nothing)
+        gpushare.release()
     progress(GPU_RELEASED)
 
 

@@ -59,6 +59,7 @@ class GradeRequest:
     dry_run: bool = False
     gpus: str | None = None
     workers: int = 1
+    jobs_per_gpu: int = 0  # local, with the pool: jobs at once per GPU (0: two on a GPU of >= 40 GiB, else one)
     images: str | None = None
     repeat: int | None = None  # timed calls per layer at least (None: grade.jobs.GRADE_REPEAT)
     ci_target: float = GRADE_CI_TARGET
@@ -104,9 +105,9 @@ class GradeRequest:
         if self.executor not in ENGINES:
             raise InputError(f"--executor takes one of {', '.join(ENGINES)}, not {self.executor!r}")
         if (self.timeout <= 0 or self.workers < 1 or self.parallelism < 1 or self.retries < 0
-                or self.cpus_per_task < 1 or self.runs < 1 or self.jobs_per_task < 1):
+                or self.cpus_per_task < 1 or self.runs < 1 or self.jobs_per_task < 1 or self.jobs_per_gpu < 0):
             raise InputError("--timeout, --workers, --parallelism, --cpus-per-task, --runs and --jobs-per-task must "
-                             "be positive, --retries >= 0")
+                             "be positive, --retries and --jobs-per-gpu >= 0")
         if self.combine not in leaderboard.COMBINE:
             raise InputError(f"--combine takes {' or '.join(leaderboard.COMBINE)}, not {self.combine!r}")
         for cap, what in ((self.job_gpu_seconds, "--job-gpu-seconds"), (self.student_gpu_seconds, "--student-gpu-seconds")):
@@ -272,7 +273,7 @@ class GradeSession:
                 self.reports = Reports(max(1, min(4, (os.cpu_count() or 2) // 4)))
             return ex.LocalExecutor(gpus=_local_gpus(req.gpus), dry_run=req.dry_run, workers=req.workers, cache=cache,
                                     logs=out / "workers", reporter=self.reports, budget=self.budget,
-                                    on_start=self._on_start)
+                                    on_start=self._on_start, jobs_per_gpu=req.jobs_per_gpu)
         if req.executor == "slurm":
             extra = {"slurm_additional_parameters": dict(req.slurm_params)} if req.slurm_params else {}
             return ex.SlurmExecutor(out / "slurm", cluster=req.slurm_cluster, parallelism=req.parallelism,

@@ -34,7 +34,7 @@ from profconv.run import gpu, reference
 from profconv.run.models import ConvShape
 from profconv.run.record import ConvResult, VariantResult
 from profconv.run.runner import Runner, RunOptions, prepare, rel_error
-from profconv.run.user import build, calls, compare, fresh, hostcopy, verdict
+from profconv.run.user import build, calls, compare, fresh, gpushare, hostcopy, verdict
 from profconv.run.user import facts as kernel_facts
 from profconv.run.user.contracts import UserKernel, first_line, is_sticky
 from profconv.run.variant import Variant
@@ -110,6 +110,7 @@ class UserCheck:
 
     def _call(self, ops: tuple, s: ConvShape, tag: str, skip_forward: bool = False) -> tuple[Any, calls.CallTimes]:
         x, w, bias, out = ops
+        gpushare.checkpoint()  # a child of another job waiting to time goes first (a GPU shared by grade's jobs)
         phases = self.kernel.phases(self.cp, x, w, bias, out, s)
         forward_tag = tag if tag.count("/") == 2 else f"{tag}/{calls.FORWARD}"
         result, times = calls.call(self.clock, phases, tag, forward_tag, skip_forward)
@@ -150,7 +151,8 @@ class UserCheck:
 
         x, w_in, b_in, out = prepare(cp, v, a, w, bias, s)
         self.progress(f"{tag}: sweep of {len(k.decl.candidates())} candidates")
-        with calls.window(), gpu.nvtx_range(tag + "/check/tune"):  # the sweep's role, as the built-in tuned variants'
+        # the sweep's role, as the built-in tuned variants'; its trials are timed: alone on the GPU
+        with gpushare.exclusive(), calls.window(), gpu.nvtx_range(tag + "/check/tune"):
             k.choose(cp, x, w_in, b_in, s, wrong, lambda: cp.full(out.shape, np.nan, dtype=out.dtype))
 
     def _measure(self, a, ref, s: ConvShape, opts: RunOptions, w, bias, tag: str, cr: ConvResult,
@@ -207,7 +209,8 @@ class UserCheck:
         while why is None:
             t = next(gen)
             ops = prepare(cp, v, t.apply(cp, a), w, bias, s)  # `held` keeps the last call's: new addresses
-            y, ct = self._call(ops, s, tag)
+            with gpushare.exclusive():  # no other process's work on the GPU while a call is timed
+                y, ct = self._call(ops, s, tag)
             _tally(tf, compare.compare(cp, y, ref, t), v.tolerance)
             held = (ops, y)
             if tf.calls <= warmup:
@@ -352,6 +355,13 @@ def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, labels,
     assert cp is not None
     clock = calls.Clock(cp)
     shapes = dict((layer.name, s) for layer, s in runner.model.conv_shapes(int(x.shape[0])))
+    return _course_layers(runner, variant, kernel, x, labels, progress, clock, shapes)
+
+
+def _course_layers(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, progress: Progress,
+                   clock: calls.Clock, shapes: dict[str, ConvShape]) -> CoursePass:
+    cp = runner.cp
+    assert cp is not None
     out = CoursePass()
     a = x
     for layer in runner.model.layers:
@@ -360,7 +370,8 @@ def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, labels,
             def other(a: Any = a, layer: Any = layer) -> Any:
                 return reference.apply(cp, layer, a, runner.params)
 
-            a, out.layer_times[layer.name] = _timed_layer(cp, f"{base}/forward/{layer.name}", other)
+            with gpushare.exclusive():  # each timed piece of the pass alone on the GPU (a GPU shared by jobs)
+                a, out.layer_times[layer.name] = _timed_layer(cp, f"{base}/forward/{layer.name}", other)
             continue
         s, tag = shapes[layer.name], f"{base}/{layer.name}"
         progress(f"{tag}: the course's call")
@@ -369,7 +380,8 @@ def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, labels,
         try:
             ops = prepare(cp, variant, a, w, None if b is None else b.astype(variant.dtype), s)
             phases = kernel.phases(cp, *ops, s)
-            y, ct = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
+            with gpushare.exclusive():  # the call as the course timed it: nothing else on the GPU
+                y, ct = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
             out.calls[layer.name] = ct
             out.layer_times[layer.name] = ct.end_to_end_s if ct.end_to_end_s is not None else ct.op_s
             a = _dev(cp, ops[3] if y is None else y).astype(np.float32, copy=False)

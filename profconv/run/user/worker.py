@@ -23,8 +23,19 @@ PROGRESS = "profconv-progress: "
 GPU_RELEASED = "GPU released"  # grade.zygote: the kernel's GPU work is over; the CUPTI records follow
 
 
-def progress(msg: str) -> None:
-    print(PROGRESS + msg, file=sys.stderr, flush=True)
+_step = [""]  # the step being made (said again after a wait for the GPU)
+
+
+def progress(msg: str | None) -> None:
+    """A step of the child, on stderr (None: the step before a wait for the GPU goes on)."""
+    from profconv.run.user.gpushare import WAIT_STEP
+
+    if msg is None:
+        msg = _step[0]
+    elif msg != WAIT_STEP:
+        _step[0] = msg
+    if msg:
+        print(PROGRESS + msg, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -54,7 +65,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
     from profconv.run import weights as weights_mod
     from profconv.run.models import get_model
     from profconv.run.record import VariantResult, write_atomic
-    from profconv.run.user import checks, contracts, manifest
+    from profconv.run.user import checks, contracts, gpushare, manifest
     from profconv.run.user import facts as kernel_facts
 
     result_path = Path(job["result"])
@@ -67,6 +78,9 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
     seed, secret = int(job.get("seed") or 0), bool(job.get("secret"))  # --secret-seed: kept out of the record
     try:
         cp = gpu.require_cupy()
+        # a GPU shared with other graded children (grade --jobs-per-gpu): this child's steps shared, its timed
+        # calls alone (gpushare); held from before the CUDA context is made
+        gpushare.start(job.get("gpu_lock"), cp, progress)
         if job.get("sanitize"):  # one cudaMalloc per array: memcheck sees each array's own bounds, not a pool's
             cp.cuda.set_allocator(None)
             cp.cuda.set_pinned_memory_allocator(None)
@@ -85,6 +99,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
             x, labels = cp.asarray(ds.images), ds.labels
         # the course's program first: one cold call per layer, before profconv's own reference pass warms cuBLAS
         course = None if job.get("layers_only") else checks.course_pass(run, variant, kernel, x, labels, progress)
+        gpushare.checkpoint()
         if preloaded is not None:
             conv_io = preloaded.on_device(cp, x)
         else:

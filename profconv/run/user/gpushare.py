@@ -1,0 +1,154 @@
+"""One GPU shared by several graded kernels' children, its timed calls always alone on it.
+
+A grade worker may run two children on one GPU at once (`profconv grade --jobs-per-gpu`): most of a
+job is checking (fresh inputs, the check calls, comparing outputs, the ghost and edge checks), and
+only the timed calls -- the course's pass over the net and each layer's timed calls -- are measured.
+The children share the GPU through two lock files (flock, released by the kernel when a child dies):
+
+- **shared**: what is not timed. A child holds the shared lock from its start to the moment it gives
+  the GPU back, and lets go of it at each `checkpoint()` (between two steps of its checking), so a
+  child that wants to time never waits longer than one step of the others;
+- **exclusive**: a timed call (`exclusive()`). The child waits until every other child is between two
+  steps, so no other process's GPU work runs while it times -- the measurement is the same as when a
+  job has the GPU to itself. Readers take the `gate` first, and a child waiting to time holds it: no
+  new step starts while a timed call waits (no starvation).
+
+Every step ends with the device synchronised before the lock is let go: a child's work never runs
+under another's timed call. Waiting is said on stderr (`GPU wait`, as a progress step), so the worker
+counts it out of the child's time limit. Without a lock path (`profconv run`) every function is a no-op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+WAIT_STEP = "GPU wait"  # the progress step of a child waiting for its turn (grade.pool counts it out of the limit)
+
+
+class GpuShare:
+    """The two locks of one GPU (`path` and `path`.gate), held by this process as the module says."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, sync: Callable[[], None] = lambda: None,
+                 say: Callable[[str | None], None] = lambda step: None) -> None:
+        self.path = Path(path) if path else None
+        self.sync, self.say = sync, say  # say(WAIT_STEP) before a wait, say(None) after it
+        self._main = self._gate = -1
+        self.held = ""  # "", "shared" or "exclusive"
+        self.waits = 0
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._main = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            self._gate = os.open(str(self.path) + ".gate", os.O_RDWR | os.O_CREAT, 0o666)
+
+    @property
+    def active(self) -> bool:
+        return self.path is not None
+
+    def _take(self, op: int) -> None:
+        """The gate, then the main lock as `op` (shared or exclusive), then the gate let go: `GPU wait` said
+        once before the first of them that would block, and the step said again once it is taken."""
+        waited = False
+        try:
+            for fd, how in ((self._gate, fcntl.LOCK_EX), (self._main, op)):
+                try:
+                    fcntl.flock(fd, how | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if not waited:
+                        waited = True
+                        self.waits += 1
+                        self.say(WAIT_STEP)
+                    fcntl.flock(fd, how)
+        finally:
+            fcntl.flock(self._gate, fcntl.LOCK_UN)
+        if waited:
+            self.say(None)
+
+    def acquire_shared(self) -> None:
+        if not self.active or self.held:
+            return
+        self._take(fcntl.LOCK_SH)
+        self.held = "shared"
+
+    def release(self) -> None:
+        """The device synchronised, then the lock let go (shared or exclusive)."""
+        if not self.active or not self.held:
+            return
+        try:
+            self.sync()
+        finally:  # a lost context cannot synchronise: its work is over, the lock goes all the same
+            fcntl.flock(self._main, fcntl.LOCK_UN)
+            self.held = ""
+
+    def checkpoint(self) -> None:
+        """Between two steps: a child waiting to time goes first."""
+        if self.held == "shared":
+            self.release()
+            self.acquire_shared()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """The GPU alone for the block (a timed call), then shared again if it was."""
+        if not self.active or self.held == "exclusive":
+            yield
+            return
+        was = self.held
+        self.release()
+        self._take(fcntl.LOCK_EX)
+        self.held = "exclusive"
+        try:
+            yield
+        finally:
+            self.release()
+            if was:
+                self.acquire_shared()
+
+    def close(self) -> None:
+        if not self.active:
+            return
+        with contextlib.suppress(Exception):
+            self.release()
+        for fd in (self._main, self._gate):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.path, self._main, self._gate = None, -1, -1
+
+
+_share = GpuShare(None)
+
+
+def start(path: str | os.PathLike[str] | None, cp: Any = None,
+          say: Callable[[str | None], None] = lambda step: None) -> GpuShare:
+    """This process's share of its GPU (`path`: the GPU's lock file; None: the GPU is the process's alone),
+    held shared from now on; `cp` (CuPy) synchronises the device before the lock is let go."""
+    global _share
+    _share.close()
+
+    def sync() -> None:
+        if cp is not None:
+            cp.cuda.Device().synchronize()
+
+    _share = GpuShare(path, sync, say)
+    _share.acquire_shared()
+    return _share
+
+
+def current() -> GpuShare:
+    return _share
+
+
+def checkpoint() -> None:
+    _share.checkpoint()
+
+
+def exclusive() -> contextlib.AbstractContextManager[None]:
+    return _share.exclusive()
+
+
+def release() -> None:
+    """The GPU given back: no lock held any more (a child that then only writes its records)."""
+    _share.release()

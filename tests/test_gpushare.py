@@ -1,0 +1,155 @@
+"""run.user.gpushare: grade's children sharing one GPU, each timed call alone on it (flock, real processes)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from profconv.grade.pool import Timeline
+from profconv.run.user import gpushare
+from profconv.run.user.worker import PROGRESS
+
+TIMED = textwrap.dedent("""
+    import sys, time
+    from profconv.run.user.gpushare import GpuShare
+    share = GpuShare(sys.argv[1], say=lambda step: print("say", step, flush=True))
+    share.acquire_shared()
+    print("started", flush=True)
+    with share.exclusive():
+        print("alone", time.monotonic(), flush=True)
+        time.sleep(float(sys.argv[2]))
+        print("done", time.monotonic(), flush=True)
+    share.close()
+""")
+
+
+def _timed_child(lock: Path, hold_s: float) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", TIMED, str(lock), str(hold_s)], stdout=subprocess.PIPE, text=True)
+
+
+def _line(proc: subprocess.Popen, starts: str) -> str:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(starts):
+            return line
+    raise AssertionError(f"no {starts!r} line")
+
+
+def test_a_timed_call_waits_for_the_other_child_to_finish_its_step(tmp_path: Path) -> None:
+    lock = tmp_path / "gpu.lock"
+    said: list[str | None] = []
+    mine = gpushare.GpuShare(lock, say=said.append)
+    mine.acquire_shared()  # a step of checking in progress
+    child = _timed_child(lock, 0.3)
+    assert _line(child, "say") == f"say {gpushare.WAIT_STEP}\n"  # it asked and had to wait: it says so
+    time.sleep(0.3)
+    assert child.poll() is None  # still waiting: no timed call while another child is inside a step
+    t_checkpoint = time.monotonic()
+    mine.checkpoint()  # the step ends: the timed call goes first, the next step waits for it to finish
+    back = time.monotonic()
+    alone = float(_line(child, "alone").split()[1])
+    done = float(_line(child, "done").split()[1])
+    assert t_checkpoint <= alone and done <= back  # the whole timed call inside this child's checkpoint
+    assert back - t_checkpoint >= 0.25
+    assert said == [gpushare.WAIT_STEP, None]  # this child waited too (for the timed call), then went on
+    assert child.wait(10) == 0
+    mine.close()
+
+
+def test_no_new_step_starts_while_a_timed_call_waits(tmp_path: Path) -> None:
+    """Writer first: a child waiting to time holds the gate, so the other child's next step waits behind it."""
+    lock = tmp_path / "gpu.lock"
+    mine = gpushare.GpuShare(lock)
+    mine.acquire_shared()
+    child = _timed_child(lock, 0.2)
+    _line(child, "say")  # it waits for the shared lock to go
+    third = gpushare.GpuShare(lock)  # another job's child, starting now: gets in only after the timed call
+    mine.release()
+    t = time.monotonic()
+    third.acquire_shared()
+    assert time.monotonic() - t >= 0.15
+    done = float(_line(child, "done").split()[1])
+    assert done <= time.monotonic()
+    for s in (mine, third):
+        s.close()
+    child.wait(10)
+
+
+def test_a_dead_child_lets_go_of_the_gpu(tmp_path: Path) -> None:
+    lock = tmp_path / "gpu.lock"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys, time
+        from profconv.run.user.gpushare import GpuShare
+        s = GpuShare(sys.argv[1]); s.acquire_shared(); print("held", flush=True); time.sleep(60)
+    """), str(lock)], stdout=subprocess.PIPE, text=True)
+    _line(holder, "held")
+    mine = gpushare.GpuShare(lock)
+    holder.kill()  # a crashed or killed child: the kernel drops its locks with its files
+    holder.wait()
+    t = time.monotonic()
+    with mine.exclusive():
+        pass
+    assert time.monotonic() - t < 2.0
+    mine.close()
+
+
+def test_exclusive_synchronises_before_letting_go_and_returns_to_shared(tmp_path: Path) -> None:
+    synced: list[str] = []
+    share = gpushare.GpuShare(tmp_path / "gpu.lock", sync=lambda: synced.append("sync"))
+    share.acquire_shared()
+    with share.exclusive():
+        assert share.held == "exclusive"
+        with share.exclusive():  # nested: already alone
+            assert share.held == "exclusive"
+    assert share.held == "shared"
+    assert synced == ["sync", "sync"]  # the shared step before, the timed call after
+    share.close()
+    assert not share.active and share.held == ""
+
+
+def test_without_a_lock_path_everything_is_a_no_op() -> None:
+    share = gpushare.start(None)
+    assert not share.active
+    gpushare.checkpoint()
+    with gpushare.exclusive():
+        pass
+    gpushare.release()
+    assert share.held == "" and share.waits == 0
+
+
+def test_a_lost_context_still_lets_go(tmp_path: Path) -> None:
+    def lost() -> None:
+        raise RuntimeError("cudaErrorIllegalAddress")
+
+    lock = tmp_path / "gpu.lock"
+    share = gpushare.GpuShare(lock, sync=lost)
+    share.acquire_shared()
+    with pytest.raises(RuntimeError):
+        share.release()
+    assert share.held == ""
+    other = gpushare.GpuShare(lock)
+    with other.exclusive():  # not blocked: the lock went with the failed synchronisation
+        pass
+    other.close()
+    share.close()
+
+
+def test_the_worker_counts_waits_for_the_gpu_out_of_the_time_limit(tmp_path: Path) -> None:
+    log = tmp_path / "child.log"
+    tl = Timeline(log)
+    tl.steps = [[0.0, "ece408-fa20/k/conv1: check"], [1.0, gpushare.WAIT_STEP], [3.5, "ece408-fa20/k/conv1: check"],
+                [4.0, gpushare.WAIT_STEP], [4.25, "ece408-fa20/k/conv1: timing"]]
+    assert tl.waited() == pytest.approx(2.75)
+    log.write_text(f"{PROGRESS}{gpushare.WAIT_STEP}\n")  # waiting now: the wait so far counts too
+    tl2 = Timeline(log)
+    tl2._read()
+    time.sleep(0.1)
+    assert tl2.waited() >= 0.09
+    # a child that waited 0.4 s of a 0.3 s limit is not killed at 0.3 s
+    rcs = iter([None] * 6 + [0])
+    assert tl2.follow(lambda wait: (time.sleep(wait), next(rcs))[1], 0.3) == 0
