@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import profconv
+from profconv.parse import native
 from profconv.parse.dialects.nvprof import csv_batch
 from tests.conftest import run_cli
 
@@ -63,21 +64,29 @@ def _taken(monkeypatch) -> list[int]:
     return taken
 
 
-def _outputs(path: Path, monkeypatch) -> tuple[dict[str, tuple], int]:
-    """--json and --csv of `path` by the batch, the row reader (pyarrow on) and the pure-Python
-    readers; how many tables the batch gave."""
+def _hide_c(m) -> None:
+    """The C reader of the rows (profconv.parse._summarycells) hidden: pyarrow reads them."""
+    real = native.load
+    m.setattr(native, "load", lambda name: None if name == "_summarycells" else real(name))
+
+
+def _outputs(path: Path, monkeypatch) -> tuple[dict[str, tuple], dict[str, int]]:
+    """--json and --csv of `path` by the batch (its rows read in C where built: "batch", and by
+    pyarrow: "arrow"), the row reader (pyarrow on) and the pure-Python readers; how many tables the
+    batch gave each way."""
     got: dict[str, tuple] = {}
-    taken = 0
-    for how in ("batch", "rows", "pure"):
+    taken: dict[str, int] = {}
+    for how in ("batch", "arrow", "rows", "pure"):
         with monkeypatch.context() as m:
-            m.setattr(csv_batch, "MIN_ROWS", 1 if how == "batch" else 10**9)
+            m.setattr(csv_batch, "MIN_ROWS", 1 if how in ("batch", "arrow") else 10**9)
             if how == "pure":
                 m.setenv("PROFCONV_NO_ARROW", "1")
+            if how == "arrow":
+                _hide_c(m)
             counted = _taken(m)
             got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
                              (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
-            if how == "batch":
-                taken = len(counted) // 2  # two parses: --json and --csv
+            taken[how] = len(counted) // 2  # two parses: --json and --csv
     return got, taken
 
 
@@ -109,18 +118,43 @@ CASES = {
     "a total within 1%": ({13: UNITS + "\n" + GOOD.replace("1.000000,", "1.009000,")}, 30),
     "an API call among the GPU activities": ({14: UNITS + "\n" + GOOD.replace("k(int)", "cudaMalloc")}, 29),
     "the input ends in a table": ({29: UNITS + "\n" + GOOD.rstrip("\n")}, 30),
+    # what the C reader of the rows leaves to the row reader where pyarrow's reading takes it (the
+    # third figure: the tables pyarrow's reading gives), and what both take
+    "a name with blanks around it": ({15: UNITS + "\n" + GOOD.replace("k(int)", " k(int) ")}, 29, 30),
+    "a name with a tab": ({15: UNITS + "\n" + GOOD.replace("k(int)", "k(int,\tint)")}, 29, 30),
+    "a non-ASCII name": ({15: UNITS + "\n" + GOOD.replace("k(int)", "noyau_é(int)")}, 29, 30),
+    "an empty name": ({16: UNITS + "\n" + GOOD.replace('"k(int)"', '""')}, 29, 30),
+    "an empty label": ({16: UNITS + "\n" + GOOD.replace('"GPU activities"', '""')}, 29, 30),
+    "a label with a comma": ({16: UNITS + "\n" + GOOD.replace("GPU activities", "GPU, activities")}, 30),
+    "a template name": ({17: UNITS + "\n" + GOOD.replace("k(int)", "void k<int, 4><<<(1,1,1)>>>(int*)")}, 30),
+    "a name with an HTML tag": ({17: UNITS + "\n" + GOOD.replace("k(int)", "k<tt>(int)")}, 29),
+    "a name with a closing tag": ({17: UNITS + "\n" + GOOD.replace("k(int)", "k(int)</i>")}, 29),
+    "a name with a bar": ({18: UNITS + "\n" + GOOD.replace("k(int)", "k(int|int)")}, 29),
+    "a name with a backslash": ({18: UNITS + "\n" + GOOD.replace("k(int)", "k(int\\n)")}, 29),
+    "a carriage return": ({18: UNITS + "\n" + GOOD.replace("\n", "\r\n")}, 30),  # the line ends read as '\n'
+    "a cell ending in a point": ({19: UNITS + "\n" + GOOD.replace("0.400000", "0.")}, 29),
+    "a cell starting with a point": ({19: UNITS + "\n" + GOOD.replace("0.400000", ".4")}, 29),
+    "a cell with a sign": ({19: UNITS + "\n" + GOOD.replace("0.400000", "+0.4")}, 29),
+    "a cell with blanks": ({19: UNITS + "\n" + GOOD.replace("0.400000", " 0.4")}, 29),
+    "a 19-digit count": ({20: UNITS + "\n" + GOOD.replace(",2,", ",1234567890123456789,")}, 29),
+    "a time of 40 digits": ({20: UNITS + "\n" + GOOD.replace("0.600000,", "0.6000000000000000000000000000000000000001,")}, 30),
+    "a time of 300 decimals": ({20: UNITS + "\n" + GOOD.replace("0.600000,", "0." + "6" * 300 + ",")}, 29, 30),
+    "a units row without a unit over Max": ({21: ",%,ms,,ms,ms,KB,\n" + GOOD}, 29),
+    "a units row of nanoseconds": ({21: ",%,ns,,ns,ns,ns,\n" + GOOD}, 30),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_batch_gives_what_the_row_reader_gives(case, tmp_path, monkeypatch):
-    odd, want_taken = CASES[case]
+    odd, want_taken, *by_arrow = CASES[case]
     path = tmp_path / "log.csv.txt"
-    path.write_text(_log(odd=odd))
+    path.write_text(_log(odd=odd), encoding="utf-8")
     got, taken = _outputs(path, monkeypatch)
-    assert got["batch"] == got["rows"] == got["pure"]
+    assert got["batch"] == got["arrow"] == got["rows"] == got["pure"]
     assert got["batch"][0][0] == 0
-    assert taken == want_taken
+    want = {"batch": want_taken if native.load("_summarycells") else (by_arrow or [want_taken])[0],
+            "arrow": (by_arrow or [want_taken])[0]}
+    assert {k: taken[k] for k in want} == want
 
 
 def test_one_table_in_many_a_prefixed_log_is_left_to_the_row_reader(tmp_path, monkeypatch):
@@ -128,8 +162,8 @@ def test_one_table_in_many_a_prefixed_log_is_left_to_the_row_reader(tmp_path, mo
     path = tmp_path / "log.txt"
     path.write_text(text)
     got, taken = _outputs(path, monkeypatch)
-    assert got["batch"] == got["rows"] == got["pure"]
-    assert taken == 4
+    assert got["batch"] == got["arrow"] == got["rows"] == got["pure"]
+    assert taken["batch"] == taken["arrow"] == 4
 
 
 def test_values_of_a_table_read_together(monkeypatch):
@@ -193,8 +227,8 @@ def test_a_long_log_read_part_by_part(tmp_path, monkeypatch):
     assert stream.read_long(str(path)) is not None
     assert sum(1 for _ in stream.parts(str(path))) > 5
     got, taken = _outputs(path, monkeypatch)
-    assert got["batch"] == got["rows"] == got["pure"]
-    assert taken >= 499  # a window's tables after its cut are read again in the next window
+    assert got["batch"] == got["arrow"] == got["rows"] == got["pure"]
+    assert taken["batch"] == taken["arrow"] >= 499  # a window's tables after its cut are read again in the next window
     with monkeypatch.context() as m:
         m.setattr(csv_batch, "MIN_ROWS", 1)
         rows = profconv.parse(str(path)).rows

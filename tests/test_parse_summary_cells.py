@@ -158,3 +158,141 @@ def test_sweep_rows_held_compactly(tmp_path):
     assert profile[:41] == [1] * 40 + [2] and table[:41] == [5] * 40 + [50]
     assert len({id(x) for x in profile}) == 60 and len({id(x) for x in table}) == 60
     assert abs(sum(rows.col("share")[:40]) - 1.0) < 1e-12 and rows.col("cumulative")[39] == max(rows.col("cumulative")[:40])
+
+
+# ---- nvprof --csv summary rows (C.nvprof, csv_batch.read_in_c) ----
+
+NV_ROW = '"GPU activities",60.000000,1.200000,2,0.600000,0.500000,0.700000,"k1(float*, int)"'
+
+
+def _nvprof(rows: list[str], exps: tuple[int, int, int, int] = (6, 6, 6, 6)) -> tuple:
+    """C.nvprof of the rows: (pct, time, calls, avg, min, max per row, types, names per row, decimals, bad)."""
+    cells, tc, types, nc, names, dec, bad = C.nvprof("".join(r + "\n" for r in rows).encode("utf-8", "surrogatepass"), exps)
+    cols = [list(struct.unpack(f"<{len(rows)}{'q' if j == 2 else 'd'}", c)) for j, c in enumerate(cells)]
+    tcodes, ncodes = struct.unpack(f"<{len(rows)}i", tc), struct.unpack(f"<{len(rows)}i", nc)
+    return (*cols, [types[k] if k >= 0 else None for k in tcodes], [names[k] if k >= 0 else None for k in ncodes],
+            list(dec), list(bad))
+
+
+def test_nvprof_rows_values():
+    rows = [NV_ROW, '"API calls",100.000000,3.000000,3,1.000000,0.500000,2.000000,"cudaMalloc"',
+            '"GPU activities",40.0,0.8,1,0.8,0.8,0.8,"[CUDA memcpy HtoD]"', NV_ROW]
+    pct, time, calls, avg, lo, hi, types, names, dec, bad = _nvprof(rows)
+    assert pct == [60.0, 100.0, 40.0, 60.0]
+    assert time == [1200000.0, 3000000.0, 800000.0, 1200000.0]
+    assert calls == [2, 3, 1, 2]
+    assert avg == [600000.0, 1000000.0, 800000.0, 600000.0]
+    assert lo == [500000.0, 500000.0, 800000.0, 500000.0]
+    assert hi == [700000.0, 2000000.0, 800000.0, 700000.0]
+    assert types == ["GPU activities", "API calls", "GPU activities", "GPU activities"]
+    assert names == ["k1(float*, int)", "cudaMalloc", "[CUDA memcpy HtoD]", "k1(float*, int)"]
+    assert dec == [6, 6, 6, 6, 1, 1, 6, 6]  # Time's and Avg's decimals, row by row
+    assert bad == [0, 0, 0, 0]
+    # each time column its own unit: Time in s, Avg in us, Min and Max in ns
+    _, time, _, avg, lo, hi, *_ = _nvprof([NV_ROW], (9, 3, 0, -3))
+    assert (time, avg, lo, hi) == ([1.2e9], [600.0], [0.5], [0.0007])
+
+
+ODD_ROWS = {  # rows the C reader leaves to the row reader (bad 1), and rows it reads
+    NV_ROW.replace('"k1(float*, int)"', '"a"b"'): 1,  # a quote inside the name
+    NV_ROW.replace('"k1(float*, int)"', '""'): 1,  # an empty name
+    NV_ROW.replace('"k1(float*, int)"', '" k1"'): 1,  # a blank around it
+    NV_ROW.replace('"k1(float*, int)"', "k1"): 1,  # not quoted
+    NV_ROW.replace('"GPU activities"', '""'): 1,
+    NV_ROW.replace('"GPU activities"', "GPU activities"): 1,
+    NV_ROW.replace("0.500000", ""): 1,  # an empty cell
+    NV_ROW.replace("0.500000", " 0.5"): 1,
+    NV_ROW.replace("0.500000", "0.5ms"): 1,
+    NV_ROW.replace("0.500000", "5e-1"): 1,
+    NV_ROW.replace("0.500000", "0."): 1,
+    NV_ROW.replace("0.500000", ".5"): 1,
+    NV_ROW.replace("0.500000", "-0.5"): 1,
+    NV_ROW.replace(",2,", ",2.0,"): 1,  # a count with a point
+    NV_ROW.replace(",2,", ",1234567890123456789,"): 1,  # 19 digits
+    NV_ROW.replace("1.200000", "1." + "2" * 256): 1,  # 256 decimals
+    NV_ROW.replace("1.200000", "9" * 400): 1,  # longer than a cell read
+    NV_ROW.replace("k1", "k1é"): 1,  # not ASCII
+    NV_ROW.replace("k1", "k1\t"): 1,
+    NV_ROW.replace("k1", "k1&amp;"): 1,
+    NV_ROW.replace("k1", "k1|"): 1,
+    NV_ROW.replace("k1", "k1\\"): 1,
+    NV_ROW.replace("k1", "**k1**"): 1,
+    NV_ROW.replace("k1", "<b>k1"): 1,
+    NV_ROW.replace("k1", "k1</strong>"): 1,
+    NV_ROW + ",": 1,  # a cell more
+    NV_ROW.replace(",0.700000", ""): 1,  # a cell fewer
+    ',%,ms,,ms,ms,ms,': 1,  # a units row
+    NV_ROW.replace("k1", "void k1<int, 4><<<(1,1,1)>>>"): 0,  # a template: no tag
+    NV_ROW.replace("k1", "k1<int>"): 0,
+    NV_ROW.replace("GPU activities", "GPU, activities"): 0,  # a comma in the label
+    NV_ROW.replace("1.200000", "1." + "2" * 255): 0,
+    NV_ROW.replace(",2,", ",123456789012345678,"): 0,
+}
+
+
+def test_nvprof_rows_odd_cells():
+    rows = list(ODD_ROWS)
+    *_, types, names, dec, bad = _nvprof(rows)
+    assert bad == list(ODD_ROWS.values())
+    assert [n for n, b in zip(names, bad) if not b] == ["void k1<int, 4><<<(1,1,1)>>>(float*, int)", "k1<int>(float*, int)",
+                                                        "k1(float*, int)", "k1(float*, int)", "k1(float*, int)"]
+    assert [t for t, b in zip(types, bad) if b] == [None] * sum(bad)
+    assert dec[2 * rows.index(NV_ROW.replace("1.200000", "1." + "2" * 255))] == 255
+
+
+def test_nvprof_rows_values_as_float_of_the_text():
+    rng = random.Random(11)
+    cells = [f"{rng.randint(0, 10 ** rng.randint(1, 20))}.{rng.randint(0, 10 ** 9):0{rng.randint(1, 12)}d}"
+             for _ in range(20000)]
+    cells += ["0.1", "260.10", "0.000469", "123456789012345.5", "7", "9" * 40, "0." + "1" * 255, "9" * 300]
+    rows = [f'"GPU activities",1.0,{c},1,{c},{c},{c},"k"' for c in cells]
+    for exps in ((9, 9, 9, 9), (6, 3, 0, -3), (0, 0, 0, 0)):
+        _, time, _, avg, lo, hi, *_, bad = _nvprof(rows, exps)
+        assert bad == [0] * len(rows)
+        for got, e in ((time, exps[0]), (avg, exps[1]), (lo, exps[2]), (hi, exps[3])):
+            assert got == [float(f"{c}e{e}") for c in cells]
+
+
+def test_nvprof_rows_refuses_bad_arguments():
+    with pytest.raises(ValueError):
+        C.nvprof(NV_ROW.encode(), (6, 6, 6, 6))  # no newline at the end
+    with pytest.raises(ValueError):
+        C.nvprof((NV_ROW + "\n").encode(), (6, 6, 6, 23))
+    cells, tc, types, nc, names, dec, bad = C.nvprof(b"", (0, 0, 0, 0))
+    assert (cells, tc, types, nc, names, dec, bad) == ([b""] * 6, b"", [], b"", [], b"", b"")
+
+
+def test_nvprof_group_read_in_c_as_by_pyarrow():
+    """csv_batch.read_in_c gives the group that csv_batch.read (pyarrow) gives: values, names,
+    sections, printed steps, the tables it takes."""
+    pytest.importorskip("pyarrow")
+    from profconv.parse.dialects.nvprof import csv_batch
+
+    rng = random.Random(2)
+    lines, tables = [], []
+    for k in range(40):
+        h = len(lines)
+        lines += [csv_batch.HEADER, ",%,ms,,us,us,us,"]
+        for _ in range(rng.randint(1, 4)):
+            calls, avg = rng.randint(1, 99), rng.randint(1, 10**6) / 1e3
+            lines.append(f'"{rng.choice(["GPU activities", "API calls"])}",{rng.uniform(0, 100):.{rng.randint(0, 6)}f},'
+                         f'{calls * avg / 1e3:.6f},{calls},{avg:.3f},{avg:.2f},{avg:.1f},"k{rng.randint(0, 9)}(int)"')
+        if k == 7:
+            lines[-1] = lines[-1].replace("(int)", "(int)\t")  # left to the row reader by C, not by pyarrow
+        tables.append((h, len(lines)))
+    unit = csv_batch.units_of(lines[1])
+    c = csv_batch.read_in_c(C, lines, tables, unit)
+    a = csv_batch.read("\n".join(line for h, e in tables for line in lines[h + 2 : e]), tables, unit)
+    assert c is not None and a is not None
+    assert len(c.heads) == 39 and tables[7][0] not in c.heads and a.ok.count(True) == 40
+    keep = [k for k in range(40) if k != 7]
+    for k_c, k_a in enumerate(keep):
+        bc, ba = c.blocks(k_c), a.blocks(k_a)
+        assert (bc is None) == (ba is None)  # None: a section comes back (the row reader's)
+        if bc is None or ba is None:
+            continue
+        assert [(b.section, b.line_start, b.line_end, b.resolution) for b in bc] == [
+            (b.section, b.line_start, b.line_end, b.resolution) for b in ba]
+        for x, y in zip(bc, ba):
+            for col in ("time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "calls", "name"):
+                assert list(x.span.col(col)) == list(y.span.col(col))

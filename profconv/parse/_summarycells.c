@@ -25,6 +25,15 @@
  *   status what status() gives the same rows (read in the same pass).
  * nsys_batch keeps the pure-Python status and pyarrow's reader where this module is not built
  * (tests/test_parse_summary_cells.py compares both).
+ *
+ * nvprof(data, (et, ea, emin, emax)) reads the rows of a sweep's `nvprof --csv` summary tables
+ * (profconv.parse.dialects.nvprof.csv_batch), data their lines each ending with a newline, and gives
+ * (cells, type codes, types, name codes, names, decimals, bad): cells six bytes objects of one 8-byte
+ * value a row (Time(%), Time, Calls, Avg, Min, Max: the calls an int64, the others doubles of the
+ * cell times 10**e of its column's unit, as float() of the text followed by 'e<e>' gives it), the
+ * labels and names numbered as above (int32 codes, -1 for a row not read), two bytes a row (the
+ * decimals of its Time and Avg cells) and one (1: not a plain row -- see nv_split -- its values 0).
+ * csv_batch keeps pyarrow's reader where this module is not built (tests compare both).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -144,8 +153,9 @@ done:
 static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* The double of the cell d[0:n] (digits, one '.' or none), as float() gives it; 0 where it cannot. */
-static int cell_double(const unsigned char *d, Py_ssize_t n, double *out) {
+/* The double of the cell d[0:n] (digits, one '.' or none) times 10**exp (-22 <= exp <= 22), as
+ * float() of the cell's text followed by 'e<exp>' gives it; 0 where it cannot. */
+static int cell_scaled(const unsigned char *d, Py_ssize_t n, int exp, double *out) {
     unsigned long long m = 0;
     int frac = 0, seen = 0, digits = 0;
     for (Py_ssize_t k = 0; k < n && digits <= 15; k++) {
@@ -157,15 +167,19 @@ static int cell_double(const unsigned char *d, Py_ssize_t n, double *out) {
         frac += seen;
         digits++;
     }
-    if (digits <= 15 && frac <= 22) {
-        *out = frac ? (double)m / POW10[frac] : (double)m;
+    int scale = exp - frac; /* Clinger's fast path: m and 10**|scale| exact, one rounding */
+    if (digits <= 15 && scale >= -22 && scale <= 22) {
+        *out = scale < 0 ? (double)m / POW10[-scale] : (double)m * POW10[scale];
         return 1;
     }
     if (n > MAX_CELL)
         return 0;
-    char text[MAX_CELL + 1];
+    char text[MAX_CELL + 8];
     memcpy(text, d, (size_t)n);
-    text[n] = '\0';
+    if (exp)
+        snprintf(text + n, 8, "e%d", exp);
+    else
+        text[n] = '\0';
     double v = PyOS_string_to_double(text, NULL, NULL);
     if (v == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
@@ -174,6 +188,8 @@ static int cell_double(const unsigned char *d, Py_ssize_t n, double *out) {
     *out = v;
     return 1;
 }
+
+static int cell_double(const unsigned char *d, Py_ssize_t n, double *out) { return cell_scaled(d, n, 0, out); }
 
 static int64_t cell_int(const unsigned char *d, Py_ssize_t n) {
     int64_t v = 0;
@@ -277,6 +293,180 @@ done:
     return out;
 }
 
+/* ---- nvprof --csv summary rows: '"Type",pct,time,calls,avg,min,max,"Name"' ---- */
+
+#define NV_CELLS 6 /* the numbers between the quoted Type and Name: Time(%), Time, Calls, Avg, Min, Max */
+#define NV_CALLS 2
+
+/* Whether text.clean may rewrite the line p[0:n], or it holds what a plain row does not (a byte
+ * that is not printable ASCII: a tab, a carriage return, UTF-8): '\\', '&', '|', '**', or an HTML
+ * bold tag (</?(b|strong|code|em|i|tt)>). */
+static int nv_odd(const unsigned char *p, Py_ssize_t n) {
+    static const char *tags[] = {"b>", "strong>", "code>", "em>", "i>", "tt>"};
+    for (Py_ssize_t k = 0; k < n; k++) {
+        unsigned char c = p[k];
+        if (c < 0x20 || c >= 0x7f || c == '\\' || c == '&' || c == '|')
+            return 1;
+        if (c == '*' && k + 1 < n && p[k + 1] == '*')
+            return 1;
+        if (c == '<') {
+            Py_ssize_t a = k + 1 + (k + 1 < n && p[k + 1] == '/');
+            for (size_t t = 0; t < sizeof tags / sizeof *tags; t++) {
+                size_t len = strlen(tags[t]);
+                if ((size_t)(n - a) >= len && memcmp(p + a, tags[t], len) == 0)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    Py_ssize_t type, type_n, name, name_n; /* offsets from the row's start, quotes left out */
+    cell_t cells[NV_CELLS];
+    int decimals[NV_CELLS];
+} nv_row;
+
+/* One row p[0:n] split (1) or not a plain one (0): '"' Type '"' then NV_CELLS numbers
+ * [0-9]+(\.[0-9]+)?, each after a comma (the calls [0-9]{1,18}), then ',"' Name '"' -- the four quotes
+ * the line's only ones, Type and Name not empty, no blank around the name, nothing nv_odd finds. */
+static int nv_split(const unsigned char *p, Py_ssize_t n, nv_row *r) {
+    if (n < 2 || p[0] != '"' || p[n - 1] != '"' || nv_odd(p, n))
+        return 0;
+    const unsigned char *q2 = memchr(p + 1, '"', (size_t)(n - 1));
+    Py_ssize_t i = (Py_ssize_t)(q2 - p) + 1;
+    r->type = 1;
+    r->type_n = i - 2;
+    if (r->type_n == 0 || i >= n || p[i] != ',')
+        return 0;
+    for (int j = 0; j < NV_CELLS; j++) {
+        Py_ssize_t a = ++i, d2 = 0; /* past the comma */
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        Py_ssize_t d1 = i - a;
+        int dot = i < n && p[i] == '.';
+        if (dot) {
+            Py_ssize_t b = ++i;
+            while (i < n && p[i] >= '0' && p[i] <= '9')
+                i++;
+            d2 = i - b;
+        }
+        if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',' || d2 > 255 || i - a > MAX_CELL)
+            return 0;
+        if (j == NV_CALLS && (dot || d1 > 18))
+            return 0;
+        r->cells[j] = (cell_t){a, i - a};
+        r->decimals[j] = (int)d2;
+    }
+    i++; /* the comma before the name */
+    if (i + 2 >= n || p[i] != '"' || p[i + 1] == ' ' || p[n - 2] == ' ' || memchr(p + i + 1, '"', (size_t)(n - i - 2)))
+        return 0;
+    r->name = i + 1;
+    r->name_n = n - i - 2;
+    return 1;
+}
+
+typedef struct {
+    PyObject *cells[NV_CELLS], *types, *names, *decimals, *bad;
+} nv_out;
+
+/* Row `row` (p[0:n]) read into `o`: 0 done (its bad byte set where it is not a plain row), -1 error. */
+static int nv_read_row(const unsigned char *base, Py_ssize_t at, Py_ssize_t n, const int *exps, Py_ssize_t row,
+                       nv_out *o, bytes_table *types, bytes_table *names) {
+    const unsigned char *p = base + at;
+    nv_row r;
+    unsigned char *bad = (unsigned char *)PyBytes_AS_STRING(o->bad) + row;
+    int32_t *tc = (int32_t *)PyBytes_AS_STRING(o->types) + row, *nc = (int32_t *)PyBytes_AS_STRING(o->names) + row;
+    unsigned char *dec = (unsigned char *)PyBytes_AS_STRING(o->decimals) + 2 * row;
+    *bad = 1;
+    *tc = *nc = -1;
+    dec[0] = dec[1] = 0;
+    for (int j = 0; j < NV_CELLS; j++)
+        memset(PyBytes_AS_STRING(o->cells[j]) + 8 * row, 0, 8);
+    if (!nv_split(p, n, &r))
+        return 0;
+    for (int j = 0; j < NV_CELLS; j++) {
+        char *slot = PyBytes_AS_STRING(o->cells[j]) + 8 * row;
+        if (j == NV_CALLS) {
+            int64_t v = cell_int(p + r.cells[j].a, r.cells[j].n);
+            memcpy(slot, &v, 8);
+        } else {
+            double v;
+            if (!cell_scaled(p + r.cells[j].a, r.cells[j].n, exps[j], &v))
+                return 0;
+            memcpy(slot, &v, 8);
+        }
+    }
+    int64_t t = name_code(base, at + r.type, r.type_n, types), m = t < 0 ? t : name_code(base, at + r.name, r.name_n, names);
+    if (t == -1 || m == -1)
+        return -1;
+    if (t < 0 || m < 0)
+        return 0;
+    *tc = (int32_t)t;
+    *nc = (int32_t)m;
+    dec[0] = (unsigned char)r.decimals[1]; /* Time's and Avg's decimals: a block's printed step */
+    dec[1] = (unsigned char)r.decimals[3];
+    *bad = 0;
+    return 0;
+}
+
+static PyObject *nvprof(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf;
+    int exps[NV_CELLS] = {0};
+    if (!PyArg_ParseTuple(args, "y*(iiii)", &buf, &exps[1], &exps[3], &exps[4], &exps[5]))
+        return NULL;
+    const unsigned char *p = (const unsigned char *)buf.buf;
+    Py_ssize_t rows = 0, len = buf.len;
+    PyObject *out = NULL, *cells = NULL;
+    nv_out o = {{NULL}, NULL, NULL, NULL, NULL};
+    bytes_table types, names;
+    int ready = bt_init(&types, 8) | bt_init(&names, 256);
+    for (int j = 0; j < NV_CELLS; j++)
+        if (exps[j] < -22 || exps[j] > 22) {
+            PyErr_SetString(PyExc_ValueError, "exponents: -22 to 22");
+            goto done;
+        }
+    if (ready < 0 || (len && p[len - 1] != '\n')) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "data: whole lines, each ending with a newline");
+        goto done;
+    }
+    for (const unsigned char *q = p; (q = memchr(q, '\n', (size_t)(p + len - q))) != NULL; q++)
+        rows++;
+    cells = PyList_New(NV_CELLS);
+    o.types = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    o.names = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    o.decimals = PyBytes_FromStringAndSize(NULL, 2 * rows);
+    o.bad = PyBytes_FromStringAndSize(NULL, rows);
+    if (cells == NULL || o.types == NULL || o.names == NULL || o.decimals == NULL || o.bad == NULL)
+        goto done;
+    for (int j = 0; j < NV_CELLS; j++) {
+        if ((o.cells[j] = PyBytes_FromStringAndSize(NULL, 8 * rows)) == NULL)
+            goto done;
+        Py_INCREF(o.cells[j]);
+        PyList_SET_ITEM(cells, j, o.cells[j]);
+    }
+    for (Py_ssize_t row = 0, i = 0; row < rows; row++) {
+        Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(len - i)) - p);
+        if (nv_read_row(p, i, z - i, exps, row, &o, &types, &names) < 0)
+            goto done;
+        i = z + 1;
+    }
+    out = Py_BuildValue("(OOOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals, o.bad);
+done:
+    for (int j = 0; j < NV_CELLS; j++)
+        Py_XDECREF(o.cells[j]);
+    Py_XDECREF(cells);
+    Py_XDECREF(o.types);
+    Py_XDECREF(o.names);
+    Py_XDECREF(o.decimals);
+    Py_XDECREF(o.bad);
+    bt_free(&types);
+    bt_free(&names);
+    PyBuffer_Release(&buf);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -284,6 +474,9 @@ static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS,
      "columns(data, bounds, ncells, whole) -> (cells, codes, names, status) of the plain summary rows of the ranges, "
      "or None where one is not read so"},
+    {"nvprof", nvprof, METH_VARARGS,
+     "nvprof(data, (time, avg, min, max exponents)) -> (cells, type codes, types, name codes, names, decimals, bad) "
+     "of nvprof --csv summary rows (each ending with a newline)"},
     {NULL, NULL, 0, NULL},
 };
 

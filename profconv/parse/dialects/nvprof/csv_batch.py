@@ -1,13 +1,17 @@
-"""nvprof --csv summary tables of one parse read together as columns: one pyarrow call for their rows.
+"""nvprof --csv summary tables of one parse read together as columns: one C pass (or pyarrow call) for their rows.
 
 A sweep's `nvprof --csv` logs concatenated hold thousands of small summary tables (the header
 '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"', a units row, a few rows each). Read table
 by table (profconv.parse.dialects.nvprof.csv.read_table), every cell goes through the unit rules in
 Python and every row becomes a Row object: 5 s for 50,000 tables at 20 MB. Here, the first time the
 --csv reader meets such a header in a parse, every table under the same header and units row in the
-parse's lines is found, their rows joined and read by one pyarrow call (profconv.parse.columnar),
-each cell checked by pyarrow's compute functions and NumPy; where the reader then meets one of those
-headers, its table becomes blocks of column slices (`Prepared.take`), no Row object.
+parse's lines is found and their rows read together: by one C pass over their text where it is
+built (profconv.parse._summarycells.nvprof: each row checked and its cells read there, whatever the
+number of rows, pyarrow not loaded -- a stream's quarter-megabyte windows each pay for it), else
+joined and read by one pyarrow call (profconv.parse.columnar) where pyarrow is loaded or the rows pay
+for loading it, each cell checked by pyarrow's compute functions; the values checked by NumPy either
+way. Where the reader then meets one of those headers, its table becomes blocks of column slices
+(`Prepared.take`), no Row object.
 
 A table is taken only where read_table reads it as plain rows and gives these values, checked here:
   - the header exactly as nvprof prints it (no PID prefix, no markup), a units row under it with as
@@ -19,8 +23,10 @@ A table is taken only where read_table reads it as plain rows and gives these va
     every time finite once in nanoseconds: float(text + the unit's exponent), correctly rounded, which
     is what `units.time_ns` gives (pyarrow casts text to double with fast_float, also correctly rounded);
   - each section's rows one run (a section that comes back after another: the row reader's).
+The C reader leaves a few more rows to read_table than pyarrow's reading does (a name empty or with
+blanks around it, a label empty, a byte that is not printable ASCII, a cell of over 255 decimals).
 Any other table is read by read_table, as before: the output is the same either way (tests compare
-both). Switched off with the columnar reader (PROFCONV_PURE_PYTHON=1, PROFCONV_NO_ARROW=1, no pyarrow).
+all three). Switched off with the columnar reader (PROFCONV_PURE_PYTHON=1, PROFCONV_NO_ARROW=1, no pyarrow).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from profconv.parse import columnar, units
+from profconv.parse import columnar, native, units
 from profconv.parse.dialects.nvprof.common import _API_CALL, LABEL_SECTIONS, is_marker
 from profconv.parse.dialects.nvprof.csv import _csv_like, _csv_line
 from profconv.parse.model import Block, Span
@@ -245,11 +251,21 @@ class Prepared:
             unit = units_of(units_line)
             if unit is None or sum(e - h - 2 for h, e in tables) < MIN_ROWS:
                 continue
-            tables, text = _unrewritten(lines, tables)
-            if tables and columnar.worth(len(text), PAYS_FROM):
-                group = read(text, tables, unit)
-                if group is not None:
-                    self.tables.update((h, (group, k)) for k, h in enumerate(group.heads))
+            group = _read_group(lines, tables, unit)
+            if group is not None:
+                self.tables.update((h, (group, k)) for k, h in enumerate(group.heads))
+
+
+def _read_group(lines: list[str], tables: list[tuple[int, int]], unit: dict[str, str]) -> _Group | None:
+    """The tables of one units row read together: in C where built (profconv.parse._summarycells:
+    no pyarrow loaded, whatever the size), else by pyarrow where it is loaded or the rows pay for it."""
+    scan = native.load("_summarycells")
+    if scan is not None:
+        return read_in_c(scan, lines, tables, unit)
+    tables, text = _unrewritten(lines, tables)
+    if tables and columnar.worth(len(text), PAYS_FROM):
+        return read(text, tables, unit)
+    return None
 
 
 def _rows_text(lines: list[str], tables: list[tuple[int, int]]) -> str:
@@ -295,6 +311,66 @@ def read(text: str, tables: list[tuple[int, int]], unit: dict[str, str]) -> _Gro
     scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
     return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"], numbers, decimals, scales,
                   section_codes=codes)
+
+
+def read_in_c(scan: Any, lines: list[str], tables: list[tuple[int, int]], unit: dict[str, str]) -> _Group | None:
+    """`read`'s group, the rows read straight from their text by profconv.parse._summarycells (each
+    row checked there as `_unrewritten` and the plain-number patterns check it, the values as
+    `_floats`/`_counts` give them), the values checked as `read` checks them; the tables that do not
+    pass left out (their rows read again without them), None where none passes."""
+    import numpy as np
+
+    exps = tuple(int(units.EXPONENT[units.TIME_UNITS_NS[unit[c]]][1:] or 0) for c in TIMES)
+    for _ in range(2):  # a second pass only where a table is left out: its rows not in the group
+        data = ("\n".join(chain.from_iterable(lines[h + 2 : e] for h, e in tables)) + "\n").encode("utf-8", "surrogatepass")
+        cells, type_codes, types, name_codes, names, decimals, bad_rows = scan.nvprof(data, exps)
+        del data
+        sizes = [e - h - 2 for h, e in tables]
+        firsts = list(chain([0], _cumsum(sizes)))[:-1]
+        numbers = {name: _array("d", cells[j]) for j, name in ((0, "time_pct"), (1, "total_ns"), (3, "avg_ns"),
+                                                                (4, "min_ns"), (5, "max_ns"))}
+        numbers["calls"] = _array("q", cells[2])
+        kinds = np.frombuffer(type_codes, dtype=np.int32)
+        sections = [LABEL_SECTIONS.get(t, "gpu") for t in types]
+        text = columnar.Text(np.frombuffer(name_codes, dtype=np.int32).copy(), columnar.Pool(names))
+        bad = np.frombuffer(bad_rows, dtype=np.uint8).astype(bool)
+        if not bad.all():
+            bad |= _values_bad(numbers, text, np.array([s == "gpu" for s in sections] or [False])[np.maximum(kinds, 0)])
+        ok = _per_table(bad, firsts)
+        if all(ok):
+            break
+        tables = [t for t, good in zip(tables, ok) if good]
+        if not tables:
+            return None
+    else:
+        return None
+    per_row = np.array(sections, dtype=object)[kinds].tolist() if sections else []
+    distinct = list(dict.fromkeys(sections))
+    codes = np.array([distinct.index(s) for s in sections] or [0], dtype=np.int64)[kinds]
+    scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
+    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, text, numbers, (decimals[0::2], decimals[1::2]),
+                  scales, section_codes=codes)
+
+
+def _array(kind: str, cell: bytes) -> array:
+    out = array(kind)
+    out.frombytes(cell)
+    return out
+
+
+def _values_bad(numbers: dict[str, Any], names: columnar.Text, gpu: Any) -> Any:
+    """Which rows `read` would refuse for their values: Time(%) above 100, a time not finite, a
+    total not within 1% of calls x average, a GPU activity named as a CUDA API call."""
+    import numpy as np
+
+    pct = np.frombuffer(numbers["time_pct"], dtype=np.float64)
+    bad = ~(pct <= 100.0 + 1e-9)
+    for name in TIMES.values():
+        bad |= ~np.isfinite(np.frombuffer(numbers[name], dtype=np.float64))
+    t = np.frombuffer(numbers["total_ns"], dtype=np.float64)
+    a = np.frombuffer(numbers["avg_ns"], dtype=np.float64)
+    bad |= ~(np.abs(t - np.frombuffer(numbers["calls"], dtype=np.int64).astype(np.float64) * a) <= 0.01 * t)
+    return bad | _api_calls_among_gpu(names, gpu)
 
 
 def _api_calls_among_gpu(names: columnar.Text, gpu: Any) -> Any:
