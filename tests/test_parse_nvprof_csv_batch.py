@@ -50,7 +50,8 @@ def _log(n: int = 30, seed: int = 1, odd: dict[int, str] | None = None, units: s
 
 
 def _taken(monkeypatch) -> list[int]:
-    """A list that counts the tables the batch gives (filled while the parse runs)."""
+    """A list that counts the tables the batch gives (filled while the parse runs): one by one
+    (`take`) or in one go (`blocks_of`)."""
     taken: list[int] = []
     real = csv_batch.Prepared.take
 
@@ -61,6 +62,13 @@ def _taken(monkeypatch) -> list[int]:
         return got
 
     monkeypatch.setattr(csv_batch.Prepared, "take", take)
+    real_of = csv_batch._Group.blocks_of
+
+    def blocks_of(self, k, m):  # the tables a sweep takes in one go (sweep._following)
+        taken.extend(self.heads[k:m])
+        return real_of(self, k, m)
+
+    monkeypatch.setattr(csv_batch._Group, "blocks_of", blocks_of)
     return taken
 
 

@@ -134,6 +134,37 @@ class _Group:
                       line_start=line + start[i], line_end=line + start[i] + size[i] - 1, resolution=res[i])
                 for i in range(runs.lo[k], runs.lo[k + 1])]
 
+    def following(self, k: int) -> int:
+        """The end m of the tables k .. m - 1 that follow one another two lines apart (a start line
+        and a result line between them), each taken whole (`ok`, no section that comes back):
+        `blocks_of` gives theirs at once (m == k: table k is not taken whole)."""
+        if self.section_codes is None:
+            return k
+        runs = self.runs or self._runs()
+        if runs.chain is None:
+            import numpy as np
+
+            heads, sizes = np.asarray(self.heads, dtype=np.int64), np.asarray(self.sizes, dtype=np.int64)
+            fine = np.asarray(self.ok, dtype=bool) & ~np.asarray(runs.again, dtype=bool)
+            link = np.append((heads[1:] == heads[:-1] + sizes[:-1] + 4) & fine[1:], False)
+            breaks = np.flatnonzero(~link)  # table t's chain ends at the first break at or after t
+            every = np.arange(len(heads))
+            runs.chain = np.where(fine, breaks[np.searchsorted(breaks, every)] + 1, every).tolist()
+        return runs.chain[k]
+
+    def blocks_of(self, k: int, m: int) -> list[list[Block]]:
+        """blocks(t) for t in k .. m - 1, tables that `following` gives (made in one go)."""
+        runs = self.runs or self._runs()
+        rows, names, heads, firsts, lo = self.rows, self.names, self.heads, self.firsts, runs.lo
+        start, size, section, res = runs.start, runs.size, runs.section, runs.res
+        out = []
+        for t in range(k, m):
+            line = heads[t] + 3 - firsts[t]
+            out.append([Block(section=section[i], span=Span(rows, start[i], size[i], text=names, checked=True),
+                              line_start=line + start[i], line_end=line + start[i] + size[i] - 1, resolution=res[i])
+                        for i in range(lo[t], lo[t + 1])])
+        return out
+
     def _runs(self) -> _Runs:
         """Every table's runs of one section (its blocks), found at once by NumPy."""
         import numpy as np
@@ -195,6 +226,7 @@ class _Runs:
     res: list[tuple[float, float]]
     lo: list[int]
     again: list[bool]
+    chain: list[int] | None = None  # per table, `_Group.following`'s end (found on first use)
 
 
 _STEPS: dict[tuple[float, int], float] = {}

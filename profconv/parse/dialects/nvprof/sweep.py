@@ -80,6 +80,11 @@ def sweep(reader: Csv, cur: Cursor) -> None:
     made: list[RawProfile] = []
     j = first = cur.next
     while j + 2 in tables:
+        many = _following(ctx, j, reader.prepared)  # the next profiles whose lines are plain, at once
+        if many:
+            made.extend(many)
+            j = many[-1].line_end
+            continue
         got = _profile(ctx, j, reader.prepared)
         if got is None:
             break
@@ -119,6 +124,60 @@ def _profile(ctx: Nvprof, j: int, prepared: Prepared) -> RawProfile | None:
     # the table: the --csv reader's blocks (grouping: the start opens the profile, they join it)
     return RawProfile(tool=TOOL, line_start=j + 1, line_end=max(j + 1, *(b.line_end for b in blocks)),
                       pid=pid, command=command, blocks=blocks)
+
+
+CHUNK = 512  # profiles `_following` looks at in one go (lines that are not plain: no search over all again)
+_PLAIN_STARTS = re.compile("^==([0-9]{1,18})== NVPROF is profiling process ([0-9]{1,18}), command: "
+                           "([^\\\\&<*#>|\r\n\u2013\u2014]*)$", re.M)
+_PLAIN_RESULTS = re.compile("^==([0-9]{1,18})== Profiling result:$", re.M)
+
+
+def _following(ctx: Nvprof, j: int, prepared: Prepared) -> list[RawProfile]:
+    """What `_profile` makes of the profile at index j and of those after it, made in one go: the
+    tables that follow one another two lines apart, each taken whole (csv_batch._Group.following),
+    while their start and result lines are plain (`_plain_many`); [] where fewer than two are so."""
+    got = prepared.tables.get(j + 2)
+    if got is None:
+        return []
+    group, k = got
+    m = min(group.following(k), k + CHUNK)
+    if m - k < 2:
+        return []
+    lines = ctx.lines
+    heads = group.heads[k:m]
+    said = _plain_many([lines[h - 2] for h in heads], [lines[h - 1] for h in heads])
+    if len(said) < 2:
+        return []
+    heads = heads[: len(said)]
+    for h in heads:
+        del prepared.tables[h]
+    resume = ctx.result.resume
+    ctx.nvtx = False
+    for (sp, *_), h in zip(said, heads):  # what each start line and result line leave (see _profile)
+        ctx.last_pid = int(sp)
+        resume[h - 1] = ctx.resume_state()
+        ctx.pending_section = "gpu"
+    ctx.last_pid = int(said[-1][3])
+    return [RawProfile(tool=TOOL, line_start=h - 1, line_end=blocks[-1].line_end, pid=pid, command=command,
+                       blocks=blocks)
+            for (_, pid, command, _), h, blocks in zip(said, heads, group.blocks_of(k, k + len(said)))]
+
+
+def _plain_many(starts: list[str], results: list[str]) -> list[tuple[str, int, str, str]]:
+    """`_plain` of each start line and result line, up to the first pair that is not plain: one
+    search over all of them where all are."""
+    text = "\n".join(starts)
+    if '",' not in text and "CPU profiling result" not in text and "Time(%),Time,Calls," not in text:
+        s, r = _PLAIN_STARTS.findall(text), _PLAIN_RESULTS.findall("\n".join(results))
+        if len(s) == len(starts) and len(r) == len(results):  # each line matched (no match spans two)
+            return [(a, int(b), c.strip(), d) for (a, b, c), d in zip(s, r)]
+    out = []
+    for a, b in zip(starts, results):
+        got = _plain(a, b)
+        if got is None:
+            break
+        out.append(got)
+    return out
 
 
 def _lines(raw_start: str, raw_result: str) -> tuple[str | None, int | None, str, str | None] | None:
