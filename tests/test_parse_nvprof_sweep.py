@@ -218,3 +218,50 @@ def test_plain_start_and_result_lines_read_as_the_engine_reads_them(k):
         assert got is None
     assert sweep._plain(*PLAIN_PAIRS[0][:2]) == ("12", 12, "./a 1", "12")
     assert sweep._plain(*PLAIN_PAIRS[1][:2]) == ("7", 8, "./run --n=3", "9")
+
+
+def test_plain_pairs_read_in_one_go_as_one_by_one():
+    """sweep._plain_many: `_plain` of each pair up to the first that is not plain, by one search
+    where all are (and pair by pair where one is not)."""
+    plain = [(s, r) for s, r, p in PLAIN_PAIRS if p]
+    assert sweep._plain_many(*map(list, zip(*plain))) == [("12", 12, "./a 1", "12"), ("7", 8, "./run --n=3", "9")]
+    for k, (s, r, _) in enumerate(PLAIN_PAIRS):
+        pairs = plain + [(s, r)] + plain
+        want = []
+        for a, b in pairs:
+            got = sweep._plain(a, b)
+            if got is None:
+                break
+            want.append(got)
+        assert sweep._plain_many([a for a, _ in pairs], [b for _, b in pairs]) == want, k
+    assert sweep._plain_many([], []) == []
+
+
+@pytest.mark.parametrize("chunk", [2, 3, 512])
+def test_profiles_made_in_one_go_chunk_by_chunk(chunk, tmp_path, monkeypatch):
+    """sweep._following takes at most CHUNK profiles at a time; odd lines among them end a chunk
+    (that profile is read one by one) and a table the batch does not give ends its chain."""
+    monkeypatch.setattr(sweep, "CHUNK", chunk)
+    share = '"GPU activities",100.500000,1.000000,2,0.500000,0.400000,0.600000,"k(int)"\n'
+    odd = {4: "# " + START + RESULT, 5: START.replace("./a", "**./a**") + RESULT, 11: START + "Done.\n" + RESULT}
+    path = tmp_path / "sweep.log"
+    path.write_text(_log(n=40, odd=odd, rows={20: share}))
+    got, made = _outputs(path, monkeypatch)
+    assert got["sweep"] == got["loop"] == got["pure"]
+    assert made == 37  # 40, less the first, 11 (its stray line) and 20 (the row reader's): the engine's
+
+
+def test_tables_that_follow_one_another():
+    """csv_batch._Group.following: the end of the chain of tables two lines apart, each taken whole."""
+    row = '"GPU activities",10.0,0.5,1,0.5,0.5,0.5,"k"'
+    api = row.replace("GPU activities", "API calls")
+    # tables at 0, 5 (4 lines on: a chain), 10, 17 (a line more: a break), 22 with a section that comes back, 29
+    bodies = {0: [row], 5: [row], 10: [row, row], 17: [row], 22: [row, api, row], 29: [row]}
+    heads = sorted(bodies)
+    tables = [(h, h + 2 + len(bodies[h])) for h in heads]
+    group = csv_batch.read("\n".join(r for h in heads for r in bodies[h]), tables, csv_batch.units_of(UNITS))
+    assert group is not None
+    assert [group.following(k) for k in range(len(heads))] == [3, 3, 3, 4, 4, 6]
+    got = group.blocks_of(0, 3)
+    assert [[(b.section, b.line_start, b.line_end) for b in blocks] for blocks in got] == [
+        [("gpu", 3, 3)], [("gpu", 8, 8)], [("gpu", 13, 14)]]
