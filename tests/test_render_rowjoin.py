@@ -306,16 +306,59 @@ def test_lent_chunks_are_the_bytes_and_released_after_write():
             rowjoin.write(2500, pieces, b",", refuse, 1000, lend=True)
 
 
-@pytest.mark.parametrize("values,times,lo,hi,want", [
-    (range(4, 10), 3, 2, 11, [4, 5, 5, 5, 6, 6, 6, 7, 7]), (["a", "b", "c"], 2, 0, 6, ["a", "a", "b", "b", "c", "c"]),
-    (["k"], 1, 0, 1, ["k"]), ([], 5, 0, 0, []), (range(3), 4, 5, 5, []),
-])
-def test_repeat_is_a_repeated_views_slice(values, times, lo, hi, want):
-    """rowjoin.repeat: rows lo:hi of each value times times in a row (colviews.Repeated's own)."""
-    from profconv.parse.colviews import Repeated
+def test_cycle_pieces_write_each_values_text_over_and_over():
+    """CYCLE: values[((first + i) // times) % len(values)] as the inner kind writes it (a Repeated's or a
+    Tiled's rows), the same bytes by C and by the twin; a bad piece refused before any row."""
+    cyc = rowjoin.CYCLE
+    texts = [(cyc, ["a", "b,c", None], 2, 1, rowjoin.CSV_TEXTS, 0), b"|", (cyc, ["a", 'b"c', None], 2, 1, rowjoin.JSON_TEXTS, 0)]
+    assert _both(7, texts, b";") == b'a|"a";"b,c"|"b\\"c";"b,c"|"b\\"c";|null;|null;a|"a";a|"a"'
+    nums = [(cyc, [1.5, 0.1, float("nan"), 1e-7], 1, 3, rowjoin.DOUBLES, rowjoin.JSON), b"|",
+            (cyc, [1.5, 0.1, float("nan"), 1e-7], 1, 3, rowjoin.DOUBLES, rowjoin.CSV), b"|",
+            (cyc, [1, -2, 2**63 - 1], 4, 5, rowjoin.INTS, 0)]
+    assert _both(5, nums, b";") == (b"1e-7|1e-07|-2;1.5|1.5|-2;0.1|0.1|-2;null||9223372036854775807;"
+                                    b"1e-7|1e-07|9223372036854775807")
+    assert _both(0, [(cyc, [], 3, 0, rowjoin.INTS, 0)]) == b""
+    bad = [((cyc, [], 1, 0, rowjoin.INTS, 0), ValueError), ((cyc, [1], 0, 0, rowjoin.INTS, 0), ValueError),
+           ((cyc, [1], 1, -1, rowjoin.INTS, 0), ValueError), ((cyc, [1], 1, 0, rowjoin.FLOATS, 0), ValueError),
+           ((cyc, [1.0], 1, 0, rowjoin.DOUBLES, 2), ValueError), ((cyc, (1,), 1, 0, rowjoin.INTS, 0), TypeError),
+           ((cyc, [1.0], 1, 0, rowjoin.INTS, 0), TypeError), ((cyc, [True], 1, 0, rowjoin.INTS, 0), TypeError),
+           ((cyc, [2**64], 1, 0, rowjoin.INTS, 0), TypeError), ((cyc, [1], 1, 0, rowjoin.JSON_TEXTS, 0), TypeError),
+           ((cyc, [1], 1, 0, rowjoin.DOUBLES, 0), TypeError)]
+    for piece, err in bad:
+        for f in filter(None, (rowjoin.join_py, C and C.join)):
+            with pytest.raises(err):
+                f(2, [piece], b",")
 
-    for f in filter(None, (rowjoin.repeat_py, C and C.repeat)):
-        assert f(values, times, lo, hi) == want == Repeated(values, times)[lo:hi]
-        for bad in [(0, 0, 1), (times, -1, hi), (times, hi, lo - 1), (times, lo, len(values) * times + 1)]:
-            with pytest.raises(ValueError):
-                f(values, *bad)
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_views_are_written_as_their_rows(monkeypatch, pure):
+    """An ncu page's view columns (Repeated, Tiled: CYCLE pieces; Const; Floats) give the --json and
+    --csv of the same rows held as lists, for slices that cut a run, hold part of a Tiled's values, or
+    hold one value all along (a column left out of a JSON slice where every row is null)."""
+    from profconv.parse.colviews import Const, Floats, Repeated, Tiled
+
+    if pure:
+        monkeypatch.setattr(rowjoin, "_NATIVE", [rowjoin])
+    n, m = 4 * 3, 3
+    views = {"profile": Const(1, n), "tool": Const("ncu", n), "section": Const("ncu-metric", n),
+             "name": Repeated(["k,1", 'k"2', "k3", "k3"], m), "line_start": Repeated(range(7, 11), m),
+             "line_end": Repeated(range(7, 11), m), "metric": Tiled(["m1", "m2", "m3"], 4),
+             "unit": Tiled([None, None, None], 4), "description": Tiled(["d", None, "d"], 4),
+             "value": Floats(array("d", [0.5, 1e-7, 2.0, float("nan")] * 3)),
+             "value_min": Repeated([float("nan"), 1.25, 3.0, 1e22], m)}
+    plain = {k: list(v) for k, v in views.items()}
+    text = ""
+    for chunk in (100, 5, 2):
+        monkeypatch.setattr(rows, "CHUNK_ROWS", chunk)
+        got, want = io.StringIO(), io.StringIO()
+        rows.write_json_rows([("s", Rows(views, n))], got)
+        rows.write_json_rows([("s", Rows(plain, n))], want)
+        assert got.getvalue() == want.getvalue()
+        text = text or got.getvalue()
+        got, want = io.StringIO(), io.StringIO()
+        rows.write_csv([("s", Rows(views, n))], got)
+        rows.write_csv([("s", Rows(plain, n))], want)
+        assert got.getvalue() == want.getvalue() == _frame_csv(Rows(plain, n))
+    assert ('{"source":"s","profile":1,"tool":"ncu","section":"ncu-metric","name":"k\\"2","metric":"m3",'
+            '"description":"d","value":1e-7,"value_min":1.25,"line_start":8,"line_end":8}') in text
+    assert len(msgspec.json.decode(("[" + text + "]").encode())) == n

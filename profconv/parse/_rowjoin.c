@@ -24,6 +24,11 @@
  *   (7, values)           the cell of row i is values[i] as the csv module writes a str (quoted
  *                         where it holds , " CR or LF, '"' doubled; UTF-8, surrogateescape) or None
  *                         (''); any other value: TypeError.
+ *   (8, values, times, first, inner, style)
+ *                         the cell of row i is values[((first + i) // times) % len(values)] written
+ *                         as a piece of kind `inner` (4, 5 with `style`, 6 or 7) writes it: a
+ *                         colviews Repeated's slice (each value `times` rows in a row) or Tiled's
+ *                         (times 1, the values over and over), each value's text made once.
  * The texts of kinds 4 and 7 are kept for the values seen lately (256, by address): a name
  * repeated along a trace, a metric name along an ncu page, is escaped once.
  * write(n, pieces, rowsep, write, rows[, lend]) hands the same bytes to `write` (a callable taking
@@ -37,7 +42,6 @@
  * scan(column, lo, hi) -> (kind, same): what rows lo:hi of a column hold (1 floats, 2 ints of 64
  * bits, 3 str or None, 0 anything else) and whether every value is written as the first is.
  * format_double(x, style) -> bytes: one double as a kind-5 cell.
- * repeat(values, times, lo, hi) -> list: rows lo:hi of each value `times` times in a row.
  * The bytes are the twin's, byte for byte (tests/test_render_rowjoin.py).
  *
  * The shortest text of a double: the digits are those of the shortest decimal in the interval of
@@ -67,6 +71,9 @@ typedef struct {
     int num;                    /* kinds 5, 6: 0 a list, else the buffer's item kind (NUM_*) */
     Py_buffer view;             /* kinds 5, 6 over a buffer (held while the piece is used) */
     struct texts *texts;        /* kinds 4, 7: the texts of the values seen lately */
+    char *cyc;                  /* kind 8: the values' texts, one after the other */
+    Py_ssize_t *cycoff;         /* kind 8: where each starts (and the end) */
+    Py_ssize_t ncyc, times, ci, left; /* kind 8: values, rows each, the current one and its rows left */
 } piece_t;
 
 typedef struct {
@@ -678,7 +685,72 @@ static void release_pieces(piece_t *ps, Py_ssize_t np) {
         if (ps[j].view.obj != NULL)
             PyBuffer_Release(&ps[j].view);
         PyMem_Free(ps[j].texts);
+        PyMem_Free(ps[j].cyc);
+        PyMem_Free(ps[j].cycoff);
     }
+}
+
+/* one value of a kind-8 piece as a piece of kind `inner` writes it (`tmp`: that piece, for its texts) */
+static int put_inner(out_t *o, piece_t *tmp, PyObject *v) {
+    switch (tmp->kind) {
+    case 5:
+        return PyFloat_CheckExact(v) ? put_double(o, PyFloat_AS_DOUBLE(v), tmp->style) : num_type_error(5);
+    case 6:
+        return is_i64(v) ? put_i64(o, PyLong_AsLongLong(v)) : num_type_error(6);
+    default:
+        return put_text_cached(o, tmp, v);
+    }
+}
+
+/* a kind-8 piece: each value's text made once, in order, and the row it starts at */
+static int read_cycle_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
+    PyObject *values = PyTuple_GET_ITEM(item, 1);
+    piece_t tmp;
+    memset(&tmp, 0, sizeof(tmp));
+    Py_ssize_t first;
+    p->times = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 2));
+    first = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 3));
+    tmp.kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 4));
+    tmp.style = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 5));
+    if (PyErr_Occurred())
+        return -1;
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "a piece's values are a list");
+        return -1;
+    }
+    if (tmp.kind < 4 || tmp.kind > 7 || (tmp.kind == 5 && tmp.style != 0 && tmp.style != 1) || p->times < 1 || first < 0) {
+        PyErr_SetString(PyExc_ValueError, "a cycle piece's kind is 4 to 7, its style 0 or 1, times at least 1, first not negative");
+        return -1;
+    }
+    p->ncyc = PyList_GET_SIZE(values);
+    if (p->ncyc == 0)
+        return n ? cell_error() : 0;
+    if ((p->cycoff = PyMem_Malloc((p->ncyc + 1) * sizeof(Py_ssize_t))) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    out_t o = {NULL, 0, 0};
+    int rc = 0;
+    for (Py_ssize_t k = 0; k < p->ncyc && rc == 0; k++) {
+        p->cycoff[k] = o.len;
+        rc = put_inner(&o, &tmp, PyList_GET_ITEM(values, k));
+    }
+    p->cycoff[p->ncyc] = o.len;
+    p->cyc = o.buf;
+    PyMem_Free(tmp.texts);
+    p->ci = (first / p->times) % p->ncyc;
+    p->left = p->times - first % p->times;
+    return rc;
+}
+
+/* row i of a kind-8 piece (rows come in order): the current value's text */
+static inline int put_cycle(out_t *o, piece_t *p) {
+    Py_ssize_t a = p->cycoff[p->ci], k = p->cycoff[p->ci + 1] - a;
+    if (--p->left == 0) {
+        p->left = p->times;
+        p->ci = p->ci + 1 == p->ncyc ? 0 : p->ci + 1;
+    }
+    return out_put(o, p->cyc + a, k);
 }
 
 
@@ -715,6 +787,8 @@ static int put_cell(out_t *o, piece_t *p, Py_ssize_t i, int last) {
     case 5:
     case 6:
         return put_number(o, p, i);
+    case 8:
+        return put_cycle(o, p);
     default:
         if (next_cell(p, &a, &k, last) < 0)
             return -1;
@@ -737,13 +811,15 @@ static int read_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
         return -1;
     }
     p->kind = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 0));
-    Py_ssize_t want = p->kind == 5 ? 4 : p->kind == 1 || p->kind == 3 || p->kind == 6 ? 3 : 2;
-    if (p->kind < 0 || p->kind > 7 || PyTuple_GET_SIZE(item) != want) {
+    Py_ssize_t want = p->kind == 8 ? 6 : p->kind == 5 ? 4 : p->kind == 1 || p->kind == 3 || p->kind == 6 ? 3 : 2;
+    if (p->kind < 0 || p->kind > 8 || PyTuple_GET_SIZE(item) != want) {
         PyErr_SetString(PyExc_TypeError, "a piece of an unknown kind");
         return -1;
     }
     if (p->kind == 5 || p->kind == 6)
         return read_number_piece(item, n, p);
+    if (p->kind == 8)
+        return read_cycle_piece(item, n, p);
     PyObject *second = PyTuple_GET_ITEM(item, 1);
     if (p->kind == 0 || p->kind == 3) {
         if (!PyBytes_Check(second)) {
@@ -962,35 +1038,6 @@ static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
     return Py_BuildValue("(iO)", cls, same && cls ? Py_True : Py_False);
 }
 
-/* rows lo:hi of each of `values` `times` times in a row, as a list (a colviews Repeated's slice):
- * each value taken once from the sequence */
-static PyObject *repeat(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *values;
-    Py_ssize_t times, lo, hi;
-    if (!PyArg_ParseTuple(args, "Onnn", &values, &times, &lo, &hi))
-        return NULL;
-    Py_ssize_t len = PySequence_Length(values);
-    if (len < 0)
-        return NULL;
-    if (times < 1 || lo < 0 || hi < lo || hi > len * times) {
-        PyErr_SetString(PyExc_ValueError, "rows out of the repeated values");
-        return NULL;
-    }
-    PyObject *out = PyList_New(hi - lo);
-    for (Py_ssize_t r = lo; out != NULL && r < hi;) {
-        PyObject *v = PySequence_GetItem(values, r / times);
-        if (v == NULL) {
-            Py_CLEAR(out);
-            break;
-        }
-        Py_ssize_t end = (r / times + 1) * times < hi ? (r / times + 1) * times : hi;
-        for (; r < end; r++)
-            PyList_SET_ITEM(out, r - lo, Py_NewRef(v));
-        Py_DECREF(v);
-    }
-    return out;
-}
-
 static PyObject *format_double(PyObject *Py_UNUSED(self), PyObject *args) {
     double x;
     int style;
@@ -1006,7 +1053,6 @@ static PyMethodDef methods[] = {
     {"join", join, METH_VARARGS, "join(n, pieces, rowsep) -> bytes: n rows of the pieces' cells, joined."},
     {"write", write_rows, METH_VARARGS, "write(n, pieces, rowsep, write, rows[, lend]): join's bytes to write(), rows at a time."},
     {"scan", scan, METH_VARARGS, "scan(column, lo, hi) -> (kind, same): what rows lo:hi hold (see the module comment)."},
-    {"repeat", repeat, METH_VARARGS, "repeat(values, times, lo, hi) -> list: rows lo:hi of each value times times in a row."},
     {"format_double", format_double, METH_VARARGS, "format_double(x, style) -> bytes: the shortest text of x (0 JSON, 1 repr)."},
     {NULL, NULL, 0, NULL},
 };

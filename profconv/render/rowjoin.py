@@ -22,6 +22,10 @@ CHUNK rows at a time (a big output is never held whole). A piece is
     buffer of signed integers) as int.__str__ writes it;
   - (CSV_TEXTS, values): the cell of row i is values[i] as the csv module writes a str (quoted where
     it holds , " CR or LF; UTF-8 with surrogateescape) or None (''); any other value: TypeError.
+  - (CYCLE, values, times, first, inner, style): the cell of row i is
+    values[((first + i) // times) % len(values)] as a piece of kind `inner` (JSON_TEXTS, DOUBLES of
+    the style, INTS, CSV_TEXTS) writes it: a colviews Repeated's slice (each value `times` rows in a
+    row) or a Tiled's (times 1: the values over and over), each value's text made once.
 `scan(column, lo, hi)` says what rows lo:hi of a column hold -- (kind, same): kind FLOAT (floats),
 INT (ints of 64 bits), TEXT (str or None) or 0 (anything else), same: every value written as the
 first is -- so that a writer can hand a column to DOUBLES or INTS without a look at each value.
@@ -37,7 +41,7 @@ from typing import Any
 
 from profconv.parse import native
 
-TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS, DOUBLES, INTS, CSV_TEXTS = 0, 1, 2, 3, 4, 5, 6, 7
+TEXT, KEYED, CELLS, FLOATS, JSON_TEXTS, DOUBLES, INTS, CSV_TEXTS, CYCLE = 0, 1, 2, 3, 4, 5, 6, 7, 8
 JSON, CSV = 0, 1  # the styles of DOUBLES
 FLOAT, INT, STR = 1, 2, 3  # what scan finds (0: anything else)
 
@@ -70,6 +74,8 @@ def _cells(piece: Piece, n: int) -> list[bytes]:
         return list(map(_csv_text, piece[1]))
     if kind in (DOUBLES, INTS):
         return _number_cells(piece, n)
+    if kind == CYCLE:
+        return _cycle_cells(piece, n)
     if kind == CELLS:
         _check(len(piece[1]), n)
         if not all(type(c) is bytes for c in piece[1]):
@@ -103,6 +109,21 @@ def _number_cells(piece: Piece, n: int) -> list[bytes]:
     if not all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in values):
         raise TypeError("an int cell is not an int of 64 bits")
     return [str(v).encode() for v in values]
+
+
+def _cycle_cells(piece: Piece, n: int) -> list[bytes]:
+    _, values, times, first, inner, style = piece
+    if type(values) is not list:
+        raise TypeError("a piece's values are a list")
+    if inner not in (JSON_TEXTS, DOUBLES, INTS, CSV_TEXTS) or (inner == DOUBLES and style not in (JSON, CSV)) \
+            or times < 1 or first < 0:
+        raise ValueError("a cycle piece's kind is 4 to 7, its style 0 or 1, times at least 1, first not negative")
+    if not values:
+        _check(0, n)
+        return []
+    texts = _cells((DOUBLES, values, 0, style) if inner == DOUBLES else (inner, values, 0) if inner == INTS
+                   else (inner, values), len(values))
+    return [texts[((first + i) // times) % len(values)] for i in range(n)]
 
 
 def format_double_py(x: float, style: int) -> bytes:
@@ -242,19 +263,6 @@ def scan(column: Any, lo: int, hi: int) -> tuple[int, bool]:
     built, else scan_py."""
     mod = _native()
     return mod.scan(column, lo, hi) if mod is not _SELF else scan_py(column, lo, hi)
-
-
-def repeat_py(values: Any, times: int, lo: int, hi: int) -> list[Any]:
-    """Rows lo:hi of each of `values` `times` times in a row (a colviews Repeated's slice)."""
-    if times < 1 or lo < 0 or hi < lo or hi > len(values) * times:
-        raise ValueError("rows out of the repeated values")
-    return [values[r // times] for r in range(lo, hi)]
-
-
-def repeat(values: Any, times: int, lo: int, hi: int) -> list[Any]:
-    """repeat_py's list: by the C accelerator where it is built."""
-    mod = _native()
-    return mod.repeat(values, times, lo, hi) if mod is not _SELF else repeat_py(values, times, lo, hi)
 
 
 def format_double(x: float, style: int) -> bytes:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from profconv.nogc import paused
-from profconv.parse.colviews import Const, Floats, Repeated, View
+from profconv.parse.colviews import Const, Floats, Repeated, Tiled, View
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
 from profconv.render import rowjoin
@@ -123,29 +123,59 @@ def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -
     general way (the pure-Python path included): any other mix of types."""
     if not rowjoin.accelerated():
         return None
+    cycle = None  # a Repeated's or Tiled's rows: (values, times, first) of a CYCLE piece
     if isinstance(col, View):  # an ncu page's columns: a Floats' own array as it is, the others' rows as a list
+        cycle = _cycle(col, lo, hi)
         if isinstance(col, Const) and hi <= col.n:
             col, lo, hi = [col.value], 0, 1  # one value all along: its text once
-        elif isinstance(col, Repeated) and hi <= col.n:
-            col, lo, hi = rowjoin.repeat(col.values, col.times, lo, hi), 0, hi - lo
+        elif cycle is not None:
+            col, lo, hi = cycle[0], 0, len(cycle[0])  # each distinct run's value once
         else:
             col, lo, hi = (col.values, lo, hi) if isinstance(col, Floats) and hi <= col.n else (col[lo:hi], 0, hi - lo)
     kind, same = rowjoin.scan(col, lo, hi)
     if not kind:
         return None
     first = col[lo]
-    if name in FLOAT_COLUMNS:
-        piece: Any = (rowjoin.DOUBLES, col, lo, style) if kind == rowjoin.FLOAT else None
-    elif kind == rowjoin.STR:
-        texts = rowjoin.JSON_TEXTS if style == rowjoin.JSON else rowjoin.CSV_TEXTS
-        piece = (texts, [first] if same else _values(col, lo, hi))
-    else:
-        piece = (rowjoin.INTS, col, lo) if kind == rowjoin.INT else None
-    if piece is None:
+    inner = _inner(name, kind, style)
+    if inner is None:
         return None
-    if not same:
-        return piece, False
-    return rowjoin.join(1, [piece], b""), first is None or first != first
+    if same:
+        return rowjoin.join(1, [_piece(inner, [first], 0, 1, style)], b""), first is None or first != first
+    if cycle is not None:
+        return (rowjoin.CYCLE, *cycle, inner, style), False
+    return _piece(inner, col, lo, hi, style), False
+
+
+def _piece(inner: int, col: Sequence[Any], lo: int, hi: int, style: int) -> Any:
+    """Rows lo:hi of a column as a rowjoin piece of this kind."""
+    if inner in (rowjoin.JSON_TEXTS, rowjoin.CSV_TEXTS):
+        return (inner, _values(col, lo, hi))
+    return (inner, col, lo, style) if inner == rowjoin.DOUBLES else (inner, col, lo)
+
+
+def _inner(name: str, kind: int, style: int) -> int | None:
+    """The rowjoin kind that writes values of this scan kind in this column (None: none does)."""
+    if name in FLOAT_COLUMNS:
+        return rowjoin.DOUBLES if kind == rowjoin.FLOAT else None
+    if kind == rowjoin.STR:
+        return rowjoin.JSON_TEXTS if style == rowjoin.JSON else rowjoin.CSV_TEXTS
+    return rowjoin.INTS if kind == rowjoin.INT else None
+
+
+def _cycle(col: View, lo: int, hi: int) -> tuple[list[Any], int, int] | None:
+    """Rows lo:hi of a Repeated (each value `times` rows in a row) or of a Tiled whose every value
+    they hold, as (the values they hold, times, the first row's place): a CYCLE piece's, with no
+    list of the rows; None for another view or rows beyond the view's own."""
+    if hi > col.n or lo >= hi:
+        return None
+    if isinstance(col, Repeated):
+        t = col.times
+        a, b = lo // t, (hi - 1) // t + 1
+        values = col.values[a:b]
+        return (values if type(values) is list else list(values)), t, lo - a * t
+    if isinstance(col, Tiled) and hi - lo >= len(col.values):  # fewer rows: only some values are held
+        return col.values, 1, lo % len(col.values)
+    return None
 
 
 _encoder: Any = None
