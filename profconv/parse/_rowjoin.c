@@ -99,19 +99,24 @@ static inline int out_put(out_t *o, const char *s, Py_ssize_t k) {
     return 0;
 }
 
-static int out_grow(out_t *o, const char *s, Py_ssize_t k) {
-    {
-        Py_ssize_t cap = o->cap ? o->cap : 1 << 16;
-        while (cap < o->len + k)
-            cap *= 2;
-        char *b = PyMem_Realloc(o->buf, cap);
-        if (b == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        o->buf = b;
-        o->cap = cap;
+/* room for k more bytes at the end of the output (its buffer made bigger) */
+static int grow(out_t *o, Py_ssize_t k) {
+    Py_ssize_t cap = o->cap ? o->cap : 1 << 16;
+    while (cap < o->len + k)
+        cap *= 2;
+    char *b = PyMem_Realloc(o->buf, cap);
+    if (b == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
+    o->buf = b;
+    o->cap = cap;
+    return 0;
+}
+
+static int out_grow(out_t *o, const char *s, Py_ssize_t k) {
+    if (grow(o, k) < 0)
+        return -1;
     memcpy(o->buf + o->len, s, k);
     o->len += k;
     return 0;
@@ -403,65 +408,70 @@ static int shortest_int(uint64_t m, int e, uint64_t *n, int *p) {
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 u128;
 
-/* the interval's ends and the double at scale 10^j: their floors, and whether they are integers;
- * the double's fraction against 1/2 (cmp) and whether it is 0 */
+/* the interval of reals that read back as m * 2^e (its ends: the midpoints to the neighbours, the
+ * lower one a quarter ulp away below a power of two) and the double itself, scaled by 10^j / 2^e:
+ * the smallest and largest integers in the interval (a, b; its ends in when m is even), and the
+ * double's integer part with its fraction against 1/2 (cmp) and whether that fraction is 0 */
 typedef struct {
-    uint64_t fl, b, fv;
-    int lint, cmp, zero, incl;
+    uint64_t a, b, fv;
+    int cmp, zero;
 } scaled_t;
 
 static void scale(uint64_t m, int lower_gap, int s, int j, scaled_t *t) {
     u128 pw = j > 19 ? (u128)POW10[19] * POW10[j - 19] : (u128)POW10[j];
+    u128 nv = j > 19 ? (u128)(4 * m) * pw : (u128)(4 * m) * POW10[j]; /* 64 x 64 bits where it can */
     u128 mask = ((u128)1 << s) - 1, half = (u128)1 << (s - 1);
-    u128 nv = (u128)(4 * m) * pw, nl = nv - lower_gap * pw, nu = nv + 2 * pw; /* one product */
-    t->incl = (m & 1) == 0; /* a decimal on a bound reads back as the even mantissa */
-    t->fl = (uint64_t)(nl >> s);
-    t->lint = (nl & mask) == 0;
-    t->b = (uint64_t)(nu >> s) - ((nu & mask) == 0 && !t->incl); /* the largest decimal in */
+    u128 nl = nv - lower_gap * pw, nu = nv + 2 * pw; /* in quarter ulps: the ends */
+    int incl = (m & 1) == 0;                        /* a decimal on an end reads back as the even mantissa */
+    t->a = (uint64_t)(nl >> s) + !((nl & mask) == 0 && incl);
+    t->b = (uint64_t)(nu >> s) - ((nu & mask) == 0 && !incl);
     t->fv = (uint64_t)(nv >> s);
     t->cmp = (nv & mask) > half ? 1 : (nv & mask) == half ? 0 : -1;
     t->zero = (nv & mask) == 0;
 }
 
-/* drops the last k digits (pk = 10^k) where the scale k digits coarser still holds a decimal in
- * the interval: 1 if it did; the double's dropped digits kept as how its fraction compares to 1/2 */
-static inline int drop(scaled_t *t, uint64_t pk) {
-    uint64_t flk = t->fl / pk, bk = t->b / pk;
-    int lintk = t->lint && t->fl - flk * pk == 0;
-    if ((lintk && t->incl ? flk : flk + 1) > bk)
-        return 0;
-    uint64_t fvk = t->fv / pk, rem = t->fv - fvk * pk, half = pk / 2;
-    t->cmp = rem > half ? 1 : rem < half ? -1 : t->zero ? 0 : 1;
-    t->zero = t->zero && rem == 0;
-    t->fv = fvk, t->fl = flk, t->lint = lintk, t->b = bk;
-    return 1;
+/* n without its trailing zeros (n > 0): how many there were */
+static inline int strip_zeros(uint64_t *n) {
+    int z = 0;
+    while (*n % 100000000 == 0) {
+        *n /= 100000000;
+        z += 8;
+    }
+    if (*n % 10000 == 0)
+        *n /= 10000, z += 4;
+    if (*n % 100 == 0)
+        *n /= 100, z += 2;
+    if (*n % 10 == 0)
+        *n /= 10, z += 1;
+    return z;
 }
 
 /* a normal double m * 2^e with -67 <= e <= 1: the shortest decimal n * 10^p in its interval, the
- * nearest to it (ties: even n). At scale 10^j the interval holds at least three integers; digits
- * are dropped (16, 8, 4, 2, then 1 at a time: the divisions by constants) while the coarser scale
- * still holds one, the interval's ends kept exactly */
+ * nearest to it (ties: even n). At scale 10^j (j from s by a multiply, as Ryu and Schubfach start)
+ * the interval is 3 to 40 units wide: it holds at most one multiple of 100 -- where it does, that
+ * one, its trailing zeros dropped, is the shortest --, else the multiples of 10 in it (if any) are
+ * the shortest and the one nearest the double is taken, else the integer nearest the double */
 static int shortest_scaled(uint64_t m, int e, int lower_gap, uint64_t *n, int *p) {
-    int s = 2 - e, j = ((s * 78913) >> 18) + 1; /* 10^j > 2^s: 4 ulp-quarters span more than 3 */
+    int s = 2 - e, j = ((s * 78913) >> 18) + 1; /* 10^j > 2^s >= 10^(j-1) */
     scaled_t t;
     scale(m, lower_gap, s, j, &t);
-    *p = -j;
-    while (drop(&t, 10000000000000000ULL))
-        *p += 16;
-    while (drop(&t, 100000000ULL))
-        *p += 8;
-    while (drop(&t, 10000ULL))
-        *p += 4;
-    while (drop(&t, 100ULL))
-        *p += 2;
-    while (drop(&t, 10ULL))
-        *p += 1;
-    uint64_t a = t.lint && t.incl ? t.fl : t.fl + 1; /* the smallest decimal in */
-    *n = t.fv + (t.fv < a || t.cmp > 0 || (t.cmp == 0 && (t.fv & 1)));
-    while (*n % 10 == 0) { /* rounding up to a round number: the loop above has ruled it out */
-        *n /= 10;
-        ++*p;
+    uint64_t c = (t.a + 99) / 100;
+    if (c * 100 <= t.b) {
+        *n = c;
+        *p = 2 - j + strip_zeros(n);
+        return 0;
     }
+    uint64_t lo = (t.a + 9) / 10, hi = t.b / 10;
+    if (lo <= hi) { /* the double / 10 rounded (ties to even), kept in the interval */
+        uint64_t q = t.fv / 10, r = t.fv - q * 10;
+        q += r > 5 || (r == 5 && (!t.zero || (q & 1)));
+        *n = q < lo ? lo : q > hi ? hi : q;
+        *p = 1 - j;
+        return 0;
+    }
+    uint64_t v = t.fv + (t.cmp > 0 || (t.cmp == 0 && (t.fv & 1)));
+    *n = v < t.a ? t.a : v > t.b ? t.b : v;
+    *p = -j;
     return 0;
 }
 #endif
@@ -550,6 +560,65 @@ static int put_layout(out_t *o, int neg, const char *d, int nd, int kk, int styl
     return out_put(o, buf, w - buf);
 }
 
+/* room for k more bytes at the end of the output */
+static inline int reserve(out_t *o, Py_ssize_t k) {
+    return o->len + k <= o->cap ? 0 : grow(o, k);
+}
+
+/* how many decimal digits v > 0 has */
+static inline int ndigits(uint64_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+    int t = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* floor(log10(2^bits)) */
+    return t - (v < POW10[t]) + 1;
+#else
+    int d = 1;
+    while (d < 20 && v >= POW10[d])
+        d++;
+    return d;
+#endif
+}
+
+/* the last `count` digits of v (zeros first where v is shorter) written backwards ending at `end`,
+ * straight into the output (no copy through a buffer on the stack, which a wider load then reads
+ * back before the narrow stores reach it): v without them */
+static inline uint64_t put_fixed(char *end, uint64_t v, int count) {
+    for (; count >= 2; count -= 2) {
+        uint64_t q = v / 100;
+        end -= 2;
+        memcpy(end, PAIRS + 2 * (v - q * 100), 2);
+        v = q;
+    }
+    if (count) {
+        uint64_t q = v / 10;
+        *--end = (char)('0' + (v - q * 10));
+        v = q;
+    }
+    return v;
+}
+
+/* n * 10^p with the point inside or before its nd digits (kk = nd + p, -6 < kk < nd): "-ddd.ddd",
+ * "0.000ddd", written in place */
+static int put_point(out_t *o, int neg, uint64_t n, int nd, int kk) {
+    if (reserve(o, 32) < 0)
+        return -1;
+    char *w = o->buf + o->len;
+    if (neg)
+        *w++ = '-';
+    if (kk <= 0) {
+        memcpy(w, "0.00000", 2 - kk);
+        w += 2 - kk;
+        put_fixed(w + nd, n, nd);
+        w += nd;
+    } else {
+        uint64_t ip = put_fixed(w + nd + 1, n, nd - kk);
+        w[kk] = '.';
+        put_fixed(w + kk, ip, kk);
+        w += nd + 1;
+    }
+    o->len = w - o->buf;
+    return 0;
+}
+
 /* one double as a kind-5 cell of the style */
 static int put_double(out_t *o, double x, int style) {
     if (x != x)
@@ -565,17 +634,23 @@ static int put_double(out_t *o, double x, int style) {
     int p;
     double ax = neg ? -x : x;
     if (ax < 1e16 && ax == (double)(uint64_t)ax) { /* its digits and ".0" (see shortest_int) */
-        char *end = digits + sizeof(digits) - 2;
-        memcpy(end, ".0", 2);
-        d = u64_digits((uint64_t)ax, end);
-        if (neg)
-            *--d = '-';
-        return out_put(o, d, digits + sizeof(digits) - d);
+        n = (uint64_t)ax;
+        nd = ndigits(n);
+        if (reserve(o, 24) < 0)
+            return -1;
+        char *w = o->buf + o->len + neg;
+        o->buf[o->len] = '-'; /* overwritten by the first digit where x > 0 */
+        put_fixed(w + nd, n, nd);
+        memcpy(w + nd, ".0", 2);
+        o->len += neg + nd + 2;
+        return 0;
     }
     if (shortest(ax, &n, &p) == 0) {
-        d = u64_digits(n, digits + sizeof(digits));
-        nd = (int)(digits + sizeof(digits) - d);
+        nd = ndigits(n);
         kk = nd + p;
+        if (kk < nd && kk > -4 - (style == 0)) /* the fixed notation of both styles, a point inside */
+            return put_point(o, neg, n, nd, kk);
+        d = u64_digits(n, digits + sizeof(digits));
     } else if (repr_digits(ax, digits, &nd, &kk) < 0)
         return -1;
     return put_layout(o, neg, d, nd, kk, style);
