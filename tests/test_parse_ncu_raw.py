@@ -100,6 +100,33 @@ def test_raw_page_values(monkeypatch, tmp_path):
     assert sorted(gpu["calls"].tolist()) == [83, 83, 84]
 
 
+@pytest.mark.parametrize("edit", ["usecond", "two timed", "no time unit"])
+def test_raw_page_durations_in_any_unit(monkeypatch, tmp_path, edit):
+    """The GPU rows from the duration column read as a whole column (its unit looked up once, usecond
+    scaled by its text), from two duration columns cell by cell, none where the unit is no time: as the
+    row reader gives them, to the value."""
+    text = plain_page(N)
+    if edit == "usecond":
+        text = text.replace('"nsecond"', '"usecond"')
+    elif edit == "two timed":
+        text = text.replace('"dram__bytes_read.sum"', '"Duration"').replace('"Mbyte"', '"msecond"')
+    else:
+        text = text.replace('"nsecond"', '"cycle"')
+    gpu = _four(monkeypatch, tmp_path, text).frame.query("section == 'gpu'")
+    rng, want = random.Random(1), []
+    for k in range(N):  # page()'s draws: conv_tuned's launches are k % 3 == 0
+        mb, _, _, ns = f"{rng.uniform(0, 5000):,.2f}", rng.uniform(0, 100), rng.choice([32, 40, 64]), rng.randint(1000, 9_000_000)
+        if k % 3 == 0:
+            want += [float(mb.replace(",", "") + "e6"), float(ns)] if edit == "two timed" else [float(f"{ns}e3")]
+    conv = gpu[gpu.name == "conv_tuned"]
+    if edit == "no time unit":
+        assert gpu.empty
+        return
+    assert conv["calls"].tolist() == [len(want)] and len(want) == (168 if edit == "two timed" else 84)
+    assert conv["total_ns"].tolist() == [sum(want)] and conv["max_ns"].tolist() == [max(want)]
+    assert conv["min_ns"].tolist() == [min(want)] and conv["line_start"].tolist() == [4]
+
+
 def test_raw_page_kept_as_views(tmp_path):
     """A page read from the file's bytes keeps its metric rows as columns without an object a row."""
     path = tmp_path / "raw.log"

@@ -156,9 +156,13 @@ def summarize(metrics: list[Row], skip: set[int] | frozenset[int] = frozenset())
 
 def summarize_durations(durations: Iterable[tuple[str, float, str | None, int]]) -> list[Row]:
     """Per kernel name, from its launches' (name, duration, unit, line): launches, total/avg/min/max."""
+    return summarize_ns((name, duration_ns(value, unit), line) for name, value, unit, line in durations)
+
+
+def summarize_ns(durations: Iterable[tuple[str, float, int]]) -> list[Row]:
+    """summarize_durations of launches' (name, duration in ns or NaN, line)."""
     acc: dict[str, list[tuple[float, int]]] = {}
-    for name, value, unit, line in durations:
-        d = duration_ns(value, unit)
+    for name, d, line in durations:
         if d == d:
             acc.setdefault(name, []).append((d, line))
     rows = []

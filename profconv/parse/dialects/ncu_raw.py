@@ -25,6 +25,7 @@ import mmap
 import os
 import re
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,13 +85,29 @@ class Page:
                       "metric": Tiled(self.metrics, n), "unit": Tiled(self.units, n), "value": Floats(self.values),
                       "value_text": Sparse(None, n * m, at, [self.texts[k] for k in at])}, n * m)
         blocks = [Block(section="ncu-metric", table=table, line_start=line_start, line_end=line_end)]
-        timed = [j for j, name in enumerate(self.metrics) if name in ncu.DURATION_METRICS]
-        values, names, units_of, first = self.values, self.names, self.units, self.first_line
-        summary = ncu.summarize_durations((names[r], values[r * m + j], units_of[j], first + r)
-                                          for r in range(n) for j in timed)
+        summary = ncu.summarize_ns(self._durations())
         if summary:
             blocks.append(Block(section="gpu", rows=summary, line_start=line_start, line_end=line_end))
         return blocks
+
+    def _durations(self) -> Iterable[tuple[str, float, int]]:
+        """Each launch's (kernel name, duration in ns or NaN, line), launch by launch: where one
+        column holds the durations, as a whole column (its unit looked up once), else cell by cell."""
+        from profconv.parse.dialects import ncu
+
+        n, m = len(self.names), len(self.metrics)
+        timed = [j for j, name in enumerate(self.metrics) if name in ncu.DURATION_METRICS]
+        lines = range(self.first_line, self.first_line + n)
+        if len(timed) != 1:
+            values, units_of = self.values, self.units
+            return ((self.names[r], ncu.duration_ns(values[r * m + j], units_of[j]), lines[r])
+                    for r in range(n) for j in timed)
+        j = timed[0]
+        u = ncu.TIME_UNIT.get((self.units[j] or "").strip())
+        if u is None:
+            return ()  # no duration: every one NaN
+        column, factor = self.values[j::m], units.TIME_UNITS_NS[u]
+        return zip(self.names, column.tolist() if factor == 1.0 else [units.scaled(v, factor) for v in column], lines)
 
 
 def read(data: bytes, start: int, end: int, header: list[str], units_row: list[str] | None,
