@@ -318,6 +318,17 @@ def test_cycle_pieces_write_each_values_text_over_and_over():
     assert _both(5, nums, b";") == (b"1e-7|1e-07|-2;1.5|1.5|-2;0.1|0.1|-2;null||9223372036854775807;"
                                     b"1e-7|1e-07|9223372036854775807")
     assert _both(0, [(cyc, [], 3, 0, rowjoin.INTS, 0)]) == b""
+    # runs in step (the same values count, times and place) with the literals around them are one cell
+    # a row to the C joiner, the others not: the same rows either way
+    runs = [b"<", (cyc, ["a", "b", "c"], 2, 1, rowjoin.CSV_TEXTS, 0), b"|", (cyc, [1, 2, 3], 2, 1, rowjoin.INTS, 0), b">",
+            (cyc, [7, 8, 9], 2, 0, rowjoin.INTS, 0), b"-", (cyc, [0.5, 1e-7], 1, 1, rowjoin.DOUBLES, rowjoin.CSV),
+            (cyc, ["x", None], 1, 1, rowjoin.JSON_TEXTS, 0), b"!"]
+    assert _both(7, runs, b";") == (b'<a|1>7-1e-07null!;<b|2>7-0.5"x"!;<b|2>8-1e-07null!;<c|3>8-0.5"x"!;'
+                                    b'<c|3>9-1e-07null!;<a|1>9-0.5"x"!;<a|1>7-1e-07null!')
+    if C is not None:
+        chunks: list[bytes] = []
+        C.write(7, runs, b";", chunks.append, 3)
+        assert b"".join(chunks) == _both(7, runs, b";")
     bad = [((cyc, [], 1, 0, rowjoin.INTS, 0), ValueError), ((cyc, [1], 0, 0, rowjoin.INTS, 0), ValueError),
            ((cyc, [1], 1, -1, rowjoin.INTS, 0), ValueError), ((cyc, [1], 1, 0, rowjoin.FLOATS, 0), ValueError),
            ((cyc, [1.0], 1, 0, rowjoin.DOUBLES, 2), ValueError), ((cyc, (1,), 1, 0, rowjoin.INTS, 0), TypeError),

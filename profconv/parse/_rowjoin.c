@@ -926,17 +926,81 @@ static int read_piece(PyObject *item, Py_ssize_t n, piece_t *p) {
     return 0;
 }
 
-static int read_pieces(PyObject *pieces, Py_ssize_t n, piece_t **out) {
-    Py_ssize_t np = PyList_GET_SIZE(pieces);
-    piece_t *ps = PyMem_Calloc(np ? np : 1, sizeof(piece_t));
+/* whether two kind-8 pieces are in step: the same number of values, each as many rows, from the same place */
+static int in_step(const piece_t *q, const piece_t *r) {
+    return q->times == r->times && q->ncyc == r->ncyc && q->ci == r->ci && q->left == r->left;
+}
+
+/* pieces ps[a, b) -- literals and kind-8 pieces in step with `ref` -- as one kind-8 piece *m whose
+ * k-th text is theirs joined; -1 (nothing made) where there is no memory for it */
+static int merge_run(const piece_t *ps, Py_ssize_t a, Py_ssize_t b, const piece_t *ref, piece_t *m) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t j = a; j < b; j++)
+        total += ps[j].kind == 8 ? ps[j].cycoff[ps[j].ncyc] : ps[j].litlen * ref->ncyc;
+    memset(m, 0, sizeof(*m));
+    m->kind = 8, m->times = ref->times, m->ncyc = ref->ncyc, m->ci = ref->ci, m->left = ref->left;
+    m->cyc = PyMem_Malloc(total ? total : 1);
+    m->cycoff = PyMem_Malloc((ref->ncyc + 1) * sizeof(Py_ssize_t));
+    if (m->cyc == NULL || m->cycoff == NULL) {
+        PyMem_Free(m->cyc);
+        PyMem_Free(m->cycoff);
+        return -1;
+    }
+    char *w = m->cyc;
+    for (Py_ssize_t k = 0; k < ref->ncyc; k++) {
+        m->cycoff[k] = w - m->cyc;
+        for (Py_ssize_t j = a; j < b; j++) {
+            const piece_t *q = &ps[j];
+            Py_ssize_t at = q->kind == 8 ? q->cycoff[k] : 0, len = q->kind == 8 ? q->cycoff[k + 1] - at : q->litlen;
+            memcpy(w, q->kind == 8 ? q->cyc + at : q->lit, len);
+            w += len;
+        }
+    }
+    m->cycoff[ref->ncyc] = w - m->cyc;
+    return 0;
+}
+
+/* each run of literals and kind-8 pieces in step (an ncu page's kernel name and short name, each
+ * launch's; its metric name and unit, each metric's; the keys between them) made one kind-8 piece:
+ * one cell a row instead of a few. The pieces' new count */
+static Py_ssize_t fuse(piece_t *ps, Py_ssize_t np) {
+    Py_ssize_t w = 0, j = 0;
+    while (j < np) {
+        const piece_t *ref = NULL;
+        Py_ssize_t k = j;
+        for (; k < np && (ps[k].kind == -1 || ps[k].kind == 8); k++) {
+            if (ps[k].kind == 8 && ref != NULL && !in_step(&ps[k], ref))
+                break;
+            ref = ref == NULL && ps[k].kind == 8 ? &ps[k] : ref;
+        }
+        piece_t m;
+        if (ref != NULL && k - j >= 2 && merge_run(ps, j, k, ref, &m) == 0) {
+            for (; j < k; j++)
+                PyMem_Free(ps[j].cyc), PyMem_Free(ps[j].cycoff);
+            ps[w++] = m;
+            continue;
+        }
+        k = k > j ? k : j + 1; /* not merged: the run (or the one piece) as it is */
+        for (; j < k; j++)
+            ps[w++] = ps[j];
+    }
+    return w;
+}
+
+/* the pieces read and checked (their count in *np: fewer where runs were fused) */
+static int read_pieces(PyObject *pieces, Py_ssize_t n, piece_t **out, Py_ssize_t *np) {
+    *np = PyList_GET_SIZE(pieces);
+    piece_t *ps = PyMem_Calloc(*np ? *np : 1, sizeof(piece_t));
     if (ps == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     *out = ps;
-    for (Py_ssize_t j = 0; j < np; j++)
+    for (Py_ssize_t j = 0; j < *np; j++)
         if (read_piece(PyList_GET_ITEM(pieces, j), n, &ps[j]) < 0)
             return -1;
+    if (n > 0)
+        *np = fuse(ps, *np);
     return 0;
 }
 
@@ -962,10 +1026,11 @@ static PyObject *join(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *result = NULL;
     piece_t *ps = NULL;
     out_t o = {NULL, 0, 0};
-    if (read_pieces(pieces, n, &ps) == 0 && put_rows(&o, ps, PyList_GET_SIZE(pieces), 0, n, n, &sep) == 0)
+    Py_ssize_t np;
+    if (read_pieces(pieces, n, &ps, &np) == 0 && put_rows(&o, ps, np, 0, n, n, &sep) == 0)
         result = PyBytes_FromStringAndSize(o.buf ? o.buf : "", o.len);
     PyMem_Free(o.buf);
-    release_pieces(ps, PyList_GET_SIZE(pieces));
+    release_pieces(ps, np);
     PyMem_Free(ps);
     PyBuffer_Release(&sep);
     return result;
@@ -1006,23 +1071,24 @@ static PyObject *write_rows(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     piece_t *ps = NULL;
+    Py_ssize_t np = 0;
     out_t o = {NULL, 0, 0};
     if (rows < 1) {
         PyErr_SetString(PyExc_ValueError, "rows must be at least 1");
         goto done;
     }
-    if (read_pieces(pieces, n, &ps) < 0)
+    if (read_pieces(pieces, n, &ps, &np) < 0)
         goto done;
     for (Py_ssize_t lo = 0; lo < n; lo += rows) {
         o.len = 0;
-        if (put_rows(&o, ps, PyList_GET_SIZE(pieces), lo, lo + rows < n ? lo + rows : n, n, &sep) < 0 ||
+        if (put_rows(&o, ps, np, lo, lo + rows < n ? lo + rows : n, n, &sep) < 0 ||
             hand(write, &o, lend) < 0)
             goto done;
     }
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(o.buf);
-    release_pieces(ps, PyList_GET_SIZE(pieces));
+    release_pieces(ps, np);
     PyMem_Free(ps);
     PyBuffer_Release(&sep);
     return result;
