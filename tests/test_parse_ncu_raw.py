@@ -173,6 +173,17 @@ def test_pages_the_row_reader_reads(monkeypatch, tmp_path, edit):
         assert len(ps.profiles) == 2
 
 
+def test_next_header_looks_at_line_starts_from_an_offset(monkeypatch):
+    """ncu_raw._next_header: the first line at or after an offset that starts a page, either mark,
+    found window by window (a mark across a window's end too); -1 where none."""
+    data = b'"ID","a"\nx "ID",\n"1","2"\n"Process ID","b"\n"ID",\n'
+    got = [ncu_raw._next_header(data, lo) for lo in (0, 1, 9, 25, 26, 39, 45)]
+    assert got == [0, 25, 25, 25, 42, 42, -1]
+    assert ncu_raw._next_header(b'"Process ID",\n', 0) == 0 and ncu_raw._next_header(b'x"ID",\n', 0) == -1
+    monkeypatch.setattr(ncu_raw, "WINDOW", 4)
+    assert [ncu_raw._next_header(data, lo) for lo in (0, 1, 9, 25, 26, 39, 45)] == got
+
+
 def test_file_mapped_without_its_bytes_held(monkeypatch, tmp_path):
     """A file from FILE_FROM bytes on is mapped, not read: the PreRead holds no copy of it, its
     blanked text is the lines around the page, and the page's values are the row reader's."""

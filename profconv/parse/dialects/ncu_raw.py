@@ -269,16 +269,17 @@ def find(data: Any, keep: bool = True) -> bytescan.PreRead | None:
     pieces: list[bytes] = []
     tables: dict[int, bytescan.Table] = {}
     pos = line = 0
-    for a in _headers(data):
-        if a < pos:
-            continue
+    a = _next_header(data, 0)
+    while a >= 0:
         got = _page_at(data, a, line + _newlines(data, pos, a))
         if got is None:
+            a = _next_header(data, a + 1)
             continue
         t, e, cut = got
         tables[t.line] = t
         pieces += [data[pos:cut], b"\n" * (t.rows - t.kept)]
         line, pos = t.line + 1 + t.rows, e
+        a = _next_header(data, e)  # a page's own rows are not looked through for headers
     if not tables:
         return None
     pieces.append(data[pos:])
@@ -305,29 +306,34 @@ def find_file(path: str) -> bytescan.PreRead | None:
         return None
 
 
-def _headers(data: Any) -> list[int]:
-    """Where the lines that start a --csv page ('"ID",', '"Process ID",') start, in order."""
-    found = []
-    for mark in (b'"ID",', b'"Process ID",'):
-        found += [0] if data[: len(mark)] == mark else []
-        found += [k + 1 for k in _found(data, b"\n" + mark)]
-    return sorted(found)
+_MARKS = (b'"ID",', b'"Process ID",')  # the lines that start a --csv page
+
+
+def _next_header(data: Any, lo: int) -> int:
+    """Where the first line at or after offset `lo` (a line's start) that starts a --csv page
+    starts; -1 where none does."""
+    if lo == 0 and data[:13].startswith(_MARKS):
+        return 0
+    found = -1
+    for mark in _MARKS:  # the second looked for only before the first
+        k = _first(data, b"\n" + mark, max(lo - 1, 0), len(data) if found < 0 else found)
+        found = k + 1 if k >= 0 else found
+    return found
 
 
 WINDOW = 1 << 22  # bytes of a page looked at a time (a mapped file's pages let go after each)
 
 
-def _found(data: Any, sub: bytes) -> list[int]:
-    """Where `sub` starts in `data`, a window at a time."""
-    out: list[int] = []
-    for lo in range(0, len(data), WINDOW):
-        hi = min(len(data), lo + WINDOW + len(sub) - 1)
-        k = data.find(sub, lo, hi)
-        while 0 <= k < lo + WINDOW:
-            out.append(k)
-            k = data.find(sub, k + 1, hi)
-        _drop(data, lo, hi)
-    return out
+def _first(data: Any, sub: bytes, lo: int, hi: int) -> int:
+    """Where `sub` first starts in data[lo:hi] (-1: nowhere), a window at a time (the windows
+    looked through let go)."""
+    for a in range(lo, hi, WINDOW):
+        b = min(hi, a + WINDOW + len(sub) - 1)
+        k = data.find(sub, a, b)
+        if k >= 0:
+            return k
+        _drop(data, a, b)
+    return -1
 
 
 def _page_end(data: Any, start: int) -> int:
