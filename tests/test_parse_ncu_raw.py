@@ -184,6 +184,25 @@ def test_next_header_looks_at_line_starts_from_an_offset(monkeypatch):
     assert [ncu_raw._next_header(data, lo) for lo in (0, 1, 9, 25, 26, 39, 45)] == got
 
 
+@pytest.mark.parametrize("window", [1 << 22, 7])
+def test_page_end_and_its_lines_c_and_python_alike(monkeypatch, window):
+    """ncu_raw._page_end: the first line after a page's rows (not starting with a quote, empty, or
+    another page's header) and the rows' line ends before it, by _ncucells.page_end and by the
+    pure-Python search and count, whatever the window."""
+    monkeypatch.setattr(ncu_raw, "WINDOW", window)
+    rows = b'"1","a"\n"2","b"\n'
+    cases = {rows + b"Done\n": (16, 2), rows + b'"ID","x"\n': (16, 2), rows + b'"Process ID",\n': (16, 2),
+             rows + b"\n" + rows: (16, 2), rows: (16, 2), rows + b'"3","c"': (23, 2), b"x" + rows: (0, 0),
+             rows + b'"ID"\n"Process"\n' + b"ok": (31, 4)}
+    for body, want in cases.items():
+        data = b"h\n" + body
+        got = [(e - 2, n) for e, n in [ncu_raw._page_end(data, 2)]]
+        with monkeypatch.context() as m:
+            m.setenv("PROFCONV_PURE_PYTHON", "1")
+            assert [(e - 2, n) for e, n in [ncu_raw._page_end(data, 2)]] == got
+        assert got == [want], body
+
+
 def test_file_mapped_without_its_bytes_held(monkeypatch, tmp_path):
     """A file from FILE_FROM bytes on is mapped, not read: the PreRead holds no copy of it, its
     blanked text is the lines around the page, and the page's values are the row reader's."""

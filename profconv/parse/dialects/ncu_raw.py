@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from profconv.nogc import paused
 from profconv.parse import bytescan, columnar, native, units
 from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 from profconv.parse.model import Block
@@ -111,9 +112,10 @@ class Page:
 
 
 def read(data: bytes, start: int, end: int, header: list[str], units_row: list[str] | None,
-         first_line: int) -> Page | None:
+         first_line: int, launches: int | None = None) -> Page | None:
     """The page whose rows are data[start:end] (each line ending in '\\n'), under `header` and its
-    units row (None: the page has none); None where the row reader must read it."""
+    units row (None: the page has none); None where the row reader must read it. `launches`: its
+    lines, where the caller has counted them."""
     from profconv.parse.dialects import ncu
 
     metric_at = ncu._metric_columns(header)
@@ -125,7 +127,7 @@ def read(data: bytes, start: int, end: int, header: list[str], units_row: list[s
     kinds[kname] = ord("n")
     for h, u in zip(metric_at, units_of):
         kinds[h] = ord("d") if header[h] in ncu.DURATION_METRICS and u in ncu._WHOLE_NS else ord("m")
-    launches = _newlines(data, start, end)
+    launches = _newlines(data, start, end) if launches is None else launches
     values = array("d", [0.0]) * (launches * len(metric_at))
     scan = _scan(data, start, end, bytes(kinds), values)
     if scan is None or scan.rows != launches:
@@ -266,6 +268,11 @@ def find(data: Any, keep: bool = True) -> bytescan.PreRead | None:
     again then, and `data` may go as soon as the caller lets it go)."""
     if b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
+    with paused():  # a kernel name a launch and not one cycle among them: profconv/nogc.py
+        return _find(data, keep)
+
+
+def _find(data: Any, keep: bool) -> bytescan.PreRead | None:
     pieces: list[bytes] = []
     tables: dict[int, bytescan.Table] = {}
     pos = line = 0
@@ -336,14 +343,25 @@ def _first(data: Any, sub: bytes, lo: int, hi: int) -> int:
     return -1
 
 
-def _page_end(data: Any, start: int) -> int:
-    """The offset of the first line after the rows from `start` (_PAGE_END), a window at a time."""
-    for lo in range(start - 1, len(data), WINDOW):
-        m = _PAGE_END.search(data, lo, min(len(data), lo + WINDOW + 16))
-        _drop(data, lo, lo + WINDOW)
-        if m is not None:
-            return m.start() + 1
-    return len(data)
+def _page_end(data: Any, start: int) -> tuple[int, int]:
+    """The offset of the first line after the rows from `start` (_PAGE_END) and the rows' '\n'
+    before it, a window at a time: by _ncucells.page_end in one pass where it is built."""
+    mod = native.load("_ncucells")
+    if mod is None:
+        for lo in range(start - 1, len(data), WINDOW):
+            m = _PAGE_END.search(data, lo, min(len(data), lo + WINDOW + 16))
+            _drop(data, lo, lo + WINDOW)
+            if m is not None:
+                return m.start() + 1, _newlines(data, start, m.start() + 1)
+        return len(data), _newlines(data, start, len(data))
+    lo, rows = start, 0
+    while True:
+        end, lines, nxt = mod.page_end(data, lo, lo + WINDOW)
+        rows += lines
+        _drop(data, lo, nxt)
+        if end >= 0:
+            return end, rows
+        lo = nxt
 
 
 def _newlines(data: Any, a: int, b: int) -> int:
@@ -378,11 +396,10 @@ def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] 
     units_row = csv_row(unit_line.decode("latin-1")) if unit_line.isascii() else None
     has_units = bool(units_row) and not units_row[0].strip()  # type: ignore[index]
     start = c if has_units else b
-    e = _page_end(data, start)
-    rows = _newlines(data, start, e)
+    e, rows = _page_end(data, start)
     if rows <= MIN_LAUNCHES or data[e - 1 : e] != b"\n" or data[e : e + 1] in (b" ", b"\t") or _stray_after(data, e, len(header)):
         return None
-    page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units)
+    page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units, rows)
     if page is None:
         return None
     key = line + has_units
