@@ -343,10 +343,11 @@ def test_cycle_pieces_write_each_values_text_over_and_over():
 
 @pytest.mark.parametrize("pure", [False, True])
 def test_views_are_written_as_their_rows(monkeypatch, pure):
-    """An ncu page's view columns (Repeated, Tiled: CYCLE pieces; Const; Floats) give the --json and
-    --csv of the same rows held as lists, for slices that cut a run, hold part of a Tiled's values, or
-    hold one value all along (a column left out of a JSON slice where every row is null)."""
-    from profconv.parse.colviews import Const, Floats, Repeated, Tiled
+    """An ncu page's view columns (Repeated, Tiled: CYCLE pieces; Const; Floats; Sparse, its default
+    alone in some slices) give the --json and --csv of the same rows held as lists, for slices that
+    cut a run, hold part of a Tiled's values, or hold one value all along (a column left out of a JSON
+    slice where every row is null)."""
+    from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 
     if pure:
         monkeypatch.setattr(rowjoin, "_NATIVE", [rowjoin])
@@ -356,7 +357,8 @@ def test_views_are_written_as_their_rows(monkeypatch, pure):
              "line_end": Repeated(range(7, 11), m), "metric": Tiled(["m1", "m2", "m3"], 4),
              "unit": Tiled([None, None, None], 4), "description": Tiled(["d", None, "d"], 4),
              "value": Floats(array("d", [0.5, 1e-7, 2.0, float("nan")] * 3)),
-             "value_min": Repeated([float("nan"), 1.25, 3.0, 1e22], m)}
+             "value_min": Repeated([float("nan"), 1.25, 3.0, 1e22], m), "value_text": Sparse(None, n, [5], ["n/a"]),
+             "share": Sparse(float("nan"), n, [0, 11], [0.5, 0.25])}
     plain = {k: list(v) for k, v in views.items()}
     text = ""
     for chunk in (100, 5, 2):
@@ -371,5 +373,6 @@ def test_views_are_written_as_their_rows(monkeypatch, pure):
         rows.write_csv([("s", Rows(plain, n))], want)
         assert got.getvalue() == want.getvalue() == _frame_csv(Rows(plain, n))
     assert ('{"source":"s","profile":1,"tool":"ncu","section":"ncu-metric","name":"k\\"2","metric":"m3",'
-            '"description":"d","value":1e-7,"value_min":1.25,"line_start":8,"line_end":8}') in text
+            '"description":"d","value":1e-7,"value_min":1.25,"value_text":"n/a","share":null,"line_start":8,'
+            '"line_end":8}') in text
     assert len(msgspec.json.decode(("[" + text + "]").encode())) == n

@@ -10,11 +10,12 @@ minimal quoting).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from profconv.nogc import paused
-from profconv.parse.colviews import Const, Floats, Repeated, Tiled, View
+from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled, View
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
 from profconv.render import rowjoin
@@ -124,14 +125,10 @@ def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -
     if not rowjoin.accelerated():
         return None
     cycle = None  # a Repeated's or Tiled's rows: (values, times, first) of a CYCLE piece
-    if isinstance(col, View):  # an ncu page's columns: a Floats' own array as it is, the others' rows as a list
-        cycle = _cycle(col, lo, hi)
-        if isinstance(col, Const) and hi <= col.n:
-            col, lo, hi = [col.value], 0, 1  # one value all along: its text once
-        elif cycle is not None:
-            col, lo, hi = cycle[0], 0, len(cycle[0])  # each distinct run's value once
-        else:
-            col, lo, hi = (col.values, lo, hi) if isinstance(col, Floats) and hi <= col.n else (col[lo:hi], 0, hi - lo)
+    if isinstance(col, View):  # an ncu page's columns
+        col, lo, hi, cycle = _view_rows(col, lo, hi)
+        if hi - lo == 1 and cycle is None and type(col[lo]) in _KEYED_TYPES:
+            return _one_value(name, col[lo], style)
     kind, same = rowjoin.scan(col, lo, hi)
     if not kind:
         return None
@@ -144,6 +141,39 @@ def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -
     if cycle is not None:
         return (rowjoin.CYCLE, *cycle, inner, style), False
     return _piece(inner, col, lo, hi, style), False
+
+
+def _view_rows(col: View, lo: int, hi: int) -> tuple[Sequence[Any], int, int, tuple[list[Any], int, int] | None]:
+    """Rows lo:hi of a view as what rowjoin looks at: a Const's value, or a Sparse's default where
+    none of its own values falls in them, once; a Repeated's or Tiled's values (and the CYCLE piece's
+    times and first place); a Floats' array as it is; else a list of the rows."""
+    if hi <= col.n:
+        if isinstance(col, Const):
+            return [col.value], 0, 1, None
+        if isinstance(col, Sparse) and bisect_left(col.at, lo) == bisect_left(col.at, hi):
+            return [col.default], 0, 1, None
+        if isinstance(col, Floats):
+            return col.values, lo, hi, None
+        cycle = _cycle(col, lo, hi)
+        if cycle is not None:
+            return cycle[0], 0, len(cycle[0]), cycle
+    return col[lo:hi], 0, hi - lo, None
+
+
+_KEYED_TYPES = (float, int, str, type(None))  # values whose type and repr say how they are written
+_ONE_VALUE: dict[tuple[Any, ...], tuple[bytes, bool] | None] = {}
+
+
+def _one_value(name: str, value: Any, style: int) -> tuple[bytes, bool] | None:
+    """_number_piece of rows that all hold `value` (a Const, a Sparse's default): made once for each
+    value, kind of column and style, not each slice."""
+    key = (name in FLOAT_COLUMNS, style, type(value), repr(value))
+    got = _ONE_VALUE.get(key, _ONE_VALUE)
+    if got is _ONE_VALUE:
+        if len(_ONE_VALUE) > 4096:
+            _ONE_VALUE.clear()
+        got = _ONE_VALUE[key] = _number_piece(name, [value], 0, 1, style)
+    return got  # type: ignore[return-value]
 
 
 def _piece(inner: int, col: Sequence[Any], lo: int, hi: int, style: int) -> Any:
