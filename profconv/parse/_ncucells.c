@@ -38,26 +38,6 @@ static Py_ssize_t digits(const unsigned char *s, const unsigned char *e) {
     return p - s;
 }
 
-/* ^(?:\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?)$ */
-static int plain_number(const unsigned char *s, const unsigned char *e) {
-    Py_ssize_t k = digits(s, e);
-    const unsigned char *p = s + k;
-    if (k == 0) return 0;
-    if (p < e && *p == ',') {
-        if (k > 3 || *s == '0') return 0;
-        while (p < e && *p == ',') {
-            if (e - p < 4 || digits(p + 1, e) < 3) return 0;
-            p += 4;
-            if (p < e && is_digit(*p)) return 0;
-        }
-    }
-    if (p < e && *p == '.') {
-        p++;
-        p += digits(p, e);
-    }
-    return p == e;
-}
-
 /* ^[1-9]\d{0,2}[.,]\d{3}$: a cell that reads either way ('524.288', '1,024') */
 static int undecided(const unsigned char *s, const unsigned char *e) {
     Py_ssize_t k = digits(s, e);
@@ -82,28 +62,9 @@ static int grouped(const unsigned char *s, const unsigned char *e, unsigned char
 static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* a plain cell's value (its commas left out); 0 where it is too long or too big for a double. Up to
- * 15 digits and 22 decimals the digits and the power of ten are exact doubles, so one division is
- * the correctly rounded value (float()'s: Clinger's fast path); longer ones go to float()'s own
- * conversion */
-static int plain_value(const unsigned char *s, const unsigned char *e, double *out) {
-    unsigned long long mant = 0;
-    int ndigits = 0, decimals = -1;
-    for (const unsigned char *p = s; p < e; p++) {
-        if (*p == ',') continue;
-        if (*p == '.') {
-            decimals = 0;
-            continue;
-        }
-        if (mant || *p != '0') ndigits++;
-        mant = mant * 10 + (unsigned long long)(*p - '0');
-        if (decimals >= 0) decimals++;
-        if (ndigits > 15) break;
-    }
-    if (ndigits <= 15 && decimals <= 22) {
-        *out = decimals > 0 ? (double)mant / POW10[decimals] : (double)mant;
-        return 1;
-    }
+/* a long plain cell's value by float()'s own conversion (its commas left out); 0 where it is too
+ * long or too big for a double */
+static int slow_value(const unsigned char *s, const unsigned char *e, double *out) {
     char buf[128];
     Py_ssize_t n = 0;
     for (const unsigned char *p = s; p < e; p++) {
@@ -123,17 +84,55 @@ static int plain_value(const unsigned char *s, const unsigned char *e, double *o
     return 1;
 }
 
+/* the digit c taken into the mantissa; nd counts the digits from the first that is not 0 */
+#define TAKE(c) (nd += (mant != 0 || (c) != '0'), mant = mant * 10 + (unsigned long long)((c) - '0'))
+
+/* a plain C-locale number ^(?:\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?)$ read as it is checked, in
+ * one pass: its value (its commas left out) to *out and whether it holds a '.' or ',' to *marks; 0
+ * where it is no such number, or too long or too big for a double. Up to 15 digits and 22 decimals the
+ * digits and the power of ten are exact doubles, so one division is the correctly rounded value
+ * (float()'s: Clinger's fast path); longer ones go to float()'s own conversion */
+static int plain_read(const unsigned char *s, const unsigned char *e, double *out, int *marks) {
+    unsigned long long mant = 0; /* wraps only past 19 digits, when nd > 15 has sent it the slow way */
+    int nd = 0, dec = -1;
+    const unsigned char *p = s;
+    for (; p < e && is_digit(*p); p++) TAKE(*p);
+    if (p == s) return 0;
+    *marks = 0;
+    if (p < e && *p == ',') {
+        if (p - s > 3 || *s == '0') return 0;
+        while (p < e && *p == ',') {
+            if (e - p < 4 || !is_digit(p[1]) || !is_digit(p[2]) || !is_digit(p[3])) return 0;
+            TAKE(p[1]), TAKE(p[2]), TAKE(p[3]);
+            p += 4;
+            if (p < e && is_digit(*p)) return 0;
+        }
+        *marks = 1;
+    }
+    if (p < e && *p == '.') {
+        *marks = 1;
+        for (dec = 0, p++; p < e && is_digit(*p); p++, dec++) TAKE(*p);
+    }
+    if (p != e) return 0;
+    if (nd <= 15 && dec <= 22) {
+        *out = dec > 0 ? (double)mant / POW10[dec] : (double)mant;
+        return 1;
+    }
+    return slow_value(s, e, out);
+}
+
 /* one metric cell: its value to *out, its vote counted; 0 where it is odd (the Python side reads it) */
 static int metric(const unsigned char *s, const unsigned char *e, int duration, Vote *vote, double *out) {
     if (s == e) {
         *out = Py_NAN;
         return 1;
     }
-    if (!plain_number(s, e) || !plain_value(s, e, out)) {
+    int marks;
+    if (!plain_read(s, e, out, &marks)) {
         *out = Py_NAN;
         return 0;
     }
-    if (memchr(s, '.', e - s) || memchr(s, ',', e - s)) {
+    if (marks) {
         if (undecided(s, e))
             vote->undecided = 1;
         else
@@ -148,19 +147,31 @@ static int metric(const unsigned char *s, const unsigned char *e, int duration, 
     return 1;
 }
 
-/* the bytes of a cell are ones normalize leaves as they are, and no quote */
-static int clean(const unsigned char *s, const unsigned char *e) {
-    for (const unsigned char *p = s; p < e; p++) {
-        unsigned char c = *p;
-        if (c < 0x20 || c > 0x7e || c == '&' || c == '\\') return 0;
-        if (p + 1 < e) {
-            unsigned char d = p[1];
-            if ((c == '/' && (d == '/' || d == '*')) || (c == '-' && d == '-') ||
-                (c == '<' && (d == 'b' || d == 'B' || d == 'p' || d == 'P')))
-                return 0;
-        }
+/* what a byte of a cell is to cell_end: 0 a byte normalize leaves as it is; 1 one it rewrites or
+ * that changes what it does (a control character, a byte outside ASCII, '&', '\\'); 2 the first of
+ * a two-byte mark it rewrites ('//', '/' '*', '--', '<b', '<B', '<p', '<P'); 3 the closing quote */
+static unsigned char CELL[256];
+
+static void cell_table(void) {
+    for (int c = 0; c < 256; c++) CELL[c] = c < 0x20 || c > 0x7e || c == '&' || c == '\\' ? 1 : 0;
+    CELL['/'] = CELL['-'] = CELL['<'] = 2;
+    CELL['"'] = 3;
+}
+
+/* the closing quote of the cell whose text starts at s, its bytes looked at once; NULL where one is
+ * a byte or mark normalize rewrites, or where there is none before stop */
+static const unsigned char *cell_end(const unsigned char *s, const unsigned char *stop) {
+    for (const unsigned char *p = s; p < stop; p++) {
+        unsigned char t = CELL[*p];
+        if (t == 0) continue;
+        if (t == 3) return p;
+        if (t == 1 || p + 1 >= stop) return NULL; /* past stop there is no closing quote either */
+        unsigned char c = *p, d = p[1];
+        if ((c == '/' && (d == '/' || d == '*')) || (c == '-' && d == '-') ||
+            (c == '<' && (d == 'b' || d == 'B' || d == 'p' || d == 'P')))
+            return NULL;
     }
-    return 1;
+    return NULL;
 }
 
 #define RECENT 16 /* kernel names compared with before a new str is made (a page cycles through a few) */
@@ -199,8 +210,8 @@ static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, P
     const unsigned char *p = *pp;
     if (p >= stop || *p != '"') return 0;
     const unsigned char *s = ++p;
-    const unsigned char *q = memchr(s, '"', stop - s);
-    if (q == NULL || !clean(s, q)) return 0;
+    const unsigned char *q = cell_end(s, stop);
+    if (q == NULL) return 0;
     p = q + 1;
     if (p >= stop || *p != (col + 1 < sc->ncols ? ',' : '\n')) return 0;
     *pp = p + 1;
@@ -305,4 +316,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ncucells", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__ncucells(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__ncucells(void) {
+    cell_table();
+    return PyModule_Create(&module);
+}

@@ -37,7 +37,7 @@ from profconv.parse.table import Rows
 from profconv.parse.text import csv_row
 
 MIN_LAUNCHES = 200  # pages of more launches are read here (ncu.RAW_COLUMNS_FROM)
-_PLAIN_C = re.compile(r"\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")  # _ncucells.c plain_number
+_PLAIN_C = re.compile(r"\d+(?:\.\d*)?|[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")  # _ncucells.c plain_read
 _UNDECIDED = re.compile(r"[1-9]\d{0,2}[.,]\d{3}")
 _DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
