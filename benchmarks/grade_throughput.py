@@ -17,7 +17,9 @@ usage:
   judge      the verdict by the course's rules (CUPTI records, the build's SASS)
   record     assembling and writing run.json
   report     the submission's report.md, written after the GPU was given back
-and the class: jobs, first start to last finish (wall), jobs per minute, statuses. Jobs run as
+and the class: jobs, first start to last finish (wall), jobs per minute, statuses, and a GPU's seconds a
+job once the class runs (first to last end of a job's GPU work, times the devices: with two jobs a GPU at
+once, `--jobs-per-gpu`, a job's own wall is its latency, not what it costs the GPU). Jobs run as
 `profconv run` processes (--no-pool, Slurm, Ray) have only wall and report.
 """
 
@@ -69,6 +71,11 @@ def summary(out: Path) -> dict:
     # the first 100 jobs' wall (start of the first to the end of the 100th), or the pace over what ran, x 100
     first100 = (ends[99] - min(starts)) if len(ends) >= 100 and starts else None
     steady = [j["wall_s"] for j in jobs if j.get("wall_s") is not None and not (j.get("cost") or {}).get("bundle_s")]
+    # the pace once running: first job's end of GPU work to the last one's, a GPU's seconds a job (several jobs
+    # may share a GPU at once: --jobs-per-gpu; a job's own wall then says its latency, not the GPU's cost)
+    gpu_ends = sorted(t for j in jobs if (t := _t(j.get("ended"))))
+    devices = {j.get("visible_devices") for j in jobs if j.get("visible_devices") is not None} or {None}
+    pace = (gpu_ends[-1] - gpu_ends[0]) / (len(gpu_ends) - 1) if len(gpu_ends) > 1 else None
     return {"out": str(out), "jobs": len(jobs), "engine": doc.get("engine", {}).get("name"),
             "runners": dict(collections.Counter(j.get("runner", "process") for j in jobs)),
             "statuses": dict(collections.Counter(j["status"] for j in jobs)),
@@ -77,6 +84,7 @@ def summary(out: Path) -> dict:
             "first_100_s": round(first100, 1) if first100 is not None else None,
             "per_100_s": round(100 * span / len(jobs), 1) if span and jobs else None,
             "steady_wall_median_s": round(statistics.median(steady), 3) if steady else None,
+            "gpu_s_per_job": round(pace * len(devices), 3) if pace is not None else None, "devices": len(devices),
             "parts": {k: {"median": round(statistics.median(v), 3), "p90": round(_pct(v, 0.9), 3),
                           "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()},
             "child_steps": child_steps(out)}
@@ -111,6 +119,9 @@ def print_summary(s: dict) -> None:
           + (f"{s['first_100_s']} s (the first 100)" if s.get("first_100_s") is not None
              else f"{s.get('per_100_s')} s at this pace")
           + f"; per job without the model bundle: median {s.get('steady_wall_median_s')} s")
+    if s.get("gpu_s_per_job") is not None:
+        print(f"  a GPU's seconds a job once running (first to last job's end, x {s['devices']} device(s)): "
+              f"{s['gpu_s_per_job']} s")
     print(f"  {'part':10} {'median s':>9} {'p90 s':>8} {'sum s':>9} {'jobs':>5}")
     for part in ("wall_s", *PARTS, "report_s"):
         if part in s["parts"]:

@@ -4,7 +4,8 @@
 #   $DATA: real course files, one folder per submission (new-forward.cu), never committed (SOURCES.csv lists
 #          their repositories and commits); $RES: what comes back. Settings (environment): MODEL=ece408-fa20
 #          IMAGES=10000 BUDGET=390 (seconds for the whole script) POOL_CAP=245 (the pool pass at most)
-#          KT=45 (--kernel-timeout) TEST_CAP=60 (the GPU tests) BASE_SLOTS=3 (baseline `profconv run` processes
+#          KT=45 (--kernel-timeout) JPG=0 (--jobs-per-gpu) CACHE=$WORK/cache (--cache: one shared by passes)
+#          TEST_CAP=60 (the GPU tests) BASE_SLOTS=3 (baseline `profconv run` processes
 #          at once on the one GPU: verdicts only, not times; 6 ran the GPU out of memory at 10,000 images).
 # Steps:
 #   1. the zygote's imports: is the CUDA driver mapped after importing CuPy and PyTorch (fork safety)?
@@ -83,7 +84,8 @@ wc -l "$WORK/class/class.csv" | tee -a "$RES/summary.txt"
 
 say "3. pool pass (cold cache), cap $POOL_CAP s"
 timeout -s INT "$POOL_CAP" python3 -m profconv grade "$WORK/class/class.csv" -m "$MODEL" --images "$IMAGES" \
-  --out "$WORK/pool" --cache "$WORK/cache" --timeout 300 --kernel-timeout "$KT" --gpus "$GPU" > "$RES/pool.log" 2>&1
+  --out "$WORK/pool" --cache "${CACHE:-$WORK/cache}" --jobs-per-gpu "${JPG:-0}" --timeout 300 --kernel-timeout "$KT" \
+  --gpus "$GPU" > "$RES/pool.log" 2>&1
 echo "pool rc $?" | tee -a "$RES/summary.txt"
 tail -5 "$RES/pool.log" | tee -a "$RES/summary.txt"
 python3 benchmarks/grade_throughput.py measure "$WORK/pool" | tee -a "$RES/summary.txt"
