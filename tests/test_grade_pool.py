@@ -8,6 +8,7 @@ verdict of a child that died, the next child unaffected -- not the kernels.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -293,3 +294,59 @@ def test_the_next_child_starts_when_the_last_one_gives_its_gpu_back(fake_cuda, t
         row = json.loads(Path(r.record).read_text())["results"][1]
         assert row["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device")
     assert "profconv-progress: CUPTI records: write" in (Path(a.out_dir) / "job.log").read_text()  # the whole log
+
+
+def _overlaps(results: list[JobResult], name: str) -> list[str]:
+    """The jobs whose GPU part (started -> ended) overlapped job `name`'s."""
+    from datetime import datetime
+
+    span = {r.submission: (datetime.fromisoformat(r.started), datetime.fromisoformat(r.ended)) for r in results}
+    a0, a1 = span[name]
+    return sorted(k for k, (b0, b1) in span.items() if k != name and b0 < a1 and a0 < b1)
+
+
+def test_two_jobs_a_gpu_run_side_by_side_with_the_same_verdicts(fake_cuda, tmp_path: Path) -> None:
+    klass = _class(tmp_path, {"a-hang": "hang", "b-ok": "ok", "c-crash": "crash", "d-ok": "ok"})
+    settings = manifest.JobSettings(models=("ece408-high",), images="2", kernel_timeout_s=3.0, timeout_s=60, report=False)
+    specs = manifest.plan(discover([str(klass)]), settings, tmp_path / "g")
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
+    assert ex.describe()["options"]["jobs_per_gpu"] == {"0": 2}  # a GPU of >= 40 GiB takes two at once
+    worker = ex._worker(ex.slots[0])
+    assert worker.gpu_lock is not None and worker.gpu_lock.name == "gpu0.lock"  # no UUID without nvidia-smi
+    _fake_bundle(worker, specs[0])
+    got: list[JobResult] = []
+    t0 = time.monotonic()
+    try:
+        ex.run(specs, got.append)
+    finally:
+        ex.close()
+    by = {r.submission: r for r in got}
+    names = ("a-hang", "b-ok", "c-crash", "d-ok")
+    assert {k: (r.status, r.runner) for k, r in by.items()} == {k: ("finished", "pool") for k in names}
+    rows = {k: json.loads(Path(r.record).read_text())["results"][1] for k, r in by.items()}
+    assert rows["a-hang"]["error"].startswith("timed out after 3 s")  # its own limit, as when alone
+    assert rows["c-crash"]["error"].startswith("crashed (SIGSEGV)")
+    for ok in ("b-ok", "d-ok"):
+        assert rows[ok]["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device")
+    assert set(_overlaps(got, "a-hang")) >= {"b-ok", "c-crash"}  # the others went by while the hang held its slot
+    assert time.monotonic() - t0 < 3.0 + 15  # not the hang's 3 s after each of the others
+
+
+def test_a_slurm_task_runs_its_jobs_two_at_a_time_on_its_gpu(fake_cuda, tmp_path: Path, monkeypatch) -> None:
+    from profconv.grade import slurm
+
+    worker, specs = _worker(tmp_path, {"a-hang": "hang", "b-ok": "ok", "c-ok": "ok"})
+    specs = [dataclasses.replace(s, kernel_timeout_s=3.0) for s in specs]
+    worker.gpu_lock = tmp_path / "locks" / "gpu0.lock"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    monkeypatch.setattr(slurm, "_task_worker", lambda specs, cache: worker)
+    monkeypatch.setattr(slurm.gpus_mod, "query", lambda ids=None, timeout=15.0: [Gpu("0", "Fake H100", None, 81559)])
+    assert slurm._task_share(specs, worker, 0) == 2 and slurm._task_share(specs, worker, 1) == 1
+    assert slurm._task_share(specs[:1], worker, 3) == 1  # never more at once than the task has jobs
+    t0 = time.monotonic()
+    got = slurm._task_jobs(specs, str(tmp_path / "cache"), None, slurm._Ending(), 0)
+    assert [r.submission for r in got] == ["a-hang", "b-ok", "c-ok"]  # in the task's order, whatever ended first
+    assert [r.status for r in got] == ["finished"] * 3
+    assert set(_overlaps(got, "a-hang")) == {"b-ok", "c-ok"}
+    assert time.monotonic() - t0 < 3.0 + 15
+    assert json.loads(Path(got[0].record).read_text())["results"][1]["error"].startswith("timed out after 3 s")

@@ -5,7 +5,8 @@
   the gres of the listing's GPU type); `--partition`, `--constraint` and any `--slurm-param key=value`
   go to sbatch; the time limit is the tasks' job time limits plus a margin.
 - A task runs `jobs_per_task` jobs (default 1) with the grade worker of grade.pool when it can (the
-  model bundle and builds from the shared cache): several jobs per task pay the worker's start once.
+  model bundle and builds from the shared cache): several jobs per task pay the worker's start once,
+  and run `jobs_per_gpu` at once on the task's GPU (as the local executor: run.user.gpushare).
 - Job states come from squeue (`SqueueWatcher`): a cluster without an accounting database (sacct
   disabled, as on a single-node test Slurm) is followed as well as one with. A task that ends without a
   result (time limit, node failure after its requeues, scancel) is `lost`; every job it finished before
@@ -28,6 +29,7 @@ import signal
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +105,19 @@ def _task_worker(specs: list[JobSpec], cache: str) -> PoolWorker:
         cpus = int(os.environ.get("SLURM_CPUS_PER_TASK") or os.cpu_count() or 2)
         builds = BuildCache(Path(cache), query_arch(visible), max(1, cpus - 1))
         builds.ahead([(s.digest, s.path) for s in specs if poolable(s)])
+    uuid = None if dry else gpus_mod.uuid(visible)
+    lock = None if dry or not (uuid or visible) else Path(gpus_mod.lock_path(uuid or f"gpu{visible}"))
     return PoolWorker(visible=None, dry_run=dry, cache=Path(cache), logs=Path(specs[0].out_dir).parents[2] / "workers",
-                      builds=builds, engine="slurm", device_id=None if dry else gpus_mod.uuid(visible))
+                      builds=builds, engine="slurm", device_id=uuid, gpu_lock=lock)
+
+
+def _task_share(specs: list[JobSpec], worker: PoolWorker | None, asked: int) -> int:
+    """Jobs at once on the task's GPU (--jobs-per-gpu): with the pool and a GPU lock for every job, else one."""
+    if worker is None or worker.dry_run or worker.gpu_lock is None or not all(poolable(s) for s in specs):
+        return 1
+    visible = (os.environ.get("CUDA_VISIBLE_DEVICES") or "").split(",")[0] or None
+    found = gpus_mod.query(visible) if visible and visible.isdigit() else []
+    return min(len(specs), gpus_mod.jobs_per_gpu(found[0] if found else gpus_mod.Gpu("?", "?"), asked))
 
 
 class _Ending:
@@ -147,13 +160,15 @@ class _Ending:
             time.sleep(1)
 
 
-def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = None) -> list[JobResult]:
+def _task(specs: list[JobSpec], cache: str | None, reporter: Reporter | None = None,
+          jobs_per_gpu: int = 1) -> list[JobResult]:
     """What a Slurm (or submitit local/debug) task runs: its jobs, with Slurm's job id and GPU."""
     with _Ending() as ending:
-        return _task_jobs(specs, cache, reporter, ending)
+        return _task_jobs(specs, cache, reporter, ending, jobs_per_gpu)
 
 
-def _task_jobs(specs: list[JobSpec], cache: str | None, reporter: Reporter | None, ending: _Ending) -> list[JobResult]:
+def _task_jobs(specs: list[JobSpec], cache: str | None, reporter: Reporter | None, ending: _Ending,
+               jobs_per_gpu: int = 1) -> list[JobResult]:
     import submitit
 
     try:
@@ -163,6 +178,9 @@ def _task_jobs(specs: list[JobSpec], cache: str | None, reporter: Reporter | Non
     out: list[JobResult] = []
     worker = _task_worker(specs, cache) if cache is not None and any(poolable(s) for s in specs) else None
     try:
+        share = _task_share(specs, worker, jobs_per_gpu)
+        if worker is not None and share > 1:
+            return _shared_jobs(specs, worker, share, job_id, reporter, ending)
         for spec in specs:
             if worker is not None and poolable(spec):
                 result = worker.complete(spec, worker.execute(spec))
@@ -180,6 +198,28 @@ def _task_jobs(specs: list[JobSpec], cache: str | None, reporter: Reporter | Non
     return out
 
 
+def _shared_jobs(specs: list[JobSpec], worker: PoolWorker, share: int, job_id: Any, reporter: Reporter | None,
+                 ending: _Ending) -> list[JobResult]:
+    """The task's jobs, `share` at once on its GPU (run.user.gpushare: checks side by side, timed calls
+    alone); each job's verdict, record and report once its GPU part is done, while the next one starts."""
+    gpu = threading.BoundedSemaphore(share)
+
+    def one(spec: JobSpec) -> JobResult:
+        with gpu:
+            result = worker.execute(spec)
+        result = worker.complete(spec, result)
+        result.engine_job_id = job_id
+        return finish(spec, result, reporter=reporter)
+
+    out: list[JobResult] = []
+    with ThreadPoolExecutor(max_workers=2 * share, thread_name_prefix="grade-task") as pool:
+        for spec, fut in [(s, pool.submit(one, s)) for s in specs]:
+            out.append(fut.result())
+            if ending.told:
+                ending.void(spec, out[-1])
+    return out
+
+
 class SlurmExecutor:
     """submitit job arrays: `jobs_per_task` jobs per task, one GPU per task, a parallelism cap, a time limit."""
 
@@ -189,7 +229,7 @@ class SlurmExecutor:
                  partition: str | None = None, cpus_per_task: int = 4, extra: dict[str, Any] | None = None,
                  dry_run: bool = False, setup: list[str] | None = None, constraint: str | None = None,
                  jobs_per_task: int = 1, cache: Path | None = None, requeue: bool = True,
-                 reporter: Reporter | None = None, on_submit: Any = None) -> None:
+                 reporter: Reporter | None = None, on_submit: Any = None, jobs_per_gpu: int = 0) -> None:
         try:
             import submitit
         except ImportError:
@@ -210,6 +250,7 @@ class SlurmExecutor:
         self.setup, self.constraint, self.jobs_per_task = list(setup or []), constraint, jobs_per_task
         self.cache, self.requeue, self.reporter = cache, requeue, reporter  # reporter: a module-level function
         self.on_submit = on_submit  # (spec, Slurm job id of its task): the grade's queue
+        self.jobs_per_gpu = jobs_per_gpu  # a task's jobs at once on its GPU (0: two on a GPU of >= 40 GiB)
         self.jobs: list[Any] = []  # what is submitted and not yet done: cancelled on Ctrl-C
 
     def describe(self) -> dict[str, Any]:
@@ -217,6 +258,7 @@ class SlurmExecutor:
                 "options": {"cluster": self.cluster or "auto", "parallelism": self.parallelism,
                             "partition": self.partition, "constraint": self.constraint,
                             "cpus_per_task": self.cpus_per_task, "jobs_per_task": self.jobs_per_task,
+                            "jobs_per_gpu": self.jobs_per_gpu,
                             "pool": self.cache is not None, "folder": str(self.folder), "setup": self.setup,
                             **self.extra}}
 
@@ -272,7 +314,7 @@ class SlurmExecutor:
             executor.update_parameters(**self.parameters(group[0], self.jobs_per_task))
             try:
                 jobs = executor.map_array(_task, chunks, [str(self.cache) if self.cache else None] * len(chunks),
-                                          [self.reporter] * len(chunks))
+                                          [self.reporter] * len(chunks), [self.jobs_per_gpu] * len(chunks))
             except Exception as exc:  # sbatch refused the array (bad partition, gres, constraint, quota)
                 lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
                 raise InputError(f"Slurm refused the job array: {lines[-1] if lines else type(exc).__name__}") from None

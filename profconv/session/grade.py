@@ -59,7 +59,7 @@ class GradeRequest:
     dry_run: bool = False
     gpus: str | None = None
     workers: int = 1
-    jobs_per_gpu: int = 0  # local, with the pool: jobs at once per GPU (0: two on a GPU of >= 40 GiB, else one)
+    jobs_per_gpu: int = 0  # with the pool (local; a Slurm task's jobs): at once per GPU (0: two on >= 40 GiB, else one)
     images: str | None = None
     repeat: int | None = None  # timed calls per layer at least (None: grade.jobs.GRADE_REPEAT)
     ci_target: float = GRADE_CI_TARGET
@@ -279,6 +279,7 @@ class GradeSession:
             return ex.SlurmExecutor(out / "slurm", cluster=req.slurm_cluster, parallelism=req.parallelism,
                                     partition=req.partition, cpus_per_task=req.cpus_per_task, dry_run=req.dry_run,
                                     setup=req.slurm_setup, constraint=req.constraint, jobs_per_task=req.jobs_per_task,
+                                    jobs_per_gpu=req.jobs_per_gpu,
                                     cache=cache, extra=extra, reporter=write_report if cache is not None else None,
                                     on_submit=lambda spec, job_id: self.queue.submitted(spec, job_id))
         return ex.RayExecutor(address=req.ray_address, retries=req.retries, dry_run=req.dry_run, cache=cache,
