@@ -63,7 +63,9 @@ static const int64_t *ranges(Py_buffer *b, Py_ssize_t len, const unsigned char *
 }
 
 typedef struct {
-    Py_ssize_t a, n; /* a cell's digits (a '.' among them or not) */
+    Py_ssize_t a, n;      /* a cell's digits (a '.' among them or not) */
+    unsigned long long m; /* the digits as one integer, the '.' left out (exact up to 19 digits) */
+    int digits, frac;     /* how many digits, how many of them after the '.' */
 } cell_t;
 
 /* One row p[0:n] (its newline not included) split: its status (see above), its number cells in
@@ -74,14 +76,15 @@ static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
     unsigned char status = 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
         Py_ssize_t a = i, d1, d2 = 0;
+        unsigned long long m = 0;
         while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
+            m = m * 10 + (unsigned long long)(p[i++] - '0');
         d1 = i - a;
         int dot = i < n && p[i] == '.';
         if (dot) {
             Py_ssize_t b = ++i;
             while (i < n && p[i] >= '0' && p[i] <= '9')
-                i++;
+                m = m * 10 + (unsigned long long)(p[i++] - '0');
             d2 = i - b;
         }
         if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
@@ -93,7 +96,7 @@ static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
             status |= (d1 <= 3 && p[a] != '0' && d2 == 3) ? 2 : 4;
         }
         if (cells != NULL)
-            cells[j] = (cell_t){a, i - a};
+            cells[j] = (cell_t){a, i - a, m, (int)(d1 + d2), (int)d2};
         i++; /* the comma */
     }
     const unsigned char *nm = p + i;
@@ -189,13 +192,14 @@ static int cell_scaled(const unsigned char *d, Py_ssize_t n, int exp, double *ou
     return 1;
 }
 
-static int cell_double(const unsigned char *d, Py_ssize_t n, double *out) { return cell_scaled(d, n, 0, out); }
-
-static int64_t cell_int(const unsigned char *d, Py_ssize_t n) {
-    int64_t v = 0;
-    for (Py_ssize_t k = 0; k < n; k++)
-        v = v * 10 + (d[k] - '0');
-    return v;
+/* cell_scaled of a cell split already (its digits read into c->m): without reading them again. */
+static int cell_value(const unsigned char *p, const cell_t *c, int exp, double *out) {
+    int scale = exp - c->frac;
+    if (c->digits <= 15 && scale >= -22 && scale <= 22) {
+        *out = scale < 0 ? (double)c->m / POW10[-scale] : (double)c->m * POW10[scale];
+        return 1;
+    }
+    return cell_scaled(p + c->a, c->n, exp, out);
 }
 
 /* The code of the name p[a:a+n] among the distinct names met so far (_bytestable.h: each a str once,
@@ -220,11 +224,11 @@ static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize
     for (Py_ssize_t j = 0; j < ncells; j++) {
         char *slot = PyBytes_AS_STRING(PyList_GET_ITEM(cells, j)) + 8 * row;
         if ((whole >> j) & 1ULL) {
-            int64_t v = cell_int(p + i + cs[j].a, cs[j].n);
+            int64_t v = (int64_t)cs[j].m; /* at most 18 digits, no '.' */
             memcpy(slot, &v, 8);
         } else {
             double v;
-            if (!cell_double(p + i + cs[j].a, cs[j].n, &v))
+            if (!cell_value(p + i, &cs[j], 0, &v))
                 return 0;
             memcpy(slot, &v, 8);
         }
@@ -341,21 +345,22 @@ static int nv_split(const unsigned char *p, Py_ssize_t n, nv_row *r) {
         return 0;
     for (int j = 0; j < NV_CELLS; j++) {
         Py_ssize_t a = ++i, d2 = 0; /* past the comma */
+        unsigned long long m = 0;
         while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
+            m = m * 10 + (unsigned long long)(p[i++] - '0');
         Py_ssize_t d1 = i - a;
         int dot = i < n && p[i] == '.';
         if (dot) {
             Py_ssize_t b = ++i;
             while (i < n && p[i] >= '0' && p[i] <= '9')
-                i++;
+                m = m * 10 + (unsigned long long)(p[i++] - '0');
             d2 = i - b;
         }
         if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',' || d2 > 255 || i - a > MAX_CELL)
             return 0;
         if (j == NV_CALLS && (dot || d1 > 18))
             return 0;
-        r->cells[j] = (cell_t){a, i - a};
+        r->cells[j] = (cell_t){a, i - a, m, (int)(d1 + d2), (int)d2};
         r->decimals[j] = (int)d2;
     }
     i++; /* the comma before the name */
@@ -388,11 +393,11 @@ static int nv_read_row(const unsigned char *base, Py_ssize_t at, Py_ssize_t n, c
     for (int j = 0; j < NV_CELLS; j++) {
         char *slot = PyBytes_AS_STRING(o->cells[j]) + 8 * row;
         if (j == NV_CALLS) {
-            int64_t v = cell_int(p + r.cells[j].a, r.cells[j].n);
+            int64_t v = (int64_t)r.cells[j].m; /* at most 18 digits, no '.' */
             memcpy(slot, &v, 8);
         } else {
             double v;
-            if (!cell_scaled(p + r.cells[j].a, r.cells[j].n, exps[j], &v))
+            if (!cell_value(p, &r.cells[j], exps[j], &v))
                 return 0;
             memcpy(slot, &v, 8);
         }
