@@ -153,3 +153,20 @@ def test_the_worker_counts_waits_for_the_gpu_out_of_the_time_limit(tmp_path: Pat
     # a child that waited 0.4 s of a 0.3 s limit is not killed at 0.3 s
     rcs = iter([None] * 6 + [0])
     assert tl2.follow(lambda wait: (time.sleep(wait), next(rcs))[1], 0.3) == 0
+
+
+def test_a_kernel_run_again_alone_holds_the_gpu_from_start_to_release(tmp_path: Path) -> None:
+    lock = tmp_path / "gpu.lock"
+    alone = gpushare.start(lock, alone=True)
+    assert alone.held == "exclusive"
+    gpushare.checkpoint()  # no step lets another child in
+    with gpushare.exclusive():  # its timed calls: already alone
+        pass
+    assert alone.held == "exclusive"
+    other = gpushare.GpuShare(lock)
+    child = _timed_child(lock, 0.0)
+    assert _line(child, "say") == f"say {gpushare.WAIT_STEP}\n"  # another job's child waits for the release
+    gpushare.release()
+    assert child.wait(10) == 0
+    other.close()
+    gpushare.start(None)

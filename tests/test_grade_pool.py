@@ -350,3 +350,26 @@ def test_a_slurm_task_runs_its_jobs_two_at_a_time_on_its_gpu(fake_cuda, tmp_path
     assert set(_overlaps(got, "a-hang")) == {"b-ok", "c-ok"}
     assert time.monotonic() - t0 < 3.0 + 15
     assert json.loads(Path(got[0].record).read_text())["results"][1]["error"].startswith("timed out after 3 s")
+
+
+def test_a_kernel_out_of_memory_beside_another_job_runs_again_alone(fake_cuda, tmp_path: Path) -> None:
+    klass = _class(tmp_path, {"a-oom": "oom-shared", "b-ok": "ok"})
+    settings = manifest.JobSettings(models=("ece408-high",), images="2", kernel_timeout_s=10.0, timeout_s=60, report=False)
+    specs = manifest.plan(discover([str(klass)]), settings, tmp_path / "g")
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
+    _fake_bundle(ex._worker(ex.slots[0]), specs[0])
+    got: list[JobResult] = []
+    try:
+        ex.run(specs, got.append)
+    finally:
+        ex.close()
+    by = {r.submission: r for r in got}
+    row = json.loads(Path(by["a-oom"].record).read_text())["results"][1]
+    # its verdict is the one it gets alone (here: the stand-in's "no CUDA device"), not the neighbour's memory
+    assert row["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device"), row["error"]
+    assert row["user"]["notes"][0] == ("run again with its GPU to itself: out of memory beside another job's child "
+                                       "(that run's log: child-tiled.shared.log)")
+    shared = Path(by["a-oom"].out_dir) / "child-tiled.shared.log"
+    assert "OutOfMemoryError: Out of memory allocating" in shared.read_text()
+    other = json.loads(Path(by["b-ok"].record).read_text())["results"][1]["user"].get("notes", [])
+    assert not any(n.startswith("run again") for n in other)  # its neighbour ran once

@@ -66,6 +66,21 @@ CUDA_INIT_FAILED = re.compile(r"cudaErrorInitializationError|CUDA_ERROR_NOT_INIT
                               r"cannot reach a CUDA driver")
 
 
+OUT_OF_MEMORY = re.compile(r"out of memory|OutOfMemoryError|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY",
+                           re.IGNORECASE)
+
+
+def out_of_memory(log: Path, result_file: Path) -> bool:
+    """Whether a kernel's child ran out of GPU memory: its row's errors (the result it wrote) or its log."""
+    for f in (result_file, log):
+        try:
+            if OUT_OF_MEMORY.search(f.read_text(errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 class WorkerDied(RuntimeError):
     """The zygote ended (killed, out of memory): the worker starts a new one for the next job."""
 
@@ -601,13 +616,44 @@ class PoolWorker:
         VariantResult (isolate.outcome: the row a dead or hung child leaves; a _Later while the child writes
         its CUPTI records) and where those records are."""
         out = Path(spec.out_dir)
+        result_file, records = out / f".child-{d.name}-result.json", out / f".child-{d.name}-cupti.json"
+        log = out / f"child-{d.name}.log"
+        t1 = time.monotonic()
+        rc = self._run_child(out, d, job, where, alone=False)
+        alone = self.gpu_lock is not None and out_of_memory(log, result_file)
+        if alone:
+            # out of memory on a GPU shared with another job's child, whose memory may be the cause: this
+            # kernel again with the GPU to itself -- its verdict never depends on a neighbour's allocations
+            if isinstance(rc, _Tail):
+                rc.wait()
+            log.replace(log.with_suffix(".shared.log"))
+            rc = self._run_child(out, d, job, where, alone=True)
+        cost["child_s"] = round(cost.get("child_s", 0.0) + time.monotonic() - t1, 3)
+
+        def row(code: int | None) -> Any:
+            res = self._outcome(out, d, job, prov, code, log, result_file)
+            if alone:
+                from profconv.run.user import isolate
+
+                isolate.note(res, f"run again with its GPU to itself: out of memory beside another job's child "
+                                  f"(that run's log: {log.with_suffix('.shared.log').name})")
+            return res
+
+        if isinstance(rc, _Tail):
+            tail = rc
+            return _Later(lambda: row(tail.wait())), records
+        return row(rc), records
+
+    def _run_child(self, out: Path, d: Any, job: Any, where: Path, alone: bool) -> int | None | _Tail:
+        """The kernel's child (`alone`: holding its GPU exclusively from start to end), once more as a new
+        process when CUDA refused a forked one."""
         result_file, job_file, records = (out / f".child-{d.name}-{part}.json" for part in ("result", "job", "cupti"))
         for stale in (result_file, records):
             stale.unlink(missing_ok=True)
         job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where),
-                                        "cupti": str(records), "gpu_lock": str(self.gpu_lock) if self.gpu_lock else None}))
+                                        "cupti": str(records), "gpu_lock": str(self.gpu_lock) if self.gpu_lock else None,
+                                        "gpu_alone": alone}))
         log = out / f"child-{d.name}.log"
-        t1 = time.monotonic()
         try:
             rc = self._child(job_file, log, where, max(1.0, job.timeout))
             if not isinstance(rc, _Tail) and self._fork_failed(log, result_file):
@@ -615,11 +661,7 @@ class PoolWorker:
                 rc = self._child(job_file, log, where, max(1.0, job.timeout))
         finally:
             job_file.unlink(missing_ok=True)  # it holds the seed drawn from --secret-seed
-        cost["child_s"] = round(cost.get("child_s", 0.0) + time.monotonic() - t1, 3)
-        if isinstance(rc, _Tail):
-            tail = rc
-            return _Later(lambda: self._outcome(out, d, job, prov, tail.wait(), log, result_file)), records
-        return self._outcome(out, d, job, prov, rc, log, result_file), records
+        return rc
 
     @staticmethod
     def _outcome(out: Path, d: Any, job: Any, prov: dict[str, Any], rc: int | None, log: Path,

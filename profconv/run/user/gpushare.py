@@ -74,6 +74,13 @@ class GpuShare:
         self._take(fcntl.LOCK_SH)
         self.held = "shared"
 
+    def acquire_alone(self) -> None:
+        """The GPU exclusively until `release` (a kernel run again alone: its checks too)."""
+        if not self.active or self.held:
+            return
+        self._take(fcntl.LOCK_EX)
+        self.held = "exclusive"
+
     def release(self) -> None:
         """The device synchronised, then the lock let go (shared or exclusive)."""
         if not self.active or not self.held:
@@ -122,9 +129,10 @@ _share = GpuShare(None)
 
 
 def start(path: str | os.PathLike[str] | None, cp: Any = None,
-          say: Callable[[str | None], None] = lambda step: None) -> GpuShare:
+          say: Callable[[str | None], None] = lambda step: None, alone: bool = False) -> GpuShare:
     """This process's share of its GPU (`path`: the GPU's lock file; None: the GPU is the process's alone),
-    held shared from now on; `cp` (CuPy) synchronises the device before the lock is let go."""
+    held shared from now on (`alone`: exclusively, until `release`); `cp` (CuPy) synchronises the device
+    before the lock is let go."""
     global _share
     _share.close()
 
@@ -133,7 +141,10 @@ def start(path: str | os.PathLike[str] | None, cp: Any = None,
             cp.cuda.Device().synchronize()
 
     _share = GpuShare(path, sync, say)
-    _share.acquire_shared()
+    if alone:
+        _share.acquire_alone()
+    else:
+        _share.acquire_shared()
     return _share
 
 

@@ -80,7 +80,8 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
         cp = gpu.require_cupy()
         # a GPU shared with other graded children (grade --jobs-per-gpu): this child's steps shared, its timed
         # calls alone (gpushare); held from before the CUDA context is made
-        gpushare.start(job.get("gpu_lock"), cp, progress)
+        # (`gpu_alone`: run again alone after running out of memory beside another job's child)
+        gpushare.start(job.get("gpu_lock"), cp, progress, alone=bool(job.get("gpu_alone")))
         if job.get("sanitize"):  # one cudaMalloc per array: memcheck sees each array's own bounds, not a pool's
             cp.cuda.set_allocator(None)
             cp.cuda.set_pinned_memory_allocator(None)

@@ -6,6 +6,8 @@
   fake: crash   die by SIGSEGV
   fake: cuda    print a CUDA error line and exit 1 without a result (a context lost)
   fake: fork-broken  in a child forked by the zygote: CUDA's initialisation error (spawned: as ok)
+  fake: oom-shared  on a shared GPU (the job has a GPU lock, not `gpu_alone`): CuPy's out-of-memory error and
+                exit 1 without a result; alone: as ok
   fake: tail    as ok, with a stand-in CUPTI (../cupti) whose flush takes 2 s: the child gives its GPU back
                 (grade.zygote.give_back_gpu, through the device and memory pools below) and ends 2 s later
 anything else: 0 devices, so the child writes its row "GPU variants need CUDA and CuPy: no CUDA device".
@@ -19,6 +21,11 @@ import time
 from pathlib import Path
 
 __version__ = "0.0-fake"
+
+
+def _job() -> dict:
+    job = os.environ.get("PROFCONV_CHILD_JOB")
+    return json.loads(Path(job).read_text()) if job else {}
 
 
 def _directive() -> str:
@@ -44,6 +51,10 @@ class _Runtime:
         if what == "fork-broken" and os.environ.get("PROFCONV_CHILD_JOB"):  # forked by the zygote, not spawned
             print("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInitializationError: "
                   "initialization error", file=sys.stderr)
+            os._exit(1)
+        if what == "oom-shared" and _job().get("gpu_lock") and not _job().get("gpu_alone"):
+            print("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes "
+                  "(allocated so far: 0 bytes).", file=sys.stderr)
             os._exit(1)
         if what == "cuda":
             print("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory "
