@@ -296,6 +296,17 @@ def test_the_next_child_starts_when_the_last_one_gives_its_gpu_back(fake_cuda, t
     assert "profconv-progress: CUPTI records: write" in (Path(a.out_dir) / "job.log").read_text()  # the whole log
 
 
+def _graded(ex: LocalExecutor, specs: list) -> list[JobResult]:
+    """The class through `ex` (its first GPU's worker given a fake bundle), the executor closed after."""
+    _fake_bundle(ex._worker(ex.slots[0]), specs[0])
+    got: list[JobResult] = []
+    try:
+        ex.run(specs, got.append)
+    finally:
+        ex.close()
+    return got
+
+
 def _overlaps(results: list[JobResult], name: str) -> list[str]:
     """The jobs whose GPU part (started -> ended) overlapped job `name`'s."""
     from datetime import datetime
@@ -313,13 +324,8 @@ def test_two_jobs_a_gpu_run_side_by_side_with_the_same_verdicts(fake_cuda, tmp_p
     assert ex.describe()["options"]["jobs_per_gpu"] == {"0": 2}  # a GPU of >= 40 GiB takes two at once
     worker = ex._worker(ex.slots[0])
     assert worker.gpu_lock is not None and worker.gpu_lock.name == "gpu0.lock"  # no UUID without nvidia-smi
-    _fake_bundle(worker, specs[0])
-    got: list[JobResult] = []
     t0 = time.monotonic()
-    try:
-        ex.run(specs, got.append)
-    finally:
-        ex.close()
+    got = _graded(ex, specs)
     by = {r.submission: r for r in got}
     names = ("a-hang", "b-ok", "c-crash", "d-ok")
     assert {k: (r.status, r.runner) for k, r in by.items()} == {k: ("finished", "pool") for k in names}
@@ -357,13 +363,7 @@ def test_a_kernel_out_of_memory_beside_another_job_runs_again_alone(fake_cuda, t
     settings = manifest.JobSettings(models=("ece408-high",), images="2", kernel_timeout_s=10.0, timeout_s=60, report=False)
     specs = manifest.plan(discover([str(klass)]), settings, tmp_path / "g")
     ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
-    _fake_bundle(ex._worker(ex.slots[0]), specs[0])
-    got: list[JobResult] = []
-    try:
-        ex.run(specs, got.append)
-    finally:
-        ex.close()
-    by = {r.submission: r for r in got}
+    by = {r.submission: r for r in _graded(ex, specs)}
     row = json.loads(Path(by["a-oom"].record).read_text())["results"][1]
     # its verdict is the one it gets alone (here: the stand-in's "no CUDA device"), not the neighbour's memory
     assert row["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device"), row["error"]
