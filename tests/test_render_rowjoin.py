@@ -206,6 +206,25 @@ def test_the_notations_of_json_and_csv():
         assert (rowjoin.format_double_py(x, rowjoin.JSON), rowjoin.format_double_py(x, rowjoin.CSV)) == want
 
 
+def test_doubles_of_one_to_three_places_and_their_neighbours():
+    """The quick path (below 2^40, a decimal of 1 to 3 places that reads back as x) and the values
+    next to it that need more digits or lie past 2^40: msgspec's and repr's text, as written out."""
+    cases = {236048.09: b"236048.09", 0.005: b"0.005", 0.015: b"0.015", 1099511627775.999: b"1099511627775.999",
+             1099511627776.5: b"1099511627776.5", math.nextafter(0.1, 1): b"0.10000000000000002",
+             math.nextafter(236048.09, 0): b"236048.08999999997", 2.675: b"2.675", 1e-3: b"0.001",
+             0.0005: b"0.0005", 999.9995: b"999.9995", 4503599627370495.5: b"4503599627370495.5"}
+    for x, want in cases.items():
+        for y, text in ((x, want), (-x, b"-" + want)):
+            assert rowjoin.format_double(y, rowjoin.JSON) == msgspec.json.encode(y) == text
+            assert rowjoin.format_double(y, rowjoin.CSV) == float.__repr__(y).encode() == text
+    rng = random.Random(5)
+    for _ in range(20000):
+        x = rng.randint(1, 2 ** rng.randint(1, 44)) / 10 ** rng.randint(1, 4)
+        for y in (x, math.nextafter(x, 0), math.nextafter(x, math.inf)):
+            assert rowjoin.format_double(y, rowjoin.JSON) == msgspec.json.encode(y)
+            assert rowjoin.format_double(y, rowjoin.CSV) == float.__repr__(y).encode()
+
+
 NUMBER_COLUMNS = [
     [1.5, math.nan, -0.0, 1e16, 1e-5, math.inf, 0.1, 230307.00000000003],
     array("d", [2.5, 1e-7, -3.0, math.nan, 1e22, 7.0, 0.3, 5e-324]),

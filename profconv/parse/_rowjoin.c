@@ -50,7 +50,9 @@
  * 2018) and David Gay's dtoa (mode 0, what repr uses) give. Written for this module: the interval
  * and the double scaled by a power of ten are held exactly in 128-bit integers, which covers the
  * doubles from 2^-67 to 2^54 (and every integer below 1e16); the others go through
- * PyOS_double_to_string, whose digits are repr's by definition.
+ * PyOS_double_to_string, whose digits are repr's by definition. Below 2^40 a decimal of 1 to 3
+ * places is tried first (what profilers print): x * 10^k rounded, kept where dividing it by 10^k
+ * (a correctly rounded division, as reading the decimal is) gives x back.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -644,6 +646,16 @@ static int put_double(out_t *o, double x, int style) {
         memcpy(w + nd, ".0", 2);
         o->len += neg + nd + 2;
         return 0;
+    }
+    if (ax < 1099511627776.0) { /* below 2^40 an ulp is under 1/1000: at most one decimal of 1 to 3 */
+        double scale = 10.0;    /* places reads back as x, and the product rounded is that one */
+        for (int k = 1; k <= 3; k++, scale *= 10.0) {
+            n = (uint64_t)(ax * scale + 0.5);
+            if (n != 0 && (double)n / scale == ax) { /* the division rounds as reading n / 10^k does */
+                nd = ndigits(n); /* the shortest: none with fewer places reads back as x (an integer: above) */
+                return put_point(o, neg, n, nd, nd - k);
+            }
+        }
     }
     if (shortest(ax, &n, &p) == 0) {
         nd = ndigits(n);
