@@ -201,6 +201,9 @@ def test_page_end_and_its_lines_c_and_python_alike(monkeypatch, window):
             m.setenv("PROFCONV_PURE_PYTHON", "1")
             assert [(e - 2, n) for e, n in [ncu_raw._page_end(data, 2)]] == got
         assert got == [want], body
+    with monkeypatch.context() as m:  # an _ncucells built before page_end: the pure-Python search
+        m.setattr(native, "load", lambda name: object())
+        assert ncu_raw._page_end(b"h\n" + rows + b"Done\n", 2) == (18, 2)
 
 
 def test_file_mapped_without_its_bytes_held(monkeypatch, tmp_path):

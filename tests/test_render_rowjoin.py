@@ -325,6 +325,19 @@ def test_lent_chunks_are_the_bytes_and_released_after_write():
             rowjoin.write(2500, pieces, b",", refuse, 1000, lend=True)
 
 
+def test_an_accelerator_built_from_an_older_source_is_not_used(monkeypatch):
+    """A _rowjoin without this source's piece kinds (KINDS: built before CYCLE, not rebuilt since) is
+    left unused: the twin writes the rows, not a TypeError for an unknown kind."""
+    import types
+
+    monkeypatch.setattr(native, "load", lambda name: types.SimpleNamespace(join=None))
+    monkeypatch.setattr(rowjoin, "_NATIVE", [])
+    assert not rowjoin.accelerated()
+    monkeypatch.setattr(rowjoin, "_NATIVE", [])
+    monkeypatch.setattr(native, "load", lambda name: types.SimpleNamespace(KINDS=rowjoin.CYCLE + 1))
+    assert rowjoin.accelerated()
+
+
 def test_cycle_pieces_write_each_values_text_over_and_over():
     """CYCLE: values[((first + i) // times) % len(values)] as the inner kind writes it (a Repeated's or a
     Tiled's rows), the same bytes by C and by the twin; a bad piece refused before any row."""

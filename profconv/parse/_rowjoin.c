@@ -1212,4 +1212,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rowjoin", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__rowjoin(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__rowjoin(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "KINDS", 9) < 0) /* the piece kinds it writes: 0..8 */
+        Py_CLEAR(m);
+    return m;
+}

@@ -249,6 +249,8 @@ _NATIVE: list[Any] = []
 def _native() -> Any:
     if not _NATIVE:
         mod = native.load("_rowjoin")
+        if mod is not None and getattr(mod, "KINDS", 0) <= CYCLE:  # built from an older source: not used
+            mod = None
         _NATIVE.append(mod if mod is not None else sys.modules[__name__])
     return _NATIVE[0]
 

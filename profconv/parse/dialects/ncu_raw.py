@@ -347,7 +347,8 @@ def _page_end(data: Any, start: int) -> tuple[int, int]:
     """The offset of the first line after the rows from `start` (_PAGE_END) and the rows' '\n'
     before it, a window at a time: by _ncucells.page_end in one pass where it is built."""
     mod = native.load("_ncucells")
-    if mod is None:
+    page_end = getattr(mod, "page_end", None)  # None: not built, or built from an older source
+    if page_end is None:
         for lo in range(start - 1, len(data), WINDOW):
             m = _PAGE_END.search(data, lo, min(len(data), lo + WINDOW + 16))
             _drop(data, lo, lo + WINDOW)
@@ -356,7 +357,7 @@ def _page_end(data: Any, start: int) -> tuple[int, int]:
         return len(data), _newlines(data, start, len(data))
     lo, rows = start, 0
     while True:
-        end, lines, nxt = mod.page_end(data, lo, lo + WINDOW)
+        end, lines, nxt = page_end(data, lo, lo + WINDOW)
         rows += lines
         _drop(data, lo, nxt)
         if end >= 0:
