@@ -242,3 +242,23 @@ def test_a_long_log_read_part_by_part(tmp_path, monkeypatch):
         rows = profconv.parse(str(path)).rows
     assert list(rows.col("line_start"))[-3:] == [3496, 3497, 3498]  # 499 profiles of 7 lines, one of 5
     assert list(rows.col("line_start"))[:3] == [5, 6, 7]
+
+
+def test_a_c_module_built_from_an_older_source_is_left_unused(tmp_path, monkeypatch):
+    """A checkout whose _summarycells was built before it could read these rows (no `nvprof`): the
+    batch is read by pyarrow, the output the same."""
+    import types
+
+    real = native.load
+    stale = types.SimpleNamespace(columns=None, status=None)  # what an older build exports, no `nvprof`
+    path = tmp_path / "log.csv.txt"
+    path.write_text(_log(n=12))
+    want, _ = _outputs(path, monkeypatch)
+    with monkeypatch.context() as m:
+        m.setattr(csv_batch, "MIN_ROWS", 1)
+        m.setattr(native, "load", lambda name: stale if name == "_summarycells" else real(name))
+        counted = _taken(m)
+        got = tuple((r.returncode, r.stdout, r.stderr) for r in
+                    (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
+    assert got == want["batch"] == want["arrow"]
+    assert len(counted) // 2 == 12
