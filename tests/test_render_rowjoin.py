@@ -408,3 +408,45 @@ def test_views_are_written_as_their_rows(monkeypatch, pure):
             '"description":"d","value":1e-7,"value_min":1.25,"value_text":"n/a","share":null,"line_start":8,'
             '"line_end":8}') in text
     assert len(msgspec.json.decode(("[" + text + "]").encode())) == n
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_slice_writer_joins_parts_into_slices(monkeypatch, pure):
+    """Parts handed to SliceWriter (a stream's windows) give slices of CHUNK_ROWS rows across them:
+    a column one part lacks is null (--json) or empty (--csv) in its rows, a column no row of a
+    slice holds is left out of that slice's JSON rows; the bytes are write_json_rows' and
+    write_csv's of the parts joined."""
+    if pure:
+        monkeypatch.setattr(rowjoin, "_NATIVE", [rowjoin])
+    monkeypatch.setattr(rows, "CHUNK_ROWS", 3)
+    a = Rows({"name": ["k1", "k2"], "section": ["gpu", "gpu"], "profile": [1, 1], "total_ns": array("d", [1.5, 2.0]),
+              "calls": [1, 2]}, 2)
+    b = Rows({"name": ["k3", "k,4"], "section": ["api", "api"], "profile": [2, 2], "calls": [3, 4],
+              "avg_ns": array("d", [0.25, 4.0])}, 2)
+    c = Rows({"name": ["k5"], "section": ["gpu"], "profile": [3], "calls": [5]}, 1)
+    out: list[bytes] = []
+    for kind in ("json", "csv"):
+        out.clear()
+        w = rows.SliceWriter(lambda d: out.append(bytes(d)), kind)
+        for part in (a, b, c):
+            w.add("s", part)
+        w.end()
+        got = b"".join(out).decode()
+        whole = io.StringIO()
+        if kind == "json":
+            rows.write_json_rows([("s", Rows.concat([a, b, c]))], whole)
+        else:
+            rows.write_csv([("s", Rows.concat([a, b, c]))], whole)
+            got = whole.getvalue().split("\n", 1)[0] + "\n" + got
+        assert got == whole.getvalue()
+    out.clear()
+    w = rows.SliceWriter(lambda d: out.append(bytes(d)), "json")
+    for part in (a, b, c):
+        w.add("s", part)
+    w.end()
+    assert b"".join(out).decode().split(",\n") == [
+        '\n{"source":"s","profile":1,"tool":null,"section":"gpu","name":"k1","total_ns":1.5,"calls":1,"avg_ns":null},'
+        '{"source":"s","profile":1,"tool":null,"section":"gpu","name":"k2","total_ns":2.0,"calls":2,"avg_ns":null},'
+        '{"source":"s","profile":2,"tool":null,"section":"api","name":"k3","total_ns":null,"calls":3,"avg_ns":0.25}',
+        '{"source":"s","profile":2,"tool":null,"section":"api","name":"k,4","calls":4,"avg_ns":4.0},'
+        '{"source":"s","profile":3,"tool":null,"section":"gpu","name":"k5","calls":5,"avg_ns":null}']

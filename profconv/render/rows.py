@@ -433,12 +433,14 @@ class SliceWriter:
         self.parts, self.n = [], 0
 
     def _write(self, segments: list[Segment]) -> None:
+        # the segments joined into one slice of columns first: its columns then go to the C writer
+        # as they are (a JSON slice of several segments made a list of every column's values)
+        rows = Rows.concat([_cut(r, lo, hi) for r, lo, hi in segments])
         if self.kind == "csv":
-            rows = Rows.concat([_cut(r, lo, hi) for r, lo, hi in segments])
             _write_csv_rows([(self.source, rows)], self.write)
             return
         self.write(self.sep)
-        _write_json_slice(self.source, [seg for seg in segments if seg[2] > seg[1]], self.write)
+        _write_json_slice(self.source, [(rows, 0, rows.n)], self.write)
         self.sep = b",\n"
 
 
