@@ -237,14 +237,16 @@ class _Columns:
         plausible = getattr(native.load("_kahan"), "plausible", None) if self.ranges else None
         self.checked = plausible is not None and plausible(total, calls, avg) is True
 
+    def ranged(self, code: int, k: int, x: int, y: int, first: int) -> Block:
+        """Rows k + x .. k + y - 1 of a profile whose first row is the batch's `first`, as a range."""
+        return Block(_SECTIONS[code], [], None, k + x + 1, k + y, span=Span(self.batch, first + x, y - x, None,
+                                                                             self.checked))
+
     def block(self, code: int, k: int, x: int, y: int, first: int) -> Block:
-        """Rows k + x .. k + y - 1 of a profile whose first row is the batch's `first`."""
+        """The same rows as a table of their own."""
         section = _SECTIONS[code]
         blk = Block(section=section, line_start=k + x + 1, line_end=k + y)
         a, b = first + x, first + y
-        if self.ranges:
-            blk.span = Span(self.batch, a, b - a, checked=self.checked)
-            return blk
         starts = list(range(k + x + 1, k + y + 1))
         cols = {"section": [section] * (b - a), **{name: c[a:b] for name, c in zip(_BATCH_COLUMNS, self.cols)},
                 "line_start": starts, "line_end": starts.copy()}
@@ -263,30 +265,39 @@ _TABLE_COLUMNS = ("section", "name", "line_start", "line_end", "time_pct", "tota
 
 def _batch(ctx: Nvprof, got: tuple) -> list[RawProfile]:
     """The profiles _rowscan.profiles read (the same checks in C, on ASCII lines), made as `_made`
-    makes them; their rows one batch of columns (_Columns)."""
+    makes them; their rows one batch of columns (_Columns). The context's state is kept in locals
+    along the batch and set once at its end (no reader reads it meanwhile)."""
     cols = _Columns(got)
+    block = cols.ranged if cols.ranges else cols.block
     result = ctx.result
-    claimed, rows_read, resume = result.claimed, result.rows_read, result.resume
+    resume = result.resume
+    claimed: list[int] = []
+    rows_read: list[tuple[int, int]] = []
     out = []
+    state = list(ctx.resume_state())  # (pending section, cell header, device, last PID, metric kernel, layout)
+    last_pid = ctx.last_pid
     for s, a, r, h, k, first, pid, command, app_command, sp, ap, rp, hp, segments in got[1]:
         if sp is not None:
-            ctx.last_pid = sp
-        resume[s + 1] = ctx.resume_state()
-        ctx.pending_section = None  # the header took the result line's 'gpu'
-        ctx.cell_header = False
+            last_pid = sp
+        state[3] = last_pid
+        resume[s + 1] = tuple(state)
+        state[0], state[1] = None, False  # the header took the result line's 'gpu'
         if ap is not None:
-            ctx.last_pid = ap
-        app_pid = ctx.last_pid if ctx.last_pid is not None else pid  # the application line's start event's
+            last_pid = ap
+        app_pid = last_pid if last_pid is not None else pid  # the application line's start event's
         if rp is not None:
-            ctx.last_pid = rp
+            last_pid = rp
         if hp is not None:
-            ctx.last_pid = hp
-        claimed.update((s + 1, a + 1, r + 1, h + 1))
+            last_pid = hp
+        claimed += (s + 1, a + 1, r + 1, h + 1)
         n = segments[-1][2]
         rows_read.append((k + 1, k + n))
-        blocks = [cols.block(code, k, x, y, first) for code, x, y in segments]
-        out.append(RawProfile(tool=TOOL, line_start=s + 1, line_end=max(s + 1, k + n), blocks=blocks, pid=app_pid,
-                              command=command or app_command))
+        out.append(RawProfile(TOOL, s + 1, max(s + 1, k + n), [block(code, k, x, y, first) for code, x, y in segments],
+                              app_pid, command or app_command))
+    if out:
+        ctx.pending_section, ctx.cell_header, ctx.last_pid = None, False, last_pid
+    result.claimed.update(claimed)
+    result.rows_read += rows_read
     return out
 
 
