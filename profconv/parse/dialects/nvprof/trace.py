@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 from profconv.parse import bytescan, engine, units
@@ -76,19 +77,26 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     table = Rows({
         "section": [section] * n, "name": names_all, "short_name": list(map(shorts.__getitem__, codes)),
         "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
-        # a list of its own (core._joined extends a big part's lists in place, not one behind two columns)
-        "line_end": line.copy() if line_end is None else line_end,
+        # a column of its own (core._joined extends a big part's columns in place, not one behind two)
+        "line_end": _copy(line) if line_end is None else line_end,
     }, n)
     return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
 
 
-def _joined_parts(parts: list[dict]) -> tuple[list[int], list[int] | None, list[str], Any, Any]:
+def _copy(line: Sequence[int]) -> Sequence[int]:
+    """Another column of the same line numbers (a range as a range: no int object a row)."""
+    return range(line.start, line.stop, line.step) if type(line) is range else list(line)
+
+
+def _joined_parts(parts: list[dict]) -> tuple[Sequence[int], list[int] | None, list[str], Any, Any]:
     """The parts' line numbers (and line ends where a name wrapped), names, starts and durations,
-    one after the other; a lone part's own names and arrays (no copy), and its parts let go."""
+    one after the other; a lone part's own names and arrays (no copy; its rows' line numbers as
+    the range they are, where a name wrapped over none), and its parts let go."""
     if len(parts) == 1:
         c = parts.pop()
-        return list(c["line"]), (list(c["line_end"]) if "line_end" in c else None), c["name"], c["start_ns"], \
-            c["total_ns"]
+        lines = c["line"]
+        return (lines if type(lines) is range and "line_end" not in c else list(lines),
+                (list(c["line_end"]) if "line_end" in c else None), c["name"], c["start_ns"], c["total_ns"])
     line: list[int] = []
     line_end: list[int] | None = [] if any("line_end" in c for c in parts) else None
     names_all: list[str] = []
