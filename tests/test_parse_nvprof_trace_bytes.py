@@ -222,3 +222,25 @@ def test_what_normalize_rewrites_stops_the_rows_at_every_offset(mark, taken):
         end, rows, *_ = SCAN.trace(row + b"  1.0ms  2.0us  m [8]\n", 0, 16)
         assert rows == (2 if taken else 0), (mark, at)
         assert end == (len(row) + 22 if taken else 0)
+
+
+@pytest.mark.parametrize("tail, nxt", [("<b", "r"), ("<B", "R"), ("<pr", "e"), ("/", "*"), ("<", "pre")])
+def test_a_mark_cut_by_the_line_end_is_no_mark(tail, nxt):
+    """A row ending with the start of a mark ('<b' before a line that starts with 'r') holds none:
+    the row is read on the bytes (as normalize sees it: marks are within one line); the next line,
+    no row, ends the trace."""
+    for at in range(0, 20):
+        row = f"  1.0ms  2.0us  {'k' * at}{tail}\n".encode()
+        end, rows, _, _, names, _ = SCAN.trace(row + f"{nxt}x\n".encode(), 0, 16)
+        assert (end, rows, names) == (len(row), 1, ["k" * at + tail]), (tail, at)
+
+
+def test_base_names_alike_in_length_and_key_bytes_keep_their_codes():
+    """Base names of one length that agree in their last and middle bytes (one slot of the C pass's
+    recent names) alternating: each its own code, as base_codes numbers them."""
+    names = ["ab_1_x [1]", "ab_2_x [2]", "ab_1_x [3]", "ab_3_x", "ab_2_x [5]", "ab_1_x"]
+    data = "".join(f"  1.0ms  2.0us  {n}\n" for n in names).encode()
+    *_, got_names, coded = SCAN.trace(data, 0, 16)
+    assert got_names == names
+    assert list(memoryview(coded[0]).cast("q")) == [0, 1, 0, 2, 1, 0]
+    assert coded[1] == ["ab_1_x", "ab_2_x", "ab_3_x"]
