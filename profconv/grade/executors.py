@@ -36,6 +36,9 @@ OnResult = Callable[[JobResult], None]
 ENGINES = ("local", "slurm", "ray")
 
 
+SIGNAL_POLL_S = 0.2  # the main thread's longest wait: a Ctrl-C or SIGTERM is acted on within this
+
+
 class Executor(Protocol):
     name: str
 
@@ -196,10 +199,12 @@ class LocalExecutor:
                 futures[fut] = spec
                 fut.add_done_callback(finished.put)
             # waited on in a C queue, not `as_completed`: a Ctrl-C or SIGTERM raised inside as_completed's
-            # taking of every future's lock left some held, and the job thread that then finished hung on it
-            # (grade alive 30 s after SIGTERM, seen once on CI)
+            # taking of every future's lock left some held, and the job thread that then finished hung on it;
+            # and in short waits: a SIGTERM the kernel delivers to a job's thread only sets a flag that the main
+            # thread acts on when it next runs -- an endless wait saw it when the job ended (grade alive 30 s
+            # after SIGTERM: once on CI, once in the full suite here under load)
             for _ in futures:
-                fut = finished.get()
+                fut = _next(finished)
                 try:
                     result = fut.result()
                 except Exception as exc:  # run_job raised: the job directory is unwritable, …
@@ -211,6 +216,15 @@ class LocalExecutor:
             raise
         finally:
             pool.shutdown(wait=True)
+
+
+def _next(finished: queue.SimpleQueue) -> Any:
+    """The next finished future, waited for in steps short enough for a signal handler to run between them."""
+    while True:
+        try:
+            return finished.get(timeout=SIGNAL_POLL_S)
+        except queue.Empty:
+            continue
 
 
 _RAY_WORKERS: dict[tuple[str, bool, str], PoolWorker] = {}  # per Ray worker process: its grade workers
@@ -334,7 +348,7 @@ class RayExecutor:
                 refs[finish_task.remote(spec, ran, self.reporter)] = spec
             pending = list(refs)
             while pending:
-                done, pending = ray.wait(pending, num_returns=1)
+                done, pending = ray.wait(pending, num_returns=1, timeout=SIGNAL_POLL_S)  # a signal acted on
                 for ref in done:
                     try:
                         result = ray.get(ref)
