@@ -432,6 +432,29 @@ static void scale(uint64_t m, int lower_gap, int s, int j, scaled_t *t) {
     t->zero = (nv & mask) == 0;
 }
 
+/* the same where 4m x 10^j needs more than 128 bits (70 <= s <= 126, j <= 38: doubles from 2^-71
+ * down to 2^-124, a sweep's shares of its smallest calls): the products as 192 bits, hi:lo; 10^j
+ * and the shift s still fit in 128 bits, so the bits below the shift are lo's */
+static void scale_wide(uint64_t m, int lower_gap, int s, int j, scaled_t *t) {
+    u128 pw = j > 19 ? (u128)POW10[19] * POW10[j - 19] : (u128)POW10[j];
+    uint64_t m4 = 4 * m;
+    u128 p0 = (u128)m4 * (uint64_t)pw, p1 = (u128)m4 * (uint64_t)(pw >> 64);
+    u128 nv = p0 + (p1 << 64);
+    uint64_t nvh = (uint64_t)(p1 >> 64) + (nv < p0);
+    u128 dl = (u128)lower_gap * pw, du = 2 * pw; /* below 2^128: pw < 10^38 < 2^127 */
+    u128 nl = nv - dl, nu = nv + du;
+    uint64_t nlh = nvh - (nl > nv), nuh = nvh + (nu < nv);
+    u128 mask = ((u128)1 << s) - 1, half = (u128)1 << (s - 1);
+    int incl = (m & 1) == 0;
+#define WIDE_SHR(lo, hi) ((uint64_t)(((lo) >> s) | ((u128)(hi) << (128 - s))))
+    t->a = WIDE_SHR(nl, nlh) + !((nl & mask) == 0 && incl);
+    t->b = WIDE_SHR(nu, nuh) - ((nu & mask) == 0 && !incl);
+    t->fv = WIDE_SHR(nv, nvh);
+#undef WIDE_SHR
+    t->cmp = (nv & mask) > half ? 1 : (nv & mask) == half ? 0 : -1;
+    t->zero = (nv & mask) == 0;
+}
+
 /* n without its trailing zeros (n > 0): how many there were */
 static inline int strip_zeros(uint64_t *n) {
     int z = 0;
@@ -448,7 +471,7 @@ static inline int strip_zeros(uint64_t *n) {
     return z;
 }
 
-/* a normal double m * 2^e with -67 <= e <= 1: the shortest decimal n * 10^p in its interval, the
+/* a normal double m * 2^e with -124 <= e <= 1: the shortest decimal n * 10^p in its interval, the
  * nearest to it (ties: even n). At scale 10^j (j from s by a multiply, as Ryu and Schubfach start)
  * the interval is 3 to 40 units wide: it holds at most one multiple of 100 -- where it does, that
  * one, its trailing zeros dropped, is the shortest --, else the multiples of 10 in it (if any) are
@@ -456,7 +479,10 @@ static inline int strip_zeros(uint64_t *n) {
 static int shortest_scaled(uint64_t m, int e, int lower_gap, uint64_t *n, int *p) {
     int s = 2 - e, j = ((s * 78913) >> 18) + 1; /* 10^j > 2^s >= 10^(j-1) */
     scaled_t t;
-    scale(m, lower_gap, s, j, &t);
+    if (s < 70)
+        scale(m, lower_gap, s, j, &t);
+    else
+        scale_wide(m, lower_gap, s, j, &t);
     uint64_t c = (t.a + 99) / 100;
     if (c * 100 <= t.b) {
         *n = c;
@@ -490,7 +516,7 @@ static int shortest(double x, uint64_t *n, int *p) {
     if (shortest_int(m, e, n, p) == 0)
         return 0;
 #ifdef __SIZEOF_INT128__
-    if (e >= -67 && e <= 1)
+    if (e >= -124 && e <= 1)
         return shortest_scaled(m, e, frac == 0 && be > 1 ? 1 : 2, n, p);
 #endif
     return -1;
