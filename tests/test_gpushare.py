@@ -170,3 +170,16 @@ def test_a_kernel_run_again_alone_holds_the_gpu_from_start_to_release(tmp_path: 
     assert child.wait(10) == 0
     other.close()
     gpushare.start(None)
+
+
+def test_each_user_has_a_lock_folder_of_their_own(monkeypatch) -> None:
+    import os
+    import tempfile
+
+    from profconv.grade.gpus import lock_path
+
+    monkeypatch.delenv("PROFCONV_GPU_LOCKS", raising=False)
+    got = lock_path("GPU-94c5870c-bf0b/x y")
+    assert got == f"{tempfile.gettempdir()}/profconv-gpu-locks-{os.getuid()}/GPU-94c5870c-bf0b_x_y.lock"
+    monkeypatch.setenv("PROFCONV_GPU_LOCKS", "/run/locks")
+    assert lock_path("gpu0") == "/run/locks/gpu0.lock"

@@ -27,15 +27,17 @@ def jobs_per_gpu(gpu: Gpu, asked: int = 0) -> int:
 
 
 def lock_path(gpu_id: str) -> str:
-    """The host-wide lock file through which every grade child on GPU `gpu_id` (its UUID, else its index)
-    shares it (run.user.gpushare): in $PROFCONV_GPU_LOCKS, else the host's temporary folder -- a local
-    folder, never a shared file system (flock there may not reach other hosts, nor need to)."""
+    """The lock file through which every grade child of this user on GPU `gpu_id` (its UUID, else its index)
+    shares it (run.user.gpushare): in $PROFCONV_GPU_LOCKS, else a folder of this user's in the host's
+    temporary folder (another user's folder there would not be writable) -- a local folder, never a shared
+    file system (flock there may not reach other hosts, nor need to)."""
     import os
     import re
     import tempfile
 
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", gpu_id)[:100]
-    folder = os.environ.get("PROFCONV_GPU_LOCKS") or f"{tempfile.gettempdir()}/profconv-gpu-locks"
+    user = os.getuid() if hasattr(os, "getuid") else 0
+    folder = os.environ.get("PROFCONV_GPU_LOCKS") or f"{tempfile.gettempdir()}/profconv-gpu-locks-{user}"
     return f"{folder}/{safe}.lock"
 
 
