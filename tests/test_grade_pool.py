@@ -324,7 +324,6 @@ def test_two_jobs_a_gpu_run_side_by_side_with_the_same_verdicts(fake_cuda, tmp_p
     assert ex.describe()["options"]["jobs_per_gpu"] == {"0": 2}  # a GPU of >= 40 GiB takes two at once
     worker = ex._worker(ex.slots[0])
     assert worker.gpu_lock is not None and worker.gpu_lock.name == "gpu0.lock"  # no UUID without nvidia-smi
-    t0 = time.monotonic()
     got = _graded(ex, specs)
     by = {r.submission: r for r in got}
     names = ("a-hang", "b-ok", "c-crash", "d-ok")
@@ -335,7 +334,6 @@ def test_two_jobs_a_gpu_run_side_by_side_with_the_same_verdicts(fake_cuda, tmp_p
     for ok in ("b-ok", "d-ok"):
         assert rows[ok]["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device")
     assert set(_overlaps(got, "a-hang")) >= {"b-ok", "c-crash"}  # the others went by while the hang held its slot
-    assert time.monotonic() - t0 < 3.0 + 15  # not the hang's 3 s after each of the others
 
 
 def test_a_slurm_task_runs_its_jobs_two_at_a_time_on_its_gpu(fake_cuda, tmp_path: Path, monkeypatch) -> None:
@@ -349,12 +347,10 @@ def test_a_slurm_task_runs_its_jobs_two_at_a_time_on_its_gpu(fake_cuda, tmp_path
     monkeypatch.setattr(slurm.gpus_mod, "query", lambda ids=None, timeout=15.0: [Gpu("0", "Fake H100", None, 81559)])
     assert slurm._task_share(specs, worker, 0) == 2 and slurm._task_share(specs, worker, 1) == 1
     assert slurm._task_share(specs[:1], worker, 3) == 1  # never more at once than the task has jobs
-    t0 = time.monotonic()
     got = slurm._task_jobs(specs, str(tmp_path / "cache"), None, slurm._Ending(), 0)
     assert [r.submission for r in got] == ["a-hang", "b-ok", "c-ok"]  # in the task's order, whatever ended first
     assert [r.status for r in got] == ["finished"] * 3
     assert set(_overlaps(got, "a-hang")) == {"b-ok", "c-ok"}
-    assert time.monotonic() - t0 < 3.0 + 15
     assert json.loads(Path(got[0].record).read_text())["results"][1]["error"].startswith("timed out after 3 s")
 
 
@@ -373,3 +369,20 @@ def test_a_kernel_out_of_memory_beside_another_job_runs_again_alone(fake_cuda, t
     assert "OutOfMemoryError: Out of memory allocating" in shared.read_text()
     other = json.loads(Path(by["b-ok"].record).read_text())["results"][1]["user"].get("notes", [])
     assert not any(n.startswith("run again") for n in other)  # its neighbour ran once
+
+
+def test_an_unwritable_lock_folder_is_one_clear_error_before_any_job(fake_cuda, tmp_path: Path, monkeypatch) -> None:
+    from profconv.errors import InputError
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("PROFCONV_GPU_LOCKS", str(tmp_path / "file" / "locks"))  # below a file: never a folder
+    klass = _class(tmp_path, {"a": "ok"})
+    specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
+                                                                       report=False), tmp_path / "g")
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
+    got: list[JobResult] = []
+    with pytest.raises(InputError, match=r"cannot write the GPU lock files in .*/file/locks \(Not a directory\): "
+                                         r"set \$PROFCONV_GPU_LOCKS"):
+        ex.run(specs, got.append)
+    ex.close()
+    assert got == []

@@ -182,6 +182,8 @@ class LocalExecutor:
                 runnable.append(spec)
         if not runnable:
             return
+        if self.cache is not None and not self.dry_run:
+            gpus_mod.check_lock_folder()  # the children of a GPU share it through lock files (run.user.gpushare)
         self._start_builds(runnable)
         # a job the pool does not take runs as a process of its own, outside the GPU's sharing: alone on its GPU
         shared = all(self.cache is not None and poolable(s) for s in runnable)

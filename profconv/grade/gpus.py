@@ -26,6 +26,23 @@ def jobs_per_gpu(gpu: Gpu, asked: int = 0) -> int:
     return 2 if gpu.memory_mib is not None and gpu.memory_mib >= SHARE_FROM_MIB else 1
 
 
+def check_lock_folder(gpu_id: str = "check") -> None:
+    """The GPU lock files can be made (the folder of `lock_path`): else one clear error before any job runs,
+    not every job's child failing on it."""
+    import os
+    from pathlib import Path
+
+    from profconv.errors import InputError
+
+    path = Path(lock_path(gpu_id))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o666))
+    except OSError as exc:
+        raise InputError(f"cannot write the GPU lock files in {path.parent} ({exc.strerror or exc}): set "
+                         "$PROFCONV_GPU_LOCKS to a writable folder on this host") from None
+
+
 def lock_path(gpu_id: str) -> str:
     """The lock file through which every grade child of this user on GPU `gpu_id` (its UUID, else its index)
     shares it (run.user.gpushare): in $PROFCONV_GPU_LOCKS, else a folder of this user's in the host's
