@@ -272,6 +272,29 @@ def test_a_call_in_phases_times_each_and_counts_work_left_running():
     assert order == ["prolog", "epilog state"]
 
 
+def test_on_a_shared_gpu_only_the_timed_phase_holds_it_alone():
+    """grade's jobs sharing a GPU: the lock is held from before the timed phase's start event to after its
+    device-wide end, the prolog and epilog run beside the others' work and are not timed."""
+    import contextlib
+
+    cp = FakeCupy()
+    order: list[str] = []
+
+    @contextlib.contextmanager
+    def alone():
+        order.append("alone")
+        yield
+        order.append("shared")
+
+    ph = calls.Phases(prolog=lambda: order.append("prolog") or "state",
+                      forward=lambda st: order.append("forward") or cp.pending.append((0.002, lambda: None)),
+                      epilog=lambda st: order.append("epilog"))
+    _, t = calls.call(calls.Clock(cp), ph, "m/k/conv1", alone=alone)
+    assert order == ["prolog", "alone", "forward", "shared", "epilog"]
+    assert t.op_s >= 0.002 and t.left_running_s == pytest.approx(0.002, abs=2e-4)
+    assert t.end_to_end_s is None and t.prolog_s is None and t.epilog_s is None
+
+
 def test_work_in_the_prolog_is_named_by_the_ghost_check():
     ghost = LayerFacts(layer="conv1", shape="s", check=OutputFacts(rel_error=1e-7, elements=10),
                        ghost=compare.Stats(matched=6, elements=10).ghost())

@@ -113,17 +113,20 @@ def _range(path: str | None) -> Iterator[None]:
         yield
 
 
-def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None = None, skip_forward: bool = False
-         ) -> tuple[Any, CallTimes]:
+def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None = None, skip_forward: bool = False,
+         alone: Callable[[], contextlib.AbstractContextManager[Any]] | None = None) -> tuple[Any, CallTimes]:
     """One call, every phase in its NVTX range (`tag`/prolog, `forward_tag` or `tag`, `tag`/epilog), the device
     idle before it starts; (what the timed phase returned, its times). `skip_forward`: prolog and epilog
-    alone (the ghost check: is the output right without the timed phase?)."""
+    alone (the ghost check: is the output right without the timed phase?). `alone`: the GPU is shared with
+    other processes (grade's jobs), and this context holds it alone around the timed phase -- from the
+    moment the device is idle before it to the device-wide end; the prolog and epilog, which ran beside
+    other work, are then not timed (their times and the end-to-end time are None)."""
     with window():
-        return _call(clock, phases, tag, forward_tag if forward_tag is not None else tag, skip_forward)
+        return _call(clock, phases, tag, forward_tag if forward_tag is not None else tag, skip_forward, alone)
 
 
-def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, skip_forward: bool
-          ) -> tuple[Any, CallTimes]:
+def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, skip_forward: bool,
+          alone: Callable[[], contextlib.AbstractContextManager[Any]] | None = None) -> tuple[Any, CallTimes]:
     if phases.before is not None:
         phases.before()
     clock.sync()
@@ -133,14 +136,15 @@ def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, sk
         with _range(f"{tag}/{PROLOG}" if tag else None):
             state = phases.prolog()
         phases.check(PROLOG)
-    e1 = clock.mark()
-    result = None
-    if not skip_forward:
-        with _range(fwd_tag):
-            result = phases.forward(state)
-    e_ret = clock.mark()  # the call's own (legacy default) stream is done here
-    blocked = clock.blocked(e_ret)  # every stream
-    e2 = clock.mark()
+    with (alone or contextlib.nullcontext)():
+        e1 = clock.mark()
+        result = None
+        if not skip_forward:
+            with _range(fwd_tag):
+                result = phases.forward(state)
+        e_ret = clock.mark()  # the call's own (legacy default) stream is done here
+        blocked = clock.blocked(e_ret)  # every stream
+        e2 = clock.mark()
     phases.check(FORWARD)
     if phases.epilog is not None:
         with _range(f"{tag}/{EPILOG}" if tag else None):
@@ -152,7 +156,7 @@ def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, sk
     left = max(0.0, min(whole - own, blocked))
     times = CallTimes(op_s=whole if left > max(LEFT_RUNNING_SLACK_S, own / 20) else own,
                       left_running_s=left if left > LEFT_RUNNING_SLACK_S else 0.0)
-    if phases.prolog is not None or phases.epilog is not None:
+    if (phases.prolog is not None or phases.epilog is not None) and alone is None:
         times.end_to_end_s = clock.seconds(e0, e3)
         times.prolog_s = clock.seconds(e0, e1) if phases.prolog is not None else None
         times.epilog_s = clock.seconds(e2, e3) if phases.epilog is not None else None

@@ -8,10 +8,12 @@ The children share the GPU through two lock files (flock, released by the kernel
 - **shared**: what is not timed. A child holds the shared lock from its start to the moment it gives
   the GPU back, and lets go of it at each `checkpoint()` (between two steps of its checking), so a
   child that wants to time never waits longer than one step of the others;
-- **exclusive**: a timed call (`exclusive()`). The child waits until every other child is between two
-  steps, so no other process's GPU work runs while it times -- the measurement is the same as when a
-  job has the GPU to itself. Readers take the `gate` first, and a child waiting to time holds it: no
-  new step starts while a timed call waits (no starvation).
+- **exclusive**: what is timed (`exclusive()`): the course's pass over the net, whole, and the timed
+  phase of each timed call (`calls.call`'s `alone`: from the device idle before its start event to its
+  device-wide end; the call's prolog and epilog run shared and are not timed). The child waits until
+  every other child is between two steps, so no other process's GPU work runs while it times -- the
+  measurement is the same as when a job has the GPU to itself. Readers take the `gate` first, and a
+  child waiting to time holds it: no new step starts while a timed call waits (no starvation).
 
 Every step ends with the device synchronised before the lock is let go: a child's work never runs
 under another's timed call. Waiting is said on stderr (`GPU wait`, as a progress step), so the worker
