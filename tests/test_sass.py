@@ -195,3 +195,32 @@ def test_real_cuobjdump_on_a_cubin(tmp_path):
     subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-o", str(cubin), str(DATA / "src" / "wmma_tf32.cu")], check=True)
     d = disassemble.disassemble(cubin)
     assert [k.features for k in d.kernels] == [("tensor-cores-tf32",)]
+
+
+def test_a_ctrl_c_to_the_terminal_does_not_cut_the_tool_off(tmp_path):
+    """grade stopping on Ctrl-C still judges the jobs whose GPU part is done: the terminal's SIGINT (sent to the
+    whole foreground process group) must not kill cuobjdump halfway (a verdict without its SASS, seen in a
+    GPU run cut by `timeout -s INT`)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    lib = tmp_path / "k.so"
+    lib.write_bytes(b"\x7fELF")
+    tool = _fake_tool(tmp_path, f'sleep 1; cat "{DATA / "half.sass"}"\n')
+    script = (
+        "import signal, sys\n"
+        "from pathlib import Path\n"
+        "from profconv.profile import disassemble\n"
+        "signal.signal(signal.SIGINT, lambda *a: None)  # as grade's handler: stop after what runs\n"
+        "print('ready', flush=True)\n"
+        f"d = disassemble.disassemble(Path({str(lib)!r}), tool={tool!r})\n"
+        "print(len(d.kernels), d.note, flush=True)\n")
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)  # its own process group: the test's "terminal"
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    time.sleep(0.4)  # the tool is running
+    os.killpg(child.pid, signal.SIGINT)
+    out, _ = child.communicate(timeout=20)
+    assert out == "2 None\n"

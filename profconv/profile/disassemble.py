@@ -64,8 +64,13 @@ class Disassembly:
 
 
 def _run(argv: list[str]) -> tuple[str | None, str | None]:
+    """The tool's output, or why there is none. It runs in a session of its own: a Ctrl-C sent to the terminal's
+    process group does not kill it halfway (grade, stopping, still judges the jobs whose GPU part is done;
+    measured: a verdict made without the SASS the signal cut off); a Python caller's own KeyboardInterrupt
+    still ends it (subprocess.run kills its child on any exception)."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace")
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace",
+                              start_new_session=True)
     except subprocess.TimeoutExpired:
         return None, f"{Path(argv[0]).name} took more than {TIMEOUT_S:g} s"
     except OSError as exc:
