@@ -183,3 +183,38 @@ def test_each_user_has_a_lock_folder_of_their_own(monkeypatch) -> None:
     assert got == f"{tempfile.gettempdir()}/profconv-gpu-locks-{os.getuid()}/GPU-94c5870c-bf0b_x_y.lock"
     monkeypatch.setenv("PROFCONV_GPU_LOCKS", "/run/locks")
     assert lock_path("gpu0") == "/run/locks/gpu0.lock"
+
+
+def test_a_checkpoint_nobody_waits_at_costs_no_synchronisation(tmp_path: Path) -> None:
+    """The step goes on without the device synchronised when no child waits to time; it ends (synchronised,
+    lock let go) only when one does."""
+    lock = tmp_path / "gpu.lock"
+    synced: list[str] = []
+    mine = gpushare.GpuShare(lock, sync=lambda: synced.append("sync"))
+    mine.acquire_shared()
+    for _ in range(3):
+        mine.checkpoint()
+    assert synced == [] and mine.held == "shared"
+    child = _timed_child(lock, 0.1)
+    _line(child, "say")  # it waits for this child's step to end
+    mine.checkpoint()
+    assert synced == ["sync"] and mine.held == "shared"
+    assert child.wait(10) == 0
+    mine.close()
+
+
+def test_a_pass_holds_the_gpu_for_what_it_times_and_lets_go_between(tmp_path: Path) -> None:
+    share = gpushare.start(tmp_path / "gpu.lock")
+    try:
+        with gpushare.Turns() as turns:
+            turns.let_go()  # nothing held yet: the first layer's buffers are made shared
+            assert share.held == "shared"
+            turns.hold()
+            turns.hold()  # already alone
+            assert share.held == "exclusive"
+            turns.let_go()
+            assert share.held == "shared"
+            turns.hold()
+        assert share.held == "shared"  # the block's end lets go
+    finally:
+        gpushare.start(None)

@@ -360,15 +360,16 @@ def course_pass(runner: Runner, variant: Variant, kernel: UserKernel, x, labels,
     assert cp is not None
     clock = calls.Clock(cp)
     shapes = dict((layer.name, s) for layer, s in runner.model.conv_shapes(int(x.shape[0])))
-    # timed as the course timed it, nothing else on the GPU: the pass alone as a whole (one wait for the GPU,
-    # not one a layer -- measured: a pass cut into its timed pieces waited ~16 times a job, and a class of two
-    # jobs a GPU went from 12.8 to 10.0 jobs a minute)
-    with gpushare.exclusive():
-        return _course_layers(runner, variant, kernel, x, labels, progress, clock, shapes)
+    # timed as the course timed it, nothing else on the GPU: each conv layer's call and the net's layers after
+    # it, up to the next conv layer, alone (one wait for the GPU a conv layer; the harness's own host buffers
+    # are made in between, beside other jobs' work -- measured: a pass cut into its ten timed pieces waited
+    # ~16 times a job, and a class of two jobs a GPU went from 12.8 to 10.0 jobs a minute)
+    with gpushare.Turns() as turns:
+        return _course_layers(runner, variant, kernel, x, labels, progress, clock, shapes, turns)
 
 
 def _course_layers(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, progress: Progress,
-                   clock: calls.Clock, shapes: dict[str, ConvShape]) -> CoursePass:
+                   clock: calls.Clock, shapes: dict[str, ConvShape], turns: gpushare.Turns) -> CoursePass:
     cp = runner.cp
     assert cp is not None
     out = CoursePass()
@@ -379,6 +380,7 @@ def _course_layers(runner: Runner, variant: Variant, kernel: UserKernel, x, labe
             def other(a: Any = a, layer: Any = layer) -> Any:
                 return reference.apply(cp, layer, a, runner.params)
 
+            turns.hold()
             a, out.layer_times[layer.name] = _timed_layer(cp, f"{base}/forward/{layer.name}", other)
             continue
         s, tag = shapes[layer.name], f"{base}/{layer.name}"
@@ -386,7 +388,9 @@ def _course_layers(runner: Runner, variant: Variant, kernel: UserKernel, x, labe
         w = runner.params[f"{layer.name}.w"].astype(variant.dtype)
         b = runner.params.get(f"{layer.name}.b")
         try:
+            turns.let_go()
             ops = prepare(cp, variant, a, w, None if b is None else b.astype(variant.dtype), s)
+            turns.hold()
             phases = kernel.phases(cp, *ops, s)
             y, ct = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
             out.calls[layer.name] = ct

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from profconv.records.facts import DeterminismFacts, GhostFacts, OutputFacts
-from profconv.run.user import hostcopy
+from profconv.run.user import gpushare, hostcopy
 from profconv.run.user.fresh import Transform
 
 CHUNK_BYTES = 256 << 20
@@ -70,6 +70,7 @@ def compare(xp: Any, y: Any, ref: Any, t: Transform | None = None, ref_rms: floa
     scales = None if t is None else xp.asarray(np.array(t.scales, dtype=np.float64).reshape(-1, *[1] * (y.ndim - 1)))
     step = _rows(tuple(y.shape))
     for j0 in range(0, batch, step):
+        gpushare.checkpoint()  # a chunk is a step: a child of another job waiting to time goes first
         j1 = min(batch, j0 + step)
         yc = _on(xp, y[j0:j1]).astype(np.float64)
         if t is None or scales is None:
@@ -103,6 +104,7 @@ def determinism(xp: Any, y1: Any, y2: Any) -> DeterminismFacts:
     step = _rows(tuple(y1.shape))
     identical, max_abs, sq_d, sq_1, finite = True, 0.0, 0.0, 0.0, True
     for j0 in range(0, y1.shape[0], step):
+        gpushare.checkpoint()
         a = _on(xp, y1[j0:j0 + step]).astype(np.float64)
         b = _on(xp, y2[j0:j0 + step]).astype(np.float64)
         identical = identical and bool(xp.array_equal(a, b, equal_nan=True))

@@ -6,8 +6,8 @@ only the timed calls -- the course's pass over the net and each layer's timed ca
 The children share the GPU through two lock files (flock, released by the kernel when a child dies):
 
 - **shared**: what is not timed. A child holds the shared lock from its start to the moment it gives
-  the GPU back, and lets go of it at each `checkpoint()` (between two steps of its checking), so a
-  child that wants to time never waits longer than one step of the others;
+  the GPU back, and lets go of it at a `checkpoint()` (between two steps of its checking) when another
+  child waits to time, so that child never waits longer than one step of the others;
 - **exclusive**: what is timed (`exclusive()`): the course's pass over the net, whole, and the timed
   phase of each timed call (`calls.call`'s `alone`: from the device idle before its start event to its
   device-wide end; the call's prolog and epilog run shared and are not timed). The child waits until
@@ -94,10 +94,17 @@ class GpuShare:
             self.held = ""
 
     def checkpoint(self) -> None:
-        """Between two steps: a child waiting to time goes first."""
-        if self.held == "shared":
+        """Between two steps: a child waiting to time goes first. Nobody waits (the gate is free): the step
+        goes on at the cost of two system calls, the device not synchronised."""
+        if self.held != "shared":
+            return
+        try:
+            fcntl.flock(self._gate, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # a child waiting to time holds it (or another is taking its lock right now)
             self.release()
             self.acquire_shared()
+            return
+        fcntl.flock(self._gate, fcntl.LOCK_UN)
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -160,6 +167,33 @@ def checkpoint() -> None:
 
 def exclusive() -> contextlib.AbstractContextManager[None]:
     return _share.exclusive()
+
+
+class Turns:
+    """A pass that holds the GPU alone for what it times and lets go of it for its own preparation in between
+    (the course's pass: each conv layer's host buffers are made beside other jobs' work, the layer's call and
+    the net's layers up to the next conv layer are timed alone). `hold()` and `let_go()` may repeat; the
+    block's end lets go."""
+
+    def __init__(self) -> None:
+        self._cm: contextlib.AbstractContextManager[None] | None = None
+
+    def hold(self) -> None:
+        if self._cm is None:
+            cm = exclusive()
+            cm.__enter__()
+            self._cm = cm
+
+    def let_go(self) -> None:
+        if self._cm is not None:
+            cm, self._cm = self._cm, None
+            cm.__exit__(None, None, None)
+
+    def __enter__(self) -> Turns:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.let_go()
 
 
 def release() -> None:
