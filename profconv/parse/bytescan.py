@@ -185,9 +185,12 @@ def expect_first(pre: PreRead | None, early: list[str]) -> None:
         raise Reparse
 
 
-def find(data: bytes, pays_from: int) -> PreRead | None:
+def find(data: bytes, pays_from: int, keep: int = KEEP, batch_rows: int = BATCH_ROWS) -> PreRead | None:
     """The big nsys CSV tables in `data` worth reading as columns, and the small summary tables read
-    together (see the module's docstring), or None when there is none (or the columnar reader is off)."""
+    together (see the module's docstring), or None when there is none (or the columnar reader is off).
+    `keep`: rows that start in the first `keep` bytes stay in the text (KEEP; a window of a long log
+    read part by part, whose head was looked at already: profconv.parse.stream, 0); `batch_rows`:
+    small summary tables are read together from this many rows in all (BATCH_ROWS; a window's, fewer)."""
     if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
     small: list[tuple[int, int, int, int]] = []  # summary tables too small to read alone
@@ -195,14 +198,14 @@ def find(data: bytes, pays_from: int) -> PreRead | None:
     # no nsys header starts on an nvprof trace's header or rows: those bytes are not searched again
     skip = [(t[0], t[2]) for t in traces]
     spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, small, skip)]
-    spans = sorted(spans + _batched(data, small, pays_from) + traces)
+    spans = sorted(spans + _batched(data, small, pays_from, batch_rows) + traces)
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
     pos = line = 0
     for a, b, e, rows, marks, batch, first in spans:  # header start, rows start, rows end (after the last newline)
         if a < pos:
             continue
-        cut = max(data.rfind(b"\n", b, min(e, KEEP)) + 1, b) if b < KEEP else b  # rows before KEEP stay
+        cut = max(data.rfind(b"\n", b, min(e, keep)) + 1, b) if b < keep else b  # rows before `keep` stay
         keep = data.count(b"\n", b, cut) if cut > b else 0
         line += data.count(b"\n", pos, a)
         header = data[a : b - 1].decode("ascii")
@@ -246,9 +249,10 @@ def _spans(data: bytes, head: bytes, small: list[tuple[int, int, int, int]],
     return out
 
 
-def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int) -> list[tuple[Any, ...]]:
+def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int,
+             batch_rows: int = BATCH_ROWS) -> list[tuple[Any, ...]]:
     """The small summary tables taken, as find's spans: those of one header read together
-    (profconv.parse.dialects.nsys_batch), where together they have BATCH_ROWS rows and pay for
+    (profconv.parse.dialects.nsys_batch), where together they have `batch_rows` rows and pay for
     pyarrow."""
     groups: dict[bytes, list[tuple[int, int, int, int]]] = {}
     for span in small:
@@ -258,7 +262,7 @@ def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int
         rows = sum(n for *_, n in group)
         size = sum(e - a for a, _, e, _ in group) - rows
         # read in C (profconv.parse._summarycells) where built: then pyarrow need not be loaded for them
-        if rows < BATCH_ROWS or not (native.load("_summarycells") or columnar.worth(size, min(pays_from, BATCH_PAYS_FROM))):
+        if rows < batch_rows or not (native.load("_summarycells") or columnar.worth(size, min(pays_from, BATCH_PAYS_FROM))):
             continue
         from profconv.parse.dialects import nsys_batch
 
