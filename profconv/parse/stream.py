@@ -1,4 +1,4 @@
-"""A long nvprof log read part by part, with the same result as reading it whole.
+"""A long nvprof or nsys log read part by part, with the same result as reading it whole.
 
 `profconv.parse.parse` holds the whole input, its lines and all of its rows until the end. A log of
 thousands of summary-only profiles (one per run of a sweep) needs none of that: each profile's
@@ -18,17 +18,26 @@ over the whole file), a notebook, gzip, UTF-16 or a decoding that changes part w
 parts on must then start over with `parse` (the CLI writes parts to a temporary file first;
 profconv.commands.parse); `parts` checks the whole file for those markers before the first part,
 so that it can hand parts to a caller as they come.
+
+nsys streams alike (a sweep's runs, cut at a run's 'Generating …' line: nsys.STREAM): the dialect a
+file is read as is the streaming one whose profile start its head holds twice (`which`); nsys's
+windows are a megabyte, their summary tables read from their bytes as a whole file's are
+(profconv.parse.bytescan: `_pre_read`); nvprof's '%' markers, in every nsys header, are left to
+nvprof's detect on each window (`local_markers`, `_around`); a table's note that names lines
+(program output inside a table) makes the file be read whole (its numbers are the window's).
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from profconv.parse import context
+from profconv.parse import bytescan, context
 from profconv.parse.context import contains_any
 from profconv.parse.core import (
+    BYTES_PAY_FROM,
     ProfileSet,
     _attach_context,
     _drop_inconsistent,
@@ -52,30 +61,74 @@ HEAD = 1 << 16  # characters where dialects are looked for first (profconv.parse
 # detect finds in the whole is found so
 
 
-def streamed(format: str | None) -> Dialect | None:
+def streamed(format: str | None, counts: dict[str, int] | None = None) -> Dialect | None:
     """The dialect a long log is read part by part as (None: read whole): the one the format names
-    when it streams, else (no format) the one streaming dialect."""
+    when it streams, else (no format) the first streaming dialect whose part start the file's head
+    holds twice (`counts`: how many times each one's is there; not given: the one streaming dialect)."""
     got = streaming()
     if format is not None:
         return next((d for d in got if d.name == format), None)
+    if counts is not None:
+        return next((d for d in got if counts.get(d.name, 0) >= 2), None)
     return got[0] if len(got) == 1 else None
 
 
+def options(name: str) -> dict:
+    """How a long log of dialect `name` is read part by part (Dialect.extra['stream']: its window,
+    whether its windows' tables are read from their bytes, the markers of other dialects that the
+    stream leaves to their detect)."""
+    return registry()[name].extra.get("stream", {})
+
+
 def other_markers(name: str = "nvprof") -> tuple[str, ...]:
-    """The markers of every dialect but `name` (the one streamed)."""
-    return markers_except(name)
+    """The markers of every dialect but `name` (the one streamed), but those the streamed dialect
+    leaves to that dialect's detect on each window (`options(name)['local_markers']`)."""
+    local = options(name).get("local_markers", {})
+    if not local:
+        return markers_except(name)
+    return tuple(dict.fromkeys(m for d in registry().values() if d.name != name
+                               for m in d.markers if m not in local.get(d.name, ())))
 
 
 class NotStreamable(Exception):
     """This input must be read whole (profconv.parse.parse) to be read right."""
 
 
-def _other_dialect(text: str, name: str = "nvprof") -> bool:
-    """Whether a dialect other than `name` may be read in a file that holds `text` (its markers)."""
+def _other_dialect(text: str, name: str = "nvprof", head: bool = True) -> bool:
+    """Whether a dialect other than `name` may be read in a file that holds `text` (its markers).
+    `head`: the text is the file's head; else a dialect whose markers `name` leaves to its detect
+    (`local_markers`) is detected on the lines that hold one of those, each with the two after it
+    (what that detect looks at outside the file's head)."""
     if contains_any(text, other_markers(name)):
         return True
     doc = Document(lines=[], label="", text=text)
-    return any(d.detect(doc) for d in registry().values() if d.name != name)
+    local = {} if head else options(name).get("local_markers", {})
+    return any(d.detect(doc if d.name not in local else Document(lines=[], label="", text=_around(text, local[d.name])))
+               for d in registry().values() if d.name != name)
+
+
+def _around(text: str, marks: tuple[str, ...]) -> str:
+    """The lines of `text` that hold one of `marks`, each with the two lines after it, in order."""
+    starts: set[int] = set()
+    for m in marks:
+        at = text.find(m)
+        while at >= 0:
+            a = text.rfind("\n", 0, at) + 1
+            starts.add(a)
+            at = text.find("\n", at)
+            if at < 0:
+                break
+            at = text.find(m, at)
+    pieces, reach = [], 0
+    for a in sorted(starts):
+        e = a
+        for _ in range(3):
+            e = text.find("\n", e) + 1 or len(text)
+        a = max(a, reach)
+        if a < e:
+            pieces.append(text[a:e])
+            reach = e
+    return "".join(pieces)
 
 
 def _shift(raw: list[RawProfile], d: int) -> None:
@@ -89,6 +142,14 @@ def _shift(raw: list[RawProfile], d: int) -> None:
         for b in p.blocks:
             b.line_start += d
             b.line_end += d
+
+
+_LINES = re.compile(r"\blines? ?(?:\(s\) )?\d|\(lines \d")  # 'line(s) 94, 95', 'line 94:', '(lines 93-99)'
+
+
+def _names_lines(raw: list[RawProfile]) -> bool:
+    """Whether a table's note names lines (a window's numbers, which _shift does not rewrite)."""
+    return any(_LINES.search(n) for p in raw for b in p.blocks for n in b.notes)
 
 
 class _LineStarts:
@@ -126,6 +187,7 @@ class Stream:
         self.path = path
         self.label = source_label(path)
         self.format = format
+        self.given = window  # else the dialect's window (options: 'window'), else WINDOW
         self.window = window or WINDOW
         self.damaged: list[int] = []  # lines of rows whose total is not calls x average
         self.profiles = 0  # profiles numbered in the context records (before damaged ones leave)
@@ -140,10 +202,14 @@ class Stream:
                 "unplaced, not used", *part_notes]
 
     def __iter__(self) -> Iterator[ProfileSet]:
-        dialect = streamed(self.format)
+        try:
+            dialect = which(self.path, self.format)
+        except OSError:
+            raise NotStreamable("cannot be opened") from None  # parse says why
         if dialect is None:
             raise NotStreamable("a format or dialect the stream does not know")
         self.dialect = dialect
+        self.window = self.given or options(dialect.name).get("window", WINDOW)
         try:
             f = open(self.path, "rb")
         except OSError:
@@ -219,17 +285,12 @@ class Stream:
         """Parse one window (lines from the file's line `start`); the part before its cut, the cut
         (a window line number) and its byte offset in `data`, the next gap and reader state, or None
         when it cannot be cut."""
-        doc, end, newlines = _window_document(data, text, self.label)
         name = self.dialect.name
-        if state:
-            doc.state = {name: state}
-        results: dict[str, DialectResult] = {}
-        _run(name, doc, end, results)
-        r = results[name]
-        if self.format is None and _other_dialect(doc.text, name):
+        doc, r, newlines = self._read(data, text, state)
+        if self.format is None and _other_dialect(doc.text, name, head=start == 1):
             raise NotStreamable("another dialect")  # another dialect would be read over the whole file
-        if r.notes or any(p.device for p in r.profiles):
-            raise NotStreamable("dialect notes or a Device line")
+        if r.notes or any(p.device for p in r.profiles) or _names_lines(r.profiles):
+            raise NotStreamable("dialect notes, a table's note that names lines, or a Device line")
         n = len(doc.lines)
         c, at = (n + 1, len(data)) if eof else _cut(r, data, newlines, n)
         if not c:
@@ -244,6 +305,30 @@ class Stream:
         if not keep:
             return None, c, at, next_gap, next_state
         return self._part(keep, r, doc.lines, c, start - 1, found), c, at, next_gap, next_state
+
+    def _read(self, data: bytes, text: str, state: tuple | None) -> tuple[Document, DialectResult, int]:
+        """A window parsed by the streamed dialect: its document, the dialect's result and the line
+        ends its bytes hold. Its tables read from its bytes where the dialect asks for it (as a file
+        read whole has them read: profconv.parse.bytescan), else (or where the text path could read
+        them otherwise: bytescan.Reparse) from its text."""
+        pre = _pre_read(data, self.dialect.name)
+        if pre is not None:
+            try:
+                return self._parse(data, pre.data.decode("ascii"), state, pre)
+            except bytescan.Reparse:
+                pass
+        return self._parse(data, text, state, None)
+
+    def _parse(self, data: bytes, text: str, state: tuple | None,
+               pre: bytescan.PreRead | None) -> tuple[Document, DialectResult, int]:
+        doc, end, newlines = _window_document(data, text, self.label)
+        doc.pre = bytescan.checked(pre, doc.lines)
+        name = self.dialect.name
+        if state:
+            doc.state = {name: state}
+        results: dict[str, DialectResult] = {}
+        _run(name, doc, end, results)
+        return doc, results[name], newlines
 
     def _part(self, keep: list[RawProfile], r: DialectResult, lines: list[str], c: int, d: int,
               found: list[context.ContextLine]) -> ProfileSet:
@@ -283,6 +368,16 @@ class _Decoder:
             return data.decode("latin-1")
         self.utf8 = self.utf8 or not data.isascii()
         return text
+
+
+def _pre_read(data: bytes, name: str) -> bytescan.PreRead | None:
+    """A window's tables found on its bytes and read from them, where dialect `name` asks for it and
+    the window is ASCII (its text then the bytes with those tables' rows blank, decoded alike)."""
+    if not options(name).get("pre_read") or not data.isascii():
+        return None
+    # the head's rows were looked at by _head; every window's tables read alike (the last one's are fewer)
+    pre = bytescan.find(data, BYTES_PAY_FROM, keep=0, batch_rows=1)
+    return pre if pre is not None and pre.dialect == name else None
 
 
 def _whole_lines(data: bytes, eof: bool) -> tuple[bytes | None, bytes]:
@@ -355,7 +450,7 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     from profconv.nogc import paused
     from profconv.parse.table import Rows
 
-    if path == "-" or streamed(format) is None:
+    if path == "-" or not streaming():
         return None
     try:
         if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM or not starts_twice(path, format):
@@ -378,26 +473,34 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
 
 
 def starts_twice(path: str, format: str | None) -> bool:
-    """Whether the file's first STREAM_FROM bytes hold two profile starts: where they do not, the
-    stream would read on to about there and then give up (a single long trace; another dialect's
-    file), so the file is read whole at once. (Either way the result is the same.) A file that
-    cannot be read: True (the stream says why)."""
-    dialect = streamed(format)
-    if dialect is None:
-        return False
-    mark = dialect.part_start.encode()
+    """Whether the file's first STREAM_FROM bytes hold two profile starts of a streaming dialect:
+    where they do not, the stream would read on to about there and then give up (a single long
+    trace; another dialect's file), so the file is read whole at once. (Either way the result is
+    the same.) A file that cannot be read: True (the stream says why)."""
     try:
-        with open(path, "rb") as f:
-            found, tail, left = 0, b"", max(STREAM_FROM, WINDOW)  # the stream reads a window first
-            while left > 0 and found < 2:  # a window at a time: no 4 MiB buffer left on the heap
-                block = f.read(min(WINDOW, left))
-                if not block:
-                    break
-                found += (tail + block).count(mark)  # a mark cut by the window counted once
-                tail, left = block[-len(mark) + 1 :], left - len(block)
-            return found >= 2
+        return which(path, format) is not None
     except OSError:
         return True
+
+
+def which(path: str, format: str | None) -> Dialect | None:
+    """The dialect the file is read part by part as (streamed: the format's, else the first whose
+    profile start its first STREAM_FROM bytes hold twice), or None. OSError where it cannot be read."""
+    got = [streamed(format)] if format is not None else streaming()
+    marks = {d.name: d.part_start.encode() for d in got if d is not None}
+    if not marks:
+        return None
+    counts = dict.fromkeys(marks, 0)
+    with open(path, "rb") as f:
+        tail, left = b"", max(STREAM_FROM, WINDOW)  # the stream reads a window first
+        while left > 0 and max(counts.values()) < 2:  # a window at a time: no 4 MiB buffer left on the heap
+            block = f.read(min(WINDOW, left))
+            if not block:
+                break
+            for name, mark in marks.items():
+                counts[name] += (tail[-len(mark) + 1 :] + block).count(mark)  # a mark cut by the window counted once
+            tail, left = block[-64:], left - len(block)
+    return streamed(format, counts) if format is None else (streamed(format) if max(counts.values()) >= 2 else None)
 
 
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
@@ -433,11 +536,13 @@ def _streamable_file(path: str, format: str | None) -> bool:
     """A file worth reading part by part in which nothing asks for the whole (checked by one pass)."""
     import os
 
-    dialect = streamed(format)
-    if path == "-" or dialect is None:
+    if path == "-" or not streaming():
         return False
     try:
         if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM:
+            return False
+        dialect = which(path, format)
+        if dialect is None:
             return False
         whole = [m.encode() for m in dialect.whole_if]
         with open(path, "rb") as f:
@@ -446,11 +551,30 @@ def _streamable_file(path: str, format: str | None) -> bool:
             while block := f.read(WINDOW):
                 if any(m in prev + block for m in whole):  # nvprof gives every profile the file's last device
                     return False
-                if format is None and _other_dialect((prev + block).decode("latin-1"), dialect.name):
+                if format is None and _other_dialect((prev + block).decode("latin-1"), dialect.name, head=not prev):
                     return False
                 if not block.isascii():
                     utf8.decode(block)  # UnicodeDecodeError: the file is read as Latin-1, whole
-                prev = block[-64:]
+                again = _overlap(prev + block, bool(options(dialect.name).get("local_markers")))
+                if again is None:
+                    return False
+                prev = again
     except (OSError, UnicodeDecodeError):
         return False
     return True
+
+
+def _overlap(data: bytes, lines: bool) -> bytes | None:
+    """What of the bytes looked at is looked at again with the next block: their last 64 bytes (a
+    marker cut by the block), or where another dialect's detect is run on each block in place of
+    some of its markers (`local_markers`) their last three lines whole (what that detect looks at
+    around a line); None where those are longer than a window (the file is read whole)."""
+    if not lines:
+        return data[-64:]
+    at = len(data)
+    for _ in range(3):
+        at = data.rfind(b"\n", 0, at)
+        if at < 0:
+            break
+    got = data[at + 1 :]
+    return got if len(got) <= WINDOW else None
