@@ -46,8 +46,9 @@ def test_a_dialect_must_declare_markers_and_a_new_name():
         dialect_mod.register(registry()["nvprof"], dict(registry()))
 
 
-def test_only_nvprof_streams():
-    assert [d.name for d in registry().values() if d.streams] == ["nvprof"]
+def test_nvprof_and_nsys_stream():
+    got = {d.name: d.part_start for d in registry().values() if d.streams}
+    assert got == {"nvprof": "NVPROF is profiling process", "nsys": "Generating "}
 
 
 TOY = textwrap.dedent('''

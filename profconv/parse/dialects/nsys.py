@@ -699,6 +699,8 @@ def _report_line(scan: _Scan, i: int, line: str) -> int | None:
     elif line[:8] == "SKIPPED:":
         scan.report = None  # that report printed no table: the next table is not its
     elif ("Generating " in line or "Saving report to file" in line or "Running " in line) and _GENERATING.search(line):
+        if scan.report is None:  # nothing carried past it: a fresh parse may begin here (profconv.parse.stream)
+            scan.result.resume[i + 1] = ()
         scan.events.append(grouping.Event("start", i + 1))
     elif "**" in line and (m := _CSV_TITLE.search(line)):
         scan.report = m.group(1)
@@ -1343,9 +1345,20 @@ def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
     return cells
 
 
+# A long log of nsys runs (a sweep's `nsys stats` outputs one after the other) is read part by part
+# (profconv.parse.stream), cut where a run's 'Generating …' line opens a profile with no report named
+# before it (DialectResult.resume: the reader carries nothing else from one line to the next). Its
+# windows are a megabyte (a few thousand summary rows: read together from the bytes, `pre_read`,
+# bytescan.find). nvprof's markers '(%)' and '%' are in every nsys summary header: the stream looks
+# at them through nvprof's detect on each window (`local_markers`): the tests they gate look at the
+# file's first 64 Ki characters (a window's too) or at one header line and the two after it (in one
+# window: windows overlap by stream.MARGIN lines); nvprof's other markers still make it read whole.
+STREAM = {"window": 1 << 20, "pre_read": True, "local_markers": {"nvprof": ("(%)", "%")}}
+
 DIALECT = Dialect(
     name="nsys", title="nsys", product="Nsight Systems", tool=TOOL,
     markers=("stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing ["),
+    part_start="Generating ",
     sections=("gpu", "api", "openacc", "nvtx", "os-runtime", "gpu-memory-size", "gpu-trace", "api-trace"),
-    detect=detect, parse=parse,
+    detect=detect, parse=parse, extra={"stream": STREAM},
 )

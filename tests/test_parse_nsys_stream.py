@@ -1,0 +1,259 @@
+"""A long log of nsys runs read part by part (profconv.parse.stream, nsys's STREAM options): the parts,
+one after the other, are the whole parse; a window's summary tables are read from its bytes."""
+
+from __future__ import annotations
+
+import glob
+import math
+import random
+from array import array
+from pathlib import Path
+
+import pytest
+
+from profconv.errors import ProfconvError
+from profconv.nogc import paused
+from profconv.parse import parse
+from profconv.parse import stream as stream_mod
+from profconv.parse.core import parse_whole
+from profconv.parse.dialect import registry
+from profconv.parse.model import Document
+from profconv.parse.table import Rows
+from profconv.parse.text import decode, normalize
+from tests.conftest import run_cli
+
+DATA = Path(__file__).parent / "data"
+HEADER = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+NAMES = ["void conv_forward_kernel<float, 16>(float const *, float*, int)", "[CUDA memcpy HtoD]",
+         "sgemm_sm35_ldg_tn_128x8x256x16x32", "void im2col<float>(int, float const *)"]
+
+
+def _nsys_logs() -> list[Path]:
+    """The test logs nsys's detect takes that hold a run's 'Generating ' line."""
+    nsys = registry()["nsys"]
+    found = []
+    for p in sorted(glob.glob(str(DATA / "**" / "*.log"), recursive=True)):
+        data = Path(p).read_bytes()
+        if b"Generating " not in data or b"\x00" in data[:4096]:
+            continue
+        if nsys.detect(Document(lines=[], label=p, text=normalize(decode(data)))):
+            found.append(Path(p))
+    return found
+
+
+def _run(k: int, rng: random.Random, rows: int = 6) -> str:
+    """One `nsys stats --format csv --report cuda_gpu_kern_sum` run, as a sweep's log holds it."""
+    got = []
+    for j in range(rows):
+        calls, avg = rng.randint(1, 500), rng.randint(1000, 90000) / 10
+        got.append((calls * avg, calls, avg, f"{NAMES[j % len(NAMES)]}_{j}"))
+    total = sum(r[0] for r in got)
+    body = "".join(f'{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},'
+                   f'{a / 10:.1f},"{n}"\n' for t, c, a, n in sorted(got, reverse=True))
+    return (f"Generating SQLite file run{k}.sqlite from run{k}.nsys-rep\n"
+            f"Processing [run{k}.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...\n\n{HEADER}\n{body}\n")
+
+
+def _sweep(runs: int, seed: int = 5) -> str:
+    rng = random.Random(seed)
+    return "".join(_run(k, rng) for k in range(runs))
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """Windows of a few hundred bytes cut a few lines after a run's start (stream_mod's `small`)."""
+    monkeypatch.setattr(stream_mod, "HEAD", 16)
+    monkeypatch.setattr(stream_mod, "MARGIN", 3)
+    return 300
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _check(path: Path, window: int) -> int:
+    """The parts of `path` are its whole parse; how many there are (0: read whole)."""
+    with paused():
+        st = stream_mod.Stream(str(path), window=window)
+        try:
+            whole = parse_whole(str(path))
+        except ProfconvError:
+            with pytest.raises(stream_mod.NotStreamable):
+                list(st)
+            return 0
+        try:
+            parts = list(st)
+        except stream_mod.NotStreamable:
+            return 0
+    assert [vars(i) for p in parts for i in p.profiles] == [vars(i) for i in whole.profiles]
+    rows = Rows.concat([p.rows for p in parts])
+    assert rows.n == whole.rows.n
+    for c in set(rows.cols) | set(whole.rows.cols):
+        assert all(map(_same, rows.col(c), whole.rows.col(c))), (path, c)
+    assert [u for p in parts for u in p.unplaced] == whole.unplaced
+    assert st.warnings([n for p in parts for n in p.notes]) == whole.notes
+    notes: dict = {}
+    for p in parts:
+        notes.update(p.table_notes)
+    assert notes == whole.table_notes
+    return len(parts)
+
+
+def test_parts_of_real_nsys_logs_repeated_and_mixed_are_the_whole_parse(tmp_path, small):
+    """Every nsys test log with a 'Generating ' line three times over, and next to another one:
+    cut wherever a run's start allows it, the parts are what the whole file gives."""
+    logs = _nsys_logs()
+    assert len(logs) >= 12
+    split = 0
+    for k, f in enumerate(logs):
+        other = logs[(5 * k + 3) % len(logs)].read_bytes()
+        for name, data in (("r3", f.read_bytes() * 3), ("mix", f.read_bytes() + other + f.read_bytes())):
+            path = tmp_path / f"{name}-{k}.log"
+            path.write_bytes(data)
+            split += _check(path, small) > 1
+    assert split >= 8
+
+
+def test_a_sweep_is_read_in_parts_its_tables_from_the_bytes(tmp_path, small):
+    path = tmp_path / "sweep.log"
+    path.write_text(_sweep(60))
+    assert stream_mod.which(str(path), None) is registry()["nsys"]
+    assert _check(path, 2000) > 10
+    with paused():
+        parts = list(stream_mod.Stream(str(path), window=2000))
+    # the rows of every part read as columns from the window's bytes (nsys_batch), not row by row
+    assert all(type(p.rows.cols["total_ns"]) is array for p in parts)
+    ps = parse(str(path))
+    assert (len(ps.profiles), ps.rows.n) == (60, 360)
+    first = ps.profile(1).rows
+    assert (first.col("name")[0], first.col("calls")[0], first.col("line_start")[0]) == (
+        "sgemm_sm35_ldg_tn_128x8x256x16x32_2", 408, 5)
+    assert ps.profiles[-1].line_start == 59 * 11 + 1
+
+
+def test_a_sweep_with_damaged_rows_and_odd_tables_in_parts(tmp_path, small):
+    """A row whose total is not calls x average and a table of another report among the runs:
+    read by the row reader where they are, the parts still the whole. A line of program output
+    inside a table (its note names the line) makes the file be read whole."""
+    text = _sweep(30)
+    runs = text.split("Generating ")
+    lines = runs[4].split("\n")
+    cells = lines[4].split(",")
+    lines[4] = ",".join([*cells[:2], str(int(cells[2]) + 9), *cells[3:]])  # total != calls x avg: unplaced, a note
+    runs[4] = "\n".join(lines)
+    runs[12] = runs[12].replace("cuda_gpu_kern_sum", "cuda_api_sum")
+    path = tmp_path / "odd.log"
+    path.write_text("Generating ".join(runs))
+    assert _check(path, 1500) > 5
+    ps = parse(str(path))
+    assert len(ps.profiles) == 30 and ps.notes[0].startswith("line(s) 38: total is not calls x average")
+    assert ps.profile(12).rows.col("section")[0] == "api"
+    runs[9] = runs[9].replace('_1"\n', '_1"\nprogram output line\n', 1)
+    path.write_text("Generating ".join(runs))
+    assert _check(path, 1500) == 0
+    assert "line(s) 94 inside the table are not rows of it" in " ".join(parse(str(path)).notes)
+
+
+def test_a_sweep_holding_an_nvprof_header_is_read_whole(tmp_path, small):
+    """nvprof's '%' markers are left to its detect on each window: a bare nvprof summary header in
+    the middle of the sweep makes the file be read whole, as its whole parse reads it."""
+    runs = _sweep(30).split("Generating ")
+    runs[15] += "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+    path = tmp_path / "mixed.log"
+    path.write_text("Generating ".join(runs))
+    with pytest.raises(stream_mod.NotStreamable), paused():
+        list(stream_mod.Stream(str(path), window=1500))
+    assert not stream_mod._streamable_file(str(path), None) or stream_mod.STREAM_FROM > path.stat().st_size
+
+
+def test_which_dialect_streams_a_file(tmp_path):
+    sweep = tmp_path / "sweep.log"
+    sweep.write_text(_sweep(3))
+    one = tmp_path / "one.log"
+    one.write_text(_sweep(1))
+    nvprof = tmp_path / "nvprof.log"
+    nvprof.write_text("==1== NVPROF is profiling process 1, command: ./a\n" * 2)
+    got = [stream_mod.which(str(p), f) for p, f in ((sweep, None), (one, None), (nvprof, None), (sweep, "nvprof"),
+                                                    (sweep, "ncu"), (sweep, "nsys"))]
+    assert [d.name if d else None for d in got] == ["nsys", None, "nvprof", None, None, "nsys"]
+    assert stream_mod.starts_twice(str(tmp_path / "missing.log"), None)  # the stream says why
+
+
+def test_other_markers_leave_nvprofs_percent_to_its_detect():
+    assert "%" not in stream_mod.other_markers("nsys") and "(%)" not in stream_mod.other_markers("nsys")
+    assert {"NVPROF", "Time(%),Time,Calls,", "==PROF=="} <= set(stream_mod.other_markers("nsys"))
+    assert "%" in registry()["nvprof"].markers and "Total Time" in stream_mod.other_markers("nvprof")
+    header = "Time(%)  Time  Calls  Avg  Min  Max  Name"
+    assert stream_mod._other_dialect(f"x\n{header}\nx", "nsys")
+    assert not stream_mod._other_dialect(f"{HEADER}\n1.0,2,3,4,5,6,7,8,k\n", "nsys")
+
+
+def test_overlap_keeps_three_lines_where_a_detect_looks_at_them():
+    assert stream_mod._overlap(b"a" * 100, False) == b"a" * 64
+    assert stream_mod._overlap(b"l1\nl2\nl3\nl4\nl5", True) == b"l3\nl4\nl5"
+    assert stream_mod._overlap(b"l1\nl2", True) == b"l1\nl2"
+    assert stream_mod._overlap(b"x" * (stream_mod.WINDOW + 1), True) is None
+
+
+@pytest.mark.parametrize("out", [["--json"], ["--csv"], []])
+def test_cli_output_of_a_sweep_read_in_parts_is_the_whole_files(tmp_path, monkeypatch, out):
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    path = tmp_path / "sweep.log"
+    path.write_text(_sweep(200))
+    monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)
+    assert len(list(stream_mod.Stream(str(path)))) > 3
+    got = {}
+    for stream_from in (1000, 1 << 40):
+        monkeypatch.setattr(stream_mod, "STREAM_FROM", stream_from)
+        r = run_cli("parse", str(path), *out)
+        assert r.returncode == 0, r.stderr
+        got[stream_from] = r.stdout
+    assert got[1000] == got[1 << 40]
+    assert got[1000].count("conv_forward_kernel") >= 200
+
+
+def test_around_keeps_each_marked_line_with_the_two_after_it():
+    text = "a\nTime (%) x\nb\nc\nd\ne\n50% f\ng\n"
+    assert stream_mod._around(text, ("(%)", "%")) == "Time (%) x\nb\nc\n50% f\ng\n"
+    assert stream_mod._around("x%\ny%\nz\nw\nv\n", ("%",)) == "x%\ny%\nz\nw\n"
+    assert stream_mod._around("no marks\n", ("%",)) == ""
+    header = "Time(%)  Time  Calls  Avg  Min  Max  Name"
+    rows = f"{HEADER}\n1.0,2,3,4,5,6,7,8,k\n" * 50
+    assert stream_mod._other_dialect(f"{rows}x\n{header}\n{rows}", "nsys", head=False)
+    assert not stream_mod._other_dialect(rows, "nsys", head=False)
+
+
+@pytest.mark.parametrize("out", [["--json"], [], ["--all", "--threshold", "0.5"]])
+def test_cli_output_of_a_sweep_that_needs_the_whole_reader_midway(tmp_path, monkeypatch, out):
+    """Program output inside a late run's table (its note names a line) and a report profconv does
+    not read: found once parts were printed. The table printed so far is the whole parse's first
+    profiles; the rest of the whole parse follows, then its warnings: the same bytes as read whole."""
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    runs = _sweep(200).split("Generating ")
+    runs[150] = runs[150].replace('_1"\n', '_1"\nprogram output\n', 1)
+    runs[170] = runs[170].replace("cuda_gpu_kern_sum", "cuda_kern_exec_sum")
+    path = tmp_path / "late.log"
+    path.write_text("Generating ".join(runs))
+    monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)
+    got = {}
+    for stream_from in (1000, 1 << 40):
+        monkeypatch.setattr(stream_mod, "STREAM_FROM", stream_from)
+        assert stream_mod._streamable_file(str(path), None) == (stream_from == 1000)
+        r = run_cli("parse", str(path), *out)
+        assert r.returncode == 0, r.stderr
+        got[stream_from] = r.stdout
+    assert got[1000] == got[1 << 40]
+    assert "line(s) 1646 inside the table are not rows of it" in got[1000]
+    assert "cuda_kern_exec_sum" in got[1000]
+
+
+def test_after_gives_the_profiles_after_those_given(tmp_path):
+    from profconv.parse.emit import after
+
+    path = tmp_path / "s.log"
+    path.write_text(_sweep(5))
+    ps = parse(str(path))
+    rest = after(ps, 3)
+    assert [i.profile for i in rest.profiles] == [4, 5] and rest.rows.n == 12
+    assert set(rest.rows.col("profile")) == {4, 5} and (rest.unplaced, rest.notes) == ([], [])
+    assert after(ps, 0) is ps and after(ps, 5).rows.n == 0
