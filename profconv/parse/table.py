@@ -137,6 +137,12 @@ class Rows:
             if name in FLOAT_COLUMNS and all(_is_doubles(p.cols.get(name, _NO_DOUBLES)) for p in parts):
                 cols[name] = _doubles_joined(name, parts)  # arrays of doubles stay one (no float objects)
                 continue
+            got = [a for a in (p.cols.get(name) for p in parts) if isinstance(a, array)]
+            if len(got) == len(parts) and len({a.typecode for a in got}) == 1:
+                cols[name] = joined = array(got[0].typecode)
+                for a in got:  # arrays of integers (calls, line numbers) stay one too (no int objects)
+                    joined.extend(a)
+                continue
             out: list[Any] = []
             for p in parts:
                 c = p.cols.get(name)
