@@ -217,6 +217,7 @@ def test_around_keeps_each_marked_line_with_the_two_after_it():
     assert stream_mod._around(text, ("(%)", "%")) == "Time (%) x\nb\nc\n50% f\ng\n"
     assert stream_mod._around("x%\ny%\nz\nw\nv\n", ("%",)) == "x%\ny%\nz\nw\n"
     assert stream_mod._around("no marks\n", ("%",)) == ""
+    assert stream_mod._around("T%\n\n\nx\nT%\n\n\ny\nT%\nx", ("(%)", "%")) == "T%\n\n\nT%\nx\n"  # each run once
     header = "Time(%)  Time  Calls  Avg  Min  Max  Name"
     rows = f"{HEADER}\n1.0,2,3,4,5,6,7,8,k\n" * 50
     assert stream_mod._other_dialect(f"{rows}x\n{header}\n{rows}", "nsys", head=False)
@@ -257,3 +258,13 @@ def test_after_gives_the_profiles_after_those_given(tmp_path):
     assert [i.profile for i in rest.profiles] == [4, 5] and rest.rows.n == 12
     assert set(rest.rows.col("profile")) == {4, 5} and (rest.unplaced, rest.notes) == ([], [])
     assert after(ps, 0) is ps and after(ps, 5).rows.n == 0
+
+
+def test_concat_keeps_arrays_of_one_type_as_one():
+    a = Rows({"calls": array("q", [1, 2]), "line_start": array("q", [3, 4]), "name": ["x", "y"]}, 2)
+    b = Rows({"calls": array("q", [5]), "line_start": [6], "name": ["z"]}, 1)
+    got = Rows.concat([a, b])
+    assert type(got.cols["calls"]) is array and got.cols["calls"].tolist() == [1, 2, 5]
+    assert got.cols["line_start"] == [3, 4, 6] and got.cols["name"] == ["x", "y", "z"]
+    c = Rows({"calls": array("l", [7])}, 1)
+    assert list(Rows.concat([a, c]).col("calls")) == [1, 2, 7]

@@ -108,27 +108,31 @@ def _other_dialect(text: str, name: str = "nvprof", head: bool = True) -> bool:
 
 
 def _around(text: str, marks: tuple[str, ...]) -> str:
-    """The lines of `text` that hold one of `marks`, each with the two lines after it, in order."""
+    """The lines of `text` that hold one of `marks`, each with the two lines after it (runs of them
+    that overlap as one), each distinct run once: what a detect that looks at a line and the two
+    after it finds in the text, it finds here."""
+    marks = tuple(m for m in marks if not any(o != m and o in m for o in marks))  # '%' finds '(%)' too
     starts: set[int] = set()
     for m in marks:
         at = text.find(m)
         while at >= 0:
-            a = text.rfind("\n", 0, at) + 1
-            starts.add(a)
+            starts.add(text.rfind("\n", 0, at) + 1)
             at = text.find("\n", at)
-            if at < 0:
-                break
-            at = text.find(m, at)
-    pieces, reach = [], 0
+            at = text.find(m, at) if at >= 0 else -1
+    runs: dict[str, None] = {}
+    a0 = reach = -1
     for a in sorted(starts):
         e = a
         for _ in range(3):
             e = text.find("\n", e) + 1 or len(text)
-        a = max(a, reach)
-        if a < e:
-            pieces.append(text[a:e])
-            reach = e
-    return "".join(pieces)
+        if a > reach:  # not within the run so far: that run is done
+            if a0 >= 0:
+                runs[text[a0:reach]] = None
+            a0 = a
+        reach = max(reach, e)
+    if a0 >= 0:
+        runs[text[a0:reach]] = None
+    return "".join(run if run.endswith("\n") else run + "\n" for run in runs)
 
 
 def _shift(raw: list[RawProfile], d: int) -> None:

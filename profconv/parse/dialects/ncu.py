@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import cast
 
 from profconv.parse import bytescan, grouping, units
+from profconv.parse.context import contains_any
 from profconv.parse.dialect import Dialect
 from profconv.parse.dialects import ncu_raw
 from profconv.parse.model import Block, DialectResult, Document
@@ -53,8 +54,13 @@ _PASTED_KERNEL = re.compile(r"^  \S[^\n]*?, (?:\d{4}-\w{3}-\d{2} [\d:]+, )?Conte
                             r"(?:[^\n]*\n){0,6}?[ \t]+Section: ", re.M)
 
 
+MARKERS = ("==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ", "Metric Unit")  # one of them in what detect takes
+
+
 def detect(doc: Document) -> bool:
     t = doc.text
+    if not contains_any(t, MARKERS):  # one pass over a text without any (each window of a long log)
+        return False
     return ("==PROF==" in t or '"Metric Name"' in t or '"Kernel Name"' in t
             or (", Context " in t and "Section: " in t and _PASTED_KERNEL.search(t) is not None)
             or (("Invocations " in t or " invocations" in t) and _SUMMARY_HEADER.search(t) is not None))
@@ -590,7 +596,7 @@ def parse(doc: Document) -> DialectResult:
 
 DIALECT = Dialect(
     name="ncu", title="ncu", product="Nsight Compute", tool=TOOL,
-    markers=("==PROF==", '"Metric Name"', '"Kernel Name"', "Section: ", "Metric Unit"),
+    markers=MARKERS,
     sections=("gpu", "ncu-metric"),
     detect=detect, parse=parse,
 )
