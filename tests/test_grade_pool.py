@@ -316,12 +316,25 @@ def _overlaps(results: list[JobResult], name: str) -> list[str]:
     return sorted(k for k, (b0, b1) in span.items() if k != name and b0 < a1 and a0 < b1)
 
 
+@pytest.mark.parametrize(("memory_mib", "cores", "asked", "jobs"), [
+    (143771, 16, 0, 4),  # an H200 on a 16-core host: four (the most by default)
+    (143771, 8, 0, 2),  # the same GPU with 8 cores for it: two
+    (81559, 128 // 8, 0, 3),  # an H100 80GB of an 8-GPU, 128-core host: 3 of 20 GiB
+    (40960, 32, 0, 2), (24576, 32, 0, 1), (143771, 2, 0, 1), (None, 64, 0, 1),  # unknown memory: one
+    (24576, 2, 5, 5),  # --jobs-per-gpu as asked
+])
+def test_jobs_a_gpu_by_default_follow_its_memory_and_the_hosts_cores(memory_mib, cores, asked, jobs) -> None:
+    from profconv.grade import gpus
+
+    assert gpus.jobs_per_gpu(Gpu("0", "GPU", memory_mib=memory_mib), asked, cores) == jobs
+
+
 def test_two_jobs_a_gpu_run_side_by_side_with_the_same_verdicts(fake_cuda, tmp_path: Path) -> None:
     klass = _class(tmp_path, {"a-hang": "hang", "b-ok": "ok", "c-crash": "crash", "d-ok": "ok"})
     settings = manifest.JobSettings(models=("ece408-high",), images="2", kernel_timeout_s=3.0, timeout_s=60, report=False)
     specs = manifest.plan(discover([str(klass)]), settings, tmp_path / "g")
-    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
-    assert ex.describe()["options"]["jobs_per_gpu"] == {"0": 2}  # a GPU of >= 40 GiB takes two at once
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache", jobs_per_gpu=2)
+    assert ex.describe()["options"]["jobs_per_gpu"] == {"0": 2}
     worker = ex._worker(ex.slots[0])
     assert worker.gpu_lock is not None and worker.gpu_lock.name == "gpu0.lock"  # no UUID without nvidia-smi
     got = _graded(ex, specs)
@@ -345,6 +358,7 @@ def test_a_slurm_task_runs_its_jobs_two_at_a_time_on_its_gpu(fake_cuda, tmp_path
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
     monkeypatch.setattr(slurm, "_task_worker", lambda specs, cache: worker)
     monkeypatch.setattr(slurm.gpus_mod, "query", lambda ids=None, timeout=15.0: [Gpu("0", "Fake H100", None, 81559)])
+    monkeypatch.setattr(slurm.os, "sched_getaffinity", lambda pid: set(range(8)))  # the task's 8 CPUs: two jobs
     assert slurm._task_share(specs, worker, 0) == 2 and slurm._task_share(specs, worker, 1) == 1
     assert slurm._task_share(specs[:1], worker, 3) == 1  # never more at once than the task has jobs
     got = slurm._task_jobs(specs, str(tmp_path / "cache"), None, slurm._Ending(), 0)
@@ -358,7 +372,7 @@ def test_a_kernel_out_of_memory_beside_another_job_runs_again_alone(fake_cuda, t
     klass = _class(tmp_path, {"a-oom": "oom-shared", "b-ok": "ok"})
     settings = manifest.JobSettings(models=("ece408-high",), images="2", kernel_timeout_s=10.0, timeout_s=60, report=False)
     specs = manifest.plan(discover([str(klass)]), settings, tmp_path / "g")
-    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache", jobs_per_gpu=2)
     by = {r.submission: r for r in _graded(ex, specs)}
     row = json.loads(Path(by["a-oom"].record).read_text())["results"][1]
     # its verdict is the one it gets alone (here: the stand-in's "no CUDA device"), not the neighbour's memory
@@ -379,7 +393,7 @@ def test_an_unwritable_lock_folder_is_one_clear_error_before_any_job(fake_cuda, 
     klass = _class(tmp_path, {"a": "ok"})
     specs = manifest.plan(discover([str(klass)]), manifest.JobSettings(models=("ece408-high",), images="2",
                                                                        report=False), tmp_path / "g")
-    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache")
+    ex = LocalExecutor(gpus=[Gpu("0", "Fake H200", memory_mib=143771)], cache=tmp_path / "cache", jobs_per_gpu=2)
     got: list[JobResult] = []
     with pytest.raises(InputError, match=r"cannot write the GPU lock files in .*/file/locks \(Not a directory\): "
                                          r"set \$PROFCONV_GPU_LOCKS"):

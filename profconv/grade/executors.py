@@ -100,9 +100,11 @@ class LocalExecutor:
         self.python = python
         # the host's cores split between the jobs running at once (each job's float64 reference,
         # NumPy and PyTorch would otherwise each start a thread per core)
-        # jobs at once per GPU (--jobs-per-gpu; 0: two on a GPU of >= 40 GiB): with the pool only, where the
-        # children share the GPU through run.user.gpushare -- checks side by side, each timed call alone
-        self.per_gpu = {s.index: 1 if dry_run or cache is None else gpus_mod.jobs_per_gpu(s, jobs_per_gpu)
+        # jobs at once per GPU (--jobs-per-gpu; 0: by its memory and the host's cores, gpus.jobs_per_gpu): with
+        # the pool only, where the children share the GPU through run.user.gpushare -- checks side by side, each
+        # timed phase alone
+        cores = (os.cpu_count() or 1) // max(1, len(self.slots))
+        self.per_gpu = {s.index: 1 if dry_run or cache is None else gpus_mod.jobs_per_gpu(s, jobs_per_gpu, cores)
                         for s in self.slots}
         self.cpu_threads = max(1, (os.cpu_count() or 1) // sum(self.per_gpu.values()))
         self.cache, self.logs, self.reporter = cache, logs or (cache / "logs" if cache else None), reporter

@@ -15,15 +15,22 @@ class Gpu:
     memory_mib: int | None = None  # its memory (nvidia-smi memory.total); None when not known
 
 
-SHARE_FROM_MIB = 40 * 1024  # a GPU with this much memory takes two jobs at once by default (--jobs-per-gpu)
+JOB_MIB = 20 * 1024  # GPU memory a job at once by default: a 10,000-image course job holds ~10 GB of it
+MOST_BY_DEFAULT = 4  # measured on one H200 (benchmarks/NOTES.md, session 7): 2 jobs 3.9 s a job, 4 jobs 2.9 s
+CORES_PER_JOB = 4  # host cores a job at once by default: its host copies, NaN fills and compares are threaded
 
 
-def jobs_per_gpu(gpu: Gpu, asked: int = 0) -> int:
-    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) two on a GPU of at least 40 GiB
-    -- a 10,000-image course job holds ~10 GB of it -- and one on a smaller or unknown one."""
+def jobs_per_gpu(gpu: Gpu, asked: int = 0, cores: int | None = None) -> int:
+    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) one per 20 GiB of its memory and
+    per four of the host's `cores` for this GPU, at most four; one on an unknown GPU."""
     if asked > 0:
         return asked
-    return 2 if gpu.memory_mib is not None and gpu.memory_mib >= SHARE_FROM_MIB else 1
+    if gpu.memory_mib is None:
+        return 1
+    n = min(MOST_BY_DEFAULT, gpu.memory_mib // JOB_MIB)
+    if cores is not None:
+        n = min(n, cores // CORES_PER_JOB)
+    return max(1, n)
 
 
 def check_lock_folder(gpu_id: str = "check") -> None:

@@ -117,7 +117,8 @@ def _task_share(specs: list[JobSpec], worker: PoolWorker | None, asked: int) -> 
         return 1
     visible = (os.environ.get("CUDA_VISIBLE_DEVICES") or "").split(",")[0] or None
     found = gpus_mod.query(visible) if visible and visible.isdigit() else []
-    return min(len(specs), gpus_mod.jobs_per_gpu(found[0] if found else gpus_mod.Gpu("?", "?"), asked))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()  # the task's CPUs
+    return min(len(specs), gpus_mod.jobs_per_gpu(found[0] if found else gpus_mod.Gpu("?", "?"), asked, cores))
 
 
 class _Ending:
