@@ -11,7 +11,7 @@ import pytest
 
 import profconv
 from profconv.parse import native
-from profconv.parse.dialects.nvprof import csv_batch
+from profconv.parse.dialects.nvprof import csv_batch, sweep
 from tests.conftest import run_cli
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
@@ -51,7 +51,7 @@ def _log(n: int = 30, seed: int = 1, odd: dict[int, str] | None = None, units: s
 
 def _taken(monkeypatch) -> list[int]:
     """A list that counts the tables the batch gives (filled while the parse runs): one by one
-    (`take`) or in one go (`blocks_of`)."""
+    (`take`) or in one go (`model.swept`, in sweep._following: a profile's start line is its header's index less one)."""
     taken: list[int] = []
     real = csv_batch.Prepared.take
 
@@ -62,13 +62,13 @@ def _taken(monkeypatch) -> list[int]:
         return got
 
     monkeypatch.setattr(csv_batch.Prepared, "take", take)
-    real_of = csv_batch._Group.blocks_of
+    real_swept = sweep.swept
 
-    def blocks_of(self, k, m):  # the tables a sweep takes in one go (sweep._following)
-        taken.extend(self.heads[k:m])
-        return real_of(self, k, m)
+    def swept(group_sweep, tool, first, starts, *rest):  # the tables a sweep takes in one go
+        taken.extend(a + 1 for a in starts)
+        return real_swept(group_sweep, tool, first, starts, *rest)
 
-    monkeypatch.setattr(csv_batch._Group, "blocks_of", blocks_of)
+    monkeypatch.setattr(sweep, "swept", swept)
     return taken
 
 

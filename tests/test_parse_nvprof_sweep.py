@@ -262,6 +262,72 @@ def test_tables_that_follow_one_another():
     group = csv_batch.read("\n".join(r for h in heads for r in bodies[h]), tables, csv_batch.units_of(UNITS))
     assert group is not None
     assert [group.following(k) for k in range(len(heads))] == [3, 3, 3, 4, 4, 6]
-    got = group.blocks_of(0, 3)
-    assert [[(b.section, b.line_start, b.line_end) for b in blocks] for blocks in got] == [
-        [("gpu", 3, 3)], [("gpu", 8, 8)], [("gpu", 13, 14)]]
+    sweep = group.sweep()
+    # table 4's blocks: gpu, api, gpu (a section that comes back: `following` leaves it to the row reader)
+    assert (sweep.lo, sweep.first, sweep.size) == ([0, 1, 2, 3, 4, 7, 8], [0, 1, 2, 4, 5, 6, 7, 8],
+                                                   [1, 1, 2, 1, 1, 1, 1, 1])
+    assert sweep.section == ["gpu", "gpu", "gpu", "gpu", "gpu", "api", "gpu", "gpu"]
+    assert sweep.line == [3, 8, 13, 20, 25, 26, 27, 32]
+    got = [sweep.made(t) for t in range(3)]
+    assert [[(b.section, b.line_start, b.line_end, b.span.first, b.span.n) for b in blocks] for blocks in got] == [
+        [("gpu", 3, 3, 0, 1)], [("gpu", 8, 8, 1, 1)], [("gpu", 13, 14, 2, 2)]]
+    sweep.shift = 100  # a stream window's lines -> the file's
+    assert [(b.line_start, b.line_end) for b in sweep.made(2)] == [(113, 114)]
+
+
+def test_profiles_of_a_sweep_made_when_asked_for():
+    """model.SweptProfile: a sweep's profile holds its blocks as the sweep's columns until something
+    asks for them (then as a reader's: `sweep` None); runs_of: the consecutive ones not made."""
+    from profconv.parse.model import RawProfile, runs_of, swept
+
+    row = '"GPU activities",10.0,0.5,1,0.5,0.5,0.5,"k"'
+    api = row.replace("GPU activities", "API calls")
+    bodies = {2: [row, api], 8: [row], 13: [row, row, api], 20: [api]}
+    heads = sorted(bodies)
+    tables = [(h, h + 2 + len(bodies[h])) for h in heads]
+    group = csv_batch.read("\n".join(r for h in heads for r in bodies[h]), tables, csv_batch.units_of(UNITS))
+    assert group is not None
+    sweep = group.sweep()
+    made = swept(sweep, "nvprof", 1, [7, 12, 19], [11, 17, 22], [4, 5, None], ["./a", None, "./c"])
+    assert [(p.tool, p.line_start, p.line_end, p.pid, p.command, p.device, p.sweep, p.index) for p in made] == [
+        ("nvprof", 7, 11, 4, "./a", None, sweep, 1), ("nvprof", 12, 17, 5, None, None, sweep, 2),
+        ("nvprof", 19, 22, None, "./c", None, sweep, 3)]
+    plain = RawProfile(tool="nvprof", line_start=1, line_end=5)
+    raw = [plain, *made, plain]
+    assert [runs_of(raw, k) for k in range(5)] == [0, 4, 4, 4, 4]
+    assert [p.empty() for p in raw] == [True, False, False, False, True]
+    assert [(b.section, b.line_start, b.line_end) for b in made[1].blocks] == [("gpu", 16, 17), ("api", 18, 18)]
+    assert made[1].sweep is None and made[1].blocks is made[1].blocks  # made once, kept
+    assert [runs_of(raw, k) for k in range(5)] == [0, 2, 2, 4, 4]  # the profile made breaks the run
+    assert runs_of([made[0], made[2]], 0) == 1  # not consecutive in the sweep
+    made[2].blocks = []
+    assert made[2].sweep is None and made[2].empty()
+
+
+def test_a_sweeps_batch_is_let_go_with_its_parse(monkeypatch):
+    """A parse's batch of rows (the group its sweep's profiles hold) holds no reference cycle: it is
+    freed with the parse, the cyclic collector off (as a parse runs: nogc.paused), not at its end."""
+    import gc
+    import weakref
+
+    groups: list[weakref.ref] = []
+    real = csv_batch._read_group
+
+    def read_group(*args):
+        got = real(*args)
+        if got is not None:
+            groups.append(weakref.ref(got))
+        return got
+
+    monkeypatch.setattr(csv_batch, "_read_group", read_group)
+    monkeypatch.setattr(csv_batch, "MIN_ROWS", 1)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        ps = profconv.parse_text(_log(n=30))
+        assert len(ps.profiles) == 30 and len(ps.rows) == 90
+        assert len(groups) == 1
+        assert groups[0]() is None
+    finally:
+        if was:
+            gc.enable()

@@ -13,7 +13,7 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import chain, repeat
-from operator import add, attrgetter, itemgetter
+from operator import add, attrgetter, itemgetter, sub
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ from profconv.nogc import paused
 from profconv.parse import bytescan, context, native
 from profconv.parse.colviews import Const, View, holds_views
 from profconv.parse.dialect import dialect_list, registry
-from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span
+from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, runs_of
 from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.schema import (
     COLUMNS,
@@ -310,7 +310,7 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool,
         lines = doc.lines
         unplaced = sorted(set(unplaced) | {(n, lines[n - 1]) for n in damaged})
         notes.append(damaged_note(damaged))
-        raw = [p for p in raw if not all(b.empty() for b in p.blocks)]
+        raw = [p for p in raw if not p.empty()]
         if not raw:
             raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
                                  f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
@@ -524,6 +524,8 @@ def _drop_inconsistent(raw: list[RawProfile], shift: int = 0) -> list[int]:
     out: list[int] = []
     plausible = getattr(native.load("_kahan"), "plausible", None)  # the first test in C, where built
     for prof in raw:
+        if prof.sweep is not None:
+            continue  # a sweep's blocks not made: every row checked where its batch was read (Span.checked)
         acc = prof.tool == "nvhpc-acc"
         for blk in prof.blocks:
             sp = blk.span
@@ -597,19 +599,30 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
     todo: list[tuple[int, Block]] = []
     ranges: dict[int, _Ranges] = {}
     batch, got = None, None
-    for number, prof in enumerate(raw, start=first):
+    k = 0
+    while k < len(raw):
+        j = runs_of(raw, k)
+        if j > k:  # a sweep's profiles whose blocks were not made: their ranges at once
+            sweep = raw[k].sweep
+            assert sweep is not None
+            if sweep.rows.has("time_pct"):
+                ranges.setdefault(id(sweep.rows), _Ranges(sweep.rows)).add_sweep(sweep, raw[k:j], first + k)
+                k = j
+                continue
+        prof = raw[k]
         for blk in prof.blocks:
             sp = blk.span
             if sp is None or blk.notes or blk.rows_left_out or not sp.n:
-                todo.append((number, blk))
+                todo.append((first + k, blk))
                 continue
             if sp.rows is not batch:  # (a sweep's ranges come batch after batch)
                 batch = sp.rows
-                got = ranges.setdefault(id(batch), _Ranges(sp)) if batch.has("time_pct") else None
+                got = ranges.setdefault(id(batch), _Ranges(sp.rows)) if batch.has("time_pct") else None
             if got is None:
-                todo.append((number, blk))
+                todo.append((first + k, blk))
             else:
-                got.add(number, blk, sp)
+                got.add(first + k, blk, sp)
+        k += 1
     for r in ranges.values():
         todo.extend(r.not_clear())
     for number, blk in todo:
@@ -623,9 +636,10 @@ _CLEAR = 1e-6  # how far inside the Time(%) tolerance NumPy's sum of a range mus
 class _Ranges:
     """The ranges of one batch that _block_notes sums together."""
 
-    def __init__(self, sp: Span) -> None:
-        self.col = sp.rows.col("time_pct")
-        self.members: list[tuple[int, Block]] = []
+    def __init__(self, rows: Rows) -> None:
+        self.col = rows.col("time_pct")
+        # (profile number, block), or (None, (sweep, profiles, first number)) for a sweep's blocks
+        self.members: list[tuple[Any, Any]] = []
         self.firsts: list[int] = []
         self.sizes: list[int] = []
 
@@ -633,6 +647,13 @@ class _Ranges:
         self.members.append((number, blk))
         self.firsts.append(sp.first)
         self.sizes.append(sp.n)
+
+    def add_sweep(self, sweep: Sweep, profiles: list[RawProfile], number: int) -> None:
+        """The blocks of consecutive profiles of a sweep (numbered from `number`), not made."""
+        lo, hi = sweep.lo[profiles[0].index], sweep.lo[profiles[-1].index + 1]  # type: ignore[attr-defined]
+        self.members.extend(repeat((None, (sweep, profiles, number)), hi - lo))
+        self.firsts.extend(sweep.first[lo:hi])
+        self.sizes.extend(sweep.size[lo:hi])
 
     def not_clear(self) -> list[tuple[int, Block]]:
         """The ranges whose Time(%) do not clearly add up to 100% (NumPy sums all of them, in any
@@ -645,7 +666,19 @@ class _Ranges:
         bounds[0::2], bounds[1::2] = firsts, firsts + sizes
         sums = np.add.reduceat(np.append(np.asarray(self.col, dtype=np.float64), 0.0), bounds)[0::2]
         clear = np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - _CLEAR  # False for NaN
-        return [m for m, ok in zip(self.members, clear.tolist()) if not ok]
+        return [_member(self.members[i], self.firsts[i]) for i in np.flatnonzero(~clear).tolist()]
+
+
+def _member(m: tuple[Any, Any], row: int) -> tuple[int, Block]:
+    """A range's (profile number, block): a sweep's block (the one whose rows begin at `row`) made."""
+    number, blk = m
+    if number is not None:
+        return number, blk
+    sweep, profiles, number = blk
+    at = bisect_right(sweep.first, row, sweep.lo[profiles[0].index]) - 1  # the block's place in the sweep
+    k = bisect_right(sweep.lo, at, profiles[0].index) - 1 - profiles[0].index  # its profile's place
+    made = sweep.made(profiles[k].index)
+    return number + k, made[at - sweep.lo[profiles[k].index]]
 
 
 def _notes_of(blk: Block, number: int, out: dict[tuple[int, str], list[str]]) -> None:
@@ -861,9 +894,17 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     Profiles are numbered from `first`; `shift` is added to every row's line numbers (a stream
     window's lines -> the file's)."""
     got = _Gathering(shift)
-    for number, prof in enumerate(raw, start=first):
+    k = 0
+    while k < len(raw):
+        j = runs_of(raw, k)
+        if j > k:  # a sweep's profiles whose blocks were not made: their ranges at once
+            got.add_sweep(raw[k:j], first + k)
+            k = j
+            continue
+        prof = raw[k]
         for blk in prof.blocks:
-            got.add(blk, number, prof.tool)
+            got.add(blk, first + k, prof.tool)
+        k += 1
     got.flush()
     for p in got.parts:
         if id(p) not in got.coded and p.n:
@@ -883,7 +924,7 @@ class _Gathering:
         self.shift = shift  # what _rows adds to every row's line numbers (blocks' line_start have it already)
         self.parts: list[Rows] = []
         self.pieces: list[tuple[Any, int, int, str, int]] = []  # (columns, rows, profile, tool, table)
-        self.spans: list[tuple[Block, int, str]] = []  # consecutive ranges of one batch: (block, profile, tool)
+        self.spans: _SpanRun | None = None  # consecutive ranges of one batch
         self.by_base: dict[str, str] = {}  # short names by base name (names may differ only by their [correlation id])
         self.coded: set[int] = set()  # the parts whose short names are filled already
 
@@ -891,21 +932,55 @@ class _Gathering:
         if self.pieces:
             self.parts.append(_gathered(self.pieces))
             self.pieces = []
-        if self.spans:
+        if self.spans is not None:
             part = _spanned(self.spans, self.by_base, self.shift)
             self.parts.append(part)
             if part.has("short_name"):
                 self.coded.add(id(part))
-            self.spans = []
+            self.spans = None
+
+    def _run_for(self, rows: Rows, first: int, text: Any) -> _SpanRun:
+        """The run of ranges a range of `rows` from row `first` on joins (a new one where it does not follow)."""
+        run = self.spans
+        if self.pieces or (run is not None and (run.rows is not rows or run.hi != first)):
+            self.flush()
+            run = None
+        if run is None:
+            run = self.spans = _SpanRun(rows, first, text)
+        return run
+
+    def add_sweep(self, profiles: list[RawProfile], number: int) -> None:
+        """The blocks of consecutive profiles of one sweep, not made (numbered from `number`)."""
+        sweep = profiles[0].sweep
+        assert sweep is not None
+        t0, t1 = profiles[0].index, profiles[-1].index + 1  # type: ignore[attr-defined]
+        lo, hi = sweep.lo[t0], sweep.lo[t1]
+        run = self._run_for(sweep.rows, sweep.first[lo], sweep.text)
+        sizes = sweep.size[lo:hi]
+        run.sizes.extend(sizes)
+        run.starts.extend(map(add, sweep.line[lo:hi], repeat(sweep.shift)))
+        run.sections.extend(sweep.section[lo:hi])
+        run.tools.extend(repeat(profiles[0].tool, hi - lo))
+        run.numbers.extend(chain.from_iterable(map(repeat, range(number, number + t1 - t0),
+                                                   map(sub, sweep.lo[t0 + 1 : t1 + 1], sweep.lo[t0:t1]))))
+        run.hi = sweep.first[hi - 1] + sizes[-1]
 
     def add(self, blk: Block, number: int, tool: str) -> None:
         sp, tb = blk.span, blk.table
         if sp is not None:
-            last = self.spans[-1][0].span if self.spans else None
-            if self.pieces or (last is not None and (last.rows is not sp.rows or last.first + last.n != sp.first)):
-                self.flush()
-            if sp.n:
-                self.spans.append((blk, number, tool))
+            run = self._run_for(sp.rows, sp.first, sp.text) if sp.n else None
+            if run is None:  # (an empty range: the run so far ends)
+                if self.pieces or (self.spans is not None and (self.spans.rows is not sp.rows
+                                                               or self.spans.hi != sp.first)):
+                    self.flush()
+                return
+            run.blocks.append(blk)
+            run.sizes.append(sp.n)
+            run.starts.append(blk.line_start)
+            run.sections.append(blk.section)
+            run.tools.append(tool)
+            run.numbers.append(number)
+            run.hi = sp.first + sp.n
             return
         if self.spans:
             self.flush()
@@ -939,34 +1014,47 @@ class _Gathering:
         blk.table = None
 
 
-def _spanned(run: list[tuple[Block, int, str]], by_base: dict[str, str], shift: int = 0) -> Rows:
-    """One part from blocks that are consecutive ranges of one batch (in that order): each of the
-    batch's columns sliced once; section, profile, tool, table and line numbers repeated per block
-    by NumPy (a block's rows are at its line_start on, less `shift`: _rows adds it to every row's,
-    and a stream window's blocks carry it already); short names once per distinct name where the
-    batch's names are dictionary-encoded. The blocks let their ranges go."""
+class _SpanRun:
+    """Consecutive ranges of one batch (rows lo .. hi - 1), as columns by range: rows, first line
+    (the file's: with a stream window's shift), section, tool, profile number; the blocks that hold
+    them (they let their ranges go once gathered)."""
+
+    def __init__(self, rows: Rows, lo: int, text: Any) -> None:
+        self.rows, self.lo, self.hi, self.text = rows, lo, lo, text
+        self.sizes: list[int] = []
+        self.starts: list[int] = []
+        self.sections: list[str | None] = []
+        self.tools: list[str] = []
+        self.numbers: list[int] = []
+        self.blocks: list[Block] = []
+
+
+def _spanned(run: _SpanRun, by_base: dict[str, str], shift: int = 0) -> Rows:
+    """One part from consecutive ranges of one batch: each of the batch's columns sliced once;
+    section, profile, tool, table and line numbers repeated per range by NumPy (a range's rows are
+    at its first line on, less `shift`: _rows adds it to every row's, and a stream window's blocks
+    carry it already); short names once per distinct name where the batch's names are
+    dictionary-encoded. The blocks let their ranges go."""
     import numpy as np
 
-    head, tail = run[0][0].span, run[-1][0].span
-    assert head is not None and tail is not None
-    lo, hi = head.first, tail.first + tail.n
-    sizes = np.array([b.span.n for b, _, _ in run], dtype=np.int64)  # type: ignore[union-attr]
-    starts = np.array([b.line_start for b, _, _ in run], dtype=np.int64)
-    whole = lo == 0 and hi == head.rows.n  # the batch's own columns (theirs alone once its ranges go): no copy
-    cols: dict[str, Any] = {name: c if whole else c[lo:hi] for name, c in head.rows.cols.items()}
-    cols["section"] = _each([b.section for b, _, _ in run], sizes)
-    cols["tool"] = _each([tool for _, _, tool in run], sizes)
+    lo, hi = run.lo, run.hi
+    sizes = np.array(run.sizes, dtype=np.int64)
+    starts = np.array(run.starts, dtype=np.int64)
+    whole = lo == 0 and hi == run.rows.n  # the batch's own columns (theirs alone once its ranges go): no copy
+    cols: dict[str, Any] = {name: c if whole else c[lo:hi] for name, c in run.rows.cols.items()}
+    cols["section"] = _each(run.sections, sizes)
+    cols["tool"] = _each(run.tools, sizes)
     # one int object a block (not one a row: a sweep's 160,000 rows would hold 320,000 of them)
-    cols["profile"] = _each([number for _, number, _ in run], sizes)
-    cols["table"] = _each([b.line_start for b, _, _ in run], sizes)
+    cols["profile"] = _each(run.numbers, sizes)
+    cols["table"] = _each(run.starts, sizes)
     # row k of a block starting at line s is at line s + k: s - (rows before the block) + (row index)
     before = np.cumsum(sizes) - sizes
     lines = array("q")
     lines.frombytes((np.repeat(starts - shift - before, sizes) + np.arange(hi - lo)).astype(np.int64).tobytes())
     cols["line_start"] = cols["line_end"] = lines
-    if head.text is not None:
-        cols["short_name"] = _coded_short_names(_Codes(head.text.pool, head.text.codes[lo:hi]), by_base)
-    for b, _, _ in run:
+    if run.text is not None:
+        cols["short_name"] = _coded_short_names(_Codes(run.text.pool, run.text.codes[lo:hi]), by_base)
+    for b in run.blocks:
         b.span = None
     return Rows.trusted(cols, hi - lo)
 

@@ -52,7 +52,7 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
                 made = made[1:]
             profiles.extend(made)
             current = profiles[-1]
-            kinds = {b.kind or b.section for b in current.blocks}
+            kinds = _kinds(current)
             continue
         blk = ev.block
         assert blk is not None and blk.section is not None
@@ -67,7 +67,16 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
         kinds.add(kind)
         if blk.line_end > current.line_end:
             current.line_end = blk.line_end
-    return [p for p in profiles if p.blocks]
+    return [p for p in profiles if p.sweep is not None or p.blocks]  # (a sweep's profiles have blocks)
+
+
+def _kinds(p: RawProfile) -> set[str | None]:
+    """The kinds (or sections) of a profile's tables (a sweep's: from its columns, none made)."""
+    sweep = p.sweep
+    if sweep is None:
+        return {b.kind or b.section for b in p.blocks}
+    t = p.index  # type: ignore[attr-defined]
+    return set(sweep.section[sweep.lo[t] : sweep.lo[t + 1]])
 
 
 def _join(current: RawProfile, made: RawProfile) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from operator import attrgetter
+from typing import Any, ClassVar
 
 from profconv.parse.schema import Row
 from profconv.parse.table import Rows
@@ -62,9 +63,94 @@ class RawProfile:
     pid: int | None = None
     command: str | None = None
     device: str | None = None
+    # a SweptProfile's Sweep while its blocks are held there as columns (not made)
+    sweep: ClassVar[Sweep | None] = None
 
     def sections(self) -> set[str]:
         return {b.section for b in self.blocks if b.section}
+
+    def empty(self) -> bool:
+        """No row left in any of its tables (a sweep's profile whose blocks were not made: never)."""
+        return self.sweep is None and all(b.empty() for b in self.blocks)
+
+
+class Sweep:
+    """Profiles made at once from one batch of rows (a sweep's thousands of small tables), their
+    blocks held as columns: no Block, Span or list of them a profile. Profile t (SweptProfile.index)
+    holds blocks lo[t] .. lo[t + 1] - 1; block b is rows first[b] .. first[b] + size[b] - 1 of the
+    batch (`rows`, names dictionary-encoded in `text`), of section[b], at lines line[b] + shift on
+    (one row a line). Every row was checked where the batch was read (as Span.checked), so the core
+    passes over such blocks in bulk (core._rows, _block_notes, _drop_inconsistent); `made(t)`
+    gives profile t's blocks as a reader's (for anything else that asks: SweptProfile.blocks)."""
+
+    def __init__(self, rows: Rows, text: Any, lo: list[int], first: list[int], size: list[int],
+                 section: list[str], line: list[int], made: Any) -> None:
+        self.rows, self.text = rows, text
+        self.lo, self.first, self.size, self.section, self.line = lo, first, size, section, line
+        self.shift = 0  # added to every block's line numbers (a stream window's -> the file's)
+        self._made = made
+
+    def made(self, t: int) -> list[Block]:
+        blocks: list[Block] = self._made(t)
+        for b in blocks:
+            b.line_start += self.shift
+            b.line_end += self.shift
+        return blocks
+
+
+class SweptProfile(RawProfile):
+    """A profile of a Sweep: its blocks made only where something asks for them (then it is a
+    RawProfile as any other: `sweep` None). Made by `swept`, not by RawProfile's __init__."""
+
+    index: int
+
+    @property  # type: ignore[override]
+    def blocks(self) -> list[Block]:
+        got: list[Block] | None = self.__dict__.get("_blocks")
+        if got is None:
+            sweep = self.sweep
+            assert sweep is not None
+            got = self.__dict__["_blocks"] = sweep.made(self.index)
+            self.__dict__["sweep"] = None
+        return got
+
+    @blocks.setter
+    def blocks(self, value: list[Block]) -> None:
+        self.__dict__["_blocks"] = value
+        self.__dict__["sweep"] = None
+
+
+def swept(sweep: Sweep, tool: str, first: int, starts: list[int], ends: list[int], pids: list[int | None],
+          commands: list[str | None]) -> list[RawProfile]:
+    """Profiles first, first + 1, ... of `sweep` (their start and last lines, pids, commands)."""
+    new = SweptProfile.__new__
+    out: list[RawProfile] = []
+    for t, a, b, pid, command in zip(range(first, first + len(starts)), starts, ends, pids, commands):
+        p = new(SweptProfile)
+        p.__dict__ = {"tool": tool, "line_start": a, "line_end": b, "pid": pid, "command": command, "device": None,
+                      "sweep": sweep, "index": t}
+        out.append(p)
+    return out
+
+
+def runs_of(raw: list[RawProfile], k: int) -> int:
+    """The end j of the profiles raw[k:j] that are consecutive profiles of one Sweep, their blocks
+    not made (j == k: raw[k] is no such profile)."""
+    sweep = raw[k].sweep
+    if sweep is None:
+        return k
+    t = raw[k].index  # type: ignore[attr-defined]
+    j = min(len(raw), k + len(sweep.lo) - 1 - t)
+    theirs = list(map(_SWEEP, raw[k:j]))
+    if theirs.count(sweep) == j - k and raw[j - 1].index - t == j - 1 - k:  # type: ignore[attr-defined]
+        return j  # (a sweep's profiles come in its order)
+    i = k + 1
+    while i < j and theirs[i - k] is sweep and raw[i].index == t + i - k:  # type: ignore[attr-defined]
+        i += 1
+    return i
+
+
+_SWEEP = attrgetter("sweep")
 
 
 @dataclass

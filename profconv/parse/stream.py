@@ -143,6 +143,9 @@ def _shift(raw: list[RawProfile], d: int) -> None:
     for p in raw:
         p.line_start += d
         p.line_end += d
+        if p.sweep is not None:  # its blocks' lines: its sweep's, shifted once for all of them
+            p.sweep.shift = d
+            continue
         for b in p.blocks:
             b.line_start += d
             b.line_end += d
@@ -152,8 +155,9 @@ _LINES = re.compile(r"\blines? ?(?:\(s\) )?\d|\(lines \d")  # 'line(s) 94, 95', 
 
 
 def _names_lines(raw: list[RawProfile]) -> bool:
-    """Whether a table's note names lines (a window's numbers, which _shift does not rewrite)."""
-    return any(_LINES.search(n) for p in raw for b in p.blocks for n in b.notes)
+    """Whether a table's note names lines (a window's numbers, which _shift does not rewrite). (A
+    sweep's blocks not made have no note.)"""
+    return any(_LINES.search(n) for p in raw if p.sweep is None for b in p.blocks for n in b.notes)
 
 
 class _LineStarts:
@@ -345,7 +349,7 @@ class Stream:
         if damaged:
             self.damaged.extend(damaged)
             unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
-            keep = [p for p in keep if not all(b.empty() for b in p.blocks)]
+            keep = [p for p in keep if not p.empty()]
         part = finish(keep, infos, self.label, unplaced, [], first=self.numbered + 1, shift=d)
         self.numbered += len(keep)
         return part

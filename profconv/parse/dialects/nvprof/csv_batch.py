@@ -40,7 +40,7 @@ from typing import Any
 from profconv.parse import columnar, native, units
 from profconv.parse.dialects.nvprof.common import _API_CALL, LABEL_SECTIONS, is_marker
 from profconv.parse.dialects.nvprof.csv import _csv_like, _csv_line
-from profconv.parse.model import Block, Span
+from profconv.parse.model import Block, Span, Sweep
 from profconv.parse.table import Rows
 from profconv.parse.text import clean, csv_row
 
@@ -152,18 +152,12 @@ class _Group:
             runs.chain = np.where(fine, breaks[np.searchsorted(breaks, every)] + 1, every).tolist()
         return runs.chain[k]
 
-    def blocks_of(self, k: int, m: int) -> list[list[Block]]:
-        """blocks(t) for t in k .. m - 1, tables that `following` gives (made in one go)."""
+    def sweep(self) -> Sweep:
+        """The group's tables as a Sweep (profile t: table t's blocks, as `blocks(t)` gives them),
+        for the profiles `following` gives (made in one go). Not kept here: the group and its
+        sweep would hold each other (a cycle, freed only once the parse is over: nogc.paused)."""
         runs = self.runs or self._runs()
-        rows, names, heads, firsts, lo = self.rows, self.names, self.heads, self.firsts, runs.lo
-        start, size, section, res = runs.start, runs.size, runs.section, runs.res
-        out = []
-        for t in range(k, m):
-            line = heads[t] + 3 - firsts[t]
-            out.append([Block(section=section[i], span=Span(rows, start[i], size[i], text=names, checked=True),
-                              line_start=line + start[i], line_end=line + start[i] + size[i] - 1, resolution=res[i])
-                        for i in range(lo[t], lo[t + 1])])
-        return out
+        return Sweep(self.rows, self.names, runs.lo, runs.start, runs.size, runs.section, runs.line, self.blocks)
 
     def _runs(self) -> _Runs:
         """Every table's runs of one section (its blocks), found at once by NumPy."""
@@ -181,13 +175,15 @@ class _Group:
         distinct = np.bincount(table[np.unique(key, return_index=True)[1]], minlength=len(firsts))
         again = (distinct != np.diff(lo)).tolist()
         size = np.diff(np.append(start, len(codes)))
+        # each run's first line: its table's first row's line (header index + 3) plus its place in the table
+        line = (np.asarray(self.heads, dtype=np.int64)[table] + 3 - firsts[table] + start).tolist()
         first = start.tolist()
         d0 = [self.decimals[0][r] for r in first]
         d1 = [self.decimals[1][r] for r in first]
         s0 = {d: _step(self.scales[0], d) for d in set(d0)}
         s1 = {d: _step(self.scales[1], d) for d in set(d1)}
         res = list(zip(map(s0.__getitem__, d0), map(s1.__getitem__, d1)))
-        self.runs = _Runs(first, size.tolist(), [self.sections[r] for r in first], res, lo.tolist(), again)
+        self.runs = _Runs(first, size.tolist(), [self.sections[r] for r in first], res, lo.tolist(), again, line)
         return self.runs
 
     def _blocks(self, k: int) -> list[Block] | None:
@@ -226,6 +222,7 @@ class _Runs:
     res: list[tuple[float, float]]
     lo: list[int]
     again: list[bool]
+    line: list[int]  # each run's first line
     chain: list[int] | None = None  # per table, `_Group.following`'s end (found on first use)
 
 

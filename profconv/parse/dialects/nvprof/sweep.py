@@ -20,7 +20,7 @@ from profconv.parse import units
 from profconv.parse.dialects.nvprof.common import _PREFIX, _RESULT, _START, TOOL
 from profconv.parse.engine import Cursor
 from profconv.parse.grouping import Event
-from profconv.parse.model import RawProfile
+from profconv.parse.model import RawProfile, swept
 from profconv.parse.text import clean
 
 if TYPE_CHECKING:
@@ -135,7 +135,8 @@ _PLAIN_RESULTS = re.compile("^==([0-9]{1,18})== Profiling result:$", re.M)
 def _following(ctx: Nvprof, j: int, prepared: Prepared) -> list[RawProfile]:
     """What `_profile` makes of the profile at index j and of those after it, made in one go: the
     tables that follow one another two lines apart, each taken whole (csv_batch._Group.following),
-    while their start and result lines are plain (`_plain_many`); [] where fewer than two are so."""
+    while their start and result lines are plain (`_plain_many`); [] where fewer than two are so.
+    Their blocks stay columns of the group's Sweep (model.SweptProfile)."""
     got = prepared.tables.get(j + 2)
     if got is None:
         return []
@@ -158,9 +159,9 @@ def _following(ctx: Nvprof, j: int, prepared: Prepared) -> list[RawProfile]:
         resume[h - 1] = ctx.resume_state()
         ctx.pending_section = "gpu"
     ctx.last_pid = int(said[-1][3])
-    return [RawProfile(tool=TOOL, line_start=h - 1, line_end=blocks[-1].line_end, pid=pid, command=command,
-                       blocks=blocks)
-            for (_, pid, command, _), h, blocks in zip(said, heads, group.blocks_of(k, k + len(said)))]
+    sizes = group.sizes[k : k + len(said)]
+    return swept(group.sweep(), TOOL, k, [h - 1 for h in heads], [h + n + 2 for h, n in zip(heads, sizes)],
+                 [s[1] for s in said], [s[2] for s in said])
 
 
 def _plain_many(starts: list[str], results: list[str]) -> list[tuple[str, int, str, str]]:
