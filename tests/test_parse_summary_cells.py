@@ -296,3 +296,36 @@ def test_nvprof_group_read_in_c_as_by_pyarrow():
         for x, y in zip(bc, ba):
             for col in ("time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "calls", "name"):
                 assert list(x.span.col(col)) == list(y.span.col(col))
+
+
+def test_nvprof_tables_found_in_c_as_one_by_one():
+    """nvprof_tables: every header from index i on with quoted lines two lines on (csv_batch.extent's
+    loop), and csv_batch._found's tables by units row as table by table, on odd line lists."""
+    from profconv.parse.dialects.nvprof import csv_batch
+
+    h, u = csv_batch.HEADER, ",%,ms,,ms,ms,ms,"
+    row = '"GPU activities",60.0,1.2,2,0.6,0.5,0.7,"k"'
+    start = "==2== NVPROF is profiling process 2, command: ./a"
+    lines = ["==1== x", h, u, row, row, start, h, u, row, "", h, "x", '"é"', '""', '"', h, u, "stray", h, h,
+             '"a"', "==3== Profiling result:", h, u, row, "==3== z", h, ",s,ms,,ms,ms,ms,", row, row, h, u]
+    heads, ends = (list(np.frombuffer(b, dtype=np.int64)) for b in C.nvprof_tables(lines, 0, h))
+    # (a header is a quoted line too: 30 is a row of 26's)
+    assert list(zip(heads, ends)) == [(1, 5), (6, 9), (10, 14), (18, 21), (22, 25), (26, 31)]
+    assert [list(np.frombuffer(b, dtype=np.int64)) for b in C.nvprof_tables(lines, 7, h)] == [[10, 18, 22, 26],
+                                                                                              [14, 21, 25, 31]]
+    assert C.nvprof_tables(lines, 40, h) == (b"", b"")
+    # left out: 10's (a lone quote after its rows), 22's (a stray line: no marker after the PID), 26's (a
+    # units row after its rows)
+    assert csv_batch._found(lines, 1) == csv_batch._found_one_by_one(lines, 1) == {u: [(1, 5), (6, 9)], h: [(18, 21)]}
+    rng = random.Random(5)
+    pool = [h, u, row, row, row, "==4== NVPROF is profiling process 4, command: ./a", "", "x", '"', '"ü"', "==5== e"]
+    for _ in range(300):
+        lines = [rng.choice(pool) for _ in range(rng.randint(0, 40))]
+        if h not in lines:
+            continue
+        i = lines.index(h)  # (where the reader meets its first header)
+        assert csv_batch._found(lines, i) == csv_batch._found_one_by_one(lines, i), lines
+    with pytest.raises(TypeError):
+        C.nvprof_tables([h, u, row, 3], 0, h)
+    with pytest.raises(TypeError):
+        C.nvprof_tables((h, u, row), 0, h)

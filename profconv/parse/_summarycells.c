@@ -34,6 +34,11 @@
  * labels and names numbered as above (int32 codes, -1 for a row not read), two bytes a row (the
  * decimals of its Time and Avg cells) and one (1: not a plain row -- see nv_split -- its values 0).
  * csv_batch keeps pyarrow's reader where this module is not built (tests compare both).
+ *
+ * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
+ * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
+ * characters at least; one such line at least), and the index after them: (heads, ends), bytes of
+ * int64 each (csv_batch.extent's loop, table by table, where this module is not built).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -472,6 +477,55 @@ done:
     return out;
 }
 
+/* A line that starts and ends with a quote (two characters at least): a row of csv_batch.extent's. */
+static int nv_quoted(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    return n > 1 && PyUnicode_READ_CHAR(s, 0) == '"' && PyUnicode_READ_CHAR(s, n - 1) == '"';
+}
+
+static int nv_push(PyObject **buf, Py_ssize_t *used, int64_t value) {
+    Py_ssize_t size = PyBytes_GET_SIZE(*buf);
+    if (*used + 8 > size && _PyBytes_Resize(buf, 2 * size + 64) < 0)
+        return -1;
+    memcpy(PyBytes_AS_STRING(*buf) + *used, &value, 8);
+    *used += 8;
+    return 0;
+}
+
+static PyObject *nvprof_tables(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *lines, *header, *heads = NULL, *ends = NULL, *out = NULL;
+    Py_ssize_t i, nh = 0, ne = 0;
+    if (!PyArg_ParseTuple(args, "O!nU", &PyList_Type, &lines, &i, &header))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lines), width = PyUnicode_GET_LENGTH(header);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!PyUnicode_Check(PyList_GET_ITEM(lines, k))) {
+            PyErr_SetString(PyExc_TypeError, "lines: a list of str");
+            return NULL;
+        }
+    if ((heads = PyBytes_FromStringAndSize(NULL, 0)) == NULL || (ends = PyBytes_FromStringAndSize(NULL, 0)) == NULL)
+        goto done;
+    for (Py_ssize_t h = i < 0 ? 0 : i; h < n; h++) {
+        PyObject *s = PyList_GET_ITEM(lines, h);
+        if (PyUnicode_GET_LENGTH(s) != width || PyUnicode_Compare(s, header) != 0)
+            continue;
+        Py_ssize_t j = h + 2;
+        while (j < n && nv_quoted(PyList_GET_ITEM(lines, j)))
+            j++;
+        if (j == h + 2)
+            continue;
+        if (nv_push(&heads, &nh, h) < 0 || nv_push(&ends, &ne, j) < 0)
+            goto done;
+    }
+    if (_PyBytes_Resize(&heads, nh) < 0 || _PyBytes_Resize(&ends, ne) < 0)
+        goto done;
+    out = Py_BuildValue("(OO)", heads, ends);
+done:
+    Py_XDECREF(heads);
+    Py_XDECREF(ends);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -482,6 +536,9 @@ static PyMethodDef methods[] = {
     {"nvprof", nvprof, METH_VARARGS,
      "nvprof(data, (time, avg, min, max exponents)) -> (cells, type codes, types, name codes, names, decimals, bad) "
      "of nvprof --csv summary rows (each ending with a newline)"},
+    {"nvprof_tables", nvprof_tables, METH_VARARGS,
+     "nvprof_tables(lines, i, header) -> (heads, ends): bytes of int64, each index h >= i where lines[h] == header "
+     "with quoted lines from h + 2 on, and the index after them"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,8 +12,8 @@ import re
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import chain, repeat
-from operator import add, attrgetter, itemgetter, sub
+from itertools import accumulate, chain, islice, repeat
+from operator import add, attrgetter, itemgetter, le, sub
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -806,6 +806,7 @@ def _doubles(values: list[Any]) -> bool:
 
 
 _TYPECODE = attrgetter("typecode")
+_LINE_START, _LINE_END = attrgetter("line_start"), attrgetter("line_end")
 
 
 def _gathered(pieces: list[tuple[Any, int, int, str, int]]) -> Rows:
@@ -1178,13 +1179,9 @@ class _Placer:
     def __init__(self, infos: list[ProfileInfo], commands: list[int]) -> None:
         self.infos = infos
         self.commands = commands
-        self.starts = [i.line_start for i in infos]
-        self.sorted = all(a <= b for a, b in zip(self.starts, self.starts[1:]))
-        self.reach: list[int] = []  # the furthest line_end up to each profile
-        top = -1
-        for i in infos:
-            top = max(top, i.line_end)
-            self.reach.append(top)
+        self.starts = list(map(_LINE_START, infos))
+        self.sorted = all(map(le, self.starts, islice(self.starts, 1, None)))
+        self.reach = list(accumulate(map(_LINE_END, infos), max))  # the furthest line_end up to each profile
 
     def __call__(self, c: context.ContextLine) -> ProfileInfo | None:
         if not self.sorted:

@@ -34,7 +34,8 @@ from __future__ import annotations
 import re
 from array import array
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain, repeat
+from operator import add, itemgetter, sub
 from typing import Any
 
 from profconv.parse import columnar, native, units
@@ -77,11 +78,16 @@ def extent(lines: list[str], h: int, ends: dict[str, bool]) -> int | None:
         after = lines[j]
         ok = ends.get(after)
         if ok is None:
-            c = _csv_line(after)
-            ok = ends[after] = not _csv_like(c) and (not c.strip() or is_marker(c))
+            ok = ends[after] = _may_end(after)
         if not ok:
             return None  # a stray line or a row of another shape: the row reader decides
     return j
+
+
+def _may_end(line: str) -> bool:
+    """Whether a line may follow a table's rows: blank or nvprof's own (no stray line, no row of another shape)."""
+    c = _csv_line(line)
+    return not _csv_like(c) and (not c.strip() or is_marker(c))
 
 
 def units_of(line: str) -> dict[str, str] | None:
@@ -265,24 +271,60 @@ class Prepared:
     def _scan(self, i: int) -> None:
         """Every plain table under HEADER from index i on, grouped by units row, read together."""
         lines = self.lines
-        found: dict[str, list[tuple[int, int]]] = {}
-        ends: dict[str, bool] = {}  # whether a line may follow a table's rows (a log repeats them)
-        k = i
-        while True:
-            end = extent(lines, k, ends)
-            if end is not None:
-                found.setdefault(lines[k + 1], []).append((k, end))
-            try:
-                k = lines.index(HEADER, k + 1)
-            except ValueError:
-                break
-        for units_line, tables in found.items():
+        for units_line, tables in _found(lines, i).items():
             unit = units_of(units_line)
-            if unit is None or sum(e - h - 2 for h, e in tables) < MIN_ROWS:
+            if unit is None or sum(map(_END, tables)) - sum(map(_HEAD, tables)) - 2 * len(tables) < MIN_ROWS:
                 continue
             group = _read_group(lines, tables, unit)
             if group is not None:
-                self.tables.update((h, (group, k)) for k, h in enumerate(group.heads))
+                self.tables.update(zip(group.heads, zip(repeat(group), range(len(group.heads)))))
+
+
+_HEAD, _END = itemgetter(0), itemgetter(1)
+
+
+def _found(lines: list[str], i: int) -> dict[str, list[tuple[int, int]]]:
+    """The tables under HEADER from index i on whose rows are plain lines and end where the line
+    after them may end one (`extent`): (header index, index after the rows) by units row. Found in
+    C where built (profconv.parse._summarycells.nvprof_tables), else table by table."""
+    find = getattr(native.load("_summarycells"), "nvprof_tables", None)
+    if find is None:
+        return _found_one_by_one(lines, i)
+    import numpy as np
+
+    got = find(lines, i, HEADER)
+    heads, ends = (np.frombuffer(b, dtype=np.int64) for b in got)
+    if not len(heads):
+        return {}
+    n = len(lines)
+    after = list(map(lines.__getitem__, ends[ends < n].tolist()))  # (the last table may end the lines)
+    verdict = {line: _may_end(line) for line in set(after)}  # (a log repeats them)
+    ok = list(map(verdict.__getitem__, after)) + [True] * (len(heads) - len(after))
+    units = list(map(lines.__getitem__, (heads + 1).tolist()))
+    pairs = list(zip(heads.tolist(), ends.tolist()))
+    if ok.count(True) == len(ok) and units.count(units[0]) == len(units):
+        return {units[0]: pairs}
+    found: dict[str, list[tuple[int, int]]] = {}
+    for pair, u, good in zip(pairs, units, ok):
+        if good:
+            found.setdefault(u, []).append(pair)
+    return found
+
+
+def _found_one_by_one(lines: list[str], i: int) -> dict[str, list[tuple[int, int]]]:
+    """`_found`, table by table."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    ends: dict[str, bool] = {}  # whether a line may follow a table's rows (a log repeats them)
+    k = i
+    while True:
+        end = extent(lines, k, ends)
+        if end is not None:
+            found.setdefault(lines[k + 1], []).append((k, end))
+        try:
+            k = lines.index(HEADER, k + 1)
+        except ValueError:
+            break
+    return found
 
 
 def _read_group(lines: list[str], tables: list[tuple[int, int]], unit: dict[str, str]) -> _Group | None:
@@ -298,7 +340,18 @@ def _read_group(lines: list[str], tables: list[tuple[int, int]], unit: dict[str,
 
 
 def _rows_text(lines: list[str], tables: list[tuple[int, int]]) -> str:
-    return "\n".join(chain.from_iterable(lines[h + 2 : e] for h, e in tables))
+    return "\n".join(chain.from_iterable(map(lines.__getitem__, map(slice, _row_starts(tables), map(_END, tables)))))
+
+
+def _row_starts(tables: list[tuple[int, int]]) -> Any:
+    """Each table's first row's index (its header's plus two)."""
+    return map(add, map(_HEAD, tables), repeat(2))
+
+
+def _sizes(tables: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Each table's rows and the first's place among all of theirs."""
+    sizes = list(map(sub, map(_END, tables), _row_starts(tables)))
+    return sizes, [0, *accumulate(sizes[:-1])] if sizes else []
 
 
 def _unrewritten(lines: list[str], tables: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], str]:
@@ -322,8 +375,7 @@ def read(text: str, tables: list[tuple[int, int]], unit: dict[str, str]) -> _Gro
     columnar.release_unused()
     if cols is None:
         return None
-    sizes = [e - h - 2 for h, e in tables]
-    firsts = list(chain([0], _cumsum(sizes)))[:-1]
+    sizes, firsts = _sizes(tables)
     got = _columns(cols, unit)
     if got is None:
         return None
@@ -338,7 +390,7 @@ def read(text: str, tables: list[tuple[int, int]], unit: dict[str, str]) -> _Gro
     distinct = list(dict.fromkeys(sections))
     codes = np.array([distinct.index(s) for s in sections] or [0], dtype=np.int64)[kinds.codes]
     scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
-    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, cols["Name"], numbers, decimals, scales,
+    return _Group(list(map(_HEAD, tables)), firsts, sizes, ok, per_row, cols["Name"], numbers, decimals, scales,
                   section_codes=codes)
 
 
@@ -351,11 +403,10 @@ def read_in_c(scan: Any, lines: list[str], tables: list[tuple[int, int]], unit: 
 
     exps = tuple(int(units.EXPONENT[units.TIME_UNITS_NS[unit[c]]][1:] or 0) for c in TIMES)
     for _ in range(2):  # a second pass only where a table is left out: its rows not in the group
-        data = ("\n".join(chain.from_iterable(lines[h + 2 : e] for h, e in tables)) + "\n").encode("utf-8", "surrogatepass")
+        data = (_rows_text(lines, tables) + "\n").encode("utf-8", "surrogatepass")
         cells, type_codes, types, name_codes, names, decimals, bad_rows = scan.nvprof(data, exps)
         del data
-        sizes = [e - h - 2 for h, e in tables]
-        firsts = list(chain([0], _cumsum(sizes)))[:-1]
+        sizes, firsts = _sizes(tables)
         numbers = {name: _array("d", cells[j]) for j, name in ((0, "time_pct"), (1, "total_ns"), (3, "avg_ns"),
                                                                 (4, "min_ns"), (5, "max_ns"))}
         numbers["calls"] = _array("q", cells[2])
@@ -377,7 +428,7 @@ def read_in_c(scan: Any, lines: list[str], tables: list[tuple[int, int]], unit: 
     distinct = list(dict.fromkeys(sections))
     codes = np.array([distinct.index(s) for s in sections] or [0], dtype=np.int64)[kinds]
     scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
-    return _Group([h for h, _ in tables], firsts, sizes, ok, per_row, text, numbers, (decimals[0::2], decimals[1::2]),
+    return _Group(list(map(_HEAD, tables)), firsts, sizes, ok, per_row, text, numbers, (decimals[0::2], decimals[1::2]),
                   scales, section_codes=codes)
 
 
@@ -409,14 +460,6 @@ def _api_calls_among_gpu(names: columnar.Text, gpu: Any) -> Any:
 
     api = np.array([n[:2] == "cu" and _API_CALL.fullmatch(n) is not None for n in names.pool.to_pylist()] or [False])
     return api[names.codes] & gpu
-
-
-def _cumsum(sizes: list[int]) -> list[int]:
-    out, at = [], 0
-    for n in sizes:
-        at += n
-        out.append(at)
-    return out
 
 
 def _per_table(bad: Any, firsts: list[int]) -> list[bool]:
