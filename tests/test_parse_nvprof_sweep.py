@@ -221,10 +221,11 @@ def test_plain_start_and_result_lines_read_as_the_engine_reads_them(k):
 
 
 def test_plain_pairs_read_in_one_go_as_one_by_one():
-    """sweep._plain_many: `_plain` of each pair up to the first that is not plain, by one search
-    where all are (and pair by pair where one is not)."""
+    """sweep._plain_many: `_plain` of each pair up to the first that is not plain, as columns (and
+    the last result line's PID), by one search where all are (and pair by pair where one is not);
+    None where fewer than two are."""
     plain = [(s, r) for s, r, p in PLAIN_PAIRS if p]
-    assert sweep._plain_many(*map(list, zip(*plain))) == [("12", 12, "./a 1", "12"), ("7", 8, "./run --n=3", "9")]
+    assert sweep._plain_many(*map(list, zip(*plain))) == (["12", "7"], [12, 8], ["./a 1", "./run --n=3"], "9")
     for k, (s, r, _) in enumerate(PLAIN_PAIRS):
         pairs = plain + [(s, r)] + plain
         want = []
@@ -233,8 +234,11 @@ def test_plain_pairs_read_in_one_go_as_one_by_one():
             if got is None:
                 break
             want.append(got)
-        assert sweep._plain_many([a for a, _ in pairs], [b for _, b in pairs]) == want, k
-    assert sweep._plain_many([], []) == []
+        columns = ([w[0] for w in want], [w[1] for w in want], [w[2] for w in want], want[-1][3])
+        assert sweep._plain_many([a for a, _ in pairs], [b for _, b in pairs]) == columns, k
+    assert sweep._plain_many([], []) is None
+    assert sweep._plain_many(*map(list, zip(*plain[:1]))) is None
+    assert sweep._plain_many([plain[0][0], "x", plain[1][0]], [plain[0][1], "y", plain[1][1]]) is None
 
 
 @pytest.mark.parametrize("chunk", [2, 3, 512])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, ClassVar
@@ -120,8 +121,8 @@ class SweptProfile(RawProfile):
         self.__dict__["sweep"] = None
 
 
-def swept(sweep: Sweep, tool: str, first: int, starts: list[int], ends: list[int], pids: list[int | None],
-          commands: list[str | None]) -> list[RawProfile]:
+def swept(sweep: Sweep, tool: str, first: int, starts: list[int], ends: list[int], pids: Sequence[int | None],
+          commands: Sequence[str | None]) -> list[RawProfile]:
     """Profiles first, first + 1, ... of `sweep` (their start and last lines, pids, commands)."""
     new = SweptProfile.__new__
     out: list[RawProfile] = []

@@ -14,6 +14,8 @@ the engine's either way (tests/test_parse_nvprof_sweep.py compares both)."""
 from __future__ import annotations
 
 import re
+from itertools import repeat
+from operator import add, sub
 from typing import TYPE_CHECKING
 
 from profconv.parse import units
@@ -146,39 +148,45 @@ def _following(ctx: Nvprof, j: int, prepared: Prepared) -> list[RawProfile]:
         return []
     lines = ctx.lines
     heads = group.heads[k:m]
-    said = _plain_many([lines[h - 2] for h in heads], [lines[h - 1] for h in heads])
-    if len(said) < 2:
+    said = _plain_many(list(map(lines.__getitem__, map(sub, heads, repeat(2)))),
+                       list(map(lines.__getitem__, map(sub, heads, repeat(1)))))
+    if said is None:
         return []
-    heads = heads[: len(said)]
+    prefixes, pids, commands, last = said
+    heads = heads[: len(pids)]
     for h in heads:
         del prepared.tables[h]
-    resume = ctx.result.resume
+    resume, state = ctx.result.resume, ctx.resume_state
     ctx.nvtx = False
-    for (sp, *_), h in zip(said, heads):  # what each start line and result line leave (see _profile)
+    for sp, h in zip(prefixes, heads):  # what each start line and result line leave (see _profile)
         ctx.last_pid = int(sp)
-        resume[h - 1] = ctx.resume_state()
+        resume[h - 1] = state()
         ctx.pending_section = "gpu"
-    ctx.last_pid = int(said[-1][3])
-    sizes = group.sizes[k : k + len(said)]
-    return swept(group.sweep(), TOOL, k, [h - 1 for h in heads], [h + n + 2 for h, n in zip(heads, sizes)],
-                 [s[1] for s in said], [s[2] for s in said])
+    ctx.last_pid = int(last)
+    ends = list(map(add, heads, map(add, group.sizes[k : k + len(pids)], repeat(2))))  # (header, units, rows)
+    return swept(group.sweep(), TOOL, k, list(map(sub, heads, repeat(1))), ends, pids, commands)
 
 
-def _plain_many(starts: list[str], results: list[str]) -> list[tuple[str, int, str, str]]:
-    """`_plain` of each start line and result line, up to the first pair that is not plain: one
-    search over all of them where all are."""
+def _plain_many(starts: list[str], results: list[str]) -> tuple[list[str], list[int], list[str], str] | None:
+    """`_plain` of each start line and result line, up to the first pair that is not plain, as
+    columns (the start lines' prefix PIDs, their processes' PIDs and commands) and the last result
+    line's PID digits: one search over all of them where all are; None where fewer than two are."""
     text = "\n".join(starts)
     if '",' not in text and "CPU profiling result" not in text and "Time(%),Time,Calls," not in text:
         s, r = _PLAIN_STARTS.findall(text), _PLAIN_RESULTS.findall("\n".join(results))
-        if len(s) == len(starts) and len(r) == len(results):  # each line matched (no match spans two)
-            return [(a, int(b), c.strip(), d) for (a, b, c), d in zip(s, r)]
+        if len(s) == len(starts) == len(r) >= 2:  # each line matched (no match spans two)
+            a, b, c = zip(*s)
+            return list(a), list(map(int, b)), list(map(str.strip, c)), r[-1]
     out = []
-    for a, b in zip(starts, results):
-        got = _plain(a, b)
+    for start, result in zip(starts, results):
+        got = _plain(start, result)
         if got is None:
             break
         out.append(got)
-    return out
+    if len(out) < 2:
+        return None
+    sp, pids, commands, rp = zip(*out)
+    return list(sp), list(pids), list(commands), rp[-1]
 
 
 def _lines(raw_start: str, raw_result: str) -> tuple[str | None, int | None, str, str | None] | None:
