@@ -1061,11 +1061,17 @@ def _spanned(run: _SpanRun, by_base: dict[str, str], shift: int = 0) -> Rows:
 
 
 def _each(values: list[Any], sizes: Any) -> list[Any]:
-    """Each value repeated its size's times (one list; one value all along: one repetition)."""
+    """Each value repeated its size's times (one list of the same objects, by NumPy; one value all
+    along: one repetition)."""
+    import numpy as np
+
     first = values[0]
     if values.count(first) == len(values):
         return [first] * int(sizes.sum())
-    return list(chain.from_iterable(map(repeat, values, sizes.tolist())))
+    held = np.empty(len(values), dtype=object)
+    held[:] = values
+    out: list[Any] = np.repeat(held, sizes).tolist()
+    return out
 
 
 class _Codes:

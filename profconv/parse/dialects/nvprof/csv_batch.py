@@ -135,9 +135,9 @@ class _Group:
         if runs.again[k]:
             return None
         rows, names, line = self.rows, self.names, self.heads[k] + 3 - self.firsts[k]  # row r: line + r
-        start, size, section, res = runs.start, runs.size, runs.section, runs.res
+        start, size, section, res = runs.start, runs.size, runs.section, self._resolution
         return [Block(section=section[i], span=Span(rows, start[i], size[i], text=names, checked=True),
-                      line_start=line + start[i], line_end=line + start[i] + size[i] - 1, resolution=res[i])
+                      line_start=line + start[i], line_end=line + start[i] + size[i] - 1, resolution=res(start[i]))
                 for i in range(runs.lo[k], runs.lo[k + 1])]
 
     def following(self, k: int) -> int:
@@ -165,6 +165,10 @@ class _Group:
         runs = self.runs or self._runs()
         return Sweep(self.rows, self.names, runs.lo, runs.start, runs.size, runs.section, runs.line, self.blocks)
 
+    def _resolution(self, r: int) -> tuple[float, float]:
+        """The printed step of the Time and Avg cells of a block whose first row is r (csv._step)."""
+        return _step(self.scales[0], self.decimals[0][r]), _step(self.scales[1], self.decimals[1][r])
+
     def _runs(self) -> _Runs:
         """Every table's runs of one section (its blocks), found at once by NumPy."""
         import numpy as np
@@ -184,12 +188,7 @@ class _Group:
         # each run's first line: its table's first row's line (header index + 3) plus its place in the table
         line = (np.asarray(self.heads, dtype=np.int64)[table] + 3 - firsts[table] + start).tolist()
         first = start.tolist()
-        d0 = [self.decimals[0][r] for r in first]
-        d1 = [self.decimals[1][r] for r in first]
-        s0 = {d: _step(self.scales[0], d) for d in set(d0)}
-        s1 = {d: _step(self.scales[1], d) for d in set(d1)}
-        res = list(zip(map(s0.__getitem__, d0), map(s1.__getitem__, d1)))
-        self.runs = _Runs(first, size.tolist(), [self.sections[r] for r in first], res, lo.tolist(), again, line)
+        self.runs = _Runs(first, size.tolist(), list(map(self.sections.__getitem__, first)), lo.tolist(), again, line)
         return self.runs
 
     def _blocks(self, k: int) -> list[Block] | None:
@@ -219,13 +218,12 @@ class _Group:
 
 @dataclass
 class _Runs:
-    """A group's runs of rows of one section (by run: first row, rows, section, printed steps), the
+    """A group's runs of rows of one section (by run: first row, rows, section, first line), the
     runs of table k at lo[k] .. lo[k + 1] - 1, `again[k]`: a section of table k comes back."""
 
     start: list[int]
     size: list[int]
     section: list[str]
-    res: list[tuple[float, float]]
     lo: list[int]
     again: list[bool]
     line: list[int]  # each run's first line
