@@ -244,3 +244,61 @@ def test_base_names_alike_in_length_and_key_bytes_keep_their_codes():
     assert got_names == names
     assert list(memoryview(coded[0]).cast("q")) == [0, 1, 0, 2, 1, 0]
     assert coded[1] == ["ab_1_x", "ab_2_x", "ab_3_x"]
+
+
+def _by_kind(data: bytes, small: list) -> list:
+    """What bytescan found before its one walk: each kind looked for alone over the whole input
+    (nvprof traces first, nsys headers outside them)."""
+    found = []
+    at = data.find(b"Duration")
+    while at >= 0:
+        b = data.find(b"\n", at) + 1
+        if b == 0:
+            break
+        got = trace_bytes.table(data, data.rfind(b"\n", 0, at) + 1, b)
+        if got is not None:
+            found.append(got)
+            b = got[2]
+        at = data.find(b"Duration", b)
+    skip = [(t[0], t[2]) for t in found]
+    return sorted([(*s, None, 0) for head in bytescan.HEADERS for s in bytescan._spans(data, head, small, skip)]
+                  + found)
+
+
+def _nsys_table(rng: random.Random, summary: bool) -> list[str]:
+    if summary:
+        head = bytescan.SUMMARY.decode() + "Instances,Avg (ns),Name"
+        return [head] + [f"{rng.randint(1, 99)}.0,{rng.randint(1, 9999)},3,5.0,k{i}" for i in range(rng.randint(0, 12))]
+    head = "Start (ns),Duration (ns),CorrId,Name"
+    return [head] + [f"{1000 + i},{rng.randint(1, 999)},{i},k{i % 3}" for i in range(rng.randint(0, 30))]
+
+
+def test_one_walk_finds_what_each_kind_finds_alone(monkeypatch):
+    """bytescan._sweep (the next header line of any kind, then on after its table's rows) gives the
+    spans and small summary tables that looking for each kind alone over the whole input gives:
+    traces, nsys traces and summaries (taken, too small, damaged) next to each other, at the
+    input's start, without a newline at its end, and lines that hold a kind's mark but are no header."""
+    monkeypatch.setattr(bytescan, "MIN_ROWS", 8)
+    rng = random.Random(23)
+    junk = ["Done.", "", "Duration of the run: 3 s", "  Start  Duration  Name", "Start (ns)", "x Start (ns),y",
+            "Time (%) alone", "==20== API calls:", "    indented", "12,34,5"]
+    for _ in range(400):
+        lines: list[str] = []
+        for _ in range(rng.randint(1, 7)):
+            pick = rng.random()
+            if pick < 0.3:
+                lines += _trace(_rows(rng.choice([120, 150, 60, 230]), seed=rng.randint(1, 9)),
+                                after=rng.choice(["", "\n", "==20== x\n"])).splitlines()
+            elif pick < 0.6:
+                lines += _nsys_table(rng, summary=rng.random() < 0.5)
+                if rng.random() < 0.5:
+                    lines.append("")
+            else:
+                lines += rng.sample(junk, rng.randint(1, 3))
+        data = "\n".join(lines).encode() + (b"\n" if rng.random() < 0.8 else b"")
+        if rng.random() < 0.1:
+            data = data.replace(b"k1\n", b"k\xc3\xa91\n", 1)  # a damaged (not ASCII) row
+        small_walk: list = []
+        small_alone: list = []
+        assert bytescan._sweep(data, small_walk) == _by_kind(data, small_alone)
+        assert small_walk == small_alone

@@ -194,11 +194,7 @@ def find(data: bytes, pays_from: int, keep: int = KEEP, batch_rows: int = BATCH_
     if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
     small: list[tuple[int, int, int, int]] = []  # summary tables too small to read alone
-    traces = _nvprof_traces(data)
-    # no nsys header starts on an nvprof trace's header or rows: those bytes are not searched again
-    skip = [(t[0], t[2]) for t in traces]
-    spans = [(*s, None, 0) for head in HEADERS for s in _spans(data, head, small, skip)]
-    spans = sorted(spans + _batched(data, small, pays_from, batch_rows) + traces)
+    spans = sorted(_sweep(data, small) + _batched(data, small, pays_from, batch_rows))
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
     pos = line = 0
@@ -223,6 +219,79 @@ def find(data: bytes, pays_from: int, keep: int = KEEP, batch_rows: int = BATCH_
     return PreRead(b"".join(pieces), data, tables, dialect)
 
 
+def _sweep(data: bytes, small: list[tuple[int, int, int, int]]) -> list[tuple[Any, ...]]:
+    """find's spans of the nvprof traces and the big nsys tables taken, and (in `small`) the small
+    summary tables, as `_spans` finds each kind alone, in one walk from the input's start to its end:
+    the next header line of any kind is looked for, its table read and the walk goes on after its
+    rows. No header of one kind starts on another's header or rows (an nvprof trace's rows start
+    with blanks and a time, an nsys table's with a digit), so those bytes are not searched again
+    (a 20 MB table's rows, once for each kind: ~15 ms)."""
+    from profconv.parse.dialects.nvprof import trace_bytes
+
+    scan = native.load("_bytescan")  # once, not once a table
+    traces = trace_bytes.available()
+    needles = ([trace_bytes.MARK] if traces else []) + [b"\n" + h for h in HEADERS]
+    hits: list[int] = [-1] * len(needles)  # each kind's next header line found (-1: not looked for)
+    upto = [0] * len(needles)  # each kind's header lines are none before this (looked for up to there)
+    out: list[tuple[Any, ...]] = []
+    pos = 0
+    while (line := _earliest(data, pos, needles, hits, upto)) >= 0:
+        b = data.find(b"\n", line) + 1
+        if b == 0:  # the input's last line: no rows after it
+            break
+        pos, span = _table_at(data, line, b, small, scan, traces)
+        if span is not None:
+            out.append(span)
+    return out
+
+
+def _earliest(data: bytes, pos: int, needles: list[bytes], hits: list[int], upto: list[int]) -> int:
+    """The first line from offset `pos` (a line start) that holds a needle where its kind looks
+    (one starting with a newline: at the line's start; else anywhere), -1 where none does; each
+    kind looked for only up to the best line found so far (`hits`, `upto`: what is known already)."""
+    best = -1
+    for k, needle in enumerate(needles):
+        if hits[k] >= pos:
+            best = hits[k] if best < 0 else min(best, hits[k])
+            continue
+        start, end = max(pos, upto[k]), (len(data) if best < 0 else best)
+        hits[k] = _line_with(data, needle, start, end) if start < end else -1
+        if hits[k] >= 0:
+            best = hits[k]
+        else:
+            upto[k] = max(upto[k], end)
+    return best
+
+
+def _line_with(data: bytes, needle: bytes, start: int, end: int) -> int:
+    """The start of the first line that starts in [start, end) (both line starts, or the input's
+    end) and holds `needle` as _earliest says; -1: none."""
+    if needle[:1] != b"\n":
+        at = data.find(needle, start, end)  # (no match crosses `end`: a newline is before it)
+        return data.rfind(b"\n", 0, at) + 1 if at >= 0 else -1
+    if start == 0 and data.startswith(needle[1:]):
+        return 0
+    at = data.find(needle, max(start - 1, 0), end - 2 + len(needle))  # its newline before end - 1
+    return at + 1 if at >= 0 else -1
+
+
+def _table_at(data: bytes, line: int, b: int, small: list[tuple[int, int, int, int]], scan: Any,
+              traces: bool) -> tuple[int, tuple[Any, ...] | None]:
+    """The header line data[line:b]'s table: where the walk goes on, and its span where taken
+    (an nvprof trace's, or an nsys table's as `_spans` gives it)."""
+    from profconv.parse.dialects.nvprof import trace_bytes
+
+    if traces and data.find(trace_bytes.MARK, line, b) >= 0:
+        got = trace_bytes.table(data, line, b)
+        if got is not None:
+            return got[2], got
+    for head in HEADERS:
+        if data.startswith(head, line):
+            e, span = _header_table(data, line, b, head, small, scan)
+            return e, (None if span is None else (*span, None, 0))
+    return b, None
+
+
 def _spans(data: bytes, head: bytes, small: list[tuple[int, int, int, int]],
            skip: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, int, int, dict[int, int]]]:
     """(header start, rows start, rows end, rows, _IN_NAMES counts) of each qualifying table whose
@@ -236,17 +305,27 @@ def _spans(data: bytes, head: bytes, small: list[tuple[int, int, int, int]],
         b = data.find(b"\n", at) + 1
         if b == 0:
             break
-        e, rows, counts, odd = _rows_pass(data, b, scan)
-        plain = (not odd and data[e - 1 : e] == b"\n" and data[at:b].isascii()
-                 and not any(map(counts.__getitem__, _NEVER)))
-        # taken whether pyarrow pays for it or not: without it nsys's split reader reads the rows from
-        # these bytes a slice at a time (nsys._RowLines), the input never decoded whole
-        if plain and rows >= MIN_ROWS and data[e : e + 1] not in (b" ", b"\t"):
-            out.append((at, b, e, rows, {c: counts[c] for c in _IN_NAMES}))
-        elif plain and 0 < rows < MIN_ROWS and head == SUMMARY and data[e : e + 1] in (b"\n", b""):
-            small.append((at, b, e, rows))
+        e, span = _header_table(data, at, b, head, small, scan)
+        if span is not None:
+            out.append(span)
         at = _next(data, head, e - 1, skip)  # (e >= b: the rows start at b)
     return out
+
+
+def _header_table(data: bytes, at: int, b: int, head: bytes, small: list[tuple[int, int, int, int]],
+                  scan: Any) -> tuple[int, tuple[int, int, int, int, dict[int, int]] | None]:
+    """The rows after the header line data[at:b] (`head`'s): where they end, and the table's span
+    where it qualifies (a small summary table goes to `small`)."""
+    e, rows, counts, odd = _rows_pass(data, b, scan)
+    plain = (not odd and data[e - 1 : e] == b"\n" and data[at:b].isascii()
+             and not any(map(counts.__getitem__, _NEVER)))
+    # taken whether pyarrow pays for it or not: without it nsys's split reader reads the rows from
+    # these bytes a slice at a time (nsys._RowLines), the input never decoded whole
+    if plain and rows >= MIN_ROWS and data[e : e + 1] not in (b" ", b"\t"):
+        return e, (at, b, e, rows, {c: counts[c] for c in _IN_NAMES})
+    if plain and 0 < rows < MIN_ROWS and head == SUMMARY and data[e : e + 1] in (b"\n", b""):
+        small.append((at, b, e, rows))
+    return e, None
 
 
 def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int,
@@ -271,15 +350,6 @@ def _batched(data: bytes, small: list[tuple[int, int, int, int]], pays_from: int
             batch, firsts = got
             out += [(a, b, e, n, {}, batch, k) for (a, b, e, n), k in zip(group, firsts) if k >= 0]
     return out
-
-
-def _nvprof_traces(data: bytes) -> list[tuple[Any, ...]]:
-    """Big nvprof GPU/API traces taken, as find's spans (profconv.parse.dialects.nvprof.trace_bytes)."""
-    if b"Duration" not in data:
-        return []
-    from profconv.parse.dialects.nvprof import trace_bytes
-
-    return trace_bytes.spans(data)
 
 
 _LOAD: Any = object()  # _rows_pass: load the C pass (where built)

@@ -49,38 +49,18 @@ class TraceColumns:
     dialect: str = "nvprof"  # whose tables these are (bytescan.Table.dialect)
 
 
-def spans(data: bytes) -> list[tuple[Any, ...]]:
-    """bytescan.find's spans of the traces taken: (header start, rows start, rows end, rows, {},
-    TraceColumns, 0)."""
-    out: list[tuple[Any, ...]] = []
-    at = data.find(b"Duration")
-    while at >= 0:
-        a = data.rfind(b"\n", 0, at) + 1
-        b = data.find(b"\n", at) + 1
-        if b == 0:
-            break
-        got = _table(data, a, b)
-        if got is not None:
-            out.append(got)
-            b = got[2]
-        at = data.find(b"Duration", b)
-    return out
+MARK = b"Duration"  # every trace header holds it: profconv.parse.bytescan looks for the lines that do
 
 
-def _header(line: bytes) -> tuple[str, int] | None:
-    """(section, where names start) of a trace header line printed plainly; None otherwise."""
-    toks = line.split()
-    if (len(toks) < 3 or toks[0] != b"Start" or toks[1] != b"Duration" or toks[-1] != b"Name"
-            or not line.isascii() or b"=" in line or any(c < 0x20 for c in line)):
-        return None
-    name_col = line.rfind(b" Name") + 1
-    if name_col < 2 or name_col > 1000:
-        return None
-    return ("gpu-trace" if len(toks) > 3 else "api-trace"), name_col
+def available() -> bool:
+    """Whether the C pass is built (else no trace is read on the bytes)."""
+    scan = native.load("_bytescan")
+    return scan is not None and hasattr(scan, "trace")
 
 
-def _table(data: bytes, a: int, b: int) -> tuple[Any, ...] | None:
-    """The span of the trace whose header is data[a:b] (its newline included), where it is taken."""
+def table(data: bytes, a: int, b: int) -> tuple[Any, ...] | None:
+    """bytescan.find's span of the trace whose header is the line data[a:b] (its newline included),
+    where it is taken: (header start, rows start, rows end, rows, {}, TraceColumns, 0); else None."""
     head = _header(data[a : b - 1])
     scan = native.load("_bytescan")
     if head is None or scan is None or not hasattr(scan, "trace"):
@@ -95,6 +75,18 @@ def _table(data: bytes, a: int, b: int) -> tuple[Any, ...] | None:
         codes.frombytes(coded[0])
         bases = (codes.tolist(), coded[1])
     return a, b, e, rows, {}, TraceColumns(section, name_col, names, _doubles(starts), _doubles(durations), bases), 0
+
+
+def _header(line: bytes) -> tuple[str, int] | None:
+    """(section, where names start) of a trace header line printed plainly; None otherwise."""
+    toks = line.split()
+    if (len(toks) < 3 or toks[0] != b"Start" or toks[1] != b"Duration" or toks[-1] != b"Name"
+            or not line.isascii() or b"=" in line or any(c < 0x20 for c in line)):
+        return None
+    name_col = line.rfind(b" Name") + 1
+    if name_col < 2 or name_col > 1000:
+        return None
+    return ("gpu-trace" if len(toks) > 3 else "api-trace"), name_col
 
 
 def _ends_there(data: bytes, e: int) -> bool:
