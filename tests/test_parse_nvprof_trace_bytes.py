@@ -273,12 +273,25 @@ def _nsys_table(rng: random.Random, summary: bool) -> list[str]:
     return [head] + [f"{1000 + i},{rng.randint(1, 999)},{i},k{i % 3}" for i in range(rng.randint(0, 30))]
 
 
-def test_one_walk_finds_what_each_kind_finds_alone(monkeypatch):
+class _NoFind:
+    """The C module without its search (bytes.find is used then)."""
+
+    def __getattr__(self, name: str):
+        if name == "find":
+            raise AttributeError(name)
+        return getattr(SCAN, name)
+
+
+@pytest.mark.parametrize("search", ["C", "bytes.find"])
+def test_one_walk_finds_what_each_kind_finds_alone(search, monkeypatch):
     """bytescan._sweep (the next header line of any kind, then on after its table's rows) gives the
     spans and small summary tables that looking for each kind alone over the whole input gives:
     traces, nsys traces and summaries (taken, too small, damaged) next to each other, at the
     input's start, without a newline at its end, and lines that hold a kind's mark but are no header."""
     monkeypatch.setattr(bytescan, "MIN_ROWS", 8)
+    if search == "bytes.find":
+        load = native.load
+        monkeypatch.setattr(native, "load", lambda name: _NoFind() if name == "_bytescan" else load(name))
     rng = random.Random(23)
     junk = ["Done.", "", "Duration of the run: 3 s", "  Start  Duration  Name", "Start (ns)", "x Start (ns),y",
             "Time (%) alone", "==20== API calls:", "    indented", "12,34,5"]
@@ -302,3 +315,20 @@ def test_one_walk_finds_what_each_kind_finds_alone(monkeypatch):
         small_alone: list = []
         assert bytescan._sweep(data, small_walk) == _by_kind(data, small_alone)
         assert small_walk == small_alone
+
+
+def test_marks_counted_as_count_counts_them():
+    """stream._marks (the C search) counts a mark as bytes.count does, up to `most`; scan.find is
+    bytes.find."""
+    from profconv.parse import stream
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        data = bytes(rng.choice(b"ab\n") for _ in range(rng.randint(0, 40)))
+        mark = bytes(rng.choice(b"ab") for _ in range(rng.randint(1, 3)))
+        most = rng.randint(1, 3)
+        assert stream._marks(data, mark, most, SCAN) == min(data.count(mark), most)
+        a, e = rng.randint(0, 45), rng.randint(0, 45)
+        assert SCAN.find(data, mark, a, e) == data.find(mark, a, e)
+    assert stream._marks(b"xNVPROF is profiling processNVPROF is profiling process", b"NVPROF is profiling process",
+                         2, SCAN) == 2
