@@ -61,9 +61,23 @@ def normalize(text: str) -> str:
     in any dash form written '==PID==',
     digit groups joined by a typographic apostrophe ('25’056') by the plain one.
     A Jupyter notebook (.ipynb) becomes the text its cells show: see `notebook_text`."""
-    text = _line_ends(text)
-    box = [text]  # handed over, so that the old text is let go before the new one is joined
-    del text
+    box = [_line_ends(text)]  # handed over, so that the old text is let go before the new one is joined
+    folded = _folded(box)
+    if folded is None:
+        del text
+        return _rewritten(box)
+    short, runs = folded
+    lines = short.count("\n")
+    box = [short]
+    del short
+    got = _unfolded(_rewritten(box), runs, lines)
+    # None is not met (every rewrite keeps each line where it was, once <pre> blocks are out); then
+    # the text as given (its caller holds it) rewritten whole
+    return got if got is not None else _rewritten([_line_ends(text)])
+
+
+def _rewritten(box: list[str]) -> str:
+    """normalize's rewrites after the line ends, of the text in `box` (taken out of it)."""
     text, rare = _blanks_and_rare_marks(box)
     if rare is not False:
         text = _markup_blocks(text)
@@ -73,6 +87,72 @@ def normalize(text: str) -> str:
     if "\u2019" in text or "\u02bc" in text:
         text = _TYPOGRAPHIC_GROUP.sub("'", text)  # '25’056' (a word processor's apostrophe) is 25'056
     return text
+
+
+# Long runs of blank lines (a big table's rows that profconv.parse.bytescan read on the bytes leave
+# one blank line each: 83,000 in a 20 MB trace) are rewritten as FOLD_KEEP of them: each rewrite
+# looks at a line and its neighbours, never at how many blank lines follow each other (two or a
+# thousand: the same), and none adds or removes a line, but an HTML <pre> block's (its tags and
+# entities can span lines: such a text is rewritten whole). The rewritten text gets the blank
+# lines back where they were (their neighbours found again by their line numbers).
+FOLD_FROM = 256  # newlines in a row from which they are folded
+FOLD_KEEP = 16  # newlines left of each run while the text is rewritten
+_NEWLINES = re.compile("\n+")
+
+
+def _folded(box: list[str]) -> tuple[str, list[tuple[int, int]]] | None:
+    """The text in `box` (taken out of it) with each run of FOLD_FROM or more newlines cut to
+    FOLD_KEEP, and the runs: (the index of the line the run's first newline ends, the newlines
+    left out). None (`box` as it was) where there is none, or a <pre> block."""
+    text, run = box[0], "\n" * FOLD_FROM
+    i = text.find(run)
+    if i < 0:
+        return None
+    pieces: list[str] = []
+    runs: list[tuple[int, int]] = []
+    pos = line = 0
+    while i >= 0:
+        e = _NEWLINES.match(text, i).end()  # type: ignore[union-attr]  # (text[i] is a newline)
+        line += text.count("\n", pos, i)
+        pieces.append(text[pos : i + FOLD_KEEP])
+        runs.append((line, e - i - FOLD_KEEP))
+        line += FOLD_KEEP
+        pos = e
+        i = text.find(run, pos)
+    pieces.append(text[pos:])
+    short = "".join(pieces)
+    if "<pre" in short or "<PRE" in short:
+        return None
+    box.clear()
+    return short, runs
+
+
+def _unfolded(text: str, runs: list[tuple[int, int]], lines: int) -> str | None:
+    """The rewritten folded `text` with each run's newlines back after the line that ends where the
+    run began (found by its number: the runs of FOLD_KEEP newlines or more in the text, counted
+    from the start); None where a run is not found so, or the text has not the folded text's
+    `lines` newlines."""
+    if text.count("\n") != lines:
+        return None
+    pieces: list[str] = []
+    pos = line = cut = 0  # searched from pos, the newlines before it counted (line), copied up to cut
+    k = 0
+    while k < len(runs):
+        at = text.find("\n" * FOLD_KEEP, pos)
+        if at < 0:
+            return None
+        line += text.count("\n", pos, at)
+        end = _NEWLINES.match(text, at).end()  # type: ignore[union-attr]
+        while k < len(runs) and line <= runs[k][0] and runs[k][0] + FOLD_KEEP <= line + end - at:
+            put = at + runs[k][0] - line
+            pieces += [text[cut:put], "\n" * runs[k][1]]
+            cut, k = put, k + 1
+        if k < len(runs) and runs[k][0] < line:
+            return None
+        line += end - at
+        pos = end
+    pieces.append(text[cut:])
+    return "".join(pieces)
 
 
 def _line_ends(text: str) -> str:
