@@ -332,3 +332,33 @@ def test_marks_counted_as_count_counts_them():
         assert SCAN.find(data, mark, a, e) == data.find(mark, a, e)
     assert stream._marks(b"xNVPROF is profiling processNVPROF is profiling process", b"NVPROF is profiling process",
                          2, SCAN) == 2
+
+
+def test_rows_in_the_engines_first_characters_stay_in_the_text(tmp_path, monkeypatch):
+    """The rows that start in the first HEAD + HEAD_MARGIN bytes (ASCII) stay in the text, the others
+    are blank there; a first line that is not ASCII keeps KEEP bytes of rows."""
+    from profconv.parse import stream
+
+    assert bytescan.HEAD == core.HEAD == stream.HEAD == 1 << 16
+    rows = _rows(700)
+    text = _trace(rows)
+    path = tmp_path / "trace.log"
+    path.write_text(text)
+    pre = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM)
+    table = pre.tables[3]
+    ends = [text.index("\n", text.index(r)) for r in rows]  # each row's newline
+    assert table.kept == sum(e < (1 << 16) + (1 << 12) for e in ends) == 405
+    assert _used(path) == "bytes"
+    assert bytescan.keep_from(b"\xc3\xa9" + path.read_bytes()) == bytescan.KEEP == 1 << 18
+
+
+def test_rows_blank_in_the_engines_first_lines_send_the_input_to_the_text(tmp_path, monkeypatch):
+    """Lines before the trace whose blanks normalize takes off (8 KB of them): the engine's first
+    64 Ki characters of the text reach rows that are blank there, so it is read the text's way (the
+    same output)."""
+    path = tmp_path / "trace.log"
+    path.write_text("Run 1" + " " * 100 + "\n" + "".join(f"step {k}" + " " * 100 + "\n" for k in range(80)) + _trace(_rows(700)))
+    assert _used(path) == "reparse"
+    got = _outputs(path, monkeypatch)
+    assert got["bytes"] == got["text"] == got["pure"]
+    assert got["bytes"][0][0] == 0

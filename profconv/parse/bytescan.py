@@ -8,8 +8,9 @@ digit: the table ends at the first line that does not), its rows are left out of
 decoded (blank lines in their place: every line keeps its number) and its bytes go to the columnar
 reader straight from the input's buffer (`profconv.parse.columnar`, pyarrow: no copy, no line).
 
-The rows of the input's first KEEP bytes stay in the text too (the engine looks for dialects
-there). Rows qualify only where the text path would read the same table from them:
+The rows in the input's first bytes stay in the text too (`keep_from`: the engine looks for
+dialects in the text's first HEAD characters; `expect_first` checks that no blank row is among
+them). Rows qualify only where the text path would read the same table from them:
   - nothing in them that `profconv.parse.text.normalize` rewrites or that changes what it does to
     the rest of the text: a carriage return, form feed, vertical tab, file/group/record separator,
     '&' (HTML entities), '\\' (LaTeX), a non-ASCII character; '<' and '/' only inside the names
@@ -45,6 +46,11 @@ BATCH_ROWS = 2000  # rows: small summary tables of one header read together from
 # path too: it pays only from core.BYTES_PAY_FROM)
 BATCH_PAYS_FROM = 4 << 20
 KEEP = 1 << 18  # bytes: rows that start here stay in the text (they may be in the engine's first 64 Ki characters)
+HEAD = 1 << 16  # characters where the engine looks for dialects first (profconv.parse.core.HEAD)
+# ASCII bytes after HEAD whose rows stay in the text too: what normalize may take out of the first
+# HEAD characters (blanks ending lines) before rows blank in the text could fall in the engine's
+# first lines (expect_first checks they do not)
+HEAD_MARGIN = 1 << 12
 _NOT_ROW = re.compile(rb"\n[^0-9]")  # the first line after the header that does not start with a digit
 _NEVER = b"&\\"  # bytes never in blanked rows, besides control characters (a newline aside) and non-ASCII
 _CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f]")
@@ -178,18 +184,30 @@ def checked(pre: PreRead | None, lines: list[str]) -> PreRead | None:
     return pre
 
 
-def expect_first(pre: PreRead | None, early: list[str]) -> None:
+def expect_first(pre: PreRead | None, early: list[str], head_lines: int) -> None:
     """Where tables were read from the bytes, the engine's first dialects (those whose marks are in
-    the first lines) must be their dialect alone: another would read the text, rows and all, before it."""
-    if pre is not None and early != [pre.dialect]:
+    the first lines) must be their dialect alone (another would read the text, rows and all, before
+    it), found on the text's first `head_lines` lines as the text path has them: no row blank in
+    the text among them (Reparse otherwise)."""
+    if pre is None:
+        return
+    if early != [pre.dialect] or any(t.kept < t.rows and t.line + 1 + t.kept < head_lines for t in pre.tables.values()):
         raise Reparse
 
 
-def find(data: bytes, pays_from: int, keep: int = KEEP, batch_rows: int = BATCH_ROWS) -> PreRead | None:
+def keep_from(data: bytes) -> int:
+    """The offset from which a table's rows are blank in the text (those before stay in it): a
+    margin past the engine's first HEAD characters where they are as many ASCII bytes, else KEEP."""
+    n = HEAD + HEAD_MARGIN
+    return n if data[:n].isascii() else KEEP
+
+
+def find(data: bytes, pays_from: int, keep: int | None = None, batch_rows: int = BATCH_ROWS) -> PreRead | None:
     """The big nsys CSV tables in `data` worth reading as columns, and the small summary tables read
     together (see the module's docstring), or None when there is none (or the columnar reader is off).
-    `keep`: rows that start in the first `keep` bytes stay in the text (KEEP; a window of a long log
-    read part by part, whose head was looked at already: profconv.parse.stream, 0); `batch_rows`:
+    `keep`: rows that start in the first `keep` bytes stay in the text (keep_from's, not given; a
+    window of a long log read part by part, whose head was looked at already: profconv.parse.stream,
+    0); `batch_rows`:
     small summary tables are read together from this many rows in all (BATCH_ROWS; a window's, fewer)."""
     if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
@@ -198,16 +216,17 @@ def find(data: bytes, pays_from: int, keep: int = KEEP, batch_rows: int = BATCH_
     pieces: list[bytes] = []
     tables: dict[int, Table] = {}
     pos = line = 0
+    keep_to = keep_from(data) if keep is None else keep
     for a, b, e, rows, marks, batch, first in spans:  # header start, rows start, rows end (after the last newline)
         if a < pos:
             continue
-        cut = max(data.rfind(b"\n", b, min(e, keep)) + 1, b) if b < keep else b  # rows before `keep` stay
-        keep = data.count(b"\n", b, cut) if cut > b else 0
+        cut = max(data.rfind(b"\n", b, min(e, keep_to)) + 1, b) if b < keep_to else b  # rows before keep_to stay
+        kept = data.count(b"\n", b, cut) if cut > b else 0
         line += data.count(b"\n", pos, a)
         header = data[a : b - 1].decode("ascii")
         span = columnar.Span(data, a, e, lines=rows + 1, clean=True)
-        tables[line] = Table(line, header, span, rows, keep, e - a - rows - 1, cut, marks, batch=batch, first=first)
-        pieces += [data[pos:cut], b"\n" * (rows - keep)]
+        tables[line] = Table(line, header, span, rows, kept, e - a - rows - 1, cut, marks, batch=batch, first=first)
+        pieces += [data[pos:cut], b"\n" * (rows - kept)]
         line += rows + 1
         pos = e
     if not tables:

@@ -344,7 +344,7 @@ def _read(doc: Document, end: str, format: str | None) -> dict[str, DialectResul
     head = Document(lines=[], label=doc.label, text=doc.text[:cut])
     early = [name for name, d in dialects.items() if d.detect(head)]
     del head
-    bytescan.expect_first(doc.pre, early)
+    bytescan.expect_first(doc.pre, early, doc.text.count("\n", 0, cut))
     for name in early:
         _run(name, doc, end, results)
     for name, d in dialects.items():
