@@ -362,3 +362,14 @@ def test_rows_blank_in_the_engines_first_lines_send_the_input_to_the_text(tmp_pa
     got = _outputs(path, monkeypatch)
     assert got["bytes"] == got["text"] == got["pure"]
     assert got["bytes"][0][0] == 0
+
+
+def test_a_name_without_an_id_is_its_base_names_str():
+    """Rows whose name has no correlation id ('[CUDA memcpy HtoD]') share their base name's str (no
+    str a row); names with an id are their own."""
+    names = ["[CUDA memcpy HtoD]", "k(int) [1]", "[CUDA memcpy HtoD]", "k(int)", "k(int) [2]"]
+    data = "".join(f"  1.0ms  2.0us  {n}\n" for n in names).encode()
+    *_, got, (codes, bases) = SCAN.trace(data, 0, 16)
+    assert got == names and bases == ["[CUDA memcpy HtoD]", "k(int)"]
+    assert got[0] is got[2] is bases[0] and got[3] is bases[1]
+    assert got[1] is not bases[1] and list(memoryview(codes).cast("q")) == [0, 1, 0, 1, 1]

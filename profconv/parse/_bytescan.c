@@ -440,14 +440,15 @@ typedef struct {
 
 /* The code of the base name of the name p[a..z) among those met so far (_bytestable.h: numbered in
  * order of first appearance as traces.base_codes numbers them, each a str once); *coded set to 0 where
- * base_end cannot say. */
+ * base_end cannot say; *whole: the base name is the whole name (no correlation id). */
 static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, bytes_table *t, recent_t *recent,
-                     long long *code, int *coded) {
+                     long long *code, int *coded, int *whole) {
     Py_ssize_t b = base_end(p, a, z);
     if (b < 0) {
         *coded = 0;
         return 0;
     }
+    *whole = b == z;
     Py_ssize_t n = b - a;
     recent_t *r = recent + ((size_t)n * 31u + p[a + n - 1] + ((size_t)p[a + n / 2] << 4)) % RECENT;
     if (r->len == n && memcmp(p + r->at, p + a, (size_t)n) == 0) {
@@ -519,14 +520,17 @@ static PyObject *trace(PyObject *self, PyObject *args) {
         }
         if (odd || !trace_row(p, i, e, name_col, t0 + n, t1 + n, &z))
             break;
-        PyObject *name = ascii_str(p + i + name_col, z - i - name_col);
+        int whole = 0;
+        if (coded && base_code(p, i + name_col, z, &bases, recent, codes + n, &coded, &whole) < 0)
+            goto done;
+        /* a name without a correlation id ('[CUDA memcpy HtoD]', an API call's) is its base name's str */
+        PyObject *name = coded && whole ? Py_NewRef(PyList_GET_ITEM(bases.strs, codes[n]))
+                                        : ascii_str(p + i + name_col, z - i - name_col);
         if (name == NULL || PyList_Append(names, name) < 0) {
             Py_XDECREF(name);
             goto done;
         }
         Py_DECREF(name);
-        if (coded && base_code(p, i + name_col, z, &bases, recent, codes + n, &coded) < 0)
-            goto done;
         n++;
         i = e + 1;
     }
