@@ -150,7 +150,7 @@ def test_a_taken_trace_in_numbers(tmp_path):
     assert list(cols.total_ns[:3]) == [float(r.split()[1][:-2] + "e3") for r in ROWS[:3]]
     assert cols.bases is not None and cols.bases[1] == ["conv_forward_kernel(float*, float const *, int)",
                                                          "[CUDA memcpy HtoD]", "void k<float, 16>(float*)"]
-    assert cols.bases[0][:4] == [0, 1, 2, 0]
+    assert cols.bases[0][:4].tolist() == [0, 1, 2, 0] and cols.bases[0].typecode == "q"
 
 
 def test_base_names_as_base_codes_numbers_them():
@@ -373,3 +373,21 @@ def test_a_name_without_an_id_is_its_base_names_str():
     assert got == names and bases == ["[CUDA memcpy HtoD]", "k(int)"]
     assert got[0] is got[2] is bases[0] and got[3] is bases[1]
     assert got[1] is not bases[1] and list(memoryview(codes).cast("q")) == [0, 1, 0, 1, 1]
+
+
+def test_codes_in_an_array_taken_and_summed_as_in_a_list():
+    """_bytescan.take gives values[c] for int64 codes (refusing a code out of range); by_name takes
+    codes in an array of int64 as it takes them in a list (another kind of array: None, the
+    row-by-row reading)."""
+    from array import array
+
+    codes = array("q", [2, 0, 0, 1, 2])
+    assert SCAN.take(["a", "b", "c"], codes) == ["c", "a", "a", "b", "c"]
+    for bad in ([3], [-1]):
+        with pytest.raises(ValueError):
+            SCAN.take(["a", "b", "c"], array("q", bad))
+    t = array("d", [1.5, 2.0, 3.25, 4.0, 0.5])
+    got = SCAN.by_name(codes, t, range(1, 6), range(1, 6), 3)
+    assert got == SCAN.by_name(codes.tolist(), t, range(1, 6), range(1, 6), 3)
+    assert dict(got)[0] == [2, 2, 5.25, 0.0, 2.0, 3.25, 2, 3]
+    assert SCAN.by_name(array("i", [0] * 5), t, range(1, 6), range(1, 6), 3) is None

@@ -561,13 +561,28 @@ typedef struct {
     long long first, last;
 } name_acc;
 
-/* A list of ints, or a range, as n long longs (*ok cleared where it is neither, holds another
- * length, or a value that is not an int that fits). */
+/* A list of ints, a range or an array of int64 as n long longs (*ok cleared where it is none of
+ * them, holds another length, or a value that is not an int that fits). */
 static long long *int_column(PyObject *col, Py_ssize_t n, int *ok) {
     long long *out = PyMem_Malloc(sizeof(long long) * (size_t)(n ? n : 1));
     if (out == NULL) {
         PyErr_NoMemory();
         return NULL;
+    }
+    if (!PyList_Check(col) && !PyRange_Check(col) && PyObject_CheckBuffer(col)) { /* an array('q') */
+        Py_buffer v;
+        if (PyObject_GetBuffer(col, &v, PyBUF_FORMAT) < 0) {
+            PyErr_Clear();
+            *ok = 0;
+            return out;
+        }
+        if (v.itemsize == 8 && v.format != NULL && (strcmp(v.format, "q") == 0 || strcmp(v.format, "l") == 0) &&
+            v.len == n * 8)
+            memcpy(out, v.buf, (size_t)v.len);
+        else
+            *ok = 0;
+        PyBuffer_Release(&v);
+        return out;
     }
     if (PyRange_Check(col)) {
         PyObject *a = PyObject_GetAttrString(col, "start"), *b = PyObject_GetAttrString(col, "step");
@@ -624,9 +639,13 @@ static PyObject *by_name(PyObject *self, PyObject *args) {
     PyObject *codes, *lines, *ends;
     Py_buffer t;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "O!y*OOn", &PyList_Type, &codes, &t, &lines, &ends, &k))
+    if (!PyArg_ParseTuple(args, "Oy*OOn", &codes, &t, &lines, &ends, &k))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(codes);
+    Py_ssize_t n = PyObject_Length(codes);
+    if (n < 0) {
+        PyBuffer_Release(&t);
+        return NULL;
+    }
     const double *v = (const double *)t.buf;
     PyObject *out = NULL;
     int ok = t.len == n * (Py_ssize_t)sizeof(double) && k >= 0 && k <= n + 1;
@@ -708,6 +727,28 @@ static PyObject *find(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromSsize_t(at);
 }
 
+/* take(values, codes): [values[c] for c in codes], codes a buffer of int64 (an array('q')). */
+static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *values;
+    Py_buffer c;
+    if (!PyArg_ParseTuple(args, "O!y*", &PyList_Type, &values, &c))
+        return NULL;
+    Py_ssize_t n = c.len / 8, k = PyList_GET_SIZE(values);
+    const int64_t *code = (const int64_t *)c.buf;
+    PyObject *out = c.len % 8 ? NULL : PyList_New(n);
+    for (Py_ssize_t r = 0; out != NULL && r < n; r++) {
+        if (code[r] < 0 || code[r] >= k) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, r, Py_NewRef(PyList_GET_ITEM(values, code[r])));
+    }
+    if (out == NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "take: codes are int64 each below len(values)");
+    PyBuffer_Release(&c);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
      "rows(data, start, marks) -> (end, newlines, counts of each mark byte, non-ASCII bytes, control bytes) "
@@ -720,8 +761,9 @@ static PyMethodDef methods[] = {
      "plain nvprof trace rows from start"},
     {"by_name", by_name, METH_VARARGS,
      "by_name(codes, durations, lines, line_ends, k) -> [(code, [rows, timed, sum, compensation, min, max, first "
-     "line, last line]), ...] of each code below k met (traces._by_name's figures; lines and line_ends lists of "
-     "ints or ranges), or None"},
+     "line, last line]), ...] of each code below k met (traces._by_name's figures; codes, lines and line_ends "
+     "lists of ints, ranges or arrays of int64), or None"},
+    {"take", take, METH_VARARGS, "take(values, codes) -> [values[c] for c in codes] (codes: bytes of int64)"},
     {"find", find, METH_VARARGS,
      "find(data, needle, start, end) -> data.find(needle, start, end) for 0 <= start (any buffer)"},
     {NULL, NULL, 0, NULL},

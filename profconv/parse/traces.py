@@ -160,11 +160,11 @@ def _by_name_np(codes: Any, t: Any, lines: Any, ends: Any) -> dict[int, list] | 
 def _by_name_c(codes: Any, t: Any, lines: Any, ends: Any, k: int) -> dict[int, list] | None:
     """_by_name in one C pass (profconv.parse._bytescan.by_name: the same Kahan steps in the same
     order, per name in file order; first and last lines as min and max, which _by_name's are too),
-    for codes in a list, durations in an array of doubles, lines and ends lists of ints or ranges.
+    for codes in a list or an array of int64, durations in an array of doubles, lines and ends lists of ints or ranges.
     None where it is not built, for other columns, or where a sum overflowed (_by_name reads those
     row by row)."""
     scan = native.load("_bytescan")
-    if (scan is None or not hasattr(scan, "by_name") or type(codes) is not list or type(t) is not array
+    if (scan is None or not hasattr(scan, "by_name") or type(codes) not in (list, array) or type(t) is not array
             or t.typecode != "d" or type(lines) not in (list, range) or type(ends) not in (list, range)):
         return None
     got = scan.by_name(codes, t, lines, ends, k)

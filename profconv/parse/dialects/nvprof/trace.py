@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from profconv.parse import bytescan, engine, units
+from profconv.parse import bytescan, engine, native, units
 from profconv.parse.dialects.nvprof.common import _INF, _NAN, _UNIT_EXP, _UNIT_NS, is_marker, looks_like_data
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.engine import CLAIMED, SKIPPED, UNPLACED, Cursor, Verdict
@@ -61,6 +61,25 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
         parts.append(part)
     if len(parts) > 1:
         parts.sort(key=lambda c: int(c["line"][0]))
+    codes, uniques = _codes(parts)
+    shorts = [short_name(b) for b in uniques]
+    line, line_end, names_all, start, total = _joined_parts(parts)
+    n = len(line)
+    table = Rows({
+        "section": [section] * n, "name": names_all, "short_name": _taken(shorts, codes),
+        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
+        # a column of its own (core._joined extends a big part's columns in place, not one behind two)
+        "line_end": _copy(line) if line_end is None else line_end,
+    }, n)
+    return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
+
+
+def _codes(parts: list[dict]) -> tuple[Any, list[str]]:
+    """The rows' base-name codes (traces.base_codes) and the distinct base names, those of a lone part
+    read on the bytes as it has them (trace_bytes: an array of int64), else a list."""
+    given = parts[0].get("bases") if len(parts) == 1 else None
+    if given is not None:
+        return given
     index: dict[str, int] = {}
     codes: list[int] = []
     for c in parts:
@@ -70,17 +89,15 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
             index.update(zip(given[1], range(len(given[1]))))
         else:
             codes.extend(_base_codes(c["name"], index))
-    uniques = list(index)
-    shorts = [short_name(b) for b in uniques]
-    line, line_end, names_all, start, total = _joined_parts(parts)
-    n = len(line)
-    table = Rows({
-        "section": [section] * n, "name": names_all, "short_name": list(map(shorts.__getitem__, codes)),
-        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
-        # a column of its own (core._joined extends a big part's columns in place, not one behind two)
-        "line_end": _copy(line) if line_end is None else line_end,
-    }, n)
-    return Block(section=section, table=table, line_start=start_line, line_end=end_line), (codes, uniques)
+    return codes, list(index)
+
+
+def _taken(values: list[str], codes: Any) -> list[str]:
+    """values[c] for each code (one C pass for an array of codes, where built)."""
+    scan = native.load("_bytescan")
+    if type(codes) is array and scan is not None and hasattr(scan, "take"):
+        return scan.take(values, codes)
+    return list(map(values.__getitem__, codes))
 
 
 def _copy(line: Sequence[int]) -> Sequence[int]:

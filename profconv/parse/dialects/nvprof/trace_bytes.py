@@ -45,7 +45,7 @@ class TraceColumns:
     names: list[str]
     start_ns: Any  # array('d')
     total_ns: Any
-    bases: tuple[list[int], list[str]] | None  # each name's base-name code, the base names (traces.base_codes)
+    bases: tuple[array, list[str]] | None  # each name's base-name code (int64), the base names (traces.base_codes)
     dialect: str = "nvprof"  # whose tables these are (bytescan.Table.dialect)
 
 
@@ -73,7 +73,7 @@ def table(data: bytes, a: int, b: int) -> tuple[Any, ...] | None:
     if coded is not None:
         codes = array("q")
         codes.frombytes(coded[0])
-        bases = (codes.tolist(), coded[1])
+        bases = (codes, coded[1])
     return a, b, e, rows, {}, TraceColumns(section, name_col, names, _doubles(starts), _doubles(durations), bases), 0
 
 
