@@ -109,7 +109,7 @@ def detect(doc: Document) -> bool:
     return _DETECT.search(text) is not None
 
 
-def _report_from_header(cols: list[str], names: list[str]) -> str:
+def _report_from_header(cols: Sequence[str], names: list[str]) -> str:
     """A table printed without its report name: tell it by its columns (and names)."""
     lc = [c.lower() for c in cols]
     if any(c.startswith("total (") or c == "total" for c in lc):
@@ -350,8 +350,8 @@ def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytes
     return blk
 
 
-def _batched_block(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: list[str],
-                   fields: list[str | None]) -> Block:
+def _batched_block(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: Sequence[str],
+                   fields: Sequence[str | None]) -> Block:
     """The block of a small summary table read with the others of its header (nsys_batch), where
     the row reader would read it as plain rows from its lines (the same extent: a blank line after
     it; a report whose rows _plain_rows reads); else bytescan.Reparse."""
@@ -452,7 +452,7 @@ def _csv_rows_block(lines: list[str], at: Sequence[int], cols: list[str], fields
 _TRACES = ("cuda_gpu_trace", "cuda_api_trace", "gputrace")
 
 
-def _rows_report(report: str | None, cols: list[str], fields: list[str | None], names: list[str]) -> str:
+def _rows_report(report: str | None, cols: Sequence[str], fields: Sequence[str | None], names: list[str]) -> str:
     """The report a CSV table read row by row is of: the one named before it, else (or where that
     promised a trace the columns are not) the one its header and first names tell."""
     rep = report or _report_from_header(cols, names)
@@ -749,9 +749,7 @@ _CSV_HEADER = re.compile(r'^"?(Time ?\(%\)|Start \(ns\)|Total \()')
 
 
 def _csv_reader(scan: _Scan, i: int, line: str) -> int | None:
-    stripped = line.strip()
-    if (not _CSV_HEADER.match(stripped) or "," not in stripped
-            or stripped.startswith(("Time(%),Time,", '"Time(%)","Time",'))):  # that one is nvprof's
+    if not _csv_header_line(line):
         return None
     blk, j, bad, how = _csv_block(scan.lines, i, scan.report, scan.pre.take(i) if scan.pre else None)
     if how == ROWS:
@@ -761,6 +759,31 @@ def _csv_reader(scan: _Scan, i: int, line: str) -> int | None:
     # damaged later), blank in what other dialects and the run context are looked for in
     (scan.result.bulk if how == BULK else scan.result.rows_read).append((i + 2, j))
     scan.took(blk, i, i + 1, bad)
+    return j
+
+
+@functools.lru_cache(maxsize=256)
+def _csv_header_line(line: str) -> bool:
+    """A line the CSV reader reads a table from (once per distinct header: a sweep repeats one)."""
+    stripped = line.strip()
+    return bool(_CSV_HEADER.match(stripped) and "," in stripped
+                and not stripped.startswith(("Time(%),Time,", '"Time(%)","Time",')))  # that one is nvprof's
+
+
+def _batch_reader(scan: _Scan, i: int, line: str, pre: bytescan.Table) -> int | None:
+    """_csv_reader of a header whose table was read with the others of its header (nsys_batch):
+    the same block, claims and rows read (_csv_block's way, _batched_block), without its steps
+    (a sweep's thousands of runs)."""
+    if not _csv_header_line(line):
+        return None
+    pre.used = True
+    _, cols, fields = _csv_header(scan.lines[i])
+    blk = _batched_block(scan.lines, i, scan.report, pre, cols, fields)
+    j = i + 1 + pre.rows
+    scan.result.rows_read.append((i + 2, j))
+    scan.events.append(grouping.Event("block", i + 1, block=blk))
+    scan.result.claimed.add(i + 1)
+    scan.report = None
     return j
 
 
@@ -937,10 +960,11 @@ def parse(doc: Document) -> DialectResult:
         if not line and (i + 1 == scan.n or "-" not in scan.lines[i + 1] or not _dash_line(scan.lines[i + 1])):
             i += 1  # a blank line: no reader takes it (only _console_reader, above a line of dashes)
             continue
-        if i in pre and _csv_first(line) and _not_read(scan.report) is None:
+        t = pre.get(i)
+        if t is not None and _csv_first(line) and _not_read(scan.report) is None:
             # a table found on the bytes whose header line no reader before the CSV reader takes
             # (a sweep's thousands of runs: one header line each)
-            j = _csv_reader(scan, i, line)
+            j = _csv_reader(scan, i, line) if t.batch is None else _batch_reader(scan, i, line, t)
             if j is not None:
                 i = j
                 continue
