@@ -248,16 +248,39 @@ def test_cli_output_of_a_sweep_that_needs_the_whole_reader_midway(tmp_path, monk
     assert "cuda_kern_exec_sum" in got[1000]
 
 
-def test_after_gives_the_profiles_after_those_given(tmp_path):
-    from profconv.parse.emit import after
-
+def test_rest_is_the_whole_parse_after_the_parts_given(tmp_path):
     path = tmp_path / "s.log"
     path.write_text(_sweep(5))
     ps = parse(str(path))
-    rest = after(ps, 3)
-    assert [i.profile for i in rest.profiles] == [4, 5] and rest.rows.n == 12
-    assert set(rest.rows.col("profile")) == {4, 5} and (rest.unplaced, rest.notes) == ([], [])
-    assert after(ps, 0) is ps and after(ps, 5).rows.n == 0
+    given = [(ps.profiles[:3], [(7, "x")], ["note a"])]
+    ps.unplaced, ps.notes = [(7, "x"), (40, "y")], ["note a", "note b", "note a"]
+    got = stream_mod.rest(ps, given)
+    assert [i.profile for i in got.profiles] == [4, 5] and got.rows.n == 12
+    assert set(got.rows.col("profile")) == {4, 5}
+    assert (got.unplaced, got.notes) == ([(40, "y")], ["note b", "note a"])
+    assert stream_mod.rest(ps, []) is ps
+    with pytest.raises(stream_mod.NotStreamable):
+        stream_mod.rest(ps, [(ps.profiles[1:2], [], [])])
+
+
+def test_parts_of_a_sweep_that_needs_the_whole_reader_midway(tmp_path, monkeypatch):
+    """The public parts: those given, then the rest of the whole parse (no error midway)."""
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 1000)
+    monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)
+    runs = _sweep(200).split("Generating ")
+    runs[150] = runs[150].replace('_1"\n', '_1"\nprogram output\n', 1)
+    path = tmp_path / "late.log"
+    path.write_text("Generating ".join(runs))
+    with paused():
+        got = list(stream_mod.parts(str(path)))
+        whole = parse_whole(str(path))
+    assert len(got) > 3
+    assert [vars(i) for p in got for i in p.profiles] == [vars(i) for i in whole.profiles]
+    assert Rows.concat([p.rows for p in got]).col("total_ns") == whole.rows.col("total_ns")
+    assert sorted(n for p in got for n in p.notes) == sorted(whole.notes)
+    assert [u for p in got for u in p.unplaced] == whole.unplaced == []
+    assert any("line(s) 1646 inside the table" in n for n in got[-1].notes)
 
 
 def test_concat_keeps_arrays_of_one_type_as_one():

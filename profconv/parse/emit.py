@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from profconv.errors import InputError
-from profconv.parse.core import ProfileInfo, ProfileSet, parse, parse_whole, source_label
+from profconv.parse.core import ProfileSet, parse, parse_whole, source_label
 
 DEFAULT_THRESHOLD = 0.90
 
@@ -38,8 +38,6 @@ class Sink(Protocol):
     def end(self, unplaced: list[int], warnings: list[str]) -> None: ...
 
     def rollback(self) -> None: ...
-
-    def settle(self, ps: ProfileSet) -> None: ...
 
     def close(self) -> None: ...
 
@@ -142,46 +140,21 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
 
 def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink) -> None:
     """A long log checked to be readable part by part: its parts to the sink (its whole-file
-    warnings with the last part, as profconv.parse.stream.parts gives them). Where a part's parse
-    finds what only the whole-file reader reads right once parts were given (an nsys table's note
-    naming lines, a report not read: nothing the profiles given hold), the whole file is read and
-    its profiles after those follow them; its unplaced lines and warnings are the input's."""
-    from profconv.parse.stream import NotStreamable, parts
+    warnings with the last part, as profconv.parse.stream.parts gives them; where the whole-file
+    reader turns out to be needed midway, the rest of its parse is that last part)."""
+    from profconv.parse.stream import parts
 
     sink.begin(source_label(path))
     unplaced: list[int] = []
     notes: list[str] = []
-    given: list[ProfileInfo] = []
     it: Iterable[ProfileSet] = parts(path, format, checked=True)
-    try:
-        for part in _reading(path, it):
-            if threshold != DEFAULT_THRESHOLD:
-                part.rethreshold(threshold)
-            unplaced.extend(n for n, _ in part.unplaced)
-            notes.extend(part.notes)
-            given.extend(part.profiles)
-            sink.part(part)
-    except NotStreamable:
-        ps = read_whole(path, format, None, threshold)
-        if [vars(i) for i in ps.profiles[: len(given)]] != [vars(i) for i in given]:
-            raise  # the profiles given are not the whole file's first ones (cannot be: checked)
-        sink.part(after(ps, len(given)))
-        sink.settle(ps)
-        unplaced, notes = [n for n, _ in ps.unplaced], ps.notes
+    for part in _reading(path, it):
+        if threshold != DEFAULT_THRESHOLD:
+            part.rethreshold(threshold)
+        unplaced.extend(n for n, _ in part.unplaced)
+        notes.extend(part.notes)
+        sink.part(part)
     sink.end(unplaced, notes)
-
-
-def after(ps: ProfileSet, given: int) -> ProfileSet:
-    """The profiles of `ps` after its first `given` ones, with their rows and table notes."""
-    from profconv.parse.table import Rows
-
-    if not given:
-        return ps
-    keep = [info for info in ps.profiles[given:]]
-    numbers = {info.profile for info in keep}
-    rows = ps.rows.where(p in numbers for p in ps.rows.col("profile")) if keep else Rows()
-    notes = {k: v for k, v in ps.table_notes.items() if k[0] in numbers}
-    return ProfileSet(None, keep, ps.source, [], [], notes, rows=rows)
 
 
 def _reading(path: str, it: Iterable[ProfileSet]) -> Iterable[ProfileSet]:

@@ -525,32 +525,67 @@ def _marks(data: bytes, mark: bytes, most: int, scan: Any) -> int:
 
 
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
-    """The profiles of a long nvprof log, a part at a time (ProfileSet each; numbered as in the whole
-    file): what `profconv.parse.parse(path)` gives, without holding the whole file or all of its
-    rows. A file that must be read whole is (one ProfileSet). Notes that concern the whole file (a
-    damaged row's) come with the last part. `checked`: the caller has seen `_streamable_file` say
-    so (the file is not looked through again)."""
-    from profconv.parse.core import parse
+    """The profiles of a long nvprof or nsys log, a part at a time (ProfileSet each; numbered as in
+    the whole file): what `profconv.parse.parse(path)` gives, without holding the whole file or all
+    of its rows. A file that must be read whole is (one ProfileSet). Notes that concern the whole
+    file (a damaged row's) come with the last part. Where a window's parse finds what only the
+    whole-file reader reads right after parts were given (an nsys table's note naming lines, a
+    report not read), the last part is the rest of the whole file's parse: its profiles after
+    those given, and its unplaced lines and notes that the parts given did not hold. `checked`:
+    the caller has seen `_streamable_file` say so (the file is not looked through again)."""
+    from profconv.parse.core import parse, parse_whole
 
     if not checked and not _streamable_file(path, format):
         yield parse(path, format)
         return
     stream = Stream(path, format)
     buffered: ProfileSet | None = None
+    given: list[tuple[list, list, list[str]]] = []  # the parts given: profiles, unplaced lines, notes
     try:
         for part in stream:
             if buffered is not None:
                 yield buffered
+                given.append((buffered.profiles, buffered.unplaced, buffered.notes))
             buffered = part
     except NotStreamable:
-        if buffered is not None or stream.profiles:
-            raise  # cannot happen after the check of the whole file; never a part twice
-        yield parse(path, format)
+        yield rest(parse_whole(path, format), given)
         return
     assert buffered is not None
     if stream.damaged:
         buffered.notes = stream.warnings([])[:1] + buffered.notes
     yield buffered
+
+
+def rest(whole: ProfileSet, given: list[tuple[list, list, list[str]]]) -> ProfileSet:
+    """The whole file's parse after the parts `given` (their profiles, unplaced lines and notes):
+    its later profiles with their rows and table notes, the unplaced lines and notes not given."""
+    from profconv.parse.table import Rows
+
+    infos = [i for g in given for i in g[0]]
+    if [vars(i) for i in whole.profiles[: len(infos)]] != [vars(i) for i in infos]:
+        raise NotStreamable("the parts given are not the whole file's first profiles")  # cannot be
+    if not given:
+        return whole
+    keep = whole.profiles[len(infos) :]
+    numbers = {i.profile for i in keep}
+    rows = whole.rows.where(p in numbers for p in whole.rows.col("profile")) if keep else Rows()
+    table_notes = {k: v for k, v in whole.table_notes.items() if k[0] in numbers}
+    return ProfileSet(None, keep, whole.source, _left(whole.unplaced, [u for g in given for u in g[1]]),
+                      _left(whole.notes, [n for g in given for n in g[2]]), table_notes, rows=rows)
+
+
+def _left(items: list, given: list) -> list:
+    """`items` but those in `given` (each as many times as given), in their order."""
+    from collections import Counter
+
+    held = Counter(given)
+    out = []
+    for x in items:
+        if held[x]:
+            held[x] -= 1
+        else:
+            out.append(x)
+    return out
 
 
 def _streamable_file(path: str, format: str | None) -> bool:

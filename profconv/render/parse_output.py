@@ -187,9 +187,6 @@ class SpoolSink:
             self.writer.sep, self.writer.parts, self.writer.n = sep, [], 0
         self.current, self.streaming = None, False
 
-    def settle(self, ps: ProfileSet) -> None:
-        raise AssertionError("parts spooled are taken back (rollback), never settled")
-
     def close(self) -> None:
         if self.spool is None:
             out = self.out or sys.stdout
@@ -287,10 +284,6 @@ class TableSink:
 
     def rollback(self) -> None:
         raise AssertionError("a console cannot take back what it printed")
-
-    def settle(self, ps: ProfileSet) -> None:
-        """The input's unplaced lines and notes are those of `ps`, read whole (not its parts')."""
-        self.unplaced, self.notes, self.table_notes = list(ps.unplaced), list(ps.notes), dict(ps.table_notes)
 
     def close(self) -> None:
         pass
