@@ -262,3 +262,30 @@ def test_a_c_module_built_from_an_older_source_is_left_unused(tmp_path, monkeypa
                     (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
     assert got == want["batch"] == want["arrow"]
     assert len(counted) // 2 == 12
+
+
+def test_a_c_module_without_the_table_finder_finds_them_one_by_one(tmp_path, monkeypatch):
+    """A _summarycells built before `nvprof_tables` (it reads the rows, `nvprof`, but does not find
+    the tables): the tables are found one by one, the same ones, the output the same."""
+    import types
+
+    real = native.load
+    c = real("_summarycells")
+    if c is None:
+        pytest.skip("the C accelerator is not built")
+    older = types.SimpleNamespace(columns=c.columns, status=c.status, nvprof=c.nvprof)
+    path = tmp_path / "log.csv.txt"
+    path.write_text(_log(n=12))
+    want, _ = _outputs(path, monkeypatch)
+    found: list[int] = []
+    one_by_one = csv_batch._found_one_by_one
+    with monkeypatch.context() as m:
+        m.setattr(csv_batch, "MIN_ROWS", 1)
+        m.setattr(native, "load", lambda name: older if name == "_summarycells" else real(name))
+        m.setattr(csv_batch, "_found_one_by_one", lambda lines, i: found.append(i) or one_by_one(lines, i))
+        counted = _taken(m)
+        got = tuple((r.returncode, r.stdout, r.stderr) for r in
+                    (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
+    assert got == want["batch"]
+    assert found == [2, 2]  # one scan a parse, from the first header
+    assert len(counted) // 2 == 12
