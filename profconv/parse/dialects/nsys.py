@@ -14,6 +14,7 @@ from typing import cast
 from profconv.parse import bytescan, columnar, grouping, units
 from profconv.parse.context import contains_any
 from profconv.parse.dialect import Dialect
+from profconv.parse.dialects import nsys_sweep
 from profconv.parse.engine import STRAY_RUN
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
 from profconv.parse.schema import Row
@@ -355,17 +356,23 @@ def _batched_block(lines: list[str], start: int, report: str | None, pre: bytesc
     """The block of a small summary table read with the others of its header (nsys_batch), where
     the row reader would read it as plain rows from its lines (the same extent: a blank line after
     it; a report whose rows _plain_rows reads); else bytescan.Reparse."""
+    return nsys_sweep.block_of(_batched(lines, start, report, pre, cols, fields))
+
+
+def _batched(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: Sequence[str],
+             fields: Sequence[str | None]) -> nsys_sweep.Batched:
+    """_batched_block's table as a batched event (its block not made yet); bytescan.Reparse where
+    the row reader could read it otherwise."""
     j = start + 1 + pre.rows
     if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or tuple(cols) != _csv_header(pre.header)[0]:
         raise bytescan.Reparse
-    n = pre.rows
     rep = report if report and report not in _TRACES else \
         _rows_report(report, cols, fields, pre.batch.names[pre.first : pre.first + 50])
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or section.endswith("-trace"):
         raise bytescan.Reparse  # not plain rows there: the row reader's, on the text
-    return Block(section=section, span=pre.batch.span(pre.first, n), line_start=start + 2, line_end=start + 1 + n,
-                 kind=rep)
+    return nsys_sweep.Batched("batched", start + 1, batch=pre.batch, first=pre.first, n=pre.rows, section=section,
+                              report=rep)
 
 
 def stray_note(numbers: list[int]) -> str:
@@ -772,16 +779,16 @@ def _csv_header_line(line: str) -> bool:
 
 def _batch_reader(scan: _Scan, i: int, line: str, pre: bytescan.Table) -> int | None:
     """_csv_reader of a header whose table was read with the others of its header (nsys_batch):
-    the same block, claims and rows read (_csv_block's way, _batched_block), without its steps
-    (a sweep's thousands of runs)."""
+    the same claims and rows read (_csv_block's way), its block an event not made yet (nsys_sweep:
+    a sweep's thousands of runs become profiles at once)."""
     if not _csv_header_line(line):
         return None
     pre.used = True
     _, cols, fields = _csv_header(scan.lines[i])
-    blk = _batched_block(scan.lines, i, scan.report, pre, cols, fields)
+    ev = _batched(scan.lines, i, scan.report, pre, cols, fields)
     j = i + 1 + pre.rows
     scan.result.rows_read.append((i + 2, j))
-    scan.events.append(grouping.Event("block", i + 1, block=blk))
+    scan.events.append(ev)
     scan.result.claimed.add(i + 1)
     scan.report = None
     return j
@@ -976,14 +983,17 @@ def parse(doc: Document) -> DialectResult:
         else:
             i += 1
     result = scan.result
-    result.profiles = grouping.group(scan.events, TOOL)
     kinds = {ev.block.kind for ev in scan.events if ev.block is not None}
+    kinds.update(ev.report for ev in scan.events if isinstance(ev, nsys_sweep.Batched))
     sections = {ev.block.section for ev in scan.events if ev.block is not None}
+    sections.update(ev.section for ev in scan.events if isinstance(ev, nsys_sweep.Batched))
+    result.profiles = grouping.group(nsys_sweep.events(scan.events), TOOL)
     combined = not kinds.isdisjoint(READ_AS_GPU) and not kinds.isdisjoint(_SPECIFIC_GPU)
     traced = not sections.isdisjoint(_TRACE_SUMMARY)
     for prof in result.profiles if combined or traced else ():  # (thousands of runs of neither: no loop)
-        _drop_repeated_gpu_rows(prof, result.notes)
-        _summarize_traces(prof)
+        if prof.sweep is None:  # (a sweep's profile holds one table: neither pass changes it)
+            _drop_repeated_gpu_rows(prof, result.notes)
+            _summarize_traces(prof)
     return result
 
 
