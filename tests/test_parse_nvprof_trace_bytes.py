@@ -327,11 +327,13 @@ def test_marks_counted_as_count_counts_them():
         data = bytes(rng.choice(b"ab\n") for _ in range(rng.randint(0, 40)))
         mark = bytes(rng.choice(b"ab") for _ in range(rng.randint(1, 3)))
         most = rng.randint(1, 3)
-        assert stream._marks(data, mark, most, SCAN) == min(data.count(mark), most)
+        lo, hi = rng.randint(0, 20), rng.randint(15, 45)
+        assert stream._marks(data, mark, most, SCAN, lo, hi) == min(data[lo:hi].count(mark), most)
+        assert stream._marks(bytearray(data), mark, most, None, lo, hi) == data[lo:hi].count(mark)
         a, e = rng.randint(0, 45), rng.randint(0, 45)
         assert SCAN.find(data, mark, a, e) == data.find(mark, a, e)
     assert stream._marks(b"xNVPROF is profiling processNVPROF is profiling process", b"NVPROF is profiling process",
-                         2, SCAN) == 2
+                         2, SCAN, 0, 55) == 2
 
 
 def test_rows_in_the_engines_first_characters_stay_in_the_text(tmp_path, monkeypatch):
