@@ -393,3 +393,27 @@ def test_codes_in_an_array_taken_and_summed_as_in_a_list():
     assert got == SCAN.by_name(codes.tolist(), t, range(1, 6), range(1, 6), 3)
     assert dict(got)[0] == [2, 2, 5.25, 0.0, 2.0, 3.25, 2, 3]
     assert SCAN.by_name(array("i", [0] * 5), t, range(1, 6), range(1, 6), 3) is None
+
+
+def test_rows_pass_in_one_sweep_as_line_by_line():
+    """_bytescan.rows (the lines that start with a digit, walked and tallied sixteen bytes at a time)
+    gives what the pure-Python pass gives: rows ending at every offset of a 16-byte block, lines of
+    every length, marks, non-ASCII and control bytes, no newline at the end."""
+    rng = random.Random(17)
+    marks = bytescan._NEVER + bytescan._IN_NAMES
+    pieces = [b"1", b"23", b",", b"a", b"&", b"\\", b"<", b"/", b"\xc3\xa9", b"\t", b"\x7f", b"x" * 15, b"9" * 17]
+    for _ in range(3000):
+        lines = [bytes([rng.choice(b"0123456789")]) + b"".join(rng.choices(pieces, k=rng.randint(0, 12)))
+                 for _ in range(rng.randint(0, 12))]
+        data = b"H\n" + b"\n".join(lines) + rng.choice([b"\n", b"\nDone\n", b"\n\n", b"", b"\n x", b"\n&<", b"\n\xc3\xa9",
+                                                     b"\n\x01/"])
+        for b in [k + 1 for k in range(len(data)) if data[k] == 0x0A]:  # every line start after the first
+            assert SCAN.rows(data, b, marks) == _rows_in_python(data, b, marks), (data, b)
+
+
+def _rows_in_python(data: bytes, b: int, marks: bytes) -> tuple:
+    e, rows, counts, odd = bytescan._rows_pass(data, b, None)
+    wide = sum(c >= 0x80 for c in data[b:e])
+    control = sum(c < 0x20 and c != 0x0A for c in data[b:e])
+    assert odd == bool(wide or control)
+    return e, rows, tuple(counts[c] for c in marks), wide, control

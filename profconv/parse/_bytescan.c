@@ -112,6 +112,73 @@ static void tally(const unsigned char *p, Py_ssize_t a, Py_ssize_t e, const unsi
     tally_bytes(p, a, e, m, nm, t);
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/* rows()'s walk and tally in one pass, sixteen bytes at a time: each newline's next byte looked at
+ * (the rows end at the first line that does not start with a digit), every byte before that end
+ * tallied as tally() does. The end (p[start] is a digit, start < n); *newlines counted. */
+static Py_ssize_t rows_sse2(const unsigned char *p, Py_ssize_t start, Py_ssize_t n, const unsigned char *m,
+                            Py_ssize_t nm, tally_t *t, Py_ssize_t *newlines) {
+    const __m128i space = _mm_set1_epi8(0x20), newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    __m128i vm[MAX_MARKS], acc[MAX_MARKS];
+    for (Py_ssize_t j = 0; j < nm; j++) {
+        vm[j] = _mm_set1_epi8((char)m[j]);
+        acc[j] = zero;
+    }
+    Py_ssize_t k = start, e = -1;
+    int steps = 0;
+    for (; k + 16 <= n && e < 0; k += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + k));
+        __m128i nl = _mm_cmpeq_epi8(v, newline);
+        for (unsigned bits = (unsigned)_mm_movemask_epi8(nl); bits; bits &= bits - 1) {
+            Py_ssize_t q = k + __builtin_ctz(bits);
+            ++*newlines;
+            if (q + 1 >= n || p[q + 1] < '0' || p[q + 1] > '9') {
+                e = q + 1;
+                break;
+            }
+        }
+        if (e >= 0 && e < k + 16) { /* the rows end inside this block: its bytes before e one by one */
+            tally_bytes(p, k, e, m, nm, t);
+            break;
+        }
+        /* signed: bytes 0x80-0xff are below 0x20 too */
+        int low = _mm_movemask_epi8(_mm_andnot_si128(nl, _mm_cmplt_epi8(v, space)));
+        if (low) {
+            int wide = _mm_movemask_epi8(v);
+            t->wide += bits((unsigned)wide);
+            t->control += bits((unsigned)(low & ~wide));
+        }
+        for (Py_ssize_t j = 0; j < nm; j++) /* a match is -1 in its lane: subtracted, it counts up */
+            acc[j] = _mm_sub_epi8(acc[j], _mm_cmpeq_epi8(v, vm[j]));
+        if (++steps == 255) { /* before a lane's count can pass 255 */
+            for (Py_ssize_t j = 0; j < nm; j++) {
+                __m128i sum = _mm_sad_epu8(acc[j], zero);
+                t->counts[j] += _mm_cvtsi128_si64(sum) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
+                acc[j] = zero;
+            }
+            steps = 0;
+        }
+    }
+    for (Py_ssize_t j = 0; j < nm; j++) {
+        __m128i sum = _mm_sad_epu8(acc[j], zero);
+        t->counts[j] += _mm_cvtsi128_si64(sum) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
+    }
+    if (e >= 0)
+        return e;
+    for (Py_ssize_t i = k; i < n; i++) { /* the last bytes (fewer than sixteen) one by one */
+        if (p[i] != '\n')
+            continue;
+        ++*newlines;
+        if (i + 1 >= n || p[i + 1] < '0' || p[i + 1] > '9') {
+            tally_bytes(p, k, i + 1, m, nm, t);
+            return i + 1;
+        }
+    }
+    tally_bytes(p, k, n, m, nm, t);
+    return n;
+}
+#endif
+
 static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, marks;
     Py_ssize_t start;
@@ -130,6 +197,10 @@ static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     memset(&t, 0, sizeof t);
     Py_ssize_t i = start < 0 ? 0 : start, done = i;
     Py_BEGIN_ALLOW_THREADS
+#if defined(__SSE2__) && defined(__x86_64__)
+    if (i < n && p[i] >= '0' && p[i] <= '9')
+        i = done = rows_sse2(p, i, n, m, nm, &t, &newlines);
+#endif
     while (i < n && p[i] >= '0' && p[i] <= '9') {
         const unsigned char *nl = memchr(p + i, '\n', (size_t)(n - i));
         newlines += nl != NULL;
