@@ -244,6 +244,12 @@ def test_base_names_alike_in_length_and_key_bytes_keep_their_codes():
     assert got_names == names
     assert list(memoryview(coded[0]).cast("q")) == [0, 1, 0, 2, 1, 0]
     assert coded[1] == ["ab_1_x", "ab_2_x", "ab_3_x"]
+    # alike in length and in their last eight bytes (one slot), apart before them
+    names = ["k1_float_ptr(a) [1]", "k2_float_ptr(a) [2]", "k1_float_ptr(a)", "k2_float_ptr(a)", "k3_float_ptr(a) [4]"]
+    data = "".join(f"  1.0ms  2.0us  {n}\n" for n in names).encode()
+    *_, got_names, coded = SCAN.trace(data, 0, 16)
+    assert got_names == names and list(memoryview(coded[0]).cast("q")) == [0, 1, 0, 1, 2]
+    assert coded[1] == ["k1_float_ptr(a)", "k2_float_ptr(a)", "k3_float_ptr(a)"]
 
 
 def _by_kind(data: bytes, small: list) -> list:

@@ -509,6 +509,18 @@ typedef struct {
     int64_t code;
 } recent_t;
 
+/* The slot of a base name of n bytes among the recent ones: its length and its last eight bytes
+ * mixed ('[CUDA memcpy HtoD]' and '[CUDA memcpy DtoH]' apart: they alternate in a trace). */
+static size_t recent_slot(const unsigned char *q, Py_ssize_t n) {
+    uint64_t w = 0;
+    if (n >= 8)
+        memcpy(&w, q + n - 8, 8);
+    else if (n > 0)
+        memcpy(&w, q, (size_t)n);
+    w = (w ^ (uint64_t)n) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(w >> 60) % RECENT;
+}
+
 /* The code of the base name of the name p[a..z) among those met so far (_bytestable.h: numbered in
  * order of first appearance as traces.base_codes numbers them, each a str once); *coded set to 0 where
  * base_end cannot say; *whole: the base name is the whole name (no correlation id). */
@@ -521,7 +533,7 @@ static int base_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, bytes_t
     }
     *whole = b == z;
     Py_ssize_t n = b - a;
-    recent_t *r = recent + ((size_t)n * 31u + p[a + n - 1] + ((size_t)p[a + n / 2] << 4)) % RECENT;
+    recent_t *r = recent + recent_slot(p + a, n);
     if (r->len == n && memcmp(p + r->at, p + a, (size_t)n) == 0) {
         *code = (long long)r->code;
         return 0;
