@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from profconv.parse import bytescan, engine, native, units
+from profconv.parse.colviews import Const
 from profconv.parse.dialects.nvprof.common import _INF, _NAN, _UNIT_EXP, _UNIT_NS, is_marker, looks_like_data
 from profconv.parse.dialects.nvprof.state import Nvprof, NvprofReader
 from profconv.parse.engine import CLAIMED, SKIPPED, UNPLACED, Cursor, Verdict
@@ -66,8 +67,9 @@ def _trace_block(rows: list[tuple], section: str, start_line: int, end_line: int
     line, line_end, names_all, start, total = _joined_parts(parts)
     n = len(line)
     table = Rows({
-        "section": [section] * n, "name": names_all, "short_name": _taken(shorts, codes),
-        "start_ns": start, "total_ns": total, "calls": [1] * n, "line_start": line,
+        # one value all along: a view, no list (core then gives the profile, tool and table columns so)
+        "section": Const(section, n), "name": names_all, "short_name": _taken(shorts, codes),
+        "start_ns": start, "total_ns": total, "calls": Const(1, n), "line_start": line,
         # a column of its own (core._joined extends a big part's columns in place, not one behind two)
         "line_end": _copy(line) if line_end is None else line_end,
     }, n)
