@@ -402,7 +402,7 @@ def test_codes_in_an_array_taken_and_summed_as_in_a_list():
 
 
 def test_rows_pass_in_one_sweep_as_line_by_line():
-    """_bytescan.rows (the lines that start with a digit, walked and tallied sixteen bytes at a time)
+    """_bytescan.rows (the lines that start with a digit, walked and tallied 32 or 16 bytes at a time)
     gives what the pure-Python pass gives: rows ending at every offset of a 16-byte block, lines of
     every length, marks, non-ASCII and control bytes, no newline at the end."""
     rng = random.Random(17)
@@ -414,7 +414,13 @@ def test_rows_pass_in_one_sweep_as_line_by_line():
         data = b"H\n" + b"\n".join(lines) + rng.choice([b"\n", b"\nDone\n", b"\n\n", b"", b"\n x", b"\n&<", b"\n\xc3\xa9",
                                                      b"\n\x01/"])
         for b in [k + 1 for k in range(len(data)) if data[k] == 0x0A]:  # every line start after the first
-            assert SCAN.rows(data, b, marks) == _rows_in_python(data, b, marks), (data, b)
+            want = _rows_in_python(data, b, marks)
+            for simd in (True, False):  # the AVX2 pass (where the CPU has it) and the SSE2 one
+                was = SCAN.avx2(simd)
+                try:
+                    assert SCAN.rows(data, b, marks) == want, (data, b, simd)
+                finally:
+                    SCAN.avx2(was)
 
 
 def _rows_in_python(data: bytes, b: int, marks: bytes) -> tuple:
