@@ -12,6 +12,7 @@ from operator import indexOf
 from typing import cast
 
 from profconv.parse import bytescan, columnar, grouping, units
+from profconv.parse.colviews import Const
 from profconv.parse.context import contains_any
 from profconv.parse.dialect import Dialect
 from profconv.parse.dialects import nsys_sweep
@@ -528,12 +529,13 @@ def _csv_columns(lines: list[str], start: int, end: int, cols: list[str], fields
     if section == "gpu-memory-size" or (section.endswith("-trace") and not trace):
         return None
     n = got.n
-    out: dict = {"section": [section] * n, "name": names.values}
+    # a trace's section and calls hold one value all along: views, no lists (as nvprof's traces)
+    out: dict = {"section": Const(section, n) if section.endswith("-trace") else [section] * n, "name": names.values}
     for c, f in want.items():
         if not section.endswith("-trace") or f in ("start", "dur"):
             out[_OUT[f]] = got.numbers[c]
     if section.endswith("-trace"):
-        out["calls"] = [1] * n
+        out["calls"] = Const(1, n)
     line_nos = range(start + 2, start + 2 + n)
     out["line_start"] = line_nos
     out["line_end"] = line_nos
