@@ -144,3 +144,14 @@ def own_git(tmp_path, monkeypatch):
 def cli():
     """The in-process CLI: `cli("parse", path)` -> CliResult(returncode, stdout, stderr)."""
     return run_cli
+
+
+@pytest.fixture
+def small_windows(monkeypatch):
+    """The parse stream's windows of a few hundred bytes, parts cut a few lines after a profile start:
+    every profile start of a test file becomes a place to cut (the streamed-parse tests)."""
+    from profconv.parse import stream as stream_mod
+
+    monkeypatch.setattr(stream_mod, "HEAD", 16)
+    monkeypatch.setattr(stream_mod, "MARGIN", 3)
+    return 300

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import glob
-import math
 import random
 import weakref
 from array import array
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from profconv.errors import ProfconvError
 from profconv.nogc import paused
 from profconv.parse import parse
 from profconv.parse import stream as stream_mod
@@ -23,6 +21,7 @@ from profconv.parse.model import Document
 from profconv.parse.table import Rows
 from profconv.parse.text import decode, normalize
 from tests.conftest import run_cli
+from tests.stream_check import check_parts
 
 DATA = Path(__file__).parent / "data"
 HEADER = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
@@ -61,47 +60,7 @@ def _sweep(runs: int, seed: int = 5) -> str:
     return "".join(_run(k, rng) for k in range(runs))
 
 
-@pytest.fixture
-def small(monkeypatch):
-    """Windows of a few hundred bytes cut a few lines after a run's start (stream_mod's `small`)."""
-    monkeypatch.setattr(stream_mod, "HEAD", 16)
-    monkeypatch.setattr(stream_mod, "MARGIN", 3)
-    return 300
-
-
-def _same(a, b) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
-
-
-def _check(path: Path, window: int) -> int:
-    """The parts of `path` are its whole parse; how many there are (0: read whole)."""
-    with paused():
-        st = stream_mod.Stream(str(path), window=window)
-        try:
-            whole = parse_whole(str(path))
-        except ProfconvError:
-            with pytest.raises(stream_mod.NotStreamable):
-                list(st)
-            return 0
-        try:
-            parts = list(st)
-        except stream_mod.NotStreamable:
-            return 0
-    assert [vars(i) for p in parts for i in p.profiles] == [vars(i) for i in whole.profiles]
-    rows = Rows.concat([p.rows for p in parts])
-    assert rows.n == whole.rows.n
-    for c in set(rows.cols) | set(whole.rows.cols):
-        assert all(map(_same, rows.col(c), whole.rows.col(c))), (path, c)
-    assert [u for p in parts for u in p.unplaced] == whole.unplaced
-    assert st.warnings([n for p in parts for n in p.notes]) == whole.notes
-    notes: dict = {}
-    for p in parts:
-        notes.update(p.table_notes)
-    assert notes == whole.table_notes
-    return len(parts)
-
-
-def test_parts_of_real_nsys_logs_repeated_and_mixed_are_the_whole_parse(tmp_path, small):
+def test_parts_of_real_nsys_logs_repeated_and_mixed_are_the_whole_parse(tmp_path, small_windows):
     """Every nsys test log with a 'Generating ' line three times over, and next to another one:
     cut wherever a run's start allows it, the parts are what the whole file gives."""
     logs = _nsys_logs()
@@ -112,15 +71,15 @@ def test_parts_of_real_nsys_logs_repeated_and_mixed_are_the_whole_parse(tmp_path
         for name, data in (("r3", f.read_bytes() * 3), ("mix", f.read_bytes() + other + f.read_bytes())):
             path = tmp_path / f"{name}-{k}.log"
             path.write_bytes(data)
-            split += _check(path, small) > 1
+            split += check_parts(path, small_windows) > 1
     assert split >= 8
 
 
-def test_a_sweep_is_read_in_parts_its_tables_from_the_bytes(tmp_path, small):
+def test_a_sweep_is_read_in_parts_its_tables_from_the_bytes(tmp_path, small_windows):
     path = tmp_path / "sweep.log"
     path.write_text(_sweep(60))
     assert stream_mod.which(str(path), None) is registry()["nsys"]
-    assert _check(path, 2000) > 10
+    assert check_parts(path, 2000) > 10
     with paused():
         parts = list(stream_mod.Stream(str(path), window=2000))
     # the rows of every part read as columns from the window's bytes (nsys_batch), not row by row
@@ -133,7 +92,7 @@ def test_a_sweep_is_read_in_parts_its_tables_from_the_bytes(tmp_path, small):
     assert ps.profiles[-1].line_start == 59 * 11 + 1
 
 
-def test_a_sweep_with_damaged_rows_and_odd_tables_in_parts(tmp_path, small):
+def test_a_sweep_with_damaged_rows_and_odd_tables_in_parts(tmp_path, small_windows):
     """A row whose total is not calls x average and a table of another report among the runs:
     read by the row reader where they are, the parts still the whole. A line of program output
     inside a table (its note names the line) makes the file be read whole."""
@@ -146,17 +105,17 @@ def test_a_sweep_with_damaged_rows_and_odd_tables_in_parts(tmp_path, small):
     runs[12] = runs[12].replace("cuda_gpu_kern_sum", "cuda_api_sum")
     path = tmp_path / "odd.log"
     path.write_text("Generating ".join(runs))
-    assert _check(path, 1500) > 5
+    assert check_parts(path, 1500) > 5
     ps = parse(str(path))
     assert len(ps.profiles) == 30 and ps.notes[0].startswith("line(s) 38: total is not calls x average")
     assert ps.profile(12).rows.col("section")[0] == "api"
     runs[9] = runs[9].replace('_1"\n', '_1"\nprogram output line\n', 1)
     path.write_text("Generating ".join(runs))
-    assert _check(path, 1500) == 0
+    assert check_parts(path, 1500) == 0
     assert "line(s) 94 inside the table are not rows of it" in " ".join(parse(str(path)).notes)
 
 
-def test_a_sweep_holding_an_nvprof_header_is_read_whole(tmp_path, small):
+def test_a_sweep_holding_an_nvprof_header_is_read_whole(tmp_path, small_windows):
     """nvprof's '%' markers are left to its detect on each window: a bare nvprof summary header in
     the middle of the sweep makes the file be read whole, as its whole parse reads it."""
     runs = _sweep(30).split("Generating ")

@@ -6,20 +6,18 @@ and an input found midway to need the whole-file reader falls back to it with th
 from __future__ import annotations
 
 import glob
-import math
 from pathlib import Path
 
 import pytest
 
-from profconv.errors import ProfconvError
 from profconv.nogc import paused
 from profconv.parse import parse
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import Document
-from profconv.parse.table import Rows
 from profconv.parse.text import decode, normalize
 from tests.conftest import run_cli
+from tests.stream_check import check_parts
 
 DATA = Path(__file__).parent / "data"
 NVPROF = sorted(p for p in glob.glob(str(DATA / "**" / "*"), recursive=True)
@@ -28,49 +26,7 @@ ECE408 = DATA / "seeds" / "002_b0bcac5cefbf4480.log"  # five nvprof runs with Op
 SUMMARY = DATA / "nvprof-new" / "tyler-cs566-reductions.log"
 
 
-@pytest.fixture
-def small(monkeypatch):
-    """Windows of a few hundred bytes, parts cut a few lines after a profile start: every profile
-    start of a test file becomes a place to cut."""
-    monkeypatch.setattr(stream_mod, "HEAD", 16)
-    monkeypatch.setattr(stream_mod, "MARGIN", 3)
-    return 300
-
-
-def _same_cell(a, b) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
-
-
-def _check(path: Path, window: int) -> int:
-    """Parts of `path` equal its whole parse; the number of parts (0: not streamable)."""
-    with paused():
-        st = stream_mod.Stream(str(path), window=window)
-        try:
-            whole = parse(str(path))
-        except ProfconvError:  # no profile: the stream leaves it to the whole-file reader
-            with pytest.raises(stream_mod.NotStreamable):
-                list(st)
-            return 0
-        try:
-            parts = list(st)
-        except stream_mod.NotStreamable:
-            return 0
-    assert [vars(i) for i in (i for p in parts for i in p.profiles)] == [vars(i) for i in whole.profiles]
-    rows = Rows.concat([p.rows for p in parts])
-    assert rows.n == whole.rows.n
-    for c in set(rows.cols) | set(whole.rows.cols):
-        a, b = list(rows.col(c)), list(whole.rows.col(c))
-        assert all(map(_same_cell, a, b)), (path, c)
-    assert [u for p in parts for u in p.unplaced] == whole.unplaced
-    assert st.warnings([n for p in parts for n in p.notes]) == whole.notes
-    notes: dict = {}
-    for p in parts:
-        notes.update(p.table_notes)
-    assert notes == whole.table_notes
-    return len(parts)
-
-
-def test_parts_equal_the_whole_parse_of_repeated_and_mixed_real_logs(tmp_path, small):
+def test_parts_equal_the_whole_parse_of_repeated_and_mixed_real_logs(tmp_path, small_windows):
     """Every real nvprof log of the corpus three times over, and each next to another one: split
     at every profile start that allows it, the parts are the whole parse."""
     split = 0
@@ -80,24 +36,24 @@ def test_parts_equal_the_whole_parse_of_repeated_and_mixed_real_logs(tmp_path, s
         for name, data in (("r3", text * 3), ("mix", text + other + text + other)):
             path = tmp_path / f"{name}-{k}.log"
             path.write_bytes(data)
-            n = _check(path, small)
+            n = check_parts(path, small_windows)
             split += n > 1
     assert split >= 30  # most of them were really read in parts (38 when written)
 
 
-def test_parts_keep_run_context_between_profiles(tmp_path, small):
+def test_parts_keep_run_context_between_profiles(tmp_path, small_windows):
     """Op Time, Correctness and command lines before a profile start belong to the run that
     follows: a part boundary at that start hands them on."""
     path = tmp_path / "runs.log"
     path.write_text(ECE408.read_text() * 4)
-    assert _check(path, small) > 4
+    assert check_parts(path, small_windows) > 4
     with paused():
         ps = parse(str(path))
     assert sum(len(i.op_times_s) for i in ps.profiles) >= 8
     assert any(i.correctness is not None for i in ps.profiles)
 
 
-def test_damaged_rows_and_unplaced_lines_across_parts(tmp_path, small):
+def test_damaged_rows_and_unplaced_lines_across_parts(tmp_path, small_windows):
     """A row whose total is not calls x average (reported unplaced, with one note for the whole
     file) and program output that looks like data, in several parts."""
     text = SUMMARY.read_text()
@@ -105,7 +61,7 @@ def test_damaged_rows_and_unplaced_lines_across_parts(tmp_path, small):
     noisy = text.replace("Average running time for Warp", "12.5%  3.2ms 4.1ms Warp")
     path = tmp_path / "damaged.log"
     path.write_text(text + bad + noisy + text + bad + text)
-    assert _check(path, small) > 2
+    assert check_parts(path, small_windows) > 2
     with paused():
         ps = parse(str(path))
     assert ps.notes[0].startswith("line(s) ") and "calls x average" in ps.notes[0]
@@ -113,9 +69,9 @@ def test_damaged_rows_and_unplaced_lines_across_parts(tmp_path, small):
 
 
 @pytest.mark.parametrize("path", NVPROF[:0] or [SUMMARY])
-def test_a_log_with_one_profile_start_is_read_whole(path, small):
+def test_a_log_with_one_profile_start_is_read_whole(path, small_windows):
     with pytest.raises(stream_mod.NotStreamable):
-        list(stream_mod.Stream(str(path), window=small))
+        list(stream_mod.Stream(str(path), window=small_windows))
 
 
 @pytest.mark.parametrize("streamed", [d.name for d in DIALECTS.values() if d.streams])
@@ -265,7 +221,7 @@ def test_cli_a_full_temporary_directory_is_one_line(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["crlf", "latin1-late", "utf8-then-latin1", "comment-prefixed", "bom"])
-def test_parts_of_files_the_text_layer_changes(tmp_path, small, kind):
+def test_parts_of_files_the_text_layer_changes(tmp_path, small_windows, kind):
     """Line ends, encodings and comment prefixes are undone per window as the whole-file reader
     undoes them for the whole: CRLF; a byte that is no UTF-8 late in a file (the whole file is then
     Latin-1; the windows before were ASCII); UTF-8 before such a byte (the stream gives up); a log
@@ -284,7 +240,7 @@ def test_parts_of_files_the_text_layer_changes(tmp_path, small, kind):
         data = b"\xef\xbb\xbf" + text.encode()
     path = tmp_path / f"{kind}.log"
     path.write_bytes(data)
-    n = _check(path, small)
+    n = check_parts(path, small_windows)
     if kind == "utf8-then-latin1":
         assert n == 0
     elif kind == "comment-prefixed":

@@ -113,6 +113,25 @@ static void tally(const unsigned char *p, Py_ssize_t a, Py_ssize_t e, const unsi
     tally_bytes(p, a, e, m, nm, t);
 }
 
+#if defined(__x86_64__)
+/* The SIMD walks' last bytes (fewer than a vector) one by one, from k inside a row: where the rows end
+ * (the line after a newline does not start with a digit), every byte from k before it tallied. */
+static Py_ssize_t rows_rest(const unsigned char *p, Py_ssize_t k, Py_ssize_t n, const unsigned char *m,
+                            Py_ssize_t nm, tally_t *t, Py_ssize_t *newlines) {
+    for (Py_ssize_t i = k; i < n; i++) {
+        if (p[i] != '\n')
+            continue;
+        ++*newlines;
+        if (i + 1 >= n || p[i + 1] < '0' || p[i + 1] > '9') {
+            tally_bytes(p, k, i + 1, m, nm, t);
+            return i + 1;
+        }
+    }
+    tally_bytes(p, k, n, m, nm, t);
+    return n;
+}
+#endif
+
 #if defined(__SSE2__) && defined(__x86_64__)
 /* rows()'s walk and tally in one pass, sixteen bytes at a time: each newline's next byte looked at
  * (the rows end at the first line that does not start with a digit), every byte before that end
@@ -164,19 +183,7 @@ static Py_ssize_t rows_sse2(const unsigned char *p, Py_ssize_t start, Py_ssize_t
         __m128i sum = _mm_sad_epu8(acc[j], zero);
         t->counts[j] += _mm_cvtsi128_si64(sum) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
     }
-    if (e >= 0)
-        return e;
-    for (Py_ssize_t i = k; i < n; i++) { /* the last bytes (fewer than sixteen) one by one */
-        if (p[i] != '\n')
-            continue;
-        ++*newlines;
-        if (i + 1 >= n || p[i + 1] < '0' || p[i + 1] > '9') {
-            tally_bytes(p, k, i + 1, m, nm, t);
-            return i + 1;
-        }
-    }
-    tally_bytes(p, k, n, m, nm, t);
-    return n;
+    return e >= 0 ? e : rows_rest(p, k, n, m, nm, t, newlines);
 }
 #endif
 
@@ -236,19 +243,7 @@ __attribute__((target("avx2"))) static Py_ssize_t rows_avx2(const unsigned char 
         t->counts[j] += _mm256_extract_epi64(sum, 0) + _mm256_extract_epi64(sum, 1) + _mm256_extract_epi64(sum, 2) +
                         _mm256_extract_epi64(sum, 3);
     }
-    if (e >= 0)
-        return e;
-    for (Py_ssize_t i = k; i < n; i++) { /* the last bytes (fewer than 32) one by one */
-        if (p[i] != '\n')
-            continue;
-        ++*newlines;
-        if (i + 1 >= n || p[i + 1] < '0' || p[i + 1] > '9') {
-            tally_bytes(p, k, i + 1, m, nm, t);
-            return i + 1;
-        }
-    }
-    tally_bytes(p, k, n, m, nm, t);
-    return n;
+    return e >= 0 ? e : rows_rest(p, k, n, m, nm, t, newlines);
 }
 #endif
 

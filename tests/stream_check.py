@@ -1,0 +1,48 @@
+"""What the streamed-parse tests share (tests/test_parse_stream.py, tests/test_parse_nsys_stream.py): the check
+that a file's parts, one after the other, are its whole parse (their windows: conftest's `small_windows`)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from profconv.errors import ProfconvError
+from profconv.nogc import paused
+from profconv.parse import stream as stream_mod
+from profconv.parse.core import parse_whole
+from profconv.parse.table import Rows
+
+
+def same_cell(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def check_parts(path: Path, window: int) -> int:
+    """Parts of `path` equal its whole parse (profiles, every row cell, unplaced lines, warnings, table
+    notes); the number of parts (0: not streamable, or no profile: the whole-file reader's)."""
+    with paused():
+        st = stream_mod.Stream(str(path), window=window)
+        try:
+            whole = parse_whole(str(path))
+        except ProfconvError:  # no profile: the stream leaves it to the whole-file reader
+            with pytest.raises(stream_mod.NotStreamable):
+                list(st)
+            return 0
+        try:
+            parts = list(st)
+        except stream_mod.NotStreamable:
+            return 0
+    assert [vars(i) for p in parts for i in p.profiles] == [vars(i) for i in whole.profiles]
+    rows = Rows.concat([p.rows for p in parts])
+    assert rows.n == whole.rows.n
+    for c in set(rows.cols) | set(whole.rows.cols):
+        assert all(map(same_cell, rows.col(c), whole.rows.col(c))), (path, c)
+    assert [u for p in parts for u in p.unplaced] == whole.unplaced
+    assert st.warnings([n for p in parts for n in p.notes]) == whole.notes
+    notes: dict = {}
+    for p in parts:
+        notes.update(p.table_notes)
+    assert notes == whole.table_notes
+    return len(parts)
