@@ -72,6 +72,12 @@ COVERED = {"tiled-hang": "bad/hang.cu", "tiled-no-compile": "bad/compile_error.c
            "tiled-illegal-address": "bad/oob.cu", "tiled-wrong-halo": "bad/wrong.cu"}
 
 
+def _holds_a_kernel(example_dir: Path) -> bool:
+    """An example a class can hand in (examples/notebook shows the library from Python: not a submission)."""
+    return (example_dir / "profconv.toml").is_file() or any(
+        p.suffix in (".cu", ".cuh", ".py") for p in example_dir.iterdir() if p.is_file())
+
+
 def _copy_example(example_dir: Path, dst: Path) -> None:
     shutil.copytree(example_dir, dst)
 
@@ -91,7 +97,7 @@ def build(out: Path, gpu_type: str | None = None) -> list[dict[str, str]]:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     rows = []
-    for example in sorted(p for p in EX.iterdir() if p.is_dir()):
+    for example in sorted(p for p in EX.iterdir() if p.is_dir() and _holds_a_kernel(p)):
         _copy_example(example, out / f"ex-{example.name}")
         rows.append({"submission": f"ex-{example.name}", "expect": "ok"})
     for name, (rel, expect, edits) in MUTANTS.items():
