@@ -450,3 +450,34 @@ def test_each_call_of_the_kernel_is_one_window_for_the_api_records(tmp_path):
     # per layer: the course's call, check, determinism, 4 timed (warm-up 1 absorbed); 8 edge calls; the crash:
     # the course's call (the pass ends there) and each layer's check call
     assert opened == 2 * (1 + 2 + 4) + 8 + 3
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_end_to_end_times_are_recorded_only_where_the_calls_were_timed_whole(tmp_path, monkeypatch, shared):
+    """A kernel called in phases (prolog, conv_forward_gpu, epilog): alone on its GPU each timed call is timed
+    whole; on a GPU shared with other jobs' children (grade) only its timed phase is, and the record then has
+    no end-to-end times (window s8a found them written as three zeros)."""
+    from profconv.run.user import gpushare
+
+    whole = contracts.UserKernel.phases
+
+    def in_phases(self, cp, x, w, bias, out, s):
+        ph = whole(self, cp, x, w, bias, out, s)
+        return calls.Phases(prolog=lambda: "state", forward=ph.forward, epilog=lambda st: None, check=ph.check)
+
+    monkeypatch.setattr(contracts.UserKernel, "phases", in_phases)
+    gpushare.start(tmp_path / "gpu0.lock" if shared else None)
+    try:
+        res = run_kernel(kernel_file(tmp_path, "honest", HONEST))
+    finally:
+        gpushare.start(None)
+    assert res.status == "ok", res.error
+    for conv, lf in zip(res.conv, res.facts.layers):
+        assert conv.op_time.median_s > 0 and lf.timing.samples == 4
+        if shared:
+            assert "end_to_end" not in conv.checks and lf.timing.end_to_end_median_s is None
+            assert lf.timing.prolog_median_s is None and lf.timing.epilog_median_s is None
+        else:
+            e2e = conv.checks["end_to_end"]
+            assert len(e2e["samples_s"]) == 4 and min(e2e["samples_s"]) >= conv.op_time.min_s > 0
+            assert lf.timing.end_to_end_median_s == e2e["median_s"] and lf.timing.prolog_median_s >= 0
