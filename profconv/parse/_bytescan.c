@@ -247,6 +247,32 @@ __attribute__((target("avx2"))) static Py_ssize_t rows_avx2(const unsigned char 
 }
 #endif
 
+/* rows()'s walk from i: the end of the lines that start with a digit, their bytes tallied into *t and
+ * their newlines counted */
+static Py_ssize_t walk_rows(const unsigned char *p, Py_ssize_t i, Py_ssize_t n, const unsigned char *m, Py_ssize_t nm,
+                            tally_t *t, Py_ssize_t *newlines) {
+    Py_ssize_t done = i;
+#if defined(HAVE_AVX2_TWIN)
+    if (use_avx2 && i < n && p[i] >= '0' && p[i] <= '9')
+        i = done = rows_avx2(p, i, n, m, nm, t, newlines);
+#endif
+#if defined(__SSE2__) && defined(__x86_64__)
+    if (i < n && p[i] >= '0' && p[i] <= '9')
+        i = done = rows_sse2(p, i, n, m, nm, t, newlines);
+#endif
+    while (i < n && p[i] >= '0' && p[i] <= '9') {
+        const unsigned char *nl = memchr(p + i, '\n', (size_t)(n - i));
+        *newlines += nl != NULL;
+        i = nl ? (Py_ssize_t)(nl - p) + 1 : n;
+        if (i - done >= CHUNK) { /* tallied while the rows just walked are in the cache */
+            tally(p, done, i, m, nm, t);
+            done = i;
+        }
+    }
+    tally(p, done, i, m, nm, t);
+    return i;
+}
+
 static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, marks;
     Py_ssize_t start;
@@ -263,26 +289,9 @@ static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     tally_t t;
     memset(&t, 0, sizeof t);
-    Py_ssize_t i = start < 0 ? 0 : start, done = i;
+    Py_ssize_t i = start < 0 ? 0 : start;
     Py_BEGIN_ALLOW_THREADS
-#if defined(HAVE_AVX2_TWIN)
-    if (use_avx2 && i < n && p[i] >= '0' && p[i] <= '9')
-        i = done = rows_avx2(p, i, n, m, nm, &t, &newlines);
-#endif
-#if defined(__SSE2__) && defined(__x86_64__)
-    if (i < n && p[i] >= '0' && p[i] <= '9')
-        i = done = rows_sse2(p, i, n, m, nm, &t, &newlines);
-#endif
-    while (i < n && p[i] >= '0' && p[i] <= '9') {
-        const unsigned char *nl = memchr(p + i, '\n', (size_t)(n - i));
-        newlines += nl != NULL;
-        i = nl ? (Py_ssize_t)(nl - p) + 1 : n;
-        if (i - done >= CHUNK) { /* tallied while the rows just walked are in the cache */
-            tally(p, done, i, m, nm, &t);
-            done = i;
-        }
-    }
-    tally(p, done, i, m, nm, &t);
+    i = walk_rows(p, i, n, m, nm, &t, &newlines);
     Py_END_ALLOW_THREADS
     PyObject *tuple = PyTuple_New(nm);
     for (Py_ssize_t j = 0; tuple != NULL && j < nm; j++) {
@@ -882,6 +891,88 @@ static PyObject *find(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromSsize_t(at);
 }
 
+/* tables(data, head, marks): every line of data that starts with `head` and the rows() after it, in
+ * one walk (the next such line looked for after those rows; a head line with no newline ends it): bytes
+ * of int64, 6 + len(marks) a table: the head line's start, the rows' start and end, their newlines,
+ * flags (1: a row byte not ASCII or a control character other than the newline, 2: a head line byte not
+ * ASCII, 4: the last row without its newline), the byte after the rows (-1: none), each mark's count
+ * in the rows. */
+static PyObject *tables(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf, hd, marks;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &hd, &marks))
+        return NULL;
+    const unsigned char *p = (const unsigned char *)buf.buf, *m = (const unsigned char *)marks.buf;
+    const unsigned char *h = (const unsigned char *)hd.buf;
+    Py_ssize_t n = buf.len, nm = marks.len, hn = hd.len, width = 6 + nm, used = 0, cap = 64;
+    int bad = nm > MAX_MARKS || hn == 0;
+    for (Py_ssize_t j = 0; j < nm; j++)
+        bad |= m[j] < 0x20 || m[j] >= 0x80;
+    int64_t *out = bad ? NULL : PyMem_Malloc((size_t)(cap * width) * sizeof(int64_t));
+    if (out == NULL) {
+        PyBuffer_Release(&buf);
+        PyBuffer_Release(&hd);
+        PyBuffer_Release(&marks);
+        return bad ? (PyErr_SetString(PyExc_ValueError, "tables: a head, at most 16 marks, each 0x20-0x7f"), NULL)
+                   : PyErr_NoMemory();
+    }
+    Py_ssize_t at = n >= hn && memcmp(p, h, (size_t)hn) == 0 ? 0 : -1, from = 0;
+    while (1) {
+        if (at < 0) { /* the next line that starts with the head, from the newline at `from` on */
+            for (Py_ssize_t q = from; q < n;) {
+                const unsigned char *nl = memchr(p + q, '\n', (size_t)(n - q));
+                if (nl == NULL)
+                    break;
+                const unsigned char *hit = search(nl + 1, (size_t)(n - (nl + 1 - p)), h, (size_t)hn);
+                if (hit == NULL)
+                    break;
+                if (hit[-1] == '\n') {
+                    at = hit - p;
+                    break;
+                }
+                q = hit - p;
+            }
+            if (at < 0)
+                break;
+        }
+        const unsigned char *nl = memchr(p + at, '\n', (size_t)(n - at));
+        if (nl == NULL)
+            break;
+        Py_ssize_t b = nl - p + 1, newlines = 0, e;
+        tally_t t;
+        memset(&t, 0, sizeof t);
+        e = walk_rows(p, b, n, m, nm, &t, &newlines);
+        if (used == cap) {
+            int64_t *more = PyMem_Realloc(out, (size_t)(2 * cap * width) * sizeof(int64_t));
+            if (more == NULL) {
+                PyMem_Free(out);
+                PyBuffer_Release(&buf);
+                PyBuffer_Release(&hd);
+                PyBuffer_Release(&marks);
+                return PyErr_NoMemory();
+            }
+            out = more;
+            cap *= 2;
+        }
+        int64_t *r = out + used * width, wide = 0;
+        for (Py_ssize_t k = at; k < b; k++)
+            wide |= p[k] >= 0x80;
+        r[0] = at, r[1] = b, r[2] = e, r[3] = newlines;
+        r[4] = (t.wide || t.control ? 1 : 0) | (wide ? 2 : 0) | (e > b && p[e - 1] != '\n' ? 4 : 0);
+        r[5] = e < n ? p[e] : -1;
+        for (Py_ssize_t j = 0; j < nm; j++)
+            r[6 + j] = t.counts[j];
+        used++;
+        at = -1;
+        from = e - 1;
+    }
+    PyObject *got = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(used * width * (Py_ssize_t)sizeof(int64_t)));
+    PyMem_Free(out);
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&hd);
+    PyBuffer_Release(&marks);
+    return got;
+}
+
 /* take(values, codes): [values[c] for c in codes], codes a buffer of int64 (an array('q')). */
 static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *values;
@@ -935,6 +1026,9 @@ static PyMethodDef methods[] = {
      "lists of ints, ranges or arrays of int64), or None"},
     {"avx2", avx2, METH_VARARGS, "avx2(on) -> whether rows() took its AVX2 twin before (it does where asked and the CPU can)"},
     {"take", take, METH_VARARGS, "take(values, codes) -> [values[c] for c in codes] (codes: bytes of int64)"},
+    {"tables", tables, METH_VARARGS,
+     "tables(data, head, marks) -> bytes of int64, 6 + len(marks) a table: (head line start, rows start, rows "
+     "end, rows, flags, byte after, mark counts...) of each line that starts with head and the rows() after it"},
     {"find", find, METH_VARARGS,
      "find(data, needle, start, end) -> data.find(needle, start, end) for 0 <= start (any buffer)"},
     {NULL, NULL, 0, NULL},

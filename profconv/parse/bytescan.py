@@ -255,6 +255,8 @@ def _sweep(data: bytes, small: list[tuple[int, int, int, int]]) -> list[tuple[An
     out: list[tuple[Any, ...]] = []
     pos = 0
     find = scan.find if scan is not None and hasattr(scan, "find") else bytes.find  # C's memmem: 3-6 times faster
+    if all(_line_with(data, needle, 0, len(data), find) < 0 for needle in needles[:-1]):
+        return _summaries(data, small, scan, find)  # no header of another kind: a sweep's window
     while (line := _earliest(data, pos, needles, hits, upto, find)) >= 0:
         b = data.find(b"\n", line) + 1
         if b == 0:  # the input's last line: no rows after it
@@ -263,6 +265,43 @@ def _sweep(data: bytes, small: list[tuple[int, int, int, int]]) -> list[tuple[An
         if span is not None:
             out.append(span)
     return out
+
+
+def _summaries(data: bytes, small: list[tuple[int, int, int, int]], scan: Any, find: Any) -> list[tuple[Any, ...]]:
+    """_sweep's spans where the summary header is the one kind of header line in `data` (a sweep's
+    window: thousands of small tables), the same walk with one search a table."""
+    if scan is not None and hasattr(scan, "tables"):
+        return _summaries_in_c(data, small, scan)
+    needle = b"\n" + SUMMARY
+    out: list[tuple[Any, ...]] = []
+    at = _line_with(data, needle, 0, len(data), find)
+    while at >= 0:
+        b = data.find(b"\n", at) + 1
+        if b == 0:  # the input's last line: no rows after it
+            break
+        e, span = _header_table(data, at, b, SUMMARY, small, scan)
+        if span is not None:
+            out.append((*span, None, 0))
+        at = find(data, needle, e - 1, len(data))
+        at = at + 1 if at >= 0 else -1
+    return out
+
+
+def _summaries_in_c(data: bytes, small: list[tuple[int, int, int, int]], scan: Any) -> list[tuple[Any, ...]]:
+    """_summaries by one C walk over every table (_bytescan.tables), each judged as _header_table
+    judges it, by NumPy over the tables' columns."""
+    import numpy as np
+
+    marks = _NEVER + _IN_NAMES
+    got = np.frombuffer(scan.tables(data, SUMMARY, marks), dtype=np.int64).reshape(-1, 6 + len(marks))
+    a, b, e, rows, flags, after = got[:, :6].T
+    plain = (flags == 0) & ~got[:, 6 : 6 + len(_NEVER)].any(axis=1)
+    big = plain & (rows >= MIN_ROWS) & (after != ord(" ")) & (after != ord("\t"))
+    few = plain & (rows > 0) & (rows < MIN_ROWS) & ((after == ord("\n")) | (after < 0))
+    small += zip(a[few].tolist(), b[few].tolist(), e[few].tolist(), rows[few].tolist())
+    names = got[:, 6 + len(_NEVER) :]
+    return [(int(a[k]), int(b[k]), int(e[k]), int(rows[k]), dict(zip(_IN_NAMES, names[k].tolist())), None, 0)
+            for k in np.flatnonzero(big)]
 
 
 def _earliest(data: bytes, pos: int, needles: list[bytes], hits: list[int], upto: list[int], find: Any) -> int:
