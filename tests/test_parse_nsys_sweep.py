@@ -7,7 +7,7 @@ import pytest
 
 from profconv.nogc import paused
 from profconv.parse import bytescan, core, grouping
-from profconv.parse.dialects import nsys, nsys_sweep
+from profconv.parse.dialects import nsys, nsys_batch, nsys_sweep
 from profconv.parse.model import Block
 from tests.test_parse_nsys_stream import _sweep
 
@@ -59,23 +59,81 @@ def test_the_same_profiles_as_their_start_and_block_events_make():
     assert plain[4][:2] == (45, 59)
 
 
+def _fed(items: list) -> list[grouping.Event]:
+    """The events nsys's reader notes of these (a table: nsys_sweep.add's fields; else an event)."""
+    evs: list[grouping.Event] = []
+    for it in items:
+        if isinstance(it, tuple):
+            nsys_sweep.add(evs, *it)
+        else:
+            evs.append(it)
+    return evs
+
+
+def _one_by_one(evs: list[grouping.Event]) -> list[grouping.Event]:
+    """The events as they were before runs were noted as columns: a start and a block event a run."""
+    out: list[grouping.Event] = []
+    for e in evs:
+        if isinstance(e, nsys_sweep.Runs):
+            for t, line in enumerate(e.starts):
+                out += [grouping.Event("start", line),
+                        grouping.Event("block", e.heads[t], block=nsys_sweep.block_of(e.table(t)))]
+        elif isinstance(e, nsys_sweep.Batched):
+            out.append(grouping.Event("block", e.line, block=nsys_sweep.block_of(e)))
+        else:
+            out.append(e)
+    return out
+
+
 def test_events_keeps_what_is_not_a_run_start_then_its_one_table():
     pre = bytescan.find(_sweep(3).encode(), core.BYTES_PAY_FROM, keep=0, batch_rows=1)
     assert pre is not None
     batch = next(iter(pre.tables.values())).batch
+    other = nsys_batch.read(*_spans_of(_sweep(2)))[0]
 
-    def table(line: int) -> nsys_sweep.Batched:
-        return nsys_sweep.Batched("batched", line, batch=batch, first=0, n=3, section="gpu", report="cuda_gpu_kern_sum")
+    def table(line: int, b=batch) -> tuple:
+        return line, b, 0, 3, "gpu", "cuda_gpu_kern_sum"
 
     start = grouping.Event
-    evs = [start("start", 1), table(4), start("start", 9), table(12), table(20), start("start", 30, pid=7), table(33),
-           table(40), start("break", 50), start("start", 51), table(54)]
+    evs = _fed([start("start", 1), table(4), start("start", 9), table(12), table(20), start("start", 30, pid=7),
+                table(33), table(40), start("break", 50), start("start", 51), table(54), start("start", 60), table(63),
+                start("start", 70), table(73, other), start("start", 80), table(83, other)])
+    assert [e.kind for e in evs] == ["runs", "batched", "start", "batched", "batched", "break", "runs", "runs"]
+    assert (evs[0].starts, evs[6].starts, evs[6].heads, evs[7].starts) == ([1, 9], [51, 60], [54, 63], [70, 80])
     got = nsys_sweep.events(evs)
     assert [e.kind for e in got] == ["profiles", "start", "block", "block", "start", "block", "block", "break",
-                                     "profiles"]
+                                     "profiles", "profiles"]
     assert [(p.line_start, p.line_end) for p in got[0].profiles] == [(1, 7)]
     assert got[2].block.line_start == 13 and isinstance(got[3].block, Block)
     assert (got[3].block.line_start, got[3].block.line_end, got[3].block.span.n) == (21, 23, 3)
+    assert [(p.line_start, p.line_end) for p in got[8].profiles] == [(51, 57), (60, 66)]
+    assert [p.sweep.rows for p in got[9].profiles] == [other.table, other.table]
+    assert nsys_sweep.reports(evs) == ({"cuda_gpu_kern_sum"}, {"gpu"})
+
+
+def test_runs_whose_last_table_has_another_after_it():
+    """The last run of runs followed by another table of its profile: the runs before it profiles made
+    at once, that run's start and table events as they are (grouping puts both tables in its profile)."""
+    pre = bytescan.find(_sweep(3).encode(), core.BYTES_PAY_FROM, keep=0, batch_rows=1)
+    batch = next(iter(pre.tables.values())).batch
+    start = grouping.Event
+    for n in (1, 3):
+        items: list = []
+        for k in range(n):
+            items += [start("start", 10 * k + 1), (10 * k + 4, batch, 3 * k, 3, "gpu", "cuda_gpu_kern_sum")]
+        items.append((10 * n, batch, 0, 2, "api", "cuda_api_sum"))
+        got = nsys_sweep.events(_fed(items))
+        assert [e.kind for e in got] == ["profiles"] * (n > 1) + ["start", "block", "block"]
+        assert got[-3].line == 10 * (n - 1) + 1 and got[-2].block.span.first == 3 * (n - 1)
+        assert [p.line_start for p in grouping.group(got, "nsys")] == [10 * k + 1 for k in range(n)]
+        assert [b.kind for b in grouping.group(got, "nsys")[-1].blocks] == ["cuda_gpu_kern_sum", "cuda_api_sum"]
+
+
+def _spans_of(text: str) -> tuple[bytes, list]:
+    data = text.encode()
+    small: list = []
+    bytescan._sweep(data, small)
+    return data, small
 
 
 @pytest.mark.parametrize("odd", [False, True])
@@ -91,11 +149,102 @@ def test_whole_parse_of_a_sweep_equals_the_events_made_one_by_one(tmp_path, monk
     path.write_text("Generating ".join(runs))
     with paused():
         swept = core.parse_whole(str(path))
-        monkeypatch.setattr(nsys_sweep, "events", lambda evs: [
-            grouping.Event("block", e.line, block=nsys_sweep.block_of(e)) if isinstance(e, nsys_sweep.Batched) else e
-            for e in evs])
+        monkeypatch.setattr(nsys_sweep, "events", _one_by_one)
         plain = core.parse_whole(str(path))
     assert len(swept.profiles) == 400
     assert [vars(i) for i in swept.profiles] == [vars(i) for i in plain.profiles]
     assert {k: list(swept.rows.col(k)) for k in swept.rows.cols} == {k: list(plain.rows.col(k)) for k in plain.rows.cols}
     assert (swept.notes, swept.table_notes, swept.unplaced) == (plain.notes, plain.table_notes, plain.unplaced)
+
+
+class _NoTables:
+    """A _bytescan module built before `tables`: bytescan walks the summary tables one by one."""
+
+    def __init__(self, mod) -> None:
+        self.rows, self.find = mod.rows, mod.find
+
+
+def _walks(data: bytes):
+    from profconv.parse import native
+
+    scan = native.load("_bytescan")
+    got = []
+    for mod in (scan, _NoTables(scan)):
+        small: list = []
+        got.append((bytescan._summaries(data, small, mod, scan.find), small))
+    return got
+
+
+def test_summary_tables_walked_in_c_as_one_by_one():
+    """_bytescan.tables (one C walk over a window's summary tables) gives _sweep's spans and small
+    tables as the walk one table at a time does, on a sweep cut and damaged at random places."""
+    import random
+
+    from profconv.parse import native
+
+    if native.load("_bytescan") is None or not hasattr(native.load("_bytescan"), "tables"):
+        pytest.skip("the C accelerator is not built")
+    data = _sweep(60).encode()
+    rng = random.Random(3)
+    odd = [b"\n", b"&", b"\\", "é".encode(), b"\r", b"/", b"<", b" ", b"\t", b"x\n", b"\x01",
+           bytescan.SUMMARY + b"x\n", b"\n" + bytescan.SUMMARY + b"Name\n1,2\n"]
+    cases = [data, b"", bytescan.SUMMARY, bytescan.SUMMARY + b"\n", bytescan.SUMMARY + b"Name\n1,x\n2,y"]
+    for _ in range(300):
+        k = rng.randrange(len(data))
+        cut = data[:k] + rng.choice(odd) + data[k + rng.randrange(3) :]
+        cases.append(cut[: rng.randrange(len(cut) + 1)] if rng.random() < 0.3 else cut)
+    header = bytescan.SUMMARY + b"Instances,Name\n"
+    big = header + b"".join(b"1.0,%d,3,k</a>_%d\n" % (k, k) for k in range(bytescan.MIN_ROWS + 5))
+    cases += [big, b"x\n" + big + b" y\n", big + b"\t", big + b"\n\n" + big, big[:-1]]
+    taken = 0
+    for data in cases:
+        c, py = _walks(data)
+        assert c == py
+        taken += len(c[1])
+    assert taken > 3000
+    spans, small = _walks(big + b"\n\n" + big)[0]
+    assert [s[:4] for s in spans] == [(0, len(header), len(big), bytescan.MIN_ROWS + 5),
+                                      (len(big) + 2, len(big) + 2 + len(header), 2 * len(big) + 2, bytescan.MIN_ROWS + 5)]
+    assert spans[0][4] == {ord("<"): bytescan.MIN_ROWS + 5, ord("/"): bytescan.MIN_ROWS + 5} and small == []
+
+
+def test_tables_refuses_bad_marks():
+    from profconv.parse import native
+
+    scan = native.load("_bytescan")
+    if scan is None or not hasattr(scan, "tables"):
+        pytest.skip("the C accelerator is not built")
+    with pytest.raises(ValueError):
+        scan.tables(b"x", b"x", b"\n")
+    with pytest.raises(ValueError):
+        scan.tables(b"x", b"", b"&")
+    assert scan.tables(b"", b"x", b"") == b""
+
+
+def test_a_batched_tables_event_holds_its_fields():
+    """nsys._batched (the CSV reader's way to a batched table's block): its fields where Batched keeps them."""
+    doc = _doc(_sweep(2))
+    i, t = sorted(doc.pre.tables.items())[1]
+    _, cols, fields = nsys._csv_header(doc.lines[i])
+    ev = nsys._batched(doc.lines, i, "cuda_gpu_kern_sum", t, cols, fields)
+    assert (ev.kind, ev.line, ev.pid, ev.command, ev.device, ev.block) == ("batched", i + 1, None, None, None, None)
+    assert (ev.batch, ev.first, ev.n, ev.section, ev.report) == (t.batch, t.first, t.rows, "gpu", "cuda_gpu_kern_sum")
+    blk = nsys._batched_block(doc.lines, i, "cuda_gpu_kern_sum", t, cols, fields)
+    assert (blk.line_start, blk.line_end, blk.kind, blk.span.first, blk.span.n) == (i + 2, i + 1 + t.rows,
+                                                                                    "cuda_gpu_kern_sum", t.first, t.rows)
+
+
+def test_status_and_dash_lines_found_by_substrings_as_by_their_patterns():
+    """nsys._generating and _dash_line (substring searches: a sweep's every run has a 'Generating'
+    line) against _GENERATING and _DASHES on lines made of their pieces."""
+    import random
+
+    pieces = ["Generating ", "Generating '", "Generating SQLite file", "Saving report to file", "Running ", "nsys",
+              ".qdstrm'", ".qdstrm", "'", "-", "--", "---", " ", "\t", "x", "\n", "\r", "run0.nsys-rep", "Running"]
+    rng = random.Random(7)
+    lines = ["", "Generating '/tmp/a.qdstrm'", "Running [/opt/nsys]", "Generating SQLite file run0.sqlite from run0.nsys-rep",
+             "----  ---", " --- ", "--", "- - -", "---x"]
+    lines += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 7))) for _ in range(5000)]
+    for line in lines:
+        assert nsys._generating(line) == (nsys._GENERATING.search(line) is not None), line
+        assert nsys._dash_line(line) == (nsys._DASHES.search(line) is not None and not line.replace("-", "").strip())

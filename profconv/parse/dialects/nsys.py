@@ -9,7 +9,7 @@ from array import array
 from collections.abc import Sequence
 from itertools import repeat
 from operator import indexOf
-from typing import cast
+from typing import Any, cast
 
 from profconv.parse import bytescan, columnar, grouping, units
 from profconv.parse.colviews import Const
@@ -364,6 +364,13 @@ def _batched(lines: list[str], start: int, report: str | None, pre: bytescan.Tab
              fields: Sequence[str | None]) -> nsys_sweep.Batched:
     """_batched_block's table as a batched event (its block not made yet); bytescan.Reparse where
     the row reader could read it otherwise."""
+    line, batch, first, n, section, rep = _batched_fields(lines, start, report, pre, cols, fields)
+    return nsys_sweep.Batched("batched", line, batch=batch, first=first, n=n, section=section, report=rep)
+
+
+def _batched_fields(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: Sequence[str],
+                    fields: Sequence[str | None]) -> tuple[int, Any, int, int, str, str]:
+    """_batched's event's fields (line, batch, first, n, section, report)."""
     j = start + 1 + pre.rows
     if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or tuple(cols) != _csv_header(pre.header)[0]:
         raise bytescan.Reparse
@@ -372,8 +379,7 @@ def _batched(lines: list[str], start: int, report: str | None, pre: bytescan.Tab
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or section.endswith("-trace"):
         raise bytescan.Reparse  # not plain rows there: the row reader's, on the text
-    return nsys_sweep.Batched("batched", start + 1, batch=pre.batch, first=pre.first, n=pre.rows, section=section,
-                              report=rep)
+    return start + 1, pre.batch, pre.first, pre.rows, section, rep
 
 
 def stray_note(numbers: list[int]) -> str:
@@ -707,7 +713,7 @@ def _report_line(scan: _Scan, i: int, line: str) -> int | None:
         scan.result.claimed.add(i + 1)
     elif line[:8] == "SKIPPED:":
         scan.report = None  # that report printed no table: the next table is not its
-    elif ("Generating " in line or "Saving report to file" in line or "Running " in line) and _GENERATING.search(line):
+    elif _generating(line):
         if scan.report is None:  # nothing carried past it: a fresh parse may begin here (profconv.parse.stream)
             scan.result.resume[i + 1] = ()
         scan.events.append(grouping.Event("start", i + 1))
@@ -720,6 +726,21 @@ def _report_line(scan: _Scan, i: int, line: str) -> int | None:
     else:
         return None
     return i + 1
+
+
+def _generating(line: str) -> bool:
+    """Whether _GENERATING is found in the line, by substring searches (a sweep's every run has such a
+    line): its '.*' crosses no line end, and the first "Generating '" or "Running " leaves the most
+    after it."""
+    if "\n" in line:
+        return _GENERATING.search(line) is not None
+    if "Generating SQLite file" in line or "Saving report to file" in line:
+        return True
+    k = line.find("Generating '")
+    if k >= 0 and line.find(".qdstrm'", k + 12) >= 0:
+        return True
+    k = line.find("Running ")
+    return k >= 0 and line.find("nsys", k + 8) >= 0
 
 
 def _legacy_title(line: str) -> str | None:
@@ -787,10 +808,9 @@ def _batch_reader(scan: _Scan, i: int, line: str, pre: bytescan.Table) -> int | 
         return None
     pre.used = True
     _, cols, fields = _csv_header(scan.lines[i])
-    ev = _batched(scan.lines, i, scan.report, pre, cols, fields)
+    nsys_sweep.add(scan.events, *_batched_fields(scan.lines, i, scan.report, pre, cols, fields))
     j = i + 1 + pre.rows
     scan.result.rows_read.append((i + 2, j))
-    scan.events.append(ev)
     scan.result.claimed.add(i + 1)
     scan.report = None
     return j
@@ -860,7 +880,7 @@ def _dashes_after_stray(lines: list[str], i: int) -> int | None:
 
 
 def _dash_line(line: str) -> bool:
-    return _DASHES.search(line) is not None and not line.replace("-", "").strip()
+    return "---" in line and not line.replace("-", "").strip()  # ("---": what _DASHES finds)
 
 
 def _named_columns(line: str, spans: list[tuple[int, int]]) -> int:
@@ -985,10 +1005,9 @@ def parse(doc: Document) -> DialectResult:
         else:
             i += 1
     result = scan.result
-    kinds = {ev.block.kind for ev in scan.events if ev.block is not None}
-    kinds.update(ev.report for ev in scan.events if isinstance(ev, nsys_sweep.Batched))
-    sections = {ev.block.section for ev in scan.events if ev.block is not None}
-    sections.update(ev.section for ev in scan.events if isinstance(ev, nsys_sweep.Batched))
+    kinds, sections = nsys_sweep.reports(scan.events)
+    kinds.update(ev.block.kind for ev in scan.events if ev.block is not None)
+    sections.update(ev.block.section for ev in scan.events if ev.block is not None)
     result.profiles = grouping.group(nsys_sweep.events(scan.events), TOOL)
     combined = not kinds.isdisjoint(READ_AS_GPU) and not kinds.isdisjoint(_SPECIFIC_GPU)
     traced = not sections.isdisjoint(_TRACE_SUMMARY)

@@ -2,16 +2,18 @@
 
 A sweep's log holds thousands of runs, each a `Generating …` line (a profile's start) and one small
 summary table, read with the others of its header from the input's bytes (nsys_batch). nsys's reader
-notes such a table as a `Batched` event (its range of the batch, section and report: no Block yet);
-once the lines are read, `events` turns each run of a start followed by the one table of its profile
-into a `profiles` event of SweptProfiles, as grouping would make them of those events: the core then
-passes over their blocks as the batch's columns (core._rows, _block_notes, _drop_inconsistent), and
-a block is made only where something asks for it. Any other batched table becomes its block event.
+notes such a table (`add`) as a `Batched` event (its range of the batch, section and report: no Block
+yet), or, right after a bare start, as one more run of the `Runs` before it (start lines and tables as
+columns: no event a run); once the lines are read, `events` turns each run of a start followed by the
+one table of its profile into a `profiles` event of SweptProfiles, as grouping would make them of those
+events: the core then passes over their blocks as the batch's columns (core._rows, _block_notes,
+_drop_inconsistent), and a block is made only where something asks for it. Any other batched table
+becomes its block event.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from profconv.parse import grouping
@@ -38,52 +40,94 @@ def block_of(ev: Batched) -> Block:
                  line_end=ev.line + ev.n, kind=ev.report)
 
 
+@dataclass
+class Runs(grouping.Event):
+    """Runs of one batch one after the other, each a bare start (no pid, command or device) right
+    before a batched table of its profile (`add`): their start lines and tables as columns (no
+    event a run), the tables' fields as Batched's (`line`: the first start's)."""
+
+    batch: Any = None
+    starts: list[int] = field(default_factory=list)
+    heads: list[int] = field(default_factory=list)  # each table's header line (Batched.line)
+    firsts: list[int] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+    reports: list[str] = field(default_factory=list)
+
+    def table(self, t: int) -> Batched:
+        return Batched("batched", self.heads[t], batch=self.batch, first=self.firsts[t], n=self.sizes[t],
+                       section=self.sections[t], report=self.reports[t])
+
+
+def add(evs: list[grouping.Event], line: int, batch: Any, first: int, n: int, section: str, report: str) -> None:
+    """A batched table (Batched's fields) after the events so far: where it follows a bare start, the
+    two join the runs of its batch right before that start (or open runs); else a Batched event."""
+    start = evs[-1] if evs else None
+    if not n or type(start) is not grouping.Event or not _bare(start):
+        evs.append(Batched("batched", line, batch=batch, first=first, n=n, section=section, report=report))
+        return
+    runs = evs[-2] if len(evs) > 1 else None
+    if type(runs) is not Runs or runs.batch is not batch:
+        runs = evs[-1] = Runs("runs", start.line, batch=batch)
+    else:
+        evs.pop()
+    runs.starts.append(start.line)
+    runs.heads.append(line)
+    runs.firsts.append(first)
+    runs.sizes.append(n)
+    runs.sections.append(section)
+    runs.reports.append(report)
+
+
+def _bare(ev: grouping.Event) -> bool:
+    return ev.kind == "start" and ev.pid is None and ev.command is None and ev.device is None
+
+
+def reports(evs: list[grouping.Event]) -> tuple[set[str | None], set[str | None]]:
+    """The reports and the sections of the batched tables among the events."""
+    kinds: set[str | None] = set()
+    sections: set[str | None] = set()
+    for ev in evs:
+        if type(ev) is Runs:
+            kinds.update(ev.reports)
+            sections.update(ev.sections)
+        elif type(ev) is Batched:
+            kinds.add(ev.report)
+            sections.add(ev.section)
+    return kinds, sections
+
+
 def events(evs: list[grouping.Event]) -> list[grouping.Event]:
-    """`evs` with each run of (a start, the batched table that is its profile's one table) of one
-    batch as one `profiles` event, and every other batched table as its block event."""
+    """`evs` with each run of (a start, the batched table that is its profile's one table: what
+    follows opens another profile or ends them) of one batch as one `profiles` event, and every other
+    batched table as its block event."""
     out: list[grouping.Event] = []
-    k = 0
-    while k < len(evs):
-        ev = evs[k]
-        if isinstance(ev, Batched):
+    for k, ev in enumerate(evs):
+        if type(ev) is Batched:
             out.append(grouping.Event("block", ev.line, block=block_of(ev)))
-            k += 1
-            continue
-        j = k
-        if k + 1 < len(evs) and isinstance(evs[k + 1], Batched):
-            batch = evs[k + 1].batch  # type: ignore[attr-defined]
-            while _pair(evs, j, batch):
-                j += 2
-        if j > k:
-            out.append(_profiles(evs[k:j:2], evs[k + 1 : j : 2]))  # type: ignore[arg-type]
-            k = j
-            continue
-        out.append(ev)
-        k += 1
+        elif type(ev) is Runs:
+            after = evs[k + 1].kind if k + 1 < len(evs) else "start"
+            m = len(ev.starts) - (after not in ("start", "break", "runs"))  # the last table: not its profile's one
+            if m:
+                out.append(_profiles(ev, m))
+            if m < len(ev.starts):
+                out += [grouping.Event("start", ev.starts[m]), grouping.Event("block", ev.heads[m],
+                                                                               block=block_of(ev.table(m)))]
+        else:
+            out.append(ev)
     return out
 
 
-def _pair(evs: list[grouping.Event], j: int, batch: Any) -> bool:
-    """Events j and j + 1: a start naming nothing and a table of `batch` that its profile holds alone
-    (what follows opens another profile, or ends them)."""
-    if j + 1 >= len(evs):
-        return False
-    start, table = evs[j], evs[j + 1]
-    if (start.kind != "start" or start.pid is not None or start.command is not None or start.device is not None
-            or not isinstance(table, Batched) or table.batch is not batch or not table.n):
-        return False
-    return j + 2 == len(evs) or evs[j + 2].kind in ("start", "break")
-
-
-def _profiles(starts: list[grouping.Event], tables: list[Batched]) -> grouping.Event:
-    """The profiles the start and block events of these runs make (grouping), made at once."""
-    batch = tables[0].batch
+def _profiles(runs: Runs, m: int) -> grouping.Event:
+    """The profiles the first m runs' start and block events make (grouping), made at once."""
+    batch = runs.batch
 
     def made(t: int) -> list[Block]:
-        return [block_of(tables[t])]
+        return [block_of(runs.table(t))]
 
-    sweep = Sweep(batch.table, batch.text, list(range(len(tables) + 1)), [t.first for t in tables],
-                  [t.n for t in tables], [t.section for t in tables], [t.line + 1 for t in tables], made)
-    none: list[Any] = [None] * len(tables)
-    profiles = swept(sweep, TOOL, 0, [s.line for s in starts], [t.line + t.n for t in tables], none, none)
-    return grouping.Event("profiles", starts[0].line, profiles=profiles)
+    heads, sizes = runs.heads[:m], runs.sizes[:m]
+    sweep = Sweep(batch.table, batch.text, list(range(m + 1)), runs.firsts[:m], sizes, runs.sections[:m],
+                  [h + 1 for h in heads], made)
+    none: list[Any] = [None] * m
+    profiles = swept(sweep, TOOL, 0, runs.starts[:m], [h + n for h, n in zip(heads, sizes)], none, none)
+    return grouping.Event("profiles", runs.starts[0], profiles=profiles)
