@@ -50,7 +50,7 @@ def test_a_timed_call_waits_for_the_other_child_to_finish_its_step(tmp_path: Pat
     time.sleep(0.3)
     assert child.poll() is None  # still waiting: no timed call while another child is inside a step
     t_checkpoint = time.monotonic()
-    mine.checkpoint()  # the step ends: the timed call goes first, the next step waits for it to finish
+    assert mine.checkpoint() is True  # the step ends: the timed call goes first, the next step waits for it
     back = time.monotonic()
     alone = float(_line(child, "alone").split()[1])
     done = float(_line(child, "done").split()[1])
@@ -58,6 +58,7 @@ def test_a_timed_call_waits_for_the_other_child_to_finish_its_step(tmp_path: Pat
     assert back - t_checkpoint >= 0.25
     assert said == [gpushare.WAIT_STEP, None]  # this child waited too (for the timed call), then went on
     assert child.wait(10) == 0
+    assert mine.checkpoint() is False  # nobody waits: the step goes on, the GPU kept
     mine.close()
 
 

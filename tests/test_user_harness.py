@@ -295,6 +295,55 @@ def test_on_a_shared_gpu_only_the_timed_phase_holds_it_alone():
     assert t.end_to_end_s is None and t.prolog_s is None and t.epilog_s is None
 
 
+@pytest.mark.parametrize("let_go, whole", [((False, False), True), ((True, False), False), ((False, True), False)])
+def test_an_untimed_call_on_a_shared_gpu_is_three_steps(let_go, whole):
+    """grade's jobs sharing a GPU: an untimed call (a check) lets another job's timed call go first after its
+    prolog and after its timed phase, not only before it; where it did let the GPU go, its prolog, epilog and
+    end-to-end times hold that wait and are not recorded (its own phase's time still is)."""
+    cp = FakeCupy()
+    order: list[str] = []
+    answers = list(let_go)
+
+    def between() -> bool:
+        order.append("checkpoint")
+        return answers.pop(0)
+
+    ph = calls.Phases(prolog=lambda: order.append("prolog") or "state",
+                      forward=lambda st: order.append("forward") or cp.pending.append((0.002, lambda: None)),
+                      epilog=lambda st: order.append("epilog"))
+    _, t = calls.call(calls.Clock(cp), ph, "m/k/conv1/check", between=between)
+    assert order == ["prolog", "checkpoint", "forward", "checkpoint", "epilog"]
+    assert t.op_s >= 0.002
+    if whole:
+        assert t.end_to_end_s is not None and t.end_to_end_s >= t.op_s and t.prolog_s is not None
+    else:
+        assert t.end_to_end_s is None and t.prolog_s is None and t.epilog_s is None
+    order.clear()
+    calls.call(calls.Clock(cp), calls.Phases(forward=lambda st: order.append("forward")), "m/k/conv1",
+               between=lambda: order.append("checkpoint") or False)
+    assert order == ["forward"]  # a call in one phase is one step
+
+
+def test_the_layers_after_a_conv_layer_are_warmed_before_its_turn_alone(tmp_path, monkeypatch):
+    """The course's pass holds the GPU alone for each conv layer's call and the layers after it: their first
+    use (cuBLAS's handle for fc) is paid before, on one image, beside other jobs' work; the conv layers'
+    calls are still the process's first of the kernel."""
+    from profconv.run import reference
+    from profconv.run.user import gpushare
+
+    seen: list[tuple[str, int]] = []
+    apply = reference.apply
+    monkeypatch.setattr(reference, "apply", lambda xp, layer, a, params: seen.append((layer.name, a.shape[0]))
+                        or apply(xp, layer, a, params))
+    monkeypatch.setattr(gpushare.Turns, "hold", lambda self: seen.append(("hold", 0)))
+    run_kernel(kernel_file(tmp_path, "honest", HONEST), images=3)
+    hold = ("hold", 0)
+    assert seen[:20] == [("tanh1", 1), ("pool1", 1), hold,  # conv1's turn: its call, then the layers up to conv2
+                         hold, ("tanh1", 3), hold, ("pool1", 3),
+                         ("fc1", 1), ("tanh2", 1), ("fc2", 1), ("softmax", 1), hold,  # conv2's turn
+                         hold, ("fc1", 3), hold, ("tanh2", 3), hold, ("fc2", 3), hold, ("softmax", 3)]
+
+
 def test_work_in_the_prolog_is_named_by_the_ghost_check():
     ghost = LayerFacts(layer="conv1", shape="s", check=OutputFacts(rel_error=1e-7, elements=10),
                        ghost=compare.Stats(matched=6, elements=10).ghost())

@@ -114,28 +114,35 @@ def _range(path: str | None) -> Iterator[None]:
 
 
 def call(clock: Clock, phases: Phases, tag: str | None, forward_tag: str | None = None, skip_forward: bool = False,
-         alone: Callable[[], contextlib.AbstractContextManager[Any]] | None = None) -> tuple[Any, CallTimes]:
+         alone: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
+         between: Callable[[], bool] | None = None) -> tuple[Any, CallTimes]:
     """One call, every phase in its NVTX range (`tag`/prolog, `forward_tag` or `tag`, `tag`/epilog), the device
     idle before it starts; (what the timed phase returned, its times). `skip_forward`: prolog and epilog
     alone (the ghost check: is the output right without the timed phase?). `alone`: the GPU is shared with
     other processes (grade's jobs), and this context holds it alone around the timed phase -- from the
     moment the device is idle before it to the device-wide end; the prolog and epilog, which ran beside
-    other work, are then not timed (their times and the end-to-end time are None)."""
+    other work, are then not timed (their times and the end-to-end time are None). `between`: an untimed
+    call on a shared GPU, a step boundary after its prolog and after its timed phase (gpushare.checkpoint:
+    another job waiting to time goes first); where one let the GPU go, the call was not timed whole either."""
     with window():
-        return _call(clock, phases, tag, forward_tag if forward_tag is not None else tag, skip_forward, alone)
+        return _call(clock, phases, tag, forward_tag if forward_tag is not None else tag, skip_forward, alone,
+                     between)
 
 
 def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, skip_forward: bool,
-          alone: Callable[[], contextlib.AbstractContextManager[Any]] | None = None) -> tuple[Any, CallTimes]:
+          alone: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
+          between: Callable[[], bool] | None = None) -> tuple[Any, CallTimes]:
     if phases.before is not None:
         phases.before()
     clock.sync()
     e0 = clock.mark()
     state = None
+    let_go = False  # the GPU let go between two phases: the call's end-to-end time holds others' work
     if phases.prolog is not None:
         with _range(f"{tag}/{PROLOG}" if tag else None):
             state = phases.prolog()
         phases.check(PROLOG)
+        let_go = between is not None and between()
     with (alone or contextlib.nullcontext)():
         e1 = clock.mark()
         result = None
@@ -147,6 +154,7 @@ def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, sk
         e2 = clock.mark()
     phases.check(FORWARD)
     if phases.epilog is not None:
+        let_go = (between is not None and between()) or let_go
         with _range(f"{tag}/{EPILOG}" if tag else None):
             phases.epilog(state)
         phases.check(EPILOG)
@@ -156,7 +164,7 @@ def _call(clock: Clock, phases: Phases, tag: str | None, fwd_tag: str | None, sk
     left = max(0.0, min(whole - own, blocked))
     times = CallTimes(op_s=whole if left > max(LEFT_RUNNING_SLACK_S, own / 20) else own,
                       left_running_s=left if left > LEFT_RUNNING_SLACK_S else 0.0)
-    if (phases.prolog is not None or phases.epilog is not None) and alone is None:
+    if (phases.prolog is not None or phases.epilog is not None) and alone is None and not let_go:
         times.end_to_end_s = clock.seconds(e0, e3)
         times.prolog_s = clock.seconds(e0, e1) if phases.prolog is not None else None
         times.epilog_s = clock.seconds(e2, e3) if phases.epilog is not None else None

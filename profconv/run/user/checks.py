@@ -115,8 +115,10 @@ class UserCheck:
         gpushare.checkpoint()  # a child of another job waiting to time goes first (a GPU shared by grade's jobs)
         phases = self.kernel.phases(self.cp, x, w, bias, out, s)
         forward_tag = tag if tag.count("/") == 2 else f"{tag}/{calls.FORWARD}"
-        alone = gpushare.exclusive if timed and gpushare.current().active else None
-        result, times = calls.call(self.clock, phases, tag, forward_tag, skip_forward, alone)
+        share = gpushare.current().active
+        alone = gpushare.exclusive if timed and share else None  # its timed phase alone, prolog and epilog shared
+        between = gpushare.checkpoint if share and not timed else None  # an untimed call: three steps, not one
+        result, times = calls.call(self.clock, phases, tag, forward_tag, skip_forward, alone, between)
         return (out if result is None else result), times
 
     def layer(self, name: str, a, ref, s: ConvShape, opts: RunOptions) -> tuple[ConvResult, LayerFacts]:
@@ -391,6 +393,7 @@ def _course_layers(runner: Runner, variant: Variant, kernel: UserKernel, x, labe
         try:
             turns.let_go()
             ops = prepare(cp, variant, a, w, None if b is None else b.astype(variant.dtype), s)
+            _warm_following(runner, layer, s)
             turns.hold()
             phases = kernel.phases(cp, *ops, s)
             y, ct = calls.call(clock, phases, f"{tag}/check/course", f"{tag}/check/course/{calls.FORWARD}")
@@ -406,6 +409,24 @@ def _course_layers(runner: Runner, variant: Variant, kernel: UserKernel, x, labe
     out.correctness = reference.accuracy(cp, a, cp.asarray(labels))
     kernel.ignored_errors()  # the checks look at errors of their own calls
     return out
+
+
+def _warm_following(runner: Runner, conv: Any, s: ConvShape) -> None:
+    """The net's layers after `conv` up to the next conv layer, once on one image of zeros, beside other jobs'
+    work: what their first use costs (cuBLAS's handle for an fc layer, ~0.1-0.2 s on an H200; CuPy's
+    reductions) is then not timed as the layer nor held alone on the GPU in the course's pass. The course's
+    program ran those layers on the CPU (mini-dnn): their times are profconv's reference, not the kernel's."""
+    cp = runner.cp
+    assert cp is not None
+    layers = runner.model.layers
+    after = layers[layers.index(conv) + 1:]
+    following = after[:next((i for i, layer in enumerate(after) if layer.kind == "conv"), len(after))]
+    if not following:
+        return
+    a = cp.zeros((1, s.M, s.Ho, s.Wo), dtype=np.float32)
+    for layer in following:
+        a = reference.apply(cp, layer, a, runner.params)
+    cp.cuda.Device().synchronize()
 
 
 def _forward(runner: Runner, variant: Variant, course: CoursePass | None, x, labels, res: VariantResult,

@@ -93,18 +93,20 @@ class GpuShare:
             fcntl.flock(self._main, fcntl.LOCK_UN)
             self.held = ""
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> bool:
         """Between two steps: a child waiting to time goes first. Nobody waits (the gate is free): the step
-        goes on at the cost of two system calls, the device not synchronised."""
+        goes on at the cost of two system calls, the device not synchronised. True: the GPU was let go
+        and taken again (time passed here that was not this child's work)."""
         if self.held != "shared":
-            return
+            return False
         try:
             fcntl.flock(self._gate, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:  # a child waiting to time holds it (or another is taking its lock right now)
             self.release()
             self.acquire_shared()
-            return
+            return True
         fcntl.flock(self._gate, fcntl.LOCK_UN)
+        return False
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -161,8 +163,8 @@ def current() -> GpuShare:
     return _share
 
 
-def checkpoint() -> None:
-    _share.checkpoint()
+def checkpoint() -> bool:
+    return _share.checkpoint()
 
 
 def exclusive() -> contextlib.AbstractContextManager[None]:
