@@ -289,19 +289,20 @@ def _summaries(data: bytes, small: list[tuple[int, int, int, int]], scan: Any, f
 
 def _summaries_in_c(data: bytes, small: list[tuple[int, int, int, int]], scan: Any) -> list[tuple[Any, ...]]:
     """_summaries by one C walk over every table (_bytescan.tables), each judged as _header_table
-    judges it, by NumPy over the tables' columns."""
-    import numpy as np
-
+    judges it (no NumPy: a short log's CLI does not load it)."""
     marks = _NEVER + _IN_NAMES
-    got = np.frombuffer(scan.tables(data, SUMMARY, marks), dtype=np.int64).reshape(-1, 6 + len(marks))
-    a, b, e, rows, flags, after = got[:, :6].T
-    plain = (flags == 0) & ~got[:, 6 : 6 + len(_NEVER)].any(axis=1)
-    big = plain & (rows >= MIN_ROWS) & (after != ord(" ")) & (after != ord("\t"))
-    few = plain & (rows > 0) & (rows < MIN_ROWS) & ((after == ord("\n")) | (after < 0))
-    small += zip(a[few].tolist(), b[few].tolist(), e[few].tolist(), rows[few].tolist())
-    names = got[:, 6 + len(_NEVER) :]
-    return [(int(a[k]), int(b[k]), int(e[k]), int(rows[k]), dict(zip(_IN_NAMES, names[k].tolist())), None, 0)
-            for k in np.flatnonzero(big)]
+    w, never = 6 + len(marks), 6 + len(_NEVER)
+    vals = memoryview(scan.tables(data, SUMMARY, marks)).cast("q").tolist()
+    out: list[tuple[Any, ...]] = []
+    for k in range(0, len(vals), w):
+        a, b, e, rows, flags, after = vals[k : k + 6]
+        if flags or any(vals[k + 6 : k + never]):  # not plain
+            continue
+        if rows >= MIN_ROWS and after not in (0x20, 0x09):
+            out.append((a, b, e, rows, dict(zip(_IN_NAMES, vals[k + never : k + w])), None, 0))
+        elif 0 < rows < MIN_ROWS and after in (0x0A, -1):
+            small.append((a, b, e, rows))
+    return out
 
 
 def _earliest(data: bytes, pos: int, needles: list[bytes], hits: list[int], upto: list[int], find: Any) -> int:
