@@ -4,6 +4,7 @@ or variant, with readable names; profile titles taken from the source's own head
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -113,7 +114,7 @@ def profile_title(lines: list[str], info: ProfileInfo) -> str | None:
     return title
 
 
-def profile_titles(lines: list[str] | None, infos: list[ProfileInfo]) -> dict[int, str]:
+def profile_titles(lines: list[str] | None, infos: Sequence[ProfileInfo]) -> dict[int, str]:
     """A title per profile number: the source's headings where it has them, else 'Profile N';
     repeated titles get their profile number."""
     titles = {i.profile: (profile_title(lines, i) if lines else None) or f"Profile {i.profile}" for i in infos}

@@ -25,6 +25,7 @@ from profconv.parse.colviews import Const, View, holds_views
 from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, runs_of
 from profconv.parse.names import short_name, strip_correlation
+from profconv.parse.profile_infos import ProfileColumns, columns_of
 from profconv.parse.schema import (
     COLUMNS,
     ROW_FIELDS,
@@ -47,14 +48,15 @@ class ProfileSet:
     same rows as the documented DataFrame (profconv/parse/schema.py), built on first use. Either
     may be given; assigning one replaces the other."""
 
-    def __init__(self, frame: pd.DataFrame | None = None, profiles: list[ProfileInfo] | None = None,
+    def __init__(self, frame: pd.DataFrame | None = None, profiles: Sequence[ProfileInfo] | None = None,
                  source: str = "", unplaced: list[tuple[int, str]] | None = None, notes: list[str] | None = None,
                  table_notes: dict[tuple[int, str], list[str]] | None = None, *, rows: Rows | None = None) -> None:
         if frame is None and rows is None:
             rows = Rows()
         self._frame = frame
         self._rows = rows
-        self.profiles: list[ProfileInfo] = profiles if profiles is not None else []
+        # what surrounds each profile (a list, or ProfileColumns: the same records held as columns)
+        self.profiles: Sequence[ProfileInfo] = profiles if profiles is not None else []
         self.source = source
         self.unplaced: list[tuple[int, str]] = unplaced if unplaced is not None else []
         self.notes: list[str] = notes if notes is not None else []  # every warning, table notes included
@@ -94,11 +96,12 @@ class ProfileSet:
 
     def profile(self, number: int) -> ProfileSet:
         """Only profile `number` (1-based), for --profile."""
-        if not any(p.profile == number for p in self.profiles):
+        numbers = columns_of(self.profiles).column("profile")
+        if number not in numbers:
             raise InputError(f"{self.source}: no profile {number} (it holds {len(self.profiles)})")
         rows = self.rows
         sub = rows.where(p == number for p in rows.col("profile"))
-        infos = [p for p in self.profiles if p.profile == number]
+        infos = [self.profiles[k] for k, p in enumerate(numbers) if p == number]
         notes = {k: v for k, v in self.table_notes.items() if k[0] == number}
         return ProfileSet(None, infos, self.source, self.unplaced, self.notes, notes, rows=sub)
 
@@ -378,7 +381,7 @@ def damaged_note(damaged: list[int]) -> str:
             "(a damaged or mis-paired row): reported as unplaced, not used")
 
 
-def finish(raw: list[RawProfile], infos: list[ProfileInfo], label: str, unplaced: list[tuple[int, str]],
+def finish(raw: list[RawProfile], infos: Sequence[ProfileInfo], label: str, unplaced: list[tuple[int, str]],
            notes: list[str], first: int = 1, shift: int = 0) -> ProfileSet:
     """The ProfileSet of profiles read (numbered from `first`, line numbers plus `shift`): their
     rows gathered and ranked, the notes next to their tables (added to `notes` too)."""
@@ -1146,26 +1149,35 @@ def _coded_short_names(names: Any, by_base: dict[str, str]) -> list[str]:
 
 
 def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
-                    found: list[context.ContextLine] | None = None) -> list[ProfileInfo]:
+                    found: list[context.ContextLine] | None = None) -> ProfileColumns:
     """Op Time / Correctness / command lines go to the profile of the same run.
 
     A run starts at a command line ('* Running …', '$ …'); context inside a profile's line span
     is its own; context before a profile and after the previous command line is its too.
     Profiles are numbered from `first`; `found` is the context of `text` when already scanned.
+    The records are columns (ProfileColumns): a ProfileInfo is made only for a profile that some
+    context goes to (and for any that a caller asks for).
     """
-    infos = [
-        ProfileInfo(profile=i, tool=p.tool, line_start=p.line_start, line_end=p.line_end,
-                    pid=p.pid, command=p.command, device=p.device)
-        for i, p in enumerate(raw, start=first)
-    ]
+    n = len(raw)
+    starts, ends = list(map(_LINE_START, raw)), list(map(_LINE_END, raw))
+    cols: dict[str, Sequence[Any]] = {"profile": range(first, first + n), "tool": list(map(_TOOL, raw)),
+                                      "line_start": starts, "line_end": ends, "pid": list(map(_PID, raw)),
+                                      "command": list(map(_COMMAND, raw))}
+    devices = list(map(_DEVICE, raw))
+    if devices.count(None) != n:
+        cols["device"] = devices
+    infos = ProfileColumns(cols, n)
     if found is None:
         found = context.scan(text)
+    if not found:
+        return infos
     commands = sorted(c.line for c in found if c.kind == "command")
-    place = _Placer(infos, commands)
+    place = _Placer(starts, ends, commands)
     for c in found:
-        target = place(c)
-        if target is None:
+        k = place(c)
+        if k is None:
             continue
+        target = infos[k]
         if c.kind == "command":
             target.command = target.command or c.text
         elif c.kind == "op_time" and c.value is not None:
@@ -1176,43 +1188,45 @@ def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
     return infos
 
 
+_TOOL, _PID, _COMMAND, _DEVICE = attrgetter("tool"), attrgetter("pid"), attrgetter("command"), attrgetter("device")
+
+
 class _Placer:
-    """Which profile a context line belongs to, by bisection (linear in profiles and lines, where
-    a scan of every profile per line was quadratic: 76 s on a 200 MB log of summaries):
-    the first profile whose lines hold it; else the first profile after it, when no other run's
-    command line comes between them (a command line itself: when no other comes between)."""
+    """Which profile a context line belongs to (its index), by bisection (linear in profiles and
+    lines, where a scan of every profile per line was quadratic: 76 s on a 200 MB log of
+    summaries): the first profile whose lines hold it; else the first profile after it, when no
+    other run's command line comes between them (a command line itself: when no other comes
+    between)."""
 
-    def __init__(self, infos: list[ProfileInfo], commands: list[int]) -> None:
-        self.infos = infos
+    def __init__(self, starts: list[int], ends: list[int], commands: list[int]) -> None:
+        self.starts, self.ends = starts, ends
         self.commands = commands
-        self.starts = list(map(_LINE_START, infos))
-        self.sorted = all(map(le, self.starts, islice(self.starts, 1, None)))
-        self.reach = list(accumulate(map(_LINE_END, infos), max))  # the furthest line_end up to each profile
+        self.sorted = all(map(le, starts, islice(starts, 1, None)))
+        self.reach = list(accumulate(ends, max))  # the furthest line_end up to each profile
 
-    def __call__(self, c: context.ContextLine) -> ProfileInfo | None:
+    def __call__(self, c: context.ContextLine) -> int | None:
         if not self.sorted:
             return self._scan(c)
         k = bisect_right(self.starts, c.line)  # profiles [0, k) start at or before the line
         j = bisect_left(self.reach, c.line, 0, k)  # the first of them whose lines reach it
         if j < k:
-            return self.infos[j]
-        if k == len(self.infos):
+            return j
+        if k == len(self.starts):
             return None
-        nxt = self.infos[k]
         between = bisect_right(self.commands, c.line)
-        if between < len(self.commands) and self.commands[between] < nxt.line_start:
+        if between < len(self.commands) and self.commands[between] < self.starts[k]:
             return None  # another run began between this line and the profile
-        return nxt
+        return k
 
-    def _scan(self, c: context.ContextLine) -> ProfileInfo | None:
+    def _scan(self, c: context.ContextLine) -> int | None:
         """The same, profile by profile (profiles not in line order)."""
-        for info in self.infos:
-            if info.line_start <= c.line <= info.line_end:
-                return info
-        after = [i for i in self.infos if i.line_start > c.line]
-        if not after:
+        starts, ends = self.starts, self.ends
+        for k, (a, b) in enumerate(zip(starts, ends)):
+            if a <= c.line <= b:
+                return k
+        nxt = next((k for k, a in enumerate(starts) if a > c.line), None)
+        if nxt is None:
             return None
-        nxt = after[0]
-        if any(c.line < cmd < nxt.line_start for cmd in self.commands):
+        if any(c.line < cmd < starts[nxt] for cmd in self.commands):
             return None
         return nxt

@@ -49,6 +49,7 @@ from profconv.parse.core import (
 )
 from profconv.parse.dialect import Dialect, markers_except, registry, streaming
 from profconv.parse.model import DialectResult, Document, RawProfile
+from profconv.parse.profile_infos import ProfileColumns, columns_of
 
 WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place to cut)
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
@@ -477,7 +478,7 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     for p in got:
         table_notes.update(p.table_notes)
     rows = Rows.concat([p.rows for p in got])
-    return ProfileSet(None, [i for p in got for i in p.profiles], stream.label, [u for p in got for u in p.unplaced],
+    return ProfileSet(None, ProfileColumns.concat([p.profiles for p in got]), stream.label, [u for p in got for u in p.unplaced],
                       stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
 
 
@@ -567,11 +568,12 @@ def parts(path: str, format: str | None = None, *, checked: bool = False) -> Ite
 
 def seen(profiles: Sequence[ProfileInfo]) -> tuple[int, int]:
     """How many profiles and a hash of their fields: what `rest` checks the parts given against.
-    The ProfileInfo objects themselves are not held (~370 bytes each: a 20 MB nvprof --csv sweep's
-    51,814 took the terminal table's peak from 40 to 58 MiB)."""
-    h = 0
-    for info in profiles:
-        h = hash((h, *(tuple(v) if isinstance(v, list) else v for v in vars(info).values())))
+    The profiles are not held (~370 bytes a ProfileInfo object: a 20 MB nvprof --csv sweep's
+    51,814 took the terminal table's peak from 40 to 58 MiB); their fields are read as columns."""
+    if not profiles:
+        return 0, 0
+    cols = columns_of(profiles).columns()
+    h = hash(tuple(tuple(map(tuple, col)) if name == "op_times_s" else tuple(col) for name, col in cols.items()))
     return len(profiles), h
 
 

@@ -88,6 +88,10 @@ def _profiles_json(infos) -> str:
 
     from profconv.records import ParsedProfile
 
+    fast = _profiles_json_columns(infos)  # from the fields as columns, where each is of its plain type
+    if fast is not None:
+        return fast
+
     # read from the profiles' attributes: what _plain makes null (NaN, infinities) msgspec writes as
     # null too, except in an Op Time list, where _plain's null is refused: such a list, or anything
     # else the record type refuses, goes the way of _profile_json
@@ -101,6 +105,50 @@ def _profiles_json(infos) -> str:
         return ",\n".join(map(_profile_json, infos))
     text = msgspec.json.format(msgspec.json.encode(structs), indent=1).decode()
     return "   " + text[2:-2].replace("\n", "\n   ")
+
+
+# _profiles_json's text of a profile with no Op Time (its fields' JSON in FIELDS order)
+_PROFILE_JSON = ("    {\n" + ",\n".join(f'     "{name}": %s' for name in (
+    "profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s", "device"))
+                 + "\n    }")
+
+
+def _profiles_json_columns(infos) -> str | None:
+    """_profiles_json's text from the profiles' fields read as columns (profconv.parse.profile_infos:
+    no object a profile), each value's JSON once per distinct value; None where a value is not of
+    its field's plain type (int, str, None, a finite float) or a profile has Op Times (then the
+    record type converts them as ever)."""
+    import msgspec
+
+    from profconv.parse.profile_infos import columns_of
+
+    cols = columns_of(infos).columns()
+    if any(cols["op_times_s"]) or not (_all_of(cols["profile"], (int,)) and _all_of(cols["line_start"], (int,))
+                                       and _all_of(cols["line_end"], (int,))):
+        return None
+    if min(cols["line_start"]) < 0 or min(cols["line_end"]) < 0:
+        return None
+    if not (_all_of(cols["pid"], (int, type(None))) and _all_of(cols["correctness"], (float, type(None)))
+            and all(_all_of(cols[f], (str, type(None))) for f in ("tool", "command", "model", "device"))):
+        return None
+    encode = msgspec.json.encode
+    out = []
+    for name in ("profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s",
+                 "device"):
+        col = cols[name]
+        if name == "op_times_s":
+            out.append(["[]"] * len(col))
+        elif name == "correctness":  # (each float alone: -0.0 and 0.0 are one key of a dict)
+            out.append(["null" if v is None else encode(v).decode() for v in col])
+        else:
+            known = {v: encode(v).decode() for v in set(col)}
+            out.append(list(map(known.__getitem__, col)))
+    return ",\n".join(map(_PROFILE_JSON.__mod__, zip(*out)))
+
+
+def _all_of(col, types: tuple[type, ...]) -> bool:
+    """Every value's type is one of `types` (exactly: a bool is no int here)."""
+    return set(map(type, col)) <= set(types)
 
 
 def _profile_json(info) -> str:
