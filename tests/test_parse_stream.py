@@ -267,3 +267,34 @@ def test_cli_tables_streamed_into_a_closed_pipe(tmp_path, monkeypatch):
     r = run_cli("parse", str(long))
     assert r.returncode == 0, r.stderr
     assert "cannot be read" not in r.stderr
+
+
+def test_a_builtin_dialects_detect_is_not_run_where_none_of_its_markers_is(monkeypatch):
+    """The stream's check of each window runs no built-in dialect's detect where none of its markers
+    is in the text (each detect takes no text without one: nsys's trace header without a comma,
+    'Start(ns)  Duration(ns)', is one of its markers); a plugin's detect is run."""
+    import dataclasses
+
+    from profconv.parse import dialect as dialect_mod
+
+    window = "==1== Profiling result:\n" + "x,1\n" * 50
+    assert not stream_mod._other_dialect(window, "nvprof", head=False)
+    assert stream_mod._other_dialect("-\nStart(ns)  Duration(ns)  CorrId  Name\n-", "nvprof")
+    assert stream_mod._other_dialect("-\n Start (sec)  Duration (nsec)\n-", "nvprof", head=False)
+    reg = dict(dialect_mod.registry())
+    ran: list[str] = []
+
+    def counted(d):
+        def detect(doc):
+            ran.append(d.name)
+            return d.detect(doc)
+        return dataclasses.replace(d, detect=detect)
+
+    reg["mine"] = dataclasses.replace(reg["rocprof"], name="mine", markers=("MINE",))
+    reg = {name: counted(d) for name, d in reg.items()}
+    monkeypatch.setattr(dialect_mod, "_REGISTRY", reg)
+    assert not stream_mod._other_dialect(window, "nvprof", head=False)
+    assert ran == ["mine"]
+    ran.clear()
+    assert not stream_mod._other_dialect("Generating run1.sqlite\n" + "x,1\n" * 50, "nsys", head=False)
+    assert ran == ["nvprof", "mine"]  # nvprof's '%' markers: left to its detect by the nsys stream

@@ -48,6 +48,7 @@ from profconv.parse.core import (
     source_label,
 )
 from profconv.parse.dialect import Dialect, markers_except, registry, streaming
+from profconv.parse.dialects import BUILTIN
 from profconv.parse.model import DialectResult, Document, RawProfile
 from profconv.parse.profile_infos import ProfileColumns, columns_of
 
@@ -100,13 +101,19 @@ def _other_dialect(text: str, name: str = "nvprof", head: bool = True) -> bool:
     """Whether a dialect other than `name` may be read in a file that holds `text` (its markers).
     `head`: the text is the file's head; else a dialect whose markers `name` leaves to its detect
     (`local_markers`) is detected on the lines that hold one of those, each with the two after it
-    (what that detect looks at outside the file's head)."""
+    (what that detect looks at outside the file's head). A built-in dialect's detect takes no text
+    without one of its markers (Dialect.markers: each detect reads so, and tests/test_parse_stream.py
+    holds them to it), so where none is in the text it is not run; a plugin's is, and so is one whose
+    markers `name` leaves to it."""
     if contains_any(text, other_markers(name)):
         return True
+    local = options(name).get("local_markers", {})
+    todo = [d for d in registry().values() if d.name != name and (d.name not in BUILTIN or d.name in local)]
+    if not todo:
+        return False
     doc = Document(lines=[], label="", text=text)
-    local = {} if head else options(name).get("local_markers", {})
-    return any(d.detect(doc if d.name not in local else Document(lines=[], label="", text=_around(text, local[d.name])))
-               for d in registry().values() if d.name != name)
+    return any(d.detect(doc if head or d.name not in local else Document(lines=[], label="", text=_around(text, local[d.name])))
+               for d in todo)
 
 
 def _around(text: str, marks: tuple[str, ...]) -> str:

@@ -1412,7 +1412,9 @@ STREAM = {"window": 1 << 20, "pre_read": True, "local_markers": {"nvprof": ("(%)
 
 DIALECT = Dialect(
     name="nsys", title="nsys", product="Nsight Systems", tool=TOOL,
-    markers=("stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing ["),
+    # (each text _DETECT finds holds one: 'Start(ns)  Duration(ns)', a trace's header, no comma after it)
+    markers=("stats report", "Total Time", "Statistics", "Start (ns),", "Time (%),", "Processing [", "Duration (",
+             "Duration("),
     part_start="Generating ",
     sections=("gpu", "api", "openacc", "nvtx", "os-runtime", "gpu-memory-size", "gpu-trace", "api-trace"),
     detect=detect, parse=parse, extra={"stream": STREAM},
