@@ -51,7 +51,7 @@ def _log(n: int = 30, seed: int = 1, odd: dict[int, str] | None = None, units: s
 
 def _taken(monkeypatch) -> list[int]:
     """A list that counts the tables the batch gives (filled while the parse runs): one by one
-    (`take`) or in one go (`model.swept`, in sweep._following: a profile's start line is its header's index less one)."""
+    (`take`) or in one go (`model.SweptRun`, in sweep._following: a profile's start line is its header's index less one)."""
     taken: list[int] = []
     real = csv_batch.Prepared.take
 
@@ -62,13 +62,13 @@ def _taken(monkeypatch) -> list[int]:
         return got
 
     monkeypatch.setattr(csv_batch.Prepared, "take", take)
-    real_swept = sweep.swept
+    real_run = sweep.SweptRun
 
-    def swept(group_sweep, tool, first, starts, *rest):  # the tables a sweep takes in one go
+    def run(group_sweep, tool, first, starts, *rest):  # the tables a sweep takes in one go
         taken.extend(a + 1 for a in starts)
-        return real_swept(group_sweep, tool, first, starts, *rest)
+        return real_run(group_sweep, tool, first, starts, *rest)
 
-    monkeypatch.setattr(sweep, "swept", swept)
+    monkeypatch.setattr(sweep, "SweptRun", run)
     return taken
 
 

@@ -12,6 +12,7 @@ import pytest
 import profconv
 from profconv.parse import grouping
 from profconv.parse.dialects.nvprof import csv_batch, markers, sweep
+from profconv.parse.model import count
 from tests.conftest import run_cli
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
@@ -53,7 +54,7 @@ def _outputs(path, monkeypatch) -> tuple[dict[str, tuple], int]:
     def counted(reader, cur):
         before = len(reader.ctx.events)
         real(reader, cur)
-        made.extend(len(ev.profiles or ()) for ev in reader.ctx.events[before:])
+        made.extend(count(ev.profiles or []) for ev in reader.ctx.events[before:])
 
     for how in ("sweep", "loop", "pure"):
         with monkeypatch.context() as m:

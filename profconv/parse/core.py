@@ -23,7 +23,7 @@ from profconv.nogc import paused
 from profconv.parse import bytescan, context, native
 from profconv.parse.colviews import Const, View, holds_views
 from profconv.parse.dialect import dialect_list, registry
-from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, runs_of
+from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, SweptRun, expanded, walk
 from profconv.parse.names import short_name, strip_correlation
 from profconv.parse.profile_infos import ProfileColumns, columns_of
 from profconv.parse.schema import (
@@ -299,7 +299,7 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool,
     doc, end = document(box.pop(), label)
     doc.pre = bytescan.checked(pre, doc.lines)  # tables read from the bytes: their rows are blank lines
     results = _read(doc, end, format)
-    raw: list[RawProfile] = sorted((p for r in results.values() for p in r.profiles), key=lambda p: p.line_start)
+    raw = _in_line_order([r.profiles for r in results.values()])
     unplaced = _unplaced(results, doc.lines)
     notes = [note for r in results.values() for note in r.notes]
     if not raw:
@@ -319,6 +319,15 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool,
                                  f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
     del doc, results  # the rows are out: let the input go before they are gathered
     return finish(raw, infos, label, unplaced, notes)
+
+
+def _in_line_order(lists: list[list[RawProfile]]) -> list[RawProfile]:
+    """The dialects' profiles in the order of their start lines (a SweptRun, several profiles, is
+    one entry where one dialect read profiles: its profiles one by one where several did)."""
+    lists = [got for got in lists if got]
+    if len(lists) > 1:
+        lists = list(map(expanded, lists))
+    return sorted((p for got in lists for p in got), key=_LINE_START)
 
 
 def document(text: str, label: str) -> tuple[Document, str]:
@@ -601,36 +610,40 @@ def _block_notes(raw: list[RawProfile], first: int = 1) -> dict[tuple[int, str],
     out: dict[tuple[int, str], list[str]] = {}
     todo: list[tuple[int, Block]] = []
     ranges: dict[int, _Ranges] = {}
-    batch, got = None, None
-    k = 0
-    while k < len(raw):
-        j = runs_of(raw, k)
-        if j > k:  # a sweep's profiles whose blocks were not made: their ranges at once
-            sweep = raw[k].sweep
-            assert sweep is not None
+    state: list[Any] = [None, None]  # the batch the last range was of, and its _Ranges
+    for number, prof, span in walk(raw, first):
+        if span is not None:  # a sweep's profiles whose blocks were not made: their ranges at once
+            sweep, t0, t1 = span
             if sweep.rows.has("time_pct"):
-                ranges.setdefault(id(sweep.rows), _Ranges(sweep.rows)).add_sweep(sweep, raw[k:j], first + k)
-                k = j
+                ranges.setdefault(id(sweep.rows), _Ranges(sweep.rows)).add_sweep(sweep, t0, t1, number)
                 continue
-        prof = raw[k]
-        for blk in prof.blocks:
-            sp = blk.span
-            if sp is None or blk.notes or blk.rows_left_out or not sp.n:
-                todo.append((first + k, blk))
-                continue
-            if sp.rows is not batch:  # (a sweep's ranges come batch after batch)
-                batch = sp.rows
-                got = ranges.setdefault(id(batch), _Ranges(sp.rows)) if batch.has("time_pct") else None
-            if got is None:
-                todo.append((first + k, blk))
-            else:
-                got.add(first + k, blk, sp)
-        k += 1
+            for i, t in enumerate(range(t0, t1)):
+                _blocks_to_sum(sweep.made(t), number + i, todo, ranges, state)
+            continue
+        _blocks_to_sum(prof.blocks, number, todo, ranges, state)
     for r in ranges.values():
         todo.extend(r.not_clear())
     for number, blk in todo:
         _notes_of(blk, number, out)
     return out
+
+
+def _blocks_to_sum(blocks: list[Block], number: int, todo: list[tuple[int, Block]], ranges: dict[int, _Ranges],
+                   state: list[Any]) -> None:
+    """A profile's blocks to _block_notes: a batch's ranges to its _Ranges (summed together), the
+    others to `todo` (summed one by one); `state`: the batch of the last range, and its _Ranges."""
+    for blk in blocks:
+        sp = blk.span
+        if sp is None or blk.notes or blk.rows_left_out or not sp.n:
+            todo.append((number, blk))
+            continue
+        if sp.rows is not state[0]:  # (a sweep's ranges come batch after batch)
+            state[0] = batch = sp.rows
+            state[1] = ranges.setdefault(id(batch), _Ranges(sp.rows)) if batch.has("time_pct") else None
+        if state[1] is None:
+            todo.append((number, blk))
+        else:
+            state[1].add(number, blk, sp)
 
 
 _CLEAR = 1e-6  # how far inside the Time(%) tolerance NumPy's sum of a range must be to need no exact sum
@@ -651,10 +664,10 @@ class _Ranges:
         self.firsts.append(sp.first)
         self.sizes.append(sp.n)
 
-    def add_sweep(self, sweep: Sweep, profiles: list[RawProfile], number: int) -> None:
-        """The blocks of consecutive profiles of a sweep (numbered from `number`), not made."""
-        lo, hi = sweep.lo[profiles[0].index], sweep.lo[profiles[-1].index + 1]  # type: ignore[attr-defined]
-        self.members.extend(repeat((None, (sweep, profiles, number)), hi - lo))
+    def add_sweep(self, sweep: Sweep, t0: int, t1: int, number: int) -> None:
+        """The blocks of profiles t0 .. t1 - 1 of a sweep (numbered from `number`), not made."""
+        lo, hi = sweep.lo[t0], sweep.lo[t1]
+        self.members.extend(repeat((None, (sweep, t0, number)), hi - lo))
         self.firsts.extend(sweep.first[lo:hi])
         self.sizes.extend(sweep.size[lo:hi])
 
@@ -677,11 +690,11 @@ def _member(m: tuple[Any, Any], row: int) -> tuple[int, Block]:
     number, blk = m
     if number is not None:
         return number, blk
-    sweep, profiles, number = blk
-    at = bisect_right(sweep.first, row, sweep.lo[profiles[0].index]) - 1  # the block's place in the sweep
-    k = bisect_right(sweep.lo, at, profiles[0].index) - 1 - profiles[0].index  # its profile's place
-    made = sweep.made(profiles[k].index)
-    return number + k, made[at - sweep.lo[profiles[k].index]]
+    sweep, t0, number = blk
+    at = bisect_right(sweep.first, row, sweep.lo[t0]) - 1  # the block's place in the sweep
+    k = bisect_right(sweep.lo, at, t0) - 1 - t0  # its profile's place
+    made = sweep.made(t0 + k)
+    return number + k, made[at - sweep.lo[t0 + k]]
 
 
 def _notes_of(blk: Block, number: int, out: dict[tuple[int, str], list[str]]) -> None:
@@ -714,13 +727,24 @@ def _in_block_order(notes: dict[tuple[int, str], list[str]], raw: list[RawProfil
                     first: int) -> dict[tuple[int, str], list[str]]:
     """The keys that hold notes, in the order of their profile's first table of that section (where
     none is: after them, as they came)."""
+    entries = list(walk(raw, first))
+    numbers = [e[0] for e in entries]
+    end = first + (entries[-1][0] - first + (entries[-1][2][2] - entries[-1][2][1] if entries[-1][2] else 1)
+                   if entries else 0)
+
     def place(key: tuple[int, str]) -> tuple[int, int]:
-        k = key[0] - first
-        if 0 <= k < len(raw):
-            for i, blk in enumerate(raw[k].blocks):
-                if (blk.section or "?") == key[1]:
-                    return k, i
-        return len(raw), 0
+        if first <= key[0] < end:
+            number, prof, span = entries[bisect_right(numbers, key[0]) - 1]
+            sections: Sequence[str | None]
+            if span is None:
+                sections = [blk.section for blk in prof.blocks]
+            else:  # a sweep's profile: its blocks' sections from the sweep's columns
+                sweep, t = span[0], span[1] + key[0] - number
+                sections = sweep.section[sweep.lo[t] : sweep.lo[t + 1]]
+            for i, sec in enumerate(sections):
+                if (sec or "?") == key[1]:
+                    return key[0] - first, i
+        return end - first, 0
 
     keys = sorted((k for k, v in notes.items() if v), key=place)
     return {k: notes[k] for k in keys}
@@ -898,17 +922,12 @@ def _rows(raw: list[RawProfile], first: int = 1, shift: int = 0) -> Rows:
     Profiles are numbered from `first`; `shift` is added to every row's line numbers (a stream
     window's lines -> the file's)."""
     got = _Gathering(shift)
-    k = 0
-    while k < len(raw):
-        j = runs_of(raw, k)
-        if j > k:  # a sweep's profiles whose blocks were not made: their ranges at once
-            got.add_sweep(raw[k:j], first + k)
-            k = j
+    for number, prof, span in walk(raw, first):
+        if span is not None:  # a sweep's profiles whose blocks were not made: their ranges at once
+            got.add_sweep(*span, prof.tool, number)
             continue
-        prof = raw[k]
         for blk in prof.blocks:
-            got.add(blk, first + k, prof.tool)
-        k += 1
+            got.add(blk, number, prof.tool)
     got.flush()
     for p in got.parts:
         if id(p) not in got.coded and p.n:
@@ -953,18 +972,15 @@ class _Gathering:
             run = self.spans = _SpanRun(rows, first, text)
         return run
 
-    def add_sweep(self, profiles: list[RawProfile], number: int) -> None:
-        """The blocks of consecutive profiles of one sweep, not made (numbered from `number`)."""
-        sweep = profiles[0].sweep
-        assert sweep is not None
-        t0, t1 = profiles[0].index, profiles[-1].index + 1  # type: ignore[attr-defined]
+    def add_sweep(self, sweep: Sweep, t0: int, t1: int, tool: str, number: int) -> None:
+        """The blocks of profiles t0 .. t1 - 1 of a sweep, not made (numbered from `number`)."""
         lo, hi = sweep.lo[t0], sweep.lo[t1]
         run = self._run_for(sweep.rows, sweep.first[lo], sweep.text)
         sizes = sweep.size[lo:hi]
         run.sizes.extend(sizes)
         run.starts.extend(map(add, sweep.line[lo:hi], repeat(sweep.shift)))
         run.sections.extend(sweep.section[lo:hi])
-        run.tools.extend(repeat(profiles[0].tool, hi - lo))
+        run.tools.extend(repeat(tool, hi - lo))
         run.numbers.extend(chain.from_iterable(map(repeat, range(number, number + t1 - t0),
                                                    map(sub, sweep.lo[t0 + 1 : t1 + 1], sweep.lo[t0:t1]))))
         run.hi = sweep.first[hi - 1] + sizes[-1]
@@ -1158,14 +1174,12 @@ def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
     The records are columns (ProfileColumns): a ProfileInfo is made only for a profile that some
     context goes to (and for any that a caller asks for).
     """
-    n = len(raw)
-    starts, ends = list(map(_LINE_START, raw)), list(map(_LINE_END, raw))
-    cols: dict[str, Sequence[Any]] = {"profile": range(first, first + n), "tool": list(map(_TOOL, raw)),
-                                      "line_start": starts, "line_end": ends, "pid": list(map(_PID, raw)),
-                                      "command": list(map(_COMMAND, raw))}
-    devices = list(map(_DEVICE, raw))
-    if devices.count(None) != n:
-        cols["device"] = devices
+    cols = _profile_columns(raw)
+    n = len(cols["line_start"])
+    cols["profile"] = range(first, first + n)
+    if cols["device"].count(None) == n:
+        del cols["device"]
+    starts, ends = cols["line_start"], cols["line_end"]
     infos = ProfileColumns(cols, n)
     if found is None:
         found = context.scan(text)
@@ -1189,6 +1203,34 @@ def _attach_context(raw: list[RawProfile], text: str, first: int = 1,
 
 
 _TOOL, _PID, _COMMAND, _DEVICE = attrgetter("tool"), attrgetter("pid"), attrgetter("command"), attrgetter("device")
+_FIELD_OF = {"tool": _TOOL, "line_start": _LINE_START, "line_end": _LINE_END, "pid": _PID, "command": _COMMAND,
+             "device": _DEVICE}
+
+
+def _profile_columns(raw: list[RawProfile]) -> dict[str, Any]:
+    """The profiles' tool, lines, pid, command and device as columns (a SweptRun's: its own columns,
+    its tool and device repeated)."""
+    cols: dict[str, Any] = {name: [] for name in _FIELD_OF}
+    k, n = 0, len(raw)
+    while k < n:
+        j = k
+        while j < n and type(raw[j]) is not SweptRun:
+            j += 1
+        if j > k:  # profiles one by one: each field read by one map
+            for name, get in _FIELD_OF.items():
+                cols[name].extend(map(get, raw[k:j]))
+        if j < n:
+            run = raw[j]
+            assert type(run) is SweptRun
+            c = run.count
+            cols["tool"].extend(repeat(run.tool, c))
+            cols["line_start"].extend(run.starts)
+            cols["line_end"].extend(run.ends)
+            cols["pid"].extend(run.pids)
+            cols["command"].extend(run.commands)
+            cols["device"].extend(repeat(run.device, c))
+        k = j + 1
+    return cols
 
 
 class _Placer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from profconv.parse.model import Block, RawProfile
+from profconv.parse.model import Block, RawProfile, SweptRun
 
 
 @dataclass
@@ -33,7 +33,7 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
     for ev in events:
         what = ev.kind
         if what == "start":
-            if current is None or current.blocks:
+            if current is None or current.sweep is not None or current.blocks:  # (a sweep's profiles have blocks)
                 current = RawProfile(tool=tool, line_start=ev.line, line_end=ev.line)
                 profiles.append(current)
                 kinds = set()
@@ -47,12 +47,12 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
         if what == "profiles":  # each opened by its start, its tables joined to it: as they are
             assert ev.profiles
             made = ev.profiles
-            if current is not None and not current.blocks:  # the first start goes on the profile open
-                _join(current, made[0])
-                made = made[1:]
+            if current is not None and current.sweep is None and not current.blocks:  # the first start goes on the profile open
+                head, made = _first(made)
+                _join(current, head)
             profiles.extend(made)
-            current = profiles[-1]
-            kinds = _kinds(current)
+            current = profiles[-1] if profiles else None
+            kinds = _kinds(current) if current is not None else set()
             continue
         blk = ev.block
         assert blk is not None and blk.section is not None
@@ -63,6 +63,8 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
             current = RawProfile(tool=tool, line_start=blk.line_start, line_end=blk.line_end)
             profiles.append(current)
             kinds = set()
+        elif type(current) is SweptRun:  # a table of its last profile: that one on its own
+            current = _last_alone(profiles)
         current.blocks.append(blk)
         kinds.add(kind)
         if blk.line_end > current.line_end:
@@ -71,12 +73,35 @@ def group(events: list[Event], tool: str) -> list[RawProfile]:
 
 
 def _kinds(p: RawProfile) -> set[str | None]:
-    """The kinds (or sections) of a profile's tables (a sweep's: from its columns, none made)."""
+    """The kinds (or sections) of a profile's tables (a sweep's: from its columns, none made; a
+    SweptRun's last profile's)."""
     sweep = p.sweep
     if sweep is None:
         return {b.kind or b.section for b in p.blocks}
-    t = p.index  # type: ignore[attr-defined]
+    t = p.t0 + p.count - 1 if type(p) is SweptRun else p.index  # type: ignore[attr-defined]
     return set(sweep.section[sweep.lo[t] : sweep.lo[t + 1]])
+
+
+def _first(made: list[RawProfile]) -> tuple[RawProfile, list[RawProfile]]:
+    """The first profile of those made at once, and the others (a SweptRun's first one made alone)."""
+    head = made[0]
+    if type(head) is not SweptRun:
+        return head, made[1:]
+    rest = [head.part(1, head.count)] if head.count > 1 else []
+    return head.part(0, 1).profiles()[0], rest + made[1:]
+
+
+def _last_alone(profiles: list[RawProfile]) -> RawProfile:
+    """The last profile of the SweptRun that ends `profiles` made alone (after the run, shortened)."""
+    run = profiles[-1]
+    assert type(run) is SweptRun
+    last = run.part(run.count - 1, run.count).profiles()[0]
+    if run.count > 1:
+        profiles[-1] = run.part(0, run.count - 1)
+        profiles.append(last)
+    else:
+        profiles[-1] = last
+    return last
 
 
 def _join(current: RawProfile, made: RawProfile) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, ClassVar
@@ -134,11 +134,140 @@ def swept(sweep: Sweep, tool: str, first: int, starts: list[int], ends: list[int
     return out
 
 
+class SweptRun(RawProfile):
+    """Profiles t0 .. t0 + count - 1 of a Sweep (consecutive in it and in the input, their blocks
+    not made) as ONE entry of a profile list: their start and last lines, pids and commands held as
+    columns, no object a profile. The core, grouping and the stream take it as its `count`
+    profiles (`count`, `walk`); `profiles()` makes them one by one (SweptProfiles) for anything
+    else. `line_start`/`line_end`: the first one's start and the last one's end; `pid`/`command`:
+    the last one's (what a `profiles` event says); `device`: every one's."""
+
+    index = -1  # (no SweptProfile: runs_of passes over it)
+
+    def __init__(self, sweep: Sweep, tool: str, t0: int, starts: list[int], ends: list[int],
+                 pids: Sequence[int | None], commands: Sequence[str | None]) -> None:
+        self.__dict__.update(tool=tool, sweep=sweep, t0=t0, starts=list(starts), ends=list(ends), pids=list(pids),
+                             commands=list(commands), device=None)
+
+    starts: list[int]
+    ends: list[int]
+    pids: list[int | None]
+    commands: list[str | None]
+    t0: int
+
+    @property
+    def count(self) -> int:
+        return len(self.starts)
+
+    @property
+    def line_start(self) -> int:  # type: ignore[override]
+        return self.starts[0]
+
+    @property
+    def line_end(self) -> int:  # type: ignore[override]
+        return self.ends[-1]
+
+    @property
+    def pid(self) -> int | None:  # type: ignore[override]
+        return self.pids[-1]
+
+    @property
+    def command(self) -> str | None:  # type: ignore[override]
+        return self.commands[-1]
+
+    @property
+    def blocks(self) -> list[Block]:  # type: ignore[override]
+        raise TypeError("a SweptRun stands for several profiles: take its profiles() (model.expanded)")
+
+    def empty(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"SweptRun({self.count} profiles, lines {self.line_start}-{self.line_end}, t0={self.t0})"
+
+    __eq__ = object.__eq__  # (not its fields: its blocks are not made)
+    __hash__ = None  # type: ignore[assignment]
+
+    def profiles(self) -> list[RawProfile]:
+        """Its profiles one by one (SweptProfiles of its sweep)."""
+        got = swept(self.sweep, self.tool, self.t0, self.starts, self.ends, self.pids,  # type: ignore[arg-type]
+                    self.commands)
+        if self.device is not None:
+            for p in got:
+                p.device = self.device
+        return got
+
+    def part(self, a: int, b: int) -> SweptRun:
+        """Its profiles a .. b - 1 (0-based, within it) as a run of their own."""
+        run = SweptRun(self.sweep, self.tool, self.t0 + a, self.starts[a:b], self.ends[a:b],  # type: ignore[arg-type]
+                       self.pids[a:b], self.commands[a:b])
+        run.device = self.device
+        return run
+
+    def follows(self, other: RawProfile) -> bool:
+        """Whether it continues run `other` (the same sweep, the next profile of it)."""
+        return (type(other) is SweptRun and other.sweep is self.sweep and other.t0 + other.count == self.t0
+                and other.device == self.device and other.tool == self.tool)
+
+    def extend(self, other: SweptRun) -> None:
+        """Its profiles, then those of `other` (which `follows` it)."""
+        self.starts += other.starts
+        self.ends += other.ends
+        self.pids += other.pids
+        self.commands += other.commands
+
+
+def count(raw: Sequence[RawProfile]) -> int:
+    """How many profiles a profile list holds (a SweptRun: its count)."""
+    runs = [p.count for p in raw if type(p) is SweptRun]
+    return len(raw) - len(runs) + sum(runs)
+
+
+def expanded(raw: list[RawProfile]) -> list[RawProfile]:
+    """The profiles of a list one by one (each SweptRun as its profiles)."""
+    if not any(type(p) is SweptRun for p in raw):
+        return raw
+    out: list[RawProfile] = []
+    for p in raw:
+        if type(p) is SweptRun:
+            out.extend(p.profiles())
+        else:
+            out.append(p)
+    return out
+
+
+def walk(raw: list[RawProfile], first: int = 1) -> Iterator[tuple[int, RawProfile, tuple[Sweep, int, int] | None]]:
+    """(number of its first profile, entry, (sweep, t0, t1) or None) for each entry of a profile
+    list, numbered from `first`: a SweptRun, or consecutive SweptProfiles of one sweep whose blocks
+    are not made (runs_of), as one entry holding profiles t0 .. t1 - 1 of `sweep`; any other profile
+    with None."""
+    k, number, n = 0, first, len(raw)
+    while k < n:
+        p = raw[k]
+        sweep = p.sweep
+        if type(p) is SweptRun and sweep is not None:
+            c = p.count
+            yield number, p, (sweep, p.t0, p.t0 + c)
+            number += c
+            k += 1
+            continue
+        j = runs_of(raw, k)
+        if j > k and sweep is not None:
+            t0: int = p.index  # type: ignore[attr-defined]
+            yield number, p, (sweep, t0, t0 + j - k)
+            number += j - k
+            k = j
+            continue
+        yield number, p, None
+        number += 1
+        k += 1
+
+
 def runs_of(raw: list[RawProfile], k: int) -> int:
     """The end j of the profiles raw[k:j] that are consecutive profiles of one Sweep, their blocks
-    not made (j == k: raw[k] is no such profile)."""
+    not made (j == k: raw[k] is no such profile; a SweptRun is none)."""
     sweep = raw[k].sweep
-    if sweep is None:
+    if sweep is None or type(raw[k]) is SweptRun:
         return k
     t = raw[k].index  # type: ignore[attr-defined]
     j = min(len(raw), k + len(sweep.lo) - 1 - t)

@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import codecs
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
+from itertools import islice, repeat
+from operator import add
 from typing import Any, BinaryIO
 
 from profconv.parse import bytescan, context, native
@@ -49,7 +52,7 @@ from profconv.parse.core import (
 )
 from profconv.parse.dialect import Dialect, markers_except, registry, streaming
 from profconv.parse.dialects import BUILTIN
-from profconv.parse.model import DialectResult, Document, RawProfile
+from profconv.parse.model import DialectResult, Document, RawProfile, SweptRun, count
 from profconv.parse.profile_infos import ProfileColumns, columns_of
 
 WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place to cut)
@@ -150,8 +153,12 @@ def _shift(raw: list[RawProfile], d: int) -> None:
     if not d:
         return
     for p in raw:
-        p.line_start += d
-        p.line_end += d
+        if type(p) is SweptRun:  # its profiles' lines as columns
+            p.starts = list(map(add, p.starts, repeat(d)))
+            p.ends = list(map(add, p.ends, repeat(d)))
+        else:
+            p.line_start += d
+            p.line_end += d
         if p.sweep is not None:  # its blocks' lines: its sweep's, shifted once for all of them
             p.sweep.shift = d
             continue
@@ -312,7 +319,7 @@ class Stream:
         c, at = (n + 1, len(data)) if eof else _cut(r, data, newlines, n)
         if not c:
             return None
-        keep = [p for p in r.profiles if p.line_start < c]
+        keep = _before(r.profiles, c)
         found = _found(doc.text, c, start, gap)
         # what follows the last profile handed out, as the context scan sees it: the next one's
         blank = _Spans(doc.skip)
@@ -353,14 +360,14 @@ class Stream:
         unplaced = [(k + d, lines[k - 1]) for k in sorted(set(r.unplaced)) if k < c]
         _shift(keep, d)
         infos = _attach_context(keep, "", first=self.profiles + 1, found=found)
-        self.profiles += len(keep)
+        self.profiles += len(infos)
         damaged = _drop_inconsistent(keep, shift=d)
         if damaged:
             self.damaged.extend(damaged)
             unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
             keep = [p for p in keep if not p.empty()]
         part = finish(keep, infos, self.label, unplaced, [], first=self.numbered + 1, shift=d)
-        self.numbered += len(keep)
+        self.numbered += count(keep)
         return part
 
 
@@ -433,14 +440,32 @@ def _cut(r: DialectResult, data: bytes, newlines: int, n: int) -> tuple[int, int
     MARGIN lines before the window's end, not comment-prefixed (window line number, byte offset);
     (0, 0) where there is none."""
     starts = _LineStarts(data, newlines)
-    for q in reversed(r.profiles[1:]):
-        ls = q.line_start
+    for ls in islice(_starts_backwards(r.profiles), count(r.profiles) - 1):
         if ls not in r.resume or ls + MARGIN > n:
             continue
         a, b = starts.span(ls)
         if not _prefixed(data[a:b]):
             return ls, a
     return 0, 0
+
+
+def _starts_backwards(raw: list[RawProfile]) -> Iterator[int]:
+    """The profiles' start lines, last first (a SweptRun's from its column)."""
+    for p in reversed(raw):
+        if type(p) is SweptRun:
+            yield from reversed(p.starts)
+        else:
+            yield p.line_start
+
+
+def _before(raw: list[RawProfile], c: int) -> list[RawProfile]:
+    """The profiles that start before line c (of a SweptRun that c cuts: its profiles before c, a run)."""
+    keep = [p for p in raw if p.line_start < c]
+    last = keep[-1] if keep else None
+    if type(last) is SweptRun and last.starts[-1] >= c:
+        cut = bisect_left(last.starts, c)
+        keep[-1] = last.part(0, cut)
+    return keep
 
 
 def _found(text: str, c: int, start: int, gap: list[str]) -> list[context.ContextLine]:

@@ -14,7 +14,7 @@ the engine's either way (tests/test_parse_nvprof_sweep.py compares both)."""
 from __future__ import annotations
 
 import re
-from itertools import repeat
+from itertools import chain, repeat
 from operator import add, sub
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from profconv.parse import units
 from profconv.parse.dialects.nvprof.common import _PREFIX, _RESULT, _START, TOOL
 from profconv.parse.engine import Cursor
 from profconv.parse.grouping import Event
-from profconv.parse.model import RawProfile, swept
+from profconv.parse.model import RawProfile, SweptRun
 from profconv.parse.text import clean
 
 if TYPE_CHECKING:
@@ -83,9 +83,9 @@ def sweep(reader: Csv, cur: Cursor) -> None:
     j = first = cur.next
     while j + 2 in tables:
         many = _following(ctx, j, reader.prepared)  # the next profiles whose lines are plain, at once
-        if many:
-            made.extend(many)
-            j = many[-1].line_end
+        if many is not None:
+            made.append(many)
+            j = many.line_end
             continue
         got = _profile(ctx, j, reader.prepared)
         if got is None:
@@ -94,6 +94,7 @@ def sweep(reader: Csv, cur: Cursor) -> None:
         j = got.line_end  # the index after its rows
     if made:
         ctx.result.claimed.update(range(first + 1, j + 1))  # start, result, header, units and rows lines
+        made = joined(made)
         last = made[-1]
         ctx.events.append(Event("profiles", made[0].line_start, pid=last.pid, command=last.command, profiles=made))
         cur.next = j
@@ -134,37 +135,52 @@ _PLAIN_STARTS = re.compile("^==([0-9]{1,18})== NVPROF is profiling process ([0-9
 _PLAIN_RESULTS = re.compile("^==([0-9]{1,18})== Profiling result:$", re.M)
 
 
-def _following(ctx: Nvprof, j: int, prepared: Prepared) -> list[RawProfile]:
+def _following(ctx: Nvprof, j: int, prepared: Prepared) -> SweptRun | None:
     """What `_profile` makes of the profile at index j and of those after it, made in one go: the
     tables that follow one another two lines apart, each taken whole (csv_batch._Group.following),
-    while their start and result lines are plain (`_plain_many`); [] where fewer than two are so.
-    Their blocks stay columns of the group's Sweep (model.SweptProfile)."""
+    while their start and result lines are plain (`_plain_many`); None where fewer than two are so.
+    They are one SweptRun (their blocks columns of the group's Sweep, their lines, pids and commands
+    columns); the reader's state at each start (`resume`) is made at C speed (zip)."""
     got = prepared.tables.get(j + 2)
     if got is None:
-        return []
+        return None
     group, k = got
     m = min(group.following(k), k + CHUNK)
     if m - k < 2:
-        return []
+        return None
     lines = ctx.lines
     heads = group.heads[k:m]
     said = _plain_many(list(map(lines.__getitem__, map(sub, heads, repeat(2)))),
                        list(map(lines.__getitem__, map(sub, heads, repeat(1)))))
     if said is None:
-        return []
+        return None
     prefixes, pids, commands, last = said
     heads = heads[: len(pids)]
     for h in heads:
         del prepared.tables[h]
-    resume, state = ctx.result.resume, ctx.resume_state
+    # what each start line and result line leave (see _profile): the state at a start is the one
+    # before it but its prefix's PID, and 'gpu' pending after the first
     ctx.nvtx = False
-    for sp, h in zip(prefixes, heads):  # what each start line and result line leave (see _profile)
-        ctx.last_pid = int(sp)
-        resume[h - 1] = state()
-        ctx.pending_section = "gpu"
+    before = ctx.resume_state()
+    starts = list(map(sub, heads, repeat(1)))
+    rest = (repeat(x) for x in before[1:3])
+    states = zip(chain((before[0],), repeat("gpu")), *rest, map(int, prefixes), repeat(before[4]), repeat(before[5]))
+    ctx.result.resume.update(zip(starts, states))
+    ctx.pending_section = "gpu"
     ctx.last_pid = int(last)
     ends = list(map(add, heads, map(add, group.sizes[k : k + len(pids)], repeat(2))))  # (header, units, rows)
-    return swept(group.sweep(), TOOL, k, list(map(sub, heads, repeat(1))), ends, pids, commands)
+    return SweptRun(group.sweep(), TOOL, k, starts, ends, pids, commands)
+
+
+def joined(made: list[RawProfile]) -> list[RawProfile]:
+    """Runs that follow one another (SweptRun.follows) as one."""
+    out: list[RawProfile] = []
+    for p in made:
+        if out and type(p) is SweptRun and p.follows(out[-1]):
+            out[-1].extend(p)  # type: ignore[attr-defined]
+        else:
+            out.append(p)
+    return out
 
 
 def _plain_many(starts: list[str], results: list[str]) -> tuple[list[str], list[int], list[str], str] | None:
