@@ -336,3 +336,113 @@ def test_a_sweeps_batch_is_let_go_with_its_parse(monkeypatch):
     finally:
         if was:
             gc.enable()
+
+
+def _small_sweep():
+    """A Sweep of four profiles (tables at indices 2, 8, 13, 20: gpu+api, gpu, gpu+api, api)."""
+    row = '"GPU activities",10.0,0.5,1,0.5,0.5,0.5,"k"'
+    api = row.replace("GPU activities", "API calls")
+    bodies = {2: [row, api], 8: [row], 13: [row, row, api], 20: [api]}
+    heads = sorted(bodies)
+    tables = [(h, h + 2 + len(bodies[h])) for h in heads]
+    group = csv_batch.read("\n".join(r for h in heads for r in bodies[h]), tables, csv_batch.units_of(UNITS))
+    assert group is not None
+    return group, group.sweep()
+
+
+def test_a_run_of_a_sweep_is_one_entry_that_stands_for_its_profiles():
+    """model.SweptRun: profiles t0 .. of a Sweep as one entry, its lines, pids and commands as
+    columns; `profiles()` makes them one by one (what model.swept makes); parts, joins, counts."""
+    from profconv.parse.model import RawProfile, SweptRun, count, expanded, swept, walk
+
+    _, sw = _small_sweep()
+    run = SweptRun(sw, "nvprof", 1, [7, 12, 19], [11, 17, 22], [4, 5, None], ["./a", None, "./c"])
+    assert (run.count, run.line_start, run.line_end, run.pid, run.command, run.empty()) == (3, 7, 22, None, "./c", False)
+    one_by_one = swept(sw, "nvprof", 1, [7, 12, 19], [11, 17, 22], [4, 5, None], ["./a", None, "./c"])
+    fields = "tool line_start line_end pid command device index".split()
+    assert [[getattr(p, f) for f in fields] for p in run.profiles()] == [[getattr(p, f) for f in fields]
+                                                                          for p in one_by_one]
+    with pytest.raises(TypeError):
+        run.blocks  # noqa: B018  (a run holds several profiles' blocks: not one profile's)
+    head, tail = run.part(0, 1), run.part(1, 3)
+    assert (head.t0, head.starts, tail.t0, tail.starts, tail.pids) == (1, [7], 2, [12, 19], [5, None])
+    assert tail.follows(head) and not head.follows(tail)
+    head.extend(tail)
+    assert (head.starts, head.ends, head.commands) == (run.starts, run.ends, run.commands)
+    plain = RawProfile(tool="nvprof", line_start=1, line_end=5)
+    raw = [plain, run, plain]
+    assert count(raw) == 5 and len(expanded(raw)) == 5 and expanded([plain]) == [plain]
+    assert [(n, p is run, span) for n, p, span in walk(raw, 10)] == [(10, False, None), (11, True, (sw, 1, 4)),
+                                                                    (14, False, None)]
+    assert [(n, span[1:] if span else None) for n, _, span in walk([plain, *one_by_one], 1)] == [(1, None), (2, (1, 4))]
+
+
+def test_a_run_groups_as_its_profiles_do():
+    """grouping.group with a `profiles` event holding a SweptRun: its first profile joins an open
+    profile without a table (made alone), a table after the run goes with its last profile (made
+    alone): the same profiles as from its profiles one by one."""
+    from profconv.parse.model import Block, SweptRun, expanded
+
+    _, sw = _small_sweep()
+
+    def run():
+        return SweptRun(sw, "nvprof", 0, [1, 7, 12, 19], [6, 11, 17, 22], [3, 4, 5, 6], ["./a", "./b", None, "./c"])
+
+    def events(made):
+        return [grouping.Event("start", 0, pid=9, command="./o"),
+                grouping.Event("profiles", 1, pid=6, command="./c", profiles=made),
+                grouping.Event("block", 30, block=Block(section="gpu", line_start=30, line_end=31, rows=[object()]))]  # type: ignore[list-item]
+
+    def seen(profiles):
+        return [(p.line_start, p.line_end, p.pid, p.command, [(b.section, b.line_start) for b in p.blocks])
+                for p in profiles]
+
+    got = grouping.group(events([run()]), "nvprof")
+    assert [type(p).__name__ for p in got] == ["RawProfile", "SweptRun", "SweptProfile"]
+    assert seen(expanded(got)) == seen(grouping.group(events(run().profiles()), "nvprof"))
+    assert seen(expanded(got))[0] == (0, 6, 3, "./o", [("gpu", 5), ("api", 6)])  # (its blocks: the sweep's lines)
+    alone = grouping.group([grouping.Event("profiles", 1, pid=6, command="./c", profiles=[run()])], "nvprof")
+    assert len(alone) == 1 and alone[0].count == 4
+
+
+def test_a_window_cut_inside_a_run_keeps_its_profiles_before_the_cut():
+    """stream._before and _cut with a SweptRun: the profiles that start before the cut (the run
+    split there), the cut at the last profile start the reader can resume from."""
+    from profconv.parse import stream
+    from profconv.parse.model import DialectResult, RawProfile, SweptRun
+
+    _, sw = _small_sweep()
+    plain = RawProfile(tool="nvprof", line_start=1, line_end=3)
+    run = SweptRun(sw, "nvprof", 0, [4, 9, 14, 19], [8, 13, 18, 23], [1, 2, 3, 4], ["a", "b", "c", "d"])
+    kept = stream._before([plain, run], 14)
+    assert kept[0] is plain and kept[1].starts == [4, 9] and kept[1].t0 == 0
+    assert stream._before([plain, run], 100)[1] is run and stream._before([plain, run], 2) == [plain]
+    assert list(stream._starts_backwards([plain, run])) == [19, 14, 9, 4, 1]
+    r = DialectResult(profiles=[plain, run], resume={9: (), 14: (), 1: ()})
+    data = b"".join(b"line %d\n" % k for k in range(1, 200))
+    assert stream._cut(r, data, 199, 199)[0] == 14
+    assert stream._cut(DialectResult(profiles=[run], resume={4: ()}), data, 199, 199) == (0, 0)  # not its first
+
+
+def test_the_core_numbers_a_runs_profiles_in_place():
+    """A whole parse and a stream's parts of a sweep (runs among odd profiles that the engine's loop
+    reads one by one): every profile numbered in order, their context records in columns."""
+    ps = profconv.parse_text(_log(n=40, odd={10: START + "Done.\n" + RESULT, 25: "# " + START + RESULT}))
+    assert [p.profile for p in ps.profiles] == list(range(1, 41))
+    assert [p.line_start for p in ps.profiles][:3] == [1, 8, 15]
+    assert sorted(set(ps.rows.col("profile"))) == list(range(1, 41))
+
+
+def test_runs_are_made_profiles_where_two_dialects_read_profiles():
+    """core._in_line_order: one dialect's profiles as they are (a run one entry); two dialects'
+    sorted by start line, each run as its profiles (another dialect's may start between them)."""
+    from profconv.parse.core import _in_line_order
+    from profconv.parse.model import RawProfile, SweptRun
+
+    _, sw = _small_sweep()
+    run = SweptRun(sw, "nvprof", 0, [4, 9, 14, 19], [8, 13, 18, 23], [1, 2, 3, 4], ["a", "b", "c", "d"])
+    other = RawProfile(tool="nsys", line_start=10, line_end=12)
+    assert _in_line_order([[run], []]) == [run]
+    both = _in_line_order([[run], [other]])
+    assert [(p.tool, p.line_start) for p in both] == [("nvprof", 4), ("nvprof", 9), ("nsys", 10), ("nvprof", 14),
+                                                      ("nvprof", 19)]
