@@ -205,9 +205,12 @@ class SweptRun(RawProfile):
         return run
 
     def follows(self, other: RawProfile) -> bool:
-        """Whether it continues run `other` (the same sweep, the next profile of it)."""
-        return (type(other) is SweptRun and other.sweep is self.sweep and other.t0 + other.count == self.t0
-                and other.device == self.device and other.tool == self.tool)
+        """Whether it continues run `other` (the next profile of the same sweep: one Sweep, or two
+        of one batch group's columns, as csv_batch's group makes one a call)."""
+        mine, theirs = self.sweep, other.sweep
+        return (type(other) is SweptRun and mine is not None and theirs is not None
+                and (theirs is mine or (theirs.rows is mine.rows and theirs.lo is mine.lo and theirs.shift == mine.shift))
+                and other.t0 + other.count == self.t0 and other.device == self.device and other.tool == self.tool)
 
     def extend(self, other: SweptRun) -> None:
         """Its profiles, then those of `other` (which `follows` it)."""

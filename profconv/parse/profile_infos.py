@@ -84,6 +84,13 @@ class ProfileColumns(Sequence[ProfileInfo]):
             out[k] = getattr(info, name)
         return out
 
+    def view(self, name: str) -> Sequence[Any] | None:
+        """One field of every profile for reading only: the column as held where no item was made
+        (no copy), else `column`; None where every profile holds the field's default (None, [])."""
+        if not self.made:
+            return self.cols.get(name)
+        return self.column(name)
+
     def columns(self) -> dict[str, list[Any]]:
         """Every field (FIELDS) as a column."""
         return {name: self.column(name) for name in FIELDS}

@@ -14,6 +14,7 @@ import io
 import math
 import os
 import sys
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -107,48 +108,54 @@ def _profiles_json(infos) -> str:
     return "   " + text[2:-2].replace("\n", "\n   ")
 
 
-# _profiles_json's text of a profile with no Op Time (its fields' JSON in FIELDS order)
-_PROFILE_JSON = ("    {\n" + ",\n".join(f'     "{name}": %s' for name in (
-    "profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s", "device"))
-                 + "\n    }")
+# _profiles_json's text of a profile with no Op Time: these pieces, each field's JSON after its own
+_PIECES = [",\n    {\n" + '     "profile": ', *(f',\n     "{name}": ' for name in (
+    "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s", "device"))]
+_END = "\n    }"
+_INTS = ("profile", "line_start", "line_end")
+_TEXTS = ("tool", "pid", "command", "model", "device")  # (pid: an int or null, its JSON once per value as these)
 
 
 def _profiles_json_columns(infos) -> str | None:
     """_profiles_json's text from the profiles' fields read as columns (profconv.parse.profile_infos:
-    no object a profile), each value's JSON once per distinct value; None where a value is not of
-    its field's plain type (int, str, None, a finite float) or a profile has Op Times (then the
-    record type converts them as ever)."""
+    no object a profile): each value's JSON once per distinct value, the text joined from the
+    pieces at C speed; None where a value is not of its field's plain type (int, str, None, a float
+    for correctness), a line number is negative or a profile has Op Times (then the record type
+    converts them as ever)."""
     import msgspec
 
     from profconv.parse.profile_infos import columns_of
 
-    cols = columns_of(infos).columns()
-    if any(cols["op_times_s"]) or not (_all_of(cols["profile"], (int,)) and _all_of(cols["line_start"], (int,))
-                                       and _all_of(cols["line_end"], (int,))):
+    got = columns_of(infos)
+    cols: dict[str, Any] = {name: got.view(name) for name in (*_INTS, *_TEXTS, "correctness", "op_times_s")}
+    if cols["op_times_s"] is not None and any(cols["op_times_s"]):
         return None
-    if min(cols["line_start"]) < 0 or min(cols["line_end"]) < 0:
-        return None
-    if not (_all_of(cols["pid"], (int, type(None))) and _all_of(cols["correctness"], (float, type(None)))
+    if not all(_all_of(cols[f], (int,)) and min(cols[f], default=0) >= 0 for f in _INTS) or not (
+            _all_of(cols["pid"], (int, type(None))) and _all_of(cols["correctness"], (float, type(None)))
             and all(_all_of(cols[f], (str, type(None))) for f in ("tool", "command", "model", "device"))):
         return None
-    encode = msgspec.json.encode
-    out = []
-    for name in ("profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s",
-                 "device"):
-        col = cols[name]
-        if name == "op_times_s":
-            out.append(["[]"] * len(col))
-        elif name == "correctness":  # (each float alone: -0.0 and 0.0 are one key of a dict)
-            out.append(["null" if v is None else encode(v).decode() for v in col])
+    encode, n = msgspec.json.encode, len(infos)
+    texts: dict[str, Any] = {f: map(str, cols[f]) for f in _INTS}  # (an int's JSON is its str)
+    for f in _TEXTS:
+        col = cols[f]
+        if col is None:
+            texts[f] = repeat("null", n)
         else:
             known = {v: encode(v).decode() for v in set(col)}
-            out.append(list(map(known.__getitem__, col)))
-    return ",\n".join(map(_PROFILE_JSON.__mod__, zip(*out)))
+            texts[f] = map(known.__getitem__, col)
+    pct = cols["correctness"]  # (each float alone: -0.0 and 0.0 are one key of a dict)
+    texts["correctness"] = repeat("null", n) if pct is None else ["null" if v is None else encode(v).decode() for v in pct]
+    texts["op_times_s"] = repeat("[]", n)
+    order = ("profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s",
+             "device")
+    parts = [x for piece, f in zip(_PIECES, order) for x in (repeat(piece, n), texts[f])]
+    return "".join(chain.from_iterable(zip(*parts, repeat(_END, n))))[2:]
 
 
 def _all_of(col, types: tuple[type, ...]) -> bool:
-    """Every value's type is one of `types` (exactly: a bool is no int here)."""
-    return set(map(type, col)) <= set(types)
+    """Every value's type is one of `types` (exactly: a bool is no int here); None (no column: every
+    one the field's default, None): True."""
+    return col is None or set(map(type, col)) <= set(types)
 
 
 def _profile_json(info) -> str:
