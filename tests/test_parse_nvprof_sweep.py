@@ -446,3 +446,29 @@ def test_runs_are_made_profiles_where_two_dialects_read_profiles():
     both = _in_line_order([[run], [other]])
     assert [(p.tool, p.line_start) for p in both] == [("nvprof", 4), ("nvprof", 9), ("nsys", 10), ("nvprof", 14),
                                                       ("nvprof", 19)]
+
+
+@pytest.mark.parametrize("name", ["Running_kernel(float*)", "Statistics::op", "Op Time (float*)", "a$ b"])
+def test_a_windows_rows_hold_a_keyword_or_marker_as_a_name(name, tmp_path, monkeypatch):
+    """A stream window's check for other dialects and run context: the text as read first (rows not
+    blank: nothing to look for in most windows), the rows blank where it holds a marker or keyword,
+    as the whole file's check sees them: a kernel named so is neither context nor another dialect."""
+    from profconv.parse import stream
+
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 14)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 12)
+    row = f'"GPU activities",100.000000,1.000000,1,1.000000,1.000000,1.000000,"{name}"\n'
+    path = tmp_path / "named.log"
+    named = range(250, 400, 7)  # (after the file's head: the head is looked at as it is)
+    path.write_text(_log(n=400, rows={k: row for k in named}))
+    if name.startswith("Statistics"):  # nsys's marker in a table of one row: read whole (as before: main d4a42ea)
+        with pytest.raises(stream.NotStreamable, match="another dialect"):
+            list(stream.Stream(str(path)))
+        return
+    parts = list(stream.Stream(str(path)))  # (parts() reads a file with a marker anywhere whole)
+    assert len(parts) > 5
+    whole = profconv.parse(str(path), strict=True)  # (strict: read whole)
+    assert [p.op_times_s for part in parts for p in part.profiles] == [p.op_times_s for p in whole.profiles]
+    assert [p.command for part in parts for p in part.profiles] == [p.command for p in whole.profiles]
+    assert sum(part.rows.n for part in parts) == whole.rows.n == 400 * 3 - 2 * len(named)
+    assert {r for part in parts for r in part.rows.col("name")} >= {name}

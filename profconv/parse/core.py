@@ -259,8 +259,9 @@ BIG_TEXT = 1 << 20  # characters: above this a dialect's parse runs without the 
 HEAD = 1 << 16  # characters of the first lines where dialects are looked for first
 
 
-def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) -> None:
-    """Parse `doc` with one dialect into `results`."""
+def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult], text: bool = True) -> None:
+    """Parse `doc` with one dialect into `results`. `text` False: `doc.text` is left as it was
+    (the rows read not blank in it: `blanked` makes that text where it is needed)."""
     lines = doc.lines
     big = len(doc.text) > BIG_TEXT
     if big:  # a dialect parses the lines: the whole text need not be held meanwhile
@@ -276,13 +277,19 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult]) 
     for a, b in r.bulk:
         lines[a - 1 : b] = [""] * (b - a + 1)
     doc.skip.extend(r.rows_read)
-    if big or r.bulk or r.rows_read:
-        view = lines
-        if doc.skip:  # plain summary rows: blank in the text that is searched, kept in the lines
-            view = list(lines)
-            for a, b in doc.skip:
-                view[a - 1 : b] = [""] * (b - a + 1)
-        doc.text = "\n".join(view) + end
+    if big or (text and (r.bulk or r.rows_read)):  # (big: the text was let go, made again)
+        doc.text = blanked(doc, end)
+
+
+def blanked(doc: Document, end: str) -> str:
+    """The text later detection and the run-context scan look at: the lines, rows read in bulk
+    blank (in the lines already) and plain summary rows (`doc.skip`) blank (kept in the lines)."""
+    view = doc.lines
+    if doc.skip:
+        view = list(view)
+        for a, b in doc.skip:
+            view[a - 1 : b] = [""] * (b - a + 1)
+    return "\n".join(view) + end
 
 
 def _parse(box: list[str], label: str, format: str | None, strict: bool,

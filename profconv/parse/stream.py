@@ -47,6 +47,7 @@ from profconv.parse.core import (
     _drop_inconsistent,
     _run,
     _Spans,
+    blanked,
     finish,
     source_label,
 )
@@ -117,6 +118,13 @@ def _other_dialect(text: str, name: str = "nvprof", head: bool = True) -> bool:
     doc = Document(lines=[], label="", text=text)
     return any(d.detect(doc if head or d.name not in local else Document(lines=[], label="", text=_around(text, local[d.name])))
                for d in todo)
+
+
+def _detects_left(name: str) -> bool:
+    """Whether `_other_dialect` runs some detect on a text without any of `other_markers(name)` (a
+    plugin's, or one that `name` leaves its markers to)."""
+    local = options(name).get("local_markers", {})
+    return any(d.name != name and (d.name not in BUILTIN or d.name in local) for d in registry().values())
 
 
 def _around(text: str, marks: tuple[str, ...]) -> str:
@@ -310,8 +318,15 @@ class Stream:
         (a window line number) and its byte offset in `data`, the next gap and reader state, or None
         when it cannot be cut."""
         name = self.dialect.name
-        doc, r, newlines = self._read(data, text, state)
-        if self.format is None and _other_dialect(doc.text, name, head=start == 1):
+        doc, r, newlines, end = self._read(data, text, state)
+        # the window's text with its rows read blank (as detection and the run-context scan see a
+        # file's), made only where the text as read holds another dialect's marker or a context
+        # keyword, or where a detect must look (blanking rows takes text away, never adds a marker)
+        if contains_any(doc.text, other_markers(name) + context.KEYWORDS) or _detects_left(name):
+            doc.text = blanked(doc, end)
+        else:
+            doc.text = ""
+        if self.format is None and doc.text and _other_dialect(doc.text, name, head=start == 1):
             raise NotStreamable("another dialect")  # another dialect would be read over the whole file
         if r.notes or any(p.device for p in r.profiles) or _names_lines(r.profiles):
             raise NotStreamable("dialect notes, a table's note that names lines, or a Device line")
@@ -330,7 +345,7 @@ class Stream:
             return None, c, at, next_gap, next_state
         return self._part(keep, r, doc.lines, c, start - 1, found), c, at, next_gap, next_state
 
-    def _read(self, data: bytes, text: str, state: tuple | None) -> tuple[Document, DialectResult, int]:
+    def _read(self, data: bytes, text: str, state: tuple | None) -> tuple[Document, DialectResult, int, str]:
         """A window parsed by the streamed dialect: its document, the dialect's result and the line
         ends its bytes hold. Its tables read from its bytes where the dialect asks for it (as a file
         read whole has them read: profconv.parse.bytescan), else (or where the text path could read
@@ -344,15 +359,15 @@ class Stream:
         return self._parse(data, text, state, None)
 
     def _parse(self, data: bytes, text: str, state: tuple | None,
-               pre: bytescan.PreRead | None) -> tuple[Document, DialectResult, int]:
+               pre: bytescan.PreRead | None) -> tuple[Document, DialectResult, int, str]:
         doc, end, newlines = _window_document(data, text, self.label)
         doc.pre = bytescan.checked(pre, doc.lines)
         name = self.dialect.name
         if state:
             doc.state = {name: state}
         results: dict[str, DialectResult] = {}
-        _run(name, doc, end, results)
-        return doc, results[name], newlines
+        _run(name, doc, end, results, text=False)
+        return doc, results[name], newlines, end
 
     def _part(self, keep: list[RawProfile], r: DialectResult, lines: list[str], c: int, d: int,
               found: list[context.ContextLine]) -> ProfileSet:
