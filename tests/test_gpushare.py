@@ -219,3 +219,35 @@ def test_a_pass_holds_the_gpu_for_what_it_times_and_lets_go_between(tmp_path: Pa
         assert share.held == "shared"  # the block's end lets go
     finally:
         gpushare.start(None)
+
+
+def test_a_child_whose_context_is_lost_gives_its_gpu_back_and_keeps_its_record(tmp_path: Path, monkeypatch) -> None:
+    """grade.zygote.give_back_gpu after a kernel lost the CUDA context (an edge shape's illegal address, window
+    s8c): the device cannot synchronise, yet the lock is let go and nothing is raised -- the child used to die
+    there (exit 1) after writing its record, and its verdict came without the course pass's Correctness."""
+    import sys
+    import types
+
+    from profconv.grade import zygote
+
+    class Lost:
+        def synchronize(self) -> None:
+            raise RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+
+    fake = types.ModuleType("cupy")
+    fake.cuda = types.SimpleNamespace(Device=Lost)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    lock = tmp_path / "gpu0.lock"
+    share = gpushare.start(lock, fake)
+    assert share.held == "shared"
+    try:
+        zygote.give_back_gpu()  # no exception
+        assert share.held == ""
+        other = gpushare.GpuShare(lock)
+        t = time.monotonic()
+        with other.exclusive():  # the lock is free: another job's timed call goes at once
+            pass
+        assert time.monotonic() - t < 1.0
+        other.close()
+    finally:
+        gpushare.start(None)

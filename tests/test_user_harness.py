@@ -530,3 +530,19 @@ def test_end_to_end_times_are_recorded_only_where_the_calls_were_timed_whole(tmp
             e2e = conv.checks["end_to_end"]
             assert len(e2e["samples_s"]) == 4 and min(e2e["samples_s"]) >= conv.op_time.min_s > 0
             assert lf.timing.end_to_end_median_s == e2e["median_s"] and lf.timing.prolog_median_s >= 0
+
+
+def test_an_edge_shape_that_loses_the_context_keeps_the_course_pass_numbers(tmp_path, monkeypatch):
+    """A kernel whose out-of-bounds reads lose the CUDA context on an edge shape (not a course shape: window
+    s8c, a real course file that was only wrong there in s8a/s8b): the course's pass, made first, still gives
+    the forward pass's Correctness and layer times -- they need no GPU -- and the edge's error is its own."""
+    from profconv.records.facts import EdgeFacts
+
+    lost = "CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered (the CUDA context is lost)"
+    monkeypatch.setattr(checks.UserCheck, "edges", lambda self, shapes: (
+        [{"layer": "conv1", "shape": "B=3", "status": "failed", "error": lost}],
+        [EdgeFacts(layer="conv1", shape="B=3", seed_index=0, error=lost)]))
+    res = run_kernel(kernel_file(tmp_path, "honest", HONEST))
+    assert res.correctness is not None and res.facts.correctness == res.correctness
+    assert set(res.layer_times) == {layer.name for layer in get_model("ece408").layers} and res.forward_s > 0
+    assert res.facts.edges[0].error == lost

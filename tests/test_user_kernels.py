@@ -283,6 +283,23 @@ def test_crash_and_exit_outcomes():
     assert ok.status == "ok"
 
 
+def test_a_hang_or_a_crash_is_judged_on_the_layer_it_happened_on():
+    """What `profconv run` prints for them once judged (tests/test_user_kernels_gpu.py's broken kernels, whose
+    hang read 'conv1: timed out after 25 s during ece408/hang/conv1: the course's call ... [profconv.ran]' on
+    an H200 in window s8d)."""
+    from profconv.judge.assemble import apply
+
+    hung = isolate.outcome(JOB, DECL, {"user": True}, None, "profconv-progress: ece408/tiled/conv1: the course's call\n",
+                           None)
+    crashed = isolate.outcome(JOB, DECL, {"user": True}, -11, "profconv-progress: ece408/tiled/conv1: check\n", None)
+    for res in (hung, crashed):
+        apply(res, model="ece408")
+    assert hung.error == ("conv1: timed out after 30 s during ece408/tiled/conv1: the course's call (a hang, or "
+                          "slower than --kernel-timeout) [profconv.ran]")
+    assert crashed.error == "conv1: crashed (SIGSEGV) during ece408/tiled/conv1: check [profconv.ran]"
+    assert hung.status == crashed.status == "failed"
+
+
 MEMCHECK = """========= COMPUTE-SANITIZER
 ========= Invalid __global__ read of size 4 bytes
 =========     at conv+0x1b0 in /tmp/tmpx/abc.cubin.cu:11

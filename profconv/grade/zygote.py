@@ -22,6 +22,7 @@ End of stdin: every child still running is killed (its process group), then the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -133,8 +134,10 @@ def give_back_gpu() -> None:
         cp.get_default_pinned_memory_pool().free_all_blocks()
     except Exception:  # a lost context, a stand-in CuPy: the GPU is given back at exit, as before
         return
-    finally:  # a GPU shared with other jobs' children: this one no longer uses it (a lost context runs nothing)
-        gpushare.release()
+    finally:  # a GPU shared with other jobs' children: this one no longer uses it (a lost context runs nothing,
+        # and cannot synchronise: the lock goes all the same, and the kernel's record stays the one it wrote)
+        with contextlib.suppress(Exception):
+            gpushare.release()
     progress(GPU_RELEASED)
 
 

@@ -445,6 +445,18 @@ def _forward(runner: Runner, variant: Variant, course: CoursePass | None, x, lab
     res.correctness = course.correctness
 
 
+def _forward_numbers(runner: Runner, variant: Variant, course: CoursePass | None, x, labels, res: VariantResult,
+                     opts: RunOptions) -> str | None:
+    """The forward pass's Correctness and layer times into `res` (and its facts); why not, if they failed."""
+    try:
+        _forward(runner, variant, course, x, labels, res, opts)
+    except Exception as exc:
+        return f"forward pass: {first_line(exc)}"
+    if res.facts is not None:
+        res.facts.correctness = res.correctness
+    return None
+
+
 def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, conv_io: dict, opts: RunOptions,
              env: dict, progress: Progress, on_layer: Callable[[VariantResult], None], layers_only: bool = False,
              seed: int = 0, secret: bool = False, course: CoursePass | None = None) -> VariantResult:
@@ -476,7 +488,14 @@ def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, co
     if layers_only or any(lf.error for lf in facts.layers) or missing:  # a CUDA error: nothing more to measure
         return kernel_facts.settle(res, layer_why)
     # the kernel ran on every layer: the rest is measured even when its output was wrong by profconv's
-    # tolerance (the course's rules may accept it: TF32 for a Tensor Core requirement)
+    # tolerance (the course's rules may accept it: TF32 for a Tensor Core requirement). The course's pass, made
+    # first, already holds the forward pass's numbers: they go in the record before the edge shapes, which
+    # may lose the context or kill the child (window s8c: a verdict came without its Correctness)
+    early = course is not None and course.ran
+    forward_why = None
+    if early:
+        forward_why = _forward_numbers(runner, variant, course, x, labels, res, opts)
+        on_layer(res)  # the record so far, should the edge shapes kill the child
     progress(f"{runner.model.name}/{variant.name}: edge shapes")
     edges, facts.edges = check.edges(shapes)
     res.user["edge_checks"] = edges
@@ -484,11 +503,7 @@ def run_user(runner: Runner, variant: Variant, kernel: UserKernel, x, labels, co
     edge_why = verdict.edge_verdict(facts.edges, variant.tolerance)
     if any(e.error and "CUDA context is lost" in e.error for e in facts.edges):
         return kernel_facts.settle(res, layer_why or edge_why)
-    progress(f"{runner.model.name}/{variant.name}/forward")
-    forward_why = None
-    try:
-        _forward(runner, variant, course, x, labels, res, opts)
-        facts.correctness = res.correctness
-    except Exception as exc:
-        forward_why = f"forward pass: {first_line(exc)}"
+    if not early:
+        progress(f"{runner.model.name}/{variant.name}/forward")
+        forward_why = _forward_numbers(runner, variant, course, x, labels, res, opts)
     return kernel_facts.settle(res, layer_why or edge_why or forward_why)
