@@ -87,7 +87,19 @@ def summary(out: Path) -> dict:
             "gpu_s_per_job": round(pace * len(devices), 3) if pace is not None else None, "devices": len(devices),
             "parts": {k: {"median": round(statistics.median(v), 3), "p90": round(_pct(v, 0.9), 3),
                           "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()},
-            "child_steps": child_steps(out)}
+            "child_steps": child_steps(out), "load": doc.get("load")}
+
+
+def load_line(load: dict | None) -> str | None:
+    """The host's CPU and GPU busy shares while the jobs ran (the manifest's "load": the local executor)."""
+    if not load or not load.get("samples"):
+        return None
+    text = (f"  this host while the jobs ran: CPUs busy {load['cpu_busy_mean']:.0%} (p90 {load['cpu_busy_p90']:.0%}) "
+            f"of {load['cpu_cores']} cores")
+    gpus = load.get("gpu_busy_mean") or {}
+    if gpus:
+        text += "; GPU busy " + ", ".join(f"{k}: {v:.0%}" for k, v in gpus.items())
+    return text + (f" ({load['note']})" if load.get("note") else "")
 
 
 def _step_name(step: str) -> str:
@@ -122,6 +134,8 @@ def print_summary(s: dict) -> None:
     if s.get("gpu_s_per_job") is not None:
         print(f"  a GPU's seconds a job once running (first to last job's end, x {s['devices']} device(s)): "
               f"{s['gpu_s_per_job']} s")
+    if (said := load_line(s.get("load"))) is not None:
+        print(said)
     print(f"  {'part':10} {'median s':>9} {'p90 s':>8} {'sum s':>9} {'jobs':>5}")
     for part in ("wall_s", *PARTS, "report_s"):
         if part in s["parts"]:

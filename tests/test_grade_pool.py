@@ -261,6 +261,31 @@ def test_prebuilt_course_library_is_what_the_child_finds(tmp_path: Path, monkeyp
     cache.close()
 
 
+def test_a_builds_sass_is_read_on_the_build_thread_and_kept_for_the_verdict(tmp_path: Path, monkeypatch) -> None:
+    """cuobjdump -sass of a course library took 1-5 s of each job's verdict (after its GPU turn): the build
+    threads read it ahead and keep it beside the library; the verdict's sass_of reads it back."""
+    from profconv.grade import builds
+    from profconv.judge.assemble import sass_of
+    from profconv.profile import disassemble
+
+    where = tmp_path / "build"
+    (where / "default").mkdir(parents=True)
+    (where / "default" / "libcourse.so").write_bytes(b"\x7fELF course")
+    log = tmp_path / "ran.log"
+    sass = Path(__file__).parent / "data" / "sass" / "half.sass"
+    tool = tmp_path / "cuobjdump"
+    tool.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\ncase "$1" in -ptx) exit 1 ;; *) cat "{sass}" ;; esac\n')
+    tool.chmod(0o755)
+    monkeypatch.setattr(disassemble, "find_cuobjdump", lambda environ=None: str(tool))
+    builds.disassemble_ahead(where)
+    assert log.read_text().split() == ["-res-usage", "-ptx"]
+    got = sass_of(where)
+    assert [k.short_name for k in got.kernels] == ["dot_half2", "dot_half"] and got.tool == str(tool)
+    assert log.read_text().split() == ["-res-usage", "-ptx"]  # read back: the tool not run again
+    monkeypatch.setattr(disassemble, "find_cuobjdump", lambda environ=None: None)
+    builds.disassemble_ahead(where)  # no cuobjdump: nothing kept, nothing said (the verdict says it)
+
+
 def test_the_pool_records_profconv_runs_defaults() -> None:
     from profconv.grade import runrecord
     from profconv.session.run import RunRequest

@@ -169,6 +169,46 @@ def test_disassemble_reads_the_tools_output(tmp_path):
                                  "_Z8dot_halfPK6__halfS1_PS_i": ("fp16-half",)}
 
 
+def test_the_tools_output_is_kept_beside_the_file_for_its_bytes(tmp_path):
+    """cuobjdump -sass of a course library costs ~1-5 s of CPU: a file already read is read back (grade reads
+    a class's builds on its build threads, then each verdict on them), another build or tool is read anew."""
+    lib = tmp_path / "k.so"
+    lib.write_bytes(b"\x7fELF one")
+    log = tmp_path / "ran.log"
+    body = (f'echo "$1" >> "{log}"\n'
+            f'case "$1" in -ptx) cat "{DATA / "half.ptx"}" ;; *) cat "{DATA / "half.sass"}" ;; esac\n')
+    tool = _fake_tool(tmp_path, body)
+    first = disassemble.disassemble(lib, tool=tool)
+    again = disassemble.disassemble(lib, tool=tool)
+    assert log.read_text().split() == ["-res-usage", "-ptx"]  # once: SASS and PTX
+    assert again == first and again.optimisations()["_Z9dot_half2PK7__half2S1_PS_i"] == ("fp16-half2",)
+    assert [p.name for p in tmp_path.glob(".k.so.*.cuobjdump.json")] and not list(tmp_path.glob("*.tmp"))
+    lib.write_bytes(b"\x7fELF two")  # rebuilt: other bytes
+    disassemble.disassemble(lib, tool=tool)
+    assert log.read_text().split() == ["-res-usage", "-ptx"] * 2
+
+
+def test_a_failed_or_unkept_run_is_not_kept(tmp_path, monkeypatch):
+    lib = tmp_path / "k.so"
+    lib.write_bytes(b"junk")
+    log = tmp_path / "ran.log"
+    tool = _fake_tool(tmp_path, f'echo x >> "{log}"; echo "cuobjdump fatal : bad" >&2; exit 1\n')
+    for _ in range(2):
+        assert disassemble.disassemble(lib, tool=tool).note == "cuobjdump failed on k.so: cuobjdump fatal : bad"
+    assert log.read_text().split() == ["x", "x"] and not list(tmp_path.glob("*.cuobjdump.json"))
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "k.so").write_bytes(b"\x7fELF")
+    ok = _fake_tool(tmp_path, f'cat "{DATA / "half.sass"}"\n')
+
+    def read_only(src, dst):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(disassemble.os, "replace", read_only)  # a build folder it cannot write: read, not kept
+    assert len(disassemble.disassemble(ro / "k.so", tool=ok).kernels) == 2
+    assert sorted(p.name for p in ro.iterdir()) == ["k.so"]
+
+
 def test_disassemble_tool_failure_is_one_line(tmp_path):
     lib = tmp_path / "k.so"
     lib.write_bytes(b"junk")

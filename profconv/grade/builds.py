@@ -94,6 +94,22 @@ def _default(decl: Declaration) -> dict[str, Any]:
     return UserKernel(decl).default()
 
 
+def disassemble_ahead(where: Path) -> None:
+    """The SASS of every library built in `where`, read now on this build thread and kept beside it
+    (profile.disassemble): the verdict after the kernel's GPU turn then reads it back instead of running
+    cuobjdump. Without cuobjdump nothing is kept and the verdict says so, as before."""
+    from profconv.profile.disassemble import disassemble, find_cuobjdump
+
+    tool = find_cuobjdump()
+    if tool is None:
+        return
+    for lib in sorted(where.rglob("*.so")):
+        try:
+            disassemble(lib, tool)
+        except OSError:  # the verdict runs the tool itself
+            continue
+
+
 class BuildCache:
     """nvcc builds on `workers` CPU threads, ahead of the jobs; `get` waits for one."""
 
@@ -136,7 +152,9 @@ class BuildCache:
                 prebuild(decl, where, arch)
             except ProfconvError as exc:  # a compile error, nvcc missing: the child says it again, whole
                 return Built(where, round(time.monotonic() - t0, 3), str(exc).splitlines()[0][:300] if str(exc) else "failed")
-        return Built(where, round(time.monotonic() - t0, 3))
+            seconds = round(time.monotonic() - t0, 3)
+            disassemble_ahead(where)
+        return Built(where, seconds)
 
     def ahead(self, items: list[tuple[str, str]]) -> None:
         """Start the builds of these submissions ((digest, path) each), in order, from a thread of its own:

@@ -18,7 +18,10 @@ manifest.json:
               run before the jobs to fill CuPy's kernel cache; absent without one],
    "schedule": {gpus: [{host, device, gpu, jobs, busy_s, max_at_once}], span_s, parallel_s,
                 max_gpus, max_per_gpu, untimed}   (grade.schedule: the jobs this run ran; absent
-                until a run ends)}
+                until a run ends),
+   "load": {interval_s, samples, cpu_cores, cpu_busy_mean, cpu_busy_p90, cpu_busy_max,
+            gpu_busy_mean: {index: share}, note}   (grade.hostload: this host's CPU and GPU busy shares
+                while the jobs ran; the local executor only, absent otherwise)}
 """
 
 from __future__ import annotations
@@ -140,6 +143,7 @@ class Manifest:
     jobs: dict[str, JobResult] = field(default_factory=dict)
     schedule: dict[str, Any] | None = None  # grade.schedule.Schedule of the jobs this run ran
     warmup: list[JobResult] = field(default_factory=list)  # the untimed warm-up runs before the jobs
+    load: dict[str, Any] | None = None  # grade.hostload.Load: this host's CPU and GPU use while the jobs ran
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     def add(self, result: JobResult) -> None:
@@ -159,6 +163,8 @@ class Manifest:
             doc["schedule"] = self.schedule
         if self.warmup:
             doc["warmup"] = [w.to_dict() for w in self.warmup]
+        if self.load is not None:
+            doc["load"] = self.load
         return json.dumps(doc, indent=1, default=str)
 
     def write(self) -> None:

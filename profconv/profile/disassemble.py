@@ -8,6 +8,9 @@ the optimisations are then unknown, never guessed.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -82,16 +85,57 @@ def _run(argv: list[str]) -> tuple[str | None, str | None]:
 
 
 def disassemble(path: Path, tool: str | None = None) -> Disassembly:
-    """cuobjdump's SASS (and PTX, for __half vs __half2) of `path`, read into per-kernel records."""
+    """cuobjdump's SASS (and PTX, for __half vs __half2) of `path`, read into per-kernel records. Its output
+    is kept beside the file, keyed by the file's bytes and the tool (`_kept`): cuobjdump -sass of a course
+    library takes ~1-5 s of CPU (its disassembler's start-up), and a class's build is disassembled once on
+    the build threads, ahead of the GPU, then read back by each verdict on it (grade, --runs N)."""
     tool = tool or find_cuobjdump()
     if tool is None:
         return Disassembly(str(path), note=MISSING)
     if not path.is_file():
         return Disassembly(str(path), tool=tool, note=f"{path}: no such file to disassemble")
-    text, why = _run(sass_argv(tool, path))
+    kept = _kept(path, tool)
+    text, ptx = _read_kept(kept)
     if text is None:
-        return Disassembly(str(path), tool=tool, note=why)
+        text, why = _run(sass_argv(tool, path))
+        if text is None:
+            return Disassembly(str(path), tool=tool, note=why)
+        ptx, _ = _run(ptx_argv(tool, path))  # a file without PTX (a -cubin, code=sm_XX only): fp16 stays unnamed
+        _keep(kept, text, ptx)
     kernels = parse(text)
-    ptx, _ = _run(ptx_argv(tool, path))  # a file without PTX (a -cubin, code=sm_XX only): fp16 stays unnamed
     note = None if kernels else f"{path.name} holds no SASS (PTX only, or no device code)"
     return Disassembly(str(path), kernels, ptx_half_ops(ptx or ""), tool, note)
+
+
+def _kept(path: Path, tool: str) -> Path:
+    """Where the tool's output for this file's bytes is kept: beside it, named by a hash of the bytes and the
+    tool (another build, or another cuobjdump, is another name)."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    try:
+        size = os.stat(tool).st_size
+    except OSError:
+        size = -1
+    h.update(f"\0{tool}\0{size}".encode())
+    return path.parent / f".{path.name}.{h.hexdigest()[:20]}.cuobjdump.json"
+
+
+def _read_kept(kept: Path) -> tuple[str | None, str | None]:
+    try:
+        doc = json.loads(kept.read_text())
+        return (doc["sass"], doc.get("ptx")) if isinstance(doc.get("sass"), str) else (None, None)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+def _keep(kept: Path, sass: str, ptx: str | None) -> None:
+    """Written whole or not at all (a read-only build folder: the next verdict runs the tool again)."""
+    tmp = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({"sass": sass, "ptx": ptx}))
+        os.replace(tmp, kept)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()

@@ -18,12 +18,14 @@ what finished, and profconv.errors.Interrupted is raised; the same request later
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ import pandas as pd
 
 from profconv.errors import InputError, Interrupted
 from profconv.grade import executors as ex
-from profconv.grade import leaderboard, manifest, ranking
+from profconv.grade import hostload, leaderboard, manifest, ranking
 from profconv.grade.caps import MIN_JOB_S, StudentBudget
 from profconv.grade.gpus import Gpu, query
 from profconv.grade.jobs import GRADE_CI_TARGET, GRADE_TIME_BUDGET_S, JobResult, JobSpec, not_run, validate_template
@@ -234,6 +236,11 @@ class Reports:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+@contextlib.contextmanager
+def _no_sampler() -> Iterator[None]:
+    yield None
+
+
 def _term_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -346,7 +353,10 @@ class GradeSession:
             cb.note(Note(f"running {len(todo)} job(s) with the {engine.name} executor"
                          + (" (dry run: no GPU)" if req.dry_run else "")))
             t0 = time.monotonic()
-            engine.run(todo, on_result)
+            # this host's CPU and GPU use meanwhile (the local executor's jobs run here; Slurm's and Ray's do not)
+            with (hostload.Sampler(gpus=not req.dry_run) if req.executor == "local" else _no_sampler()) as load:
+                engine.run(todo, on_result)
+            self.book.load = load.load.to_dict() if load is not None else None
             self.book.engine = engine.describe()  # now with what the engine found (Ray: the cluster's GPUs)
             return round(time.monotonic() - t0, 3)
         except KeyboardInterrupt:

@@ -1,0 +1,99 @@
+"""grade.hostload: this host's CPU and GPU busy shares while a grade's jobs ran (the manifest's "load"),
+and benchmarks/grade_throughput.py's line for it."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+import shutil
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from profconv.grade import hostload, manifest
+
+DATA = Path(__file__).parent / "data" / "grade"
+FAKE = f"{{python}} {shlex.quote(str(DATA / 'fake_run.py'))} {{kernel}} {{model}} {{out}}"
+STAT = """cpu  100 0 50 800 50 0 0 0 0 0
+cpu0 50 0 25 400 25 0 0 0 0 0
+intr 12345
+"""
+
+
+def _throughput():
+    spec = importlib.util.spec_from_file_location("grade_throughput", Path(__file__).parents[1] / "benchmarks"
+                                                  / "grade_throughput.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_cpu_times_and_busy_share_from_proc_stat() -> None:
+    assert hostload.cpu_times(STAT) == (150, 1000)  # idle 800 + iowait 50 of 1000 jiffies
+    assert hostload.cpu_times("intr 1\n") is None
+    assert hostload.busy_share((150, 1000), (250, 1200)) == 0.5
+    assert hostload.busy_share((150, 1000), (150, 1000)) is None  # no time passed
+    assert hostload.busy_share((150, 1000), (400, 1100)) == 1.0  # clamped
+
+
+def test_gpu_samples_from_nvidia_smi_lines() -> None:
+    text = "0, 45\n1, 100\n0, 55\nNo devices were found\n1, [N/A]\n"
+    assert hostload.gpu_samples(text) == {"0": [0.45, 0.55], "1": [1.0]}
+
+
+def test_the_sampler_reads_this_hosts_cpus_while_work_runs(tmp_path: Path) -> None:
+    if hostload.cpu_times(hostload.PROC_STAT.read_text() if hostload.PROC_STAT.exists() else "") is None:
+        pytest.skip("no /proc/stat here")
+    with hostload.Sampler(gpus=False, interval_s=0.05) as s:
+        end = time.monotonic() + 0.4
+        while time.monotonic() < end:
+            sum(range(10_000))
+    doc = s.load.to_dict()
+    assert doc["samples"] >= 4 and doc["cpu_cores"] == os.cpu_count()
+    assert 0.0 < doc["cpu_busy_mean"] <= doc["cpu_busy_max"] <= 1.0 and doc["cpu_busy_p90"] <= doc["cpu_busy_max"]
+    assert "gpu_busy_mean" not in doc and "note" not in doc
+
+
+def test_no_proc_stat_and_no_nvidia_smi_are_said(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with hostload.Sampler(gpus=True, interval_s=0.05, stat=tmp_path / "missing") as s:
+        time.sleep(0.1)
+    assert s.load.to_dict() == {"interval_s": 0.05, "samples": 0, "cpu_cores": os.cpu_count(),
+                                "note": f"CPU not sampled: no {tmp_path / 'missing'}; GPUs not sampled: no nvidia-smi"}
+
+
+def test_the_gpus_are_sampled_through_nvidia_smi(tmp_path: Path, monkeypatch) -> None:
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text(f"#!{sys.executable}\nimport sys, time\n"
+                   "assert '--loop-ms=50' in sys.argv, sys.argv\n"
+                   "for i in range(1000):\n    print('0, 40' if i % 2 else '0, 60', flush=True); time.sleep(0.01)\n")
+    smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    with hostload.Sampler(gpus=True, interval_s=0.05) as s:
+        time.sleep(0.3)
+    assert s.load.to_dict()["gpu_busy_mean"] == {"0": pytest.approx(0.5, abs=0.05)}
+
+
+def test_a_local_grade_records_the_hosts_load_and_the_benchmark_says_it(tmp_path: Path, capsys) -> None:
+    klass = tmp_path / "class"
+    shutil.copytree(DATA / "class", klass)
+    out = tmp_path / "g"
+    res = run_cli("grade", str(klass / "alice"), "--dry-run", "--out", str(out), "--job-command", FAKE)
+    assert res.returncode == 0, res.stdout + res.stderr
+    load = manifest.read(out)["load"]
+    assert load["interval_s"] == hostload.INTERVAL_S and load["cpu_cores"] == os.cpu_count()
+    assert "gpu_busy_mean" not in load  # a dry run: no GPU sampled
+    bench = _throughput()
+    line = bench.load_line({"samples": 3, "cpu_busy_mean": 0.52, "cpu_busy_p90": 0.9, "cpu_cores": 16,
+                            "gpu_busy_mean": {"0": 0.45}})
+    assert line == "  this host while the jobs ran: CPUs busy 52% (p90 90%) of 16 cores; GPU busy 0: 45%"
+    assert bench.load_line({"samples": 0}) is None
+    bench.print_summary(bench.summary(out))
+    printed = capsys.readouterr().out
+    assert "jobs (local" in printed and ("this host while the jobs ran" in printed) == bool(load["samples"])
