@@ -125,3 +125,16 @@ def test_a_value_not_of_its_plain_type_is_converted_as_ever(field, value):
     setattr(infos[1], field, value)
     assert parse_output._profiles_json_columns(infos) is None
     assert _outcome(parse_output._profiles_json, infos) == _outcome(_written_one_by_one, infos)
+
+
+def test_columns_with_op_times_are_converted_together(monkeypatch):
+    """Profiles with Op Times (not the columns' text) go msgspec's way all at once, not one by one."""
+    infos = _infos(3)
+    infos[1].op_times_s.append(0.25)
+    want = _written_one_by_one(infos)
+
+    def one_by_one(info):
+        raise AssertionError("converted one by one")
+
+    monkeypatch.setattr(parse_output, "_profile_json", one_by_one)
+    assert parse_output._profiles_json(columns_of(infos)) == want

@@ -98,7 +98,7 @@ def _profiles_json(infos) -> str:
     # else the record type refuses, goes the way of _profile_json
     ops = [x for info in infos for x in info.op_times_s]
     try:
-        structs = msgspec.convert(infos, list[ParsedProfile], strict=False, from_attributes=True)
+        structs = msgspec.convert(list(infos), list[ParsedProfile], strict=False, from_attributes=True)
         finite = all(map(math.isfinite, ops))
     except (msgspec.ValidationError, TypeError):
         finite = False
