@@ -472,3 +472,25 @@ def test_a_windows_rows_hold_a_keyword_or_marker_as_a_name(name, tmp_path, monke
     assert [p.command for part in parts for p in part.profiles] == [p.command for p in whole.profiles]
     assert sum(part.rows.n for part in parts) == whole.rows.n == 400 * 3 - 2 * len(named)
     assert {r for part in parts for r in part.rows.col("name")} >= {name}
+
+
+def test_a_window_without_a_profile_reads_on(tmp_path, monkeypatch):
+    """A window that holds no profile (a run that printed pages of output and no table) has no place
+    to cut: the stream reads on, as before the sweep's runs were one entry."""
+    from profconv.parse import stream
+
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 14)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 12)
+    def chatter(lines):
+        return "==99== NVPROF is profiling process 99, command: ./crash\n" + "step 1 of many: fine\n" * lines
+
+    path = tmp_path / "chatter.log"
+    # the first window (16 KiB at least: two starts in it) holds no table, nor does one later
+    path.write_text(chatter(300) + chatter(600) + _log(n=100) + chatter(2000) + _log(n=100, seed=3))
+    parts = list(stream.Stream(str(path)))
+    whole = profconv.parse(str(path), strict=True)  # (strict: read whole)
+    assert len(parts) > 5
+    assert [(p.line_start, p.command) for part in parts for p in part.profiles] == [
+        (p.line_start, p.command) for p in whole.profiles]
+    assert sum(part.rows.n for part in parts) == whole.rows.n == 600
+    assert stream._cut(stream.DialectResult(), b"a\n", 1, 1) == (0, 0)

@@ -455,7 +455,7 @@ def _cut(r: DialectResult, data: bytes, newlines: int, n: int) -> tuple[int, int
     MARGIN lines before the window's end, not comment-prefixed (window line number, byte offset);
     (0, 0) where there is none."""
     starts = _LineStarts(data, newlines)
-    for ls in islice(_starts_backwards(r.profiles), count(r.profiles) - 1):
+    for ls in islice(_starts_backwards(r.profiles), max(count(r.profiles) - 1, 0)):  # (not the first)
         if ls not in r.resume or ls + MARGIN > n:
             continue
         a, b = starts.span(ls)
