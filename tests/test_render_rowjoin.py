@@ -298,6 +298,25 @@ def test_csv_and_json_texts_by_c_and_by_python():
             f(2, [(rowjoin.CSV_TEXTS, ["a", 1])], b",")
 
 
+def test_long_texts_escaped_and_quoted_anywhere_by_c_and_by_python():
+    """What JSON escapes (below 0x20, '"', '\\') and CSV quotes (',', '"', CR, LF) at every place of
+    texts long enough for the 16-byte scan, many quotes in one cell; more distinct values than a piece
+    tries to keep (it then writes them without keeping), then a few values over and over."""
+    rng = random.Random(7)
+    marks = ['"', "\\", "\x00", "\x1f", "\t", ",", "\r", "\n", "\x7f", "é", " "]
+    vals = []
+    for k in range(3000):
+        base = [chr(rng.randrange(0x21, 0x7f)) for _ in range(rng.randrange(0, 70))]
+        for _ in range(rng.randrange(0, 4)):
+            base.insert(rng.randrange(len(base) + 1), rng.choice(marks))
+        vals.append("".join(base) + f"[{k}]")
+    vals += [rng.choice(vals[:5]) for _ in range(3000)] + ['"' * 40, 'a"' * 30]
+    js = _both(len(vals), [(rowjoin.JSON_TEXTS, vals)], b"\x01")
+    assert js == b"\x01".join(msgspec.json.encode(v) for v in vals)
+    csv = _both(len(vals), [(rowjoin.CSV_TEXTS, vals)], b"\x01")
+    assert csv == b"\x01".join(rowjoin._csv_text(v) for v in vals)
+
+
 def test_lent_chunks_are_the_bytes_and_released_after_write():
     """write(..., lend=True): each chunk a view of the joiner's buffer with the same bytes as
     without; a view kept past its write reads as released (never as a later chunk)."""

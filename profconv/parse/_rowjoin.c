@@ -59,6 +59,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 typedef struct {
     int kind; /* -1 literal, 0..4 as above */
     const char *lit;
@@ -179,8 +183,19 @@ static inline int escape8(uint64_t w) {
     return (((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGHS ? 1 : 0;
 }
 
-/* the index of the first byte of s[i, k) that JSON escapes, or k: 8 bytes at a time */
+/* the index of the first byte of s[i, k) that JSON escapes, or k: 16 bytes at a time (SSE2), then 8 */
 static Py_ssize_t next_escape(const char *s, Py_ssize_t i, Py_ssize_t k) {
+#if defined(__SSE2__) && defined(__x86_64__)
+    const __m128i low = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), back = _mm_set1_epi8('\\');
+    for (; i + 16 <= k; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, low), v), /* below 0x20 */
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, back)));
+        int bits = _mm_movemask_epi8(hit);
+        if (bits)
+            return i + __builtin_ctz((unsigned)bits);
+    }
+#endif
     for (; i + 8 <= k; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
@@ -263,11 +278,10 @@ static int put_csv_bytes(out_t *o, const char *t, Py_ssize_t k) {
         return out_put(o, t, k);
     Py_ssize_t a = 0;
     int rc = out_put(o, "\"", 1);
-    for (Py_ssize_t i = 0; i < k && rc == 0; i++)
-        if (t[i] == '"') {
-            rc = out_put(o, t + a, i + 1 - a); /* the quote, then itself again */
-            a = i;
-        }
+    for (const char *q = memchr(t, '"', (size_t)k); q != NULL && rc == 0; q = memchr(q + 1, '"', (size_t)(k - (q + 1 - t)))) {
+        rc = out_put(o, t + a, q + 1 - t - a); /* the quote, then itself again */
+        a = q - t;
+    }
     rc = rc < 0 ? rc : out_put(o, t + a, k - a);
     return rc < 0 ? rc : out_put(o, "\"", 1);
 }
@@ -300,8 +314,11 @@ static int put_csv_str(out_t *o, PyObject *v) {
 struct texts {
     PyObject *seen[TEXTS];
     Py_ssize_t off[TEXTS], len[TEXTS], alen;
+    Py_ssize_t looked, found; /* lookups and hits: a piece whose values seldom come again stops keeping */
     char arena[ARENA_MAX];
 };
+
+#define KEEP_TRIAL 2048 /* lookups after which a piece that found under an eighth of them keeps no more */
 
 static inline size_t text_slot(PyObject *v) {
     return (size_t)((((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ULL) >> 56); /* 0..255 */
@@ -312,8 +329,15 @@ static inline size_t text_slot(PyObject *v) {
 static int put_text_cached(out_t *o, piece_t *p, PyObject *v) {
     struct texts *t = p->texts;
     size_t h = text_slot(v);
-    if (t != NULL && t->seen[h] == v)
-        return out_put(o, t->arena + t->off[h], t->len[h]);
+    if (t != NULL) {
+        if (t->seen[h] == v) {
+            t->found++, t->looked++;
+            return out_put(o, t->arena + t->off[h], t->len[h]);
+        }
+        if (t->looked >= KEEP_TRIAL && t->found < t->looked / 8) /* names that differ row by row */
+            return p->kind == 4 ? put_json_str(o, v) : put_csv_str(o, v);
+        t->looked++;
+    }
     Py_ssize_t start = o->len;
     if ((p->kind == 4 ? put_json_str(o, v) : put_csv_str(o, v)) < 0)
         return -1;
@@ -325,6 +349,7 @@ static int put_text_cached(out_t *o, piece_t *p, PyObject *v) {
             return 0; /* not kept */
         memset(t->seen, 0, sizeof(t->seen));
         t->alen = 0;
+        t->looked = 1, t->found = 0;
     }
     if (t->alen + k > ARENA_MAX) {
         t->alen = 0;
