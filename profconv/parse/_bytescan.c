@@ -639,6 +639,17 @@ static PyObject *ascii_str(const unsigned char *p, Py_ssize_t n) {
     return s;
 }
 
+/* rows a trace from `start` may hold, a little over (the rest of the input in lines as long as its
+ * first one, at most 1 a 64 bytes): the columns' first size, so that they are seldom copied to grow
+ * (pages never written are never touched) */
+static Py_ssize_t trace_rows_guess(const unsigned char *p, Py_ssize_t start, Py_ssize_t len) {
+    const unsigned char *nl = memchr(p + start, '\n', (size_t)(len - start));
+    Py_ssize_t first = nl ? nl - (p + start) + 1 : len - start, rest = len - start;
+    first = first > 64 ? first : 64;
+    Py_ssize_t rows = rest / first + rest / first / 8 + 1024;
+    return rows < rest / 64 + 1024 ? rows : rest / 64 + 1024;
+}
+
 static PyObject *trace(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t start, name_col;
@@ -650,7 +661,7 @@ static PyObject *trace(PyObject *self, PyObject *args) {
         return NULL;
     }
     const unsigned char *p = (const unsigned char *)buf.buf;
-    Py_ssize_t len = buf.len, cap = 1024, n = 0, i = start;
+    Py_ssize_t len = buf.len, cap = trace_rows_guess(p, start, len), n = 0, i = start;
     PyObject *names = PyList_New(0), *out = NULL;
     bytes_table bases;
     int ready = bt_init(&bases, 64);
