@@ -97,12 +97,13 @@ def test_a_name_cell_not_plain_is_left_to_pyarrow(name):
 
 def test_values_codes_and_pools():
     data = b'S,D,N\n1,2.5,"k<a, b>"\n10,0.1,m\n3,4,"k<a, b>"\n'
-    rows, floats, counts, codes, pools = CSVCOLS.columns(data, 6, len(data), 3, (1,), (0,), (2,))
+    rows, floats, counts, codes, pools, values = CSVCOLS.columns(data, 6, len(data), 3, (1,), (0,), (2,))
     assert rows == 3
     assert floats == [b"".join(__import__("struct").pack("d", x) for x in (2.5, 0.1, 4.0))]
     assert counts == [b"".join(__import__("struct").pack("q", x) for x in (1, 10, 3))]
     assert codes == [b"".join(__import__("struct").pack("i", x) for x in (0, 1, 0))]
     assert pools == [["k<a, b>", "m"]]
+    assert values == [["k<a, b>", "m", "k<a, b>"]] and values[0][0] is values[0][2] is pools[0][0]
 
 
 def test_doubles_as_float_of_the_text():

@@ -2,10 +2,11 @@
  *
  * columns(data, start, end, ncols, floats, counts, texts) reads the rows data[start:end] (each one line
  * ending with a newline, the last one maybe not) of a table of ncols columns, and gives
- * (rows, floats, counts, codes, pools): for each column index in `floats` (a tuple) the bytes of one
- * double a row, in `counts` the bytes of one int64 a row, in `texts` the bytes of one int32 a row (the
- * cell's index in its pool) and the pool (the distinct cells as str, in order of first appearance: as
- * pyarrow's dictionary-encoded reading numbers them). It gives None -- the caller then reads the table
+ * (rows, floats, counts, codes, pools, values): for each column index in `floats` (a tuple) the bytes
+ * of one double a row, in `counts` the bytes of one int64 a row, in `texts` the bytes of one int32 a
+ * row (the cell's index in its pool), the pool (the distinct cells as str, in order of first
+ * appearance: as pyarrow's dictionary-encoded reading numbers them) and the values (a list of the
+ * pool's str, one a row). It gives None -- the caller then reads the table
  * as before (profconv.parse.columnar, pyarrow) -- wherever a row is not plainly one:
  *   - a row of another number of cells, an empty line, a carriage return or a byte not ASCII anywhere;
  *   - a cell that starts with '"' and does not end at the next '"' (a doubled quote, a newline inside,
@@ -324,9 +325,22 @@ static int read_plan(PyObject *cols, int what, Py_ssize_t ncols, plan_t *plan, r
     return 0;
 }
 
+/* a text column's values, a str a row (the pool's: one object for equal cells), appended to `to` */
+static int text_values(reader_t *r, int s, Py_ssize_t rows, PyObject *to) {
+    PyObject *values = PyList_New(rows), *strs = r->names[s].strs;
+    if (values == NULL)
+        return -1;
+    const int32_t *codes = (const int32_t *)r->out[s].buf;
+    for (Py_ssize_t k = 0; k < rows; k++)
+        PyList_SET_ITEM(values, k, Py_NewRef(PyList_GET_ITEM(strs, codes[k])));
+    int rc = PyList_Append(to, values);
+    Py_DECREF(values);
+    return rc;
+}
+
 /* the result tuple (see the module comment) from a reader that read every row: the columns in the
  * order they were listed in (their slots) */
-static PyObject *result(reader_t *r, Py_ssize_t rows, int nread, PyObject *lists[3], PyObject *pools) {
+static PyObject *result(reader_t *r, Py_ssize_t rows, int nread, PyObject *lists[4], PyObject *pools) {
     for (int s = 0; s < nread; s++) {
         int what = r->what[s];
         PyObject *b = PyBytes_FromStringAndSize(r->out[s].buf ? r->out[s].buf : "", r->out[s].len);
@@ -335,10 +349,10 @@ static PyObject *result(reader_t *r, Py_ssize_t rows, int nread, PyObject *lists
             return NULL;
         }
         Py_DECREF(b);
-        if (what == 3 && PyList_Append(pools, r->names[s].strs) < 0)
+        if (what == 3 && (PyList_Append(pools, r->names[s].strs) < 0 || text_values(r, s, rows, lists[3]) < 0))
             return NULL;
     }
-    return Py_BuildValue("(nOOOO)", rows, lists[0], lists[1], lists[2], pools);
+    return Py_BuildValue("(nOOOOO)", rows, lists[0], lists[1], lists[2], pools, lists[3]);
 }
 
 static PyObject *read_all(reader_t *r, Py_ssize_t start, int nread) {
@@ -358,10 +372,12 @@ static PyObject *read_all(reader_t *r, Py_ssize_t start, int nread) {
         return NULL;
     if (rc > 0 || rows == 0)
         Py_RETURN_NONE;
-    PyObject *lists[3] = {PyList_New(0), PyList_New(0), PyList_New(0)}, *pools = PyList_New(0), *out = NULL;
-    if (lists[0] && lists[1] && lists[2] && pools)
+    PyObject *lists[4] = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)}, *pools = PyList_New(0), *out = NULL;
+    if (lists[0] && lists[1] && lists[2] && lists[3] && pools)
         out = result(r, rows, nread, lists, pools);
-    Py_XDECREF(lists[0]), Py_XDECREF(lists[1]), Py_XDECREF(lists[2]), Py_XDECREF(pools);
+    for (int k = 0; k < 4; k++)
+        Py_XDECREF(lists[k]);
+    Py_XDECREF(pools);
     return out;
 }
 
@@ -418,7 +434,7 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS,
-     "columns(data, start, end, ncols, floats, counts, texts) -> (rows, floats, counts, codes, pools) or None"},
+     "columns(data, start, end, ncols, floats, counts, texts) -> (rows, floats, counts, codes, pools, values) or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -273,7 +273,7 @@ def _plain_result(got: tuple[Any, ...], floats: Sequence[str], counts: Sequence[
     """_csvcols.columns' result as read_csv's Columns."""
     import numpy as np
 
-    rows, numbers, whole, codes, pools = got
+    rows, numbers, whole, codes, pools, values = got
     out = Columns(rows)
     for c, raw in zip(floats, numbers):
         out.numbers[c] = array("d")
@@ -282,8 +282,9 @@ def _plain_result(got: tuple[Any, ...], floats: Sequence[str], counts: Sequence[
         ints = array("q")
         ints.frombytes(raw)
         out.numbers[c] = ints.tolist()
-    for c, raw, pool in zip(texts, codes, pools):
-        out.texts[c] = Text(np.frombuffer(raw, dtype=np.int32).copy(), Pool(pool))
+    for c, raw, pool, each in zip(texts, codes, pools, values):
+        text = out.texts[c] = Text(np.frombuffer(raw, dtype=np.int32).copy(), Pool(pool))
+        text._values, text._distinct = each, list(pool)  # made in C; the pool is in order of first use
     return out
 
 
