@@ -247,6 +247,16 @@ def test_number_pieces_by_c_and_by_python(col):
         assert line == want
 
 
+def test_ints_of_every_length_and_sign():
+    """INTS as int.__str__ writes them: every number of digits, both signs, 0 and the int64 ends."""
+    rng = random.Random(11)
+    values = [0, 1, -1, 9, 10, -10, 99, 100, (1 << 63) - 1, -(1 << 63), -(1 << 63) + 1]
+    values += [sign * (10 ** k + d) for k in range(19) for d in (-1, 0, 1) for sign in (1, -1) if 10 ** k + d < 1 << 63]
+    values += [rng.randrange(-(1 << 63), 1 << 63) >> rng.randrange(64) for _ in range(20000)]
+    for col in (values, array("q", values)):
+        assert _both(len(values), [(rowjoin.INTS, col, 0)], b",") == ",".join(map(str, values)).encode()
+
+
 def test_number_pieces_refused_before_any_row():
     """A value of another type (an int among floats, a bool or 2**63 among ints), a buffer of
     another kind, a column too short: refused before anything is written, C and twin alike."""
