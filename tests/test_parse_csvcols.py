@@ -131,3 +131,33 @@ def test_header_not_plain_or_columns_twice_is_left_to_pyarrow():
     assert columnar._plain_columns(b"S,S,N\n1,2,a\n", ["S"], [], ["N"]) is None
     assert columnar._plain_columns(b"S,N\n1,a\n", ["T"], [], ["N"]) is None
     assert columnar._plain_columns(b"S\n1\n", ["S"], [], []) is None
+
+
+def _nsys_trace(n: int, odd_row: int | None = None) -> str:
+    head = ("Processing [r.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]...\n\n"
+            "Start (ns),Duration (ns),CorrId,GrdX,Bytes (MB),Device,Name\n")
+    names = ['"k(float*, int)"', "[CUDA memcpy HtoD]", "gemm", '"void f<float, 16>(float const *, int)"']
+    rows = [f"{1000 + 7 * i},{i % 97 + 1}.{i % 10},{i},1,{'' if i % 3 else '0.5'},H200,{names[i % 4]}" for i in range(n)]
+    if odd_row is not None:
+        rows[odd_row] = rows[odd_row].replace(",H200,", ',"H200",').replace(f"{1000 + 7 * odd_row},", "1e3,", 1)
+    return head + "".join(r + "\n" for r in rows)
+
+
+@pytest.mark.parametrize("odd_row", [None, 5, 2500])
+def test_nsys_trace_output_with_and_without_the_c_reader(tmp_path, monkeypatch, cli, odd_row):
+    """--json and --csv of an nsys trace big enough for the columnar readers: the C reader's (or, with
+    a row it leaves to pyarrow, pyarrow's) and pyarrow's alone, byte for byte."""
+    from profconv.parse.dialects import nsys
+
+    path = tmp_path / "trace.log"
+    path.write_text(_nsys_trace(nsys.BULK_ROWS + 700, odd_row))
+    calls = []
+    real = CSVCOLS.columns
+    monkeypatch.setattr(CSVCOLS, "columns", lambda *a: calls.append(real(*a)) or calls[-1])
+    got = {mode: cli("parse", path, mode) for mode in ("--json", "--csv")}
+    assert calls and all((c is None) == (odd_row is not None) for c in calls)  # read in C where plain
+    load = native.load
+    monkeypatch.setattr(native, "load", lambda name: None if name == "_csvcols" else load(name))
+    for mode, r in got.items():
+        assert r.returncode == 0 and cli("parse", path, mode) == r
+    assert '"start_ns":1007.0,' in got["--json"].stdout and ',"void f<float, 16>(float const *, int)",' in got["--csv"].stdout
