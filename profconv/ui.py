@@ -71,6 +71,9 @@ class TrimmedLines:
         self._pending = ""  # trailing spaces of the line not yet ended
 
     def write(self, text: str) -> int:
+        if not self._pending and text[-1:] == "\n" and " \n" not in text:  # whole lines, none to trim
+            self._stream.write(text)
+            return len(text)
         lines = (self._pending + text).split("\n")
         last = lines.pop()
         kept = last.rstrip(" ")

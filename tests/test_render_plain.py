@@ -16,7 +16,7 @@ from profconv import ui
 from profconv.errors import ProfconvError
 from profconv.parse import parse
 from profconv.parse.core import ProfileSet
-from profconv.render import plain
+from profconv.render import plain, ranked_text
 from profconv.render.format import Column, fit_table
 from profconv.render.profile_tables import TableOptions, render
 
@@ -51,6 +51,16 @@ class Counter:
 
         monkeypatch.setattr(plain.Writer, "table", counted_table)
         monkeypatch.setattr(plain.Writer, "line", counted_line)
+        blocks = ranked_text.blocks
+
+        def counted_blocks(*args, **kw):  # ranked tables laid out a run of profiles at a time
+            got = blocks(*args, **kw)
+            done = [b for bs in got.values() for b in bs if b.text is not None]
+            self.tables += len(done)
+            self.lines += sum(b.summary is None for b in done)  # the summary line written with its table
+            return got
+
+        monkeypatch.setattr(ranked_text, "blocks", counted_blocks)
 
 
 def _both(monkeypatch, ps: ProfileSet, opts: TableOptions, width: int = ui.PLAIN_WIDTH, set_width=None) -> str:

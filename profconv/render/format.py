@@ -105,27 +105,33 @@ PAD = 3  # SIMPLE_HEAD without edges: a space either side of each cell and one b
 def fit(columns: list[Column], width: int, wrap_min: int = 24) -> tuple[list[Column], list[str]]:
     """The columns that fit `width` with the wrapping column at least `wrap_min` wide (or its natural
     width when narrower), dropping droppable columns lowest rank first; also the headers dropped."""
-    kept = list(columns)
-    widths = {id(c): min(c.natural(), wrap_min) if c.wrap else c.natural() for c in columns}
+    widths = [min(c.natural(), wrap_min) if c.wrap else c.natural() for c in columns]
+    kept, gone = fit_widths(widths, [c.drop for c in columns], [c.wrap for c in columns], width)
+    return [columns[i] for i in kept], [columns[i].header for i in gone]
+
+
+def fit_widths(widths: list[int], drops: list[int | None], wraps: list[bool], width: int) -> tuple[list[int], list[int]]:
+    """`fit` on the columns' widths (the wrapping one's already at most wrap_min), drop ranks and
+    whether each wraps: the positions kept (in order) and those left out (in the order they went)."""
+    kept = list(range(len(widths)))
 
     def needed() -> int:
-        return sum(widths[id(c)] + PAD for c in kept) - PAD
+        return sum(widths[i] + PAD for i in kept) - PAD
 
-    gone: list[Column] = []
-    for c in sorted((c for c in columns if c.drop is not None), key=lambda c: c.drop):  # type: ignore[arg-type, return-value]
+    gone: list[int] = []
+    for i in sorted((i for i in kept if drops[i] is not None), key=lambda i: drops[i]):  # type: ignore[arg-type, return-value]
         if needed() <= width:
             break
-        kept.remove(c)
-        gone.append(c)
-    for c in [c for c in reversed(gone) if not c.wrap]:  # a narrow column left out on the way may fit again
-        kept.append(c)
-        kept.sort(key=columns.index)
+        kept.remove(i)
+        gone.append(i)
+    for i in [i for i in reversed(gone) if not wraps[i]]:  # a narrow column left out on the way may fit again
+        kept.append(i)
+        kept.sort()
         if needed() > width:
-            kept.remove(c)
+            kept.remove(i)
         else:
-            gone.remove(c)
-    dropped = [c.header for c in gone]
-    return kept, dropped
+            gone.remove(i)
+    return kept, gone
 
 
 @dataclass

@@ -17,6 +17,7 @@ parseable file of tests/data both ways and compares the bytes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, get_character_cell_size
@@ -67,9 +68,9 @@ def width(text: str) -> int | None:
     return total if total == cell_len(text) else None
 
 
-def _markup_free(text: str) -> bool:
+def markup_free(text: str) -> bool:
     """A string rich reads as markup prints as it is: no tag or escape, no emoji code."""
-    return "[" not in text and "\\" not in text and not EMOJI.search(text)
+    return "[" not in text and "\\" not in text and (":" not in text or not EMOJI.search(text))
 
 
 def writer(con: Console) -> Writer | None:
@@ -83,14 +84,29 @@ class Writer:
     False, having written nothing, where rich must draw it."""
 
     def __init__(self, con: Console) -> None:
-        self.write = con.file.write
+        self.write: Callable[[str], object] = con.file.write
+        self._file_write = con.file.write
         self.width = con.width
+        self._held: list[str] = []
+        from profconv.ui import TrimmedLines
+
+        self.trims = isinstance(con.file, TrimmedLines)  # the file drops the spaces that end a line
+
+    def hold(self) -> None:
+        """Keep what is written until flush() (one write of many lines and tables); flush before
+        anything else writes to the console's file."""
+        self.write = self._held.append
+
+    def flush(self) -> None:
+        if self._held:
+            self._file_write("".join(self._held))
+            self._held.clear()
 
     def line(self, text: str, markup: bool = False) -> bool:
         """`text` as con.print prints it (a str is read as markup: markup=True; a Text is not), when
         it is one line that fits the console."""
         w = width(text)
-        if w is None or w > self.width or (markup and not _markup_free(text)):
+        if w is None or w > self.width or (markup and not markup_free(text)):
             return False
         self.write(text + "\n")
         return True
@@ -120,7 +136,7 @@ class Writer:
         notes = t.caption.split("\n") if t.caption else []
         for a in ([t.title] if t.title else []) + notes:
             aw = width(a)
-            if aw is None or aw > table_width or not _markup_free(a):
+            if aw is None or aw > table_width or not markup_free(a):
                 return False
         out = [t.title + " " * (table_width - (width(t.title) or 0))] if t.title else []
         lines = list(map("   ".join, zip(*bodies)))
@@ -134,7 +150,7 @@ class Writer:
 
 def _column_strings(c: Column) -> list[str] | None:
     """A column's header and cells as plain strings, or None where rich would style or wrap them."""
-    if not _markup_free(c.header) or c.justify not in ("left", "right"):
+    if not markup_free(c.header) or c.justify not in ("left", "right"):
         return None
     strings = [c.header]
     for v in c.cells:

@@ -4,7 +4,7 @@ Rendered from the parse's plain columns (ProfileSet.rows), so printing a table n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,11 +14,12 @@ from rich.text import Text
 
 from profconv.parse.colviews import both, holds_views, positions
 from profconv.parse.core import ProfileSet
-from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, context_facts
+from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, ProfileInfo, context_facts
 from profconv.parse.shares import share_rows
 from profconv.parse.table import Rows
-from profconv.render import plain
+from profconv.render import plain, ranked_text
 from profconv.render.format import Column, Fitted, count, duration, fit_table
+from profconv.render.ranked_text import summary_text
 from profconv.ui import heading, heading_is_rule
 
 
@@ -78,16 +79,7 @@ def _where(rows: Rows, profile: int, sections: tuple[str, ...]) -> Sequence[int]
 
 
 def summary_line(r: Ranked) -> str:
-    title = SECTION_TITLES.get(r.section, r.section)
-    n = len(r.rows)
-    if r.top_count == 0:  # every time empty or zero (OpenACC regions, a UM table printed with 0): no ranking
-        return f"none of these {n} rows has a time above zero: nothing to rank"
-    return f"{r.top_count} of {n} {title} take {r.top_share * 100:.1f}% of {_noun(r.section)} time"
-
-
-def _noun(section: str) -> str:
-    return {"gpu": "GPU", "api": "API", "openacc": "OpenACC", "nvtx": "NVTX range",
-            "os-runtime": "OS runtime", "unified-memory": "Unified Memory"}.get(section, section)
+    return summary_text(r.section, len(r.rows), r.top_count, r.top_share)
 
 
 def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
@@ -194,45 +186,142 @@ def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
 def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
     """Each profile's heading, context and ranked tables (a part of a long log at a time, too).
     In a file or a pipe each line and table is written as plain text where render/plain can
-    (the bytes rich prints there), by rich otherwise."""
+    (the bytes rich prints there), by rich otherwise; there the ranked tables of a run of profiles
+    are laid out together (render/ranked_text), not one by one."""
     # each profile's tables are ranked from its own rows: the rows are split by profile once
     # (looking for one profile's rows in all of them made 8,000 profiles take minutes)
     rows = ps.rows
     index = by_profile(rows) if len(ps.profiles) > 1 else None
-    fast = plain.writer(console)
-    width = console.width
-    source = str(ps.source)
+    out = _Out(console)
     if console.is_terminal and len(ps.profiles) > MANY_PROFILES:  # first-contact-2 m15: minutes of scrolling
-        console.print(f"[dim]{len(ps.profiles):,} profiles in {escape(source)}: every one follows; `--profile N` "
-                      "shows one, `--json` or `--csv` writes all rows at once[/dim]", highlight=False)
-    for info in ps.profiles:
-        own = rows if index is None else rows.take(index.get(info.profile, []))
-        where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
-        title = f"Profile {info.profile} · {info.tool} · {source}{where}"
-        if not (fast and not heading_is_rule(console, plain.width(title) or 0)
-                and fast.line(f"── {title} ──", markup=True)):
-            heading(console, f"Profile {info.profile} · {info.tool} · {escape(source)}{where}")
-        for f in context_facts(info):
-            if not (fast and fast.line(f"  {f}", markup=True)):
-                console.print(f"  {escape(str(f))}", highlight=False)
-        for ranked in rank_rows(own, info.profile, list(TIMED_SECTIONS), opts.threshold):
-            table = ranked_table(ranked, opts, width)
-            if not (fast and fast.table(table)):
-                console.print(table)
-            summary = summary_line(ranked)
-            if not (fast and fast.line(f"  ● {summary}", markup=True)):
-                console.print(f"  [green]●[/green] {summary}", highlight=False)
-            for note in ps.table_notes.get((info.profile, ranked.section), []):
-                if not (fast and fast.line(f"  warning: {note}")):
-                    console.print(Text(f"  warning: {note}", style="yellow"))
-        limit = None if opts.max_rows is None else METRIC_ROWS_SHOWN
-        mt = metric_table(own, info.profile, width, limit) if opts.metrics else None
-        if mt is not None and not (fast and fast.table(mt)):
-            console.print(mt)
-        for note in (n for s in ("ncu-metric", "metric") for n in ps.table_notes.get((info.profile, s), [])
-                     if mt is not None):  # said under the Metrics table ('decimal mark': why a cell is '—')
-            if not (fast and fast.line(f"  warning: {note}")):
-                console.print(Text(f"  warning: {note}", style="yellow"))
+        console.print(f"[dim]{len(ps.profiles):,} profiles in {escape(str(ps.source))}: every one follows; "
+                      "`--profile N` shows one, `--json` or `--csv` writes all rows at once[/dim]", highlight=False)
+    together = out.fast is not None and not holds_views((rows.col("profile"), rows.col("section")))
+    metrics = opts.metrics and not (together and _METRIC_SECTIONS.isdisjoint(rows.col("section")))
+    for run, pos in _runs(ps.profiles, index, rows.n) if together else [(ps.profiles, None)]:
+        pre = None if pos is None else ranked_text.blocks(rows, pos, opts.threshold, opts.max_rows,
+                                                          opts.full_names, console.width, out.trims)
+        for info in run:
+            _profile(ps, info, _Own(rows, index, info.profile), pre, out, opts, metrics)
+        out.flush()
+
+
+_METRIC_SECTIONS = frozenset(("ncu-metric", "metric"))
+RUN_ROWS = 4096  # the rows of a run of profiles laid out together (its text is held until written)
+
+
+def _runs(profiles: Sequence[ProfileInfo], index: dict[Any, list[int]] | None,
+          n: int) -> Iterator[tuple[Sequence[ProfileInfo], Sequence[int]]]:
+    """The profiles in runs of about RUN_ROWS rows, with the positions of their rows."""
+    if index is None:
+        yield profiles, range(n)
+        return
+    run: list[ProfileInfo] = []
+    pos: list[int] = []
+    seen: set[Any] = set()
+    for info in profiles:
+        run.append(info)
+        if info.profile not in seen:
+            seen.add(info.profile)
+            pos.extend(index.get(info.profile, ()))
+        if len(pos) >= RUN_ROWS:
+            yield run, pos
+            run, pos, seen = [], [], set()
+    if run:
+        yield run, pos
+
+
+class _Own:
+    """One profile's rows, taken from the part's when first asked for."""
+
+    def __init__(self, rows: Rows, index: dict[Any, list[int]] | None, profile: Any) -> None:
+        self.rows, self.index, self.profile = rows, index, profile
+        self.got: Rows | None = None
+
+    def get(self) -> Rows:
+        if self.got is None:
+            self.got = self.rows if self.index is None else self.rows.take(self.index.get(self.profile, []))
+        return self.got
+
+
+class _Out:
+    """A console written through render/plain where it can be (held, one write a run of profiles),
+    by rich otherwise (what is held written first)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.fast = plain.writer(console)
+        self.trims = self.fast is not None and self.fast.trims
+        self.rules = heading_is_rule(console, 0)  # whether headings may be rules (read once: is_terminal costs)
+        if self.fast is not None:
+            self.fast.hold()
+
+    def line(self, text: str, markup: bool = False) -> bool:
+        return self.fast is not None and self.fast.line(text, markup)
+
+    def table(self, t: Fitted) -> bool:
+        return self.fast is not None and self.fast.table(t)
+
+    def write(self, text: str) -> None:
+        assert self.fast is not None  # (what is laid out together is laid out for a plain writer)
+        self.fast.write(text)
+
+    def draw(self, *what: Any, **kw: Any) -> None:
+        self.flush()
+        self.console.print(*what, **kw)
+
+    def flush(self) -> None:
+        if self.fast is not None:
+            self.fast.flush()
+
+
+def _profile(ps: ProfileSet, info: ProfileInfo, own: _Own, pre: dict[Any, list[ranked_text.Block]] | None,
+             out: _Out, opts: TableOptions, metrics: bool) -> None:
+    """One profile: its heading, context, ranked sections (laid out in `pre`, or here) and metrics."""
+    source, width = str(ps.source), out.console.width
+    where = f" lines {info.line_start}-{info.line_end}" if info.line_start else ""  # collected, not parsed
+    title = f"Profile {info.profile} · {info.tool} · {source}{where}"
+    if not (out.fast and not (out.rules and heading_is_rule(out.console, plain.width(title) or 0))
+            and out.line(f"── {title} ──", markup=True)):
+        out.flush()
+        heading(out.console, f"Profile {info.profile} · {info.tool} · {escape(source)}{where}")
+    for f in context_facts(info):
+        if not out.line(f"  {f}", markup=True):
+            out.draw(f"  {escape(str(f))}", highlight=False)
+    if pre is None:
+        for ranked in rank_rows(own.get(), info.profile, list(TIMED_SECTIONS), opts.threshold):
+            _ranked_section(ps, ranked, out, opts)
+    for b in () if pre is None else pre.get(info.profile, ()):
+        if b.text is None:
+            for ranked in rank_rows(own.get(), info.profile, [b.section], opts.threshold):
+                _ranked_section(ps, ranked, out, opts)
+        else:
+            out.write(b.text)  # the table, and its summary line unless rich must print it
+            _summary(ps, info.profile, b.section, b.summary, out)
+    limit = None if opts.max_rows is None else METRIC_ROWS_SHOWN
+    mt = metric_table(own.get(), info.profile, width, limit) if metrics else None
+    if mt is not None and not out.table(mt):
+        out.draw(mt)
+    for note in (n for s in ("ncu-metric", "metric") for n in ps.table_notes.get((info.profile, s), [])
+                 if mt is not None):  # said under the Metrics table ('decimal mark': why a cell is '—')
+        if not out.line(f"  warning: {note}"):
+            out.draw(Text(f"  warning: {note}", style="yellow"))
+
+
+def _ranked_section(ps: ProfileSet, ranked: Ranked, out: _Out, opts: TableOptions) -> None:
+    table = ranked_table(ranked, opts, out.console.width)
+    if not out.table(table):
+        out.draw(table)
+    _summary(ps, ranked.profile, ranked.section, summary_line(ranked), out)
+
+
+def _summary(ps: ProfileSet, profile: Any, section: str, summary: str | None, out: _Out) -> None:
+    """A ranked table's summary line (None: written) and its notes."""
+    if summary is not None and not out.line(f"  ● {summary}", markup=True):
+        out.draw(f"  [green]●[/green] {summary}", highlight=False)
+    for note in ps.table_notes.get((profile, section), []):
+        if not out.line(f"  warning: {note}"):
+            out.draw(Text(f"  warning: {note}", style="yellow"))
 
 
 def render_footer(ps: ProfileSet, console: Console) -> None:
