@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
-from profconv.parse import bytescan, context, native
+from profconv.parse import bytescan, context, engine, native
 from profconv.parse.colviews import Const, View, holds_views
 from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, SweptRun, expanded, walk
@@ -267,6 +267,8 @@ def _run(name: str, doc: Document, end: str, results: dict[str, DialectResult], 
     if big:  # a dialect parses the lines: the whole text need not be held meanwhile
         doc.text = ""
     results[name] = r = registry()[name].parse(doc)
+    if not end:  # the input ends mid-line: its last line is a row or marker cut short, or booked
+        engine.cut_last_line(r, lines)
     if doc.pre is not None:
         if doc.pre.unused():
             raise bytescan.Reparse  # a table found on the bytes that the dialect did not read as such

@@ -214,3 +214,24 @@ def run(ctx: Context, readers: Sequence[Reader]) -> DialectResult:
         # (profconv/nogc.py: a long log read part by part had kept every window's)
         ctx.readers = []
         ctx.open = None
+
+
+def cut_last_line(result: DialectResult, lines: list[str]) -> None:
+    """The end of an input that ends mid-line (no line end after its last line: a file cut while it
+    was written or copied): its last line, where no reader took it and the line before it belongs to
+    a profile (a row, header or marker the dialect booked), is a row or marker cut short -- `83`,
+    `"GPU act`, `393.07ms  1.2`, text -- and is reported unplaced, never silently lost (a markdown
+    fence that closes a pasted log without a line end is not cut): in the middle of a table a
+    reader takes or unplaces such a line (or the table goes on after it), at the end nothing
+    follows to tell. Called for every dialect's result by the core (profconv.parse.core._run), the
+    whole file's and a long log's last part alike."""
+    n = len(lines)
+    last = lines[-1].strip()
+    if n > 1 and last and last.strip("`~") and not _booked(result, n) and _booked(result, n - 1):
+        result.unplaced.append(n)  # (a markdown fence of ``` or ~~~ closed without a line end: not cut)
+
+
+def _booked(result: DialectResult, lineno: int) -> bool:
+    """Whether the dialect booked the line: claimed (a row, header, marker), read in bulk, or unplaced."""
+    return (lineno in result.claimed or any(a <= lineno <= b for a, b in (*result.bulk, *result.rows_read))
+            or lineno in result.unplaced)
