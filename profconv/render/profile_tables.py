@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,10 +17,12 @@ from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, ProfileInfo, context_facts
 from profconv.parse.shares import share_rows
 from profconv.parse.table import Rows
-from profconv.render import plain, ranked_text
+from profconv.render import plain
 from profconv.render.format import Column, Fitted, count, duration, fit_table
-from profconv.render.ranked_text import summary_text
 from profconv.ui import heading, heading_is_rule
+
+if TYPE_CHECKING:
+    from profconv.render import ranked_text
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,19 @@ def _where(rows: Rows, profile: int, sections: tuple[str, ...]) -> Sequence[int]
 
 def summary_line(r: Ranked) -> str:
     return summary_text(r.section, len(r.rows), r.top_count, r.top_share)
+
+
+def summary_text(section: str, n: int, top_count: int, top_share: float) -> str:
+    """What a ranked table's summary line says: how many of its n rows take how much of the time."""
+    if top_count == 0:  # every time empty or zero (OpenACC regions, a UM table printed with 0): no ranking
+        return f"none of these {n} rows has a time above zero: nothing to rank"
+    title = SECTION_TITLES.get(section, section)
+    return f"{top_count} of {n} {title} take {top_share * 100:.1f}% of {_noun(section)} time"
+
+
+def _noun(section: str) -> str:
+    return {"gpu": "GPU", "api": "API", "openacc": "OpenACC", "nvtx": "NVTX range",
+            "os-runtime": "OS runtime", "unified-memory": "Unified Memory"}.get(section, section)
 
 
 def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
@@ -196,8 +211,12 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
     if console.is_terminal and len(ps.profiles) > MANY_PROFILES:  # first-contact-2 m15: minutes of scrolling
         console.print(f"[dim]{len(ps.profiles):,} profiles in {escape(str(ps.source))}: every one follows; "
                       "`--profile N` shows one, `--json` or `--csv` writes all rows at once[/dim]", highlight=False)
-    together = out.fast is not None and not holds_views((rows.col("profile"), rows.col("section")))
+    # a run of profiles laid out together (NumPy: loaded for a sweep, not for one profile's tables)
+    together = (out.fast is not None and len(ps.profiles) > 1
+                and not holds_views((rows.col("profile"), rows.col("section"))))
     metrics = opts.metrics and not (together and _METRIC_SECTIONS.isdisjoint(rows.col("section")))
+    if together:
+        from profconv.render import ranked_text  # (loads NumPy)
     for run, pos in _runs(ps.profiles, index, rows.n) if together else [(ps.profiles, None)]:
         pre = None if pos is None else ranked_text.blocks(rows, pos, opts.threshold, opts.max_rows,
                                                           opts.full_names, console.width, out.trims)

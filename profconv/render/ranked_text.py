@@ -25,6 +25,7 @@ from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS
 from profconv.parse.table import Rows
 from profconv.render import plain
 from profconv.render.format import PAD, count, fit_widths
+from profconv.render.profile_tables import summary_text
 
 # the columns of profile_tables.ranked_table: header, the key that must be present, drop rank
 SPEC: tuple[tuple[str, str | None, int | None], ...] = (
@@ -52,19 +53,6 @@ class Block(NamedTuple):
     section: str
     text: str | None
     summary: str | None  # the summary line, where `text` does not end with it
-
-
-def summary_text(section: str, n: int, top_count: int, top_share: float) -> str:
-    """What a ranked table's summary line says: how many of its n rows take how much of the time."""
-    if top_count == 0:  # every time empty or zero (OpenACC regions, a UM table printed with 0): no ranking
-        return f"none of these {n} rows has a time above zero: nothing to rank"
-    title = SECTION_TITLES.get(section, section)
-    return f"{top_count} of {n} {title} take {top_share * 100:.1f}% of {_noun(section)} time"
-
-
-def _noun(section: str) -> str:
-    return {"gpu": "GPU", "api": "API", "openacc": "OpenACC", "nvtx": "NVTX range",
-            "os-runtime": "OS runtime", "unified-memory": "Unified Memory"}.get(section, section)
 
 
 def _floats(col: Sequence[Any], pos: np.ndarray) -> np.ndarray:
