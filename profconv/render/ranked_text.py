@@ -341,15 +341,16 @@ def _lines(cols: list[list[str]], lays: list[_Layout | None], group: np.ndarray)
     layout formatted in one pass."""
     ids: dict[int, int] = {}
     uses = np.array([-1 if lay is None else ids.setdefault(id(lay), len(ids)) for lay in lays], dtype=np.intp)
-    by_id = {id(lay): lay for lay in lays if lay is not None}
+    by_use = list({id(lay): lay for lay in lays if lay is not None}.values())  # (in the order of `ids`)
     row_use = uses[group] if len(group) else np.zeros(0, np.intp)
+    if len(ids) == 1 and (row_use == 0).all():
+        return list(map(by_use[0].fmt.format, *(cols[j] for j in by_use[0].kept)))
     out = np.full(len(group), "", dtype=object)
-    for lid, u in ids.items():
-        lay = by_id[lid]
-        at = np.flatnonzero(row_use == u)
-        if len(at) == len(group):
-            return list(map(lay.fmt.format, *(cols[j] for j in lay.kept)))
-        pick = itemgetter(*at.tolist()) if len(at) > 1 else lambda col, i=int(at[0]): (col[i],)
+    order = np.argsort(row_use, kind="stable")  # the rows of each layout together, in row order
+    bounds = np.searchsorted(row_use[order], np.arange(len(ids) + 1))
+    for u, lay in enumerate(by_use):
+        at = order[bounds[u]:bounds[u + 1]].tolist()
+        pick = itemgetter(*at) if len(at) > 1 else lambda col, i=at[0]: (col[i],)
         out[at] = list(map(lay.fmt.format, *(pick(cols[j]) for j in lay.kept)))
     return out.tolist()
 
