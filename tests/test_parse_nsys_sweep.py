@@ -8,7 +8,7 @@ import pytest
 from profconv.nogc import paused
 from profconv.parse import bytescan, core, grouping
 from profconv.parse.dialects import nsys, nsys_batch, nsys_sweep
-from profconv.parse.model import Block
+from profconv.parse.model import Block, SweptRun, expanded
 from tests.test_parse_nsys_stream import _sweep
 
 
@@ -28,11 +28,13 @@ def _made(prof) -> list[tuple]:
 def test_a_sweeps_runs_are_profiles_of_one_sweep_their_blocks_not_made():
     with paused():
         r = nsys.parse(_doc(_sweep(4)))
-    assert [p.sweep is not None for p in r.profiles] == [True] * 4
-    assert [(p.line_start, p.line_end) for p in r.profiles] == [(1, 10), (12, 21), (23, 32), (34, 43)]
-    assert r.profiles[0].sweep is r.profiles[3].sweep
-    assert _made(r.profiles[1]) == [("gpu", "cuda_gpu_kern_sum", 16, 21, 6, 6)]
-    assert r.profiles[1].sweep is None  # made once asked, then a profile as any other
+    assert [type(p) for p in r.profiles] == [SweptRun] and r.profiles[0].count == 4  # one entry: 4 profiles
+    ps = expanded(r.profiles)
+    assert [p.sweep is not None for p in ps] == [True] * 4
+    assert [(p.line_start, p.line_end) for p in ps] == [(1, 10), (12, 21), (23, 32), (34, 43)]
+    assert ps[0].sweep is ps[3].sweep
+    assert _made(ps[1]) == [("gpu", "cuda_gpu_kern_sum", 16, 21, 6, 6)]
+    assert ps[1].sweep is None  # made once asked, then a profile as any other
     assert r.rows_read == [(5, 10), (16, 21), (27, 32), (38, 43)] and {2, 4, 13, 15} <= r.claimed
     assert sorted(r.resume) == [1, 12, 23, 34]
 
@@ -47,12 +49,13 @@ def test_the_same_profiles_as_their_start_and_block_events_make():
                 "100.0,10,1,10.0,10.0,10,10,0.0,cudaMalloc\n\n")  # a second table in run 4's profile: not swept
     with paused():
         r = nsys.parse(_doc("Generating ".join(runs)))
-    swept = [p.sweep is not None for p in r.profiles]
+    profiles = expanded(r.profiles)
+    swept = [p.sweep is not None for p in profiles]
     # runs 0-3 made at once (grouping asks the next start about the last one's sweep, not its tables),
     # run 4 holds two tables (its events as they are), run 5 made at once
     assert swept == [True, True, True, True, False, True]
     plain = []
-    for ev in r.profiles:
+    for ev in profiles:
         plain.append((ev.line_start, ev.line_end, ev.pid, ev.command, ev.device, _made(ev)))
     assert plain[2][5] == [("api", "cuda_api_sum", 27, 32, 12, 6)]
     assert [len(p[5]) for p in plain] == [1, 1, 1, 1, 2, 1]
@@ -103,11 +106,11 @@ def test_events_keeps_what_is_not_a_run_start_then_its_one_table():
     got = nsys_sweep.events(evs)
     assert [e.kind for e in got] == ["profiles", "start", "block", "block", "start", "block", "block", "break",
                                      "profiles", "profiles"]
-    assert [(p.line_start, p.line_end) for p in got[0].profiles] == [(1, 7)]
+    assert [(p.line_start, p.line_end) for p in expanded(got[0].profiles)] == [(1, 7)]
     assert got[2].block.line_start == 13 and isinstance(got[3].block, Block)
     assert (got[3].block.line_start, got[3].block.line_end, got[3].block.span.n) == (21, 23, 3)
-    assert [(p.line_start, p.line_end) for p in got[8].profiles] == [(51, 57), (60, 66)]
-    assert [p.sweep.rows for p in got[9].profiles] == [other.table, other.table]
+    assert [(p.line_start, p.line_end) for p in expanded(got[8].profiles)] == [(51, 57), (60, 66)]
+    assert [p.sweep.rows for p in expanded(got[9].profiles)] == [other.table, other.table]
     assert nsys_sweep.reports(evs) == ({"cuda_gpu_kern_sum"}, {"gpu"})
 
 
@@ -125,8 +128,9 @@ def test_runs_whose_last_table_has_another_after_it():
         got = nsys_sweep.events(_fed(items))
         assert [e.kind for e in got] == ["profiles"] * (n > 1) + ["start", "block", "block"]
         assert got[-3].line == 10 * (n - 1) + 1 and got[-2].block.span.first == 3 * (n - 1)
-        assert [p.line_start for p in grouping.group(got, "nsys")] == [10 * k + 1 for k in range(n)]
-        assert [b.kind for b in grouping.group(got, "nsys")[-1].blocks] == ["cuda_gpu_kern_sum", "cuda_api_sum"]
+        assert [p.line_start for p in expanded(grouping.group(got, "nsys"))] == [10 * k + 1 for k in range(n)]
+        assert [b.kind for b in expanded(grouping.group(got, "nsys"))[-1].blocks] == ["cuda_gpu_kern_sum",
+                                                                                     "cuda_api_sum"]
 
 
 def _spans_of(text: str) -> tuple[bytes, list]:

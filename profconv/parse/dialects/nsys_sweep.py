@@ -5,7 +5,7 @@ summary table, read with the others of its header from the input's bytes (nsys_b
 notes such a table (`add`) as a `Batched` event (its range of the batch, section and report: no Block
 yet), or, right after a bare start, as one more run of the `Runs` before it (start lines and tables as
 columns: no event a run); once the lines are read, `events` turns each run of a start followed by the
-one table of its profile into a `profiles` event of SweptProfiles, as grouping would make them of those
+one table of its profile into a `profiles` event of one SweptRun (its profiles as columns), as grouping would make them of those
 events: the core then passes over their blocks as the batch's columns (core._rows, _block_notes,
 _drop_inconsistent), and a block is made only where something asks for it. Any other batched table
 becomes its block event.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from profconv.parse import grouping
-from profconv.parse.model import Block, Sweep, swept
+from profconv.parse.model import Block, Sweep, SweptRun
 
 TOOL = "nsys"
 
@@ -129,5 +129,5 @@ def _profiles(runs: Runs, m: int) -> grouping.Event:
     sweep = Sweep(batch.table, batch.text, list(range(m + 1)), runs.firsts[:m], sizes, runs.sections[:m],
                   [h + 1 for h in heads], made)
     none: list[Any] = [None] * m
-    profiles = swept(sweep, TOOL, 0, runs.starts[:m], [h + n for h, n in zip(heads, sizes)], none, none)
-    return grouping.Event("profiles", runs.starts[0], profiles=profiles)
+    run = SweptRun(sweep, TOOL, 0, runs.starts[:m], [h + n for h, n in zip(heads, sizes)], none, none)
+    return grouping.Event("profiles", runs.starts[0], profiles=[run])
