@@ -429,3 +429,24 @@ def _rows_in_python(data: bytes, b: int, marks: bytes) -> tuple:
     control = sum(c < 0x20 and c != 0x0A for c in data[b:e])
     assert odd == bool(wide or control)
     return e, rows, tuple(counts[c] for c in marks), wide, control
+
+
+def test_nsys_detect_as_the_one_pattern_it_was():
+    """nsys.detect searches its three patterns alone (each where its word is in the text): the same
+    answer as the one pattern of three alternatives, on texts made of their pieces and near misses."""
+    import re
+
+    from profconv.parse.dialects import nsys
+    from profconv.parse.model import Document
+
+    one = re.compile(r"Time\(%\) +Total Time|Processing \[[^\]\n]*\] with \[[^\]\n]*_(?:sum|trace)\.py\]"
+                     r"|Start ?\((?:ns|sec)\) +Duration ?\((?:ns|nsec)\)")
+    pieces = ["Time(%)  Total Time", "Time(%)Total Time", "Total Time", "Processing [a.sqlite] with [/r/x_sum.py]",
+              "Processing [a] with [b_trace.py]", "Processing [a\n] with [b_sum.py]", "Processing [", "Start (ns) Duration (ns)",
+              "Start(sec)  Duration(nsec)", "Start    Duration", "Duration", "x", "\n", " "]
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 6)))
+        if nsys.contains_any(text, nsys._MARKERS) or text.startswith(("Start (ns),", "Time (%),")):
+            continue
+        assert nsys.detect(Document(lines=[], label="t", text=text)) == (one.search(text) is not None), text
