@@ -285,14 +285,7 @@ def test_profiles_of_a_sweep_made_when_asked_for():
     asks for them (then as a reader's: `sweep` None); runs_of: the consecutive ones not made."""
     from profconv.parse.model import RawProfile, runs_of, swept
 
-    row = '"GPU activities",10.0,0.5,1,0.5,0.5,0.5,"k"'
-    api = row.replace("GPU activities", "API calls")
-    bodies = {2: [row, api], 8: [row], 13: [row, row, api], 20: [api]}
-    heads = sorted(bodies)
-    tables = [(h, h + 2 + len(bodies[h])) for h in heads]
-    group = csv_batch.read("\n".join(r for h in heads for r in bodies[h]), tables, csv_batch.units_of(UNITS))
-    assert group is not None
-    sweep = group.sweep()
+    group, sweep = _small_sweep()
     made = swept(sweep, "nvprof", 1, [7, 12, 19], [11, 17, 22], [4, 5, None], ["./a", None, "./c"])
     assert [(p.tool, p.line_start, p.line_end, p.pid, p.command, p.device, p.sweep, p.index) for p in made] == [
         ("nvprof", 7, 11, 4, "./a", None, sweep, 1), ("nvprof", 12, 17, 5, None, None, sweep, 2),

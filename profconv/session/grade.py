@@ -25,7 +25,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -236,11 +235,6 @@ class Reports:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-@contextlib.contextmanager
-def _no_sampler() -> Iterator[None]:
-    yield None
-
-
 def _term_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -354,7 +348,7 @@ class GradeSession:
                          + (" (dry run: no GPU)" if req.dry_run else "")))
             t0 = time.monotonic()
             # this host's CPU and GPU use meanwhile (the local executor's jobs run here; Slurm's and Ray's do not)
-            with (hostload.Sampler(gpus=not req.dry_run) if req.executor == "local" else _no_sampler()) as load:
+            with (hostload.Sampler(gpus=not req.dry_run) if req.executor == "local" else contextlib.nullcontext()) as load:
                 engine.run(todo, on_result)
             self.book.load = load.load.to_dict() if load is not None else None
             self.book.engine = engine.describe()  # now with what the engine found (Ray: the cluster's GPUs)
