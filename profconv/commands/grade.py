@@ -26,6 +26,7 @@ from profconv.grade.jobs import GRADE_CI_TARGET, GRADE_TIME_BUDGET_S, JobResult,
 from profconv.render import leaderboard as render
 from profconv.session.events import Callbacks, Note
 from profconv.session.grade import GradeOutcome, GradePlan, GradeRequest, GradeSession
+from profconv.session.grade_builds import ClassBuilds, build_class
 from profconv.ui import console, error_console
 
 FORMATS = ("terminal", "markdown", "csv", "json")
@@ -51,6 +52,22 @@ def _print_plan(plan: GradePlan, con) -> None:
         con.print(f"{escape(spec.key)} [dim]({state}{', GPU ' + spec.gpu if spec.gpu else ''})[/dim]")
         con.print(f"  {escape(shlex.join(build_command(spec, sys.executable)))}", soft_wrap=True)
     con.print(f"{len(plan.specs)} job(s): {len(plan.todo)} to run, {len(plan.kept)} finished before")
+
+
+def _print_builds(b: ClassBuilds, as_json: bool, con) -> None:
+    """`grade --build-only`'s outcome: the counts, then each failed build's first error line."""
+    if as_json:
+        print(json.dumps(b.summary(), indent=1))
+        return
+    n = b.counts()
+    con.print(f"{len(b.builds)} kernel build(s) for {b.arch} in {b.seconds:.1f} s on {b.workers} thread(s): "
+              f"{n['built']} compiled, {n['cached']} already in the cache, {n['failed']} failed; cache: "
+              f"{escape(str(b.cache))}", soft_wrap=True)
+    for f in (x for x in b.builds if x.built.error is not None):
+        con.print(f"[red]-[/red] {escape(f.submission)} ({escape(f.kernel)}): {escape(f.built.error or '')}", soft_wrap=True)
+    if n["failed"]:
+        con.print("a failed build is the kernel's FAILED row when the class is graded (its child reports the "
+                  "compiler's error whole)", soft_wrap=True)
 
 
 def print_queue(out: Path, as_json: bool, con) -> None:
@@ -151,6 +168,8 @@ def grade_command(
     timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds one job may take; a job past it is killed and reported as timeout.")] = 900.0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Run every job with no GPU visible (CPU only): checks submissions, isolation and the leaderboard without timing a kernel.")] = False,
     plan_only: Annotated[bool, typer.Option("--plan", help="Print the jobs and their command lines; run nothing.")] = False,
+    build_only: Annotated[bool, typer.Option("--build-only", help="Compile every submission's nvcc build into --cache on this host's CPU cores (a login node, the night before) and run nothing: the grade then finds them built.")] = False,
+    arch: Annotated[str | None, typer.Option("--arch", metavar="sm_XX", help="With --build-only: the GPUs' architecture, e.g. sm_90 (default: this host's first GPU).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="The arguments are grade directories: print each one's queue (running now or done): every job's state, device and time; run nothing.")] = False,
     gpus: Annotated[str | None, typer.Option(metavar="I[,I]", help="local: the GPUs to use, e.g. 0,1 (default: every GPU nvidia-smi lists).")] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="local --dry-run: jobs at once.")] = 1,
@@ -216,6 +235,9 @@ def grade_command(
     quiet = fmt == "json"
     if plan_only:
         _print_plan(GradeSession(request).plan(), con)
+        return
+    if build_only:
+        _print_builds(build_class(request, arch), fmt == "json", con)
         return
     session = GradeSession(request, Callbacks() if quiet else _live(con, 0))
     plan = session.plan()

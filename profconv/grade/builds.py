@@ -38,6 +38,7 @@ class Built:
     where: Path  # the build directory the child gets
     seconds: float  # nvcc's time (0 when found in the cache)
     error: str | None = None  # the compiler's first error line, when it failed (the child reports it whole)
+    compiled: bool = True  # False: every library was found in the cache, built before from the same bytes
 
 
 def arch_of(compute_cap: str | None) -> str | None:
@@ -110,6 +111,40 @@ def disassemble_ahead(where: Path) -> None:
             continue
 
 
+def _libraries(where: Path) -> dict[Path, int]:
+    """The build directory's libraries and their modification times (what nvcc wrote last)."""
+    return {p: p.stat().st_mtime_ns for p in where.rglob("*.so")} if where.is_dir() else {}
+
+
+@dataclass(frozen=True)
+class ClassBuild:
+    """One kernel of a class built by `BuildCache.all`."""
+
+    submission: str
+    kernel: str
+    built: Built
+
+    @property
+    def cached(self) -> bool:
+        return not self.built.compiled
+
+
+def declarations(items: list[tuple[str, str]], paths: bool = False):
+    """Each (digest, path) submission's kernel declarations, in order: (digest, declaration), or with
+    `paths` (digest, declaration, path); an unusable submission is skipped (its job says why)."""
+    from profconv.run.user import manifest as user_manifest
+    from profconv.run.variants import VARIANTS
+
+    builtin = {v.name for v in VARIANTS}
+    for digest, path in items:
+        try:
+            decls = user_manifest.load_many([path], None, builtin)
+        except Exception:
+            continue
+        for d in decls:
+            yield (digest, d, path) if paths else (digest, d)
+
+
 class BuildCache:
     """nvcc builds on `workers` CPU threads, ahead of the jobs; `get` waits for one."""
 
@@ -148,13 +183,15 @@ class BuildCache:
 
         t0 = time.monotonic()
         with locked(where.with_suffix(".lock")):
+            before = _libraries(where)
             try:
                 prebuild(decl, where, arch)
             except ProfconvError as exc:  # a compile error, nvcc missing: the child says it again, whole
                 return Built(where, round(time.monotonic() - t0, 3), str(exc).splitlines()[0][:300] if str(exc) else "failed")
             seconds = round(time.monotonic() - t0, 3)
+            compiled = _libraries(where) != before
             disassemble_ahead(where)
-        return Built(where, seconds)
+        return Built(where, seconds, compiled=compiled)
 
     def ahead(self, items: list[tuple[str, str]]) -> None:
         """Start the builds of these submissions ((digest, path) each), in order, from a thread of its own:
@@ -164,18 +201,21 @@ class BuildCache:
             return
 
         def submit_all() -> None:
-            from profconv.run.user import manifest as user_manifest
-            from profconv.run.variants import VARIANTS
-
-            builtin = {v.name for v in VARIANTS}
-            for digest, path in items:
-                try:
-                    for d in user_manifest.load_many([path], None, builtin):
-                        self.submit(digest, d)
-                except Exception:
-                    continue
+            for digest, decl in declarations(items):
+                self.submit(digest, decl)
 
         threading.Thread(target=submit_all, daemon=True, name="grade-builds").start()
+
+    def all(self, items: list[tuple[str, str]]) -> list[ClassBuild]:
+        """Build these submissions now (`grade --build-only`), each kernel once, and wait for every build."""
+        wanted = [(path, decl, self.submit(digest, decl)) for digest, decl, path in declarations(items, paths=True)]
+        done: list[ClassBuild] = []
+        for path, decl, where in wanted:
+            if where is None:
+                continue
+            built = self._futures[where.name].result()  # the key is the directory's name
+            done.append(ClassBuild(path, decl.name, built))
+        return done
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
