@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A class of 100 jobs on one GPU (issue 22, eighth session, windows s8a-s8c): the real course files listed in
 # $DATA/students.csv (never committed; 93 ece408-fa20 files then), then our typical examples up to 100; one
-# other job makes the model bundle first (a nightly run finds it cached); every nvcc build of the 100 cold.
-#   DATA=... JPG=0 (the default jobs a GPU; 6: six) RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
+# other job makes the model bundle first (a nightly run finds it cached); every nvcc build of the 100 cold
+# (BUILD=0), or made first by `grade --build-only` on the host's cores (BUILD=1, the ninth session: a class
+# re-graded nightly, or built on a login node before its GPU jobs).
+#   DATA=... JPG=0 (the default jobs a GPU; 6: six) BUILD=1 CACHE=... WARM_T=120 CLASS_T=420 RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
 set -uo pipefail
-ROOT=$PWD; WORK=/tmp/g8; CACHE=/tmp/g8cache; DATA=${DATA:-$ROOT/.gpu/data/grade}; RES=${RES:-/tmp/res}; mkdir -p "$RES"
+ROOT=$PWD; WORK=/tmp/g8; rm -rf "$WORK"; CACHE=${CACHE:-/tmp/g8cache}; DATA=${DATA:-$ROOT/.gpu/data/grade}; RES=${RES:-/tmp/res}; mkdir -p "$RES"
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 COLUMNS=140
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader > "$RES/gpus.txt"; nproc >> "$RES/gpus.txt"
 GPU=${CUDA_VISIBLE_DEVICES:-0}; GPU=${GPU%%,*}
@@ -23,13 +25,19 @@ for name, rows in (("class100.csv", real + mine[:100 - len(real)]), ("warm.csv",
         w = csv.DictWriter(fh, fieldnames=["submission", "name", "expect"]); w.writeheader(); w.writerows(rows)
 PY
 wc -l "$WORK/class100.csv" "$WORK/warm.csv"
+if [ "${BUILD:-0}" = 1 ]; then
+  TB=$(date +%s.%N)
+  timeout -s INT 150 python3 -m profconv grade "$WORK/class100.csv" -m ece408-fa20 --out "$WORK/pool" --cache "$CACHE" \
+    --build-only --gpus "$GPU" > "$RES/build-only.log" 2>&1
+  echo "build-only rc $? in $(python3 -c "import time; print(round(time.time() - $TB, 1))") s"; head -c 600 "$RES/build-only.log"; echo
+fi
 T0=$(date +%s.%N)
-timeout -s INT 120 python3 -m profconv grade "$WORK/warm.csv" -m ece408-fa20 --images 10000 --out "$WORK/warm" --cache "$CACHE" \
+timeout -s INT "${WARM_T:-120}" python3 -m profconv grade "$WORK/warm.csv" -m ece408-fa20 --images 10000 --out "$WORK/warm" --cache "$CACHE" \
   --timeout 300 --kernel-timeout 45 --gpus "$GPU" > "$RES/warm.log" 2>&1
 echo "warm rc $? in $(python3 -c "import time; print(round(time.time() - $T0, 1))") s"; tail -3 "$RES/warm.log"
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$RES/mem.txt" 2>&1 & MEM=$!
 T1=$(date +%s.%N)
-timeout -s INT 420 python3 -m profconv grade "$WORK/class100.csv" -m ece408-fa20 --images 10000 --out "$WORK/pool" --cache "$CACHE" \
+timeout -s INT "${CLASS_T:-420}" python3 -m profconv grade "$WORK/class100.csv" -m ece408-fa20 --images 10000 --out "$WORK/pool" --cache "$CACHE" \
   --timeout 300 --kernel-timeout 45 --gpus "$GPU" --jobs-per-gpu "${JPG:-0}" > "$RES/pool.log" 2>&1
 RC=$?
 echo "class of 100: rc $RC, wall $(python3 -c "import time; print(round(time.time() - $T1, 1))") s (the command, from its start to its exit)"
