@@ -97,3 +97,23 @@ def test_a_local_grade_records_the_hosts_load_and_the_benchmark_says_it(tmp_path
     bench.print_summary(bench.summary(out))
     printed = capsys.readouterr().out
     assert "jobs (local" in printed and ("this host while the jobs ran" in printed) == bool(load["samples"])
+
+
+def test_an_interrupted_grade_keeps_the_load_of_what_ran(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C or a batch system's time limit mid-class: the manifest keeps the finished jobs and, with them,
+    the host's load while they ran (a cut measurement is still a measurement)."""
+    from profconv.grade import executors
+
+    klass = tmp_path / "class"
+    shutil.copytree(DATA / "class", klass)
+    out = tmp_path / "g"
+
+    def cut(self, specs, on_result) -> None:
+        time.sleep(0.2)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(executors.LocalExecutor, "run", cut)
+    res = run_cli("grade", str(klass / "alice"), "--dry-run", "--out", str(out), "--job-command", FAKE)
+    assert res.returncode == 130 and "interrupted after 0 of 1 job(s)" in res.stdout + res.stderr
+    load = manifest.read(out)["load"]
+    assert load["interval_s"] == hostload.INTERVAL_S and load["cpu_cores"] == os.cpu_count()

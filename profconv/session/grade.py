@@ -348,9 +348,14 @@ class GradeSession:
                          + (" (dry run: no GPU)" if req.dry_run else "")))
             t0 = time.monotonic()
             # this host's CPU and GPU use meanwhile (the local executor's jobs run here; Slurm's and Ray's do not)
-            with (hostload.Sampler(gpus=not req.dry_run) if req.executor == "local" else contextlib.nullcontext()) as load:
-                engine.run(todo, on_result)
-            self.book.load = load.load.to_dict() if load is not None else None
+            sampler = hostload.Sampler(gpus=not req.dry_run) if req.executor == "local" else None
+            try:
+                with sampler or contextlib.nullcontext():
+                    engine.run(todo, on_result)
+            finally:  # an interrupted grade keeps the load of what ran too
+                if sampler is not None:
+                    self.book.load = sampler.load.to_dict()
+                    self.book.write()
             self.book.engine = engine.describe()  # now with what the engine found (Ray: the cluster's GPUs)
             return round(time.monotonic() - t0, 3)
         except KeyboardInterrupt:
