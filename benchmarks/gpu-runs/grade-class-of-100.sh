@@ -4,7 +4,7 @@
 # other job makes the model bundle first (a nightly run finds it cached); every nvcc build of the 100 cold
 # (BUILD=0), or made first by `grade --build-only` on the host's cores (BUILD=1, the ninth session: a class
 # re-graded nightly, or built on a login node before its GPU jobs).
-#   DATA=... JPG=0 (the default jobs a GPU; 6: six) BUILD=1 CACHE=... WARM_T=120 CLASS_T=420 RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
+#   DATA=... N=100 JPG=0 (the default jobs a GPU; 6: six) BUILD=1 CACHE=... WARM_T=120 CLASS_T=420 RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
 set -uo pipefail
 ROOT=$PWD; WORK=/tmp/g8; rm -rf "$WORK"; CACHE=${CACHE:-/tmp/g8cache}; DATA=${DATA:-$ROOT/.gpu/data/grade}; RES=${RES:-/tmp/res}; mkdir -p "$RES"
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 COLUMNS=140
@@ -14,13 +14,14 @@ case "$GPU" in *[!0-9]*) GPU=$(nvidia-smi --query-gpu=index,uuid --format=csv,no
 unset CUDA_VISIBLE_DEVICES
 python3 benchmarks/grade_class.py build "$WORK/ours" > "$RES/class-build.txt" 2>&1
 python3 - "$DATA" "$WORK/ours/class.csv" "$WORK" <<'PY'
-import csv, sys
+import csv, os, sys
 from pathlib import Path
 data, ours, work = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 real = [{"submission": str(data / r["submission"]), "name": r["name"], "expect": "any"}
         for r in csv.DictReader((data / "students.csv").open())]
 mine = [{"submission": str(ours.parent / r["submission"]), "name": "", "expect": r["expect"]} for r in csv.DictReader(ours.open())]
-for name, rows in (("class100.csv", real + mine[:100 - len(real)]), ("warm.csv", [r for r in mine if r["submission"].endswith("tiled-wrong-scale")])):
+n = int(os.environ.get("N", "100"))  # the class's size: the real files first
+for name, rows in (("class100.csv", (real + mine[:max(0, 100 - len(real))])[:n]), ("warm.csv", [r for r in mine if r["submission"].endswith("tiled-wrong-scale")])):
     with (work / name).open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["submission", "name", "expect"]); w.writeheader(); w.writerows(rows)
 PY
