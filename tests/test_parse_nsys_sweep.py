@@ -252,3 +252,83 @@ def test_status_and_dash_lines_found_by_substrings_as_by_their_patterns():
     for line in lines:
         assert nsys._generating(line) == (nsys._GENERATING.search(line) is not None), line
         assert nsys._dash_line(line) == (nsys._DASHES.search(line) is not None and not line.replace("-", "").strip())
+
+
+def test_status_reports_found_by_substrings_as_by_their_pattern():
+    """nsys._status_report (a sweep's every run has a 'Processing [' line) against _EXECUTING's search
+    on lines made of its pieces: where it names a report, the pattern's; where it does not, the line
+    is not one it answers for or the pattern finds none."""
+    import random
+
+    pieces = ["Processing [", "] with [", "/opt/nsys/reports/", "/", "cuda_gpu_kern_sum", "osrt_sum", ".py]", ".py",
+              "]", "[", "...", " ", "x", "Executing '", "' stats report", "\r", "é", "run0.sqlite", "a.b"]
+    rng = random.Random(11)
+    lines = ["Processing [run5.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...",
+             "Processing [a] with [/r/x.py] with [/r/y.py]", "Processing [a] with [/r/x.py] with [b]",
+             "Processing [] with [/x.py]", "Processing [a] with [/.py]", "Processing [a] with [/a/b/c.py]/d.py]"]
+    lines += ["Processing [" + "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(3000)]
+    lines += ["Processing [" + "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 3))) + "] with ["
+              + "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 3))) + "/" + rng.choice(pieces[4:6])
+              + ".py]" + "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4))) for _ in range(3000)]
+    lines += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(2000)]
+    named = 0
+    for line in lines:
+        got, m = nsys._status_report(line), nsys._EXECUTING.search(line)
+        if got is not None:
+            named += 1
+            assert m is not None and (m.group(1) or m.group(2) or m.group(3)) == got, line
+        elif line.startswith("Processing [") and "Executing '" not in line and "\r" not in line:
+            assert m is None, line
+    assert named > 500
+
+
+def _any_made(prof) -> list[tuple]:
+    return [(b.section, b.kind, b.line_start, b.line_end, b.notes, (b.span.first, b.span.n) if b.span is not None
+             else len(b.table) if b.table is not None else [repr(r) for r in b.rows]) for b in prof.blocks]
+
+
+def _sweep_lines(seed: int) -> str:
+    """A sweep whose runs are now and then not of the shape nsys._runs_at reads at once (another report,
+    a status line it leaves to _report_line, a line of program output, a table the batch does not take)."""
+    import random
+
+    from tests.test_parse_nsys_stream import _run
+
+    rng = random.Random(seed)
+    odd = [lambda t: t.replace("cuda_gpu_kern_sum", "cuda_gpu_trace"), lambda t: t.replace("cuda_gpu_kern_sum", "osrt_sum"),
+           lambda t: t.replace("cuda_gpu_kern_sum", "um_sum"), lambda t: t.replace("Processing [", "Executing 'x' Processing ["),
+           lambda t: t.replace(".py]...\n\n", ".py]...\nprogram output\n\n"), lambda t: t.replace("\n\nTime", "\nTime"),
+           lambda t: t.replace("Generating SQLite", "SKIPPED: Generating SQLite"), lambda t: "x,y\n" + t,
+           lambda t: t.replace("Generating SQLite file", "Generating SQLite file Processing [a] with [/r/x.py]"),
+           lambda t: t.replace("Processing [", "  Processing ["), lambda t: t + "\n",
+           lambda t: t.replace(",3", ",\"3").replace(",4", ",4\"", 1), lambda t: t.replace("_sum.py", "_sum.py\r"),
+           lambda t: t.replace("Generating SQLite file", "Generating '/tmp/a.qdstrm'")]
+    return "".join(rng.choice(odd)(_run(k, rng)) if rng.random() < 0.3 else _run(k, rng) for k in range(80))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_read_at_once_are_what_the_readers_note_line_by_line(seed, monkeypatch):
+    """nsys._runs_at's runs read at once: the same result as the readers' line-by-line way, on sweeps
+    whose runs are now and then of another shape."""
+    text = _sweep_lines(seed)
+
+    def result(at_once: bool):
+        if not at_once:
+            monkeypatch.setattr(nsys, "_runs_at", lambda *a: None)
+        try:
+            doc = _doc(text)
+        except AssertionError:
+            return None
+        try:
+            with paused():
+                r = nsys.parse(doc)
+        except bytescan.Reparse:
+            return "reparse"
+        finally:
+            monkeypatch.undo()
+        ps = expanded(r.profiles)
+        return (sorted(r.claimed), r.unplaced, r.notes, r.bulk, r.rows_read, r.resume,
+                [(p.line_start, p.line_end, p.tool, p.pid, p.command, _any_made(p)) for p in ps],
+                all(t.used for t in doc.pre.tables.values()))
+
+    assert result(True) == result(False)

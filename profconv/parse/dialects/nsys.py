@@ -8,7 +8,7 @@ import re
 from array import array
 from collections.abc import Sequence
 from itertools import repeat
-from operator import indexOf
+from operator import add, indexOf
 from typing import Any, cast
 
 from profconv.parse import bytescan, columnar, grouping, units
@@ -818,6 +818,108 @@ def _batch_reader(scan: _Scan, i: int, line: str, pre: bytescan.Table) -> int | 
     return j
 
 
+def _runs_at(scan: _Scan, i: int, pre: dict[int, bytescan.Table]) -> int | None:
+    """From a `Generating …` line at index i (no report named before it): the runs of a sweep's
+    shape that follow one another -- that start line, a status line naming the report, a blank line,
+    a table read with the others of its header (nsys_batch), a blank line -- read at once, with what
+    the readers note of each line one at a time (_report_line's start and report, _batch_reader's
+    table); the index of the blank line after the last, or None where the first run is not of that
+    shape (any line another reader could take, or that _batched_fields would refuse)."""
+    lines, n = scan.lines, scan.n
+    ks: list[int] = []
+    ts: list[bytescan.Table] = []
+    k = i
+    while (t := pre.get(k + 3)) is not None and t.batch is not None and 0 < t.rows < BULK_ROWS and (
+            not ts or t.batch is ts[0].batch):
+        j = k + 4 + t.rows
+        if k in pre or k + 1 in pre or lines[k + 2] or (j < n and lines[j]):
+            break
+        ks.append(k)
+        ts.append(t)
+        k = j + 1
+    got = _shaped(lines, ks, ts)
+    if not got:
+        return None
+    m = len(got)
+    ks, ts = ks[:m], ts[:m]
+    for t in ts:
+        t.used = True
+    heads = [k + 4 for k in ks]  # line numbers (1-based) of the headers
+    sizes = [t.rows for t in ts]
+    nsys_sweep.extend(scan.events, ts[0].batch, {
+        "starts": [k + 1 for k in ks], "heads": heads, "firsts": [t.first for t in ts], "sizes": sizes,
+        "sections": [s for s, _ in got], "reports": [r for _, r in got]})
+    scan.result.resume.update(dict.fromkeys([k + 1 for k in ks], ()))
+    scan.result.claimed.update([k + 2 for k in ks], heads)
+    scan.result.rows_read.extend(zip([h + 1 for h in heads], map(add, heads, sizes)))
+    return ks[-1] + 4 + ts[-1].rows
+
+
+def _shaped(lines: list[str], ks: list[int], ts: list[bytescan.Table]) -> list[tuple[str, str]]:
+    """The (section, report) of the runs at start lines `ks` (their tables `ts`) that are of
+    _runs_at's shape, up to the first that is not."""
+    starts = [_plain_start(lines[k]) for k in ks]
+    reports = [_status_report(lines[k + 1]) if ok else None for k, ok in zip(ks, starts)]
+    out: list[tuple[str, str]] = []
+    for k, t, rep in zip(ks, ts, reports):
+        fields = _header_fields(lines[k + 3], t.header) if rep is not None else None
+        got = fields[rep] if fields is not None else None
+        if got is None:
+            break
+        out.append(got)
+    return out
+
+
+def _plain_start(line: str) -> bool:
+    """A line _report_line takes as a profile's start, and nothing before that in it (no '\\r')."""
+    return ("\r" not in line and "Executing '" not in line and "Processing [" not in line and "/reports/" not in line
+            and line[:8] != "SKIPPED:" and _generating(line))
+
+
+_SCRIPT = re.compile(r"/(\w+)\.py\]")  # _EXECUTING's second pattern after its '] with ['
+
+
+def _status_report(line: str) -> str | None:
+    """The report a status line that starts with 'Processing [' names where _report_line takes it
+    as one (_EXECUTING's second pattern: its greedy '.*' the last '] with [' that the script's name
+    follows, its lazy '.*?' the first such name after it); None: not such a line, or one with
+    'Executing '' or a '\\r' in it (left to _report_line)."""
+    if not line.startswith("Processing [") or "Executing '" in line or "\r" in line:
+        return None
+    q = line.rfind("] with [")
+    while q >= 12:
+        m = _SCRIPT.search(line, q + 8)
+        if m is not None:
+            return m.group(1)
+        q = line.rfind("] with [", 12, q + 7)
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _header_fields(line: str, header: str) -> dict[str, tuple[str, str]] | None:
+    """For a header line and the header its batched table was found with: per report named before
+    it, the (section, report) its table is read with where the CSV reader reads it as a batched
+    table (parse's test, _batch_reader and _batched_fields), None for a report whose table is not.
+    None: no such header."""
+    cols = _csv_header(line)[1]
+    if ("\r" in line or not _csv_first(line) or not _csv_header_line(line) or _dash_line(line)
+            or cols != _csv_header(header)[0]):
+        return None
+    return _ReportFields()
+
+
+class _ReportFields(dict):
+    """(section, report) of a batched table by the report named before it: None where parse would not
+    give it to _batch_reader or _batched_fields would refuse it."""
+
+    def __missing__(self, report: str) -> tuple[str, str] | None:
+        section = REPORTS.get(report, "gpu")
+        ok = _not_read(report) is None and report not in _TRACES and not (
+            section == "gpu-memory-size" or section.endswith("-trace"))
+        self[report] = got = (section, report) if ok else None
+        return got
+
+
 def _console_reader(scan: _Scan, i: int, line: str) -> int | None:
     """A console table: a header, the dashes under it, one row a line."""
     head = _console_header(scan, i, line)
@@ -990,6 +1092,9 @@ def parse(doc: Document) -> DialectResult:
         line = scan.lines[i].replace("\r", "")
         if not line and (i + 1 == scan.n or "-" not in scan.lines[i + 1] or not _dash_line(scan.lines[i + 1])):
             i += 1  # a blank line: no reader takes it (only _console_reader, above a line of dashes)
+            continue
+        if line[:11] == "Generating " and scan.report is None and (j := _runs_at(scan, i, pre)) is not None:
+            i = j  # a sweep's runs, each a start, a status line and a batched table, read at once
             continue
         t = pre.get(i)
         if t is not None and _csv_first(line) and _not_read(scan.report) is None:

@@ -79,6 +79,18 @@ def add(evs: list[grouping.Event], line: int, batch: Any, first: int, n: int, se
     runs.reports.append(report)
 
 
+def extend(evs: list[grouping.Event], batch: Any, got: dict[str, list]) -> None:
+    """What `add` makes of runs of `batch` one after the other, each a bare start (`got['starts']`)
+    noted right before its table (Runs' columns of the same names), from their lists at once: they
+    join the runs of that batch the events end with, or open runs."""
+    runs = evs[-1] if evs else None
+    if type(runs) is not Runs or runs.batch is not batch:
+        runs = Runs("runs", got["starts"][0], batch=batch)
+        evs.append(runs)
+    for key in ("starts", "heads", "firsts", "sizes", "sections", "reports"):
+        getattr(runs, key).extend(got[key])
+
+
 def _bare(ev: grouping.Event) -> bool:
     return ev.kind == "start" and ev.pid is None and ev.command is None and ev.device is None
 
