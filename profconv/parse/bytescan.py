@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from profconv.parse import columnar, native
@@ -109,6 +110,22 @@ class Table:
         if any(m in k for k in names.distinct for m in _NAME_MARKS):
             return False
         return all(not found or found == _count_in(names, chr(ch)) for ch, found in self.marks.items())
+
+
+class SmallTable:
+    """A small summary table read with the others of its header (nsys_batch) where `find` read a
+    sweep's window at once (`_summaries_at_once`): what nsys's reader and PreRead ask of a `Table`
+    whose rows are all blank in the text (`kept` 0), no bytes held (its rows are the batch's)."""
+
+    __slots__ = ("line", "header", "rows", "batch", "first", "used", "data")
+    kept = 0
+    dialect = "nsys"
+
+    def __init__(self, line: int, header: str, rows: int, batch: Any, first: int) -> None:
+        self.line, self.header, self.rows, self.batch, self.first, self.used = line, header, rows, batch, first, False
+
+    def trim(self) -> None:
+        """(Table.trim: no bytes held.)"""
 
 
 def _count_in(names: Any, ch: str) -> int:
@@ -211,6 +228,8 @@ def find(data: bytes, pays_from: int, keep: int | None = None, batch_rows: int =
     small summary tables are read together from this many rows in all (BATCH_ROWS; a window's, fewer)."""
     if not columnar.enabled() or b"\x00" in data[:4096] or data[:3] == b"\xef\xbb\xbf":
         return None
+    if keep == 0 and (pre := _summaries_at_once(data, pays_from, batch_rows)) is not None:
+        return pre  # a sweep's window: its small summary tables as columns, at once
     small: list[tuple[int, int, int, int]] = []  # summary tables too small to read alone
     spans = sorted(_sweep(data, small) + _batched(data, small, pays_from, batch_rows))
     pieces: list[bytes] = []
@@ -255,7 +274,7 @@ def _sweep(data: bytes, small: list[tuple[int, int, int, int]]) -> list[tuple[An
     out: list[tuple[Any, ...]] = []
     pos = 0
     find = scan.find if scan is not None and hasattr(scan, "find") else bytes.find  # C's memmem: 3-6 times faster
-    if all(_line_with(data, needle, 0, len(data), find) < 0 for needle in needles[:-1]):
+    if _only_summaries(data, needles, find):
         return _summaries(data, small, scan, find)  # no header of another kind: a sweep's window
     while (line := _earliest(data, pos, needles, hits, upto, find)) >= 0:
         b = data.find(b"\n", line) + 1
@@ -264,6 +283,71 @@ def _sweep(data: bytes, small: list[tuple[int, int, int, int]]) -> list[tuple[An
         pos, span = _table_at(data, line, b, small, scan, traces)
         if span is not None:
             out.append(span)
+    return out
+
+
+def _only_summaries(data: bytes, needles: list[bytes], find: Any) -> bool:
+    """Whether no header line but the summary one's (needles[-1]) is in `data`."""
+    return all(_line_with(data, needle, 0, len(data), find) < 0 for needle in needles[:-1])
+
+
+def _summaries_at_once(data: bytes, pays_from: int, batch_rows: int) -> PreRead | None:
+    """find(data, pays_from, keep=0, batch_rows) of a sweep's window (only summary header lines in
+    it, no table of MIN_ROWS rows, the small ones of one header, every one read in C), made from the
+    tables' columns at once: the same tables (SmallTable each) and text; None where the window is
+    not such a one (find's walk then reads it as before)."""
+    from profconv.parse.dialects.nvprof import trace_bytes
+
+    scan, cells = native.load("_bytescan"), native.load("_summarycells")
+    if scan is None or cells is None or not hasattr(scan, "tables"):
+        return None
+    needles = ([trace_bytes.MARK] if trace_bytes.available() else []) + [b"\n" + h for h in HEADERS]
+    if not _only_summaries(data, needles, scan.find):
+        return None
+    spans = _small_spans(data, scan)
+    if spans is None or sum(n for *_, n in spans) < batch_rows:
+        return None
+    from profconv.parse.dialects import nsys_batch
+
+    got = nsys_batch.read(data, spans)
+    if got is None:
+        return None
+    batch, firsts = got
+    taken = [sp for sp, k in zip(spans, firsts) if k >= 0]
+    rows = [sp[3] for sp in taken]
+    # each header's line index: the newlines before it (find's count from the table before)
+    gaps = [data.count(b"\n", e, sp[0]) for e, sp in zip([0] + [sp[2] for sp in taken], taken)]
+    lines = list(accumulate(g + n + 1 for g, n in zip(gaps, [-1, *rows])))
+    header = data[spans[0][0] : spans[0][1] - 1].decode("ascii")
+    tables = {ln: SmallTable(ln, header, n, batch, k) for ln, n, k in zip(lines, rows, (k for k in firsts if k >= 0))}
+    return PreRead(b"".join(_blanked(data, taken)), data, tables, "nsys")
+
+
+def _small_spans(data: bytes, scan: Any) -> list[tuple[int, int, int, int]] | None:
+    """_summaries_in_c's small tables (header start, rows start, rows end, rows) where there is no big
+    one and every small one has the same header; else None."""
+    import numpy as np
+
+    marks = _NEVER + _IN_NAMES
+    w, never = 6 + len(marks), 6 + len(_NEVER)
+    vals = np.frombuffer(scan.tables(data, SUMMARY, marks), dtype=np.int64).reshape(-1, w)
+    a, b, e, rows, flags, after = vals[:, :6].T
+    plain = (flags == 0) & ~vals[:, 6:never].any(axis=1)
+    if (plain & (rows >= MIN_ROWS) & (after != 0x20) & (after != 0x09)).any():
+        return None  # a big table: find's walk
+    ok = plain & (rows > 0) & (rows < MIN_ROWS) & ((after == 0x0A) | (after == -1))
+    spans = list(zip(a[ok].tolist(), b[ok].tolist(), e[ok].tolist(), rows[ok].tolist()))
+    if not spans or len({data[x:y] for x, y, _, _ in spans}) > 1:
+        return None
+    return spans
+
+
+def _blanked(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[bytes]:
+    """data's bytes in pieces, the rows of each table (a span: header start, rows start, rows end,
+    rows) left out but their newlines."""
+    out = [x for (b, n), pos in zip([(sp[1], sp[3]) for sp in spans], [0] + [sp[2] for sp in spans])
+           for x in (data[pos:b], b"\n" * n)]
+    out.append(data[spans[-1][2] :])
     return out
 
 
