@@ -282,3 +282,15 @@ def test_concat_keeps_arrays_of_one_type_as_one():
     assert got.cols["line_start"] == [3, 4, 6] and got.cols["name"] == ["x", "y", "z"]
     c = Rows({"calls": array("l", [7])}, 1)
     assert list(Rows.concat([a, c]).col("calls")) == [1, 2, 7]
+
+
+def test_lines_around_marks_found_at_once_as_line_by_line():
+    """stream._around_at_once (NumPy over a long ASCII window's bytes) against _around's walk (a short
+    text's) on texts made of marks, newlines and words."""
+    rng = random.Random(3)
+    pieces = ["%", "(%)", "\n", "\n\n", "x", "abc", " ", "Time (%),", "\n\n\n\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 60)))
+        for marks in (("(%)", "%"), ("%",), ("(%)",), ("ab", "c\n")):
+            short = tuple(m for m in marks if not any(o != m and o in m for o in marks))
+            assert stream_mod._around_at_once(text, short) == stream_mod._around(text, marks), (text, marks)
