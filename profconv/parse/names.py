@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 _RETURN_TYPE = re.compile(r"^(?:void|int|float|double)\s+(?=[A-Za-z_])")
@@ -25,6 +26,7 @@ def _fold(name: str, open_ch: str, close_ch: str, replacement: str) -> str:
 _LAUNCH_SUFFIX = re.compile(r" \[(?:grid [\dx]+(?:, )?)?(?:block [\dx]+)?\]$")
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a sweep's windows name the same kernels: each folded once
 def short_name(name: str) -> str:
     """'void ns::k<float, 8>(float*, int)' -> 'ns::k<…>'; API and memcpy names are unchanged; a
     launch configuration nsys split the kernel's rows by stays: 'k [grid 90x1x1, block 16x16x1]'; a
