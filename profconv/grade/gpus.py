@@ -16,13 +16,15 @@ class Gpu:
 
 
 JOB_MIB = 20 * 1024  # GPU memory a job at once by default: a 10,000-image course job holds ~10 GB of it
-MOST_BY_DEFAULT = 4  # measured on one H200 (benchmarks/NOTES.md, session 7): 2 jobs 3.9 s a job, 4 jobs 2.9 s
-CORES_PER_JOB = 4  # host cores a job at once by default: its host copies, NaN fills and compares are threaded
+# measured on one H200 of a 16-core host, the same 50 real course files (docs/grade.md, ninth session, s9b):
+# 4 jobs 3.42 s a job, 6 jobs 2.84 s; the host's CPUs 32% and 36% busy, the GPU 42% and 44%
+MOST_BY_DEFAULT = 6
+CORES_PER_JOB = 2  # host cores a job at once by default (six jobs kept 5.8 of 16 cores busy on average)
 
 
 def jobs_per_gpu(gpu: Gpu, asked: int = 0, cores: int | None = None) -> int:
     """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) one per 20 GiB of its memory and
-    per four of the host's `cores` for this GPU, at most four; one on an unknown GPU."""
+    per two of the host's `cores` for this GPU, at most six; one on an unknown GPU."""
     if asked > 0:
         return asked
     if gpu.memory_mib is None:
