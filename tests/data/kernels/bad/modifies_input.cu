@@ -4,7 +4,12 @@ args = ["x", "w", "bias", "y", "B", "M", "C", "H", "W", "K", "pad"]
 grid = ["min(ceil(B * M * H_out * W_out / 256), 65535)"]
 block = [256]
 */
-// Computes the right output, then overwrites one input element (inputs must be left unchanged).
+// Computes the right output, then overwrites one input element (inputs must be left unchanged). The write is
+// made by the last block to finish, once every block has read x (the classic threadfence-and-counter pattern):
+// written by any block before the others were done, it raced with their reads and made the output wrong too
+// (window s9c, H200: FAILED for conv2's relative error 5.4 instead of the modified input).
+__device__ unsigned int finished_blocks = 0;
+
 extern "C" __global__ void conv(float* x, const float* w, const float* bias, float* y,
                                 int B, int M, int C, int H, int W, int K, int pad) {
     const int Ho = H + 2 * pad - K + 1, Wo = W + 2 * pad - K + 1;
@@ -22,5 +27,12 @@ extern "C" __global__ void conv(float* x, const float* w, const float* bias, flo
                 }
         y[i] = acc;
     }
-    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) x[(long long)B * C * H * W - 1] = 12345.0f;
+    __syncthreads();  // this block's reads of x are over
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (atomicAdd(&finished_blocks, 1u) == gridDim.x - 1) {  // every other block is done with x
+            x[(long long)B * C * H * W - 1] = 12345.0f;
+            finished_blocks = 0;  // for the next call
+        }
+    }
 }
