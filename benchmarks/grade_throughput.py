@@ -125,6 +125,20 @@ def child_steps(out: Path) -> dict[str, dict[str, float]]:
             for k, v in sorted(per.items(), key=lambda kv: -sum(kv[1]))}
 
 
+AFTER_RELEASE = ("flush", "write", "GPU released", "(exit)")  # a child's steps after it gave the GPU back
+
+
+def waits_line(steps: dict[str, dict[str, float]], jobs: int) -> str | None:
+    """A child's time a job split into its work on the GPU and its waits for a turn (the jobs a GPU trade one for
+    the other: ninth session), from `child_steps`; None without timelines."""
+    if not steps or jobs <= 0:
+        return None
+    wait = steps.get("GPU wait", {"sum": 0.0, "n": 0})
+    work = sum(p["sum"] for k, p in steps.items() if k != "GPU wait" and k not in AFTER_RELEASE)
+    return (f"  a child, a job: works {work / jobs:.2f} s holding the GPU, waits for a turn {wait['sum'] / jobs:.2f} s "
+            f"({wait['n'] / jobs:.1f} waits)")
+
+
 def print_summary(s: dict) -> None:
     print(f"{s['out']}: {s['jobs']} jobs ({s['engine']}, {s['runners']}), {s['statuses']}")
     print(f"  class wall {s['class_wall_s']} s, {s['jobs_per_min']} jobs/min; 100 jobs: "
@@ -142,6 +156,9 @@ def print_summary(s: dict) -> None:
             p = s["parts"][part]
             print(f"  {part[:-2]:10} {p['median']:>9.3f} {p['p90']:>8.3f} {p['sum']:>9.2f} {p['n']:>5}")
     if s.get("child_steps"):
+        timelines = max(p["n"] for k, p in s["child_steps"].items() if k == "start") if "start" in s["child_steps"] else 0
+        if (said := waits_line(s["child_steps"], timelines)) is not None:
+            print(said)
         print("  the kernels' children, by step (median s, sum s, jobs):")
         for name, p in list(s["child_steps"].items())[:14]:
             print(f"    {name[:40]:40} {p['median']:>8.3f} {p['sum']:>9.2f} {p['n']:>5}")

@@ -94,6 +94,10 @@ def test_a_local_grade_records_the_hosts_load_and_the_benchmark_says_it(tmp_path
                             "gpu_busy_mean": {"0": 0.45}})
     assert line == "  this host while the jobs ran: CPUs busy 52% (p90 90%) of 16 cores; GPU busy 0: 45%"
     assert bench.load_line({"samples": 0}) is None
+    steps = {"GPU wait": {"median": 0.1, "sum": 16.0, "n": 50}, "start": {"median": 0.8, "sum": 1.8, "n": 2},
+             "conv1: timing": {"median": 0.1, "sum": 15.2, "n": 40}, "flush": {"median": 0.7, "sum": 1.5, "n": 2}}
+    assert bench.waits_line(steps, 2) == "  a child, a job: works 8.50 s holding the GPU, waits for a turn 8.00 s (25.0 waits)"
+    assert bench.waits_line({}, 0) is None
     bench.print_summary(bench.summary(out))
     printed = capsys.readouterr().out
     assert "jobs (local" in printed and ("this host while the jobs ran" in printed) == bool(load["samples"])
