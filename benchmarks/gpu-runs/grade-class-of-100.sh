@@ -3,8 +3,10 @@
 # $DATA/students.csv (never committed; 93 ece408-fa20 files then), then our typical examples up to 100; one
 # other job makes the model bundle first (a nightly run finds it cached); every nvcc build of the 100 cold
 # (BUILD=0), or made first by `grade --build-only` on the host's cores (BUILD=1, the ninth session: a class
-# re-graded nightly, or built on a login node before its GPU jobs).
-#   DATA=... N=100 JPG=0 (the default jobs a GPU; 6: six) BUILD=1 CACHE=... WARM_T=120 CLASS_T=420 RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
+# re-graded nightly, or built on a login node before its GPU jobs). WARM=ex-course-minidnn: the warm-up job a
+# course-form file (CuPy's kernels of the course form's checks compiled too, as a nightly run finds them; s9c's
+# first six jobs spent ~17 s each in their first checks, later ones ~1 s).
+#   DATA=... N=100 JPG=0 (the default jobs a GPU; 6: six) BUILD=1 CACHE=... WARM=tiled-wrong-scale WARM_T=120 CLASS_T=420 RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
 set -uo pipefail
 ROOT=$PWD; WORK=/tmp/g8; rm -rf "$WORK"; CACHE=${CACHE:-/tmp/g8cache}; DATA=${DATA:-$ROOT/.gpu/data/grade}; RES=${RES:-/tmp/res}; mkdir -p "$RES"
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 COLUMNS=140
@@ -21,7 +23,7 @@ real = [{"submission": str(data / r["submission"]), "name": r["name"], "expect":
         for r in csv.DictReader((data / "students.csv").open())]
 mine = [{"submission": str(ours.parent / r["submission"]), "name": "", "expect": r["expect"]} for r in csv.DictReader(ours.open())]
 n = int(os.environ.get("N", "100"))  # the class's size: the real files first
-for name, rows in (("class100.csv", (real + mine[:max(0, 100 - len(real))])[:n]), ("warm.csv", [r for r in mine if r["submission"].endswith("tiled-wrong-scale")])):
+for name, rows in (("class100.csv", (real + mine[:max(0, 100 - len(real))])[:n]), ("warm.csv", [r for r in mine if r["submission"].endswith(os.environ.get("WARM", "tiled-wrong-scale"))])):
     with (work / name).open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["submission", "name", "expect"]); w.writeheader(); w.writerows(rows)
 PY
