@@ -888,11 +888,18 @@ def _status_report(line: str) -> str | None:
         return None
     q = line.rfind("] with [")
     while q >= 12:
-        m = _SCRIPT.search(line, q + 8)
-        if m is not None:
-            return m.group(1)
+        got = _script(line[q + 8 :])
+        if got is not None:
+            return got
         q = line.rfind("] with [", 12, q + 7)
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _script(after: str) -> str | None:
+    """The script's name _SCRIPT finds first in what follows a '] with [' (a sweep's runs: one text)."""
+    m = _SCRIPT.search(after)
+    return m.group(1) if m is not None else None
 
 
 @functools.lru_cache(maxsize=64)
