@@ -292,7 +292,7 @@ class Stream:
             except OSError:
                 raise NotStreamable("cannot be read") from None
             eof = len(block) < size
-            data, tail = _whole_lines(carry + block, eof)
+            data, tail = _whole_lines(carry, block, eof)
             if data is None:  # no line end in it yet: read on
                 carry, size = tail, 2 * size
                 continue
@@ -301,8 +301,10 @@ class Stream:
             if looked and not eof and len(data) < STREAM_FROM and data.count(mark) < 2:
                 carry, size = data + tail, 2 * size  # what _head says again (its head looked at already)
                 continue
-            text = decoder.decode(data, head)
-            if head and not self._head(text, data, eof):
+            # an ASCII window whose tables are read from its bytes is decoded only where they are not
+            lazy = not head and options(self.dialect.name).get("pre_read") and data.isascii()
+            text = None if lazy else decoder.decode(data, head)
+            if text is not None and head and not self._head(text, data, eof):
                 carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
                 looked = True
                 continue
@@ -337,7 +339,7 @@ class Stream:
             raise NotStreamable("head: notebook, fewer than two profile starts, not this dialect or another")
         return True
 
-    def _window(self, data: bytes, text: str, eof: bool, start: int, gap: list[str],
+    def _window(self, data: bytes, text: str | None, eof: bool, start: int, gap: list[str],
                 state: tuple | None) -> tuple[ProfileSet | None, int, int, list[str], tuple | None] | None:
         """Parse one window (lines from the file's line `start`); the part before its cut, the cut
         (a window line number) and its byte offset in `data`, the next gap and reader state, or None
@@ -370,23 +372,25 @@ class Stream:
             return None, c, at, next_gap, next_state
         return self._part(keep, r, doc.lines, c, start - 1, found), c, at, next_gap, next_state
 
-    def _read(self, data: bytes, text: str, state: tuple | None) -> tuple[Document, DialectResult, int, str]:
+    def _read(self, data: bytes, text: str | None, state: tuple | None) -> tuple[Document, DialectResult, int, str]:
         """A window parsed by the streamed dialect: its document, the dialect's result and the line
         ends its bytes hold. Its tables read from its bytes where the dialect asks for it (as a file
         read whole has them read: profconv.parse.bytescan), else (or where the text path could read
-        them otherwise: bytescan.Reparse) from its text."""
+        them otherwise: bytescan.Reparse) from its text (None: an ASCII window not decoded yet)."""
         pre = _pre_read(data, self.dialect.name)
         if pre is not None:
             try:
                 return self._parse(data, pre.data.decode("ascii"), state, pre)
             except bytescan.Reparse:
                 pass
-        return self._parse(data, text, state, None)
+        return self._parse(data, data.decode("ascii") if text is None else text, state, None)
 
     def _parse(self, data: bytes, text: str, state: tuple | None,
                pre: bytescan.PreRead | None) -> tuple[Document, DialectResult, int, str]:
         doc, end, newlines = _window_document(data, text, self.label)
-        doc.pre = bytescan.checked(pre, doc.lines)
+        # where normalize changed nothing the lines are the pre-read text's own: each table where
+        # find put it (PreRead.check would find so)
+        doc.pre = pre if pre is not None and doc.text is text else bytescan.checked(pre, doc.lines)
         name = self.dialect.name
         if state:
             doc.state = {name: state}
@@ -444,10 +448,15 @@ def _pre_read(data: bytes, name: str) -> bytescan.PreRead | None:
     return pre if pre is not None and pre.dialect == name else None
 
 
-def _whole_lines(data: bytes, eof: bool) -> tuple[bytes | None, bytes]:
-    """(the bytes up to the last line end, the rest); (None, all) where none is in them yet."""
+def _whole_lines(carry: bytes, block: bytes, eof: bool) -> tuple[bytes | None, bytes]:
+    """Of carry + block: (the bytes up to the last line end, the rest); (None, all) where none is in
+    them yet. (The block's last line end found first: one copy of its bytes.)"""
     if eof:
-        return data, b""
+        return carry + block, b""
+    nl = block.rfind(b"\n") + 1
+    if nl:
+        return b"".join((carry, memoryview(block)[:nl])), block[nl:]
+    data = carry + block
     nl = data.rfind(b"\n") + 1
     if nl == 0:
         return None, data
