@@ -304,12 +304,13 @@ def _summaries_at_once(data: bytes, pays_from: int, batch_rows: int) -> PreRead 
     needles = ([trace_bytes.MARK] if trace_bytes.available() else []) + [b"\n" + h for h in HEADERS]
     if not _only_summaries(data, needles, scan.find):
         return None
-    spans = _small_spans(data, scan)
-    if spans is None or sum(n for *_, n in spans) < batch_rows:
+    small = _small_spans(data, scan)
+    if small is None or sum(n for *_, n in small[0]) < batch_rows:
         return None
     from profconv.parse.dialects import nsys_batch
 
-    got = nsys_batch.read(data, spans)
+    spans = small[0]
+    got = nsys_batch.read(data, spans, small[1])
     if got is None:
         return None
     batch, firsts = got
@@ -323,9 +324,10 @@ def _summaries_at_once(data: bytes, pays_from: int, batch_rows: int) -> PreRead 
     return PreRead(b"".join(_blanked(data, taken)), data, tables, "nsys")
 
 
-def _small_spans(data: bytes, scan: Any) -> list[tuple[int, int, int, int]] | None:
-    """_summaries_in_c's small tables (header start, rows start, rows end, rows) where there is no big
-    one and every small one has the same header; else None."""
+def _small_spans(data: bytes, scan: Any) -> tuple[list[tuple[int, int, int, int]], Any] | None:
+    """_summaries_in_c's small tables (header start, rows start, rows end, rows), and their (rows
+    start, rows end) as a NumPy array, where there is no big one and every small one has the same
+    header; else None."""
     import numpy as np
 
     marks = _NEVER + _IN_NAMES
@@ -339,7 +341,7 @@ def _small_spans(data: bytes, scan: Any) -> list[tuple[int, int, int, int]] | No
     spans = list(zip(a[ok].tolist(), b[ok].tolist(), e[ok].tolist(), rows[ok].tolist()))
     if not spans or len({data[x:y] for x, y, _, _ in spans}) > 1:
         return None
-    return spans
+    return spans, np.ascontiguousarray(vals[ok, 1:3])
 
 
 def _blanked(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[bytes]:

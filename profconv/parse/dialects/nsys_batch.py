@@ -76,17 +76,18 @@ def header_fields(header: bytes) -> tuple[list[str], list[str]] | None:
     return cols, [f for f in fields if f is not None]
 
 
-def read(data: bytes, spans: list[tuple[int, int, int, int]]) -> tuple[Batch, list[int]] | None:
+def read(data: bytes, spans: list[tuple[int, int, int, int]], bounds: Any = None) -> tuple[Batch, list[int]] | None:
     """The tables at `spans` (header start, rows start, rows end, rows: every header the same, each
     row ending with a newline) read as one; per span the index of its first row in the batch, or
-    -1 for a table not taken. None when none is taken or the header is not a plain one."""
+    -1 for a table not taken. None when none is taken or the header is not a plain one. `bounds`:
+    the spans' (rows start, rows end) as a NumPy int64 array where the caller has them."""
     a0, b0 = spans[0][:2]
     got = header_fields(data[a0 : b0 - 1])
     if got is None:
         return None
     cols, fields = got
     scan = native.load("_summarycells")
-    table, keep = _read_in_c(scan, data, spans, cols, fields) if scan is not None else _read_by_pyarrow(
+    table, keep = _read_in_c(scan, data, spans, cols, fields, bounds) if scan is not None else _read_by_pyarrow(
         data, spans, cols, fields)
     if table is None:
         return None
@@ -114,14 +115,15 @@ def _kept(status: list[int]) -> list[int]:
 
 
 def _read_in_c(scan: Any, data: bytes, spans: list[tuple[int, int, int, int]], cols: list[str],
-               fields: list[str]) -> tuple[columnar.Columns | None, list[int]]:
+               fields: list[str], bounds: Any = None) -> tuple[columnar.Columns | None, list[int]]:
     """The tables' rows checked and read straight from `data` by profconv.parse._summarycells (no
     copy of their rows joined, no pyarrow), as the pyarrow read gives them: (columns of the tables
     kept, which those are); no columns where a value is not finite or a row does not read."""
     import numpy as np
 
     ncells, whole, sizes = len(fields) - 1, _whole(fields), [n for *_, n in spans]
-    bounds = np.array([(b, e) for _, b, e, _ in spans], dtype=np.int64)
+    if bounds is None:
+        bounds = np.array([(b, e) for _, b, e, _ in spans], dtype=np.int64)
     got = scan.columns(data, bounds.tobytes(), ncells, whole)  # every row plain (a sweep's, mostly): one pass
     keep = _kept(_per_table(got[3], sizes)) if got is not None else []
     if got is None or len(keep) < len(spans):  # the tables kept found first, then only theirs read
