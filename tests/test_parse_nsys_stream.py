@@ -294,3 +294,28 @@ def test_lines_around_marks_found_at_once_as_line_by_line():
         for marks in (("(%)", "%"), ("%",), ("(%)",), ("ab", "c\n")):
             short = tuple(m for m in marks if not any(o != m and o in m for o in marks))
             assert stream_mod._around_at_once(text, short) == stream_mod._around(text, marks), (text, marks)
+
+
+def test_a_windows_text_kept_where_its_rows_read_are_blank_in_it_already(tmp_path, monkeypatch, small_windows):
+    """stream._blank_already: where it says so, the window's text is what core.blanked makes of its
+    lines; the parts are the whole parse (sweeps with odd runs, nsys logs repeated)."""
+    from profconv.parse.core import blanked
+    from tests.test_parse_nsys_sweep import _sweep_lines
+
+    seen = [0, 0]
+    orig = stream_mod._blank_already
+
+    def spy(doc, r):
+        got = orig(doc, r)
+        seen[got] += 1
+        if got:
+            assert blanked(doc, "\n" if doc.text.endswith("\n") else "") == doc.text
+        return got
+
+    monkeypatch.setattr(stream_mod, "_blank_already", spy)
+    texts = [_sweep_lines(seed) for seed in range(4)] + [f.read_text(errors="replace") * 3 for f in _nsys_logs()[:6]]
+    for k, text in enumerate(texts):
+        path = tmp_path / f"s{k}.log"
+        path.write_text(text)
+        check_parts(path, 4000)
+    assert seen[1] > 10 and seen[0] > 0

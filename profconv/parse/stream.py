@@ -203,6 +203,17 @@ def _shift(raw: list[RawProfile], d: int) -> None:
 _LINES = re.compile(r"\blines? ?(?:\(s\) )?\d|\(lines \d")  # 'line(s) 94, 95', 'line 94:', '(lines 93-99)'
 
 
+def _blank_already(doc: Document, r: DialectResult) -> bool:
+    """Whether the window's text is `blanked`'s already: every row read is a row of a table read
+    from its bytes (blank in the pre-read text, and so in the lines) and none was read in bulk
+    from the lines (blank in the lines only)."""
+    pre = doc.pre
+    if pre is None or r.bulk or not doc.text:
+        return False
+    tables = pre.tables
+    return all((t := tables.get(a - 2)) is not None and not t.kept and t.rows == b - a + 1 for a, b in r.rows_read)
+
+
 def _names_lines(raw: list[RawProfile]) -> bool:
     """Whether a table's note names lines (a window's numbers, which _shift does not rewrite). (A
     sweep's blocks not made have no note.)"""
@@ -350,7 +361,7 @@ class Stream:
         # file's), made only where the text as read holds another dialect's marker or a context
         # keyword, or where a detect must look (blanking rows takes text away, never adds a marker)
         if contains_any(doc.text, other_markers(name) + context.KEYWORDS) or _detects_left(name):
-            doc.text = blanked(doc, end)
+            doc.text = doc.text if _blank_already(doc, r) else blanked(doc, end)
         else:
             doc.text = ""
         if self.format is None and doc.text and _other_dialect(doc.text, name, head=start == 1):
