@@ -162,9 +162,10 @@ def _around_at_once(text: str, marks: tuple[str, ...]) -> str:
     window: a '%' in each of its ~200 headers)."""
     import numpy as np
 
-    data = text.encode("ascii")
-    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    at = np.array([k.start() for m in marks for k in re.finditer(re.escape(m), text)], dtype=np.int64)
+    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    nl = np.flatnonzero(b == 10)
+    at = np.concatenate([np.flatnonzero(b == ord(m)) if len(m) == 1 else
+                         np.array([k.start() for k in re.finditer(re.escape(m), text)], dtype=np.int64) for m in marks])
     if not len(at):
         return ""
     k = np.searchsorted(nl, at)  # the newline that ends each mark's line (len(nl): none)
@@ -174,9 +175,14 @@ def _around_at_once(text: str, marks: tuple[str, ...]) -> str:
     reach = np.maximum.accumulate(ends)
     first = np.ones(len(starts), dtype=bool)
     first[1:] = starts[1:] > reach[:-1]  # a start past every run so far: a new run
-    a0 = starts[first].tolist()
-    last = np.append(np.flatnonzero(first)[1:] - 1, len(starts) - 1)
-    runs = dict.fromkeys(text[x:y] for x, y in zip(a0, reach[last].tolist()))
+    a0 = starts[first]
+    e0 = reach[np.append(np.flatnonzero(first)[1:] - 1, len(starts) - 1)]
+    size = int(e0[0] - a0[0])
+    if (e0 - a0 == size).all() and len(a0) * size <= 1 << 20:  # runs of one length: one of them, or not
+        each = b[a0[:, None] + np.arange(size)]
+        if (each == each[0]).all():
+            a0, e0 = a0[:1], e0[:1]
+    runs = dict.fromkeys(text[x:y] for x, y in zip(a0.tolist(), e0.tolist()))
     return "".join(run if run.endswith("\n") else run + "\n" for run in runs)
 
 
