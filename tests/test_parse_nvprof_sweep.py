@@ -242,6 +242,36 @@ def test_plain_pairs_read_in_one_go_as_one_by_one():
     assert sweep._plain_many([plain[0][0], "x", plain[1][0]], [plain[0][1], "y", plain[1][1]]) is None
 
 
+def test_plain_pairs_read_in_c_as_in_python():
+    """_summarycells.nvprof_starts (the lines before each header read in C) gives what _plain_many
+    gives (its PID digits as ints), None where a line is not ASCII; pairs mutated at random too."""
+    from profconv.parse import native
+
+    C = native.load("_summarycells")
+    if C is None or not hasattr(C, "nvprof_starts"):
+        pytest.skip("the C module is not built")
+    rng = random.Random(4)
+    pairs = [(s, r) for s, r, _ in PLAIN_PAIRS]
+    for _ in range(4000):
+        picked = [rng.choice(pairs[:2]) if rng.random() < 0.7 else rng.choice(pairs) for _ in range(rng.randint(0, 6))]
+        lines, heads = ["x"], []
+        for a, b in picked:
+            if rng.random() < 0.3:  # a character changed, added or taken out
+                i = rng.randrange(len(a) + 1)
+                a = a[:i] + rng.choice(['', ' ', '=', '9', '"', '\t', ',', 'x', '\x1f']) + a[i + rng.randint(0, 1):]
+            lines += [a, b, "H"]
+            heads.append(len(lines) - 1)
+        got = C.nvprof_starts(lines, heads)
+        want = sweep._plain_many([lines[h - 2] for h in heads], [lines[h - 1] for h in heads])
+        if not all(lines[h - 2].isascii() for h in heads):
+            continue  # (None, or the pairs before the first line that is not ASCII)
+        if want is None:
+            assert got is None or len(got[1]) < 2
+        else:
+            assert got == ([int(x) for x in want[0]], want[1], want[2], int(want[3]))
+    assert C.nvprof_starts(["\u0661", "==1== Profiling result:", "H"], [2]) is None
+
+
 @pytest.mark.parametrize("chunk", [2, 3, 512])
 def test_profiles_made_in_one_go_chunk_by_chunk(chunk, tmp_path, monkeypatch):
     """sweep._following takes at most CHUNK profiles at a time; odd lines among them end a chunk

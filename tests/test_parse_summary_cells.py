@@ -262,6 +262,31 @@ def test_nvprof_rows_refuses_bad_arguments():
     assert (cells, tc, types, nc, names, dec, bad) == ([b""] * 6, b"", [], b"", [], b"", b"")
 
 
+def test_nvprof_lines_as_nvprof_of_their_text():
+    """nvprof_lines reads the rows of each table from the lines themselves: what nvprof gives for
+    their text joined (odd rows, rows not ASCII, random rows, tables of one row or many)."""
+    rng = random.Random(7)
+    odd = [*ODD_ROWS, NV_ROW.replace("k1", "k1\udcff"), NV_ROW.replace("k1", "k1€")]
+    alphabet = '"0123456789.,ab <>/*&|\\\té'
+    for _ in range(300):
+        lines, tables = [], []
+        for _ in range(rng.randint(1, 6)):
+            h = len(lines)
+            lines += ["H", "U"]
+            for _ in range(rng.randint(1, 5)):
+                r, pct = rng.random(), f"{rng.random() * 100:.{rng.randint(0, 8)}f}"
+                lines.append(rng.choice(odd) if r < 0.4 else NV_ROW.replace("60.000000", pct) if r < 0.8
+                             else '"' + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) + '"')
+            tables.append((h, len(lines)))
+            lines += ["" for _ in range(rng.randint(0, 2))]
+        exps = tuple(rng.randint(-3, 9) for _ in range(4))
+        text = "".join(line + "\n" for h, e in tables for line in lines[h + 2 : e])
+        assert C.nvprof_lines(lines, tables, exps) == C.nvprof(text.encode("utf-8", "surrogatepass"), exps)
+    assert C.nvprof_lines([], [], (0, 0, 0, 0)) == C.nvprof(b"", (0, 0, 0, 0))
+    with pytest.raises(ValueError):
+        C.nvprof_lines(["H", "U", NV_ROW], [(0, 4)], (6, 6, 6, 6))  # past the lines
+
+
 def test_nvprof_group_read_in_c_as_by_pyarrow():
     """csv_batch.read_in_c gives the group that csv_batch.read (pyarrow) gives: values, names,
     sections, printed steps, the tables it takes."""

@@ -34,6 +34,11 @@
  * labels and names numbered as above (int32 codes, -1 for a row not read), two bytes a row (the
  * decimals of its Time and Avg cells) and one (1: not a plain row -- see nv_split -- its values 0).
  * csv_batch keeps pyarrow's reader where this module is not built (tests compare both).
+ * nvprof_starts(lines, heads) reads the start and result lines of a sweep's profiles (two and one
+ * lines before each table's header) as profconv.parse.dialects.nvprof.sweep._plain_many does.
+ *
+ * nvprof_lines(lines, tables, exps) gives what nvprof() gives for the rows lines[h + 2 : e] of each
+ * (h, e) in `tables`, read from the list of str itself (no text joined and encoded first).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -312,19 +317,30 @@ done:
  * bold tag (</?(b|strong|code|em|i|tt)>). */
 static int nv_odd(const unsigned char *p, Py_ssize_t n) {
     static const char *tags[] = {"b>", "strong>", "code>", "em>", "i>", "tt>"};
+    /* 1: odd wherever it is; 2: '*' (odd before another); 3: '<' (odd before a bold tag); 0: plain */
+    static unsigned char kind[256];
+    static int ready = 0;
+    if (!ready) {
+        for (int c = 0; c < 256; c++)
+            kind[c] = (c < 0x20 || c >= 0x7f || c == '\\' || c == '&' || c == '|') ? 1 : c == '*' ? 2 : c == '<' ? 3 : 0;
+        ready = 1;
+    }
     for (Py_ssize_t k = 0; k < n; k++) {
-        unsigned char c = p[k];
-        if (c < 0x20 || c >= 0x7f || c == '\\' || c == '&' || c == '|')
+        unsigned char what = kind[p[k]];
+        if (!what)
+            continue;
+        if (what == 1)
             return 1;
-        if (c == '*' && k + 1 < n && p[k + 1] == '*')
-            return 1;
-        if (c == '<') {
-            Py_ssize_t a = k + 1 + (k + 1 < n && p[k + 1] == '/');
-            for (size_t t = 0; t < sizeof tags / sizeof *tags; t++) {
-                size_t len = strlen(tags[t]);
-                if ((size_t)(n - a) >= len && memcmp(p + a, tags[t], len) == 0)
-                    return 1;
-            }
+        if (what == 2) {
+            if (k + 1 < n && p[k + 1] == '*')
+                return 1;
+            continue;
+        }
+        Py_ssize_t a = k + 1 + (k + 1 < n && p[k + 1] == '/');
+        for (size_t t = 0; t < sizeof tags / sizeof *tags; t++) {
+            size_t len = strlen(tags[t]);
+            if ((size_t)(n - a) >= len && memcmp(p + a, tags[t], len) == 0)
+                return 1;
         }
     }
     return 0;
@@ -380,11 +396,9 @@ typedef struct {
     PyObject *cells[NV_CELLS], *types, *names, *decimals, *bad;
 } nv_out;
 
-/* Row `row` (p[0:n]) read into `o`: 0 done (its bad byte set where it is not a plain row), -1 error. */
-static int nv_read_row(const unsigned char *base, Py_ssize_t at, Py_ssize_t n, const int *exps, Py_ssize_t row,
-                       nv_out *o, bytes_table *types, bytes_table *names) {
-    const unsigned char *p = base + at;
-    nv_row r;
+/* Row `row` (p[0:n]) split into `r` and its values written to `o`: 1 done, 0 not a plain row or a
+ * cell it cannot read (its bad byte set, its values 0). */
+static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_ssize_t row, nv_out *o, nv_row *r) {
     unsigned char *bad = (unsigned char *)PyBytes_AS_STRING(o->bad) + row;
     int32_t *tc = (int32_t *)PyBytes_AS_STRING(o->types) + row, *nc = (int32_t *)PyBytes_AS_STRING(o->names) + row;
     unsigned char *dec = (unsigned char *)PyBytes_AS_STRING(o->decimals) + 2 * row;
@@ -393,31 +407,59 @@ static int nv_read_row(const unsigned char *base, Py_ssize_t at, Py_ssize_t n, c
     dec[0] = dec[1] = 0;
     for (int j = 0; j < NV_CELLS; j++)
         memset(PyBytes_AS_STRING(o->cells[j]) + 8 * row, 0, 8);
-    if (!nv_split(p, n, &r))
+    if (p == NULL || !nv_split(p, n, r))
         return 0;
     for (int j = 0; j < NV_CELLS; j++) {
         char *slot = PyBytes_AS_STRING(o->cells[j]) + 8 * row;
         if (j == NV_CALLS) {
-            int64_t v = (int64_t)r.cells[j].m; /* at most 18 digits, no '.' */
+            int64_t v = (int64_t)r->cells[j].m; /* at most 18 digits, no '.' */
             memcpy(slot, &v, 8);
         } else {
             double v;
-            if (!cell_value(p, &r.cells[j], exps[j], &v))
+            if (!cell_value(p, &r->cells[j], exps[j], &v))
                 return 0;
             memcpy(slot, &v, 8);
         }
     }
-    int64_t t = name_code(base, at + r.type, r.type_n, types), m = t < 0 ? t : name_code(base, at + r.name, r.name_n, names);
+    return 1;
+}
+
+/* Row `row`'s label and name codes t and m set (a row read whole: not bad): 0, or -1 where t or m is. */
+static int nv_codes(nv_out *o, Py_ssize_t row, const nv_row *r, int64_t t, int64_t m) {
     if (t == -1 || m == -1)
         return -1;
     if (t < 0 || m < 0)
         return 0;
-    *tc = (int32_t)t;
-    *nc = (int32_t)m;
-    dec[0] = (unsigned char)r.decimals[1]; /* Time's and Avg's decimals: a block's printed step */
-    dec[1] = (unsigned char)r.decimals[3];
-    *bad = 0;
+    ((int32_t *)PyBytes_AS_STRING(o->types))[row] = (int32_t)t;
+    ((int32_t *)PyBytes_AS_STRING(o->names))[row] = (int32_t)m;
+    unsigned char *dec = (unsigned char *)PyBytes_AS_STRING(o->decimals) + 2 * row;
+    dec[0] = (unsigned char)r->decimals[1]; /* Time's and Avg's decimals: a block's printed step */
+    dec[1] = (unsigned char)r->decimals[3];
+    ((unsigned char *)PyBytes_AS_STRING(o->bad))[row] = 0;
     return 0;
+}
+
+/* Row `row` (base[at:at+n]) read into `o`: 0 done (its bad byte set where it is not a plain row), -1 error. */
+static int nv_read_row(const unsigned char *base, Py_ssize_t at, Py_ssize_t n, const int *exps, Py_ssize_t row,
+                       nv_out *o, bytes_table *types, bytes_table *names) {
+    nv_row r;
+    if (!nv_values(base + at, n, exps, row, o, &r))
+        return 0;
+    int64_t t = name_code(base, at + r.type, r.type_n, types), m = t < 0 ? t : name_code(base, at + r.name, r.name_n, names);
+    return nv_codes(o, row, &r, t, m);
+}
+
+static int64_t bt_code_held(bytes_table *t, const unsigned char *s, Py_ssize_t n);
+
+/* Row `row`, the line p[0:n] (NULL: a line that is not ASCII, not read), read into `o` as nv_read_row
+ * reads it: 0 done, -1 error. */
+static int nv_read_line(const unsigned char *p, Py_ssize_t n, const int *exps, Py_ssize_t row, nv_out *o,
+                        bytes_table *types, bytes_table *names) {
+    nv_row r;
+    if (!nv_values(p, n, exps, row, o, &r))
+        return 0;
+    int64_t t = bt_code_held(types, p + r.type, r.type_n), m = t < 0 ? t : bt_code_held(names, p + r.name, r.name_n);
+    return nv_codes(o, row, &r, t, m);
 }
 
 static PyObject *nvprof(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -474,6 +516,244 @@ done:
     bt_free(&types);
     bt_free(&names);
     PyBuffer_Release(&buf);
+    return out;
+}
+
+/* bt_code of the string s[0:n] held by a str that lives as long as the table (the lines of a parse):
+ * its slot keeps the string's address (no one buffer under every string). */
+static int64_t bt_code_held(bytes_table *t, const unsigned char *s, Py_ssize_t n) {
+    uint64_t h = bytes_hash(s, n);
+    if (2 * (t->used + 1) > t->cap && bt_grow(t) < 0)
+        return -1;
+    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
+    for (; t->slots[j].hash; j = (j + 1) & (t->cap - 1)) {
+        bt_slot *o = t->slots + j;
+        if (o->hash == h && o->len == n && memcmp((const void *)(intptr_t)o->at, s, (size_t)n) == 0)
+            return o->code;
+    }
+    if (t->used >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2**31 distinct names");
+        return -1;
+    }
+    PyObject *u = PyUnicode_New(n, 127); /* (the line is ASCII: nv_odd refused any other byte) */
+    if (u == NULL)
+        return -1;
+    memcpy(PyUnicode_DATA(u), s, (size_t)n);
+    int bad = PyList_Append(t->strs, u);
+    Py_DECREF(u);
+    if (bad < 0)
+        return -1;
+    t->slots[j] = (bt_slot){(Py_ssize_t)(intptr_t)s, n, h, t->used};
+    return t->used++;
+}
+
+/* nvprof_lines(lines, tables, exps): nvprof() of the rows lines[h + 2 : e] of each (h, e) in
+ * `tables` (a list of int pairs), read from the lines themselves (no text joined and encoded): the
+ * same results, a line that is not ASCII a row not read (its UTF-8 bytes are not printable ASCII). */
+static PyObject *nvprof_lines(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *lines, *tables;
+    int exps[NV_CELLS] = {0};
+    if (!PyArg_ParseTuple(args, "O!O!(iiii)", &PyList_Type, &lines, &PyList_Type, &tables, &exps[1], &exps[3],
+                          &exps[4], &exps[5]))
+        return NULL;
+    Py_ssize_t nt = PyList_GET_SIZE(tables), nl = PyList_GET_SIZE(lines), rows = 0;
+    PyObject *out = NULL, *cells = NULL;
+    nv_out o = {{NULL}, NULL, NULL, NULL, NULL};
+    bytes_table types, names;
+    int ready = bt_init(&types, 8) | bt_init(&names, 256);
+    Py_ssize_t *bounds = PyMem_Malloc(2 * (size_t)(nt ? nt : 1) * sizeof(Py_ssize_t));
+    if (ready < 0 || bounds == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (int j = 0; j < NV_CELLS; j++)
+        if (exps[j] < -22 || exps[j] > 22) {
+            PyErr_SetString(PyExc_ValueError, "exponents: -22 to 22");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < nt; k++) {
+        PyObject *pair = PyList_GET_ITEM(tables, k);
+        Py_ssize_t h, e;
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+            (h = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0))) == -1 ||
+            (e = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1))) == -1 || h < 0 || e < h + 2 || e > nl) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "tables: (h, e) pairs, 0 <= h, h + 2 <= e <= len(lines)");
+            goto done;
+        }
+        bounds[2 * k] = h + 2;
+        bounds[2 * k + 1] = e;
+        rows += e - h - 2;
+    }
+    cells = PyList_New(NV_CELLS);
+    o.types = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    o.names = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    o.decimals = PyBytes_FromStringAndSize(NULL, 2 * rows);
+    o.bad = PyBytes_FromStringAndSize(NULL, rows);
+    if (cells == NULL || o.types == NULL || o.names == NULL || o.decimals == NULL || o.bad == NULL)
+        goto done;
+    for (int j = 0; j < NV_CELLS; j++) {
+        if ((o.cells[j] = PyBytes_FromStringAndSize(NULL, 8 * rows)) == NULL)
+            goto done;
+        Py_INCREF(o.cells[j]);
+        PyList_SET_ITEM(cells, j, o.cells[j]);
+    }
+    Py_ssize_t row = 0;
+    for (Py_ssize_t k = 0; k < nt; k++)
+        for (Py_ssize_t i = bounds[2 * k]; i < bounds[2 * k + 1]; i++, row++) {
+            PyObject *s = PyList_GET_ITEM(lines, i);
+            if (!PyUnicode_Check(s)) {
+                PyErr_SetString(PyExc_TypeError, "lines: a list of str");
+                goto done;
+            }
+            const unsigned char *p = PyUnicode_IS_ASCII(s) ? PyUnicode_1BYTE_DATA(s) : NULL;
+            if (nv_read_line(p, PyUnicode_GET_LENGTH(s), exps, row, &o, &types, &names) < 0)
+                goto done;
+        }
+    out = Py_BuildValue("(OOOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals, o.bad);
+done:
+    for (int j = 0; j < NV_CELLS; j++)
+        Py_XDECREF(o.cells[j]);
+    Py_XDECREF(cells);
+    Py_XDECREF(o.types);
+    Py_XDECREF(o.names);
+    Py_XDECREF(o.decimals);
+    Py_XDECREF(o.bad);
+    bt_free(&types);
+    bt_free(&names);
+    PyMem_Free(bounds);
+    return out;
+}
+
+/* The digits [0-9]{1,18} at p[*i:n] read into *v (*i past them): 1, or 0 where there are none or more than 18 */
+static int nv_digits(const unsigned char *p, Py_ssize_t n, Py_ssize_t *i, long long *v) {
+    Py_ssize_t a = *i;
+    long long x = 0;
+    while (*i < n && p[*i] >= '0' && p[*i] <= '9')
+        x = x * 10 + (p[(*i)++] - '0');
+    *v = x;
+    return *i > a && *i - a <= 18;
+}
+
+/* Whether p[a:b] holds `key` */
+static int nv_holds(const unsigned char *p, Py_ssize_t a, Py_ssize_t b, const char *key) {
+    size_t m = strlen(key);
+    for (Py_ssize_t i = a; i + (Py_ssize_t)m <= b; i++)
+        if (p[i] == (unsigned char)key[0] && memcmp(p + i, key, m) == 0)
+            return 1;
+    return 0;
+}
+
+#define NV_START "== NVPROF is profiling process "
+#define NV_COMMAND ", command: "
+#define NV_RESULT "== Profiling result:"
+
+/* A start line p[0:n] as sweep._plain reads it (ASCII): 1 with its prefix PID, process PID and
+ * command (p[*ca:*cb], blanks around it left out); 0 where it is not such a line. */
+static int nv_start_line(const unsigned char *p, Py_ssize_t n, long long *prefix, long long *pid, Py_ssize_t *ca,
+                         Py_ssize_t *cb) {
+    Py_ssize_t i = 2, ls = (Py_ssize_t)strlen(NV_START), lc = (Py_ssize_t)strlen(NV_COMMAND);
+    if (n < 2 || p[0] != '=' || p[1] != '=' || !nv_digits(p, n, &i, prefix))
+        return 0;
+    if (n - i < ls || memcmp(p + i, NV_START, (size_t)ls) != 0)
+        return 0;
+    i += ls;
+    if (!nv_digits(p, n, &i, pid) || n - i < lc || memcmp(p + i, NV_COMMAND, (size_t)lc) != 0)
+        return 0;
+    i += lc;
+    for (Py_ssize_t j = i; j < n; j++) /* [^\\&<*#>|\r]*: nothing text.clean acts on */
+        if (p[j] == '\\' || p[j] == '&' || p[j] == '<' || p[j] == '*' || p[j] == '#' || p[j] == '>' || p[j] == '|' ||
+            p[j] == '\r')
+            return 0;
+    if (nv_holds(p, i, n, "\",") || nv_holds(p, i, n, "CPU profiling result") ||
+        nv_holds(p, i, n, "Time(%),Time,Calls,"))
+        return 0; /* keys of the readers asked before the start's: the engine's */
+    Py_ssize_t a = i, b = n;
+    while (a < b && Py_UNICODE_ISSPACE(p[a]))
+        a++;
+    while (b > a && Py_UNICODE_ISSPACE(p[b - 1]))
+        b--;
+    *ca = a;
+    *cb = b;
+    return 1;
+}
+
+/* A result line p[0:n] as sweep._plain reads it: 1 with its prefix PID, else 0 */
+static int nv_result_line(const unsigned char *p, Py_ssize_t n, long long *prefix) {
+    Py_ssize_t i = 2, lr = (Py_ssize_t)strlen(NV_RESULT);
+    return n >= 2 && p[0] == '=' && p[1] == '=' && nv_digits(p, n, &i, prefix) && n - i == lr &&
+           memcmp(p + i, NV_RESULT, (size_t)lr) == 0;
+}
+
+/* The ASCII text of lines[k] (a str), its length at *n; NULL where it is not ASCII or not a str */
+static const unsigned char *nv_ascii(PyObject *lines, Py_ssize_t k, Py_ssize_t *n) {
+    PyObject *s = PyList_GET_ITEM(lines, k);
+    if (!PyUnicode_CheckExact(s) || !PyUnicode_IS_ASCII(s))
+        return NULL;
+    *n = PyUnicode_GET_LENGTH(s);
+    return PyUnicode_1BYTE_DATA(s);
+}
+
+/* nvprof_starts(lines, heads): sweep._plain_many of the start and result lines two and one lines
+ * before each header index in `heads` (a list of int), up to the first pair that is not plain:
+ * (the start lines' prefix PIDs, their processes' PIDs, their commands, the last result line's
+ * prefix PID) -- the PIDs as ints, the lists as long as the plain pairs (a command the same str
+ * object as the one before where it is the same text); None where a line before that pair is not
+ * ASCII (sweep._plain_many's own reading then). */
+static PyObject *nvprof_starts(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *lines, *heads, *prefixes = NULL, *pids = NULL, *commands = NULL, *out = NULL, *last_cmd = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &lines, &PyList_Type, &heads))
+        return NULL;
+    Py_ssize_t nh = PyList_GET_SIZE(heads), nl = PyList_GET_SIZE(lines);
+    long long last = -1;
+    const unsigned char *lp = NULL;
+    Py_ssize_t ln = 0;
+    if ((prefixes = PyList_New(0)) == NULL || (pids = PyList_New(0)) == NULL || (commands = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < nh; k++) {
+        Py_ssize_t h = PyLong_AsSsize_t(PyList_GET_ITEM(heads, k)), sn, rn, ca, cb;
+        if (h == -1 && PyErr_Occurred())
+            goto done;
+        if (h < 2 || h > nl) {
+            PyErr_SetString(PyExc_ValueError, "heads: 2 <= h <= len(lines)");
+            goto done;
+        }
+        const unsigned char *sp = nv_ascii(lines, h - 2, &sn), *rp = nv_ascii(lines, h - 1, &rn);
+        if (sp == NULL || rp == NULL) {
+            Py_INCREF(Py_None);
+            out = Py_None;
+            goto done;
+        }
+        long long spid, pid, rpid;
+        if (!nv_start_line(sp, sn, &spid, &pid, &ca, &cb) || !nv_result_line(rp, rn, &rpid))
+            break;
+        PyObject *a = PyLong_FromLongLong(spid), *b = PyLong_FromLongLong(pid), *c;
+        if (last_cmd != NULL && cb - ca == ln && memcmp(sp + ca, lp, (size_t)ln) == 0) {
+            c = last_cmd;
+            Py_INCREF(c);
+        } else {
+            c = PyUnicode_New(cb - ca, 127);
+            if (c != NULL)
+                memcpy(PyUnicode_DATA(c), sp + ca, (size_t)(cb - ca));
+            last_cmd = c;
+            lp = sp + ca;
+            ln = cb - ca;
+        }
+        int bad = a == NULL || b == NULL || c == NULL || PyList_Append(prefixes, a) < 0 || PyList_Append(pids, b) < 0 ||
+                  PyList_Append(commands, c) < 0;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_XDECREF(c);
+        if (bad)
+            goto done;
+        last = rpid;
+    }
+    out = Py_BuildValue("(OOOL)", prefixes, pids, commands, last);
+done:
+    Py_XDECREF(prefixes);
+    Py_XDECREF(pids);
+    Py_XDECREF(commands);
     return out;
 }
 
@@ -536,6 +816,12 @@ static PyMethodDef methods[] = {
     {"nvprof", nvprof, METH_VARARGS,
      "nvprof(data, (time, avg, min, max exponents)) -> (cells, type codes, types, name codes, names, decimals, bad) "
      "of nvprof --csv summary rows (each ending with a newline)"},
+    {"nvprof_lines", nvprof_lines, METH_VARARGS,
+     "nvprof_lines(lines, tables, (time, avg, min, max exponents)) -> nvprof()'s result for the rows "
+     "lines[h + 2 : e] of each (h, e) in tables, read from the lines (no text joined)"},
+    {"nvprof_starts", nvprof_starts, METH_VARARGS,
+     "nvprof_starts(lines, heads) -> (prefix PIDs, PIDs, commands, the last result line's PID) of the plain start "
+     "and result lines before each header (sweep._plain_many), or None where one is not ASCII"},
     {"nvprof_tables", nvprof_tables, METH_VARARGS,
      "nvprof_tables(lines, i, header) -> (heads, ends): bytes of int64, each index h >= i where lines[h] == header "
      "with quoted lines from h + 2 on, and the index after them"},

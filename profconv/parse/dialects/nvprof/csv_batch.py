@@ -401,9 +401,7 @@ def read_in_c(scan: Any, lines: list[str], tables: list[tuple[int, int]], unit: 
 
     exps = tuple(int(units.EXPONENT[units.TIME_UNITS_NS[unit[c]]][1:] or 0) for c in TIMES)
     for _ in range(2):  # a second pass only where a table is left out: its rows not in the group
-        data = (_rows_text(lines, tables) + "\n").encode("utf-8", "surrogatepass")
-        cells, type_codes, types, name_codes, names, decimals, bad_rows = scan.nvprof(data, exps)
-        del data
+        cells, type_codes, types, name_codes, names, decimals, bad_rows = _read_rows(scan, lines, tables, exps)
         sizes, firsts = _sizes(tables)
         numbers = {name: _array("d", cells[j]) for j, name in ((0, "time_pct"), (1, "total_ns"), (3, "avg_ns"),
                                                                 (4, "min_ns"), (5, "max_ns"))}
@@ -428,6 +426,14 @@ def read_in_c(scan: Any, lines: list[str], tables: list[tuple[int, int]], unit: 
     scales = (units.TIME_UNITS_NS[unit["Time"]], units.TIME_UNITS_NS[unit["Avg"]])
     return _Group(list(map(_HEAD, tables)), firsts, sizes, ok, per_row, text, numbers, (decimals[0::2], decimals[1::2]),
                   scales, section_codes=codes)
+
+
+def _read_rows(scan: Any, lines: list[str], tables: list[tuple[int, int]], exps: tuple[int, ...]) -> tuple:
+    """`scan.nvprof` of the tables' rows: read from the lines themselves where the module has
+    `nvprof_lines` (no text joined and encoded), else from their text."""
+    if hasattr(scan, "nvprof_lines"):
+        return scan.nvprof_lines(lines, tables, exps)
+    return scan.nvprof((_rows_text(lines, tables) + "\n").encode("utf-8", "surrogatepass"), exps)
 
 
 def _array(kind: str, cell: bytes) -> array:

@@ -18,7 +18,7 @@ from itertools import chain, repeat
 from operator import add, sub
 from typing import TYPE_CHECKING
 
-from profconv.parse import units
+from profconv.parse import native, units
 from profconv.parse.dialects.nvprof.common import _PREFIX, _RESULT, _START, TOOL
 from profconv.parse.engine import Cursor
 from profconv.parse.grouping import Event
@@ -148,10 +148,8 @@ def _following(ctx: Nvprof, j: int, prepared: Prepared) -> SweptRun | None:
     m = min(group.following(k), k + CHUNK)
     if m - k < 2:
         return None
-    lines = ctx.lines
     heads = group.heads[k:m]
-    said = _plain_many(list(map(lines.__getitem__, map(sub, heads, repeat(2)))),
-                       list(map(lines.__getitem__, map(sub, heads, repeat(1)))))
+    said = _plain_before(ctx.lines, heads)
     if said is None:
         return None
     prefixes, pids, commands, last = said
@@ -181,6 +179,17 @@ def joined(made: list[RawProfile]) -> list[RawProfile]:
         else:
             out.append(p)
     return out
+
+
+def _plain_before(lines: list[str], heads: list[int]) -> tuple[list, list[int], list[str], str | int] | None:
+    """`_plain_many` of the start and result lines two and one lines before each header in `heads`
+    (the PID digits as ints where read in C: profconv.parse._summarycells.nvprof_starts)."""
+    find = getattr(native.load("_summarycells"), "nvprof_starts", None)
+    got = find(lines, heads) if find is not None else None
+    if got is not None:
+        return got if len(got[1]) >= 2 else None
+    return _plain_many(list(map(lines.__getitem__, map(sub, heads, repeat(2)))),
+                       list(map(lines.__getitem__, map(sub, heads, repeat(1)))))
 
 
 def _plain_many(starts: list[str], results: list[str]) -> tuple[list[str], list[int], list[str], str] | None:
