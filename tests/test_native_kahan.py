@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import glob
 import math
+import random
 import struct
 from array import array
 
@@ -184,6 +185,19 @@ def test_generated_sections(monkeypatch, records, threshold):
     _same(_rows(records), monkeypatch, threshold)
 
 
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 3, -5, True, 2.0, 2**70, 7]), st.sampled_from(TIMED_SECTIONS[:2])),
+                max_size=40), st.booleans())
+def test_generated_profiles(monkeypatch, keys, rising):
+    """Profiles that rise (each group looked for among the newest profile's), come back, or are not
+    plain ints (True, 2.0, past 64 bits: the dict of groups then): C's groups are Python's."""
+    if rising:
+        keys = sorted(keys, key=lambda k: int(k[0]))
+    recs = [(p, sec, 10, float(i % 7), float((i * 31) % 11)) for i, (p, sec) in enumerate(keys)]
+    _same(_rows(recs), monkeypatch)
+
+
 @settings(max_examples=200, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from([40.0, 30.0, 20.0, 10.0, 5.0, 0.0, NAN]),
@@ -272,6 +286,21 @@ def test_arrays_of_doubles_are_read_in_c(monkeypatch):
        st.lists(st.text(alphabet=st.sampled_from("ab=PROF\" S\n"), min_size=2, max_size=6), max_size=5))
 def test_find_any_is_any_substring(text, needles):
     assert kahan.find_any(text, tuple(needles)) is any(m in text for m in needles)
+
+
+def test_find_any_long_texts_and_many_needles():
+    """find_any on texts past one SIMD step (32 places) and up to 64 needles: a needle at each place,
+    across the steps' ends and at the text's end."""
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rng.choice("ab=P\"ROF \n\tSé\xff$Tt") for _ in range(rng.randint(0, 200)))
+        needles = tuple("".join(rng.choice('ab=PROF" S\n$') for _ in range(rng.randint(2, 6)))
+                        for _ in range(rng.randint(0, 64 if rng.random() < 0.2 else 6)))
+        assert kahan.find_any(text, needles) is any(m in text for m in needles)
+    for at in range(70):
+        text = "x" * at + "==PROF==" + "y" * (rng.randint(0, 3))
+        assert kahan.find_any(text, ("zz", "==PROF==")) is True
+        assert kahan.find_any(text[:-1] if text.endswith("=") else text[: at + 7], ("zz", "==PROF==")) is False
 
 
 def test_find_any_markers_and_what_it_leaves_to_python():

@@ -18,6 +18,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -182,6 +183,46 @@ static int set_double(PyObject *col, double *d, Py_ssize_t i, double v) {
     return 0;
 }
 
+/* The group of (profile pr, section s) among groups[0:n] while every profile so far was an int and
+ * none came back after a later one: the newest profile's groups are groups[*from:n]; -1 where it
+ * has none yet (a new group), -2 where pr is not an int above or at the newest (the caller's dict
+ * then), -3 with an error set. */
+static Py_ssize_t newest_group(const group_t *groups, Py_ssize_t n, long long *newest, Py_ssize_t *from, PyObject *pr,
+                               PyObject *s) {
+    if (!PyLong_CheckExact(pr))
+        return -2;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(pr, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return -2;
+    }
+    if (v > *newest) {
+        *newest = v;
+        *from = n;
+        return -1;
+    }
+    if (v < *newest)
+        return -2;
+    for (Py_ssize_t g = *from; g < n; g++) {
+        int eq = groups[g].section == s ? 1 : PyObject_RichCompareBool(groups[g].section, s, Py_EQ);
+        if (eq < 0)
+            return -3;
+        if (eq)
+            return g;
+    }
+    return -1;
+}
+
+/* index[(profile, section)] = g: 0, or -1 with an error set */
+static int index_group(PyObject *index, PyObject *profile, PyObject *section, Py_ssize_t g) {
+    PyObject *k = PyTuple_Pack(2, profile, section), *v = PyLong_FromSsize_t(g);
+    int r = k == NULL || v == NULL ? -1 : PyDict_SetItem(index, k, v);
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+    return r;
+}
+
 static PyObject *rank(PyObject *self, PyObject *args) {
     PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed;
     double threshold;
@@ -255,10 +296,13 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         goto done;
     }
 
-    /* 1. the timed rows, their (profile, section) group (first appearance order) and values */
+    /* 1. the timed rows, their (profile, section) group (first appearance order) and values; while
+     * the profiles are ints that only rise, a row's group is looked for among the newest profile's
+     * groups alone (no key made and hashed), else in a dict by (profile, section) */
     PyObject *last_sec = NULL, *last_prof = NULL;
-    int last_timed = 0;
-    Py_ssize_t last_gid = -1;
+    int last_timed = 0, use_index = 0;
+    Py_ssize_t last_gid = -1, newest_from = 0;
+    long long newest = LLONG_MIN;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *s = sec_v[i];
         if (s != last_sec) {
@@ -275,20 +319,31 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         }
         PyObject *pr = prof_v[i];
         if (pr != last_prof) {
-            PyObject *k = PyTuple_Pack(2, pr, s);
-            if (k == NULL)
+            last_gid = use_index ? -1 : newest_group(groups, ngroups, &newest, &newest_from, pr, s);
+            if (last_gid == -3)
                 goto done;
-            PyObject *g = PyDict_GetItemWithError(index, k);
-            if (g == NULL) {
-                if (PyErr_Occurred()) {
-                    Py_DECREF(k);
+            if (last_gid == -2) { /* a profile that is not the newest int: every group in the dict from now on */
+                use_index = 1;
+                for (Py_ssize_t g = 0; g < ngroups; g++)
+                    if (index_group(index, groups[g].profile, groups[g].section, g) < 0)
+                        goto done;
+                last_gid = -1;
+            }
+            if (use_index) {
+                PyObject *k = PyTuple_Pack(2, pr, s);
+                if (k == NULL)
                     goto done;
-                }
+                PyObject *g = PyDict_GetItemWithError(index, k);
+                Py_DECREF(k);
+                if (g == NULL && PyErr_Occurred())
+                    goto done;
+                last_gid = g == NULL ? -1 : PyLong_AsSsize_t(g);
+            }
+            if (last_gid < 0) { /* a new group */
                 if (ngroups == cap) {
                     Py_ssize_t nc = cap ? 2 * cap : 64;
                     group_t *ng = PyMem_Realloc(groups, nc * sizeof(group_t));
                     if (ng == NULL) {
-                        Py_DECREF(k);
                         PyErr_NoMemory();
                         goto done;
                     }
@@ -298,18 +353,10 @@ static PyObject *rank(PyObject *self, PyObject *args) {
                 groups[ngroups].profile = pr;
                 groups[ngroups].section = s;
                 groups[ngroups].count = 0;
-                PyObject *v = PyLong_FromSsize_t(ngroups);
-                if (v == NULL || PyDict_SetItem(index, k, v) < 0) {
-                    Py_XDECREF(v);
-                    Py_DECREF(k);
+                if (use_index && index_group(index, pr, s, ngroups) < 0)
                     goto done;
-                }
-                Py_DECREF(v);
                 last_gid = ngroups++;
-            } else {
-                last_gid = PyLong_AsSsize_t(g);
             }
-            Py_DECREF(k);
             last_prof = pr;
         }
         gid[i] = last_gid;
@@ -570,10 +617,73 @@ static PyObject *plausible(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+/* find_any's needles: each needle's text and length, and for each byte the needles that start with
+ * it (first) or whose second byte it is (second): first[x] & second[y], the needles starting with
+ * "xy"; lo0/hi0/lo1/hi1: the same by the low and high half of each byte, 8 groups of needles (a
+ * needle's group: its index mod 8), the SIMD pass's first look (a superset of the starts). */
+typedef struct {
+    const unsigned char *needle[64];
+    Py_ssize_t len[64];
+    uint64_t first[256], second[256];
+    unsigned char lo0[16], hi0[16], lo1[16], hi1[16];
+} needles_t;
+
+/* Whether a needle starts at t[i] (i + 1 < n) */
+static inline int needle_at(const needles_t *nd, const unsigned char *t, Py_ssize_t n, Py_ssize_t i) {
+    uint64_t m = nd->first[t[i]] & nd->second[t[i + 1]];
+    while (m) {
+        int j = __builtin_ctzll(m);
+        m &= m - 1;
+        if (nd->len[j] <= n - i && memcmp(t + i, nd->needle[j], (size_t)nd->len[j]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a needle starts at t[i] for some i >= from, a byte at a time */
+static int find_from(const needles_t *nd, const unsigned char *t, Py_ssize_t n, Py_ssize_t from) {
+    for (Py_ssize_t i = from; i + 1 < n; i++)
+        if ((nd->first[t[i]] & nd->second[t[i + 1]]) && needle_at(nd, t, n, i))
+            return 1;
+    return 0;
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define FIND_AVX2 1
+/* find_from(nd, t, n, 0), 32 places a step: the two bytes at each place looked up by their halves
+ * (a byte shuffle a half: Hyperscan's "Teddy"), the places that pass checked by needle_at. */
+__attribute__((target("avx2"))) static int find_avx2(const needles_t *nd, const unsigned char *t, Py_ssize_t n) {
+    const __m256i lo0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->lo0));
+    const __m256i hi0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->hi0));
+    const __m256i lo1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->lo1));
+    const __m256i hi1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->hi1));
+    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    Py_ssize_t i = 0;
+    for (; i + 33 <= n; i += 32) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(t + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(t + i + 1));
+        __m256i r0 = _mm256_and_si256(_mm256_shuffle_epi8(lo0, _mm256_and_si256(a, low)),
+                                      _mm256_shuffle_epi8(hi0, _mm256_and_si256(_mm256_srli_epi16(a, 4), low)));
+        __m256i r1 = _mm256_and_si256(_mm256_shuffle_epi8(lo1, _mm256_and_si256(b, low)),
+                                      _mm256_shuffle_epi8(hi1, _mm256_and_si256(_mm256_srli_epi16(b, 4), low)));
+        uint32_t m = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(r0, r1), zero));
+        while (m) {
+            int z = __builtin_ctz(m);
+            m &= m - 1;
+            if (needle_at(nd, t, n, i + z))
+                return 1;
+        }
+    }
+    return find_from(nd, t, n, i);
+}
+#endif
+
 /* find_any(text, needles): whether any of the needles (a tuple of ASCII str of 2 characters or
- * more) is in text, as `any(m in text for m in needles)` says, by one pass over the text (its
- * first two characters looked up in a table of the needles' first two); None where the text is not
- * of one byte a character or a needle is not such a str (the caller asks Python). */
+ * more, 64 at most) is in text, as `any(m in text for m in needles)` says, by one pass over the text
+ * (32 places a step where the CPU has AVX2, else a place a step: its two bytes looked up in the
+ * needles' first two); None where the text is not of one byte a character or a needle is not such
+ * a str (the caller asks Python). */
 static PyObject *find_any(PyObject *self, PyObject *args) {
     PyObject *text, *needles;
     if (!PyArg_ParseTuple(args, "UO!:find_any", &text, &PyTuple_Type, &needles))
@@ -585,10 +695,13 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
     Py_ssize_t k = PyTuple_GET_SIZE(needles);
     if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND || k > 64)
         Py_RETURN_NONE;
-    const unsigned char *needle[64];
-    Py_ssize_t len[64];
-    static uint64_t table[65536 / 64];
-    memset(table, 0, sizeof(table));
+    needles_t nd;
+    memset(nd.first, 0, sizeof nd.first);
+    memset(nd.second, 0, sizeof nd.second);
+    memset(nd.lo0, 0, sizeof nd.lo0);
+    memset(nd.hi0, 0, sizeof nd.hi0);
+    memset(nd.lo1, 0, sizeof nd.lo1);
+    memset(nd.hi1, 0, sizeof nd.hi1);
     for (Py_ssize_t j = 0; j < k; j++) {
         PyObject *m = PyTuple_GET_ITEM(needles, j);
         if (!PyUnicode_CheckExact(m))
@@ -599,23 +712,29 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
 #endif
         if (!PyUnicode_IS_ASCII(m) || PyUnicode_GET_LENGTH(m) < 2)
             Py_RETURN_NONE;
-        needle[j] = PyUnicode_1BYTE_DATA(m);
-        len[j] = PyUnicode_GET_LENGTH(m);
-        unsigned key = (unsigned)needle[j][0] << 8 | needle[j][1];
-        table[key >> 6] |= (uint64_t)1 << (key & 63);
+        const unsigned char *c = PyUnicode_1BYTE_DATA(m);
+        nd.needle[j] = c;
+        nd.len[j] = PyUnicode_GET_LENGTH(m);
+        nd.first[c[0]] |= (uint64_t)1 << j;
+        nd.second[c[1]] |= (uint64_t)1 << j;
+        unsigned char group = (unsigned char)(1u << (j & 7));
+        nd.lo0[c[0] & 15] |= group;
+        nd.hi0[c[0] >> 4] |= group;
+        nd.lo1[c[1] & 15] |= group;
+        nd.hi1[c[1] >> 4] |= group;
     }
     const unsigned char *t = PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    for (Py_ssize_t i = 0; i + 1 < n; i++) {
-        unsigned key = (unsigned)t[i] << 8 | t[i + 1];
-        if (!(table[key >> 6] >> (key & 63) & 1))
-            continue;
-        for (Py_ssize_t j = 0; j < k; j++) {
-            if (len[j] <= n - i && t[i] == needle[j][0] && memcmp(t + i, needle[j], len[j]) == 0)
-                Py_RETURN_TRUE;
-        }
-    }
-    Py_RETURN_FALSE;
+    if (k == 0)
+        Py_RETURN_FALSE;
+#ifdef FIND_AVX2
+    static int avx2 = -1;
+    if (avx2 < 0)
+        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (avx2)
+        return PyBool_FromLong(find_avx2(&nd, t, n));
+#endif
+    return PyBool_FromLong(find_from(&nd, t, n, 0));
 }
 
 static PyMethodDef methods[] = {
