@@ -205,7 +205,8 @@ def _markup_blocks(text: str) -> str:
 def _prefixes_and_dashes(text: str, rare: bool | None) -> str:
     """Comment prefixes of pasted blocks removed, PID markers in dash forms as '==PID=='."""
     # single characters first: a one-character test is a memchr, a two-character one a slower search
-    if (">" in text or "#" in text or ("/" in text and _DOUBLE_SLASH.search(text))
+    # ('//' is one of the rare marks: where the C pass found none, no search for it)
+    if (">" in text or "#" in text or (rare is not False and "/" in text and _DOUBLE_SLASH.search(text))
             or (rare is not False and ("-- " in text or "--\n" in text))) and _two(_prefix_lines(text)):
         text = _strip_prefixes(text)
     if "—" in text or "–" in text or "‒" in text or "―" in text or ("-" in text and "--" in text):
@@ -313,7 +314,7 @@ def _inside_indented(lines: list[str], i: int) -> bool:
 
 
 # what normalize's tests of more than one character look for (one find_any pass first)
-_RARE = ("<br", "<BR", "\\%", "/*", " \n", "<pre", "<PRE", "\n\n    ", "\n\n\t", "-- ", "--\n")
+_RARE = ("<br", "<BR", "\\%", "/*", " \n", "<pre", "<PRE", "\n\n    ", "\n\n\t", "-- ", "--\n", "//")
 # an HTML line break ending a line, after a blank (a template argument 'k<br>' has none) or alone
 _LINE_BREAK_TAG = re.compile(r"(?im)(?:[ \t]+|^)<br[ \t]*/?>[ \t]*$")
 _LATEX_PERCENT = re.compile(r"(?<=[\d(])\\%")
