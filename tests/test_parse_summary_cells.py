@@ -344,13 +344,18 @@ def test_nvprof_tables_found_in_c_as_one_by_one():
     assert csv_batch._found(lines, 1) == csv_batch._found_one_by_one(lines, 1) == {u: [(1, 5), (6, 9)], h: [(18, 21)]}
     rng = random.Random(5)
     pool = [h, u, row, row, row, "==4== NVPROF is profiling process 4, command: ./a", "", "x", '"', '"ü"', "==5== e"]
-    for _ in range(300):
-        lines = [rng.choice(pool) for _ in range(rng.randint(0, 40))]
+    for _ in range(3000):  # (csv_batch._found: C.nvprof_found's pairs, one units row or not, lines after)
+        lines = [rng.choice(pool if rng.random() < 0.5 else [h, u, u, row]) for _ in range(rng.randint(0, 40))]
         if h not in lines:
             continue
         i = lines.index(h)  # (where the reader meets its first header)
         assert csv_batch._found(lines, i) == csv_batch._found_one_by_one(lines, i), lines
+        tables = [pair for pairs in csv_batch._found(lines, i).values() for pair in pairs]
+        sizes = [e - h - 2 for h, e in tables]
+        assert csv_batch._sizes(tables) == C.nvprof_sizes(tables) == (sizes, [sum(sizes[:k]) for k in range(len(sizes))])
     with pytest.raises(TypeError):
         C.nvprof_tables([h, u, row, 3], 0, h)
+    with pytest.raises(TypeError):
+        C.nvprof_found([h, u, row, 3], 0, h)
     with pytest.raises(TypeError):
         C.nvprof_tables((h, u, row), 0, h)

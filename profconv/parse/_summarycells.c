@@ -34,6 +34,9 @@
  * labels and names numbered as above (int32 codes, -1 for a row not read), two bytes a row (the
  * decimals of its Time and Avg cells) and one (1: not a plain row -- see nv_split -- its values 0).
  * csv_batch keeps pyarrow's reader where this module is not built (tests compare both).
+ * nvprof_found(lines, i, header) gives those tables as csv_batch._found takes them (pairs, the units
+ * line where all have the same, the lines after them); nvprof_sizes(tables) their rows' counts.
+ *
  * nvprof_starts(lines, heads) reads the start and result lines of a sweep's profiles (two and one
  * lines before each table's header) as profconv.parse.dialects.nvprof.sweep._plain_many does.
  *
@@ -806,6 +809,94 @@ done:
     return out;
 }
 
+/* nvprof_found(lines, i, header): nvprof_tables's tables as csv_batch._found takes them: (pairs,
+ * units, after) -- pairs a list of (h, e) tuples; units the line after every header where it is the
+ * same text for all of them, else None; after the lines that follow each table's rows (where there
+ * is one: the last table may end the lines), the same str objects as in `lines`. */
+static PyObject *nvprof_found(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *lines, *header, *pairs = NULL, *after = NULL, *units = NULL, *out = NULL;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "O!nU", &PyList_Type, &lines, &i, &header))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lines), width = PyUnicode_GET_LENGTH(header);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!PyUnicode_Check(PyList_GET_ITEM(lines, k))) {
+            PyErr_SetString(PyExc_TypeError, "lines: a list of str");
+            return NULL;
+        }
+    int same = 1;
+    if ((pairs = PyList_New(0)) == NULL || (after = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t h = i < 0 ? 0 : i; h < n; h++) {
+        PyObject *s = PyList_GET_ITEM(lines, h);
+        if (PyUnicode_GET_LENGTH(s) != width || PyUnicode_Compare(s, header) != 0)
+            continue;
+        Py_ssize_t j = h + 2;
+        while (j < n && nv_quoted(PyList_GET_ITEM(lines, j)))
+            j++;
+        if (j == h + 2)
+            continue;
+        PyObject *u = PyList_GET_ITEM(lines, h + 1);
+        if (units == NULL)
+            units = u;
+        else if (same && u != units) {
+            int eq = PyUnicode_Compare(u, units);
+            if (eq == -1 && PyErr_Occurred())
+                goto done;
+            same = eq == 0;
+        }
+        PyObject *pair = Py_BuildValue("(nn)", h, j);
+        if (pair == NULL || PyList_Append(pairs, pair) < 0) {
+            Py_XDECREF(pair);
+            goto done;
+        }
+        Py_DECREF(pair);
+        if (j < n && PyList_Append(after, PyList_GET_ITEM(lines, j)) < 0)
+            goto done;
+    }
+    out = Py_BuildValue("(OOO)", pairs, same && units != NULL ? units : Py_None, after);
+done:
+    Py_XDECREF(pairs);
+    Py_XDECREF(after);
+    return out;
+}
+
+/* nvprof_sizes(tables): each (h, e) table's rows (e - h - 2) and the first's place among all of
+ * theirs, two lists (csv_batch._sizes). */
+static PyObject *nvprof_sizes(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *tables, *sizes = NULL, *firsts = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &tables))
+        return NULL;
+    Py_ssize_t nt = PyList_GET_SIZE(tables), at = 0;
+    if ((sizes = PyList_New(nt)) == NULL || (firsts = PyList_New(nt)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < nt; k++) {
+        PyObject *pair = PyList_GET_ITEM(tables, k);
+        Py_ssize_t h, e;
+        if (!(PyTuple_Check(pair) || PyList_Check(pair)) || PySequence_Fast_GET_SIZE(pair) != 2 ||
+            ((h = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(pair, 0))) == -1 && PyErr_Occurred()) ||
+            ((e = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(pair, 1))) == -1 && PyErr_Occurred())) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "tables: (h, e) pairs");
+            goto done;
+        }
+        PyObject *a = PyLong_FromSsize_t(e - h - 2), *b = PyLong_FromSsize_t(at);
+        if (a == NULL || b == NULL) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto done;
+        }
+        PyList_SET_ITEM(sizes, k, a);
+        PyList_SET_ITEM(firsts, k, b);
+        at += e - h - 2;
+    }
+    out = Py_BuildValue("(OO)", sizes, firsts);
+done:
+    Py_XDECREF(sizes);
+    Py_XDECREF(firsts);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -822,6 +913,11 @@ static PyMethodDef methods[] = {
     {"nvprof_starts", nvprof_starts, METH_VARARGS,
      "nvprof_starts(lines, heads) -> (prefix PIDs, PIDs, commands, the last result line's PID) of the plain start "
      "and result lines before each header (sweep._plain_many), or None where one is not ASCII"},
+    {"nvprof_found", nvprof_found, METH_VARARGS,
+     "nvprof_found(lines, i, header) -> (pairs, units, after): nvprof_tables's tables as (h, e) tuples, the units "
+     "line where it is the same for all (else None), the lines after their rows"},
+    {"nvprof_sizes", nvprof_sizes, METH_VARARGS,
+     "nvprof_sizes(tables) -> (sizes, firsts): each (h, e) table's rows and the first's place among all of theirs"},
     {"nvprof_tables", nvprof_tables, METH_VARARGS,
      "nvprof_tables(lines, i, header) -> (heads, ends): bytes of int64, each index h >= i where lines[h] == header "
      "with quoted lines from h + 2 on, and the index after them"},

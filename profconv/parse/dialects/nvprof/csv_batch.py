@@ -284,28 +284,22 @@ _HEAD, _END = itemgetter(0), itemgetter(1)
 def _found(lines: list[str], i: int) -> dict[str, list[tuple[int, int]]]:
     """The tables under HEADER from index i on whose rows are plain lines and end where the line
     after them may end one (`extent`): (header index, index after the rows) by units row. Found in
-    C where built (profconv.parse._summarycells.nvprof_tables), else table by table."""
-    find = getattr(native.load("_summarycells"), "nvprof_tables", None)
+    C where built (profconv.parse._summarycells.nvprof_found), else table by table."""
+    scan = native.load("_summarycells")
+    find = getattr(scan, "nvprof_found", None)
     if find is None:
         return _found_one_by_one(lines, i)
-    import numpy as np
-
-    got = find(lines, i, HEADER)
-    heads, ends = (np.frombuffer(b, dtype=np.int64) for b in got)
-    if not len(heads):
+    pairs, units, after = find(lines, i, HEADER)
+    if not pairs:
         return {}
-    n = len(lines)
-    after = list(map(lines.__getitem__, ends[ends < n].tolist()))  # (the last table may end the lines)
     verdict = {line: _may_end(line) for line in set(after)}  # (a log repeats them)
-    ok = list(map(verdict.__getitem__, after)) + [True] * (len(heads) - len(after))
-    units = list(map(lines.__getitem__, (heads + 1).tolist()))
-    pairs = list(zip(heads.tolist(), ends.tolist()))
-    if ok.count(True) == len(ok) and units.count(units[0]) == len(units):
-        return {units[0]: pairs}
+    if units is not None and all(verdict.values()):  # one units row, every table ends where one may
+        return {units: pairs}
+    ok = list(map(verdict.__getitem__, after)) + [True] * (len(pairs) - len(after))  # (the last may end the lines)
     found: dict[str, list[tuple[int, int]]] = {}
-    for pair, u, good in zip(pairs, units, ok):
+    for pair, good in zip(pairs, ok):
         if good:
-            found.setdefault(u, []).append(pair)
+            found.setdefault(lines[pair[0] + 1], []).append(pair)
     return found
 
 
@@ -347,7 +341,10 @@ def _row_starts(tables: list[tuple[int, int]]) -> Any:
 
 
 def _sizes(tables: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
-    """Each table's rows and the first's place among all of theirs."""
+    """Each table's rows and the first's place among all of theirs (in C where built)."""
+    got = getattr(native.load("_summarycells"), "nvprof_sizes", None)
+    if got is not None:
+        return got(tables)
     sizes = list(map(sub, map(_END, tables), _row_starts(tables)))
     return sizes, [0, *accumulate(sizes[:-1])] if sizes else []
 
