@@ -85,11 +85,14 @@ class Sweep:
     gives profile t's blocks as a reader's (for anything else that asks: SweptProfile.blocks)."""
 
     def __init__(self, rows: Rows, text: Any, lo: list[int], first: list[int], size: list[int],
-                 section: list[str], line: list[int], made: Any) -> None:
+                 section: list[str], line: list[int], made: Any, arrays: Any = None) -> None:
         self.rows, self.text = rows, text
         self.lo, self.first, self.size, self.section, self.line = lo, first, size, section, line
         self.shift = 0  # added to every block's line numbers (a stream window's -> the file's)
         self._made = made
+        # where the reader has them: lo, first, size, line as NumPy int64 arrays and section as an
+        # object array (the same values): the core gathers ranges of blocks by NumPy (core._SpanRun)
+        self.arrays = arrays
 
     def made(self, t: int) -> list[Block]:
         blocks: list[Block] = self._made(t)
