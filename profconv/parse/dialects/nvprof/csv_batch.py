@@ -163,7 +163,8 @@ class _Group:
         for the profiles `following` gives (made in one go). Not kept here: the group and its
         sweep would hold each other (a cycle, freed only once the parse is over: nogc.paused)."""
         runs = self.runs or self._runs()
-        return Sweep(self.rows, self.names, runs.lo, runs.start, runs.size, runs.section, runs.line, self.blocks)
+        return Sweep(self.rows, self.names, runs.lo, runs.start, runs.size, runs.section, runs.line, self.blocks,
+                     arrays=runs.arrays)
 
     def _resolution(self, r: int) -> tuple[float, float]:
         """The printed step of the Time and Avg cells of a block whose first row is r (csv._step)."""
@@ -186,9 +187,13 @@ class _Group:
         again = (distinct != np.diff(lo)).tolist()
         size = np.diff(np.append(start, len(codes)))
         # each run's first line: its table's first row's line (header index + 3) plus its place in the table
-        line = (np.asarray(self.heads, dtype=np.int64)[table] + 3 - firsts[table] + start).tolist()
+        line = np.asarray(self.heads, dtype=np.int64)[table] + 3 - firsts[table] + start
         first = start.tolist()
-        self.runs = _Runs(first, size.tolist(), list(map(self.sections.__getitem__, first)), lo.tolist(), again, line)
+        section = list(map(self.sections.__getitem__, first))
+        held = np.empty(len(section), dtype=object)
+        held[:] = section
+        self.runs = _Runs(first, size.tolist(), section, lo.tolist(), again, line.tolist(),
+                          arrays=(lo, start, size, line, held))
         return self.runs
 
     def _blocks(self, k: int) -> list[Block] | None:
@@ -228,6 +233,7 @@ class _Runs:
     again: list[bool]
     line: list[int]  # each run's first line
     chain: list[int] | None = None  # per table, `_Group.following`'s end (found on first use)
+    arrays: Any = None  # lo, start, size, line (int64) and section (objects) as NumPy arrays (model.Sweep.arrays)
 
 
 _STEPS: dict[tuple[float, int], float] = {}
