@@ -985,6 +985,9 @@ class _Gathering:
         """The blocks of profiles t0 .. t1 - 1 of a sweep, not made (numbered from `number`)."""
         lo, hi = sweep.lo[t0], sweep.lo[t1]
         run = self._run_for(sweep.rows, sweep.first[lo], sweep.text)
+        if sweep.arrays is not None:  # its blocks' columns as NumPy arrays: a chunk of them, no list extended
+            run.add_chunk(sweep, t0, t1, tool, number)
+            return
         sizes = sweep.size[lo:hi]
         run.sizes.extend(sizes)
         run.starts.extend(map(add, sweep.line[lo:hi], repeat(sweep.shift)))
@@ -1046,7 +1049,9 @@ class _Gathering:
 class _SpanRun:
     """Consecutive ranges of one batch (rows lo .. hi - 1), as columns by range: rows, first line
     (the file's: with a stream window's shift), section, tool, profile number; the blocks that hold
-    them (they let their ranges go once gathered)."""
+    them (they let their ranges go once gathered). A sweep's ranges given as NumPy arrays
+    (Sweep.arrays) are held as chunks of such columns (`chunks`, in order with the lists': the
+    lists so far become a chunk before each)."""
 
     def __init__(self, rows: Rows, lo: int, text: Any) -> None:
         self.rows, self.lo, self.hi, self.text = rows, lo, lo, text
@@ -1056,6 +1061,36 @@ class _SpanRun:
         self.tools: list[str] = []
         self.numbers: list[int] = []
         self.blocks: list[Block] = []
+        self.chunks: list[tuple[Any, Any, Any, Any, Any]] = []  # (sizes, starts, sections, tools, numbers)
+
+    def add_chunk(self, sweep: Sweep, t0: int, t1: int, tool: str, number: int) -> None:
+        """The ranges of profiles t0 .. t1 - 1 of a sweep with arrays (numbered from `number`) as a chunk."""
+        import numpy as np
+
+        self.chunk_lists()
+        lo, first, size, line, section = sweep.arrays
+        a, b = int(lo[t0]), int(lo[t1])
+        count = np.diff(lo[t0 : t1 + 1])  # each profile's blocks
+        held = np.empty(t1 - t0, dtype=object)  # one int a profile, shared by its blocks' rows
+        held[:] = range(number, number + t1 - t0)
+        tools = np.empty(b - a, dtype=object)
+        tools[:] = tool
+        self.chunks.append((size[a:b], line[a:b] + sweep.shift, section[a:b], tools, np.repeat(held, count)))
+        self.hi = int(first[b - 1] + size[b - 1])
+
+    def chunk_lists(self) -> None:
+        """The ranges held in the lists so far made a chunk (where there are chunks, or one follows)."""
+        import numpy as np
+
+        if not self.sizes:
+            return
+        cols = []
+        for values in (self.sections, self.tools, self.numbers):
+            held = np.empty(len(values), dtype=object)
+            held[:] = values
+            cols.append(held)
+        self.chunks.append((np.array(self.sizes, dtype=np.int64), np.array(self.starts, dtype=np.int64), *cols))
+        self.sizes, self.starts, self.sections, self.tools, self.numbers = [], [], [], [], []
 
 
 def _spanned(run: _SpanRun, by_base: dict[str, str], shift: int = 0) -> Rows:
@@ -1067,15 +1102,23 @@ def _spanned(run: _SpanRun, by_base: dict[str, str], shift: int = 0) -> Rows:
     import numpy as np
 
     lo, hi = run.lo, run.hi
-    sizes = np.array(run.sizes, dtype=np.int64)
-    starts = np.array(run.starts, dtype=np.int64)
     whole = lo == 0 and hi == run.rows.n  # the batch's own columns (theirs alone once its ranges go): no copy
     cols: dict[str, Any] = {name: c if whole else c[lo:hi] for name, c in run.rows.cols.items()}
-    cols["section"] = _each(run.sections, sizes)
-    cols["tool"] = _each(run.tools, sizes)
-    # one int object a block (not one a row: a sweep's 160,000 rows would hold 320,000 of them)
-    cols["profile"] = _each(run.numbers, sizes)
-    cols["table"] = _each(run.starts, sizes)
+    if run.chunks:  # (a sweep's ranges as arrays)
+        run.chunk_lists()
+        sizes, starts, sections, tools, numbers = (np.concatenate(c) for c in zip(*run.chunks))
+        held = np.empty(len(starts), dtype=object)
+        held[:] = starts.tolist()  # one int a block
+        cols["section"], cols["tool"] = _each_held(sections, sizes), _each_held(tools, sizes)
+        cols["profile"], cols["table"] = _each_held(numbers, sizes), _each_held(held, sizes)
+    else:
+        sizes = np.array(run.sizes, dtype=np.int64)
+        starts = np.array(run.starts, dtype=np.int64)
+        cols["section"] = _each(run.sections, sizes)
+        cols["tool"] = _each(run.tools, sizes)
+        # one int object a block (not one a row: a sweep's 160,000 rows would hold 320,000 of them)
+        cols["profile"] = _each(run.numbers, sizes)
+        cols["table"] = _each(run.starts, sizes)
     # row k of a block starting at line s is at line s + k: s - (rows before the block) + (row index)
     before = np.cumsum(sizes) - sizes
     lines = array("q")
@@ -1098,6 +1141,16 @@ def _each(values: list[Any], sizes: Any) -> list[Any]:
         return [first] * int(sizes.sum())
     held = np.empty(len(values), dtype=object)
     held[:] = values
+    out: list[Any] = np.repeat(held, sizes).tolist()
+    return out
+
+
+def _each_held(held: Any, sizes: Any) -> list[Any]:
+    """`_each` of values held in a NumPy object array."""
+    import numpy as np
+
+    if len(held) and held[0] == held[-1] and (held == held[0]).all():
+        return [held[0]] * int(sizes.sum())
     out: list[Any] = np.repeat(held, sizes).tolist()
     return out
 
