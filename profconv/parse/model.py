@@ -306,6 +306,22 @@ class DialectResult:
     # start): what it carries from one profile to the next (profconv/parse/stream.py reads a long
     # log part by part from such lines, each part's parse starting from this state)
     resume: dict[int, Any] = field(default_factory=dict)
+    # 1-based inclusive line ranges claimed at once (a sweep's thousands of profiles: no set of a
+    # number per line), as if their numbers were in `claimed`: `claims` and `claimed_lines` read both
+    claimed_runs: list[tuple[int, int]] = field(default_factory=list)
+
+    def claims(self, lineno: int) -> bool:
+        """Whether the line is claimed (in `claimed` or a claimed run)."""
+        return lineno in self.claimed or any(a <= lineno <= b for a, b in self.claimed_runs)
+
+    def claimed_lines(self) -> set[int]:
+        """Every claimed line number (`claimed` itself where no run was claimed)."""
+        if not self.claimed_runs:
+            return self.claimed
+        out = set(self.claimed)
+        for a, b in self.claimed_runs:
+            out.update(range(a, b + 1))
+        return out
 
 
 @dataclass
