@@ -233,5 +233,5 @@ def cut_last_line(result: DialectResult, lines: list[str]) -> None:
 
 def _booked(result: DialectResult, lineno: int) -> bool:
     """Whether the dialect booked the line: claimed (a row, header, marker), read in bulk, or unplaced."""
-    return (lineno in result.claimed or any(a <= lineno <= b for a, b in (*result.bulk, *result.rows_read))
+    return (result.claims(lineno) or any(a <= lineno <= b for a, b in (*result.bulk, *result.rows_read))
             or lineno in result.unplaced)
