@@ -378,7 +378,7 @@ def _unplaced(results: dict[str, DialectResult], lines: list[str]) -> list[tuple
     """A line one dialect could not place is unplaced unless another dialect placed it."""
     unplaced_set: set[int] = set()
     for name, r in results.items():
-        others = set().union(*(o.claimed for k, o in results.items() if k != name))
+        others = set().union(*(o.claimed_lines() for k, o in results.items() if k != name))
         spans = _Spans([ab for k, o in results.items() if k != name for ab in (*o.bulk, *o.rows_read)])
         unplaced_set.update(n for n in r.unplaced if n not in others and n not in spans)
     return [(n, lines[n - 1]) for n in sorted(unplaced_set)]
