@@ -55,7 +55,7 @@ def booked(text: str, monkeypatch) -> tuple[set[int], set[int]] | None:
                 data.update(range(int(a), int(b or a) + 1))
     every = set(data)
     for r in results[0].values():
-        every |= r.claimed
+        every |= r.claimed_lines()
         for a, b in (*r.bulk, *r.rows_read):
             every.update(range(a, b + 1))
     return data, every

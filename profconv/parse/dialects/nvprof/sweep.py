@@ -93,7 +93,7 @@ def sweep(reader: Csv, cur: Cursor) -> None:
         made.append(got)
         j = got.line_end  # the index after its rows
     if made:
-        ctx.result.claimed.update(range(first + 1, j + 1))  # start, result, header, units and rows lines
+        ctx.result.claimed_runs.append((first + 1, j))  # start, result, header, units and rows lines
         made = joined(made)
         last = made[-1]
         ctx.events.append(Event("profiles", made[0].line_start, pid=last.pid, command=last.command, profiles=made))
