@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -309,6 +310,31 @@ class DialectResult:
     # 1-based inclusive line ranges claimed at once (a sweep's thousands of profiles: no set of a
     # number per line), as if their numbers were in `claimed`: `claims` and `claimed_lines` read both
     claimed_runs: list[tuple[int, int]] = field(default_factory=list)
+
+    # runs of profile starts whose states were kept at once (a sweep's: no tuple and dict entry a
+    # profile), each (starts, state_of): state_of(k) the state at line starts[k] (ascending), as if in
+    # `resume`; `resume_at` and `resumes` read both
+    resume_runs: list[tuple[list[int], Any]] = field(default_factory=list)
+
+    def resume_at(self, lineno: int) -> Any:
+        """The state kept at the line (`resume.get`, or a run's), None where there is none."""
+        got = self.resume.get(lineno)
+        if got is None:
+            for starts, state_of in self.resume_runs:
+                k = bisect_left(starts, lineno)
+                if k < len(starts) and starts[k] == lineno:
+                    return state_of(k)
+        return got
+
+    def resumes(self, lineno: int) -> bool:
+        """Whether a state was kept at the line (in `resume` or a run)."""
+        if lineno in self.resume:
+            return True
+        for starts, _ in self.resume_runs:
+            k = bisect_left(starts, lineno)
+            if k < len(starts) and starts[k] == lineno:
+                return True
+        return False
 
     def claims(self, lineno: int) -> bool:
         """Whether the line is claimed (in `claimed` or a claimed run)."""
