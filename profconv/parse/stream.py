@@ -384,7 +384,7 @@ class Stream:
         blank = _Spans(doc.skip)
         after = keep[-1].line_end + 1 if keep else 1
         next_gap = ([] if keep else gap) + ["" if k in blank else doc.lines[k - 1] for k in range(after, c)]
-        next_state = r.resume.get(c)
+        next_state = r.resume_at(c)
         if not keep:
             return None, c, at, next_gap, next_state
         return self._part(keep, r, doc.lines, c, start - 1, found), c, at, next_gap, next_state
@@ -507,7 +507,7 @@ def _cut(r: DialectResult, data: bytes, newlines: int, n: int) -> tuple[int, int
     (0, 0) where there is none."""
     starts = _LineStarts(data, newlines)
     for ls in islice(_starts_backwards(r.profiles), max(count(r.profiles) - 1, 0)):  # (not the first)
-        if ls not in r.resume or ls + MARGIN > n:
+        if ls + MARGIN > n or not r.resumes(ls):
             continue
         a, b = starts.span(ls)
         if not _prefixed(data[a:b]):
