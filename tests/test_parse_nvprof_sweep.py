@@ -108,6 +108,30 @@ def test_the_sweep_gives_what_the_loop_gives(case, tmp_path, monkeypatch):
     assert made == want
 
 
+@pytest.mark.parametrize("case", ["plain", "no result line", "a PID of many digits", "two starts"])
+def test_the_sweep_claims_and_keeps_states_as_the_loop(case, monkeypatch):
+    """The lines the sweep claims as runs and the states it keeps as runs (DialectResult.claimed_runs,
+    resume_runs) are the lines and states the engine's loop claims and keeps one by one."""
+    from profconv.parse.dialects import nvprof
+    from profconv.parse.model import Document
+
+    text = _log(n=40, odd=CASES[case][0])
+    got = {}
+    for how in ("sweep", "loop"):
+        with monkeypatch.context() as m:
+            m.setattr(csv_batch, "MIN_ROWS", 1)
+            if how == "loop":
+                m.setattr(markers, "sweep", lambda reader, cur: None)
+            got[how] = nvprof.parse(Document(lines=text.split("\n"), label="x", text=text))
+    sw, loop = got["sweep"], got["loop"]
+    assert sw.claimed_runs and not loop.claimed_runs and sw.resume_runs and not loop.resume_runs
+    assert sw.claimed_lines() == loop.claimed
+    n = len(text.split("\n"))
+    assert [k for k in range(n + 2) if sw.resumes(k)] == sorted(loop.resume)
+    assert all(sw.resume_at(k) == loop.resume[k] for k in loop.resume)
+    assert sw.resume_at(n + 5) is None and not sw.claims(n + 5)
+
+
 def test_a_table_the_batch_does_not_give_and_its_start(tmp_path, monkeypatch):
     """A table the row reader reads (a share above 100: no row kept): its start line has no table,
     the next profile's start joins it (grouping: a start opens a profile only after a table)."""

@@ -14,7 +14,7 @@ the engine's either way (tests/test_parse_nvprof_sweep.py compares both)."""
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
+from itertools import repeat
 from operator import add, sub
 from typing import TYPE_CHECKING
 
@@ -161,13 +161,23 @@ def _following(ctx: Nvprof, j: int, prepared: Prepared) -> SweptRun | None:
     ctx.nvtx = False
     before = ctx.resume_state()
     starts = list(map(sub, heads, repeat(1)))
-    rest = (repeat(x) for x in before[1:3])
-    states = zip(chain((before[0],), repeat("gpu")), *rest, map(int, prefixes), repeat(before[4]), repeat(before[5]))
-    ctx.result.resume.update(zip(starts, states))
+    ctx.result.resume_runs.append((starts, _States(before, prefixes)))
     ctx.pending_section = "gpu"
     ctx.last_pid = int(last)
     ends = list(map(add, heads, map(add, group.sizes[k : k + len(pids)], repeat(2))))  # (header, units, rows)
     return SweptRun(group.sweep(), TOOL, k, starts, ends, pids, commands)
+
+
+class _States:
+    """The reader's state at each start of a run made in one go (DialectResult.resume_runs), made
+    where asked for: the state before the run but the start's prefix PID, 'gpu' pending after the first."""
+
+    def __init__(self, before: tuple, prefixes: list) -> None:
+        self.before, self.prefixes = before, prefixes
+
+    def __call__(self, k: int) -> tuple:
+        b = self.before
+        return ("gpu" if k else b[0], b[1], b[2], int(self.prefixes[k]), b[4], b[5])
 
 
 def joined(made: list[RawProfile]) -> list[RawProfile]:
