@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from types import ModuleType
 
 
@@ -21,6 +22,9 @@ def load(name: str) -> ModuleType | None:
     """`profconv.parse.<name>` if it was built and may be used, else None."""
     if pure_python():
         return None
+    got = sys.modules.get(f"profconv.parse.{name}")  # (loaded already: no trip through importlib, ~1 µs)
+    if got is not None:
+        return got
     try:
         return importlib.import_module(f"profconv.parse.{name}")
     except ImportError:
