@@ -628,11 +628,25 @@ typedef struct {
     unsigned char lo0[16], hi0[16], lo1[16], hi1[16];
 } needles_t;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define LOWEST_BIT(x) __builtin_ctzll(x)
+#else
+static int lowest_bit(uint64_t x) { /* x != 0 */
+    int k = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        k++;
+    }
+    return k;
+}
+#define LOWEST_BIT(x) lowest_bit(x)
+#endif
+
 /* Whether a needle starts at t[i] (i + 1 < n) */
 static inline int needle_at(const needles_t *nd, const unsigned char *t, Py_ssize_t n, Py_ssize_t i) {
     uint64_t m = nd->first[t[i]] & nd->second[t[i + 1]];
     while (m) {
-        int j = __builtin_ctzll(m);
+        int j = LOWEST_BIT(m);
         m &= m - 1;
         if (nd->len[j] <= n - i && memcmp(t + i, nd->needle[j], (size_t)nd->len[j]) == 0)
             return 1;
@@ -729,8 +743,10 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
         Py_RETURN_FALSE;
 #ifdef FIND_AVX2
     static int avx2 = -1;
-    if (avx2 < 0)
+    if (avx2 < 0) {
+        __builtin_cpu_init();
         avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
     if (avx2)
         return PyBool_FromLong(find_avx2(&nd, t, n));
 #endif
