@@ -311,10 +311,14 @@ def test_the_next_child_starts_when_the_last_one_gives_its_gpu_back(fake_cuda, t
     finally:
         worker.close()
     assert a.status == b.status == "finished"
-    assert a.cost["tail_s"] > 1.5  # the 2 s flush after the GPU was given back, not in the job's GPU time (child_s)
     assert a_done - a_gpu_done >= 1.5 and b_done < a_done  # b's child ran inside a's tail
-    steps = [s for _, s in json.loads((Path(a.out_dir) / "child-tiled.timeline.json").read_text())]
-    assert steps[-4:] == ["GPU released", "CUPTI records: flush", "CUPTI records: write", "(exit)"]
+    marks = json.loads((Path(a.out_dir) / "child-tiled.timeline.json").read_text())
+    assert [s for _, s in marks][-4:] == ["GPU released", "CUPTI records: flush", "CUPTI records: write", "(exit)"]
+    at = {s: t for t, s in marks}
+    # the job's GPU time ends where the child gave the GPU back, not after its 2 s flush (whatever the
+    # machine's load makes of the child's own work before it)
+    assert at["(exit)"] - at["GPU released"] >= 1.9
+    assert a.cost["child_s"] <= at["GPU released"] + 0.5 < at["(exit)"]
     for r in (a, b):
         row = json.loads(Path(r.record).read_text())["results"][1]
         assert row["error"].startswith("GpuUnavailable: GPU variants need CUDA and CuPy: no CUDA device")
