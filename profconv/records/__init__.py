@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +75,18 @@ def json_schema(cls: type[Record]) -> dict[str, Any]:
     doc["properties"]["schema_version"] = {"const": cls.VERSION}
     doc["required"] = sorted({*doc.get("required", []), "schema", "schema_version"})
     doc["$defs"] = {k: v for k, v in components.items() if k != cls.__name__}
-    return doc
+    return _clean_descriptions(doc)
+
+
+def _clean_descriptions(node: Any) -> Any:
+    """Docstrings as descriptions with their indentation removed (inspect.cleandoc), as msgspec >= 0.23 writes
+    them and 0.22 did not: the published schema is the same whichever version made it."""
+    if isinstance(node, dict):
+        return {k: inspect.cleandoc(v) if k == "description" and isinstance(v, str) else _clean_descriptions(v)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_clean_descriptions(v) for v in node]
+    return node
 
 
 SCHEMA_FILES: dict[type[Record], str] = {RunRecord: "run.schema.json", BenchRecord: "bench.schema.json",

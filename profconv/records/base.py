@@ -70,6 +70,8 @@ def decode_json(data: bytes | str, label: str | Path) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
+        if "UTF-8" in str(exc):  # msgspec >= 0.23 ("Invalid UTF-8 encoded string"); before, UnicodeDecodeError
+            raise InputError(f"{label}: not a valid JSON record (not UTF-8 text)") from None
         raise InputError(f"{label}: not a valid JSON record ({exc})") from None
     except UnicodeDecodeError:
         raise InputError(f"{label}: not a valid JSON record (not UTF-8 text)") from None
