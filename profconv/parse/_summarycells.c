@@ -401,6 +401,29 @@ typedef struct {
 
 /* Row `row` (p[0:n]) split into `r` and its values written to `o`: 1 done, 0 not a plain row or a
  * cell it cannot read (its bad byte set, its values 0). */
+/* the output columns of `rows` rows in `o` (the list of cells returned, holding its own references), or
+ * NULL with an exception set; what was made is left in `o` for the caller's cleanup */
+static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows) {
+    PyObject *cells = PyList_New(NV_CELLS);
+    o->types = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    o->names = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    o->decimals = PyBytes_FromStringAndSize(NULL, 2 * rows);
+    o->bad = PyBytes_FromStringAndSize(NULL, rows);
+    if (cells == NULL || o->types == NULL || o->names == NULL || o->decimals == NULL || o->bad == NULL) {
+        Py_XDECREF(cells);
+        return NULL;
+    }
+    for (int j = 0; j < NV_CELLS; j++) {
+        if ((o->cells[j] = PyBytes_FromStringAndSize(NULL, 8 * rows)) == NULL) {
+            Py_DECREF(cells);
+            return NULL;
+        }
+        Py_INCREF(o->cells[j]);
+        PyList_SET_ITEM(cells, j, o->cells[j]);
+    }
+    return cells;
+}
+
 static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_ssize_t row, nv_out *o, nv_row *r) {
     unsigned char *bad = (unsigned char *)PyBytes_AS_STRING(o->bad) + row;
     int32_t *tc = (int32_t *)PyBytes_AS_STRING(o->types) + row, *nc = (int32_t *)PyBytes_AS_STRING(o->names) + row;
@@ -488,19 +511,8 @@ static PyObject *nvprof(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     for (const unsigned char *q = p; (q = memchr(q, '\n', (size_t)(p + len - q))) != NULL; q++)
         rows++;
-    cells = PyList_New(NV_CELLS);
-    o.types = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    o.names = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    o.decimals = PyBytes_FromStringAndSize(NULL, 2 * rows);
-    o.bad = PyBytes_FromStringAndSize(NULL, rows);
-    if (cells == NULL || o.types == NULL || o.names == NULL || o.decimals == NULL || o.bad == NULL)
+    if ((cells = nv_alloc(&o, rows)) == NULL)
         goto done;
-    for (int j = 0; j < NV_CELLS; j++) {
-        if ((o.cells[j] = PyBytes_FromStringAndSize(NULL, 8 * rows)) == NULL)
-            goto done;
-        Py_INCREF(o.cells[j]);
-        PyList_SET_ITEM(cells, j, o.cells[j]);
-    }
     for (Py_ssize_t row = 0, i = 0; row < rows; row++) {
         Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(len - i)) - p);
         if (nv_read_row(p, i, z - i, exps, row, &o, &types, &names) < 0)
@@ -589,19 +601,8 @@ static PyObject *nvprof_lines(PyObject *Py_UNUSED(self), PyObject *args) {
         bounds[2 * k + 1] = e;
         rows += e - h - 2;
     }
-    cells = PyList_New(NV_CELLS);
-    o.types = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    o.names = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    o.decimals = PyBytes_FromStringAndSize(NULL, 2 * rows);
-    o.bad = PyBytes_FromStringAndSize(NULL, rows);
-    if (cells == NULL || o.types == NULL || o.names == NULL || o.decimals == NULL || o.bad == NULL)
+    if ((cells = nv_alloc(&o, rows)) == NULL)
         goto done;
-    for (int j = 0; j < NV_CELLS; j++) {
-        if ((o.cells[j] = PyBytes_FromStringAndSize(NULL, 8 * rows)) == NULL)
-            goto done;
-        Py_INCREF(o.cells[j]);
-        PyList_SET_ITEM(cells, j, o.cells[j]);
-    }
     Py_ssize_t row = 0;
     for (Py_ssize_t k = 0; k < nt; k++)
         for (Py_ssize_t i = bounds[2 * k]; i < bounds[2 * k + 1]; i++, row++) {
