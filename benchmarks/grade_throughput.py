@@ -87,7 +87,7 @@ def summary(out: Path) -> dict:
             "gpu_s_per_job": round(pace * len(devices), 3) if pace is not None else None, "devices": len(devices),
             "parts": {k: {"median": round(statistics.median(v), 3), "p90": round(_pct(v, 0.9), 3),
                           "sum": round(sum(v), 2), "n": len(v)} for k, v in rows.items()},
-            "child_steps": child_steps(out), "load": doc.get("load")}
+            "child_steps": child_steps(out), "gpu_steps": gpu_steps(out), "load": doc.get("load")}
 
 
 def load_line(load: dict | None) -> str | None:
@@ -123,6 +123,43 @@ def child_steps(out: Path) -> dict[str, dict[str, float]]:
             per[_step_name(name) if name != "start" else "start"].append(t1 - t0)
     return {k: {"median": round(statistics.median(v), 3), "sum": round(sum(v), 2), "n": len(v)}
             for k, v in sorted(per.items(), key=lambda kv: -sum(kv[1]))}
+
+
+def _holds(marks: list[list]) -> tuple[list[tuple[float, str]], list[float]]:
+    """A child's lock events (run.user.gpushare marks) as its steps held shared, (seconds, 'from -> to'), and
+    its holds alone, seconds."""
+    shared: list[tuple[float, str]] = []
+    alone: list[float] = []
+    for (t0, e0, w0), (t1, e1, w1) in zip(marks, marks[1:]):
+        if e0 in ("shared", "step") and e1 in ("step", "release"):
+            shared.append((t1 - t0, f"{w0.split(':')[0]} -> {w1.split(':')[0]}"))
+        elif e0 == "alone" and e1 == "release":
+            alone.append(t1 - t0)
+    return shared, alone
+
+
+def gpu_steps(out: Path, top: int = 8) -> dict | None:
+    """What another child's turn waits for (the children's `<child>.gpusteps.json`): the steps held shared
+    between two lock events -- their spread, and the code pairs whose steps add up to the most -- and the
+    holds alone (turns), a job. None without those files (a class graded before the tenth session)."""
+    steps: list[tuple[float, str]] = []
+    alone: list[float] = []
+    files = list((out / "jobs").rglob("*.gpusteps.json"))
+    for f in files:
+        s, a = _holds(json.loads(f.read_text()))
+        steps += s
+        alone += a
+    if not steps:
+        return None
+    by: dict[str, list[float]] = collections.defaultdict(list)
+    for d, pair in steps:
+        by[pair].append(d)
+    d = [x for x, _ in steps]
+    return {"children": len(files), "steps": len(d), "median": round(statistics.median(d), 3),
+            "p90": round(_pct(d, 0.9), 3), "p99": round(_pct(d, 0.99), 3),
+            "alone_per_job": round(len(alone) / len(files), 1), "alone_s_per_job": round(sum(alone) / len(files), 3),
+            "pairs": [{"pair": k, "n": len(v), "sum": round(sum(v), 2), "p90": round(_pct(v, 0.9), 3),
+                       "max": round(max(v), 3)} for k, v in sorted(by.items(), key=lambda kv: -sum(kv[1]))[:top]]}
 
 
 AFTER_RELEASE = ("flush", "write", "GPU released", "(exit)")  # a child's steps after it gave the GPU back
@@ -162,6 +199,12 @@ def print_summary(s: dict) -> None:
         print("  the kernels' children, by step (median s, sum s, jobs):")
         for name, p in list(s["child_steps"].items())[:14]:
             print(f"    {name[:40]:40} {p['median']:>8.3f} {p['sum']:>9.2f} {p['n']:>5}")
+    if g := s.get("gpu_steps"):
+        print(f"  steps held shared (what a turn waits for): {g['steps']} in {g['children']} children, median "
+              f"{g['median']} s, p90 {g['p90']}, p99 {g['p99']}; turns alone a job {g['alone_per_job']}, "
+              f"{g['alone_s_per_job']} s")
+        for p in g["pairs"]:
+            print(f"    {p['pair'][:62]:62} {p['n']:>6} {p['sum']:>8.2f} p90 {p['p90']:.3f} max {p['max']:.2f}")
 
 
 def verdicts(out: Path) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -251,3 +252,28 @@ def test_a_child_whose_context_is_lost_gives_its_gpu_back_and_keeps_its_record(t
         other.close()
     finally:
         gpushare.start(None)
+
+
+def test_each_lock_event_is_noted_with_the_code_that_made_it_and_written_on_release(tmp_path: Path) -> None:
+    share = gpushare.start(tmp_path / "gpu.lock", marks=tmp_path / "child.gpusteps.json")
+    try:
+        assert gpushare.checkpoint() is False  # nobody waits: a step that went on
+        with gpushare.exclusive():
+            pass
+        gpushare.release()
+        events = [(e, where.split(":")[0]) for _, e, where in share.marks]
+        here = "test_gpushare.test_each_lock_event_is_noted_with_the_code_that_made_it_and_written_on_release"
+        assert events == [("shared", here), ("step", here), ("release", here), ("alone", here),
+                          ("release", here), ("shared", here), ("release", here)]
+        written = json.loads((tmp_path / "child.gpusteps.json").read_text())
+        assert [e for _, e, _ in written] == [e for e, _ in events]
+        assert all(b[0] >= a[0] for a, b in zip(written, written[1:]))  # seconds since start, in order
+    finally:
+        gpushare.start(None)
+
+
+def test_without_a_lock_nothing_is_noted_or_written(tmp_path: Path) -> None:
+    share = gpushare.start(None, marks=tmp_path / "child.gpusteps.json")
+    gpushare.checkpoint()
+    gpushare.release()
+    assert share.marks == [] and not (tmp_path / "child.gpusteps.json").exists()

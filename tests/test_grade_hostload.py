@@ -121,3 +121,22 @@ def test_an_interrupted_grade_keeps_the_load_of_what_ran(tmp_path: Path, monkeyp
     assert res.returncode == 130 and "interrupted after 0 of 1 job(s)" in res.stdout + res.stderr
     load = manifest.read(out)["load"]
     assert load["interval_s"] == hostload.INTERVAL_S and load["cpu_cores"] == os.cpu_count()
+
+
+def test_the_steps_a_turn_waits_for_are_summed_by_the_code_that_starts_and_ends_them(tmp_path: Path) -> None:
+    import json
+
+    bench = _throughput()
+    job = tmp_path / "jobs" / "alice" / "ece408-fa20"
+    job.mkdir(parents=True)
+    marks = [[0.0, "shared", "worker.run_job:84"], [0.5, "step", "worker.run_job:96"],
+             [0.6, "step", "compare.compare:72"], [0.6, "release", "calls._call:146"], [0.65, "wait", "calls._call:146"],
+             [0.9, "alone", "calls._call:146"], [0.95, "release", "calls._call:146"], [0.95, "shared", "calls._call:146"],
+             [1.95, "release", "zygote.give_back_gpu:140"]]
+    (job / "child-001-alice.gpusteps.json").write_text(json.dumps(marks))
+    g = bench.gpu_steps(tmp_path)
+    assert (g["children"], g["steps"], g["alone_per_job"], g["alone_s_per_job"]) == (1, 4, 1.0, 0.05)
+    assert [p["pair"] for p in g["pairs"]] == ["calls._call -> zygote.give_back_gpu", "worker.run_job -> worker.run_job",
+                                               "worker.run_job -> compare.compare", "compare.compare -> calls._call"]
+    assert g["pairs"][0]["sum"] == 1.0 and g["pairs"][1]["max"] == 0.5
+    assert bench.gpu_steps(tmp_path / "none") is None

@@ -34,3 +34,10 @@ def test_pool_and_process_give_the_same_verdicts(tmp_path: Path) -> None:
     for j in jobs:  # every job of the pool: its kernel's child and the verdict; the bundle once
         assert j["cost"]["child_s"] > 0 and "judge_s" in j["cost"], j
     assert sum(1 for j in jobs if j["cost"].get("bundle_s", 0) > 0) == 1
+    import json
+
+    (meta,) = (tmp_path / "cache" / "bundles").glob("*/bundle.json")
+    assert "check_kernels_s" in json.loads(meta.read_text())["parts"]  # the checks' kernels compiled with the bundle
+    (steps,) = (tmp_path / "pool" / "jobs" / "device-tiled").rglob("*.gpusteps.json")
+    marks = json.loads(steps.read_text())
+    assert marks[0][1] == "shared" and marks[-1][1] == "release" and len(marks) > 10  # a child's lock events

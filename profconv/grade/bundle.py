@@ -8,7 +8,8 @@ only CUDA context that ever touches them), and every job's child reads them from
 
 A bundle directory (`<cache>/bundles/<key digest>/`):
   bundle.json      {"key": BundleKey, "created", "seconds": what making it took, "parts": its split
-                    (start_s: imports, CUDA context, GPU state; inputs_s; reference_s; variant_s; save_s),
+                    (start_s: imports, CUDA context, GPU state; inputs_s; reference_s; variant_s; check_kernels_s:
+                    the checks' CuPy kernels compiled, checks.warm_kernels; save_s),
                     "environment": the run record's environment (GPU, driver, CuPy, PyTorch, cuDNN),
                     "provenance": GPU clocks before and after, code state,
                     "reference": the reference variant's result (a VariantResult as in run.json)}
@@ -198,6 +199,11 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     else:
         result = run.run_variant(variant, x, ds.labels, conv_io, opts, lambda *a, **k: None)
     part("variant_s")
+    if cp is not None:  # the kernels' checks compiled here once, not by a class's first jobs all at once
+        from profconv.run.user.checks import warm_kernels
+
+        warm_kernels(cp)
+        part("check_kernels_s")
     if cp is not None:
         _save_arrays(where, ds.images, ds.labels, {n: (ds.images if a is x else a, r) for n, (a, r) in conv_io.items()}, cp)
     env, prov = gpu.environment(cp), recorder.finish(None)

@@ -650,10 +650,10 @@ class PoolWorker:
         result_file, job_file, records = (out / f".child-{d.name}-{part}.json" for part in ("result", "job", "cupti"))
         for stale in (result_file, records):
             stale.unlink(missing_ok=True)
+        log = out / f"child-{d.name}.log"
         job_file.write_text(json.dumps({**asdict(job), "result": str(result_file), "bundle": str(where),
                                         "cupti": str(records), "gpu_lock": str(self.gpu_lock) if self.gpu_lock else None,
-                                        "gpu_alone": alone}))
-        log = out / f"child-{d.name}.log"
+                                        "gpu_alone": alone, "gpu_steps": str(log.with_suffix(".gpusteps.json"))}))
         try:
             rc = self._child(job_file, log, where, max(1.0, job.timeout))
             if not isinstance(rc, _Tail) and self._fork_failed(log, result_file):

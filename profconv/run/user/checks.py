@@ -303,6 +303,32 @@ class UserCheck:
         return row, fact
 
 
+def warm_kernels(cp: Any, dtypes: tuple[Any, ...] = (np.float32, np.float16)) -> None:
+    """CuPy's kernels of a kernel's checks compiled into its on-disk cache, on tiny arrays: the comparisons
+    (host and device outputs, fresh inputs' transforms, the ghost's matched share), determinism, the inputs'
+    equality and an edge shape's reference. Made with the model bundle, once per machine: a class's first
+    jobs compiled them all at once (six children on one GPU, ~17 s each in their first checks, ninth session).
+    The same calls as the checks make, so the same kernels (CuPy compiles by operation, dtypes and ndim)."""
+    shape = ConvShape(2, 2, 1, 6, 6, 3, 0)
+    rng = np.random.default_rng(0)
+    xh = rng.standard_normal((shape.B, shape.C, shape.H, shape.W)).astype(np.float32)
+    wh = rng.standard_normal((shape.M, shape.C, shape.K, shape.K)).astype(np.float32)
+    ref = reference.conv2d(cp, cp.asarray(xh), cp.asarray(wh), None, shape.P)
+    t = next(fresh.transforms(0, shape.B, "warm"))
+    for dtype in dtypes:
+        a = cp.asarray(xh)
+        moved = t.apply(cp, a).astype(dtype)
+        host = np.ascontiguousarray(cp.asnumpy(ref).astype(dtype))
+        for y in (ref.astype(dtype), host):
+            compare.compare(cp, y, ref)
+            compare.compare(cp, y, ref, t, compare.rms(cp, ref))
+            compare.determinism(cp, y, y)
+            _same(cp, _dev(cp, y), _dev(cp, y))
+        _same(cp, moved, moved)
+        rel_error(cp, cp.asarray(host), ref)
+    cp.cuda.Device().synchronize()
+
+
 def _tally(tf: TimedCallFacts, st: compare.Stats, tolerance: float) -> None:
     """One timed call's output into the facts of the timed calls."""
     if st.nonfinite or st.rel_error > tolerance:

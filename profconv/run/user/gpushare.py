@@ -18,18 +18,37 @@ The children share the GPU through two lock files (flock, released by the kernel
 Every step ends with the device synchronised before the lock is let go: a child's work never runs
 under another's timed call. Waiting is said on stderr (`GPU wait`, as a progress step), so the worker
 counts it out of the child's time limit. Without a lock path (`profconv run`) every function is a no-op.
+
+Each lock event is noted with the time and the code that made it (`GpuShare.marks`; `write_marks` puts them
+in the job's `<child>.gpusteps.json`): a step between two marks held shared is what another child's turn
+waits for, so the long ones and where they start and end tell what drains the turns
+(`benchmarks/grade_throughput.py measure` sums them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 WAIT_STEP = "GPU wait"  # the progress step of a child waiting for its turn (grade.pool counts it out of the limit)
+MAX_MARKS = 20_000  # a child's lock events kept (a few hundred a job; a runaway loop does not grow without end)
+
+
+def _site() -> str:
+    """The code outside this module that made a lock event: 'module.function:line'."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename in (__file__, contextlib.__file__):
+        f = f.f_back
+    if f is None:
+        return "?"
+    return f"{Path(f.f_code.co_filename).stem}.{f.f_code.co_name}:{f.f_lineno}"
 
 
 class GpuShare:
@@ -42,6 +61,9 @@ class GpuShare:
         self._main = self._gate = -1
         self.held = ""  # "", "shared" or "exclusive"
         self.waits = 0
+        self.t0 = time.monotonic()
+        self.marks: list[tuple[float, str, str]] = []  # (seconds since start, event, where): see the module
+        self.marks_path: str | os.PathLike[str] | None = None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._main = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -50,6 +72,18 @@ class GpuShare:
     @property
     def active(self) -> bool:
         return self.path is not None
+
+    def _mark(self, event: str) -> None:
+        """A lock event: "wait" (about to block), "shared" / "alone" (taken), "release", "step" (a checkpoint
+        that went on), with the time and the code that made it."""
+        if self.path is not None and len(self.marks) < MAX_MARKS:
+            self.marks.append((round(time.monotonic() - self.t0, 4), event, _site()))
+
+    def write_marks(self, path: str | os.PathLike[str] | None) -> None:
+        """The lock events as JSON [[seconds, event, where], ...] (nothing without a path or a lock)."""
+        if path and self.marks:
+            with contextlib.suppress(OSError):
+                Path(path).write_text(json.dumps(self.marks))
 
     def _take(self, op: int) -> None:
         """The gate, then the main lock as `op` (shared or exclusive), then the gate let go: `GPU wait` said
@@ -63,10 +97,12 @@ class GpuShare:
                     if not waited:
                         waited = True
                         self.waits += 1
+                        self._mark("wait")
                         self.say(WAIT_STEP)
                     fcntl.flock(fd, how)
         finally:
             fcntl.flock(self._gate, fcntl.LOCK_UN)
+        self._mark("alone" if op == fcntl.LOCK_EX else "shared")
         if waited:
             self.say(None)
 
@@ -92,6 +128,7 @@ class GpuShare:
         finally:  # a lost context cannot synchronise: its work is over, the lock goes all the same
             fcntl.flock(self._main, fcntl.LOCK_UN)
             self.held = ""
+            self._mark("release")
 
     def checkpoint(self) -> bool:
         """Between two steps: a child waiting to time goes first. Nobody waits (the gate is free): the step
@@ -106,6 +143,7 @@ class GpuShare:
             self.acquire_shared()
             return True
         fcntl.flock(self._gate, fcntl.LOCK_UN)
+        self._mark("step")
         return False
 
     @contextlib.contextmanager
@@ -140,10 +178,11 @@ _share = GpuShare(None)
 
 
 def start(path: str | os.PathLike[str] | None, cp: Any = None,
-          say: Callable[[str | None], None] = lambda step: None, alone: bool = False) -> GpuShare:
+          say: Callable[[str | None], None] = lambda step: None, alone: bool = False,
+          marks: str | os.PathLike[str] | None = None) -> GpuShare:
     """This process's share of its GPU (`path`: the GPU's lock file; None: the GPU is the process's alone),
     held shared from now on (`alone`: exclusively, until `release`); `cp` (CuPy) synchronises the device
-    before the lock is let go."""
+    before the lock is let go; `marks`: where `release` writes the lock events."""
     global _share
     _share.close()
 
@@ -152,6 +191,7 @@ def start(path: str | os.PathLike[str] | None, cp: Any = None,
             cp.cuda.Device().synchronize()
 
     _share = GpuShare(path, sync, say)
+    _share.marks_path = marks
     if alone:
         _share.acquire_alone()
     else:
@@ -199,5 +239,7 @@ class Turns:
 
 
 def release() -> None:
-    """The GPU given back: no lock held any more (a child that then only writes its records)."""
+    """The GPU given back: no lock held any more (a child that then only writes its records), and the lock
+    events written where `start` was told."""
     _share.release()
+    _share.write_marks(_share.marks_path)

@@ -81,7 +81,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
         # a GPU shared with other graded children (grade --jobs-per-gpu): this child's steps shared, its timed
         # calls alone (gpushare); held from before the CUDA context is made
         # (`gpu_alone`: run again alone after running out of memory beside another job's child)
-        gpushare.start(job.get("gpu_lock"), cp, progress, alone=bool(job.get("gpu_alone")))
+        gpushare.start(job.get("gpu_lock"), cp, progress, alone=bool(job.get("gpu_alone")), marks=job.get("gpu_steps"))
         if job.get("sanitize"):  # one cudaMalloc per array: memcheck sees each array's own bounds, not a pool's
             cp.cuda.set_allocator(None)
             cp.cuda.set_pinned_memory_allocator(None)
@@ -91,6 +91,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
         opts = runner.RunOptions(images=job["images"], repeat=job["repeat"], warmup=job["warmup"],
                                  data_dir=job.get("data"), rule=rule)
         run = runner.Runner(model, params, cp)
+        gpushare.checkpoint()  # the CUDA context and the weights made: a turn waiting goes first
         if preloaded is not None:
             from profconv.run.user import hostcopy
 
@@ -98,6 +99,7 @@ def run_job(job: dict[str, Any], preloaded: Preloaded | None = None) -> int:
         else:
             ds = runner.load_inputs(model, opts)
             x, labels = cp.asarray(ds.images), ds.labels
+        gpushare.checkpoint()
         # the course's program first: one cold call per layer, before profconv's own reference pass warms cuBLAS
         course = None if job.get("layers_only") else checks.course_pass(run, variant, kernel, x, labels, progress)
         gpushare.checkpoint()
