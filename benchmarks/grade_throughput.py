@@ -130,6 +130,7 @@ def _holds(marks: list[list]) -> tuple[list[tuple[float, str]], list[float]]:
     its holds alone, seconds."""
     shared: list[tuple[float, str]] = []
     alone: list[float] = []
+    marks = [m for m in marks if not m[1].startswith("note ")]
     for (t0, e0, w0), (t1, e1, w1) in zip(marks, marks[1:]):
         if e0 in ("shared", "step") and e1 in ("step", "release"):
             shared.append((t1 - t0, f"{w0.split(':')[0]} -> {w1.split(':')[0]}"))

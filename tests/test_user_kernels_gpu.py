@@ -64,9 +64,10 @@ def test_broken_kernels_fail_with_their_reason_and_the_others_complete(tmp_path,
     assert err["hang"].startswith("conv1: timed out after 25 s during ece408/hang/conv1")
     assert err["hang"].endswith("[profconv.ran]")
     assert err["modifies-input"].startswith("conv1: the kernel modified its input")
-    # the judge's reason (profconv's rules): later calls leave the NaN-poisoned output as it was
-    assert err["computes-once"].startswith("conv1: ") and err["computes-once"].endswith("[profconv.timed-outputs]")
-    assert "timed calls on fresh inputs gave a wrong output" in err["computes-once"]
+    # the judge's reason (profconv's rules): later calls leave the NaN-poisoned output as it was -- the course's
+    # pass makes each layer's first call (its Correctness right), so the check call is already a later one
+    # (window s10a, H200: 'conv1: 2,160,000 output elements unwritten or non-finite [profconv.output-correct]')
+    assert err["computes-once"] == "conv1: 2,160,000 output elements unwritten or non-finite [profconv.output-correct]"
     assert f"{BAD / 'compile_error.cu'}(9): error: identifier \"undeclared_scale\" is undefined" in err["compile-error"]
     assert err["segfault"].startswith("conv1: crashed (SIGSEGV) during ece408/segfault/conv1")
     assert err["segfault"].endswith("[profconv.ran]")

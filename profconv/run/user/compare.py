@@ -72,7 +72,9 @@ def compare(xp: Any, y: Any, ref: Any, t: Transform | None = None, ref_rms: floa
     for j0 in range(0, batch, step):
         gpushare.checkpoint()  # a chunk is a step: a child of another job waiting to time goes first
         j1 = min(batch, j0 + step)
-        yc = _on(xp, y[j0:j1]).astype(np.float64)
+        yc = _on(xp, y[j0:j1])
+        gpushare.note("on device")
+        yc = yc.astype(np.float64)
         if t is None or scales is None:
             rc = ref[j0:j1]
         else:  # output position j holds image (j - roll) % batch, scaled by scales[j]
@@ -91,6 +93,7 @@ def compare(xp: Any, y: Any, ref: Any, t: Transform | None = None, ref_rms: floa
         if ref_rms is not None:
             st.matched += int((xp.abs(d) <= MATCH_RTOL * (xp.abs(rc) + ref_rms)).sum())
         st.elements += int(d.size)
+        gpushare.note("compared")
     return st
 
 
@@ -107,7 +110,9 @@ def determinism(xp: Any, y1: Any, y2: Any) -> DeterminismFacts:
         gpushare.checkpoint()
         a = _on(xp, y1[j0:j0 + step]).astype(np.float64)
         b = _on(xp, y2[j0:j0 + step]).astype(np.float64)
+        gpushare.note("on device")
         identical = identical and bool(xp.array_equal(a, b, equal_nan=True))
+        gpushare.note("equal")
         fa, fb = xp.isfinite(a), xp.isfinite(b)
         finite = finite and bool((fa == fb).all())  # non-finite in one run only: no distance to give
         d = xp.where(fa & fb, a - b, 0.0)

@@ -207,6 +207,11 @@ def checkpoint() -> bool:
     return _share.checkpoint()
 
 
+def note(what: str) -> None:
+    """A mark inside a step ("note <what>"): where a long step spends its time (no lock taken or let go)."""
+    _share._mark("note " + what)
+
+
 def exclusive() -> contextlib.AbstractContextManager[None]:
     return _share.exclusive()
 
