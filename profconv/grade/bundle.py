@@ -202,7 +202,7 @@ def make(key: BundleKey, where: Path) -> dict[str, Any]:
     if cp is not None:  # the kernels' checks compiled here once, not by a class's first jobs all at once
         from profconv.run.user.checks import warm_kernels
 
-        warm_kernels(cp)
+        warm_kernels(cp, conv_io, {layer.name: s for layer, s in model.conv_shapes(key.images)}, run.params)
         part("check_kernels_s")
     if cp is not None:
         _save_arrays(where, ds.images, ds.labels, {n: (ds.images if a is x else a, r) for n, (a, r) in conv_io.items()}, cp)
