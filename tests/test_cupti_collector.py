@@ -21,7 +21,7 @@ def fake_cupti(monkeypatch):
                                   MEMSET="memset", MARKER="marker")
     cupti = types.SimpleNamespace(
         ActivityKind=kinds,
-        activity_register_callbacks=lambda request, done: None,
+        activity_register_callbacks=lambda request, done: log.append(("buffer", str(request()[0]))),
         activity_enable=lambda k: log.append(("on", k)),
         activity_disable=lambda k: log.append(("off", k)),
         activity_flush_all=lambda forced: log.append(("flush", "")),
@@ -67,3 +67,13 @@ def test_work_apis_records_only_the_calls_that_launch_gpu_work(fake_cupti):
     assert on == {"kernel", "memcpy", "memset", "marker", "runtime", "driver"}
     assert off == ["cuCtxGetCurrent=0", "cuKernelGetName=0", "cudaGetDevice_v3020=0", "cudaGetLastError_v3020=0",
                    "cudaMalloc_v3020=0"]
+
+
+def test_a_kernels_child_reads_its_records_at_the_flush_from_one_large_buffer(fake_cupti):
+    from profconv.profile.cupti_collector import CuptiCollector
+
+    with CuptiCollector():
+        pass
+    with CuptiCollector(work_apis=True, buffer_bytes=CuptiCollector.CHILD_BUFFER_BYTES):
+        pass
+    assert [int(b) for k, b in fake_cupti if k == "buffer"] == [8 << 20, 256 << 20]

@@ -98,7 +98,8 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
     try:
         from profconv.profile.cupti_collector import CuptiCollector
 
-        collector: Any = CuptiCollector(work_apis=True)  # only the calls that launch GPU work: no windows
+        # only the calls that launch GPU work (no windows), read at the flush, after the GPU is given back
+        collector: Any = CuptiCollector(work_apis=True, buffer_bytes=CuptiCollector.CHILD_BUFFER_BYTES)
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, without attribution
         write_atomic(Path(records), json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         return work()

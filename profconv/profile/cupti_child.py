@@ -56,7 +56,8 @@ def main(argv: list[str]) -> int:
         from profconv.profile.cupti_collector import CuptiCollector
 
         # a profile: every API call in the kernel's calls; a verdict: the calls that launch GPU work
-        collector: CuptiCollector | None = CuptiCollector(api_windows=not work_apis, work_apis=work_apis)
+        collector: CuptiCollector | None = CuptiCollector(api_windows=not work_apis, work_apis=work_apis,
+                                                          buffer_bytes=CuptiCollector.CHILD_BUFFER_BYTES)
     except Exception as exc:  # no cupti-python, a CUDA mismatch: the kernel still runs, unprofiled
         write_atomic(out, json.dumps({"error": f"CUPTI could not start in the child process: {exc}"}))
         collector = None

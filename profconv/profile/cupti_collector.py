@@ -62,8 +62,15 @@ class CuptiCollector:
     `work_apis` (grade's children): API calls throughout, but only those that launch GPU work (WORK_APIS) --
     the records attribution reads, at a fraction of the cost of either."""
 
-    def __init__(self, api_windows: bool = False, work_apis: bool = False) -> None:
+    BUFFER_BYTES = 8 << 20
+    # a kernel's child: records turned into Python objects when a buffer fills hold the GIL (and the GPU's
+    # shared lock) for seconds -- a file launching a kernel per image made ~400,000 of them and steps of
+    # 4-8 s (s10e); in one large buffer they are read at the flush, after the GPU is given back
+    CHILD_BUFFER_BYTES = 256 << 20
+
+    def __init__(self, api_windows: bool = False, work_apis: bool = False, buffer_bytes: int = BUFFER_BYTES) -> None:
         self.cupti = load_cupti()
+        self.buffer_bytes = buffer_bytes
         c = self.cupti
         self.api_kinds = [c.ActivityKind.RUNTIME, c.ActivityKind.DRIVER]
         self.kinds = [c.ActivityKind.CONCURRENT_KERNEL, c.ActivityKind.MEMCPY, c.ActivityKind.MEMSET,
@@ -77,7 +84,7 @@ class CuptiCollector:
 
     def __enter__(self) -> CuptiCollector:
         c = self.cupti
-        c.activity_register_callbacks(lambda: (8 * 1024 * 1024, 0), self._completed)
+        c.activity_register_callbacks(lambda: (self.buffer_bytes, 0), self._completed)
         for k in self.kinds + ([] if self.api_windows else self.api_kinds):
             c.activity_enable(k)
         if self.work_apis:
