@@ -296,6 +296,33 @@ def test_lines_around_marks_found_at_once_as_line_by_line():
             assert stream_mod._around_at_once(text, short) == stream_mod._around(text, marks), (text, marks)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_one_header_run_around_marks_as_the_walk_finds_it(seed):
+    """stream._one_run (a sweep window's one header line with its two blank rows, by counts) against
+    _around's walk on window-like texts: runs of a header and 0-4 blank rows, odd lines now and then
+    (another '%' line, the header glued or longer, a header right after a run), cut anywhere."""
+    rng = random.Random(seed)
+    head = "Time (%),Total Time (ns),Name"
+    odd = ["x%\n", "%", head, "Time (%)\n", head + "\n", "\n", "Generating\n", head + "x\n", "(%)\n"]
+    hits = 0
+    for _ in range(4000):
+        parts = []
+        for _ in range(rng.randrange(0, 12)):
+            parts.append(rng.choice(["Generating x\nProcessing [x]\n\n", "", "\n"]) + head + "\n"
+                         + "\n" * rng.choice([0, 1, 2, 2, 2, 3, 4]))
+            if rng.random() < 0.1:
+                parts.append(rng.choice(odd))
+        text = "".join(parts)
+        if rng.random() < 0.2 and text:
+            text = text[: rng.randrange(len(text))]
+        walk = stream_mod._around_walk(text, ("%",))
+        got = stream_mod._one_run(text, "%")
+        hits += got is not None
+        assert got is None or got == walk, text
+        assert stream_mod._around(text, ("(%)", "%")) == walk, text
+    assert hits > 200
+
+
 def test_a_windows_text_kept_where_its_rows_read_are_blank_in_it_already(tmp_path, monkeypatch, small_windows):
     """stream._blank_already: where it says so, the window's text is what core.blanked makes of its
     lines; the parts are the whole parse (sweeps with odd runs, nsys logs repeated)."""

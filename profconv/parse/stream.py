@@ -132,8 +132,38 @@ def _around(text: str, marks: tuple[str, ...]) -> str:
     that overlap as one), each distinct run once: what a detect that looks at a line and the two
     after it finds in the text, it finds here."""
     marks = tuple(m for m in marks if not any(o != m and o in m for o in marks))  # '%' finds '(%)' too
+    if len(marks) == 1 and len(marks[0]) == 1 and marks[0] != "\n":
+        got = _one_run(text, marks[0])
+        if got is not None:
+            return got
     if text.isascii() and len(text) > 4096:
         return _around_at_once(text, marks)
+    return _around_walk(text, marks)
+
+
+def _one_run(text: str, mark: str) -> str | None:
+    """_around of a text where every line that holds `mark` (one character) is one same line H with
+    two empty lines after it, and no run of those three lines is right before another (a sweep's
+    window, its rows blank: the '%' of each table's header): H and the two, once, found by a few
+    counts over the text. None where the text is not so."""
+    at = text.find(mark)
+    if at < 0:
+        return None
+    a = text.rfind("\n", 0, at) + 1
+    e = text.find("\n", at)
+    if e < 0:
+        return None
+    head = text[a:e]
+    run = head + "\n\n\n"
+    # the runs counted are disjoint whole lines: where they hold every mark, no other line holds one
+    n = text.count("\n" + run) + text.startswith(run)
+    if text.count(mark) != n * head.count(mark) or run + head in text:
+        return None
+    return run
+
+
+def _around_walk(text: str, marks: tuple[str, ...]) -> str:
+    """_around's walk over the text (marks reduced)."""
     starts: set[int] = set()
     for m in marks:
         at = text.find(m)
