@@ -424,7 +424,7 @@ class Stream:
         ends its bytes hold. Its tables read from its bytes where the dialect asks for it (as a file
         read whole has them read: profconv.parse.bytescan), else (or where the text path could read
         them otherwise: bytescan.Reparse) from its text (None: an ASCII window not decoded yet)."""
-        pre = _pre_read(data, self.dialect.name)
+        pre = _pre_read(data, self.dialect.name, ascii=text is None)  # (a window not decoded: ASCII)
         if pre is not None:
             try:
                 return self._parse(data, pre.data.decode("ascii"), state, pre)
@@ -485,10 +485,11 @@ class _Decoder:
         return text
 
 
-def _pre_read(data: bytes, name: str) -> bytescan.PreRead | None:
+def _pre_read(data: bytes, name: str, ascii: bool = False) -> bytescan.PreRead | None:
     """A window's tables found on its bytes and read from them, where dialect `name` asks for it and
-    the window is ASCII (its text then the bytes with those tables' rows blank, decoded alike)."""
-    if not options(name).get("pre_read") or not data.isascii():
+    the window is ASCII (its text then the bytes with those tables' rows blank, decoded alike).
+    `ascii`: the caller knows it is (not looked at again)."""
+    if not options(name).get("pre_read") or not (ascii or data.isascii()):
         return None
     # the head's rows were looked at by _head; every window's tables read alike (the last one's are fewer)
     pre = bytescan.find(data, BYTES_PAY_FROM, keep=0, batch_rows=1)
