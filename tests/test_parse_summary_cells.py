@@ -71,6 +71,22 @@ def test_columns_values_codes_and_names():
     assert _grid(C.columns(b"", b"", 3, 0), 3)[1:] == ([], [])
 
 
+def test_columns_with_the_rows_counted_by_the_caller():
+    """columns(..., rows): the rows' count from the caller (not counted first): the same result where
+    it is theirs, an error where the ranges hold more or fewer."""
+    data = b"".join(r + b"\n" for r in ROWS)
+    plain = b"".join(r + b"\n" for r in ROWS if not nsys_batch.row_status(r, 2, 0b10) & 1 and r.isascii())
+    for text, cuts in ((plain, []), (plain, [plain.index(b"\n") + 1]), (data, []), (b"", [])):
+        bounds = _bounds(text, cuts) if text else b""
+        want = C.columns(text, bounds, 2, 0b10)
+        assert C.columns(text, bounds, 2, 0b10, text.count(b"\n")) == want
+        if want is not None:
+            for wrong in (text.count(b"\n") - 1, text.count(b"\n") + 1):
+                if wrong >= 0:
+                    with pytest.raises(ValueError):
+                        C.columns(text, bounds, 2, 0b10, wrong)
+
+
 def test_doubles_as_float_of_the_text():
     rng = random.Random(23)
     cells = []

@@ -90,14 +90,19 @@ static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
     for (Py_ssize_t j = 0; j < ncells; j++) {
         Py_ssize_t a = i, d1, d2 = 0;
         unsigned long long m = 0;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            m = m * 10 + (unsigned long long)(p[i++] - '0');
+        unsigned d;
+        while ((d = (unsigned)p[i] - '0') < 10) { /* (p[n] is the row's newline: no digit) */
+            m = m * 10 + d;
+            i++;
+        }
         d1 = i - a;
         int dot = i < n && p[i] == '.';
         if (dot) {
             Py_ssize_t b = ++i;
-            while (i < n && p[i] >= '0' && p[i] <= '9')
-                m = m * 10 + (unsigned long long)(p[i++] - '0');
+            while ((d = (unsigned)p[i] - '0') < 10) {
+                m = m * 10 + d;
+                i++;
+            }
             d2 = i - b;
         }
         if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
@@ -228,14 +233,14 @@ static int64_t name_code(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, byt
 
 /* Row `row` read into cells/codes/status: 1 read, 0 not plain (or a cell it cannot read), -1 error. */
 static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize_t ncells, unsigned long long whole,
-                    Py_ssize_t row, PyObject *cells, int32_t *codes, unsigned char *status, bytes_table *t) {
+                    Py_ssize_t row, char *const *base, int32_t *codes, unsigned char *status, bytes_table *t) {
     cell_t cs[64];
     Py_ssize_t name = 0, name_n = 0;
     status[row] = split_row(p + i, z - i, ncells, whole, cs, &name, &name_n);
     if (status[row] & 1)
         return 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
-        char *slot = PyBytes_AS_STRING(PyList_GET_ITEM(cells, j)) + 8 * row;
+        char *slot = base[j] + 8 * row;
         if ((whole >> j) & 1ULL) {
             int64_t v = (int64_t)cs[j].m; /* at most 18 digits, no '.' */
             memcpy(slot, &v, 8);
@@ -255,9 +260,9 @@ static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize
 
 static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, bounds;
-    Py_ssize_t ncells, count, rows = 0;
+    Py_ssize_t ncells, count, rows = 0, given = -1;
     unsigned long long whole;
-    if (!PyArg_ParseTuple(args, "y*y*nK", &buf, &bounds, &ncells, &whole))
+    if (!PyArg_ParseTuple(args, "y*y*nK|n", &buf, &bounds, &ncells, &whole, &given))
         return NULL;
     const unsigned char *p = (const unsigned char *)buf.buf;
     PyObject *out = NULL, *cells = NULL, *codes = NULL, *status = NULL;
@@ -269,9 +274,12 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "ncells: 0 to 64");
         goto done;
     }
-    for (Py_ssize_t k = 0; k < count; k++)
-        for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
-            rows++;
+    if (given >= 0) /* the caller's count (checked as the rows are read): no pass to count them */
+        rows = given;
+    else
+        for (Py_ssize_t k = 0; k < count; k++)
+            for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
+                rows++;
     cells = PyList_New(ncells);
     codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
     status = PyBytes_FromStringAndSize(NULL, rows);
@@ -283,11 +291,18 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             goto done;
         PyList_SET_ITEM(cells, j, col);
     }
+    char *base[64]; /* each cell's column */
+    for (Py_ssize_t j = 0; j < ncells; j++)
+        base[j] = PyBytes_AS_STRING(PyList_GET_ITEM(cells, j));
     Py_ssize_t row = 0;
     for (Py_ssize_t k = 0; k < count; k++) {
         for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e; row++) {
+            if (row == rows) {
+                PyErr_SetString(PyExc_ValueError, "more rows than given");
+                goto done;
+            }
             Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(e - i)) - p);
-            int got = read_row(p, i, z, ncells, whole, row, cells, (int32_t *)PyBytes_AS_STRING(codes),
+            int got = read_row(p, i, z, ncells, whole, row, base, (int32_t *)PyBytes_AS_STRING(codes),
                                (unsigned char *)PyBytes_AS_STRING(status), &t);
             if (got < 0)
                 goto done;
@@ -298,6 +313,10 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             }
             i = z + 1;
         }
+    }
+    if (row != rows) {
+        PyErr_SetString(PyExc_ValueError, "fewer rows than given");
+        goto done;
     }
     out = PyTuple_Pack(4, cells, codes, t.strs, status);
 done:
@@ -903,7 +922,8 @@ static PyMethodDef methods[] = {
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
      "int64 pairs) as a row of a plain summary table (1: not one, 2: an undecided cell, 4: a decimal cell)"},
     {"columns", columns, METH_VARARGS,
-     "columns(data, bounds, ncells, whole) -> (cells, codes, names, status) of the plain summary rows of the ranges, "
+     "columns(data, bounds, ncells, whole[, rows]) -> (cells, codes, names, status) of the plain summary rows of the ranges "
+     "(rows: how many they hold, where the caller knows: not counted first), "
      "or None where one is not read so"},
     {"nvprof", nvprof, METH_VARARGS,
      "nvprof(data, (time, avg, min, max exponents)) -> (cells, type codes, types, name codes, names, decimals, bad) "

@@ -124,11 +124,11 @@ def _read_in_c(scan: Any, data: bytes, spans: list[tuple[int, int, int, int]], c
     ncells, whole, sizes = len(fields) - 1, _whole(fields), [n for *_, n in spans]
     if bounds is None:
         bounds = np.array([(b, e) for _, b, e, _ in spans], dtype=np.int64)
-    got = scan.columns(data, bounds.tobytes(), ncells, whole)  # every row plain (a sweep's, mostly): one pass
+    got = scan.columns(data, bounds.tobytes(), ncells, whole, sum(sizes))  # every row plain (a sweep's, mostly): one pass
     keep = _kept(_per_table(got[3], sizes)) if got is not None else []
     if got is None or len(keep) < len(spans):  # the tables kept found first, then only theirs read
         keep = _kept(_per_table(scan.status(data, bounds.tobytes(), ncells, whole), sizes))
-        got = scan.columns(data, bounds[keep].tobytes(), ncells, whole) if keep else None
+        got = scan.columns(data, bounds[keep].tobytes(), ncells, whole, sum(sizes[k] for k in keep)) if keep else None
     if got is None:
         return None, keep
     cells, codes, names, _ = got
