@@ -92,7 +92,7 @@ def read(data: bytes, spans: list[tuple[int, int, int, int]], bounds: Any = None
     if table is None:
         return None
     sizes = [spans[k][3] for k in keep]
-    ok = _values_ok(table, cols, fields, sizes)
+    ok = _values_ok(table, cols, fields, sizes, finite=scan is not None)
     text = table.texts[cols[-1]]
     batch = Batch({SCHEMA[f]: table.numbers[c] for c, f in zip(cols, fields) if f != "name"}, text.values, text)
     firsts = [-1] * len(spans)
@@ -213,14 +213,16 @@ def row_status(row: bytes, ncells: int, whole: int) -> int:
     return status
 
 
-def _values_ok(table: columnar.Columns, cols: list[str], fields: list[str], sizes: list[int]) -> list[bool]:
-    """Per table (rows `sizes[k]` long, one after the other): its values what the row reader gives."""
+def _values_ok(table: columnar.Columns, cols: list[str], fields: list[str], sizes: list[int],
+               finite: bool = False) -> list[bool]:
+    """Per table (rows `sizes[k]` long, one after the other): its values what the row reader gives.
+    `finite`: every value is finite already (_read_in_c's: its doubles checked, its calls int64)."""
     import numpy as np
 
     starts = np.cumsum([0, *sizes[:-1]])
     bad = np.zeros(table.n, dtype=bool)
     v = {f: np.asarray(table.numbers[c], dtype=np.float64) for c, f in zip(cols, fields) if f != "name"}
-    for x in v.values():
+    for x in () if finite else v.values():
         bad |= ~np.isfinite(x)
     if "pct" in v:
         bad |= v["pct"] > 100.0
