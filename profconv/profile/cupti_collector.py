@@ -5,6 +5,7 @@ Records are copied into plain records inside the buffer callback (CUPTI reuses i
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from typing import Any
@@ -117,7 +118,13 @@ class CuptiCollector:
 
     def __exit__(self, *exc: object) -> None:
         c = self.cupti
-        c.activity_flush_all(1)
+        was = gc.isenabled()
+        gc.disable()  # the flush makes a record object per activity, all kept: collections are pure cost
+        try:  # (600,000 records' objects: 3.4-3.7 s with the collector on, 1.3-1.4 s off, on this VM)
+            c.activity_flush_all(1)
+        finally:
+            if was:
+                gc.enable()
         for k in self.kinds + self.api_kinds:
             c.activity_disable(k)
 

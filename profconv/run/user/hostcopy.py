@@ -117,11 +117,7 @@ def to_device(cp: Any, a: Any) -> Any:
     staging = _pinned(cp, min(STAGING_BYTES, a.nbytes))
     if staging is None:
         return cp.asarray(a)
-    from profconv.run.user import gpushare
-
-    gpushare.note("staging")
     out = cp.empty(a.shape, dtype=a.dtype)
-    gpushare.note("allocated")
     src, dst = a.reshape(-1), out.reshape(-1)
     per = max(1, staging.nbytes // a.itemsize)
     view = staging[: per * a.itemsize].view(a.dtype)
@@ -129,8 +125,6 @@ def to_device(cp: Any, a: Any) -> Any:
     for lo in range(0, src.size, per):
         hi = min(src.size, lo + per)
         copy_into(view[: hi - lo], src[lo:hi])
-        gpushare.note("staged")
         dst[lo:hi].set(view[: hi - lo])
         stream.synchronize()
-        gpushare.note("sent")
     return out
