@@ -260,3 +260,17 @@ def test_a_stage_after_the_layers_is_no_layer_column() -> None:
     assert rows[0]["reason"] == "timed out after 12 s during m/mine/forward"
     board = leaderboard.board(_layers(leaderboard.pd.DataFrame(rows)))
     assert [c for c in board.columns if c.startswith("op_")] == ["op_conv1"]
+
+
+def test_the_longest_known_jobs_go_first_and_the_never_graded_before_them(tmp_path: Path) -> None:
+    def spec(name: str, model: str = "m") -> JobSpec:
+        return JobSpec(submission=name, path="", digest="d", model=model, out_dir=str(tmp_path / name))
+
+    todo = [spec("a"), spec("b"), spec("c"), spec("new"), spec("d"), spec("b", "m2")]
+    nights = [{"jobs": [{"submission": "a", "model": "m", "wall_s": 50.0}, {"submission": "c", "model": "m", "wall_s": 9.0}]},
+              {"jobs": [{"submission": "a", "model": "m", "wall_s": 12.0}, {"submission": "b", "model": "m", "wall_s": 30.0},
+                        {"submission": "d", "model": "m", "wall_s": 12.0}, {"submission": "x", "model": "m", "wall_s": None}]}]
+    got = manifest.longest_first(todo, nights)  # the latest night's time of each: a 12 s, b 30 s, c 9 s, d 12 s
+    assert [(s.submission, s.model) for s in got] == [("new", "m"), ("b", "m2"), ("b", "m"), ("a", "m"), ("d", "m"),
+                                                      ("c", "m")]
+    assert manifest.longest_first(todo, []) == todo and manifest.longest_first(todo, [{"jobs": []}]) == todo

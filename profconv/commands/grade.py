@@ -207,7 +207,7 @@ def grade_command(
     cpus_per_task: Annotated[int, typer.Option(metavar="N", help="slurm: CPUs per task.")] = 4,
     ray_address: Annotated[str | None, typer.Option(metavar="ADDRESS", help="ray: cluster address (default: $RAY_ADDRESS, else a local instance on this host's GPUs).")] = None,
     retries: Annotated[int, typer.Option(metavar="N", help="ray: retries of a task whose worker died.")] = 2,
-    previous: Annotated[list[Path] | None, typer.Option("--previous", metavar="DIR", help="Earlier grade directories of the same class, oldest first (nights, milestones): each student's history (history.csv), the ratio to its last total, regressions marked (repeatable).")] = None,
+    previous: Annotated[list[Path] | None, typer.Option("--previous", metavar="DIR", help="Earlier grade directories of the same class, oldest first (nights, milestones): each student's history (history.csv), the ratio to its last total, regressions marked; the jobs run longest first by their last wall time (repeatable).")] = None,
     regression: Annotated[float, typer.Option("--regression", metavar="FRACTION", help="With --previous: a total slower by more than this (and than its runs' spread) is a regression.")] = 0.05,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="terminal|markdown|csv|json", help="What to print (leaderboard.md, .csv, .html and ranking.csv are always written).")] = "terminal",
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON (as --format json; with --queue, the queue).")] = False,

@@ -27,6 +27,7 @@ manifest.json:
 from __future__ import annotations
 
 import json
+import math
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -93,6 +94,23 @@ def plan(subs: list[Submission], settings: JobSettings, out: Path) -> list[JobSp
     if not specs:
         raise InputError("no jobs: give --model or name models in the listing")
     return specs
+
+
+def longest_first(todo: list[JobSpec], previous: list[dict[str, Any]]) -> list[JobSpec]:
+    """The jobs in the order that ends a class soonest when their lengths are known: the longest first, by the
+    latest earlier grade's wall time of the same submission and model (`--previous`, oldest first: a nightly
+    class's last night), the ones never graded before first of all (their length unknown), ties in submission
+    order. A file launching a kernel per image flushes its CUPTI records for ~30 s after its GPU work: started
+    last it would be the class's last tail (tenth session). Pure."""
+    last: dict[tuple[str, str], float] = {}
+    for doc in previous:
+        for j in doc.get("jobs", []):
+            wall = j.get("wall_s")
+            if isinstance(wall, (int, float)) and j.get("submission") and j.get("model"):
+                last[(j["submission"], j["model"])] = float(wall)
+    if not last:
+        return todo
+    return sorted(todo, key=lambda s: -last.get((s.submission, s.model), math.inf))
 
 
 WARMUP_IMAGES = "2"

@@ -257,6 +257,7 @@ class GradeSession:
             get_model(name)  # an unknown model is a usage error before any job starts
         specs = manifest.plan(subs, req.settings(), req.out)
         todo, kept = manifest.resume(specs, retry_failed=req.retry_failed, force=req.force)
+        todo = manifest.longest_first(todo, [manifest.read(p) for p in req.previous])  # the longest known first
         # the pool's model bundle compiles profconv's own kernels before its jobs: the warm-up is for the others
         warm_for = [s for s in todo if not (req.uses_pool() and poolable(s))]
         warm = req.warmup
