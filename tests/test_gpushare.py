@@ -277,3 +277,15 @@ def test_without_a_lock_nothing_is_noted_or_written(tmp_path: Path) -> None:
     gpushare.checkpoint()
     gpushare.release()
     assert share.marks == [] and not (tmp_path / "child.gpusteps.json").exists()
+
+
+def test_a_child_that_gave_its_gpu_back_has_time_for_its_records_beyond_the_kernels_limit(tmp_path: Path) -> None:
+    from profconv.grade.pool import TAIL_S
+    from profconv.run.user.worker import GPU_RELEASED
+
+    tl = Timeline(tmp_path / "child.log")
+    tl.steps = [[0.0, "ece408-fa20/k/conv1: check"], [1.0, gpushare.WAIT_STEP], [3.0, "ece408-fa20/k/conv1: timing"]]
+    assert tl.deadline(45.0) == pytest.approx(tl.t0 + 47.0, abs=0.01)  # its own 45 s, the 2 s wait not counted
+    tl.steps += [[40.0, GPU_RELEASED], [40.0, "CUPTI records: flush"]]
+    assert tl.released_at() == 40.0 and tl.deadline(45.0) == pytest.approx(tl.t0 + 40.0 + TAIL_S, abs=0.01)
+    assert tl.deadline(600.0) == pytest.approx(tl.t0 + 602.0, abs=0.01)  # a longer limit of its own stays

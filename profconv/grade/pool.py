@@ -59,6 +59,7 @@ from profconv.grade.jobs import JobResult, JobSpec
 READY_TIMEOUT_S = 300.0  # imports on a cold file system
 BUNDLE_TIMEOUT_S = 3600.0  # the CPU reference of a dry run at 10,000 images takes minutes
 REAP_GRACE_S = 30.0  # a killed child stuck in the GPU driver
+TAIL_S = 120.0  # a child that gave its GPU back: the least time left it for its CUPTI records (Timeline.deadline)
 DEFAULT_KERNEL_TIMEOUT_S = 600.0  # `profconv run --kernel-timeout`'s default (run.user.isolate)
 SECRET_ENV = "PROFCONV_SECRET_SEED"  # how --secret-seed reaches the jobs (never on a command line)
 # a CUDA driver that will not start in a forked child (a driver initialised in the zygote after all)
@@ -254,19 +255,31 @@ class Timeline:
     @property
     def released(self) -> bool:
         """The child said its GPU work is over (grade.zygote.give_back_gpu): only its CUPTI records are left."""
+        return self.released_at() is not None
+
+    def released_at(self) -> float | None:
+        """Seconds after the fork when the child gave its GPU back, or None."""
         from profconv.run.user.worker import GPU_RELEASED
 
-        return any(step == GPU_RELEASED for _, step in self.steps)
+        return next((t for t, step in self.steps if step == GPU_RELEASED), None)
+
+    def deadline(self, timeout: float) -> float:
+        """When the child is killed (monotonic clock): `timeout` seconds of its own after the fork, its waits for
+        another job's timed calls not counted; once it gave its GPU back, at least TAIL_S more for its CUPTI
+        records' flush and write -- profconv's work, not the kernel's (a file launching a kernel per image
+        flushes ~400,000 records, ~30 s: tenth session)."""
+        end = self.t0 + timeout + self.waited()
+        released = self.released_at()
+        return end if released is None else max(end, self.t0 + released + TAIL_S)
 
     def follow(self, wait: Any, timeout: float, each: Any = None, until_released: bool = False) -> int | None:
         """`wait(seconds)` (the child's exit code, or None) in short steps until `timeout` seconds after the
         fork, its waits for another job's timed calls not counted (or, with `until_released`, until the child
         gives its GPU back), reading the log and calling `each()` between the steps."""
         while True:
-            deadline = self.t0 + timeout + self.waited()
-            rc = wait(max(0.0, min(self.POLL_S, deadline - time.monotonic())))
+            rc = wait(max(0.0, min(self.POLL_S, self.deadline(timeout) - time.monotonic())))
             self._read()
-            if rc is not None or time.monotonic() >= self.t0 + timeout + self.waited() or (
+            if rc is not None or time.monotonic() >= self.deadline(timeout) or (
                     until_released and self.released):
                 return rc
             if each is not None:
@@ -304,7 +317,7 @@ class _Tail:
     @property
     def pending(self) -> bool:
         """Given its GPU back, not ended, inside its time limit."""
-        return self.timeline.released and time.monotonic() < self.timeline.t0 + self.timeout + self.timeline.waited()
+        return self.timeline.released and time.monotonic() < self.timeline.deadline(self.timeout)
 
     def settle(self, rc: int | None) -> int | None:
         """The child's end: killed with its group when `rc` is None (its time limit), forgotten by Ctrl-C's
