@@ -15,6 +15,12 @@
  * Time(%) or Time is not a Python float, or whose table is not an int or None, are the Python
  * path's: rank then returns None and the caller runs it (what Python does with such a value is
  * Python's to say). tests/test_native_kahan.py compares both paths bit for bit.
+ *
+ * rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative) is rank() of rows whose
+ * (profile, section) groups are each one run of rows of one source table (a machine-written nvprof
+ * --csv sweep: profconv.parse.dialects.nvprof.csv_sweep), given as the runs' first rows: no group
+ * looked up, no list of sections, profiles or tables read; None where rank() would note a group
+ * (tests/test_parse_nvprof_csv_sweep.py compares it with rank()).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -573,6 +579,117 @@ done:
     return result;
 }
 
+/* One group of rank_blocks (rows a .. b - 1, one source table): whether rank() would note it (ranked
+ * by Time(%): its times contradict its printed Time(%), or it has none) -- its shares not set then --
+ * else its shares, cumulative shares and in_top set as rank() sets them (`key`, `idx`, `tmp`: scratch) */
+static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t b, double below, double *sh,
+                      double *cum, PyObject *top, double *key, Py_ssize_t *idx, Py_ssize_t *tmp) {
+    Py_ssize_t cnt = b - a, nboth = 0, n_pct = 0;
+    int any_bad = 0, has_time = 0;
+    kahan_t ts = {0.0, 0.0}, ps = {0.0, 0.0};
+    for (Py_ssize_t i = a; i < b; i++)
+        if (p[i] == p[i] && t[i] == t[i]) {
+            nboth++;
+            kahan_add(&ts, t[i]);
+            kahan_add(&ps, p[i]);
+        }
+    double tsum = ts.total, psum = ps.total;
+    if (nboth >= 2 && tsum > 0 && psum >= 50.0)
+        for (Py_ssize_t i = a; i < b && !any_bad; i++) {
+            if (!(p[i] == p[i] && t[i] == t[i]))
+                continue;
+            double implied = 100.0 * t[i];
+            implied = implied / tsum;
+            double scale = psum / 100.0;
+            implied = implied * scale;
+            any_bad = fabs(p[i] - implied) > PCT_TOLERANCE;
+        }
+    for (Py_ssize_t i = a; i < b; i++) {
+        has_time |= t[i] == t[i];
+        n_pct += p[i] == p[i];
+    }
+    if (!has_time || (n_pct >= 2 && any_bad))
+        return 1;
+    kahan_t ks = {0.0, 0.0};
+    for (Py_ssize_t i = a; i < b; i++) {
+        key[i] = t[i] == t[i] ? t[i] : 0.0;
+        kahan_add(&ks, key[i]);
+    }
+    double total = ks.total;
+    for (Py_ssize_t i = a; i < b; i++) {
+        sh[i] = total > 0 ? key[i] / total : 0.0;
+        idx[i - a] = i;
+    }
+    sort_desc(idx, tmp, cnt, key);
+    kahan_t acc = {0.0, 0.0};
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        Py_ssize_t i = idx[j];
+        double y = sh[i] - acc.comp;
+        double s = acc.total + y;
+        double c = s - acc.total;
+        c = c - y;
+        if (c != c)
+            c = 0.0;
+        acc.comp = c;
+        acc.total = s;
+        cum[i] = s;
+        PyObject *was = PyList_GET_ITEM(top, i), *now = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
+        Py_INCREF(now);
+        PyList_SET_ITEM(top, i, now);
+        Py_DECREF(was);
+    }
+    return 0;
+}
+
+/* rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative): rank() of rows whose
+ * (profile, section) groups are each one run of rows of one source table, every section timed --
+ * group k rows starts[k] .. starts[k + 1] - 1 (starts: int64, the first 0), the columns buffers of
+ * doubles (share and cumulative written) -- giving in_top (a list; share_basis is "total_ns"
+ * throughout), or None where rank() would note a group (ranked by Time(%)). The same expressions in
+ * the same order as rank()'s (tests compare both). */
+static PyObject *rank_blocks(PyObject *self, PyObject *args) {
+    Py_buffer sb, pb, tb, shb, cb;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb))
+        return NULL;
+    Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double), nb = sb.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *starts = sb.buf;
+    PyObject *top = NULL, *out = NULL;
+    double *key = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+    Py_ssize_t *idx = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t)),
+               *tmp = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    if (key == NULL || idx == NULL || tmp == NULL || (top = filled(n, Py_None)) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    int ok = tb.len == pb.len && shb.len == pb.len && cb.len == pb.len && (nb ? starts[0] == 0 : n == 0);
+    for (Py_ssize_t k = 0; ok && k < nb; k++)
+        ok = starts[k] < (k + 1 < nb ? starts[k + 1] : n);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "rank_blocks: starts rising from 0 below the rows; columns of one length");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < nb; k++)
+        if (rank_block(pb.buf, tb.buf, (Py_ssize_t)starts[k], k + 1 < nb ? (Py_ssize_t)starts[k + 1] : n,
+                       threshold - 1e-12, shb.buf, cb.buf, top, key, idx, tmp)) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    out = Py_NewRef(top);
+done:
+    Py_XDECREF(top);
+    PyMem_Free(key);
+    PyMem_Free(idx);
+    PyMem_Free(tmp);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&shb);
+    PyBuffer_Release(&cb);
+    return out;
+}
+
 /* plausible(total_ns, calls, avg_ns): True where every row's printed total is within 1% of calls x
  * average, as core._any_inconsistent's first test takes it (`c is not None and abs(t - c * a) <=
  * 0.01 * t`, the int calls made a double as Python's float multiplication makes it); False where
@@ -762,6 +879,9 @@ static PyMethodDef methods[] = {
     {"rank", rank, METH_VARARGS,
      "rank(section, profile, table, time_pct, total_ns, timed, threshold[, share, cumulative]) -> (share, cumulative, in_top, "
      "share_basis, notable) or None (values only Python may take: run the Python path)"},
+    {"rank_blocks", rank_blocks, METH_VARARGS,
+     "rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative) -> in_top, or None: rank() of rows whose "
+     "groups are runs of one table (share and cumulative written)"},
     {NULL, NULL, 0, NULL},
 };
 

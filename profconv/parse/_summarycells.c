@@ -43,6 +43,12 @@
  * nvprof_lines(lines, tables, exps) gives what nvprof() gives for the rows lines[h + 2 : e] of each
  * (h, e) in `tables`, read from the list of str itself (no text joined and encoded first).
  *
+ * nvprof_sweep(data, header, units, exps, last) reads a machine-written sweep's profiles (start,
+ * result, header, units lines and plain rows, nothing else) straight from a chunk of the file's bytes:
+ * each profile's PID, command and rows, the rows' cells as nvprof() gives them, no line made a str
+ * (profconv.parse.dialects.nvprof.csv_sweep; None where a profile is of another shape: the readers
+ * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
+ *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
  * characters at least; one such line at least), and the index after them: (heads, ends), bytes of
@@ -942,6 +948,318 @@ done:
     return out;
 }
 
+/* ---- nvprof_sweep: a machine-written `nvprof --csv` sweep read in one pass over its bytes ---- */
+
+typedef struct {
+    int64_t *v;
+    Py_ssize_t n, cap;
+} nv_vec;
+
+static int nv_vec_push(nv_vec *x, int64_t a) {
+    if (x->n == x->cap) {
+        Py_ssize_t cap = x->cap ? 2 * x->cap : 1024;
+        int64_t *v = PyMem_Realloc(x->v, (size_t)cap * sizeof(int64_t));
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        x->v = v;
+        x->cap = cap;
+    }
+    x->v[x->n++] = a;
+    return 0;
+}
+
+/* The index of the newline ending the line at p[i:len], -1 where the data ends first */
+static Py_ssize_t nv_eol(const unsigned char *p, Py_ssize_t i, Py_ssize_t len) {
+    const unsigned char *q = memchr(p + i, '\n', (size_t)(len - i));
+    return q == NULL ? -1 : (Py_ssize_t)(q - p);
+}
+
+/* A start line p[0:n] of the sweep's shape: its PID printed once in the prefix and once after
+ * "process" (the same, no leading zero), the command [A-Za-z0-9._/-] words between single blanks */
+static int nv_sweep_start(const unsigned char *p, Py_ssize_t n, long long *pid, Py_ssize_t *ca, Py_ssize_t *cb) {
+    long long prefix;
+    if (n < 3 || p[2] == '0' || !nv_start_line(p, n, &prefix, pid, ca, cb) || prefix != *pid || *ca >= *cb ||
+        *cb != n || p[*ca - 1] != ' ')
+        return 0;
+    for (Py_ssize_t k = *ca; k < *cb; k++) {
+        unsigned char c = p[k];
+        int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                   c == '_' || c == '/' || c == '-';
+        if (!word && !(c == ' ' && p[k + 1] != ' '))
+            return 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    const unsigned char *p, *header, *units;
+    Py_ssize_t len, header_n, units_n;
+    int last;
+} nv_sweep_in;
+
+/* Whether line [a, z) is `want` [0, m) */
+static int nv_line_is(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, const unsigned char *want, Py_ssize_t m) {
+    return z - a == m && memcmp(p + a, want, (size_t)m) == 0;
+}
+
+/* One profile at in->p[i:]: start, result, header and units lines, then rows (their offsets and
+ * lengths pushed to `rows`). The index after its last row; 0 where the data ends before it is known
+ * whole (not the last chunk); -1 where it is not of the sweep's shape (or an error: set). */
+static Py_ssize_t nv_profile(const nv_sweep_in *in, Py_ssize_t i, long long *pid, Py_ssize_t *ca, Py_ssize_t *cb,
+                             nv_vec *rows) {
+    const unsigned char *p = in->p;
+    Py_ssize_t z = nv_eol(p, i, in->len), z1, z2, z3;
+    long long rpid;
+    if (z < 0)
+        return in->last ? -1 : 0;
+    if (!nv_sweep_start(p + i, z - i, pid, ca, cb))
+        return -1;
+    *ca += i;
+    *cb += i;
+    if ((z1 = nv_eol(p, z + 1, in->len)) < 0 || (z2 = nv_eol(p, z1 + 1, in->len)) < 0 ||
+        (z3 = nv_eol(p, z2 + 1, in->len)) < 0)
+        return in->last ? -1 : 0;
+    if (!nv_result_line(p + z + 1, z1 - z - 1, &rpid) || rpid != *pid ||
+        !nv_line_is(p, z1 + 1, z2, in->header, in->header_n) || !nv_line_is(p, z2 + 1, z3, in->units, in->units_n))
+        return -1;
+    Py_ssize_t at = z3 + 1, count = 0;
+    while (at < in->len && p[at] == '"') {
+        if ((z = nv_eol(p, at, in->len)) < 0)
+            return in->last ? -1 : 0;
+        if (nv_vec_push(rows, at) < 0 || nv_vec_push(rows, z - at) < 0)
+            return -1;
+        count++;
+        at = z + 1;
+    }
+    if (!count)
+        return at < in->len || in->last ? -1 : 0;
+    if (at < in->len) /* not the last chunk: whole where the line after its rows is there whole (a start line?) */
+        return in->last || nv_eol(p, at, in->len) >= 0 ? at : 0;
+    return in->last ? at : 0;
+}
+
+/* The profiles of in->p from 0 on (pass 1): per profile its PID, command offset and length, rows;
+ * per row its offset and length. The index after the last whole profile, -1 where one is not of the
+ * sweep's shape (or an error is set). */
+static Py_ssize_t nv_profiles(const nv_sweep_in *in, nv_vec *profs, nv_vec *rows) {
+    Py_ssize_t i = 0;
+    while (i < in->len) {
+        Py_ssize_t ca, cb, before = rows->n;
+        long long pid;
+        Py_ssize_t next = nv_profile(in, i, &pid, &ca, &cb, rows);
+        if (next < 0)
+            return -1;
+        if (next == 0) {
+            rows->n = before;
+            break;
+        }
+        if (nv_vec_push(profs, pid) < 0 || nv_vec_push(profs, ca) < 0 || nv_vec_push(profs, cb - ca) < 0 ||
+            nv_vec_push(profs, (rows->n - before) / 2) < 0)
+            return -1;
+        i = next;
+    }
+    return i;
+}
+
+/* The profiles' PIDs (int64), command codes (int32) and row counts (int64) as bytes, the commands
+ * numbered in `cmds`; NULL with an error set */
+static PyObject *nv_profile_columns(const unsigned char *p, const nv_vec *profs, bytes_table *cmds) {
+    Py_ssize_t np = profs->n / 4;
+    PyObject *pids = PyBytes_FromStringAndSize(NULL, 8 * np), *codes = PyBytes_FromStringAndSize(NULL, 4 * np),
+             *counts = PyBytes_FromStringAndSize(NULL, 8 * np), *out = NULL;
+    if (pids == NULL || codes == NULL || counts == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < np; k++) {
+        const int64_t *f = profs->v + 4 * k;
+        int64_t c = bt_code(cmds, p, (Py_ssize_t)f[1], (Py_ssize_t)f[2]);
+        if (c < 0) {
+            if (c == -2)
+                PyErr_SetString(PyExc_ValueError, "a command not ASCII");
+            goto done;
+        }
+        ((int64_t *)PyBytes_AS_STRING(pids))[k] = f[0];
+        ((int32_t *)PyBytes_AS_STRING(codes))[k] = (int32_t)c;
+        ((int64_t *)PyBytes_AS_STRING(counts))[k] = f[3];
+    }
+    out = Py_BuildValue("(OOO)", pids, codes, counts);
+done:
+    Py_XDECREF(pids);
+    Py_XDECREF(codes);
+    Py_XDECREF(counts);
+    return out;
+}
+
+typedef struct {
+    Py_ssize_t at, n;
+    int64_t code; /* -1: none yet */
+} nv_seen;
+
+#define NV_SEEN 64 /* the rows of a profile whose label and name are first compared with the last profile's */
+
+/* name_code of p[a:a+n], where it is the string `seen` holds (the one at the same place in the
+ * profile before) without a hash; `seen` updated */
+static int64_t nv_code_seen(bytes_table *t, const unsigned char *p, Py_ssize_t a, Py_ssize_t n, nv_seen *seen) {
+    if (seen != NULL && seen->code >= 0 && seen->n == n && memcmp(p + seen->at, p + a, (size_t)n) == 0)
+        return seen->code;
+    int64_t code = name_code(p, a, n, t);
+    if (seen != NULL && code >= 0)
+        *seen = (nv_seen){a, n, code};
+    return code;
+}
+
+/* The rows (pass 2) read as nvprof() reads them: (cells, type codes, types, name codes, names,
+ * decimals), or None where one is not a plain row; NULL with an error set */
+static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, const nv_vec *rows, const int *exps) {
+    Py_ssize_t n = rows->n / 2, r = 0;
+    PyObject *cells = NULL, *out = NULL;
+    nv_out o = {{NULL}, NULL, NULL, NULL, NULL};
+    bytes_table types, names;
+    nv_seen seen[2 * NV_SEEN];
+    for (int k = 0; k < 2 * NV_SEEN; k++)
+        seen[k].code = -1;
+    if ((bt_init(&types, 8) | bt_init(&names, 256)) < 0 || (cells = nv_alloc(&o, n)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < profs->n / 4; k++)
+        for (int64_t j = 0; j < profs->v[4 * k + 3]; j++, r++) {
+            nv_row row;
+            Py_ssize_t at = (Py_ssize_t)rows->v[2 * r];
+            if (!nv_values(p + at, (Py_ssize_t)rows->v[2 * r + 1], exps, r, &o, &row)) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            nv_seen *ts = j < NV_SEEN ? seen + j : NULL, *ns = j < NV_SEEN ? seen + NV_SEEN + j : NULL;
+            int64_t t = nv_code_seen(&types, p, at + row.type, row.type_n, ts);
+            int64_t m = t < 0 ? t : nv_code_seen(&names, p, at + row.name, row.name_n, ns);
+            if (nv_codes(&o, r, &row, t, m) < 0)
+                goto done;
+            if (PyBytes_AS_STRING(o.bad)[r]) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+    out = Py_BuildValue("(OOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals);
+done:
+    for (int j = 0; j < NV_CELLS; j++)
+        Py_XDECREF(o.cells[j]);
+    Py_XDECREF(cells);
+    Py_XDECREF(o.types);
+    Py_XDECREF(o.names);
+    Py_XDECREF(o.decimals);
+    Py_XDECREF(o.bad);
+    bt_free(&types);
+    bt_free(&names);
+    return out;
+}
+
+/* nvprof_sweep(data, header, units, (time, avg, min, max exponents), last): the whole profiles at
+ * the start of `data` (a chunk of a file: `last` where it is the file's end), each exactly
+ *   ==PID== NVPROF is profiling process PID, command: COMMAND
+ *   ==PID== Profiling result:
+ *   HEADER
+ *   UNITS
+ *   one row or more (lines starting with '"', each a plain row: nv_split)
+ * read in two passes over the bytes, no line made a str: (end, (pids, command codes, row counts),
+ * commands, (cells, type codes, types, name codes, names, decimals)) -- end the index after the
+ * last whole profile (in a chunk that is not the last: one followed by a start line of that shape,
+ * read whole), the columns as nvprof() gives them -- or None where a profile (or what follows the
+ * last whole one, in the last chunk) is not of that shape or a row not plain. */
+static PyObject *nvprof_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf, hb, ub;
+    int exps[NV_CELLS] = {0}, last;
+    if (!PyArg_ParseTuple(args, "y*y*y*(iiii)p", &buf, &hb, &ub, &exps[1], &exps[3], &exps[4], &exps[5], &last))
+        return NULL;
+    nv_sweep_in in = {buf.buf, hb.buf, ub.buf, buf.len, hb.len, ub.len, last};
+    nv_vec profs = {NULL, 0, 0}, rows = {NULL, 0, 0};
+    PyObject *out = NULL, *per = NULL, *cells = NULL;
+    bytes_table cmds;
+    if (bt_init(&cmds, 8) < 0)
+        goto done;
+    for (int j = 0; j < NV_CELLS; j++)
+        if (exps[j] < -22 || exps[j] > 22) {
+            PyErr_SetString(PyExc_ValueError, "exponents: -22 to 22");
+            goto done;
+        }
+    Py_ssize_t end = nv_profiles(&in, &profs, &rows);
+    if (end < 0 || (last && end != in.len)) {
+        if (!PyErr_Occurred())
+            out = Py_NewRef(Py_None);
+        goto done;
+    }
+    if ((per = nv_profile_columns(in.p, &profs, &cmds)) == NULL || (cells = nv_sweep_rows(in.p, &profs, &rows, exps)) == NULL)
+        goto done;
+    out = cells == Py_None ? Py_NewRef(Py_None) : Py_BuildValue("(nOOO)", end, per, cmds.strs, cells);
+done:
+    Py_XDECREF(per);
+    Py_XDECREF(cells);
+    bt_free(&cmds);
+    PyMem_Free(profs.v);
+    PyMem_Free(rows.v);
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&ub);
+    return out;
+}
+
+/* nvprof_take(pool, codes): [pool[c] for c in codes] (codes: int64), the same objects */
+static PyObject *nvprof_take(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *pool, *out = NULL;
+    Py_buffer cb;
+    if (!PyArg_ParseTuple(args, "O!y*", &PyList_Type, &pool, &cb))
+        return NULL;
+    Py_ssize_t n = cb.len / (Py_ssize_t)sizeof(int64_t), m = PyList_GET_SIZE(pool);
+    const int64_t *codes = cb.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (codes[i] < 0 || codes[i] >= m) {
+            PyErr_SetString(PyExc_IndexError, "nvprof_take: a code out of the pool");
+            goto done;
+        }
+    if ((out = PyList_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyList_GET_ITEM(pool, codes[i]);
+        Py_INCREF(v);
+        PyList_SET_ITEM(out, i, v);
+    }
+done:
+    PyBuffer_Release(&cb);
+    return out;
+}
+
+/* nvprof_runs(values, sizes): each values[k] sizes[k] times in a row (sizes: int64, >= 0), the same objects */
+static PyObject *nvprof_runs(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *values, *out = NULL;
+    Py_buffer sb;
+    if (!PyArg_ParseTuple(args, "O!y*", &PyList_Type, &values, &sb))
+        return NULL;
+    Py_ssize_t k = sb.len / (Py_ssize_t)sizeof(int64_t), n = 0;
+    const int64_t *sizes = sb.buf;
+    if (k != PyList_GET_SIZE(values)) {
+        PyErr_SetString(PyExc_ValueError, "nvprof_runs: a size a value");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (sizes[j] < 0 || sizes[j] > PY_SSIZE_T_MAX / 16 - n) {
+            PyErr_SetString(PyExc_ValueError, "nvprof_runs: sizes from 0");
+            goto done;
+        }
+        n += (Py_ssize_t)sizes[j];
+    }
+    if ((out = PyList_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t j = 0, i = 0; j < k; j++) {
+        PyObject *v = PyList_GET_ITEM(values, j);
+        for (int64_t r = 0; r < sizes[j]; r++, i++) {
+            Py_INCREF(v);
+            PyList_SET_ITEM(out, i, v);
+        }
+    }
+done:
+    PyBuffer_Release(&sb);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -967,6 +1285,13 @@ static PyMethodDef methods[] = {
     {"nvprof_tables", nvprof_tables, METH_VARARGS,
      "nvprof_tables(lines, i, header) -> (heads, ends): bytes of int64, each index h >= i where lines[h] == header "
      "with quoted lines from h + 2 on, and the index after them"},
+    {"nvprof_sweep", nvprof_sweep, METH_VARARGS,
+     "nvprof_sweep(data, header, units, (time, avg, min, max exponents), last) -> (end, (pids, command codes, row "
+     "counts), commands, nvprof()'s columns less the bad bytes) of the whole profiles of a plain nvprof --csv sweep "
+     "at the start of data, or None where one is not of that shape"},
+    {"nvprof_take", nvprof_take, METH_VARARGS, "nvprof_take(pool, codes) -> [pool[c] for c in codes] (codes: int64)"},
+    {"nvprof_runs", nvprof_runs, METH_VARARGS,
+     "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {NULL, NULL, 0, NULL},
 };
 

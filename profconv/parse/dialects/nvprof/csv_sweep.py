@@ -1,0 +1,294 @@
+"""A machine-written `nvprof --csv` sweep read whole as columns: one C pass over its bytes, no line made a str.
+
+A sweep's `nvprof --csv` logs concatenated (benchmarks/parse_throughput.py's 20 MB input: 52,000
+profiles) are profiles of one shape, each
+
+    ==PID== NVPROF is profiling process PID, command: COMMAND
+    ==PID== Profiling result:
+    "Type","Time(%)","Time","Calls","Avg","Min","Max","Name"
+    UNITS (the same row throughout)
+    one plain row or more ("GPU activities" or "API calls", six numbers, a name)
+
+The stream reads such a file window by window, its lines split into str and each window's
+profiles carried through the engine and the core (profconv.parse.stream; csv_batch reads the rows
+in C): ~30 NumPy calls, thousands of list entries and a part to join a window. Here
+`profconv.parse._summarycells.nvprof_sweep` finds the profiles and reads their rows straight from
+the file's bytes (a few MiB at a time), and what the core does to a sweep's rows (sections, blocks,
+lines, short names, shares: profconv.parse.core._rows and ranked) is done once over them by NumPy
+and C (`_kahan.rank_blocks`, `nvprof_take`, `nvprof_runs`): `read` gives the whole file (the
+library), `parts` a part a MiB (the stream's parts: the CLI writes them as they come). Only profiles
+of that shape are read so, and only where the core would say nothing of them: every row plain
+(csv_batch's checks: Time(%) at most 100, the times finite, each total within 1% of calls x
+average, no GPU activity named as a CUDA API call), each section's rows one run, each table's
+Time(%) clearly adding up to 100 (no note), no share to note, no other dialect's marker or context
+keyword in a name or command (nor another dialect's marker in the file's head). Anything else: the
+stream's windows read the file from the first part not read so, as before (the reference; tests
+compare both on mutated sweeps). Not used in the pure-Python mode (PROFCONV_PURE_PYTHON=1: the C
+module is not loaded) nor without the columnar reader."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from itertools import chain
+from math import nan as NAN
+from typing import Any
+
+import numpy as np
+
+from profconv.parse import columnar, native, units
+from profconv.parse.dialects.nvprof.csv_batch import HEADER, TIMES, _api_calls_among_gpu, units_of
+
+CHUNK = 4 << 20  # bytes read and scanned at a time (`read`)
+PART = 1 << 20  # bytes of the file a part holds (`parts`: a stream's parts, written as they come)
+_SECTIONS = {"GPU activities": "gpu", "API calls": "api"}  # common.LABEL_SECTIONS of the two a sweep holds
+_NUMBERS = (("time_pct", 0, "d"), ("total_ns", 1, "d"), ("calls", 2, "q"), ("avg_ns", 3, "d"), ("min_ns", 4, "d"),
+            ("max_ns", 5, "d"))
+
+
+def read(path: str, label: str) -> Any:
+    """The ProfileSet of the file at `path` where it is such a sweep (see the module's docstring), else None."""
+    scan = _scanner()
+    if scan is None:
+        return None
+    with open(path, "rb") as f:
+        chunks = []
+        for found in _scanned(scan, f, CHUNK):
+            if found is None:
+                return None
+            chunks.append(found[0])
+    return _profile_set(chunks, label, 1, 1) if chunks else None
+
+
+def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int]]:
+    """`read`'s profiles a part at a time, about `size` bytes of the file each (PART where 0): (the
+    part, the file's offset after it) -- a ProfileSet numbered as in the whole file, as a stream's
+    parts are -- then (None, where the rest of the file begins) where the rest is not such a sweep
+    (the whole file where no part came). A part ends where a start line of the sweep's shape
+    follows: what comes after it cannot change it."""
+    scan = _scanner()
+    if scan is None:
+        yield None, 0
+        return
+    number = line = 1
+    at = 0
+    with open(path, "rb") as f:
+        for found in _scanned(scan, f, size or PART):
+            part = None if found is None else _profile_set([found[0]], label, number, line)
+            if part is None:
+                yield None, at
+                return
+            yield part, found[1]
+            number += len(part.profiles)
+            line = part.profiles.cols["line_end"][-1] + 1
+            at = found[1]
+
+
+def resume_state(part: Any) -> tuple:
+    """The nvprof reader's state after the part's last profile (Nvprof.resume_state: what a stream's
+    window carries past a profile start): the result line's 'gpu' pending, its PID the last seen."""
+    return "gpu", False, None, part.profiles.cols["pid"][-1], None, None
+
+
+def _scanner() -> Any:
+    """profconv.parse._summarycells, where it is built with nvprof_sweep and the columnar reader is on."""
+    scan = native.load("_summarycells")
+    if scan is None or not hasattr(scan, "nvprof_sweep") or not columnar.enabled():
+        return None
+    return scan
+
+
+def _head_units(head: bytes) -> tuple[bytes, tuple[int, ...]] | None:
+    """The first profile's units row and its time columns' exponents, where its header is HEADER
+    and its units row one csv_batch reads."""
+    lines = head.split(b"\n", 4)
+    if len(lines) < 5 or lines[2] != HEADER.encode() or not lines[3].isascii():
+        return None
+    unit = units_of(lines[3].decode())
+    if unit is None or _marked([], [lines[3].decode(), HEADER]):
+        return None
+    exps = tuple(int(units.EXPONENT[units.TIME_UNITS_NS[unit[c]]][1:] or 0) for c in TIMES)
+    return lines[3], exps
+
+
+def _scanned(scan: Any, f: Any, size: int) -> Iterator[tuple[tuple, int] | None]:
+    """nvprof_sweep's results, chunk after chunk of about `size` bytes of the file, each with profiles,
+    with the file's offset after them (then None, and no more, where one is not of the shape)."""
+    data = f.read(size)
+    got = _head_units(data[:4096])
+    if got is None or _head_marked(data, f):
+        yield None
+        return
+    units_row, exps = got
+    header = HEADER.encode()
+    base = 0  # the file's offset of data[0]
+    while True:
+        block = f.read(size)
+        last = not block
+        if block:
+            data = data + block
+        found = scan.nvprof_sweep(data, header, units_row, exps, last)
+        if found is None:
+            yield None
+            return
+        if found[0]:
+            yield found[1:], base + found[0]
+        if last:
+            return
+        data = data[found[0]:]
+        base += found[0]
+
+
+def _head_marked(data: bytes, f: Any) -> bool:
+    """Whether the file's head (as the stream's first window looks at it: stream.HEAD characters, its
+    rows not left out) holds another dialect's marker (it reads such a file otherwise)."""
+    from profconv.parse import stream
+
+    head = data[: stream.HEAD]
+    if len(head) < stream.HEAD:
+        head += f.read(stream.HEAD - len(head))
+        f.seek(len(data))
+    return any(k.encode() in head for k in stream.other_markers("nvprof"))
+
+
+def _joined(chunks: list[tuple]) -> dict[str, Any] | None:
+    """The chunks' columns as one: per profile pid, command, rows; per row the six numbers as arrays,
+    section (0 gpu, 1 api) and name codes into `names`. None where a row's label is another."""
+    names: dict[str, int] = {}
+    commands: dict[str, int] = {}
+    parts: dict[str, list[Any]] = {k: [] for k in ("pid", "command", "rows", "section", "name", *range(6))}
+    for (pids, cmd_codes, counts), cmds, (cells, type_codes, types, name_codes, pool, _) in chunks:
+        if any(t not in _SECTIONS for t in types):
+            return None
+        parts["pid"].append(np.frombuffer(pids, dtype=np.int64))
+        parts["command"].append(_recoded(commands, cmds, cmd_codes))
+        parts["rows"].append(np.frombuffer(counts, dtype=np.int64))
+        sections = np.array([_SECTIONS[t] == "api" for t in types] or [False], dtype=np.int8)
+        parts["section"].append(sections[np.frombuffer(type_codes, dtype=np.int32)])
+        parts["name"].append(_recoded(names, pool, name_codes))
+        for j in range(6):
+            parts[j].append(cells[j])
+    got: dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items() if isinstance(k, str)}
+    for name, j, kind in _NUMBERS:
+        got[name] = _array(kind, b"".join(parts[j]))
+    got["names"], got["commands"] = list(names), list(commands)
+    return None if _marked(got["names"], got["commands"]) else got
+
+
+def _marked(names: list[str], commands: list[str]) -> bool:
+    """Whether a name (quoted, as in its row) or a command holds another dialect's marker or a context
+    keyword (what the stream looks for in a window's text: it reads such a file otherwise), or
+    another dialect's detect must look at the text (a plugin's). The other lines of the sweep's shape
+    are fixed (HEADER and the units row: looked at by `_head_units`) or digits around them."""
+    from profconv.parse import context, stream
+
+    if stream._detects_left("nvprof"):
+        return True
+    needles = stream.other_markers("nvprof") + context.KEYWORDS
+    return any(k in text for text in chain(map('"{}"'.format, names), commands) for k in needles)
+
+
+def _recoded(index: dict[str, int], pool: list[str], codes: bytes) -> Any:
+    """A chunk's codes into `pool` as codes into `index`'s keys (added to it in order)."""
+    mapping = np.array([index.setdefault(s, len(index)) for s in pool] or [0], dtype=np.int64)
+    return mapping[np.frombuffer(codes, dtype=np.int32)]
+
+
+def _array(kind: str, data: bytes) -> array:
+    out = array(kind)
+    out.frombytes(data)
+    return out
+
+
+def _values_plain(got: dict[str, Any]) -> bool:
+    """Whether every row passes csv_batch's checks of its values (csv_batch._values_bad)."""
+    pct = np.frombuffer(got["time_pct"], dtype=np.float64)
+    if not (pct <= 100.0 + 1e-9).all():
+        return False
+    for name in TIMES.values():
+        if not np.isfinite(np.frombuffer(got[name], dtype=np.float64)).all():
+            return False
+    t = np.frombuffer(got["total_ns"], dtype=np.float64)
+    a = np.frombuffer(got["avg_ns"], dtype=np.float64)
+    if not (np.abs(t - np.frombuffer(got["calls"], dtype=np.int64).astype(np.float64) * a) <= 0.01 * t).all():
+        return False
+    names = columnar.Text(got["name"], columnar.Pool(got["names"]))
+    return not _api_calls_among_gpu(names, got["section"] == 0).any()
+
+
+def _layout(got: dict[str, Any], line: int) -> dict[str, Any] | None:
+    """Where the profiles, rows and blocks are: each profile's first and last line, each row's line,
+    each block's (run of one section in a profile) first row and rows; None where a section comes
+    back in a profile or a table's Time(%) does not clearly add up to 100% (core._Ranges.not_clear).
+    The first profile starts at the file's line `line`."""
+    counts = got["rows"]
+    n, profiles = int(counts.sum()), len(counts)
+    if not profiles:
+        return None
+    spans = counts + 4
+    starts = np.cumsum(spans) - spans + line  # each profile's start line (its rows from the line 4 after it)
+    firsts = np.cumsum(counts) - counts  # each profile's first row
+    lines = np.arange(n, dtype=np.int64) + np.repeat(starts + 4 - firsts, counts)
+    begins = np.zeros(n, dtype=bool)
+    begins[firsts] = True
+    section = got["section"]
+    begins[1:] |= section[1:] != section[:-1]
+    block = np.flatnonzero(begins)
+    if (np.bincount(np.repeat(np.arange(profiles), counts)[block], minlength=profiles) > 2).any():
+        return None  # (two sections: a third block is one that comes back)
+    size = np.diff(np.append(block, n))
+    sums = np.add.reduceat(np.frombuffer(got["time_pct"], dtype=np.float64), block)
+    if not (np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * size) - 1e-6).all():  # (core._CLEAR)
+        return None
+    return {"starts": starts, "ends": starts + 3 + counts, "lines": lines, "block": block, "size": size}
+
+
+def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
+    """The rows as core._rows gives them for the sweep, ranked (shares.ranked, each (profile, section)
+    group one block: _kahan.rank_blocks), in the schema's column order; None where ranking them would
+    note something (or the C modules are older than this reader). Profiles numbered from `number`."""
+    from profconv.parse.core import _short_of
+    from profconv.parse.schema import COLUMNS
+    from profconv.parse.table import Rows
+
+    scan, kahan = native.load("_summarycells"), native.load("_kahan")
+    if not hasattr(kahan, "rank_blocks") or not hasattr(scan, "nvprof_take"):
+        return None
+    n, codes = len(got["section"]), got["name"]
+    cols: dict[str, Any] = {name: got[name] for name, _, _ in _NUMBERS}
+    share, cumulative = array("d", [NAN]) * n, array("d", [NAN]) * n
+    top = kahan.rank_blocks(where["block"], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
+    if top is None:
+        return None
+    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)
+    cols["name"] = scan.nvprof_take(got["names"], codes)
+    by_base: dict[str, str] = {}
+    cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in got["names"]], codes)
+    cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
+    cols["tool"] = ["nvprof"] * n
+    cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
+    cols["table"] = scan.nvprof_runs(where["lines"][where["block"]].tolist(), where["size"])
+    cols["line_start"] = _array("q", where["lines"].tobytes())
+    cols["line_end"] = _array("q", where["lines"].tobytes())
+    return Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, n)
+
+
+def _profile_set(chunks: list[tuple], label: str, number: int, line: int) -> Any:
+    """The ProfileSet of the chunks' profiles, numbered from `number`, the first at the file's line
+    `line` (None where the core would note something of them)."""
+    from profconv.parse.core import ProfileSet
+    from profconv.parse.profile_infos import ProfileColumns
+
+    got = _joined(chunks)
+    if got is None or not _values_plain(got):
+        return None
+    where = _layout(got, line)
+    rows = None if where is None else _rows(got, where, number)
+    if rows is None:
+        return None
+    count = len(got["rows"])
+    take = native.load("_summarycells").nvprof_take
+    profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nvprof"] * count,
+                               "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
+                               "pid": got["pid"].tolist(), "command": take(got["commands"], got["command"])}, count)
+    return ProfileSet(None, profiles, label, [], [], {}, rows=rows)

@@ -1,0 +1,295 @@
+"""A machine-written nvprof --csv sweep read by one C pass over its bytes
+(profconv/parse/dialects/nvprof/csv_sweep.py): the same ProfileSet (library), parts (the stream's) and
+`--json`/`--csv`/table (CLI) as the stream's windows read by the existing readers (the pass switched
+off: the reference), on generated sweeps with random rows and random mutations (seeds); the pass
+taken where a sweep is plain, left where it is not; its C helpers against the code they stand for."""
+
+from __future__ import annotations
+
+import math
+import random
+from array import array
+
+import pytest
+
+import profconv
+from profconv.parse import native, stream
+from profconv.parse.dialects.nvprof import csv_batch, csv_sweep
+from profconv.parse.profile_infos import ProfileColumns
+from profconv.parse.schema import COLUMNS
+from profconv.parse.shares import TIMED_SECTIONS
+from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
+from tests.conftest import run_cli
+
+pytest.importorskip("pyarrow", reason="pyarrow is not installed: the columnar reader is off")
+SCAN = native.load("_summarycells")
+KAHAN = native.load("_kahan")
+pytestmark = pytest.mark.skipif(SCAN is None or not hasattr(SCAN, "nvprof_sweep") or not hasattr(KAHAN, "rank_blocks"),
+                                reason="the C accelerators are not built (or older than the sweep's pass)")
+
+HEADER = csv_batch.HEADER
+UNITS = {"ms": ",%,ms,,ms,ms,ms,", "us": ",%,us,,us,us,us,", "s": ",%,s,,s,s,s,", "mixed": ",%,ms,,us,us,us,"}
+SCALE = {"ms": (1.0, 1.0), "us": (1.0, 1.0), "s": (1.0, 1.0), "mixed": (1.0, 1000.0)}
+GPU_NAMES = ["k1(float*)", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "void gemm<float, 128>(float const *, int)",
+             "sgemm_sm35_ldg_tn_128x8x256x16x32 [1234]", "kernel_a", "conv_forward_kernel(float*, float const *, int)"]
+API_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit"]
+COMMANDS = ["./a", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x"]
+
+
+def _table(rng: random.Random, section: str, names: list[str], scale: tuple[float, float]) -> list[str]:
+    """One section's rows: Time(%) adding up to 100, each total calls x average (as printed)."""
+    picked = rng.sample(names, rng.randint(1, min(4, len(names))))
+    rows = []
+    for name in picked:
+        calls = rng.randint(1, 500)
+        avg = rng.randint(1, 999999) / 1e6 * scale[1]
+        rows.append([calls, avg, avg * calls / scale[1] * scale[0], name])
+    total = sum(r[2] for r in rows)
+    out = []
+    for calls, avg, tot, name in rows:
+        label = "GPU activities" if section == "gpu" else "API calls"
+        out.append(f'"{label}",{100 * tot / total:.6f},{tot:.6f},{calls},{avg:.6f},{avg * 0.5:.6f},{avg * 1.5:.6f},'
+                   f'"{name}"')
+    return out
+
+
+def _sweep(rng: random.Random, n: int, unit: str) -> list[str]:
+    """n profiles of the plain shape (each a start, result, header, units line and rows), as lines."""
+    lines = []
+    for _ in range(n):
+        pid = rng.randint(1, 99999)
+        lines += [f"=={pid}== NVPROF is profiling process {pid}, command: {rng.choice(COMMANDS)}",
+                  f"=={pid}== Profiling result:", HEADER, UNITS[unit]]
+        sections = rng.choice([["gpu", "api"], ["gpu"], ["api"], ["api", "gpu"]])
+        for s in sections:
+            lines += _table(rng, s, GPU_NAMES if s == "gpu" else API_NAMES, SCALE[unit])
+    return lines
+
+
+def _rows_at(lines: list[str]) -> list[int]:
+    return [i for i, ln in enumerate(lines) if ln.startswith('"') and ln != HEADER]
+
+
+def _set_cell(rng: random.Random, lines: list[str], j: int, value: str) -> None:
+    rows = _rows_at(lines)
+    i = rng.choice(rows)
+    cells = lines[i].split(",")
+    cells[j] = value
+    lines[i] = ",".join(cells)
+
+
+def _mutate(rng: random.Random, lines: list[str]) -> None:
+    """One random change the C pass must leave to the readers (or read as they read it)."""
+    k = rng.randrange(len(lines))
+    what = rng.randrange(16)
+    if what == 0:  # a byte changed
+        s = lines[k]
+        at = rng.randrange(len(s) + 1)
+        lines[k] = s[:at] + rng.choice('",.0123456789 \t*<&|=\r#\u00e9%\\') + s[at + 1:]
+    elif what == 1:
+        del lines[k]
+    elif what == 2:
+        lines.insert(k, lines[k])
+    elif what == 3:
+        lines.insert(k, rng.choice(["==1== Warning: 1 records have invalid timestamps", "", "some output of the app",
+                                    "==1== Profiling application: ./a", '"GPU activities",1,2,3,4,5,6,"x"',
+                                    "======== Error: unified memory profiling failed.", "==PROF== Connected to process 1"]))
+    elif what == 4:
+        j = rng.randrange(len(lines))
+        lines[k], lines[j] = lines[j], lines[k]
+    elif what == 5:  # Time(%) that does not add up
+        _set_cell(rng, lines, 1, rng.choice(["1.000000", "99.000000", "150.000000", "0", "100.000000"]))
+    elif what == 6:  # a total that is not calls x average
+        _set_cell(rng, lines, 2, rng.choice(["0.000001", "9999.5", "1e3", "-1.0", "1,234"]))
+    elif what == 7:  # a section that comes back
+        rows = _rows_at(lines)
+        i = rng.choice(rows)
+        lines.insert(i + 1, lines[i].replace("GPU activities", "API calls") if "GPU" in lines[i]
+                     else lines[i].replace("API calls", "GPU activities"))
+    elif what == 8:  # another label
+        rows = _rows_at(lines)
+        i = rng.choice(rows)
+        lines[i] = '"' + rng.choice(["OpenACC (excl)", "Range", "GPU activity", "API calls "]) + lines[i][lines[i].index('",'):]
+    elif what == 9:  # a command of another shape
+        starts = [i for i, ln in enumerate(lines) if "command: " in ln]
+        i = rng.choice(starts)
+        lines[i] = lines[i].split("command: ")[0] + "command: " + rng.choice(
+            ["", " ./a", "./a ", "./a  b", "a&b", "x*y", "é", "./a \"q\"", "nsys profile", "a,b"])
+    elif what == 10:  # another units row
+        units = [i for i, ln in enumerate(lines) if ln.startswith(",%")]
+        lines[rng.choice(units)] = rng.choice(list(UNITS.values()) + [",%,ms,,ms,ms,ms", ",%,ms,,ms,ms,ms,x"])
+    elif what == 11:  # a PID of another form
+        starts = [i for i, ln in enumerate(lines) if "command: " in ln]
+        i = rng.choice(starts)
+        lines[i] = rng.choice(["==01== NVPROF is profiling process 1, command: ./a",
+                               "==2== NVPROF is profiling process 3, command: ./a",
+                               "==7== NVPROF is profiling process 7, command: ./a"])
+    elif what == 12:  # a GPU activity named as a CUDA API call
+        rows = [i for i in _rows_at(lines) if "GPU" in lines[i]]
+        if rows:
+            i = rng.choice(rows)
+            lines[i] = lines[i][: lines[i].rindex(',"')] + ',"cudaMemcpy"'
+    elif what == 13:  # a number of another form
+        _set_cell(rng, lines, rng.choice([3, 4, 5, 6]), rng.choice(["1.5", "", "1e5", " 2", "0.0", "12345678901234567890",
+                                                                  "1." + "0" * 300]))
+    elif what == 14:  # a name of another form
+        rows = _rows_at(lines)
+        i = rng.choice(rows)
+        lines[i] = lines[i][: lines[i].rindex(',"')] + ',"' + rng.choice(
+            ["", " k", "k ", "a**b", "<b>k</b>", "a|b", "k\u00e9", "a&amp;b", "x" * 300, "a\\b", "a<i", "a*b<c"]) + '"'
+    else:  # Time(%) whose times contradict it
+        _set_cell(rng, lines, 1, "0.000100")
+
+
+def _parsed(path, on: bool, monkeypatch) -> tuple:
+    """profconv.parse(path) and the stream's parts joined, the C pass on or off."""
+    with monkeypatch.context() as m:
+        if not on:
+            m.setattr(csv_sweep, "_scanner", lambda: None)
+        whole = profconv.parse(str(path))
+        parts = list(stream.parts(str(path)))
+    return whole, parts
+
+
+def _fields(ps) -> tuple:
+    """What a ProfileSet holds, every schema column (one a reader leaves out: missing in every row)."""
+    n = ps.rows.n
+    rows = {k: list(ps.rows.cols[k]) if k in ps.rows.cols else [missing_value(k)] * n for k in COLUMNS}
+    for k in FLOAT_COLUMNS:
+        rows[k] = [repr(float(x)) for x in rows[k]]  # NaN equal to NaN, 0.0 not to -0.0
+    return (rows, ps.profiles.columns(), ps.unplaced, ps.notes, ps.table_notes, ps.source)
+
+
+def _joined(parts: list) -> tuple:
+    """The parts' fields joined; their notes in order (where a part ends decides which part a damaged
+    row's note joins, the last: their order depends on the windows' sizes, in the readers' parts too)."""
+    return (_fields(parts[0].__class__(None, ProfileColumns.concat([p.profiles for p in parts]), parts[0].source,
+                                       [u for p in parts for u in p.unplaced], sorted(n for p in parts for n in p.notes),
+                                       {k: v for p in parts for k, v in p.table_notes.items()},
+                                       rows=Rows.concat([p.rows for p in parts]))))
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """Streams and the C pass at sizes a test's sweep reaches: several windows, chunks and parts."""
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 13)
+    monkeypatch.setattr(csv_sweep, "CHUNK", 3000)
+    monkeypatch.setattr(csv_sweep, "PART", 5000)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_pass_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small):
+    rng = random.Random(seed)
+    lines = _sweep(rng, rng.randint(40, 120), rng.choice(list(UNITS)))
+    mutations = 0 if seed < 8 else rng.randint(1, 3)
+    for _ in range(mutations):
+        _mutate(rng, lines)
+    text = "\n".join(lines) + ("\n" if rng.random() < 0.95 or not mutations else "")
+    path = tmp_path / "sweep.log"
+    path.write_text(text)
+    taken = csv_sweep.read(str(path), str(path)) is not None
+    if not mutations:
+        assert taken, "a plain sweep is read by the pass"
+    whole, parts = _parsed(path, True, monkeypatch)
+    ref_whole, ref_parts = _parsed(path, False, monkeypatch)
+    assert _fields(whole) == _fields(ref_whole)
+    assert _joined(parts) == _joined(ref_parts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypatch, small):
+    rng = random.Random(100 + seed)
+    lines = _sweep(rng, 60, rng.choice(list(UNITS)))
+    if seed >= 3:  # a change in a later part: the parts given taken back (--json/--csv) or the rest read whole
+        at = len(lines) * 3 // 4
+        lines.insert(at + rng.randrange(20), "some output of the app")
+    path = tmp_path / "sweep.log"
+    path.write_text("\n".join(lines) + "\n")
+    got = {}
+    for on in (True, False):
+        with monkeypatch.context() as m:
+            if not on:
+                m.setattr(csv_sweep, "_scanner", lambda: None)
+            got[on] = [(r.returncode, r.stdout, r.stderr) for r in (
+                run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"],
+                                                                 ["--json", "--threshold", "0.5"]))]
+    assert got[True] == got[False]
+
+
+def test_parts_end_where_a_start_line_follows(tmp_path):
+    rng = random.Random(7)
+    lines = _sweep(rng, 50, "ms")
+    data = ("\n".join(lines) + "\n").encode()
+    header, units_row = HEADER.encode(), UNITS["ms"].encode()
+    for cut in range(len(data) - 400, len(data)):
+        got = SCAN.nvprof_sweep(data[:cut], header, units_row, (6, 6, 6, 6), False)
+        assert got is not None
+        end = got[0]
+        assert data[end:].startswith(b"==") and data[:cut][end:].count(b"\n") >= 1 or end == 0
+        whole = SCAN.nvprof_sweep(data[:end], header, units_row, (6, 6, 6, 6), True)
+        assert whole is not None and whole[1][0] == got[1][0]
+    assert SCAN.nvprof_sweep(data[:-1], header, units_row, (6, 6, 6, 6), True) is None  # no newline at the end
+
+
+@pytest.mark.parametrize("at", range(40))
+def test_odd_bytes_anywhere_in_a_row(at):
+    """nv_odd's 16 bytes a step find what its byte loop finds, wherever it is (across a step)."""
+    for odd, bad in (("**", True), ("*", False), ("<b>", True), ("</tt>", True), ("<", False), ("<x>", False),
+                     ("\t", True), ("|", True), ("&", True), ("\\", True), ("\x7f", True), ("*<", False)):
+        name = "k" * at + odd + "x"
+        row = f'"GPU activities",50.000000,1.000000,1,1.000000,1.000000,1.000000,"{name}"\n'
+        got = SCAN.nvprof(row.encode(), (6, 6, 6, 6))
+        assert got[-1] == bytes([bad]), (odd, at)
+
+
+def _rank_input(rng: random.Random, n_groups: int) -> tuple:
+    starts, pct, tot = [], [], []
+    for _ in range(n_groups):
+        starts.append(len(pct))
+        size = rng.randint(1, 6)
+        kind = rng.randrange(4)
+        for _ in range(size):
+            t = rng.choice([0.0, 1.0, 2.5, float(rng.randint(1, 10**6)), rng.random() * 1e9])
+            tot.append(t)
+            pct.append(rng.choice([rng.random() * 100, 50.0, 0.0]) if kind == 0 else t)
+    s = sum(tot) or 1.0
+    pct = [100 * t / s if i % 3 else p for i, (t, p) in enumerate(zip(tot, pct))]
+    return starts, pct, tot
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_rank_blocks_is_rank_where_each_group_is_one_block(seed):
+    rng = random.Random(seed)
+    starts, pct, tot = _rank_input(rng, rng.randint(1, 40))
+    n = len(pct)
+    bounds = [*starts, n]
+    profile, section, table = [], [], []
+    for g in range(len(starts)):
+        size = bounds[g + 1] - bounds[g]
+        profile += [g // 2 + 1] * size
+        section += [("gpu", "api")[g % 2]] * size
+        table += [bounds[g] + 10] * size
+    nan = array("d", [math.nan])
+    share, cum = nan * n, nan * n
+    want = KAHAN.rank(section, profile, table, array("d", pct), array("d", tot), TIMED_SECTIONS, 0.9, share, cum)
+    share2, cum2 = nan * n, nan * n
+    top = KAHAN.rank_blocks(array("q", starts).tobytes(), array("d", pct), array("d", tot), 0.9, share2, cum2)
+    if want[4]:  # a group rank notes: rank_blocks leaves it to the readers
+        assert top is None
+        return
+    assert top == want[2]
+    assert share2.tobytes() == share.tobytes() and cum2.tobytes() == cum.tobytes()
+    assert set(want[3]) == {"total_ns"}
+
+
+def test_take_and_runs():
+    codes = array("q", [2, 0, 0, 1])
+    pool = ["a", "b", "c"]
+    got = SCAN.nvprof_take(pool, codes)
+    assert got == ["c", "a", "a", "b"] and got[1] is pool[0]
+    assert SCAN.nvprof_runs([1, 2, 3], array("q", [2, 0, 3])) == [1, 1, 3, 3, 3]
+    with pytest.raises(IndexError):
+        SCAN.nvprof_take(pool, array("q", [3]))
+    with pytest.raises(ValueError):
+        SCAN.nvprof_runs([1], array("q", [1, 2]))
