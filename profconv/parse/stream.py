@@ -32,7 +32,7 @@ from __future__ import annotations
 import codecs
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from itertools import islice, repeat
 from operator import add
 from typing import Any, BinaryIO
@@ -314,22 +314,47 @@ class Stream:
             raise NotStreamable("a format or dialect the stream does not know")
         self.dialect = dialect
         self.window = self.given or options(dialect.name).get("window", WINDOW)
+        resume = yield from self._swept()
+        if resume is None:
+            return
         try:
             f = open(self.path, "rb")
         except OSError:
             raise NotStreamable("cannot be opened") from None  # parse says why
         with f:
-            yield from self._parts(f)
+            f.seek(resume[0])
+            yield from self._parts(f, *resume[1:])
         if not self.profiles:  # what parse says then depends on the whole file
             raise NotStreamable("no profile")
 
-    def _parts(self, f: BinaryIO) -> Iterator[ProfileSet]:
+    def _swept(self) -> Generator[ProfileSet, None, tuple[int, int, tuple | None] | None]:
+        """The parts of a machine-written `nvprof --csv` sweep, each read by one C pass over its bytes,
+        no line split (profconv.parse.dialects.nvprof.csv_sweep: what the windows' parts hold); returns
+        None where they were the whole file, else where the windows go on from (the file's offset and
+        line number there, the reader's state: from the start where no part came). Not where a window
+        is asked for (the parts are then the caller's)."""
+        if self.given is not None or self.dialect.name != "nvprof":
+            return 0, 1, None
+        from profconv.parse.dialects.nvprof import csv_sweep
+
+        resume: tuple[int, int, tuple | None] = (0, 1, None)
+        for part, at in csv_sweep.parts(self.path, self.label):
+            if part is None:
+                return resume
+            self.profiles = self.numbered = self.profiles + len(part.profiles)
+            yield part
+            resume = (at, part.profiles.cols["line_end"][-1] + 1, csv_sweep.resume_state(part))
+        return None
+
+    def _parts(self, f: BinaryIO, start: int = 1, state: tuple | None = None) -> Iterator[ProfileSet]:
+        """The parts of the file from where `f` is, the file's line `start` (a profile start, after the
+        first: `state` the dialect's reader state there)."""
         carry = b""  # the file's bytes from the last cut on, not read yet
-        start = 1  # the file's number of the first line of `carry`
+        # start: the file's number of the first line of `carry`
         gap: list[str] = []  # lines after the last profile handed out, before `start`: their context is the next profile's
-        state: tuple | None = None  # the dialect's reader state at `start`
+        # state: the dialect's reader state at `start`
         decoder = _Decoder()
-        head = True
+        head = start == 1
         looked = False  # _head has looked at the first HEAD characters (another dialect's marks there)
         mark = self.dialect.part_start.encode()
         size = self.window
@@ -596,6 +621,12 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
             return None
     except OSError:
         return None
+    if format in (None, "nvprof"):  # a machine-written nvprof --csv sweep: read whole by one C pass
+        from profconv.parse.dialects.nvprof import csv_sweep
+
+        whole = csv_sweep.read(path, source_label(path))
+        if whole is not None:
+            return whole
     stream = Stream(path, format)
     got: list[ProfileSet] = []
     with paused():
