@@ -40,7 +40,7 @@ from profconv.parse import columnar, native, units
 from profconv.parse.dialects.nvprof.csv_batch import HEADER, TIMES, _api_calls_among_gpu, units_of
 
 CHUNK = 4 << 20  # bytes read and scanned at a time (`read`)
-PART = 1 << 20  # bytes of the file a part holds (`parts`: a stream's parts, written as they come)
+PART = 1 << 18  # bytes of the file a part holds (`parts`: a stream's parts, written as they come)
 _SECTIONS = {"GPU activities": "gpu", "API calls": "api"}  # common.LABEL_SECTIONS of the two a sweep holds
 _NUMBERS = (("time_pct", 0, "d"), ("total_ns", 1, "d"), ("calls", 2, "q"), ("avg_ns", 3, "d"), ("min_ns", 4, "d"),
             ("max_ns", 5, "d"))
