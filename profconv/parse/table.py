@@ -31,17 +31,19 @@ def missing_value(column: str) -> Any:
     return NAN if column in FLOAT_COLUMNS else None
 
 
+_NO_DOUBLES = array("d")
+
+
 def _is_doubles(col: Any) -> bool:
     return type(col) is array and col.typecode == "d"
 
 
-def _copied_in(out: Any, got: list[Any], parts: Sequence[Rows], missing: Any) -> Any:
-    """`out` (a column of the parts' full length) with each part's values (`got`, in order; None:
-    the part lacks the column, `missing` repeated there) copied in at its place."""
-    at = 0
-    for c, p in zip(got, parts):
-        out[at : at + p.n] = missing * p.n if c is None else c
-        at += p.n
+def _doubles_joined(name: str, parts: Sequence[Rows]) -> array:
+    """One array('d') of a float column from parts whose column is an array('d') or absent (NaN)."""
+    out = array("d")
+    for p in parts:
+        c = p.cols.get(name)
+        out.extend(array("d", [NAN]) * p.n if c is None else c)  # type: ignore[arg-type]
     return out
 
 
@@ -123,30 +125,33 @@ class Rows:
 
     @staticmethod
     def concat(parts: Sequence[Rows]) -> Rows:
-        """The rows of every part, in order; a column some part lacks is missing in its rows. Each
-        column is made at its full length first and the parts' values copied in (no growing by
-        parts: a long stream's 20 parts would be copied again at each growth)."""
+        """The rows of every part, in order; a column some part lacks is missing in its rows."""
         parts = [p for p in parts if p.n]
         if not parts:
             return Rows()
         if len(parts) == 1:
             return Rows(dict(parts[0].cols), parts[0].n)
         names = [c for c in COLUMNS if any(c in p.cols for p in parts)]
-        n = sum(p.n for p in parts)
         cols: dict[str, Sequence[Any]] = {}
         for name in names:
-            got = [p.cols.get(name) for p in parts]
-            if name in FLOAT_COLUMNS and all(c is None or _is_doubles(c) for c in got):
-                # arrays of doubles stay one (no float objects), NaN where a part lacks the column
-                cols[name] = _copied_in(array("d", [0.0]) * n, got, parts, array("d", [NAN]))
+            if name in FLOAT_COLUMNS and all(_is_doubles(p.cols.get(name, _NO_DOUBLES)) for p in parts):
+                cols[name] = _doubles_joined(name, parts)  # arrays of doubles stay one (no float objects)
                 continue
-            arrays = [a for a in got if isinstance(a, array)]
-            if len(arrays) == len(parts) and len({a.typecode for a in arrays}) == 1:
-                # arrays of integers (calls, line numbers) stay one too (no int objects)
-                cols[name] = _copied_in(array(arrays[0].typecode, [0]) * n, got, parts, None)
+            got = [a for a in (p.cols.get(name) for p in parts) if isinstance(a, array)]
+            if len(got) == len(parts) and len({a.typecode for a in got}) == 1:
+                cols[name] = joined = array(got[0].typecode)
+                for a in got:  # arrays of integers (calls, line numbers) stay one too (no int objects)
+                    joined.extend(a)
                 continue
-            cols[name] = _copied_in([None] * n, got, parts, [missing_value(name)])
-        return Rows(cols, n)
+            out: list[Any] = []
+            for p in parts:
+                c = p.cols.get(name)
+                if c is None:
+                    out.extend([missing_value(name)] * p.n)
+                else:
+                    out.extend(c)
+            cols[name] = out
+        return Rows(cols, sum(p.n for p in parts))
 
     # ------------------------------------------------------------------ DataFrame
 
