@@ -37,9 +37,9 @@ typedef struct {
     double total, comp;
 } kahan_t;
 
-static inline void kahan_add(kahan_t *k, double v) {
-    if (v != v)
-        return;
+/* one step of the compensated sum, a NaN added too (rank's running shares: the Python loop skips nothing);
+ * the new total */
+static inline double kahan_add_all(kahan_t *k, double v) {
     double y = v - k->comp;
     double t = k->total + y;
     double c = t - k->total;
@@ -48,6 +48,13 @@ static inline void kahan_add(kahan_t *k, double v) {
         c = 0.0;
     k->comp = c;
     k->total = t;
+    return t;
+}
+
+static inline void kahan_add(kahan_t *k, double v) {
+    if (v != v)
+        return;
+    kahan_add_all(k, v);
 }
 
 typedef struct {
@@ -502,15 +509,7 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         kahan_t acc = {0.0, 0.0};
         for (Py_ssize_t j = 0; j < cnt; j++) {
             Py_ssize_t i = bt[j];
-            /* not kahan_add: a NaN share is added (the Python loop skips nothing here) */
-            double y = sh[i] - acc.comp;
-            double s = acc.total + y;
-            double c = s - acc.total;
-            c = c - y;
-            if (c != c)
-                c = 0.0;
-            acc.comp = c;
-            acc.total = s;
+            double s = kahan_add_all(&acc, sh[i]);
             if (set_double(cum, cum_d, i, s) < 0)
                 goto done;
             PyObject *b = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
@@ -624,14 +623,7 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
     kahan_t acc = {0.0, 0.0};
     for (Py_ssize_t j = 0; j < cnt; j++) {
         Py_ssize_t i = idx[j];
-        double y = sh[i] - acc.comp;
-        double s = acc.total + y;
-        double c = s - acc.total;
-        c = c - y;
-        if (c != c)
-            c = 0.0;
-        acc.comp = c;
-        acc.total = s;
+        double s = kahan_add_all(&acc, sh[i]);
         cum[i] = s;
         PyObject *was = PyList_GET_ITEM(top, i), *now = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
         Py_INCREF(now);

@@ -449,8 +449,6 @@ typedef struct {
     PyObject *cells[NV_CELLS], *types, *names, *decimals, *bad;
 } nv_out;
 
-/* Row `row` (p[0:n]) split into `r` and its values written to `o`: 1 done, 0 not a plain row or a
- * cell it cannot read (its bad byte set, its values 0). */
 /* the output columns of `rows` rows in `o` (the list of cells returned, holding its own references), or
  * NULL with an exception set; what was made is left in `o` for the caller's cleanup */
 static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows) {
@@ -472,6 +470,19 @@ static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows) {
         PyList_SET_ITEM(cells, j, o->cells[j]);
     }
     return cells;
+}
+
+/* What nv_alloc made (and the cells' list) let go, with the two string tables: every reader's cleanup. */
+static void nv_free(nv_out *o, PyObject *cells, bytes_table *types, bytes_table *names) {
+    for (int j = 0; j < NV_CELLS; j++)
+        Py_XDECREF(o->cells[j]);
+    Py_XDECREF(cells);
+    Py_XDECREF(o->types);
+    Py_XDECREF(o->names);
+    Py_XDECREF(o->decimals);
+    Py_XDECREF(o->bad);
+    bt_free(types);
+    bt_free(names);
 }
 
 static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_ssize_t row, nv_out *o, nv_row *r) {
@@ -571,15 +582,7 @@ static PyObject *nvprof(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     out = Py_BuildValue("(OOOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals, o.bad);
 done:
-    for (int j = 0; j < NV_CELLS; j++)
-        Py_XDECREF(o.cells[j]);
-    Py_XDECREF(cells);
-    Py_XDECREF(o.types);
-    Py_XDECREF(o.names);
-    Py_XDECREF(o.decimals);
-    Py_XDECREF(o.bad);
-    bt_free(&types);
-    bt_free(&names);
+    nv_free(&o, cells, &types, &names);
     PyBuffer_Release(&buf);
     return out;
 }
@@ -667,15 +670,7 @@ static PyObject *nvprof_lines(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     out = Py_BuildValue("(OOOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals, o.bad);
 done:
-    for (int j = 0; j < NV_CELLS; j++)
-        Py_XDECREF(o.cells[j]);
-    Py_XDECREF(cells);
-    Py_XDECREF(o.types);
-    Py_XDECREF(o.names);
-    Py_XDECREF(o.decimals);
-    Py_XDECREF(o.bad);
-    bt_free(&types);
-    bt_free(&names);
+    nv_free(&o, cells, &types, &names);
     PyMem_Free(bounds);
     return out;
 }
@@ -1141,15 +1136,7 @@ static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, cons
         }
     out = Py_BuildValue("(OOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals);
 done:
-    for (int j = 0; j < NV_CELLS; j++)
-        Py_XDECREF(o.cells[j]);
-    Py_XDECREF(cells);
-    Py_XDECREF(o.types);
-    Py_XDECREF(o.names);
-    Py_XDECREF(o.decimals);
-    Py_XDECREF(o.bad);
-    bt_free(&types);
-    bt_free(&names);
+    nv_free(&o, cells, &types, &names);
     return out;
 }
 
