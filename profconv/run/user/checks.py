@@ -165,9 +165,8 @@ class UserCheck:
         """The cold call, the same inputs again, then the timed calls on fresh inputs; the floor."""
         cp, v, k = self.cp, self.variant, self.kernel
         ops = prepare(cp, v, a, w, bias, s)
-        gpushare.note("prepared")
+        gpushare.checkpoint()  # each of these copies of a whole layer's arrays is a step
         kept = [_copy(cp, o) for o in ops[:3]]
-        gpushare.note("kept")
         self.progress(f"{tag}: check")
         self.kernel.ignored_errors()  # those of an earlier layer or the sweep are not this layer's
         y1, cold = self._call(ops, s, f"{tag}/check")
@@ -180,7 +179,6 @@ class UserCheck:
         lf.inputs_modified = not all(_same(cp, k0, k1) for k0, k1 in zip(kept, ops[:3]) if k0 is not None)
         gpushare.note("inputs compared")
         again = prepare(cp, v, a, w, bias, s)  # the same values in new buffers, as each call of the course's program
-        gpushare.note("prepared")
         y2, _ = self._call(again, s, f"{tag}/check")
         gpushare.checkpoint()
         lf.determinism = compare.determinism(cp, y1, y2)
