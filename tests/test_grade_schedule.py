@@ -274,3 +274,20 @@ def test_the_longest_known_jobs_go_first_and_the_never_graded_before_them(tmp_pa
     assert [(s.submission, s.model) for s in got] == [("new", "m"), ("b", "m2"), ("b", "m"), ("a", "m"), ("d", "m"),
                                                       ("c", "m")]
     assert manifest.longest_first(todo, []) == todo and manifest.longest_first(todo, [{"jobs": []}]) == todo
+
+
+def test_a_jobs_length_holds_its_tail_after_the_gpu_work(tmp_path: Path) -> None:
+    """s11b: a file launching a kernel per image ended its GPU work 15.3 s after its start (`wall_s`) and its
+    record 49.4 s after it (27.7 s of CUPTI flush): started last, it was the class's last 26 s alone."""
+    def spec(name: str) -> JobSpec:
+        return JobSpec(submission=name, path="", digest="d", model="m", out_dir=str(tmp_path / name))
+
+    night = {"jobs": [
+        {"submission": "heavy", "model": "m", "wall_s": 15.327, "started": "2026-11-29T15:05:43.000+00:00",
+         "finished": "2026-11-29T15:06:32.400+00:00", "cost": {"tail_s": 27.705}},
+        {"submission": "typical", "model": "m", "wall_s": 19.2, "started": "2026-11-29T15:00:47.000+00:00",
+         "finished": "2026-11-29T15:01:08.200+00:00", "cost": {"tail_s": 1.1}},
+        {"submission": "older", "model": "m", "wall_s": 20.0, "cost": {"tail_s": 25.0}},  # no times: wall + tail
+        {"submission": "bare", "model": "m", "wall_s": 30.0}]}
+    got = manifest.longest_first([spec("typical"), spec("bare"), spec("heavy"), spec("older")], [night])
+    assert [s.submission for s in got] == ["heavy", "older", "bare", "typical"]  # 49.4, 45.0, 30.0, 21.2 s
