@@ -6,6 +6,7 @@
 # re-graded nightly, or built on a login node before its GPU jobs). WARM=ex-course-minidnn: the warm-up job a
 # course-form file (CuPy's kernels of the course form's checks compiled too, as a nightly run finds them; s9c's
 # first six jobs spent ~17 s each in their first checks, later ones ~1 s).
+# PREV=DIR: an earlier grade of the class (its manifest.json at least): `--previous`, the longest jobs first.
 #   DATA=... N=100 JPG=0 (the default jobs a GPU; 6: six) BUILD=1 CACHE=... WARM=tiled-wrong-scale WARM_T=120 CLASS_T=420 RES=/tmp/res bash benchmarks/gpu-runs/grade-class-of-100.sh
 set -uo pipefail
 ROOT=$PWD; WORK=/tmp/g8; rm -rf "$WORK"; CACHE=${CACHE:-/tmp/g8cache}; DATA=${DATA:-$ROOT/.gpu/data/grade}; RES=${RES:-/tmp/res}; mkdir -p "$RES"
@@ -41,7 +42,7 @@ echo "warm rc $? in $(python3 -c "import time; print(round(time.time() - $T0, 1)
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$RES/mem.txt" 2>&1 & MEM=$!
 T1=$(date +%s.%N)
 timeout -s INT "${CLASS_T:-420}" python3 -m profconv grade "$WORK/class100.csv" -m ece408-fa20 --images 10000 --out "$WORK/pool" --cache "$CACHE" \
-  --timeout 300 --kernel-timeout 45 --gpus "$GPU" --jobs-per-gpu "${JPG:-0}" > "$RES/pool.log" 2>&1
+  --timeout 300 --kernel-timeout 45 --gpus "$GPU" --jobs-per-gpu "${JPG:-0}" ${PREV:+--previous "$PREV"} > "$RES/pool.log" 2>&1
 RC=$?
 echo "class of 100: rc $RC, wall $(python3 -c "import time; print(round(time.time() - $T1, 1))") s (the command, from its start to its exit)"
 kill $MEM
