@@ -15,16 +15,17 @@ class Gpu:
     memory_mib: int | None = None  # its memory (nvidia-smi memory.total); None when not known
 
 
-JOB_MIB = 20 * 1024  # GPU memory a job at once by default: a 10,000-image course job holds ~10 GB of it
-# measured on one H200 of a 16-core host, the same 50 real course files (docs/grade.md, ninth session, s9b):
-# 4 jobs 3.42 s a job, 6 jobs 2.84 s; the host's CPUs 32% and 36% busy, the GPU 42% and 44%
-MOST_BY_DEFAULT = 6
+JOB_MIB = 17 * 1024  # GPU memory a job at once by default: eight 10,000-image course jobs held at most 66 GB
+# in all on an H200 (s11c; 8.3 GB a job), one child alone at most 19.3 GB (s7c)
+# measured on one H200 of a 16-core host, the whole class of 100 real course files, builds made first
+# (docs/grade.md, eleventh session): six 344.6 s (s11b), eight 304.7 s (s11c, the longest known first)
+MOST_BY_DEFAULT = 8
 CORES_PER_JOB = 2  # host cores a job at once by default (six jobs kept 5.8 of 16 cores busy on average)
 
 
 def jobs_per_gpu(gpu: Gpu, asked: int = 0, cores: int | None = None) -> int:
-    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) one per 20 GiB of its memory and
-    per two of the host's `cores` for this GPU, at most six; one on an unknown GPU."""
+    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) one per 17 GiB of its memory and
+    per two of the host's `cores` for this GPU, at most eight; one on an unknown GPU."""
     if asked > 0:
         return asked
     if gpu.memory_mib is None:
