@@ -1,0 +1,367 @@
+"""A machine-written `nsys stats --format csv` sweep read whole as columns: no line made a str, no engine.
+
+A sweep's `nsys stats --format csv` outputs concatenated (benchmarks/parse_throughput.py's 20 MB input:
+4,049 runs of 40 kernels) are runs of one shape, each
+
+    Generating SQLite file RUN.sqlite from RUN.nsys-rep
+    Processing [RUN.sqlite] with [/PATH/reports/REPORT.py]...
+    (blank)
+    Time (%),Total Time (ns),…,Name      (a plain summary header: nsys_batch.header_fields, all nine fields)
+    one plain row or more
+    (blank)
+
+(more Processing blocks a run may follow, one per report, each of another section). The stream reads
+such a file window by window: each window's tables read from its bytes (bytescan, nsys_batch), its
+text normalized and split into lines, nsys's reader, the stream's cut, context and the core's finish,
+then the parts joined. Here the file is read a few MiB at a time: `_bytescan.tables` finds every
+summary table, a regular expression holds every byte between them to the shape above, the rows are
+read by nsys_batch's C read (`_summarycells.columns`, what the windows use) and checked as it checks
+them, and what the core does to them (profiles, blocks, lines, short names, shares) is done once by
+NumPy and C (`_kahan.rank_blocks`, `_summarycells.nvprof_take` / `nvprof_runs`, as
+dialects/nvprof/csv_sweep.py does for nvprof). Only where the core would say nothing: every table
+taken by nsys_batch (plain cells, totals within 1% of calls x average, plain names), each table's
+Time(%) clearly adding up to 100, no two tables of one section in a run, no name with '%', another
+dialect's marker or a context keyword, nothing between the tables but the lines above with plain file
+names, no other dialect found in the file's head, no plugin dialect. Anything else: the stream's
+windows read the file from the first part not read so (the reference; tests compare both on
+generated and mutated sweeps). Not used in the pure-Python mode (the C modules are not loaded) nor
+without the columnar reader."""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from profconv.parse import bytescan, columnar, native
+
+CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
+PART = 1 << 20  # bytes of the file a part holds (`parts`: the stream's nsys window)
+_PATH = rb"[A-Za-z0-9._/-]+"
+_RUN = rb"Generating SQLite file " + _PATH + rb" from " + _PATH + rb"\n"
+_REPORT = rb"Processing \[" + _PATH + rb"\] with \[(?:" + _PATH + rb"/)?reports/[a-z_]+\.py\]\.\.\.\n\n"
+# what lies before each table, joined by NULs: the first a run's start, the others after a blank line
+_GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:" + _RUN + rb")?" + _REPORT + rb")*")
+_REPORT_NAME = re.compile(rb"/reports/([a-z_]+)\.py\]")
+_SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime"}
+_CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
+_FIELDS = {"pct", "time", "calls", "avg", "med", "min", "max", "std", "name"}
+_NUMBERS = ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns")
+_MARKS = bytescan._NEVER + bytescan._IN_NAMES
+
+
+def read(path: str, label: str) -> Any:
+    """The ProfileSet of the file at `path` where it is such a sweep (see the module's docstring), else None."""
+    if _scanner() is None:
+        return None
+    chunks = []
+    with open(path, "rb") as f:
+        for got in _scanned(f, CHUNK):
+            if got is None:
+                return None
+            chunks.append(got[0])
+    return _profile_set(chunks, label, 1) if chunks else None
+
+
+def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int]]:
+    """`read`'s profiles a part at a time, about `size` bytes of the file each (PART where 0): (the
+    part, the file's offset after it) -- a ProfileSet numbered as in the whole file, as a stream's
+    parts are -- then (None, where the rest of the file begins) where the rest is not such a sweep
+    (the whole file where no part came). A part ends where a run's Generating line follows."""
+    if _scanner() is None:
+        yield None, 0
+        return
+    number, at = 1, 0
+    with open(path, "rb") as f:
+        for got in _scanned(f, size or PART):
+            part = None if got is None else _profile_set([got[0]], label, number)
+            if part is None:
+                yield None, at
+                return
+            yield part, got[1]
+            number += len(part.profiles)
+            at = got[1]
+
+
+def resume_state(part: Any) -> tuple:
+    """nsys's reader state at a run's Generating line: nothing carried (nsys.parse's `resume`)."""
+    return ()
+
+
+def _scanner() -> Any:
+    """profconv.parse._summarycells where it is built with what this reader needs, the columnar reader
+    on, and no dialect but nvprof (its detect: checked by `_head_ok`) looks at a stream's windows."""
+    from profconv.parse import stream
+    from profconv.parse.dialect import registry
+    from profconv.parse.dialects import BUILTIN
+
+    scan, kahan, walk = native.load("_summarycells"), native.load("_kahan"), native.load("_bytescan")
+    if scan is None or kahan is None or walk is None or not columnar.enabled():
+        return None
+    if not (hasattr(scan, "nvprof_take") and hasattr(kahan, "rank_blocks") and hasattr(walk, "tables")):
+        return None
+    local = stream.options("nsys").get("local_markers", {})
+    if any(d.name not in BUILTIN or (d.name in local and d.name != "nvprof") for d in registry().values()):
+        return None
+    return scan
+
+
+def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
+    """The chunks' columns (`_chunk`), chunk after chunk of about `size` bytes of the file, each cut
+    where a Generating line follows, with the file's offset after them (then None, and no more,
+    where one is not of the shape)."""
+    data, base, line = f.read(size), 0, 1
+    if not _head_ok(data):
+        yield None
+        return
+    while True:
+        block = f.read(size)
+        last = not block
+        if block:
+            data = data + block
+        cut = len(data) if last else data.rfind(b"\nGenerating ") + 1
+        if cut == 0 and len(data) < 16 * size:
+            continue  # one run so far: read on
+        got = _chunk(data, cut, line) if cut > 0 else None
+        if got is None:
+            yield None
+            return
+        yield got, base + cut
+        if last:
+            return
+        data, base, line = data[cut:], base + cut, got["next_line"]
+
+
+def _head_ok(data: bytes) -> bool:
+    """Whether the file's head is what the stream reads on from: ASCII, no other dialect in its first
+    stream.HEAD characters (as the stream's first window looks: rows and all)."""
+    from profconv.parse import stream
+
+    return data.isascii() and not stream._other_dialect(data[: stream.HEAD].decode("ascii"), "nsys")
+
+
+def _tables(data: bytes, cut: int) -> np.ndarray | None:
+    """The summary tables in data[:cut] (_bytescan.tables' rows: header start, rows start, rows end,
+    rows, flags, byte after, mark counts), each plain, small and followed by a blank line; None else."""
+    walk = native.load("_bytescan")
+    w = 6 + len(_MARKS)
+    vals = np.frombuffer(walk.tables(memoryview(data)[:cut], bytescan.SUMMARY, _MARKS), dtype=np.int64).reshape(-1, w)
+    if not len(vals):
+        return None
+    never = 6 + len(bytescan._NEVER)
+    rows = vals[:, 3]
+    if vals[:, 4].any() or vals[:, 6:never].any() or (rows <= 0).any() or (rows >= bytescan.MIN_ROWS).any():
+        return None
+    if (vals[:, 5] != 0x0A).any():
+        return None
+    return vals
+
+
+def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], str] | None:
+    """What lies before each table (a run's Generating line or not, the Processing line of its report,
+    the blank line): per table whether it starts a run and its section code, and the text of those
+    lines joined; None where one is not of the shape (the first must start a run), a report is not
+    one read so, or the chunk does not end with the blank line after its last table."""
+    starts, ends = vals[:, 0].tolist(), vals[:, 2].tolist()
+    if data[ends[-1] : cut] != b"\n":
+        return None
+    joined = b"\x00".join([data[e:a] for e, a in zip([0, *ends[:-1]], starts)])
+    if _GAPS.fullmatch(joined) is None:
+        return None
+    sections = [_SECTIONS.get(r.decode()) for r in _REPORT_NAME.findall(joined)]
+    if len(sections) != len(starts) or None in sections:
+        return None
+    at = np.append(0, vals[:-1, 2] + 1)  # each gap's first line's first byte (after the blank line)
+    new = np.frombuffer(data, dtype=np.uint8)[at] == ord("G")
+    return new, [_CODES.index(s) for s in sections], joined.decode("ascii")
+
+
+def _skeleton_ok(between: str, heads: list[bytes], names: list[str]) -> bool:
+    """Whether nothing the stream looks for in a window's text (its rows blank: the lines between
+    the tables and the headers) or in the first window's head (the names too) is in the chunk: no
+    other dialect's marker or context keyword, no '%' in a name; nvprof's detect (its markers '%'
+    and '(%)' are left to it on each window's header lines and the two after them) not taking a
+    header with its rows blank."""
+    from profconv.parse import context, stream
+    from profconv.parse.context import contains_any
+    from profconv.parse.dialects import nvprof
+    from profconv.parse.model import Document
+
+    needles = stream.other_markers("nsys") + context.KEYWORDS
+    text = between + "\n".join(h.decode("ascii") for h in heads)
+    if contains_any(text, needles) or contains_any("\n".join(names), (*needles, "%")):
+        return False
+    return not any(nvprof.detect(Document(lines=[], label="", text=h.decode("ascii") + "\n\n\n")) for h in heads)
+
+
+def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str], list[bytes]] | None:
+    """The tables' rows as nsys_batch reads a window's (its C read and checks; every table taken),
+    the tables of each header read together: numbers by schema column (NumPy arrays over the C
+    read's bytes), name codes (int64) into a pool, the distinct headers; None where a header is not
+    a plain one of the nine fields or a table is not taken."""
+    heads = [data[a : b - 1] for a, b in vals[:, :2].tolist()]
+    groups: dict[bytes, list[int]] = {}
+    for k, h in enumerate(heads):
+        groups.setdefault(h, []).append(k)
+    pool: dict[str, int] = {}
+    parts: list[tuple[list[int], dict[str, Any], Any]] = []
+    for head, ks in groups.items():
+        got = _group(data, head, vals[ks] if len(groups) > 1 else vals)
+        if got is None:
+            return None
+        numbers, codes, names = got
+        recode = np.array([pool.setdefault(s, len(pool)) for s in names] or [0], dtype=np.int64)
+        parts.append((ks, numbers, recode[codes]))
+    return (*_in_order(parts, vals[:, 3]), list(pool), list(groups))
+
+
+def _group(data: bytes, head: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str]] | None:
+    """The rows of the tables `vals` (one header, `head`) read by _summarycells.columns and checked
+    as nsys_batch checks a window's (every table taken): numbers by schema column, name codes, names."""
+    from profconv.parse.dialects import nsys_batch
+
+    got = nsys_batch.header_fields(head)
+    if got is None or set(got[1]) != _FIELDS:
+        return None
+    cols, fields = got
+    sizes = vals[:, 3]
+    n = int(sizes.sum())
+    read = native.load("_summarycells").columns(data, np.ascontiguousarray(vals[:, 1:3]).tobytes(), len(fields) - 1,
+                                                 nsys_batch._whole(fields), n)
+    if read is None or len(nsys_batch._kept(nsys_batch._per_table(read[3], sizes.tolist()))) < len(sizes):
+        return None
+    cells, codes, names, _ = read
+    numbers = {f: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64) for f, c in zip(fields, cells)}
+    if not all(np.isfinite(v).all() for f, v in numbers.items() if f != "calls"):
+        return None
+    table = columnar.Columns(n, dict(zip(cols, numbers.values())))
+    table.texts[cols[-1]] = columnar.Text(np.frombuffer(codes, dtype=np.int32), columnar.Pool(names))
+    if not all(nsys_batch._values_ok(table, cols, fields, sizes.tolist(), finite=True)):
+        return None
+    return {nsys_batch.SCHEMA[f]: v for f, v in numbers.items()}, table.texts[cols[-1]].codes, names
+
+
+def _in_order(parts: list[tuple[list[int], dict[str, Any], Any]], sizes: Any) -> tuple[dict[str, Any], Any]:
+    """The header groups' rows (each group's tables `ks` one after the other) in the tables' order."""
+    if len(parts) == 1:
+        return parts[0][1], parts[0][2]
+    order = np.concatenate([np.asarray(ks, dtype=np.int64) for ks, _, _ in parts])
+    at = np.empty(len(sizes), dtype=np.int64)  # each table's first row among the groups' rows joined
+    at[order] = np.cumsum(sizes[order]) - sizes[order]
+    firsts = np.cumsum(sizes) - sizes
+    rows = np.repeat(at - firsts, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+    numbers = {c: np.concatenate([p[1][c] for p in parts])[rows] for c in _NUMBERS}
+    return numbers, np.concatenate([p[2] for p in parts])[rows]
+
+
+def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
+    """data[:cut] (runs whole, the first from a Generating line at the file's line `line`) read and
+    checked (see the module's docstring): its rows' numbers and names, per table its rows, section,
+    header line and whether it starts a run; None where it is not of the shape."""
+    vals = _tables(data, cut)
+    gaps = None if vals is None else _gaps(data, vals, cut)
+    if gaps is None:
+        return None
+    got = _read(data, vals)
+    if got is None or not _skeleton_ok(gaps[2], got[3], got[2]):
+        return None
+    new, codes = gaps[0], np.array(gaps[1], dtype=np.int64)
+    sizes = vals[:, 3].copy()
+    nl = 2 + new + (np.arange(len(new)) > 0)  # the line ends before each header in its gap
+    header = line + np.cumsum(nl + np.append(0, sizes[:-1] + 1))  # each header's line
+    return {"numbers": got[0], "name": got[1], "names": got[2], "rows": sizes, "section": codes, "header": header,
+            "new": new, "next_line": int(header[-1] + sizes[-1] + 2)}
+
+
+def _joined(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chunks' columns as one: the numbers as arrays ('d', the calls 'q': each chunk's bytes
+    copied once), the names recoded into one pool."""
+    numbers = {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
+    for c in chunks:
+        for k, v in numbers.items():
+            v.frombytes(memoryview(c["numbers"][k]).cast("B"))
+    got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "section", "header", "new")}
+    if len(chunks) == 1:
+        return {**got, "numbers": numbers, "name": chunks[0]["name"], "names": chunks[0]["names"]}
+    pool: dict[str, int] = {}
+    codes = []
+    for c in chunks:
+        recode = np.array([pool.setdefault(s, len(pool)) for s in c["names"]] or [0], dtype=np.int64)
+        codes.append(recode[c["name"]])
+    return {**got, "numbers": numbers, "name": np.concatenate(codes), "names": list(pool)}
+
+
+def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
+    """Where the profiles (runs), tables and rows are: each profile's first and last line and rows,
+    each table's first row, each row's line; None where a table's Time(%) does not clearly add up
+    to 100% (core._Ranges.not_clear) or a run holds two tables of one section (merged: a note)."""
+    sizes, header, new = got["rows"], got["header"], got["new"]
+    n = int(sizes.sum())
+    firsts = np.cumsum(sizes) - sizes
+    sums = np.add.reduceat(np.frombuffer(got["numbers"]["time_pct"], dtype=np.float64), firsts)
+    if not (np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - 1e-6).all():  # (core._CLEAR)
+        return None
+    profile = np.cumsum(new) - 1
+    if len(np.unique(profile * len(_CODES) + got["section"])) < len(sizes):
+        return None
+    opens = np.flatnonzero(new)
+    closes = np.append(opens[1:] - 1, len(sizes) - 1)
+    lines = np.repeat(header + 1 - firsts, sizes) + np.arange(n, dtype=np.int64)
+    return {"firsts": firsts, "starts": header[opens] - 3, "ends": header[closes] + sizes[closes],
+            "per_profile": np.add.reduceat(sizes, opens), "lines": lines}
+
+
+def _array(kind: str, values: Any) -> array:
+    out = array(kind)
+    out.frombytes(np.ascontiguousarray(values).tobytes())
+    return out
+
+
+def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
+    """The rows as the stream's parts give them for the sweep, ranked (each (profile, section) group
+    one table: _kahan.rank_blocks), in the schema's column order; None where ranking them would note
+    something. Profiles numbered from `number`."""
+    from profconv.parse.core import _short_of
+    from profconv.parse.schema import COLUMNS
+    from profconv.parse.table import Rows
+
+    scan, kahan = native.load("_summarycells"), native.load("_kahan")
+    n, codes = len(where["lines"]), got["name"]
+    cols: dict[str, Any] = dict(got["numbers"])
+    share, cumulative = _array("d", np.full(n, np.nan)), _array("d", np.full(n, np.nan))
+    top = kahan.rank_blocks(where["firsts"], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
+    if top is None:
+        return None
+    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)
+    cols["name"] = scan.nvprof_take(got["names"], codes)
+    by_base: dict[str, str] = {}
+    cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in got["names"]], codes)
+    cols["section"] = scan.nvprof_runs([_CODES[c] for c in got["section"].tolist()], got["rows"])
+    cols["tool"] = ["nsys"] * n
+    count = len(where["starts"])
+    cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
+    cols["table"] = scan.nvprof_runs((got["header"] + 1).tolist(), got["rows"])
+    cols["line_start"] = _array("q", where["lines"])
+    cols["line_end"] = _array("q", where["lines"])
+    return Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, n)
+
+
+def _profile_set(chunks: list[dict[str, Any]], label: str, number: int) -> Any:
+    """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
+    something of them)."""
+    from profconv.parse.core import ProfileSet
+    from profconv.parse.profile_infos import ProfileColumns
+
+    got = _joined(chunks)
+    where = _layout(got)
+    rows = None if where is None else _rows(got, where, number)
+    if rows is None:
+        return None
+    count = len(where["starts"])
+    profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nsys"] * count,
+                               "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
+                               "pid": [None] * count, "command": [None] * count}, count)
+    return ProfileSet(None, profiles, label, [], [], {}, rows=rows)

@@ -1,0 +1,216 @@
+"""A machine-written `nsys stats --format csv` sweep read whole as columns
+(profconv/parse/dialects/nsys_csv_sweep.py): the same ProfileSet (library), parts (the stream's) and
+`--json`/`--csv`/table (CLI) as the stream's windows read by the existing readers (the fast path
+switched off: the reference), on generated sweeps (runs of one to three reports, random rows) and on
+the same with random mutations (seeds); the fast path taken where a sweep is plain."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import profconv
+from profconv.parse import native, stream
+from profconv.parse.dialects import nsys, nsys_csv_sweep
+from profconv.parse.profile_infos import ProfileColumns
+from profconv.parse.schema import COLUMNS
+from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
+from tests.conftest import run_cli
+
+pytest.importorskip("pyarrow", reason="pyarrow is not installed: the columnar reader is off")
+pytestmark = pytest.mark.skipif(nsys_csv_sweep._scanner() is None or native.load("_bytescan") is None,
+                                reason="the C accelerators are not built (or older than the fast path)")
+
+HEADERS = {
+    "cuda_gpu_kern_sum": "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
+    "cuda_api_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
+    "cuda_gpu_mem_time_sum": "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation",
+    "osrt_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
+}
+NAMES = {
+    "cuda_gpu_kern_sum": ["void conv_forward_kernel<float; 16>(float const *; int)", "sgemm_sm35_ldg_tn_128x8x256x16x32",
+                          "kernel_a", "void gemm<float, 128>(float const *, int)", "k [1234]"],
+    "cuda_api_sum": ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit"],
+    "cuda_gpu_mem_time_sum": ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"],
+    "osrt_sum": ["poll", "ioctl", "pthread_cond_wait", "read"],
+}
+RUNS = [["cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum", "osrt_sum"],
+        ["cuda_gpu_mem_time_sum", "cuda_api_sum"]]
+
+
+def _table(rng: random.Random, report: str) -> list[str]:
+    """A report's rows: Time(%) adding up to 100 (one decimal), each total calls x average."""
+    names = rng.sample(NAMES[report], rng.randint(1, len(NAMES[report])))
+    rows = []
+    for k, name in enumerate(names):
+        calls, avg = rng.randint(1, 5000), rng.uniform(1000, 900000)
+        rows.append((calls * avg, calls, avg, f'"{name}"' if "," in name else f"{name}_{k}"))
+    total = sum(r[0] for r in rows)
+    return [f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},{n}"
+            for t, c, a, n in sorted(rows, reverse=True)]
+
+
+def _sweep(rng: random.Random, n: int) -> list[str]:
+    """n runs of the plain shape, as lines."""
+    kinds = rng.choice([RUNS[:1], RUNS])
+    lines = []
+    for run in range(n):
+        lines.append(f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep")
+        for report in rng.choice(kinds):
+            lines += [f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...", "", HEADERS[report]]
+            lines += _table(rng, report) + [""]
+    return lines
+
+
+def _rows_at(lines: list[str]) -> list[int]:
+    return [i for i, ln in enumerate(lines) if ln[:1].isdigit()]
+
+
+def _set_cell(rng: random.Random, lines: list[str], j: int, value: str) -> None:
+    i = rng.choice(_rows_at(lines))
+    cells = lines[i].split(",")
+    cells[j] = value
+    lines[i] = ",".join(cells)
+
+
+STRAY = ["some output of the app", "", "==1== NVPROF is profiling process 1, command: ./a", "Running ./a --bs 4",
+         "accuracy 0.91", "$ nsys stats a.nsys-rep", "==PROF== Connected to process 1", "Generating SQLite file x",
+         HEADERS["cuda_api_sum"], "Processing [a.sqlite] with [/r/reports/nvtx_sum.py]...", "   ", "Time(%),Time,Calls,"]
+
+
+def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one branch a kind of change)
+    """One random change the fast path must leave to the readers (or read as they read it)."""
+    k = rng.randrange(len(lines))
+    what = rng.randrange(13)
+    if what == 0:  # a byte changed
+        s = lines[k]
+        at = rng.randrange(len(s) + 1)
+        lines[k] = s[:at] + rng.choice('",.0123456789 \t*<&|=\r#\u00e9%\\') + s[at + 1:]
+    elif what == 1:
+        del lines[k]
+    elif what == 2:
+        lines.insert(k, lines[k])
+    elif what == 3:
+        lines.insert(k, rng.choice(STRAY))
+    elif what == 4:
+        j = rng.randrange(len(lines))
+        lines[k], lines[j] = lines[j], lines[k]
+    elif what == 5:  # Time(%) that does not add up
+        _set_cell(rng, lines, 0, rng.choice(["1.0", "99.0", "150.0", "0", "100.0", "3.5"]))
+    elif what == 6:  # a total that is not calls x average
+        _set_cell(rng, lines, 1, rng.choice(["1", "99999999999", "1e3", "-1", "1.5"]))
+    elif what == 7:  # another report
+        at = [i for i, ln in enumerate(lines) if ln.startswith("Processing")]
+        i = rng.choice(at)
+        lines[i] = lines[i].replace("/reports/", "/reports/" + rng.choice(["x", "nvtx_sum.py]...#", ""]), 1).replace(
+            "cuda_api_sum", rng.choice(["cuda_gpu_kern_sum", "cuda_gpu_mem_size_sum", "cudaapisum"]))
+    elif what == 8:  # a header of another form
+        at = [i for i, ln in enumerate(lines) if ln.startswith("Time (%)")]
+        i = rng.choice(at)
+        lines[i] = rng.choice([lines[i].replace(",Med (ns)", ""), lines[i].replace("Time (%)", "Time(%)"),
+                               lines[i] + ",Style", lines[i].replace("Name", "Range"), lines[i] + " "])
+    elif what == 9:  # a run's first line of another form
+        at = [i for i, ln in enumerate(lines) if ln.startswith("Generating")]
+        i = rng.choice(at)
+        lines[i] = rng.choice([lines[i] + " ", "Generating '/tmp/nsys-report-1.qdstrm'", lines[i].replace("run", "Running"),
+                               lines[i].replace("SQLite", "sqlite"), "Generating SQLite file a b.sqlite from c"])
+    elif what == 10:  # a number of another form
+        _set_cell(rng, lines, rng.choice([2, 3, 4, 5, 6, 7]), rng.choice(["1.5", "", "1e5", " 2", "524.288", "1,234",
+                                                                         "12345678901234567890", "inf"]))
+    elif what == 11:  # a name of another form
+        i = rng.choice(_rows_at(lines))
+        lines[i] = lines[i][: lines[i].rindex(",") + 1] + rng.choice(
+            ["", " k", "k ", "a%b", "<br>k", "a|b", "k\u00e9", "a&amp;b", "x" * 300, "a\\b", "Running", '"q"x', "NVPROF"])
+    else:  # two tables of one section in a run
+        at = [i for i, ln in enumerate(lines) if ln.startswith("Processing") and "cuda_api_sum" in ln]
+        if at:
+            lines[rng.choice(at)] = lines[at[0]].replace("cuda_api_sum", "osrt_sum")
+
+
+def _parsed(path, on: bool, monkeypatch) -> tuple:
+    """profconv.parse(path) and the stream's parts, the fast path on or off."""
+    with monkeypatch.context() as m:
+        if not on:
+            m.setattr(nsys_csv_sweep, "_scanner", lambda: None)
+        whole = profconv.parse(str(path))
+        parts = list(stream.parts(str(path)))
+    return whole, parts
+
+
+def _fields(ps) -> tuple:
+    """What a ProfileSet holds, every schema column (one a reader leaves out: missing in every row)."""
+    n = ps.rows.n
+    rows = {k: list(ps.rows.cols[k]) if k in ps.rows.cols else [missing_value(k)] * n for k in COLUMNS}
+    for k in FLOAT_COLUMNS:
+        rows[k] = [repr(float(x)) for x in rows[k]]  # NaN equal to NaN, 0.0 not to -0.0
+    return (rows, ps.profiles.columns(), ps.unplaced, ps.notes, ps.table_notes, ps.source)
+
+
+def _joined(parts: list) -> tuple:
+    """The parts' fields joined (their notes sorted: which part a damaged row's note joins depends on
+    where the parts end, in the readers' parts too)."""
+    return _fields(parts[0].__class__(None, ProfileColumns.concat([p.profiles for p in parts]), parts[0].source,
+                                      [u for p in parts for u in p.unplaced], sorted(n for p in parts for n in p.notes),
+                                      {k: v for p in parts for k, v in p.table_notes.items()},
+                                      rows=Rows.concat([p.rows for p in parts])))
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """Streams and the fast path at sizes a test's sweep reaches: several windows, chunks and parts."""
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 13)
+    monkeypatch.setitem(nsys.STREAM, "window", 1 << 13)
+    monkeypatch.setattr(nsys_csv_sweep, "CHUNK", 6000)
+    monkeypatch.setattr(nsys_csv_sweep, "PART", 9000)
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_the_fast_path_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small):
+    rng = random.Random(seed)
+    lines = _sweep(rng, rng.randint(30, 90))
+    mutations = 0 if seed < 10 else rng.randint(1, 3)
+    for _ in range(mutations):
+        _mutate(rng, lines)
+    text = "\n".join(lines) + ("\n" if rng.random() < 0.95 or not mutations else "")
+    path = tmp_path / "sweep.log"
+    path.write_text(text)
+    if not mutations:
+        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+        assert all(p is not None for p, _ in nsys_csv_sweep.parts(str(path), str(path)))
+    whole, parts = _parsed(path, True, monkeypatch)
+    ref_whole, ref_parts = _parsed(path, False, monkeypatch)
+    assert _fields(whole) == _fields(ref_whole)
+    assert _joined(parts) == _joined(ref_parts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypatch, small):
+    rng = random.Random(100 + seed)
+    lines = _sweep(rng, 60)
+    if seed >= 3:  # a change in a later part: the windows read on from there
+        at = len(lines) * 3 // 4
+        lines.insert(at + rng.randrange(20), "some output of the app")
+    path = tmp_path / "sweep.log"
+    path.write_text("\n".join(lines) + "\n")
+    got = {}
+    for on in (True, False):
+        with monkeypatch.context() as m:
+            if not on:
+                m.setattr(nsys_csv_sweep, "_scanner", lambda: None)
+            got[on] = [(r.returncode, r.stdout, r.stderr) for r in (
+                run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"],
+                                                                 ["--json", "--threshold", "0.5"]))]
+    assert got[True] == got[False]
+
+
+def test_a_later_odd_run_leaves_the_parts_before_it_to_the_fast_path(tmp_path, monkeypatch, small):
+    lines = _sweep(random.Random(5), 60)
+    at = [i for i, ln in enumerate(lines) if ln.startswith("Generating")][45]
+    lines.insert(at + 1, "some output of the app")
+    path = tmp_path / "sweep.log"
+    path.write_text("\n".join(lines) + "\n")
+    got = list(nsys_csv_sweep.parts(str(path), str(path)))
+    assert got[0][0] is not None and got[-1][0] is None
+    assert nsys_csv_sweep.read(str(path), str(path)) is None
