@@ -97,6 +97,12 @@ def other_markers(name: str = "nvprof") -> tuple[str, ...]:
                                for m in d.markers if m not in local.get(d.name, ())))
 
 
+# dialect -> the module that reads a machine-written sweep of it from its bytes (`parts`, `resume_state`),
+# and the lines from a part's last profile end to the next part's first line
+_SWEEPS = {"nvprof": ("profconv.parse.dialects.nvprof.csv_sweep", 1),
+           "nsys": ("profconv.parse.dialects.nsys_csv_sweep", 2)}
+
+
 class NotStreamable(Exception):
     """This input must be read whole (profconv.parse.parse) to be read right."""
 
@@ -333,17 +339,19 @@ class Stream:
         None where they were the whole file, else where the windows go on from (the file's offset and
         line number there, the reader's state: from the start where no part came). Not where a window
         is asked for (the parts are then the caller's)."""
-        if self.given is not None or self.dialect.name != "nvprof":
+        if self.given is not None or self.dialect.name not in _SWEEPS:
             return 0, 1, None
-        from profconv.parse.dialects.nvprof import csv_sweep
+        import importlib
 
+        module, after = _SWEEPS[self.dialect.name]
+        sweep = importlib.import_module(module)
         resume: tuple[int, int, tuple | None] = (0, 1, None)
-        for part, at in csv_sweep.parts(self.path, self.label):
+        for part, at in sweep.parts(self.path, self.label):
             if part is None:
                 return resume
             self.profiles = self.numbered = self.profiles + len(part.profiles)
             yield part
-            resume = (at, part.profiles.cols["line_end"][-1] + 1, csv_sweep.resume_state(part))
+            resume = (at, part.profiles.cols["line_end"][-1] + after, sweep.resume_state(part))
         return None
 
     def _parts(self, f: BinaryIO, start: int = 1, state: tuple | None = None) -> Iterator[ProfileSet]:
@@ -627,6 +635,12 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
         whole = csv_sweep.read(path, source_label(path))
         if whole is not None:
             return whole
+    if format in (None, "nsys") and _streamed_as(path, format) == "nsys":
+        from profconv.parse.dialects import nsys_csv_sweep  # an nsys stats --format csv sweep: read whole as columns
+
+        whole = nsys_csv_sweep.read(path, source_label(path))
+        if whole is not None:
+            return whole
     stream = Stream(path, format)
     got: list[ProfileSet] = []
     with paused():
@@ -640,6 +654,15 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     rows = Rows.concat([p.rows for p in got])
     return ProfileSet(None, ProfileColumns.concat([p.profiles for p in got]), stream.label, [u for p in got for u in p.unplaced],
                       stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
+
+
+def _streamed_as(path: str, format: str | None) -> str | None:
+    """The name of the dialect the file is read part by part as (`which`), None where none (or unreadable)."""
+    try:
+        got = which(path, format)
+    except OSError:
+        return None
+    return None if got is None else got.name
 
 
 def starts_twice(path: str, format: str | None) -> bool:
