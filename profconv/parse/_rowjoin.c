@@ -50,17 +50,33 @@
  * 2018) and David Gay's dtoa (mode 0, what repr uses) give. Written for this module: the interval
  * and the double scaled by a power of ten are held exactly in 128-bit integers, which covers the
  * doubles from 2^-67 to 2^54 (and every integer below 1e16); the others go through
- * PyOS_double_to_string, whose digits are repr's by definition. Below 2^40 a decimal of 1 to 3
- * places is tried first (what profilers print): x * 10^k rounded, kept where dividing it by 10^k
- * (a correctly rounded division, as reading the decimal is) gives x back.
+ * PyOS_double_to_string, whose digits are repr's by definition. An integer below 1e16 is its own
+ * digits; below 2^40 a decimal of 1 to 3 places is tried next (what profilers print): x * 1000
+ * rounded, kept where dividing it by 1000 (a correctly rounded division, as reading the decimal
+ * is) gives x back, its trailing zeros dropped. Digits are made 8 at a time (a multiply splits the
+ * lanes of one word), written in place with no buffer on the stack.
+ *
+ * The rows: each piece is one column with the literals before it (the last one with those after it
+ * too), written row by row into one buffer: a number's cell formatted in place (the room for it
+ * reserved once), the literals copied 32 bytes at a time from padded copies (no call per cell).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <float.h>
+#include <math.h>
 
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define INLINE inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
+#else
+#define INLINE inline
+#define NOINLINE
 #endif
 
 typedef struct {
@@ -400,15 +416,6 @@ static char *u64_digits(uint64_t v, char *end) {
     return end;
 }
 
-static int put_i64(out_t *o, long long v) {
-    char buf[24], *end = buf + sizeof(buf);
-    uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    char *s = u64_digits(mag, end);
-    if (v < 0)
-        *--s = '-';
-    return out_put(o, s, end - s);
-}
-
 /* an integer-valued double below 1e16: n * 10^p, n without trailing zeros (its own digits are
  * the shortest: any other decimal that short is 1 or more away, and its neighbours are 1 or 2) */
 static int shortest_int(uint64_t m, int e, uint64_t *n, int *p) {
@@ -574,45 +581,6 @@ static int repr_digits(double x, char *digits, int *nd, int *kk) {
     return 0;
 }
 
-/* digits d[0, nd) with the point at kk laid out as repr (style 1) or msgspec's JSON (0) lay them */
-static int put_layout(out_t *o, int neg, const char *d, int nd, int kk, int style) {
-    char buf[48], *w = buf;
-    if (neg)
-        *w++ = '-';
-    if (kk > -4 - (style == 0) && kk <= 16) {
-        if (kk <= 0) {
-            *w++ = '0', *w++ = '.';
-            for (int i = 0; i < -kk; i++)
-                *w++ = '0';
-            memcpy(w, d, nd), w += nd;
-        } else if (kk >= nd) {
-            memcpy(w, d, nd), w += nd;
-            for (int i = nd; i < kk; i++)
-                *w++ = '0';
-            *w++ = '.', *w++ = '0';
-        } else {
-            memcpy(w, d, kk), w += kk, *w++ = '.';
-            memcpy(w, d + kk, nd - kk), w += nd - kk;
-        }
-        return out_put(o, buf, w - buf);
-    }
-    *w++ = d[0];
-    if (nd > 1) {
-        *w++ = '.';
-        memcpy(w, d + 1, nd - 1), w += nd - 1;
-    }
-    int x = kk - 1;
-    *w++ = 'e';
-    if (x < 0 || style == 1)
-        *w++ = x < 0 ? '-' : '+';
-    x = x < 0 ? -x : x;
-    if (style == 1 && x < 10)
-        *w++ = '0';
-    char eb[8], *ee = eb + sizeof(eb), *es = u64_digits((uint64_t)x, ee);
-    memcpy(w, es, ee - es), w += ee - es;
-    return out_put(o, buf, w - buf);
-}
-
 /* room for k more bytes at the end of the output */
 static inline int reserve(out_t *o, Py_ssize_t k) {
     return o->len + k <= o->cap ? 0 : grow(o, k);
@@ -631,92 +599,214 @@ static inline int ndigits(uint64_t v) {
 #endif
 }
 
-/* the last `count` digits of v (zeros first where v is shorter) written backwards ending at `end`,
- * straight into the output (no copy through a buffer on the stack, which a wider load then reads
- * back before the narrow stores reach it): v without them */
-static inline uint64_t put_fixed(char *end, uint64_t v, int count) {
-    for (; count >= 2; count -= 2) {
-        uint64_t q = v / 100;
-        end -= 2;
-        memcpy(end, PAIRS + 2 * (v - q * 100), 2);
-        v = q;
-    }
-    if (count) {
-        uint64_t q = v / 10;
-        *--end = (char)('0' + (v - q * 10));
-        v = q;
-    }
-    return v;
+#if PY_LITTLE_ENDIAN
+/* the 8 decimal digits of v < 10^8 (zeros first) as 8 ASCII bytes, the first in the lowest byte:
+ * the halves' digits side by side in the lanes of one word, each lane split by a multiply */
+static INLINE uint64_t digits8(uint32_t v) {
+    uint64_t x = (uint64_t)(v / 10000) | ((uint64_t)(v % 10000) << 32);     /* 2 lanes of 4 digits */
+    uint64_t h = ((x * 10486) >> 20) & 0x0000007F0000007FULL;                 /* each lane / 100 */
+    x = h | ((x - h * 100) << 16);                                            /* 4 lanes of 2 digits */
+    h = ((x * 103) >> 10) & 0x000F000F000F000FULL;                            /* each lane / 10 */
+    x = h | ((x - h * 10) << 8);                                              /* 8 lanes of 1 digit */
+    return x + 0x3030303030303030ULL;
 }
 
-/* n * 10^p with the point inside or before its nd digits (kk = nd + p, -6 < kk < nd): "-ddd.ddd",
- * "0.000ddd", written in place */
-static int put_point(out_t *o, int neg, uint64_t n, int nd, int kk) {
-    if (reserve(o, 32) < 0)
-        return -1;
-    char *w = o->buf + o->len;
-    if (neg)
-        *w++ = '-';
-    if (kk <= 0) {
-        memcpy(w, "0.00000", 2 - kk);
-        w += 2 - kk;
-        put_fixed(w + nd, n, nd);
-        w += nd;
-    } else {
-        uint64_t ip = put_fixed(w + nd + 1, n, nd - kk);
-        w[kk] = '.';
-        put_fixed(w + kk, ip, kk);
-        w += nd + 1;
+/* the last nd digits of v (1 <= nd <= 20; zeros first where v is shorter) at w: up to 8 bytes past
+ * them are written over */
+static INLINE void put_digits(char *w, uint64_t v, int nd) {
+    uint64_t x, lo = 0, mid = 0;
+    if (nd > 16) {
+        uint64_t q = v / 10000000000000000ULL;
+        lo = v - q * 10000000000000000ULL;
+        mid = lo / 100000000, lo -= mid * 100000000;
+        v = q;
+    } else if (nd > 8) {
+        uint64_t q = v / 100000000;
+        lo = v - q * 100000000;
+        v = q;
     }
-    o->len = w - o->buf;
+    int top = nd > 16 ? nd - 16 : nd > 8 ? nd - 8 : nd; /* the first digits, written first */
+    x = digits8((uint32_t)v) >> (8 * (8 - top));
+    memcpy(w, &x, 8);
+    if (nd > 16) {
+        x = digits8((uint32_t)mid);
+        memcpy(w + top, &x, 8);
+    }
+    if (nd > 8) {
+        x = digits8((uint32_t)lo);
+        memcpy(w + nd - 8, &x, 8);
+    }
+}
+#else
+static inline void put_digits(char *w, uint64_t v, int nd) {
+    for (char *e = w + nd; e > w; v /= 10)
+        *--e = (char)('0' + v % 10);
+}
+#endif
+
+#define DOUBLE_ROOM 64 /* bytes a double's or an int's text may take at w, with the words written past it */
+
+/* an int as int.__str__ writes it, at w (DOUBLE_ROOM bytes there): its length */
+static INLINE int lay_i64(char *w, long long v) {
+    uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    int neg = v < 0, nd = mag ? ndigits(mag) : 1;
+    *w = '-';
+    put_digits(w + neg, mag, nd);
+    return neg + nd;
+}
+
+static int put_i64(out_t *o, long long v) {
+    if (reserve(o, DOUBLE_ROOM) < 0)
+        return -1;
+    o->len += lay_i64(o->buf + o->len, v);
     return 0;
 }
 
-/* one double as a kind-5 cell of the style */
-static int put_double(out_t *o, double x, int style) {
-    if (x != x)
-        return style == 0 ? out_put(o, "null", 4) : 0;
-    if (x == HUGE_VAL || x == -HUGE_VAL)
-        return style == 0 ? out_put(o, "null", 4) : out_put(o, x < 0 ? "-inf" : "inf", 3 + (x < 0));
-    int neg = signbit(x) != 0;
-    if (x == 0)
-        return out_put(o, neg ? "-0.0" : "0.0", 3 + neg);
-    char digits[26], *d = digits;
-    int nd, kk;
-    uint64_t n;
-    int p;
-    double ax = neg ? -x : x;
-    if (ax < 1e16 && ax == (double)(uint64_t)ax) { /* its digits and ".0" (see shortest_int) */
-        n = (uint64_t)ax;
-        nd = ndigits(n);
-        if (reserve(o, 24) < 0)
-            return -1;
-        char *w = o->buf + o->len + neg;
-        o->buf[o->len] = '-'; /* overwritten by the first digit where x > 0 */
-        put_fixed(w + nd, n, nd);
-        memcpy(w + nd, ".0", 2);
-        o->len += neg + nd + 2;
-        return 0;
-    }
-    if (ax < 1099511627776.0) { /* below 2^40 an ulp is under 1/1000: at most one decimal of 1 to 3 */
-        double scale = 10.0;    /* places reads back as x, and the product rounded is that one */
-        for (int k = 1; k <= 3; k++, scale *= 10.0) {
-            n = (uint64_t)(ax * scale + 0.5);
-            if (n != 0 && (double)n / scale == ax) { /* the division rounds as reading n / 10^k does */
-                nd = ndigits(n); /* the shortest: none with fewer places reads back as x (an integer: above) */
-                return put_point(o, neg, n, nd, nd - k);
-            }
+/* digits d[0, nd) with the point at kk laid out at w as repr (style 1) or msgspec's JSON (0) lay
+ * them out in exponent notation (the fixed one where the shortest path did not write it): its length */
+static int lay_out(char *w0, const char *d, int nd, int kk, int style) {
+    char *w = w0;
+    if (kk > -4 - (style == 0) && kk <= 16) {
+        if (kk <= 0) {
+            *w++ = '0', *w++ = '.';
+            for (int i = 0; i < -kk; i++)
+                *w++ = '0';
+            memcpy(w, d, nd), w += nd;
+        } else if (kk >= nd) {
+            memcpy(w, d, nd), w += nd;
+            for (int i = nd; i < kk; i++)
+                *w++ = '0';
+            *w++ = '.', *w++ = '0';
+        } else {
+            memcpy(w, d, kk), w += kk, *w++ = '.';
+            memcpy(w, d + kk, nd - kk), w += nd - kk;
         }
+        return (int)(w - w0);
+    }
+    *w++ = d[0];
+    if (nd > 1) {
+        *w++ = '.';
+        memcpy(w, d + 1, nd - 1), w += nd - 1;
+    }
+    int x = kk - 1;
+    *w++ = 'e';
+    if (x < 0 || style == 1)
+        *w++ = x < 0 ? '-' : '+';
+    x = x < 0 ? -x : x;
+    if (style == 1 && x < 10)
+        *w++ = '0';
+    char eb[8], *ee = eb + sizeof(eb), *es = u64_digits((uint64_t)x, ee);
+    memcpy(w, es, ee - es), w += ee - es;
+    return (int)(w - w0);
+}
+
+/* n * 10^p (nd digits, kk = nd + p, -6 < kk < nd) with the point inside or before its digits at w:
+ * "ddd.ddd", "0.000ddd": its length */
+static inline int lay_point(char *w, uint64_t n, int nd, int kk) {
+    if (kk <= 0) {
+        memcpy(w, "0.00000", 8);
+        put_digits(w + 2 - kk, n, nd);
+        return 2 - kk + nd;
+    }
+    char t[32];
+    put_digits(w, n, nd);
+    memcpy(t, w + kk, 32); /* the fraction's digits one place on, after the point */
+    w[kk] = '.';
+    memcpy(w + kk + 1, t, 32);
+    return nd + 1;
+}
+
+/* "000" to "999", each with how many of its digits are left once its trailing zeros are dropped */
+static char DIG3[1000][4];
+
+static void init_dig3(void) {
+    for (int i = 0; i < 1000; i++) {
+        DIG3[i][0] = (char)('0' + i / 100), DIG3[i][1] = (char)('0' + i / 10 % 10), DIG3[i][2] = (char)('0' + i % 10);
+        DIG3[i][3] = (char)(i % 100 == 0 ? 1 : i % 10 == 0 ? 2 : 3);
+    }
+}
+
+/* x < 2^40 (not an integer) as the decimal of 1 to 3 places that reads back as x, if one does
+ * ("ddd.d", "0.005"): its length, else 0. Below 2^40 an ulp is under 1/1000: at most one such
+ * decimal reads back as x, x * 1000 rounded is it (its places made 3), and dividing that by 1000
+ * (a correctly rounded division, as reading the decimal is) gives x back; its trailing zeros
+ * dropped it is the shortest (none with fewer places reads back as x: it would be this one) */
+static INLINE int lay_places(char *w, double ax) {
+    uint64_t n = (uint64_t)(ax * 1000.0 + 0.5);
+    if (n == 0 || (double)n / 1000.0 != ax)
+        return 0;
+    uint64_t ip = n / 1000;
+    unsigned fr = (unsigned)(n - ip * 1000);
+    int nip = ip ? ndigits(ip) : 1;
+    put_digits(w, ip, nip);
+    w[nip] = '.';
+    memcpy(w + nip + 1, DIG3[fr], 4);
+    return nip + 1 + DIG3[fr][3];
+}
+
+/* the text of a finite x > 0 that is not an integer below 1e16, at w: its length (-1: an error) */
+static NOINLINE int lay_fraction(char *w, double ax, int style) {
+    char digits[26], *d;
+    int nd, kk, p;
+    uint64_t n;
+    if (ax < 1099511627776.0) { /* below 2^40: a decimal of 1 to 3 places, if one reads back as x */
+        int k = lay_places(w, ax);
+        if (k)
+            return k;
     }
     if (shortest(ax, &n, &p) == 0) {
         nd = ndigits(n);
         kk = nd + p;
         if (kk < nd && kk > -4 - (style == 0)) /* the fixed notation of both styles, a point inside */
-            return put_point(o, neg, n, nd, kk);
+            return lay_point(w, n, nd, kk);
         d = u64_digits(n, digits + sizeof(digits));
-    } else if (repr_digits(ax, digits, &nd, &kk) < 0)
+    } else if (repr_digits(ax, d = digits, &nd, &kk) < 0)
         return -1;
-    return put_layout(o, neg, d, nd, kk, style);
+    return lay_out(w, d, nd, kk, style);
+}
+
+/* one double as a kind-5 cell of the style at w (DOUBLE_ROOM bytes there): its length (-1: an error) */
+static INLINE int lay_double(char *w, double x, int style) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    int neg = (int)(bits >> 63);
+    double ax = fabs(x);
+    *w = '-'; /* kept where x < 0 (NaN: written over or not counted) */
+    if (ax < 1e16) {
+        uint64_t n = (uint64_t)ax;
+        if ((double)n == ax && n != 0) { /* an integer: its digits and ".0" (see shortest_int) */
+            int nd = ndigits(n);
+            put_digits(w + neg, n, nd);
+            memcpy(w + neg + nd, ".0", 2);
+            return neg + nd + 2;
+        }
+        if (ax == 0) {
+            memcpy(w + neg, "0.0", 4);
+            return neg + 3;
+        }
+    } else if (!(ax <= DBL_MAX)) { /* NaN, infinities */
+        if (style == 0) {
+            memcpy(w, "null", 4);
+            return 4;
+        }
+        if (x != x)
+            return 0;
+        memcpy(w + neg, "inf", 4);
+        return neg + 3;
+    }
+    int k = lay_fraction(w + neg, ax, style);
+    return k < 0 ? k : neg + k;
+}
+
+/* one double as a kind-5 cell of the style */
+static int put_double(out_t *o, double x, int style) {
+    if (reserve(o, DOUBLE_ROOM) < 0)
+        return -1;
+    int k = lay_double(o->buf + o->len, x, style);
+    if (k < 0)
+        return -1;
+    o->len += k;
+    return 0;
 }
 
 /* the buffer's items: NUM_F64 for doubles, NUM_I* for signed integers, 0 for anything else */
@@ -1067,17 +1157,185 @@ static int read_pieces(PyObject *pieces, Py_ssize_t n, piece_t **out, Py_ssize_t
     return 0;
 }
 
-/* rows lo:hi (the separator before each but the very first row) */
-static int put_rows(out_t *o, piece_t *ps, Py_ssize_t np, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n,
-                    const Py_buffer *sep) {
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        if (i && out_put(o, sep->buf, sep->len) < 0)
+/* ---- rows: each piece's cell with the literals before it, row by row -------------------------- */
+
+#define SLACK 64 /* bytes past a literal's end (and the output's) that a copy may read or write */
+
+enum { CELL_ANY = 0, CELL_DOUBLE, CELL_INT }; /* how a column's cells are written: put_cell, or a number in place */
+
+/* one column of the rows: a piece with the literals before it (and after it, for the last one) */
+typedef struct {
+    piece_t *p;            /* NULL: the literals alone (rows of no piece) */
+    char *pre, *post;      /* owned copies of the literals, SLACK bytes more held */
+    Py_ssize_t prelen, postlen;
+    Py_ssize_t room;       /* bytes reserved before a cell: its literal, a number's text, SLACK */
+    int how;               /* CELL_*: a number (kinds 5, 6) written in place */
+} col_t;
+
+typedef struct {
+    col_t *cols;
+    Py_ssize_t ncols;
+    char *sep;             /* the row separator (an owned copy, SLACK bytes more held) */
+    Py_ssize_t seplen;
+} layout_t;
+
+static void release_layout(layout_t *L) {
+    for (Py_ssize_t c = 0; L->cols != NULL && c < L->ncols; c++) {
+        PyMem_Free(L->cols[c].pre);
+        PyMem_Free(L->cols[c].post);
+    }
+    PyMem_Free(L->cols);
+    PyMem_Free(L->sep);
+    L->cols = NULL, L->sep = NULL;
+}
+
+/* bytes s[0, k) as an owned copy with SLACK bytes more (zeros) */
+static int padded(const char *s, Py_ssize_t k, char **out) {
+    if ((*out = PyMem_Calloc(k + SLACK, 1)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (k)
+        memcpy(*out, s, k);
+    return 0;
+}
+
+/* the literals ps[a, b) joined into an owned copy (with SLACK bytes more) */
+static int join_lits(const piece_t *ps, Py_ssize_t a, Py_ssize_t b, char **s, Py_ssize_t *k) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t j = a; j < b; j++)
+        total += ps[j].litlen;
+    *k = total;
+    if ((*s = PyMem_Calloc(total + SLACK, 1)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = a, at = 0; j < b; at += ps[j].litlen, j++)
+        memcpy(*s + at, ps[j].lit, ps[j].litlen);
+    return 0;
+}
+
+/* a column's way of writing its cells and the room it reserves for one */
+static void col_how(col_t *c) {
+    const piece_t *p = c->p;
+    c->how = p == NULL ? CELL_ANY : p->kind == 5 ? CELL_DOUBLE : p->kind == 6 ? CELL_INT : CELL_ANY;
+    c->room = c->prelen + SLACK + (c->how != CELL_ANY ? DOUBLE_ROOM : 0);
+}
+
+/* the pieces as columns: each piece with the literals before it; the literals after the last
+ * piece with it (a row of literals only: one column of no piece) */
+static int make_layout(piece_t *ps, Py_ssize_t np, const Py_buffer *sep, layout_t *L) {
+    memset(L, 0, sizeof(*L));
+    Py_ssize_t a = 0;
+    if ((L->cols = PyMem_Calloc(np + 1, sizeof(col_t))) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < np; j++) {
+        if (ps[j].kind == -1)
+            continue;
+        col_t *c = &L->cols[L->ncols++];
+        c->p = &ps[j];
+        if (join_lits(ps, a, j, &c->pre, &c->prelen) < 0 || padded("", 0, &c->post) < 0)
             return -1;
-        for (Py_ssize_t j = 0; j < np; j++)
-            if (put_cell(o, &ps[j], i, i == n - 1) < 0)
+        a = j + 1;
+    }
+    if (L->ncols == 0) { /* rows of literals only */
+        L->ncols = 1;
+        if (join_lits(ps, 0, np, &L->cols[0].pre, &L->cols[0].prelen) < 0 || padded("", 0, &L->cols[0].post) < 0)
+            return -1;
+    } else {
+        col_t *last = &L->cols[L->ncols - 1];
+        PyMem_Free(last->post);
+        last->post = NULL;
+        if (join_lits(ps, a, np, &last->post, &last->postlen) < 0)
+            return -1;
+    }
+    for (Py_ssize_t c = 0; c < L->ncols; c++)
+        col_how(&L->cols[c]);
+    L->seplen = sep->len;
+    return padded(sep->buf, sep->len, &L->sep);
+}
+
+/* k bytes from s to d, 32 at a time (both with SLACK bytes to spare) */
+static INLINE void copy_cell(char *d, const char *s, Py_ssize_t k) {
+    Py_ssize_t at = 0;
+    do {
+        memcpy(d + at, s + at, 16);
+        memcpy(d + at + 16, s + at + 16, 16);
+        at += 32;
+    } while (at < k);
+}
+
+/* an int of 64 bits (checked when the piece was read) */
+static INLINE long long list_i64(PyObject *v) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyLong_CheckExact(v) && PyUnstable_Long_IsCompact((PyLongObject *)v))
+        return (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
+#else
+    Py_ssize_t size = Py_SIZE(v);
+    if (PyLong_CheckExact(v) && size >= -1 && size <= 1)
+        return size * (long long)((PyLongObject *)v)->ob_digit[0];
+#endif
+    return PyLong_AsLongLong(v);
+}
+
+/* row i's number of a CELL_DOUBLE or CELL_INT column at w (DOUBLE_ROOM bytes there): its length */
+static INLINE int lay_number(char *w, const col_t *c, Py_ssize_t i) {
+    const piece_t *p = c->p;
+    Py_ssize_t at = p->lo + i;
+    if (c->how == CELL_DOUBLE) {
+        if (p->num == NUM_F64)
+            return lay_double(w, ((const double *)p->view.buf)[at], p->style);
+        PyObject *v = PyList_GET_ITEM(p->values, at);
+        return PyFloat_CheckExact(v) ? lay_double(w, PyFloat_AS_DOUBLE(v), p->style) : num_type_error(5);
+    }
+    if (p->num)
+        return lay_i64(w, buf_int(p, at));
+    long long x = list_i64(PyList_GET_ITEM(p->values, at));
+    return x == -1 && PyErr_Occurred() ? -1 : lay_i64(w, x);
+}
+
+/* row i's cell of a column, with its literals */
+static INLINE int put_col(out_t *o, const col_t *c, Py_ssize_t i, Py_ssize_t n) {
+    if (reserve(o, c->room) < 0)
+        return -1;
+    char *w = o->buf + o->len;
+    copy_cell(w, c->pre, c->prelen);
+    w += c->prelen;
+    if (c->how != CELL_ANY) {
+        int k = lay_number(w, c, i);
+        if (k < 0)
+            return -1;
+        o->len = w + k - o->buf;
+    } else {
+        o->len = w - o->buf;
+        if (c->p != NULL && put_cell(o, c->p, i, i == n - 1) < 0)
+            return -1;
+    }
+    if (c->postlen == 0)
+        return 0;
+    if (reserve(o, c->postlen + SLACK) < 0)
+        return -1;
+    copy_cell(o->buf + o->len, c->post, c->postlen);
+    o->len += c->postlen;
+    return 0;
+}
+
+/* rows lo:hi (the separator before each but the very first row) */
+static int put_rows(out_t *o, const layout_t *L, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n) {
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        if (i && L->seplen) {
+            if (reserve(o, L->seplen + SLACK) < 0)
+                return -1;
+            copy_cell(o->buf + o->len, L->sep, L->seplen);
+            o->len += L->seplen;
+        }
+        for (Py_ssize_t c = 0; c < L->ncols; c++)
+            if (put_col(o, &L->cols[c], i, n) < 0)
                 return -1;
     }
-    return 0;
+    return reserve(o, SLACK); /* the output's bytes past its end written over: its buffer held */
 }
 
 static PyObject *join(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -1090,9 +1348,12 @@ static PyObject *join(PyObject *Py_UNUSED(self), PyObject *args) {
     piece_t *ps = NULL;
     out_t o = {NULL, 0, 0};
     Py_ssize_t np;
-    if (read_pieces(pieces, n, &ps, &np) == 0 && put_rows(&o, ps, np, 0, n, n, &sep) == 0)
+    layout_t L = {0};
+    if (read_pieces(pieces, n, &ps, &np) == 0 && make_layout(ps, np, &sep, &L) == 0 &&
+        put_rows(&o, &L, 0, n, n) == 0)
         result = PyBytes_FromStringAndSize(o.buf ? o.buf : "", o.len);
     PyMem_Free(o.buf);
+    release_layout(&L);
     release_pieces(ps, np);
     PyMem_Free(ps);
     PyBuffer_Release(&sep);
@@ -1136,21 +1397,23 @@ static PyObject *write_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     piece_t *ps = NULL;
     Py_ssize_t np = 0;
     out_t o = {NULL, 0, 0};
+    layout_t L = {0};
     if (rows < 1) {
         PyErr_SetString(PyExc_ValueError, "rows must be at least 1");
         goto done;
     }
-    if (read_pieces(pieces, n, &ps, &np) < 0)
+    if (read_pieces(pieces, n, &ps, &np) < 0 || make_layout(ps, np, &sep, &L) < 0)
         goto done;
     for (Py_ssize_t lo = 0; lo < n; lo += rows) {
         o.len = 0;
-        if (put_rows(&o, ps, np, lo, lo + rows < n ? lo + rows : n, n, &sep) < 0 ||
+        if (put_rows(&o, &L, lo, lo + rows < n ? lo + rows : n, n) < 0 ||
             hand(write, &o, lend) < 0)
             goto done;
     }
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(o.buf);
+    release_layout(&L);
     release_pieces(ps, np);
     PyMem_Free(ps);
     PyBuffer_Release(&sep);
@@ -1264,6 +1527,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rowjoin", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__rowjoin(void) {
+    init_dig3();
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && PyModule_AddIntConstant(m, "KINDS", 9) < 0) /* the piece kinds it writes: 0..8 */
         Py_CLEAR(m);
