@@ -35,6 +35,10 @@ and '.' anything but '\n'. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 
 static PyObject *array_type;      /* array.array */
@@ -285,6 +289,8 @@ typedef struct {
     double *v;          /* 5 columns of cap values each */
     signed char *label; /* each row's label (-1: none) */
     Py_ssize_t cap;
+    int64_t *code;      /* each row's name's code (profiles: its place among the names met) */
+    int64_t *calls;     /* each row's calls (text_sweep: no list of ints) */
 } cols_t;
 
 static int grow(cols_t *c, Py_ssize_t need)
@@ -296,9 +302,12 @@ static int grow(cols_t *c, Py_ssize_t need)
         cap *= 2;
     double *v = PyMem_Malloc(sizeof(double) * 5 * (size_t)cap);
     signed char *label = PyMem_Malloc((size_t)cap);
-    if (v == NULL || label == NULL) {
+    int64_t *code = PyMem_Malloc(sizeof(int64_t) * (size_t)cap), *calls = PyMem_Malloc(sizeof(int64_t) * (size_t)cap);
+    if (v == NULL || label == NULL || code == NULL || calls == NULL) {
         PyMem_Free(v);
         PyMem_Free(label);
+        PyMem_Free(code);
+        PyMem_Free(calls);
         PyErr_NoMemory();
         return -1;
     }
@@ -306,11 +315,17 @@ static int grow(cols_t *c, Py_ssize_t need)
         for (int k = 0; k < 5; k++)
             memcpy(v + k * cap, c->v + k * c->cap, sizeof(double) * (size_t)c->cap);
         memcpy(label, c->label, (size_t)c->cap);
+        memcpy(code, c->code, sizeof(int64_t) * (size_t)c->cap);
+        memcpy(calls, c->calls, sizeof(int64_t) * (size_t)c->cap);
     }
     PyMem_Free(c->v);
     PyMem_Free(c->label);
+    PyMem_Free(c->code);
+    PyMem_Free(c->calls);
     c->v = v;
     c->label = label;
+    c->code = code;
+    c->calls = calls;
     c->cap = cap;
     return 0;
 }
@@ -356,7 +371,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
     }
     PyObject *names = PyList_New(0), *calls = PyList_New(0), *all = NULL, *segments = NULL;
     PyObject *result = NULL;
-    cols_t c = {NULL, NULL, 0};
+    cols_t c = {NULL, NULL, 0, NULL, NULL};
     Py_ssize_t count = 0, pct_at = -1;
     int stop = 0;
     if (names == NULL || calls == NULL)
@@ -475,6 +490,8 @@ static PyObject *scan(PyObject *self, PyObject *args)
 done:
     PyMem_Free(c.v);
     PyMem_Free(c.label);
+    PyMem_Free(c.code);
+    PyMem_Free(c.calls);
     Py_XDECREF(names);
     Py_XDECREF(calls);
     Py_XDECREF(all);
@@ -552,12 +569,32 @@ typedef struct {
     Py_ssize_t n;
 } text_t;
 
-/* lines[x] as ASCII text; 0 where it is not there, not a str or not ASCII, -1 on an error */
-static int line_at(PyObject *lines, Py_ssize_t x, text_t *t)
+/* the lines profiles() reads: a list of str, or (text_sweep) a buffer's lines, line x at
+   buf[at[x] : at[x + 1] - 1] (its '\n' left out) */
+typedef struct {
+    PyObject *list;        /* NULL: the buffer's */
+    const char *buf;
+    const Py_ssize_t *at;  /* n + 1 offsets */
+    Py_ssize_t n;          /* how many lines */
+    int past;              /* set where a line past the last was asked for (a chunk read on) */
+    int eof_ok;            /* the buffer is the text's end: a profile's rows may end it */
+    long long first_line;  /* the file's number of line 0 (text_sweep's results) */
+    Py_ssize_t stop;       /* text_sweep: the last line a profile's next start may be at */
+} src_t;
+
+/* line x as ASCII text; 0 where it is not there, not a str or not ASCII, -1 on an error */
+static int line_at(src_t *src, Py_ssize_t x, text_t *t)
 {
-    if (x >= PyList_GET_SIZE(lines))
+    if (x >= src->n) {
+        src->past = 1;
         return 0;
-    PyObject *item = PyList_GET_ITEM(lines, x);
+    }
+    if (src->list == NULL) {
+        t->s = src->buf + src->at[x];
+        t->n = src->at[x + 1] - src->at[x] - 1;
+        return 1;
+    }
+    PyObject *item = PyList_GET_ITEM(src->list, x);
     if (!PyUnicode_Check(item))
         return 0;
     if (READY(item) < 0)
@@ -645,7 +682,7 @@ typedef struct {
 } start_t;
 
 /* text_sweep._start on a plain line: 1 where it is a start line the sweep takes */
-static int start_line(PyObject *lines, Py_ssize_t x, start_t *st)
+static int start_line(src_t *lines, Py_ssize_t x, start_t *st)
 {
     text_t t;
     int pre, got = line_at(lines, x, &t);
@@ -704,7 +741,7 @@ static int output_line(const text_t *t)
 
 /* the application line (its command), the result line and the plain header after it: 1 where
    each is what the sweep takes */
-static int marker_lines(PyObject *lines, Py_ssize_t a, long long pids[3], Py_ssize_t cmd[2])
+static int marker_lines(src_t *lines, Py_ssize_t a, long long pids[3], Py_ssize_t cmd[2])
 {
     text_t t;
     int pre;
@@ -757,6 +794,8 @@ typedef struct {
     PyObject **slot;  /* owned references */
     uint64_t *hash;
     size_t cap, used;
+    Py_ssize_t *code; /* each slot's place in `pool` */
+    PyObject *pool;   /* the names in the order met (a list), or NULL: not kept */
 } names_t;
 
 static uint64_t fnv1a(const char *s, Py_ssize_t n)
@@ -772,9 +811,11 @@ static int names_grow(names_t *nt)
     size_t cap = nt->cap ? 2 * nt->cap : 64;
     PyObject **slot = PyMem_Calloc(cap, sizeof(PyObject *));
     uint64_t *hash = PyMem_Calloc(cap, sizeof(uint64_t));
-    if (slot == NULL || hash == NULL) {
+    Py_ssize_t *code = PyMem_Calloc(cap, sizeof(Py_ssize_t));
+    if (slot == NULL || hash == NULL || code == NULL) {
         PyMem_Free(slot);
         PyMem_Free(hash);
+        PyMem_Free(code);
         PyErr_NoMemory();
         return -1;
     }
@@ -786,17 +827,20 @@ static int names_grow(names_t *nt)
             i = (i + 1) & (cap - 1);
         slot[i] = nt->slot[k];
         hash[i] = nt->hash[k];
+        code[i] = nt->code[k];
     }
     PyMem_Free(nt->slot);
     PyMem_Free(nt->hash);
+    PyMem_Free(nt->code);
     nt->slot = slot;
     nt->hash = hash;
+    nt->code = code;
     nt->cap = cap;
     return 0;
 }
 
-/* a new reference to the str of s[:n] (ASCII) */
-static PyObject *name_of(names_t *nt, const char *s, Py_ssize_t n)
+/* a new reference to the str of s[:n] (ASCII); *code its place among the names met */
+static PyObject *name_of(names_t *nt, const char *s, Py_ssize_t n, Py_ssize_t *code)
 {
     if (2 * (nt->used + 1) > nt->cap && names_grow(nt) < 0)
         return NULL;
@@ -804,14 +848,21 @@ static PyObject *name_of(names_t *nt, const char *s, Py_ssize_t n)
     size_t i = (size_t)h & (nt->cap - 1);
     for (; nt->slot[i] != NULL; i = (i + 1) & (nt->cap - 1)) {
         PyObject *o = nt->slot[i];
-        if (nt->hash[i] == h && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_DATA(o), s, (size_t)n) == 0)
+        if (nt->hash[i] == h && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_DATA(o), s, (size_t)n) == 0) {
+            *code = nt->code[i];
             return Py_NewRef(o);
+        }
     }
     PyObject *o = PyUnicode_FromStringAndSize(s, n);
     if (o == NULL)
         return NULL;
+    if (nt->pool != NULL && PyList_Append(nt->pool, o) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
     nt->slot[i] = Py_NewRef(o);
     nt->hash[i] = h;
+    nt->code[i] = *code = (Py_ssize_t)nt->used;
     nt->used++;
     return o;
 }
@@ -822,6 +873,8 @@ static void names_free(names_t *nt)
         Py_XDECREF(nt->slot[k]);
     PyMem_Free(nt->slot);
     PyMem_Free(nt->hash);
+    PyMem_Free(nt->code);
+    Py_XDECREF(nt->pool);
 }
 
 /* _API_CALL.fullmatch (cu(?:da)?[A-Z][A-Za-z0-9_]*): a CUDA API call's name */
@@ -875,7 +928,7 @@ typedef struct {
 
 /* a profile's rows from index k: appended to the columns; the index after them, -1 where the
    run is none the sweep takes whole (the columns left as they were), -2 on an error */
-static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, PyObject *calls, cols_t *c,
+static Py_ssize_t profile_rows(src_t *lines, Py_ssize_t k, PyObject *names, PyObject *calls, cols_t *c,
                                Py_ssize_t *count, segs_t *sg, names_t *nt)
 {
     Py_ssize_t e = k, mark = *count;
@@ -890,7 +943,8 @@ static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, P
             return -2;
         row_t r;
         if (g == 0 || !match_row(t.s, t.n, &r)) {
-            bad = g == 0;  /* not ASCII (or past the end: no start line follows) */
+            /* not ASCII (or past the end: no start line follows, but at the end of text_sweep's last chunk) */
+            bad = g == 0 && !(lines->eof_ok && e == lines->n);
             break;
         }
         double v[5];
@@ -931,22 +985,32 @@ static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, P
             nc = nc * 10 + (t.s[p] - '0');
         if (grow(c, *count + 1) < 0)
             return -2;
-        PyObject *name = name_of(nt, t.s + r.na, r.nb - r.na);
-        PyObject *ncalls = name ? PyLong_FromLongLong(nc) : NULL;
-        int err = ncalls == NULL || PyList_Append(names, name) < 0 || PyList_Append(calls, ncalls) < 0;
-        Py_XDECREF(name);
-        Py_XDECREF(ncalls);
-        if (err)
+        Py_ssize_t code = 0;
+        PyObject *name = name_of(nt, t.s + r.na, r.nb - r.na, &code);
+        if (name == NULL)
             return -2;
+        if (names != NULL) {  /* (text_sweep: the codes and calls columns alone) */
+            PyObject *ncalls = PyLong_FromLongLong(nc);
+            int err = ncalls == NULL || PyList_Append(names, name) < 0 || PyList_Append(calls, ncalls) < 0;
+            Py_XDECREF(ncalls);
+            if (err) {
+                Py_DECREF(name);
+                return -2;
+            }
+        }
+        Py_DECREF(name);
         for (int q = 0; q < 5; q++)
             c->v[q * c->cap + *count] = v[q];
+        c->code[*count] = code;
+        c->calls[*count] = nc;
         (*count)++;
         last = t.s + r.na;
         last_n = r.nb - r.na;
         sg->b[sg->n - 1] = e - k + 1;
     }
     if (bad || e == k || name_continues(last, last_n)) {
-        if (PyList_SetSlice(names, mark, PY_SSIZE_T_MAX, NULL) < 0 || PyList_SetSlice(calls, mark, PY_SSIZE_T_MAX, NULL) < 0)
+        if (names != NULL && (PyList_SetSlice(names, mark, PY_SSIZE_T_MAX, NULL) < 0
+                              || PyList_SetSlice(calls, mark, PY_SSIZE_T_MAX, NULL) < 0))
             return -2;
         *count = mark;
         return -1;
@@ -955,7 +1019,7 @@ static Py_ssize_t profile_rows(PyObject *lines, Py_ssize_t k, PyObject *names, P
 }
 
 /* the profile's tuple (see above) */
-static PyObject *profile_tuple(PyObject *lines, const start_t *st, Py_ssize_t a, Py_ssize_t k, Py_ssize_t first,
+static PyObject *profile_tuple(src_t *lines, const start_t *st, Py_ssize_t a, Py_ssize_t k, Py_ssize_t first,
                                const long long pids[3], const Py_ssize_t cmd[2], const segs_t *sg)
 {
     text_t t, at;
@@ -1007,78 +1071,453 @@ static PyObject *columns_result(Py_ssize_t j, PyObject *metas, PyObject *names, 
     return out;
 }
 
+typedef struct {
+    Py_ssize_t x;       /* the application line's index */
+    Py_ssize_t k;       /* the first row's */
+    Py_ssize_t e;       /* the index after the rows */
+    long long pids[3];  /* the application, result and header lines' PID prefixes */
+    Py_ssize_t cmd[2];  /* the application's command */
+    segs_t sg;
+} prof_t;
+
+/* needles a line must not hold (text_sweep): by each byte, the needles starting with it (a bit each) */
+typedef struct {
+    const char *s[64];
+    Py_ssize_t n[64];
+    uint64_t first[256];
+} needles_t;
+
+static int needles_init(needles_t *nd, PyObject *tuple)
+{
+    memset(nd->first, 0, sizeof nd->first);
+    Py_ssize_t m = PyTuple_GET_SIZE(tuple);
+    if (m > 64) {
+        PyErr_SetString(PyExc_ValueError, "text_sweep: at most 64 needles");
+        return -1;
+    }
+    for (Py_ssize_t w = 0; w < m; w++) {
+        PyObject *o = PyTuple_GET_ITEM(tuple, w);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) < 1) {
+            PyErr_SetString(PyExc_TypeError, "text_sweep: needles are bytes, not empty");
+            return -1;
+        }
+        nd->s[w] = PyBytes_AS_STRING(o);
+        nd->n[w] = PyBytes_GET_SIZE(o);
+        nd->first[(unsigned char)nd->s[w][0]] |= (uint64_t)1 << w;
+    }
+    return 0;
+}
+
+static int has_needle(const text_t *t, const needles_t *nd)
+{
+    if (nd == NULL)
+        return 0;
+    for (Py_ssize_t k = 0; k < t->n; k++) {
+        for (uint64_t m = nd->first[(unsigned char)t->s[k]]; m; m &= m - 1) {
+            int w = __builtin_ctzll(m);
+            if (t->n - k >= nd->n[w] && memcmp(t->s + k, nd->s[w], (size_t)nd->n[w]) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* text_sweep's own rule on top of the sweep's: the start, application and result lines' PID prefix
+   there and the start's PID, the header's that or none (nvprof prints none there) */
+static int same_pids(const start_t *st, const prof_t *p)
+{
+    return st->pre_pid == st->pid && p->pids[0] == st->pid && p->pids[1] == st->pid
+           && (p->pids[2] == st->pid || p->pids[2] < 0);
+}
+
+/* the profile from the start line st, its rows appended to the columns: 1 where it is taken and the
+   next start line follows it (*nx), 2 where its rows end text_sweep's last chunk, 0 where it is not
+   taken (the columns left as they were), -1 on an error. nd: text_sweep's needles (NULL: profiles) */
+static int one_profile(src_t *lines, const start_t *st, start_t *nx, PyObject *names, PyObject *calls, cols_t *c,
+                       Py_ssize_t *count, names_t *nt, const needles_t *nd, prof_t *p)
+{
+    text_t t;
+    Py_ssize_t x = st->x + 1, first = *count;
+    int g;
+    lines->past = 0;
+    while ((g = line_at(lines, x, &t)) == 1 && !has(&t, 0, "Profiling application: ") && output_line(&t)
+           && !has_needle(&t, nd))
+        x++;
+    if (g < 0)
+        return -1;
+    if (g == 0 || !has(&t, 0, "Profiling application: ") || has_needle(&t, nd) || !marker_lines(lines, x, p->pids, p->cmd)
+        || (nd != NULL && !same_pids(st, p)))
+        return 0;
+    p->x = x;
+    p->k = x + 3;
+    p->e = profile_rows(lines, p->k, names, calls, c, count, &p->sg, nt);
+    if (p->e < 0)
+        return p->e == -2 ? -1 : 0;
+    if (lines->eof_ok && p->e == lines->n)
+        return 2;
+    int got = start_line(lines, p->e, nx);
+    /* the line after the next start: no row there (the bulk reader would keep the last row back) */
+    g = got == 1 ? line_at(lines, p->e + 1, &t) : 0;
+    if (got < 0 || g < 0)
+        return -1;
+    if (got == 0 || (p->e + 1 < lines->n && (g == 0 || memchr(t.s, '%', (size_t)t.n) != NULL))
+        || (nd != NULL && lines->past)) {
+        if (names != NULL && (PyList_SetSlice(names, first, PY_SSIZE_T_MAX, NULL) < 0 ||
+                              PyList_SetSlice(calls, first, PY_SSIZE_T_MAX, NULL) < 0))
+            return -1;
+        *count = first;
+        return 0;
+    }
+    return 1;
+}
+
 static PyObject *profiles(PyObject *self, PyObject *args)
 {
-    PyObject *lines;
+    PyObject *list;
     Py_ssize_t i, limit;
-    if (!PyArg_ParseTuple(args, "O!nn:profiles", &PyList_Type, &lines, &i, &limit))
+    if (!PyArg_ParseTuple(args, "O!nn:profiles", &PyList_Type, &list, &i, &limit))
         return NULL;
     if (i < 0 || limit < 0) {
         PyErr_SetString(PyExc_ValueError, "profiles: i and limit must not be negative");
         return NULL;
     }
     PyObject *names = PyList_New(0), *calls = PyList_New(0), *metas = PyList_New(0), *result = NULL;
-    cols_t c = {NULL, NULL, 0};
-    names_t nt = {NULL, NULL, 0, 0};
+    cols_t c = {NULL, NULL, 0, NULL, NULL};
+    names_t nt = {NULL, NULL, 0, 0, NULL, NULL};
     Py_ssize_t count = 0, j = i;
     start_t st, nx;
-    Py_INCREF(lines);
+    Py_INCREF(list);
+    src_t src = {list, NULL, NULL, PyList_GET_SIZE(list), 0, 0, 1, PY_SSIZE_T_MAX};
+    src_t *lines = &src;
     if (names == NULL || calls == NULL || metas == NULL)
         goto done;
     int got = start_line(lines, i, &st);
     while (got == 1) {
-        text_t t;
-        Py_ssize_t x = st.x + 1;
-        int g;
-        while ((g = line_at(lines, x, &t)) == 1 && !has(&t, 0, "Profiling application: ") && output_line(&t))
-            x++;
-        long long pids[3];
-        Py_ssize_t cmd[2];
-        if (g < 0)
-            goto done;
-        if (g == 0 || !has(&t, 0, "Profiling application: ") || !marker_lines(lines, x, pids, cmd))
+        prof_t p;
+        Py_ssize_t first = count;
+        got = one_profile(lines, &st, &nx, names, calls, &c, &count, &nt, NULL, &p);
+        if (got != 1)
             break;
-        segs_t sg;
-        Py_ssize_t first = count, k = x + 3;
-        Py_ssize_t e = profile_rows(lines, k, names, calls, &c, &count, &sg, &nt);
-        if (e == -2)
-            goto done;
-        if (e < 0)
-            break;
-        got = start_line(lines, e, &nx);
-        /* the line after the next start: no row there (the bulk reader would keep the last row back) */
-        g = got == 1 ? line_at(lines, e + 1, &t) : 0;
-        if (got < 0 || g < 0)
-            goto done;
-        if (got == 0 || (e + 1 < PyList_GET_SIZE(lines) && (g == 0 || memchr(t.s, '%', (size_t)t.n) != NULL))) {
-            if (PyList_SetSlice(names, first, PY_SSIZE_T_MAX, NULL) < 0 ||
-                PyList_SetSlice(calls, first, PY_SSIZE_T_MAX, NULL) < 0)
-                goto done;
-            count = first;
-            break;
-        }
-        PyObject *one = profile_tuple(lines, &st, x, k, first, pids, cmd, &sg);
+        PyObject *one = profile_tuple(lines, &st, p.x, p.k, first, p.pids, p.cmd, &p.sg);
         if (one == NULL || PyList_Append(metas, one) < 0) {
             Py_XDECREF(one);
             goto done;
         }
         Py_DECREF(one);
         st = nx;
-        j = e;
-        if (e - i >= limit)
+        j = p.e;
+        if (p.e - i >= limit)
             break;
     }
     if (got < 0)
         goto done;
     result = j == i ? Py_NewRef(Py_None) : columns_result(j, metas, names, calls, &c, count);
 done:
-    Py_DECREF(lines);
+    Py_DECREF(list);
     PyMem_Free(c.v);
     PyMem_Free(c.label);
+    PyMem_Free(c.code);
+    PyMem_Free(c.calls);
     names_free(&nt);
     Py_XDECREF(names);
     Py_XDECREF(calls);
     Py_XDECREF(metas);
+    return result;
+}
+
+/* ---------------------------------------------------------------- text_sweep(data, needles, last, line, margin)
+
+The profiles profiles() reads, read from a chunk of a file's bytes (no line made a str), from its
+first line on, each with a PID prefix on its start, application, result and header lines that is
+the start line's PID, none of the needles in its start line, program output or application line
+(profconv.parse.dialects.nvprof.text_columns: the other dialects' markers and the context's
+keywords), every byte of the chunk printable ASCII or '\n' and none of what the text's normalize
+rewrites ('>', '#', '<', '\\', '|', '&'; '--', '//' or '*' first in a line; an empty line, a line
+ending in ' '). In a
+chunk that is not the file's last (`last` false) the profiles whose next start line is `margin`
+lines or more before the chunk's end (and the line after it is in the chunk: where a stream's
+window that is the chunk is cut); in the last, every profile, the last one's rows ending the chunk
+(which ends with '\n'). Returns
+
+    (end, lines, profiles, blocks, row lines, codes, calls, pool, commands, pct, total, avg, min, max)
+
+end: the byte after the last profile read (0: none; read on); lines: the lines before it; profiles:
+int64 (start line, last row's line, rows, pid, command code) per profile; blocks: int64 (first row,
+rows, section, its line) per section of each profile, in order; row lines: int64 per row (line
+numbers: the file's, the chunk's first line being `line`);
+codes: int64 per row, its name's place in pool; calls: int64 per row; pool, commands: the names and
+commands met (a profile's: the start line's, else the application line's), each str once; the
+five times as profiles() gives them; or None where a profile (or a byte) is not of that shape, or
+the core would not leave a block's rows as they are (plain_block): the readers then. */
+
+static unsigned char BYTE_CLASS[256];  /* 0: plain, 1: one text_sweep leaves to the readers, 2: '\n', 3: '-', '/', '*' */
+
+typedef struct {
+    Py_ssize_t *v;
+    Py_ssize_t m, cap;
+} offs_t;
+
+/* byte i of the chunk, one that is not plain (BYTE_CLASS): 1 where the chunk may still be read
+   (a line's end recorded, or a lone '-' or '/'), 0 where not, -1 on an error */
+static int special(const char *p, Py_ssize_t len, Py_ssize_t i, offs_t *o)
+{
+    unsigned char k = BYTE_CLASS[(unsigned char)p[i]];
+    if (k == 3) {  /* '--', '//' or '*' first in its line (after blanks): a comment prefix, a C comment's star */
+        Py_ssize_t a = o->v[o->m - 1];
+        while (a < i && p[a] == ' ')
+            a++;
+        return !(a == i && (p[i] == '*' || (i + 1 < len && p[i + 1] == p[i])));
+    }
+    if (k != 2)
+        return k == 0;
+    if (i == o->v[o->m - 1] || p[i - 1] == ' ')
+        return 0;  /* an empty line, a line ending in a blank */
+    if (o->m == o->cap) {
+        Py_ssize_t *w = PyMem_Realloc(o->v, sizeof(Py_ssize_t) * (size_t)(2 * o->cap));
+        if (w == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->v = w;
+        o->cap *= 2;
+    }
+    o->v[o->m++] = i + 1;
+    return 1;
+}
+
+/* the chunk's lines (each ending with '\n'; the bytes after the last left out) as offsets; 1 where every
+   byte is plain, 0 where not, -1 on an error. 16 bytes a step where SSE2 is there: the bytes that are
+   not letters, digits, blanks or plain punctuation found by a few comparisons, each then looked at. */
+static int split_plain(const char *p, Py_ssize_t len, Py_ssize_t **at, Py_ssize_t *n)
+{
+    offs_t o = {PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(len / 24 + 16)), 1, len / 24 + 16};
+    if (o.v == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o.v[0] = 0;
+    int ok = 1;
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    const __m128i low = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+    static const char MARKS[] = "><#\\*|&-/";  /* (BYTE_CLASS 1 and 3) */
+    __m128i marks[sizeof MARKS - 1];
+    for (size_t q = 0; q < sizeof MARKS - 1; q++)
+        marks[q] = _mm_set1_epi8(MARKS[q]);
+    for (; ok > 0 && i + 16 <= len; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + i));
+        __m128i hit = _mm_or_si128(_mm_cmplt_epi8(x, low), _mm_cmpeq_epi8(x, del));  /* (>= 0x80: negative) */
+        for (size_t q = 0; q < sizeof MARKS - 1; q++)
+            hit = _mm_or_si128(hit, _mm_cmpeq_epi8(x, marks[q]));
+        for (unsigned m = (unsigned)_mm_movemask_epi8(hit); m && ok > 0; m &= m - 1)
+            ok = special(p, len, i + __builtin_ctz(m), &o);
+    }
+#endif
+    for (; ok > 0 && i < len; i++)
+        if (BYTE_CLASS[(unsigned char)p[i]])
+            ok = special(p, len, i, &o);
+    if (ok < 0) {
+        PyMem_Free(o.v);
+        return -1;
+    }
+    *at = o.v;
+    *n = o.m - 1;
+    return ok;
+}
+
+typedef struct {
+    int64_t *v;
+    Py_ssize_t n, cap;
+} i64s_t;
+
+static int push(i64s_t *x, const int64_t *vals, int k)
+{
+    if (x->n + k > x->cap) {
+        Py_ssize_t cap = x->cap ? 2 * x->cap : 1024;
+        int64_t *v = PyMem_Realloc(x->v, sizeof(int64_t) * (size_t)cap);
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        x->v = v;
+        x->cap = cap;
+    }
+    memcpy(x->v + x->n, vals, sizeof(int64_t) * (size_t)k);
+    x->n += k;
+    return 0;
+}
+
+/* whether the core leaves the rows [a, b) of one block as they are (no note, no row dropped): every
+   number finite, every total within 1% of calls x average (core._any_inconsistent's first test), the
+   Time(%) clearly adding up to 100 (core._Ranges.not_clear, its margin covering any order of summing) */
+static int plain_block(const cols_t *c, Py_ssize_t a, Py_ssize_t b)
+{
+    const double *pct = c->v, *tot = c->v + c->cap, *avg = c->v + 2 * c->cap;
+    double sum = 0.0;
+    for (Py_ssize_t i = a; i < b; i++) {
+        for (int q = 0; q < 5; q++)
+            if (!isfinite(c->v[q * c->cap + i]))
+                return 0;
+        if (!(fabs(tot[i] - (double)c->calls[i] * avg[i]) <= 0.01 * tot[i]))
+            return 0;
+        sum += pct[i];
+    }
+    return fabs(sum - 100.0) < fmax(1.5, 0.01 * (double)(b - a)) - 1e-6;
+}
+
+/* a profile text_sweep read: its columns and its blocks'; 0 where the core would not leave its rows as
+   they are, -1 on an error */
+static int keep_profile(src_t *lines, const start_t *st, const prof_t *p, Py_ssize_t first, const cols_t *c,
+                        Py_ssize_t count, names_t *cmds, i64s_t *out)
+{
+    for (int q = 0; q < p->sg.n; q++)
+        if (!plain_block(c, first + p->sg.a[q], first + p->sg.b[q]))
+            return 0;
+    text_t t;
+    Py_ssize_t code = 0;
+    PyObject *cmd;
+    if (st->cb > st->ca) {
+        line_at(lines, st->x, &t);
+        cmd = name_of(cmds, t.s + st->ca, st->cb - st->ca, &code);
+    } else {
+        line_at(lines, p->x, &t);
+        cmd = name_of(cmds, t.s + p->cmd[0], p->cmd[1] - p->cmd[0], &code);
+    }
+    if (cmd == NULL)
+        return -1;
+    Py_DECREF(cmd);
+    int64_t base = lines->first_line, one[5] = {base + st->x, base + p->e - 1, count - first, st->pid, code};
+    if (push(&out[0], one, 5) < 0)
+        return -1;
+    for (int q = 0; q < p->sg.n; q++) {
+        int64_t b[4] = {first + p->sg.a[q], p->sg.b[q] - p->sg.a[q], p->sg.code[q], base + p->k + p->sg.a[q]};
+        if (push(&out[1], b, 4) < 0)
+            return -1;
+    }
+    for (Py_ssize_t x = p->k; x < p->e; x++) {
+        int64_t at = base + x;
+        if (push(&out[2], &at, 1) < 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* text_sweep's profiles from the chunk's first line: the index of the line after the last read, -1
+   where one is not of the shape, -2 on an error */
+static Py_ssize_t sweep_lines(src_t *lines, const needles_t *nd, cols_t *c, Py_ssize_t *count, names_t *nt,
+                              names_t *cmds, i64s_t *out)
+{
+    start_t st, nx;
+    Py_ssize_t j = 0;
+    int got = start_line(lines, 0, &st);
+    if (got == 1 && has_needle(&(text_t){lines->buf, lines->at[1] - 1}, nd))
+        got = 0;
+    while (got == 1) {
+        prof_t p;
+        Py_ssize_t first = *count;
+        got = one_profile(lines, &st, &nx, NULL, NULL, c, count, nt, nd, &p);
+        if (got < 0)
+            return -2;
+        if (got == 0)
+            return lines->past && !lines->eof_ok ? j : -1;
+        if (got == 1 && nx.x > lines->stop) {  /* (the stream's window is cut before it) */
+            *count = first;
+            return j;
+        }
+        int kept = keep_profile(lines, &st, &p, first, c, *count, cmds, out);
+        if (kept <= 0)
+            return kept - 1;
+        j = p.e;
+        if (got == 2)
+            return j;
+        text_t t;
+        line_at(lines, nx.x, &t);
+        if (has_needle(&t, nd))
+            return -1;
+        st = nx;
+    }
+    return got < 0 ? -2 : (lines->past && !lines->eof_ok ? j : -1);
+}
+
+static PyObject *i64_of(const int64_t *v, Py_ssize_t n)
+{
+    return PyBytes_FromStringAndSize(v ? (const char *)v : "", (Py_ssize_t)sizeof(int64_t) * n);
+}
+
+/* text_sweep's result (see above), the lines' offsets `at` */
+static PyObject *sweep_result(const Py_ssize_t *at, Py_ssize_t j, const i64s_t *ints, const cols_t *c,
+                              Py_ssize_t count, PyObject *pool, PyObject *commands)
+{
+    PyObject *out = PyTuple_New(14);
+    if (out == NULL)
+        return NULL;
+    PyTuple_SET_ITEM(out, 0, PyLong_FromSsize_t(at[j]));
+    PyTuple_SET_ITEM(out, 1, PyLong_FromSsize_t(j));
+    PyTuple_SET_ITEM(out, 2, i64_of(ints[0].v, ints[0].n));
+    PyTuple_SET_ITEM(out, 3, i64_of(ints[1].v, ints[1].n));
+    PyTuple_SET_ITEM(out, 4, i64_of(ints[2].v, ints[2].n));
+    PyTuple_SET_ITEM(out, 5, i64_of(c->code, count));
+    PyTuple_SET_ITEM(out, 6, i64_of(c->calls, count));
+    PyTuple_SET_ITEM(out, 7, Py_NewRef(pool));
+    PyTuple_SET_ITEM(out, 8, Py_NewRef(commands));
+    for (int q = 0; q < 5; q++) {
+        PyObject *raw = PyBytes_FromStringAndSize(c->v ? (const char *)(c->v + q * c->cap) : "",
+                                                  (Py_ssize_t)sizeof(double) * count);
+        PyObject *arr = raw ? PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL) : NULL;
+        Py_XDECREF(raw);
+        PyTuple_SET_ITEM(out, 9 + q, arr);
+    }
+    for (int q = 0; q < 14; q++)
+        if (PyTuple_GET_ITEM(out, q) == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    return out;
+}
+
+static PyObject *text_sweep(PyObject *self, PyObject *args)
+{
+    Py_buffer buf;
+    PyObject *needles, *result = NULL;
+    int last;
+    cols_t c = {NULL, NULL, 0, NULL, NULL};
+    names_t nt = {NULL, NULL, 0, 0, NULL, PyList_New(0)}, cmds = {NULL, NULL, 0, 0, NULL, PyList_New(0)};
+    i64s_t ints[3] = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}};  /* profiles, blocks, the rows' lines */
+    Py_ssize_t *at = NULL, n = 0, count = 0;
+    long long first_line;
+    Py_ssize_t margin;
+    needles_t nd;
+    if (!PyArg_ParseTuple(args, "y*O!pLn:text_sweep", &buf, &PyTuple_Type, &needles, &last, &first_line, &margin)) {
+        buf.obj = NULL;
+        goto done;
+    }
+    if (nt.pool == NULL || cmds.pool == NULL || needles_init(&nd, needles) < 0)
+        goto done;
+    const char *p = buf.buf;
+    int plain = split_plain(p, buf.len, &at, &n);
+    if (plain < 0)
+        goto done;
+    if (!plain || (last && buf.len && p[buf.len - 1] != '\n')) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    src_t src = {NULL, p, at, n, 0, last, first_line, last ? n : n - margin - 1};
+    Py_ssize_t j = sweep_lines(&src, &nd, &c, &count, &nt, &cmds, ints);
+    if (j == -2)
+        goto done;
+    result = j == -1 ? Py_NewRef(Py_None) : sweep_result(at, j, ints, &c, count, nt.pool, cmds.pool);
+done:
+    if (buf.obj != NULL)
+        PyBuffer_Release(&buf);
+    PyMem_Free(at);
+    PyMem_Free(c.v);
+    PyMem_Free(c.label);
+    PyMem_Free(c.code);
+    PyMem_Free(c.calls);
+    for (int q = 0; q < 3; q++)
+        PyMem_Free(ints[q].v);
+    names_free(&nt);
+    names_free(&cmds);
     return result;
 }
 
@@ -1089,6 +1528,10 @@ static PyMethodDef methods[] = {
     {"profiles", profiles, METH_VARARGS,
      "profiles(lines, i, limit) -> (j, profiles, names, calls, pct, total, avg, min, max) or None:\n"
      "summary-only nvprof profiles from lines[i] read in one go (see the module's source)."},
+    {"text_sweep", text_sweep, METH_VARARGS,
+     "text_sweep(data, needles, last, line, margin) -> (end, lines, profiles, blocks, row lines, codes, calls, pool, commands, "
+     "pct, total, avg, min, max) or None:\n"
+     "profiles()'s profiles read from a chunk of a file's bytes (see the module's source)."},
     {"match", match, METH_O, "match(line): _FAST_ROW.match(line).groups() for an ASCII str, or None (tests)."},
     {NULL, NULL, 0, NULL},
 };
@@ -1101,6 +1544,10 @@ PyMODINIT_FUNC PyInit__rowscan(void)
 {
     for (int ch = 0; ch < 128; ch++)
         SPACE[ch] = Py_UNICODE_ISSPACE(ch) ? 1 : 0;
+    for (int ch = 0; ch < 256; ch++)
+        BYTE_CLASS[ch] = ch < 0x20 || ch > 0x7e || strchr("><#\\|&", ch) != NULL ? 1 : 0;
+    BYTE_CLASS['\n'] = 2;
+    BYTE_CLASS['-'] = BYTE_CLASS['/'] = BYTE_CLASS['*'] = 3;
     PyObject *arraymod = PyImport_ImportModule("array");
     if (arraymod == NULL)
         return NULL;
