@@ -333,30 +333,47 @@ class Stream:
         if not self.profiles:  # what parse says then depends on the whole file
             raise NotStreamable("no profile")
 
-    def _swept(self) -> Generator[ProfileSet, None, tuple[int, int, tuple | None] | None]:
-        """The parts of a machine-written `nvprof --csv` sweep, each read by one C pass over its bytes,
-        no line split (profconv.parse.dialects.nvprof.csv_sweep: what the windows' parts hold); returns
-        None where they were the whole file, else where the windows go on from (the file's offset and
-        line number there, the reader's state: from the start where no part came). Not where a window
-        is asked for (the parts are then the caller's)."""
+    def _swept(self) -> Generator[ProfileSet, None, tuple[int, int, tuple | None, int | None] | None]:
+        """The parts of a machine-written `nvprof --csv` sweep (or nsys CSV summaries sweep), each read
+        by one C pass over its bytes, no line split (profconv.parse.dialects.nvprof.csv_sweep: what the
+        windows' parts hold), else those of summary-only nvprof text (_text_swept); returns None where
+        they were the whole file, else where the windows go on from (the file's offset and line number
+        there, the reader's state, the size of the first read: from the start where no part came). Not
+        where a window is asked for (the parts are then the caller's)."""
         if self.given is not None or self.dialect.name not in _SWEEPS:
-            return 0, 1, None
+            return 0, 1, None, None
         import importlib
 
         module, after = _SWEEPS[self.dialect.name]
         sweep = importlib.import_module(module)
-        resume: tuple[int, int, tuple | None] = (0, 1, None)
+        resume: tuple[int, int, tuple | None, int | None] = (0, 1, None, None)
         for part, at in sweep.parts(self.path, self.label):
+            if part is None:
+                return resume if at or self.dialect.name != "nvprof" else (yield from self._text_swept())
+            self.profiles = self.numbered = self.profiles + len(part.profiles)
+            yield part
+            resume = (at, part.profiles.cols["line_end"][-1] + after, sweep.resume_state(part), None)
+        return None
+
+    def _text_swept(self) -> Generator[ProfileSet, None, tuple[int, int, tuple | None, int | None] | None]:
+        """_swept's parts of summary-only nvprof text (text_columns: each the part of a window that
+        _parts would make); where it stops, the windows from there are the ones _parts would have
+        made (the size its first read takes)."""
+        from profconv.parse.dialects.nvprof import text_columns
+
+        resume: tuple[int, int, tuple | None, int | None] = (0, 1, None, None)
+        for part, at, size in text_columns.parts(self.path, self.label, self.window):
             if part is None:
                 return resume
             self.profiles = self.numbered = self.profiles + len(part.profiles)
             yield part
-            resume = (at, part.profiles.cols["line_end"][-1] + after, sweep.resume_state(part))
+            resume = (at, part.profiles.cols["line_end"][-1] + 1, text_columns.resume_state(part), size)
         return None
 
-    def _parts(self, f: BinaryIO, start: int = 1, state: tuple | None = None) -> Iterator[ProfileSet]:
+    def _parts(self, f: BinaryIO, start: int = 1, state: tuple | None = None,
+               first: int | None = None) -> Iterator[ProfileSet]:
         """The parts of the file from where `f` is, the file's line `start` (a profile start, after the
-        first: `state` the dialect's reader state there)."""
+        first: `state` the dialect's reader state there), its first read `first` bytes (else a window's)."""
         carry = b""  # the file's bytes from the last cut on, not read yet
         # start: the file's number of the first line of `carry`
         gap: list[str] = []  # lines after the last profile handed out, before `start`: their context is the next profile's
@@ -365,7 +382,7 @@ class Stream:
         head = start == 1
         looked = False  # _head has looked at the first HEAD characters (another dialect's marks there)
         mark = self.dialect.part_start.encode()
-        size = self.window
+        size = first or self.window
         while True:
             try:
                 block = f.read(size)
@@ -629,10 +646,12 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
             return None
     except OSError:
         return None
-    if format in (None, "nvprof"):  # a machine-written nvprof --csv sweep: read whole by one C pass
-        from profconv.parse.dialects.nvprof import csv_sweep
+    if format in (None, "nvprof"):  # a machine-written nvprof --csv sweep, or summary-only text: one C pass
+        from profconv.parse.dialects.nvprof import csv_sweep, text_columns
 
         whole = csv_sweep.read(path, source_label(path))
+        if whole is None and _streamed_as(path, format) == "nvprof":
+            whole = text_columns.read(path, source_label(path))
         if whole is not None:
             return whole
     if format in (None, "nsys") and _streamed_as(path, format) == "nsys":
