@@ -1,0 +1,268 @@
+"""Summary-only nvprof text read whole as columns by one C pass over its bytes
+(profconv/parse/dialects/nvprof/text_columns.py, _rowscan.text_sweep): the same ProfileSet (library),
+parts (the stream's) and `--json`/`--csv`/table (CLI) as the stream's windows read by the existing
+readers (the pass switched off: the reference), on generated sweeps with random rows and random
+mutations (seeds); the pass taken where a sweep is plain, left where it is not."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import profconv
+from profconv.parse import native, stream
+from profconv.parse.dialects.nvprof import text_columns
+from profconv.parse.profile_infos import ProfileColumns
+from profconv.parse.schema import COLUMNS
+from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
+from tests.conftest import run_cli
+
+ROWSCAN = native.load("_rowscan")
+pytestmark = pytest.mark.skipif(text_columns._modules() is None,
+                                reason="the C accelerators are not built (or older than the text pass)")
+
+GPU_NAMES = ["fill(void)", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "sgemm_sm35_ldg_tn_128x8x256x16x32 [1234]",
+             "kernel_a", "conv_forward_kernel(float, int)", "reduce(int)"]
+API_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit", "cuDeviceGetAttribute"]
+COMMANDS = ["./main", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x"]
+OUTPUT = ["Average running time for Warp Reduction 0.00591232 ms", "done", "result = 42", "n=1024 blocks=8",
+          "Checking results... OK"]
+HEADER = "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name"
+
+
+def _time(ns: float) -> str:
+    """A time as nvprof prints it: five significant digits and a unit."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            v = ns / scale
+            return f"{v:.{max(0, 4 - len(str(int(v))) + 1)}f}{unit}"
+    return f"{round(ns)}ns"
+
+
+def _table(rng: random.Random, section: str) -> list[str]:
+    """One section's rows: Time(%) adding up to 100, each total calls x average (as printed)."""
+    names = GPU_NAMES if section == "gpu" else API_NAMES
+    picked = rng.sample(names, rng.randint(1, min(5, len(names))))
+    rows = []
+    for name in picked:
+        calls = rng.randint(1, 2000)
+        avg = rng.choice([rng.uniform(100, 999), rng.uniform(1e3, 1e6), rng.uniform(1e6, 5e7)])
+        rows.append((calls, avg, name))
+    total = sum(c * a for c, a, _ in rows)
+    rows.sort(key=lambda r: -r[0] * r[1])
+    out = []
+    label = " GPU activities:" if section == "gpu" else "      API calls:"
+    for i, (calls, avg, name) in enumerate(rows):
+        head = label if i == 0 else " " * len(label)
+        out.append(f"{head} {100 * calls * avg / total:8.2f}% {_time(calls * avg):>9s} {calls:9d} {_time(avg):>9s} "
+                   f"{_time(avg * 0.9):>9s} {_time(avg * 1.2):>9s}  {name}")
+    return out
+
+
+def _sweep(rng: random.Random, n: int) -> list[str]:
+    """n summary-only profiles (start line, program output, application, result, header, rows), as lines."""
+    lines = []
+    for _ in range(n):
+        pid = rng.randint(1, 99999)
+        command = rng.choice(COMMANDS)
+        lines.append(f"=={pid}== NVPROF is profiling process {pid}, command: {command}")
+        lines += rng.sample(OUTPUT, rng.randint(0, 3))
+        lines += [f"=={pid}== Profiling application: {command}", f"=={pid}== Profiling result:", HEADER]
+        for s in rng.choice([["gpu", "api"], ["gpu"], ["api"]]):
+            lines += _table(rng, s)
+    return lines
+
+
+def _rows_at(lines: list[str]) -> list[int]:
+    return [i for i, ln in enumerate(lines) if "%" in ln and "Time(%)" not in ln]
+
+
+def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one branch a kind of change)
+    """One random change the C pass must leave to the readers (or read as they read it)."""
+    k = rng.randrange(len(lines))
+    what = rng.randrange(14)
+    if what == 0:  # a byte changed
+        s = lines[k]
+        at = rng.randrange(len(s) + 1)
+        lines[k] = s[:at] + rng.choice('",.0123456789 \t*<&|=\r#\u00e9%\\-/>:$') + s[at + 1:]
+    elif what == 1:
+        del lines[k]
+    elif what == 2:
+        lines.insert(k, lines[k])
+    elif what == 3:
+        lines.insert(k, rng.choice([
+            "==1== Warning: 1 records have invalid timestamps", "", "some output of the app", "  12.5 ms elapsed",
+            "==1== Profiling application: ./a", "Running the kernel", "Accuracy: 0.91", "$ ./main", "Op Time: 1.2 ms",
+            "==PROF== Connected to process 1", "Generating '/tmp/x.qdstrm'", "a -- b", "x // y", "trailing ",
+            "Time (%),x", "==1== NVPROF is profiling process 1, command: ./a", "    4.5%  of it", "Device \"GPU\"",
+            "======== Error: unified memory profiling failed.", "       10.00%  1.0000ms  1  1.0000ms  1.0000ms  "
+            "1.0000ms  k"]))
+    elif what == 4:
+        j = rng.randrange(len(lines))
+        lines[k], lines[j] = lines[j], lines[k]
+    elif what == 5:  # Time(%) that does not add up, a total that is not calls x average
+        i = rng.choice(_rows_at(lines))
+        old = lines[i].split()[-6 if "%" in lines[i].split()[-6] else 2]
+        new = rng.choice(["1.00%", "99.00%", "150.00%", "0.00%", "100.00%", "9.9999ms", "1ns"])
+        lines[i] = lines[i].replace(old, new, 1)
+    elif what == 6:  # a section that comes back, another label
+        i = rng.choice(_rows_at(lines))
+        lines.insert(i + 1, rng.choice([" GPU activities:", "      API calls:", " OpenACC (excl):", "     GPU activity:",
+                                        "       API calls :"]) + lines[i][16:])
+    elif what == 7:  # a command of another shape
+        i = rng.choice([i for i, ln in enumerate(lines) if "command: " in ln or "application: " in ln])
+        sep = "command: " if "command: " in lines[i] else "application: "
+        lines[i] = lines[i].split(sep)[0] + sep + rng.choice(["", " ./a", "./a  b", "a&b", "x*y", "nsys profile", "a,b",
+                                                              "Running x", "a % b"])
+    elif what == 8:  # a PID of another form
+        i = rng.choice([i for i, ln in enumerate(lines) if ln.startswith("==")])
+        lines[i] = rng.choice(["==01== ", "==2== ", "", "======== ", "==99999999999999999999== "]) + lines[i].split("== ", 1)[-1]
+    elif what == 9:  # a GPU activity named as a CUDA API call
+        rows = [i for i in _rows_at(lines) if "GPU" in lines[i]]
+        if rows:
+            i = rng.choice(rows)
+            lines[i] = lines[i].rsplit("  ", 1)[0] + "  cudaMemcpy"
+    elif what == 10:  # a name of another form
+        i = rng.choice(_rows_at(lines))
+        lines[i] = lines[i].rsplit("  ", 1)[0] + "  " + rng.choice(
+            ["", " k", "k<int>", "a*b", "void", "f(", "x,", "a::", "k\u00e9", "x" * 300, "a%b", "Running", "two  spaces"])
+    elif what == 11:  # the header of another form
+        i = rng.choice([i for i, ln in enumerate(lines) if "Type" in ln])
+        lines[i] = rng.choice(["==1== " + HEADER.strip(), HEADER.replace("Calls", "Count"), HEADER + "  x",
+                               HEADER.replace("  Name", "")])
+    elif what == 12:  # the header with the PID prefix (nvprof prints none: the same PID is read as the others)
+        i = rng.choice([i for i, ln in enumerate(lines) if "Type" in ln])
+        pid = lines[i - 1].split("==")[1] if lines[i - 1].startswith("==") else "5"
+        lines[i] = f"=={pid}== " + HEADER.strip()
+    else:  # the text's end
+        del lines[rng.randrange(len(lines) // 2, len(lines)):]
+
+
+def _parsed(path, on: bool, monkeypatch) -> tuple:
+    """profconv.parse(path) and the stream's parts joined, the C pass on or off."""
+    with monkeypatch.context() as m:
+        if not on:
+            m.setattr(text_columns, "_modules", lambda: None)
+        whole = profconv.parse(str(path))
+        parts = list(stream.parts(str(path)))
+    return whole, parts
+
+
+def _fields(ps) -> tuple:
+    """What a ProfileSet holds, every schema column (one a reader leaves out: missing in every row)."""
+    n = ps.rows.n
+    rows = {k: list(ps.rows.cols[k]) if k in ps.rows.cols else [missing_value(k)] * n for k in COLUMNS}
+    for k in FLOAT_COLUMNS:
+        rows[k] = [repr(float(x)) for x in rows[k]]  # NaN equal to NaN, 0.0 not to -0.0
+    return (rows, ps.profiles.columns(), ps.unplaced, ps.notes, ps.table_notes, ps.source)
+
+
+def _joined(parts: list) -> tuple:
+    """The parts' fields joined; their notes in order (where a part ends decides which part a damaged
+    row's note joins, the last: their order depends on the windows' sizes, in the readers' parts too)."""
+    return (_fields(parts[0].__class__(None, ProfileColumns.concat([p.profiles for p in parts]), parts[0].source,
+                                       [u for p in parts for u in p.unplaced], sorted(n for p in parts for n in p.notes),
+                                       {k: v for p in parts for k, v in p.table_notes.items()},
+                                       rows=Rows.concat([p.rows for p in parts]))))
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """Streams and the C pass at sizes a test's sweep reaches: several windows, chunks and parts."""
+    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
+    monkeypatch.setattr(stream, "WINDOW", 1 << 13)
+    monkeypatch.setattr(text_columns, "CHUNK", 3000)
+    monkeypatch.setattr(text_columns, "HEAD", 700)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_pass_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small):
+    rng = random.Random(seed)
+    lines = _sweep(rng, rng.randint(30, 90))
+    mutations = 0 if seed < 8 else rng.randint(1, 3)
+    for _ in range(mutations):
+        _mutate(rng, lines)
+    text = "\n".join(lines) + ("\n" if rng.random() < 0.95 or not mutations else "")
+    path = tmp_path / "sweep.log"
+    path.write_text(text)
+    taken = text_columns.read(str(path), str(path)) is not None
+    if not mutations:
+        assert taken, "a plain sweep is read by the pass"
+    whole, parts = _parsed(path, True, monkeypatch)
+    ref_whole, ref_parts = _parsed(path, False, monkeypatch)
+    assert _fields(whole) == _fields(ref_whole)
+    assert _joined(parts) == _joined(ref_parts)
+    if taken:
+        assert [type(v) for v in whole.rows.cols.values()] == [type(v) for v in ref_whole.rows.cols.values()]
+        assert list(whole.rows.cols) == list(ref_whole.rows.cols)
+
+
+@pytest.mark.parametrize("seed", range(9))
+def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypatch, small):
+    rng = random.Random(100 + seed)
+    lines = _sweep(rng, 50)
+    if 3 <= seed < 6:  # a change in a later part: the windows go on from the last part given
+        at = len(lines) * 3 // 4
+        lines.insert(at + rng.randrange(20), "  12.5 ms elapsed")
+    elif seed >= 6:  # a later profile's one row damaged (the row left out, the profile with it): where the
+        # windows cut shows in the table (a part's rows numbered without it, its profiles with it)
+        starts = [i for i, ln in enumerate(lines) if "NVPROF" in ln]
+        k = starts[len(starts) * 2 // 3 + rng.randrange(5)]
+        h = next(i for i in range(k, len(lines)) if "Type" in lines[i])
+        end = next((i for i in range(h, len(lines)) if "NVPROF" in lines[i]), len(lines))
+        lines[h + 1 : end] = [" GPU activities:  100.00%  1.0000ms  2  100.00us  90.00us  120.00us  k(int)"]
+    path = tmp_path / "sweep.log"
+    path.write_text("\n".join(lines) + "\n")
+    got = {}
+    for on in (True, False):
+        with monkeypatch.context() as m:
+            if not on:
+                m.setattr(text_columns, "_modules", lambda: None)
+            got[on] = [(r.returncode, r.stdout, r.stderr) for r in (
+                run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"],
+                                                                 ["--json", "--threshold", "0.5"]))]
+    assert got[True] == got[False]
+
+
+def _needles() -> tuple[bytes, ...]:
+    return tuple(k.encode() for k in text_columns._needles())
+
+
+@pytest.mark.parametrize("margin", [0, 5, 64])
+def test_chunks_end_at_a_start_line_margin_lines_before_their_end(margin):
+    """A chunk that is not the last ends at a start line that has `margin` lines after it (and one at
+    least: the line after a start decides the profile before it); the chunk up to there read as the
+    last gives the same profiles."""
+    rng = random.Random(7)
+    data = ("\n".join(_sweep(rng, 40)) + "\n").encode()
+    whole = ROWSCAN.text_sweep(data, _needles(), True, 1, margin)
+    assert whole is not None and whole[0] == len(data)
+    for cut in range(len(data) - 3000, len(data), 7):
+        got = ROWSCAN.text_sweep(data[:cut], _needles(), False, 1, margin)
+        assert got is not None
+        end = got[0]
+        assert data[end:].startswith(b"==") and data[:cut][end:].count(b"\n") >= max(2, margin + 1)
+        if end + 80 * (margin + 2) < cut:  # (the start line before it was too close to the end)
+            assert data[:cut][end:].count(b"\n") < margin + 40
+        again = ROWSCAN.text_sweep(data[:end], _needles(), True, 1, margin)
+        assert again is not None and again[2] == got[2] and again[5] == got[5]
+    assert ROWSCAN.text_sweep(data[:-1], _needles(), True, 1, margin) is None  # no newline at the end
+
+
+@pytest.mark.parametrize("at", range(40))
+def test_odd_bytes_anywhere_in_a_line(at):
+    """split_plain's 16 bytes a step find what its byte loop finds, wherever it is (across a step)."""
+    rng = random.Random(3)
+    lines = _sweep(rng, 3)
+    row = next(i for i, ln in enumerate(lines) if "%" in ln and "Time(%)" not in ln)
+    for odd, plain in (("-", True), ("--", at > 0), ("/", True), ("//", at > 0), ("*", at > 0), ("<", False),
+                       ("\t", False), ("\x7f", False), ("\u00e9", False), ("#", False), ("$", True), ("|", False)):
+        out = list(lines)
+        if odd == "*":  # (program output holds none: in a row's name)
+            out[row] = out[row].rsplit("  ", 1)[0] + "  k(float*)" if at else " " * 5 + "*" + out[row]
+        else:
+            out.insert(1, "o" * at + odd + "x")
+        data = ("\n".join(out) + "\n").encode()
+        got = ROWSCAN.text_sweep(data, (), True, 1, 0)
+        assert (got is not None) == plain, (odd, at)
