@@ -214,3 +214,13 @@ def test_a_later_odd_run_leaves_the_parts_before_it_to_the_fast_path(tmp_path, m
     got = list(nsys_csv_sweep.parts(str(path), str(path)))
     assert got[0][0] is not None and got[-1][0] is None
     assert nsys_csv_sweep.read(str(path), str(path)) is None
+
+
+def test_an_empty_or_unended_file_is_left_to_the_readers(tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    assert nsys_csv_sweep.read(str(empty), "x") is None
+    assert list(nsys_csv_sweep.parts(str(empty), "x")) == [(None, 0)]
+    one = tmp_path / "one.log"
+    one.write_text("\n".join(_sweep(random.Random(1), 3)))  # no newline after the last table
+    assert nsys_csv_sweep.read(str(one), "x") is None

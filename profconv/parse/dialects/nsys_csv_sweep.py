@@ -48,6 +48,7 @@ _GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:" + _RUN + rb")?" + _REPORT +
 _REPORT_NAME = re.compile(rb"/reports/([a-z_]+)\.py\]")
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
+_CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
 _FIELDS = {"pct", "time", "calls", "avg", "med", "min", "max", "std", "name"}
 _NUMBERS = ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns")
 _MARKS = bytescan._NEVER + bytescan._IN_NAMES
@@ -112,18 +113,22 @@ def _scanner() -> Any:
 def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
     """The chunks' columns (`_chunk`), chunk after chunk of about `size` bytes of the file, each cut
     where a Generating line follows, with the file's offset after them (then None, and no more,
-    where one is not of the shape)."""
-    data, base, line = f.read(size), 0, 1
-    if not _head_ok(data):
-        yield None
-        return
+    where one is not of the shape). The bytes are read into one buffer, its memory used again for
+    each chunk (what a chunk's columns hold is their own)."""
+    data, block = bytearray(), bytearray(size)
+    base, line, first = 0, 1, True
     while True:
-        block = f.read(size)
-        last = not block
-        if block:
-            data = data + block
+        n = f.readinto(block)
+        last = n == 0
+        data += memoryview(block)[:n]
+        if first:
+            first = False
+            if not _head_ok(data):
+                yield None
+                return
+            continue
         cut = len(data) if last else data.rfind(b"\nGenerating ") + 1
-        if cut == 0 and len(data) < 16 * size:
+        if cut == 0 and not last and len(data) < 16 * size:
             continue  # one run so far: read on
         got = _chunk(data, cut, line) if cut > 0 else None
         if got is None:
@@ -132,7 +137,8 @@ def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
         yield got, base + cut
         if last:
             return
-        data, base, line = data[cut:], base + cut, got["next_line"]
+        del data[:cut]
+        base, line = base + cut, got["next_line"]
 
 
 def _head_ok(data: bytes) -> bool:
@@ -171,12 +177,12 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], str]
     joined = b"\x00".join([data[e:a] for e, a in zip([0, *ends[:-1]], starts)])
     if _GAPS.fullmatch(joined) is None:
         return None
-    sections = [_SECTIONS.get(r.decode()) for r in _REPORT_NAME.findall(joined)]
-    if len(sections) != len(starts) or None in sections:
+    codes = [_CODE_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
+    if len(codes) != len(starts) or -1 in codes:
         return None
     at = np.append(0, vals[:-1, 2] + 1)  # each gap's first line's first byte (after the blank line)
     new = np.frombuffer(data, dtype=np.uint8)[at] == ord("G")
-    return new, [_CODES.index(s) for s in sections], joined.decode("ascii")
+    return new, codes, joined.decode("ascii")
 
 
 def _skeleton_ok(between: str, heads: list[bytes], names: list[str]) -> bool:
@@ -202,7 +208,7 @@ def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str]
     the tables of each header read together: numbers by schema column (NumPy arrays over the C
     read's bytes), name codes (int64) into a pool, the distinct headers; None where a header is not
     a plain one of the nine fields or a table is not taken."""
-    heads = [data[a : b - 1] for a, b in vals[:, :2].tolist()]
+    heads = [bytes(data[a : b - 1]) for a, b in vals[:, :2].tolist()]
     groups: dict[bytes, list[int]] = {}
     for k, h in enumerate(heads):
         groups.setdefault(h, []).append(k)
