@@ -867,6 +867,13 @@ static int is_i64(PyObject *v) {
     int overflow = 0;
     if (!PyLong_CheckExact(v))
         return 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyUnstable_Long_IsCompact((PyLongObject *)v))
+        return 1;
+#else
+    if (Py_SIZE(v) >= -1 && Py_SIZE(v) <= 1) /* one digit of 30 bits at most */
+        return 1;
+#endif
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (x == -1 && PyErr_Occurred())
         PyErr_Clear();

@@ -400,7 +400,8 @@ class SliceWriter:
     bytes, to `write` (UTF-8 bytes, maybe lent: a file's write, which keeps nothing it is given).
     `add` the parts of one input, then `end` it. JSON: the rows as write_json_rows writes them
     ('\n' before the first, ',\n' before the others); CSV: the rows without the header. A slice
-    is held as segments of the parts (rows lo:hi), not copied."""
+    is held as segments of the parts (rows lo:hi), not copied. CSV: each part's rows written as
+    they come (the same bytes: a CSV row's text does not depend on the rows around it)."""
 
     def __init__(self, write: Any, kind: str) -> None:
         self.write, self.kind = write, kind
@@ -411,6 +412,9 @@ class SliceWriter:
 
     def add(self, source: str, rows: Rows) -> None:
         self.source = source
+        if self.kind == "csv":  # a CSV row's text is its own (no column is left out of a slice): as it comes
+            _write_csv_rows([(source, rows)], self.write)
+            return
         lo = 0
         if self.n:  # the slice begun by the parts before comes first
             lo = min(rows.n, CHUNK_ROWS - self.n)
