@@ -117,8 +117,11 @@ def test_slurms_own_time_limit_leaves_the_job_lost(klass: Path, tmp_path: Path) 
 
 def _start_grade(klass: Path, out: Path, env: dict[str, str], *extra: str) -> subprocess.Popen:
     argv = [sys.executable, "-m", "profconv", "grade", str(klass), *_grade_args(out, "--job-command", FAKE, *extra)]
+    # Ctrl-C as a terminal sends it: a suite started as a background job of a non-interactive shell inherits
+    # SIGINT ignored, and a Python started so never turns it into KeyboardInterrupt (session 15's CI launch)
     return subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
