@@ -112,11 +112,9 @@ def under_cupti(records: str | None, work: Callable[[], int]) -> int:
             progress("CUPTI records: flush")
         return rc
     finally:
-        from profconv.profile.activity import Records
-
         print(f"CUPTI records: {len(collector.api)} API calls, {len(collector.gpu)} GPU activities", file=sys.stderr)
         progress("CUPTI records: write")
-        write_atomic(Path(records), json.dumps(Records(collector.api, collector.gpu, collector.ranges()).to_dict()))
+        write_atomic(Path(records), collector.to_json())
 
 
 def give_back_gpu() -> None:

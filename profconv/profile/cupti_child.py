@@ -74,9 +74,7 @@ def main(argv: list[str]) -> int:
     finally:
         unwatch()
         if collector is not None:
-            from profconv.profile.activity import Records
-
-            write_atomic(out, json.dumps(Records(collector.api, collector.gpu, collector.ranges()).to_dict()))
+            write_atomic(out, collector.to_json())
     return rc
 
 

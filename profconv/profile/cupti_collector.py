@@ -6,12 +6,16 @@ Records are copied into plain records inside the buffer callback (CUPTI reuses i
 from __future__ import annotations
 
 import gc
+import json
 import os
 import re
 from typing import Any
 
 from profconv.errors import GpuUnavailable
-from profconv.profile.activity import ApiCall, GpuActivity, Range, memcpy_name
+from profconv.profile.activity import ApiCall, GpuActivity, Range, Records, memcpy_name
+from profconv.profile.cupti_buffers import Decoded, RawBuffers, layouts_of
+
+OBJECTS_ENV = "PROFCONV_CUPTI_OBJECTS"  # set: cupti-python's record objects, not the columnar read (A/B)
 
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
 # the runtime and driver calls that put work on the GPU (its kernels, copies, memsets: what a GPU record's
@@ -82,10 +86,13 @@ class CuptiCollector:
         self.gpu: list[GpuActivity] = []
         self._markers: dict[int, list] = {}
         self._names: dict[tuple[int, int], str] = {}
+        self.raw: RawBuffers | None = None
 
     def __enter__(self) -> CuptiCollector:
         c = self.cupti
-        c.activity_register_callbacks(lambda: (self.buffer_bytes, 0), self._completed)
+        self.raw = None if os.environ.get(OBJECTS_ENV) else self._raw_buffers()
+        if self.raw is None:
+            c.activity_register_callbacks(lambda: (self.buffer_bytes, 0), self._completed)
         for k in self.kinds + ([] if self.api_windows else self.api_kinds):
             c.activity_enable(k)
         if self.work_apis:
@@ -94,6 +101,40 @@ class CuptiCollector:
         # kernel's child, a run without PyTorch, which loads it too) it is only now in /proc/self/maps
         enable_nvtx_injection()
         return self
+
+    def _raw_buffers(self) -> RawBuffers | None:
+        """The buffers read as columns (cupti_buffers), registered with libcupti; None where that cannot be
+        (no libcupti mapped, a cupti-python without the record dtypes): cupti-python's objects then, as before."""
+        c = self.cupti
+        try:
+            c.get_timestamp()  # cupti-python loads libcupti on its first call
+            library = cupti_library()
+            if library is None:
+                return None
+            raw = RawBuffers(library, self.buffer_bytes, layouts_of(c), self._layer_name,
+                             int(c.ActivityObjectKind.THREAD), self._decoded)
+            raw.register()
+        except Exception:  # noqa: BLE001 -- any failure here leaves the proven path
+            return None
+        return raw
+
+    def _layer_name(self, layer: str, cbid: int) -> str:
+        c = self.cupti
+        return self._api_name(c.CallbackDomain.RUNTIME_API if layer == "runtime" else c.CallbackDomain.DRIVER_API,
+                              cbid)
+
+    def _decoded(self, d: Decoded) -> None:
+        self.gpu.extend(d.gpu)
+        self.api.extend(d.api)
+        for mid, timestamp, name, domain, thread in d.markers:
+            self._markers.setdefault(mid, []).append((timestamp, name, domain, thread))
+
+    @property
+    def failed(self) -> str | None:
+        """Why some records are missing (a buffer that could not be read), or None: all of them are here."""
+        if self.raw is None or not self.raw.errors:
+            return None
+        return f"{len(self.raw.errors)} CUPTI activity buffer(s) could not be read ({self.raw.errors[0]})"
 
     def _only_work_apis(self) -> None:
         """Records of the calls that launch GPU work only (`work_apis`), switched per call id once (~3 ms):
@@ -155,6 +196,13 @@ class CuptiCollector:
             elif k == c.ActivityKind.MARKER:
                 thread = a.object_id.pt.thread_id if a.object_kind == c.ActivityObjectKind.THREAD else 0
                 self._markers.setdefault(a.id, []).append((a.timestamp, a.name or "", a.domain or "", thread))
+
+    def to_json(self) -> str:
+        """The records as a child hands them to its parent (`activity.Records.to_dict`), or the error that
+        says some are missing: a verdict never attributes work from part of them."""
+        if self.failed:
+            return json.dumps({"error": self.failed})
+        return json.dumps(Records(self.api, self.gpu, self.ranges()).to_dict())
 
     def ranges(self) -> list[Range]:
         """Push/pop ranges: the two marker records of one id are its start and end."""
