@@ -14,6 +14,7 @@ when its phase's range ended is measured (`left_running_ns`).
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ LIBRARIES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# library_of, kernel_name and phase_of are asked once a GPU record: a file launching a kernel an image makes
+# ~424,000 of them and a few distinct names (24 of 34 s of a grade job's judge on the VM, uncached)
+@functools.lru_cache(maxsize=4096)
 def library_of(kernel: str) -> str | None:
     """'cuBLAS' for 'sm90_xmma_gemm_f32f32_...', 'cuDNN' for 'cudnn::...', None for a student's kernel.
     (A student's kernel named *gemm* is taken for cuBLAS only when it also has a library's prefix.)"""
@@ -52,12 +56,14 @@ def _library_gemm(kernel: str) -> bool:
     return bool(LIBRARY_GEMM.search(kernel)) or "cublas" in kernel.lower()
 
 
+@functools.lru_cache(maxsize=4096)
 def kernel_name(name: str) -> str:
     """The name a kernel is shown and matched by: CUPTI's mangled name demangled to the function's own
     ('_Z19conv_forward_kernelPfPKfS1_iiiiii' -> 'conv_forward_kernel'), a C++ one shortened ('ns::k<…>')."""
     return short_name(demangle(name))
 
 
+@functools.lru_cache(maxsize=4096)
 def phase_of(path: str) -> tuple[str, str | None, bool]:
     """(phase, op, is a checking call) of a range path: 'm/v/conv1/prolog' -> ('prolog', 'm/v/conv1', False),
     'm/v/conv1' -> ('timed', 'm/v/conv1', False), 'm/v/conv1/check/epilog' -> ('epilog', 'm/v/conv1', True);
