@@ -346,11 +346,11 @@ def _overlaps(results: list[JobResult], name: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("memory_mib", "cores", "asked", "jobs"), [
-    (143771, 16, 0, 8),  # an H200 on a 16-core host: eight (the most by default; its memory and cores allow eight)
-    (143771, 8, 0, 4),  # the same GPU with 8 cores for it: four
-    (81559, 128 // 8, 0, 4),  # an H100 80GB of an 8-GPU, 128-core host: 4 of 17 GiB
-    (143771, 64, 0, 8),  # more cores do not make more than eight
-    (40960, 32, 0, 2), (24576, 32, 0, 1), (143771, 2, 0, 1), (None, 64, 0, 1),  # unknown memory: one
+    (143771, 16, 0, 10),  # an H200 on a 16-core host: ten (the most by default; its memory and cores allow ten)
+    (143771, 8, 0, 5),  # the same GPU with 8 cores for it: five (1.5 cores a job)
+    (81559, 128 // 8, 0, 6),  # an H100 80GB of an 8-GPU, 128-core host: 6 of 13 GiB
+    (143771, 64, 0, 10),  # more cores do not make more than ten
+    (40960, 32, 0, 3), (24576, 32, 0, 1), (143771, 2, 0, 1), (None, 64, 0, 1),  # unknown memory: one
     (24576, 2, 5, 5),  # --jobs-per-gpu as asked
 ])
 def test_jobs_a_gpu_by_default_follow_its_memory_and_the_hosts_cores(memory_mib, cores, asked, jobs) -> None:

@@ -173,7 +173,7 @@ def grade_command(
     queue: Annotated[bool, typer.Option("--queue", help="The arguments are grade directories: print each one's queue (running now or done): every job's state, device and time; run nothing.")] = False,
     gpus: Annotated[str | None, typer.Option(metavar="I[,I]", help="local: the GPUs to use, e.g. 0,1 (default: every GPU nvidia-smi lists).")] = None,
     workers: Annotated[int, typer.Option(metavar="N", help="local --dry-run: jobs at once.")] = 1,
-    jobs_per_gpu: Annotated[int, typer.Option("--jobs-per-gpu", metavar="N", min=0, help="Jobs at once on each GPU (local; slurm: of a task's --jobs-per-task), their checks side by side and each timed call alone on the GPU (default 0: one per 17 GiB of the GPU's memory and per 2 host cores, at most 8).")] = 0,
+    jobs_per_gpu: Annotated[int, typer.Option("--jobs-per-gpu", metavar="N", min=0, help="Jobs at once on each GPU (local; slurm: of a task's --jobs-per-task), their checks side by side and each timed call alone on the GPU (default 0: one per 13 GiB of the GPU's memory and per 1.5 host cores, at most 10).")] = 0,
     images: Annotated[str | None, typer.Option("--images", "-n", metavar="N", help="Images per job (as profconv run; default: its own, 10000).")] = None,
     repeat: Annotated[int | None, typer.Option(metavar="N", help="Timed calls per layer on fresh inputs, at least (default: 3; profconv run's is 5).")] = None,
     ci_target: Annotated[float, typer.Option(metavar="FRACTION", min=0.0, max=1.0, help="More timed calls until the median's 95% interval is within ±this fraction (default 0: exactly --repeat; an interval needs 6 calls).")] = GRADE_CI_TARGET,

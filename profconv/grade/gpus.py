@@ -15,24 +15,24 @@ class Gpu:
     memory_mib: int | None = None  # its memory (nvidia-smi memory.total); None when not known
 
 
-JOB_MIB = 17 * 1024  # GPU memory a job at once by default: eight 10,000-image course jobs held at most 66 GB
-# in all on an H200 (s11c; 8.3 GB a job), one child alone at most 19.3 GB (s7c)
-# measured on one H200 of a 16-core host, the whole class of 100 real course files, builds made first
-# (docs/grade.md, eleventh session): six 344.6 s (s11b), eight 304.7 s (s11c, the longest known first)
-MOST_BY_DEFAULT = 8
-CORES_PER_JOB = 2  # host cores a job at once by default (six jobs kept 5.8 of 16 cores busy on average)
+JOB_MIB = 13 * 1024  # GPU memory a job at once by default: ten 10,000-image course jobs held at most 83 GB in
+# all on an H200 (s12c; 8.3 GB a job), one child alone at most 19.3 GB (s7c)
+# measured on one H200 of a 16-core host, the whole class of 100 real course files, builds made first, no
+# --previous (docs/grade.md, twelfth session): eight 306.4 s (s12b), ten 293.8 s (s12c)
+MOST_BY_DEFAULT = 10
+CORES_PER_JOB = 1.5  # host cores a job at once by default (ten jobs kept 6.2 of 16 cores busy on average, s12c)
 
 
 def jobs_per_gpu(gpu: Gpu, asked: int = 0, cores: int | None = None) -> int:
-    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) one per 17 GiB of its memory and
-    per two of the host's `cores` for this GPU, at most eight; one on an unknown GPU."""
+    """How many jobs run at once on `gpu`: `asked` (--jobs-per-gpu), else (0) one per 13 GiB of its memory and
+    per 1.5 of the host's `cores` for this GPU, at most ten; one on an unknown GPU."""
     if asked > 0:
         return asked
     if gpu.memory_mib is None:
         return 1
     n = min(MOST_BY_DEFAULT, gpu.memory_mib // JOB_MIB)
     if cores is not None:
-        n = min(n, cores // CORES_PER_JOB)
+        n = min(n, int(cores / CORES_PER_JOB))
     return max(1, n)
 
 
