@@ -14,7 +14,6 @@ import io
 import math
 import os
 import sys
-from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -79,19 +78,29 @@ def _json_head(inputs: list[tuple[str, list[int], list[str]]]) -> tuple[str, int
 
 
 def _profiles_json(infos) -> str:
-    """_profile_json of each profile joined by ',\n', from one conversion and one encoding of them
-    all: the list's items are formatted one level deeper (a space more a line) than alone, and
-    three more spaces make the four _profile_json gives. A profile the record type refuses (a bug)
-    is left to _profile_json, which says which."""
+    """_profile_json of each profile joined by ',\n' (_profiles_utf8's text)."""
+    return _profiles_utf8(infos).decode()
+
+
+def _profiles_utf8(infos) -> bytes:
+    """_profile_json of each profile joined by ',\n', as UTF-8: from their fields as columns where
+    each is of its plain type, else from one conversion and one encoding of them all: the list's
+    items are formatted one level deeper (a space more a line) than alone, and three more spaces
+    make the four _profile_json gives. A profile the record type refuses (a bug) is left to
+    _profile_json, which says which."""
     if not infos:
-        return ""
+        return b""
+    fast = _profiles_json_columns(infos)
+    if fast is not None:
+        return fast
+    return _profiles_json_records(infos).encode()
+
+
+def _profiles_json_records(infos) -> str:
+    """_profiles_utf8's text through the record type (ParsedProfile)."""
     import msgspec
 
     from profconv.records import ParsedProfile
-
-    fast = _profiles_json_columns(infos)  # from the fields as columns, where each is of its plain type
-    if fast is not None:
-        return fast
 
     # read from the profiles' attributes: what _plain makes null (NaN, infinities) msgspec writes as
     # null too, except in an Op Time list, where _plain's null is refused: such a list, or anything
@@ -109,47 +118,85 @@ def _profiles_json(infos) -> str:
 
 
 # _profiles_json's text of a profile with no Op Time: these pieces, each field's JSON after its own
-_PIECES = [",\n    {\n" + '     "profile": ', *(f',\n     "{name}": ' for name in (
+_PIECES = [b",\n    {\n" + b'     "profile": ', *(f',\n     "{name}": '.encode() for name in (
     "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s", "device"))]
-_END = "\n    }"
+_END = b"\n    }"
 _INTS = ("profile", "line_start", "line_end")
 _TEXTS = ("tool", "pid", "command", "model", "device")  # (pid: an int or null, its JSON once per value as these)
+_ORDER = ("profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s", "device")
 
 
-def _profiles_json_columns(infos) -> str | None:
-    """_profiles_json's text from the profiles' fields read as columns (profconv.parse.profile_infos:
-    no object a profile): each value's JSON once per distinct value, the text joined from the
-    pieces at C speed; None where a value is not of its field's plain type (int, str, None, a float
-    for correctness), a line number is negative or a profile has Op Times (then the record type
+def _profiles_json_columns(infos) -> bytes | None:
+    """_profiles_json's text (UTF-8) from the profiles' fields read as columns
+    (profconv.parse.profile_infos: no object a profile): each value's JSON once per distinct value,
+    the text joined from the pieces by profconv.render.rowjoin (one cell a field, no Python object
+    a profile); None where a value is not of its field's plain type (int, str, None, a float for
+    correctness), a line number is negative or a profile has Op Times (then the record type
     converts them as ever)."""
-    import msgspec
-
     from profconv.parse.profile_infos import columns_of
+    from profconv.render import rowjoin
 
     got = columns_of(infos)
     cols: dict[str, Any] = {name: got.view(name) for name in (*_INTS, *_TEXTS, "correctness", "op_times_s")}
     if cols["op_times_s"] is not None and any(cols["op_times_s"]):
         return None
-    if not all(_all_of(cols[f], (int,)) and min(cols[f], default=0) >= 0 for f in _INTS) or not (
-            _all_of(cols["pid"], (int, type(None))) and _all_of(cols["correctness"], (float, type(None)))
-            and all(_all_of(cols[f], (str, type(None))) for f in ("tool", "command", "model", "device"))):
+    ints = {f: _int_piece(cols[f]) for f in _INTS}
+    if None in ints.values() or not (
+            _typed(cols["pid"], rowjoin.INT, (int, type(None)))
+            and _typed(cols["correctness"], rowjoin.FLOAT, (float, type(None)))
+            and all(_typed(cols[f], rowjoin.STR, (str, type(None))) for f in ("tool", "command", "model", "device"))):
         return None
-    encode, n = msgspec.json.encode, len(infos)
-    texts: dict[str, Any] = {f: map(str, cols[f]) for f in _INTS}  # (an int's JSON is its str)
+    encode, n = _encoder(), len(infos)
+    texts: dict[str, Any] = {**ints, "op_times_s": b"[]"}
     for f in _TEXTS:
         col = cols[f]
         if col is None:
-            texts[f] = repeat("null", n)
+            texts[f] = b"null"
         else:
-            known = {v: encode(v).decode() for v in set(col)}
-            texts[f] = map(known.__getitem__, col)
+            col = col if type(col) is list else list(col)
+            texts[f] = (rowjoin.KEYED, col, {v: encode(v) for v in set(col)})
     pct = cols["correctness"]  # (each float alone: -0.0 and 0.0 are one key of a dict)
-    texts["correctness"] = repeat("null", n) if pct is None else ["null" if v is None else encode(v).decode() for v in pct]
-    texts["op_times_s"] = repeat("[]", n)
-    order = ("profile", "tool", "line_start", "line_end", "pid", "command", "model", "correctness", "op_times_s",
-             "device")
-    parts = [x for piece, f in zip(_PIECES, order) for x in (repeat(piece, n), texts[f])]
-    return "".join(chain.from_iterable(zip(*parts, repeat(_END, n))))[2:]
+    texts["correctness"] = b"null" if pct is None else (
+        rowjoin.CELLS, [b"null" if v is None else encode(v) for v in pct])
+    pieces = [x for piece, f in zip(_PIECES, _ORDER) for x in (piece, texts[f])]
+    return rowjoin.join(n, [*pieces, _END], b"")[2:]
+
+
+def _int_piece(col) -> Any:
+    """A column of line numbers (ints >= 0) as a rowjoin piece of their text; None where it is
+    anything else (the record type then says what)."""
+    from profconv.render import rowjoin
+
+    if col is None:
+        return None
+    col = col if type(col) is list else list(col)
+    if not _typed(col, rowjoin.INT, (int,)) or min(col, default=0) < 0:
+        return None
+    if rowjoin.scan(col, 0, len(col))[0] == rowjoin.INT:  # ints of 64 bits: written from the column
+        return (rowjoin.INTS, col, 0)
+    return (rowjoin.CELLS, [str(v).encode() for v in col])
+
+
+def _typed(col, kind: int, types: tuple[type, ...]) -> bool:
+    """_all_of(col, types), told at C speed where rowjoin.scan finds every value of its `kind`
+    (FLOAT: floats, INT: ints of 64 bits, STR: str or None -- each exactly that type)."""
+    from profconv.render import rowjoin
+
+    if type(col) is list and rowjoin.accelerated() and rowjoin.scan(col, 0, len(col))[0] == kind:
+        return True
+    return _all_of(col, types)
+
+
+_encode: Any = None
+
+
+def _encoder() -> Any:
+    global _encode
+    if _encode is None:
+        import msgspec
+
+        _encode = msgspec.json.Encoder().encode
+    return _encode
 
 
 def _all_of(col, types: tuple[type, ...]) -> bool:
@@ -185,8 +232,8 @@ class SpoolSink:
         self.inputs: list[tuple[str, Any, list[int], list[str]]] = []  # source, its profiles' JSON (a file), unplaced, warnings
         self.streaming = False  # parts of an input have been spooled (and may be taken back)
         self.current: Any = None  # the streamed input's profiles file (JSON), its separator and where it began
-        self.sep = ""
-        self.mark: tuple[int, str] = (0, "")
+        self.sep = b""
+        self.mark: tuple[int, bytes] = (0, b"")
 
     # an input read whole
     def whole(self, ps: ProfileSet) -> None:
@@ -200,7 +247,7 @@ class SpoolSink:
         self.writer.add(ps.source, ps.rows)
         self.writer.end()
         if profiles is not None and ps.profiles:
-            profiles.write(_profiles_json(ps.profiles))
+            profiles.write(_profiles_utf8(ps.profiles))
         self.inputs.append((ps.source, profiles, [n for n, _ in ps.unplaced], list(ps.notes)))
 
     # a long log, part by part
@@ -216,15 +263,15 @@ class SpoolSink:
         if not self.streaming:
             self.streaming = True
             self.current = self._profiles_file()
-            self.sep = ""
+            self.sep = b""
             self.mark = (self.spool.tell(), self.writer.sep)
         self._guarded(self._spool_part, ps)
 
     def _spool_part(self, ps: ProfileSet) -> None:
         self.writer.add(ps.source, ps.rows)
         if self.current is not None and ps.profiles:
-            self.current.write(self.sep + _profiles_json(ps.profiles))
-            self.sep = ",\n"
+            self.current.write(self.sep + _profiles_utf8(ps.profiles))
+            self.sep = b",\n"
 
     def end(self, unplaced: list[int], warnings: list[str]) -> None:
         if self.spool is None:  # no part came: cannot be (a stream hands one at least)
@@ -266,7 +313,7 @@ class SpoolSink:
     def _profiles_file(self) -> Any:
         import tempfile
 
-        return tempfile.TemporaryFile("w+", encoding="utf-8") if self.as_json else None
+        return tempfile.TemporaryFile() if self.as_json else None  # UTF-8 bytes
 
     @staticmethod
     def _guarded(fn, *args) -> Any:
@@ -345,8 +392,6 @@ class TableSink:
 
 
 def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]]], as_json: bool, out: Any) -> None:
-    import shutil
-
     from profconv.render.rows import HEADER, byte_writer
 
     if not as_json:
@@ -359,8 +404,7 @@ def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]
     for (_, prof, _, _), after in zip(inputs, pieces[1:]):
         if prof.tell():
             out.write('"profiles": [\n')
-            prof.seek(0)
-            shutil.copyfileobj(prof, out, 1 << 20)
+            _copy(prof, byte_writer(out))
             out.write("\n   ]")
         else:
             out.write('"profiles": []')

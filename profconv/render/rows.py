@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from profconv.nogc import paused
 from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled, View
 from profconv.parse.schema import COLUMNS
-from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
+from profconv.parse.table import FLOAT_COLUMNS, Rows
 from profconv.render import rowjoin
 
 CHUNK_ROWS = 10_000  # rows per slice: the text of one slice is all that is held at once
@@ -61,58 +61,55 @@ Segment = tuple[Rows, int, int]  # rows lo:hi of a Rows
 def _write_json_slice(source: str, segments: Sequence[Segment], write: Any) -> None:
     """The rows of one slice (its segments one after the other) as JSON objects joined by ',', to
     `write` a chunk at a time: a column none of the slice's rows holds left out (but ALWAYS's), a
-    column a segment lacks null in its rows. Each kept column becomes one piece of the rows
-    (profconv.render.rowjoin): its JSON text where it holds one value all along, else its values'
-    text -- no object per row."""
+    column a segment lacks null in its rows. Each segment's kept columns become pieces of its rows
+    (profconv.render.rowjoin): a column's JSON text where it holds one value all along the segment,
+    else its values' text -- no object per row, and no copy of the segments joined (a row's text
+    is its own: the same bytes as the segments' columns joined into one)."""
     enc = _json_encoder()
-    n = sum(hi - lo for _, lo, hi in segments)
-    lit = [b'{"source":' + enc(source)]
-    pieces: list[Any] = []
-    seen: list[dict[int, list[Any]]] = [{} for _ in segments]  # line_end is often line_start's own column
+    segments = [seg for seg in segments if seg[2] > seg[1]]
+    got = [_json_columns(rows, lo, hi, enc) for rows, lo, hi in segments]
+    kept = [j for j, name in enumerate(COLUMNS) if name in ALWAYS or not all(cols[j][1] for cols in got)]
+    head = b'{"source":' + enc(source)
+    keys = [b',"' + name.encode() + b'":' for name in COLUMNS]
+    for i, ((_, lo, hi), cols) in enumerate(zip(segments, got)):
+        if i:
+            write(b",")
+        lit = [head]
+        pieces: list[Any] = []
+        for j in kept:
+            piece, empty = cols[j]
+            if empty:
+                piece = b"null"
+            if type(piece) is bytes:
+                lit.append(keys[j] + piece)
+                continue
+            lit.append(keys[j])
+            pieces += [b"".join(lit), piece]
+            lit = []
+        lit.append(b"}")
+        pieces.append(b"".join(lit))
+        rowjoin.write(hi - lo, pieces, b",", write, lend=True)  # a file's write: keeps nothing it is given
+
+
+def _json_columns(rows: Rows, lo: int, hi: int, enc: Any) -> list[tuple[Any, bool]]:
+    """Each column (COLUMNS' order) of rows lo:hi as (a rowjoin piece of its JSON cells, or their one
+    text as bytes; whether no row holds a value: then every cell is null)."""
+    out: list[tuple[Any, bool]] = []
+    seen: dict[int, list[Any]] = {}  # line_end is often line_start's own column
     for name in COLUMNS:
-        got = _json_column(name, segments, seen, enc)
-        if got is None:
-            continue
-        key = b',"' + name.encode() + b'":'
-        if type(got) is bytes:
-            lit.append(key + got)
-            continue
-        lit.append(key)
-        pieces += [b"".join(lit), got]
-        lit = []
-    lit.append(b"}")
-    pieces.append(b"".join(lit))
-    rowjoin.write(n, pieces, b",", write, lend=True)  # a file's write: keeps nothing it is given
-
-
-def _json_column(name: str, segments: Sequence[Segment], seen: list[dict[int, list[Any]]], enc: Any) -> Any:
-    """One column of a slice as a rowjoin piece (bytes where every row's text is the same); None
-    where it is left out (no row holds a value, and it is not one of ALWAYS)."""
-    if len(segments) == 1:
-        rows, lo, hi = segments[0]
-        c = rows.cols.get(name)
-        fast = _number_piece(name, c, lo, hi, rowjoin.JSON) if c is not None else None
-        if fast is not None:
-            return None if fast[1] and name not in ALWAYS else fast[0]
-    values: list[Any] = []
-    held = False
-    for (rows, lo, hi), memo in zip(segments, seen):
         c = rows.cols.get(name)
         if c is None:
-            values.append(None)
+            out.append((b"null", True))
             continue
-        vals = memo.get(id(c))
+        fast = _number_piece(name, c, lo, hi, rowjoin.JSON)
+        if fast is not None:
+            out.append(fast)
+            continue
+        vals = seen.get(id(c))
         if vals is None:
-            vals = memo[id(c)] = _values(c, lo, hi)
-        values.append(vals)
-        held = held or not _missing(name, vals)
-    if not held:
-        if name not in ALWAYS:
-            return None
-        values = [None] * len(segments)
-    miss = missing_value(name) if held else None
-    parts = [v if v is not None else [miss] * (hi - lo) for v, (_, lo, hi) in zip(values, segments)]
-    return _json_piece(name, parts[0] if len(parts) == 1 else [x for p in parts for x in p], enc)
+            vals = seen[id(c)] = _values(c, lo, hi)
+        out.append((b"null", True) if _missing(name, vals) else (_json_piece(name, vals, enc), False))
+    return out
 
 
 def _number_piece(name: str, col: Sequence[Any], lo: int, hi: int, style: int) -> tuple[Any, bool] | None:
@@ -437,21 +434,11 @@ class SliceWriter:
         self.parts, self.n = [], 0
 
     def _write(self, segments: list[Segment]) -> None:
-        # the segments joined into one slice of columns first: its columns then go to the C writer
-        # as they are (a JSON slice of several segments made a list of every column's values)
-        rows = Rows.concat([_cut(r, lo, hi) for r, lo, hi in segments])
-        if self.kind == "csv":
-            _write_csv_rows([(self.source, rows)], self.write)
-            return
+        # JSON only (CSV parts are written as they come): each segment's columns go to the C writer
+        # as they are, the columns kept decided over the whole slice
         self.write(self.sep)
-        _write_json_slice(self.source, [(rows, 0, rows.n)], self.write)
+        _write_json_slice(self.source, segments, self.write)
         self.sep = b",\n"
-
-
-def _cut(rows: Rows, lo: int, hi: int) -> Rows:
-    if lo == 0 and hi == rows.n:
-        return rows
-    return Rows({k: v[lo:hi] for k, v in rows.cols.items()}, hi - lo)
 
 
 def byte_writer(out: TextIO) -> Any:
