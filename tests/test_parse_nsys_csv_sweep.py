@@ -10,13 +10,9 @@ import random
 
 import pytest
 
-import profconv
-from profconv.parse import native, stream
+from profconv.parse import native
 from profconv.parse.dialects import nsys, nsys_csv_sweep
-from profconv.parse.profile_infos import ProfileColumns
-from profconv.parse.schema import COLUMNS
-from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
-from tests.conftest import run_cli
+from tests.fastpath_compare import FastPath, mutate_lines, set_cell, write_lines, write_mutated
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the columnar reader is off")
 pytestmark = pytest.mark.skipif(nsys_csv_sweep._scanner() is None or native.load("_bytescan") is None,
@@ -37,6 +33,7 @@ NAMES = {
 }
 RUNS = [["cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum", "osrt_sum"],
         ["cuda_gpu_mem_time_sum", "cuda_api_sum"]]
+FAST = FastPath(nsys_csv_sweep, "_scanner")  # the fast path, switched off: the readers
 
 
 def _table(rng: random.Random, report: str) -> list[str]:
@@ -68,10 +65,7 @@ def _rows_at(lines: list[str]) -> list[int]:
 
 
 def _set_cell(rng: random.Random, lines: list[str], j: int, value: str) -> None:
-    i = rng.choice(_rows_at(lines))
-    cells = lines[i].split(",")
-    cells[j] = value
-    lines[i] = ",".join(cells)
+    set_cell(rng, lines, _rows_at(lines), j, value)
 
 
 STRAY = ["some output of the app", "", "==1== NVPROF is profiling process 1, command: ./a", "Running ./a --bs 4",
@@ -83,20 +77,9 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
     """One random change the fast path must leave to the readers (or read as they read it)."""
     k = rng.randrange(len(lines))
     what = rng.randrange(13)
-    if what == 0:  # a byte changed
-        s = lines[k]
-        at = rng.randrange(len(s) + 1)
-        lines[k] = s[:at] + rng.choice('",.0123456789 \t*<&|=\r#\u00e9%\\') + s[at + 1:]
-    elif what == 1:
-        del lines[k]
-    elif what == 2:
-        lines.insert(k, lines[k])
-    elif what == 3:
-        lines.insert(k, rng.choice(STRAY))
-    elif what == 4:
-        j = rng.randrange(len(lines))
-        lines[k], lines[j] = lines[j], lines[k]
-    elif what == 5:  # Time(%) that does not add up
+    if mutate_lines(rng, lines, k, what, '",.0123456789 \t*<&|=\r#\u00e9%\\', STRAY):  # what 0 to 4
+        return
+    if what == 5:  # Time(%) that does not add up
         _set_cell(rng, lines, 0, rng.choice(["1.0", "99.0", "150.0", "0", "100.0", "3.5"]))
     elif what == 6:  # a total that is not calls x average
         _set_cell(rng, lines, 1, rng.choice(["1", "99999999999", "1e3", "-1", "1.5"]))
@@ -128,61 +111,18 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
             lines[rng.choice(at)] = lines[at[0]].replace("cuda_api_sum", "osrt_sum")
 
 
-def _parsed(path, on: bool, monkeypatch) -> tuple:
-    """profconv.parse(path) and the stream's parts, the fast path on or off."""
-    with monkeypatch.context() as m:
-        if not on:
-            m.setattr(nsys_csv_sweep, "_scanner", lambda: None)
-        whole = profconv.parse(str(path))
-        parts = list(stream.parts(str(path)))
-    return whole, parts
-
-
-def _fields(ps) -> tuple:
-    """What a ProfileSet holds, every schema column (one a reader leaves out: missing in every row)."""
-    n = ps.rows.n
-    rows = {k: list(ps.rows.cols[k]) if k in ps.rows.cols else [missing_value(k)] * n for k in COLUMNS}
-    for k in FLOAT_COLUMNS:
-        rows[k] = [repr(float(x)) for x in rows[k]]  # NaN equal to NaN, 0.0 not to -0.0
-    return (rows, ps.profiles.columns(), ps.unplaced, ps.notes, ps.table_notes, ps.source)
-
-
-def _joined(parts: list) -> tuple:
-    """The parts' fields joined (their notes sorted: which part a damaged row's note joins depends on
-    where the parts end, in the readers' parts too)."""
-    return _fields(parts[0].__class__(None, ProfileColumns.concat([p.profiles for p in parts]), parts[0].source,
-                                      [u for p in parts for u in p.unplaced], sorted(n for p in parts for n in p.notes),
-                                      {k: v for p in parts for k, v in p.table_notes.items()},
-                                      rows=Rows.concat([p.rows for p in parts])))
-
-
-@pytest.fixture
-def small(monkeypatch):
-    """Streams and the fast path at sizes a test's sweep reaches: several windows, chunks and parts."""
-    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
-    monkeypatch.setattr(stream, "WINDOW", 1 << 13)
-    monkeypatch.setitem(nsys.STREAM, "window", 1 << 13)
-    monkeypatch.setattr(nsys_csv_sweep, "CHUNK", 6000)
-    monkeypatch.setattr(nsys_csv_sweep, "PART", 9000)
+small = FAST.small((nsys.STREAM,), CHUNK=6000, PART=9000)  # the fixture: a sweep read in several windows, chunks, parts
 
 
 @pytest.mark.parametrize("seed", range(48))
 def test_the_fast_path_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small):
     rng = random.Random(seed)
     lines = _sweep(rng, rng.randint(30, 90))
-    mutations = 0 if seed < 10 else rng.randint(1, 3)
-    for _ in range(mutations):
-        _mutate(rng, lines)
-    text = "\n".join(lines) + ("\n" if rng.random() < 0.95 or not mutations else "")
-    path = tmp_path / "sweep.log"
-    path.write_text(text)
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 10)
     if not mutations:
         assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
         assert all(p is not None for p, _ in nsys_csv_sweep.parts(str(path), str(path)))
-    whole, parts = _parsed(path, True, monkeypatch)
-    ref_whole, ref_parts = _parsed(path, False, monkeypatch)
-    assert _fields(whole) == _fields(ref_whole)
-    assert _joined(parts) == _joined(ref_parts)
+    FAST.assert_library_same(path, monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -192,25 +132,14 @@ def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypa
     if seed >= 3:  # a change in a later part: the windows read on from there
         at = len(lines) * 3 // 4
         lines.insert(at + rng.randrange(20), "some output of the app")
-    path = tmp_path / "sweep.log"
-    path.write_text("\n".join(lines) + "\n")
-    got = {}
-    for on in (True, False):
-        with monkeypatch.context() as m:
-            if not on:
-                m.setattr(nsys_csv_sweep, "_scanner", lambda: None)
-            got[on] = [(r.returncode, r.stdout, r.stderr) for r in (
-                run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"],
-                                                                 ["--json", "--threshold", "0.5"]))]
-    assert got[True] == got[False]
+    FAST.assert_cli_same(write_lines(tmp_path, lines), monkeypatch)
 
 
 def test_a_later_odd_run_leaves_the_parts_before_it_to_the_fast_path(tmp_path, monkeypatch, small):
     lines = _sweep(random.Random(5), 60)
     at = [i for i, ln in enumerate(lines) if ln.startswith("Generating")][45]
     lines.insert(at + 1, "some output of the app")
-    path = tmp_path / "sweep.log"
-    path.write_text("\n".join(lines) + "\n")
+    path = write_lines(tmp_path, lines)
     got = list(nsys_csv_sweep.parts(str(path), str(path)))
     assert got[0][0] is not None and got[-1][0] is None
     assert nsys_csv_sweep.read(str(path), str(path)) is None

@@ -12,14 +12,10 @@ from array import array
 
 import pytest
 
-import profconv
-from profconv.parse import native, stream
+from profconv.parse import native
 from profconv.parse.dialects.nvprof import csv_batch, csv_sweep
-from profconv.parse.profile_infos import ProfileColumns
-from profconv.parse.schema import COLUMNS
 from profconv.parse.shares import TIMED_SECTIONS
-from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
-from tests.conftest import run_cli
+from tests.fastpath_compare import FastPath, mutate_lines, set_cell, write_lines, write_mutated
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the columnar reader is off")
 SCAN = native.load("_summarycells")
@@ -34,6 +30,10 @@ GPU_NAMES = ["k1(float*)", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "void gem
              "sgemm_sm35_ldg_tn_128x8x256x16x32 [1234]", "kernel_a", "conv_forward_kernel(float*, float const *, int)"]
 API_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit"]
 COMMANDS = ["./a", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x"]
+STRAY = ["==1== Warning: 1 records have invalid timestamps", "", "some output of the app",
+         "==1== Profiling application: ./a", '"GPU activities",1,2,3,4,5,6,"x"',
+         "======== Error: unified memory profiling failed.", "==PROF== Connected to process 1"]
+FAST = FastPath(csv_sweep, "_scanner")  # the C pass, switched off: the readers
 
 
 def _table(rng: random.Random, section: str, names: list[str], scale: tuple[float, float]) -> list[str]:
@@ -71,33 +71,16 @@ def _rows_at(lines: list[str]) -> list[int]:
 
 
 def _set_cell(rng: random.Random, lines: list[str], j: int, value: str) -> None:
-    rows = _rows_at(lines)
-    i = rng.choice(rows)
-    cells = lines[i].split(",")
-    cells[j] = value
-    lines[i] = ",".join(cells)
+    set_cell(rng, lines, _rows_at(lines), j, value)
 
 
 def _mutate(rng: random.Random, lines: list[str]) -> None:
     """One random change the C pass must leave to the readers (or read as they read it)."""
     k = rng.randrange(len(lines))
     what = rng.randrange(16)
-    if what == 0:  # a byte changed
-        s = lines[k]
-        at = rng.randrange(len(s) + 1)
-        lines[k] = s[:at] + rng.choice('",.0123456789 \t*<&|=\r#\u00e9%\\') + s[at + 1:]
-    elif what == 1:
-        del lines[k]
-    elif what == 2:
-        lines.insert(k, lines[k])
-    elif what == 3:
-        lines.insert(k, rng.choice(["==1== Warning: 1 records have invalid timestamps", "", "some output of the app",
-                                    "==1== Profiling application: ./a", '"GPU activities",1,2,3,4,5,6,"x"',
-                                    "======== Error: unified memory profiling failed.", "==PROF== Connected to process 1"]))
-    elif what == 4:
-        j = rng.randrange(len(lines))
-        lines[k], lines[j] = lines[j], lines[k]
-    elif what == 5:  # Time(%) that does not add up
+    if mutate_lines(rng, lines, k, what, '",.0123456789 \t*<&|=\r#\u00e9%\\', STRAY):  # what 0 to 4
+        return
+    if what == 5:  # Time(%) that does not add up
         _set_cell(rng, lines, 1, rng.choice(["1.000000", "99.000000", "150.000000", "0", "100.000000"]))
     elif what == 6:  # a total that is not calls x average
         _set_cell(rng, lines, 2, rng.choice(["0.000001", "9999.5", "1e3", "-1.0", "1,234"]))
@@ -141,60 +124,18 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:
         _set_cell(rng, lines, 1, "0.000100")
 
 
-def _parsed(path, on: bool, monkeypatch) -> tuple:
-    """profconv.parse(path) and the stream's parts joined, the C pass on or off."""
-    with monkeypatch.context() as m:
-        if not on:
-            m.setattr(csv_sweep, "_scanner", lambda: None)
-        whole = profconv.parse(str(path))
-        parts = list(stream.parts(str(path)))
-    return whole, parts
-
-
-def _fields(ps) -> tuple:
-    """What a ProfileSet holds, every schema column (one a reader leaves out: missing in every row)."""
-    n = ps.rows.n
-    rows = {k: list(ps.rows.cols[k]) if k in ps.rows.cols else [missing_value(k)] * n for k in COLUMNS}
-    for k in FLOAT_COLUMNS:
-        rows[k] = [repr(float(x)) for x in rows[k]]  # NaN equal to NaN, 0.0 not to -0.0
-    return (rows, ps.profiles.columns(), ps.unplaced, ps.notes, ps.table_notes, ps.source)
-
-
-def _joined(parts: list) -> tuple:
-    """The parts' fields joined; their notes in order (where a part ends decides which part a damaged
-    row's note joins, the last: their order depends on the windows' sizes, in the readers' parts too)."""
-    return (_fields(parts[0].__class__(None, ProfileColumns.concat([p.profiles for p in parts]), parts[0].source,
-                                       [u for p in parts for u in p.unplaced], sorted(n for p in parts for n in p.notes),
-                                       {k: v for p in parts for k, v in p.table_notes.items()},
-                                       rows=Rows.concat([p.rows for p in parts]))))
-
-
-@pytest.fixture
-def small(monkeypatch):
-    """Streams and the C pass at sizes a test's sweep reaches: several windows, chunks and parts."""
-    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
-    monkeypatch.setattr(stream, "WINDOW", 1 << 13)
-    monkeypatch.setattr(csv_sweep, "CHUNK", 3000)
-    monkeypatch.setattr(csv_sweep, "PART", 5000)
+small = FAST.small(CHUNK=3000, PART=5000)  # the fixture: a sweep read in several windows, chunks, parts
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_the_pass_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small):
     rng = random.Random(seed)
     lines = _sweep(rng, rng.randint(40, 120), rng.choice(list(UNITS)))
-    mutations = 0 if seed < 8 else rng.randint(1, 3)
-    for _ in range(mutations):
-        _mutate(rng, lines)
-    text = "\n".join(lines) + ("\n" if rng.random() < 0.95 or not mutations else "")
-    path = tmp_path / "sweep.log"
-    path.write_text(text)
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
     taken = csv_sweep.read(str(path), str(path)) is not None
     if not mutations:
         assert taken, "a plain sweep is read by the pass"
-    whole, parts = _parsed(path, True, monkeypatch)
-    ref_whole, ref_parts = _parsed(path, False, monkeypatch)
-    assert _fields(whole) == _fields(ref_whole)
-    assert _joined(parts) == _joined(ref_parts)
+    FAST.assert_library_same(path, monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -204,17 +145,7 @@ def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypa
     if seed >= 3:  # a change in a later part: the parts given taken back (--json/--csv) or the rest read whole
         at = len(lines) * 3 // 4
         lines.insert(at + rng.randrange(20), "some output of the app")
-    path = tmp_path / "sweep.log"
-    path.write_text("\n".join(lines) + "\n")
-    got = {}
-    for on in (True, False):
-        with monkeypatch.context() as m:
-            if not on:
-                m.setattr(csv_sweep, "_scanner", lambda: None)
-            got[on] = [(r.returncode, r.stdout, r.stderr) for r in (
-                run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"],
-                                                                 ["--json", "--threshold", "0.5"]))]
-    assert got[True] == got[False]
+    FAST.assert_cli_same(write_lines(tmp_path, lines), monkeypatch)
 
 
 def test_parts_end_where_a_start_line_follows(tmp_path):

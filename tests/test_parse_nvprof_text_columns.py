@@ -10,13 +10,9 @@ import random
 
 import pytest
 
-import profconv
-from profconv.parse import native, stream
+from profconv.parse import native
 from profconv.parse.dialects.nvprof import text_columns
-from profconv.parse.profile_infos import ProfileColumns
-from profconv.parse.schema import COLUMNS
-from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
-from tests.conftest import run_cli
+from tests.fastpath_compare import FastPath, mutate_lines, write_lines, write_mutated
 
 ROWSCAN = native.load("_rowscan")
 pytestmark = pytest.mark.skipif(text_columns._modules() is None,
@@ -29,6 +25,13 @@ COMMANDS = ["./main", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x"]
 OUTPUT = ["Average running time for Warp Reduction 0.00591232 ms", "done", "result = 42", "n=1024 blocks=8",
           "Checking results... OK"]
 HEADER = "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name"
+STRAY = ["==1== Warning: 1 records have invalid timestamps", "", "some output of the app", "  12.5 ms elapsed",
+         "==1== Profiling application: ./a", "Running the kernel", "Accuracy: 0.91", "$ ./main", "Op Time: 1.2 ms",
+         "==PROF== Connected to process 1", "Generating '/tmp/x.qdstrm'", "a -- b", "x // y", "trailing ",
+         "Time (%),x", "==1== NVPROF is profiling process 1, command: ./a", "    4.5%  of it", "Device \"GPU\"",
+         "======== Error: unified memory profiling failed.", "       10.00%  1.0000ms  1  1.0000ms  1.0000ms  "
+         "1.0000ms  k"]
+FAST = FastPath(text_columns, "_modules")  # the C pass, switched off: the readers
 
 
 def _time(ns: float) -> str:
@@ -82,26 +85,9 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
     """One random change the C pass must leave to the readers (or read as they read it)."""
     k = rng.randrange(len(lines))
     what = rng.randrange(14)
-    if what == 0:  # a byte changed
-        s = lines[k]
-        at = rng.randrange(len(s) + 1)
-        lines[k] = s[:at] + rng.choice('",.0123456789 \t*<&|=\r#\u00e9%\\-/>:$') + s[at + 1:]
-    elif what == 1:
-        del lines[k]
-    elif what == 2:
-        lines.insert(k, lines[k])
-    elif what == 3:
-        lines.insert(k, rng.choice([
-            "==1== Warning: 1 records have invalid timestamps", "", "some output of the app", "  12.5 ms elapsed",
-            "==1== Profiling application: ./a", "Running the kernel", "Accuracy: 0.91", "$ ./main", "Op Time: 1.2 ms",
-            "==PROF== Connected to process 1", "Generating '/tmp/x.qdstrm'", "a -- b", "x // y", "trailing ",
-            "Time (%),x", "==1== NVPROF is profiling process 1, command: ./a", "    4.5%  of it", "Device \"GPU\"",
-            "======== Error: unified memory profiling failed.", "       10.00%  1.0000ms  1  1.0000ms  1.0000ms  "
-            "1.0000ms  k"]))
-    elif what == 4:
-        j = rng.randrange(len(lines))
-        lines[k], lines[j] = lines[j], lines[k]
-    elif what == 5:  # Time(%) that does not add up, a total that is not calls x average
+    if mutate_lines(rng, lines, k, what, '",.0123456789 \t*<&|=\r#\u00e9%\\-/>:$', STRAY):  # what 0 to 4
+        return
+    if what == 5:  # Time(%) that does not add up, a total that is not calls x average
         i = rng.choice(_rows_at(lines))
         old = lines[i].split()[-6 if "%" in lines[i].split()[-6] else 2]
         new = rng.choice(["1.00%", "99.00%", "150.00%", "0.00%", "100.00%", "9.9999ms", "1ns"])
@@ -139,60 +125,18 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
         del lines[rng.randrange(len(lines) // 2, len(lines)):]
 
 
-def _parsed(path, on: bool, monkeypatch) -> tuple:
-    """profconv.parse(path) and the stream's parts joined, the C pass on or off."""
-    with monkeypatch.context() as m:
-        if not on:
-            m.setattr(text_columns, "_modules", lambda: None)
-        whole = profconv.parse(str(path))
-        parts = list(stream.parts(str(path)))
-    return whole, parts
-
-
-def _fields(ps) -> tuple:
-    """What a ProfileSet holds, every schema column (one a reader leaves out: missing in every row)."""
-    n = ps.rows.n
-    rows = {k: list(ps.rows.cols[k]) if k in ps.rows.cols else [missing_value(k)] * n for k in COLUMNS}
-    for k in FLOAT_COLUMNS:
-        rows[k] = [repr(float(x)) for x in rows[k]]  # NaN equal to NaN, 0.0 not to -0.0
-    return (rows, ps.profiles.columns(), ps.unplaced, ps.notes, ps.table_notes, ps.source)
-
-
-def _joined(parts: list) -> tuple:
-    """The parts' fields joined; their notes in order (where a part ends decides which part a damaged
-    row's note joins, the last: their order depends on the windows' sizes, in the readers' parts too)."""
-    return (_fields(parts[0].__class__(None, ProfileColumns.concat([p.profiles for p in parts]), parts[0].source,
-                                       [u for p in parts for u in p.unplaced], sorted(n for p in parts for n in p.notes),
-                                       {k: v for p in parts for k, v in p.table_notes.items()},
-                                       rows=Rows.concat([p.rows for p in parts]))))
-
-
-@pytest.fixture
-def small(monkeypatch):
-    """Streams and the C pass at sizes a test's sweep reaches: several windows, chunks and parts."""
-    monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
-    monkeypatch.setattr(stream, "WINDOW", 1 << 13)
-    monkeypatch.setattr(text_columns, "CHUNK", 3000)
-    monkeypatch.setattr(text_columns, "HEAD", 700)
+small = FAST.small(CHUNK=3000, HEAD=700)  # the fixture: a sweep read in several windows, chunks, parts
 
 
 @pytest.mark.parametrize("seed", range(60))
 def test_the_pass_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small):
     rng = random.Random(seed)
     lines = _sweep(rng, rng.randint(30, 90))
-    mutations = 0 if seed < 8 else rng.randint(1, 3)
-    for _ in range(mutations):
-        _mutate(rng, lines)
-    text = "\n".join(lines) + ("\n" if rng.random() < 0.95 or not mutations else "")
-    path = tmp_path / "sweep.log"
-    path.write_text(text)
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
     taken = text_columns.read(str(path), str(path)) is not None
     if not mutations:
         assert taken, "a plain sweep is read by the pass"
-    whole, parts = _parsed(path, True, monkeypatch)
-    ref_whole, ref_parts = _parsed(path, False, monkeypatch)
-    assert _fields(whole) == _fields(ref_whole)
-    assert _joined(parts) == _joined(ref_parts)
+    whole, ref_whole = FAST.assert_library_same(path, monkeypatch)
     if taken:
         assert [type(v) for v in whole.rows.cols.values()] == [type(v) for v in ref_whole.rows.cols.values()]
         assert list(whole.rows.cols) == list(ref_whole.rows.cols)
@@ -212,17 +156,7 @@ def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypa
         h = next(i for i in range(k, len(lines)) if "Type" in lines[i])
         end = next((i for i in range(h, len(lines)) if "NVPROF" in lines[i]), len(lines))
         lines[h + 1 : end] = [" GPU activities:  100.00%  1.0000ms  2  100.00us  90.00us  120.00us  k(int)"]
-    path = tmp_path / "sweep.log"
-    path.write_text("\n".join(lines) + "\n")
-    got = {}
-    for on in (True, False):
-        with monkeypatch.context() as m:
-            if not on:
-                m.setattr(text_columns, "_modules", lambda: None)
-            got[on] = [(r.returncode, r.stdout, r.stderr) for r in (
-                run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"],
-                                                                 ["--json", "--threshold", "0.5"]))]
-    assert got[True] == got[False]
+    FAST.assert_cli_same(write_lines(tmp_path, lines), monkeypatch)
 
 
 def _needles() -> tuple[bytes, ...]:
