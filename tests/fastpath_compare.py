@@ -1,8 +1,11 @@
-"""What the columnar fast paths' compare-with-the-readers tests share (tests/test_parse_nvprof_csv_sweep.py,
-tests/test_parse_nsys_csv_sweep.py, tests/test_parse_nvprof_text_columns.py): a generated sweep written
-with random mutations, the fast path switched off (the reference: the stream's windows read by the
-existing readers), and the checks that the library's ProfileSet, the stream's parts and the CLI's
-`--json`/`--csv`/table output are the same with the fast path on and off."""
+"""What the fast paths' compare-with-the-readers tests share. The columnar fast paths'
+(tests/test_parse_nvprof_csv_sweep.py, tests/test_parse_nsys_csv_sweep.py,
+tests/test_parse_nvprof_text_columns.py): a generated sweep written with random mutations, the fast path
+switched off (the reference: the stream's windows read by the existing readers), and the checks that the
+library's ProfileSet, the stream's parts and the CLI's `--json`/`--csv`/table output are the same with the
+fast path on and off. The byte path's and the sweeps' (tests/test_parse_bytescan.py,
+tests/test_parse_nvprof_trace_bytes.py, tests/test_parse_nvprof_sweep.py, tests/test_parse_nvprof_text_sweep.py):
+the CLI's outputs each way a file can be read (`cli_outputs`), which way the byte path went (`byte_path_used`)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from types import ModuleType
 import pytest
 
 import profconv
-from profconv.parse import stream
+from profconv.parse import bytescan, core, stream
 from profconv.parse.profile_infos import ProfileColumns
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
@@ -23,6 +26,37 @@ from tests.conftest import run_cli
 
 # the CLI's outputs compared: --json, --csv, the table (a terminal's width), --json with a threshold
 CLI_MODES = (["--json"], ["--csv"], ["--width", "150"], ["--json", "--threshold", "0.5"])
+
+
+def cli_outputs(path: Path, monkeypatch, ways: dict[str, Callable], modes=CLI_MODES) -> dict[str, tuple]:
+    """`profconv parse path` in each of `modes` (a list of arguments each), once each way (`ways[name](m)`
+    switches what it switches on a monkeypatch context `m`, undone after): each way's (exit status, stdout,
+    stderr) a mode, in a tuple."""
+    got = {}
+    for name, switch in ways.items():
+        with monkeypatch.context() as m:
+            switch(m)
+            got[name] = tuple((r.returncode, r.stdout, r.stderr) for r in (run_cli("parse", str(path), *mode)
+                                                                            for mode in modes))
+    return got
+
+
+def text_path(m) -> None:
+    """A `cli_outputs` way: the text path (the byte path finds no table on the input's bytes)."""
+    m.setattr(bytescan, "find", lambda data, pays_from: None)
+
+
+def byte_path_used(path: Path) -> str:
+    """'bytes' where the byte path gave the result, 'reparse' where it went back to the text, 'none'
+    where no table was found (taken) on the bytes."""
+    pre = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM)
+    if pre is None:
+        return "none"
+    try:
+        core._parse([core.decode(pre.data)], str(path), None, False, pre)
+    except bytescan.Reparse:
+        return "reparse"
+    return "bytes"
 
 
 def fields(ps) -> tuple:
@@ -110,11 +144,15 @@ class FastPath:
 
         return pytest.fixture(small)
 
+    def off(self, m) -> None:
+        """The fast path switched off on monkeypatch (context) `m`."""
+        m.setattr(self.module, self.switch, lambda: None)
+
     def parsed(self, path: Path, on: bool, monkeypatch) -> tuple:
         """profconv.parse(path) and the stream's parts, the fast path on or off."""
         with monkeypatch.context() as m:
             if not on:
-                m.setattr(self.module, self.switch, lambda: None)
+                self.off(m)
             whole = profconv.parse(str(path))
             parts = list(stream.parts(str(path)))
         return whole, parts
@@ -130,11 +168,5 @@ class FastPath:
     def assert_cli_same(self, path: Path, monkeypatch) -> None:
         """`profconv parse path` in each of CLI_MODES: exit status, stdout and stderr the same with the fast
         path on and off."""
-        got = {}
-        for on in (True, False):
-            with monkeypatch.context() as m:
-                if not on:
-                    m.setattr(self.module, self.switch, lambda: None)
-                got[on] = [(r.returncode, r.stdout, r.stderr) for r in (run_cli("parse", str(path), *mode)
-                                                                         for mode in CLI_MODES)]
-        assert got[True] == got[False]
+        got = cli_outputs(path, monkeypatch, {"on": lambda m: None, "off": self.off})
+        assert got["on"] == got["off"]

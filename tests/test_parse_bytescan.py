@@ -12,7 +12,7 @@ import pytest
 
 import profconv
 from profconv.parse import bytescan, core
-from tests.conftest import run_cli
+from tests.fastpath_compare import byte_path_used, cli_outputs, text_path
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the text path alone is used")
 
@@ -37,31 +37,8 @@ def _trace(rows: list[str], before: str = "Processing [r.sqlite] with [/x/cuda_g
     return before + HEADER + "\n" + "\n".join(rows) + "\n" + after
 
 
-def _outputs(path: Path, monkeypatch, mode: str) -> dict[str, tuple]:
-    """--json and --csv of `path`: the byte path, the text path (pyarrow still on), the pure-Python readers."""
-    got = {}
-    for how in ("bytes", "text", "pure"):
-        with monkeypatch.context() as m:
-            if how == "text":
-                m.setattr(bytescan, "find", lambda data, pays_from: None)
-            if how == "pure":
-                m.setenv("PROFCONV_NO_ARROW", "1")
-            r = run_cli("parse", str(path), mode)
-            got[how] = (r.returncode, r.stdout, r.stderr)
-    return got
-
-
-def _used(path: Path) -> str:
-    """'bytes' where the byte path gave the result, 'reparse' where it went back to the text, 'none'
-    where no table was found on the bytes."""
-    pre = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM)
-    if pre is None:
-        return "none"
-    try:
-        core._parse([core.decode(pre.data)], str(path), None, False, pre)
-    except bytescan.Reparse:
-        return "reparse"
-    return "bytes"
+# the ways compared (cli_outputs): the byte path, the text path (pyarrow still on), the pure-Python readers
+WAYS = {"bytes": lambda m: None, "text": text_path, "pure": lambda m: m.setenv("PROFCONV_NO_ARROW", "1")}
 
 
 CASES = {
@@ -116,9 +93,9 @@ def test_byte_path_same_output(tmp_path, monkeypatch, case):
     text, how = CASES[case]
     path = tmp_path / "log.txt"
     path.write_bytes(text.encode())
-    assert _used(path) == how
+    assert byte_path_used(path) == how
     for mode in ("--json", "--csv"):
-        got = _outputs(path, monkeypatch, mode)
+        got = cli_outputs(path, monkeypatch, WAYS, [[mode]])
         assert got["bytes"] == got["text"], mode
         assert got["bytes"] == got["pure"], mode
 
@@ -254,10 +231,10 @@ def test_small_tables_read_together_same_output(tmp_path, monkeypatch, case):
     text, how, taken = SMALL_CASES[case]
     path = tmp_path / "log.txt"
     path.write_bytes(text.encode())
-    assert _used(path) == how
+    assert byte_path_used(path) == how
     assert _taken(path) == taken
     for mode in ("--json", "--csv"):
-        got = _outputs(path, monkeypatch, mode)
+        got = cli_outputs(path, monkeypatch, WAYS, [[mode]])
         assert got["bytes"] == got["text"], mode
         assert got["bytes"] == got["pure"], mode
 

@@ -244,35 +244,33 @@ def _diff(want, got) -> str:
     return "?"
 
 
-@pytest.mark.parametrize("name", list(SAME_TEXT))
-def test_same_rows_after(name):
-    f = SAME_TEXT[name]
+def _changed_rows(parse_log) -> dict[str, str]:
+    """Each test log whose rows `parse_log(k, path)` (the k-th log) reads otherwise than the log itself
+    is read (or raises profconv's error on): what differs."""
     bad = {}
-    for path in logs():
+    for k, path in enumerate(logs()):
         want = summary(_base(path))
         try:
-            got = summary(profconv.parse_text(f(_text(path)), label=path))
+            got = summary(parse_log(k, path))
         except ProfconvError as e:
             bad[path] = f"{type(e).__name__}: {e}"
             continue
         if got != want:
             bad[path] = _diff(want, got)
+    return bad
+
+
+@pytest.mark.parametrize("name", list(SAME_TEXT))
+def test_same_rows_after(name):
+    f = SAME_TEXT[name]
+    bad = _changed_rows(lambda k, path: profconv.parse_text(f(_text(path)), label=path))
     assert not bad, _failures(bad)
 
 
 @pytest.mark.parametrize("name", list(SAME_BYTES))
 def test_same_rows_from_bytes(name, tmp_path):
     f = SAME_BYTES[name]
-    bad = {}
-    for k, path in enumerate(logs()):
-        want = summary(_base(path))
-        try:
-            got = summary(_parse_bytes(tmp_path, f(_text(path)), f"log{k}"))
-        except ProfconvError as e:
-            bad[path] = f"{type(e).__name__}: {e}"
-            continue
-        if got != want:
-            bad[path] = _diff(want, got)
+    bad = _changed_rows(lambda k, path: _parse_bytes(tmp_path, f(_text(path)), f"log{k}"))
     assert not bad, _failures(bad)
 
 

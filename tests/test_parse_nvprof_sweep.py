@@ -13,7 +13,7 @@ import profconv
 from profconv.parse import grouping
 from profconv.parse.dialects.nvprof import csv_batch, markers, sweep
 from profconv.parse.model import count
-from tests.conftest import run_cli
+from tests.fastpath_compare import cli_outputs
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
 
@@ -44,10 +44,12 @@ def _log(n: int = 30, odd: dict[int, str] | None = None, seed: int = 2, rows: di
     return "".join(parts)
 
 
+MODES = (["--json"], ["--csv"], ["--width", "150"])
+
+
 def _outputs(path, monkeypatch) -> tuple[dict[str, tuple], int]:
     """--json, --csv and the table of `path` by the sweep, the engine's loop and the pure-Python
     readers; how many profiles the sweep made."""
-    got: dict[str, tuple] = {}
     made: list[int] = []
     real = sweep.sweep
 
@@ -56,17 +58,15 @@ def _outputs(path, monkeypatch) -> tuple[dict[str, tuple], int]:
         real(reader, cur)
         made.extend(count(ev.profiles or []) for ev in reader.ctx.events[before:])
 
-    for how in ("sweep", "loop", "pure"):
-        with monkeypatch.context() as m:
+    def way(how: str):
+        def switch(m):
             m.setattr(csv_batch, "MIN_ROWS", 1)
-            if how == "sweep":
-                m.setattr(markers, "sweep", counted)
-            else:
-                m.setattr(markers, "sweep", lambda reader, cur: None)
+            m.setattr(markers, "sweep", counted if how == "sweep" else lambda reader, cur: None)
             if how == "pure":
                 m.setenv("PROFCONV_NO_ARROW", "1")
-            got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
-                             (run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"])))
+        return switch
+
+    got = cli_outputs(path, monkeypatch, {how: way(how) for how in ("sweep", "loop", "pure")}, MODES)
     return got, sum(made) // 3  # three parses
 
 

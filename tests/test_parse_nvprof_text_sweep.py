@@ -11,7 +11,7 @@ import pytest
 
 import profconv
 from profconv.parse.dialects.nvprof import text_sweep
-from tests.conftest import run_cli
+from tests.fastpath_compare import cli_outputs
 
 START = "=={k}== NVPROF is profiling process {k}, command: ./main {k}\n"
 OUTPUT = "Average running time for Warp Reduction 0.0059{k} ms\n"
@@ -53,10 +53,12 @@ def _log(n: int = 30, odd: dict[int, str] | None = None, rows: dict[int, str] | 
     return "".join(parts)
 
 
+MODES = (["--json"], ["--csv"], ["--width", "150"])
+
+
 def _outputs(path, monkeypatch) -> tuple[dict[str, tuple], int]:
     """--json, --csv and the table of `path` by the sweep, the engine's loop and the pure-Python
     readers; how many profiles the sweep made (in its first run)."""
-    got: dict[str, tuple] = {}
     made: list[int] = []
     real = text_sweep.sweep
 
@@ -66,17 +68,10 @@ def _outputs(path, monkeypatch) -> tuple[dict[str, tuple], int]:
         made.extend(len(ev.profiles or ()) for ev in ctx.events[before:])
         return done
 
-    for how in ("sweep", "loop", "pure"):
-        with monkeypatch.context() as m:
-            if how == "sweep":
-                m.setattr(text_sweep, "sweep", counted)
-            elif how == "loop":
-                m.setattr(text_sweep, "sweep", lambda ctx, cur: False)
-            else:
-                m.setenv("PROFCONV_PURE_PYTHON", "1")
-            got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
-                             (run_cli("parse", str(path), *mode) for mode in (["--json"], ["--csv"], ["--width", "150"])))
-    return got, sum(made) // 3  # three parses
+    ways = {"sweep": lambda m: m.setattr(text_sweep, "sweep", counted),
+            "loop": lambda m: m.setattr(text_sweep, "sweep", lambda ctx, cur: False),
+            "pure": lambda m: m.setenv("PROFCONV_PURE_PYTHON", "1")}
+    return cli_outputs(path, monkeypatch, ways, MODES), sum(made) // 3  # three parses
 
 
 PLAIN = START + OUTPUT + APP + RESULT
@@ -176,9 +171,8 @@ def test_a_long_log_read_part_by_part(tmp_path, monkeypatch):
     got, made = _outputs(path, monkeypatch)
     assert got["sweep"] == got["loop"] == got["pure"]
     assert made > 350
-    monkeypatch.setattr(text_sweep, "_numpy_imported", lambda: False)  # as a CLI run without NumPy reads it
-    assert tuple((r.returncode, r.stdout, r.stderr) for r in (run_cli("parse", str(path), *mode) for mode in (
-        ["--json"], ["--csv"], ["--width", "150"]))) == got["sweep"]
+    no_numpy = {"no numpy": lambda m: m.setattr(text_sweep, "_numpy_imported", lambda: False)}  # as a CLI run without it
+    assert cli_outputs(path, monkeypatch, no_numpy, MODES)["no numpy"] == got["sweep"]
 
 
 def _seen(result) -> tuple:

@@ -12,7 +12,7 @@ import pytest
 
 from profconv.parse import bytescan, core, native, traces
 from profconv.parse.dialects.nvprof import trace, trace_bytes
-from tests.conftest import run_cli
+from tests.fastpath_compare import byte_path_used, cli_outputs, text_path
 
 SCAN = native.load("_bytescan")
 pytestmark = pytest.mark.skipif(SCAN is None or not hasattr(SCAN, "trace"), reason="the C accelerator is not built")
@@ -47,31 +47,12 @@ def _trace(rows: list[str], after: str = "\n==20== API calls:\n") -> str:
     return HEAD + header + "\n" + "\n".join(rows) + "\n" + after
 
 
-def _used(path: Path) -> str:
-    """'bytes' where the byte path gave the result, 'reparse' where it went back to the text, 'none'
-    where no table was taken on the bytes."""
-    pre = bytescan.find(path.read_bytes(), core.BYTES_PAY_FROM)
-    if pre is None:
-        return "none"
-    try:
-        core._parse([core.decode(pre.data)], str(path), None, False, pre)
-    except bytescan.Reparse:
-        return "reparse"
-    return "bytes"
+# --json and --csv of a file (cli_outputs): the byte path, the text path (bytes not looked at), the pure-Python readers
+WAYS = {"bytes": lambda m: None, "text": text_path, "pure": lambda m: m.setenv("PROFCONV_PURE_PYTHON", "1")}
 
 
 def _outputs(path: Path, monkeypatch) -> dict[str, tuple]:
-    """--json and --csv of `path`: the byte path, the text path (bytes not looked at), the pure-Python readers."""
-    got = {}
-    for how in ("bytes", "text", "pure"):
-        with monkeypatch.context() as m:
-            if how == "text":
-                m.setattr(bytescan, "find", lambda data, pays_from: None)
-            if how == "pure":
-                m.setenv("PROFCONV_PURE_PYTHON", "1")
-            got[how] = tuple((r.returncode, r.stdout, r.stderr) for r in
-                             (run_cli("parse", str(path), mode) for mode in ("--json", "--csv")))
-    return got
+    return cli_outputs(path, monkeypatch, WAYS, (["--json"], ["--csv"]))
 
 
 @pytest.fixture(autouse=True)
@@ -133,7 +114,7 @@ def test_byte_path_gives_what_the_text_path_gives(case, tmp_path, monkeypatch):
     text, want = CASES[case]
     path = tmp_path / "trace.log"
     path.write_text(text)
-    assert _used(path) == want
+    assert byte_path_used(path) == want
     got = _outputs(path, monkeypatch)
     assert got["bytes"] == got["text"] == got["pure"]
     assert got["bytes"][0][0] == 0
@@ -356,7 +337,7 @@ def test_rows_in_the_engines_first_characters_stay_in_the_text(tmp_path, monkeyp
     table = pre.tables[3]
     ends = [text.index("\n", text.index(r)) for r in rows]  # each row's newline
     assert table.kept == sum(e < (1 << 16) + (1 << 12) for e in ends) == 405
-    assert _used(path) == "bytes"
+    assert byte_path_used(path) == "bytes"
     assert bytescan.keep_from(b"\xc3\xa9" + path.read_bytes()) == bytescan.KEEP == 1 << 18
 
 
@@ -366,7 +347,7 @@ def test_rows_blank_in_the_engines_first_lines_send_the_input_to_the_text(tmp_pa
     same output)."""
     path = tmp_path / "trace.log"
     path.write_text("Run 1" + " " * 100 + "\n" + "".join(f"step {k}" + " " * 100 + "\n" for k in range(80)) + _trace(_rows(700)))
-    assert _used(path) == "reparse"
+    assert byte_path_used(path) == "reparse"
     got = _outputs(path, monkeypatch)
     assert got["bytes"] == got["text"] == got["pure"]
     assert got["bytes"][0][0] == 0

@@ -81,6 +81,17 @@ def test_other_dialects_are_seen_in_some_part(streamed):
     sees, as in the whole-file reader): otherwise a file read in parts could lose a dialect that
     reading it whole would have run. Each dialect's declared markers (Dialect.markers) are what
     makes this hold: a dialect whose markers miss what its detect finds fails here."""
+    for f, text, doc in _test_texts():
+        for d in DIALECTS.values():
+            if d.name != streamed and d.detect(doc):
+                assert _seen(text, streamed, d.name), (f, d.name)
+                # and by the dialect's own markers alone (what a dialect added later must declare)
+                assert any(m in text for m in d.markers), (f, d.name)
+
+
+def _test_texts():
+    """Every text file under tests/data (a binary one passed over): its path, its normalized text and a
+    Document of that text."""
     for f in glob.glob(str(DATA / "**" / "*"), recursive=True):
         if not Path(f).is_file():
             continue
@@ -88,12 +99,7 @@ def test_other_dialects_are_seen_in_some_part(streamed):
         if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
             continue
         text = normalize(decode(data))
-        doc = Document(lines=[], label=f, text=text)
-        for d in DIALECTS.values():
-            if d.name != streamed and d.detect(doc):
-                assert _seen(text, streamed, d.name), (f, d.name)
-                # and by the dialect's own markers alone (what a dialect added later must declare)
-                assert any(m in text for m in d.markers), (f, d.name)
+        yield f, text, Document(lines=[], label=f, text=text)
 
 
 def _seen(text: str, streamed: str, other: str) -> bool:
@@ -117,14 +123,7 @@ def test_every_dialect_declares_the_markers_of_what_it_detects():
     for d in DIALECTS.values():
         assert d.markers, d.name
         assert set(d.markers) <= set(other_markers("nvprof")) or d.name == "nvprof"
-    for f in glob.glob(str(DATA / "**" / "*"), recursive=True):
-        if not Path(f).is_file():
-            continue
-        data = Path(f).read_bytes()
-        if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            continue
-        text = normalize(decode(data))
-        doc = Document(lines=[], label=f, text=text)
+    for f, text, doc in _test_texts():
         for d in DIALECTS.values():
             if d.detect(doc):
                 assert any(m in text for m in d.markers), (f, d.name)

@@ -13,7 +13,8 @@ import pytest
 
 from profconv.parse import native
 from profconv.parse.dialects import nsys_batch
-from tests.test_parse_bytescan import SMALL_CASES, _outputs, _run, _sum_rows, _sweep
+from tests.fastpath_compare import cli_outputs
+from tests.test_parse_bytescan import SMALL_CASES, WAYS, _run, _sum_rows, _sweep
 
 C = native.load("_summarycells")
 pytestmark = pytest.mark.skipif(C is None, reason="the C accelerator is not built")
@@ -147,11 +148,11 @@ def test_cli_output_in_c_as_by_pyarrow(tmp_path, monkeypatch, case):
     pytest.importorskip("pyarrow")
     path = tmp_path / "log.txt"
     path.write_bytes(SMALL_CASES[case][0].encode())
-    in_c = {mode: _outputs(path, monkeypatch, mode)["bytes"] for mode in ("--json", "--csv")}
+    in_c = {mode: cli_outputs(path, monkeypatch, WAYS, [[mode]])["bytes"] for mode in ("--json", "--csv")}
     real = native.load
     monkeypatch.setattr(native, "load", lambda name: None if name == "_summarycells" else real(name))
     for mode, got in in_c.items():
-        assert _outputs(path, monkeypatch, mode)["bytes"] == got
+        assert cli_outputs(path, monkeypatch, WAYS, [[mode]])["bytes"] == got
 
 
 def test_sweep_rows_held_compactly(tmp_path):
