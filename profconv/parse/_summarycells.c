@@ -49,6 +49,20 @@
  * (profconv.parse.dialects.nvprof.csv_sweep; None where a profile is of another shape: the readers
  * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
  *
+ * nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows) checks and reads a
+ * chunk of a plain `nsys stats --format csv` sweep (profconv.parse.dialects.nsys_csv_sweep) in one pass
+ * of its shape and one of its rows: tables each after (a run's "Generating SQLite file P from P" line)
+ * "Processing [P] with [PREFIX/reports/R.py]..." and a blank line (P [A-Za-z0-9._/-]+, R one of
+ * `reports`, no "/reports/" in the first P), the header line `head`, 1 to max_rows - 1 rows (lines
+ * starting with a digit) and a blank line; the first table a run's, the data ending with a blank. Every
+ * row is read as columns() reads it and must be one nsys_batch takes: plain (status bit 1 clear), a
+ * name of printable ASCII without '&' or '\\', doubles finite, Time(%) (cell `pct`) at most 100, the
+ * total within 1% of calls x average, per table no undecided cell without a decimal one. It gives
+ * (tables, cells, codes, names, gaps): per table (rows, report index, starts a run) as bytes of int64,
+ * columns()'s cells, codes and names, and the text before each table joined by NULs (the chunk's start
+ * or the previous table's end up to the header line); None where the chunk is not of that shape (the
+ * caller reads it otherwise).
+ *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
  * characters at least; one such line at least), and the index after them: (heads, ends), bytes of
@@ -56,6 +70,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1247,6 +1262,304 @@ done:
     return out;
 }
 
+/* ---- nsys_sweep: a plain `nsys stats --format csv` sweep's chunk checked and read in one pass ---- */
+
+typedef struct {
+    const unsigned char *p, *head;
+    Py_ssize_t n, hn, ncells, max_rows;
+    unsigned long long whole;
+    PyObject *reports; /* a tuple of bytes: the report names read so */
+    int pct, time, calls, avg;
+} ns_in;
+
+static int ns_path_char(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '/' || c == '-';
+}
+
+/* The end of the path [A-Za-z0-9._/-]* at p[i:n] */
+static Py_ssize_t ns_path(const unsigned char *p, Py_ssize_t i, Py_ssize_t n) {
+    while (i < n && ns_path_char(p[i]))
+        i++;
+    return i;
+}
+
+/* Whether the text `s` is at p[*i:n] (then *i moved past it) */
+static int ns_lit(const ns_in *in, Py_ssize_t *i, const char *s) {
+    Py_ssize_t m = (Py_ssize_t)strlen(s);
+    if (in->n - *i < m || memcmp(in->p + *i, s, (size_t)m) != 0)
+        return 0;
+    *i += m;
+    return 1;
+}
+
+/* Whether a run's "Generating SQLite file PATH from PATH" line is at *i (then *i moved past it) */
+static int ns_run_line(const ns_in *in, Py_ssize_t *i) {
+    Py_ssize_t k = *i, e;
+    if (!ns_lit(in, &k, "Generating SQLite file ") || (e = ns_path(in->p, k, in->n)) == k)
+        return 0;
+    k = e;
+    if (!ns_lit(in, &k, " from ") || (e = ns_path(in->p, k, in->n)) == k || e >= in->n || in->p[e] != '\n')
+        return 0;
+    *i = e + 1;
+    return 1;
+}
+
+/* The index in in->reports of the name R of the script path p[a:e], PREFIX/reports/R.py (PREFIX not
+ * empty, R [a-z_]+); -1 where it is not such a path or R not one of them */
+static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
+    const unsigned char *p = in->p;
+    if (e - a < 3 || memcmp(p + e - 3, ".py", 3) != 0)
+        return -1;
+    Py_ssize_t s = e - 3;
+    while (s > a && ((p[s - 1] >= 'a' && p[s - 1] <= 'z') || p[s - 1] == '_'))
+        s--;
+    if (s == e - 3 || s - 9 <= a || memcmp(p + s - 9, "/reports/", 9) != 0)
+        return -1;
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in->reports); r++) {
+        PyObject *name = PyTuple_GET_ITEM(in->reports, r);
+        if (PyBytes_GET_SIZE(name) == e - 3 - s && memcmp(PyBytes_AS_STRING(name), p + s, (size_t)(e - 3 - s)) == 0)
+            return r;
+    }
+    return -1;
+}
+
+/* A "Processing [PATH] with [SCRIPT]..." line and the blank line after it at *i (then *i moved past
+ * them): its report's index (ns_report; -1 where not such lines or the first PATH holds "/reports/") */
+static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i) {
+    Py_ssize_t k = *i, e;
+    if (!ns_lit(in, &k, "Processing [") || (e = ns_path(in->p, k, in->n)) == k)
+        return -1;
+    for (Py_ssize_t q = k; q + 9 <= e; q++)
+        if (in->p[q] == '/' && memcmp(in->p + q, "/reports/", 9) == 0)
+            return -1;
+    k = e;
+    if (!ns_lit(in, &k, "] with [") || (e = ns_path(in->p, k, in->n)) == k)
+        return -1;
+    Py_ssize_t r = ns_report(in, k, e);
+    k = e;
+    if (r < 0 || !ns_lit(in, &k, "]...\n\n"))
+        return -1;
+    *i = k;
+    return r;
+}
+
+/* The chunk's shape: runs of (a Generating line for a run's first table) Processing line, blank,
+ * in->head, rows (lines starting with a digit: 1 to in->max_rows - 1), blank -- the first table a
+ * run's, the chunk ending with the last blank. Per table five int64 pushed to `tabs`: the header
+ * line's start, the rows' start and end, the rows, the report; `news` whether it starts a run.
+ * 1 where it is so, 0 where not, -1 with an error set. */
+static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows) {
+    const unsigned char *p = in->p;
+    Py_ssize_t i = 0, n = in->n;
+    while (i < n) {
+        int fresh = ns_run_line(in, &i);
+        Py_ssize_t rep = (tabs->n || fresh) ? ns_report_lines(in, &i) : -1;
+        if (rep < 0 || n - i <= in->hn || memcmp(p + i, in->head, (size_t)in->hn) != 0 || p[i + in->hn] != '\n')
+            return 0;
+        Py_ssize_t b = i + in->hn + 1, e = b, count = 0;
+        while (e < n && p[e] >= '0' && p[e] <= '9') {
+            Py_ssize_t z = nv_eol(p, e, n);
+            if (z < 0)
+                return 0;
+            e = z + 1;
+            count++;
+        }
+        if (count == 0 || count >= in->max_rows || e >= n || p[e] != '\n')
+            return 0;
+        if (nv_vec_push(tabs, i) || nv_vec_push(tabs, b) || nv_vec_push(tabs, e) || nv_vec_push(tabs, count) ||
+            nv_vec_push(tabs, rep) || nv_vec_push(news, fresh))
+            return -1;
+        *rows += count;
+        i = e + 1;
+    }
+    return tabs->n > 0;
+}
+
+/* Whether the name p[a:a+n] holds only printable ASCII other than '&' and '\\' (bytes a row of a
+ * table the readers take never holds: control characters, non-ASCII, bytescan._NEVER) */
+static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n) {
+    Py_ssize_t k = a;
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), amp = _mm_set1_epi8('&'),
+                  bs = _mm_set1_epi8('\\');
+    for (; k + 16 <= a + n; k += 16) { /* sixteen bytes a step: below 0x20 as signed bytes (0x80 up too) */
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + k));
+        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(x, amp), _mm_cmpeq_epi8(x, bs)));
+        if (_mm_movemask_epi8(bad))
+            return 0;
+    }
+#endif
+    for (; k < a + n; k++)
+        if (p[k] < 0x20 || p[k] >= 0x7f || p[k] == '&' || p[k] == '\\')
+            return 0;
+    return 1;
+}
+
+/* Row `row` (p[i:z]) read into the columns as columns() reads it, its status or-ed into *st:
+ * 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not finite, Time(%) over
+ * 100, the total not within 1% of calls x average), -1 error */
+static int ns_row(const ns_in *in, Py_ssize_t i, Py_ssize_t z, Py_ssize_t row, char *const *base, int32_t *codes,
+                  bytes_table *t, unsigned char *st) {
+    cell_t cs[64];
+    double v[64];
+    Py_ssize_t name = 0, name_n = 0;
+    unsigned char s = split_row(in->p + i, z - i, in->ncells, in->whole, cs, &name, &name_n);
+    if (s & 1 || !ns_name_plain(in->p, i + name, name_n))
+        return 0;
+    *st |= s;
+    for (Py_ssize_t j = 0; j < in->ncells; j++) {
+        if ((in->whole >> j) & 1ULL) {
+            int64_t w = (int64_t)cs[j].m;
+            memcpy(base[j] + 8 * row, &w, 8);
+            v[j] = (double)w;
+        } else {
+            if (!cell_value(in->p + i, &cs[j], 0, &v[j]) || !isfinite(v[j]))
+                return 0;
+            memcpy(base[j] + 8 * row, &v[j], 8);
+        }
+    }
+    double tt = v[in->time];
+    if (v[in->pct] > 100.0 || !(fabs(tt - v[in->calls] * v[in->avg]) <= 0.01 * tt))
+        return 0;
+    int64_t code = name_code(in->p, i + name, name_n, t);
+    if (code < 0)
+        return code == -2 ? 0 : -1;
+    codes[row] = (int32_t)code;
+    return 1;
+}
+
+/* The rows of the tables `tabs` (ns_shape's) read into the columns: 1, 0 where one is not read so or
+ * a table's status is one nsys_batch._kept does not keep (undecided cells, no decimal cell), -1 error */
+static int ns_rows(const ns_in *in, const nv_vec *tabs, char *const *base, int32_t *codes, bytes_table *t) {
+    Py_ssize_t row = 0;
+    for (Py_ssize_t k = 0; k < tabs->n; k += 5) {
+        unsigned char st = 0;
+        for (Py_ssize_t i = tabs->v[k + 1], e = tabs->v[k + 2]; i < e; row++) {
+            Py_ssize_t z = nv_eol(in->p, i, e);
+            int got = ns_row(in, i, z, row, base, codes, t, &st);
+            if (got <= 0)
+                return got;
+            i = z + 1;
+        }
+        if ((st & 2) && !(st & 4))
+            return 0;
+    }
+    return 1;
+}
+
+/* What lies before each table (from the chunk's start or the previous table's rows' end to its header
+ * line), joined by NULs */
+static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
+    Py_ssize_t size = 0, from = 0;
+    for (Py_ssize_t k = 0; k < tabs->n; k += 5) {
+        size += tabs->v[k] - from + (k > 0);
+        from = tabs->v[k + 2];
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (out == NULL)
+        return NULL;
+    char *o = PyBytes_AS_STRING(out);
+    from = 0;
+    for (Py_ssize_t k = 0; k < tabs->n; k += 5) {
+        if (k > 0)
+            *o++ = '\0';
+        memcpy(o, in->p + from, (size_t)(tabs->v[k] - from));
+        o += tabs->v[k] - from;
+        from = tabs->v[k + 2];
+    }
+    return out;
+}
+
+/* Per table (rows, report, starts a run): bytes of int64 */
+static PyObject *ns_tables(const nv_vec *tabs, const nv_vec *news) {
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(3 * news->n * sizeof(int64_t)));
+    if (out == NULL)
+        return NULL;
+    int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < news->n; k++) {
+        o[3 * k] = tabs->v[5 * k + 3];
+        o[3 * k + 1] = tabs->v[5 * k + 4];
+        o[3 * k + 2] = news->v[k];
+    }
+    return out;
+}
+
+/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps), None where
+ * a row is not read so, NULL with an error set */
+static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows) {
+    PyObject *out = NULL, *cells = PyList_New(in->ncells), *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    PyObject *tables = NULL, *gaps = NULL;
+    bytes_table t;
+    if (bt_init(&t, 256) < 0 || cells == NULL || codes == NULL)
+        goto done;
+    char *base[64];
+    for (Py_ssize_t j = 0; j < in->ncells; j++) {
+        PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
+        if (col == NULL)
+            goto done;
+        PyList_SET_ITEM(cells, j, col);
+        base[j] = PyBytes_AS_STRING(col);
+    }
+    int got = ns_rows(in, tabs, base, (int32_t *)PyBytes_AS_STRING(codes), &t);
+    if (got <= 0) {
+        if (got == 0) {
+            Py_INCREF(Py_None);
+            out = Py_None;
+        }
+        goto done;
+    }
+    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs)) != NULL)
+        out = PyTuple_Pack(5, tables, cells, codes, t.strs, gaps);
+done:
+    Py_XDECREF(cells);
+    Py_XDECREF(codes);
+    Py_XDECREF(tables);
+    Py_XDECREF(gaps);
+    bt_free(&t);
+    return out;
+}
+
+/* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows): see the module's docstring */
+static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer buf, hd;
+    ns_in in;
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells, &in.whole,
+                          &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows))
+        return NULL;
+    in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
+    PyObject *out = NULL;
+    nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0};
+    Py_ssize_t rows = 0;
+    int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
+                  in.time >= in.ncells || in.calls >= in.ncells || in.avg >= in.ncells;
+    if (in.ncells < 1 || in.ncells > 64 || idx_bad || in.hn == 0) {
+        PyErr_SetString(PyExc_ValueError, "nsys_sweep: 1 to 64 cells, the four indices among them, a head");
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in.reports); r++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(in.reports, r))) {
+            PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
+            goto done;
+        }
+    int shape = ns_shape(&in, &tabs, &news, &rows);
+    if (shape <= 0) {
+        if (shape == 0) {
+            Py_INCREF(Py_None);
+            out = Py_None;
+        }
+        goto done;
+    }
+    out = ns_read(&in, &tabs, &news, rows);
+done:
+    PyMem_Free(tabs.v);
+    PyMem_Free(news.v);
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&hd);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -1279,6 +1592,10 @@ static PyMethodDef methods[] = {
     {"nvprof_take", nvprof_take, METH_VARARGS, "nvprof_take(pool, codes) -> [pool[c] for c in codes] (codes: int64)"},
     {"nvprof_runs", nvprof_runs, METH_VARARGS,
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
+    {"nsys_sweep", nsys_sweep, METH_VARARGS,
+     "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows) -> (tables, cells, codes, "
+     "names, gaps) of a plain nsys stats --format csv sweep's chunk (tables: bytes of int64, (rows, report, "
+     "starts a run) a table), or None where it is not of that shape"},
     {NULL, NULL, 0, NULL},
 };
 

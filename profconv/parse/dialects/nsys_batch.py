@@ -213,6 +213,12 @@ def row_status(row: bytes, ncells: int, whole: int) -> int:
     return status
 
 
+def odd_name(name: str) -> bool:
+    """Whether a row's name is one the row reader treats otherwise (empty, blanks around it, a quote,
+    a NAME_MARKS mark): its table is not read in bulk."""
+    return not name or name != name.strip() or '"' in name or any(m in name for m in NAME_MARKS)
+
+
 def _values_ok(table: columnar.Columns, cols: list[str], fields: list[str], sizes: list[int],
                finite: bool = False) -> list[bool]:
     """Per table (rows `sizes[k]` long, one after the other): its values what the row reader gives.
@@ -231,6 +237,6 @@ def _values_ok(table: columnar.Columns, cols: list[str], fields: list[str], size
         bad |= ~(np.abs(t - v["calls"] * v["avg"]) <= 0.01 * t)
     names = table.texts[cols[-1]]
     pool = names.pool.to_pylist()
-    odd = np.array([not k or k != k.strip() or '"' in k or any(m in k for m in NAME_MARKS) for k in pool] or [False])
+    odd = np.array([odd_name(k) for k in pool] or [False])
     bad |= odd[names.codes]
     return [not x for x in np.logical_or.reduceat(bad, starts).tolist()] if table.n else []

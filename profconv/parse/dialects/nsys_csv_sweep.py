@@ -13,10 +13,14 @@ A sweep's `nsys stats --format csv` outputs concatenated (benchmarks/parse_throu
 (more Processing blocks a run may follow, one per report, each of another section). The stream reads
 such a file window by window: each window's tables read from its bytes (bytescan, nsys_batch), its
 text normalized and split into lines, nsys's reader, the stream's cut, context and the core's finish,
-then the parts joined. Here the file is read a few MiB at a time: `_bytescan.tables` finds every
+then the parts joined. Here the file is read a few MiB at a time, each chunk checked and read by
+one C pass (`_summarycells.nsys_sweep`: the lines between the tables held to the shape above, every
+table's header the chunk's first one, the rows read as nsys_batch's C read reads them and checked as
+it checks them, straight into columns); where that pass does not take a chunk (tables of several
+headers, or anything it does not know), the same checks step by step: `_bytescan.tables` finds every
 summary table, a regular expression holds every byte between them to the shape above, the rows are
 read by nsys_batch's C read (`_summarycells.columns`, what the windows use) and checked as it checks
-them, and what the core does to them (profiles, blocks, lines, short names, shares) is done once by
+them. What the core does to them (profiles, blocks, lines, short names, shares) is done once by
 NumPy and C (`_kahan.rank_blocks`, `_summarycells.nvprof_take` / `nvprof_runs`, as
 dialects/nvprof/csv_sweep.py does for nvprof). Only where the core would say nothing: every table
 taken by nsys_batch (plain cells, totals within 1% of calls x average, plain names), each table's
@@ -49,6 +53,8 @@ _REPORT_NAME = re.compile(rb"/reports/([a-z_]+)\.py\]")
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
 _CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
+_REPORTS = tuple(_CODE_OF)  # the report names nsys_sweep knows (their index -> _SECTION_OF)
+_SECTION_OF = np.array(list(_CODE_OF.values()), dtype=np.int64)
 _FIELDS = {"pct", "time", "calls", "avg", "med", "min", "max", "std", "name"}
 _NUMBERS = ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns")
 _MARKS = bytescan._NEVER + bytescan._IN_NAMES
@@ -58,13 +64,13 @@ def read(path: str, label: str) -> Any:
     """The ProfileSet of the file at `path` where it is such a sweep (see the module's docstring), else None."""
     if _scanner() is None:
         return None
-    chunks = []
+    chunks, numbers = [], _numbers()
     with open(path, "rb") as f:
         for got in _scanned(f, CHUNK):
             if got is None:
                 return None
-            chunks.append(got[0])
-    return _profile_set(chunks, label, 1) if chunks else None
+            chunks.append(_numbers_into(numbers, got[0]))
+    return _profile_set(chunks, label, 1, numbers) if chunks else None
 
 
 def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int]]:
@@ -266,7 +272,26 @@ def _in_order(parts: list[tuple[list[int], dict[str, Any], Any]], sizes: Any) ->
 def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
     """data[:cut] (runs whole, the first from a Generating line at the file's line `line`) read and
     checked (see the module's docstring): its rows' numbers and names, per table its rows, section,
-    header line and whether it starts a run; None where it is not of the shape."""
+    header line and whether it starts a run; None where it is not of the shape. One C pass
+    (`_swept`) where every table has the first one's header and nothing is odd, else a pass of
+    `_bytescan.tables`, a regular expression over the gaps and nsys_batch's read (the same checks:
+    tests compare both)."""
+    got = _swept(data, cut)
+    if got is None:
+        got = _found(data, cut)
+    if got is None:
+        return None
+    numbers, names, pool, sizes, new, codes = got
+    nl = 2 + new + (np.arange(len(new)) > 0)  # the line ends before each header in its gap
+    header = line + np.cumsum(nl + np.append(0, sizes[:-1] + 1))  # each header's line
+    return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "section": codes, "header": header,
+            "new": new, "next_line": int(header[-1] + sizes[-1] + 2)}
+
+
+def _found(data: bytes, cut: int) -> tuple | None:
+    """`_chunk`'s tables found by `_bytescan.tables`, their gaps held to the shape by `_GAPS`, their
+    rows read per header by nsys_batch's read: (numbers, name codes, names, rows, starts a run,
+    section codes) or None."""
     vals = _tables(data, cut)
     gaps = None if vals is None else _gaps(data, vals, cut)
     if gaps is None:
@@ -274,21 +299,55 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
     got = _read(data, vals)
     if got is None or not _skeleton_ok(gaps[2], got[3], got[2]):
         return None
-    new, codes = gaps[0], np.array(gaps[1], dtype=np.int64)
-    sizes = vals[:, 3].copy()
-    nl = 2 + new + (np.arange(len(new)) > 0)  # the line ends before each header in its gap
-    header = line + np.cumsum(nl + np.append(0, sizes[:-1] + 1))  # each header's line
-    return {"numbers": got[0], "name": got[1], "names": got[2], "rows": sizes, "section": codes, "header": header,
-            "new": new, "next_line": int(header[-1] + sizes[-1] + 2)}
+    return got[0], got[1], got[2], vals[:, 3].copy(), gaps[0], np.array(gaps[1], dtype=np.int64)
 
 
-def _joined(chunks: list[dict[str, Any]]) -> dict[str, Any]:
-    """The chunks' columns as one: the numbers as arrays ('d', the calls 'q': each chunk's bytes
-    copied once), the names recoded into one pool."""
-    numbers = {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
-    for c in chunks:
-        for k, v in numbers.items():
-            v.frombytes(memoryview(c["numbers"][k]).cast("B"))
+def _swept(data: bytes, cut: int) -> tuple | None:
+    """`_found`'s result by one C pass (_summarycells.nsys_sweep: the gaps, headers and rows checked
+    and read at once) where every table's header is the first one's, a plain one of the nine fields;
+    None where that pass does not take the chunk (then `_found` decides)."""
+    from profconv.parse.dialects import nsys_batch
+
+    scan = native.load("_summarycells")
+    at = data.find(b"\n" + bytescan.SUMMARY, 0, cut) + 1
+    end = data.find(b"\n", at, cut) if at > 0 else -1
+    head = bytes(data[at:end]) if end > 0 else b""
+    got = nsys_batch.header_fields(head) if head.isascii() else None
+    fields = got[1] if got is not None else []
+    if set(fields) != _FIELDS or not hasattr(scan, "nsys_sweep"):
+        return None
+    where = tuple(fields.index(f) for f in ("pct", "time", "calls", "avg"))
+    got = scan.nsys_sweep(memoryview(data)[:cut], head, _REPORTS, len(fields) - 1, nsys_batch._whole(fields), where,
+                          bytescan.MIN_ROWS)
+    if got is None or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), [head], got[3]):
+        return None
+    tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 3)
+    numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
+               for f, c in zip(fields, got[1])}
+    names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
+    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, _SECTION_OF[tabs[:, 1]]
+
+
+def _numbers() -> dict[str, array]:
+    """Empty number columns: arrays 'd', the calls 'q'."""
+    return {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
+
+
+def _numbers_into(numbers: dict[str, array], chunk: dict[str, Any]) -> dict[str, Any]:
+    """The chunk's numbers appended to `numbers` (its bytes copied once) and let go: the chunk less
+    them (the next chunk's columns use the memory again)."""
+    for k, v in numbers.items():
+        v.frombytes(memoryview(chunk["numbers"].pop(k)).cast("B"))
+    return chunk
+
+
+def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = None) -> dict[str, Any]:
+    """The chunks' columns as one: the numbers as arrays (`numbers` where `_numbers_into` took them
+    already), the names recoded into one pool."""
+    if numbers is None:
+        numbers = _numbers()
+        for c in chunks:
+            _numbers_into(numbers, c)
     got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "section", "header", "new")}
     if len(chunks) == 1:
         return {**got, "numbers": numbers, "name": chunks[0]["name"], "names": chunks[0]["names"]}
@@ -322,7 +381,7 @@ def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
 
 def _array(kind: str, values: Any) -> array:
     out = array(kind)
-    out.frombytes(np.ascontiguousarray(values).tobytes())
+    out.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
     return out
 
 
@@ -337,7 +396,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     scan, kahan = native.load("_summarycells"), native.load("_kahan")
     n, codes = len(where["lines"]), got["name"]
     cols: dict[str, Any] = dict(got["numbers"])
-    share, cumulative = _array("d", np.full(n, np.nan)), _array("d", np.full(n, np.nan))
+    share, cumulative = array("d", [np.nan]) * n, array("d", [np.nan]) * n
     top = kahan.rank_blocks(where["firsts"], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
     if top is None:
         return None
@@ -355,13 +414,13 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     return Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, n)
 
 
-def _profile_set(chunks: list[dict[str, Any]], label: str, number: int) -> Any:
+def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
-    something of them)."""
+    something of them); `numbers`: their number columns where `_numbers_into` took them already."""
     from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
 
-    got = _joined(chunks)
+    got = _joined(chunks, numbers)
     where = _layout(got)
     rows = None if where is None else _rows(got, where, number)
     if rows is None:

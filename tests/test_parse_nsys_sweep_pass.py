@@ -1,0 +1,128 @@
+"""The one C pass of an `nsys stats --format csv` sweep's chunk (_summarycells.nsys_sweep, used by
+profconv/parse/dialects/nsys_csv_sweep.py's `_swept`): what it gives on a small sweep, and on
+generated and mutated sweeps either nothing (the chunk left to `_found`: `_bytescan.tables`, the gaps'
+regular expression and nsys_batch's read) or exactly what `_found` gives."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from profconv.parse import native
+from profconv.parse.dialects import nsys_csv_sweep
+
+pytestmark = pytest.mark.skipif(not hasattr(native.load("_summarycells"), "nsys_sweep"),
+                                reason="the C accelerators are not built (or older than the pass)")
+
+KERN = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+API = "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+SMALL = ("Generating SQLite file a.sqlite from a.nsys-rep\n"
+         "Processing [a.sqlite] with [/opt/nsys/reports/cuda_api_sum.py]...\n\n" + API + "\n"
+         "75.0,300,3,100.0,100.0,90,110,10.0,cudaMalloc\n"
+         "25.0,100,2,50.0,50.0,45,55,5.0,\"cudaFree\"\n\n"
+         "Processing [a.sqlite] with [/opt/nsys/reports/osrt_sum.py]...\n\n" + API + "\n"
+         "100.0,4000,4,1000.0,1000.0,900,1100,100.0,poll\n\n"
+         "Generating SQLite file b.sqlite from b.nsys-rep\n"
+         "Processing [b.sqlite] with [x/reports/cuda_api_sum.py]...\n\n" + API + "\n"
+         "100.0,6,3,2.0,2.0,1,3,0.5,cudaMalloc\n\n")
+
+
+def _both(text: str) -> tuple:
+    data = bytearray(text.encode("latin-1"))
+    return nsys_csv_sweep._swept(data, len(data)), nsys_csv_sweep._found(data, len(data))
+
+
+def _same(a: tuple, b: tuple) -> None:
+    assert b is not None, "the C pass took a chunk the readers' checks do not"
+    assert a[0].keys() == b[0].keys()
+    for k in a[0]:
+        assert a[0][k].dtype == b[0][k].dtype and a[0][k].tobytes() == b[0][k].tobytes(), k
+    assert a[2] == b[2]
+    for x, y in zip(a[1:], b[1:]):
+        if not isinstance(x, list):
+            assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+def test_a_small_sweep_read_by_the_pass():
+    got, ref = _both(SMALL)
+    numbers, codes, names, rows, new, sections = got
+    assert rows.tolist() == [2, 1, 1]
+    assert new.tolist() == [True, False, True]
+    assert sections.tolist() == [1, 2, 1]  # api, os-runtime, api (nsys_csv_sweep._CODES)
+    assert names == ["cudaMalloc", "cudaFree", "poll"]
+    assert codes.tolist() == [0, 1, 2, 0]
+    assert numbers["time_pct"].tolist() == [75.0, 25.0, 100.0, 100.0]
+    assert numbers["calls"].dtype == np.int64 and numbers["calls"].tolist() == [3, 2, 4, 3]
+    assert numbers["total_ns"].tolist() == [300.0, 100.0, 4000.0, 6.0]
+    assert numbers["std_ns"].tolist() == [10.0, 5.0, 100.0, 0.5]
+    _same(got, ref)
+
+
+@pytest.mark.parametrize("old, new, refused", [
+    ("[/opt/nsys/reports/cuda_api_sum", "[reports/cuda_api_sum", True),  # no PREFIX/ before reports/
+    ("[/opt/nsys/reports/osrt_sum", "[/reports/osrt_sum", True),  # an empty PREFIX
+    ("osrt_sum.py", "nvtx_sum.py", True),  # a report not read so
+    ("Processing [a.sqlite]", "Processing [r/reports/cuda_api_sum.py]", True),  # a report's name in the input's path
+    ("from a.nsys-rep", "from a b", True),
+    ("...\n\n" + API, "...\n" + API, True),
+    ("cudaFree\"\n\n", "cudaFree\"\n", True),
+    ("poll", "po\tll", True), ("poll", "p\u00f6ll", True), ("poll", "a&b", True), ("poll", "a\\b", True),
+    ("poll", " poll", True), ("poll", "p\x7fl", False),  # DEL: left to _found, which takes it
+    ("100.0,4000", "100.5,4000", True),  # Time(%) over 100
+    ("100.0,6,3", "100.0,7,3", True),  # a total not calls x average
+    ("4000,4,", "4000,4.0,", True),  # calls not whole
+    ("300,3,100.0", "300,3,1" + "0" * 400, True),  # a double that is not finite
+    ("75.0,300", "75.000,300", False), ("10.0,cudaMalloc", "1.234,cudaMalloc", False),  # undecided, and decimals
+    ("100.0,6,3,2.0,2.0,1,3,0.5", "100.000,6,3,2.000,2.000,1,3,1.500", True),  # a table of undecided cells only
+    (API + "\n100.0,6", KERN + "\n100.0,6", False),  # another header: _found reads it
+])
+def test_what_the_pass_leaves_or_reads_as_found_does(old, new, refused):
+    text = SMALL.replace(old, new, 1)
+    assert text != SMALL
+    got, ref = _both(text)
+    if got is not None:
+        _same(got, ref)
+    assert (got is None and ref is None) == refused
+    if not refused:
+        assert ref is not None and ref[3].tolist() == [2, 1, 1]
+
+
+def test_the_pass_takes_a_chunk_found_reads_with_a_later_header_the_first_one():
+    text = SMALL + SMALL.replace("a.", "c.").replace("b.", "d.")
+    got, ref = _both(text)
+    assert got is not None and got[3].tolist() == [2, 1, 1, 2, 1, 1]
+    _same(got, ref)
+
+
+def _run(rng: random.Random, run: int, kern: bool) -> list[str]:
+    """A run of one header's reports: kernels, or API calls and OS runtime."""
+    reports = ["cuda_gpu_kern_sum"] if kern else rng.choice([["cuda_api_sum", "osrt_sum"], ["osrt_sum"], ["cuda_api_sum"]])
+    lines = [f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep"]
+    for report in reports:
+        header = KERN if report == "cuda_gpu_kern_sum" else API
+        lines += [f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...", "", header]
+        rows = [(c * a, c, a) for c, a in ((rng.randint(1, 5000), rng.uniform(1000, 900000)) for _ in range(rng.randint(1, 6)))]
+        total = sum(r[0] for r in rows)
+        lines += [f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},"
+                  f"{rng.choice(['k_a', 'void f<int>(int*; float)', '[CUDA memcpy HtoD]', 'poll'])}_{k}"
+                  for k, (t, c, a) in enumerate(sorted(rows, reverse=True))] + [""]
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_generated_and_mutated_sweeps(seed):
+    rng = random.Random(seed)
+    kern = rng.random() < 0.5  # one header: kernels only, or API and OS runtime
+    lines = [ln for r in range(rng.randint(3, 30)) for ln in _run(rng, r, kern)]
+    for _ in range(0 if seed < 10 else rng.randint(1, 3)):  # a row's byte or two replaced (most keep the shape)
+        k = rng.choice([i for i, ln in enumerate(lines) if ln[:1].isdigit()] if rng.random() < 0.8 else range(len(lines)))
+        name = lines[k].rfind(",") + 1 if rng.random() < 0.6 else 0  # in the name, or anywhere
+        at = rng.randrange(name, len(lines[k]) + 1)
+        lines[k] = lines[k][:at] + rng.choice(["0", "9", ".", ",", "x", "/reports/", "\"", "&", "\t", " ", "<br>", "%",
+                                                 "NVPROF", "\u00e9", ""]) + lines[k][at + rng.randint(0, 2):]
+    got, ref = _both("\n".join(lines) + "\n")
+    if got is not None:
+        _same(got, ref)
+    assert got is not None or seed >= 10, "a plain one-header sweep is read by the pass"
