@@ -21,7 +21,7 @@ headers, or anything it does not know), the same checks step by step: `_bytescan
 summary table, a regular expression holds every byte between them to the shape above, the rows are
 read by nsys_batch's C read (`_summarycells.columns`, what the windows use) and checked as it checks
 them. What the core does to them (profiles, blocks, lines, short names, shares) is done once by
-NumPy and C (`_kahan.rank_blocks`, `_summarycells.nvprof_take` / `nvprof_runs`, as
+NumPy and C (profconv/parse/sweep_rows.py, `_summarycells.nvprof_runs`, as
 dialects/nvprof/csv_sweep.py does for nvprof). Only where the core would say nothing: every table
 taken by nsys_batch (plain cells, totals within 1% of calls x average, plain names), each table's
 Time(%) clearly adding up to 100, no two tables of one section in a run, no name with '%', another
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from profconv.parse import bytescan, columnar, native
+from profconv.parse import bytescan, columnar, native, sweep_rows
 
 CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
 PART = 1 << 20  # bytes of the file a part holds (`parts`: the stream's nsys window)
@@ -387,23 +387,13 @@ def _array(kind: str, values: Any) -> array:
 
 def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     """The rows as the stream's parts give them for the sweep, ranked (each (profile, section) group
-    one table: _kahan.rank_blocks), in the schema's column order; None where ranking them would note
-    something. Profiles numbered from `number`."""
-    from profconv.parse.core import _short_of
-    from profconv.parse.schema import COLUMNS
-    from profconv.parse.table import Rows
-
-    scan, kahan = native.load("_summarycells"), native.load("_kahan")
-    n, codes = len(where["lines"]), got["name"]
-    cols: dict[str, Any] = dict(got["numbers"])
-    share, cumulative = array("d", [np.nan]) * n, array("d", [np.nan]) * n
-    top = kahan.rank_blocks(where["firsts"], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
-    if top is None:
+    one table: sweep_rows.ranked_names), in the schema's column order; None where ranking them would
+    note something. Profiles numbered from `number`."""
+    scan = native.load("_summarycells")
+    n = len(where["lines"])
+    cols = sweep_rows.ranked_names(dict(got["numbers"]), where["firsts"], got["names"], got["name"])
+    if cols is None:
         return None
-    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)
-    cols["name"] = scan.nvprof_take(got["names"], codes)
-    by_base: dict[str, str] = {}
-    cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in got["names"]], codes)
     cols["section"] = scan.nvprof_runs([_CODES[c] for c in got["section"].tolist()], got["rows"])
     cols["tool"] = ["nsys"] * n
     count = len(where["starts"])
@@ -411,7 +401,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     cols["table"] = scan.nvprof_runs((got["header"] + 1).tolist(), got["rows"])
     cols["line_start"] = _array("q", where["lines"])
     cols["line_end"] = _array("q", where["lines"])
-    return Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, n)
+    return sweep_rows.trusted(cols, n)
 
 
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:

@@ -31,12 +31,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator
 from itertools import chain
-from math import nan as NAN
 from typing import Any
 
 import numpy as np
 
-from profconv.parse import columnar, native, units
+from profconv.parse import columnar, native, sweep_rows, units
 from profconv.parse.dialects.nvprof.csv_batch import HEADER, TIMES, _api_calls_among_gpu, units_of
 
 CHUNK = 4 << 20  # bytes read and scanned at a time (`read`)
@@ -245,32 +244,23 @@ def _layout(got: dict[str, Any], line: int) -> dict[str, Any] | None:
 
 def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     """The rows as core._rows gives them for the sweep, ranked (shares.ranked, each (profile, section)
-    group one block: _kahan.rank_blocks), in the schema's column order; None where ranking them would
-    note something (or the C modules are older than this reader). Profiles numbered from `number`."""
-    from profconv.parse.core import _short_of
-    from profconv.parse.schema import COLUMNS
-    from profconv.parse.table import Rows
-
+    group one block: sweep_rows.ranked_names), in the schema's column order; None where ranking them
+    would note something (or the C modules are older than this reader). Profiles numbered from `number`."""
     scan, kahan = native.load("_summarycells"), native.load("_kahan")
     if not hasattr(kahan, "rank_blocks") or not hasattr(scan, "nvprof_take"):
         return None
-    n, codes = len(got["section"]), got["name"]
-    cols: dict[str, Any] = {name: got[name] for name, _, _ in _NUMBERS}
-    share, cumulative = array("d", [NAN]) * n, array("d", [NAN]) * n
-    top = kahan.rank_blocks(where["block"], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
-    if top is None:
+    n = len(got["section"])
+    cols = sweep_rows.ranked_names({name: got[name] for name, _, _ in _NUMBERS}, where["block"], got["names"],
+                                   got["name"])
+    if cols is None:
         return None
-    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)
-    cols["name"] = scan.nvprof_take(got["names"], codes)
-    by_base: dict[str, str] = {}
-    cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in got["names"]], codes)
     cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
     cols["tool"] = ["nvprof"] * n
     cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
     cols["table"] = scan.nvprof_runs(where["lines"][where["block"]].tolist(), where["size"])
     cols["line_start"] = _array("q", where["lines"].tobytes())
     cols["line_end"] = _array("q", where["lines"].tobytes())
-    return Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, n)
+    return sweep_rows.trusted(cols, n)
 
 
 def _profile_set(chunks: list[tuple], label: str, number: int, line: int) -> Any:

@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
-from profconv.parse import native
+from profconv.parse import native, sweep_rows
 
 CHUNK = 4 << 20  # bytes read and scanned at a time (`read`)
 HEAD = 1 << 12  # bytes whose profiles are looked at first
@@ -210,8 +210,6 @@ def _profile_set(got: list[tuple], label: str, mods: tuple, number: int = 1) -> 
     would note something of them, or a name or command holds what the stream looks for)."""
     from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
-    from profconv.parse.schema import COLUMNS
-    from profconv.parse.table import Rows
 
     cols: dict[str, Any] = {}
     profiles: dict[str, list] = {k: [] for k in ("profile", "tool", "line_start", "line_end", "pid", "command")}
@@ -226,38 +224,32 @@ def _profile_set(got: list[tuple], label: str, mods: tuple, number: int = 1) -> 
             profiles[k].extend(v)
         number += len(per["profile"])
     count = len(profiles["profile"])
-    rows = Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, len(cols["name"]))
-    return ProfileSet(None, ProfileColumns(profiles, count), label, [], [], {}, rows=rows)
+    return ProfileSet(None, ProfileColumns(profiles, count), label, [], [], {},
+                      rows=sweep_rows.trusted(cols, len(cols["name"])))
 
 
 def _chunk(found: tuple, number: int, mods: tuple) -> tuple[dict, dict] | None:
     """One chunk's rows and profiles as the core gives them (core._rows, ranked: each (profile,
-    section) one block), its profiles numbered from `number`."""
-    from profconv.parse.core import _short_of
-
-    _, kahan, cells = mods
+    section) one block: sweep_rows.ranked_names), its profiles numbered from `number`."""
+    cells = mods[2]
     _, _, profs, blocks, lines, codes, calls, pool, commands, pct, total, avg, lo, hi = found
     needles = _needles()
     if any(k in text for text in chain(pool, commands) for k in needles):
         return None
-    n = len(pct)
-    share, cumulative = array("d", [float("nan")]) * n, array("d", [float("nan")]) * n
-    top = kahan.rank_blocks(_ints(blocks, 4, 0), pct, total, 0.90, share, cumulative)
-    if top is None:
+    cols = sweep_rows.ranked_names({"time_pct": pct, "total_ns": total}, _ints(blocks, 4, 0), pool, codes)
+    if cols is None:
         return None
+    n = len(pct)
     sizes, rows = _ints(blocks, 4, 1), _ints(profs, 5, 2)
     count = len(rows)
     row_lines = array("q", lines).tolist()
-    by_base: dict[str, str] = {}
-    cols = {
+    cols.update({
         "profile": cells.nvprof_runs(list(range(number, number + count)), rows), "tool": ["nvprof"] * n,
         "section": cells.nvprof_runs([_SECTIONS[c] for c in _ints(blocks, 4, 2)], sizes),
-        "name": cells.nvprof_take(pool, codes), "short_name": cells.nvprof_take([_short_of(k, by_base) for k in pool], codes),
-        "time_pct": pct, "total_ns": total, "calls": array("q", calls).tolist(), "avg_ns": avg, "min_ns": lo,
-        "max_ns": hi, "share": share, "cumulative": cumulative, "in_top": top, "share_basis": ["total_ns"] * n,
+        "calls": array("q", calls).tolist(), "avg_ns": avg, "min_ns": lo, "max_ns": hi,
         "table": cells.nvprof_runs(_ints(blocks, 4, 3).tolist(), sizes), "line_start": row_lines,
         "line_end": row_lines.copy(),
-    }
+    })
     per = {"profile": list(range(number, number + count)), "tool": ["nvprof"] * count,
            "line_start": _ints(profs, 5, 0).tolist(), "line_end": _ints(profs, 5, 1).tolist(),
            "pid": _ints(profs, 5, 3).tolist(), "command": cells.nvprof_take(commands, _ints(profs, 5, 4))}

@@ -1,0 +1,42 @@
+"""The rows' finish the columnar sweep readers share (dialects/nvprof/csv_sweep.py: nvprof --csv,
+dialects/nsys_csv_sweep.py: nsys CSV summaries, dialects/nvprof/text_columns.py: summary-only
+nvprof text): the columns the core adds to a sweep's plain rows, computed once over all of them --
+shares ranked per block (core._rows / shares.ranked: each block of rows one ranked table, by
+`_kahan.rank_blocks`), names and short names from a pool of distinct names (`_summarycells.nvprof_take`)
+-- and the Rows in the schema's column order. The readers call it only where the C modules are built."""
+
+from __future__ import annotations
+
+from array import array
+from math import nan
+from typing import Any
+
+from profconv.parse import native
+
+
+def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any) -> dict[str, Any] | None:
+    """`cols` (time_pct and total_ns buffers of doubles, one value a row) with share, cumulative,
+    in_top and share_basis added (each block one ranked table: `blocks` its first rows, int64) and
+    name and short_name (pool[codes[i]] and its short name; codes int64); None where ranking would
+    note something (rank_blocks: the core's rows then)."""
+    from profconv.parse.core import _short_of
+
+    scan, kahan = native.load("_summarycells"), native.load("_kahan")
+    n = len(cols["time_pct"])
+    share, cumulative = array("d", [nan]) * n, array("d", [nan]) * n
+    top = kahan.rank_blocks(blocks, cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
+    if top is None:
+        return None
+    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)
+    by_base: dict[str, str] = {}
+    cols["name"] = scan.nvprof_take(pool, codes)
+    cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in pool], codes)
+    return cols
+
+
+def trusted(cols: dict[str, Any], n: int) -> Any:
+    """Rows over the schema's columns of `cols` (n values each), in the schema's order, not copied."""
+    from profconv.parse.schema import COLUMNS
+    from profconv.parse.table import Rows
+
+    return Rows.trusted({c: cols[c] for c in COLUMNS if c in cols}, n)
