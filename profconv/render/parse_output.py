@@ -146,7 +146,9 @@ def _profiles_json_columns(infos) -> bytes | None:
             and _typed(cols["correctness"], rowjoin.FLOAT, (float, type(None)))
             and all(_typed(cols[f], rowjoin.STR, (str, type(None))) for f in ("tool", "command", "model", "device"))):
         return None
-    encode, n = _encoder(), len(infos)
+    from profconv.render.rows import json_encoder
+
+    encode, n = json_encoder(), len(infos)
     texts: dict[str, Any] = {**ints, "op_times_s": b"[]"}
     for f in _TEXTS:
         col = cols[f]
@@ -185,18 +187,6 @@ def _typed(col, kind: int, types: tuple[type, ...]) -> bool:
     if type(col) is list and rowjoin.accelerated() and rowjoin.scan(col, 0, len(col))[0] == kind:
         return True
     return _all_of(col, types)
-
-
-_encode: Any = None
-
-
-def _encoder() -> Any:
-    global _encode
-    if _encode is None:
-        import msgspec
-
-        _encode = msgspec.json.Encoder().encode
-    return _encode
 
 
 def _all_of(col, types: tuple[type, ...]) -> bool:

@@ -65,7 +65,7 @@ def _write_json_slice(source: str, segments: Sequence[Segment], write: Any) -> N
     (profconv.render.rowjoin): a column's JSON text where it holds one value all along the segment,
     else its values' text -- no object per row, and no copy of the segments joined (a row's text
     is its own: the same bytes as the segments' columns joined into one)."""
-    enc = _json_encoder()
+    enc = json_encoder()
     segments = [seg for seg in segments if seg[2] > seg[1]]
     got = [_json_columns(rows, lo, hi, enc) for rows, lo, hi in segments]
     kept = [j for j, name in enumerate(COLUMNS) if name in ALWAYS or not all(cols[j][1] for cols in got)]
@@ -208,7 +208,8 @@ def _cycle(col: View, lo: int, hi: int) -> tuple[list[Any], int, int] | None:
 _encoder: Any = None
 
 
-def _json_encoder() -> Any:
+def json_encoder() -> Any:
+    """msgspec's JSON encoder, made once (the rows' and the profiles' JSON)."""
     global _encoder
     if _encoder is None:
         import msgspec
@@ -263,7 +264,7 @@ def _numbers(values: list[Any]) -> bytes | None:
     """The cells of an int column slice as int.__str__ writes them (UTF-8, joined by ','), through
     msgspec's encoder (twice as fast); None where msgspec cannot (an int beyond 64 bits)."""
     try:
-        return _json_encoder()(values)[1:-1]
+        return json_encoder()(values)[1:-1]
     except (OverflowError, TypeError, ValueError):  # an int beyond 64 bits: str writes it
         return None
 
@@ -290,7 +291,7 @@ def _cells(name: str, values: list[Any], typed: type | None = None) -> Any:
         if first != first and values.count(first) == len(values):
             return b""
         if typed is float or (type(first) is float and set(map(type, values)) == {float}):
-            text = _json_encoder()(values)[1:-1]
+            text = json_encoder()(values)[1:-1]
             cell = text[: text.find(b",")] if len(values) > 1 else text
             if (not rowjoin.odd_float(cell) and len(text) == len(values) * (len(cell) + 1) - 1
                     and text == b",".join([cell] * len(values))):
