@@ -3,6 +3,7 @@
 usage:
   python benchmarks/grade_class.py build DIR [GPU_TYPE]  # DIR/<name>/ per submission + DIR/class.csv
   python benchmarks/grade_class.py check OUT DIR/class.csv   # expected vs got, where and how long each job ran
+  python benchmarks/grade_class.py compare GRADE.tsv RUN.tsv  # grade's verdicts against `profconv run --kernel`'s
 
 With GPU_TYPE (e.g. H100) every submission asks for that GPU type (the listing's `gpu` column: the
 local executor matches it against the GPU names, Ray places the task by accelerator type), and one
@@ -239,10 +240,42 @@ def check(grade_out: Path, listing: Path) -> int:
     return 1 if bad else 0
 
 
+def _key(path: str) -> str:
+    """A submission's name in a verdicts file, the same on every machine: from the data or class folder on."""
+    for mark in ("/.gpu/data/", "/ours/"):
+        if mark in path:
+            return ("ours/" if mark == "/ours/" else "") + path.split(mark, 1)[1]
+    return path
+
+
+def _verdicts(tsv: Path) -> dict[str, list[str]]:
+    """A verdicts file (file, status, rule, reason, Correctness[, Op Times]) by submission."""
+    rows = [line.split("\t") for line in tsv.read_text().splitlines() if line.strip()]
+    return {_key(r[0]): r[1:5] for r in rows}
+
+
+def compare(grade_tsv: Path, run_tsv: Path) -> int:
+    """Grade's verdict, rule and Correctness against `profconv run --kernel`'s, file by file."""
+    graded, ran = _verdicts(grade_tsv), _verdicts(run_tsv)
+    both = sorted(set(graded) & set(ran))
+    differ = [k for k in both if [graded[k][i] for i in (0, 1, 3)] != [ran[k][i] for i in (0, 1, 3)]]
+    for k in differ:
+        print(f"DIFFERS {k}\n  grade: {' | '.join(graded[k])}\n  run:   {' | '.join(ran[k])}")
+    for k in sorted(set(graded) - set(ran)):
+        print(f"not run: {k}")
+    real = sum(not k.startswith("ours/") for k in both)
+    same = len(both) - len(differ)
+    print(f"{same} of {len(both)} identical (verdict, rule, Correctness; {real} real course files among the "
+          f"{len(both)}), {len(differ)} differ, {len(set(graded) - set(ran))} graded but not run")
+    return 1 if differ else 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) in (3, 4) and sys.argv[1] == "build":
         build(Path(sys.argv[2]), sys.argv[3] if len(sys.argv) == 4 else None)
     elif len(sys.argv) == 4 and sys.argv[1] == "check":
         sys.exit(check(Path(sys.argv[2]), Path(sys.argv[3])))
+    elif len(sys.argv) == 4 and sys.argv[1] == "compare":
+        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
     else:
         sys.exit(__doc__)
