@@ -187,6 +187,20 @@ def test_a_buffer_that_cannot_be_read_is_an_error_kept_not_records_lost_silently
     assert got == [] and raw.errors == ["KeyError: ('runtime', 9)"]
 
 
+def test_a_completed_buffer_not_given_out_is_an_error_and_an_empty_one_is_nothing():
+    got: list[Decoded] = []
+    raw = _raw_buffers(got)
+    raw.register()
+    requested, completed = raw.lib.registered
+    pointer, size, most = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
+    requested(ctypes.byref(pointer), ctypes.byref(size), ctypes.byref(most))
+    completed(None, 0, pointer.value, size.value, 0)  # given out, completed with no record
+    stray = ctypes.create_string_buffer(_buffer())
+    completed(None, 0, ctypes.addressof(stray), 1 << 16, 40)
+    assert got == [] and raw.records == 0 and raw._buffers == {}
+    assert raw.errors == ["a buffer of 40 bytes of records that profconv did not give to CUPTI"]
+
+
 def test_the_collector_writes_an_error_not_part_of_the_records(monkeypatch):
     from profconv.profile.cupti_collector import CuptiCollector
 

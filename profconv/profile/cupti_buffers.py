@@ -221,6 +221,8 @@ class RawBuffers:
     def _completed(self, context: Any, stream: int, buffer: Any, size: int, valid: int) -> None:
         with self._lock:
             buf = self._buffers.pop(buffer, None)
+        if buf is None and valid:  # not one of ours (nothing to read it against): its records are missing
+            self.errors.append(f"a buffer of {valid} bytes of records that profconv did not give to CUPTI")
         if buf is None or not valid:
             return
         try:
