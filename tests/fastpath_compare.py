@@ -132,7 +132,8 @@ class FastPath:
     def small(self, dialect_streams: tuple[dict, ...] = (), **sizes: int):
         """A fixture (assign it to `small` in the test module): streams and the fast path at sizes a test's
         sweep reaches, several windows, chunks and parts. The stream's STREAM_FROM 4 KiB and WINDOW 8 KiB (a
-        dialect's own stream settings, `dialect_streams`, their window too), the module's `sizes` (CHUNK=...)."""
+        dialect's own stream settings, `dialect_streams`, their window too), the module's `sizes` (CHUNK=...), which the
+        CLI's spool uses too (stream.SPOOL_PART 0: the module's PART)."""
 
         def small(monkeypatch) -> None:
             monkeypatch.setattr(stream, "STREAM_FROM", 1 << 12)
@@ -141,6 +142,7 @@ class FastPath:
                 monkeypatch.setitem(settings, "window", 1 << 13)
             for name, value in sizes.items():
                 monkeypatch.setattr(self.module, name, value)
+            monkeypatch.setattr(stream, "SPOOL_PART", 0)  # the CLI's spool too: the module's PART
 
         return pytest.fixture(small)
 

@@ -6,6 +6,7 @@ taken where a sweep is plain, left where it is not; its C helpers against the co
 
 from __future__ import annotations
 
+import io
 import math
 import random
 from array import array
@@ -161,6 +162,29 @@ def test_parts_end_where_a_start_line_follows(tmp_path):
         whole = SCAN.nvprof_sweep(data[:end], header, units_row, (6, 6, 6, 6), True)
         assert whole is not None and whole[1][0] == got[1][0]
     assert SCAN.nvprof_sweep(data[:-1], header, units_row, (6, 6, 6, 6), True) is None  # no newline at the end
+
+
+def test_the_clis_spool_reads_a_sweep_in_parts_of_spool_part(tmp_path, monkeypatch, small):
+    """--json/--csv's parts hold stream.SPOOL_PART bytes of the sweep (a table's the module's PART), the same
+    rows either way."""
+    from profconv.parse import emit, stream
+    from profconv.render import parse_output
+
+    path = write_lines(tmp_path, _sweep(random.Random(3), 120, "ms"))
+
+    def given(spool_part: int) -> tuple[list[int], str]:
+        monkeypatch.setattr(stream, "SPOOL_PART", spool_part)
+        sizes: list[int] = []
+        sink = parse_output.SpoolSink(False, out=io.StringIO())
+        part = sink.part
+        monkeypatch.setattr(sink, "part", lambda ps: (sizes.append(len(ps.profiles)), part(ps)))
+        emit.emit([str(path)], sink)
+        return sizes, sink.out.getvalue()
+
+    own, own_csv = given(0)
+    big, big_csv = given(20000)
+    assert sum(own) == sum(big) == 120 and own_csv == big_csv and own_csv.startswith("source,profile,")
+    assert len(own) > len(big) >= 2 and max(own) < max(big)
 
 
 @pytest.mark.parametrize("at", range(40))

@@ -111,9 +111,9 @@ def emit(files: list[str], sink: Sink, *, format: str | None = None, profile: in
 def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: Sink) -> bool:
     """A long log's parts to the sink as they come; False (what was given taken back) where it
     turns out to need the whole-file reader."""
-    from profconv.parse.stream import NotStreamable, Stream
+    from profconv.parse.stream import SPOOL_PART, NotStreamable, Stream
 
-    stream = Stream(path, format)
+    stream = Stream(path, format, sweep_part=SPOOL_PART)
     unplaced: list[int] = []
     notes: list[str] = []
     sink.begin(source_label(path))

@@ -14,6 +14,7 @@ import io
 import math
 import os
 import sys
+from array import array
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ def _int_piece(col) -> Any:
 
     if col is None:
         return None
-    col = col if type(col) is list else list(col)
+    col = col if type(col) is list else col.tolist() if isinstance(col, array) else list(col)
     if not _typed(col, rowjoin.INT, (int,)) or min(col, default=0) < 0:
         return None
     if rowjoin.scan(col, 0, len(col))[0] == rowjoin.INT:  # ints of 64 bits: written from the column

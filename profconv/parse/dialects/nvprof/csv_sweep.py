@@ -279,6 +279,7 @@ def _profile_set(chunks: list[tuple], label: str, number: int, line: int) -> Any
     count = len(got["rows"])
     take = native.load("_summarycells").nvprof_take
     profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nvprof"] * count,
-                               "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
+                               "line_start": _array("q", where["starts"].astype(np.int64, copy=False).tobytes()),
+                               "line_end": _array("q", where["ends"].astype(np.int64, copy=False).tobytes()),
                                "pid": got["pid"].tolist(), "command": take(got["commands"], got["command"])}, count)
     return ProfileSet(None, profiles, label, [], [], {}, rows=rows)
