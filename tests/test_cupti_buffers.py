@@ -8,6 +8,7 @@ import ctypes
 import enum
 import json
 import types
+from typing import Any
 
 import numpy as np
 import pytest
@@ -175,26 +176,29 @@ def test_buffers_given_to_cupti_and_read_when_completed():
     assert raw._buffers == {}  # the buffer is let go once read
 
 
-def test_a_buffer_that_cannot_be_read_is_an_error_kept_not_records_lost_silently():
-    got: list[Decoded] = []
+def _one_buffer_given(got: list) -> tuple[RawBuffers, Any, int, int]:
+    """RawBuffers registered with the stand-in libcupti, one buffer given out: (it, CUPTI's completion
+    callback, the buffer's address and size)."""
     raw = _raw_buffers(got)
     raw.register()
     requested, completed = raw.lib.registered
     pointer, size, most = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
     requested(ctypes.byref(pointer), ctypes.byref(size), ctypes.byref(most))
-    ctypes.memmove(pointer.value, _record(API, Kind.RUNTIME, cbid=9), 40)  # a call id with no name
-    completed(None, 0, pointer.value, size.value, 40)
+    return raw, completed, pointer.value, size.value
+
+
+def test_a_buffer_that_cannot_be_read_is_an_error_kept_not_records_lost_silently():
+    got: list[Decoded] = []
+    raw, completed, pointer, size = _one_buffer_given(got)
+    ctypes.memmove(pointer, _record(API, Kind.RUNTIME, cbid=9), 40)  # a call id with no name
+    completed(None, 0, pointer, size, 40)
     assert got == [] and raw.errors == ["KeyError: ('runtime', 9)"]
 
 
 def test_a_completed_buffer_not_given_out_is_an_error_and_an_empty_one_is_nothing():
     got: list[Decoded] = []
-    raw = _raw_buffers(got)
-    raw.register()
-    requested, completed = raw.lib.registered
-    pointer, size, most = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
-    requested(ctypes.byref(pointer), ctypes.byref(size), ctypes.byref(most))
-    completed(None, 0, pointer.value, size.value, 0)  # given out, completed with no record
+    raw, completed, pointer, size = _one_buffer_given(got)
+    completed(None, 0, pointer, size, 0)  # given out, completed with no record
     stray = ctypes.create_string_buffer(_buffer())
     completed(None, 0, ctypes.addressof(stray), 1 << 16, 40)
     assert got == [] and raw.records == 0 and raw._buffers == {}
