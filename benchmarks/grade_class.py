@@ -251,6 +251,9 @@ def _key(path: str) -> str:
 def _verdicts(tsv: Path) -> dict[str, list[str]]:
     """A verdicts file (file, status, rule, reason, Correctness[, Op Times]) by submission."""
     rows = [line.split("\t") for line in tsv.read_text().splitlines() if line.strip()]
+    short = [n for n, r in enumerate(rows, 1) if len(r) < 5]
+    if short:
+        sys.exit(f"{tsv}: line(s) {', '.join(map(str, short[:5]))} hold fewer than five columns: not a verdicts file")
     return {_key(r[0]): r[1:5] for r in rows}
 
 
@@ -267,7 +270,7 @@ def compare(grade_tsv: Path, run_tsv: Path) -> int:
     same = len(both) - len(differ)
     print(f"{same} of {len(both)} identical (verdict, rule, Correctness; {real} real course files among the "
           f"{len(both)}), {len(differ)} differ, {len(set(graded) - set(ran))} graded but not run")
-    return 1 if differ else 0
+    return 1 if differ or not both else 0
 
 
 if __name__ == "__main__":
