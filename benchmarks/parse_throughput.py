@@ -8,8 +8,12 @@ against `pandas.read_csv` and pyarrow's CSV reader (one thread) of the same rows
 CSV. The ratio is reference CPU / profconv CPU: >= 1.0 means profconv is at least as fast as
 read_csv on the same rows. The CLI lines have one more ratio, against peers that also write what they
 read (like with like: the CLI writes every row): read_csv + DataFrame.to_json(orient="records") for
---json, the faster of read_csv + to_csv and pyarrow's reader + write_csv for --csv. Medians of
---repeat interleaved rounds.
+--json, the faster of read_csv + to_csv and pyarrow's reader + write_csv for --csv; and one more,
+against peers that read the same rows and write what the CLI writes (profconv's own --csv rows, read
+into a table before timing: read_csv + to_json(orient="records"), pyarrow's reader + write_csv). A
+"(same output)" line gives write_csv of those rows alone against read_csv: where it is over 1.0x, no
+writer in this process can put out the CLI's rows in read_csv's time. Medians of --repeat
+interleaved rounds.
 
 Memory: the absolute peak RSS (ru_maxrss, nothing subtracted) of a child `python -m profconv parse
 FILE --json` (and the terminal table, to a pipe) over the input's bytes, at --mb (20 MB: the target
@@ -261,6 +265,7 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
 
     one_thread = pacsv.ReadOptions(use_threads=False)
     pa.set_cpu_count(1)
+    out_table, out_frame = profconv_rows(path, plain)
     runs: dict[str, list[float]] = {}
     tasks = {
         "read_csv": lambda: pd.read_csv(plain),
@@ -274,6 +279,12 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
         "read_csv+to_json": lambda: pd.read_csv(plain).to_json(os.devnull, orient="records"),
         "read_csv+to_csv": lambda: pd.read_csv(plain).to_csv(os.devnull, index=False),
         "pyarrow+write_csv": lambda: pacsv.write_csv(pacsv.read_csv(plain, read_options=one_thread), os.devnull),
+        # ... and peers that read the same rows and write what profconv writes (its --csv rows, read into
+        # a table before timing): the strongest writers in this process given profconv's output to write
+        "read_csv+to_json out": lambda: (pd.read_csv(plain), out_frame.to_json(os.devnull, orient="records")),
+        "pyarrow+write_csv out": lambda: (pacsv.read_csv(plain, read_options=one_thread),
+                                          pacsv.write_csv(out_table, os.devnull)),
+        "write_csv out": lambda: pacsv.write_csv(out_table, os.devnull),
     }
     for _ in range(repeat):  # interleaved rounds: a busy moment of the shared machine hits all alike
         for name, fn in tasks.items():
@@ -281,13 +292,32 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
     med = {k: statistics.median(v) for k, v in runs.items()}
     mb = path.stat().st_size / 1e6
     writers = {"CLI --json": med["read_csv+to_json"], "CLI --csv": min(med["read_csv+to_csv"], med["pyarrow+write_csv"])}
+    same = {"CLI --json": med["read_csv+to_json out"], "CLI --csv": med["pyarrow+write_csv out"]}
     for name in ("library", "library .frame", "CLI --json", "CLI --csv"):
-        both = f" {writers[name] / med[name]:8.2f}x" if name in writers else ""
+        both = f" {writers[name] / med[name]:8.2f}x {same[name] / med[name]:8.2f}x" if name in writers else ""
         print(f"{key:13s} {name:15s} {mb:7.1f} {med[name]:7.3f} {mb / med[name]:7.1f} "
               f"{med['read_csv'] / med[name]:8.2f}x {med['pyarrow'] / med[name]:8.2f}x{both}")
     print(f"{key:13s} {'(read_csv)':15s} {mb:7.1f} {med['read_csv']:7.3f}; pyarrow 1 thread {med['pyarrow']:.3f} s; "
           f"reading and writing: to_json {med['read_csv+to_json']:.3f}, to_csv {med['read_csv+to_csv']:.3f}, "
           f"pyarrow write_csv {med['pyarrow+write_csv']:.3f} s")
+    print(f"{key:13s} {'(same output)':15s} {out_table.num_rows:,} rows x {out_table.num_columns}: read_csv + to_json "
+          f"{med['read_csv+to_json out']:.3f} s, pyarrow read + write_csv {med['pyarrow+write_csv out']:.3f} s; "
+          f"write_csv alone {med['write_csv out']:.3f} s = {med['write_csv out'] / med['read_csv']:.2f}x read_csv")
+
+
+def profconv_rows(path: Path, plain: Path):
+    """profconv's --csv rows of `path` as a pyarrow table and a DataFrame (for the same-output peers)."""
+    import pandas as pd
+    import pyarrow.csv as pacsv
+
+    out = plain.with_name(plain.stem + ".out.csv")
+    with open(out, "wb") as sink:
+        subprocess.run(profconv_argv(path, "--csv"), stdout=sink, cwd=ROOT, check=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        return pacsv.read_csv(out), pd.read_csv(out, low_memory=False)
+    finally:
+        out.unlink()
 
 
 def memory(key: str, path: Path) -> None:
@@ -324,7 +354,7 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; pyarrow {pyarrow.__version__}, "
           f"columnar reader {reader}; profconv from {ROOT}; CPU seconds, medians of {args.repeat}")
     print(f"{'input':13s} {'path':15s} {'MB':>7s} {'cpu s':>7s} {'MB/s':>7s} {'vs read_csv':>9s} {'vs pyarrow':>9s} "
-          f"{'vs reader+writer':>9s}")
+          f"{'vs reader+writer':>9s} {'vs same writes':>9s}")
     for key in keys:
         path, plain = tmp / f"{key}.log", tmp / f"{key}.plain.csv"
         INPUTS[key][1](path, plain, int(args.mb * 1e6))
