@@ -116,6 +116,33 @@ def test_a_sweep_with_damaged_rows_and_odd_tables_in_parts(tmp_path, small_windo
     assert "line(s) 94 inside the table are not rows of it" in " ".join(parse(str(path)).notes)
 
 
+def test_a_table_after_its_header_printed_twice_is_of_its_own_rows_report(tmp_path, small_windows):
+    """A header printed twice: the first (no rows) takes the report its status line named, so the
+    table after the second is told by its columns and its own names (ioctl, poll: os-runtime), not by
+    the next runs' names read with it from the bytes (cudaMalloc, cudaMemcpy ...: api, which made it
+    a profile of its own in a stream's window and not in the whole file)."""
+    api = "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+
+    def run(k: int, twice: bool) -> str:
+        report = f"Processing [run{k}.sqlite] with [/opt/nsys/reports/{{}}.py]...\n\n{api}\n"
+        return (f"Generating SQLite file run{k}.sqlite from run{k}.nsys-rep\n" + report.format("cuda_api_sum")
+                + "50.0,1000000,10,100000.0,100000.0,90000,110000,1000.0,cudaMalloc_0\n"
+                  "30.0,600000,6,100000.0,100000.0,90000,110000,1000.0,cudaMemcpy_1\n"
+                  "20.0,400000,4,100000.0,100000.0,90000,110000,1000.0,cudaLaunchKernel_2\n\n"
+                + report.format("osrt_sum") + (api + "\n" if twice else "")
+                + "68.1,1306892513,1523,858104.1,858104.1,772294,943914,85810.4,ioctl_0\n"
+                  "31.9,613221352,696,881065.2,881065.2,792959,969172,88106.5,poll_1\n\n")
+
+    path = tmp_path / "twice.log"
+    path.write_text("".join(run(k, k == 2) for k in range(60)))
+    assert check_parts(path, 12000) > 2  # windows holding the 50 names after that table
+    ps = parse(str(path))
+    assert len(ps.profiles) == 60
+    third = ps.profile(3).rows
+    assert list(zip(third.col("section"), third.col("name"), third.col("line_start")))[2:] == [
+        ("api", "cudaLaunchKernel_2", 35), ("os-runtime", "ioctl_0", 41), ("os-runtime", "poll_1", 42)]
+
+
 def test_a_sweep_holding_an_nvprof_header_is_read_whole(tmp_path, small_windows):
     """nvprof's '%' markers are left to its detect on each window: a bare nvprof summary header in
     the middle of the sweep makes the file be read whole, as its whole parse reads it."""

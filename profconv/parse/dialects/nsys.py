@@ -377,7 +377,7 @@ def _batched_fields(lines: list[str], start: int, report: str | None, pre: bytes
     if pre.rows + 1 > BULK_ROWS or (j < len(lines) and lines[j] != "") or tuple(cols) != _csv_header(pre.header)[0]:
         raise bytescan.Reparse
     rep = report if report and report not in _TRACES else \
-        _rows_report(report, cols, fields, pre.batch.names[pre.first : pre.first + 50])
+        _rows_report(report, cols, fields, pre.batch.names[pre.first : pre.first + min(pre.rows, 50)])
     section = REPORTS.get(rep, "gpu")
     if section == "gpu-memory-size" or section.endswith("-trace"):
         raise bytescan.Reparse  # not plain rows there: the row reader's, on the text
