@@ -13,6 +13,7 @@ import profconv
 from profconv.parse import native
 from profconv.parse.dialects.nvprof import csv_batch, sweep
 from tests.conftest import run_cli
+from tests.nvprof_csv_rows import summary_rows
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
 
@@ -25,17 +26,6 @@ def _profile(k: int, rows: list[str], units: str = UNITS, after: str = "") -> st
             f"{HEADER}\n{units}\n" + "\n".join(rows) + "\n" + after)
 
 
-def _rows(rng: random.Random) -> list[str]:
-    out = []
-    for label, name in (("GPU activities", "conv_forward_kernel(float*, float const *, int)"),
-                        ("GPU activities", "[CUDA memcpy HtoD]"), ("API calls", "cudaMalloc")):
-        calls = rng.randint(1, 400)
-        avg = rng.randint(1000, 999999) / 1e6
-        out.append(f'"{label}",{rng.uniform(0, 100):.6f},{avg * calls:.6f},{calls},{avg:.6f},'
-                   f'{avg * 0.5:.6f},{avg * 1.5:.6f},"{name}"')
-    return out
-
-
 def _log(n: int = 30, seed: int = 1, odd: dict[int, str] | None = None, units: str = UNITS) -> str:
     """n profiles; profile k's table replaced by odd[k] (the text after its header) where given."""
     rng = random.Random(seed)
@@ -45,7 +35,7 @@ def _log(n: int = 30, seed: int = 1, odd: dict[int, str] | None = None, units: s
             parts.append(f"==7== NVPROF is profiling process 7, command: ./a\n==7== Profiling result:\n{HEADER}\n"
                          + odd[k])
         else:
-            parts.append(_profile(k + 1, _rows(rng), units))
+            parts.append(_profile(k + 1, summary_rows(rng), units))
     return "".join(parts)
 
 

@@ -14,6 +14,7 @@ from profconv.parse import grouping
 from profconv.parse.dialects.nvprof import csv_batch, markers, sweep
 from profconv.parse.model import count
 from tests.fastpath_compare import cli_outputs
+from tests.nvprof_csv_rows import summary_rows
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed: the row reader alone is used")
 
@@ -22,14 +23,7 @@ UNITS = ",%,ms,,ms,ms,ms,"
 
 
 def _rows(rng: random.Random) -> str:
-    out = []
-    for label, name in (("GPU activities", "conv_forward_kernel(float*, float const *, int)"),
-                        ("GPU activities", "[CUDA memcpy HtoD]"), ("API calls", "cudaMalloc")):
-        calls = rng.randint(1, 400)
-        avg = rng.randint(1000, 999999) / 1e6
-        out.append(f'"{label}",{rng.uniform(0, 100):.6f},{avg * calls:.6f},{calls},{avg:.6f},'
-                   f'{avg * 0.5:.6f},{avg * 1.5:.6f},"{name}"\n')
-    return "".join(out)
+    return "".join(row + "\n" for row in summary_rows(rng))
 
 
 def _log(n: int = 30, odd: dict[int, str] | None = None, seed: int = 2, rows: dict[int, str] | None = None) -> str:
