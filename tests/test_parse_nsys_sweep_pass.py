@@ -35,14 +35,16 @@ def _both(text: str) -> tuple:
 
 
 def _same(a: tuple, b: tuple) -> None:
+    """The same numbers, rows' names, table sizes, run starts and sections (the pool of distinct names
+    in the order each reads them: the pass in the rows' order, `_found` header by header)."""
     assert b is not None, "the C pass took a chunk the readers' checks do not"
     assert a[0].keys() == b[0].keys()
     for k in a[0]:
         assert a[0][k].dtype == b[0][k].dtype and a[0][k].tobytes() == b[0][k].tobytes(), k
-    assert a[2] == b[2]
-    for x, y in zip(a[1:], b[1:]):
-        if not isinstance(x, list):
-            assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+    assert [a[2][c] for c in a[1].tolist()] == [b[2][c] for c in b[1].tolist()]
+    assert sorted(a[2]) == sorted(b[2]) and a[1].dtype == b[1].dtype
+    for x, y in zip(a[3:], b[3:]):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
 
 
 def test_a_small_sweep_read_by_the_pass():
@@ -76,7 +78,10 @@ def test_a_small_sweep_read_by_the_pass():
     ("300,3,100.0", "300,3,1" + "0" * 400, True),  # a double that is not finite
     ("75.0,300", "75.000,300", False), ("10.0,cudaMalloc", "1.234,cudaMalloc", False),  # undecided, and decimals
     ("100.0,6,3,2.0,2.0,1,3,0.5", "100.000,6,3,2.000,2.000,1,3,1.500", True),  # a table of undecided cells only
-    (API + "\n100.0,6", KERN + "\n100.0,6", False),  # another header: _found reads it
+    (API + "\n100.0,6", KERN + "\n100.0,6", False),  # another header of the nine fields: read alike
+    (API + "\n100.0,6,3,2.0", API.replace("Num Calls,Avg (ns)", "Avg (ns),Num Calls") + "\n100.0,6,2.0,3",
+     False),  # the fields in another order: left to _found
+    (API + "\n100.0,6", API.replace(",Med (ns)", "") + "\n100.0,6", True),  # other fields
 ])
 def test_what_the_pass_leaves_or_reads_as_found_does(old, new, refused):
     text = SMALL.replace(old, new, 1)
@@ -93,6 +98,31 @@ def test_the_pass_takes_a_chunk_found_reads_with_a_later_header_the_first_one():
     text = SMALL + SMALL.replace("a.", "c.").replace("b.", "d.")
     got, ref = _both(text)
     assert got is not None and got[3].tolist() == [2, 1, 1, 2, 1, 1]
+    _same(got, ref)
+
+
+def test_the_pass_reads_a_runs_several_headers_and_leaves_more_than_eight_to_found():
+    """A run's reports print headers of the nine fields with other names (kernels' Instances, memory
+    operations' Count and Operation): one pass reads them all, in the tables' order. More than eight
+    distinct header lines in a chunk: left to `_found` (which reads them)."""
+    mem = "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation"
+    run = ("Generating SQLite file e.sqlite from e.nsys-rep\n"
+           "Processing [e.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...\n\n" + KERN + "\n"
+           "100.0,40,2,20.0,20.0,19,21,1.0,k_a\n\n"
+           "Processing [e.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_time_sum.py]...\n\n" + mem + "\n"
+           "60.0,30,3,10.0,10.0,9,11,1.0,[CUDA memcpy HtoD]\n40.0,20,2,10.0,10.0,9,11,1.0,[CUDA memcpy DtoH]\n\n")
+    got, ref = _both(SMALL + run + SMALL.replace("a.", "c."))
+    assert got is not None and got[3].tolist() == [2, 1, 1, 1, 2, 2, 1, 1]
+    assert got[5].tolist() == [1, 2, 1, 0, 0, 1, 2, 1]  # api, os-runtime, api, gpu (kernels, memory) ... (_CODES)
+    assert [got[2][c] for c in got[1].tolist()][4:8] == ["k_a", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "cudaMalloc"]
+    _same(got, ref)
+    heads = [KERN.replace("Instances", c).replace("Name", n) for c in ("Instances", "Num Calls", "Calls", "Count",
+                                                                       "Operations") for n in ("Name", "Operation")]
+    many = "".join(run.replace("e.", f"r{k}.").replace(KERN, heads[k]) for k in range(9))
+    got, ref = _both(many)
+    assert got is None and ref is not None and ref[3].tolist() == [1, 2] * 9
+    got, ref = _both("".join(run.replace("e.", f"r{k}.").replace(KERN, heads[k]) for k in range(7)))  # eight
+    assert got is not None and got[3].tolist() == [1, 2] * 7
     _same(got, ref)
 
 
@@ -114,8 +144,8 @@ def _run(rng: random.Random, run: int, kern: bool) -> list[str]:
 @pytest.mark.parametrize("seed", range(80))
 def test_generated_and_mutated_sweeps(seed):
     rng = random.Random(seed)
-    kern = rng.random() < 0.5  # one header: kernels only, or API and OS runtime
-    lines = [ln for r in range(rng.randint(3, 30)) for ln in _run(rng, r, kern)]
+    kern = rng.choice([True, False, None])  # one header: kernels only, or API and OS runtime; or both (None)
+    lines = [ln for r in range(rng.randint(3, 30)) for ln in _run(rng, r, rng.random() < 0.5 if kern is None else kern)]
     for _ in range(0 if seed < 10 else rng.randint(1, 3)):  # a row's byte or two replaced (most keep the shape)
         k = rng.choice([i for i, ln in enumerate(lines) if ln[:1].isdigit()] if rng.random() < 0.8 else range(len(lines)))
         name = lines[k].rfind(",") + 1 if rng.random() < 0.6 else 0  # in the name, or anywhere
@@ -125,4 +155,4 @@ def test_generated_and_mutated_sweeps(seed):
     got, ref = _both("\n".join(lines) + "\n")
     if got is not None:
         _same(got, ref)
-    assert got is not None or seed >= 10, "a plain one-header sweep is read by the pass"
+    assert got is not None or seed >= 10, "a plain sweep is read by the pass"

@@ -53,15 +53,17 @@
  * chunk of a plain `nsys stats --format csv` sweep (profconv.parse.dialects.nsys_csv_sweep) in one pass
  * of its shape and one of its rows: tables each after (a run's "Generating SQLite file P from P" line)
  * "Processing [P] with [PREFIX/reports/R.py]..." and a blank line (P [A-Za-z0-9._/-]+, R one of
- * `reports`, no "/reports/" in the first P), the header line `head`, 1 to max_rows - 1 rows (lines
- * starting with a digit) and a blank line; the first table a run's, the data ending with a blank. Every
- * row is read as columns() reads it and must be one nsys_batch takes: plain (status bit 1 clear), a
+ * `reports`, no "/reports/" in the first P), a header line starting with `head` (at most eight
+ * distinct ones a chunk, given back: the caller holds each to the cells' layout), 1 to max_rows - 1
+ * rows (lines starting with a digit) and a blank line; the first table a run's, the data ending with a
+ * blank. Every row is read as columns() reads it and must be one nsys_batch takes: plain (status bit 1 clear), a
  * name of printable ASCII without '&' or '\\', doubles finite, Time(%) (cell `pct`) at most 100, the
  * total within 1% of calls x average, per table no undecided cell without a decimal one. It gives
- * (tables, cells, codes, names, gaps): per table (rows, report index, starts a run) as bytes of int64,
- * columns()'s cells, codes and names, and the text before each table joined by NULs (the chunk's start
- * or the previous table's end up to the header line); None where the chunk is not of that shape (the
- * caller reads it otherwise).
+ * (tables, cells, codes, names, gaps, headers): per table (rows, report index, starts a run) as bytes
+ * of int64, columns()'s cells, codes and names, the text before each table joined by NULs (the chunk's
+ * start or the previous table's end up to the header line) and the distinct header lines (a tuple of
+ * bytes, in order of first appearance); None where the chunk is not of that shape (the caller reads it
+ * otherwise).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -1265,12 +1267,31 @@ done:
 /* ---- nsys_sweep: a plain `nsys stats --format csv` sweep's chunk checked and read in one pass ---- */
 
 typedef struct {
-    const unsigned char *p, *head;
+    const unsigned char *p, *head; /* head: the start every table's header line has */
     Py_ssize_t n, hn, ncells, max_rows;
     unsigned long long whole;
     PyObject *reports; /* a tuple of bytes: the report names read so */
     int pct, time, calls, avg;
 } ns_in;
+
+#define NS_HEADS 8 /* distinct header lines a chunk may hold (a sweep's reports: kernels, API, OS, memory ...) */
+
+typedef struct {
+    Py_ssize_t at[NS_HEADS], len[NS_HEADS]; /* each distinct header line's first place and length */
+    int n;
+} ns_heads;
+
+/* The header line p[i:z] among the distinct ones seen (added where new): 1, 0 where there are too many */
+static int ns_head_seen(const ns_in *in, ns_heads *h, Py_ssize_t i, Py_ssize_t z) {
+    for (int k = h->n - 1; k >= 0; k--)
+        if (h->len[k] == z - i && memcmp(in->p + h->at[k], in->p + i, (size_t)(z - i)) == 0)
+            return 1;
+    if (h->n == NS_HEADS)
+        return 0;
+    h->at[h->n] = i;
+    h->len[h->n++] = z - i;
+    return 1;
+}
 
 static int ns_path_char(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
@@ -1345,19 +1366,23 @@ static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i) {
 }
 
 /* The chunk's shape: runs of (a Generating line for a run's first table) Processing line, blank,
- * in->head, rows (lines starting with a digit: 1 to in->max_rows - 1), blank -- the first table a
- * run's, the chunk ending with the last blank. Per table five int64 pushed to `tabs`: the header
- * line's start, the rows' start and end, the rows, the report; `news` whether it starts a run.
- * 1 where it is so, 0 where not, -1 with an error set. */
-static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows) {
+ * a header line starting with in->head (at most NS_HEADS distinct ones: `heads`), rows (lines
+ * starting with a digit: 1 to in->max_rows - 1), blank -- the first table a run's, the chunk ending
+ * with the last blank. Per table five int64 pushed to `tabs`: the header line's start, the rows'
+ * start and end, the rows, the report; `news` whether it starts a run. 1 where it is so, 0 where
+ * not, -1 with an error set. */
+static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows, ns_heads *heads) {
     const unsigned char *p = in->p;
     Py_ssize_t i = 0, n = in->n;
     while (i < n) {
         int fresh = ns_run_line(in, &i);
         Py_ssize_t rep = (tabs->n || fresh) ? ns_report_lines(in, &i) : -1;
-        if (rep < 0 || n - i <= in->hn || memcmp(p + i, in->head, (size_t)in->hn) != 0 || p[i + in->hn] != '\n')
+        if (rep < 0 || n - i <= in->hn || memcmp(p + i, in->head, (size_t)in->hn) != 0)
             return 0;
-        Py_ssize_t b = i + in->hn + 1, e = b, count = 0;
+        Py_ssize_t z = nv_eol(p, i, n);
+        if (z < 0 || !ns_head_seen(in, heads, i, z))
+            return 0;
+        Py_ssize_t b = z + 1, e = b, count = 0;
         while (e < n && p[e] >= '0' && p[e] <= '9') {
             Py_ssize_t z = nv_eol(p, e, n);
             if (z < 0)
@@ -1486,11 +1511,26 @@ static PyObject *ns_tables(const nv_vec *tabs, const nv_vec *news) {
     return out;
 }
 
-/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps), None where
- * a row is not read so, NULL with an error set */
-static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows) {
+/* The distinct header lines (ns_shape's), in order of first appearance: a tuple of bytes */
+static PyObject *ns_head_lines(const ns_in *in, const ns_heads *h) {
+    PyObject *out = PyTuple_New(h->n);
+    for (int k = 0; out != NULL && k < h->n; k++) {
+        PyObject *line = PyBytes_FromStringAndSize((const char *)in->p + h->at[k], h->len[k]);
+        if (line == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, k, line);
+    }
+    return out;
+}
+
+/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps, headers), None
+ * where a row is not read so, NULL with an error set */
+static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows,
+                         const ns_heads *heads) {
     PyObject *out = NULL, *cells = PyList_New(in->ncells), *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    PyObject *tables = NULL, *gaps = NULL;
+    PyObject *tables = NULL, *gaps = NULL, *lines = NULL;
     bytes_table t;
     if (bt_init(&t, 256) < 0 || cells == NULL || codes == NULL)
         goto done;
@@ -1510,13 +1550,15 @@ static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news
         }
         goto done;
     }
-    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs)) != NULL)
-        out = PyTuple_Pack(5, tables, cells, codes, t.strs, gaps);
+    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs)) != NULL &&
+        (lines = ns_head_lines(in, heads)) != NULL)
+        out = PyTuple_Pack(6, tables, cells, codes, t.strs, gaps, lines);
 done:
     Py_XDECREF(cells);
     Py_XDECREF(codes);
     Py_XDECREF(tables);
     Py_XDECREF(gaps);
+    Py_XDECREF(lines);
     bt_free(&t);
     return out;
 }
@@ -1531,6 +1573,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
     PyObject *out = NULL;
     nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0};
+    ns_heads heads = {{0}, {0}, 0};
     Py_ssize_t rows = 0;
     int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
                   in.time >= in.ncells || in.calls >= in.ncells || in.avg >= in.ncells;
@@ -1543,7 +1586,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
             goto done;
         }
-    int shape = ns_shape(&in, &tabs, &news, &rows);
+    int shape = ns_shape(&in, &tabs, &news, &rows, &heads);
     if (shape <= 0) {
         if (shape == 0) {
             Py_INCREF(Py_None);
@@ -1551,7 +1594,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         goto done;
     }
-    out = ns_read(&in, &tabs, &news, rows);
+    out = ns_read(&in, &tabs, &news, rows, &heads);
 done:
     PyMem_Free(tabs.v);
     PyMem_Free(news.v);
@@ -1594,8 +1637,9 @@ static PyMethodDef methods[] = {
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows) -> (tables, cells, codes, "
-     "names, gaps) of a plain nsys stats --format csv sweep's chunk (tables: bytes of int64, (rows, report, "
-     "starts a run) a table), or None where it is not of that shape"},
+     "names, gaps, headers) of a plain nsys stats --format csv sweep's chunk (tables: bytes of int64, (rows, report, "
+     "starts a run) a table; headers: the distinct header lines, each starting with head), or None where it is not "
+     "of that shape"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,9 +15,10 @@ such a file window by window: each window's tables read from its bytes (bytescan
 text normalized and split into lines, nsys's reader, the stream's cut, context and the core's finish,
 then the parts joined. Here the file is read a few MiB at a time, each chunk checked and read by
 one C pass (`_summarycells.nsys_sweep`: the lines between the tables held to the shape above, every
-table's header the chunk's first one, the rows read as nsys_batch's C read reads them and checked as
-it checks them, straight into columns); where that pass does not take a chunk (tables of several
-headers, or anything it does not know), the same checks step by step: `_bytescan.tables` finds every
+table's header one of the nine fields in the first one's order -- a run's reports print several: kernels'
+'Instances', API and OS calls' 'Num Calls', memory operations' 'Count' and 'Operation' --, the rows
+read as nsys_batch's C read reads them and checked as it checks them, straight into columns); where
+that pass does not take a chunk (anything it does not know), the same checks step by step: `_bytescan.tables` finds every
 summary table, a regular expression holds every byte between them to the shape above, the rows are
 read by nsys_batch's C read (`_summarycells.columns`, what the windows use) and checked as it checks
 them. What the core does to them (profiles, blocks, lines, short names, shares) is done once by
@@ -304,28 +305,37 @@ def _found(data: bytes, cut: int) -> tuple | None:
 
 def _swept(data: bytes, cut: int) -> tuple | None:
     """`_found`'s result by one C pass (_summarycells.nsys_sweep: the gaps, headers and rows checked
-    and read at once) where every table's header is the first one's, a plain one of the nine fields;
-    None where that pass does not take the chunk (then `_found` decides)."""
+    and read at once) where every table's header is a plain one of the nine fields in the first one's
+    order (a run's reports: kernels' 'Instances', API and OS calls' 'Num Calls', memory operations'
+    'Count' ... 'Operation'); None where that pass does not take the chunk (then `_found` decides)."""
     from profconv.parse.dialects import nsys_batch
 
     scan = native.load("_summarycells")
     at = data.find(b"\n" + bytescan.SUMMARY, 0, cut) + 1
     end = data.find(b"\n", at, cut) if at > 0 else -1
-    head = bytes(data[at:end]) if end > 0 else b""
-    got = nsys_batch.header_fields(head) if head.isascii() else None
-    fields = got[1] if got is not None else []
+    fields = _header_fields(bytes(data[at:end]) if end > 0 else b"")
     if set(fields) != _FIELDS or not hasattr(scan, "nsys_sweep"):
         return None
     where = tuple(fields.index(f) for f in ("pct", "time", "calls", "avg"))
-    got = scan.nsys_sweep(memoryview(data)[:cut], head, _REPORTS, len(fields) - 1, nsys_batch._whole(fields), where,
-                          bytescan.MIN_ROWS)
-    if got is None or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), [head], got[3]):
+    got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
+                          nsys_batch._whole(fields), where, bytescan.MIN_ROWS)
+    if (got is None or any(_header_fields(h) != fields for h in got[5]) or any(map(nsys_batch.odd_name, got[3]))
+            or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
         return None
     tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 3)
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
     return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, _SECTION_OF[tabs[:, 1]]
+
+
+def _header_fields(head: bytes) -> list[str]:
+    """The fields of a summary header line's cells, in order (nsys_batch.header_fields); [] where it is
+    not an ASCII one that reads so."""
+    from profconv.parse.dialects import nsys_batch
+
+    got = nsys_batch.header_fields(head) if head.isascii() else None
+    return list(got[1]) if got is not None else []
 
 
 def _numbers() -> dict[str, array]:
