@@ -22,8 +22,9 @@ linear time and flat memory up to 1 GB).
 
 Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log, an `nsys stats
 --format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
-`nsys stats --format csv` runs), summary-only nvprof text (a corpus log repeated) and an `ncu --csv
---page raw` page of K kernels x 50 metric names.
+`nsys stats --format csv` runs: one report of 40 kernels each, and four reports of a few rows each as
+`nsys stats` prints them by default), summary-only nvprof text (a corpus log repeated) and an `ncu
+--csv --page raw` page of K kernels x 50 metric names.
 
     python benchmarks/parse_throughput.py --mb 20 --repeat 3
     python benchmarks/parse_throughput.py --mb 20 --only nsys-trace --linear 20,200,1000
@@ -121,29 +122,64 @@ def nsys_trace(path: Path, plain_path: Path, target: int) -> None:
             i += 1
 
 
+def _nsys_rows(rng: random.Random, names: list[str]) -> str:
+    """A summary table's rows, one a name: Time(%) adding up to 100, each total calls x average."""
+    rows = []
+    for k, name in enumerate(names):
+        calls = rng.randint(1, 5000)
+        avg = rng.uniform(1000, 900000)
+        rows.append((calls * avg, calls, avg, k, name))
+    total = sum(r[0] for r in rows)
+    return "".join(f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},"
+                   f"{name}\n" for t, c, a, k, name in sorted(rows, reverse=True))
+
+
 def nsys_summaries(path: Path, plain_path: Path, target: int) -> None:
     """Many `nsys stats --format csv --report cuda_gpu_kern_sum` runs, one after the other (a sweep's
     logs concatenated), 40 kernels each."""
     rng = random.Random(3)
+    names = [f"{KERNELS[k % len(KERNELS)].replace(' [{}]', '').replace(',', ';')}_{k}" for k in range(40)]
     with open(path, "w") as out, open(plain_path, "w") as plain:
         plain.write(NSYS_SUM_HEADER + "\n")
         size, run = 0, 0
         while size < target:
-            rows = []
-            for k in range(40):
-                calls = rng.randint(1, 5000)
-                avg = rng.uniform(1000, 900000)
-                rows.append((calls * avg, calls, avg, k))
-            total = sum(r[0] for r in rows)
-            body = "".join(
-                f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},"
-                f"{KERNELS[k % len(KERNELS)].replace(' [{}]', '').replace(',', ';')}_{k}\n"
-                for t, c, a, k in sorted(rows, reverse=True))
+            body = _nsys_rows(rng, names)
             piece = (f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep\n"
                      f"Processing [run{run}.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...\n\n"
                      f"{NSYS_SUM_HEADER}\n{body}\n")
             out.write(piece)
             plain.write(body)
+            size += len(piece)
+            run += 1
+
+
+# a run's reports as `nsys stats --format csv` prints them by default (the NVTX and memory-size ones
+# left out): each its header (the nine fields, named its way) and a few rows
+NSYS_REPORTS = [
+    ("cuda_api_sum", NSYS_SUM_HEADER.replace("Instances", "Num Calls"),
+     ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cudaDeviceSynchronize", "cudaStreamCreate"]),
+    ("cuda_gpu_kern_sum", NSYS_SUM_HEADER,
+     [KERNELS[k].replace(" [{}]", "").replace(",", ";") for k in (0, 3, 4)] + ["void im2col<float>(int; float const *)"]),
+    ("cuda_gpu_mem_time_sum", NSYS_SUM_HEADER.replace("Instances", "Count").replace("Name", "Operation"),
+     ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"]),
+    ("osrt_sum", NSYS_SUM_HEADER.replace("Instances", "Num Calls"), ["poll", "ioctl", "pthread_cond_wait", "read"]),
+]
+
+
+def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
+    """Many `nsys stats --format csv` runs of four reports each (API calls, kernels, memory operations,
+    OS runtime: three headers), a few rows a table -- a sweep as `nsys stats` prints it by default."""
+    rng = random.Random(4)
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        plain.write(NSYS_SUM_HEADER + "\n")
+        size, run = 0, 0
+        while size < target:
+            piece = f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep\n"
+            for report, header, names in NSYS_REPORTS:
+                body = _nsys_rows(rng, [f"{n}_{k}" for k, n in enumerate(names)])
+                piece += f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...\n\n{header}\n{body}\n"
+                plain.write(body)
+            out.write(piece)
             size += len(piece)
             run += 1
 
@@ -202,6 +238,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
     "nsys-trace": ("nsys stats --format csv (trace)", nsys_trace),
     "nvprof-csv": ("nvprof --csv summaries", nvprof_csv_summaries),
     "nsys-csv": ("nsys stats --format csv summaries", nsys_summaries),
+    "nsys-reports": ("nsys stats --format csv summaries, four reports a run", nsys_report_summaries),
     "nvprof-text": ("summary-only nvprof text", nvprof_summary_text),
     "ncu-raw": ("ncu --csv --page raw", ncu_raw),
 }

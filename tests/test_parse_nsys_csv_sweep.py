@@ -135,6 +135,52 @@ def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypa
     FAST.assert_cli_same(write_lines(tmp_path, lines), monkeypatch)
 
 
+# `nsys stats`'s default reports: a run's kernels and memory operations, one section (gpu) the core merges
+MERGING = [["cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_sum"],
+           ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum"], ["cuda_api_sum"]]
+
+
+def _merging_sweep(rng: random.Random, n: int) -> list[str]:
+    lines = []
+    for run in range(n):
+        lines.append(f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep")
+        for report in rng.choice(MERGING):
+            lines += [f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...", "", HEADERS[report]]
+            lines += _table(rng, report) + [""]
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_runs_whose_kernels_and_memory_operations_merge(seed, tmp_path, monkeypatch, small):
+    """Runs of the default reports: each run's kernel and memory-operation tables one gpu table (the
+    note the core gives it), read by the fast path as the readers read them; mutated from seed 8 on."""
+    rng = random.Random(200 + seed)
+    lines = _merging_sweep(rng, rng.randint(20, 60))
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
+    if not mutations:
+        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+    FAST.assert_library_same(path, monkeypatch)
+    if seed % 6 == 0:
+        FAST.assert_cli_same(path, monkeypatch)
+
+
+def test_a_merged_runs_note_and_shares(tmp_path):
+    head = [HEADERS["cuda_gpu_kern_sum"], HEADERS["cuda_gpu_mem_time_sum"]]
+    run = ["Generating SQLite file a.sqlite from a.nsys-rep",
+           "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...", "", head[0],
+           "75.0,300,3,100.0,100.0,90,110,10.0,k1", "25.0,100,1,100.0,100.0,90,110,10.0,k2", "",
+           "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_time_sum.py]...", "", head[1],
+           "100.0,600,6,100.0,100.0,90,110,10.0,[CUDA memcpy HtoD]", ""]
+    path = write_lines(tmp_path, run * 2)
+    ps = nsys_csv_sweep.read(str(path), "s")
+    assert ps is not None and ps.notes == [
+        f"profile {p}, gpu table, lines {a}-{a + 6}: merged from 2 source tables (starting at lines {a}, {a + 6}); "
+        "each printed Time(%) is relative to its own table, Share is of their summed time" for p, a in ((1, 5), (2, 17))]
+    rows = ps.profile(1).rows
+    assert list(zip(rows.col("name"), rows.col("share"), rows.col("cumulative"), rows.col("table"))) == [
+        ("k1", 0.3, 0.6 + 0.3, 5), ("k2", 0.1, 1.0, 5), ("[CUDA memcpy HtoD]", 0.6, 0.6, 11)]
+
+
 def test_a_later_odd_run_leaves_the_parts_before_it_to_the_fast_path(tmp_path, monkeypatch, small):
     lines = _sweep(random.Random(5), 60)
     at = [i for i, ln in enumerate(lines) if ln.startswith("Generating")][45]

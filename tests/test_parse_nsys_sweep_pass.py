@@ -35,7 +35,7 @@ def _both(text: str) -> tuple:
 
 
 def _same(a: tuple, b: tuple) -> None:
-    """The same numbers, rows' names, table sizes, run starts and sections (the pool of distinct names
+    """The same numbers, rows' names, table sizes, run starts and reports (the pool of distinct names
     in the order each reads them: the pass in the rows' order, `_found` header by header)."""
     assert b is not None, "the C pass took a chunk the readers' checks do not"
     assert a[0].keys() == b[0].keys()
@@ -49,10 +49,10 @@ def _same(a: tuple, b: tuple) -> None:
 
 def test_a_small_sweep_read_by_the_pass():
     got, ref = _both(SMALL)
-    numbers, codes, names, rows, new, sections = got
+    numbers, codes, names, rows, new, reports = got
     assert rows.tolist() == [2, 1, 1]
     assert new.tolist() == [True, False, True]
-    assert sections.tolist() == [1, 2, 1]  # api, os-runtime, api (nsys_csv_sweep._CODES)
+    assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"cuda_api_sum", b"osrt_sum", b"cuda_api_sum"]
     assert names == ["cudaMalloc", "cudaFree", "poll"]
     assert codes.tolist() == [0, 1, 2, 0]
     assert numbers["time_pct"].tolist() == [75.0, 25.0, 100.0, 100.0]
@@ -113,7 +113,7 @@ def test_the_pass_reads_a_runs_several_headers_and_leaves_more_than_eight_to_fou
            "60.0,30,3,10.0,10.0,9,11,1.0,[CUDA memcpy HtoD]\n40.0,20,2,10.0,10.0,9,11,1.0,[CUDA memcpy DtoH]\n\n")
     got, ref = _both(SMALL + run + SMALL.replace("a.", "c."))
     assert got is not None and got[3].tolist() == [2, 1, 1, 1, 2, 2, 1, 1]
-    assert got[5].tolist() == [1, 2, 1, 0, 0, 1, 2, 1]  # api, os-runtime, api, gpu (kernels, memory) ... (_CODES)
+    assert nsys_csv_sweep._SECTION_OF[got[5]].tolist() == [1, 2, 1, 0, 0, 1, 2, 1]  # api, os-runtime, api, gpu ...
     assert [got[2][c] for c in got[1].tolist()][4:8] == ["k_a", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "cudaMalloc"]
     _same(got, ref)
     heads = [KERN.replace("Instances", c).replace("Name", n) for c in ("Instances", "Num Calls", "Calls", "Count",

@@ -16,11 +16,13 @@
  * path's: rank then returns None and the caller runs it (what Python does with such a value is
  * Python's to say). tests/test_native_kahan.py compares both paths bit for bit.
  *
- * rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative) is rank() of rows whose
- * (profile, section) groups are each one run of rows of one source table (a machine-written nvprof
- * --csv sweep: profconv.parse.dialects.nvprof.csv_sweep), given as the runs' first rows: no group
- * looked up, no list of sections, profiles or tables read; None where rank() would note a group
- * (tests/test_parse_nvprof_csv_sweep.py compares it with rank()).
+ * rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged]) is rank() of rows
+ * whose (profile, section) groups are each one run of rows of one source table (a machine-written
+ * nvprof --csv sweep: profconv.parse.dialects.nvprof.csv_sweep), or of several marked `merged` (an nsys
+ * run's kernel and memory-operation tables: dialects/nsys_csv_sweep.py), given as the runs' first
+ * rows: no group looked up, no list of sections, profiles or tables read; None where rank() would
+ * note a group (tests/test_parse_nvprof_csv_sweep.py and tests/test_parse_nsys_csv_sweep.py compare
+ * it with rank()).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -578,11 +580,12 @@ done:
     return result;
 }
 
-/* One group of rank_blocks (rows a .. b - 1, one source table): whether rank() would note it (ranked
- * by Time(%): its times contradict its printed Time(%), or it has none) -- its shares not set then --
- * else its shares, cumulative shares and in_top set as rank() sets them (`key`, `idx`, `tmp`: scratch) */
-static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t b, double below, double *sh,
-                      double *cum, PyObject *top, double *key, Py_ssize_t *idx, Py_ssize_t *tmp) {
+/* One group of rank_blocks (rows a .. b - 1, one source table, or several where `merged`): whether
+ * rank() would note it (ranked by Time(%): it has no times, or it is one table whose times contradict
+ * its printed Time(%)) -- its shares not set then -- else its shares, cumulative shares and in_top set
+ * as rank() sets them (`key`, `idx`, `tmp`: scratch) */
+static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t b, int merged, double below,
+                      double *sh, double *cum, PyObject *top, double *key, Py_ssize_t *idx, Py_ssize_t *tmp) {
     Py_ssize_t cnt = b - a, nboth = 0, n_pct = 0;
     int any_bad = 0, has_time = 0;
     kahan_t ts = {0.0, 0.0}, ps = {0.0, 0.0};
@@ -593,7 +596,7 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
             kahan_add(&ps, p[i]);
         }
     double tsum = ts.total, psum = ps.total;
-    if (nboth >= 2 && tsum > 0 && psum >= 50.0)
+    if (!merged && nboth >= 2 && tsum > 0 && psum >= 50.0)
         for (Py_ssize_t i = a; i < b && !any_bad; i++) {
             if (!(p[i] == p[i] && t[i] == t[i]))
                 continue;
@@ -633,17 +636,20 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
     return 0;
 }
 
-/* rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative): rank() of rows whose
+/* rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged]): rank() of rows whose
  * (profile, section) groups are each one run of rows of one source table, every section timed --
  * group k rows starts[k] .. starts[k + 1] - 1 (starts: int64, the first 0), the columns buffers of
  * doubles (share and cumulative written) -- giving in_top (a list; share_basis is "total_ns"
- * throughout), or None where rank() would note a group (ranked by Time(%)). The same expressions in
- * the same order as rank()'s (tests compare both). */
+ * throughout), or None where rank() would note a group (ranked by Time(%)). `merged` (bytes, one a
+ * group): group k is the rows of several source tables where merged[k] is not 0 (ranked by their
+ * times whatever their Time(%), as rank() ranks such a group). The same expressions in the same order
+ * as rank()'s (tests compare both). */
 static PyObject *rank_blocks(PyObject *self, PyObject *args) {
-    Py_buffer sb, pb, tb, shb, cb;
+    Py_buffer sb, pb, tb, shb, cb, mb = {0};
     double threshold;
-    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb))
+    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*|y*:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb, &mb))
         return NULL;
+    const unsigned char *merged = mb.buf;
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double), nb = sb.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *starts = sb.buf;
     PyObject *top = NULL, *out = NULL;
@@ -655,16 +661,18 @@ static PyObject *rank_blocks(PyObject *self, PyObject *args) {
             PyErr_NoMemory();
         goto done;
     }
-    int ok = tb.len == pb.len && shb.len == pb.len && cb.len == pb.len && (nb ? starts[0] == 0 : n == 0);
+    int ok = tb.len == pb.len && shb.len == pb.len && cb.len == pb.len && (nb ? starts[0] == 0 : n == 0) &&
+             (merged == NULL || mb.len == nb);
     for (Py_ssize_t k = 0; ok && k < nb; k++)
         ok = starts[k] < (k + 1 < nb ? starts[k + 1] : n);
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "rank_blocks: starts rising from 0 below the rows; columns of one length");
+        PyErr_SetString(PyExc_ValueError,
+                        "rank_blocks: starts rising from 0 below the rows; columns of one length; merged a byte a group");
         goto done;
     }
     for (Py_ssize_t k = 0; k < nb; k++)
         if (rank_block(pb.buf, tb.buf, (Py_ssize_t)starts[k], k + 1 < nb ? (Py_ssize_t)starts[k + 1] : n,
-                       threshold - 1e-12, shb.buf, cb.buf, top, key, idx, tmp)) {
+                       merged != NULL && merged[k], threshold - 1e-12, shb.buf, cb.buf, top, key, idx, tmp)) {
             out = Py_NewRef(Py_None);
             goto done;
         }
@@ -679,6 +687,8 @@ done:
     PyBuffer_Release(&tb);
     PyBuffer_Release(&shb);
     PyBuffer_Release(&cb);
+    if (mb.obj != NULL)
+        PyBuffer_Release(&mb);
     return out;
 }
 
@@ -872,8 +882,9 @@ static PyMethodDef methods[] = {
      "rank(section, profile, table, time_pct, total_ns, timed, threshold[, share, cumulative]) -> (share, cumulative, in_top, "
      "share_basis, notable) or None (values only Python may take: run the Python path)"},
     {"rank_blocks", rank_blocks, METH_VARARGS,
-     "rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative) -> in_top, or None: rank() of rows whose "
-     "groups are runs of one table (share and cumulative written)"},
+     "rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged]) -> in_top, or None: rank() of "
+     "rows whose groups are runs of one table, or of several where merged (a byte a group) says so (share and "
+     "cumulative written)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -14,17 +14,23 @@ from typing import Any
 from profconv.parse import native
 
 
-def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any) -> dict[str, Any] | None:
+def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
+                 groups: tuple[Any, bytes] | None = None) -> dict[str, Any] | None:
     """`cols` (time_pct and total_ns buffers of doubles, one value a row) with share, cumulative,
     in_top and share_basis added (each block one ranked table: `blocks` its first rows, int64) and
     name and short_name (pool[codes[i]] and its short name; codes int64); None where ranking would
-    note something (rank_blocks: the core's rows then)."""
+    note something (rank_blocks: the core's rows then). `groups`: where some sections are merged
+    from several blocks (an nsys run's kernels and memory operations), each ranked group's first
+    rows (int64) and a byte a group, 1 where it is several blocks: ranked so once no block alone
+    would be noted."""
     from profconv.parse.core import _short_of
 
     scan, kahan = native.load("_summarycells"), native.load("_kahan")
     n = len(cols["time_pct"])
     share, cumulative = array("d", [nan]) * n, array("d", [nan]) * n
     top = kahan.rank_blocks(blocks, cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
+    if top is not None and groups is not None:
+        top = kahan.rank_blocks(groups[0], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, groups[1])
     if top is None:
         return None
     cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)

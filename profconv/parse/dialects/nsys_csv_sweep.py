@@ -25,7 +25,9 @@ them. What the core does to them (profiles, blocks, lines, short names, shares) 
 NumPy and C (profconv/parse/sweep_rows.py, `_summarycells.nvprof_runs`, as
 dialects/nvprof/csv_sweep.py does for nvprof). Only where the core would say nothing: every table
 taken by nsys_batch (plain cells, totals within 1% of calls x average, plain names), each table's
-Time(%) clearly adding up to 100, no two tables of one section in a run, no name with '%', another
+Time(%) clearly adding up to 100, no report twice in a run (a run's tables of one section -- kernels
+and memory operations, `nsys stats`'s default reports -- merged as the core merges them, with its
+note, where they come one after the other), no name with '%', another
 dialect's marker or a context keyword, nothing between the tables but the lines above with plain file
 names, no other dialect found in the file's head, no plugin dialect. Anything else: the stream's
 windows read the file from the first part not read so (the reference; tests compare both on
@@ -56,6 +58,7 @@ _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's sec
 _CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
 _REPORTS = tuple(_CODE_OF)  # the report names nsys_sweep knows (their index -> _SECTION_OF)
 _SECTION_OF = np.array(list(_CODE_OF.values()), dtype=np.int64)
+_REPORT_OF = {r: k for k, r in enumerate(_REPORTS)}  # a report's name -> its index
 _FIELDS = {"pct", "time", "calls", "avg", "med", "min", "max", "std", "name"}
 _NUMBERS = ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns")
 _MARKS = bytescan._NEVER + bytescan._IN_NAMES
@@ -175,7 +178,7 @@ def _tables(data: bytes, cut: int) -> np.ndarray | None:
 
 def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], str] | None:
     """What lies before each table (a run's Generating line or not, the Processing line of its report,
-    the blank line): per table whether it starts a run and its section code, and the text of those
+    the blank line): per table whether it starts a run and its report's index, and the text of those
     lines joined; None where one is not of the shape (the first must start a run), a report is not
     one read so, or the chunk does not end with the blank line after its last table."""
     starts, ends = vals[:, 0].tolist(), vals[:, 2].tolist()
@@ -184,7 +187,7 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], str]
     joined = b"\x00".join([data[e:a] for e, a in zip([0, *ends[:-1]], starts)])
     if _GAPS.fullmatch(joined) is None:
         return None
-    codes = [_CODE_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
+    codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
     if len(codes) != len(starts) or -1 in codes:
         return None
     at = np.append(0, vals[:-1, 2] + 1)  # each gap's first line's first byte (after the blank line)
@@ -282,17 +285,18 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
         got = _found(data, cut)
     if got is None:
         return None
-    numbers, names, pool, sizes, new, codes = got
+    numbers, names, pool, sizes, new, reports = got
     nl = 2 + new + (np.arange(len(new)) > 0)  # the line ends before each header in its gap
     header = line + np.cumsum(nl + np.append(0, sizes[:-1] + 1))  # each header's line
-    return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "section": codes, "header": header,
+    return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "report": reports,
+            "section": _SECTION_OF[reports], "header": header,
             "new": new, "next_line": int(header[-1] + sizes[-1] + 2)}
 
 
 def _found(data: bytes, cut: int) -> tuple | None:
     """`_chunk`'s tables found by `_bytescan.tables`, their gaps held to the shape by `_GAPS`, their
     rows read per header by nsys_batch's read: (numbers, name codes, names, rows, starts a run,
-    section codes) or None."""
+    report indices in _REPORTS) or None."""
     vals = _tables(data, cut)
     gaps = None if vals is None else _gaps(data, vals, cut)
     if gaps is None:
@@ -326,7 +330,7 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
-    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, _SECTION_OF[tabs[:, 1]]
+    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, tabs[:, 1].copy()
 
 
 def _header_fields(head: bytes) -> list[str]:
@@ -358,7 +362,7 @@ def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = Non
         numbers = _numbers()
         for c in chunks:
             _numbers_into(numbers, c)
-    got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "section", "header", "new")}
+    got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "report", "section", "header", "new")}
     if len(chunks) == 1:
         return {**got, "numbers": numbers, "name": chunks[0]["name"], "names": chunks[0]["names"]}
     pool: dict[str, int] = {}
@@ -371,8 +375,11 @@ def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = Non
 
 def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
     """Where the profiles (runs), tables and rows are: each profile's first and last line and rows,
-    each table's first row, each row's line; None where a table's Time(%) does not clearly add up
-    to 100% (core._Ranges.not_clear) or a run holds two tables of one section (merged: a note)."""
+    each table's first row, each row's line, and the ranked groups (a run's tables of one section one
+    after the other, merged into one as the core merges them: an nsys run's kernels and memory
+    operations); None where a table's Time(%) does not clearly add up to 100% (core._Ranges.not_clear)
+    or a run's tables of one section are not one after the other, or a run holds a report twice (the
+    core's second table of a kind opens a profile: grouping.group)."""
     sizes, header, new = got["rows"], got["header"], got["new"]
     n = int(sizes.sum())
     firsts = np.cumsum(sizes) - sizes
@@ -380,13 +387,39 @@ def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
     if not (np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - 1e-6).all():  # (core._CLEAR)
         return None
     profile = np.cumsum(new) - 1
-    if len(np.unique(profile * len(_CODES) + got["section"])) < len(sizes):
+    if len(np.unique(profile * len(_REPORTS) + got["report"])) < len(sizes):
+        return None
+    key = profile * len(_CODES) + got["section"]
+    opens_group = np.append(True, key[1:] != key[:-1])  # a table that starts a ranked group
+    groups = np.flatnonzero(opens_group)
+    if len(np.unique(key)) < len(groups):
         return None
     opens = np.flatnonzero(new)
     closes = np.append(opens[1:] - 1, len(sizes) - 1)
     lines = np.repeat(header + 1 - firsts, sizes) + np.arange(n, dtype=np.int64)
     return {"firsts": firsts, "starts": header[opens] - 3, "ends": header[closes] + sizes[closes],
-            "per_profile": np.add.reduceat(sizes, opens), "lines": lines}
+            "per_profile": np.add.reduceat(sizes, opens), "lines": lines, "profile": profile, "groups": groups}
+
+
+def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, dict]:
+    """The ranked groups where some are merged (sweep_rows.ranked_names' `groups`; None where none is)
+    and the core's note on each merged one (core._share_notes), by (profile, section)."""
+    groups, sizes = where["groups"], got["rows"]
+    tables = np.diff(np.append(groups, len(sizes)))
+    many = np.flatnonzero(tables > 1)
+    if not len(many):
+        return None, {}
+    a = groups[many]
+    last = a + tables[many] - 1
+    lines, firsts = where["lines"], where["firsts"]
+    lo, hi = lines[firsts[a]].tolist(), lines[firsts[last] + sizes[last] - 1].tolist()
+    heads = (got["header"] + 1).tolist()  # each table's first line (rising: in a group, its tables' order)
+    keys = zip((number + where["profile"][a]).tolist(), [_CODES[c] for c in got["section"][a].tolist()])
+    tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
+    notes = {key: [f"lines {lo[g]}-{hi[g]}: merged from {k} source tables (starting at lines "
+                   f"{', '.join(map(str, heads[x : x + k]))}){tail}"]
+             for g, (key, x, k) in enumerate(zip(keys, a.tolist(), tables[many].tolist()))}
+    return (firsts[groups], (tables > 1).astype(np.uint8).tobytes()), notes
 
 
 def _array(kind: str, values: Any) -> array:
@@ -401,7 +434,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     note something. Profiles numbered from `number`."""
     scan = native.load("_summarycells")
     n = len(where["lines"])
-    cols = sweep_rows.ranked_names(dict(got["numbers"]), where["firsts"], got["names"], got["name"])
+    cols = sweep_rows.ranked_names(dict(got["numbers"]), where["firsts"], got["names"], got["name"], where["merged"])
     if cols is None:
         return None
     cols["section"] = scan.nvprof_runs([_CODES[c] for c in got["section"].tolist()], got["rows"])
@@ -417,16 +450,20 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
     something of them); `numbers`: their number columns where `_numbers_into` took them already."""
-    from profconv.parse.core import ProfileSet
+    from profconv.parse.core import ProfileSet, table_note
     from profconv.parse.profile_infos import ProfileColumns
 
     got = _joined(chunks, numbers)
     where = _layout(got)
-    rows = None if where is None else _rows(got, where, number)
+    if where is None:
+        return None
+    where["merged"], table_notes = _merged(got, where, number)
+    rows = _rows(got, where, number)
     if rows is None:
         return None
     count = len(where["starts"])
     profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
-    return ProfileSet(None, profiles, label, [], [], {}, rows=rows)
+    notes = [table_note(p, s, note) for (p, s), items in table_notes.items() for note in items]
+    return ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
