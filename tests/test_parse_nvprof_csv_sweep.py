@@ -238,6 +238,41 @@ def test_rank_blocks_is_rank_where_each_group_is_one_block(seed):
     assert set(want[3]) == {"total_ns"}
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_rank_blocks_of_merged_groups_is_rank_of_their_tables(seed):
+    """Groups of one to three source tables (a merged one marked so): rank_blocks gives rank()'s
+    shares to the bit, the merged ones ranked by their times whatever their tables' Time(%)."""
+    rng = random.Random(seed)
+    starts, pct, tot = _rank_input(rng, rng.randint(2, 10))
+    n = len(pct)
+    bounds = [*starts, n]
+    profile, section, table, groups, merged = [], [], [], [], []
+    g = 0
+    while g < len(starts):
+        k = min(rng.choice([1, 1, 2, 3]), len(starts) - g)  # tables g .. g + k - 1: one group
+        groups.append(bounds[g])
+        merged.append(k > 1)
+        for t in range(g, g + k):
+            size = bounds[t + 1] - bounds[t]
+            profile += [len(groups)] * size
+            section += ["gpu"] * size
+            table += [bounds[t] + 10] * size
+        g += k
+    nan = array("d", [math.nan])
+    share, cum = nan * n, nan * n
+    want = KAHAN.rank(section, profile, table, array("d", pct), array("d", tot), TIMED_SECTIONS, 0.9, share, cum)
+    noted = {int(number) for number, _, _ in want[4] if not merged[int(number) - 1]}  # single tables noted
+    share2, cum2 = nan * n, nan * n
+    top = KAHAN.rank_blocks(array("q", groups).tobytes(), array("d", pct), array("d", tot), 0.9, share2, cum2,
+                            bytes(merged))
+    if noted or any(not any(t == t for t in tot[a:b]) for a, b in zip(groups, [*groups[1:], n])):
+        assert top is None
+        return
+    assert top == want[2]
+    assert share2.tobytes() == share.tobytes() and cum2.tobytes() == cum.tobytes()
+    assert set(want[3]) == {"total_ns"}
+
+
 def test_take_and_runs():
     codes = array("q", [2, 0, 0, 1])
     pool = ["a", "b", "c"]
