@@ -413,15 +413,19 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
     if not len(many):
         return None, {}
     a = groups[many]
-    last = a + tables[many] - 1
-    lines, firsts = where["lines"], where["firsts"]
+    k = tables[many]
+    last = a + k - 1
+    lines, firsts, heads = where["lines"], where["firsts"], got["header"] + 1  # a table's first line (rising)
     lo, hi = lines[firsts[a]].tolist(), lines[firsts[last] + sizes[last] - 1].tolist()
-    heads = (got["header"] + 1).tolist()  # each table's first line (rising: in a group, its tables' order)
+    if (k == 2).all():  # a run's kernels and memory operations: each group's two tables' first lines
+        starts = [f"{x}, {y}" for x, y in zip(heads[a].tolist(), heads[a + 1].tolist())]
+    else:
+        hl = heads.tolist()
+        starts = [", ".join(map(str, hl[x : x + n])) for x, n in zip(a.tolist(), k.tolist())]
     keys = zip((number + where["profile"][a]).tolist(), [_CODES[c] for c in got["section"][a].tolist()])
     tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
-    notes = {key: [f"lines {lo[g]}-{hi[g]}: merged from {k} source tables (starting at lines "
-                   f"{', '.join(map(str, heads[x : x + k]))}){tail}"]
-             for g, (key, x, k) in enumerate(zip(keys, a.tolist(), tables[many].tolist()))}
+    notes = {key: [f"lines {x}-{y}: merged from {n} source tables (starting at lines {s}){tail}"]
+             for key, x, y, n, s in zip(keys, lo, hi, k.tolist(), starts)}
     return (firsts[groups], (tables > 1).astype(np.uint8).tobytes()), notes
 
 
@@ -468,5 +472,5 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
     profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
-    notes = [table_note(p, s, note) for (p, s), items in table_notes.items() for note in items]
+    notes = [table_note(p, s, items[0]) for (p, s), items in table_notes.items()]
     return ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
