@@ -48,9 +48,9 @@ def _table(rng: random.Random, report: str) -> list[str]:
             for t, c, a, n in sorted(rows, reverse=True)]
 
 
-def _sweep(rng: random.Random, n: int) -> list[str]:
-    """n runs of the plain shape, as lines."""
-    kinds = rng.choice([RUNS[:1], RUNS])
+def _sweep(rng: random.Random, n: int, kinds: list[list[str]] | None = None) -> list[str]:
+    """n runs of the plain shape, as lines; each run's reports one of `kinds` (else of RUNS[:1] or RUNS)."""
+    kinds = kinds or rng.choice([RUNS[:1], RUNS])
     lines = []
     for run in range(n):
         lines.append(f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep")
@@ -141,13 +141,7 @@ MERGING = [["cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_
 
 
 def _merging_sweep(rng: random.Random, n: int) -> list[str]:
-    lines = []
-    for run in range(n):
-        lines.append(f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep")
-        for report in rng.choice(MERGING):
-            lines += [f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...", "", HEADERS[report]]
-            lines += _table(rng, report) + [""]
-    return lines
+    return _sweep(rng, n, MERGING)
 
 
 @pytest.mark.parametrize("seed", range(24))
