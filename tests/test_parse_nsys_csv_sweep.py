@@ -7,6 +7,7 @@ the same with random mutations (seeds); the fast path taken where a sweep is pla
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +34,8 @@ NAMES = {
 }
 RUNS = [["cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum", "osrt_sum"],
         ["cuda_gpu_mem_time_sum", "cuda_api_sum"]]
-FAST = FastPath(nsys_csv_sweep, "_scanner")  # the fast path, switched off: the readers
+FAST = FastPath(nsys_csv_sweep, "_scanner")
+DATA = Path(__file__).parent / "data"  # the fast path, switched off: the readers
 
 
 def _table(rng: random.Random, report: str) -> list[str]:
@@ -121,7 +123,7 @@ def test_the_fast_path_gives_what_the_readers_give(seed, tmp_path, monkeypatch, 
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 10)
     if not mutations:
         assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
-        assert all(p is not None for p, _ in nsys_csv_sweep.parts(str(path), str(path)))
+        assert all(p is not None for p, _, _ in nsys_csv_sweep.parts(str(path), str(path)))
     FAST.assert_library_same(path, monkeypatch)
 
 
@@ -158,6 +160,59 @@ def test_runs_whose_kernels_and_memory_operations_merge(seed, tmp_path, monkeypa
         FAST.assert_cli_same(path, monkeypatch)
 
 
+def _nsys2025(lines: list[str]) -> list[str]:
+    """The lines as nsys 2025 prints them: a blank after a status line's dots (or not) and no blank
+    line after it, each run's first and last reports SKIPPED (no NVTX ranges, no OpenMP)."""
+    out: list[str] = []
+    run = ""  # the last run's database
+    for ln in lines:
+        if out and out[-1].startswith("Processing [") and out[-1].endswith("... ") and ln == "":
+            continue  # the blank line after a status line
+        if ln.startswith("Processing ["):
+            ln += " "
+        if ln.startswith("Generating SQLite file ") and out:  # the run before: its last report had nothing
+            out += [f"Processing [{run}] with [/opt/nsys/reports/openmp_sum.py]...",
+                    f"SKIPPED: {run} does not contain OpenMP event data.", ""]
+        out.append(ln)
+        if ln.startswith("Generating SQLite file "):
+            run = ln.split()[3]
+            out += [f"Processing [{run}] with [/opt/nsys/reports/nvtx_sum.py]... ",
+                    f"SKIPPED: {run} does not contain NV Tools Extension (NVTX) data.", ""]
+    return out + [f"Processing [{run}] with [/opt/nsys/reports/openmp_sum.py]... ",
+                  f"SKIPPED: {run} does not contain OpenMP event data.", ""]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_sweeps_as_nsys_2025_prints_them(seed, tmp_path, monkeypatch, small):
+    """nsys 2025's status lines (a blank after the dots, no blank line after them) and SKIPPED reports
+    (tests/data/nsys-csv/chukonu-mineru-nsys-stats-csv-osrt-only.log): read by the fast path as the
+    readers read them, the same profiles' lines; mutated from seed 8 on."""
+    rng = random.Random(300 + seed)
+    lines = _nsys2025(_sweep(rng, rng.randint(20, 60), MERGING if seed % 2 else None))
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
+    if not mutations:
+        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+    whole, _ = FAST.assert_library_same(path, monkeypatch)
+    if not mutations:
+        assert [(p.line_start, p.line_end) for p in whole.profiles][:1] == [(1, whole.profiles[1].line_start - 5)]
+    if seed % 6 == 0:
+        FAST.assert_cli_same(path, monkeypatch)
+
+
+def test_a_real_nsys_2025_log_repeated_as_a_sweep(tmp_path, monkeypatch, small):
+    """tests/data/nsys-csv/chukonu-mineru-nsys-stats-csv-osrt-only.log (nsys 2025.1: a blank after the
+    dots or not, no blank line after a status line, fifteen reports SKIPPED, dx11/dx12 in report names)
+    30 times over: read by the fast path as the readers read it."""
+    one = (DATA / "nsys-csv" / "chukonu-mineru-nsys-stats-csv-osrt-only.log").read_text()
+    path = tmp_path / "sweep.log"
+    path.write_text("".join(one.replace("pipeline_nsys", f"pipeline_nsys{k}") for k in range(30)))
+    assert nsys_csv_sweep.read(str(path), str(path)) is not None
+    whole, _ = FAST.assert_library_same(path, monkeypatch)
+    assert [(p.line_start, p.line_end) for p in whole.profiles][:2] == [(1, 67), (123, 189)]
+    assert whole.rows.n == 30 * 61
+    FAST.assert_cli_same(path, monkeypatch)
+
+
 def test_a_merged_runs_note_and_shares(tmp_path):
     head = [HEADERS["cuda_gpu_kern_sum"], HEADERS["cuda_gpu_mem_time_sum"]]
     run = ["Generating SQLite file a.sqlite from a.nsys-rep",
@@ -189,7 +244,7 @@ def test_an_empty_or_unended_file_is_left_to_the_readers(tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_text("")
     assert nsys_csv_sweep.read(str(empty), "x") is None
-    assert list(nsys_csv_sweep.parts(str(empty), "x")) == [(None, 0)]
+    assert list(nsys_csv_sweep.parts(str(empty), "x")) == [(None, 0, 1)]
     one = tmp_path / "one.log"
     one.write_text("\n".join(_sweep(random.Random(1), 3)))  # no newline after the last table
     assert nsys_csv_sweep.read(str(one), "x") is None

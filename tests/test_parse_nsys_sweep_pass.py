@@ -43,14 +43,18 @@ def _same(a: tuple, b: tuple) -> None:
         assert a[0][k].dtype == b[0][k].dtype and a[0][k].tobytes() == b[0][k].tobytes(), k
     assert [a[2][c] for c in a[1].tolist()] == [b[2][c] for c in b[1].tolist()]
     assert sorted(a[2]) == sorted(b[2]) and a[1].dtype == b[1].dtype
-    for x, y in zip(a[3:], b[3:]):
+    for x, y in zip(a[3:6], b[3:6]):
         assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+    assert a[6] == b[6]  # the text before each table
 
 
 def test_a_small_sweep_read_by_the_pass():
     got, ref = _both(SMALL)
-    numbers, codes, names, rows, new, reports = got
+    numbers, codes, names, rows, new, reports, gaps = got
     assert rows.tolist() == [2, 1, 1]
+    lines, runs, before = nsys_csv_sweep._gap_shape(gaps)
+    assert lines.tolist() == [3, 3, 4]  # Generating, Processing, blank; blank, Processing, blank; + Generating
+    assert runs.tolist() == new.tolist() and before.tolist() == [0, 0, 1]
     assert new.tolist() == [True, False, True]
     assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"cuda_api_sum", b"osrt_sum", b"cuda_api_sum"]
     assert names == ["cudaMalloc", "cudaFree", "poll"]
@@ -68,7 +72,13 @@ def test_a_small_sweep_read_by_the_pass():
     ("osrt_sum.py", "nvtx_sum.py", True),  # a report not read so
     ("Processing [a.sqlite]", "Processing [r/reports/cuda_api_sum.py]", True),  # a report's name in the input's path
     ("from a.nsys-rep", "from a b", True),
-    ("...\n\n" + API, "...\n" + API, True),
+    ("...\n\n" + API, "...\n" + API, False),  # no blank line after the status line
+    ("]...\n\n" + API, "]... \n" + API, False),  # a blank after the dots (nsys 2025)
+    ("Processing [a.sqlite] with [/opt/nsys/reports/osrt", "Processing [a.sqlite] with [/opt/nsys/reports/nvtx_sum.py]"
+     "... \nSKIPPED: a.sqlite does not contain NV Tools Extension (NVTX) data.\n\nProcessing [a.sqlite] with "
+     "[/opt/nsys/reports/osrt", False),  # a report with nothing to show
+    ("Processing [a.sqlite] with [/opt/nsys/reports/osrt", "Processing [a.sqlite] with [/opt/nsys/reports/nvtx_sum.py]"
+     "... \nSKIPPED: a.sqlite \u00e9\n\nProcessing [a.sqlite] with [/opt/nsys/reports/osrt", True),  # not ASCII
     ("cudaFree\"\n\n", "cudaFree\"\n", True),
     ("poll", "po\tll", True), ("poll", "p\u00f6ll", True), ("poll", "a&b", True), ("poll", "a\\b", True),
     ("poll", " poll", True), ("poll", "p\x7fl", False),  # DEL: left to _found, which takes it

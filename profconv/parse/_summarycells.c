@@ -1327,13 +1327,13 @@ static int ns_run_line(const ns_in *in, Py_ssize_t *i) {
 }
 
 /* The index in in->reports of the name R of the script path p[a:e], PREFIX/reports/R.py (PREFIX not
- * empty, R [a-z_]+); -1 where it is not such a path or R not one of them */
+ * empty, R [a-z0-9_]+: dx12_gpu_marker_sum); -1 where it is not such a path, -2 where R is not one of them */
 static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
     const unsigned char *p = in->p;
     if (e - a < 3 || memcmp(p + e - 3, ".py", 3) != 0)
         return -1;
     Py_ssize_t s = e - 3;
-    while (s > a && ((p[s - 1] >= 'a' && p[s - 1] <= 'z') || p[s - 1] == '_'))
+    while (s > a && ((p[s - 1] >= 'a' && p[s - 1] <= 'z') || (p[s - 1] >= '0' && p[s - 1] <= '9') || p[s - 1] == '_'))
         s--;
     if (s == e - 3 || s - 9 <= a || memcmp(p + s - 9, "/reports/", 9) != 0)
         return -1;
@@ -1342,12 +1342,15 @@ static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
         if (PyBytes_GET_SIZE(name) == e - 3 - s && memcmp(PyBytes_AS_STRING(name), p + s, (size_t)(e - 3 - s)) == 0)
             return r;
     }
-    return -1;
+    return -2;
 }
 
-/* A "Processing [PATH] with [SCRIPT]..." line and the blank line after it at *i (then *i moved past
- * them): its report's index (ns_report; -1 where not such lines or the first PATH holds "/reports/") */
-static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i) {
+/* A "Processing [PATH] with [SCRIPT]..." line (a blank after the dots or not: nsys 2025 prints one)
+ * and a blank line after it or not, at *i (then *i moved past them): its report's index (ns_report;
+ * -1 where not such lines, the first PATH holds "/reports/" or the report is not one read so). Where
+ * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
+ * line, *i is moved past them and *skipped set. */
+static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped) {
     Py_ssize_t k = *i, e;
     if (!ns_lit(in, &k, "Processing [") || (e = ns_path(in->p, k, in->n)) == k)
         return -1;
@@ -1359,14 +1362,32 @@ static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i) {
         return -1;
     Py_ssize_t r = ns_report(in, k, e);
     k = e;
-    if (r < 0 || !ns_lit(in, &k, "]...\n\n"))
+    if (r == -1 || !ns_lit(in, &k, "]..."))
         return -1;
+    ns_lit(in, &k, " ");
+    if (!ns_lit(in, &k, "\n"))
+        return -1;
+    if (ns_lit(in, &k, "SKIPPED: ")) {
+        Py_ssize_t z = nv_eol(in->p, k, in->n);
+        if (z < 0 || z + 1 >= in->n || in->p[z + 1] != '\n')
+            return -1;
+        for (Py_ssize_t q = k; q < z; q++)
+            if (in->p[q] < 0x20 || in->p[q] >= 0x7f)
+                return -1;
+        *i = z + 2;
+        *skipped = 1;
+        return -1;
+    }
+    if (r < 0)
+        return -1;
+    ns_lit(in, &k, "\n");
     *i = k;
     return r;
 }
 
-/* The chunk's shape: runs of (a Generating line for a run's first table) Processing line, blank,
- * a header line starting with in->head (at most NS_HEADS distinct ones: `heads`), rows (lines
+/* The chunk's shape: runs of (a Generating line for a run's first table; Processing and SKIPPED
+ * lines and a blank of reports with nothing to show) Processing line, blank or not, a header line
+ * starting with in->head (at most NS_HEADS distinct ones: `heads`), rows (lines
  * starting with a digit: 1 to in->max_rows - 1), blank -- the first table a run's, the chunk ending
  * with the last blank. Per table five int64 pushed to `tabs`: the header line's start, the rows'
  * start and end, the rows, the report; `news` whether it starts a run. 1 where it is so, 0 where
@@ -1375,9 +1396,19 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
     const unsigned char *p = in->p;
     Py_ssize_t i = 0, n = in->n;
     while (i < n) {
-        int fresh = ns_run_line(in, &i);
-        Py_ssize_t rep = (tabs->n || fresh) ? ns_report_lines(in, &i) : -1;
-        if (rep < 0 || n - i <= in->hn || memcmp(p + i, in->head, (size_t)in->hn) != 0)
+        int fresh = 0, skipped = 1;
+        Py_ssize_t rep = -1;
+        while (skipped) { /* reports with nothing to show (a run's last ones too), a run's Generating line */
+            if (!fresh && ns_run_line(in, &i)) {
+                fresh = 1;
+                continue;
+            }
+            skipped = 0;
+            rep = ns_report_lines(in, &i, &skipped);
+        }
+        if (i == n && tabs->n && !fresh) /* the last run's last reports had nothing to show */
+            break;
+        if (rep < 0 || (!tabs->n && !fresh) || n - i <= in->hn || memcmp(p + i, in->head, (size_t)in->hn) != 0)
             return 0;
         Py_ssize_t z = nv_eol(p, i, n);
         if (z < 0 || !ns_head_seen(in, heads, i, z))

@@ -103,8 +103,7 @@ def other_markers(name: str = "nvprof") -> tuple[str, ...]:
 
 # dialect -> the module that reads a machine-written sweep of it from its bytes (`parts`, `resume_state`),
 # and the lines from a part's last profile end to the next part's first line
-_SWEEPS = {"nvprof": ("profconv.parse.dialects.nvprof.csv_sweep", 1),
-           "nsys": ("profconv.parse.dialects.nsys_csv_sweep", 2)}
+_SWEEPS = {"nvprof": "profconv.parse.dialects.nvprof.csv_sweep", "nsys": "profconv.parse.dialects.nsys_csv_sweep"}
 
 
 class NotStreamable(Exception):
@@ -349,15 +348,14 @@ class Stream:
             return 0, 1, None, None
         import importlib
 
-        module, after = _SWEEPS[self.dialect.name]
-        sweep = importlib.import_module(module)
+        sweep = importlib.import_module(_SWEEPS[self.dialect.name])
         resume: tuple[int, int, tuple | None, int | None] = (0, 1, None, None)
-        for part, at in sweep.parts(self.path, self.label, self.sweep_part):
+        for part, at, line in sweep.parts(self.path, self.label, self.sweep_part):
             if part is None:
                 return resume if at or self.dialect.name != "nvprof" else (yield from self._text_swept())
             self.profiles = self.numbered = self.profiles + len(part.profiles)
             yield part
-            resume = (at, part.profiles.cols["line_end"][-1] + after, sweep.resume_state(part), None)
+            resume = (at, line, sweep.resume_state(part), None)
         return None
 
     def _text_swept(self) -> Generator[ProfileSet, None, tuple[int, int, tuple | None, int | None] | None]:

@@ -52,10 +52,18 @@ CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
 PART = 1 << 18
 _PATH = rb"[A-Za-z0-9._/-]+"
 _RUN = rb"Generating SQLite file " + _PATH + rb" from " + _PATH + rb"\n"
-_REPORT = rb"Processing \[" + _PATH + rb"\] with \[(?:" + _PATH + rb"/)?reports/[a-z_]+\.py\]\.\.\.\n\n"
+# a report's status line (no "/reports/" in its input's path; a blank after the dots: nsys 2025), reports with
+# nothing to show ("SKIPPED: ..." and a blank line) before it, a blank line after it or not
+_PROCESSING = (rb"Processing \[(?![^\]\n]*/reports/)" + _PATH + rb"\] with \[(?:" + _PATH
+               + rb"/)?reports/[a-z0-9_]+\.py\]\.\.\. ?\n")
+_SKIPPED = _PROCESSING + rb"SKIPPED: [ -~]*\n\n"
+_REPORT = rb"(?:" + _SKIPPED + rb")*" + _PROCESSING + rb"\n?"
 # what lies before each table, joined by NULs: the first a run's start, the others after a blank line
-_GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:" + _RUN + rb")?" + _REPORT + rb")*")
-_REPORT_NAME = re.compile(rb"/reports/([a-z_]+)\.py\]")
+# (a run's last reports with nothing to show come before the next run's Generating line, or end the chunk)
+_GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:" + _SKIPPED + rb")*(?:" + _RUN + rb")?" + _REPORT + rb")*")
+_END = re.compile(rb"\n(?:" + _SKIPPED + rb")*")
+_RUN_AT = re.compile(rb"Generating SQLite file ")  # a run's line in the gaps joined (where a line starts)
+_REPORT_NAME = re.compile(rb"/reports/([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
 _CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
@@ -80,24 +88,25 @@ def read(path: str, label: str) -> Any:
     return _profile_set(chunks, label, 1, numbers) if chunks else None
 
 
-def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int]]:
+def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]]:
     """`read`'s profiles a part at a time, about `size` bytes of the file each (PART where 0): (the
-    part, the file's offset after it) -- a ProfileSet numbered as in the whole file, as a stream's
-    parts are -- then (None, where the rest of the file begins) where the rest is not such a sweep
-    (the whole file where no part came). A part ends where a run's Generating line follows."""
+    part, the file's offset after it, the file's line there) -- a ProfileSet numbered as in the whole
+    file, as a stream's parts are -- then (None, where the rest of the file begins, its line) where the
+    rest is not such a sweep (the whole file where no part came). A part ends where a run's Generating
+    line follows (a run's last reports with nothing to show before it are the part's)."""
     if _scanner() is None:
-        yield None, 0
+        yield None, 0, 1
         return
-    number, at = 1, 0
+    number, at, line = 1, 0, 1
     with open(path, "rb") as f:
         for got in _scanned(f, size or PART):
             part = None if got is None else _profile_set([got[0]], label, number)
             if part is None:
-                yield None, at
+                yield None, at, line
                 return
-            yield part, got[1]
+            at, line = got[1], got[0]["next_line"]
+            yield part, at, line
             number += len(part.profiles)
-            at = got[1]
 
 
 def resume_state(part: Any) -> tuple:
@@ -179,13 +188,13 @@ def _tables(data: bytes, cut: int) -> np.ndarray | None:
     return vals
 
 
-def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], str] | None:
+def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], bytes] | None:
     """What lies before each table (a run's Generating line or not, the Processing line of its report,
     the blank line): per table whether it starts a run and its report's index, and the text of those
     lines joined; None where one is not of the shape (the first must start a run), a report is not
     one read so, or the chunk does not end with the blank line after its last table."""
     starts, ends = vals[:, 0].tolist(), vals[:, 2].tolist()
-    if data[ends[-1] : cut] != b"\n":
+    if _END.fullmatch(data, ends[-1], cut) is None:
         return None
     joined = b"\x00".join([data[e:a] for e, a in zip([0, *ends[:-1]], starts)])
     if _GAPS.fullmatch(joined) is None:
@@ -193,9 +202,7 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], str]
     codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
     if len(codes) != len(starts) or -1 in codes:
         return None
-    at = np.append(0, vals[:-1, 2] + 1)  # each gap's first line's first byte (after the blank line)
-    new = np.frombuffer(data, dtype=np.uint8)[at] == ord("G")
-    return new, codes, joined.decode("ascii")
+    return _gap_shape(joined)[1], codes, joined
 
 
 def _skeleton_ok(between: str, heads: list[bytes], names: list[str]) -> bool:
@@ -288,12 +295,15 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
         got = _found(data, cut)
     if got is None:
         return None
-    numbers, names, pool, sizes, new, reports = got
-    nl = 2 + new + (np.arange(len(new)) > 0)  # the line ends before each header in its gap
-    header = line + np.cumsum(nl + np.append(0, sizes[:-1] + 1))  # each header's line
+    numbers, names, pool, sizes, new, reports, gaps = got
+    gap_lines, runs, before = _gap_shape(gaps)
+    if not np.array_equal(runs, new):
+        return None
+    header = line + np.cumsum(gap_lines + np.append(0, sizes[:-1] + 1))  # each header's line
+    run_line = header - gap_lines + before  # a run's Generating line
     return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "report": reports,
-            "section": _SECTION_OF[reports], "header": header,
-            "new": new, "next_line": int(header[-1] + sizes[-1] + 2)}
+            "section": _SECTION_OF[reports], "header": header, "run_line": run_line,
+            "new": new, "next_line": line + data.count(b"\n", 0, cut)}
 
 
 def _found(data: bytes, cut: int) -> tuple | None:
@@ -305,9 +315,26 @@ def _found(data: bytes, cut: int) -> tuple | None:
     if gaps is None:
         return None
     got = _read(data, vals)
-    if got is None or not _skeleton_ok(gaps[2], got[3], got[2]):
+    if got is None or not _skeleton_ok(gaps[2].decode("ascii"), got[3], got[2]):
         return None
-    return got[0], got[1], got[2], vals[:, 3].copy(), gaps[0], np.array(gaps[1], dtype=np.int64)
+    return got[0], got[1], got[2], vals[:, 3].copy(), gaps[0], np.array(gaps[1], dtype=np.int64), gaps[2]
+
+
+def _gap_shape(joined: bytes) -> tuple[Any, Any, Any]:
+    """Of each gap in `joined` (the text before each table, the gaps joined by NULs): its line ends,
+    whether it holds a run's Generating line, and the line ends before that line (0 where none)."""
+    b = np.frombuffer(joined, dtype=np.uint8)
+    newlines = np.flatnonzero(b == 10)  # (line ends before a byte: how many of these are before it)
+    at = np.append(0, np.flatnonzero(b == 0) + 1)  # each gap's first byte
+    lines = np.diff(np.append(np.searchsorted(newlines, at), len(newlines)))
+    runs = np.array([m.start() for m in _RUN_AT.finditer(joined)], dtype=np.int64)
+    runs = runs[(runs == 0) | np.isin(b[runs - 1], (10, 0))]  # at a line's start
+    gap = np.searchsorted(at, runs, side="right") - 1
+    new = np.zeros(len(at), dtype=bool)
+    new[gap] = True
+    before = np.zeros(len(at), dtype=np.int64)
+    before[gap] = np.searchsorted(newlines, runs) - np.searchsorted(newlines, at[gap])
+    return lines, new, before
 
 
 def _swept(data: bytes, cut: int) -> tuple | None:
@@ -333,7 +360,7 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
-    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, tabs[:, 1].copy()
+    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, tabs[:, 1].copy(), got[4]
 
 
 def _header_fields(head: bytes) -> list[str]:
@@ -365,7 +392,7 @@ def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = Non
         numbers = _numbers()
         for c in chunks:
             _numbers_into(numbers, c)
-    got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "report", "section", "header", "new")}
+    got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "report", "section", "header", "run_line", "new")}
     if len(chunks) == 1:
         return {**got, "numbers": numbers, "name": chunks[0]["name"], "names": chunks[0]["names"]}
     pool: dict[str, int] = {}
@@ -400,7 +427,7 @@ def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
     opens = np.flatnonzero(new)
     closes = np.append(opens[1:] - 1, len(sizes) - 1)
     lines = np.repeat(header + 1 - firsts, sizes) + np.arange(n, dtype=np.int64)
-    return {"firsts": firsts, "starts": header[opens] - 3, "ends": header[closes] + sizes[closes],
+    return {"firsts": firsts, "starts": got["run_line"][opens], "ends": header[closes] + sizes[closes],
             "per_profile": np.add.reduceat(sizes, opens), "lines": lines, "profile": profile, "groups": groups}
 
 

@@ -59,15 +59,15 @@ def read(path: str, label: str) -> Any:
     return _profile_set(chunks, label, 1, 1) if chunks else None
 
 
-def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int]]:
+def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]]:
     """`read`'s profiles a part at a time, about `size` bytes of the file each (PART where 0): (the
-    part, the file's offset after it) -- a ProfileSet numbered as in the whole file, as a stream's
-    parts are -- then (None, where the rest of the file begins) where the rest is not such a sweep
-    (the whole file where no part came). A part ends where a start line of the sweep's shape
-    follows: what comes after it cannot change it."""
+    part, the file's offset after it, the file's line there) -- a ProfileSet numbered as in the whole
+    file, as a stream's parts are -- then (None, where the rest of the file begins, its line) where
+    the rest is not such a sweep (the whole file where no part came). A part ends where a start line
+    of the sweep's shape follows: what comes after it cannot change it."""
     scan = _scanner()
     if scan is None:
-        yield None, 0
+        yield None, 0, 1
         return
     number = line = 1
     at = 0
@@ -75,12 +75,12 @@ def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int]]:
         for found in _scanned(scan, f, size or PART):
             part = None if found is None else _profile_set([found[0]], label, number, line)
             if part is None:
-                yield None, at
+                yield None, at, line
                 return
-            yield part, found[1]
-            number += len(part.profiles)
             line = part.profiles.cols["line_end"][-1] + 1
             at = found[1]
+            yield part, at, line
+            number += len(part.profiles)
 
 
 def resume_state(part: Any) -> tuple:
