@@ -23,7 +23,7 @@ linear time and flat memory up to 1 GB).
 Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log, an `nsys stats
 --format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
 `nsys stats --format csv` runs: one report of 40 kernels each, and four reports of a few rows each as
-`nsys stats` prints them by default), summary-only nvprof text (a corpus log repeated) and an `ncu
+nsys 2025 prints `nsys stats`'s default ones, others SKIPPED), summary-only nvprof text (a corpus log repeated) and an `ncu
 --csv --page raw` page of K kernels x 50 metric names.
 
     python benchmarks/parse_throughput.py --mb 20 --repeat 3
@@ -168,17 +168,26 @@ NSYS_REPORTS = [
 
 def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
     """Many `nsys stats --format csv` runs of four reports each (API calls, kernels, memory operations,
-    OS runtime: three headers), a few rows a table -- a sweep as `nsys stats` prints it by default."""
+    OS runtime: three headers), a few rows a table -- a sweep as nsys 2025 prints `nsys stats`'s
+    default reports: a blank after a status line's dots, no blank line after it, the reports with
+    nothing to show (no NVTX, no OpenMP ...) SKIPPED."""
     rng = random.Random(4)
     with open(path, "w") as out, open(plain_path, "w") as plain:
         plain.write(NSYS_SUM_HEADER + "\n")
         size, run = 0, 0
         while size < target:
-            piece = f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep\n"
+            db = f"run{run}.sqlite"
+
+            def skipped(report: str, what: str, db: str = db) -> str:
+                return f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \nSKIPPED: {db} does not contain {what}.\n\n"
+
+            piece = f"Generating SQLite file {db} from run{run}.nsys-rep\n"
+            piece += skipped("nvtx_sum", "NV Tools Extension (NVTX) data")
             for report, header, names in NSYS_REPORTS:
                 body = _nsys_rows(rng, [f"{n}_{k}" for k, n in enumerate(names)])
-                piece += f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...\n\n{header}\n{body}\n"
+                piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{body}\n"
                 plain.write(body)
+            piece += skipped("openmp_sum", "OpenMP event data") + skipped("dx12_gpu_marker_sum", "DX12 GPU debug markers")
             out.write(piece)
             size += len(piece)
             run += 1
