@@ -22,9 +22,10 @@ linear time and flat memory up to 1 GB).
 
 Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log, an `nsys stats
 --format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
-`nsys stats --format csv` runs: one report of 40 kernels each, and four reports of a few rows each as
-nsys 2025 prints `nsys stats`'s default ones, others SKIPPED), summary-only nvprof text (a corpus log repeated) and an `ncu
---csv --page raw` page of K kernels x 50 metric names.
+`nsys stats --format csv` runs: one report of 40 kernels each, and five reports of a few rows each as
+nsys 2025 prints `nsys stats`'s default ones for an app that copies memory, others SKIPPED),
+summary-only nvprof text (a corpus log repeated) and an `ncu --csv --page raw` page of K kernels x 50
+metric names.
 
     python benchmarks/parse_throughput.py --mb 20 --repeat 3
     python benchmarks/parse_throughput.py --mb 20 --only nsys-trace --linear 20,200,1000
@@ -153,8 +154,21 @@ def nsys_summaries(path: Path, plain_path: Path, target: int) -> None:
             run += 1
 
 
-# a run's reports as `nsys stats --format csv` prints them by default (the NVTX and memory-size ones
-# left out): each its header (the nine fields, named its way) and a few rows
+NSYS_SIZE_HEADER = "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation"
+
+
+def _nsys_size_rows(rng: random.Random, names: list[str]) -> str:
+    """A memory-size report's rows (MB, three decimals: its first row's StdDev '0.000')."""
+    rows = []
+    for k, name in enumerate(names):
+        count, avg = rng.randint(1, 500), rng.uniform(0.001, 900)
+        std = avg / 7 if k else 0.0
+        rows.append((count * avg, f"{count},{avg:.3f},{avg:.3f},{avg - std:.3f},{avg + std:.3f},{std:.3f},{name}"))
+    return "".join(f"{t:.3f},{rest}\n" for t, rest in sorted(rows, reverse=True))
+
+
+# a run's reports as `nsys stats --format csv` prints them by default (the NVTX one SKIPPED): each its
+# header (the nine fields named its way; the memory sizes' eight) and a few rows
 NSYS_REPORTS = [
     ("cuda_api_sum", NSYS_SUM_HEADER.replace("Instances", "Num Calls"),
      ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cudaDeviceSynchronize", "cudaStreamCreate"]),
@@ -162,15 +176,17 @@ NSYS_REPORTS = [
      [KERNELS[k].replace(" [{}]", "").replace(",", ";") for k in (0, 3, 4)] + ["void im2col<float>(int; float const *)"]),
     ("cuda_gpu_mem_time_sum", NSYS_SUM_HEADER.replace("Instances", "Count").replace("Name", "Operation"),
      ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"]),
+    ("cuda_gpu_mem_size_sum", NSYS_SIZE_HEADER, ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"]),
     ("osrt_sum", NSYS_SUM_HEADER.replace("Instances", "Num Calls"), ["poll", "ioctl", "pthread_cond_wait", "read"]),
 ]
 
 
 def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
-    """Many `nsys stats --format csv` runs of four reports each (API calls, kernels, memory operations,
-    OS runtime: three headers), a few rows a table -- a sweep as nsys 2025 prints `nsys stats`'s
-    default reports: a blank after a status line's dots, no blank line after it, the reports with
-    nothing to show (no NVTX, no OpenMP ...) SKIPPED."""
+    """Many `nsys stats --format csv` runs of five reports each (API calls, kernels, memory operations'
+    times and sizes, OS runtime: four headers), a few rows a table -- a sweep as nsys 2025 prints `nsys
+    stats`'s default reports: a blank after a status line's dots, no blank line after it, the reports
+    with nothing to show (no NVTX, no OpenMP ...) SKIPPED. The plain rows read_csv reads: the memory
+    sizes' with an empty first cell (one CSV of nine fields)."""
     rng = random.Random(4)
     with open(path, "w") as out, open(plain_path, "w") as plain:
         plain.write(NSYS_SUM_HEADER + "\n")
@@ -184,9 +200,10 @@ def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
             piece = f"Generating SQLite file {db} from run{run}.nsys-rep\n"
             piece += skipped("nvtx_sum", "NV Tools Extension (NVTX) data")
             for report, header, names in NSYS_REPORTS:
-                body = _nsys_rows(rng, [f"{n}_{k}" for k, n in enumerate(names)])
+                sized = header == NSYS_SIZE_HEADER
+                body = (_nsys_size_rows if sized else _nsys_rows)(rng, [f"{n}_{k}" for k, n in enumerate(names)])
                 piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{body}\n"
-                plain.write(body)
+                plain.write("," + body.replace("\n", "\n,")[:-1] if sized else body)
             piece += skipped("openmp_sum", "OpenMP event data") + skipped("dx12_gpu_marker_sum", "DX12 GPU debug markers")
             out.write(piece)
             size += len(piece)

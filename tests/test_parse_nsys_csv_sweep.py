@@ -24,6 +24,7 @@ HEADERS = {
     "cuda_api_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
     "cuda_gpu_mem_time_sum": "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation",
     "osrt_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
+    "cuda_gpu_mem_size_sum": "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation",
 }
 NAMES = {
     "cuda_gpu_kern_sum": ["void conv_forward_kernel<float; 16>(float const *; int)", "sgemm_sm35_ldg_tn_128x8x256x16x32",
@@ -31,6 +32,7 @@ NAMES = {
     "cuda_api_sum": ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit"],
     "cuda_gpu_mem_time_sum": ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"],
     "osrt_sum": ["poll", "ioctl", "pthread_cond_wait", "read"],
+    "cuda_gpu_mem_size_sum": ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"],
 }
 RUNS = [["cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum", "osrt_sum"],
         ["cuda_gpu_mem_time_sum", "cuda_api_sum"]]
@@ -39,8 +41,11 @@ DATA = Path(__file__).parent / "data"  # the fast path, switched off: the reader
 
 
 def _table(rng: random.Random, report: str) -> list[str]:
-    """A report's rows: Time(%) adding up to 100 (one decimal), each total calls x average."""
+    """A report's rows: Time(%) adding up to 100 (one decimal), each total calls x average (a memory-size
+    report's: MB, three decimals)."""
     names = rng.sample(NAMES[report], rng.randint(1, len(NAMES[report])))
+    if report == "cuda_gpu_mem_size_sum":
+        return _sizes(rng, names)
     rows = []
     for k, name in enumerate(names):
         calls, avg = rng.randint(1, 5000), rng.uniform(1000, 900000)
@@ -48,6 +53,17 @@ def _table(rng: random.Random, report: str) -> list[str]:
     total = sum(r[0] for r in rows)
     return [f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},{n}"
             for t, c, a, n in sorted(rows, reverse=True)]
+
+
+def _sizes(rng: random.Random, names: list[str]) -> list[str]:
+    """A memory-size report's rows (nsys 2022 on): Total, Count, Avg, Med, Min, Max, StdDev in MB, three
+    decimals each (as nsys prints them: '0.000' says the decimal mark; sizes such as '8.389' alone do not)."""
+    rows = []
+    for k, name in enumerate(names):
+        count, avg = rng.randint(1, 500), rng.choice([rng.uniform(0.001, 9.999), rng.uniform(10, 2000)])
+        std = rng.choice([0.0, avg / 7]) if k else 0.0  # (one '0.000' a table at least: not ambiguous)
+        rows.append(f"{count * avg:.3f},{count},{avg:.3f},{avg:.3f},{avg - std:.3f},{avg + std:.3f},{std:.3f},{name}")
+    return sorted(rows, key=lambda r: -float(r.split(",")[0]))
 
 
 def _sweep(rng: random.Random, n: int, kinds: list[list[str]] | None = None) -> list[str]:
@@ -91,10 +107,12 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
         lines[i] = lines[i].replace("/reports/", "/reports/" + rng.choice(["x", "nvtx_sum.py]...#", ""]), 1).replace(
             "cuda_api_sum", rng.choice(["cuda_gpu_kern_sum", "cuda_gpu_mem_size_sum", "cudaapisum"]))
     elif what == 8:  # a header of another form
-        at = [i for i, ln in enumerate(lines) if ln.startswith("Time (%)")]
+        at = [i for i, ln in enumerate(lines) if ln.startswith(("Time (%)", "Total (MB)"))]
         i = rng.choice(at)
         lines[i] = rng.choice([lines[i].replace(",Med (ns)", ""), lines[i].replace("Time (%)", "Time(%)"),
-                               lines[i] + ",Style", lines[i].replace("Name", "Range"), lines[i] + " "])
+                               lines[i] + ",Style", lines[i].replace("Name", "Range"), lines[i] + " ",
+                               lines[i].replace(",Med (MB)", ""), lines[i].replace(" (MB)", " (KiB)"),
+                               lines[i].replace("Operation", "Name"), lines[i].replace("Count", "Operations")])
     elif what == 9:  # a run's first line of another form
         at = [i for i, ln in enumerate(lines) if ln.startswith("Generating")]
         i = rng.choice(at)
@@ -140,6 +158,9 @@ def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypa
 # `nsys stats`'s default reports: a run's kernels and memory operations, one section (gpu) the core merges
 MERGING = [["cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_sum"],
            ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum"], ["cuda_api_sum"]]
+# the default reports of a run that copies memory: its memory-size table too (gpu-memory-size: not ranked)
+SIZED = [["osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"],
+         ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"], ["cuda_api_sum"]]
 
 
 def _merging_sweep(rng: random.Random, n: int) -> list[str]:
@@ -197,6 +218,44 @@ def test_sweeps_as_nsys_2025_prints_them(seed, tmp_path, monkeypatch, small):
         assert [(p.line_start, p.line_end) for p in whole.profiles][:1] == [(1, whole.profiles[1].line_start - 5)]
     if seed % 6 == 0:
         FAST.assert_cli_same(path, monkeypatch)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_runs_with_their_memory_sizes(seed, tmp_path, monkeypatch, small):
+    """Runs of the default reports of an app that copies memory (nsys 2025's shape from seed 12 on): a
+    memory-size table (another header, MB, no times) read by the fast path as the readers read it --
+    bytes and calls, not ranked; mutated from seed 6 on (seeds 12-17 too)."""
+    rng = random.Random(400 + seed)
+    lines = _sweep(rng, rng.randint(20, 60), SIZED)
+    if seed >= 12:
+        lines = _nsys2025(lines)
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 6 or 12 <= seed < 18)
+    if not mutations:
+        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+    FAST.assert_library_same(path, monkeypatch)
+    if seed % 6 == 0:
+        FAST.assert_cli_same(path, monkeypatch)
+
+
+def test_a_memory_size_tables_rows(tmp_path):
+    run = ["Generating SQLite file a.sqlite from a.nsys-rep",
+           "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_time_sum.py]...", "",
+           HEADERS["cuda_gpu_mem_time_sum"], "100.0,600,6,100.0,100.0,90,110,10.0,[CUDA memcpy HtoD]", "",
+           "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_size_sum.py]...", "",
+           HEADERS["cuda_gpu_mem_size_sum"], "402.653,48,8.389,8.389,8.389,8.389,0.000,[CUDA memcpy Host-to-Device]",
+           "201.327,24,8.389,8.389,8.389,8.389,0.000,[CUDA memcpy Device-to-Host]", ""]
+    path = write_lines(tmp_path, run * 2)
+    ps = nsys_csv_sweep.read(str(path), "s")
+    assert ps is not None and ps.notes == []
+    rows = ps.profile(2).rows
+    assert list(zip(rows.col("section"), rows.col("calls"), rows.col("bytes"), rows.col("share"), rows.col("in_top"),
+                    rows.col("share_basis"), rows.col("table"), rows.col("line_start"))) == [
+        ("gpu", 6, pytest.approx(float("nan"), nan_ok=True), 1.0, True, "total_ns", 17, 17),
+        ("gpu-memory-size", 48, 402653000.0, pytest.approx(float("nan"), nan_ok=True), None, None, 22, 22),
+        ("gpu-memory-size", 24, 201327000.0, pytest.approx(float("nan"), nan_ok=True), None, None, 22, 23)]
+    assert all(t != t for t in rows.col("total_ns")[1:]) and all(t != t for t in rows.col("time_pct")[1:])
+    undecided = [ln.replace("0.000,", "8.389,") for ln in run]  # no cell says which mark is the decimal one
+    assert nsys_csv_sweep.read(str(write_lines(tmp_path, undecided * 2)), "s") is None
 
 
 def test_a_real_nsys_2025_log_repeated_as_a_sweep(tmp_path, monkeypatch, small):

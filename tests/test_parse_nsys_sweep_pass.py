@@ -48,6 +48,35 @@ def _same(a: tuple, b: tuple) -> None:
     assert a[6] == b[6]  # the text before each table
 
 
+SIZE = "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation"
+SIZED = ("Generating SQLite file a.sqlite from a.nsys-rep\n"
+         "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n" + KERN + "\n"
+         "100.0,300,3,100.0,100.0,90,110,10.0,k\n\n"
+         "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_size_sum.py]... \n" + SIZE + "\n"
+         "402.653,48,8.389,8.389,8.389,8.389,0.000,[CUDA memcpy Host-to-Device]\n"
+         "1.5,1,1.5,1.5,1.5,1.5,0.000,[CUDA memset]\n\n")
+
+
+def test_a_memory_size_table_read_by_the_pass_alone():
+    """A memory-size report's table (its own header, no Time(%)): the pass reads its cells into the
+    columns of their meaning (the Total where a time is, NaN Time(%)); `_found` leaves such a chunk
+    to the windows (its table is not one `_bytescan.tables` finds)."""
+    got, ref = _both(SIZED)
+    assert ref is None
+    numbers, codes, names, rows, new, reports, gaps = got
+    assert rows.tolist() == [1, 2] and new.tolist() == [True, False]
+    assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"cuda_gpu_kern_sum", b"cuda_gpu_mem_size_sum"]
+    assert numbers["total_ns"].tolist() == [300.0, 402.653, 1.5] and numbers["calls"].tolist() == [3, 48, 1]
+    assert numbers["std_ns"].tolist() == [10.0, 0.0, 0.0] and numbers["avg_ns"].tolist() == [100.0, 8.389, 1.5]
+    assert numbers["time_pct"][0] == 100.0 and np.isnan(numbers["time_pct"][1:]).all()
+    assert names == ["k", "[CUDA memcpy Host-to-Device]", "[CUDA memset]"]
+    for text in (SIZED.replace("cuda_gpu_mem_size_sum", "cuda_gpu_mem_time_sum"),  # a size table under another report
+                 SIZED.replace("cuda_gpu_kern_sum", "cuda_gpu_mem_size_sum"),  # a timed one under the sizes'
+                 SIZED.replace("(MB)", "(KiB)"), SIZED.replace("Operation", "Name"),  # other sizes' headers
+                 SIZED.replace(",0.000,", ",8.389,").replace("1.5", "1.500")):  # no cell says which mark is decimal
+        assert _both(text) == (None, None)
+
+
 def test_a_small_sweep_read_by_the_pass():
     got, ref = _both(SMALL)
     numbers, codes, names, rows, new, reports, gaps = got

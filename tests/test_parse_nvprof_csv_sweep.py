@@ -273,6 +273,18 @@ def test_rank_blocks_of_merged_groups_is_rank_of_their_tables(seed):
     assert set(want[3]) == {"total_ns"}
 
 
+def test_rank_blocks_leaves_a_skipped_group_unranked():
+    """A group whose `merged` byte is RANK_SKIP (nsys's memory sizes: no times) keeps its share and
+    cumulative as given (NaN) and in_top None; the others are ranked as alone."""
+    pct, tot = array("d", [75.0, 25.0, math.nan, math.nan, 100.0]), array("d", [300.0, 100.0, math.nan, math.nan, 5.0])
+    nan = array("d", [math.nan])
+    share, cum = nan * 5, nan * 5
+    top = KAHAN.rank_blocks(array("q", [0, 2, 4]).tobytes(), pct, tot, 0.9, share, cum, bytes([0, KAHAN.RANK_SKIP, 0]))
+    assert top == [True, True, None, None, True]
+    assert list(share)[:2] == [0.75, 0.25] and list(share)[4] == 1.0 and all(x != x for x in list(share)[2:4])
+    assert list(cum)[:2] == [0.75, 1.0] and all(x != x for x in list(cum)[2:4])
+
+
 def test_take_and_runs():
     codes = array("q", [2, 0, 0, 1])
     pool = ["a", "b", "c"]

@@ -641,9 +641,10 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
  * group k rows starts[k] .. starts[k + 1] - 1 (starts: int64, the first 0), the columns buffers of
  * doubles (share and cumulative written) -- giving in_top (a list; share_basis is "total_ns"
  * throughout), or None where rank() would note a group (ranked by Time(%)). `merged` (bytes, one a
- * group): group k is the rows of several source tables where merged[k] is not 0 (ranked by their
- * times whatever their Time(%), as rank() ranks such a group). The same expressions in the same order
- * as rank()'s (tests compare both). */
+ * group): group k is the rows of several source tables where merged[k] is 1 (ranked by their
+ * times whatever their Time(%), as rank() ranks such a group), rows not ranked where it is 2 (RANK_SKIP:
+ * a section without times, nsys's memory sizes: their share, cumulative and in_top left as they are).
+ * The same expressions in the same order as rank()'s (tests compare both). */
 static PyObject *rank_blocks(PyObject *self, PyObject *args) {
     Py_buffer sb, pb, tb, shb, cb, mb = {0};
     double threshold;
@@ -671,7 +672,8 @@ static PyObject *rank_blocks(PyObject *self, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t k = 0; k < nb; k++)
-        if (rank_block(pb.buf, tb.buf, (Py_ssize_t)starts[k], k + 1 < nb ? (Py_ssize_t)starts[k + 1] : n,
+        if ((merged == NULL || merged[k] != 2) &&
+            rank_block(pb.buf, tb.buf, (Py_ssize_t)starts[k], k + 1 < nb ? (Py_ssize_t)starts[k + 1] : n,
                        merged != NULL && merged[k], threshold - 1e-12, shb.buf, cb.buf, top, key, idx, tmp)) {
             out = Py_NewRef(Py_None);
             goto done;
@@ -893,4 +895,10 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__kahan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kahan(void) {
+    PyObject *m = PyModule_Create(&module);
+    /* rank_blocks leaves a group whose `merged` byte is RANK_SKIP unranked: callers check for it */
+    if (m != NULL && PyModule_AddIntConstant(m, "RANK_SKIP", 2) < 0)
+        Py_CLEAR(m);
+    return m;
+}

@@ -49,21 +49,24 @@
  * (profconv.parse.dialects.nvprof.csv_sweep; None where a profile is of another shape: the readers
  * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
  *
- * nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows) checks and reads a
- * chunk of a plain `nsys stats --format csv` sweep (profconv.parse.dialects.nsys_csv_sweep) in one pass
- * of its shape and one of its rows: tables each after (a run's "Generating SQLite file P from P" line)
- * "Processing [P] with [PREFIX/reports/R.py]..." and a blank line (P [A-Za-z0-9._/-]+, R one of
- * `reports`, no "/reports/" in the first P), a header line starting with `head` (at most eight
- * distinct ones a chunk, given back: the caller holds each to the cells' layout), 1 to max_rows - 1
- * rows (lines starting with a digit) and a blank line; the first table a run's, the data ending with a
- * blank. Every row is read as columns() reads it and must be one nsys_batch takes: plain (status bit 1 clear), a
- * name of printable ASCII without '&' or '\\', doubles finite, Time(%) (cell `pct`) at most 100, the
- * total within 1% of calls x average, per table no undecided cell without a decimal one. It gives
- * (tables, cells, codes, names, gaps, headers): per table (rows, report index, starts a run) as bytes
- * of int64, columns()'s cells, codes and names, the text before each table joined by NULs (the chunk's
- * start or the previous table's end up to the header line) and the distinct header lines (a tuple of
- * bytes, in order of first appearance); None where the chunk is not of that shape (the caller reads it
- * otherwise).
+ * nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
+ * dest2]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
+ * (profconv.parse.dialects.nsys_csv_sweep) in one pass of its shape and one of its rows: tables each
+ * after (a run's "Generating SQLite file P from P" line) "Processing [P] with [PREFIX/reports/R.py]..."
+ * and a blank line (P [A-Za-z0-9._/-]+, R one of `reports`, no "/reports/" in the first P), a header
+ * line starting with `head` or `head2` (at most eight distinct ones a chunk, given back: the caller
+ * holds each to the cells' layout), 1 to max_rows - 1 rows (lines starting with a digit) and a blank
+ * line; the first table a run's, the data ending with a blank. Every row is read as columns() reads it
+ * and must be one nsys_batch takes: plain (status bit 1 clear), a name of printable ASCII without '&'
+ * or '\\', doubles finite, Time(%) (cell `pct`) at most 100, the total within 1% of calls x average,
+ * per table no undecided cell without a decimal one. A table whose header starts with head2 (the
+ * second kind: a memory-size report's, no Time(%)) has ncells2 cells (whole2 its whole ones), each
+ * read into the column of the first kind's cell dest2[j] (a byte a cell), its Time(%) NaN, only held
+ * to be plain and finite. It gives (tables, cells, codes, names, gaps, headers): per table (rows,
+ * report index, starts a run, kind 0 or 1) as bytes of int64, columns()'s cells, codes and names, the
+ * text before each table joined by NULs (the chunk's start or the previous table's end up to the
+ * header line) and the distinct header lines (a tuple of bytes, in order of first appearance); None
+ * where the chunk is not of that shape (the caller reads it otherwise).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -1272,7 +1275,15 @@ typedef struct {
     unsigned long long whole;
     PyObject *reports; /* a tuple of bytes: the report names read so */
     int pct, time, calls, avg;
+    /* the second kind of table (a memory-size report's: no Time(%)), none where hn2 is 0: its header's
+     * start, its cells, which are whole, and each cell's column among the first kind's (dest2) */
+    const unsigned char *head2;
+    Py_ssize_t hn2, ncells2;
+    unsigned long long whole2;
+    signed char dest2[64];
 } ns_in;
+
+#define NS_TAB 6 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind */
 
 #define NS_HEADS 8 /* distinct header lines a chunk may hold (a sweep's reports: kernels, API, OS, memory ...) */
 
@@ -1385,12 +1396,22 @@ static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped) 
     return r;
 }
 
+/* Which kind of header line is at p[i:]: 0 one starting with in->head, 1 with in->head2, -1 neither */
+static int ns_kind(const ns_in *in, Py_ssize_t i) {
+    Py_ssize_t left = in->n - i;
+    if (left > in->hn && memcmp(in->p + i, in->head, (size_t)in->hn) == 0)
+        return 0;
+    if (in->hn2 > 0 && left > in->hn2 && memcmp(in->p + i, in->head2, (size_t)in->hn2) == 0)
+        return 1;
+    return -1;
+}
+
 /* The chunk's shape: runs of (a Generating line for a run's first table; Processing and SKIPPED
  * lines and a blank of reports with nothing to show) Processing line, blank or not, a header line
- * starting with in->head (at most NS_HEADS distinct ones: `heads`), rows (lines
+ * starting with in->head or in->head2 (at most NS_HEADS distinct ones: `heads`), rows (lines
  * starting with a digit: 1 to in->max_rows - 1), blank -- the first table a run's, the chunk ending
- * with the last blank. Per table five int64 pushed to `tabs`: the header line's start, the rows'
- * start and end, the rows, the report; `news` whether it starts a run. 1 where it is so, 0 where
+ * with the last blank. Per table NS_TAB int64 pushed to `tabs`: the header line's start, the rows'
+ * start and end, the rows, the report, its kind (ns_kind); `news` whether it starts a run. 1 where it is so, 0 where
  * not, -1 with an error set. */
 static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows, ns_heads *heads) {
     const unsigned char *p = in->p;
@@ -1408,7 +1429,8 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
         }
         if (i == n && tabs->n && !fresh) /* the last run's last reports had nothing to show */
             break;
-        if (rep < 0 || (!tabs->n && !fresh) || n - i <= in->hn || memcmp(p + i, in->head, (size_t)in->hn) != 0)
+        int kind = ns_kind(in, i);
+        if (rep < 0 || (!tabs->n && !fresh) || kind < 0)
             return 0;
         Py_ssize_t z = nv_eol(p, i, n);
         if (z < 0 || !ns_head_seen(in, heads, i, z))
@@ -1424,7 +1446,7 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
         if (count == 0 || count >= in->max_rows || e >= n || p[e] != '\n')
             return 0;
         if (nv_vec_push(tabs, i) || nv_vec_push(tabs, b) || nv_vec_push(tabs, e) || nv_vec_push(tabs, count) ||
-            nv_vec_push(tabs, rep) || nv_vec_push(news, fresh))
+            nv_vec_push(tabs, rep) || nv_vec_push(tabs, kind) || nv_vec_push(news, fresh))
             return -1;
         *rows += count;
         i = e + 1;
@@ -1453,32 +1475,40 @@ static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n) {
     return 1;
 }
 
-/* Row `row` (p[i:z]) read into the columns as columns() reads it, its status or-ed into *st:
- * 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not finite, Time(%) over
- * 100, the total not within 1% of calls x average), -1 error */
-static int ns_row(const ns_in *in, Py_ssize_t i, Py_ssize_t z, Py_ssize_t row, char *const *base, int32_t *codes,
-                  bytes_table *t, unsigned char *st) {
+/* Row `row` (p[i:z]) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
+ * its status or-ed into *st: 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not
+ * finite; for the first kind Time(%) over 100 or the total not within 1% of calls x average), -1 error.
+ * A second kind's row: its cells into the columns in->dest2 names, Time(%) NaN (not printed). */
+static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssize_t row, char *const *base,
+                  int32_t *codes, bytes_table *t, unsigned char *st) {
     cell_t cs[64];
     double v[64];
-    Py_ssize_t name = 0, name_n = 0;
-    unsigned char s = split_row(in->p + i, z - i, in->ncells, in->whole, cs, &name, &name_n);
+    Py_ssize_t name = 0, name_n = 0, ncells = kind ? in->ncells2 : in->ncells;
+    unsigned long long whole = kind ? in->whole2 : in->whole;
+    unsigned char s = split_row(in->p + i, z - i, ncells, whole, cs, &name, &name_n);
     if (s & 1 || !ns_name_plain(in->p, i + name, name_n))
         return 0;
     *st |= s;
-    for (Py_ssize_t j = 0; j < in->ncells; j++) {
-        if ((in->whole >> j) & 1ULL) {
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        char *slot = base[kind ? in->dest2[j] : j] + 8 * row;
+        if ((whole >> j) & 1ULL) {
             int64_t w = (int64_t)cs[j].m;
-            memcpy(base[j] + 8 * row, &w, 8);
+            memcpy(slot, &w, 8);
             v[j] = (double)w;
         } else {
             if (!cell_value(in->p + i, &cs[j], 0, &v[j]) || !isfinite(v[j]))
                 return 0;
-            memcpy(base[j] + 8 * row, &v[j], 8);
+            memcpy(slot, &v[j], 8);
         }
     }
-    double tt = v[in->time];
-    if (v[in->pct] > 100.0 || !(fabs(tt - v[in->calls] * v[in->avg]) <= 0.01 * tt))
-        return 0;
+    if (kind) {
+        double none = NAN;
+        memcpy(base[in->pct] + 8 * row, &none, 8);
+    } else {
+        double tt = v[in->time];
+        if (v[in->pct] > 100.0 || !(fabs(tt - v[in->calls] * v[in->avg]) <= 0.01 * tt))
+            return 0;
+    }
     int64_t code = name_code(in->p, i + name, name_n, t);
     if (code < 0)
         return code == -2 ? 0 : -1;
@@ -1490,11 +1520,11 @@ static int ns_row(const ns_in *in, Py_ssize_t i, Py_ssize_t z, Py_ssize_t row, c
  * a table's status is one nsys_batch._kept does not keep (undecided cells, no decimal cell), -1 error */
 static int ns_rows(const ns_in *in, const nv_vec *tabs, char *const *base, int32_t *codes, bytes_table *t) {
     Py_ssize_t row = 0;
-    for (Py_ssize_t k = 0; k < tabs->n; k += 5) {
+    for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
         unsigned char st = 0;
         for (Py_ssize_t i = tabs->v[k + 1], e = tabs->v[k + 2]; i < e; row++) {
             Py_ssize_t z = nv_eol(in->p, i, e);
-            int got = ns_row(in, i, z, row, base, codes, t, &st);
+            int got = ns_row(in, (int)tabs->v[k + 5], i, z, row, base, codes, t, &st);
             if (got <= 0)
                 return got;
             i = z + 1;
@@ -1509,7 +1539,7 @@ static int ns_rows(const ns_in *in, const nv_vec *tabs, char *const *base, int32
  * line), joined by NULs */
 static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
     Py_ssize_t size = 0, from = 0;
-    for (Py_ssize_t k = 0; k < tabs->n; k += 5) {
+    for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
         size += tabs->v[k] - from + (k > 0);
         from = tabs->v[k + 2];
     }
@@ -1518,7 +1548,7 @@ static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
         return NULL;
     char *o = PyBytes_AS_STRING(out);
     from = 0;
-    for (Py_ssize_t k = 0; k < tabs->n; k += 5) {
+    for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
         if (k > 0)
             *o++ = '\0';
         memcpy(o, in->p + from, (size_t)(tabs->v[k] - from));
@@ -1528,16 +1558,17 @@ static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
     return out;
 }
 
-/* Per table (rows, report, starts a run): bytes of int64 */
+/* Per table (rows, report, starts a run, kind): bytes of int64 */
 static PyObject *ns_tables(const nv_vec *tabs, const nv_vec *news) {
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(3 * news->n * sizeof(int64_t)));
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 * news->n * sizeof(int64_t)));
     if (out == NULL)
         return NULL;
     int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
     for (Py_ssize_t k = 0; k < news->n; k++) {
-        o[3 * k] = tabs->v[5 * k + 3];
-        o[3 * k + 1] = tabs->v[5 * k + 4];
-        o[3 * k + 2] = news->v[k];
+        o[4 * k] = tabs->v[NS_TAB * k + 3];
+        o[4 * k + 1] = tabs->v[NS_TAB * k + 4];
+        o[4 * k + 2] = news->v[k];
+        o[4 * k + 3] = tabs->v[NS_TAB * k + 5];
     }
     return out;
 }
@@ -1594,12 +1625,33 @@ done:
     return out;
 }
 
-/* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows): see the module's docstring */
+/* The second kind's layout (head2, ncells2, whole2, dest2: a byte a cell, its column among the first
+ * kind's cells) checked into `in`: 0, -1 with an error set */
+static int ns_second(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
+    in->head2 = h2->buf, in->hn2 = h2->buf == NULL ? 0 : h2->len;
+    if (in->hn2 == 0)
+        return 0;
+    int ok = in->ncells2 >= 1 && in->ncells2 <= 64 && d2->len == in->ncells2;
+    for (Py_ssize_t j = 0; ok && j < in->ncells2; j++) {
+        in->dest2[j] = ((const signed char *)d2->buf)[j];
+        ok = in->dest2[j] >= 0 && in->dest2[j] < in->ncells && in->dest2[j] != in->pct;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "nsys_sweep: 1 to 64 cells of the second kind, each a column not Time(%)'s");
+        return -1;
+    }
+    return 0;
+}
+
+/* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
+ * dest2]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer buf, hd;
+    Py_buffer buf, hd, h2 = {0}, d2 = {0};
     ns_in in;
-    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells, &in.whole,
-                          &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows))
+    in.ncells2 = 0, in.whole2 = 0;
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
+                          &in.whole, &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows, &h2, &in.ncells2,
+                          &in.whole2, &d2))
         return NULL;
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
     PyObject *out = NULL;
@@ -1612,6 +1664,8 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "nsys_sweep: 1 to 64 cells, the four indices among them, a head");
         goto done;
     }
+    if (ns_second(&in, &h2, &d2) < 0)
+        goto done;
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in.reports); r++)
         if (!PyBytes_Check(PyTuple_GET_ITEM(in.reports, r))) {
             PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
@@ -1631,6 +1685,10 @@ done:
     PyMem_Free(news.v);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&hd);
+    if (h2.obj != NULL)
+        PyBuffer_Release(&h2);
+    if (d2.obj != NULL)
+        PyBuffer_Release(&d2);
     return out;
 }
 
@@ -1667,10 +1725,10 @@ static PyMethodDef methods[] = {
     {"nvprof_runs", nvprof_runs, METH_VARARGS,
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
-     "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows) -> (tables, cells, codes, "
-     "names, gaps, headers) of a plain nsys stats --format csv sweep's chunk (tables: bytes of int64, (rows, report, "
-     "starts a run) a table; headers: the distinct header lines, each starting with head), or None where it is not "
-     "of that shape"},
+     "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
+     "dest2]) -> (tables, cells, codes, names, gaps, headers) of a plain nsys stats --format csv sweep's chunk "
+     "(tables: bytes of int64, (rows, report, starts a run, kind) a table; headers: the distinct header lines, each "
+     "starting with head or head2), or None where it is not of that shape"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1679,4 +1737,10 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__summarycells(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__summarycells(void) {
+    PyObject *m = PyModule_Create(&module);
+    /* nsys_sweep reads a second kind of table (memory sizes): callers check for it (an older build does not) */
+    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 2) < 0)
+        Py_CLEAR(m);
+    return m;
+}

@@ -15,25 +15,31 @@ from profconv.parse import native
 
 
 def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
-                 groups: tuple[Any, bytes] | None = None) -> dict[str, Any] | None:
+                 groups: tuple[Any, bytes] | None = None, unranked: bytes | None = None) -> dict[str, Any] | None:
     """`cols` (time_pct and total_ns buffers of doubles, one value a row) with share, cumulative,
     in_top and share_basis added (each block one ranked table: `blocks` its first rows, int64) and
     name and short_name (pool[codes[i]] and its short name; codes int64); None where ranking would
     note something (rank_blocks: the core's rows then). `groups`: where some sections are merged
     from several blocks (an nsys run's kernels and memory operations), each ranked group's first
     rows (int64) and a byte a group, 1 where it is several blocks: ranked so once no block alone
-    would be noted."""
+    would be noted; a byte a group, `_kahan.RANK_SKIP` where it is a section without times: not ranked).
+    `unranked`: a byte a block, RANK_SKIP where it is such a section's (share, cumulative, in_top and
+    share_basis left empty)."""
     from profconv.parse.core import _short_of
 
     scan, kahan = native.load("_summarycells"), native.load("_kahan")
     n = len(cols["time_pct"])
     share, cumulative = array("d", [nan]) * n, array("d", [nan]) * n
-    top = kahan.rank_blocks(blocks, cols["time_pct"], cols["total_ns"], 0.90, share, cumulative)
+    skip = () if unranked is None else (unranked,)
+    top = kahan.rank_blocks(blocks, cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, *skip)
     if top is not None and groups is not None:
         top = kahan.rank_blocks(groups[0], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, groups[1])
     if top is None:
         return None
-    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=["total_ns"] * n)
+    basis = ["total_ns"] * n
+    if unranked is not None:
+        basis = [None if t is None else "total_ns" for t in top]  # (in_top None: a row not ranked)
+    cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=basis)
     by_base: dict[str, str] = {}
     cols["name"] = scan.nvprof_take(pool, codes)
     cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in pool], codes)

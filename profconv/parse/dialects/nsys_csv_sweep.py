@@ -16,8 +16,10 @@ text normalized and split into lines, nsys's reader, the stream's cut, context a
 then the parts joined. Here the file is read a few MiB at a time, each chunk checked and read by
 one C pass (`_summarycells.nsys_sweep`: the lines between the tables held to the shape above, every
 table's header one of the nine fields in the first one's order -- a run's reports print several: kernels'
-'Instances', API and OS calls' 'Num Calls', memory operations' 'Count' and 'Operation' --, the rows
-read as nsys_batch's C read reads them and checked as it checks them, straight into columns); where
+'Instances', API and OS calls' 'Num Calls', memory operations' 'Count' and 'Operation' -- or the
+memory sizes' SIZE_HEADER (`cuda_gpu_mem_size_sum`: MB, no Time(%); its rows made what nsys._row_of
+makes of them: bytes and calls, not ranked), the rows read as nsys_batch's C read reads them and
+checked as it checks them, straight into columns); where
 that pass does not take a chunk (anything it does not know), the same checks step by step: `_bytescan.tables` finds every
 summary table, a regular expression holds every byte between them to the shape above, the rows are
 read by nsys_batch's C read (`_summarycells.columns`, what the windows use) and checked as it checks
@@ -64,12 +66,17 @@ _GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:" + _SKIPPED + rb")*(?:" + _R
 _END = re.compile(rb"\n(?:" + _SKIPPED + rb")*")
 _RUN_AT = re.compile(rb"Generating SQLite file ")  # a run's line in the gaps joined (where a line starts)
 _REPORT_NAME = re.compile(rb"/reports/([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
-_SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime"}
+_SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime",
+             "cuda_gpu_mem_size_sum": "gpu-memory-size"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
 _CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
 _REPORTS = tuple(_CODE_OF)  # the report names nsys_sweep knows (their index -> _SECTION_OF)
 _SECTION_OF = np.array(list(_CODE_OF.values()), dtype=np.int64)
 _REPORT_OF = {r: k for k, r in enumerate(_REPORTS)}  # a report's name -> its index
+_SIZES = _REPORT_OF[b"cuda_gpu_mem_size_sum"]  # the memory-size report: its table of another header, no times
+# that table's header (nsys 2022 on; one of other units or fields is left to the readers), each cell's field
+SIZE_HEADER = b"Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation"
+_SIZE_FIELDS = ("time", "calls", "avg", "med", "min", "max", "std")  # (the Total read where the time is, then bytes)
 _FIELDS = {"pct", "time", "calls", "avg", "med", "min", "max", "std", "name"}
 _NUMBERS = ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns")
 _MARKS = bytescan._NEVER + bytescan._IN_NAMES
@@ -124,8 +131,8 @@ def _scanner() -> Any:
     scan, kahan, walk = native.load("_summarycells"), native.load("_kahan"), native.load("_bytescan")
     if scan is None or kahan is None or walk is None or not columnar.enabled():
         return None
-    if not (hasattr(scan, "nvprof_take") and hasattr(kahan, "rank_blocks") and hasattr(walk, "tables")):
-        return None
+    if not (hasattr(scan, "NSYS_SWEEP_KINDS") and hasattr(kahan, "RANK_SKIP") and hasattr(walk, "tables")):
+        return None  # (a build older than this reader)
     local = stream.options("nsys").get("local_markers", {})
     if any(d.name not in BUILTIN or (d.name in local and d.name != "nvprof") for d in registry().values()):
         return None
@@ -200,7 +207,7 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], byte
     if _GAPS.fullmatch(joined) is None:
         return None
     codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
-    if len(codes) != len(starts) or -1 in codes:
+    if len(codes) != len(starts) or -1 in codes or _SIZES in codes:
         return None
     return _gap_shape(joined)[1], codes, joined
 
@@ -351,12 +358,15 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     if set(fields) != _FIELDS or not hasattr(scan, "nsys_sweep"):
         return None
     where = tuple(fields.index(f) for f in ("pct", "time", "calls", "avg"))
+    sizes = bytes(fields.index(f) for f in _SIZE_FIELDS)  # a memory-size row's cells: where they go
     got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
-                          nsys_batch._whole(fields), where, bytescan.MIN_ROWS)
-    if (got is None or any(_header_fields(h) != fields for h in got[5]) or any(map(nsys_batch.odd_name, got[3]))
-            or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
+                          nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes)
+    if (got is None or not all(h == SIZE_HEADER or _header_fields(h) == fields for h in got[5])
+            or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
         return None
-    tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 3)
+    tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 4)
+    if not np.array_equal(tabs[:, 3] == 1, tabs[:, 1] == _SIZES):
+        return None  # a memory-size table under another report, or another table under it
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
@@ -414,7 +424,8 @@ def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
     n = int(sizes.sum())
     firsts = np.cumsum(sizes) - sizes
     sums = np.add.reduceat(np.frombuffer(got["numbers"]["time_pct"], dtype=np.float64), firsts)
-    if not (np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - 1e-6).all():  # (core._CLEAR)
+    timed = got["report"] != _SIZES  # (a memory-size table has no Time(%))
+    if not (np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - 1e-6)[timed].all():  # (core._CLEAR)
         return None
     profile = np.cumsum(new) - 1
     if len(np.unique(profile * len(_REPORTS) + got["report"])) < len(sizes):
@@ -453,7 +464,9 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
     tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
     notes = {key: [f"lines {x}-{y}: merged from {n} source tables (starting at lines {s}){tail}"]
              for key, x, y, n, s in zip(keys, lo, hi, k.tolist(), starts)}
-    return (firsts[groups], (tables > 1).astype(np.uint8).tobytes()), notes
+    merged = (tables > 1).astype(np.uint8)
+    merged[got["report"][groups] == _SIZES] = native.load("_kahan").RANK_SKIP
+    return (firsts[groups], merged.tobytes()), notes
 
 
 def _array(kind: str, values: Any) -> array:
@@ -468,7 +481,10 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     note something. Profiles numbered from `number`."""
     scan = native.load("_summarycells")
     n = len(where["lines"])
-    cols = sweep_rows.ranked_names(dict(got["numbers"]), where["firsts"], got["names"], got["name"], where["merged"])
+    cols, unranked = dict(got["numbers"]), None
+    if (got["report"] == _SIZES).any():
+        unranked = _sized(cols, got)
+    cols = sweep_rows.ranked_names(cols, where["firsts"], got["names"], got["name"], where["merged"], unranked)
     if cols is None:
         return None
     cols["section"] = scan.nvprof_runs([_CODES[c] for c in got["section"].tolist()], got["rows"])
@@ -479,6 +495,21 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     cols["line_start"] = _array("q", where["lines"])
     cols["line_end"] = _array("q", where["lines"])
     return sweep_rows.trusted(cols, n)
+
+
+def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:
+    """The memory-size tables' rows made what the readers make of them (nsys._row_of): their bytes (the
+    Total, read where a time is, in MB), their calls, no times; the bytes column added (NaN for the other
+    rows). Gives a byte a table, RANK_SKIP for a memory-size one (not ranked: sweep_rows.ranked_names)."""
+    sized = got["report"] == _SIZES
+    rows = np.repeat(sized, got["rows"])
+    total = np.frombuffer(cols["total_ns"], dtype=np.float64)
+    out = np.full(len(rows), np.nan)
+    out[rows] = total[rows] * 1e6
+    cols["bytes"] = _array("d", out)
+    for k in ("time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns"):
+        np.frombuffer(cols[k], dtype=np.float64)[rows] = np.nan
+    return (sized * native.load("_kahan").RANK_SKIP).astype(np.uint8).tobytes()
 
 
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
