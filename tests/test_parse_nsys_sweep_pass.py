@@ -45,7 +45,8 @@ def _same(a: tuple, b: tuple) -> None:
     assert sorted(a[2]) == sorted(b[2]) and a[1].dtype == b[1].dtype
     for x, y in zip(a[3:6], b[3:6]):
         assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
-    assert a[6] == b[6]  # the text before each table
+    heads, runs, newlines = a[6]  # the lines before each header and each run's first line, the chunk's newlines
+    assert heads.tolist() == b[6][0].tolist() and runs.tolist() == b[6][1].tolist() and newlines == b[6][2]
 
 
 SIZE = "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation"
@@ -63,8 +64,9 @@ def test_a_memory_size_table_read_by_the_pass_alone():
     to the windows (its table is not one `_bytescan.tables` finds)."""
     got, ref = _both(SIZED)
     assert ref is None
-    numbers, codes, names, rows, new, reports, gaps = got
+    numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got
     assert rows.tolist() == [1, 2] and new.tolist() == [True, False]
+    assert heads.tolist() == [2, 6] and runs.tolist() == [0, -1] and newlines == 10
     assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"cuda_gpu_kern_sum", b"cuda_gpu_mem_size_sum"]
     assert numbers["total_ns"].tolist() == [300.0, 402.653, 1.5] and numbers["calls"].tolist() == [3, 48, 1]
     assert numbers["std_ns"].tolist() == [10.0, 0.0, 0.0] and numbers["avg_ns"].tolist() == [100.0, 8.389, 1.5]
@@ -79,11 +81,11 @@ def test_a_memory_size_table_read_by_the_pass_alone():
 
 def test_a_small_sweep_read_by_the_pass():
     got, ref = _both(SMALL)
-    numbers, codes, names, rows, new, reports, gaps = got
+    numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got
     assert rows.tolist() == [2, 1, 1]
-    lines, runs, before = nsys_csv_sweep._gap_shape(gaps)
-    assert lines.tolist() == [3, 3, 4]  # Generating, Processing, blank; blank, Processing, blank; + Generating
-    assert runs.tolist() == new.tolist() and before.tolist() == [0, 0, 1]
+    # lines before each header (Generating, Processing, blank; + 2 rows, blank, Processing, blank; ...), each
+    # run's Generating line (the third table's after the second's row and blank line)
+    assert heads.tolist() == [3, 9, 15] and runs.tolist() == [0, -1, 12] and newlines == SMALL.count("\n") == 18
     assert new.tolist() == [True, False, True]
     assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"cuda_api_sum", b"osrt_sum", b"cuda_api_sum"]
     assert names == ["cudaMalloc", "cudaFree", "poll"]

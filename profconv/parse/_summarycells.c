@@ -62,11 +62,12 @@
  * per table no undecided cell without a decimal one. A table whose header starts with head2 (the
  * second kind: a memory-size report's, no Time(%)) has ncells2 cells (whole2 its whole ones), each
  * read into the column of the first kind's cell dest2[j] (a byte a cell), its Time(%) NaN, only held
- * to be plain and finite. It gives (tables, cells, codes, names, gaps, headers): per table (rows,
- * report index, starts a run, kind 0 or 1) as bytes of int64, columns()'s cells, codes and names, the
- * text before each table joined by NULs (the chunk's start or the previous table's end up to the
- * header line) and the distinct header lines (a tuple of bytes, in order of first appearance); None
- * where the chunk is not of that shape (the caller reads it otherwise).
+ * to be plain and finite. It gives (tables, cells, codes, names, gaps, headers, newlines): per table
+ * (rows, report index, starts a run, kind 0 or 1, the newlines before its header line, before its
+ * run's Generating line or -1) as bytes of int64, columns()'s cells, codes and names, the text before
+ * each table joined by NULs (the chunk's start or the previous table's end up to the header line),
+ * the distinct header lines (a tuple of bytes, in order of first appearance) and the chunk's
+ * newlines; None where the chunk is not of that shape (the caller reads it otherwise).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -1283,7 +1284,8 @@ typedef struct {
     signed char dest2[64];
 } ns_in;
 
-#define NS_TAB 6 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind */
+#define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
+                  * the lines before the header and before the run's Generating line */
 
 #define NS_HEADS 8 /* distinct header lines a chunk may hold (a sweep's reports: kernels, API, OS, memory ...) */
 
@@ -1304,14 +1306,18 @@ static int ns_head_seen(const ns_in *in, ns_heads *h, Py_ssize_t i, Py_ssize_t z
     return 1;
 }
 
-static int ns_path_char(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '/' || c == '-';
+/* The bytes of a path: [A-Za-z0-9._/-] (a table of 256, made once) */
+static unsigned char NS_PATH_CHAR[256];
+
+static void ns_path_chars(void) {
+    for (int c = 0; c < 256; c++)
+        NS_PATH_CHAR[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                          c == '_' || c == '/' || c == '-';
 }
 
 /* The end of the path [A-Za-z0-9._/-]* at p[i:n] */
 static Py_ssize_t ns_path(const unsigned char *p, Py_ssize_t i, Py_ssize_t n) {
-    while (i < n && ns_path_char(p[i]))
+    while (i < n && NS_PATH_CHAR[p[i]])
         i++;
     return i;
 }
@@ -1406,22 +1412,35 @@ static int ns_kind(const ns_in *in, Py_ssize_t i) {
     return -1;
 }
 
+/* The newlines in p[a:b] */
+static Py_ssize_t ns_lines(const unsigned char *p, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t count = 0;
+    for (const unsigned char *q = p + a; (q = memchr(q, '\n', (size_t)(p + b - q))) != NULL; q++)
+        count++;
+    return count;
+}
+
 /* The chunk's shape: runs of (a Generating line for a run's first table; Processing and SKIPPED
  * lines and a blank of reports with nothing to show) Processing line, blank or not, a header line
  * starting with in->head or in->head2 (at most NS_HEADS distinct ones: `heads`), rows (lines
  * starting with a digit: 1 to in->max_rows - 1), blank -- the first table a run's, the chunk ending
  * with the last blank. Per table NS_TAB int64 pushed to `tabs`: the header line's start, the rows'
- * start and end, the rows, the report, its kind (ns_kind); `news` whether it starts a run. 1 where it is so, 0 where
+ * start and end, the rows, the report, its kind (ns_kind), the newlines before its header line and
+ * before its run's Generating line (-1 where it does not start a run); `news` whether it starts a run;
+ * *lines the newlines in the chunk. 1 where it is so, 0 where
  * not, -1 with an error set. */
-static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows, ns_heads *heads) {
+static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows, ns_heads *heads,
+                    Py_ssize_t *lines) {
     const unsigned char *p = in->p;
-    Py_ssize_t i = 0, n = in->n;
+    Py_ssize_t i = 0, n = in->n, line = 0, mark = 0; /* line: the newlines in p[:mark] */
     while (i < n) {
         int fresh = 0, skipped = 1;
-        Py_ssize_t rep = -1;
+        Py_ssize_t rep = -1, run = -1;
         while (skipped) { /* reports with nothing to show (a run's last ones too), a run's Generating line */
+            Py_ssize_t at = i;
             if (!fresh && ns_run_line(in, &i)) {
                 fresh = 1;
+                run = line + ns_lines(p, mark, at);
                 continue;
             }
             skipped = 0;
@@ -1445,12 +1464,16 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
         }
         if (count == 0 || count >= in->max_rows || e >= n || p[e] != '\n')
             return 0;
+        line += ns_lines(p, mark, i); /* the header's */
         if (nv_vec_push(tabs, i) || nv_vec_push(tabs, b) || nv_vec_push(tabs, e) || nv_vec_push(tabs, count) ||
-            nv_vec_push(tabs, rep) || nv_vec_push(tabs, kind) || nv_vec_push(news, fresh))
+            nv_vec_push(tabs, rep) || nv_vec_push(tabs, kind) || nv_vec_push(tabs, line) || nv_vec_push(tabs, run) ||
+            nv_vec_push(news, fresh))
             return -1;
         *rows += count;
-        i = e + 1;
+        i = mark = e + 1;
+        line += count + 2; /* the header, the rows, the blank line */
     }
+    *lines = line + ns_lines(p, mark, n);
     return tabs->n > 0;
 }
 
@@ -1558,17 +1581,16 @@ static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
     return out;
 }
 
-/* Per table (rows, report, starts a run, kind): bytes of int64 */
+/* Per table (rows, report, starts a run, kind, the lines before its header, before its run's Generating
+ * line or -1): bytes of int64 */
 static PyObject *ns_tables(const nv_vec *tabs, const nv_vec *news) {
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 * news->n * sizeof(int64_t)));
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(6 * news->n * sizeof(int64_t)));
     if (out == NULL)
         return NULL;
     int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t k = 0; k < news->n; k++) {
-        o[4 * k] = tabs->v[NS_TAB * k + 3];
-        o[4 * k + 1] = tabs->v[NS_TAB * k + 4];
-        o[4 * k + 2] = news->v[k];
-        o[4 * k + 3] = tabs->v[NS_TAB * k + 5];
+    for (Py_ssize_t k = 0; k < news->n; k++, o += 6) {
+        const int64_t *t = tabs->v + NS_TAB * k;
+        o[0] = t[3], o[1] = t[4], o[2] = news->v[k], o[3] = t[5], o[4] = t[6], o[5] = t[7];
     }
     return out;
 }
@@ -1587,10 +1609,10 @@ static PyObject *ns_head_lines(const ns_in *in, const ns_heads *h) {
     return out;
 }
 
-/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps, headers), None
- * where a row is not read so, NULL with an error set */
+/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps, headers, newlines),
+ * None where a row is not read so, NULL with an error set */
 static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows,
-                         const ns_heads *heads) {
+                         const ns_heads *heads, Py_ssize_t newlines) {
     PyObject *out = NULL, *cells = PyList_New(in->ncells), *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
     PyObject *tables = NULL, *gaps = NULL, *lines = NULL;
     bytes_table t;
@@ -1614,7 +1636,7 @@ static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news
     }
     if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs)) != NULL &&
         (lines = ns_head_lines(in, heads)) != NULL)
-        out = PyTuple_Pack(6, tables, cells, codes, t.strs, gaps, lines);
+        out = Py_BuildValue("(OOOOOOn)", tables, cells, codes, t.strs, gaps, lines, newlines);
 done:
     Py_XDECREF(cells);
     Py_XDECREF(codes);
@@ -1671,7 +1693,8 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
             goto done;
         }
-    int shape = ns_shape(&in, &tabs, &news, &rows, &heads);
+    Py_ssize_t newlines = 0;
+    int shape = ns_shape(&in, &tabs, &news, &rows, &heads, &newlines);
     if (shape <= 0) {
         if (shape == 0) {
             Py_INCREF(Py_None);
@@ -1679,7 +1702,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         goto done;
     }
-    out = ns_read(&in, &tabs, &news, rows, &heads);
+    out = ns_read(&in, &tabs, &news, rows, &heads, newlines);
 done:
     PyMem_Free(tabs.v);
     PyMem_Free(news.v);
@@ -1726,9 +1749,10 @@ static PyMethodDef methods[] = {
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
-     "dest2]) -> (tables, cells, codes, names, gaps, headers) of a plain nsys stats --format csv sweep's chunk "
-     "(tables: bytes of int64, (rows, report, starts a run, kind) a table; headers: the distinct header lines, each "
-     "starting with head or head2), or None where it is not of that shape"},
+     "dest2]) -> (tables, cells, codes, names, gaps, headers, newlines) of a plain nsys stats --format csv sweep's "
+     "chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, before the run's "
+     "first line or -1) a table; headers: the distinct header lines, each starting with head or head2), or None "
+     "where it is not of that shape"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1738,6 +1762,7 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__summarycells(void) {
+    ns_path_chars();
     PyObject *m = PyModule_Create(&module);
     /* nsys_sweep reads a second kind of table (memory sizes): callers check for it (an older build does not) */
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 2) < 0)

@@ -11,6 +11,8 @@ from array import array
 from math import nan
 from typing import Any
 
+import numpy as np
+
 from profconv.parse import native
 
 
@@ -37,8 +39,10 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
     if top is None:
         return None
     basis = ["total_ns"] * n
-    if unranked is not None:
-        basis = [None if t is None else "total_ns" for t in top]  # (in_top None: a row not ranked)
+    if unranked is not None:  # the rows of the blocks not ranked: none
+        sizes = np.diff(np.append(np.frombuffer(blocks, dtype=np.int64), n))
+        basis = scan.nvprof_take(["total_ns", None], np.repeat(np.frombuffer(unranked, dtype=np.uint8) != 0, sizes)
+                                 .astype(np.int64))
     cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=basis)
     by_base: dict[str, str] = {}
     cols["name"] = scan.nvprof_take(pool, codes)

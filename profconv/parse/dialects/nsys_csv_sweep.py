@@ -197,9 +197,10 @@ def _tables(data: bytes, cut: int) -> np.ndarray | None:
 
 def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], bytes] | None:
     """What lies before each table (a run's Generating line or not, the Processing line of its report,
-    the blank line): per table whether it starts a run and its report's index, and the text of those
-    lines joined; None where one is not of the shape (the first must start a run), a report is not
-    one read so, or the chunk does not end with the blank line after its last table."""
+    the blank line): its lines (`_gap_shape`: per table whether it starts a run ...), each table's
+    report's index, and the text of those lines joined; None where one is not of the shape (the first
+    must start a run), a report is not one read so, or the chunk does not end with the blank line after
+    its last table."""
     starts, ends = vals[:, 0].tolist(), vals[:, 2].tolist()
     if _END.fullmatch(data, ends[-1], cut) is None:
         return None
@@ -209,7 +210,7 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], byte
     codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
     if len(codes) != len(starts) or -1 in codes or _SIZES in codes:
         return None
-    return _gap_shape(joined)[1], codes, joined
+    return _gap_shape(joined), codes, joined
 
 
 def _skeleton_ok(between: str, heads: list[bytes], names: list[str]) -> bool:
@@ -302,21 +303,17 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
         got = _found(data, cut)
     if got is None:
         return None
-    numbers, names, pool, sizes, new, reports, gaps = got
-    gap_lines, runs, before = _gap_shape(gaps)
-    if not np.array_equal(runs, new):
-        return None
-    header = line + np.cumsum(gap_lines + np.append(0, sizes[:-1] + 1))  # each header's line
-    run_line = header - gap_lines + before  # a run's Generating line
+    numbers, names, pool, sizes, new, reports, (heads, runs, newlines) = got
     return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "report": reports,
-            "section": _SECTION_OF[reports], "header": header, "run_line": run_line,
-            "new": new, "next_line": line + data.count(b"\n", 0, cut)}
+            "section": _SECTION_OF[reports], "header": line + heads, "run_line": line + runs,
+            "new": new, "next_line": line + newlines}
 
 
 def _found(data: bytes, cut: int) -> tuple | None:
     """`_chunk`'s tables found by `_bytescan.tables`, their gaps held to the shape by `_GAPS`, their
     rows read per header by nsys_batch's read: (numbers, name codes, names, rows, starts a run,
-    report indices in _REPORTS) or None."""
+    report indices in _REPORTS, lines: per table the newlines before its header line and before its
+    run's Generating line, -1 where it starts none, and the chunk's newlines) or None."""
     vals = _tables(data, cut)
     gaps = None if vals is None else _gaps(data, vals, cut)
     if gaps is None:
@@ -324,7 +321,10 @@ def _found(data: bytes, cut: int) -> tuple | None:
     got = _read(data, vals)
     if got is None or not _skeleton_ok(gaps[2].decode("ascii"), got[3], got[2]):
         return None
-    return got[0], got[1], got[2], vals[:, 3].copy(), gaps[0], np.array(gaps[1], dtype=np.int64), gaps[2]
+    sizes, (gap_lines, new, before) = vals[:, 3].copy(), gaps[0]
+    heads = np.cumsum(gap_lines + np.append(0, sizes[:-1] + 1))  # what nsys_sweep counts: the lines before each
+    lines = heads, np.where(new, heads - gap_lines + before, -1), data.count(b"\n", 0, cut)  # header, run, chunk
+    return got[0], got[1], got[2], sizes, new, np.array(gaps[1], dtype=np.int64), lines
 
 
 def _gap_shape(joined: bytes) -> tuple[Any, Any, Any]:
@@ -364,13 +364,14 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     if (got is None or not all(h == SIZE_HEADER or _header_fields(h) == fields for h in got[5])
             or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
         return None
-    tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 4)
+    tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)
     if not np.array_equal(tabs[:, 3] == 1, tabs[:, 1] == _SIZES):
         return None  # a memory-size table under another report, or another table under it
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
-    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, tabs[:, 1].copy(), got[4]
+    lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
+    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, tabs[:, 1].copy(), lines
 
 
 def _header_fields(head: bytes) -> list[str]:
@@ -428,18 +429,25 @@ def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
     if not (np.abs(sums - 100.0) < np.maximum(1.5, 0.01 * sizes) - 1e-6)[timed].all():  # (core._CLEAR)
         return None
     profile = np.cumsum(new) - 1
-    if len(np.unique(profile * len(_REPORTS) + got["report"])) < len(sizes):
+    opens = np.flatnonzero(new)
+    if _twice(opens, got["report"]):
         return None
     key = profile * len(_CODES) + got["section"]
     opens_group = np.append(True, key[1:] != key[:-1])  # a table that starts a ranked group
     groups = np.flatnonzero(opens_group)
-    if len(np.unique(key)) < len(groups):
+    if _twice(np.flatnonzero(new[groups]), got["section"][groups]):
         return None
-    opens = np.flatnonzero(new)
     closes = np.append(opens[1:] - 1, len(sizes) - 1)
     lines = np.repeat(header + 1 - firsts, sizes) + np.arange(n, dtype=np.int64)
     return {"firsts": firsts, "starts": got["run_line"][opens], "ends": header[closes] + sizes[closes],
             "per_profile": np.add.reduceat(sizes, opens), "lines": lines, "profile": profile, "groups": groups}
+
+
+def _twice(opens: Any, codes: Any) -> bool:
+    """Whether a code (below 63) is in some run twice (`opens`: each run's first item): a bit a code,
+    their sum per run not their union."""
+    bits = np.left_shift(np.int64(1), codes.astype(np.int64))
+    return bool((np.add.reduceat(bits, opens) != np.bitwise_or.reduceat(bits, opens)).any())
 
 
 def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, dict]:
@@ -455,15 +463,17 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
     last = a + k - 1
     lines, firsts, heads = where["lines"], where["firsts"], got["header"] + 1  # a table's first line (rising)
     lo, hi = lines[firsts[a]].tolist(), lines[firsts[last] + sizes[last] - 1].tolist()
+    tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
     if (k == 2).all():  # a run's kernels and memory operations: each group's two tables' first lines
-        starts = [f"{x}, {y}" for x, y in zip(heads[a].tolist(), heads[a + 1].tolist())]
+        note = ("lines {}-{}: merged from 2 source tables (starting at lines {}, {})" + tail).format
+        texts = list(map(note, lo, hi, heads[a].tolist(), heads[a + 1].tolist()))
     else:
         hl = heads.tolist()
-        starts = [", ".join(map(str, hl[x : x + n])) for x, n in zip(a.tolist(), k.tolist())]
+        at = [", ".join(map(str, hl[f : f + n])) for f, n in zip(a.tolist(), k.tolist())]
+        texts = [f"lines {x}-{y}: merged from {n} source tables (starting at lines {t}){tail}"
+                 for x, y, n, t in zip(lo, hi, k.tolist(), at)]
     keys = zip((number + where["profile"][a]).tolist(), [_CODES[c] for c in got["section"][a].tolist()])
-    tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
-    notes = {key: [f"lines {x}-{y}: merged from {n} source tables (starting at lines {s}){tail}"]
-             for key, x, y, n, s in zip(keys, lo, hi, k.tolist(), starts)}
+    notes = {key: [text] for key, text in zip(keys, texts)}
     merged = (tables > 1).astype(np.uint8)
     merged[got["report"][groups] == _SIZES] = native.load("_kahan").RANK_SKIP
     return (firsts[groups], merged.tobytes()), notes
