@@ -22,8 +22,9 @@ linear time and flat memory up to 1 GB).
 
 Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log, an `nsys stats
 --format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
-`nsys stats --format csv` runs: one report of 40 kernels each, and five reports of a few rows each as
-nsys 2025 prints `nsys stats`'s default ones for an app that copies memory, others SKIPPED),
+`nsys stats --format csv` runs: one report of 40 kernels each, and six reports of a few rows each as
+nsys 2025 prints `nsys stats`'s default ones for an app that marks NVTX ranges and copies memory, others
+SKIPPED),
 summary-only nvprof text (a corpus log repeated) and an `ncu --csv --page raw` page of K kernels x 50
 metric names.
 
@@ -167,9 +168,13 @@ def _nsys_size_rows(rng: random.Random, names: list[str]) -> str:
     return "".join(f"{t:.3f},{rest}\n" for t, rest in sorted(rows, reverse=True))
 
 
-# a run's reports as `nsys stats --format csv` prints them by default (the NVTX one SKIPPED): each its
-# header (the nine fields named its way; the memory sizes' eight) and a few rows
+NSYS_NVTX_HEADER = NSYS_SUM_HEADER.replace(",Name", ",Style,Range")
+
+
+# a run's reports as `nsys stats --format csv` prints them by default: each its header (the nine fields
+# named its way; NVTX's a Style cell before the name; the memory sizes' eight) and a few rows
 NSYS_REPORTS = [
+    ("nvtx_sum", NSYS_NVTX_HEADER, [":forward", ":conv1", ":conv2", "epoch"]),
     ("cuda_api_sum", NSYS_SUM_HEADER.replace("Instances", "Num Calls"),
      ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cudaDeviceSynchronize", "cudaStreamCreate"]),
     ("cuda_gpu_kern_sum", NSYS_SUM_HEADER,
@@ -182,11 +187,11 @@ NSYS_REPORTS = [
 
 
 def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
-    """Many `nsys stats --format csv` runs of five reports each (API calls, kernels, memory operations'
-    times and sizes, OS runtime: four headers), a few rows a table -- a sweep as nsys 2025 prints `nsys
-    stats`'s default reports: a blank after a status line's dots, no blank line after it, the reports
-    with nothing to show (no NVTX, no OpenMP ...) SKIPPED. The plain rows read_csv reads: the memory
-    sizes' with an empty first cell (one CSV of nine fields)."""
+    """Many `nsys stats --format csv` runs of six reports each (NVTX ranges, API calls, kernels, memory
+    operations' times and sizes, OS runtime: five headers), a few rows a table -- a sweep as nsys 2025
+    prints `nsys stats`'s default reports: a blank after a status line's dots, no blank line after it,
+    the reports with nothing to show (no OpenMP, no DX12 ...) SKIPPED. The plain rows read_csv reads:
+    the memory sizes' with an empty first cell, NVTX's without their Style (one CSV of nine fields)."""
     rng = random.Random(4)
     with open(path, "w") as out, open(plain_path, "w") as plain:
         plain.write(NSYS_SUM_HEADER + "\n")
@@ -198,12 +203,13 @@ def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
                 return f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \nSKIPPED: {db} does not contain {what}.\n\n"
 
             piece = f"Generating SQLite file {db} from run{run}.nsys-rep\n"
-            piece += skipped("nvtx_sum", "NV Tools Extension (NVTX) data")
             for report, header, names in NSYS_REPORTS:
                 sized = header == NSYS_SIZE_HEADER
                 body = (_nsys_size_rows if sized else _nsys_rows)(rng, [f"{n}_{k}" for k, n in enumerate(names)])
+                plain.write("," + body.replace("\n", "\n,")[:-1] if sized else body)  # (NVTX's without the Style)
+                if header == NSYS_NVTX_HEADER:
+                    body = body.replace(",:", ",PushPop,:").replace(",epoch", ",StartEnd,epoch")
                 piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{body}\n"
-                plain.write("," + body.replace("\n", "\n,")[:-1] if sized else body)
             piece += skipped("openmp_sum", "OpenMP event data") + skipped("dx12_gpu_marker_sum", "DX12 GPU debug markers")
             out.write(piece)
             size += len(piece)

@@ -25,6 +25,7 @@ HEADERS = {
     "cuda_gpu_mem_time_sum": "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation",
     "osrt_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
     "cuda_gpu_mem_size_sum": "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation",
+    "nvtx_sum": "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range",
 }
 NAMES = {
     "cuda_gpu_kern_sum": ["void conv_forward_kernel<float; 16>(float const *; int)", "sgemm_sm35_ldg_tn_128x8x256x16x32",
@@ -33,6 +34,7 @@ NAMES = {
     "cuda_gpu_mem_time_sum": ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"],
     "osrt_sum": ["poll", "ioctl", "pthread_cond_wait", "read"],
     "cuda_gpu_mem_size_sum": ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"],
+    "nvtx_sum": [":conv_forward", "layer 1", "epoch", "a, b", "step"],
 }
 RUNS = [["cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum", "osrt_sum"],
         ["cuda_gpu_mem_time_sum", "cuda_api_sum"]]
@@ -51,8 +53,9 @@ def _table(rng: random.Random, report: str) -> list[str]:
         calls, avg = rng.randint(1, 5000), rng.uniform(1000, 900000)
         rows.append((calls * avg, calls, avg, f'"{name}"' if "," in name else f"{name}_{k}"))
     total = sum(r[0] for r in rows)
-    return [f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},{n}"
-            for t, c, a, n in sorted(rows, reverse=True)]
+    style = (lambda: rng.choice(["PushPop,", "StartEnd,"])) if report == "nvtx_sum" else (lambda: "")
+    return [f"{100 * t / total:.1f},{round(t)},{c},{a:.1f},{a:.1f},{round(a * 0.9)},{round(a * 1.1)},{a / 10:.1f},"
+            f"{style()}{n}" for t, c, a, n in sorted(rows, reverse=True)]
 
 
 def _sizes(rng: random.Random, names: list[str]) -> list[str]:
@@ -112,7 +115,8 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
         lines[i] = rng.choice([lines[i].replace(",Med (ns)", ""), lines[i].replace("Time (%)", "Time(%)"),
                                lines[i] + ",Style", lines[i].replace("Name", "Range"), lines[i] + " ",
                                lines[i].replace(",Med (MB)", ""), lines[i].replace(" (MB)", " (KiB)"),
-                               lines[i].replace("Operation", "Name"), lines[i].replace("Count", "Operations")])
+                               lines[i].replace("Operation", "Name"), lines[i].replace("Count", "Operations"),
+                               lines[i].replace(",Style", ""), lines[i].replace("Style,Range", "Range,Style")])
     elif what == 9:  # a run's first line of another form
         at = [i for i, ln in enumerate(lines) if ln.startswith("Generating")]
         i = rng.choice(at)
@@ -160,7 +164,9 @@ MERGING = [["cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_
            ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum"], ["cuda_api_sum"]]
 # the default reports of a run that copies memory: its memory-size table too (gpu-memory-size: not ranked)
 SIZED = [["osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"],
-         ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"], ["cuda_api_sum"]]
+         ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"], ["cuda_api_sum"],
+         ["nvtx_sum", "osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"],
+         ["nvtx_sum", "cuda_gpu_kern_sum"]]  # (and an app's NVTX ranges: nvtx_sum, its Style cell before the name)
 
 
 def _merging_sweep(rng: random.Random, n: int) -> list[str]:
@@ -186,7 +192,8 @@ def _nsys2025(lines: list[str]) -> list[str]:
     line after it, each run's first and last reports SKIPPED (no NVTX ranges, no OpenMP)."""
     out: list[str] = []
     run = ""  # the last run's database
-    for ln in lines:
+    nvtx = {k: "/nvtx_sum.py]" in ln for k, ln in enumerate(lines)}
+    for k, ln in enumerate(lines):
         if out and out[-1].startswith("Processing [") and out[-1].endswith("... ") and ln == "":
             continue  # the blank line after a status line
         if ln.startswith("Processing ["):
@@ -195,10 +202,12 @@ def _nsys2025(lines: list[str]) -> list[str]:
             out += [f"Processing [{run}] with [/opt/nsys/reports/openmp_sum.py]...",
                     f"SKIPPED: {run} does not contain OpenMP event data.", ""]
         out.append(ln)
-        if ln.startswith("Generating SQLite file "):
+        if ln.startswith("Generating SQLite file ") and not nvtx.get(k + 1):  # (a run with NVTX ranges: its table)
             run = ln.split()[3]
             out += [f"Processing [{run}] with [/opt/nsys/reports/nvtx_sum.py]... ",
                     f"SKIPPED: {run} does not contain NV Tools Extension (NVTX) data.", ""]
+        elif ln.startswith("Generating SQLite file "):
+            run = ln.split()[3]
     return out + [f"Processing [{run}] with [/opt/nsys/reports/openmp_sum.py]... ",
                   f"SKIPPED: {run} does not contain OpenMP event data.", ""]
 
@@ -222,9 +231,10 @@ def test_sweeps_as_nsys_2025_prints_them(seed, tmp_path, monkeypatch, small):
 
 @pytest.mark.parametrize("seed", range(24))
 def test_runs_with_their_memory_sizes(seed, tmp_path, monkeypatch, small):
-    """Runs of the default reports of an app that copies memory (nsys 2025's shape from seed 12 on): a
-    memory-size table (another header, MB, no times) read by the fast path as the readers read it --
-    bytes and calls, not ranked; mutated from seed 6 on (seeds 12-17 too)."""
+    """Runs of the default reports of an app that copies memory and marks NVTX ranges (nsys 2025's shape
+    from seed 12 on): a memory-size table (another header, MB, no times: bytes and calls, not ranked)
+    and an NVTX one (a Style cell before the range's name, left out) read by the fast path as the
+    readers read them; mutated from seed 6 on (seeds 12-17 too)."""
     rng = random.Random(400 + seed)
     lines = _sweep(rng, rng.randint(20, 60), SIZED)
     if seed >= 12:
@@ -256,6 +266,29 @@ def test_a_memory_size_tables_rows(tmp_path):
     assert all(t != t for t in rows.col("total_ns")[1:]) and all(t != t for t in rows.col("time_pct")[1:])
     undecided = [ln.replace("0.000,", "8.389,") for ln in run]  # no cell says which mark is the decimal one
     assert nsys_csv_sweep.read(str(write_lines(tmp_path, undecided * 2)), "s") is None
+
+
+NVTX_RUN = ["Generating SQLite file a.sqlite from a.nsys-rep",
+            "Processing [a.sqlite] with [/opt/nsys/reports/nvtx_sum.py]... ", HEADERS["nvtx_sum"],
+            "70.0,700,1,700.0,700.0,700,700,0.0,PushPop,:conv_forward", '30.0,300,3,100.0,100.0,90,110,10.0,StartEnd,"a, b"',
+            "", "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... ", HEADERS["cuda_gpu_kern_sum"],
+            "100.0,600,2,300.0,300.0,290,310,10.0,k1", ""]
+
+
+@pytest.mark.parametrize("style, taken", [("PushPop", True), ("", False), ("Push Pop", False), ("P1", False),
+                                          ('"PushPop"', False)])
+def test_an_nvtx_tables_style_cell(style, taken, tmp_path, monkeypatch, small):
+    """An NVTX report's rows (`nsys stats`'s nvtx_sum: Time(%) ... StdDev, Style, Range): the Style left out
+    and the range its name, as the readers read them; a Style that is not letters left to the readers."""
+    lines = [ln.replace(",PushPop,", f",{style},") for ln in NVTX_RUN] * 3
+    path = write_lines(tmp_path, lines)
+    ps = nsys_csv_sweep.read(str(path), str(path))
+    assert (ps is not None) == taken
+    whole, _ = FAST.assert_library_same(path, monkeypatch)
+    if taken:
+        rows = ps.profile(2).rows
+        assert list(zip(rows.col("section"), rows.col("name"), rows.col("calls"), rows.col("share"), rows.col("line_start"))) == [
+            ("nvtx", ":conv_forward", 1, 0.7, 14), ("nvtx", "a, b", 3, 0.3, 15), ("gpu", "k1", 2, 1.0, 19)]
 
 
 def test_a_real_nsys_2025_log_repeated_as_a_sweep(tmp_path, monkeypatch, small):

@@ -79,6 +79,33 @@ def test_a_memory_size_table_read_by_the_pass_alone():
         assert _both(text) == (None, None)
 
 
+NVTX = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range"
+STYLED = ("Generating SQLite file a.sqlite from a.nsys-rep\n"
+          "Processing [a.sqlite] with [/opt/nsys/reports/nvtx_sum.py]... \n" + NVTX + "\n"
+          "75.0,300,3,100.0,100.0,90,110,10.0,PushPop,:step\n"
+          '25.0,100,1,100.0,100.0,100,100,0.0,StartEnd,"a, b"\n\n'
+          "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n" + KERN + "\n"
+          "100.0,300,3,100.0,100.0,90,110,10.0,k\n\n")
+
+
+def test_an_nvtx_table_read_by_the_pass_alone():
+    """An NVTX report's table (a Style cell between the numbers and the range's name): the pass reads it
+    as the nine fields, the Style left out; `_found` leaves such a chunk to the windows (nsys_batch does
+    not read its header)."""
+    got, ref = _both(STYLED)
+    assert ref is None
+    numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got
+    assert rows.tolist() == [2, 1] and heads.tolist() == [2, 7] and runs.tolist() == [0, -1] and newlines == 10
+    assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"nvtx_sum", b"cuda_gpu_kern_sum"]
+    assert names == [":step", "a, b", "k"] and numbers["calls"].tolist() == [3, 1, 3]
+    assert numbers["time_pct"].tolist() == [75.0, 25.0, 100.0]
+    for text in (STYLED.replace("nvtx_sum", "osrt_sum"),  # an NVTX table under another report
+                 STYLED.replace("cuda_gpu_kern_sum", "nvtx_sum"),  # a plain one under NVTX's (and NVTX twice)
+                 STYLED.replace("PushPop,", "Push Pop,"), STYLED.replace("PushPop,", ","),  # a Style not of letters
+                 STYLED.replace("PushPop,", ""), STYLED.replace(",Style,Range", ",Range")):  # no Style cell
+        assert _both(text) == (None, None)
+
+
 def test_a_small_sweep_read_by_the_pass():
     got, ref = _both(SMALL)
     numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got

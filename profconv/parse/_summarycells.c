@@ -54,7 +54,7 @@
  * (profconv.parse.dialects.nsys_csv_sweep) in one pass of its shape and one of its rows: tables each
  * after (a run's "Generating SQLite file P from P" line) "Processing [P] with [PREFIX/reports/R.py]..."
  * and a blank line (P [A-Za-z0-9._/-]+, R one of `reports`, no "/reports/" in the first P), a header
- * line starting with `head` or `head2` (at most eight distinct ones a chunk, given back: the caller
+ * line starting with `head`, `head2` or `head3` (at most eight distinct ones a chunk, given back: the caller
  * holds each to the cells' layout), 1 to max_rows - 1 rows (lines starting with a digit) and a blank
  * line; the first table a run's, the data ending with a blank. Every row is read as columns() reads it
  * and must be one nsys_batch takes: plain (status bit 1 clear), a name of printable ASCII without '&'
@@ -62,8 +62,10 @@
  * per table no undecided cell without a decimal one. A table whose header starts with head2 (the
  * second kind: a memory-size report's, no Time(%)) has ncells2 cells (whole2 its whole ones), each
  * read into the column of the first kind's cell dest2[j] (a byte a cell), its Time(%) NaN, only held
- * to be plain and finite. It gives (tables, cells, codes, names, gaps, headers, newlines): per table
- * (rows, report index, starts a run, kind 0 or 1, the newlines before its header line, before its
+ * to be plain and finite. A table whose header starts with head3 (the third kind: an NVTX report's,
+ * checked before head, which it starts with) is read as the first kind's, a cell of letters (its
+ * Style) between the numbers and the name left out. It gives (tables, cells, codes, names, gaps, headers, newlines): per table
+ * (rows, report index, starts a run, kind 0, 1 or 2, the newlines before its header line, before its
  * run's Generating line or -1) as bytes of int64, columns()'s cells, codes and names, the text before
  * each table joined by NULs (the chunk's start or the previous table's end up to the header line),
  * the distinct header lines (a tuple of bytes, in order of first appearance) and the chunk's
@@ -112,10 +114,11 @@ typedef struct {
     int digits, frac;     /* how many digits, how many of them after the '.' */
 } cell_t;
 
-/* One row p[0:n] (its newline not included) split: its status (see above), its number cells in
- * `cells` and its name's bytes (quotes left out) at *name, *name_n. */
-static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
-                               cell_t *cells, Py_ssize_t *name, Py_ssize_t *name_n) {
+/* The number cells of one row p[0:n] (its newline not included) split into `cells` (where not NULL):
+ * its status (see above; 1 where they are not ncells plain cells each followed by a comma), *at the
+ * index after the last one's comma. */
+static unsigned char split_cells(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
+                                 cell_t *cells, Py_ssize_t *at) {
     Py_ssize_t i = 0;
     unsigned char status = 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
@@ -148,6 +151,14 @@ static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
             cells[j] = (cell_t){a, i - a, m, (int)(d1 + d2), (int)d2};
         i++; /* the comma */
     }
+    *at = i;
+    return status;
+}
+
+/* The name p[i:n] of a row: 0 where it is not empty and holds no comma or quote, or is one "..." with
+ * no quote inside (its bytes, the quotes left out, at *name, *name_n), else 1 */
+static unsigned char split_name(const unsigned char *p, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *name,
+                                Py_ssize_t *name_n) {
     const unsigned char *nm = p + i;
     Py_ssize_t m = n - i;
     if (m == 0)
@@ -163,7 +174,16 @@ static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
         *name = i;
         *name_n = m;
     }
-    return status;
+    return 0;
+}
+
+/* One row p[0:n] (its newline not included) split: its status (see above), its number cells in
+ * `cells` and its name's bytes (quotes left out) at *name, *name_n. */
+static unsigned char split_row(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
+                               cell_t *cells, Py_ssize_t *name, Py_ssize_t *name_n) {
+    Py_ssize_t at = 0;
+    unsigned char status = split_cells(p, n, ncells, whole, cells, &at);
+    return status & 1 ? status : status | split_name(p, n, at, name, name_n);
 }
 
 static PyObject *status(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -1282,6 +1302,10 @@ typedef struct {
     Py_ssize_t hn2, ncells2;
     unsigned long long whole2;
     signed char dest2[64];
+    /* the third kind (an NVTX report's: the first kind's cells, then a Style cell of letters before the
+     * name), none where hn3 is 0: the start of its header (checked before `head`, which it starts with) */
+    const unsigned char *head3;
+    Py_ssize_t hn3;
 } ns_in;
 
 #define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
@@ -1402,9 +1426,12 @@ static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped) 
     return r;
 }
 
-/* Which kind of header line is at p[i:]: 0 one starting with in->head, 1 with in->head2, -1 neither */
+/* Which kind of header line is at p[i:]: 2 one starting with in->head3, 0 with in->head, 1 with
+ * in->head2, -1 none of them */
 static int ns_kind(const ns_in *in, Py_ssize_t i) {
     Py_ssize_t left = in->n - i;
+    if (in->hn3 > 0 && left > in->hn3 && memcmp(in->p + i, in->head3, (size_t)in->hn3) == 0)
+        return 2;
     if (left > in->hn && memcmp(in->p + i, in->head, (size_t)in->hn) == 0)
         return 0;
     if (in->hn2 > 0 && left > in->hn2 && memcmp(in->p + i, in->head2, (size_t)in->hn2) == 0)
@@ -1422,7 +1449,7 @@ static Py_ssize_t ns_lines(const unsigned char *p, Py_ssize_t a, Py_ssize_t b) {
 
 /* The chunk's shape: runs of (a Generating line for a run's first table; Processing and SKIPPED
  * lines and a blank of reports with nothing to show) Processing line, blank or not, a header line
- * starting with in->head or in->head2 (at most NS_HEADS distinct ones: `heads`), rows (lines
+ * starting with in->head, in->head2 or in->head3 (at most NS_HEADS distinct ones: `heads`), rows (lines
  * starting with a digit: 1 to in->max_rows - 1), blank -- the first table a run's, the chunk ending
  * with the last blank. Per table NS_TAB int64 pushed to `tabs`: the header line's start, the rows'
  * start and end, the rows, the report, its kind (ns_kind), the newlines before its header line and
@@ -1498,22 +1525,39 @@ static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n) {
     return 1;
 }
 
+/* A third kind's row p[0:n] split (split_row's, a cell of letters between the numbers and the name) */
+static unsigned char ns_split_styled(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
+                                     cell_t *cells, Py_ssize_t *name, Py_ssize_t *name_n) {
+    Py_ssize_t at = 0;
+    unsigned char status = split_cells(p, n, ncells, whole, cells, &at);
+    if (status & 1)
+        return status;
+    Py_ssize_t k = at;
+    while (k < n && ((p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= 'a' && p[k] <= 'z')))
+        k++;
+    if (k == at || k >= n || p[k] != ',')
+        return 1;
+    return status | split_name(p, n, k + 1, name, name_n);
+}
+
 /* Row `row` (p[i:z]) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
  * its status or-ed into *st: 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not
- * finite; for the first kind Time(%) over 100 or the total not within 1% of calls x average), -1 error.
- * A second kind's row: its cells into the columns in->dest2 names, Time(%) NaN (not printed). */
+ * finite; for the first and third kinds Time(%) over 100 or the total not within 1% of calls x
+ * average), -1 error. A second kind's row: its cells into the columns in->dest2 names, Time(%) NaN
+ * (not printed); a third kind's: its Style cell left out. */
 static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssize_t row, char *const *base,
                   int32_t *codes, bytes_table *t, unsigned char *st) {
     cell_t cs[64];
     double v[64];
-    Py_ssize_t name = 0, name_n = 0, ncells = kind ? in->ncells2 : in->ncells;
-    unsigned long long whole = kind ? in->whole2 : in->whole;
-    unsigned char s = split_row(in->p + i, z - i, ncells, whole, cs, &name, &name_n);
+    Py_ssize_t name = 0, name_n = 0, ncells = kind == 1 ? in->ncells2 : in->ncells;
+    unsigned long long whole = kind == 1 ? in->whole2 : in->whole;
+    unsigned char s = kind == 2 ? ns_split_styled(in->p + i, z - i, ncells, whole, cs, &name, &name_n)
+                                : split_row(in->p + i, z - i, ncells, whole, cs, &name, &name_n);
     if (s & 1 || !ns_name_plain(in->p, i + name, name_n))
         return 0;
     *st |= s;
     for (Py_ssize_t j = 0; j < ncells; j++) {
-        char *slot = base[kind ? in->dest2[j] : j] + 8 * row;
+        char *slot = base[kind == 1 ? in->dest2[j] : j] + 8 * row;
         if ((whole >> j) & 1ULL) {
             int64_t w = (int64_t)cs[j].m;
             memcpy(slot, &w, 8);
@@ -1524,7 +1568,7 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssiz
             memcpy(slot, &v[j], 8);
         }
     }
-    if (kind) {
+    if (kind == 1) {
         double none = NAN;
         memcpy(base[in->pct] + 8 * row, &none, 8);
     } else {
@@ -1666,15 +1710,16 @@ static int ns_second(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
 }
 
 /* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2]): see the module's docstring */
+ * dest2, head3]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer buf, hd, h2 = {0}, d2 = {0};
+    Py_buffer buf, hd, h2 = {0}, d2 = {0}, h3 = {0};
     ns_in in;
     in.ncells2 = 0, in.whole2 = 0;
-    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
                           &in.whole, &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows, &h2, &in.ncells2,
-                          &in.whole2, &d2))
+                          &in.whole2, &d2, &h3))
         return NULL;
+    in.head3 = h3.buf, in.hn3 = h3.buf == NULL ? 0 : h3.len;
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
     PyObject *out = NULL;
     nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0};
@@ -1712,6 +1757,8 @@ done:
         PyBuffer_Release(&h2);
     if (d2.obj != NULL)
         PyBuffer_Release(&d2);
+    if (h3.obj != NULL)
+        PyBuffer_Release(&h3);
     return out;
 }
 
@@ -1749,9 +1796,9 @@ static PyMethodDef methods[] = {
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
-     "dest2]) -> (tables, cells, codes, names, gaps, headers, newlines) of a plain nsys stats --format csv sweep's "
+     "dest2, head3]) -> (tables, cells, codes, names, gaps, headers, newlines) of a plain nsys stats --format csv sweep's "
      "chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, before the run's "
-     "first line or -1) a table; headers: the distinct header lines, each starting with head or head2), or None "
+     "first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or head3), or None "
      "where it is not of that shape"},
     {NULL, NULL, 0, NULL},
 };
@@ -1764,8 +1811,9 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__summarycells(void) {
     ns_path_chars();
     PyObject *m = PyModule_Create(&module);
-    /* nsys_sweep reads a second kind of table (memory sizes): callers check for it (an older build does not) */
-    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 2) < 0)
+    /* the kinds of table nsys_sweep reads (plain summaries, memory sizes, NVTX ranges): callers check for
+     * them (an older build reads fewer) */
+    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 3) < 0)
         Py_CLEAR(m);
     return m;
 }

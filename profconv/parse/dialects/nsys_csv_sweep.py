@@ -67,7 +67,7 @@ _END = re.compile(rb"\n(?:" + _SKIPPED + rb")*")
 _RUN_AT = re.compile(rb"Generating SQLite file ")  # a run's line in the gaps joined (where a line starts)
 _REPORT_NAME = re.compile(rb"/reports/([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime",
-             "cuda_gpu_mem_size_sum": "gpu-memory-size"}
+             "cuda_gpu_mem_size_sum": "gpu-memory-size", "nvtx_sum": "nvtx"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
 _CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
 _REPORTS = tuple(_CODE_OF)  # the report names nsys_sweep knows (their index -> _SECTION_OF)
@@ -77,7 +77,10 @@ _SIZES = _REPORT_OF[b"cuda_gpu_mem_size_sum"]  # the memory-size report: its tab
 # that table's header (nsys 2022 on; one of other units or fields is left to the readers), each cell's field
 SIZE_HEADER = b"Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation"
 _SIZE_FIELDS = ("time", "calls", "avg", "med", "min", "max", "std")  # (the Total read where the time is, then bytes)
-_FIELDS = {"pct", "time", "calls", "avg", "med", "min", "max", "std", "name"}
+_NVTX = _REPORT_OF[b"nvtx_sum"]  # the NVTX ranges' report: the nine fields with a Style cell before the name
+NVTX_HEADER = b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range"
+_ORDER = ["pct", "time", "calls", "avg", "med", "min", "max", "std", "name"]  # the nine fields as nsys prints them
+_FIELDS = set(_ORDER)
 _NUMBERS = ("time_pct", "total_ns", "calls", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns")
 _MARKS = bytescan._NEVER + bytescan._IN_NAMES
 
@@ -131,7 +134,7 @@ def _scanner() -> Any:
     scan, kahan, walk = native.load("_summarycells"), native.load("_kahan"), native.load("_bytescan")
     if scan is None or kahan is None or walk is None or not columnar.enabled():
         return None
-    if not (hasattr(scan, "NSYS_SWEEP_KINDS") and hasattr(kahan, "RANK_SKIP") and hasattr(walk, "tables")):
+    if not (getattr(scan, "NSYS_SWEEP_KINDS", 0) >= 3 and hasattr(kahan, "RANK_SKIP") and hasattr(walk, "tables")):
         return None  # (a build older than this reader)
     local = stream.options("nsys").get("local_markers", {})
     if any(d.name not in BUILTIN or (d.name in local and d.name != "nvprof") for d in registry().values()):
@@ -208,7 +211,7 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], byte
     if _GAPS.fullmatch(joined) is None:
         return None
     codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
-    if len(codes) != len(starts) or -1 in codes or _SIZES in codes:
+    if len(codes) != len(starts) or -1 in codes or _SIZES in codes or _NVTX in codes:
         return None
     return _gap_shape(joined), codes, joined
 
@@ -346,32 +349,30 @@ def _gap_shape(joined: bytes) -> tuple[Any, Any, Any]:
 
 def _swept(data: bytes, cut: int) -> tuple | None:
     """`_found`'s result by one C pass (_summarycells.nsys_sweep: the gaps, headers and rows checked
-    and read at once) where every table's header is a plain one of the nine fields in the first one's
-    order (a run's reports: kernels' 'Instances', API and OS calls' 'Num Calls', memory operations'
-    'Count' ... 'Operation'); None where that pass does not take the chunk (then `_found` decides)."""
+    and read at once) where every table's header is a plain one of the nine fields in nsys's order (a
+    run's reports: kernels' 'Instances', API and OS calls' 'Num Calls', memory operations' 'Count' ...
+    'Operation'), SIZE_HEADER under the memory-size report or NVTX_HEADER under the NVTX one; None
+    where that pass does not take the chunk (then `_found` decides)."""
     from profconv.parse.dialects import nsys_batch
 
-    scan = native.load("_summarycells")
-    at = data.find(b"\n" + bytescan.SUMMARY, 0, cut) + 1
-    end = data.find(b"\n", at, cut) if at > 0 else -1
-    fields = _header_fields(bytes(data[at:end]) if end > 0 else b"")
-    if set(fields) != _FIELDS or not hasattr(scan, "nsys_sweep"):
-        return None
+    scan, fields = native.load("_summarycells"), _ORDER
     where = tuple(fields.index(f) for f in ("pct", "time", "calls", "avg"))
     sizes = bytes(fields.index(f) for f in _SIZE_FIELDS)  # a memory-size row's cells: where they go
     got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
-                          nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes)
-    if (got is None or not all(h == SIZE_HEADER or _header_fields(h) == fields for h in got[5])
+                          nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes,
+                          NVTX_HEADER[:-5])
+    if (got is None or not all(h in (SIZE_HEADER, NVTX_HEADER) or _header_fields(h) == fields for h in got[5])
             or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
         return None
     tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)
-    if not np.array_equal(tabs[:, 3] == 1, tabs[:, 1] == _SIZES):
-        return None  # a memory-size table under another report, or another table under it
+    kinds, reports = tabs[:, 3], tabs[:, 1]
+    if not (np.array_equal(kinds == 1, reports == _SIZES) and np.array_equal(kinds == 2, reports == _NVTX)):
+        return None  # a memory-size or NVTX table under another report, or another table under theirs
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
     lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
-    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, tabs[:, 1].copy(), lines
+    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, reports.copy(), lines
 
 
 def _header_fields(head: bytes) -> list[str]:
