@@ -100,3 +100,26 @@ def test_a_value_of_another_type_goes_the_records_way(mode, field, value):
         assert fast is not None and b'"line_end": 1180591620717411303424,' in fast
     else:
         assert fast is None
+
+
+@pytest.mark.parametrize("batch", [1, 2, 5, 4096])
+def test_warnings_written_a_batch_at_a_time_are_the_records_text(batch, monkeypatch):
+    """The inputs' warnings written after the record's head, WARNINGS_BATCH at a time (a 1 GB sweep of
+    nsys's default reports has ~300,000: their text never held whole), byte for byte what the record
+    type writes: escapes, non-ASCII, backslashes, an input without warnings, one with one."""
+    from profconv.records import ParsedInput, ParseOutput
+
+    warnings = ['a "quoted" name', "caf\u00e9", "back\\slash", "line\nbreak", "x" * 300] * 3
+    inputs = [("a.log", [3, 4], warnings), ('"warnings": [] in a name.log', [], []), ("c.log", [], ["one"])]
+    want = ParseOutput(inputs=[ParsedInput(source=s, profiles=[], unplaced_lines=u, warnings=w) for s, u, w in inputs],
+                       rows=[]).to_json()
+    monkeypatch.setattr(parse_output, "WARNINGS_BATCH", batch)
+    head, cut, pieces = parse_output._json_head([(s, u) for s, u, _ in inputs])
+    out = io.StringIO()
+    out.write(pieces[0])
+    for after, (_, _, w) in zip(pieces[1:], inputs):
+        out.write('"profiles": []')
+        parse_output._write_after(out, after, w)
+    out.write(head[cut:])
+    assert out.getvalue() == want
+    assert json.loads(out.getvalue())["inputs"][0]["warnings"] == warnings

@@ -54,28 +54,50 @@ def write_json(sets: list[ProfileSet], out) -> None:
     columns (null for NaN)."""
     from profconv.render.rows import write_json_rows
 
-    head, cut, pieces = _json_head([(ps.source, [n for n, _ in ps.unplaced], list(ps.notes)) for ps in sets])
+    head, cut, pieces = _json_head([(ps.source, [n for n, _ in ps.unplaced]) for ps in sets])
     out.write(pieces[0])
     for ps, after in zip(sets, pieces[1:]):
         out.write('"profiles": [\n' + _profiles_json(ps.profiles) + "\n   ]" if ps.profiles else '"profiles": []')
-        out.write(after)
+        _write_after(out, after, ps.notes)
     out.write('"rows": [')
     write_json_rows([(ps.source, ps.rows) for ps in sets], out)
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
 
-def _json_head(inputs: list[tuple[str, list[int], list[str]]]) -> tuple[str, int, list[str]]:
-    """The record's text with no profile and no row (each input's source, unplaced lines and
-    warnings), where its rows begin, and its text up to there cut at each input's empty profiles
-    list (one piece more than inputs)."""
+def _json_head(inputs: list[tuple[str, list[int]]]) -> tuple[str, int, list[str]]:
+    """The record's text with no profile, no warning and no row (each input's source and unplaced
+    lines), where its rows begin, and its text up to there cut at each input's empty profiles list
+    (one piece more than inputs: each after the first holds its input's empty warnings list,
+    _write_after's)."""
     from profconv.records import ParsedInput, ParseOutput
 
-    head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=w)
-                               for src, u, w in inputs], rows=[]).to_json()
+    head = ParseOutput(inputs=[ParsedInput(source=src, profiles=[], unplaced_lines=u, warnings=[])
+                               for src, u in inputs], rows=[]).to_json()
     cut = head.rindex('"rows": []')
     pieces = head[:cut].split('"profiles": []')
     assert len(pieces) == len(inputs) + 1
     return head, cut, pieces
+
+
+WARNINGS_BATCH = 4096  # warnings formatted at a time (_write_after): a sweep's may be hundreds of thousands
+
+
+def _write_after(out: Any, after: str, warnings: list[str]) -> None:
+    """A piece of _json_head's text that follows an input's profiles, its empty warnings list written
+    as the record type writes `warnings` (indented as it is there), a batch at a time: the text of
+    every warning is never held at once (a 1 GB sweep of nsys's default reports gives ~60 MB of them)."""
+    import msgspec
+
+    before, empty, rest = after.partition('"warnings": []')
+    assert empty and '"warnings": []' not in rest
+    if not warnings:
+        out.write(after)
+        return
+    out.write(before + '"warnings": [\n')
+    for at in range(0, len(warnings), WARNINGS_BATCH):
+        text = msgspec.json.format(msgspec.json.encode(warnings[at : at + WARNINGS_BATCH]), indent=1).decode()
+        out.write((",\n" if at else "") + "   " + text[2:-2].replace("\n ", "\n    "))
+    out.write("\n   ]" + rest)
 
 
 def _profiles_json(infos) -> str:
@@ -390,16 +412,16 @@ def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]
         write((",".join(HEADER) + "\n").encode())
         _copy(spool, write)
         return
-    head, cut, pieces = _json_head([(src, u, w) for src, _, u, w in inputs])
+    head, cut, pieces = _json_head([(src, u) for src, _, u, _ in inputs])
     out.write(pieces[0])
-    for (_, prof, _, _), after in zip(inputs, pieces[1:]):
+    for (_, prof, _, warnings), after in zip(inputs, pieces[1:]):
         if prof.tell():
             out.write('"profiles": [\n')
             _copy(prof, byte_writer(out))
             out.write("\n   ]")
         else:
             out.write('"profiles": []')
-        out.write(after)
+        _write_after(out, after, warnings)
     out.write('"rows": [')
     _copy(spool, byte_writer(out))
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
