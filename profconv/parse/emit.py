@@ -3,8 +3,8 @@
 `emit(files, sink, …)` reads each input and gives it to `sink` (profconv.render.parse_output has
 the JSON, CSV and table sinks): an input read whole as one ProfileSet (`sink.whole`); a long log
 that may be read part by part (profconv.parse.stream) as its parts (`sink.begin`, `sink.part`
-each, `sink.end` with the whole input's warnings), so that neither its text nor all of its rows
-are held at once. What the sink gets is what reading each input whole gives, byte for byte
+each, `sink.end` with the whole input's warnings: a NoteList, in a file past a batch), so that
+neither its text nor all of its rows are held at once. What the sink gets is what reading each input whole gives, byte for byte
 once written.
 
 A sink that can take back what it was given of an input (`rollback_ok`: it spools) gets a long
@@ -22,6 +22,7 @@ from typing import Protocol
 
 from profconv.errors import InputError
 from profconv.parse.core import ProfileSet, parse, parse_whole, source_label
+from profconv.parse.note_list import NoteList
 
 DEFAULT_THRESHOLD = 0.90
 
@@ -35,7 +36,7 @@ class Sink(Protocol):
 
     def part(self, ps: ProfileSet) -> None: ...
 
-    def end(self, unplaced: list[int], warnings: list[str]) -> None: ...
+    def end(self, unplaced: list[int], warnings: NoteList) -> None: ...
 
     def rollback(self) -> None: ...
 
@@ -115,7 +116,7 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
 
     stream = Stream(path, format, sweep_part=SPOOL_PART)
     unplaced: list[int] = []
-    notes: list[str] = []
+    notes = NoteList()  # (a sweep may give hundreds of thousands: in a file past a batch)
     sink.begin(source_label(path))
     handed = False
     try:
@@ -134,7 +135,7 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
 
             give_back()  # what the stream's look at the head held (a few MiB) would stay resident
         return False
-    sink.end(unplaced, stream.warnings(notes))
+    sink.end(unplaced, notes.after(stream.warnings([])))
     return True
 
 
@@ -146,7 +147,7 @@ def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink)
 
     sink.begin(source_label(path))
     unplaced: list[int] = []
-    notes: list[str] = []
+    notes = NoteList()
     it: Iterable[ProfileSet] = parts(path, format, checked=True)
     for part in _reading(path, it):
         if threshold != DEFAULT_THRESHOLD:

@@ -82,7 +82,7 @@ def _json_head(inputs: list[tuple[str, list[int]]]) -> tuple[str, int, list[str]
 WARNINGS_BATCH = 4096  # warnings formatted at a time (_write_after): a sweep's may be hundreds of thousands
 
 
-def _write_after(out: Any, after: str, warnings: list[str]) -> None:
+def _write_after(out: Any, after: str, warnings: Any) -> None:
     """A piece of _json_head's text that follows an input's profiles, its empty warnings list written
     as the record type writes `warnings` (indented as it is there), a batch at a time: the text of
     every warning is never held at once (a 1 GB sweep of nsys's default reports gives ~60 MB of them)."""
@@ -90,13 +90,15 @@ def _write_after(out: Any, after: str, warnings: list[str]) -> None:
 
     before, empty, rest = after.partition('"warnings": []')
     assert empty and '"warnings": []' not in rest
-    if not warnings:
+    if not len(warnings):
         out.write(after)
         return
     out.write(before + '"warnings": [\n')
-    for at in range(0, len(warnings), WARNINGS_BATCH):
-        text = msgspec.json.format(msgspec.json.encode(warnings[at : at + WARNINGS_BATCH]), indent=1).decode()
-        out.write((",\n" if at else "") + "   " + text[2:-2].replace("\n ", "\n    "))
+    batches = warnings.batches() if hasattr(warnings, "batches") else (  # (a NoteList: from its file)
+        warnings[at : at + WARNINGS_BATCH] for at in range(0, len(warnings), WARNINGS_BATCH))
+    for k, batch in enumerate(batches):
+        text = msgspec.json.format(msgspec.json.encode(batch), indent=1).decode()
+        out.write((",\n" if k else "") + "   " + text[2:-2].replace("\n ", "\n    "))
     out.write("\n   ]" + rest)
 
 
@@ -242,7 +244,7 @@ class SpoolSink:
         self.held: list[ProfileSet] = []  # inputs read whole, before any spooling
         self.spool: Any = None
         self.writer: Any = None
-        self.inputs: list[tuple[str, Any, list[int], list[str]]] = []  # source, its profiles' JSON (a file), unplaced, warnings
+        self.inputs: list[tuple[str, Any, list[int], Any]] = []  # source, its profiles' JSON (a file), unplaced, warnings
         self.streaming = False  # parts of an input have been spooled (and may be taken back)
         self.current: Any = None  # the streamed input's profiles file (JSON), its separator and where it began
         self.sep = b""
@@ -286,7 +288,7 @@ class SpoolSink:
             self.current.write(self.sep + _profiles_utf8(ps.profiles))
             self.sep = b",\n"
 
-    def end(self, unplaced: list[int], warnings: list[str]) -> None:
+    def end(self, unplaced: list[int], warnings: Any) -> None:
         if self.spool is None:  # no part came: cannot be (a stream hands one at least)
             self._guarded(self._start)
             self.current = self._profiles_file()
@@ -352,8 +354,7 @@ class TableSink:
         self.make: tuple[Any, Any] | None = None
         self.path = ""
         self.unplaced: list[tuple[int, str]] = []
-        self.notes: list[str] = []
-        self.table_notes: dict[tuple[int, str], list[str]] = {}
+        self.notes: list[str] = []  # the parts' notes of no one table
 
     @classmethod
     def later(cls, console: Any, opts: Any) -> TableSink:
@@ -377,7 +378,7 @@ class TableSink:
 
     def begin(self, path: str) -> None:
         self.path = path
-        self.unplaced, self.notes, self.table_notes = [], [], {}
+        self.unplaced, self.notes = [], []
 
     def part(self, ps: ProfileSet) -> None:
         from profconv.render.profile_tables import render_profiles
@@ -385,16 +386,15 @@ class TableSink:
         self._ready()
         render_profiles(ps, self.console, self.opts)
         self.unplaced.extend(ps.unplaced)
-        self.notes.extend(ps.notes)
-        self.table_notes.update(ps.table_notes)
+        self.notes.extend(ps.general_notes())  # (the others were shown with their tables: not held)
 
-    def end(self, unplaced: list[int], warnings: list[str]) -> None:
+    def end(self, unplaced: list[int], warnings: Any) -> None:
         from profconv.parse.core import ProfileSet
         from profconv.parse.table import Rows
         from profconv.render.profile_tables import render_footer
 
         self._ready()
-        render_footer(ProfileSet(None, [], self.path, self.unplaced, self.notes, self.table_notes, rows=Rows()),
+        render_footer(ProfileSet(None, [], self.path, self.unplaced, self.notes, {}, rows=Rows()),
                       self.console)
 
     def rollback(self) -> None:

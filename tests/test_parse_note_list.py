@@ -1,0 +1,29 @@
+"""A long log's warnings held past a batch in a temporary file (profconv/parse/note_list.py): the same
+notes in the same order, a batch at a time or one by one, with the stream's whole-file note first."""
+
+from __future__ import annotations
+
+from profconv.parse import note_list
+from profconv.parse.note_list import NoteList
+
+
+def test_notes_past_a_batch_come_back_in_order(monkeypatch):
+    monkeypatch.setattr(note_list, "BATCH", 3)
+    notes = NoteList()
+    given = [f"profile {k}, gpu table, a note \"{k}\" caf\u00e9\nx" for k in range(10)]
+    for k in range(0, 10, 2):
+        notes.extend(given[k : k + 2])
+    assert notes.spilled == 8 and notes.held == given[8:] and len(notes) == 10
+    assert list(notes) == given and list(notes) == given  # (read twice: the file from its start)
+    assert [len(b) for b in notes.batches()] == [4, 4, 2]
+    notes.after(["line(s) 7: damaged"])
+    assert len(notes) == 11 and list(notes) == ["line(s) 7: damaged", *given]
+    notes.close()
+    assert notes.file is None
+
+
+def test_a_few_notes_stay_in_memory():
+    notes = NoteList()
+    notes.extend(["a", "b"])
+    assert notes.file is None and list(notes) == ["a", "b"] and list(notes.batches()) == [["a", "b"]]
+    assert len(NoteList()) == 0 and list(NoteList().batches()) == []
