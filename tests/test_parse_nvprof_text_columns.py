@@ -200,3 +200,13 @@ def test_odd_bytes_anywhere_in_a_line(at):
         data = ("\n".join(out) + "\n").encode()
         got = ROWSCAN.text_sweep(data, (), True, 1, 0)
         assert (got is not None) == plain, (odd, at)
+
+
+def test_the_needles_hold_no_newline():
+    """The sweeps look for another dialect's markers and the context's keywords in their names and
+    commands joined by newlines (one pass of the C search: text_columns._chunk, csv_sweep._marked): no
+    needle may hold one, or a match could span two names."""
+    from profconv.parse import context, stream
+
+    for dialect in ("nvprof", "nsys"):
+        assert not [k for k in stream.other_markers(dialect) + context.KEYWORDS if "\n" in k]

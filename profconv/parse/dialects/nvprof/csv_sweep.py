@@ -183,8 +183,8 @@ def _marked(names: list[str], commands: list[str]) -> bool:
 
     if stream._detects_left("nvprof"):
         return True
-    needles = stream.other_markers("nvprof") + context.KEYWORDS
-    return any(k in text for text in chain(map('"{}"'.format, names), commands) for k in needles)
+    needles = stream.other_markers("nvprof") + context.KEYWORDS  # (none holds a newline: the texts joined by one)
+    return context.contains_any("\n".join(chain(map('"{}"'.format, names), commands)), needles)
 
 
 def _recoded(index: dict[str, int], pool: list[str], codes: bytes) -> Any:
