@@ -26,6 +26,7 @@ HEADERS = {
     "osrt_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
     "cuda_gpu_mem_size_sum": "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation",
     "nvtx_sum": "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range",
+    "openacc_sum": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
 }
 NAMES = {
     "cuda_gpu_kern_sum": ["void conv_forward_kernel<float; 16>(float const *; int)", "sgemm_sm35_ldg_tn_128x8x256x16x32",
@@ -35,6 +36,7 @@ NAMES = {
     "osrt_sum": ["poll", "ioctl", "pthread_cond_wait", "read"],
     "cuda_gpu_mem_size_sum": ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "[CUDA memset]"],
     "nvtx_sum": [":conv_forward", "layer 1", "epoch", "a, b", "step"],
+    "openacc_sum": ["Enter Data@main.c:12", "Compute Construct@main.c:20", "Wait@main.c:31"],
 }
 RUNS = [["cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum"], ["cuda_api_sum", "cuda_gpu_kern_sum", "osrt_sum"],
         ["cuda_gpu_mem_time_sum", "cuda_api_sum"]]
@@ -166,7 +168,8 @@ MERGING = [["cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "osrt_
 SIZED = [["osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"],
          ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"], ["cuda_api_sum"],
          ["nvtx_sum", "osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"],
-         ["nvtx_sum", "cuda_gpu_kern_sum"]]  # (and an app's NVTX ranges: nvtx_sum, its Style cell before the name)
+         ["nvtx_sum", "cuda_gpu_kern_sum"],  # (and an app's NVTX ranges: nvtx_sum, its Style cell before the name)
+         ["osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "openacc_sum"]]  # (an OpenACC app's: openacc_sum)
 
 
 def _merging_sweep(rng: random.Random, n: int) -> list[str]:
@@ -289,6 +292,22 @@ def test_an_nvtx_tables_style_cell(style, taken, tmp_path, monkeypatch, small):
         rows = ps.profile(2).rows
         assert list(zip(rows.col("section"), rows.col("name"), rows.col("calls"), rows.col("share"), rows.col("line_start"))) == [
             ("nvtx", ":conv_forward", 1, 0.7, 14), ("nvtx", "a, b", 3, 0.3, 15), ("gpu", "k1", 2, 1.0, 19)]
+
+
+def test_an_openacc_report(tmp_path, monkeypatch, small):
+    """An OpenACC app's openacc_sum (the nine fields; 'Name' a construct and its source line): the
+    openacc section, ranked, as the readers read it."""
+    run = ["Generating SQLite file a.sqlite from a.nsys-rep",
+           "Processing [a.sqlite] with [/opt/nsys/reports/openacc_sum.py]... ", HEADERS["openacc_sum"],
+           "60.0,600,2,300.0,300.0,290,310,10.0,Compute Construct@main.c:20", "40.0,400,1,400.0,400.0,400,400,0.0,Wait@main.c:31",
+           ""]
+    path = write_lines(tmp_path, run * 3)
+    ps = nsys_csv_sweep.read(str(path), str(path))
+    assert ps is not None
+    rows = ps.profile(3).rows
+    assert list(zip(rows.col("section"), rows.col("name"), rows.col("share"), rows.col("line_start"))) == [
+        ("openacc", "Compute Construct@main.c:20", 0.6, 16), ("openacc", "Wait@main.c:31", 0.4, 17)]
+    FAST.assert_library_same(path, monkeypatch)
 
 
 def test_a_real_nsys_2025_log_repeated_as_a_sweep(tmp_path, monkeypatch, small):

@@ -67,7 +67,7 @@ _END = re.compile(rb"\n(?:" + _SKIPPED + rb")*")
 _RUN_AT = re.compile(rb"Generating SQLite file ")  # a run's line in the gaps joined (where a line starts)
 _REPORT_NAME = re.compile(rb"/reports/([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime",
-             "cuda_gpu_mem_size_sum": "gpu-memory-size", "nvtx_sum": "nvtx"}
+             "cuda_gpu_mem_size_sum": "gpu-memory-size", "nvtx_sum": "nvtx", "openacc_sum": "openacc"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
 _CODE_OF = {k.encode(): _CODES.index(v) for k, v in _SECTIONS.items()}  # a report's name -> its section's code
 _REPORTS = tuple(_CODE_OF)  # the report names nsys_sweep knows (their index -> _SECTION_OF)
