@@ -92,10 +92,16 @@ def _silence_stdout() -> None:
 
 
 def _say(message: str) -> None:
-    from rich.markup import escape
+    try:
+        from rich.markup import escape
 
-    from profconv.ui import error_console
-
+        from profconv.ui import error_console
+    except OSError:  # no descriptor left to import with (the process's open-file limit): plain text
+        try:
+            sys.stderr.write(f"error: {message}\n")
+        except (OSError, ValueError):
+            pass
+        return
     try:
         error_console().print(f"[red]error:[/red] {escape(message)}", highlight=False)
     except (OSError, ValueError):  # stderr full or closed (2>/dev/full): the exit status still says it

@@ -123,3 +123,29 @@ def test_warnings_written_a_batch_at_a_time_are_the_records_text(batch, monkeypa
     out.write(head[cut:])
     assert out.getvalue() == want
     assert json.loads(out.getvalue())["inputs"][0]["warnings"] == warnings
+
+
+@pytest.mark.parametrize("out", ["--json", "--csv"])
+def test_inputs_after_a_streamed_one_share_the_spools_files(log, cli, out, tmp_path, monkeypatch):
+    """Once a long log was spooled, each later input's profiles go to one shared file (they had a
+    temporary file each, held open to the end: ~1,000 inputs reached the common limit of 1,024
+    open files): two temporary files in all, however many inputs, and the same bytes as the whole
+    files' record, a streamed log among them too (its profiles between two inputs' in that file)."""
+    import tempfile
+
+    small = tmp_path / "small.log"
+    small.write_text(HEAD.format(n=1) + TABLE.format(n=2))
+    files = [str(log), *[str(small)] * 150, str(log), str(small)]
+    made = []
+    temporary = tempfile.TemporaryFile
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda *a, **k: made.append(1) or temporary(*a, **k))
+    r = cli("parse", *files, out)
+    assert r.returncode == 0, r.stderr
+    assert len(made) == (2 if out == "--json" else 1)
+    whole = io.StringIO()
+    (parse_output.write_json if out == "--json" else parse_output.write_csv)([parse(f) for f in files], whole)
+    assert r.stdout == whole.getvalue()
+    if out == "--json":
+        doc = json.loads(r.stdout)
+        assert [len(i["profiles"]) for i in doc["inputs"]] == [120, *[1] * 150, 120, 1]
+        assert doc["inputs"][151]["profiles"][119]["line_end"] == 720

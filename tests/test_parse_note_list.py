@@ -19,11 +19,27 @@ def test_notes_past_a_batch_come_back_in_order(monkeypatch):
     notes.after(["line(s) 7: damaged"])
     assert len(notes) == 11 and list(notes) == ["line(s) 7: damaged", *given]
     notes.close()
-    assert notes.file is None
+    assert notes.spill.file is None
 
 
 def test_a_few_notes_stay_in_memory():
     notes = NoteList()
     notes.extend(["a", "b"])
-    assert notes.file is None and list(notes) == ["a", "b"] and list(notes.batches()) == [["a", "b"]]
+    assert notes.spill.file is None and list(notes) == ["a", "b"] and list(notes.batches()) == [["a", "b"]]
     assert len(NoteList()) == 0 and list(NoteList().batches()) == []
+
+
+def test_lists_share_one_spill_file(monkeypatch):
+    """The lists of one call keep their batches in one SpillFile (one descriptor for all), each
+    list's own notes in order."""
+    monkeypatch.setattr(note_list, "BATCH", 2)
+    spill = note_list.SpillFile()
+    a, b = NoteList(spill), NoteList(spill)
+    for k in range(5):
+        a.extend([f"a{k}"])
+        b.extend([f"b{k}", f"b{k}'"])
+    assert list(a) == [f"a{k}" for k in range(5)] and list(b) == [x for k in range(5) for x in (f"b{k}", f"b{k}'")]
+    assert (a.spilled, b.spilled, len(a.where), len(b.where)) == (4, 10, 2, 5)
+    assert spill.size == sum(n for _, n in a.where + b.where) and spill.get(*a.where[0]) == b'["a0","a1"]'
+    spill.close()
+    assert spill.file is None

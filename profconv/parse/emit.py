@@ -22,7 +22,7 @@ from typing import Protocol
 
 from profconv.errors import InputError
 from profconv.parse.core import ProfileSet, parse, parse_whole, source_label
-from profconv.parse.note_list import NoteList
+from profconv.parse.note_list import NoteList, SpillFile
 
 DEFAULT_THRESHOLD = 0.90
 
@@ -90,33 +90,37 @@ def emit(files: list[str], sink: Sink, *, format: str | None = None, profile: in
     def whole(path: str) -> ProfileSet:
         return read_whole(path, format, profile, threshold, strict)
 
-    if sink.rollback_ok:
-        for path in files:
-            if not (path in long and _stream_or_rollback(path, format, threshold, sink)):
-                sink.whole(whole(path))
-            advance(path)
-    else:
-        from profconv.parse.stream import _streamable_file
+    spill = SpillFile()  # every streamed input's notes past a batch: one file, however many inputs
+    try:
+        if sink.rollback_ok:
+            for path in files:
+                if not (path in long and _stream_or_rollback(path, format, threshold, sink, spill)):
+                    sink.whole(whole(path))
+                advance(path)
+        else:
+            from profconv.parse.stream import _streamable_file
 
-        long = {f for f in long if _streamable_file(f, format)}  # checked: its parts never need taking back
-        read = {f: whole(f) for f in files if f not in long}  # every error before any output
-        for path in files:
-            if path in long:
-                _stream_checked(path, format, threshold, sink)
-            else:
-                sink.whole(read.pop(path))
-            advance(path)
-    sink.close()
+            long = {f for f in long if _streamable_file(f, format)}  # checked: its parts never need taking back
+            read = {f: whole(f) for f in files if f not in long}  # every error before any output
+            for path in files:
+                if path in long:
+                    _stream_checked(path, format, threshold, sink, spill)
+                else:
+                    sink.whole(read.pop(path))
+                advance(path)
+        sink.close()
+    finally:
+        spill.close()
 
 
-def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: Sink) -> bool:
+def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: Sink, spill: SpillFile) -> bool:
     """A long log's parts to the sink as they come; False (what was given taken back) where it
     turns out to need the whole-file reader."""
     from profconv.parse.stream import SPOOL_PART, NotStreamable, Stream
 
     stream = Stream(path, format, sweep_part=SPOOL_PART)
     unplaced: list[int] = []
-    notes = NoteList()  # (a sweep may give hundreds of thousands: in a file past a batch)
+    notes = NoteList(spill)  # (a sweep may give hundreds of thousands: in a file past a batch)
     sink.begin(source_label(path))
     handed = False
     try:
@@ -139,7 +143,7 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
     return True
 
 
-def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink) -> None:
+def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink, spill: SpillFile) -> None:
     """A long log checked to be readable part by part: its parts to the sink (its whole-file
     warnings with the last part, as profconv.parse.stream.parts gives them; where the whole-file
     reader turns out to be needed midway, the rest of its parse is that last part)."""
@@ -147,7 +151,7 @@ def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink)
 
     sink.begin(source_label(path))
     unplaced: list[int] = []
-    notes = NoteList()
+    notes = NoteList(spill)
     it: Iterable[ProfileSet] = parts(path, format, checked=True)
     for part in _reading(path, it):
         if threshold != DEFAULT_THRESHOLD:

@@ -244,9 +244,11 @@ class SpoolSink:
         self.held: list[ProfileSet] = []  # inputs read whole, before any spooling
         self.spool: Any = None
         self.writer: Any = None
-        self.inputs: list[tuple[str, Any, list[int], Any]] = []  # source, its profiles' JSON (a file), unplaced, warnings
+        self.profiles: Any = None  # every spooled input's profiles as JSON, one after the other (--json)
+        self.inputs: list[tuple[str, tuple[int, int], list[int], Any]] = []  # source, its profiles' bytes
+        # in self.profiles (from, to), unplaced, warnings
         self.streaming = False  # parts of an input have been spooled (and may be taken back)
-        self.current: Any = None  # the streamed input's profiles file (JSON), its separator and where it began
+        self.current = 0  # where the streamed input's profiles began, their separator, where its rows began
         self.sep = b""
         self.mark: tuple[int, bytes] = (0, b"")
 
@@ -255,46 +257,47 @@ class SpoolSink:
         if self.spool is None:
             self.held.append(ps)
             return
-        profiles = self._profiles_file()
-        self._guarded(self._spool_whole, ps, profiles)
+        self._guarded(self._spool_whole, ps)
 
-    def _spool_whole(self, ps: ProfileSet, profiles: Any) -> None:
+    def _spool_whole(self, ps: ProfileSet) -> None:
         self.writer.add(ps.source, ps.rows)
         self.writer.end()
-        if profiles is not None and ps.profiles:
-            profiles.write(_profiles_utf8(ps.profiles))
-        self.inputs.append((ps.source, profiles, [n for n, _ in ps.unplaced], list(ps.notes)))
+        start = self._profiles_at()
+        if self.profiles is not None and ps.profiles:
+            self.profiles.write(_profiles_utf8(ps.profiles))
+        self.inputs.append((ps.source, (start, self._profiles_at()), [n for n, _ in ps.unplaced], list(ps.notes)))
 
     # a long log, part by part
     def begin(self, path: str) -> None:
         from profconv.parse.core import source_label
 
         self.source = source_label(path)
-        self.current, self.streaming = None, False
+        self.streaming = False
 
     def part(self, ps: ProfileSet) -> None:
         if self.spool is None:
             self._guarded(self._start)
         if not self.streaming:
             self.streaming = True
-            self.current = self._profiles_file()
+            self.current = self._profiles_at()
             self.sep = b""
             self.mark = (self.spool.tell(), self.writer.sep)
         self._guarded(self._spool_part, ps)
 
     def _spool_part(self, ps: ProfileSet) -> None:
         self.writer.add(ps.source, ps.rows)
-        if self.current is not None and ps.profiles:
-            self.current.write(self.sep + _profiles_utf8(ps.profiles))
+        if self.profiles is not None and ps.profiles:
+            self.profiles.write(self.sep + _profiles_utf8(ps.profiles))
             self.sep = b",\n"
 
     def end(self, unplaced: list[int], warnings: Any) -> None:
         if self.spool is None:  # no part came: cannot be (a stream hands one at least)
             self._guarded(self._start)
-            self.current = self._profiles_file()
+        if not self.streaming:
+            self.current = self._profiles_at()
         self._guarded(self.writer.end)
-        self.inputs.append((self.source, self.current, unplaced, warnings))
-        self.current, self.streaming = None, False
+        self.inputs.append((self.source, (self.current, self._profiles_at()), unplaced, warnings))
+        self.streaming = False
 
     def rollback(self) -> None:
         if self.streaming:
@@ -302,7 +305,9 @@ class SpoolSink:
             self.spool.seek(pos)
             self.spool.truncate()
             self.writer.sep, self.writer.parts, self.writer.n = sep, [], 0
-        self.current, self.streaming = None, False
+            if self.profiles is not None:
+                self._guarded(self._cut_profiles, self.current)
+        self.streaming = False
 
     def close(self) -> None:
         if self.spool is None:
@@ -310,7 +315,7 @@ class SpoolSink:
             (write_json if self.as_json else write_csv)(self.held, out)
             return
         self._guarded(self.spool.flush)
-        _write_spooled(self.spool, self.inputs, self.as_json, self.out or sys.stdout)
+        _write_spooled(self.spool, self.profiles, self.inputs, self.as_json, self.out or sys.stdout)
 
     # spooling
     def _start(self) -> None:
@@ -320,15 +325,18 @@ class SpoolSink:
         from profconv.render.rows import SliceWriter
 
         self.spool = tempfile.TemporaryFile()
+        self.profiles = tempfile.TemporaryFile() if self.as_json else None  # UTF-8 bytes
         self.writer = SliceWriter(self.spool.write, "json" if self.as_json else "csv")
         held, self.held = self.held, []
         for ps in held:
-            self._spool_whole(ps, self._profiles_file())
+            self._spool_whole(ps)
 
-    def _profiles_file(self) -> Any:
-        import tempfile
+    def _profiles_at(self) -> int:
+        return self.profiles.tell() if self.profiles is not None else 0
 
-        return tempfile.TemporaryFile() if self.as_json else None  # UTF-8 bytes
+    def _cut_profiles(self, at: int) -> None:
+        self.profiles.seek(at)
+        self.profiles.truncate()
 
     @staticmethod
     def _guarded(fn, *args) -> Any:
@@ -404,7 +412,8 @@ class TableSink:
         pass
 
 
-def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]]], as_json: bool, out: Any) -> None:
+def _write_spooled(spool: Any, profiles: Any, inputs: list[tuple[str, tuple[int, int], list[int], Any]], as_json: bool,
+                   out: Any) -> None:
     from profconv.render.rows import HEADER, byte_writer
 
     if not as_json:
@@ -414,10 +423,12 @@ def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]
         return
     head, cut, pieces = _json_head([(src, u) for src, _, u, _ in inputs])
     out.write(pieces[0])
-    for (_, prof, _, warnings), after in zip(inputs, pieces[1:]):
-        if prof.tell():
+    if profiles is not None:
+        profiles.flush()
+    for (_, (start, stop), _, warnings), after in zip(inputs, pieces[1:]):
+        if stop > start:
             out.write('"profiles": [\n')
-            _copy(prof, byte_writer(out))
+            _copy(profiles, byte_writer(out), start, stop)
             out.write("\n   ]")
         else:
             out.write('"profiles": []')
@@ -427,16 +438,21 @@ def _write_spooled(spool: Any, inputs: list[tuple[str, Any, list[int], list[str]
     out.write("\n ]" + head[cut + len('"rows": []') :] + "\n")
 
 
-def _copy(spool, write) -> None:
-    """A spooled output to `write`, a megabyte at a time, each piece ending at a line end (where
-    `write` decodes, no character is cut). Where `write` is stdout's binary buffer over a file
-    descriptor, the kernel copies the bytes (os.sendfile): no pass through this process."""
-    spool.seek(0)
+def _copy(spool, write, start: int = 0, stop: int | None = None) -> None:
+    """A spooled output (its bytes from `start` to `stop`, the end where None) to `write`, a
+    megabyte at a time, each piece ending at a line end (where `write` decodes, no character is
+    cut). Where `write` is stdout's binary buffer over a file descriptor, the kernel copies the
+    bytes (os.sendfile): no pass through this process."""
+    if stop is None:
+        stop = spool.seek(0, os.SEEK_END)
+    at = start
     raw = getattr(write, "__self__", None)
     if raw is not None and raw is getattr(sys.stdout, "buffer", None):
-        spool.seek(_sendfile(spool, raw))
+        at = _sendfile(spool, raw, start, stop)
+    spool.seek(at)
     rest = b""
-    while chunk := spool.read(1 << 20):
+    while at < stop and (chunk := spool.read(min(1 << 20, stop - at))):
+        at += len(chunk)
         chunk = rest + chunk
         cut = chunk.rfind(b"\n") + 1
         if cut:
@@ -448,25 +464,26 @@ def _copy(spool, write) -> None:
         write(rest)
 
 
-def _sendfile(spool, raw) -> int:
-    """As much of `spool` as os.sendfile copies to `raw`'s descriptor (all of it on Linux); the
-    offset where it stopped (0: not at all), from which the caller copies the rest itself. A
-    write error (a full disk, a closed pipe) is raised as a write's would be."""
+def _sendfile(spool, raw, start: int, stop: int) -> int:
+    """As much of `spool`'s bytes from `start` to `stop` as os.sendfile copies to `raw`'s
+    descriptor (all of them on Linux); the offset where it stopped (`start`: not at all), from
+    which the caller copies the rest itself. A write error (a full disk, a closed pipe) is raised
+    as a write's would be."""
     import errno
 
     if not hasattr(os, "sendfile"):
-        return 0
+        return start
     try:
         out_fd = raw.fileno()
         in_fd = spool.fileno()
     except (OSError, ValueError):  # no descriptor (a test's buffer)
-        return 0
+        return start
     raw.flush()
-    size = os.fstat(in_fd).st_size
-    offset = 0
-    while offset < size:
+    spool.flush()
+    offset = start
+    while offset < stop:
         try:
-            sent = os.sendfile(out_fd, in_fd, offset, size - offset)
+            sent = os.sendfile(out_fd, in_fd, offset, stop - offset)
         except OSError as exc:
             if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EAGAIN):
                 return offset  # this descriptor takes no sendfile (or not now): copied by hand
