@@ -1,7 +1,9 @@
 """Summary-only nvprof profiles read in one go (profconv/parse/dialects/nvprof/text_sweep.py): the same
 `--json`/`--csv`/table as the engine's loop over every line (the sweep switched off) and as the
 pure-Python readers, on generated logs whose profiles the engine reads otherwise here and there, and
-how many profiles the sweep makes."""
+how many profiles the sweep makes. (Such a log of two profiles or more is read as columns instead from
+stream.SWEEP_FROM bytes where NumPy is loaded, as here: tests/test_parse_nvprof_text_columns.py; these
+tests read it whole, as a CLI run does below SWEEP_PAYS_FROM.)"""
 
 from __future__ import annotations
 
@@ -10,8 +12,15 @@ import random
 import pytest
 
 import profconv
+from profconv.parse import stream
 from profconv.parse.dialects.nvprof import text_sweep
 from tests.fastpath_compare import cli_outputs
+
+
+@pytest.fixture(autouse=True)
+def read_whole(monkeypatch):
+    """The whole-file readers (their text_sweep), not the columnar sweep's C pass."""
+    monkeypatch.setattr(stream, "SWEEP_FROM", 1 << 40)
 
 START = "=={k}== NVPROF is profiling process {k}, command: ./main {k}\n"
 OUTPUT = "Average running time for Warp Reduction 0.0059{k} ms\n"

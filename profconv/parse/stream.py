@@ -62,6 +62,14 @@ WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place
 # 256 KiB parts); a table holds each part's rendered text, so it keeps the sweep's own part size
 SPOOL_PART = 1 << 20
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
+# bytes: a sweep of two profiles or more this long, machine-written (nvprof --csv, nvprof's summary-only
+# text, nsys stats --format csv), is read as columns whatever its length (below, the readers take as long)
+SWEEP_FROM = 4 << 10
+# bytes from which a short sweep read as columns pays for loading NumPy (~0.2 s of CPU in a CLI run) in a
+# process that has not loaded it (where it has, every sweep is from SWEEP_FROM): the readers of an nvprof
+# --csv sweep load it themselves from ~16 KiB, those of nsys's default reports take ~0.4 s a MB, those of
+# nvprof's summary-only text ~0.03 s a MB (never worth it below STREAM_FROM)
+SWEEP_PAYS_FROM = {"nvprof-csv": 16 << 10, "nvprof-text": STREAM_FROM, "nsys": 512 << 10}
 MARGIN = 64  # lines a window holds past a cut: what the reader may look ahead of a line
 HEAD = 1 << 16  # characters where dialects are looked for first (profconv.parse.core.HEAD)
 
@@ -635,8 +643,9 @@ def _found(text: str, c: int, start: int, gap: list[str]) -> list[context.Contex
 
 def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     """A long log read part by part, its parts joined into one ProfileSet: what reading it whole
-    gives (profconv.parse.parse), without holding its text or more than a window of its lines.
-    None where it is not such a log (too short, another dialect, …: read it whole)."""
+    gives (profconv.parse.parse), without holding its text or more than a window of its lines; a
+    machine-written sweep (see _columns) from SWEEP_FROM bytes on, read as columns. None where it is
+    not such a log (too short, another dialect, …: read it whole)."""
     import os
 
     from profconv.nogc import paused
@@ -645,24 +654,15 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     if path == "-" or not streaming():
         return None
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) < STREAM_FROM or not starts_twice(path, format):
-            return None
+        size = os.path.getsize(path) if os.path.isfile(path) else -1
+        dialect = which(path, format) if size >= SWEEP_FROM else None
     except OSError:
         return None
-    if format in (None, "nvprof"):  # a machine-written nvprof --csv sweep, or summary-only text: one C pass
-        from profconv.parse.dialects.nvprof import csv_sweep, text_columns
-
-        whole = csv_sweep.read(path, source_label(path))
-        if whole is None and _streamed_as(path, format) == "nvprof":
-            whole = text_columns.read(path, source_label(path))
-        if whole is not None:
-            return whole
-    if format in (None, "nsys") and _streamed_as(path, format) == "nsys":
-        from profconv.parse.dialects import nsys_csv_sweep  # an nsys stats --format csv sweep: read whole as columns
-
-        whole = nsys_csv_sweep.read(path, source_label(path))
-        if whole is not None:
-            return whole
+    if dialect is None:
+        return None
+    whole = _columns(path, format, dialect.name, size)
+    if whole is not None or size < STREAM_FROM:  # (a shorter log the stream does not read: whole)
+        return whole
     stream = Stream(path, format)
     got: list[ProfileSet] = []
     with paused():
@@ -678,13 +678,43 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
                       stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
 
 
-def _streamed_as(path: str, format: str | None) -> str | None:
-    """The name of the dialect the file is read part by part as (`which`), None where none (or unreadable)."""
-    try:
-        got = which(path, format)
-    except OSError:
-        return None
-    return None if got is None else got.name
+def _columns(path: str, format: str | None, dialect: str, size: int) -> ProfileSet | None:
+    """A machine-written sweep of `dialect` (nvprof --csv, nvprof's summary-only text, nsys stats
+    --format csv) read whole as columns by one C pass, else None. A short one only where that pays
+    (SWEEP_PAYS_FROM)."""
+    import sys
+
+    def pays(kind: str) -> bool:
+        return "numpy" in sys.modules or size >= SWEEP_PAYS_FROM[kind]
+
+    label = source_label(path)
+    if format in (None, "nvprof"):
+        if pays("nvprof-csv") and (size >= STREAM_FROM or _holds(path, _NVPROF_CSV_HEADER)):
+            from profconv.parse.dialects.nvprof import csv_sweep
+
+            whole = csv_sweep.read(path, label)
+            if whole is not None:
+                return whole
+        if dialect == "nvprof" and pays("nvprof-text"):
+            from profconv.parse.dialects.nvprof import text_columns
+
+            return text_columns.read(path, label)
+    if format in (None, "nsys") and dialect == "nsys" and pays("nsys"):
+        from profconv.parse.dialects import nsys_csv_sweep
+
+        return nsys_csv_sweep.read(path, label)
+    return None
+
+
+# an nvprof --csv summary's header (profconv.parse.dialects.nvprof.csv_batch.HEADER: not imported for it,
+# ~0.1 s in a CLI run that reads no nvprof log)
+_NVPROF_CSV_HEADER = b'"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"'
+
+
+def _holds(path: str, needle: bytes) -> bool:
+    """Whether the (short) file holds `needle`."""
+    with open(path, "rb") as f:
+        return needle in f.read()
 
 
 def starts_twice(path: str, format: str | None) -> bool:
