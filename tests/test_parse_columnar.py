@@ -121,7 +121,7 @@ def test_big_trace_read_as_columns_equals_rows(monkeypatch):
     fast = profconv.parse_text(text)
     monkeypatch.setenv("PROFCONV_NO_ARROW", "1")
     split = profconv.parse_text(text)
-    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
+    monkeypatch.setattr(nsys, "TEXT_BULK_ROWS", 10**9)
     slow = profconv.parse_text(text)
     assert fast.rows.n == slow.rows.n == split.rows.n == n + 3  # the trace and its summary's 3 names
     for other in (split, slow):

@@ -91,12 +91,13 @@ def _same(a, b) -> None:
                                    "5,6,9,157,NVIDIA H200 (0),7,k\rx", "5,6\r,9,157,NVIDIA H200 (0),7,k",
                                    "5,6,9,157,NVIDIA\rH200 (0),7,k", '5,6,9,157,NVIDIA H200 (0),7,"a,\rb"',
                                    "5,6,9,157,NVIDIA H200 (0),7,k\r"])
-def test_nsys_bulk_csv_equals_row_by_row(monkeypatch, extra):
-    text = nsys_trace(nsys.BULK_ROWS + 500, extra)
+@pytest.mark.parametrize("n", [nsys.BULK_ROWS + 500, nsys.TEXT_BULK_ROWS + 1, 300])
+def test_nsys_bulk_csv_equals_row_by_row(monkeypatch, extra, n):
+    text = nsys_trace(n, extra)
     fast = profconv.parse_text(text)
     if not extra:  # the trace's rows and its summary's, one per distinct name
-        assert fast.rows.n == nsys.BULK_ROWS + 500 + len(NAMES)
-    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
+        assert fast.rows.n == n + len(NAMES)
+    monkeypatch.setattr(nsys, "TEXT_BULK_ROWS", 10**9)
     slow = profconv.parse_text(text)
     _same(fast, slow)
     check_all(fast, text)
@@ -108,7 +109,7 @@ KERN_SUM = ("Processing [report.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_su
 
 
 @pytest.mark.parametrize("after", ["", "\n" + KERN_SUM, KERN_SUM, "==PROF== done\n5,6,7"])
-@pytest.mark.parametrize("n", [nsys.SPLIT_ROWS, nsys.SPLIT_ROWS + 1, nsys.BULK_ROWS + 500])
+@pytest.mark.parametrize("n", [nsys.TEXT_BULK_ROWS + 1, 300, nsys.SPLIT_ROWS, nsys.SPLIT_ROWS + 1, nsys.BULK_ROWS + 500])
 def test_nsys_bulk_table_ends_where_a_line_holds_no_comma(monkeypatch, n, after):
     """The bulk reader finds the table's end itself (the first line without a comma: a blank, a
     status line, another report's title), at a slice boundary or inside a slice: the same rows,
@@ -116,7 +117,7 @@ def test_nsys_bulk_table_ends_where_a_line_holds_no_comma(monkeypatch, n, after)
     text = nsys_trace(n) + after
     fast = profconv.parse_text(text)
     assert (fast.frame["section"] == "gpu-trace").sum() == n
-    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
+    monkeypatch.setattr(nsys, "TEXT_BULK_ROWS", 10**9)
     slow = profconv.parse_text(text)
     _same(fast, slow)
     if "k1" in after:

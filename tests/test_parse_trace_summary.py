@@ -183,7 +183,8 @@ def _expected(durs: dict[str, list[int]]) -> dict[str, tuple]:
 
 
 @pytest.mark.parametrize(("n", "name_last"), [(nsys.BULK_ROWS + 700, True), (nsys.BULK_ROWS + 700, False),
-                                              (300, True)], ids=["bulk-splitter", "pandas-reader", "row-by-row"])
+                                              (nsys.TEXT_BULK_ROWS - 1, True), (300, True)],
+                         ids=["bulk-splitter", "pandas-reader", "row-by-row", "bulk-small"])
 def test_big_trace_summary_equals_the_sums_of_its_rows(monkeypatch, n, name_last):
     """Integer durations: every total is exact, whichever reader read the rows; the bulk readers'
     summary is the row-by-row reader's, byte for byte."""
@@ -194,7 +195,7 @@ def test_big_trace_summary_equals_the_sums_of_its_rows(monkeypatch, n, name_last
     assert got == _expected(durs)
     totals = [r[2] for r in _summary(ps, section)]
     assert totals == sorted(totals, reverse=True)
-    monkeypatch.setattr(nsys, "BULK_ROWS", 10**9)
+    monkeypatch.setattr(nsys, "TEXT_BULK_ROWS", 10**9)
     slow = profconv.parse_text(text)
     assert _summary(slow, section) == _summary(ps, section)
 
