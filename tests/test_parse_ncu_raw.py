@@ -71,7 +71,7 @@ def _four(monkeypatch, tmp_path, text: str):
     return got[0]
 
 
-N = ncu.RAW_COLUMNS_FROM + 50
+N = 250  # launches (more than ncu.RAW_COLUMNS_FROM: read as columns)
 
 
 @pytest.mark.parametrize("cell", [None, "1.5(!)", " 7 ", "n/a", "1.5e+03", "1e400", "12,5", "1'234.5", "", "0,125",
@@ -80,6 +80,20 @@ N = ncu.RAW_COLUMNS_FROM + 50
 def test_raw_page_as_columns_equals_rows(monkeypatch, tmp_path, cell):
     _four(monkeypatch, tmp_path, plain_page(N, cell))
     _four(monkeypatch, tmp_path, page(N, cell))
+
+
+@pytest.mark.parametrize("n", [ncu.RAW_COLUMNS_FROM + 1, 30, 92])
+@pytest.mark.parametrize("cell", [None, "n/a", "12,5", "0,125", "1,024", "1.5e+03", " 7 ", "&"])
+def test_a_small_raw_page_as_columns_equals_rows(monkeypatch, tmp_path, n, cell):
+    """Pages of a few launches (a course's profile of one run) are read as columns too, as the row reader reads them."""
+    assert ncu.RAW_COLUMNS_FROM == ncu_raw.MIN_LAUNCHES <= 8
+    _four(monkeypatch, tmp_path, plain_page(n, cell))
+    _four(monkeypatch, tmp_path, page(n, cell))
+    pages = []
+    real = ncu._page
+    monkeypatch.setattr(ncu, "_page", lambda *a: pages.append(a[0]) or real(*a))
+    profconv.parse_text(plain_page(n))
+    assert len(pages) == 1 and len(pages[0].names) == n  # (read as a page of columns)
 
 
 def test_raw_page_without_units_row(monkeypatch, tmp_path):
