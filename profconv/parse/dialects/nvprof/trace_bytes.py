@@ -31,7 +31,8 @@ from typing import Any
 
 from profconv.parse import native
 
-MIN_ROWS = 2000  # rows from which a trace is read on the bytes (tests lower it)
+MIN_ROWS = 64  # rows from which a trace is read on the bytes (FIRST_ROWS: fewer, the text path reads them line by line;
+# a 1,070-row trace 7.4 -> 2.3 ms)
 BULK_LINES = 20_000  # trace.BULK_LINES: the text path's bulk slices (each must start with 64 rows)
 FIRST_ROWS = 64  # trace._bulk_trace: rows a bulk slice needs to start with
 
