@@ -580,3 +580,23 @@ def test_parse_json_csv_without_the_app_is_the_same(tmp_path, args):
     assert fast.returncode == (0 if "SOURCES" not in args[0] and "exist" not in args[0] else 2)
     assert fast.stdout.startswith((b"{", b"source,")) or fast.returncode or args[-1] not in ("--json", "--csv")
     assert len(fast.stdout) > 200 or fast.returncode
+
+
+def test_an_error_with_no_descriptor_left_is_said_in_plain_text(monkeypatch, capsys):
+    """Where the process's open files are all taken, rich cannot even be imported to say the error:
+    the line is written plain (no traceback)."""
+    import builtins
+
+    from profconv import cli as cli_module
+
+    real = builtins.__import__
+
+    def no_descriptor(name, *args, **kwargs):
+        if name.startswith(("rich", "profconv.ui")):
+            raise OSError(24, "Too many open files")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_descriptor)
+    cli_module._say("s209.log: cannot be read (Too many open files)")
+    monkeypatch.setattr(builtins, "__import__", real)
+    assert capsys.readouterr().err == "error: s209.log: cannot be read (Too many open files)\n"
