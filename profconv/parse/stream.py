@@ -65,6 +65,7 @@ STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
 # bytes: a sweep of two profiles or more this long, machine-written (nvprof --csv, nvprof's summary-only
 # text, nsys stats --format csv), is read as columns whatever its length (below, the readers take as long)
 SWEEP_FROM = 4 << 10
+SWEEP_HEAD = 1 << 16  # bytes of such a shorter sweep where two of its runs' starts are looked for
 # bytes from which a short sweep read as columns pays for loading NumPy (~0.2 s of CPU in a CLI run) in a
 # process that has not loaded it (where it has, every sweep is from SWEEP_FROM): the readers of an nvprof
 # --csv sweep load it themselves from ~16 KiB, those of nsys's default reports take ~0.4 s a MB, those of
@@ -655,7 +656,8 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
         return None
     try:
         size = os.path.getsize(path) if os.path.isfile(path) else -1
-        dialect = which(path, format) if size >= SWEEP_FROM else None
+        # (a shorter one: two starts in its first SWEEP_HEAD bytes, not a look through a trace of 3 MB)
+        dialect = which(path, format, 0 if size >= STREAM_FROM else SWEEP_HEAD) if size >= SWEEP_FROM else None
     except OSError:
         return None
     if dialect is None:
@@ -728,9 +730,10 @@ def starts_twice(path: str, format: str | None) -> bool:
         return True
 
 
-def which(path: str, format: str | None) -> Dialect | None:
+def which(path: str, format: str | None, within: int = 0) -> Dialect | None:
     """The dialect the file is read part by part as (streamed: the format's, else the first whose
-    profile start its first STREAM_FROM bytes hold twice), or None. OSError where it cannot be read."""
+    profile start its first STREAM_FROM bytes, or `within` bytes where given, hold twice), or None.
+    OSError where it cannot be read."""
     got = [streamed(format)] if format is not None else streaming()
     marks = {d.name: d.part_start.encode() for d in got if d is not None}
     if not marks:
@@ -741,7 +744,7 @@ def which(path: str, format: str | None) -> Dialect | None:
     # the last TAIL bytes of the window before it (a mark cut by the window's start counted once)
     buf = bytearray(TAIL + WINDOW)
     with open(path, "rb") as f:
-        tail, left = 0, max(STREAM_FROM, WINDOW)  # the stream reads a window first
+        tail, left = 0, within or max(STREAM_FROM, WINDOW)  # the stream reads a window first
         while left > 0 and max(counts.values()) < 2:
             size = f.readinto(memoryview(buf)[TAIL : TAIL + min(WINDOW, left)])
             if not size:
