@@ -536,3 +536,31 @@ def test_nsys_reports_that_are_not_per_name_summaries_are_not_read(tmp_path):
     assert [n.split(" (")[0] for n in ps.notes] == ["lines 9-11: nsys report cuda_kern_exec_sum",
                                                     "lines 17-18: nsys report nvtx_gpu_proj_sum"]
     assert ps.unplaced == []
+
+
+UM_CSV = """\
+Processing [run0.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... 
+Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name
+60.0,6000,2,3000.0,3000.0,2000,4000,1414.2,kern_a
+40.0,4000,1,4000.0,4000.0,4000,4000,0.0,kern_b
+
+Processing [run0.sqlite] with [/opt/nsys/reports/um_total_sum.py]... 
+Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),Total CPU Page Faults,Total GPU PageFaults,Minimum Virtual Address,Maximum Virtual Address
+32.030,83.103,725,234,0x7f0000000000,0x7fff00000000
+
+Processing [run0.sqlite] with [/opt/nsys/reports/um_cpu_page_faults_sum.py]... 
+CPU Page Faults,CPU Instruction Address
+36,0x3cc75f3e
+43,0xef40af2e
+"""
+
+
+def test_an_unread_reports_two_field_csv_table_is_noted(tmp_path):
+    """um_cpu_page_faults_sum prints two fields ('CPU Page Faults,CPU Instruction Address'): its table is
+    claimed with a note like any report profconv does not read. Before: a CSV table of one comma a line was
+    not taken for a table -- its lines were neither read, noted nor reported unplaced (silently dropped)."""
+    ps = parse_text_file(tmp_path, UM_CSV)
+    assert list(ps.frame["name"]) == ["kern_a", "kern_b"]
+    assert [n.split(" (")[0] for n in ps.notes] == ["lines 7-8: nsys report um_total_sum",
+                                                    "lines 11-13: nsys report um_cpu_page_faults_sum"]
+    assert ps.unplaced == []
