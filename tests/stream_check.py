@@ -40,7 +40,7 @@ def check_parts(path: Path, window: int) -> int:
     for c in set(rows.cols) | set(whole.rows.cols):
         assert all(map(same_cell, rows.col(c), whole.rows.col(c))), (path, c)
     assert [u for p in parts for u in p.unplaced] == whole.unplaced
-    assert st.warnings([n for p in parts for n in p.notes]) == whole.notes
+    assert stream_mod.whole_notes([(p.notes, p.lead) for p in parts], st.warnings([])) == whole.notes
     notes: dict = {}
     for p in parts:
         notes.update(p.table_notes)

@@ -43,3 +43,18 @@ def test_lists_share_one_spill_file(monkeypatch):
     assert spill.size == sum(n for _, n in a.where + b.where) and spill.get(*a.where[0]) == b'["a0","a1"]'
     spill.close()
     assert spill.file is None
+
+
+def test_a_lead_list_comes_before_the_first_notes(monkeypatch):
+    """A long log's parts' lead notes (ProfileSet.lead: a report not read, in file order) before the
+    stream's whole-file note, then the other notes: the whole read's order (stream.whole_notes)."""
+    monkeypatch.setattr(note_list, "BATCH", 2)
+    spill = note_list.SpillFile()
+    leads, notes = NoteList(spill), NoteList(spill)
+    leads.extend(["lines 3-5: a", "lines 9-9: b", "lines 20-22: c"])
+    notes.extend(["profile 1, gpu table, t1", "profile 2, gpu table, t2", "profile 3, gpu table, t3"])
+    notes.after(["line(s) 7: damaged"], leads)
+    assert len(notes) == 7
+    assert list(notes) == ["lines 3-5: a", "lines 9-9: b", "lines 20-22: c", "line(s) 7: damaged",
+                           "profile 1, gpu table, t1", "profile 2, gpu table, t2", "profile 3, gpu table, t3"]
+    spill.close()

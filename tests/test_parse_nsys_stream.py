@@ -377,3 +377,78 @@ def test_a_windows_text_kept_where_its_rows_read_are_blank_in_it_already(tmp_pat
         path.write_text(text)
         check_parts(path, 4000)
     assert seen[1] > 10 and seen[0] > 0
+
+
+MEM_HEADER = HEADER.replace("Instances", "Count").replace("Name", "Operation")
+UM_TABLES = (
+    ("um_sum", "Virtual Address,HtoD Migration size (MB),DtoH Migration size (MB),CPU Page Faults,GPU Page Faults,"
+     "Migration Throughput (MBps)", "0x7f49c7b59b,4.062,2.099,33,5,811.592450\n0x7fff5a52f1,4.670,5.832,89,43,1451.3\n"),
+    ("um_total_sum", "Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),Total CPU Page Faults,"
+     "Total GPU PageFaults,Minimum Virtual Address,Maximum Virtual Address", "32.030,83.103,725,234,0x7f00,0x7fff\n"),
+    ("um_cpu_page_faults_sum", "CPU Page Faults,CPU Instruction Address", "36,0x3cc75f3e\n43,0xef40af2e\n"),
+)
+
+
+def _um_sweep(runs: int, seed: int = 7) -> str:
+    """`nsys stats --format csv` runs of an app on unified memory: each its kernels, its memory operations
+    (one table with the kernels' after merging: a note each) and the three unified-memory reports profconv
+    does not read (a note each, two fields in the last)."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(runs):
+        run = _run(k, rng)
+        ops = sorted((rng.randint(1000, 9000) * 10, rng.randint(1, 9)) for _ in range(2))[::-1]
+        total = sum(t for t, _ in ops)
+        mem = "".join(f"{100 * t / total:.1f},{t},{c},{t / c:.1f},{t / c:.1f},{t // c},{t // c},0.0,[CUDA memcpy {d}]\n"
+                      for (t, c), d in zip(ops, ("HtoD", "DtoH")))
+        run += f"Processing [run{k}.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_time_sum.py]...\n\n{MEM_HEADER}\n{mem}\n"
+        for report, header, rows in UM_TABLES:
+            run += f"Processing [run{k}.sqlite] with [/opt/nsys/reports/{report}.py]...\n\n{header}\n{rows}\n"
+        out.append(run)
+    return "".join(out)
+
+
+def test_a_unified_memory_sweep_is_read_in_parts_its_unread_reports_noted_as_read_whole(tmp_path, small_windows):
+    """The reports profconv does not read (each a note naming its lines) no longer send a long log to the
+    whole-file reader (it held the whole log: 10 bytes a byte of a 60 MB sweep, linear): a window says each
+    such note of its lines, as the whole read says it, and the whole file's notes keep the whole read's
+    order -- every one of those notes, then the merged tables' notes."""
+    path = tmp_path / "um.log"
+    path.write_text(_um_sweep(12))
+    assert check_parts(path, small_windows) == 12
+    whole = parse_whole(str(path))
+    assert whole.lead == 36
+    assert [n.split(" (")[0] for n in whole.notes[:3]] == [
+        "lines 20-22: nsys report um_sum", "lines 26-27: nsys report um_total_sum",
+        "lines 31-33: nsys report um_cpu_page_faults_sum"]
+    assert all(n.startswith(f"profile {k + 1}, gpu table, lines ") for k, n in enumerate(whole.notes[36:]))
+    assert len(whole.notes) == 48
+
+
+@pytest.mark.parametrize("out", [["--json"], ["--csv"], []])
+def test_cli_output_of_a_unified_memory_sweep_read_in_parts_is_the_whole_files(tmp_path, monkeypatch, out):
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    path = tmp_path / "um.log"
+    path.write_text(_um_sweep(120))
+    monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)
+    assert len(list(stream_mod.Stream(str(path)))) > 3
+    got = {}
+    for stream_from in (1000, 1 << 40):
+        monkeypatch.setattr(stream_mod, "STREAM_FROM", stream_from)
+        r = run_cli("parse", str(path), *out)
+        assert r.returncode == 0, r.stderr
+        got[stream_from] = (r.stdout, r.stderr)
+    assert got[1000] == got[1 << 40]
+    said = got[1000][0] + got[1000][1]
+    assert said.count("um_cpu_page_faults_sum (unified memory CPU page faults) is not read") == (0 if out == ["--csv"] else 120)
+
+
+def test_a_note_of_lines_across_a_windows_cut_sends_the_file_to_the_whole_reader():
+    from profconv.parse.model import DialectResult
+
+    r = DialectResult(notes=["lines 3-5: x", "a note of no lines", "lines 9-12: y"], lined_notes={0: (3, 5), 2: (9, 12)})
+    assert stream_mod._lined_before(r, 9, 100) == ["lines 103-105: x"]
+    assert stream_mod._lined_before(r, 20, 0) == ["lines 3-5: x", "lines 9-12: y"]
+    with pytest.raises(stream_mod.NotStreamable):
+        stream_mod._lined_before(r, 10, 0)
+    assert stream_mod.whole_notes([(["a", "t1"], 1), (["b", "c", "t2"], 2)], ["damaged"]) == ["a", "b", "c", "damaged", "t1", "t2"]

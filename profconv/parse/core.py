@@ -60,6 +60,10 @@ class ProfileSet:
         self.source = source
         self.unplaced: list[tuple[int, str]] = unplaced if unplaced is not None else []
         self.notes: list[str] = notes if notes is not None else []  # every warning, table notes included
+        # how many of `notes`, at their front, the whole file's read says before every other note (the
+        # dialects' notes, a damaged row's): a long log's parts' notes in the whole file's order are every
+        # part's first `lead`, then the rest of each (profconv.parse.stream.whole_notes)
+        self.lead = 0
         # (profile, section) -> notes said next to that table
         self.table_notes: dict[tuple[int, str], list[str]] = table_notes if table_notes is not None else {}
 
@@ -327,7 +331,10 @@ def _parse_text(box: list[str], label: str, format: str | None, strict: bool,
             raise NoProfileFound(f"{label}: found profiler tables but no row could be read: line(s) "
                                  f"{', '.join(str(n) for n in damaged[:10])} are not consistent (total is not calls x average)")
     del doc, results  # the rows are out: let the input go before they are gathered
-    return finish(raw, infos, label, unplaced, notes)
+    lead = len(notes)
+    ps = finish(raw, infos, label, unplaced, notes)
+    ps.lead = lead
+    return ps
 
 
 def _in_line_order(lists: list[list[RawProfile]]) -> list[RawProfile]:

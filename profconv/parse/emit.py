@@ -121,6 +121,7 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
     stream = Stream(path, format, sweep_part=SPOOL_PART)
     unplaced: list[int] = []
     notes = NoteList(spill)  # (a sweep may give hundreds of thousands: in a file past a batch)
+    leads = NoteList(spill)  # the parts' lead notes: before all others (profconv.parse.stream.whole_notes)
     sink.begin(source_label(path))
     handed = False
     try:
@@ -129,7 +130,8 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
             if threshold != DEFAULT_THRESHOLD:
                 part.rethreshold(threshold)
             unplaced.extend(n for n, _ in part.unplaced)
-            notes.extend(part.notes)
+            leads.extend(part.notes[: part.lead])
+            notes.extend(part.notes[part.lead :])
             sink.part(part)
             del part
     except NotStreamable:  # read it whole: that says what is wrong, if anything
@@ -139,7 +141,7 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
 
             give_back()  # what the stream's look at the head held (a few MiB) would stay resident
         return False
-    sink.end(unplaced, notes.after(stream.warnings([])))
+    sink.end(unplaced, notes.after(stream.warnings([]), leads))
     return True
 
 
@@ -151,15 +153,16 @@ def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink,
 
     sink.begin(source_label(path))
     unplaced: list[int] = []
-    notes = NoteList(spill)
+    notes, leads = NoteList(spill), NoteList(spill)  # (the parts' lead notes before all: stream.whole_notes)
     it: Iterable[ProfileSet] = parts(path, format, checked=True)
     for part in _reading(path, it):
         if threshold != DEFAULT_THRESHOLD:
             part.rethreshold(threshold)
         unplaced.extend(n for n, _ in part.unplaced)
-        notes.extend(part.notes)
+        leads.extend(part.notes[: part.lead])
+        notes.extend(part.notes[part.lead :])
         sink.part(part)
-    sink.end(unplaced, notes)
+    sink.end(unplaced, notes.after([], leads))
 
 
 def _reading(path: str, it: Iterable[ProfileSet]) -> Iterable[ProfileSet]:

@@ -296,6 +296,10 @@ class DialectResult:
     claimed: set[int] = field(default_factory=set)  # line numbers that belong to a profile (and `bulk`)
     unplaced: list[int] = field(default_factory=list)  # lines that look like data but fit nowhere
     notes: list[str] = field(default_factory=list)
+    # notes that speak of their own lines only ('lines A-B: ...', a table profconv does not read), by their
+    # index in `notes`: (A, B). A long log's window that holds those lines whole says such a note as the
+    # whole file's read says it (profconv.parse.stream); any other note asks for the whole file
+    lined_notes: dict[int, tuple[int, int]] = field(default_factory=dict)
     # 1-based inclusive line ranges read in bulk as rows of one table (trace rows): no other
     # dialect's marker and no run context can be in them, later scans skip them
     bulk: list[tuple[int, int]] = field(default_factory=list)

@@ -46,10 +46,12 @@ class SpillFile:
 
 
 class NoteList:
-    """Notes in order: `first` (a few, given last: the stream's whole-file note), then those extended;
+    """Notes in order: those of `lead` (another NoteList, given last: a long log's parts' lead notes,
+    ProfileSet.lead), `first` (a few, given last: the stream's whole-file note), then those extended;
     the batches past the first in `spill` (a SpillFile of their own unless one is given)."""
 
     def __init__(self, spill: SpillFile | None = None) -> None:
+        self.lead: NoteList | None = None
         self.first: list[str] = []
         self.held: list[str] = []
         self.spill = spill if spill is not None else SpillFile()
@@ -65,18 +67,22 @@ class NoteList:
             self.spilled += len(self.held)
             self.held = []
 
-    def after(self, first: list[str]) -> NoteList:
-        """These notes with `first` before them (what profconv.parse.stream.Stream.warnings adds)."""
+    def after(self, first: list[str], lead: NoteList | None = None) -> NoteList:
+        """These notes with `first` before them (what profconv.parse.stream.Stream.warnings adds), and
+        `lead`'s before those (profconv.parse.stream.whole_notes)."""
         self.first = list(first)
+        self.lead = lead
         return self
 
     def __len__(self) -> int:
-        return len(self.first) + self.spilled + len(self.held)
+        return (len(self.lead) if self.lead is not None else 0) + len(self.first) + self.spilled + len(self.held)
 
     def batches(self) -> Iterator[list[str]]:
         """The notes in order, a list at a time (none empty)."""
         import msgspec
 
+        if self.lead is not None:
+            yield from self.lead.batches()
         if self.first:
             yield self.first
         for at, n in self.where:

@@ -464,13 +464,16 @@ class Stream:
             doc.text = ""
         if self.format is None and doc.text and _other_dialect(doc.text, name, head=start == 1):
             raise NotStreamable("another dialect")  # another dialect would be read over the whole file
-        if r.notes or any(p.device for p in r.profiles) or _names_lines(r.profiles):
+        if len(r.lined_notes) < len(r.notes) or any(p.device for p in r.profiles) or _names_lines(r.profiles):
             raise NotStreamable("dialect notes, a table's note that names lines, or a Device line")
         n = len(doc.lines)
         c, at = (n + 1, len(data)) if eof else _cut(r, data, newlines, n)
         if not c:
             return None
         keep = _before(r.profiles, c)
+        lead = _lined_before(r, c, start - 1)
+        if lead and not keep:
+            raise NotStreamable("a note of lines before the window's first profile")  # (no part to say it)
         found = _found(doc.text, c, start, gap)
         # what follows the last profile handed out, as the context scan sees it: the next one's
         blank = _Spans(doc.skip)
@@ -479,7 +482,7 @@ class Stream:
         next_state = r.resume_at(c)
         if not keep:
             return None, c, at, next_gap, next_state
-        return self._part(keep, r, doc.lines, c, start - 1, found), c, at, next_gap, next_state
+        return self._part(keep, r, doc.lines, c, start - 1, found, lead), c, at, next_gap, next_state
 
     def _read(self, data: bytes, text: str | None, state: tuple | None) -> tuple[Document, DialectResult, int, str]:
         """A window parsed by the streamed dialect: its document, the dialect's result and the line
@@ -508,8 +511,9 @@ class Stream:
         return doc, results[name], newlines, end
 
     def _part(self, keep: list[RawProfile], r: DialectResult, lines: list[str], c: int, d: int,
-              found: list[context.ContextLine]) -> ProfileSet:
-        """The profiles before the cut `c` as a part (window line numbers plus `d`: the file's)."""
+              found: list[context.ContextLine], lead: list[str]) -> ProfileSet:
+        """The profiles before the cut `c` as a part (window line numbers plus `d`: the file's), `lead`
+        its dialect's notes (ProfileSet.lead)."""
         unplaced = [(k + d, lines[k - 1]) for k in sorted(set(r.unplaced)) if k < c]
         _shift(keep, d)
         infos = _attach_context(keep, "", first=self.profiles + 1, found=found)
@@ -519,9 +523,31 @@ class Stream:
             self.damaged.extend(damaged)
             unplaced = sorted(set(unplaced) | {(k, lines[k - 1 - d]) for k in damaged})
             keep = [p for p in keep if not p.empty()]
-        part = finish(keep, infos, self.label, unplaced, [], first=self.numbered + 1, shift=d)
+        part = finish(keep, infos, self.label, unplaced, list(lead), first=self.numbered + 1, shift=d)
+        part.lead = len(lead)
         self.numbered += count(keep)
         return part
+
+
+def _lined_before(r: DialectResult, c: int, d: int) -> list[str]:
+    """The window's notes of lines before its cut `c` (each of lines it holds whole: r.lined_notes), their
+    line numbers made the file's (plus `d`), in order; NotStreamable where one's lines cross the cut."""
+    out = []
+    for k, (a, b) in sorted(r.lined_notes.items()):
+        if a >= c:
+            continue  # (the next window's, read again from the cut)
+        prefix = f"lines {a}-{b}: "
+        note = r.notes[k]
+        if b >= c or not note.startswith(prefix):
+            raise NotStreamable("a note of lines across the window's cut")
+        out.append(f"lines {a + d}-{b + d}: {note[len(prefix):]}")
+    return out
+
+
+def whole_notes(parts: list[tuple[list[str], int]], damaged: list[str]) -> list[str]:
+    """The whole file's notes from its parts' (each part's notes and its `lead`, in order) and the
+    stream's note of damaged rows (Stream.warnings([])): every part's lead notes, that note, the rest."""
+    return [n for notes, lead in parts for n in notes[:lead]] + damaged + [n for notes, lead in parts for n in notes[lead:]]
 
 
 class _Decoder:
@@ -676,8 +702,12 @@ def read_long(path: str, format: str | None = None) -> ProfileSet | None:
     for p in got:
         table_notes.update(p.table_notes)
     rows = Rows.concat([p.rows for p in got])
-    return ProfileSet(None, ProfileColumns.concat([p.profiles for p in got]), stream.label, [u for p in got for u in p.unplaced],
-                      stream.warnings([n for p in got for n in p.notes]), table_notes, rows=rows)
+    damaged = stream.warnings([])
+    whole = ProfileSet(None, ProfileColumns.concat([p.profiles for p in got]), stream.label,
+                       [u for p in got for u in p.unplaced], whole_notes([(p.notes, p.lead) for p in got], damaged),
+                       table_notes, rows=rows)
+    whole.lead = sum(p.lead for p in got) + len(damaged)
+    return whole
 
 
 def _columns(path: str, format: str | None, dialect: str, size: int) -> ProfileSet | None:
@@ -775,10 +805,12 @@ def _marks(data: Any, mark: bytes, most: int, scan: Any, lo: int, hi: int) -> in
 def parts(path: str, format: str | None = None, *, checked: bool = False) -> Iterator[ProfileSet]:
     """The profiles of a long nvprof or nsys log, a part at a time (ProfileSet each; numbered as in
     the whole file): what `profconv.parse.parse(path)` gives, without holding the whole file or all
-    of its rows. A file that must be read whole is (one ProfileSet). Notes that concern the whole
-    file (a damaged row's) come with the last part. Where a window's parse finds what only the
-    whole-file reader reads right after parts were given (an nsys table's note naming lines, a
-    report not read), the last part is the rest of the whole file's parse: its profiles after
+    of its rows. A file that must be read whole is (one ProfileSet). The whole file's notes are every
+    part's first `lead` notes (a report not read, noted part by part), then the other notes of each
+    (`whole_notes`); a note that concerns the whole file (a damaged row's) is the last part's last lead
+    note. Where a window's parse finds what only the whole-file reader reads right after parts were
+    given (an nsys table's note naming other lines than its own), the last part is the rest of the
+    whole file's parse: its profiles after
     those given, and its unplaced lines and notes that the parts given did not hold. `checked`:
     the caller has seen `_streamable_file` say so (the file is not looked through again)."""
     from profconv.parse.core import parse, parse_whole
@@ -799,8 +831,9 @@ def parts(path: str, format: str | None = None, *, checked: bool = False) -> Ite
         yield rest(parse_whole(path, format), given)
         return
     assert buffered is not None
-    if stream.damaged:
-        buffered.notes = stream.warnings([])[:1] + buffered.notes
+    if stream.damaged:  # (a whole read says it after the dialects' notes: a lead note of the last part)
+        buffered.notes[buffered.lead : buffered.lead] = stream.warnings([])[:1]
+        buffered.lead += 1
     yield buffered
 
 
@@ -832,8 +865,11 @@ def rest(whole: ProfileSet, given: list[tuple[tuple[int, int], list, list[str]]]
     numbers = {i.profile for i in keep}
     rows = whole.rows.where(p in numbers for p in whole.rows.col("profile")) if keep else Rows()
     table_notes = {k: v for k, v in whole.table_notes.items() if k[0] in numbers}
-    return ProfileSet(None, keep, whole.source, _left(whole.unplaced, [u for g in given for u in g[1]]),
-                      _left(whole.notes, [n for g in given for n in g[2]]), table_notes, rows=rows)
+    said = [n for g in given for n in g[2]]
+    part = ProfileSet(None, keep, whole.source, _left(whole.unplaced, [u for g in given for u in g[1]]),
+                      _left(whole.notes, said), table_notes, rows=rows)
+    part.lead = len(_left(whole.notes[: whole.lead], said))
+    return part
 
 
 def _left(items: list, given: list) -> list:

@@ -704,6 +704,7 @@ class _Scan:
     def not_read(self, report: str, what: str, i: int, j: int) -> int:
         """Lines i + 1 through j: a table of a report profconv does not read (claimed, with a note)."""
         self.result.claimed.update(range(i + 1, j + 1))
+        self.result.lined_notes[len(self.result.notes)] = (i + 1, j)
         self.result.notes.append(_not_read_note(report, what, i + 1, j))
         self.report = None
         return j
