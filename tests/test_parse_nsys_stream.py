@@ -451,4 +451,5 @@ def test_a_note_of_lines_across_a_windows_cut_sends_the_file_to_the_whole_reader
     assert stream_mod._lined_before(r, 20, 0) == ["lines 3-5: x", "lines 9-12: y"]
     with pytest.raises(stream_mod.NotStreamable):
         stream_mod._lined_before(r, 10, 0)
-    assert stream_mod.whole_notes([(["a", "t1"], 1), (["b", "c", "t2"], 2)], ["damaged"]) == ["a", "b", "c", "damaged", "t1", "t2"]
+    parts = [(["a", "t1"], 1), (["b", "c", "t2"], 2)]
+    assert stream_mod.whole_notes(parts, ["damaged"]) == ["a", "b", "c", "damaged", "t1", "t2"]
