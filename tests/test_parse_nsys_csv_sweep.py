@@ -71,6 +71,23 @@ def _sizes(rng: random.Random, names: list[str]) -> list[str]:
     return sorted(rows, key=lambda r: -float(r.split(",")[0]))
 
 
+# reports profconv does not read (a note each, nsys.NOT_READ): a unified-memory app's, as `nsys stats` prints them
+UNREAD = {
+    "um_sum": ("Virtual Address,HtoD Migration size (MB),DtoH Migration size (MB),CPU Page Faults,GPU Page Faults,"
+               "Migration Throughput (MBps)",
+               lambda rng: [f"0x7f{rng.randrange(16**8):08x},{rng.uniform(0, 9):.3f},{rng.uniform(0, 9):.3f},"
+                            f"{rng.randint(0, 99)},{rng.randint(0, 99)},{rng.uniform(1, 9999):.6f}"
+                            for _ in range(rng.randint(1, 4))]),
+    "um_total_sum": ("Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),Total CPU Page Faults,"
+                     "Total GPU PageFaults,Minimum Virtual Address,Maximum Virtual Address",
+                     lambda rng: [f"{rng.uniform(0, 99):.3f},{rng.uniform(0, 99):.3f},{rng.randint(0, 999)},"
+                                  f"{rng.randint(0, 999)},0x7f0000000000,0x7fff00000000"]),
+    "um_cpu_page_faults_sum": ("CPU Page Faults,CPU Instruction Address",
+                               lambda rng: [f"{rng.randint(1, 99)},0x{rng.randrange(16**8):08x}"
+                                            for _ in range(rng.randint(1, 3))]),
+}
+
+
 def _sweep(rng: random.Random, n: int, kinds: list[list[str]] | None = None) -> list[str]:
     """n runs of the plain shape, as lines; each run's reports one of `kinds` (else of RUNS[:1] or RUNS)."""
     kinds = kinds or rng.choice([RUNS[:1], RUNS])
@@ -78,8 +95,9 @@ def _sweep(rng: random.Random, n: int, kinds: list[list[str]] | None = None) -> 
     for run in range(n):
         lines.append(f"Generating SQLite file run{run}.sqlite from run{run}.nsys-rep")
         for report in rng.choice(kinds):
-            lines += [f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...", "", HEADERS[report]]
-            lines += _table(rng, report) + [""]
+            header, rows = UNREAD[report] if report in UNREAD else (HEADERS[report], lambda rng: _table(rng, report))
+            lines += [f"Processing [run{run}.sqlite] with [/opt/nsys/reports/{report}.py]...", "", header]
+            lines += rows(rng) + [""]
     return lines
 
 
@@ -359,3 +377,63 @@ def test_an_empty_or_unended_file_is_left_to_the_readers(tmp_path):
     one = tmp_path / "one.log"
     one.write_text("\n".join(_sweep(random.Random(1), 3)))  # no newline after the last table
     assert nsys_csv_sweep.read(str(one), "x") is None
+
+
+# the default reports of an app on unified memory: its um_* reports after the others (noted, not read); a
+# run's um_* report between two of its tables, or before its first: left to the readers (what they give)
+UM = [SIZED[0] + ["um_sum", "um_total_sum", "um_cpu_page_faults_sum"], SIZED[3] + ["um_total_sum"],
+      ["cuda_gpu_kern_sum", "um_cpu_page_faults_sum"], ["cuda_api_sum"]]
+UM_ODD = [["cuda_gpu_kern_sum", "um_sum", "cuda_gpu_mem_time_sum"], ["um_total_sum", "cuda_api_sum"]]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_runs_of_an_app_on_unified_memory(seed, tmp_path, monkeypatch, small):
+    """The reports profconv does not read (um_sum, um_total_sum, um_cpu_page_faults_sum: a note each naming
+    the table's lines) read by the fast path as the readers read them: the same rows and notes, all those
+    notes before the merged tables' (the whole read's order, also from the parts: stream.whole_notes); a
+    run holding one between its tables, or before its first (seeds 16 on), left to the readers; mutated
+    from seed 8 on. Before: such a sweep was read by the readers alone (a 20 MB sweep 6 s, 10 bytes a byte)."""
+    from profconv.parse import stream
+
+    rng = random.Random(400 + seed)
+    lines = _sweep(rng, rng.randint(20, 60), UM + (UM_ODD if seed >= 16 else []))
+    path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8 or seed >= 16)
+    if not mutations and seed < 16:
+        ps = nsys_csv_sweep.read(str(path), str(path))
+        assert ps is not None, "a plain sweep is read by the fast path"
+        assert ps.lead > 0 and all(" is not read: " in n for n in ps.notes[: ps.lead])
+        assert all(n.startswith("profile ") for n in ps.notes[ps.lead :])
+    whole, ref = FAST.assert_library_same(path, monkeypatch)
+    assert whole.lead == ref.lead
+    _, parts = FAST.parsed(path, True, monkeypatch)
+    assert stream.whole_notes([(p.notes, p.lead) for p in parts], []) == ref.notes or any(
+        n.startswith("line(s) ") for n in ref.notes)  # (a damaged row's note: where the stream's last part says it)
+    if seed % 4 == 0:
+        FAST.assert_cli_same(path, monkeypatch)
+
+
+@pytest.mark.parametrize("change, taken", [
+    (lambda t: t, True),
+    (lambda t: t.replace("CPU Page Faults,CPU", "CPU Page Faults, CPU"), False),  # ', ': the readers do not note it
+    (lambda t: t.replace("CPU Page Faults,CPU", "CPU  Page Faults,CPU"), False),
+    (lambda t: t.replace(",0x1f", ",0x1f%"), False),  # '%': nvprof's detect looks around it
+    (lambda t: t.replace(",0x1f", ",Generating x"), False),  # a run's line in its rows
+    (lambda t: t.replace("36,0x1f", "36 0x1f"), False),  # a row without a comma ends the table
+    (lambda t: t.replace("CPU Page Faults,CPU Instruction Address", "CPU Page Faults Summary,X"), False),
+    (lambda t: t.replace("um_cpu_page_faults_sum", "um_new_sum"), False),  # a report not in nsys.NOT_READ
+    (lambda t: t.replace("Address\n36", "Address\n\n36"), False),  # a blank line inside: rows left over
+])
+def test_a_not_read_table_the_fast_path_steps_over_or_leaves(change, taken, tmp_path, monkeypatch, small):
+    run = ("Generating SQLite file r{k}.sqlite from r{k}.nsys-rep\n"
+           "Processing [r{k}.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n" + HEADERS["cuda_gpu_kern_sum"]
+           + "\n100.0,300,3,100.0,100.0,90,110,10.0,k\n\n"
+           "Processing [r{k}.sqlite] with [/opt/nsys/reports/um_cpu_page_faults_sum.py]... \n\n"
+           "CPU Page Faults,CPU Instruction Address\n36,0x1f\n4,0x2e\n\n")
+    path = tmp_path / "um.log"
+    path.write_text(change("".join(run.format(k=k) for k in range(3))))
+    ps = nsys_csv_sweep.read(str(path), str(path))
+    assert (ps is not None) == taken
+    if taken:
+        assert [n.split(" (")[0] for n in ps.notes[: ps.lead]] == [
+            f"lines {a}-{a + 2}: nsys report um_cpu_page_faults_sum" for a in (8, 19, 30)]
+    FAST.assert_library_same(path, monkeypatch)

@@ -427,7 +427,10 @@ def test_a_unified_memory_sweep_is_read_in_parts_its_unread_reports_noted_as_rea
 
 @pytest.mark.parametrize("out", [["--json"], ["--csv"], []])
 def test_cli_output_of_a_unified_memory_sweep_read_in_parts_is_the_whole_files(tmp_path, monkeypatch, out):
+    """The windows' parts (the fast path, which steps over such tables itself, off): their notes in the
+    whole read's order through the CLI's reading loops (the spool's and the terminal table's)."""
     monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    monkeypatch.setattr(nsys_csv_sweep, "_scanner", lambda: None)
     path = tmp_path / "um.log"
     path.write_text(_um_sweep(120))
     monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)

@@ -64,7 +64,8 @@ def test_a_memory_size_table_read_by_the_pass_alone():
     to the windows (its table is not one `_bytescan.tables` finds)."""
     got, ref = _both(SIZED)
     assert ref is None
-    numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got
+    numbers, codes, names, rows, new, reports, (heads, runs, newlines), unread = got
+    assert unread == []
     assert rows.tolist() == [1, 2] and new.tolist() == [True, False]
     assert heads.tolist() == [2, 6] and runs.tolist() == [0, -1] and newlines == 10
     assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"cuda_gpu_kern_sum", b"cuda_gpu_mem_size_sum"]
@@ -94,7 +95,8 @@ def test_an_nvtx_table_read_by_the_pass_alone():
     not read its header)."""
     got, ref = _both(STYLED)
     assert ref is None
-    numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got
+    numbers, codes, names, rows, new, reports, (heads, runs, newlines), unread = got
+    assert unread == []
     assert rows.tolist() == [2, 1] and heads.tolist() == [2, 7] and runs.tolist() == [0, -1] and newlines == 10
     assert [nsys_csv_sweep._REPORTS[r] for r in reports.tolist()] == [b"nvtx_sum", b"cuda_gpu_kern_sum"]
     assert names == [":step", "a, b", "k"] and numbers["calls"].tolist() == [3, 1, 3]
@@ -108,7 +110,8 @@ def test_an_nvtx_table_read_by_the_pass_alone():
 
 def test_a_small_sweep_read_by_the_pass():
     got, ref = _both(SMALL)
-    numbers, codes, names, rows, new, reports, (heads, runs, newlines) = got
+    numbers, codes, names, rows, new, reports, (heads, runs, newlines), unread = got
+    assert unread == []
     assert rows.tolist() == [2, 1, 1]
     # lines before each header (Generating, Processing, blank; + 2 rows, blank, Processing, blank; ...), each
     # run's Generating line (the third table's after the second's row and blank line)
@@ -224,3 +227,29 @@ def test_generated_and_mutated_sweeps(seed):
     if got is not None:
         _same(got, ref)
     assert got is not None or seed >= 10, "a plain sweep is read by the pass"
+
+
+UM_TOTAL = ("Processing [{db}] with [/opt/nsys/reports/um_total_sum.py]...\n\n"
+            "Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),Total CPU Page Faults\n32.030,83.103,725\n\n"
+            "Processing [{db}] with [/opt/nsys/reports/um_cpu_page_faults_sum.py]...\n"
+            "CPU Page Faults,CPU Instruction Address\n36,0x3cc75f3e\n43,0xef40af2e\n\n")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reports_not_read_stepped_over_by_the_pass_as_found_does(seed):
+    """A run's last reports that profconv does not read (um_total_sum, um_cpu_page_faults_sum), before the
+    next run's Generating line or at the chunk's end: the pass and `_found` step over the same tables and
+    give their lines (header, last row) and report alike."""
+    rng = random.Random(900 + seed)
+    runs = []
+    for r in range(rng.randint(2, 12)):
+        lines = _run(rng, r, rng.random() < 0.5)
+        runs.append("\n".join(lines) + "\n" + (UM_TOTAL.format(db=f"run{r}.sqlite") if rng.random() < 0.7 else ""))
+    got, ref = _both("".join(runs))
+    assert got is not None
+    _same(got, ref)
+    assert got[7] == ref[7] and len(got[7]) == 2 * sum("um_total_sum" in r for r in runs)
+    text = "".join(runs).split("\n")
+    for first, last, report in got[7]:
+        assert text[first].startswith(("Total HtoD", "CPU Page Faults")) and text[last + 1] == ""
+        assert report in text[first - 1] + text[first - 2]

@@ -50,7 +50,7 @@
  * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
  *
  * nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
+ * dest2, head3, unread]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
  * (profconv.parse.dialects.nsys_csv_sweep) in one pass of its shape and one of its rows: tables each
  * after (a run's "Generating SQLite file P from P" line) "Processing [P] with [PREFIX/reports/R.py]..."
  * and a blank line (P [A-Za-z0-9._/-]+, R one of `reports`, no "/reports/" in the first P), a header
@@ -69,7 +69,13 @@
  * run's Generating line or -1) as bytes of int64, columns()'s cells, codes and names, the text before
  * each table joined by NULs (the chunk's start or the previous table's end up to the header line),
  * the distinct header lines (a tuple of bytes, in order of first appearance) and the chunk's
- * newlines; None where the chunk is not of that shape (the caller reads it otherwise).
+ * newlines, then per table of a report in `unread` (a tuple of bytes: reports whose tables nsys's
+ * readers note and do not read) the newlines before its header line and before its last line and the
+ * report's index in `unread` (bytes of int64): such a report's Processing line, a blank line or not, its
+ * table (a header of [A-Za-z0-9 ()_./,-] with a comma and none of what the readers take otherwise, rows
+ * of printable ASCII with a comma and no '%') and a blank line, where a SKIPPED report may be: before a
+ * run's Generating line or at the chunk's end (the gaps then end with a NUL and what follows the last
+ * table); None where the chunk is not of that shape (the caller reads it otherwise).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -1306,6 +1312,9 @@ typedef struct {
      * name), none where hn3 is 0: the start of its header (checked before `head`, which it starts with) */
     const unsigned char *head3;
     Py_ssize_t hn3;
+    /* the reports whose tables are noted, not read (a tuple of bytes; NULL: none): such a report's table
+     * before a run's Generating line or at the chunk's end is stepped over (ns_unread_table) */
+    PyObject *unread;
 } ns_in;
 
 #define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
@@ -1386,12 +1395,84 @@ static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
     return -2;
 }
 
+/* The index in in->unread of the report named p[s:z] (-1 where it is not one of them) */
+static Py_ssize_t ns_unread_index(const ns_in *in, Py_ssize_t s, Py_ssize_t z) {
+    for (Py_ssize_t r = 0; in->unread != NULL && r < PyTuple_GET_SIZE(in->unread); r++) {
+        PyObject *name = PyTuple_GET_ITEM(in->unread, r);
+        if (PyBytes_GET_SIZE(name) == z - s && memcmp(PyBytes_AS_STRING(name), in->p + s, (size_t)(z - s)) == 0)
+            return r;
+    }
+    return -1;
+}
+
+/* Whether the text `w` is in p[a:z] */
+static int ns_has(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, const char *w) {
+    Py_ssize_t m = (Py_ssize_t)strlen(w);
+    for (Py_ssize_t q = a; q + m <= z; q++)
+        if (p[q] == (unsigned char)w[0] && memcmp(p + q, w, (size_t)m) == 0)
+            return 1;
+    return 0;
+}
+
+/* What a not-read table's header may not hold (nsys_csv_sweep._NOT_A_HEADER: what nsys's readers would
+ * take it for before their note, or what they would not note it for) */
+static const char *const NS_NOT_A_HEADER[] = {", ", "  ", "Statistics", "Summary", "Generating", "Saving report",
+                                              "Running ", "Executing", "Processing", "/reports/", "SKIPPED",
+                                              "Exporting ", "Exported "};
+
+#define NS_ALNUM(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || ((c) >= '0' && (c) <= '9'))
+
+/* The header line p[a:z] of a not-read report's table as nsys's readers note it: [A-Za-z0-9(] then
+ * [A-Za-z0-9 ()_./,-], a comma or more, none of NS_NOT_A_HEADER */
+static int ns_unread_header(const unsigned char *p, Py_ssize_t a, Py_ssize_t z) {
+    int commas = 0;
+    if (a == z || !(NS_ALNUM(p[a]) || p[a] == '('))
+        return 0;
+    for (Py_ssize_t q = a; q < z; q++) {
+        unsigned char c = p[q];
+        if (!(NS_ALNUM(c) || c == ' ' || c == '(' || c == ')' || c == '_' || c == '.' || c == '/' || c == '-' ||
+              c == ','))
+            return 0;
+        commas += c == ',';
+    }
+    for (size_t w = 0; commas && w < sizeof NS_NOT_A_HEADER / sizeof *NS_NOT_A_HEADER; w++)
+        if (ns_has(p, a, z, NS_NOT_A_HEADER[w]))
+            return 0;
+    return commas > 0;
+}
+
+/* A not-read report's table at p[k:] (a blank line before it or not): its header (ns_unread_header), rows
+ * of a comma each (printable ASCII, no '%', no run's or report's line), a blank line. The position after
+ * that blank line (*head its header's start, *lines the table's lines), -1 where it is not so. */
+static Py_ssize_t ns_unread_table(const ns_in *in, Py_ssize_t k, Py_ssize_t *head, Py_ssize_t *lines) {
+    const unsigned char *p = in->p;
+    if (k < in->n && p[k] == '\n')
+        k++;
+    Py_ssize_t z = nv_eol(p, k, in->n);
+    if (z < 0 || !ns_unread_header(p, k, z))
+        return -1;
+    *head = k, *lines = 1;
+    for (k = z + 1; k < in->n && p[k] != '\n'; k = z + 1, ++*lines) {
+        int comma = 0;
+        if ((z = nv_eol(p, k, in->n)) < 0)
+            return -1;
+        for (Py_ssize_t q = k; q < z; q++) {
+            if (p[q] < 0x20 || p[q] >= 0x7f || p[q] == '%')
+                return -1;
+            comma |= p[q] == ',';
+        }
+        if (!comma || ns_has(p, k, z, "Generating ") || ns_has(p, k, z, "Processing ["))
+            return -1;
+    }
+    return k < in->n ? k + 1 : -1;
+}
+
 /* A "Processing [PATH] with [SCRIPT]..." line (a blank after the dots or not: nsys 2025 prints one)
  * and a blank line after it or not, at *i (then *i moved past them): its report's index (ns_report;
  * -1 where not such lines, the first PATH holds "/reports/" or the report is not one read so). Where
  * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
  * line, *i is moved past them and *skipped set. */
-static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped) {
+static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, Py_ssize_t *unread) {
     Py_ssize_t k = *i, e;
     if (!ns_lit(in, &k, "Processing [") || (e = ns_path(in->p, k, in->n)) == k)
         return -1;
@@ -1418,6 +1499,16 @@ static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped) 
         *i = z + 2;
         *skipped = 1;
         return -1;
+    }
+    if (r == -2 && in->unread != NULL) { /* a report noted, not read: its table stepped over (unread[0:3]) */
+        Py_ssize_t s = e - 4, end;
+        while (in->p[s - 1] != '/')
+            s--;
+        if ((unread[2] = ns_unread_index(in, s, e - 3)) < 0 || (end = ns_unread_table(in, k, unread, unread + 1)) < 0)
+            return -1;
+        *i = end;
+        *skipped = 1;
+        return -3;
     }
     if (r < 0)
         return -1;
@@ -1457,13 +1548,13 @@ static Py_ssize_t ns_lines(const unsigned char *p, Py_ssize_t a, Py_ssize_t b) {
  * *lines the newlines in the chunk. 1 where it is so, 0 where
  * not, -1 with an error set. */
 static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows, ns_heads *heads,
-                    Py_ssize_t *lines) {
+                    Py_ssize_t *lines, nv_vec *unr) {
     const unsigned char *p = in->p;
     Py_ssize_t i = 0, n = in->n, line = 0, mark = 0; /* line: the newlines in p[:mark] */
     while (i < n) {
-        int fresh = 0, skipped = 1;
-        Py_ssize_t rep = -1, run = -1;
-        while (skipped) { /* reports with nothing to show (a run's last ones too), a run's Generating line */
+        int fresh = 0, skipped = 1, noted = 0;
+        Py_ssize_t rep = -1, run = -1, unread[3];
+        while (skipped) { /* reports with nothing to show or not read (a run's last ones), a run's Generating line */
             Py_ssize_t at = i;
             if (!fresh && ns_run_line(in, &i)) {
                 fresh = 1;
@@ -1471,10 +1562,18 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
                 continue;
             }
             skipped = 0;
-            rep = ns_report_lines(in, &i, &skipped);
+            rep = ns_report_lines(in, &i, &skipped, unread);
+            if (rep == -3) { /* (its header's line, its last line, the report) */
+                Py_ssize_t h = line + ns_lines(p, mark, unread[0]);
+                if (fresh || nv_vec_push(unr, h) || nv_vec_push(unr, h + unread[1] - 1) || nv_vec_push(unr, unread[2]))
+                    return fresh ? 0 : -1; /* (after a run's Generating line, before its first table: the readers') */
+                noted = 1;
+            }
         }
-        if (i == n && tabs->n && !fresh) /* the last run's last reports had nothing to show */
+        if (i == n && tabs->n && !fresh) /* the last run's last reports had nothing to show or were not read */
             break;
+        if (noted && !fresh)
+            return 0; /* a report not read between two tables of a run: left to the readers */
         int kind = ns_kind(in, i);
         if (rep < 0 || (!tabs->n && !fresh) || kind < 0)
             return 0;
@@ -1603,13 +1702,15 @@ static int ns_rows(const ns_in *in, const nv_vec *tabs, char *const *base, int32
 }
 
 /* What lies before each table (from the chunk's start or the previous table's rows' end to its header
- * line), joined by NULs */
-static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
+ * line), joined by NULs, then a NUL and what follows the last table where a report not read is there */
+static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs, int tail) {
     Py_ssize_t size = 0, from = 0;
     for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
         size += tabs->v[k] - from + (k > 0);
         from = tabs->v[k + 2];
     }
+    if (tail)
+        size += 1 + in->n - from;
     PyObject *out = PyBytes_FromStringAndSize(NULL, size);
     if (out == NULL)
         return NULL;
@@ -1621,6 +1722,10 @@ static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs) {
         memcpy(o, in->p + from, (size_t)(tabs->v[k] - from));
         o += tabs->v[k] - from;
         from = tabs->v[k + 2];
+    }
+    if (tail) {
+        *o++ = '\0';
+        memcpy(o, in->p + from, (size_t)(in->n - from));
     }
     return out;
 }
@@ -1653,12 +1758,13 @@ static PyObject *ns_head_lines(const ns_in *in, const ns_heads *h) {
     return out;
 }
 
-/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps, headers, newlines),
- * None where a row is not read so, NULL with an error set */
+/* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps, headers, newlines,
+ * not-read tables: per table its header's and last line's newlines before them and its report's index in
+ * `unread`, bytes of int64), None where a row is not read so, NULL with an error set */
 static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows,
-                         const ns_heads *heads, Py_ssize_t newlines) {
+                         const ns_heads *heads, Py_ssize_t newlines, const nv_vec *unr) {
     PyObject *out = NULL, *cells = PyList_New(in->ncells), *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    PyObject *tables = NULL, *gaps = NULL, *lines = NULL;
+    PyObject *tables = NULL, *gaps = NULL, *lines = NULL, *noted = NULL;
     bytes_table t;
     if (bt_init(&t, 256) < 0 || cells == NULL || codes == NULL)
         goto done;
@@ -1678,10 +1784,12 @@ static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news
         }
         goto done;
     }
-    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs)) != NULL &&
-        (lines = ns_head_lines(in, heads)) != NULL)
-        out = Py_BuildValue("(OOOOOOn)", tables, cells, codes, t.strs, gaps, lines, newlines);
+    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs, unr->n > 0)) != NULL &&
+        (lines = ns_head_lines(in, heads)) != NULL &&
+        (noted = PyBytes_FromStringAndSize((const char *)unr->v, (Py_ssize_t)(unr->n * sizeof(int64_t)))) != NULL)
+        out = Py_BuildValue("(OOOOOOnO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted);
 done:
+    Py_XDECREF(noted);
     Py_XDECREF(cells);
     Py_XDECREF(codes);
     Py_XDECREF(tables);
@@ -1710,19 +1818,19 @@ static int ns_second(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
 }
 
 /* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2, head3]): see the module's docstring */
+ * dest2, head3, unread]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, hd, h2 = {0}, d2 = {0}, h3 = {0};
     ns_in in;
-    in.ncells2 = 0, in.whole2 = 0;
-    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
+    in.ncells2 = 0, in.whole2 = 0, in.unread = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
                           &in.whole, &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows, &h2, &in.ncells2,
-                          &in.whole2, &d2, &h3))
+                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread))
         return NULL;
     in.head3 = h3.buf, in.hn3 = h3.buf == NULL ? 0 : h3.len;
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
     PyObject *out = NULL;
-    nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0};
+    nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0}, unr = {NULL, 0, 0};
     ns_heads heads = {{0}, {0}, 0};
     Py_ssize_t rows = 0;
     int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
@@ -1738,8 +1846,13 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
             goto done;
         }
+    for (Py_ssize_t r = 0; in.unread != NULL && r < PyTuple_GET_SIZE(in.unread); r++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(in.unread, r))) {
+            PyErr_SetString(PyExc_TypeError, "nsys_sweep: unread a tuple of bytes");
+            goto done;
+        }
     Py_ssize_t newlines = 0;
-    int shape = ns_shape(&in, &tabs, &news, &rows, &heads, &newlines);
+    int shape = ns_shape(&in, &tabs, &news, &rows, &heads, &newlines, &unr);
     if (shape <= 0) {
         if (shape == 0) {
             Py_INCREF(Py_None);
@@ -1747,10 +1860,11 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         goto done;
     }
-    out = ns_read(&in, &tabs, &news, rows, &heads, newlines);
+    out = ns_read(&in, &tabs, &news, rows, &heads, newlines, &unr);
 done:
     PyMem_Free(tabs.v);
     PyMem_Free(news.v);
+    PyMem_Free(unr.v);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&hd);
     if (h2.obj != NULL)
@@ -1796,10 +1910,11 @@ static PyMethodDef methods[] = {
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
-     "dest2, head3]) -> (tables, cells, codes, names, gaps, headers, newlines) of a plain nsys stats --format csv sweep's "
-     "chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, before the run's "
-     "first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or head3), or None "
-     "where it is not of that shape"},
+     "dest2, head3, unread]) -> (tables, cells, codes, names, gaps, headers, newlines, noted) of a plain nsys stats "
+     "--format csv sweep's chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, "
+     "before the run's first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or "
+     "head3; noted: bytes of int64, (lines before the header, before the last line, index in unread) a table of a "
+     "report not read), or None where it is not of that shape"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1813,7 +1928,7 @@ PyMODINIT_FUNC PyInit__summarycells(void) {
     PyObject *m = PyModule_Create(&module);
     /* the kinds of table nsys_sweep reads (plain summaries, memory sizes, NVTX ranges): callers check for
      * them (an older build reads fewer) */
-    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 3) < 0)
+    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 4) < 0)
         Py_CLEAR(m);
     return m;
 }

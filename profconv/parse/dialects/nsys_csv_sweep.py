@@ -10,7 +10,10 @@ A sweep's `nsys stats --format csv` outputs concatenated (benchmarks/parse_throu
     one plain row or more
     (blank)
 
-(more Processing blocks a run may follow, one per report, each of another section). The stream reads
+(more Processing blocks a run may follow, one per report, each of another section; a run's last reports
+may be ones profconv does not read -- nsys.NOT_READ: an app on unified memory prints um_sum, um_total_sum
+and um_cpu_page_faults_sum -- each table stepped over with the note nsys's readers give it, naming its
+lines, said before the merged tables' notes as they say it: ProfileSet.lead). The stream reads
 such a file window by window: each window's tables read from its bytes (bytescan, nsys_batch), its
 text normalized and split into lines, nsys's reader, the stream's cut, context and the core's finish,
 then the parts joined. Here the file is read a few MiB at a time, each chunk checked and read by
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,10 +64,33 @@ _PROCESSING = (rb"Processing \[(?![^\]\n]*/reports/)" + _PATH + rb"\] with \[(?:
                + rb"/)?reports/[a-z0-9_]+\.py\]\.\.\. ?\n")
 _SKIPPED = _PROCESSING + rb"SKIPPED: [ -~]*\n\n"
 _REPORT = rb"(?:" + _SKIPPED + rb")*" + _PROCESSING + rb"\n?"
+# a report profconv does not read (nsys.NOT_READ: a unified-memory app's um_sum, um_total_sum,
+# um_cpu_page_faults_sum ...) with its table: a header of two fields or more, rows of a comma each (no '%',
+# printable ASCII), a blank line -- what nsys's readers claim with a note (`_unread`: the header checked as
+# they check it)
+_UNREAD_BLOCK = (rb"Processing \[(?![^\]\n]*/reports/)" + _PATH + rb"\] with \[(?:" + _PATH + rb"/)?reports/(%s%s)"
+                 rb"\.py\]\.\.\. ?\n\n?(%s[A-Za-z0-9(][A-Za-z0-9 ()_./-]*(?:,[A-Za-z0-9 ()_./-]*)+\n"
+                 rb"(?:[ -$&-~]*,[ -$&-~]*\n)*)\n")
+
+
+def _unread_patterns() -> tuple[bytes, re.Pattern, re.Pattern, tuple[bytes, ...]]:
+    """_UNREAD_BLOCK of nsys.NOT_READ's reports: without groups (in _GAPS, _END), with them (the report,
+    the table), a look for any of those reports' status lines; and their names (nsys_sweep's `unread`)."""
+    from profconv.parse.dialects.nsys import NOT_READ
+
+    names = tuple(sorted(k.encode() for k in NOT_READ))
+    alternatives = b"|".join(map(re.escape, names))
+    return (_UNREAD_BLOCK % (b"?:", alternatives, b"?:"), re.compile(_UNREAD_BLOCK % (b"", alternatives, b"")),
+            re.compile(rb"/reports/(?:%s)\.py\]" % alternatives), names)
+
+
+_UNREAD, _UNREAD_AT, _UNREAD_ANY, _UNREAD_NAMES = _unread_patterns()
 # what lies before each table, joined by NULs: the first a run's start, the others after a blank line
-# (a run's last reports with nothing to show come before the next run's Generating line, or end the chunk)
-_GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:" + _SKIPPED + rb")*(?:" + _RUN + rb")?" + _REPORT + rb")*")
-_END = re.compile(rb"\n(?:" + _SKIPPED + rb")*")
+# (a run's last reports with nothing to show, or not read, come before the next run's Generating line, or end
+# the chunk: such a report between two tables of a run is left to the readers)
+_GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:(?:" + _SKIPPED + rb"|" + _UNREAD + rb")*" + _RUN + rb"|(?:"
+                   + _SKIPPED + rb")*)" + _REPORT + rb")*")
+_END = re.compile(rb"\n(?:" + _SKIPPED + rb"|" + _UNREAD + rb")*")
 _RUN_AT = re.compile(rb"Generating SQLite file ")  # a run's line in the gaps joined (where a line starts)
 _REPORT_NAME = re.compile(rb"/reports/([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime",
@@ -134,7 +161,7 @@ def _scanner() -> Any:
     scan, kahan, walk = native.load("_summarycells"), native.load("_kahan"), native.load("_bytescan")
     if scan is None or kahan is None or walk is None or not columnar.enabled():
         return None
-    if not (getattr(scan, "NSYS_SWEEP_KINDS", 0) >= 3 and hasattr(kahan, "RANK_SKIP") and hasattr(walk, "tables")):
+    if not (getattr(scan, "NSYS_SWEEP_KINDS", 0) >= 4 and hasattr(kahan, "RANK_SKIP") and hasattr(walk, "tables")):
         return None  # (a build older than this reader)
     local = stream.options("nsys").get("local_markers", {})
     if any(d.name not in BUILTIN or (d.name in local and d.name != "nvprof") for d in registry().values()):
@@ -210,10 +237,41 @@ def _gaps(data: bytes, vals: np.ndarray, cut: int) -> tuple[Any, list[int], byte
     joined = b"\x00".join([data[e:a] for e, a in zip([0, *ends[:-1]], starts)])
     if _GAPS.fullmatch(joined) is None:
         return None
-    codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(joined)]
+    end = bytes(data[ends[-1] : cut])
+    unread = _unread(joined, end) if _UNREAD_ANY.search(joined) or _UNREAD_ANY.search(end) else []
+    if unread is None:
+        return None
+    skeleton = _UNREAD_AT.sub(b"", joined) if unread else joined
+    codes = [_REPORT_OF.get(r, -1) for r in _REPORT_NAME.findall(skeleton)]
     if len(codes) != len(starts) or -1 in codes or _SIZES in codes or _NVTX in codes:
         return None
-    return _gap_shape(joined), codes, joined
+    return _gap_shape(joined), codes, joined + b"\x00" + end if unread else joined, unread
+
+
+# what a not-read table's header may not hold: what nsys's readers would take it for before the note
+# (a status line, a title, a heading, a markdown or console table: nsys._report_line and the readers before
+# nsys._csv_not_read_reader), or what they would not note it for (', ', '  ')
+_NOT_A_HEADER = (b", ", b"  ", b"Statistics", b"Summary", b"Generating", b"Saving report", b"Running ", b"Executing",
+                 b"Processing", b"/reports/", b"SKIPPED", b"Exporting ", b"Exported ")
+
+
+def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, str]] | None:
+    """The not-read reports' tables in the gaps `joined` and the chunk's `end` (after its last table), in
+    order: (the gap's index, -1 for the end; the line ends in it before the table's header; the table's
+    lines; the report); None where a header is not one nsys's readers note or a table holds a run's or a
+    report's line (what the stream cuts at)."""
+    out = []
+    nul = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0).tolist()
+    for gap, text in ((None, joined), (-1, end)):
+        for m in _UNREAD_AT.finditer(text):
+            table = m.group(2)
+            head = table[: table.index(b"\n")]
+            if any(w in head for w in _NOT_A_HEADER) or b"Generating " in table or b"Processing [" in table:
+                return None
+            g = bisect_right(nul, m.start()) if gap is None else -1
+            first = (nul[g - 1] + 1 if g > 0 else 0) if gap is None else 0
+            out.append((g, text.count(b"\n", first, m.start(2)), table.count(b"\n"), m.group(1).decode("ascii")))
+    return out
 
 
 def _skeleton_ok(between: str, heads: list[bytes], names: list[str]) -> bool:
@@ -306,10 +364,10 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
         got = _found(data, cut)
     if got is None:
         return None
-    numbers, names, pool, sizes, new, reports, (heads, runs, newlines) = got
+    numbers, names, pool, sizes, new, reports, (heads, runs, newlines), unread = got
     return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "report": reports,
             "section": _SECTION_OF[reports], "header": line + heads, "run_line": line + runs,
-            "new": new, "next_line": line + newlines}
+            "new": new, "next_line": line + newlines, "unread": [(line + a, line + b, r) for a, b, r in unread]}
 
 
 def _found(data: bytes, cut: int) -> tuple | None:
@@ -327,7 +385,10 @@ def _found(data: bytes, cut: int) -> tuple | None:
     sizes, (gap_lines, new, before) = vals[:, 3].copy(), gaps[0]
     heads = np.cumsum(gap_lines + np.append(0, sizes[:-1] + 1))  # what nsys_sweep counts: the lines before each
     lines = heads, np.where(new, heads - gap_lines + before, -1), data.count(b"\n", 0, cut)  # header, run, chunk
-    return got[0], got[1], got[2], sizes, new, np.array(gaps[1], dtype=np.int64), lines
+    # each not-read table's first and last line (line ends before them): its gap's first line plus those in it
+    at = np.append(heads - gap_lines, heads[-1] + 1 + sizes[-1]).tolist()  # (the end: after the last table)
+    unread = [(at[g] + k, at[g] + k + n - 1, report) for g, k, n, report in gaps[3]]
+    return got[0], got[1], got[2], sizes, new, np.array(gaps[1], dtype=np.int64), lines, unread
 
 
 def _gap_shape(joined: bytes) -> tuple[Any, Any, Any]:
@@ -360,7 +421,7 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     sizes = bytes(fields.index(f) for f in _SIZE_FIELDS)  # a memory-size row's cells: where they go
     got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
                           nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes,
-                          NVTX_HEADER[:-5])
+                          NVTX_HEADER[:-5], _UNREAD_NAMES)
     if (got is None or not all(h in (SIZE_HEADER, NVTX_HEADER) or _header_fields(h) == fields for h in got[5])
             or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
         return None
@@ -372,7 +433,9 @@ def _swept(data: bytes, cut: int) -> tuple | None:
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
     lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
-    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, reports.copy(), lines
+    noted = np.frombuffer(got[7], dtype=np.int64).reshape(-1, 3).tolist()
+    unread = [(a, b, _UNREAD_NAMES[k].decode("ascii")) for a, b, k in noted]
+    return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, reports.copy(), lines, unread
 
 
 def _header_fields(head: bytes) -> list[str]:
@@ -527,6 +590,7 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
     something of them); `numbers`: their number columns where `_numbers_into` took them already."""
     from profconv.parse.core import ProfileSet, table_note
+    from profconv.parse.dialects.nsys import NOT_READ, _not_read_note
     from profconv.parse.profile_infos import ProfileColumns
 
     got = _joined(chunks, numbers)
@@ -541,5 +605,8 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
     profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
-    notes = [table_note(p, s, items[0]) for (p, s), items in table_notes.items()]
-    return ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
+    lead = [_not_read_note(report, NOT_READ[report], a, b) for c in chunks for a, b, report in c["unread"]]
+    notes = lead + [table_note(p, s, items[0]) for (p, s), items in table_notes.items()]
+    ps = ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
+    ps.lead = len(lead)  # (the whole read says the not-read reports' notes first: core._parse_text)
+    return ps
