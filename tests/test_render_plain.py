@@ -337,3 +337,32 @@ def test_cli_long_log_streamed_same_bytes_as_rich(monkeypatch, tmp_path):
         assert fast.returncode == slow.returncode == 0, fast.stderr
         assert fast.stdout == slow.stdout
         assert fast.stdout.count("── Profile ") == len(parse(str(long)).profiles) + 1 == 27
+
+
+@pytest.mark.parametrize("width", [12, 20, 37, 80, 81, 120, 200])
+def test_wrapped_notes_same_bytes_as_rich(width):
+    """A warning longer than the console (a report not read: ~200 characters, thousands a sweep) written
+    wrapped as rich wraps a Text: the same breaks, the spaces past the width dropped; refused (rich's)
+    where a word is wider than the console or a character is not one cell."""
+    import random
+
+    rng = random.Random(width)
+    words = ["lines", "45-49:", "nsys", "report", "um_sum", "(unified", "memory)", "is", "not", "read:", "a" * 11,
+             "x", "", "é", "—", "b" * 25, "profconv", "ranks", "(cuda_gpu_kern_sum,", "…", "ab,cd"]
+    texts = ["warning: " + " ".join(rng.choice(words) for _ in range(rng.randint(1, 40))) for _ in range(300)]
+    texts += ["warning: lines 45-49: nsys report um_sum (unified memory page faults) is not read: profconv ranks the "
+              "per-name summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, osrt_sum, nvtx_sum)",
+              "warning:  two  spaces   and trailing   ", "warning: 中文 wide", "warning: tab\there", "w" * (width + 3)]
+    took = 0
+    for text in texts:
+        con, fast = _console(width)
+        w = plain.writer(con)
+        done = w.wrapped(text)
+        took += done
+        if not done:
+            assert fast.getvalue() == ""
+            continue
+        con, slow = _console(width)
+        con.print(Text(text, style="yellow"))
+        assert fast.getvalue() == slow.getvalue(), text
+    assert took >= 200 if width >= 26 else took >= 1

@@ -73,6 +73,28 @@ def markup_free(text: str) -> bool:
     return "[" not in text and "\\" not in text and (":" not in text or not EMOJI.search(text))
 
 
+_WORD = re.compile(r"\s*\S+\s*")  # a word and the spaces after it (rich._wrap.re_word)
+
+
+def _breaks(text: str, width: int) -> list[int] | None:
+    """Where rich's Text.wrap breaks a line of narrow characters (rich._wrap.divide_line, a character a
+    cell): before each word that does not fit what is left of its line; None where a word is wider than
+    `width` (rich folds it)."""
+    out: list[int] = []
+    offset = 0
+    for m in _WORD.finditer(text):
+        start, word = m.start(), m.group()
+        size = len(word.rstrip())
+        if size > width:
+            return None
+        if width - offset >= size:
+            offset += len(word)
+        elif offset and start:
+            out.append(start)
+            offset = len(word)
+    return out
+
+
 def writer(con: Console) -> Writer | None:
     """A plain writer for `con` where rich would print plain lines there (a file or a pipe), else None.
     The console's state is read once: use it for one command's output."""
@@ -109,6 +131,25 @@ class Writer:
         if w is None or w > self.width or (markup and not markup_free(text)):
             return False
         self.write(text + "\n")
+        return True
+
+    def wrapped(self, text: str) -> bool:
+        """`text` as con.print(Text(text)) prints it, wrapped at the console's width, when each of its
+        characters takes a cell and no word of it is wider than the console (rich would fold it)."""
+        if not _narrow(text):
+            return False
+        breaks = _breaks(text, self.width)
+        if breaks is None:
+            return False
+        lines = []
+        for a, b in zip([0, *breaks], [*breaks, len(text)]):
+            line = text[a:b]
+            if len(line) > self.width:  # (Text.rstrip_end: the spaces past the width dropped)
+                line = line[: len(line) - min(len(line) - len(line.rstrip()), len(line) - self.width)]
+                if len(line) > self.width:
+                    return False
+            lines.append(line)
+        self.write("\n".join(lines) + "\n")
         return True
 
     def table(self, t: Fitted) -> bool:

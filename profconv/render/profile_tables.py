@@ -353,5 +353,13 @@ def render_footer(ps: ProfileSet, console: Console) -> None:
             f"but could not be placed: lines {nums}{more}",
             highlight=False,
         )
+    out = plain.writer(console)  # (thousands of notes: rich wraps each through its segments, ~0.4 ms a note)
+    if out is not None:
+        out.hold()
     for note in ps.general_notes():
-        console.print(Text(f"warning: {note}", style="yellow"))
+        if out is None or not out.wrapped(f"warning: {note}"):
+            if out is not None:
+                out.flush()
+            console.print(Text(f"warning: {note}", style="yellow"))
+    if out is not None:
+        out.flush()
