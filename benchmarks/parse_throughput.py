@@ -24,7 +24,7 @@ Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log,
 --format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
 `nsys stats --format csv` runs: one report of 40 kernels each, and six reports of a few rows each as
 nsys 2025 prints `nsys stats`'s default ones for an app that marks NVTX ranges and copies memory, others
-SKIPPED),
+SKIPPED; the same of an app on unified memory: three um_* reports a run too, not read, a note each),
 summary-only nvprof text (a corpus log repeated) and an `ncu --csv --page raw` page of K kernels x 50
 metric names.
 
@@ -186,7 +186,29 @@ NSYS_REPORTS = [
 ]
 
 
-def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
+# the reports of an app on unified memory profconv does not read (a note each), after the others of a run
+UM_REPORTS = [
+    ("um_sum", "Virtual Address,HtoD Migration size (MB),DtoH Migration size (MB),CPU Page Faults,GPU Page Faults,"
+     "Migration Throughput (MBps)",
+     lambda rng: "".join(f"0x7f{rng.randrange(16**8):08x},{rng.uniform(0, 9):.3f},{rng.uniform(0, 9):.3f},"
+                         f"{rng.randint(0, 99)},{rng.randint(0, 99)},{rng.uniform(1, 9999):.6f}\n" for _ in range(4))),
+    ("um_total_sum", "Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),Total CPU Page Faults,"
+     "Total GPU PageFaults,Minimum Virtual Address,Maximum Virtual Address",
+     lambda rng: f"{rng.uniform(0, 99):.3f},{rng.uniform(0, 99):.3f},{rng.randint(0, 999)},{rng.randint(0, 999)},"
+                 "0x7f0000000000,0x7fff00000000\n"),
+    ("um_cpu_page_faults_sum", "CPU Page Faults,CPU Instruction Address",
+     lambda rng: "".join(f"{rng.randint(1, 99)},0x{rng.randrange(16**8):08x}\n" for _ in range(3))),
+]
+
+
+def nsys_um_summaries(path: Path, plain_path: Path, target: int) -> None:
+    """nsys_report_summaries's runs of an app on unified memory: each run's six reports, then um_sum,
+    um_total_sum and um_cpu_page_faults_sum with their tables (not read: a note each). read_csv reads the
+    six reports' rows, as for nsys-reports."""
+    nsys_report_summaries(path, plain_path, target, unified=True)
+
+
+def nsys_report_summaries(path: Path, plain_path: Path, target: int, unified: bool = False) -> None:
     """Many `nsys stats --format csv` runs of six reports each (NVTX ranges, API calls, kernels, memory
     operations' times and sizes, OS runtime: five headers), a few rows a table -- a sweep as nsys 2025
     prints `nsys stats`'s default reports: a blank after a status line's dots, no blank line after it,
@@ -211,6 +233,8 @@ def nsys_report_summaries(path: Path, plain_path: Path, target: int) -> None:
                     body = body.replace(",:", ",PushPop,:").replace(",epoch", ",StartEnd,epoch")
                 piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{body}\n"
             piece += skipped("openmp_sum", "OpenMP event data") + skipped("dx12_gpu_marker_sum", "DX12 GPU debug markers")
+            for report, header, rows in UM_REPORTS if unified else ():
+                piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{rows(rng)}\n"
             out.write(piece)
             size += len(piece)
             run += 1
@@ -271,6 +295,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
     "nvprof-csv": ("nvprof --csv summaries", nvprof_csv_summaries),
     "nsys-csv": ("nsys stats --format csv summaries", nsys_summaries),
     "nsys-reports": ("nsys stats --format csv summaries, four reports a run", nsys_report_summaries),
+    "nsys-um": ("the same of an app on unified memory: its three um_* reports (not read) too", nsys_um_summaries),
     "nvprof-text": ("summary-only nvprof text", nvprof_summary_text),
     "ncu-raw": ("ncu --csv --page raw", ncu_raw),
 }

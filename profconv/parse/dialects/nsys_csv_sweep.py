@@ -255,10 +255,10 @@ _NOT_A_HEADER = (b", ", b"  ", b"Statistics", b"Summary", b"Generating", b"Savin
                  b"Processing", b"/reports/", b"SKIPPED", b"Exporting ", b"Exported ")
 
 
-def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, str]] | None:
+def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, int]] | None:
     """The not-read reports' tables in the gaps `joined` and the chunk's `end` (after its last table), in
     order: (the gap's index, -1 for the end; the line ends in it before the table's header; the table's
-    lines; the report); None where a header is not one nsys's readers note or a table holds a run's or a
+    lines; the report's index in _UNREAD_NAMES); None where a header is not one nsys's readers note or a table holds a run's or a
     report's line (what the stream cuts at)."""
     out = []
     nul = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0).tolist()
@@ -270,7 +270,7 @@ def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, str]] | None
                 return None
             g = bisect_right(nul, m.start()) if gap is None else -1
             first = (nul[g - 1] + 1 if g > 0 else 0) if gap is None else 0
-            out.append((g, text.count(b"\n", first, m.start(2)), table.count(b"\n"), m.group(1).decode("ascii")))
+            out.append((g, text.count(b"\n", first, m.start(2)), table.count(b"\n"), _UNREAD_NAMES.index(m.group(1))))
     return out
 
 
@@ -367,7 +367,7 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
     numbers, names, pool, sizes, new, reports, (heads, runs, newlines), unread = got
     return {"numbers": numbers, "name": names, "names": pool, "rows": sizes, "report": reports,
             "section": _SECTION_OF[reports], "header": line + heads, "run_line": line + runs,
-            "new": new, "next_line": line + newlines, "unread": [(line + a, line + b, r) for a, b, r in unread]}
+            "new": new, "next_line": line + newlines, "unread": unread + np.array([line, line, 0], dtype=np.int64)}
 
 
 def _found(data: bytes, cut: int) -> tuple | None:
@@ -387,7 +387,8 @@ def _found(data: bytes, cut: int) -> tuple | None:
     lines = heads, np.where(new, heads - gap_lines + before, -1), data.count(b"\n", 0, cut)  # header, run, chunk
     # each not-read table's first and last line (line ends before them): its gap's first line plus those in it
     at = np.append(heads - gap_lines, heads[-1] + 1 + sizes[-1]).tolist()  # (the end: after the last table)
-    unread = [(at[g] + k, at[g] + k + n - 1, report) for g, k, n, report in gaps[3]]
+    unread = np.array([(at[g] + k, at[g] + k + n - 1, report) for g, k, n, report in gaps[3]] or np.empty((0, 3)),
+                      dtype=np.int64)
     return got[0], got[1], got[2], sizes, new, np.array(gaps[1], dtype=np.int64), lines, unread
 
 
@@ -433,8 +434,7 @@ def _swept(data: bytes, cut: int) -> tuple | None:
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
     lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
-    noted = np.frombuffer(got[7], dtype=np.int64).reshape(-1, 3).tolist()
-    unread = [(a, b, _UNREAD_NAMES[k].decode("ascii")) for a, b, k in noted]
+    unread = np.frombuffer(got[7], dtype=np.int64).reshape(-1, 3).copy()  # (header, last line, report in _UNREAD_NAMES)
     return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, reports.copy(), lines, unread
 
 
@@ -586,11 +586,20 @@ def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:
     return (sized * native.load("_kahan").RANK_SKIP).astype(np.uint8).tobytes()
 
 
+def _unread_notes(unread: Any) -> list[str]:
+    """The notes nsys's readers give the not-read tables `unread` (rows of: first line, last line, report's
+    index in _UNREAD_NAMES), in order."""
+    from profconv.parse.dialects.nsys import NOT_READ, _not_read_note
+
+    said = [_not_read_note(r.decode("ascii"), NOT_READ[r.decode("ascii")], 0, 0).split(": ", 1)[1] for r in _UNREAD_NAMES]
+    a, b, k = unread.T.tolist() if len(unread) else ([], [], [])
+    return [f"lines {x}-{y}: {said[z]}" for x, y, z in zip(a, b, k)]
+
+
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
     something of them); `numbers`: their number columns where `_numbers_into` took them already."""
     from profconv.parse.core import ProfileSet, table_note
-    from profconv.parse.dialects.nsys import NOT_READ, _not_read_note
     from profconv.parse.profile_infos import ProfileColumns
 
     got = _joined(chunks, numbers)
@@ -605,7 +614,7 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
     profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
-    lead = [_not_read_note(report, NOT_READ[report], a, b) for c in chunks for a, b, report in c["unread"]]
+    lead = _unread_notes(np.concatenate([c["unread"] for c in chunks]))
     notes = lead + [table_note(p, s, items[0]) for (p, s), items in table_notes.items()]
     ps = ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
     ps.lead = len(lead)  # (the whole read says the not-read reports' notes first: core._parse_text)
