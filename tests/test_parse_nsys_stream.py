@@ -193,14 +193,21 @@ def test_cli_output_of_a_sweep_read_in_parts_is_the_whole_files(tmp_path, monkey
     with monkeypatch.context() as m:  # the windows' parts (the fast path reads this sweep as one part)
         m.setattr(nsys_csv_sweep, "_scanner", lambda: None)
         assert len(list(stream_mod.Stream(str(path)))) > 3
+    streamed = _cli_streamed_as_whole(path, out, monkeypatch)
+    assert streamed[0].count("conv_forward_kernel") >= 200
+
+
+def _cli_streamed_as_whole(path: Path, out: list[str], monkeypatch) -> tuple[str, str]:
+    """`profconv parse path OUT` streamed (from 1000 bytes) and read whole: the same stdout and stderr (given
+    back), exit 0."""
     got = {}
     for stream_from in (1000, 1 << 40):
         monkeypatch.setattr(stream_mod, "STREAM_FROM", stream_from)
         r = run_cli("parse", str(path), *out)
         assert r.returncode == 0, r.stderr
-        got[stream_from] = r.stdout
+        got[stream_from] = (r.stdout, r.stderr)
     assert got[1000] == got[1 << 40]
-    assert got[1000].count("conv_forward_kernel") >= 200
+    return got[1000]
 
 
 def test_around_keeps_each_marked_line_with_the_two_after_it():
@@ -435,14 +442,7 @@ def test_cli_output_of_a_unified_memory_sweep_read_in_parts_is_the_whole_files(t
     path.write_text(_um_sweep(120))
     monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)
     assert len(list(stream_mod.Stream(str(path)))) > 3
-    got = {}
-    for stream_from in (1000, 1 << 40):
-        monkeypatch.setattr(stream_mod, "STREAM_FROM", stream_from)
-        r = run_cli("parse", str(path), *out)
-        assert r.returncode == 0, r.stderr
-        got[stream_from] = (r.stdout, r.stderr)
-    assert got[1000] == got[1 << 40]
-    said = got[1000][0] + got[1000][1]
+    said = "".join(_cli_streamed_as_whole(path, out, monkeypatch))
     assert said.count("um_cpu_page_faults_sum (unified memory CPU page faults) is not read") == (0 if out == ["--csv"] else 120)
 
 
