@@ -456,3 +456,28 @@ def test_a_note_of_lines_across_a_windows_cut_sends_the_file_to_the_whole_reader
         stream_mod._lined_before(r, 10, 0)
     parts = [(["a", "t1"], 1), (["b", "c", "t2"], 2)]
     assert stream_mod.whole_notes(parts, ["damaged"]) == ["a", "b", "c", "damaged", "t1", "t2"]
+
+
+def test_a_damaged_row_among_unread_reports_keeps_the_whole_reads_note_order(tmp_path, small_windows, monkeypatch):
+    """A late run's row whose total is not calls x average (reported unplaced, a note of the whole file) in a
+    sweep of reports not read: the whole read says every not-read note, then the damaged row's, then the
+    merged tables'; the windows' parts (Stream) and parts() give the same order through whole_notes."""
+    runs = _um_sweep(12).split("Generating ")
+    rows = runs[10].split("\n")
+    k = next(i for i, ln in enumerate(rows) if ln[:1].isdigit())
+    cells = rows[k].split(",")
+    cells[1] = str(int(cells[1]) * 3)
+    rows[k] = ",".join(cells)
+    runs[10] = "\n".join(rows)
+    path = tmp_path / "um.log"
+    path.write_text("Generating ".join(runs))
+    whole = parse_whole(str(path))
+    assert whole.lead == 37 and whole.notes[36].startswith("line(s) ") and len(whole.unplaced) == 1
+    assert " is not read: " in whole.notes[35] and whole.notes[37].startswith("profile 1, gpu table")
+    assert check_parts(path, small_windows) > 1
+    monkeypatch.setattr(nsys_csv_sweep, "_scanner", lambda: None)  # (the windows' parts, not the C pass's)
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 1000)
+    monkeypatch.setitem(stream_mod.options("nsys"), "window", 2048)
+    got = list(stream_mod.parts(str(path)))
+    assert len(got) > 1
+    assert stream_mod.whole_notes([(p.notes, p.lead) for p in got], []) == whole.notes

@@ -1181,7 +1181,12 @@ _TRACE_SUMMARY = {"gpu-trace": "gpu", "api-trace": "api"}
 
 
 def _not_read_note(report: str, what: str, first: int, last: int) -> str:
-    return (f"lines {first}-{last}: nsys report {report} ({what}) is not read: profconv ranks the per-name "
+    return f"lines {first}-{last}: {not_read_text(report, what)}"
+
+
+def not_read_text(report: str, what: str) -> str:
+    """The note on a report's table profconv does not read, after its 'lines A-B: '."""
+    return (f"nsys report {report} ({what}) is not read: profconv ranks the per-name "
             "summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, osrt_sum, nvtx_sum)")
 
 

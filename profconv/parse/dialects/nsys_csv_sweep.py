@@ -589,9 +589,9 @@ def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:
 def _unread_notes(unread: Any) -> list[str]:
     """The notes nsys's readers give the not-read tables `unread` (rows of: first line, last line, report's
     index in _UNREAD_NAMES), in order."""
-    from profconv.parse.dialects.nsys import NOT_READ, _not_read_note
+    from profconv.parse.dialects.nsys import NOT_READ, not_read_text
 
-    said = [_not_read_note(r.decode("ascii"), NOT_READ[r.decode("ascii")], 0, 0).split(": ", 1)[1] for r in _UNREAD_NAMES]
+    said = [not_read_text(r.decode("ascii"), NOT_READ[r.decode("ascii")]) for r in _UNREAD_NAMES]
     a, b, k = unread.T.tolist() if len(unread) else ([], [], [])
     return [f"lines {x}-{y}: {said[z]}" for x, y, z in zip(a, b, k)]
 
