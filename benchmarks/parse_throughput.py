@@ -289,6 +289,46 @@ def ncu_raw(path: Path, plain_path: Path, target: int) -> None:
             k += 1
 
 
+NCU_SECTIONS = [("GPU Speed Of Light Throughput", "DRAM Frequency", "cycle/nsecond"),
+                ("GPU Speed Of Light Throughput", "SM Frequency", "cycle/nsecond"),
+                ("GPU Speed Of Light Throughput", "Elapsed Cycles", "cycle"),
+                ("GPU Speed Of Light Throughput", "Memory Throughput", "%"),
+                ("GPU Speed Of Light Throughput", "Duration", "nsecond"),
+                ("GPU Speed Of Light Throughput", "Compute (SM) Throughput", "%"),
+                ("Launch Statistics", "Registers Per Thread", "register/thread"),
+                ("Launch Statistics", "Shared Memory Configuration Size", "Kbyte"),
+                ("Launch Statistics", "Waves Per SM", ""),
+                ("Occupancy", "Theoretical Occupancy", "%"),
+                ("Occupancy", "Achieved Occupancy", "%"),
+                ("Occupancy", "Achieved Active Warps Per SM", "warp")]
+
+
+def ncu_details(path: Path, plain_path: Path, target: int) -> None:
+    """`ncu --csv` (its default details page, ncu <= 2023's columns): a row per launch and metric, 12
+    metrics of three sections a launch."""
+    rng = random.Random(5)
+    ids = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+           "Grid Size", "Device", "CC"]
+    head = ",".join(f'"{h}"' for h in [*ids, "Section Name", "Metric Name", "Metric Unit", "Metric Value"]) + "\n"
+    with open(path, "w") as out, open(plain_path, "w") as plain:
+        out.write("==PROF== Connected to process 9 (/home/dev/conv)\n" + head)
+        plain.write(head)
+        size, k = 0, 0
+        while size < target:
+            name = KERNELS[k % len(KERNELS)].replace(" [{}]", "")
+            cells = [str(k), "9", "conv", "127.0.0.1", name, "1", "7", "(256, 1, 1)", "(94, 1, 1)", "0", "9.0"]
+            lines = []
+            for section, metric, unit in NCU_SECTIONS:
+                value = (f"{rng.randint(1000, 900000):,}" if unit in ("nsecond", "cycle") else
+                         f"{rng.uniform(0, 100):.2f}" if unit == "%" else f"{rng.uniform(0, 64):,.2f}")
+                lines.append(",".join(f'"{c}"' for c in [*cells, section, metric, unit, value]) + "\n")
+            block = "".join(lines)
+            out.write(block)
+            plain.write(block)
+            size += len(block)
+            k += 1
+
+
 INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
     "nvprof-trace": ("nvprof --print-gpu-trace", nvprof_trace),
     "nsys-trace": ("nsys stats --format csv (trace)", nsys_trace),
@@ -298,6 +338,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
     "nsys-um": ("the same of an app on unified memory: its three um_* reports (not read) too", nsys_um_summaries),
     "nvprof-text": ("summary-only nvprof text", nvprof_summary_text),
     "ncu-raw": ("ncu --csv --page raw", ncu_raw),
+    "ncu-details": ("ncu --csv (the details page: a row per launch and metric)", ncu_details),
 }
 
 

@@ -130,11 +130,16 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
     return fit_table(title, columns, width, caption=caption)
 
 
+VALUE_TEXT_SHOWN = 40  # characters of a metric's printed text in the terminal's table (ncu 2025's
+# `--print-details all` body items print a value and its items: '8,524 (100; 100; 75; ...)', 3,000 characters)
+
+
 def _metric_cell(value: Any, text: Any) -> str:
-    """A metric value as printed when the tool printed text (a level 'Low (1)', n/a, another unit),
-    else its number; '—' where it printed nothing."""
+    """A metric value as printed when the tool printed text (a level 'Low (1)', n/a, another unit;
+    past VALUE_TEXT_SHOWN characters cut with '…'), else its number; '—' where it printed nothing."""
     if text is not None:
-        return str(text)
+        text = str(text)
+        return text if len(text) <= VALUE_TEXT_SHOWN else text[: VALUE_TEXT_SHOWN - 1] + "…"
     if value is None or value != value:
         return "—"
     if value == int(value) and abs(value) < 1e15:
@@ -177,9 +182,10 @@ def metric_table(rows: Rows, profile: int, width: int = 120, limit: int | None =
     columns.append(Column("Avg" if spread else "Value", [_metric_cell(r["value"], r["value_text"]) for r in recs]))
     if present("value_total"):
         columns.append(Column("Total", [_metric_cell(r["value_total"], None) for r in recs], drop=1))
-    caption = (f"{hidden:,} more metric row(s) not shown (--all shows them; --json and --csv hold every one)"
-               if hidden else None)
-    return fit_table("Metrics", columns, width, wrap_min=16, caption=caption)
+    notes = [f"{hidden:,} more metric row(s) not shown (--all shows them; --json and --csv hold every one)"] if hidden else []
+    if any(c.endswith("…") and len(c) == VALUE_TEXT_SHOWN for col in columns[3:] for c in col.cells):
+        notes.append(f"values printed as text cut at {VALUE_TEXT_SHOWN} characters (…): --json and --csv hold them whole")
+    return fit_table("Metrics", columns, width, wrap_min=16, caption="; ".join(notes) or None)
 
 
 def by_profile(rows: Rows) -> dict[Any, list[int]]:

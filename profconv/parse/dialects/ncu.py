@@ -13,7 +13,7 @@ from typing import cast
 from profconv.parse import bytescan, grouping, units
 from profconv.parse.context import contains_any
 from profconv.parse.dialect import Dialect
-from profconv.parse.dialects import ncu_raw
+from profconv.parse.dialects import ncu_details, ncu_raw
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 from profconv.parse.text import csv_row, csv_rows
@@ -118,12 +118,19 @@ def _vote(cells: list[_Cells], vote: units.LocaleVote | None = None) -> units.Lo
     says dot), added to `vote` where given."""
     vote = vote or units.LocaleVote()
     for c in cells:
-        vote.add(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
+        vote.add(voting(c[4:7]))
         if c[2] in DURATION_METRICS and c[3] in _WHOLE_NS:
             # ncu prints a duration in nanoseconds as a whole number: '8,192' or '8.192' groups
             # thousands, so its other mark is the decimal one (as nvprof's call counts tell)
-            vote.add_counts(x.replace("(!)", "") for x in (c[4], c[5], c[6]) if x is not None)
+            vote.add_counts(voting(c[4:7]))
     return vote
+
+
+def voting(cells: Iterable[str | None]) -> list[str]:
+    """The value cells that vote on a table's decimal mark, their '(!)' marks taken off: not a cell
+    holding a parenthesised list, such as a 2025 `--print-details all` body item's '8,524 (100; 100;
+    75)' (a value and its items: no number, and its ',' says nothing of the decimal mark)."""
+    return [t for x in cells if x is not None and "(" not in (t := x.replace("(!)", ""))]
 
 
 _WHOLE_NS = {"nsecond", "ns"}
@@ -183,21 +190,24 @@ def summarize_ns(durations: Iterable[tuple[str, float, int]]) -> list[Row]:
 
 _ID_COLUMNS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Function Name",
                "Context", "Stream", "Device", "CC", "Kernel Time", "Block Size", "Grid Size"}
+_ColumnPage = ncu_raw.Page | ncu_details.Page  # a --csv page read as columns
 RAW_COLUMNS_FROM = ncu_raw.MIN_LAUNCHES  # launches: from here on a raw page is read as columns (ncu_raw)
 
 
 def _csv_extent(lines: list[str], start: int, width: int) -> tuple[list[int], int, list[int]]:
     """The rows of the CSV table whose header is line index `start` (every line starting with a
     quote), the index after it and the stray lines inside it: a line of program output with a
-    row right after it does not end the table."""
+    row right after it does not end the table. A last line whose last cell has no closing quote
+    is a row cut short (an input that stops mid-line: '"cycle","5' of '"cycle","5,120.5",'): not a
+    row, reported unplaced (engine.cut_last_line), not read as a smaller number."""
     rows: list[int] = []
     stray: list[int] = []
     j = start + 1
     while j < len(lines):
         line = lines[j]
         if line.startswith('"'):
-            if line.startswith(('"ID",', '"Process ID",')):
-                break  # the next page
+            if line.startswith(('"ID",', '"Process ID",')) or (j == len(lines) - 1 and line.count('"') % 2):
+                break  # the next page, or a row cut short
             rows.append(j)
         elif j + 1 < len(lines) and _stray(line) and _row_of(lines[j + 1], width):
             stray.append(j)
@@ -280,7 +290,8 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
         # no column says which kernel (or no value column): nothing here can be placed
         result.unplaced.extend(k + 1 for k in at)
         return j
-    if "Metric Name" not in col and len(at) > RAW_COLUMNS_FROM and not stray:
+    least = ncu_details.MIN_ROWS if "Metric Name" in col else RAW_COLUMNS_FROM
+    if len(at) > least and not stray:
         page = _page_of_lines(lines, at, j, header)
         if page is not None:
             return _page(page, start, j, result, events)
@@ -304,7 +315,7 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     return j
 
 
-def _pre_read(doc: Document, start: int, header: list[str]) -> ncu_raw.Page | None:
+def _pre_read(doc: Document, start: int, header: list[str]) -> _ColumnPage | None:
     """The raw page whose header is line index `start`, read from the input's bytes
     (ncu_raw.find), if it was; bytescan.Reparse where the text's header is not the one read."""
     pre = doc.pre
@@ -316,12 +327,16 @@ def _pre_read(doc: Document, start: int, header: list[str]) -> ncu_raw.Page | No
             pre.take(key)
             if t.batch.header != header:
                 raise bytescan.Reparse
-            return cast("ncu_raw.Page", t.batch)
+            return cast("_ColumnPage", t.batch)
     return None
 
 
-def _page_of_lines(lines: list[str], at: list[int], end: int, header: list[str]) -> ncu_raw.Page | None:
-    """A raw page of the text's lines read as columns (ncu_raw.read on their bytes)."""
+def _page_of_lines(lines: list[str], at: list[int], end: int, header: list[str]) -> _ColumnPage | None:
+    """A page of the text's lines read as columns (ncu_raw.read, or ncu_details.read for a details
+    page, on their bytes)."""
+    if "Metric Name" in header:
+        data = ("\n".join(lines[at[0] : end]) + "\n").encode("utf-8", "surrogateescape")
+        return ncu_details.read(data, 0, len(data), header, at[0] + 1)
     units_row = csv_row(lines[at[0]])
     has_units = bool(units_row) and not units_row[0].strip()
     first = at[0] + has_units
@@ -329,7 +344,7 @@ def _page_of_lines(lines: list[str], at: list[int], end: int, header: list[str])
     return ncu_raw.read(data, 0, len(data), header, units_row if has_units else None, first + 1)
 
 
-def _page(page: ncu_raw.Page, start: int, end: int, result: DialectResult, events: list[grouping.Event]) -> int:
+def _page(page: _ColumnPage, start: int, end: int, result: DialectResult, events: list[grouping.Event]) -> int:
     """A raw page read as columns: its header and units lines claimed, its launches' lines its own
     (`bulk`: claimed as one range, not a set of line numbers), its blocks."""
     result.claimed.update(range(start + 1, page.first_line))

@@ -173,17 +173,17 @@ def _scan(data: Any, start: int, end: int, kinds: bytes, values: array) -> Scan 
 def _odd_cells(scan: Scan, kinds: bytes, values: array) -> dict[int, str] | None:
     """The odd cells voted on and read as the row reader reads them (their values set in `values`);
     their texts by index, or None where the page's decimal mark is not the C locale's."""
-    from profconv.parse.dialects.ncu import _number_or_text
+    from profconv.parse.dialects.ncu import _number_or_text, voting
 
     vote = units.LocaleVote()
     vote.dot, vote.comma, vote.undecided = scan.dot, scan.comma, scan.undecided
     cells = scan.odd
     m = len(kinds)
     for k, cell in cells:
-        x = cell.replace("(!)", "")
-        vote.add([x])
+        x = voting([cell])
+        vote.add(x)
         if kinds[k % m] == ord("d"):
-            vote.add_counts([x])
+            vote.add_counts(x)
     if vote.locale() is not units.C_LOCALE:
         return None
     texts: dict[int, str] = {}
@@ -202,7 +202,7 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
         return None
     ncols = len(kinds)
     metric_cols = [c for c, k in enumerate(kinds) if k in b"md"]
-    kname = kinds.find(b"n")
+    text_cols = [c for c, k in enumerate(kinds) if k == ord("n")]  # a raw page's kernel; a details page's three
     dot = comma = 0
     undecided = False
     names: list[str] = []
@@ -213,7 +213,7 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
         cells = line[1:-1].split('","')
         if len(line) < 2 or line[0] != '"' or line[-1] != '"' or len(cells) != ncols or '"' in line[1:-1].replace('","', ""):
             return None
-        names.append(seen.setdefault(cells[kname], cells[kname]))  # one str per kernel, as the C scan
+        names += [seen.setdefault(cells[c], cells[c]) for c in text_cols]  # one str per text, as the C scan
         offsets = _cell_starts(pos, cells)
         for c in metric_cols:
             cell = cells[c]
@@ -226,7 +226,7 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
                 dot, comma, undecided = dot + d, comma + k, undecided or u
             at += 1
         pos += len(line) + 1
-    return len(names), dot, comma, undecided, names, odd
+    return len(names) // max(len(text_cols), 1), dot, comma, undecided, names, odd
 
 
 def _cell_starts(pos: int, cells: list[str]) -> list[int]:
@@ -385,28 +385,36 @@ def _drop(data: Any, a: int, b: int) -> None:
 
 def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] | None:
     """The page whose header starts at offset `a` (line index `line`) as a PreRead table keyed by
-    the line before its first launch (the units row, else the header), the offset after its rows
-    and where its rows blank in the text begin; None where it is small or the text path must read it."""
+    the line before its first row (a raw page's units row, else the header), the offset after its
+    rows and where its rows blank in the text begin; None where it is small or the text path must
+    read it. A details page (a "Metric Name" column) is read by ncu_details."""
+    from profconv.parse.dialects import ncu_details
+
     b = data.find(b"\n", a) + 1
     if b == 0 or not data[a:b].isascii():
         return None
     header = csv_row(data[a : b - 1].decode("ascii"))
     c = data.find(b"\n", b) + 1
-    if not header or "Metric Name" in header or c == 0 or data[b : b + 1] != b'"':
+    if not header or c == 0 or data[b : b + 1] != b'"':
         return None
+    details = "Metric Name" in header
     unit_line = data[b : c - 1]
-    units_row = csv_row(unit_line.decode("latin-1")) if unit_line.isascii() else None
+    units_row = csv_row(unit_line.decode("latin-1")) if unit_line.isascii() and not details else None
     has_units = bool(units_row) and not units_row[0].strip()  # type: ignore[index]
     start = c if has_units else b
     e, rows = _page_end(data, start)
-    if rows <= MIN_LAUNCHES or data[e - 1 : e] != b"\n" or data[e : e + 1] in (b" ", b"\t") or _stray_after(data, e, len(header)):
+    least = ncu_details.MIN_ROWS if details else MIN_LAUNCHES
+    if rows <= least or data[e - 1 : e] != b"\n" or data[e : e + 1] in (b" ", b"\t") or _stray_after(data, e, len(header)):
         return None
-    page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units, rows)
+    if details:
+        page: Any = ncu_details.read(data, start, e, header, line + 2, rows)
+    else:
+        page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units, rows)
     if page is None:
         return None
     key = line + has_units
     cut = max(start, data.rfind(b"\n", start, min(e, bytescan.KEEP)) + 1) if start < bytescan.KEEP else start
-    # what PreRead.check compares with the text's lines: the line before the launches and the launches
+    # what PreRead.check compares with the text's lines: the line before the rows and the rows
     # kept in the text, copied (the input's bytes are not held by the table)
     lead = data[b if has_units else a : cut]
     t = bytescan.Table(key, header[0], columnar.Span(lead, 0, len(lead)), rows, lead.count(b"\n") - 1, 0, len(lead),

@@ -1,0 +1,249 @@
+"""`ncu --csv` details pages (one row per launch and metric) read as columns
+(profconv/parse/dialects/ncu_details.py) give what the row reader gives, to the value: pages of every
+kind of value cell, read five ways -- from the file's bytes (ncu_raw.find), from the text's lines
+(profconv.parse_text), from the file mapped a few KiB at a time, by the pure-Python twin of the C
+scan (PROFCONV_PURE_PYTHON=1), and by the row reader (the column path switched off)."""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import pytest
+
+import profconv
+from profconv.parse import native
+from profconv.parse.colviews import Const, Floats, Sparse
+from profconv.parse.dialects import ncu, ncu_details, ncu_raw
+from tests.conftest import run_cli
+
+IDS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+       "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
+METRICS = [("GPU Speed Of Light Throughput", "DRAM Frequency", "cycle/nsecond"),
+           ("GPU Speed Of Light Throughput", "Memory Throughput", "%"),
+           ("GPU Speed Of Light Throughput", "Duration", "nsecond"),
+           ("Launch Statistics", "Registers Per Thread", "register/thread"),
+           ("Launch Statistics", "Function Cache Configuration", ""),
+           ("Occupancy", "Achieved Occupancy", "%")]
+KERNELS = ["conv_forward_kernel(float *, const float *, const float *, int, int, int, int, int, int)",
+           "gemm(float*, int)", "void im2col<float>(int, float const *)"]
+
+
+def page(n: int, cell=None, seed: int = 1, head: str = "==PROF== Connected to process 9 (/home/dev/app)\n") -> str:
+    """A details page of n launches, each launch its METRICS; `cell` put in place of a value now and then."""
+    rng = random.Random(seed)
+    rows = [",".join(f'"{h}"' for h in IDS)]
+    for k in range(n):
+        vals = [f"{rng.uniform(1, 9):.2f}", f"{rng.uniform(0, 100):.2f}", f"{rng.randint(1000, 9_000_000):,}",
+                str(rng.choice([32, 40, 64])), "CachePreferNone", f"{rng.uniform(0, 100):.2f}"]
+        if cell is not None and k % 7 == 3:
+            vals[k % 3] = cell
+        ids = [str(k), "9", "app", "h", KERNELS[k % 3], "1", "7", "(256, 1, 1)", "(94, 1, 1)", "0", "9.0"]
+        rows += [",".join(f'"{c}"' for c in [*ids, s, m, u, v]) for (s, m, u), v in zip(METRICS, vals)]
+    return head + "\n".join(rows) + "\n"
+
+
+def _row_reader(monkeypatch) -> None:
+    monkeypatch.setattr(ncu_details, "MIN_ROWS", 10**9)
+
+
+def _five(monkeypatch, tmp_path, text: str, columns: bool = True):
+    """The page read five ways (see the module docstring): all alike; the file's result. `columns`:
+    whether the column path reads it (else it leaves it to the row reader)."""
+    path = tmp_path / "details.log"
+    path.write_text(text)
+    pages = []
+    real = ncu_details.read
+    monkeypatch.setattr(ncu_details, "read", lambda *a: pages.append(real(*a)) or pages[-1])
+    got = [profconv.parse(str(path)), profconv.parse_text(text, label=str(path))]
+    with monkeypatch.context() as m:
+        m.setattr(ncu_raw, "FILE_FROM", 0)
+        m.setattr(ncu_raw, "WINDOW", 4099)
+        got.append(profconv.parse(str(path)))
+    with monkeypatch.context() as m:
+        m.setenv("PROFCONV_PURE_PYTHON", "1")
+        got.append(profconv.parse(str(path)))
+    assert all((p is not None) == columns for p in pages) and (len(pages) >= 4 or not columns)
+    with monkeypatch.context() as m:
+        _row_reader(m)
+        got.append(profconv.parse(str(path)))
+    for other in got[1:]:
+        assert got[0].frame.equals(other.frame)
+        assert (got[0].notes, got[0].unplaced) == (other.notes, other.unplaced)
+    return got[0]
+
+
+N = 120  # launches: 720 rows (more than ncu_details.MIN_ROWS)
+
+
+@pytest.mark.parametrize("cell", [None, "1.5(!)", " 7 ", "n/a", "1.5e+03", "1e400", "1,234.5", "", "0.125",
+                                  "00012.50", "1,234,567.", "+5", "-3", "9" * 400, "0.1234567890123456789"])
+def test_details_page_as_columns_equals_rows(monkeypatch, tmp_path, cell):
+    # '0.125' also lands on a duration in whole nanoseconds, where it groups thousands: a comma vote
+    # that leaves the page's mark in doubt, so the row reader reads it
+    _five(monkeypatch, tmp_path, page(N, cell), columns=cell != "0.125")
+
+
+@pytest.mark.parametrize("cell", ["12,5", "0,125", "1.234.567", "524.288", "&", "a--b", "x//y", "٣"])
+def test_pages_whose_cells_the_row_reader_reads(monkeypatch, tmp_path, cell):
+    """A decimal mark other than C's (or left in doubt), bytes normalize rewrites, non-ASCII: the row
+    reader's, with the same output."""
+    _five(monkeypatch, tmp_path, page(N, cell), columns=False)
+
+
+@pytest.mark.parametrize("duration", ["1.234", "1,234", "1.000"])
+def test_a_duration_votes_as_a_count(monkeypatch, tmp_path, duration):
+    """A duration in whole nanoseconds votes as a count (ncu._vote): '1.234' groups thousands with a
+    dot, so the page's mark is the comma and the row reader reads it; '1,234' says the dot."""
+    text = page(N)
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if '"Duration"' in line)
+    lines[k] = lines[k][: lines[k].rindex(',"')] + f',"{duration}"'
+    ps = _five(monkeypatch, tmp_path, "\n".join(lines), columns=duration == "1,234")
+    if duration == "1,234":
+        assert ps.frame.query("metric == 'Duration'")["value"].tolist()[0] == 1234.0
+
+
+def test_details_page_values(monkeypatch, tmp_path):
+    ps = _five(monkeypatch, tmp_path, page(N))
+    m = ps.frame[ps.frame.section == "ncu-metric"]
+    assert len(m) == N * len(METRICS)
+    first = m.iloc[: len(METRICS)]
+    assert first["metric"].tolist() == [x for _, x, _ in METRICS] and first["name"].tolist() == [KERNELS[0]] * 6
+    assert first["unit"].tolist()[:4] == ["cycle/nsecond", "%", "nsecond", "register/thread"]
+    assert first["unit"].isna().tolist() == [False] * 4 + [True, False]
+    assert first["value_text"].tolist()[4] == "CachePreferNone" and first["line_start"].tolist() == [3, 4, 5, 6, 7, 8]
+    rng = random.Random(1)
+    assert first["value"].tolist()[:3] == [float(f"{rng.uniform(1, 9):.2f}"), float(f"{rng.uniform(0, 100):.2f}"),
+                                           float(rng.randint(1000, 9_000_000))]
+    gpu = ps.frame[ps.frame.section == "gpu"]
+    assert sorted(gpu["calls"].tolist()) == [40, 40, 40] and gpu["line_start"].min() == 5
+
+
+def test_details_page_kept_as_columns(tmp_path):
+    """A page read from the file's bytes keeps its rows as columns: one str per distinct kernel,
+    metric and unit, the values in an array."""
+    path = tmp_path / "details.log"
+    path.write_text(page(3 * N))
+    rows = profconv.parse(str(path)).rows
+    n = 3 * N * len(METRICS)
+    assert rows.n == n + 3  # and the three kernels' GPU rows
+    assert isinstance(rows.cols["section"], Const) and isinstance(rows.cols["value"], Floats)
+    assert type(rows.cols["value"].values) is array and isinstance(rows.cols["value_text"], Sparse)
+    names = rows.col("name")[:n]
+    assert len({id(x) for x in names}) == 3 and len({id(x) for x in rows.col("metric")[:n]}) == len(METRICS)
+    assert rows.col("line_start")[6 * 7] == 3 + 6 * 7
+
+
+@pytest.mark.parametrize("edit", ["stray", "ragged", "rule row", "two pages", "no unit column", "function name",
+                                  "header twice", "no newline at the end", "few rows", "program output after"])
+def test_pages_of_other_shapes(monkeypatch, tmp_path, edit):
+    text, columns = page(N), True
+    if edit == "stray":
+        text, columns = text.replace('\n"100",', '\nprogram says hi\n"100",', 1), False
+    elif edit == "ragged":
+        text, columns = text.replace('"app","h","gemm(float*, int)","1","7"', '"app","h","gemm(float*, int)","1"', 1), False
+    elif edit == "rule row":  # no metric name: a rule's row (its advice in rule columns) is the row reader's
+        text, columns = text.replace('"Occupancy","Achieved Occupancy","%"', '"Occupancy","",""', 1), False
+    elif edit == "two pages":
+        text += page(N + 5, seed=2, head="")
+    elif edit == "no unit column":
+        text = "\n".join('","'.join(c[:-2] + c[-1:]) if (c := line.split('","'))[0].startswith('"') else line
+                          for line in text.split("\n"))
+    elif edit == "function name":
+        text = text.replace('"Kernel Name"', '"Function Name"', 1)
+    elif edit == "header twice":
+        text, columns = text.replace('"Context","Stream"', '"Context","Context"', 1), False
+    elif edit == "no newline at the end":
+        text = text.rstrip("\n")
+    elif edit == "few rows":
+        text, columns = page(10), False
+    else:
+        text += "Done\n==PROF== Disconnected from process 9\n"
+    ps = _five(monkeypatch, tmp_path, text, columns)
+    want = 10 * len(METRICS) if edit == "few rows" else N * len(METRICS) + (5 + N) * len(METRICS) * (edit == "two pages")
+    assert len(ps.frame[ps.frame.section == "ncu-metric"]) == want - (edit == "ragged")
+    if edit == "ragged":
+        assert [n for n, _ in ps.unplaced] == [3 + 6]
+    if edit == "no unit column":
+        assert ps.frame.query("section == 'ncu-metric'")["unit"].isna().all()
+
+
+def test_page_after_the_first_bytes(monkeypatch, tmp_path):
+    """Rows before bytescan.KEEP stay in the text, the others are blank lines: both read from the
+    bytes, with what comes before and after the page read as text."""
+    text = "* Running ./app 1000\nOp Time: 3.5 ms\n" + page(600) + "Correctness: 0.9\n"
+    ps = _five(monkeypatch, tmp_path, text)
+    assert ps.profiles[0].op_times_s == [0.0035] and ps.profiles[0].command == "/home/dev/app"
+    assert (ps.profiles[0].line_start, ps.profiles[0].line_end) == (4, 3604)
+    assert len(ps.frame) == 3600 + 3
+
+
+def test_scan_of_several_text_columns_c_and_python_alike():
+    """_ncucells.rows gives the text of each 'n' column, in column order, as its twin does."""
+    c_mod = native.load("_ncucells")
+    if c_mod is None:
+        pytest.skip("the C accelerator _ncucells is not built")
+    data = b'"0","k1","Duration","nsecond","1,234"\n"0","k1","Mode","","n/a"\n'
+    got = []
+    for scan in (c_mod.rows, ncu_raw._scan_py):
+        out = array("d", [0.0]) * 2
+        res = scan(data, 0, len(data), b"innnm", out)
+        got.append((res, [v if v == v else "nan" for v in out]))
+    assert got[0] == got[1]
+    assert got[0][0][4] == ["k1", "Duration", "nsecond", "k1", "Mode", ""] and got[0][1] == [1234.0, "nan"]
+
+
+def test_cli_alike(monkeypatch, tmp_path):
+    path = tmp_path / "details.log"
+    path.write_text(page(N, "1.5(!)"))
+    for out in ("--json", "--csv", "--all"):
+        a = run_cli("parse", str(path), out)
+        with monkeypatch.context() as m:
+            _row_reader(m)
+            b = run_cli("parse", str(path), out)
+        assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
+def test_min_rows_is_where_the_readers_agree():
+    assert ncu_details.MIN_ROWS == 64 and ncu.RAW_COLUMNS_FROM == ncu_raw.MIN_LAUNCHES
+
+
+H200 = "tests/data/ncu-csv/h200-ncu2025.3-scale-add-"
+
+
+def test_ncu_2025_details_all_body_items_do_not_vote():
+    """ncu 2025.3 `--print-details all` (made on an H200): body items such as '8,524 (100; 100; 75)' are
+    a value and its items, no number; they voted for a decimal comma, left the page's mark in doubt and
+    every '5,216' empty, the durations with them (no GPU rows). Now they do not vote."""
+    ps = profconv.parse(H200 + "print-details-all-two-launches.csv.log")
+    assert not ps.notes
+    gpu = ps.frame.query("section == 'gpu'")
+    assert gpu[["name", "total_ns", "calls"]].values.tolist() == [["add(float *, const float *, int)", 5760.0, 1],
+                                                                   ["scale(float *, int, float)", 5216.0, 1]]
+    m = ps.frame.query("section == 'ncu-metric'")
+    assert len(m) == 296 and m.query("metric == 'Elapsed Cycles'")["value"].tolist() == [7758.0, 8546.0]
+    items = m[m.value_text.fillna("").str.contains(r"\(")]
+    assert len(items) == 16 and items["value"].isna().all()
+    assert items["value_text"].iloc[0].startswith("8,524 (100; 100; 100;")
+
+
+def test_ncu_2025_rule_columns_page():
+    """ncu 2025.3's default `--csv` page: metric rows of 15 cells and a trailing comma, rules' rows of
+    20 (advice, no metric: left out); the row reader reads it (its rows are not all of the header's width)."""
+    ps = profconv.parse(H200 + "rule-columns-two-launches.csv.log")
+    assert not ps.notes and not ps.unplaced
+    gpu = ps.frame.query("section == 'gpu'")
+    assert gpu[["name", "total_ns"]].values.tolist() == [["add(float *, const float *, int)", 5632.0],
+                                                         ["scale(float *, int, float)", 5184.0]]
+    m = ps.frame.query("section == 'ncu-metric'")
+    assert len(m) == 100 and m["metric"].iloc[0] == "DRAM Frequency" and m["value"].iloc[0] == 3178497942.39
+
+
+def test_long_metric_texts_cut_in_the_table(tmp_path):
+    """The terminal's Metrics table cuts a value printed as text at 40 characters and says so."""
+    got = run_cli("parse", H200 + "print-details-all-two-launches.csv.log", "--all")
+    assert got.returncode == 0
+    assert "3,670 (32; 32; 32; 64; 64; 63; 63; 64; …" in got.stdout
+    assert "values printed as text cut at 40 characters (…): --json and --csv hold them whole" in " ".join(got.stdout.split())
+    assert max(map(len, got.stdout.splitlines())) <= 200
