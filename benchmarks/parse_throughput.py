@@ -303,28 +303,39 @@ NCU_SECTIONS = [("GPU Speed Of Light Throughput", "DRAM Frequency", "cycle/nseco
                 ("Occupancy", "Achieved Active Warps Per SM", "warp")]
 
 
+NCU_ADVICE = ('"SOLBottleneck","OPT","This workload exhibits low compute throughput and memory bandwidth utilization '
+              'relative to the peak performance of this device. See the Profiling Guide '
+              '(https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#roofline).","local","31.5"')
+
+
 def ncu_details(path: Path, plain_path: Path, target: int) -> None:
-    """`ncu --csv` (its default details page, ncu <= 2023's columns): a row per launch and metric, 12
-    metrics of three sections a launch."""
+    """`ncu --csv`, its default details page as ncu 2024+ prints it: a row per launch and metric (12
+    metrics of three sections a launch), each ending in a comma where the rule columns are left off,
+    and a rule's row (its advice) after two of the sections; read_csv reads the metric rows."""
     rng = random.Random(5)
     ids = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
            "Grid Size", "Device", "CC"]
-    head = ",".join(f'"{h}"' for h in [*ids, "Section Name", "Metric Name", "Metric Unit", "Metric Value"]) + "\n"
+    cols = [*ids, "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
+    rules = ["Rule Name", "Rule Type", "Rule Description", "Estimated Speedup Type", "Estimated Speedup"]
     with open(path, "w") as out, open(plain_path, "w") as plain:
-        out.write("==PROF== Connected to process 9 (/home/dev/conv)\n" + head)
-        plain.write(head)
+        out.write("==PROF== Connected to process 9 (/home/dev/conv)\n" + ",".join(f'"{h}"' for h in cols + rules) + "\n")
+        plain.write(",".join(f'"{h}"' for h in cols) + "\n")
         size, k = 0, 0
         while size < target:
             name = KERNELS[k % len(KERNELS)].replace(" [{}]", "")
             cells = [str(k), "9", "conv", "127.0.0.1", name, "1", "7", "(256, 1, 1)", "(94, 1, 1)", "0", "9.0"]
-            lines = []
+            lines, rows = [], []
             for section, metric, unit in NCU_SECTIONS:
                 value = (f"{rng.randint(1000, 900000):,}" if unit in ("nsecond", "cycle") else
                          f"{rng.uniform(0, 100):.2f}" if unit == "%" else f"{rng.uniform(0, 64):,.2f}")
-                lines.append(",".join(f'"{c}"' for c in [*cells, section, metric, unit, value]) + "\n")
+                row = ",".join(f'"{c}"' for c in [*cells, section, metric, unit, value])
+                rows.append(row + "\n")
+                lines.append(row + ",\n")
+                if metric in ("Compute (SM) Throughput", "Achieved Active Warps Per SM"):
+                    lines.append(",".join(f'"{c}"' for c in [*cells, section, "", "", ""]) + "," + NCU_ADVICE + "\n")
             block = "".join(lines)
             out.write(block)
-            plain.write(block)
+            plain.write("".join(rows))
             size += len(block)
             k += 1
 
@@ -338,7 +349,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
     "nsys-um": ("the same of an app on unified memory: its three um_* reports (not read) too", nsys_um_summaries),
     "nvprof-text": ("summary-only nvprof text", nvprof_summary_text),
     "ncu-raw": ("ncu --csv --page raw", ncu_raw),
-    "ncu-details": ("ncu --csv (the details page: a row per launch and metric)", ncu_details),
+    "ncu-details": ("ncu --csv (2024+ details page: a row per launch and metric, rules' rows)", ncu_details),
 }
 
 

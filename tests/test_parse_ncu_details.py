@@ -43,6 +43,25 @@ def page(n: int, cell=None, seed: int = 1, head: str = "==PROF== Connected to pr
     return head + "\n".join(rows) + "\n"
 
 
+RULES = ["Rule Name", "Rule Type", "Rule Description", "Estimated Speedup Type", "Estimated Speedup"]
+ADVICE = ('"SOLBottleneck","OPT","This workload exhibits low compute throughput -- see the ""Roofline"" '
+          'chart (https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#roofline).","local","31.5"')
+
+
+def page_2024(n: int, cell=None, seed: int = 1, advice: str = ADVICE) -> str:
+    """page() as ncu 2024+ prints it: the rule columns in the header, each metric row its cells and a
+    trailing comma, a rule's row after each launch's Speed Of Light and Occupancy sections (as the
+    2025.3 pages made on an H200: tests/data/ncu-csv/h200-*)."""
+    lines = page(n, cell, seed).split("\n")
+    out = [lines[0], lines[1][:-1] + '",' + ",".join(f'"{h}"' for h in RULES)]
+    for line in lines[2:-1]:
+        out.append(line + ",")
+        cells = line.split('","')
+        if cells[-3] in ("Memory Throughput", "Achieved Occupancy"):
+            out.append('","'.join(cells[:11]) + '","' + cells[11] + '","","","",' + advice)
+    return "\n".join(out) + "\n"
+
+
 def _row_reader(monkeypatch) -> None:
     monkeypatch.setattr(ncu_details, "MIN_ROWS", 10**9)
 
@@ -143,7 +162,7 @@ def test_pages_of_other_shapes(monkeypatch, tmp_path, edit):
         text, columns = text.replace('\n"100",', '\nprogram says hi\n"100",', 1), False
     elif edit == "ragged":
         text, columns = text.replace('"app","h","gemm(float*, int)","1","7"', '"app","h","gemm(float*, int)","1"', 1), False
-    elif edit == "rule row":  # no metric name: a rule's row (its advice in rule columns) is the row reader's
+    elif edit == "rule row":  # no metric name and no rule columns: no rule's row, the row reader's
         text, columns = text.replace('"Occupancy","Achieved Occupancy","%"', '"Occupancy","",""', 1), False
     elif edit == "two pages":
         text += page(N + 5, seed=2, head="")
@@ -247,3 +266,50 @@ def test_long_metric_texts_cut_in_the_table(tmp_path):
     assert "3,670 (32; 32; 32; 64; 64; 63; 63; 64; …" in got.stdout
     assert "values printed as text cut at 40 characters (…): --json and --csv hold them whole" in " ".join(got.stdout.split())
     assert max(map(len, got.stdout.splitlines())) <= 200
+
+
+@pytest.mark.parametrize("cell", [None, "1.5(!)", "n/a", "1,234.5", "", "9" * 400])
+def test_2024_page_as_columns_equals_rows(monkeypatch, tmp_path, cell):
+    """A 2024+ page (rule columns; rules' rows among the metric rows) read as columns, the rules'
+    rows left out as the row reader leaves them: the same rows, lines, GPU rows and notes."""
+    ps = _five(monkeypatch, tmp_path, page_2024(N, cell))
+    m = ps.frame.query("section == 'ncu-metric'")
+    assert len(m) == N * len(METRICS) and m["line_start"].tolist()[:9] == [3, 4, 6, 7, 8, 9, 11, 12, 14]
+    assert ps.profiles[0].line_end == 2 + N * (len(METRICS) + 2)  # the last rule's row
+
+
+@pytest.mark.parametrize("edit", ["metric row of every column", "advice with markup", "advice with a backslash",
+                                  "a rule's row with no advice", "advice not ascii"])
+def test_2024_pages_the_row_reader_reads(monkeypatch, tmp_path, edit):
+    """Rows of every column that are not a rule's, or hold bytes normalize may act on past the row:
+    the row reader's, with the same output."""
+    if edit == "metric row of every column":
+        row = '"Registers Per Thread","register/thread","40"'
+        text = page_2024(N).replace(row + ",", row + ',"","","","",""', 1)
+    else:
+        advice = {"advice with markup": ADVICE.replace("chart", "<b>chart</b>"),
+                  "advice with a backslash": ADVICE.replace("chart", "chart \\%"),
+                  "a rule's row with no advice": '"","","","",""',
+                  "advice not ascii": ADVICE.replace("chart", "chart ≥ 60%")}[edit]
+        text = page_2024(N, advice=advice)
+    assert text != page_2024(N)
+    _five(monkeypatch, tmp_path, text, columns=False)
+
+
+def test_2024_page_with_a_rule_last(monkeypatch, tmp_path):
+    """A page whose last row is a rule's: the page (and its profile) ends on that line."""
+    text = page_2024(N)
+    ps = _five(monkeypatch, tmp_path, text + "==PROF== Disconnected from process 9\n")
+    assert text.rstrip("\n").endswith('"31.5"') and ps.profiles[0].line_end == 2 + N * 8
+
+
+def test_scan_of_an_unquoted_empty_last_cell_c_and_python_alike():
+    """Kind 'e': a line ending in an empty cell that is not quoted ('...,"21.30",'), by the C scan and its
+    twin; a line without it is refused."""
+    mod = native.load("_ncucells")
+    for body, want in [(b'"0","k","1,234",\n"1","k","n/a",\n', (2, ["k", "k"], [1234.0, "nan"])),
+                       (b'"0","k","1,234"\n', None), (b'"0","k","7",""\n', None)]:
+        for scan in [ncu_raw._scan_py] + ([mod.rows] if mod is not None else []):
+            out = array("d", [0.0]) * 2
+            got = scan(body, 0, len(body), b"inme", out)
+            assert (got if got is None else (got[0], got[4], [v if v == v else "nan" for v in out])) == want

@@ -3,9 +3,11 @@
  *
  * rows(data, start, end, kinds, out) reads data[start:end]: lines of quoted cells ("a","b",...), each
  * line ending in '\n', `len(kinds)` cells a line. kinds holds one byte per column: 'i' a cell that is
- * only checked, 'n' the kernel name (its text is returned, one str a row), 'm' a metric value, 'd' a
+ * only checked, 'n' a text returned as a str (a raw page's kernel name; a details page's kernel,
+ * metric name and unit: the texts of a row's 'n' cells in column order), 'm' a metric value, 'd' a
  * metric value that is a whole number of nanoseconds (a duration: it also votes as a count, as
- * ncu._vote casts it). Each metric cell goes to `out` (a writable buffer of doubles, launch by launch,
+ * ncu._vote casts it), 'e' an empty cell that is not quoted (the trailing comma of a 2024+ details
+ * page's metric row: '"...","21.30",'). Each metric cell goes to `out` (a writable buffer of doubles, launch by launch,
  * metric by metric):
  *   - empty: NaN;
  *   - a plain C-locale number (digits, an optional '.' part, or thousands grouped by ',' from a first
@@ -208,6 +210,11 @@ static PyObject *name_of(Scan *sc, const unsigned char *s, const unsigned char *
 /* one cell at *pp (its opening quote): read, checked, handled; 0: not such a cell; -1: error */
 static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, Py_ssize_t col, Py_ssize_t *m) {
     const unsigned char *p = *pp;
+    if (sc->kinds[col] == 'e') { /* an empty cell, not quoted: what a 2024+ details page's metric row ends in */
+        if (p >= stop || *p != (col + 1 < sc->ncols ? ',' : '\n')) return 0;
+        *pp = p + 1;
+        return 1;
+    }
     if (p >= stop || *p != '"') return 0;
     const unsigned char *s = ++p;
     const unsigned char *q = cell_end(s, stop);

@@ -282,7 +282,7 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     header = csv_row(lines[start])
     pre = _pre_read(doc, start, header)
     if pre is not None:
-        return _page(pre, start, pre.first_line + len(pre.names) - 1, result, events)
+        return _page(pre, start, pre.last_line, result, events)
     at, j, stray = _csv_extent(lines, start, len(header))
     col = {h: k for k, h in enumerate(header)}
     kname = col.get("Kernel Name", col.get("Function Name"))

@@ -21,6 +21,7 @@ input's bytes before it is decoded, as a raw page's are (ncu_raw.find).
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,16 +48,20 @@ class Page:
     texts: dict[int, str]
     first_line: int
     has_units: bool = False
+    lines: array | None = None  # each row's line, where they do not follow one a line (a rule's row among them)
+    last_line: int = 0  # the line of the page's last row (a rule's too)
 
     def blocks(self, line_start: int, line_end: int) -> list[Block]:
         """The ncu-metric block (columns) and the per-kernel GPU block of the page."""
         from profconv.parse.dialects import ncu
 
         n = len(self.names)
-        lines = range(self.first_line, self.first_line + n)
+        lines = self.lines if self.lines is not None else range(self.first_line, self.first_line + n)
         at = sorted(self.texts)
+        # line_end its own array: a table joins the rows after it in place, one column at a time
+        ends = lines if self.lines is None else array("q", lines)
         table = Rows({"section": Const("ncu-metric", n), "name": self.names, "line_start": lines,
-                      "line_end": lines, "metric": self.metrics, "unit": self.units, "value": Floats(self.values),
+                      "line_end": ends, "metric": self.metrics, "unit": self.units, "value": Floats(self.values),
                       "value_text": Sparse(None, n, at, [self.texts[k] for k in at])}, n)
         blocks = [Block(section="ncu-metric", table=table, line_start=line_start, line_end=line_end)]
         summary = ncu.summarize_durations(self._durations(lines))
@@ -74,16 +79,52 @@ class Page:
 
 @dataclass
 class _Columns:
-    """The text columns of a page's rows (one str per distinct value) and its scan's vote."""
+    """The text columns of a page's metric rows (one str per distinct value), their lines where a
+    rule's row falls among them (None: one a line from the page's first) and the scan's vote."""
 
     names: list[str]
     metrics: list[str]
     units: list[str | None]
     odd: list[tuple[int, str]]
     counts: list[str]  # the value cells of the durations in whole nanoseconds (they vote as counts too)
+    lines: array | None = None  # each metric row's line, 0-based in the page
     dot: int = 0
     comma: int = 0
     undecided: bool = False
+
+
+@dataclass
+class _Shape:
+    """What a details page's header says of its rows: the scan's kinds, where the kernel, metric and
+    unit are (`roles`; the unit may be missing), whether rule columns follow the value (2024+: a
+    metric row then ends in a comma after its value, a rule's row holds every column), the last
+    column the row reader needs (`need`) and the header's width."""
+
+    kinds: bytes
+    roles: list[int | None]
+    rules: bool
+    need: int
+    width: int
+    value_at: int
+
+
+def _shape(header: list[str]) -> _Shape | None:
+    col = {h: k for k, h in enumerate(header)}
+    kname = col.get("Kernel Name", col.get("Function Name"))
+    name_at, value_at, unit_at = col.get("Metric Name"), col.get("Metric Value"), col.get("Metric Unit")
+    if len(col) != len(header) or kname is None or name_at is None or value_at is None:
+        return None
+    roles = [kname, name_at, unit_at]  # the text columns: kernel, metric, unit
+    need = max(k for k in (*roles, value_at) if k is not None)
+    if need != value_at:
+        return None  # the value before a text column: no page ncu prints
+    kinds = bytearray(b"i" * (value_at + 1))
+    for k in roles:
+        if k is not None:
+            kinds[k] = ord("n")
+    kinds[value_at] = ord("m")
+    rules = len(header) > value_at + 1
+    return _Shape(bytes(kinds) + (b"e" if rules else b""), roles, rules, need, len(header), value_at)
 
 
 def read(data: Any, start: int, end: int, header: list[str], first_line: int, rows: int | None = None) -> Page | None:
@@ -91,80 +132,125 @@ def read(data: Any, start: int, end: int, header: list[str], first_line: int, ro
     None where the row reader must read it. `rows`: its lines, where the caller has counted them."""
     from profconv.parse.dialects import ncu_raw
 
-    col = {h: k for k, h in enumerate(header)}
-    kname = col.get("Kernel Name", col.get("Function Name"))
-    at = [kname, col.get("Metric Name"), col.get("Metric Value")]
-    if len(col) != len(header) or None in at:
+    shape = _shape(header)
+    if shape is None:
         return None
-    roles = [kname, at[1], col.get("Metric Unit")]  # the text columns: kernel, metric, unit (may be None)
-    kinds = bytearray(b"i" * len(header))
-    for k in roles:
-        if k is not None:
-            kinds[k] = ord("n")
-    kinds[at[2]] = ord("m")
     rows = ncu_raw._newlines(data, start, end) if rows is None else rows
     values = array("d", [0.0]) * rows
-    got = _scan(data, start, end, bytes(kinds), values, roles)
-    if got is None or len(got.names) != rows or any(not m.strip() for m in set(got.metrics)):
-        return None  # not plain rows, or a rule's row (no metric name): the row reader's
+    got = _Scan(data, shape, values).run(start, end)
+    if got is None or (got.lines is None and len(got.names) != rows) or any(not m.strip() for m in set(got.metrics)):
+        return None  # not plain rows, or a row with no metric name that is no rule's: the row reader's
+    del values[len(got.names) :]
     texts = _odd_cells(got, values)
     if texts is None:
         return None
-    return Page(header, got.names, got.metrics, got.units, values, texts, first_line)
+    page = Page(header, got.names, got.metrics, got.units, values, texts, first_line, last_line=first_line + rows - 1)
+    if got.lines is not None:
+        page.lines = array("q", [first_line + k for k in got.lines])
+    return page
 
 
-def _scan(data: Any, start: int, end: int, kinds: bytes, values: array, roles: list[int | None]) -> _Columns | None:
-    """The rows data[start:end] scanned a window of whole lines at a time (ncu_raw._scan's windows):
-    each row's kernel, metric and unit (the 'n' columns of `kinds` at `roles`; the scan returns their
-    texts in column order), its value in `values`."""
-    from profconv.parse import native
-    from profconv.parse.dialects import ncu_raw
+_FULL_ROW = re.compile(rb'"\n')  # the end of a row that holds every column (a rule's, on a 2024+ page)
+# what normalize may act on past the row itself ('<br', '<pre', a '/*' block, a LaTeX '\\%', an entity),
+# or bytes not printable ASCII; a rule's advice may hold '//' and '--' (a URL, a dash: normalize only
+# takes them where they start a line)
+_NOT_IN_RULES = re.compile(rb"[^\x20-\x7e\n]|[\\&]|/\*|<[bBpP]")
 
-    mod = native.load("_ncucells")
-    scan = mod.rows if mod is not None else ncu_raw._scan_py
-    texts_at = sorted(k for k in roles if k is not None)
-    slot, k = [None if c is None else texts_at.index(c) for c in roles], len(texts_at)
-    out = _Columns([], [], [], [], [])
-    seen: dict[str, str] = {}
-    view = memoryview(values)
-    lo = start
-    while lo < end:
-        hi = end if end - lo <= ncu_raw.WINDOW else data.rfind(b"\n", lo, lo + ncu_raw.WINDOW) + 1
-        hi = end if hi <= lo else hi
+
+class _Scan:
+    """A page's rows scanned a window of whole lines at a time (ncu_raw._scan's windows): each metric
+    row's kernel, metric and unit (the 'n' columns of the kinds, whose texts the scan returns in
+    column order) and its value (in `values`). On a 2024+ page the rows that hold every column are
+    read here one by one, as the row reader reads them: a rule's (no metric name, its advice in the
+    rule columns) is left out; anything else sends the page to the row reader."""
+
+    def __init__(self, data: Any, shape: _Shape, values: array) -> None:
+        from profconv.parse import native
+        from profconv.parse.dialects import ncu_raw
+
+        mod = native.load("_ncucells")
+        self.scan = mod.rows if mod is not None else ncu_raw._scan_py
+        self.data, self.shape, self.values = data, shape, values
+        at = sorted(k for k in shape.roles if k is not None)
+        self.slot, self.k = [None if c is None else at.index(c) for c in shape.roles], len(at)
+        self.out = _Columns([], [], [], [], [], array("q") if shape.rules else None)
+        self.seen: dict[str, str] = {}
+        self.view = memoryview(values)
+        self.line = 0  # the page's lines scanned so far
+
+    def run(self, start: int, end: int) -> _Columns | None:
+        from profconv.parse.dialects import ncu_raw
+
+        data, lo = self.data, start
+        while lo < end:
+            hi = end if end - lo <= ncu_raw.WINDOW else data.rfind(b"\n", lo, lo + ncu_raw.WINDOW) + 1
+            hi = end if hi <= lo else hi
+            if not (self._window(lo, hi) if self.shape.rules else self._metric_rows(lo, hi)):
+                return None
+            ncu_raw._drop(data, lo, hi)
+            lo = hi
+        if self.out.lines is not None and len(self.out.lines) == self.line:
+            self.out.lines = None  # no rule's row: one metric row a line
+        return self.out
+
+    def _window(self, lo: int, hi: int) -> bool:
+        """A 2024+ page's window: the runs of metric rows between the rows that hold every column."""
+        data, a = self.data, lo
+        for m in _FULL_ROW.finditer(data, lo, hi):
+            b = data.rfind(b"\n", lo, m.start()) + 1 or lo
+            if (a < b and not self._metric_rows(a, b)) or not self._rule_row(data[b : m.end()]):
+                return False
+            a = m.end()
+        return a >= hi or self._metric_rows(a, hi)
+
+    def _rule_row(self, line: bytes) -> bool:
+        """A row that holds every column: True where it is a rule's, as the row reader tells
+        (`ncu._details_cells`): its line then left out."""
+        from profconv.parse.text import csv_row
+
+        shape = self.shape
+        if _NOT_IN_RULES.search(line):
+            return False
+        r = csv_row(line[:-1].decode("ascii"))
+        name_at = shape.roles[1]
+        if not shape.need < len(r) <= shape.width or r[name_at].strip() or not any(x.strip() for x in r[shape.need + 1 :]):  # type: ignore[index]
+            return False
+        self.line += 1
+        return True
+
+    def _metric_rows(self, a: int, b: int) -> bool:
+        out, k, slot = self.out, self.k, self.slot
         base = len(out.names)
-        got = scan(data, lo, hi, kinds, view[base:])
+        got = self.scan(self.data, a, b, self.shape.kinds, self.view[base:])
         if got is None:
-            return None
-        texts = [seen.setdefault(t, t) for t in got[4]]  # one str per distinct text
+            return False
+        texts = [self.seen.setdefault(t, t) for t in got[4]]  # one str per distinct text
         out.names += texts[slot[0] :: k]
         out.metrics += texts[slot[1] :: k]
         out.units += [None] * got[0] if slot[2] is None else [u or None for u in texts[slot[2] :: k]]
-        out.odd += [(base + r, data[a:b].decode("ascii")) for r, a, b in got[5]]
+        out.odd += [(base + r, self.data[x:y].decode("ascii")) for r, x, y in got[5]]
         out.dot, out.comma, out.undecided = out.dot + got[1], out.comma + got[2], out.undecided or bool(got[3])
-        out.counts += _count_cells(data, lo, hi, base, out, kinds.index(b"m"))
-        ncu_raw._drop(data, lo, hi)
-        lo = hi
-    return out
+        out.counts += _count_cells(self.data, a, b, base, out, self.shape.value_at)
+        if out.lines is not None:
+            out.lines.extend(range(self.line, self.line + got[0]))
+        self.line += got[0]
+        return True
 
 
 def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at: int) -> list[str]:
-    """The value cells of the window's rows that are durations in whole nanoseconds (ncu._vote adds
-    them as counts), read from their lines' bytes."""
+    """The value cells of the metric rows data[lo:hi] (one a line; out's rows from `base`) that are
+    durations in whole nanoseconds (ncu._vote adds them as counts), read from their lines' bytes."""
     from profconv.parse.dialects import ncu
 
     rows = [r for r in range(base, len(out.names))
             if out.metrics[r] in ncu.DURATION_METRICS and out.units[r] in ncu._WHOLE_NS]
-    if not rows:
-        return []
-    starts = [lo]
-    pos = lo
-    for _ in range(rows[-1] - base):
-        pos = data.find(b"\n", pos, hi) + 1
-        starts.append(pos)
     cells = []
+    pos, at = lo, base
     for r in rows:
-        a = starts[r - base]
-        line = data[a : data.find(b"\n", a, hi)]
+        while at < r:
+            pos = data.find(b"\n", pos, hi) + 1
+            at += 1
+        line = data[pos : data.find(b"\n", pos, hi)].rstrip(b",")  # (a 2024+ metric row ends in a comma)
         cells.append(line[1:-1].split(b'","')[value_at].decode("ascii"))
     return cells
 

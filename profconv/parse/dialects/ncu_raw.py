@@ -75,6 +75,11 @@ class Page:
     texts: dict[int, str]
     first_line: int
 
+    @property
+    def last_line(self) -> int:
+        """The line of the page's last launch."""
+        return self.first_line + len(self.names) - 1
+
     def blocks(self, line_start: int, line_end: int) -> list[Block]:
         """The ncu-metric block (columns) and the per-kernel GPU block of the page."""
         from profconv.parse.dialects import ncu
@@ -200,7 +205,8 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
     body = data[start:end]
     if body and (not body.endswith(b"\n") or not body.isascii() or _UNCLEAN.search(body)):
         return None
-    ncols = len(kinds)
+    tail = kinds.endswith(b"e")  # each line ends in an empty cell that is not quoted: '...,"21.30",'
+    ncols = len(kinds) - tail
     metric_cols = [c for c, k in enumerate(kinds) if k in b"md"]
     text_cols = [c for c, k in enumerate(kinds) if k == ord("n")]  # a raw page's kernel; a details page's three
     dot = comma = 0
@@ -208,8 +214,9 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
     names: list[str] = []
     seen: dict[str, str] = {}
     odd: list[tuple[int, int, int]] = []
-    pos, at = start, 0
-    for line in body.decode("ascii").split("\n")[:-1]:
+    pos, at, rows = start, 0, 0
+    for whole in body.decode("ascii").split("\n")[:-1]:
+        line = whole[:-1] if tail and whole.endswith(",") else "" if tail else whole
         cells = line[1:-1].split('","')
         if len(line) < 2 or line[0] != '"' or line[-1] != '"' or len(cells) != ncols or '"' in line[1:-1].replace('","', ""):
             return None
@@ -225,8 +232,9 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
                 values[at], d, k, u = got
                 dot, comma, undecided = dot + d, comma + k, undecided or u
             at += 1
-        pos += len(line) + 1
-    return len(names) // max(len(text_cols), 1), dot, comma, undecided, names, odd
+        pos += len(whole) + 1
+        rows += 1
+    return rows, dot, comma, undecided, names, odd
 
 
 def _cell_starts(pos: int, cells: list[str]) -> list[int]:
