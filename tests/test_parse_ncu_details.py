@@ -154,7 +154,8 @@ def test_details_page_kept_as_columns(tmp_path):
     assert rows.col("line_start")[6 * 7] == 3 + 6 * 7
 
 
-@pytest.mark.parametrize("edit", ["stray", "ragged", "rule row", "two pages", "no unit column", "function name",
+@pytest.mark.parametrize("edit", ["stray", "ragged", "rule row", "two pages", "no unit column", "unit before name",
+                                  "function name",
                                   "header twice", "no newline at the end", "few rows", "program output after"])
 def test_pages_of_other_shapes(monkeypatch, tmp_path, edit):
     text, columns = page(N), True
@@ -168,6 +169,9 @@ def test_pages_of_other_shapes(monkeypatch, tmp_path, edit):
         text += page(N + 5, seed=2, head="")
     elif edit == "no unit column":
         text = "\n".join('","'.join(c[:-2] + c[-1:]) if (c := line.split('","'))[0].startswith('"') else line
+                          for line in text.split("\n"))
+    elif edit == "unit before name":  # the durations' texts then read line by line (not by one search)
+        text = "\n".join('","'.join(c[:-3] + [c[-2], c[-3], c[-1]]) if (c := line.split('","'))[0].startswith('"') else line
                           for line in text.split("\n"))
     elif edit == "function name":
         text = text.replace('"Kernel Name"', '"Function Name"', 1)

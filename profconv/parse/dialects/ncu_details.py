@@ -154,7 +154,15 @@ _FULL_ROW = re.compile(rb'"\n')  # the end of a row that holds every column (a r
 # what normalize may act on past the row itself ('<br', '<pre', a '/*' block, a LaTeX '\\%', an entity),
 # or bytes not printable ASCII; a rule's advice may hold '//' and '--' (a URL, a dash: normalize only
 # takes them where they start a line)
-_NOT_IN_RULES = re.compile(rb"[^\x20-\x7e\n]|[\\&]|/\*|<[bBpP]")
+_NOT_PRINTABLE = re.compile(rb"[^\x20-\x7e\n]")
+_MARKUP = re.compile(rb"<[bBpP]")
+
+
+def _not_in_rules(line: bytes) -> bool:
+    """Whether the row holds what a rule's row may not (above): one search of a character class and
+    a few `in` tests, not one alternation tried at every byte."""
+    return (b"&" in line or b"\\" in line or b"/*" in line or (b"<" in line and _MARKUP.search(line) is not None)
+            or _NOT_PRINTABLE.search(line) is not None)
 
 
 class _Scan:
@@ -209,7 +217,7 @@ class _Scan:
         from profconv.parse.text import csv_row
 
         shape = self.shape
-        if _NOT_IN_RULES.search(line):
+        if _not_in_rules(line):
             return False
         r = csv_row(line[:-1].decode("ascii"))
         name_at = shape.roles[1]
@@ -224,7 +232,7 @@ class _Scan:
         got = self.scan(self.data, a, b, self.shape.kinds, self.view[base:])
         if got is None:
             return False
-        texts = [self.seen.setdefault(t, t) for t in got[4]]  # one str per distinct text
+        texts = list(map(self.seen.setdefault, got[4], got[4]))  # one str per distinct text
         out.names += texts[slot[0] :: k]
         out.metrics += texts[slot[1] :: k]
         out.units += [None] * got[0] if slot[2] is None else [u or None for u in texts[slot[2] :: k]]
@@ -239,11 +247,18 @@ class _Scan:
 
 def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at: int) -> list[str]:
     """The value cells of the metric rows data[lo:hi] (one a line; out's rows from `base`) that are
-    durations in whole nanoseconds (ncu._vote adds them as counts), read from their lines' bytes."""
+    durations in whole nanoseconds (ncu._vote adds them as counts), read from their lines' bytes: by
+    one search where the metric, unit and value are a row's last cells (every page ncu prints), else
+    line by line."""
     from profconv.parse.dialects import ncu
 
-    rows = [r for r in range(base, len(out.names))
-            if out.metrics[r] in ncu.DURATION_METRICS and out.units[r] in ncu._WHOLE_NS]
+    rows = [r for r, m, u in zip(range(base, len(out.names)), out.metrics[base:], out.units[base:])
+            if m in ncu.DURATION_METRICS and u in ncu._WHOLE_NS]
+    if not rows:
+        return []
+    found = [m.group(1).decode("ascii") for m in _duration_ns().finditer(data, lo, hi)]
+    if len(found) == len(rows):
+        return found
     cells = []
     pos, at = lo, base
     for r in rows:
@@ -253,6 +268,20 @@ def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at
         line = data[pos : data.find(b"\n", pos, hi)].rstrip(b",")  # (a 2024+ metric row ends in a comma)
         cells.append(line[1:-1].split(b'","')[value_at].decode("ascii"))
     return cells
+
+
+_DURATION_NS: list[re.Pattern[bytes]] = []
+
+
+def _duration_ns() -> re.Pattern[bytes]:
+    """A row ending in a duration metric, a unit of whole nanoseconds and the value (its group)."""
+    if not _DURATION_NS:
+        from profconv.parse.dialects import ncu
+
+        names = b"|".join(re.escape(m.encode()) for m in sorted(ncu.DURATION_METRICS))
+        units = b"|".join(re.escape(u.encode()) for u in sorted(ncu._WHOLE_NS))
+        _DURATION_NS.append(re.compile(rb'","(?:' + names + rb')","(?:' + units + rb')","([^"\n]*)",?\n'))
+    return _DURATION_NS[0]
 
 
 def _odd_cells(got: _Columns, values: array) -> dict[int, str] | None:
