@@ -309,11 +309,47 @@ def test_2024_page_with_a_rule_last(monkeypatch, tmp_path):
 
 def test_scan_of_an_unquoted_empty_last_cell_c_and_python_alike():
     """Kind 'e': a line ending in an empty cell that is not quoted ('...,"21.30",'), by the C scan and its
-    twin; a line without it is refused."""
+    twin; a line whose cells go on (a rule's row) handed back whole; a line without either is refused."""
     mod = native.load("_ncucells")
-    for body, want in [(b'"0","k","1,234",\n"1","k","n/a",\n', (2, ["k", "k"], [1234.0, "nan"])),
-                       (b'"0","k","1,234"\n', None), (b'"0","k","7",""\n', None)]:
+    cases = [(b'"0","k","1,234",\n"1","k","n/a",\n', (2, ["k", "k"], [], [1234.0, "nan", 0.0])),
+             (b'"0","k","1,234"\n', None), (b'"0","k","7"x\n', None), (b'"0","k","7",""', None),
+             (b'"0","k","",""\n"1","k","2",\n', (1, ["k"], [(0, 0, 14)], [2.0, 0.0, 0.0])),
+             (b'"0","k","5",\n"0","k","7","a//b","\xff"\n', (1, ["k"], [(1, 13, 36)], [5.0, 7.0, 0.0]))]
+    for body, want in cases:
         for scan in [ncu_raw._scan_py] + ([mod.rows] if mod is not None else []):
-            out = array("d", [0.0]) * 2
+            out = array("d", [0.0]) * 3
             got = scan(body, 0, len(body), b"inme", out)
-            assert (got if got is None else (got[0], got[4], [v if v == v else "nan" for v in out])) == want
+            assert (got if got is None else (got[0], got[4], got[6], [v if v == v else "nan" for v in out])) == want
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scan_with_rules_rows_c_and_python_alike_on_random_lines(seed):
+    """_ncucells.rows against its twin on 2,000 random windows of metric rows and rows of every
+    column (a rule's advice of any bytes, names cycling past the scan's cache of recent texts): the
+    same rows, texts, values, votes, odd cells and rows handed back, or both refuse."""
+    mod = native.load("_ncucells")
+    if mod is None:
+        pytest.skip("the C accelerator _ncucells is not built")
+    rng = random.Random(seed)
+    names = [f"k{j}" for j in range(40)]
+    refused = 0
+    for _ in range(2000):
+        lines = []
+        for _ in range(rng.randint(1, 12)):
+            cells = [str(rng.randint(0, 9)), rng.choice(names), rng.choice(names),
+                     rng.choice(["1,234", "5", "n/a", "", "0.5", "1.234", "7(!)"])]
+            if rng.random() < 0.3:
+                advice = "".join(rng.choice('ab "/-,<&\\\x7f') for _ in range(rng.randint(0, 12)))
+                lines.append('"' + '","'.join(cells[:3]) + '","",' + f'"{advice}","1"')
+            else:
+                lines.append('"' + '","'.join(cells) + '",')
+        body = ("\n".join(lines) + "\n").encode("latin-1")
+        got = []
+        for scan in (mod.rows, ncu_raw._scan_py):
+            out = array("d", [0.0]) * 12
+            res = scan(body, 0, len(body), b"innme", out)
+            got.append((res if res is None else (res[0], res[1], res[2], bool(res[3]), res[4], res[5], res[6]),
+                        [v if v == v else "nan" for v in out] if res is not None else None))
+        assert got[0] == got[1], body
+        refused += got[0][0] is None
+    assert refused < 2000

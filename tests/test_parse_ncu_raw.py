@@ -251,7 +251,8 @@ def test_scan_c_and_python_alike():
         res = scan(data, 0, len(data), kinds, out)
         got.append((res, [v if v == v else "nan" for v in out]))
     assert got[0] == got[1]
-    (rows, dot, comma, undecided, names, odd), values = got[0]
+    (rows, dot, comma, undecided, names, odd, full), values = got[0]
+    assert full == []  # (no kind 'e': no row of more cells)
     assert (rows, names) == (3, ["k", "k", "k"])
     assert values[: 6] == [1.0, 1234.0, 524.288, 1234567.5, 12.0, 0.125]
     assert values[14] == 0.12345678901234568 and values[15] == 123456789012345678.0 and values[17] == 1.234

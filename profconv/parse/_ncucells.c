@@ -16,7 +16,11 @@
  *   - anything else, or a number too big for a double: NaN here and (its index, start, end) in the
  *     returned list of odd cells, for the Python side to vote on and read as the row reader does.
  * The decimal-mark vote of the plain cells is counted (units.LocaleVote: dot, comma, undecided).
- * Returns (rows, dot, comma, undecided, names, odd), or None where the bytes are not such lines: a
+ * Where kinds end in 'e', a line whose cells go on past the 'e' (a rule's row of a 2024+ details page,
+ * every column quoted) is not read but handed out whole: its cells before the 'e' checked as every
+ * row's, nothing of it kept, its (line index in the data, start, end) in `full`, the rest of its line
+ * not looked at. Returns (rows, dot, comma, undecided, names, odd, full) -- `rows` not counting those
+ * lines --, or None where the bytes are not such lines: a
  * cell not quoted, a quote inside a cell, another number of cells, a byte outside printable ASCII,
  * '&' or '\\', or a two-byte mark profconv.parse.text.normalize rewrites ('//', '/' '*', '--', '<b',
  * '<B', '<p', '<P') -- the text path reads those pages.
@@ -185,7 +189,7 @@ typedef struct {
     double *out;
     Py_ssize_t cap;
     Vote vote;
-    PyObject *names, *odd;
+    PyObject *names, *odd, *full;
     PyObject *recent[RECENT]; /* borrowed: `names` holds them */
     int next;
 } Scan;
@@ -207,10 +211,12 @@ static PyObject *name_of(Scan *sc, const unsigned char *s, const unsigned char *
     return name;
 }
 
-/* one cell at *pp (its opening quote): read, checked, handled; 0: not such a cell; -1: error */
+/* one cell at *pp (its opening quote): read, checked, handled; 0: not such a cell; -1: error; 2: a
+ * row that holds more cells where its kinds end in 'e' */
 static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, Py_ssize_t col, Py_ssize_t *m) {
     const unsigned char *p = *pp;
     if (sc->kinds[col] == 'e') { /* an empty cell, not quoted: what a 2024+ details page's metric row ends in */
+        if (p < stop && *p == '"') return 2; /* a quoted cell instead: a row of every column (a rule's) */
         if (p >= stop || *p != (col + 1 < sc->ncols ? ',' : '\n')) return 0;
         *pp = p + 1;
         return 1;
@@ -246,6 +252,29 @@ static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, P
     return 1;
 }
 
+/* a row of every column (cell() gave 2) at `row`, its cells up to the 'e' read: what it added to the
+ * names, odd cells and vote taken back, its line's (index, start, end) handed out in `full`, *pp past
+ * its line end; 0 where it has none */
+static int full_row(Scan *sc, const unsigned char **pp, const unsigned char *stop, const unsigned char *row,
+                    Py_ssize_t names_at, Py_ssize_t odd_at, Vote vote) {
+    const unsigned char *nl = memchr(*pp, '\n', (size_t)(stop - *pp));
+    if (nl == NULL) return 0;
+    for (int k = 0; k < RECENT; k++) sc->recent[k] = NULL; /* borrowed: what the row added goes now */
+    if (PyList_SetSlice(sc->names, names_at, PY_SSIZE_T_MAX, NULL) < 0 ||
+        PyList_SetSlice(sc->odd, odd_at, PY_SSIZE_T_MAX, NULL) < 0)
+        return -1;
+    sc->vote = vote;
+    PyObject *t = Py_BuildValue("(nnn)", sc->rows + PyList_GET_SIZE(sc->full), (Py_ssize_t)(row - sc->base),
+                                (Py_ssize_t)(nl + 1 - sc->base));
+    if (t == NULL || PyList_Append(sc->full, t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    Py_DECREF(t);
+    *pp = nl + 1;
+    return 1;
+}
+
 static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer data, kinds, out;
     Py_ssize_t start, end;
@@ -253,25 +282,34 @@ static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *result = NULL;
     Scan sc = {(const unsigned char *)data.buf, (const char *)kinds.buf, kinds.len, 0, 0,
                (double *)out.buf, out.len / (Py_ssize_t)sizeof(double), {0, 0, 0}, PyList_New(0), PyList_New(0),
-               {NULL}, 0};
+               PyList_New(0), {NULL}, 0};
     for (Py_ssize_t k = 0; k < kinds.len; k++) sc.metrics += (sc.kinds[k] == 'm' || sc.kinds[k] == 'd');
-    if (sc.names == NULL || sc.odd == NULL || start < 0 || end > data.len || start > end || kinds.len == 0) goto done;
+    if (sc.names == NULL || sc.odd == NULL || sc.full == NULL || start < 0 || end > data.len || start > end ||
+        kinds.len == 0)
+        goto done;
     const unsigned char *p = sc.base + start, *stop = sc.base + end;
     int ok = 1;
     while (ok > 0 && p < stop) {
-        Py_ssize_t m = 0;
-        for (Py_ssize_t col = 0; ok > 0 && col < sc.ncols; col++) ok = cell(&sc, &p, stop, col, &m);
-        sc.rows += ok > 0;
+        Py_ssize_t m = 0, names_at = PyList_GET_SIZE(sc.names), odd_at = PyList_GET_SIZE(sc.odd);
+        const unsigned char *row = p;
+        Vote vote = sc.vote;
+        for (Py_ssize_t col = 0; ok == 1 && col < sc.ncols; col++) ok = cell(&sc, &p, stop, col, &m);
+        if (ok == 2)
+            ok = full_row(&sc, &p, stop, row, names_at, odd_at, vote);
+        else
+            sc.rows += ok > 0;
     }
     if (ok < 0) goto done;
     if (ok == 0) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    result = Py_BuildValue("(nlliOO)", sc.rows, sc.vote.dot, sc.vote.comma, sc.vote.undecided, sc.names, sc.odd);
+    result = Py_BuildValue("(nlliOOO)", sc.rows, sc.vote.dot, sc.vote.comma, sc.vote.undecided, sc.names, sc.odd,
+                           sc.full);
 done:
     Py_XDECREF(sc.names);
     Py_XDECREF(sc.odd);
+    Py_XDECREF(sc.full);
     PyBuffer_Release(&data);
     PyBuffer_Release(&kinds);
     PyBuffer_Release(&out);
@@ -314,7 +352,7 @@ static PyObject *page_end(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
-     "rows(data, start, end, kinds, out) -> (rows, dot, comma, undecided, names, odd) | None: an ncu raw "
+     "rows(data, start, end, kinds, out) -> (rows, dot, comma, undecided, names, odd, full) | None: an ncu "
      "page's rows (see the module's source)"},
     {"page_end", page_end, METH_VARARGS,
      "page_end(data, lo, hi) -> (end or -1, newlines, next): where a page's rows end (see the source)"},

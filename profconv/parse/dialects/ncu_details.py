@@ -150,7 +150,6 @@ def read(data: Any, start: int, end: int, header: list[str], first_line: int, ro
     return page
 
 
-_FULL_ROW = re.compile(rb'"\n')  # the end of a row that holds every column (a rule's, on a 2024+ page)
 # what normalize may act on past the row itself ('<br', '<pre', a '/*' block, a LaTeX '\\%', an entity),
 # or bytes not printable ASCII; a rule's advice may hold '//' and '--' (a URL, a dash: normalize only
 # takes them where they start a line)
@@ -168,9 +167,9 @@ def _not_in_rules(line: bytes) -> bool:
 class _Scan:
     """A page's rows scanned a window of whole lines at a time (ncu_raw._scan's windows): each metric
     row's kernel, metric and unit (the 'n' columns of the kinds, whose texts the scan returns in
-    column order) and its value (in `values`). On a 2024+ page the rows that hold every column are
-    read here one by one, as the row reader reads them: a rule's (no metric name, its advice in the
-    rule columns) is left out; anything else sends the page to the row reader."""
+    column order) and its value (in `values`). On a 2024+ page the scan hands back the rows that hold
+    every column; each is read here as the row reader reads it: a rule's (no metric name, its advice
+    in the rule columns) is left out, anything else sends the page to the row reader."""
 
     def __init__(self, data: Any, shape: _Shape, values: array) -> None:
         from profconv.parse import native
@@ -193,7 +192,7 @@ class _Scan:
         while lo < end:
             hi = end if end - lo <= ncu_raw.WINDOW else data.rfind(b"\n", lo, lo + ncu_raw.WINDOW) + 1
             hi = end if hi <= lo else hi
-            if not (self._window(lo, hi) if self.shape.rules else self._metric_rows(lo, hi)):
+            if not self._rows(lo, hi):
                 return None
             ncu_raw._drop(data, lo, hi)
             lo = hi
@@ -201,18 +200,33 @@ class _Scan:
             self.out.lines = None  # no rule's row: one metric row a line
         return self.out
 
-    def _window(self, lo: int, hi: int) -> bool:
-        """A 2024+ page's window: the runs of metric rows between the rows that hold every column."""
-        data, a = self.data, lo
-        for m in _FULL_ROW.finditer(data, lo, hi):
-            b = data.rfind(b"\n", lo, m.start()) + 1 or lo
-            if (a < b and not self._metric_rows(a, b)) or not self._rule_row(data[b : m.end()]):
-                return False
-            a = m.end()
-        return a >= hi or self._metric_rows(a, hi)
+    def _rows(self, a: int, b: int) -> bool:
+        """The rows data[a:b] (whole lines): the metric rows read by one scan, the rows of every column it
+        hands back (a 2024+ page's) read as the row reader reads them."""
+        out, k, slot = self.out, self.k, self.slot
+        base = len(out.names)
+        got = self.scan(self.data, a, b, self.shape.kinds, self.view[base:])
+        if got is None or not all(self._rule_row(self.data[x:y]) for _, x, y in got[6]):
+            return False
+        texts = list(map(self.seen.setdefault, got[4], got[4]))  # one str per distinct text
+        out.names += texts[slot[0] :: k]
+        out.metrics += texts[slot[1] :: k]
+        out.units += [None] * got[0] if slot[2] is None else [u or None for u in texts[slot[2] :: k]]
+        out.odd += [(base + r, self.data[x:y].decode("ascii")) for r, x, y in got[5]]
+        out.dot, out.comma, out.undecided = out.dot + got[1], out.comma + got[2], out.undecided or bool(got[3])
+        rules = [i for i, _, _ in got[6]]  # their lines' indices in data[a:b]
+        out.counts += _count_cells(self.data, a, b, base, out, self.shape.value_at, rules)
+        lines = got[0] + len(rules)
+        if out.lines is not None:
+            prev = 0
+            for i in [*rules, lines]:
+                out.lines.extend(range(self.line + prev, self.line + i))
+                prev = i + 1
+        self.line += lines
+        return True
 
     def _rule_row(self, line: bytes) -> bool:
-        """A row that holds every column: True where it is a rule's, as the row reader tells
+        """A row of every column: True where it is a rule's, as the row reader tells
         (`ncu._details_cells`): its line then left out."""
         from profconv.parse.text import csv_row
 
@@ -221,35 +235,14 @@ class _Scan:
             return False
         r = csv_row(line[:-1].decode("ascii"))
         name_at = shape.roles[1]
-        if not shape.need < len(r) <= shape.width or r[name_at].strip() or not any(x.strip() for x in r[shape.need + 1 :]):  # type: ignore[index]
-            return False
-        self.line += 1
-        return True
-
-    def _metric_rows(self, a: int, b: int) -> bool:
-        out, k, slot = self.out, self.k, self.slot
-        base = len(out.names)
-        got = self.scan(self.data, a, b, self.shape.kinds, self.view[base:])
-        if got is None:
-            return False
-        texts = list(map(self.seen.setdefault, got[4], got[4]))  # one str per distinct text
-        out.names += texts[slot[0] :: k]
-        out.metrics += texts[slot[1] :: k]
-        out.units += [None] * got[0] if slot[2] is None else [u or None for u in texts[slot[2] :: k]]
-        out.odd += [(base + r, self.data[x:y].decode("ascii")) for r, x, y in got[5]]
-        out.dot, out.comma, out.undecided = out.dot + got[1], out.comma + got[2], out.undecided or bool(got[3])
-        out.counts += _count_cells(self.data, a, b, base, out, self.shape.value_at)
-        if out.lines is not None:
-            out.lines.extend(range(self.line, self.line + got[0]))
-        self.line += got[0]
-        return True
+        return shape.need < len(r) <= shape.width and not r[name_at].strip() and any(x.strip() for x in r[shape.need + 1 :])  # type: ignore[index]
 
 
-def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at: int) -> list[str]:
-    """The value cells of the metric rows data[lo:hi] (one a line; out's rows from `base`) that are
-    durations in whole nanoseconds (ncu._vote adds them as counts), read from their lines' bytes: by
-    one search where the metric, unit and value are a row's last cells (every page ncu prints), else
-    line by line."""
+def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at: int, rules: list[int]) -> list[str]:
+    """The value cells of the metric rows of data[lo:hi] (out's rows from `base`; the lines at the
+    indices `rules` are no metric rows) that are durations in whole nanoseconds (ncu._vote adds them as
+    counts), read from their lines' bytes: by one search where the metric, unit and value end the row
+    (every page ncu prints), else line by line."""
     from profconv.parse.dialects import ncu
 
     rows = [r for r, m, u in zip(range(base, len(out.names)), out.metrics[base:], out.units[base:])
@@ -259,15 +252,10 @@ def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at
     found = [m.group(1).decode("ascii") for m in _duration_ns().finditer(data, lo, hi)]
     if len(found) == len(rows):
         return found
-    cells = []
-    pos, at = lo, base
-    for r in rows:
-        while at < r:
-            pos = data.find(b"\n", pos, hi) + 1
-            at += 1
-        line = data[pos : data.find(b"\n", pos, hi)].rstrip(b",")  # (a 2024+ metric row ends in a comma)
-        cells.append(line[1:-1].split(b'","')[value_at].decode("ascii"))
-    return cells
+    skip = set(rules)
+    metric_lines = [line for i, line in enumerate(data[lo:hi].split(b"\n")[:-1]) if i not in skip]
+    # (a 2024+ metric row ends in a comma)
+    return [metric_lines[r - base].rstrip(b",")[1:-1].split(b'","')[value_at].decode("ascii") for r in rows]
 
 
 _DURATION_NS: list[re.Pattern[bytes]] = []

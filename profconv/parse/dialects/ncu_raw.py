@@ -203,38 +203,64 @@ def _odd_cells(scan: Scan, kinds: bytes, values: array) -> dict[int, str] | None
 def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tuple[Any, ...] | None:
     """_ncucells.rows in Python (see profconv/parse/_ncucells.c): the same result."""
     body = data[start:end]
-    if body and (not body.endswith(b"\n") or not body.isascii() or _UNCLEAN.search(body)):
+    if body and not body.endswith(b"\n"):
         return None
     tail = kinds.endswith(b"e")  # each line ends in an empty cell that is not quoted: '...,"21.30",'
     ncols = len(kinds) - tail
     metric_cols = [c for c, k in enumerate(kinds) if k in b"md"]
     text_cols = [c for c, k in enumerate(kinds) if k == ord("n")]  # a raw page's kernel; a details page's three
-    dot = comma = 0
-    undecided = False
+    vote = [0, 0, False]
     names: list[str] = []
     seen: dict[str, str] = {}
     odd: list[tuple[int, int, int]] = []
-    pos, at, rows = start, 0, 0
-    for whole in body.decode("ascii").split("\n")[:-1]:
-        line = whole[:-1] if tail and whole.endswith(",") else "" if tail else whole
-        cells = line[1:-1].split('","')
-        if len(line) < 2 or line[0] != '"' or line[-1] != '"' or len(cells) != ncols or '"' in line[1:-1].replace('","', ""):
+    full: list[tuple[int, int, int]] = []
+    pos, rows = start, 0
+    for whole in body.split(b"\n")[:-1]:
+        parts = whole[1:].split(b'","', ncols) if tail else []
+        is_full = len(parts) > ncols  # its cells go on past the 'e': handed out whole
+        line = whole[: len(whole) - len(parts[-1]) - 2] if is_full else whole[:-1] if tail and whole.endswith(b",") \
+            else b"" if tail else whole
+        cells = _plain_cells(line, ncols)
+        if cells is None:
             return None
-        names += [seen.setdefault(cells[c], cells[c]) for c in text_cols]  # one str per text, as the C scan
-        offsets = _cell_starts(pos, cells)
-        for c in metric_cols:
-            cell = cells[c]
-            got = _plain_cell(cell, kinds[c] == ord("d"))
-            if got is None:
-                values[at] = float("nan")
-                odd.append((at, offsets[c], offsets[c] + len(cell)))
-            else:
-                values[at], d, k, u = got
-                dot, comma, undecided = dot + d, comma + k, undecided or u
-            at += 1
+        at = rows * len(metric_cols)
+        if is_full:  # its cells read (their values written) but nothing of it kept
+            _metric_cells(cells, metric_cols, kinds, values, at, pos, [0, 0, False], [])
+            full.append((rows + len(full), pos, pos + len(whole) + 1))
+        else:
+            names += [seen.setdefault(cells[c], cells[c]) for c in text_cols]  # one str per text, as the C scan
+            _metric_cells(cells, metric_cols, kinds, values, at, pos, vote, odd)
+            rows += 1
         pos += len(whole) + 1
-        rows += 1
-    return rows, dot, comma, undecided, names, odd
+    return rows, vote[0], vote[1], vote[2], names, odd, full
+
+
+def _plain_cells(line: bytes, ncols: int) -> list[str] | None:
+    """The cells of a line of `ncols` quoted cells with no quote inside, each of bytes normalize leaves
+    as they are (_ncucells.c cell_end); None for any other line."""
+    if len(line) < 2 or line[:1] != b'"' or line[-1:] != b'"' or not line.isascii() or _UNCLEAN.search(line):
+        return None
+    cells = line[1:-1].decode("ascii").split('","')
+    if len(cells) != ncols or b'"' in line[1:-1].replace(b'","', b""):
+        return None
+    return cells
+
+
+def _metric_cells(cells: list[str], metric_cols: list[int], kinds: bytes, values: Any, at: int, pos: int,
+                  vote: list[Any], odd: list[tuple[int, int, int]]) -> None:
+    """A row's metric cells into `values` from index `at`, their vote added to `vote` (dot, comma,
+    undecided), the odd ones (index, start, end) to `odd`; the line starts at offset `pos`."""
+    offsets = _cell_starts(pos, cells)
+    for c in metric_cols:
+        cell = cells[c]
+        got = _plain_cell(cell, kinds[c] == ord("d"))
+        if got is None:
+            values[at] = float("nan")
+            odd.append((at, offsets[c], offsets[c] + len(cell)))
+        else:
+            values[at], d, k, u = got
+            vote[0], vote[1], vote[2] = vote[0] + d, vote[1] + k, vote[2] or u
+        at += 1
 
 
 def _cell_starts(pos: int, cells: list[str]) -> list[int]:
