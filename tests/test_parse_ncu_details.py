@@ -263,6 +263,22 @@ def test_ncu_2025_rule_columns_page():
     assert len(m) == 100 and m["metric"].iloc[0] == "DRAM Frequency" and m["value"].iloc[0] == 3178497942.39
 
 
+def test_ncu_2025_set_full_page_as_columns(monkeypatch):
+    """ncu 2025.3 `--set full` (made on an H200): 87 metrics and 13 rules' rows a launch, read as
+    columns (the rules' rows handed back by the scan and left out) as the row reader reads it."""
+    path = H200 + "set-full-three-launches.csv.log"
+    pages = []
+    real = ncu_details.read
+    monkeypatch.setattr(ncu_details, "read", lambda *a: pages.append(real(*a)) or pages[-1])
+    ps = profconv.parse(path)
+    assert len(pages) == 1 and pages[0] is not None and len(pages[0].names) == 261 and pages[0].last_line == 306
+    assert not ps.notes and not ps.unplaced
+    gpu = ps.frame.query("section == 'gpu'")
+    assert gpu[["name", "calls", "total_ns"]].values.tolist() == [["scale(float *, int, float)", 2, 10304.0],
+                                                                   ["add(float *, const float *, int)", 1, 5792.0]]
+    assert len(ps.frame.query("section == 'ncu-metric'")) == 261
+
+
 def test_long_metric_texts_cut_in_the_table(tmp_path):
     """The terminal's Metrics table cuts a value printed as text at 40 characters and says so."""
     got = run_cli("parse", H200 + "print-details-all-two-launches.csv.log", "--all")
