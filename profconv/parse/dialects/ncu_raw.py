@@ -310,10 +310,13 @@ def find(data: Any, keep: bool = True) -> bytescan.PreRead | None:
 def _find(data: Any, keep: bool) -> bytescan.PreRead | None:
     pieces: list[bytes] = []
     tables: dict[int, bytescan.Table] = {}
-    pos = line = 0
+    pos = 0  # the input is copied into `pieces` up to here
+    at = line = 0  # the newlines before offset `at` (counted once: a sweep of pages left to the text path
+    # had each one's count start where the last page read here ended, quadratic in the pages)
     a = _next_header(data, 0)
     while a >= 0:
-        got = _page_at(data, a, line + _newlines(data, pos, a))
+        line, at = line + _newlines(data, at, a), a
+        got = _page_at(data, a, line)
         if got is None:
             a = _next_header(data, a + 1)
             continue
@@ -321,6 +324,7 @@ def _find(data: Any, keep: bool) -> bytescan.PreRead | None:
         tables[t.line] = t
         pieces += [data[pos:cut], b"\n" * (t.rows - t.kept)]
         line, pos = t.line + 1 + t.rows, e
+        at = e
         a = _next_header(data, e)  # a page's own rows are not looked through for headers
     if not tables:
         return None
