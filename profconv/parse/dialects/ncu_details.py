@@ -182,6 +182,7 @@ class _Scan:
         self.slot, self.k = [None if c is None else at.index(c) for c in shape.roles], len(at)
         self.out = _Columns([], [], [], [], [], array("q") if shape.rules else None)
         self.seen: dict[str, str] = {}
+        self.rules: dict[bytes, bool] = {}  # a rule's row's cells from the metric's on -> whether it is one
         self.view = memoryview(values)
         self.line = 0  # the page's lines scanned so far
 
@@ -227,15 +228,26 @@ class _Scan:
 
     def _rule_row(self, line: bytes) -> bool:
         """A row of every column: True where it is a rule's, as the row reader tells
-        (`ncu._details_cells`): its line then left out."""
-        from profconv.parse.text import csv_row
+        (`ncu._details_cells`): its line then left out. The answer is its cells' from the metric's on
+        (the scan checked those before it: quoted, no quote inside), so it is worked out once for
+        each such text (a rule fires for every launch of a kernel, with the same advice)."""
+        key = line.split(b'","', self.shape.roles[1])[-1]  # type: ignore[arg-type]
+        got = self.rules.get(key)
+        if got is None:
+            got = self.rules[key] = _is_rule(key, self.shape)
+        return got
 
-        shape = self.shape
-        if _not_in_rules(line):
-            return False
-        r = csv_row(line[:-1].decode("ascii"))
-        name_at = shape.roles[1]
-        return shape.need < len(r) <= shape.width and not r[name_at].strip() and any(x.strip() for x in r[shape.need + 1 :])  # type: ignore[index]
+
+def _is_rule(cells: bytes, shape: _Shape) -> bool:
+    """Whether a row whose cells from the metric name's on are `cells` (those before it plain quoted
+    cells) is a rule's, as the row reader tells: no metric name, a rule column filled."""
+    from profconv.parse.text import csv_row
+
+    if _not_in_rules(cells):
+        return False
+    name_at = shape.roles[1]
+    r = csv_row('"",' * name_at + '"' + cells[:-1].decode("ascii"))  # type: ignore[operator]
+    return shape.need < len(r) <= shape.width and not r[name_at].strip() and any(x.strip() for x in r[shape.need + 1 :])  # type: ignore[index]
 
 
 def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at: int, rules: list[int]) -> list[str]:
