@@ -46,9 +46,9 @@ def test_a_dialect_must_declare_markers_and_a_new_name():
         dialect_mod.register(registry()["nvprof"], dict(registry()))
 
 
-def test_nvprof_and_nsys_stream():
+def test_nvprof_nsys_and_acc_stream():
     got = {d.name: d.part_start for d in registry().values() if d.streams}
-    assert got == {"nvprof": "NVPROF is profiling process", "nsys": "Generating "}
+    assert got == {"nvprof": "NVPROF is profiling process", "nsys": "Generating ", "acc": "Accelerator Kernel Timing data"}
 
 
 TOY = textwrap.dedent('''

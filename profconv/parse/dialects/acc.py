@@ -80,7 +80,10 @@ class Acc(engine.Context):
         return UNPLACED if self.block is not None and "time(us)" in self.line else None
 
     def begin(self, n: int) -> None:
-        """A block (a profile with its two tables) starts at line n."""
+        """A block (a profile with its two tables) starts at line n: nothing of the block before it
+        carried on (its source file, function or last event)."""
+        self.source = self.function = self.current = None
+        self.have_device = False
         self.add_start(n)
         self.block = Block(section="openacc", line_start=n, line_end=n, kind="acc")
         self.kernels = Block(section="gpu", line_start=n, line_end=n, kind="acc-kernels")
@@ -120,6 +123,7 @@ class Start(_Reader):
         if not _START.match(self.ctx.line):
             return None
         self.ctx.begin(cur.lineno)
+        self.ctx.result.resume[cur.lineno] = ()  # a long log may be cut here (profconv.parse.stream)
         return CLAIMED
 
 
@@ -229,7 +233,11 @@ def parse(doc: Document) -> DialectResult:
 DIALECT = Dialect(
     name="acc", title="OpenACC timing", tool=TOOL,
     markers=("Accelerator Kernel Timing data", "time(us)"),
+    part_start="Accelerator Kernel Timing data",
     sections=("gpu", "openacc"),
+    # a long log of runs is read part by part, cut at a block's header line (Start: nothing carried past
+    # it); nvprof's '%' markers, in many programs' output, are left to nvprof's detect on each window
+    extra={"stream": {"local_markers": {"nvprof": ("(%)", "%")}}},
     readers=READERS,
     detect=detect, parse=parse,
 )
