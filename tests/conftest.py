@@ -130,6 +130,17 @@ def run_cli(*args: str, input: str | bytes | None = None, env: dict | None = Non
     return CliResult(r.exit_code, r.stdout, stderr)
 
 
+def assert_cli_alike(monkeypatch, path, switch_off, outs: tuple[str, ...] = ("--json", "--csv", "--all")) -> None:
+    """`profconv parse PATH OUT` gives the same exit status, stdout and stderr with a reading path on
+    and with it switched off (`switch_off(m)`, m a monkeypatch context), for each OUT."""
+    for out in outs:
+        a = run_cli("parse", str(path), out)
+        with monkeypatch.context() as m:
+            switch_off(m)
+            b = run_cli("parse", str(path), out)
+        assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
 @pytest.fixture
 def own_git(tmp_path, monkeypatch):
     """git in tmp_path as on a fresh machine: no repository found above tmp_path (a TMPDIR inside a checkout,

@@ -46,3 +46,17 @@ def check_parts(path: Path, window: int) -> int:
         notes.update(p.table_notes)
     assert notes == whole.table_notes
     return len(parts)
+
+
+def split_repeated_and_mixed(files: list[str], tmp_path: Path, window: int) -> int:
+    """check_parts over each file three times over and each next to another one (its 7k+3'th); how
+    many of those inputs were read in more than one part."""
+    split = 0
+    for k, f in enumerate(files):
+        text = Path(f).read_bytes()
+        other = Path(files[(7 * k + 3) % len(files)]).read_bytes()
+        for name, data in (("r3", text * 3), ("mix", text + other + text + other)):
+            path = tmp_path / f"{name}-{k}.log"
+            path.write_bytes(data)
+            split += check_parts(path, window) > 1
+    return split

@@ -15,7 +15,7 @@ from profconv.nogc import paused
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import acc
 from tests.conftest import run_cli
-from tests.stream_check import check_parts
+from tests.stream_check import split_repeated_and_mixed
 
 DATA = Path(__file__).parent / "data"
 ACC = sorted(p for p in glob.glob(str(DATA / "**" / "*.log"), recursive=True)
@@ -26,14 +26,7 @@ CIFAR = DATA / "acc-time" / "oliatsm-cnn-cifar10-nvhpc-acc-time.log"  # program 
 def test_parts_equal_the_whole_parse_of_repeated_and_mixed_acc_logs(tmp_path, small_windows):
     """Every real OpenACC timing log three times over, and each next to another one: split at every
     block start that allows it, the parts are the whole parse."""
-    split = 0
-    for k, f in enumerate(ACC):
-        text = Path(f).read_bytes()
-        other = Path(ACC[(7 * k + 3) % len(ACC)]).read_bytes()
-        for name, data in (("r3", text * 3), ("mix", text + other + text + other)):
-            path = tmp_path / f"{name}-{k}.log"
-            path.write_bytes(data)
-            split += check_parts(path, small_windows) > 1
+    split = split_repeated_and_mixed(ACC, tmp_path, small_windows)
     assert len(ACC) == 10 and split >= 7  # (7 of 20 when written: the others' heads hold fewer than two starts
     # in a window of 300 bytes, or another dialect)
 

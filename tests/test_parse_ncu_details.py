@@ -15,7 +15,8 @@ import profconv
 from profconv.parse import native
 from profconv.parse.colviews import Const, Floats, Sparse
 from profconv.parse.dialects import ncu, ncu_details, ncu_raw
-from tests.conftest import run_cli
+from tests.conftest import assert_cli_alike, run_cli
+from tests.ncu_pages import read_alike
 
 IDS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
        "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
@@ -67,29 +68,14 @@ def _row_reader(monkeypatch) -> None:
 
 
 def _five(monkeypatch, tmp_path, text: str, columns: bool = True):
-    """The page read five ways (see the module docstring): all alike; the file's result. `columns`:
-    whether the column path reads it (else it leaves it to the row reader)."""
-    path = tmp_path / "details.log"
-    path.write_text(text)
+    """The page read five ways (tests/ncu_pages.py): all alike; the file's result. `columns`: whether
+    the column path reads it (else it leaves it to the row reader)."""
     pages = []
     real = ncu_details.read
     monkeypatch.setattr(ncu_details, "read", lambda *a: pages.append(real(*a)) or pages[-1])
-    got = [profconv.parse(str(path)), profconv.parse_text(text, label=str(path))]
-    with monkeypatch.context() as m:
-        m.setattr(ncu_raw, "FILE_FROM", 0)
-        m.setattr(ncu_raw, "WINDOW", 4099)
-        got.append(profconv.parse(str(path)))
-    with monkeypatch.context() as m:
-        m.setenv("PROFCONV_PURE_PYTHON", "1")
-        got.append(profconv.parse(str(path)))
+    got = read_alike(monkeypatch, tmp_path / "details.log", text, _row_reader)
     assert all((p is not None) == columns for p in pages) and (len(pages) >= 4 or not columns)
-    with monkeypatch.context() as m:
-        _row_reader(m)
-        got.append(profconv.parse(str(path)))
-    for other in got[1:]:
-        assert got[0].frame.equals(other.frame)
-        assert (got[0].notes, got[0].unplaced) == (other.notes, other.unplaced)
-    return got[0]
+    return got
 
 
 N = 120  # launches: 720 rows (more than ncu_details.MIN_ROWS)
@@ -220,12 +206,7 @@ def test_scan_of_several_text_columns_c_and_python_alike():
 def test_cli_alike(monkeypatch, tmp_path):
     path = tmp_path / "details.log"
     path.write_text(page(N, "1.5(!)"))
-    for out in ("--json", "--csv", "--all"):
-        a = run_cli("parse", str(path), out)
-        with monkeypatch.context() as m:
-            _row_reader(m)
-            b = run_cli("parse", str(path), out)
-        assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    assert_cli_alike(monkeypatch, path, _row_reader)
 
 
 def test_min_rows_is_where_the_readers_agree():

@@ -15,7 +15,8 @@ import profconv
 from profconv.parse import native
 from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 from profconv.parse.dialects import ncu, ncu_raw
-from tests.conftest import run_cli
+from tests.conftest import assert_cli_alike
+from tests.ncu_pages import read_alike
 
 IDS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC"]
 METRICS = [("dram__bytes_read.sum", "Mbyte"), ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "%"),
@@ -50,25 +51,8 @@ def _row_reader(monkeypatch) -> None:
 
 
 def _four(monkeypatch, tmp_path, text: str):
-    """The page read four ways (see the module docstring; from the file's bytes both as read whole
-    and as the file mapped in memory a few KiB at a time): all alike; the file's result."""
-    path = tmp_path / "raw.log"
-    path.write_text(text)
-    got = [profconv.parse(str(path)), profconv.parse_text(text, label=str(path))]
-    with monkeypatch.context() as m:
-        m.setattr(ncu_raw, "FILE_FROM", 0)
-        m.setattr(ncu_raw, "WINDOW", 4099)
-        got.append(profconv.parse(str(path)))
-    with monkeypatch.context() as m:
-        m.setenv("PROFCONV_PURE_PYTHON", "1")
-        got.append(profconv.parse(str(path)))
-    with monkeypatch.context() as m:
-        _row_reader(m)
-        got.append(profconv.parse(str(path)))
-    for other in got[1:]:
-        assert got[0].frame.equals(other.frame)
-        assert (got[0].notes, got[0].unplaced) == (other.notes, other.unplaced)
-    return got[0]
+    """The page read every way (tests/ncu_pages.py): all alike; the file's result."""
+    return read_alike(monkeypatch, tmp_path / "raw.log", text, _row_reader)
 
 
 N = 250  # launches (more than ncu.RAW_COLUMNS_FROM: read as columns)
@@ -299,12 +283,7 @@ def test_scan_refuses_what_normalize_rewrites(bad):
 def test_cli_alike(monkeypatch, tmp_path):
     path = tmp_path / "raw.log"
     path.write_text(page(N, "1.5(!)"))
-    for out in ("--json", "--csv", "--all"):
-        a = run_cli("parse", str(path), out)
-        with monkeypatch.context() as m:
-            _row_reader(m)
-            b = run_cli("parse", str(path), out)
-        assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    assert_cli_alike(monkeypatch, path, _row_reader)
 
 
 def test_a_sweep_of_small_pages_counts_its_newlines_once(monkeypatch):

@@ -17,7 +17,7 @@ from profconv.parse.dialects import DIALECTS
 from profconv.parse.model import Document
 from profconv.parse.text import decode, normalize
 from tests.conftest import run_cli
-from tests.stream_check import check_parts
+from tests.stream_check import check_parts, split_repeated_and_mixed
 
 DATA = Path(__file__).parent / "data"
 NVPROF = sorted(p for p in glob.glob(str(DATA / "**" / "*"), recursive=True)
@@ -29,15 +29,7 @@ SUMMARY = DATA / "nvprof-new" / "tyler-cs566-reductions.log"
 def test_parts_equal_the_whole_parse_of_repeated_and_mixed_real_logs(tmp_path, small_windows):
     """Every real nvprof log of the corpus three times over, and each next to another one: split
     at every profile start that allows it, the parts are the whole parse."""
-    split = 0
-    for k, f in enumerate(NVPROF):
-        text = Path(f).read_bytes()
-        other = Path(NVPROF[(7 * k + 3) % len(NVPROF)]).read_bytes()
-        for name, data in (("r3", text * 3), ("mix", text + other + text + other)):
-            path = tmp_path / f"{name}-{k}.log"
-            path.write_bytes(data)
-            n = check_parts(path, small_windows)
-            split += n > 1
+    split = split_repeated_and_mixed(NVPROF, tmp_path, small_windows)
     assert split >= 30  # most of them were really read in parts (38 when written)
 
 
