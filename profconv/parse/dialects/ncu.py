@@ -42,6 +42,7 @@ _METRIC_LIKE = re.compile(r"^\s+\S.*?\s{2,}\S+\s{2,}[\d.,]+\s*$")
 _ENDS_IN_NUMBER = re.compile(r"\S\s+[\d.,]*\d\s*$")
 _OTHER_TOOL = re.compile(r"^\s*==\d+== |^\s*\[\d+/\d+\] Executing|^\s*Generating '|^\s*Processing \[|"
                          r"^\s*Accelerator Kernel Timing data|^\s*Generating [\w ]*Statistics\.\.\.")  # nsys 2020-2021
+_OTHER_TOOL_TEXT = re.compile(r"==|Executing|Generating |Processing \[|Accelerator Kernel")  # one of them in what it matches
 DURATION_METRICS = {"Duration", "gpu__time_duration.sum", "gpu__time_duration"}
 SUMMARY_NOTE = ("ncu --print-summary prints each kernel's minimum, maximum and average duration over its "
                 "launches, no total: the kernels are listed, not ranked by time")
@@ -491,10 +492,11 @@ class _Page:
 
     def run_line(self, line: str, lineno: int) -> bool:
         """'==PROF== Connected to process N' or '[N] app@host': who the following output is of."""
-        if m := _CONNECTED.search(line):
+        # (each pattern tried only where a text it needs is in the line: most lines are metric rows)
+        if "Connected to process" in line and (m := _CONNECTED.search(line)):
             self.pid, self.command = whole(m.group(1)), m.group(2)
             return True
-        if m := _PROCESS.match(line):
+        if line[:1] == "[" and (m := _PROCESS.match(line)):
             self.flush()
             self.events.append(grouping.Event("start", lineno, pid=whole(m.group(1)),
                                               command=self.command or m.group(2)))
@@ -503,8 +505,8 @@ class _Page:
 
     def kernel_of(self, line: str, lineno: int) -> bool:
         """A kernel line (details page) or a --print-summary kernel line with its launch count."""
-        m = _KERNEL.match(line)
-        summary = None if m else _SUMMARY_KERNEL.match(line)
+        m = _KERNEL.match(line) if ", Stream " in line else None
+        summary = None if m or "nvocations" not in line else _SUMMARY_KERNEL.match(line)
         if m is None and summary is None:
             return False
         self.run.end_kernel()
@@ -522,21 +524,22 @@ class _Page:
 
     def frame_line(self, line: str, lineno: int) -> bool:
         """A device line, a section title, a table's rule, or another profiler's output beginning."""
-        if _DEVICE_LINE.match(line) and (self.kernel is not None or self.pid is not None or self.run.first_line == 0):
+        device = "Device " in line and _DEVICE_LINE.match(line)
+        if device and (self.kernel is not None or self.pid is not None or self.run.first_line == 0):
             return self.claim(lineno)
         if self.kernel is None:
             return True  # nothing of a kernel's output before its kernel line
-        if _SECTION.match(line):
+        if "Section: " in line and _SECTION.match(line):
             self.spans = None
             return self.claim(lineno)
-        if _RULE.match(line):
+        if "---" in line and _RULE.match(line):
             if self.spans is not None and self.rows_in_table:
                 self.spans = None  # the rule that closes a table: advice and program output follow
             else:
                 self.spans = [(m.start(), m.end()) for m in re.finditer(r"-{3,}", line)]
                 self.rows_in_table = 0
             return self.claim(lineno)
-        if _OTHER_TOOL.match(line):
+        if _OTHER_TOOL_TEXT.search(line) and _OTHER_TOOL.match(line):
             self.flush()
             self.events.append(grouping.Event("break", lineno))
             self.kernel, self.spans = None, None  # another profiler's output follows the ncu log
