@@ -10,13 +10,19 @@ otherwise), with the kernel name, metric name and unit as the text columns it re
 as its one metric column; the rows then are columns that hold no Python object per row beyond a
 reference to one str per distinct kernel, metric and unit (profconv.parse.colviews).
 
+ncu 2024+ prints rule columns after the value ("Rule Name", ..., "Estimated Speedup"): a metric row
+leaves them off and ends in a comma (the scan's kind 'e'), a rule's row holds every column (no metric,
+its advice): the scan hands such a row back whole, and it is told here as the row reader tells it
+(csv_row; once per distinct text) and left out, the metric rows' lines then kept in an array.
+
 The page's decimal mark is voted on every value as `ncu._vote` votes (the plain cells by the scan,
 the others here; a duration in whole nanoseconds also votes as a count, so its text is read again
 from the bytes). A page that is not plain is left to the row reader, which gives the same output as
-ever: a header naming a column twice, rows that are not all quoted cells of the header's width (2024+
-pages whose metric rows leave the rule columns off), a rule's row (no metric name), a decimal mark
-other than C's, or bytes `normalize` would rewrite. Where the page is big its rows are found on the
-input's bytes before it is decoded, as a raw page's are (ncu_raw.find).
+ever: a header naming a column twice, rows that are not quoted cells of the header's width (or, on a
+2024+ page, of the value's), a row with no metric name that is no rule's, a rule's row with bytes
+`normalize` may act on past the row, a decimal mark other than C's, or bytes `normalize` would
+rewrite in a metric row. Where the page is big its rows are found on the input's bytes before it is
+decoded, as a raw page's are (ncu_raw.find).
 """
 
 from __future__ import annotations
