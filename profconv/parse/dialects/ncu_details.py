@@ -31,6 +31,7 @@ import re
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from profconv.parse import units
@@ -276,18 +277,14 @@ def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at
     return [metric_lines[r - base].rstrip(b",")[1:-1].split(b'","')[value_at].decode("ascii") for r in rows]
 
 
-_DURATION_NS: list[re.Pattern[bytes]] = []
-
-
+@cache
 def _duration_ns() -> re.Pattern[bytes]:
     """A row ending in a duration metric, a unit of whole nanoseconds and the value (its group)."""
-    if not _DURATION_NS:
-        from profconv.parse.dialects import ncu
+    from profconv.parse.dialects import ncu
 
-        names = b"|".join(re.escape(m.encode()) for m in sorted(ncu.DURATION_METRICS))
-        units = b"|".join(re.escape(u.encode()) for u in sorted(ncu._WHOLE_NS))
-        _DURATION_NS.append(re.compile(rb'","(?:' + names + rb')","(?:' + units + rb')","([^"\n]*)",?\n'))
-    return _DURATION_NS[0]
+    names = b"|".join(re.escape(m.encode()) for m in sorted(ncu.DURATION_METRICS))
+    units_ = b"|".join(re.escape(u.encode()) for u in sorted(ncu._WHOLE_NS))
+    return re.compile(rb'","(?:' + names + rb')","(?:' + units_ + rb')","([^"\n]*)",?\n')
 
 
 def _odd_cells(got: _Columns, values: array) -> dict[int, str] | None:
