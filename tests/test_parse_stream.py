@@ -216,7 +216,8 @@ def test_parts_of_files_the_text_layer_changes(tmp_path, small_windows, kind):
     """Line ends, encodings and comment prefixes are undone per window as the whole-file reader
     undoes them for the whole: CRLF; a byte that is no UTF-8 late in a file (the whole file is then
     Latin-1; the windows before were ASCII); UTF-8 before such a byte (the stream gives up); a log
-    pasted with '# ' before every line (no place to cut on such a line); a UTF-8 BOM."""
+    pasted with '# ' before every line (normalize strips a prefix that the line before or after holds
+    too: cut where the line after holds it); a UTF-8 BOM."""
     text = ECE408.read_text(encoding="utf-8", errors="replace").replace("\ufffd", "?")
     text = "".join(ch if ord(ch) < 128 else "?" for ch in text) * 3 + SUMMARY.read_text() * 3
     if kind == "crlf":
@@ -235,7 +236,7 @@ def test_parts_of_files_the_text_layer_changes(tmp_path, small_windows, kind):
     if kind == "utf8-then-latin1":
         assert n == 0
     elif kind == "comment-prefixed":
-        assert n == 1  # no place to cut: one part, the whole file
+        assert n > 3  # cut at a profile start whose next line carries the same prefix (stream._prefix_kept_on)
     else:
         assert n > 3
 
@@ -289,3 +290,15 @@ def test_a_builtin_dialects_detect_is_not_run_where_none_of_its_markers_is(monke
     ran.clear()
     assert not stream_mod._other_dialect("Generating run1.sqlite\n" + "x,1\n" * 50, "nsys", head=False)
     assert ran == ["nvprof", "mine"]  # nvprof's '%' markers: left to its detect by the nsys stream
+
+
+@pytest.mark.parametrize(("line", "after", "cut"), [
+    (b"# CUDA_PROFILE_LOG_VERSION 2.0", b"# CUDA_DEVICE 0 Tesla C2070", True),
+    (b"  > ==7== NVPROF is profiling process 7", b"> ==7== Profiling application", True),
+    (b"# ==7== NVPROF is profiling process 7", b"==7== Profiling application", False),  # stripped by the line before only
+    (b"# a", b"## b", False),  # another prefix
+    (b" * a", b" * b", False),  # inside /* */: a block's prefix
+    (b"#include <x>", b"#include <y>", False),  # no prefix (a word after '#')
+])
+def test_a_prefixed_line_is_a_place_to_cut_where_the_line_after_holds_its_prefix(line, after, cut):
+    assert stream_mod._prefix_kept_on(line, after) is cut

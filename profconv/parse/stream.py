@@ -96,7 +96,8 @@ def streamed(format: str | None, counts: dict[str, int] | None = None) -> Dialec
 def options(name: str) -> dict:
     """How a long log of dialect `name` is read part by part (Dialect.extra['stream']: its window,
     whether its windows' tables are read from their bytes, the markers of other dialects that the
-    stream leaves to their detect)."""
+    stream leaves to their detect, the most bytes a window may grow to without a place to cut before
+    the file is read whole: 'window_most')."""
     return registry()[name].extra.get("stream", {})
 
 
@@ -294,9 +295,21 @@ class _LineStarts:
 
 
 def _prefixed(raw_line: bytes) -> bool:
-    """A line that may carry a comment prefix (profconv.parse.text.normalize): not a place to cut."""
+    """A line that may carry a comment prefix (profconv.parse.text.normalize): not a place to cut,
+    unless _prefix_kept_on says so."""
     s = raw_line.lstrip(b" \t")
     return s[:1] in (b"#", b">", b"*") or s[:2] == b"//"  # '*': inside a /* … */ block
+
+
+def _prefix_kept_on(raw_line: bytes, raw_next: bytes) -> bool:
+    """Whether a prefixed line is a place to cut all the same: the line after it carries the same
+    comment prefix, so that normalize strips it from a window that begins there as from the whole
+    file (a prefix goes where the same one is on the line before or after it: text._strip_prefixes);
+    the legacy CUDA profiler's logs open with '# CUDA_PROFILE_LOG_VERSION' over '# CUDA_DEVICE'."""
+    from profconv.parse.text import _PREFIX
+
+    m, n = _PREFIX.match(raw_line.decode("latin-1")), _PREFIX.match(raw_next.decode("latin-1"))
+    return m is not None and n is not None and m.group(1) == n.group(1)
 
 
 class Stream:
@@ -332,6 +345,7 @@ class Stream:
         if dialect is None:
             raise NotStreamable("a format or dialect the stream does not know")
         self.dialect = dialect
+        self.whole_if = [m.encode() for m in dialect.whole_if]  # (a window holding one is read whole)
         self.window = self.given or options(dialect.name).get("window", WINDOW)
         resume = yield from self._swept()
         if resume is None:
@@ -419,7 +433,9 @@ class Stream:
                 continue
             head = False
             got = self._window(data, text, eof, start, gap, state)
-            if got is None:  # no place to cut in this window: read on
+            if got is None:  # no place to cut in this window: read on (up to the dialect's most)
+                if len(data) >= options(self.dialect.name).get("window_most", 1 << 62):
+                    raise NotStreamable("a profile longer than the dialect reads part by part")
                 carry, size = data + tail, 2 * size
                 continue
             part, c, at, gap, state = got
@@ -464,8 +480,9 @@ class Stream:
             doc.text = ""
         if self.format is None and doc.text and _other_dialect(doc.text, name, head=start == 1):
             raise NotStreamable("another dialect")  # another dialect would be read over the whole file
-        if len(r.lined_notes) < len(r.notes) or any(p.device for p in r.profiles) or _names_lines(r.profiles):
-            raise NotStreamable("dialect notes, a table's note that names lines, or a Device line")
+        if len(r.lined_notes) < len(r.notes) or _names_lines(r.profiles) or any(m in data for m in self.whole_if):
+            raise NotStreamable("dialect notes, a table's note that names lines, or what its dialect says holds "
+                                "for the whole file (nvprof's Device line: Dialect.whole_if)")
         n = len(doc.lines)
         c, at = (n + 1, len(data)) if eof else _cut(r, data, newlines, n)
         if not c:
@@ -574,13 +591,17 @@ class _Decoder:
 
 
 def _pre_read(data: bytes, name: str, ascii: bool = False) -> bytescan.PreRead | None:
-    """A window's tables found on its bytes and read from them, where dialect `name` asks for it and
+    """A window's tables found on its bytes and read from them, where dialect `name` asks for it
+    (options: 'pre_read', True for bytescan.find's, or the dialect's own finder, data -> PreRead) and
     the window is ASCII (its text then the bytes with those tables' rows blank, decoded alike).
     `ascii`: the caller knows it is (not looked at again)."""
-    if not options(name).get("pre_read") or not (ascii or data.isascii()):
+    how = options(name).get("pre_read")
+    if not how or not (ascii or data.isascii()):
         return None
-    # the head's rows were looked at by _head; every window's tables read alike (the last one's are fewer)
-    pre = bytescan.find(data, BYTES_PAY_FROM, keep=0, batch_rows=1)
+    if callable(how):  # the dialect's own finder (ncu's pages: ncu_raw.find)
+        pre = how(data)
+    else:  # the head's rows were looked at by _head; every window's tables read alike (the last one's are fewer)
+        pre = bytescan.find(data, BYTES_PAY_FROM, keep=0, batch_rows=1)
     return pre if pre is not None and pre.dialect == name else None
 
 
@@ -628,8 +649,9 @@ def _cut(r: DialectResult, data: bytes, newlines: int, n: int) -> tuple[int, int
     for ls in islice(_starts_backwards(r.profiles), max(count(r.profiles) - 1, 0)):  # (not the first)
         if ls + MARGIN > n or not r.resumes(ls):
             continue
+        after = starts.span(ls + 1)
         a, b = starts.span(ls)
-        if not _prefixed(data[a:b]):
+        if not _prefixed(data[a:b]) or _prefix_kept_on(data[a:b], data[after[0] : after[1]]):
             return ls, a
     return 0, 0
 

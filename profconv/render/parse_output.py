@@ -238,7 +238,7 @@ class SpoolSink:
 
     rollback_ok = True
 
-    def __init__(self, as_json: bool, out: Any = None) -> None:
+    def __init__(self, as_json: bool, out: Any = None, err: Any = None) -> None:
         self.as_json = as_json
         self.out = out
         self.held: list[ProfileSet] = []  # inputs read whole, before any spooling
@@ -251,6 +251,7 @@ class SpoolSink:
         self.current = 0  # where the streamed input's profiles began, their separator, where its rows began
         self.sep = b""
         self.mark: tuple[int, bytes] = (0, b"")
+        self.err = err  # where --csv says what its rows leave out (sys.stderr when None)
 
     # an input read whole
     def whole(self, ps: ProfileSet) -> None:
@@ -313,9 +314,13 @@ class SpoolSink:
         if self.spool is None:
             out = self.out or sys.stdout
             (write_json if self.as_json else write_csv)(self.held, out)
-            return
-        self._guarded(self.spool.flush)
-        _write_spooled(self.spool, self.profiles, self.inputs, self.as_json, self.out or sys.stdout)
+            said = [(ps.source, [n for n, _ in ps.unplaced], ps.notes) for ps in self.held]
+        else:
+            self._guarded(self.spool.flush)
+            _write_spooled(self.spool, self.profiles, self.inputs, self.as_json, self.out or sys.stdout)
+            said = [(src, unplaced, notes) for src, _, unplaced, notes in self.inputs]
+        if not self.as_json:  # (the JSON record holds both: ParsedInput.unplaced_lines and .warnings)
+            say_held_back(said, self.err or sys.stderr)
 
     # spooling
     def _start(self) -> None:
@@ -349,6 +354,39 @@ class SpoolSink:
         except OSError as exc:
             raise SystemRefused(f"a temporary file for the output in {tempfile.gettempdir()}: "
                                 f"{exc.strerror or type(exc).__name__} (TMPDIR names another directory)") from None
+
+
+NOTES_SAID = 5  # warnings of an input --csv says on stderr (a sweep may hold thousands: --json has every one)
+LINES_SAID = 20  # unplaced line numbers said, as the table's footer says them
+
+
+def say_held_back(inputs: list[tuple[str, list[int], Any]], err: Any) -> None:
+    """What --csv's rows leave out, on stderr: for each input, how many lines look like table data
+    but could not be placed (their numbers, as the table's footer gives them) and its warnings (the
+    first NOTES_SAID, then how many more). Nothing where nothing is left out. The rows hold neither,
+    and a row left out must never go unsaid (the JSON record and the tables list both)."""
+    for source, unplaced, notes in inputs:
+        lines = []
+        if unplaced:
+            nums = ", ".join(map(str, unplaced[:LINES_SAID]))
+            more = f" (+{len(unplaced) - LINES_SAID} more)" if len(unplaced) > LINES_SAID else ""
+            which = "line" if len(unplaced) == 1 else "lines"
+            lines.append(f"{len(unplaced)} line(s) look like table data but could not be placed: {which} {nums}{more}")
+        n = len(notes)
+        if n:
+            from itertools import islice
+
+            lines.extend(islice(notes, NOTES_SAID))
+            if n > NOTES_SAID:
+                lines.append(f"+{n - NOTES_SAID} more warning(s): --json or the table lists every one")
+        try:
+            err.write("".join(f"warning: {source}: {line}\n" for line in lines))
+        except (OSError, ValueError):  # stderr full or closed (2>/dev/full): the rows were written
+            return
+    try:
+        err.flush()
+    except (OSError, ValueError):
+        pass
 
 
 class TableSink:

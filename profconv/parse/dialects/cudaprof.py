@@ -109,6 +109,7 @@ class Header(_Reader):
         if _VERSION.match(line):  # a new log
             ctx.flush()
             ctx.add_start(cur.lineno)
+            ctx.result.resume[cur.lineno] = ()  # nothing carries past it: a long log may be cut here (stream)
             ctx.started, ctx.device, ctx.csv_cols = True, None, None
             return CLAIMED
         if m := _DEVICE.match(line):
@@ -192,6 +193,7 @@ def _summary(trace: list[Row]) -> list[Row]:
 DIALECT = Dialect(
     name="cudaprof", title="the CUDA command-line profiler", product="CUDA profiler", tool=TOOL,
     markers=("gputime",),
+    part_start="CUDA_PROFILE_LOG_VERSION",  # each log's device is its own (no whole_if)
     sections=("gpu", "gpu-trace"),
     readers=READERS,
     detect=detect, parse=parse,

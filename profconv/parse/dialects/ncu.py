@@ -483,10 +483,28 @@ class _Page:
     def flush(self) -> None:
         self.run.flush(self.events)
 
+    def keep_resume(self, lineno: int) -> None:
+        """At a profile start (a --csv page's header, a console run's '[N] app@host' line), just
+        flushed: where the run holds nothing more (no kernel line waiting for its metrics), what a
+        fresh parse from this line needs is this state (DialectResult.resume: a long log may be cut
+        here, profconv.parse.stream)."""
+        if not self.run.first_line and not self.run.summary_lines:
+            self.result.resume[lineno] = (self.pid, self.command, self.kernel,
+                                          None if self.spans is None else tuple(self.spans),
+                                          self.rows_in_table, self.invocations, self.kernel_line)
+
+    def resume_from(self, state: tuple) -> None:
+        """The state keep_resume kept (a part of a longer log, read from that line)."""
+        pid, command, kernel, spans, self.rows_in_table, self.invocations, self.kernel_line = state
+        self.pid, self.command, self.kernel = pid, command, kernel
+        self.spans = None if spans is None else list(spans)
+
     def csv_page(self, i: int) -> int:
         """A --csv page: a profile of its own (two pages one after the other, the output of two
-        runs, are two profiles even where no '==PROF==' line says whose they are)."""
+        runs, are two profiles even where no '==PROF==' line says whose they are); a long log may be
+        cut at it (keep_resume)."""
         self.flush()
+        self.keep_resume(i + 1)
         self.events.append(grouping.Event("start", i + 1, pid=self.pid, command=self.command))
         return _csv(self.doc, i, self.result, self.events)
 
@@ -498,6 +516,7 @@ class _Page:
             return True
         if line[:1] == "[" and (m := _PROCESS.match(line)):
             self.flush()
+            self.keep_resume(lineno)
             self.events.append(grouping.Event("start", lineno, pid=whole(m.group(1)),
                                               command=self.command or m.group(2)))
             return self.claim(lineno)
@@ -596,8 +615,16 @@ class _Page:
             self.metric_row(line, lineno)
 
 
+def _window_pages(data: bytes) -> bytescan.PreRead | None:
+    """A long log's window's --csv pages read from its bytes, as a whole file's are (ncu_raw.find;
+    profconv.parse.stream)."""
+    return ncu_raw.find(data, keep=False)
+
+
 def parse(doc: Document) -> DialectResult:
     page = _Page(doc)
+    if "ncu" in doc.state:  # a part of a longer log, from a profile start (DialectResult.resume)
+        page.resume_from(doc.state["ncu"])
     lines = doc.lines
     i = 0
     while i < len(lines):
@@ -615,6 +642,15 @@ def parse(doc: Document) -> DialectResult:
 DIALECT = Dialect(
     name="ncu", title="ncu", product="Nsight Compute", tool=TOOL,
     markers=MARKERS,
+    # a sweep of runs (each opened by its '==PROF== Connected' line) is cut at a profile start: a
+    # --csv page's header, a console run's '[N] app@host' line (_Page.keep_resume); a '%' unit is no
+    # nvprof marker there, nor 'Launch Statistics' an nsys one: their detects look at each window
+    # instead (profconv.parse.stream)
+    part_start="==PROF== Connected to process",
+    # a run's pages of several MB (thousands of launches) are read whole: from the file's bytes, a page
+    # at a time, they take less than the windows that would hold them
+    extra={"stream": {"local_markers": {"nvprof": ("(%)", "%"), "nsys": ("Statistics",)}, "pre_read": _window_pages,
+                      "window_most": 4 << 20}},
     sections=("gpu", "ncu-metric"),
     detect=detect, parse=parse,
 )

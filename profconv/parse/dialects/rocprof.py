@@ -46,6 +46,8 @@ class Stats(engine.Context):
 
     def finish(self) -> DialectResult:
         self.result.profiles = grouping.group(self.events, TOOL)
+        for p in self.result.profiles:  # a table that opens a profile carries nothing of the ones before:
+            self.result.resume[p.line_start] = ()  # a long log may be cut there (profconv.parse.stream)
         return self.result
 
 
@@ -75,6 +77,7 @@ class Table(engine.Reader):
             ctx.claim_range(line, last)
             blk = Block(section="api", line_start=line, line_end=last, kind="rocprof-domains", notes=[DOMAIN_NOTE])
             ctx.add_block(blk, line)  # empty: no rows, grouping passes it by
+            ctx.result.lined_notes[len(ctx.result.notes)] = (line, last)  # (of these lines only: a stream says it)
             ctx.result.notes.append(f"lines {line}-{last}: {DOMAIN_NOTE}")
             return
         section = "api" if names and 2 * sum(1 for n in names if _API.match(n)) >= len(names) else "gpu"
@@ -140,6 +143,7 @@ def parse(doc: Document) -> DialectResult:
 DIALECT = Dialect(
     name="rocprof", title="rocprof", product="rocprof", tool=TOOL,
     markers=("TotalDurationNs",),
+    part_start="TotalDurationNs",  # in each table's header; the stream cuts only where one opens a profile
     sections=("gpu", "api"),
     readers=READERS,
     foreign="rocprof",
