@@ -46,9 +46,12 @@ def test_a_dialect_must_declare_markers_and_a_new_name():
         dialect_mod.register(registry()["nvprof"], dict(registry()))
 
 
-def test_nvprof_nsys_and_acc_stream():
+def test_every_built_in_dialect_streams():
     got = {d.name: d.part_start for d in registry().values() if d.streams}
-    assert got == {"nvprof": "NVPROF is profiling process", "nsys": "Generating ", "acc": "Accelerator Kernel Timing data"}
+    assert got == {"nvprof": "NVPROF is profiling process", "nsys": "Generating ", "acc": "Accelerator Kernel Timing data",
+                   "ncu": "==PROF== Connected to process", "cudaprof": "CUDA_PROFILE_LOG_VERSION",
+                   "rocprof": "TotalDurationNs"}
+    assert [d.name for d in registry().values() if d.whole_if] == ["nvprof"]  # nvprof's Device line is file-wide
 
 
 TOY = textwrap.dedent('''
