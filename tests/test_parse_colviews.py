@@ -6,8 +6,9 @@ import math
 from array import array
 
 import numpy as np
+import pytest
 
-from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled, both, positions
+from profconv.parse.colviews import Chain, Const, Floats, Repeated, Sparse, Tiled, View, both, positions
 from profconv.parse.table import Rows
 
 
@@ -18,6 +19,9 @@ def _cases():
     yield Tiled(["m1", "m2", None], 3), ["m1", "m2", None] * 3
     yield Sparse(None, 9, [2, 5], ["x", "y"]), [None, None, "x", None, None, "y", None, None, None]
     yield Floats(array("d", [1.5, 2.5, 1.5, 0.0, 7.0])), [1.5, 2.5, 1.5, 0.0, 7.0]
+    # several ncu pages' columns one after the other (core._chained), the small tables between as lists
+    yield Chain([Tiled(["m1", None], 2), ["x", "m1"], Const("gpu", 2)]), ["m1", None, "m1", None, "x", "m1", "gpu", "gpu"]
+    yield Chain([Floats(array("d", [1.5, 2.5])), [0.5], range(3, 5)]), [1.5, 2.5, 0.5, 3, 4]
 
 
 def test_views_are_their_lists():
@@ -76,7 +80,7 @@ def test_views_as_numpy_arrays():
     """`__array__` of a numeric view (Rows.to_frame's float and int64 columns) without a list."""
     nan = float("nan")
     for view in (Const(1.5, 3), Repeated([1, 2], 2), Tiled([1.0, nan], 2), Sparse(nan, 4, [1], [2.0]),
-                 Floats(array("d", [nan, 3.0]))):
+                 Floats(array("d", [nan, 3.0])), Chain([Floats(array("d", [1.0, nan])), [3.0], Const(4.0, 2), range(5, 7)])):
         view.extend([9.0])
         got = np.asarray(view, dtype="float64")
         assert got.dtype == np.float64 and np.array_equal(got, np.array(view.tolist(), dtype="float64"), equal_nan=True)
@@ -90,3 +94,39 @@ def test_views_codes():
         view.extend([want[0], "new"])
         distinct, codes = view.codes(np)
         assert [distinct[k] for k in codes.tolist()] == want + [want[0], "new"] and len(set(distinct)) == len(distinct)
+
+
+PARTS = [Tiled(["a", "b", "c"], 4), ["x", None, "a"], Repeated(["k1", "k2"], 3), Const("a", 2),
+         Floats(array("d", [1.5, float("nan"), 3.0])), Sparse(None, 5, [1, 3], ["a", "z"]), range(7, 10),
+         array("d", [0.25, 0.5])]
+
+
+def _chain() -> tuple[Chain, list]:
+    chain = Chain(PARTS + [[]])
+    chain.extend(["t1", "a"])
+    rows = [v for p in PARTS for v in (p.tolist() if isinstance(p, View) else list(p))] + ["t1", "a"]
+    return chain, rows
+
+
+def _same(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b))
+
+
+def test_a_chain_of_every_kind_of_part_reads_as_the_list_of_its_rows():
+    chain, rows = _chain()
+    assert len(chain) == len(rows) == 38 and len(chain.parts) == len(PARTS)  # (an empty part is left out)
+    for lo in range(len(rows) + 1):
+        for hi in range(lo, len(rows) + 2):
+            assert _same(chain[lo:hi], rows[lo:hi]), (lo, hi)
+    assert _same(list(chain), rows) and _same([chain[k] for k in range(-len(rows), len(rows))], rows + rows)
+    assert chain.count("a") == rows.count("a") == 9
+    assert list(chain.positions({"a", 8})) == [k for k, v in enumerate(rows) if v in ("a", 8)]
+    assert chain.take([0, 12, 37, 20]) == [rows[k] for k in (0, 12, 37, 20)]
+    with pytest.raises(IndexError):
+        chain[38]
+    distinct, codes = chain.codes(np)
+    assert _same([distinct[c] for c in codes], rows) and len(set(map(repr, distinct))) == len(distinct)
+    assert chain.mapped(lambda v: f"<{v}>").tolist() == [f"<{v}>" for v in rows]
+    assert Chain([Chain([[1], [2, 3]]), [4]]).parts == [[1], [2, 3], [4]]  # a chain's parts, not the chain
+    assert Chain([Tiled(["a"], 3), ["b"], Const("a", 2)]).positions(["a"]) == [0, 1, 2, 4, 5]
+    assert Chain([Const("a", 3), ["a"], Const("b", 2)]).positions(["a"]) == range(0, 4)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
 from typing import Any
@@ -296,6 +296,85 @@ class Sparse(View):
     def mapped(self, fn: Callable[[Any], Any]) -> View:
         out = Sparse(fn(self.default), self.n, self.at, _mapped_list(self.values, fn))
         out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+class Chain(View):
+    """Columns one after the other as one (several big ncu pages of one file, each part a view, with
+    the small tables between them as lists): no list of the rows, each part keeps what it is made
+    of. A part may be any sequence that slices (a View, a list, an array, a range)."""
+
+    __slots__ = ("parts", "starts")
+
+    def __init__(self, parts: Iterable[Sequence[Any]]) -> None:
+        flat: list[Sequence[Any]] = []
+        for p in parts:
+            if isinstance(p, Chain) and not p.tail:
+                flat.extend(p.parts)
+            elif len(p):
+                flat.append(p)
+        starts = [0]
+        for p in flat:
+            starts.append(starts[-1] + len(p))
+        super().__init__(starts[-1])
+        self.parts, self.starts = flat, starts
+
+    def locate(self, lo: int) -> int:
+        """The index of the part that holds row lo (0 <= lo < n)."""
+        return bisect_right(self.starts, lo) - 1
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        out: list[Any] = []
+        k = self.locate(lo) if lo < hi else 0
+        while lo < hi:
+            s, b = self.starts[k], min(hi, self.starts[k + 1])
+            out.extend(self.parts[k][lo - s : b - s])
+            lo, k = b, k + 1
+        return out
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        got: list[int] = []
+        for s, p in zip(self.starts, self.parts):
+            at = positions(p, values)
+            got.extend(range(s + at.start, s + at.stop) if isinstance(at, range) else [s + i for i in at])
+        return range(got[0], got[-1] + 1) if got and got[-1] - got[0] == len(got) - 1 else got
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        got = []
+        for p in self.parts:
+            a = p._own_array(np, dtype) if isinstance(p, View) and not p.tail else None
+            if a is None and not isinstance(p, View) and dtype is not None:
+                a = np.asarray(p, dtype=dtype)
+            if a is None:
+                return None
+            got.append(a)
+        return np.concatenate(got)
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {}
+        got = []
+        for p in self.parts:
+            if isinstance(p, View):
+                distinct, codes = p.codes(np)
+            else:
+                own: dict[Any, int] = {}
+                codes = np.asarray([own.setdefault(v, len(own)) for v in p], dtype=np.int32)
+                distinct = list(own)
+            remap = np.asarray([index.setdefault(v, len(index)) for v in distinct], dtype=np.int32)
+            got.append(remap[codes])
+        return list(index), np.concatenate(got)
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        memo: dict[Any, Any] = {}
+
+        def once(v: Any) -> Any:
+            got = memo.get(v, memo)
+            if got is memo:
+                got = memo[v] = fn(v)
+            return got
+
+        out = Chain([p.mapped(once) if isinstance(p, View) else _mapped_list(p, once) for p in self.parts])
+        out.tail = _mapped_list(self.tail, once)
         return out
 
 

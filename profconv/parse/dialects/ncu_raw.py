@@ -455,8 +455,11 @@ def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] 
     # what PreRead.check compares with the text's lines: the line before the rows and the rows
     # kept in the text, copied (the input's bytes are not held by the table)
     lead = data[b if has_units else a : cut]
-    t = bytescan.Table(key, header[0], columnar.Span(lead, 0, len(lead)), rows, lead.count(b"\n") - 1, 0, len(lead),
-                       batch=page)
+    # its first line (the units row, else the header) is the table's header line: all PreRead.check
+    # compares where no row is kept (a page past the first KEEP bytes: it held the header's first
+    # cell, and every file of two big pages was read again by the text path)
+    t = bytescan.Table(key, lead[: lead.find(b"\n")].decode("ascii"), columnar.Span(lead, 0, len(lead)), rows,
+                       lead.count(b"\n") - 1, 0, len(lead), batch=page)
     return t, e, cut
 
 

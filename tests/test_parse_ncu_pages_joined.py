@@ -1,0 +1,53 @@
+"""Several big ncu --csv pages in one file (runs one after the other, each page thousands of rows):
+each read from the file's bytes, none sent back to the text path, their columns joined as one
+colviews.Chain a column (no list of the pages' rows: two 10 MB raw pages took 227 MiB, 11 bytes a
+byte, where one took 32). Chain itself: tests/test_parse_colviews.py."""
+
+from __future__ import annotations
+
+import pytest
+
+import profconv
+from profconv.parse import bytescan
+from profconv.parse.colviews import Chain
+from tests import test_parse_ncu_details as details
+from tests import test_parse_ncu_raw as raw
+
+
+def _no_reparse(monkeypatch) -> list:
+    said: list = []
+    real = bytescan.PreRead.check
+
+    def check(self, lines):
+        try:
+            real(self, lines)
+        except bytescan.Reparse:
+            said.append(1)
+            raise
+
+    monkeypatch.setattr(bytescan.PreRead, "check", check)
+    return said
+
+
+@pytest.mark.parametrize("kind", ["raw", "details"])
+def test_big_pages_one_after_another_are_read_from_the_bytes_and_chained(monkeypatch, tmp_path, kind):
+    """Three runs' pages, the later ones past bytescan.KEEP (none of their rows kept in the text):
+    read from the bytes without a Reparse (the check compared a page's header line with its first
+    cell), every way alike (tests/ncu_pages.py), the columns chained."""
+    monkeypatch.setattr(bytescan, "KEEP", 1 << 12)
+    if kind == "raw":
+        text = raw.plain_page(400) * 3
+        ps = raw._four(monkeypatch, tmp_path, text)
+        n = 400 * len(raw.METRICS)
+    else:
+        text = details.page(300) * 3
+        ps = details._five(monkeypatch, tmp_path, text)
+        n = 300 * len(details.METRICS)
+    said = _no_reparse(monkeypatch)
+    ps = profconv.parse(str(tmp_path / ("raw.log" if kind == "raw" else "details.log")))
+    assert said == []
+    assert len(ps.profiles) == 3
+    metric = ps.rows.cols["metric"]
+    assert isinstance(metric, Chain) and len(metric.parts) == 6  # each page's metric rows and its GPU rows
+    assert [len(p) for p in metric.parts[::2]] == [n] * 3  # (a raw page's a Tiled, a details page's its list)
+    assert sum(1 for m in ps.rows.col("section") if m == "ncu-metric") == 3 * n
