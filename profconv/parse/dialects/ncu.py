@@ -418,7 +418,9 @@ class _Run:
     def resolve(self) -> None:
         self.end_kernel()
         run = self._run_locale()
-        for cells in self.kernels:
+        kernels = self.kernels
+        for k, cells in enumerate(kernels):
+            kernels[k] = []  # each kernel's cells let go as its rows are made (a run may hold 100,000s)
             read, undecided = _read(cells, run)
             if undecided:
                 self.ambiguous.append(cells[0][0])
@@ -475,6 +477,7 @@ class _Page:
         self.command: str | None = None
         self.invocations: int | None = None  # a --print-summary kernel line: min/max/avg over this many launches
         self.kernel_line = 0
+        self.texts: dict[str, str] = {}  # metric names and units as first met
 
     def claim(self, lineno: int) -> bool:
         self.result.claimed.add(lineno)
@@ -598,6 +601,10 @@ class _Page:
         unit = line[spans[1][0] : spans[2][0]].strip()
         value = line[spans[2][0] :].strip()
         if name and value and _aligned(line, spans):
+            texts = self.texts  # each metric's name and unit held once, not once a kernel
+            if len(texts) > 4096:  # (not metric names: lines of something else)
+                texts.clear()
+            name, unit = texts.setdefault(name, name), texts.setdefault(unit, unit)
             self.run.pending.append((cast(str, self.kernel), lineno, name, unit, value, None, None))
             self.rows_in_table += 1
             self.claim(lineno)
