@@ -21,7 +21,7 @@ so that it can hand parts to a caller as they come.
 
 nsys streams alike (a sweep's runs, cut at a run's 'Generating …' line: nsys.STREAM): the dialect a
 file is read as is the streaming one whose profile start its head holds twice (`which`); nsys's
-windows are a megabyte, their summary tables read from their bytes as a whole file's are
+windows are half a megabyte, their summary tables read from their bytes as a whole file's are
 (profconv.parse.bytescan: `_pre_read`); nvprof's '%' markers, in every nsys header, are left to
 nvprof's detect on each window (`local_markers`, `_around`); a table's note that names lines
 (program output inside a table) makes the file be read whole (its numbers are the window's).

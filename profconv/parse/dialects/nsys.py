@@ -1526,12 +1526,14 @@ def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
 # A long log of nsys runs (a sweep's `nsys stats` outputs one after the other) is read part by part
 # (profconv.parse.stream), cut where a run's 'Generating …' line opens a profile with no report named
 # before it (DialectResult.resume: the reader carries nothing else from one line to the next). Its
-# windows are a megabyte (a few thousand summary rows: read together from the bytes, `pre_read`,
-# bytescan.find). nvprof's markers '(%)' and '%' are in every nsys summary header: the stream looks
-# at them through nvprof's detect on each window (`local_markers`): the tests they gate look at the
+# windows are half a megabyte (a few thousand summary rows: read together from the bytes, `pre_read`,
+# bytescan.find; a megabyte's took 58-64 MiB at 20 MB, 2.9-3.2 bytes a byte, half of one 51-52 MiB
+# in the same CPU time, medians of 3: docs/performance.md, session 23). nvprof's markers '(%)' and
+# '%' are in every nsys summary header: the stream looks at them through nvprof's detect on each
+# window (`local_markers`): the tests they gate look at the
 # file's first 64 Ki characters (a window's too) or at one header line and the two after it (in one
 # window: windows overlap by stream.MARGIN lines); nvprof's other markers still make it read whole.
-STREAM = {"window": 1 << 20, "pre_read": True, "local_markers": {"nvprof": ("(%)", "%")}}
+STREAM = {"window": 1 << 19, "pre_read": True, "local_markers": {"nvprof": ("(%)", "%")}}
 
 DIALECT = Dialect(
     name="nsys", title="nsys", product="Nsight Systems", tool=TOOL,
