@@ -130,3 +130,17 @@ def test_a_chain_of_every_kind_of_part_reads_as_the_list_of_its_rows():
     assert Chain([Chain([[1], [2, 3]]), [4]]).parts == [[1], [2, 3], [4]]  # a chain's parts, not the chain
     assert Chain([Tiled(["a"], 3), ["b"], Const("a", 2)]).positions(["a"]) == [0, 1, 2, 4, 5]
     assert Chain([Const("a", 3), ["a"], Const("b", 2)]).positions(["a"]) == range(0, 4)
+
+
+def test_a_chains_positions_within_rows_look_only_at_the_parts_there():
+    """One profile's rows of several pages (profile_tables._where): positions in lo:hi, a range where
+    they meet across parts (a page's Const and its small table's list), never a list of a page's rows."""
+    section = Chain([Const("ncu-metric", 1000), ["gpu", "gpu"], Const("ncu-metric", 1000), ["gpu", "api"]])
+    profile = Chain([Const(1, 1000), [1, 1], Const(2, 1000), [2, 2]])
+    assert profile.positions([1]) == range(0, 1002) and profile.positions([2]) == range(1002, 2004)
+    assert section.positions_in(["ncu-metric"], 0, 1002) == range(0, 1000)
+    assert section.positions_in(["gpu"], 1002, 2004) == range(2002, 2003)
+    assert section.positions_in(["gpu", "api"], 1002, 2004) == range(2002, 2004)
+    assert section.positions_in(["gpu"], 0, 2004) == [1000, 1001, 2002]
+    assert section.positions_in(["ncu-metric"], 500, 1500) == [*range(500, 1000), *range(1002, 1500)]
+    assert section.positions_in(["x"], 0, 2004) == range(0) and section.positions_in(["gpu"], 5, 5) == range(0)

@@ -10,8 +10,10 @@ import pytest
 import profconv
 from profconv.parse import bytescan
 from profconv.parse.colviews import Chain
+from profconv.render import profile_tables
 from tests import test_parse_ncu_details as details
 from tests import test_parse_ncu_raw as raw
+from tests.conftest import assert_cli_alike, run_cli
 
 
 def _no_reparse(monkeypatch) -> list:
@@ -51,3 +53,20 @@ def test_big_pages_one_after_another_are_read_from_the_bytes_and_chained(monkeyp
     assert isinstance(metric, Chain) and len(metric.parts) == 6  # each page's metric rows and its GPU rows
     assert [len(p) for p in metric.parts[::2]] == [n] * 3  # (a raw page's a Tiled, a details page's its list)
     assert sum(1 for m in ps.rows.col("section") if m == "ncu-metric") == 3 * n
+
+
+def test_the_tables_of_big_pages_find_each_profiles_rows_by_the_views(monkeypatch, tmp_path):
+    """The terminal tables of a file of three big pages: each profile's rows found as ranges of the
+    chained views (two 10 MB raw pages' table took 519 MiB: each profile's rows copied out as lists,
+    their positions as a list), the CLI's outputs those of the row reader."""
+    monkeypatch.setattr(bytescan, "KEEP", 1 << 12)
+    path = tmp_path / "raw.log"
+    path.write_text(raw.plain_page(400) * 3)
+    found = []
+    real = profile_tables._where
+    monkeypatch.setattr(profile_tables, "_where", lambda *a: found.append(real(*a)) or found[-1])
+    assert_cli_alike(monkeypatch, path, raw._row_reader, outs=("--json", "--csv", "--all", "--threshold=0.5"))
+    found.clear()
+    assert run_cli("parse", str(path)).returncode == 0
+    assert len(found) == 3 * 7  # each profile's six timed sections and its metrics
+    assert [f for f in found if len(f) > 3] == [range(0, 2000), range(2003, 4003), range(4006, 6006)]

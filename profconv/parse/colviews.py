@@ -333,11 +333,36 @@ class Chain(View):
         return out
 
     def _own_positions(self, values: frozenset) -> Sequence[int]:
-        got: list[int] = []
-        for s, p in zip(self.starts, self.parts):
-            at = positions(p, values)
-            got.extend(range(s + at.start, s + at.stop) if isinstance(at, range) else [s + i for i in at])
-        return range(got[0], got[-1] + 1) if got and got[-1] - got[0] == len(got) - 1 else got
+        return self.positions_in(values, 0, self.n)
+
+    def positions_in(self, values: Iterable[Any], lo: int, hi: int) -> Sequence[int]:
+        """The positions in lo:hi (of the chain's own rows) that hold one of `values`, looking only
+        at the parts there (one profile's rows of a file of several pages); a range where they are."""
+        want = values if isinstance(values, frozenset) else frozenset(values)
+        pieces: list[Sequence[int]] = []  # ranges, each joined to the one before where they meet
+        k = self.locate(lo) if lo < hi else len(self.parts)
+        while k < len(self.parts) and self.starts[k] < hi:
+            s, p = self.starts[k], self.parts[k]
+            at = positions(p, want)
+            a, b = max(lo - s, 0), min(hi - s, len(p))
+            if isinstance(at, range) and at.step == 1:
+                x = max(at.start, a)
+                got: Sequence[int] = range(s + x, s + max(min(at.stop, b), x))
+            else:
+                got = [s + i for i in at if a <= i < b]
+                if got and got[-1] - got[0] == len(got) - 1:  # (a small table's rows, all of them)
+                    got = range(got[0], got[-1] + 1)
+            if got:
+                last = pieces[-1] if pieces else None
+                if isinstance(last, range) and isinstance(got, range) and last.stop == got.start:
+                    pieces[-1] = range(last.start, got.stop)
+                else:
+                    pieces.append(got)
+            k += 1
+        if len(pieces) <= 1:
+            return pieces[0] if pieces else range(0)
+        flat = [i for piece in pieces for i in piece]
+        return range(flat[0], flat[-1] + 1) if flat[-1] - flat[0] == len(flat) - 1 else flat
 
     def _own_array(self, np: Any, dtype: Any) -> Any:
         got = []

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from profconv.parse.colviews import both, holds_views, positions
+from profconv.parse.colviews import Chain, both, holds_views, positions
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, ProfileInfo, context_facts
 from profconv.parse.shares import share_rows
@@ -76,7 +76,10 @@ def _where(rows: Rows, profile: int, sections: tuple[str, ...]) -> Sequence[int]
     page's columns kept as views: no look at each of its million rows)."""
     prof, sec = rows.col("profile"), rows.col("section")
     if holds_views((prof, sec)):
-        return both(positions(sec, sections), positions(prof, (profile,)))
+        at = positions(prof, (profile,))
+        if isinstance(at, range) and isinstance(sec, Chain) and not sec.tail:  # (several pages: look in its own)
+            return sec.positions_in(sections, at.start, at.stop)
+        return both(positions(sec, sections), at)
     return [i for i in range(rows.n) if prof[i] == profile and sec[i] in sections]
 
 
@@ -197,6 +200,7 @@ def by_profile(rows: Rows) -> dict[Any, list[int]]:
 
 
 MANY_PROFILES = 50
+VIEW_PROFILES = 64  # profiles of views whose rows are found by the views, not split out (render_profiles)
 
 
 def render(ps: ProfileSet, console: Console, opts: TableOptions) -> None:
@@ -210,9 +214,12 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
     (the bytes rich prints there), by rich otherwise; there the ranked tables of a run of profiles
     are laid out together (render/ranked_text), not one by one."""
     # each profile's tables are ranked from its own rows: the rows are split by profile once
-    # (looking for one profile's rows in all of them made 8,000 profiles take minutes)
+    # (looking for one profile's rows in all of them made 8,000 profiles take minutes); not where
+    # they are a few big ncu pages' views: each profile's are found by the views (_where), not copied
+    # out as lists (two 10 MB raw pages' table: 321 MiB)
     rows = ps.rows
-    index = by_profile(rows) if len(ps.profiles) > 1 else None
+    views = len(ps.profiles) <= VIEW_PROFILES and holds_views((rows.col("profile"), rows.col("section")))
+    index = by_profile(rows) if len(ps.profiles) > 1 and not views else None
     out = _Out(console)
     if console.is_terminal and len(ps.profiles) > MANY_PROFILES:  # first-contact-2 m15: minutes of scrolling
         console.print(f"[dim]{len(ps.profiles):,} profiles in {escape(str(ps.source))}: every one follows; "
