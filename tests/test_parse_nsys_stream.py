@@ -447,6 +447,24 @@ def test_cli_output_of_a_unified_memory_sweep_read_in_parts_is_the_whole_files(t
     assert said.count("um_cpu_page_faults_sum (unified memory CPU page faults) is not read") == (1 if out == ["--csv"] else 120)
 
 
+def test_a_streamed_tables_notes_go_to_a_file_and_come_back_in_order(tmp_path, monkeypatch):
+    """The terminal table of a streamed sweep holds its notes of no one table in a NoteList (in a file
+    past a batch: a sweep's may be 100,000s) and its first unplaced lines only: its footer is the whole
+    read's, every note in order."""
+    from profconv.parse import note_list
+    from profconv.render import profile_tables
+
+    monkeypatch.setattr(stream_mod, "MARGIN", 8)
+    monkeypatch.setattr(nsys_csv_sweep, "_scanner", lambda: None)
+    monkeypatch.setattr(note_list, "BATCH", 7)
+    monkeypatch.setattr(profile_tables, "NOTES_HELD", 5)
+    path = tmp_path / "um.log"
+    path.write_text(_um_sweep(120))
+    monkeypatch.setitem(stream_mod.options("nsys"), "window", 8192)
+    said = _cli_streamed_as_whole(path, [], monkeypatch)[0]
+    assert said.count("um_cpu_page_faults_sum (unified memory CPU page faults) is not read") == 120
+
+
 def test_a_note_of_lines_across_a_windows_cut_sends_the_file_to_the_whole_reader():
     from profconv.parse.model import DialectResult
 

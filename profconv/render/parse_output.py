@@ -399,8 +399,9 @@ class TableSink:
         self.opts = opts
         self.make: tuple[Any, Any] | None = None
         self.path = ""
-        self.unplaced: list[tuple[int, str]] = []
-        self.notes: list[str] = []  # the parts' notes of no one table
+        self.unplaced: list[int] = []  # a long log's first unplaced lines (the footer names 20)
+        self.unplaced_count = 0
+        self.notes: Any = None  # the parts' notes of no one table (a NoteList: in a file past a batch)
 
     @classmethod
     def later(cls, console: Any, opts: Any) -> TableSink:
@@ -423,25 +424,31 @@ class TableSink:
         render(ps, self.console, self.opts)
 
     def begin(self, path: str) -> None:
+        from profconv.parse.note_list import NoteList
+
         self.path = path
-        self.unplaced, self.notes = [], []
+        self.unplaced, self.unplaced_count = [], 0
+        if self.notes is not None:
+            self.notes.close()
+        self.notes = NoteList()
 
     def part(self, ps: ProfileSet) -> None:
-        from profconv.render.profile_tables import render_profiles
+        from profconv.render.profile_tables import UNPLACED_SHOWN, render_profiles
 
         self._ready()
         render_profiles(ps, self.console, self.opts)
-        self.unplaced.extend(ps.unplaced)
+        self.unplaced.extend(n for n, _ in ps.unplaced[: UNPLACED_SHOWN - len(self.unplaced)])
+        self.unplaced_count += len(ps.unplaced)
         self.notes.extend(ps.general_notes())  # (the others were shown with their tables: not held)
 
     def end(self, unplaced: list[int], warnings: Any) -> None:
-        from profconv.parse.core import ProfileSet
-        from profconv.parse.table import Rows
-        from profconv.render.profile_tables import render_footer
+        from profconv.render.profile_tables import render_notes, render_unplaced
 
         self._ready()
-        render_footer(ProfileSet(None, [], self.path, self.unplaced, self.notes, {}, rows=Rows()),
-                      self.console)
+        render_unplaced(self.unplaced, self.unplaced_count, self.console)
+        render_notes(self.notes, self.console)
+        self.notes.close()
+        self.notes = None
 
     def rollback(self) -> None:
         raise AssertionError("a console cannot take back what it printed")

@@ -4,7 +4,7 @@ Rendered from the parse's plain columns (ProfileSet.rows), so printing a table n
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -358,21 +358,39 @@ def _summary(ps: ProfileSet, profile: Any, section: str, summary: str | None, ou
 
 def render_footer(ps: ProfileSet, console: Console) -> None:
     """What concerns the whole input: lines that could not be placed, notes of no one table."""
-    if ps.unplaced:
-        nums = ", ".join(str(n) for n, _ in ps.unplaced[:20])
-        more = "" if len(ps.unplaced) <= 20 else f" (+{len(ps.unplaced) - 20} more)"
+    render_unplaced([n for n, _ in ps.unplaced[:UNPLACED_SHOWN]], len(ps.unplaced), console)
+    render_notes(ps.general_notes(), console)
+
+
+UNPLACED_SHOWN = 20  # line numbers the footer names
+
+
+def render_unplaced(first: Sequence[int], count: int, console: Console) -> None:
+    """How many lines look like table data but could not be placed, the first UNPLACED_SHOWN named."""
+    if count:
+        nums = ", ".join(str(n) for n in first[:UNPLACED_SHOWN])
+        more = "" if count <= UNPLACED_SHOWN else f" (+{count - UNPLACED_SHOWN} more)"
         console.print(
-            f"[yellow]warning:[/yellow] {len(ps.unplaced)} line(s) look like table data "
+            f"[yellow]warning:[/yellow] {count} line(s) look like table data "
             f"but could not be placed: lines {nums}{more}",
             highlight=False,
         )
+
+
+def render_notes(notes: Iterable[str], console: Console) -> None:
+    """Each note of no one table as a warning line (a long log's may be thousands, from a file)."""
     out = plain.writer(console)  # (thousands of notes: rich wraps each through its segments, ~0.4 ms a note)
     if out is not None:
         out.hold()
-    for note in ps.general_notes():
+    for k, note in enumerate(notes, 1):
         if out is None or not out.wrapped(f"warning: {note}"):
             if out is not None:
                 out.flush()
             console.print(Text(f"warning: {note}", style="yellow"))
+        elif k % NOTES_HELD == 0:
+            out.flush()
     if out is not None:
         out.flush()
+
+
+NOTES_HELD = 4096  # notes' lines written at once
