@@ -60,3 +60,17 @@ def split_repeated_and_mixed(files: list[str], tmp_path: Path, window: int) -> i
             path.write_bytes(data)
             split += check_parts(path, window) > 1
     return split
+
+
+def assert_cli_streamed_as_whole(path: Path, monkeypatch, outs: tuple[str, ...] = ("--json", "--csv", "--all")) -> None:
+    """`profconv parse PATH OUT` of a long log, read part by part and read whole (STREAM_FROM past its
+    size): exit 0 both ways, the same stdout and stderr, for each OUT."""
+    from tests.conftest import run_cli
+
+    for out in outs:
+        streamed = run_cli("parse", str(path), out)
+        with monkeypatch.context() as m:
+            m.setattr(stream_mod, "STREAM_FROM", 1 << 40)
+            whole = run_cli("parse", str(path), out)
+        assert streamed.returncode == whole.returncode == 0, streamed.stderr
+        assert (streamed.stdout, streamed.stderr) == (whole.stdout, whole.stderr)

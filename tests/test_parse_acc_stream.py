@@ -14,8 +14,7 @@ import profconv
 from profconv.nogc import paused
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import acc
-from tests.conftest import run_cli
-from tests.stream_check import split_repeated_and_mixed
+from tests.stream_check import assert_cli_streamed_as_whole, split_repeated_and_mixed
 
 DATA = Path(__file__).parent / "data"
 ACC = sorted(p for p in glob.glob(str(DATA / "**" / "*.log"), recursive=True)
@@ -53,12 +52,7 @@ def test_a_sweep_is_read_in_parts_with_flat_memory(tmp_path, monkeypatch):
     with paused():
         parts = list(stream_mod.parts(str(path)))
     assert len(parts) > 10 and sum(len(p.profiles) for p in parts) == path.read_text().count("Accelerator Kernel Timing data")
-    for out in ("--json", "--csv", "--all"):
-        streamed = run_cli("parse", str(path), out)
-        monkeypatch.setattr(stream_mod, "STREAM_FROM", 1 << 40)
-        whole = run_cli("parse", str(path), out)
-        monkeypatch.undo()
-        assert (streamed.returncode, streamed.stdout, streamed.stderr) == (whole.returncode, whole.stdout, whole.stderr)
+    assert_cli_streamed_as_whole(path, monkeypatch)
 
 
 @pytest.mark.parametrize("marker", ["==PROF== Connected to process 5", "NVPROF is profiling process 7"])

@@ -14,8 +14,7 @@ import pytest
 from profconv.nogc import paused
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import cudaprof
-from tests.conftest import run_cli
-from tests.stream_check import check_parts, split_repeated_and_mixed
+from tests.stream_check import assert_cli_streamed_as_whole, check_parts, split_repeated_and_mixed
 from tests.test_parse_cudaprof import CSV_SHORT_COPIES
 
 DATA = Path(__file__).parent / "data"
@@ -64,13 +63,7 @@ def test_a_sweep_of_logs_on_two_devices_is_read_in_parts_each_with_its_device(lo
     assert devices == ["Tesla C2070", "Tesla C1060", "GeForce GTX 480", "GeForce GTX 480"] * n
     assert sum(len(p.unplaced) for p in parts) == n  # each stray log's damaged gputime, said
     assert check_parts(path, 1 << 16) > 10
-    for out in ("--json", "--csv", "--all"):
-        streamed = run_cli("parse", str(path), out)
-        monkeypatch.setattr(stream_mod, "STREAM_FROM", 1 << 40)
-        whole = run_cli("parse", str(path), out)
-        monkeypatch.undo()
-        assert streamed.returncode == 0
-        assert (streamed.stdout, streamed.stderr) == (whole.stdout, whole.stderr)
+    assert_cli_streamed_as_whole(path, monkeypatch)
 
 
 def test_nvprofs_device_line_still_makes_a_log_be_read_whole(tmp_path):

@@ -15,8 +15,7 @@ from profconv.nogc import paused
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import ncu
 from profconv.parse.model import Document
-from tests.conftest import run_cli
-from tests.stream_check import check_parts, split_repeated_and_mixed
+from tests.stream_check import assert_cli_streamed_as_whole, check_parts, split_repeated_and_mixed
 
 DATA = Path(__file__).parent / "data"
 PAGES = sorted(glob.glob(str(DATA / "ncu-csv" / "*.log")))
@@ -63,13 +62,7 @@ def test_a_sweep_is_read_in_parts_each_profile_with_its_runs_pid(tmp_path, monke
     assert {p.command for part in parts for p in part.profiles} == {
         "/tmp/app/a", "/home/yujixuan/anaconda3/envs/CGCNN_paddle/bin/python3.8"}
     assert check_parts(path, 1 << 16) > 10
-    for out in ("--json", "--csv", "--all"):
-        streamed = run_cli("parse", str(path), out)
-        monkeypatch.setattr(stream_mod, "STREAM_FROM", 1 << 40)
-        whole = run_cli("parse", str(path), out)
-        monkeypatch.undo()
-        assert streamed.returncode == 0
-        assert (streamed.stdout, streamed.stderr) == (whole.stdout, whole.stderr)
+    assert_cli_streamed_as_whole(path, monkeypatch)
 
 
 def test_a_profile_starts_state_is_the_console_pages_too():

@@ -13,8 +13,7 @@ import pytest
 from profconv.nogc import paused
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import rocprof
-from tests.conftest import run_cli
-from tests.stream_check import check_parts, split_repeated_and_mixed
+from tests.stream_check import assert_cli_streamed_as_whole, check_parts, split_repeated_and_mixed
 from tests.test_parse_rocprof import V1, V3
 
 
@@ -49,10 +48,4 @@ def test_a_sweep_is_read_in_parts_with_its_domain_notes(logs, tmp_path, monkeypa
     notes = stream_mod.whole_notes([(p.notes, p.lead) for p in parts], st.warnings([]))
     assert sum(rocprof.DOMAIN_NOTE in note for note in notes) == n
     assert check_parts(path, 1 << 16) > 10
-    for out in ("--json", "--csv", "--all"):
-        streamed = run_cli("parse", str(path), out)
-        monkeypatch.setattr(stream_mod, "STREAM_FROM", 1 << 40)
-        whole = run_cli("parse", str(path), out)
-        monkeypatch.undo()
-        assert streamed.returncode == 0
-        assert (streamed.stdout, streamed.stderr) == (whole.stdout, whole.stderr)
+    assert_cli_streamed_as_whole(path, monkeypatch)
