@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import profconv
 from profconv.nogc import paused
 from profconv.parse import stream as stream_mod
 from profconv.parse.dialects import ncu
@@ -29,17 +30,17 @@ NVTX = DATA / "ncu-csv" / "yktian-paddle-demo-nvtx-metrics.csv.log"  # raw page 
 def test_parts_equal_the_whole_parse_of_repeated_and_mixed_pages(tmp_path, small_windows):
     """Every real ncu --csv log three times over, and each next to another: split at every page that
     allows it, the parts are the whole parse."""
-    assert len(PAGES) == 6
-    assert split_repeated_and_mixed(PAGES, tmp_path, small_windows) == 12
+    assert len(PAGES) == 8
+    assert split_repeated_and_mixed(PAGES, tmp_path, small_windows) == 16
 
 
 def test_parts_equal_the_whole_parse_of_repeated_and_mixed_console_logs(tmp_path, small_windows):
     """Every real log with an ncu run in it three times over, and each next to another: split
     at every run's '[N] app@host' line or page that allows it, the parts are the whole parse."""
-    assert len(RUNS) == 29
-    # 36 of 58 when written: the others hold fewer than two runs in a window of 300 bytes, no profile,
+    assert len(RUNS) == 33
+    # 42 of 66 when written: the others hold fewer than two runs in a window of 300 bytes, no profile,
     # or another profiler's output (read whole)
-    assert split_repeated_and_mixed(RUNS, tmp_path, small_windows) == 36
+    assert split_repeated_and_mixed(RUNS, tmp_path, small_windows) == 42
 
 
 def test_a_sweep_is_read_in_parts_each_profile_with_its_runs_pid(tmp_path, monkeypatch):
@@ -95,3 +96,24 @@ def test_a_sweep_with_another_profilers_output_is_read_whole(tmp_path, marker):
     with pytest.raises(stream_mod.NotStreamable):
         list(stream_mod.Stream(str(path), window=2000))
     assert ncu.DIALECT.part_start == "==PROF== Connected to process"
+
+
+REAL_RUNS = {  # made on the H200 (tests/data/SOURCES.md, session 23): runs one after the other in one file
+    "ncu-csv/h200-ncu2025.3-scale-add-square-three-runs.csv.log": ([(709, 4), (773, 170), (867, 506)], 909),
+    "ncu-csv/h200-ncu2025.3-scale-add-square-raw-two-runs.csv.log": ([(1282, 4), (1429, 21)], 9726),
+    "ncu-text/h200-ncu2025.3-scale-add-square-three-runs.log": ([(995, 7), (1059, 330), (1158, 982)], 909),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_RUNS))
+def test_real_runs_one_after_the_other_are_read_in_parts(name, small_windows):
+    """Real ncu runs appended to one file (`ncu --csv ./app N >> log`, `ncu ./app N >> log`): a profile
+    a run with its own pid, read in parts the whole parse's; the one-process log of 45 kernels is one
+    profile, read whole."""
+    profiles, rows = REAL_RUNS[name]
+    ps = profconv.parse(str(DATA / name))
+    assert [(p.pid, p.line_start) for p in ps.profiles] == profiles and ps.rows.n == rows
+    assert ps.unplaced == [] and ps.notes == []
+    assert check_parts(DATA / name, small_windows) == 2
+    one = DATA / "ncu-text" / "h200-ncu2025.3-scale-add-square-one-process-45-kernels.log"
+    assert check_parts(one, small_windows) == 0 and len(profconv.parse(str(one)).profiles) == 1
