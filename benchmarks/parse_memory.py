@@ -69,6 +69,8 @@ INPUTS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
                          repeated("ncu-text/eduardo4jesus-hw8-smem-transpose-metrics.log")),
     "ncu-console-one-process": ("ncu console, one process of thousands of kernels",
                                 one_process("ncu-text/eduardo4jesus-hw8-smem-transpose-metrics.log")),
+    "ncu-console-one-process-2025": ("ncu 2025.3 console (sections, advice), one process of thousands of kernels",
+                                     one_process("ncu-text/h200-ncu2025.3-scale-add-square-one-process-45-kernels.log")),
     "ncu-csv-runs": ("ncu --csv 2025.3 details pages, two launches a run",
                      repeated("ncu-csv/h200-ncu2025.3-scale-add-rule-columns-two-launches.csv.log")),
     "ncu-raw-runs": ("ncu --csv --page raw with NVTX columns, a run each",

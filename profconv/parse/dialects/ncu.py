@@ -13,7 +13,7 @@ from typing import cast
 from profconv.parse import bytescan, grouping, units
 from profconv.parse.context import contains_any
 from profconv.parse.dialect import Dialect
-from profconv.parse.dialects import ncu_details, ncu_raw
+from profconv.parse.dialects import ncu_console, ncu_details, ncu_raw
 from profconv.parse.model import Block, DialectResult, Document
 from profconv.parse.schema import Row
 from profconv.parse.text import csv_row, csv_rows
@@ -42,7 +42,12 @@ _METRIC_LIKE = re.compile(r"^\s+\S.*?\s{2,}\S+\s{2,}[\d.,]+\s*$")
 _ENDS_IN_NUMBER = re.compile(r"\S\s+[\d.,]*\d\s*$")
 _OTHER_TOOL = re.compile(r"^\s*==\d+== |^\s*\[\d+/\d+\] Executing|^\s*Generating '|^\s*Processing \[|"
                          r"^\s*Accelerator Kernel Timing data|^\s*Generating [\w ]*Statistics\.\.\.")  # nsys 2020-2021
-_OTHER_TOOL_TEXT = re.compile(r"==|Executing|Generating |Processing \[|Accelerator Kernel")  # one of them in what it matches
+
+def _other_tool_text(line: str) -> bool:
+    """One of the texts of what _OTHER_TOOL matches is in the line (a few `in` tests: sre tries an
+    alternation at every character, 6 us a line)."""
+    return ("==" in line or "Executing" in line or "Generating " in line or "Processing [" in line
+            or "Accelerator Kernel" in line)
 DURATION_METRICS = {"Duration", "gpu__time_duration.sum", "gpu__time_duration"}
 SUMMARY_NOTE = ("ncu --print-summary prints each kernel's minimum, maximum and average duration over its "
                 "launches, no total: the kernels are listed, not ranked by time")
@@ -485,6 +490,9 @@ class _Page:
 
     def flush(self) -> None:
         self.run.flush(self.events)
+        if not isinstance(self.run, _Run):  # a console page's columns (adopt): the next run is the row reader's
+            run, self.run = self.run, _Run()
+            self.run.first_line = run.first_line
 
     def keep_resume(self, lineno: int) -> None:
         """At a profile start (a --csv page's header, a console run's '[N] app@host' line), just
@@ -501,6 +509,18 @@ class _Page:
         pid, command, kernel, spans, self.rows_in_table, self.invocations, self.kernel_line = state
         self.pid, self.command, self.kernel = pid, command, kernel
         self.spans = None if spans is None else list(spans)
+
+    def adopt(self, region: ncu_console.Region, end: int) -> int:
+        """A console page read from the bytes (ncu_console): its run and the state after its last line
+        made this page's, the lines of it that stay in the text claimed; `end` (the index after
+        its lines) handed back."""
+        run = region.run
+        run.first_line = self.run.first_line or run.first_line  # (a kernel line of no metric before)
+        self.run = run  # type: ignore[assignment]
+        self.kernel, spans, self.rows_in_table, self.invocations, self.kernel_line = region.state
+        self.spans = None if spans is None else list(spans)
+        self.result.claimed |= region.claimed
+        return end
 
     def csv_page(self, i: int) -> int:
         """A --csv page: a profile of its own (two pages one after the other, the output of two
@@ -561,7 +581,7 @@ class _Page:
                 self.spans = [(m.start(), m.end()) for m in re.finditer(r"-{3,}", line)]
                 self.rows_in_table = 0
             return self.claim(lineno)
-        if _OTHER_TOOL_TEXT.search(line) and _OTHER_TOOL.match(line):
+        if _other_tool_text(line) and _OTHER_TOOL.match(line):
             self.flush()
             self.events.append(grouping.Event("break", lineno))
             self.kernel, self.spans = None, None  # another profiler's output follows the ncu log
@@ -622,6 +642,14 @@ class _Page:
             self.metric_row(line, lineno)
 
 
+def _console_region(doc: Document, i: int) -> bytescan.Table | None:
+    """The console page after the '[N]' line at index `i`, read from the input's bytes, if it was."""
+    t = doc.pre.tables.get(i) if getattr(doc.pre, "dialect", "") == "ncu" else None  # type: ignore[union-attr]
+    if t is None or not isinstance(t.batch, ncu_console.Region):
+        return None
+    return doc.pre.take(i)  # type: ignore[union-attr]
+
+
 def _window_pages(data: bytes) -> bytescan.PreRead | None:
     """A long log's window's --csv pages read from its bytes, as a whole file's are (ncu_raw.find;
     profconv.parse.stream)."""
@@ -640,6 +668,9 @@ def parse(doc: Document) -> DialectResult:
             i = page.csv_page(i)
             continue
         page.line(line, i + 1)
+        if line[:1] == "[" and doc.pre is not None and (t := _console_region(doc, i)) is not None:
+            i = page.adopt(t.batch, i + 1 + t.rows)  # a console page read from the bytes (ncu_console)
+            continue
         i += 1
     page.flush()
     page.result.profiles = grouping.group(page.events, TOOL)

@@ -32,6 +32,7 @@ from typing import Any
 from profconv.nogc import paused
 from profconv.parse import bytescan, columnar, native, units
 from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
+from profconv.parse.dialects import ncu_console
 from profconv.parse.model import Block
 from profconv.parse.table import Rows
 from profconv.parse.text import csv_row
@@ -313,19 +314,19 @@ def _find(data: Any, keep: bool) -> bytescan.PreRead | None:
     pos = 0  # the input is copied into `pieces` up to here
     at = line = 0  # the newlines before offset `at` (counted once: a sweep of pages left to the text path
     # had each one's count start where the last page read here ended, quadratic in the pages)
-    a = _next_header(data, 0)
+    a, console = _next_start(data, 0)
     while a >= 0:
         line, at = line + _newlines(data, at, a), a
-        got = _page_at(data, a, line)
+        got = ncu_console.region_at(data, a, line) if console else _page_at(data, a, line)
         if got is None:
-            a = _next_header(data, a + 1)
+            a, console = _next_start(data, a + 1)
             continue
         t, e, cut = got
         tables[t.line] = t
         pieces += [data[pos:cut], b"\n" * (t.rows - t.kept)]
         line, pos = t.line + 1 + t.rows, e
         at = e
-        a = _next_header(data, e)  # a page's own rows are not looked through for headers
+        a, console = _next_start(data, e)  # a page's own rows are not looked through for headers
     if not tables:
         return None
     pieces.append(data[pos:])
@@ -345,7 +346,8 @@ def find_file(path: str) -> bytescan.PreRead | None:
             return None
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             head = mm[: 1 << 16]
-            if head[:2] == b"\x1f\x8b" or b"\x00" in head or (b'"ID",' not in head and b'"Process ID",' not in head):
+            marks = (b'"ID",', b'"Process ID",', b"==PROF==")  # a --csv page, a console page's run
+            if head[:2] == b"\x1f\x8b" or b"\x00" in head or not any(m in head for m in marks):
                 return None
             return find(mm, keep=False)
     except (OSError, ValueError):  # cannot be mapped (a special file): read whole
@@ -353,6 +355,18 @@ def find_file(path: str) -> bytescan.PreRead | None:
 
 
 _MARKS = (b'"ID",', b'"Process ID",')  # the lines that start a --csv page
+
+
+def _next_start(data: Any, lo: int) -> tuple[int, bool]:
+    """Where the first line at or after offset `lo` (a line's start) that starts a --csv page or a
+    console page ('[N] app@host': ncu_console) starts, and whether it is a console page's; -1 where
+    none does."""
+    a = _next_header(data, lo)
+    hi = len(data) if a < 0 else a
+    if lo == 0 and data[:1] == b"[":
+        return 0, True
+    k = _first(data, b"\n[", max(lo - 1, 0), hi)
+    return (k + 1, True) if k >= 0 else (a, False)
 
 
 def _next_header(data: Any, lo: int) -> int:
