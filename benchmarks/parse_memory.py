@@ -52,6 +52,18 @@ def one_process(log: str) -> Callable[[Path, int], None]:
     return make
 
 
+def processes(log: str, each: int) -> Callable[[Path, int], None]:
+    """one_process's page of `each` bytes, its whole log (its '==PROF==' lines and program output)
+    written over and over to `size` bytes: processes of ~10,000 kernels one after the other."""
+    def make(path: Path, size: int) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            one = Path(tmp) / "one.log"
+            one_process(log)(one, each)
+            data = one.read_bytes()
+            path.write_bytes(data * (size // len(data) + 1))
+    return make
+
+
 def two_pages(make_page: Callable[[Path, Path, int], None]) -> Callable[[Path, int], None]:
     """Two ncu --csv pages of half the size each, one after the other (two runs of thousands of launches)."""
     def make(path: Path, size: int) -> None:
@@ -71,6 +83,8 @@ INPUTS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
                                 one_process("ncu-text/eduardo4jesus-hw8-smem-transpose-metrics.log")),
     "ncu-console-one-process-2025": ("ncu 2025.3 console (sections, advice), one process of thousands of kernels",
                                      one_process("ncu-text/h200-ncu2025.3-scale-add-square-one-process-45-kernels.log")),
+    "ncu-console-processes": ("ncu 2025.3 console, processes of 1.6 MB (10,000 kernels) one after the other",
+                              processes("ncu-text/h200-ncu2025.3-scale-add-square-one-process-45-kernels.log", 1_600_000)),
     "ncu-csv-runs": ("ncu --csv 2025.3 details pages, two launches a run",
                      repeated("ncu-csv/h200-ncu2025.3-scale-add-rule-columns-two-launches.csv.log")),
     "ncu-raw-runs": ("ncu --csv --page raw with NVTX columns, a run each",

@@ -105,10 +105,10 @@ def _long(path: Path, size: int) -> str:
 
 
 def test_a_long_page_is_read_from_the_mapped_file(monkeypatch, tmp_path):
-    """Past MIN_BYTES a one-process page is one PreRead table (no monkeypatch): its metrics are columns,
+    """Past MIN_BYTES a one-process page of a big file is one PreRead table (no monkeypatch): its metrics are columns,
     the same rows as the row reader's."""
     path = tmp_path / "long.log"
-    text = _long(METRICS, ncu_console.MIN_BYTES)
+    text = _long(METRICS, max(ncu_console.MIN_BYTES, ncu_raw.FILE_FROM))  # (a smaller file is read whole first)
     path.write_text(text)
     pre = ncu_raw.find_file(str(path))
     assert pre is not None and [type(t.batch) for t in pre.tables.values()] == [ncu_console.Region]
@@ -198,3 +198,17 @@ def test_ambiguous_kernels_named_as_the_row_reader_names_them(monkeypatch, tmp_p
     ps, taken = _alike(monkeypatch, path)
     assert taken == 1
     assert any("k(int)" in n and "decimal" in n for n in ps.notes)
+
+
+def test_streamed_parts_read_their_pages_from_the_bytes_and_equal_the_whole(monkeypatch, tmp_path, small_windows):
+    """A long log's windows read their console pages from the bytes too (ncu's `pre_read`): every
+    console test log three times over and next to another, split at each run, the parts are the
+    whole parse."""
+    from tests.stream_check import split_repeated_and_mixed
+
+    taken = []
+    real = ncu_console.region_at
+    monkeypatch.setattr(ncu_console, "MIN_BYTES", 0)
+    monkeypatch.setattr(ncu_console, "region_at", lambda *a: taken.append(real(*a)) or taken[-1])
+    assert split_repeated_and_mixed([str(p) for p in CONSOLE_LOGS], tmp_path, small_windows) == 27
+    assert sum(t is not None for t in taken) > 100

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from functools import cache
 from typing import Any
 
 from profconv.parse import bytescan, columnar, grouping, units
@@ -36,7 +37,9 @@ from profconv.parse.colviews import Const, Floats, Sparse
 from profconv.parse.model import Block, Document
 from profconv.parse.table import Rows
 
-MIN_BYTES = 1 << 20  # a region this big is read from the bytes (smaller ones: the row reader, as fast)
+# a region this big is read from the bytes (smaller ones: the row reader, as fast; a stream's window of
+# several runs of a few hundred KB each is read by the row reader at ~8 bytes a byte: 4 MB, 32 MB)
+MIN_BYTES = 1 << 16
 WINDOW = 1 << 20  # bytes of a region decoded and read at a time
 _PROCESS = re.compile(rb"\[\d+\] \S")
 _CSV_PAGE = ('"ID",', '"Process ID",')
@@ -190,6 +193,7 @@ class Region:
         self.run, self.state, self.claimed = run, state, claimed
 
 
+@cache
 def _page_class() -> type:
     from profconv.parse.dialects import ncu
 
