@@ -1197,7 +1197,13 @@ def _shift_lines(rows: Rows, shift: int) -> None:
         return
     for c in ("line_start", "line_end"):
         col = cols.get(c)
-        if col is not None:
+        if type(col) is array and col.typecode == "q":  # (columns read from bytes: no int object a row)
+            import numpy as np
+
+            shifted = array("q")
+            shifted.frombytes((np.frombuffer(col, dtype=np.int64) + shift).tobytes())
+            cols[c] = shifted
+        elif col is not None:
             try:
                 rows.cols[c] = list(map(add, col, repeat(shift)))
             except TypeError:  # a missing line number (None) stays missing

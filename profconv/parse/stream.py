@@ -400,7 +400,7 @@ class Stream:
                first: int | None = None) -> Iterator[ProfileSet]:
         """The parts of the file from where `f` is, the file's line `start` (a profile start, after the
         first: `state` the dialect's reader state there), its first read `first` bytes (else a window's)."""
-        carry = b""  # the file's bytes from the last cut on, not read yet
+        carry: list[bytes] = []  # the file's bytes from the last cut on, not read yet (pieces: joined once)
         # start: the file's number of the first line of `carry`
         gap: list[str] = []  # lines after the last profile handed out, before `start`: their context is the next profile's
         # state: the dialect's reader state at `start`
@@ -416,19 +416,20 @@ class Stream:
                 raise NotStreamable("cannot be read") from None
             eof = len(block) < size
             data, tail = _whole_lines(carry, block, eof)
+            carry, block = [], b""  # (the window holds their bytes: they go before it is parsed)
             if data is None:  # no line end in it yet: read on
-                carry, size = tail, 2 * size
+                carry, size = [tail], 2 * size
                 continue
             if head and (data[:2] in (b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:65536]):
                 raise NotStreamable("gzip, UTF-16 or binary")  # gzip, UTF-16, binary: read whole (and said so there)
             if looked and not eof and len(data) < STREAM_FROM and data.count(mark) < 2:
-                carry, size = data + tail, 2 * size  # what _head says again (its head looked at already)
+                carry, size = [data, tail], 2 * size  # what _head says again (its head looked at already)
                 continue
             # an ASCII window whose tables are read from its bytes is decoded only where they are not
             lazy = not head and options(self.dialect.name).get("pre_read") and data.isascii()
             text = None if lazy else decoder.decode(data, head)
             if text is not None and head and not self._head(text, data, eof):
-                carry, size = data + tail, 2 * size  # the first window holds the head and two profile starts
+                carry, size = [data, tail], 2 * size  # the first window holds the head and two profile starts
                 looked = True
                 continue
             head = False
@@ -436,14 +437,15 @@ class Stream:
             if got is None:  # no place to cut in this window: read on (up to the dialect's most)
                 if len(data) >= options(self.dialect.name).get("window_most", 1 << 62):
                     raise NotStreamable("a profile longer than the dialect reads part by part")
-                carry, size = data + tail, 2 * size
+                carry, size = [data, tail], 2 * size
                 continue
             part, c, at, gap, state = got
+            carry = [] if eof else [data[at:], tail]
+            data, text = b"", None  # (the window's bytes let go before its part is written out)
             if part is not None:
                 yield part
             if eof:
                 return
-            carry = data[at:] + tail
             start += c - 1
             size = self.window
 
@@ -605,15 +607,16 @@ def _pre_read(data: bytes, name: str, ascii: bool = False) -> bytescan.PreRead |
     return pre if pre is not None and pre.dialect == name else None
 
 
-def _whole_lines(carry: bytes, block: bytes, eof: bool) -> tuple[bytes | None, bytes]:
-    """Of carry + block: (the bytes up to the last line end, the rest); (None, all) where none is in
-    them yet. (The block's last line end found first: one copy of its bytes.)"""
+def _whole_lines(carry: list[bytes], block: bytes, eof: bool) -> tuple[bytes | None, bytes]:
+    """Of the pieces of `carry`, then block: (the bytes up to the last line end, the rest); (None,
+    all) where none is in them yet. (The block's last line end found first: one copy of its bytes,
+    the pieces joined once, not copied into one carry each time a window grows.)"""
     if eof:
-        return carry + block, b""
+        return b"".join((*carry, block)), b""
     nl = block.rfind(b"\n") + 1
     if nl:
-        return b"".join((carry, memoryview(block)[:nl])), block[nl:]
-    data = carry + block
+        return b"".join((*carry, memoryview(block)[:nl])), block[nl:]
+    data = b"".join((*carry, block))
     nl = data.rfind(b"\n") + 1
     if nl == 0:
         return None, data

@@ -136,19 +136,9 @@ class Writer:
     def wrapped(self, text: str) -> bool:
         """`text` as con.print(Text(text)) prints it, wrapped at the console's width, when each of its
         characters takes a cell and no word of it is wider than the console (rich would fold it)."""
-        if not _narrow(text):
+        lines = _wrapped_lines(text, self.width)
+        if lines is None:
             return False
-        breaks = _breaks(text, self.width)
-        if breaks is None:
-            return False
-        lines = []
-        for a, b in zip([0, *breaks], [*breaks, len(text)]):
-            line = text[a:b]
-            if len(line) > self.width:  # (Text.rstrip_end: the spaces past the width dropped)
-                line = line[: len(line) - min(len(line) - len(line.rstrip()), len(line) - self.width)]
-                if len(line) > self.width:
-                    return False
-            lines.append(line)
         self.write("\n".join(lines) + "\n")
         return True
 
@@ -174,11 +164,18 @@ class Writer:
             table_width += w
         if table_width > self.width:
             return False
-        notes = t.caption.split("\n") if t.caption else []
-        for a in ([t.title] if t.title else []) + notes:
+        tw = width(t.title) if t.title else 0
+        if tw is None or tw > table_width or (t.title and not markup_free(t.title)):
+            return False  # (a title is centred: wrapped, it is rich's)
+        notes = []
+        for a in t.caption.split("\n") if t.caption else []:
             aw = width(a)
-            if aw is None or aw > table_width or not markup_free(a):
+            if aw is None or not markup_free(a):
                 return False
+            got = [a] if aw <= table_width else _wrapped_lines(a, table_width)  # wrapped as rich wraps it (left)
+            if got is None:
+                return False
+            notes += got
         out = [t.title + " " * (table_width - (width(t.title) or 0))] if t.title else []
         lines = list(map("   ".join, zip(*bodies)))
         out.append(lines[0])
@@ -187,6 +184,25 @@ class Writer:
         out.extend(a + " " * (table_width - (width(a) or 0)) for a in notes)
         self.write("\n".join(out) + "\n")
         return True
+
+
+def _wrapped_lines(text: str, w: int) -> list[str] | None:
+    """The lines rich wraps a Text into at width `w` (rich._wrap.divide_line, Text.rstrip_end), or
+    None where a character is not one cell or a word is wider than `w` (rich folds it)."""
+    if not _narrow(text):
+        return None
+    breaks = _breaks(text, w)
+    if breaks is None:
+        return None
+    lines = []
+    for a, b in zip([0, *breaks], [*breaks, len(text)]):
+        line = text[a:b]
+        if len(line) > w:  # (Text.rstrip_end: the spaces past the width dropped)
+            line = line[: len(line) - min(len(line) - len(line.rstrip()), len(line) - w)]
+            if len(line) > w:
+                return None
+        lines.append(line)
+    return lines
 
 
 def _column_strings(c: Column) -> list[str] | None:
