@@ -17,7 +17,7 @@ from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, ProfileInfo, context_facts
 from profconv.parse.shares import share_rows
 from profconv.parse.table import Rows
-from profconv.render import plain
+from profconv.render import metric_stream, plain
 from profconv.render.format import Column, Fitted, count, duration, fit_table
 from profconv.ui import heading, heading_is_rule
 
@@ -331,13 +331,24 @@ def _profile(ps: ProfileSet, info: ProfileInfo, own: _Own, pre: dict[Any, list[r
             out.write(b.text)  # the table, and its summary line unless rich must print it
             _summary(ps, info.profile, b.section, b.summary, out)
     limit = None if opts.max_rows is None else METRIC_ROWS_SHOWN
-    mt = metric_table(own.get(), info.profile, width, limit) if metrics else None
-    if mt is not None and not out.table(mt):
-        out.draw(mt)
+    shown = metrics and _metrics(own.get(), info.profile, width, limit, out)
     for note in (n for s in ("ncu-metric", "metric") for n in ps.table_notes.get((info.profile, s), [])
-                 if mt is not None):  # said under the Metrics table ('decimal mark': why a cell is '—')
+                 if shown):  # said under the Metrics table ('decimal mark': why a cell is '—')
         if not out.line(f"  warning: {note}"):
             out.draw(Text(f"  warning: {note}", style="yellow"))
+
+
+def _metrics(rows: Rows, profile: int, width: int, limit: int | None, out: _Out) -> bool:
+    """The profile's Metrics table (the first `limit` rows; None: every one) written; False where it
+    has no metric row. Every row of many into a file or a pipe: a slice at a time (metric_stream)."""
+    if limit is None and out.fast is not None:
+        idx = _where(rows, profile, ("ncu-metric", "metric"))
+        if len(idx) > metric_stream.FROM and metric_stream.write_all(out.fast, rows, idx, width):
+            return True
+    mt = metric_table(rows, profile, width, limit)
+    if mt is not None and not out.table(mt):
+        out.draw(mt)
+    return mt is not None
 
 
 def _ranked_section(ps: ProfileSet, ranked: Ranked, out: _Out, opts: TableOptions) -> None:
