@@ -8,7 +8,7 @@ from array import array
 import numpy as np
 import pytest
 
-from profconv.parse.colviews import Chain, Const, Floats, Repeated, Sparse, Tiled, View, both, positions
+from profconv.parse.colviews import Chain, Const, Floats, Repeated, Sparse, Tiled, View, Window, both, positions
 from profconv.parse.table import Rows
 
 
@@ -22,6 +22,12 @@ def _cases():
     # several ncu pages' columns one after the other (core._chained), the small tables between as lists
     yield Chain([Tiled(["m1", None], 2), ["x", "m1"], Const("gpu", 2)]), ["m1", None, "m1", None, "x", "m1", "gpu", "gpu"]
     yield Chain([Floats(array("d", [1.5, 2.5])), [0.5], range(3, 5)]), [1.5, 2.5, 0.5, 3, 4]
+    # one profile's rows of such columns (--profile N: ProfileSet.profile)
+    yield Window(Tiled(["m1", "m2", None], 4), 2, 9), (["m1", "m2", None] * 4)[2:9]
+    chain = Chain([Const("gpu", 3), ["x", "y"], Repeated(["k1", "k2"], 2)])
+    yield Window(chain, 1, 8), ["gpu", "gpu", "x", "y", "k1", "k1", "k2"]
+    yield Window(Window(Floats(array("d", [1.5, 2.5, 0.5, 3.0, 4.0, 9.0])), 1, 6), 0, 4), [2.5, 0.5, 3.0, 4.0]
+    yield Window(["a", "b", "c", "d", "e", "f"], 1, 5), ["b", "c", "d", "e"]
 
 
 def test_views_are_their_lists():
@@ -144,3 +150,20 @@ def test_a_chains_positions_within_rows_look_only_at_the_parts_there():
     assert section.positions_in(["gpu"], 0, 2004) == [1000, 1001, 2002]
     assert section.positions_in(["ncu-metric"], 500, 1500) == [*range(500, 1000), *range(1002, 1500)]
     assert section.positions_in(["x"], 0, 2004) == range(0) and section.positions_in(["gpu"], 5, 5) == range(0)
+
+
+def test_a_window_of_a_view_with_its_tail():
+    """A window over a view's last rows and its tail's first (a profile's rows: a page's and the gpu
+    summary rows after them): positions, arrays, codes and mapped values are its rows'."""
+    base = Const("ncu-metric", 5)
+    base.extend(["gpu", "gpu", "api"])
+    w = Window(base, 3, 7)
+    assert w.tolist() == ["ncu-metric", "ncu-metric", "gpu", "gpu"] and len(w) == 4
+    assert w.positions(["gpu"]) == range(2, 4) and w.positions(["api"]) == range(0)
+    assert w.mapped(str.upper).tolist() == ["NCU-METRIC", "NCU-METRIC", "GPU", "GPU"]
+    distinct, codes = w.codes(np)
+    assert [distinct[k] for k in codes.tolist()] == w.tolist()
+    values = Floats(array("d", [1.0, 2.0, 3.0]))
+    values.extend([4.0])
+    assert np.asarray(Window(values, 2, 4), dtype="float64").tolist() == [3.0, 4.0]
+    assert Window(Chain([Const(1, 3), [1, 2], Const(2, 4)]), 2, 8).positions([2]) == range(2, 6)

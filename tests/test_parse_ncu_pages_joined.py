@@ -70,3 +70,31 @@ def test_the_tables_of_big_pages_find_each_profiles_rows_by_the_views(monkeypatc
     assert run_cli("parse", str(path)).returncode == 0
     assert len(found) == 3 * 7  # each profile's six timed sections and its metrics
     assert [f for f in found if len(f) > 3] == [range(0, 2000), range(2003, 4003), range(4006, 6006)]
+
+
+@pytest.mark.parametrize("kind", ["raw", "details"])
+def test_one_profile_of_big_pages_is_a_window_of_the_views(monkeypatch, tmp_path, kind):
+    """--profile N of a file of three big pages: that profile's rows are windows of the chained views
+    (colviews.Window: two 10 MB raw pages' --profile 2 took 295 MiB as lists, 58 now), the same frame
+    as the rows copied out, and the CLI's --profile outputs those of the row reader."""
+    from profconv.parse import core
+    from profconv.parse.colviews import Window
+
+    monkeypatch.setattr(bytescan, "KEEP", 1 << 12)
+    path = tmp_path / "pages.log"
+    path.write_text(raw.plain_page(400) * 3 if kind == "raw" else details.page(300) * 3)
+    ps = profconv.parse(str(path))
+    for number in (1, 2, 3):
+        one = ps.profile(number)
+        assert isinstance(one.rows.cols["metric"], Window)
+        copied = ps.rows.where(p == number for p in ps.rows.col("profile"))
+        assert one.rows.to_frame().equals(copied.to_frame()) and one.rows.n == copied.n > 1800
+        assert [i.profile for i in one.profiles] == [number]
+    assert isinstance(core._profile_rows(ps.rows, 2).cols["section"], Window)
+    row_reader = raw._row_reader if kind == "raw" else details._row_reader
+    for args in (["--profile=2"], ["--profile=3", "--json"], ["--profile=1", "--csv"]):
+        a = run_cli("parse", str(path), *args)
+        with monkeypatch.context() as m:
+            row_reader(m)
+            b = run_cli("parse", str(path), *args)
+        assert a.returncode == 0 and (a.stdout, a.stderr) == (b.stdout, b.stderr) and len(a.stdout) > 50_000

@@ -403,6 +403,62 @@ class Chain(View):
         return out
 
 
+class Window(View):
+    """Rows lo:hi of a column (a view, its tail's rows too, a list, an array, a range) as a view of
+    them: one profile's rows of a file of several big ncu pages (ProfileSet.profile: --profile N), no
+    list of its rows made."""
+
+    __slots__ = ("base", "lo")
+
+    def __init__(self, base: Sequence[Any], lo: int, hi: int) -> None:
+        if isinstance(base, Window) and not base.tail:
+            base, lo, hi = base.base, base.lo + lo, base.lo + hi
+        super().__init__(hi - lo)
+        self.base, self.lo = base, lo
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        got = self.base[self.lo + lo : self.lo + hi]
+        return got if type(got) is list else list(got)
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        lo, hi = self.lo, self.lo + self.n
+        base = self.base
+        at = base.positions_in(values, lo, hi) if isinstance(base, Chain) and not base.tail else positions(base, values)
+        if isinstance(at, range) and at.step == 1:
+            a = max(at.start, lo)
+            return range(a - lo, max(min(at.stop, hi), a) - lo)
+        return [i - lo for i in at if lo <= i < hi]
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        if dtype is None:
+            return None  # (by the list of its own rows)
+        whole = np.asarray(self.base, dtype=dtype) if isinstance(self.base, View) else None
+        if whole is None:
+            return np.asarray(self.base[self.lo : self.lo + self.n], dtype=dtype)
+        return whole[self.lo : self.lo + self.n].copy()
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        if not isinstance(self.base, View):
+            return super()._own_codes(np)
+        distinct, codes = self.base.codes(np)  # (the base's values: a few of them may be no row's here)
+        return distinct, codes[self.lo : self.lo + self.n].copy()
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        memo: dict[Any, Any] = {}
+
+        def once(v: Any) -> Any:
+            got = memo.get(v, memo)
+            if got is memo:
+                got = memo[v] = fn(v)
+            return got
+
+        base = self.base
+        out: View = (Window(base.mapped(once), self.lo, self.lo + self.n) if isinstance(base, View)
+                     else Chain([_mapped_list(self._part(0, self.n), once)]))
+        out.tail = _mapped_list(self.tail, once)
+        return out
+
+
 def _member(value: Any, values: frozenset) -> bool:
     try:
         return value in values

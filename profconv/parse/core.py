@@ -21,7 +21,7 @@ from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
 from profconv.parse import bytescan, context, engine, native
-from profconv.parse.colviews import Chain, Const, View, holds_views
+from profconv.parse.colviews import Chain, Const, View, Window, holds_views, positions
 from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, SweptRun, expanded, walk
 from profconv.parse.names import short_name, strip_correlation
@@ -103,8 +103,7 @@ class ProfileSet:
         numbers = columns_of(self.profiles).column("profile")
         if number not in numbers:
             raise InputError(f"{self.source}: no profile {number} (it holds {len(self.profiles)})")
-        rows = self.rows
-        sub = rows.where(p == number for p in rows.col("profile"))
+        sub = _profile_rows(self.rows, number)
         infos = [self.profiles[k] for k, p in enumerate(numbers) if p == number]
         notes = {k: v for k, v in self.table_notes.items() if k[0] == number}
         return ProfileSet(None, infos, self.source, self.unplaced, self.notes, notes, rows=sub)
@@ -112,6 +111,19 @@ class ProfileSet:
     def rethreshold(self, threshold: float) -> None:
         """Mark the smallest set of rows reaching `threshold` of each section's time (in_top)."""
         self.rows = share_rows(self.rows, threshold)
+
+
+def _profile_rows(rows: Rows, number: int) -> Rows:
+    """The rows of profile `number`: where the rows are views (big ncu pages) and the profile's follow
+    one another, a window of each column (colviews.Window: --profile 2 of two 10 MB pages took 295
+    MiB as lists), else a copy of them."""
+    prof = rows.col("profile")
+    if holds_views(rows.cols.values()):
+        at = positions(prof, (number,))
+        if isinstance(at, range) and at.step == 1:
+            a, b = at.start, at.stop
+            return Rows({k: Window(v, a, b) if isinstance(v, View) else v[a:b] for k, v in rows.cols.items()}, b - a)
+    return rows.where(p == number for p in prof)
 
 
 def table_note(profile: int, section: str, note: str) -> str:
