@@ -390,14 +390,7 @@ class Chain(View):
         return list(index), np.concatenate(got)
 
     def mapped(self, fn: Callable[[Any], Any]) -> View:
-        memo: dict[Any, Any] = {}
-
-        def once(v: Any) -> Any:
-            got = memo.get(v, memo)
-            if got is memo:
-                got = memo[v] = fn(v)
-            return got
-
+        once = _once(fn)
         out = Chain([p.mapped(once) if isinstance(p, View) else _mapped_list(p, once) for p in self.parts])
         out.tail = _mapped_list(self.tail, once)
         return out
@@ -444,19 +437,25 @@ class Window(View):
         return distinct, codes[self.lo : self.lo + self.n].copy()
 
     def mapped(self, fn: Callable[[Any], Any]) -> View:
-        memo: dict[Any, Any] = {}
-
-        def once(v: Any) -> Any:
-            got = memo.get(v, memo)
-            if got is memo:
-                got = memo[v] = fn(v)
-            return got
-
+        once = _once(fn)
         base = self.base
         out: View = (Window(base.mapped(once), self.lo, self.lo + self.n) if isinstance(base, View)
                      else Chain([_mapped_list(self._part(0, self.n), once)]))
         out.tail = _mapped_list(self.tail, once)
         return out
+
+
+def _once(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """fn called once per distinct value (the parts of a view and its tail: one memo)."""
+    memo: dict[Any, Any] = {}
+
+    def once(v: Any) -> Any:
+        got = memo.get(v, memo)
+        if got is memo:
+            got = memo[v] = fn(v)
+        return got
+
+    return once
 
 
 def _member(value: Any, values: frozenset) -> bool:
