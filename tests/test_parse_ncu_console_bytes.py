@@ -138,6 +138,7 @@ def _kernel(rows: list[tuple[str, str, str]], kernel: str = KERNEL) -> str:
 # a --print-summary kernel and table (ncu 2021-2022), as printed
 SUMMARY = "".join((DATA / "ncu-text" / "alexisperry-kitsune-raytrace-cuda-ncu-print-summary-per-gpu-excerpt.log")
                   .read_text().splitlines(keepends=True)[5:14])
+_PROFILING = '==PROF== Profiling "k" - 0: 0%....50%....100% - 10 passes\n'
 PLAIN = [("DRAM Frequency", "Ghz", "3.17"), ("Elapsed Cycles", "cycle", "7,624"), ("Duration", "us", "5.12")]
 
 
@@ -153,14 +154,24 @@ def _page(kernels: int = 6, rows=PLAIN, extra: str = "", at: int = 3) -> str:
     ("    # SMs                   SM          132\n", True),  # one '#' line: no comment prefix
     ("some program output\n", False),  # not indented: a markdown code block may open after it
     ("\nsome program output\n\n    indented\n", False),  # one does (normalize dedents it)
+    # ... and a section after it: dedented, it is no section the row reader reads (the bytes path would)
+    ("some program output\n\n" + _kernel(PLAIN)[len(KERNEL):], False),
     ("Op Time: 1.25 ms\n", False),  # the run-context scan's
     ("    OPT   see https://docs.nvidia.com -- the guide\n\n", True),  # advice: '//' and '--' inside a line
     ("/* a comment\n", False),
     ("    Kernel: foo\n", False),  # nvprof's marker
 ])
-def test_edits(monkeypatch, tmp_path, edit, read):
+@pytest.mark.parametrize("blank", [False, True])
+def test_edits(monkeypatch, tmp_path, edit, read, blank):
+    """`blank`: the page after 100 KB of '==PROF== Profiling' lines (one process's thousands of kernels)
+    and bytescan.KEEP small, so that its lines are blank in the text (else they stay, PreRead.check
+    compares them with what normalize made of them, and a difference is read again whole)."""
     path = tmp_path / "page.log"
-    path.write_text(_page(extra=edit))
+    text = _page(extra=edit)
+    if blank:
+        monkeypatch.setattr(bytescan, "KEEP", 1 << 12)
+        text = _PROFILING * 1500 + text
+    path.write_text(text)
     assert _alike(monkeypatch, path)[1] == read
 
 
@@ -181,12 +192,18 @@ def test_edits(monkeypatch, tmp_path, edit, read):
     # after the region a paragraph, a blank line, an indented line: a markdown code block once the region is blank
     (_page() + "==PROF== Connected to process 8 (/app)\n\n    indented\n", False),
     (_page() + "==PROF== Connected to process 8 (/app)\n\nnot indented\n", True),
+    # the region's last line a rule: after it the paragraph is among indented lines, once blank it is not
+    (_page().rstrip("\n") + "\n==PROF== Connected to process 8 (/app)\n\n" + _kernel(PLAIN)[len(KERNEL):], False),
     (_page() + "==PROF== Connected to process 8 (/app)\n" + SUMMARY, True),  # a --print-summary in the same run: read again whole
     (_page().replace("    Duration  ", "    Duration\n    Shifted      cycle     1,234\n    Duration  ", 1), False),  # unplaced
     (_page().replace("[7] app@host\n", "[7] app@host\n\n"), False),  # a region opens with its kernel's line
 ])
-def test_pages(monkeypatch, tmp_path, text, read):
+@pytest.mark.parametrize("blank", [False, True])
+def test_pages(monkeypatch, tmp_path, text, read, blank):
     path = tmp_path / "page.log"
+    if blank:  # (test_edits)
+        monkeypatch.setattr(bytescan, "KEEP", 1 << 12)
+        text = _PROFILING * 1500 + text
     path.write_bytes(text.encode())
     got, taken = _alike(monkeypatch, path)
     assert bool(taken) == read
