@@ -33,8 +33,8 @@ def _metric_profiles(path: Path):
 
 
 def test_the_logs():
-    assert len(LOGS) >= 30
-    assert sum(bool(_metric_profiles(p)[1]) for p in LOGS) >= 25
+    assert len(LOGS) == 32
+    assert sum(bool(_metric_profiles(p)[1]) for p in LOGS) == 25
 
 
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name[:50])

@@ -1200,26 +1200,31 @@ def _repeated(value: Any, n: int) -> list[Any]:
 def _shift_lines(rows: Rows, shift: int) -> None:
     cols = rows.cols
     both = cols.get("line_start")
-    if type(both) is array and both.typecode == "q" and cols.get("line_end") is both:  # a batch's (_spanned)
-        import numpy as np
-
-        shifted = array("q")
-        shifted.frombytes((np.frombuffer(both, dtype=np.int64) + shift).tobytes())
-        cols["line_start"] = cols["line_end"] = shifted
+    if _int_array(both) and cols.get("line_end") is both:  # a batch's (_spanned): one array for both
+        cols["line_start"] = cols["line_end"] = _shifted(both, shift)  # type: ignore[arg-type]
         return
     for c in ("line_start", "line_end"):
         col = cols.get(c)
-        if type(col) is array and col.typecode == "q":  # (columns read from bytes: no int object a row)
-            import numpy as np
-
-            shifted = array("q")
-            shifted.frombytes((np.frombuffer(col, dtype=np.int64) + shift).tobytes())
-            cols[c] = shifted
+        if _int_array(col):  # (columns read from bytes: no int object a row)
+            cols[c] = _shifted(col, shift)  # type: ignore[arg-type]
         elif col is not None:
             try:
                 rows.cols[c] = list(map(add, col, repeat(shift)))
             except TypeError:  # a missing line number (None) stays missing
                 rows.cols[c] = [x + shift if x is not None else None for x in col]
+
+
+def _int_array(col: Any) -> bool:
+    return type(col) is array and col.typecode == "q"
+
+
+def _shifted(col: array, shift: int) -> array:
+    """An array of line numbers plus `shift`, as an array (by NumPy)."""
+    import numpy as np
+
+    out = array("q")
+    out.frombytes((np.frombuffer(col, dtype=np.int64) + shift).tobytes())
+    return out
 
 
 def _short_names(rows: Rows, by_base: dict[str, str]) -> None:

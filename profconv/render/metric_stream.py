@@ -1,4 +1,5 @@
-"""The Metrics table of every metric row (`profconv parse --all`) written a slice of rows at a time.
+"""The Metrics table's cells (metric_table's and --all's), and the table of every metric row
+(`profconv parse --all`) written a slice of rows at a time.
 
 `--all` lists every metric row of a profile: an `ncu --csv --page raw` page of 20 MB holds 716,000 of
 them. `profile_tables.metric_table` makes a record (a dict) and a string a cell for every row, and rich
@@ -22,13 +23,45 @@ from profconv.parse.table import Rows, missing_value
 from profconv.render import plain
 from profconv.render.format import PAD, fit_widths
 
-SLICE = 8192  # rows made into strings at a time
+SLICE = 8192  # rows made into strings at a time (--all)
 FROM = 1000  # rows from which --all's Metrics table is written so (profile_tables.METRIC_ROWS_SHOWN)
 WRAP_MIN = 16  # metric_table's wrap_min: the Kernel column's least width
-# the columns metric_table may print: header, justify, drop rank, wraps; Min, Max and Total only where present
-_KERNEL, _METRIC, _UNIT, _MIN, _MAX, _VALUE, _TOTAL = range(7)
-_LEFT = {_KERNEL, _METRIC, _UNIT}
-_DROP = {_MIN: 2, _MAX: 3, _TOTAL: 1}
+# the columns the Metrics table may print; Min and Max (and Avg for Value) where a row has them, Total too
+KERNEL, METRIC, UNIT, MIN, MAX, VALUE, TOTAL = range(7)
+LEFT = {KERNEL, METRIC, UNIT}  # (the others right-justified)
+DROP = {MIN: 2, MAX: 3, TOTAL: 1}  # left out in this order where the table does not fit
+VALUE_TEXT_SHOWN = 40  # characters of a metric's printed text in the terminal's table (ncu 2025's
+# `--print-details all` body items print a value and its items: '8,524 (100; 100; 75; ...)', 3,000 characters)
+CUT_NOTE = f"values printed as text cut at {VALUE_TEXT_SHOWN} characters (…): --json and --csv hold them whole"
+
+
+def metric_cell(value: Any, text: Any) -> str:
+    """A metric value as printed when the tool printed text (a level 'Low (1)', n/a, another unit;
+    past VALUE_TEXT_SHOWN characters cut with '…'), else its number; '—' where it printed nothing."""
+    if text is not None:
+        text = str(text)
+        return text if len(text) <= VALUE_TEXT_SHOWN else text[: VALUE_TEXT_SHOWN - 1] + "…"
+    if value is None or value != value:
+        return "—"
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"  # a count as printed ('1,048,576', not '1.04858e+06')
+    return f"{value:,}"  # the shortest digits that read back as the value: the printed ones ('63,656.74')
+
+
+def value_columns(rows: Rows, at: Sequence[int]) -> tuple[bool, bool]:
+    """Whether these rows print Min, Max and Avg (a row has a Min or Max), and a Total."""
+    spread = _present_in(rows, at, "value_min", "value_text_min") or _present_in(rows, at, "value_max", "value_text_max")
+    return spread, _present_in(rows, at, "value_total")
+
+
+def shown(spread: bool, total: bool) -> list[int]:
+    """The columns printed, in order."""
+    return [KERNEL, METRIC, UNIT, *([MIN, MAX] if spread else []), VALUE, *([TOTAL] if total else [])]
+
+
+def headers(spread: bool) -> dict[int, str]:
+    return {KERNEL: "Kernel", METRIC: "Metric", UNIT: "Unit", MIN: "Min", MAX: "Max",
+            VALUE: "Avg" if spread else "Value", TOTAL: "Total"}
 
 
 @dataclass
@@ -47,58 +80,53 @@ class _Scan:
 def write_all(fast: plain.Writer, rows: Rows, idx: Sequence[int], width: int) -> bool:
     """The Metrics table of the rows at `idx` (every one) written through `fast` as plain would write
     metric_table(rows, profile, width, None); False, having written nothing, where plain would not."""
-    from profconv.render.profile_tables import VALUE_TEXT_SHOWN
-
     scan = _Scan()
     for lo in range(0, len(idx), SLICE):
-        _scan_slice(scan, rows, idx[lo : lo + SLICE], VALUE_TEXT_SHOWN)
-    shown = [_KERNEL, _METRIC, _UNIT, *([_MIN, _MAX] if scan.spread else []), _VALUE, *([_TOTAL] if scan.total else [])]
-    headers = {_KERNEL: "Kernel", _METRIC: "Metric", _UNIT: "Unit", _MIN: "Min", _MAX: "Max",
-               _VALUE: "Avg" if scan.spread else "Value", _TOTAL: "Total"}
-    natural = [max(len(headers[c]), scan.natural[c]) for c in shown]
-    fits = [min(n, WRAP_MIN) if c == _KERNEL else n for c, n in zip(shown, natural)]
-    kept, gone = fit_widths(fits, [_DROP.get(c) for c in shown], [c == _KERNEL for c in shown], width)
-    cols = [shown[i] for i in kept]
+        _scan_slice(scan, rows, idx[lo : lo + SLICE])
+    names = headers(scan.spread)
+    printed = shown(scan.spread, scan.total)
+    natural = [max(len(names[c]), scan.natural[c]) for c in printed]
+    fits = [min(n, WRAP_MIN) if c == KERNEL else n for c, n in zip(printed, natural)]
+    kept, gone = fit_widths(fits, [DROP.get(c) for c in printed], [c == KERNEL for c in printed], width)
+    cols = [printed[i] for i in kept]
     widths = [scan.cells[c] for c in cols]
     if any(w is None for w in widths):
         return False
-    widths = [max(w, len(headers[c])) for w, c in zip(widths, cols)]  # type: ignore[type-var]
+    widths = [max(w, len(names[c])) for w, c in zip(widths, cols)]  # type: ignore[type-var]
     table_width = sum(widths) + PAD * (len(cols) - 1)  # type: ignore[arg-type]
-    caption = _caption(scan, shown, cols, [shown[i] for i in gone], headers, width, VALUE_TEXT_SHOWN)
+    caption = _caption(scan, printed, [printed[i] for i in gone], names, width)
     notes = _notes(caption, table_width)
     if table_width > fast.width or notes is None or table_width < len("Metrics"):
         return False
-    head = "   ".join(plain._justified([headers[c]], [len(headers[c])], w, "left" if c in _LEFT else "right")[0]
+    head = "   ".join(plain._justified([names[c]], [len(names[c])], w, "left" if c in LEFT else "right")[0]
                       for c, w in zip(cols, widths))  # type: ignore[arg-type]
     fast.write("Metrics" + " " * (table_width - len("Metrics")) + "\n" + head + "\n" + "─" * table_width + "\n")
     for lo in range(0, len(idx), SLICE):
-        fast.write(_lines(_columns(rows, idx[lo : lo + SLICE], cols), cols, widths))  # type: ignore[arg-type]
+        fast.write(_lines(columns(rows, idx[lo : lo + SLICE], cols), cols, widths))  # type: ignore[arg-type]
         fast.flush()
     fast.write("".join(a + " " * (table_width - (plain.width(a) or 0)) + "\n" for a in notes))
     return True
 
 
-def _columns(rows: Rows, at: Sequence[int], which: Sequence[int]) -> dict[int, list[str]]:
-    """The strings metric_table makes of these rows, for the columns `which` (_KERNEL ... _TOTAL)."""
-    from profconv.render.profile_tables import _metric_cell
-
+def columns(rows: Rows, at: Sequence[int], which: Sequence[int]) -> dict[int, list[str]]:
+    """The Metrics table's strings of the rows at `at`, for the columns `which` (KERNEL ... TOTAL)."""
     def cells(name: str) -> Sequence[Any]:
         return _cells(rows, name, at)
 
     make = {
-        _KERNEL: lambda: list(map(str, cells("short_name"))),
-        _METRIC: lambda: list(map(str, cells("metric"))),
-        _UNIT: lambda: ["" if u is None else str(u) for u in cells("unit")],
-        _MIN: lambda: list(map(_metric_cell, cells("value_min"), cells("value_text_min"))),
-        _MAX: lambda: list(map(_metric_cell, cells("value_max"), cells("value_text_max"))),
-        _VALUE: lambda: list(map(_metric_cell, cells("value"), cells("value_text"))),
-        _TOTAL: lambda: [_metric_cell(v, None) for v in cells("value_total")],
+        KERNEL: lambda: list(map(str, cells("short_name"))),
+        METRIC: lambda: list(map(str, cells("metric"))),
+        UNIT: lambda: ["" if u is None else str(u) for u in cells("unit")],
+        MIN: lambda: list(map(metric_cell, cells("value_min"), cells("value_text_min"))),
+        MAX: lambda: list(map(metric_cell, cells("value_max"), cells("value_text_max"))),
+        VALUE: lambda: list(map(metric_cell, cells("value"), cells("value_text"))),
+        TOTAL: lambda: [metric_cell(v, None) for v in cells("value_total")],
     }
     return {c: make[c]() for c in which}
 
 
 def _present_in(rows: Rows, at: Sequence[int], key: str, text: str | None = None) -> bool:
-    """metric_table's `present` over these rows: a value (not NaN), or a text, in any of them."""
+    """Whether any of these rows holds a value (not NaN) in `key`, or a text in `text`."""
     return any(v is not None and v == v for v in _cells(rows, key, at)) or (
         text is not None and any(t is not None for t in _cells(rows, text, at)))
 
@@ -114,14 +142,12 @@ def _cells(rows: Rows, name: str, at: Sequence[int]) -> Sequence[Any]:
     return col.take(at) if isinstance(col, View) else [col[i] for i in at]
 
 
-def _scan_slice(scan: _Scan, rows: Rows, at: Sequence[int], cut_at: int) -> None:
+def _scan_slice(scan: _Scan, rows: Rows, at: Sequence[int]) -> None:
     """One slice of rows added to the scan. A value column none of its rows fills is '—' in each (its
     strings not made)."""
-    spread = _present_in(rows, at, "value_min", "value_text_min") or _present_in(rows, at, "value_max", "value_text_max")
-    total = _present_in(rows, at, "value_total")
+    spread, total = value_columns(rows, at)
     scan.spread, scan.total = scan.spread or spread, scan.total or total
-    which = [_KERNEL, _METRIC, _UNIT, *([_MIN, _MAX] if spread else []), _VALUE, *([_TOTAL] if total else [])]
-    strings = _columns(rows, at, which)
+    strings = columns(rows, at, shown(spread, total))
     for c in range(7):
         got = strings.get(c)
         if got is None:  # ('—' a row)
@@ -132,19 +158,15 @@ def _scan_slice(scan: _Scan, rows: Rows, at: Sequence[int], cut_at: int) -> None
         if scan.cells[c] is not None:
             sized = plain._sizes(got, 0)
             scan.cells[c] = None if sized is None else max(scan.cells[c], sized[1])  # type: ignore[type-var]
-        if c >= _MIN and not scan.cut[c]:
-            scan.cut[c] = any(x.endswith("…") and len(x) == cut_at for x in got)
+        if c >= MIN and not scan.cut[c]:
+            scan.cut[c] = any(x.endswith("…") and len(x) == VALUE_TEXT_SHOWN for x in got)
 
 
-def _caption(scan: _Scan, shown: list[int], cols: list[int], gone: list[int], headers: dict[int, str], width: int,
-             cut_at: int) -> str | None:
+def _caption(scan: _Scan, printed: list[int], gone: list[int], names: dict[int, str], width: int) -> str | None:
     """metric_table's caption (the text cut note) and fit_table's (the columns not shown)."""
-    notes = []
-    if any(scan.cut[c] for c in shown if c >= _MIN):
-        notes.append(f"values printed as text cut at {cut_at} characters (…): --json and --csv hold them whole")
-    lines = ["; ".join(notes)] if notes else []
+    lines = [CUT_NOTE] if any(scan.cut[c] for c in printed if c >= MIN) else []
     if gone:
-        lines.append(f"{', '.join(headers[c] for c in gone)} not shown at {width} columns (--width N shows them)")
+        lines.append(f"{', '.join(names[c] for c in gone)} not shown at {width} columns (--width N shows them)")
     return "\n".join(lines) or None
 
 
@@ -169,5 +191,5 @@ def _lines(strings: dict[int, list[str]], cols: list[int], widths: list[int]) ->
     for c, w in zip(cols, widths):
         sized = plain._sizes(strings[c], 0)
         assert sized is not None  # (the scan measured every cell)
-        bodies.append(plain._justified(strings[c], sized[0], w, "left" if c in _LEFT else "right"))
+        bodies.append(plain._justified(strings[c], sized[0], w, "left" if c in LEFT else "right"))
     return "".join(line + "\n" for line in map("   ".join, zip(*bodies)))

@@ -133,21 +133,7 @@ def ranked_table(r: Ranked, opts: TableOptions, width: int = 120) -> Fitted:
     return fit_table(title, columns, width, caption=caption)
 
 
-VALUE_TEXT_SHOWN = 40  # characters of a metric's printed text in the terminal's table (ncu 2025's
-# `--print-details all` body items print a value and its items: '8,524 (100; 100; 75; ...)', 3,000 characters)
-
-
-def _metric_cell(value: Any, text: Any) -> str:
-    """A metric value as printed when the tool printed text (a level 'Low (1)', n/a, another unit;
-    past VALUE_TEXT_SHOWN characters cut with '…'), else its number; '—' where it printed nothing."""
-    if text is not None:
-        text = str(text)
-        return text if len(text) <= VALUE_TEXT_SHOWN else text[: VALUE_TEXT_SHOWN - 1] + "…"
-    if value is None or value != value:
-        return "—"
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"  # a count as printed ('1,048,576', not '1.04858e+06')
-    return f"{value:,}"  # the shortest digits that read back as the value: the printed ones ('63,656.74')
+VALUE_TEXT_SHOWN = metric_stream.VALUE_TEXT_SHOWN
 
 
 METRIC_ROWS_SHOWN = 1000  # the terminal's Metrics table stops here (--all shows every row): an ncu raw
@@ -165,30 +151,16 @@ def metric_table(rows: Rows, profile: int, width: int = 120, limit: int | None =
     hidden = len(idx) - limit if limit is not None and len(idx) > limit else 0
     if hidden:
         idx = idx[:limit]
-    recs = rows.take(idx).records(["short_name", "metric", "unit", "value", "value_text", "value_min", "value_max",
-                                   "value_total", "value_text_min", "value_text_max"])
-
-    def present(key: str, text: str | None = None) -> bool:
-        return any((r[key] is not None and r[key] == r[key]) or (text is not None and r[text] is not None)
-                   for r in recs)
-
-    spread = present("value_min", "value_text_min") or present("value_max", "value_text_max")
-    columns = [
-        Column("Kernel", [str(row["short_name"]) for row in recs], justify="left", wrap=True),
-        Column("Metric", [str(row["metric"]) for row in recs], justify="left"),
-        Column("Unit", ["" if row["unit"] is None else str(row["unit"]) for row in recs],
-               justify="left"),
-    ]
-    if spread:
-        columns.append(Column("Min", [_metric_cell(r["value_min"], r["value_text_min"]) for r in recs], drop=2))
-        columns.append(Column("Max", [_metric_cell(r["value_max"], r["value_text_max"]) for r in recs], drop=3))
-    columns.append(Column("Avg" if spread else "Value", [_metric_cell(r["value"], r["value_text"]) for r in recs]))
-    if present("value_total"):
-        columns.append(Column("Total", [_metric_cell(r["value_total"], None) for r in recs], drop=1))
+    spread, total = metric_stream.value_columns(rows, idx)
+    which = metric_stream.shown(spread, total)
+    cells = metric_stream.columns(rows, idx, which)
+    headers = metric_stream.headers(spread)
+    columns = [Column(headers[c], cells[c], justify="left" if c in metric_stream.LEFT else "right",
+                      drop=metric_stream.DROP.get(c), wrap=c == metric_stream.KERNEL) for c in which]
     notes = [f"{hidden:,} more metric row(s) not shown (--all shows them; --json and --csv hold every one)"] if hidden else []
     if any(c.endswith("…") and len(c) == VALUE_TEXT_SHOWN for col in columns[3:] for c in col.cells):
-        notes.append(f"values printed as text cut at {VALUE_TEXT_SHOWN} characters (…): --json and --csv hold them whole")
-    return fit_table("Metrics", columns, width, wrap_min=16, caption="; ".join(notes) or None)
+        notes.append(metric_stream.CUT_NOTE)
+    return fit_table("Metrics", columns, width, wrap_min=metric_stream.WRAP_MIN, caption="; ".join(notes) or None)
 
 
 def by_profile(rows: Rows) -> dict[Any, list[int]]:
