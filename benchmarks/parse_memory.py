@@ -10,13 +10,22 @@ to /dev/null) and the terminal table (to a pipe read to the end), their CPU seco
 and absolute peak RSS (ru_maxrss: nothing subtracted), bytes of RSS per input byte, and whether the
 target is met.
 
+--form writes each input as a Windows or gzip user hands it over: `crlf` ('\r\n' line ends, as a
+program's output redirected on Windows), `powershell5` (UTF-16LE with its mark and '\r\n': PowerShell 5's
+`>`), `gz` (gzip of the plain input). Bytes per byte are then of the plain input's size (a .gz's text,
+not its compressed bytes; a UTF-16 file's characters, not its two bytes each).
+
     python benchmarks/parse_memory.py --mb 20
     python benchmarks/parse_memory.py --mb 20 --only ncu-console-runs,cudaprof-runs
+    python benchmarks/parse_memory.py --mb 20 --form crlf
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
+import gzip
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -25,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import parse_throughput  # noqa: E402
 from parse_throughput import child_peak, ncu_details, ncu_raw, profconv_argv  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -64,6 +74,13 @@ def processes(log: str, each: int) -> Callable[[Path, int], None]:
     return make
 
 
+def generated(key: str) -> Callable[[Path, int], None]:
+    """benchmarks/parse_throughput.py's input `key` (its read_csv rows not written)."""
+    def make(path: Path, size: int) -> None:
+        parse_throughput.INPUTS[key][1](path, Path(os.devnull), size)
+    return make
+
+
 def two_pages(make_page: Callable[[Path, Path, int], None]) -> Callable[[Path, int], None]:
     """Two ncu --csv pages of half the size each, one after the other (two runs of thousands of launches)."""
     def make(path: Path, size: int) -> None:
@@ -97,10 +114,29 @@ INPUTS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
     "rocprof-runs": ("rocprofv3 --stats tables",
                      repeated("rocprof/amd-hpctraining-rocprofv3-jacobi-domain-hip-api-kernel-stats.csv.log")),
 }
+# parse_throughput's machine-written inputs (it measures them as they are; --form here the others)
+THROUGHPUT = ("nvprof-trace", "nsys-trace", "nvprof-csv", "nsys-csv", "nsys-reports", "nvprof-text")
+INPUTS.update({key: (f"{parse_throughput.INPUTS[key][0]} (parse_throughput's)", generated(key)) for key in THROUGHPUT})
 
 
-def measure(name: str, path: Path) -> list[str]:
-    size = path.stat().st_size
+FORMS: dict[str, Callable[[bytes], bytes]] = {
+    "plain": lambda data: data,
+    "crlf": lambda data: data.replace(b"\n", b"\r\n"),
+    "powershell5": lambda data: codecs.BOM_UTF16_LE + data.decode("utf-8", "replace").replace("\n", "\r\n").encode("utf-16-le"),
+    "gz": lambda data: gzip.compress(data, compresslevel=6),
+}
+
+
+def in_form(path: Path, form: str) -> Path:
+    """The input `path` written in `form` beside it (itself for plain)."""
+    if form == "plain":
+        return path
+    out = path.with_name(f"{path.stem}.{form}{'.log.gz' if form == 'gz' else '.log'}")
+    out.write_bytes(FORMS[form](path.read_bytes()))
+    return out
+
+
+def measure(name: str, path: Path, size: int) -> list[str]:
     cells = []
     for out in ("--json", "--table"):
         cpu, peak = child_peak(profconv_argv(path, out))
@@ -113,6 +149,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=20.0, help="input size in MB (default 20)")
     ap.add_argument("--only", default="", help="comma-separated input names (default: all)")
+    ap.add_argument("--form", choices=list(FORMS), default="plain",
+                    help="each input as given to profconv: plain, crlf, powershell5 or gz (see above)")
     ap.add_argument("--dir", type=Path, default=None, help="where the inputs are written (default: a temporary folder)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or list(INPUTS)
@@ -126,8 +164,9 @@ def main() -> None:
         for name in names:
             path = where / f"{name}.log"
             INPUTS[name][1](path, int(args.mb * 1e6))
-            print("| " + " | ".join(measure(name, path)) + " |", flush=True)
-    print(f"\ntarget: peak RSS <= {TARGET:g} bytes per input byte; inputs: "
+            given = in_form(path, args.form)
+            print("| " + " | ".join(measure(name, given, path.stat().st_size)) + " |", flush=True)
+    print(f"\ntarget: peak RSS <= {TARGET:g} bytes per input byte (of the plain input: --form {args.form}); inputs: "
           + "; ".join(f"{n}: {INPUTS[n][0]}" for n in names))
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from profconv.errors import InputError, NoProfileFound, StrictModeError
 from profconv.io import gunzip
 from profconv.nogc import paused
-from profconv.parse import bytescan, context, engine, native
+from profconv.parse import bytescan, context, engine, native, unix_twin
 from profconv.parse.colviews import Chain, Const, View, Window, holds_views, positions
 from profconv.parse.dialect import dialect_list, registry
 from profconv.parse.model import Block, DialectResult, Document, RawProfile, Span, Sweep, SweptRun, expanded, walk
@@ -133,9 +133,12 @@ def table_note(profile: int, section: str, note: str) -> str:
 def source_label(path: str) -> str:
     """How rows name their input: '<stdin>' for '-', else the path; bytes of a file name that are
     not UTF-8 (which Python keeps as lone surrogates) are written as backslash escapes (`\\xff`),
-    so the label can go into UTF-8 output (--json, --csv) at all."""
+    so the label can go into UTF-8 output (--json, --csv) at all. A plain twin read in a file's
+    place (profconv.parse.unix_twin) has that file's label."""
     if path == "-":
         return "<stdin>"
+    if path in unix_twin.LABELS:
+        return unix_twin.LABELS[path]
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
@@ -219,14 +222,16 @@ def _utf16(data: bytes) -> bool:
 def parse(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
     """Parse a profiler log (path, '-' for stdin, .gz accepted) into a ProfileSet. A long log of
     many profiles (an nvprof sweep) is read part by part, as the CLI reads it (profconv.parse.stream):
-    the same result without holding its whole text; `profconv.parse.parts(path)` gives the parts."""
-    if not strict:
-        from profconv.parse.stream import read_long
+    the same result without holding its whole text; `profconv.parse.parts(path)` gives the parts.
+    A long log written on Windows or gzipped is read as its plain twin (profconv.parse.unix_twin)."""
+    with unix_twin.unix_twin(path) as plain:
+        if not strict:
+            from profconv.parse.stream import read_long
 
-        got = read_long(path, format)
-        if got is not None:
-            return got
-    return parse_whole(path, format, strict)
+            got = read_long(plain, format)
+            if got is not None:
+                return got
+        return parse_whole(plain, format, strict)
 
 
 def parse_whole(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:

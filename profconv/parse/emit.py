@@ -16,6 +16,7 @@ before anything is handed to it, so that an input's error comes before any outpu
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from typing import Protocol
@@ -77,7 +78,19 @@ def size(path: str) -> int:
 def emit(files: list[str], sink: Sink, *, format: str | None = None, profile: int | None = None,
          threshold: float = DEFAULT_THRESHOLD, strict: bool = False,
          advance: Callable[[str], None] = lambda path: None) -> None:
-    """Every input to `sink`, in order (see the module docstring); then `sink.close()`."""
+    """Every input to `sink`, in order (see the module docstring); then `sink.close()`. A long log
+    written on Windows or gzipped is read as its plain twin (profconv.parse.unix_twin)."""
+    from profconv.parse.unix_twin import unix_twin
+
+    with contextlib.ExitStack() as twins:
+        plain = [twins.enter_context(unix_twin(f)) for f in files]
+        given = dict(zip(plain, files))
+        _emit(plain, sink, format=format, profile=profile, threshold=threshold, strict=strict,
+              advance=lambda path: advance(given[path]))
+
+
+def _emit(files: list[str], sink: Sink, *, format: str | None, profile: int | None, threshold: float,
+          strict: bool, advance: Callable[[str], None]) -> None:
     from profconv.parse.stream import STREAM_FROM, starts_twice
 
     long = set()

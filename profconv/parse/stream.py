@@ -837,7 +837,18 @@ def parts(path: str, format: str | None = None, *, checked: bool = False) -> Ite
     given (an nsys table's note naming other lines than its own), the last part is the rest of the
     whole file's parse: its profiles after
     those given, and its unplaced lines and notes that the parts given did not hold. `checked`:
-    the caller has seen `_streamable_file` say so (the file is not looked through again)."""
+    the caller has seen `_streamable_file` say so (the file is not looked through again). A long log
+    written on Windows or gzipped is read as its plain twin (profconv.parse.unix_twin)."""
+    from profconv.parse.unix_twin import unix_twin
+
+    if checked:  # (the caller's path: its twin already, where it has one)
+        yield from _parts(path, format, checked)
+        return
+    with unix_twin(path) as plain:
+        yield from _parts(plain, format, checked)
+
+
+def _parts(path: str, format: str | None, checked: bool) -> Iterator[ProfileSet]:
     from profconv.parse.core import parse, parse_whole
 
     if not checked and not _streamable_file(path, format):

@@ -39,19 +39,27 @@ _PID_DASHES = re.compile(r"(?m)^([ \t]*(?:(?:#{1,6}|>+|//)[ \t]+)?)(?:-{2}|[â€”â
 
 def decode(data: bytes) -> str:
     """Bytes -> text: UTF-8 (BOM or not), UTF-16 (BOM, or NUL-interleaved as PowerShell 5 writes), else Latin-1."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return data.decode("utf-16", errors="replace")
-    head = data[:4096]
-    if len(head) >= 4:
-        even, odd = head[0::2].count(0), head[1::2].count(0)
-        if odd > 0.4 * (len(head) // 2) and even == 0:
-            return data.decode("utf-16-le", errors="replace")
-        if even > 0.4 * (len(head) // 2) and odd == 0:
-            return data.decode("utf-16-be", errors="replace")
+    codec = utf16_codec(data)
+    if codec is not None:
+        return data.decode(codec, errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def utf16_codec(data: bytes) -> str | None:
+    """The UTF-16 codec `decode` reads `data` with (by its first 4 KiB), None where it is not UTF-16."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    head = data[:4096]
+    if len(head) >= 4:
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        if odd > 0.4 * (len(head) // 2) and even == 0:
+            return "utf-16-le"
+        if even > 0.4 * (len(head) // 2) and odd == 0:
+            return "utf-16-be"
+    return None
 
 
 def normalize(text: str) -> str:

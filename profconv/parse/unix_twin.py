@@ -1,0 +1,185 @@
+"""A log written on Windows, or gzipped, read as its plain twin.
+
+The parsers' fast paths (the C passes over a file's bytes, the stream's windows, the column
+readers, the ncu page finder) read a file as Linux tools write it: '\\n' line ends, UTF-8 or ASCII,
+not compressed. A log redirected on Windows ('\\r\\n' line ends; UTF-16 where PowerShell 5 wrote it)
+or gzipped missed them all: it was decoded whole and read line by line, at 4-9 bytes of memory per
+input byte and up to ten times the time.
+
+`unix_twin(path)` gives the path of a temporary file holding the same text in that form (written a
+block at a time, never held whole), and the parsers read that one; rows, notes and error messages
+name the file given (`LABELS`, which `core.source_label` reads). The twin's parse is the given
+file's byte for byte: the text readers make the same text of both (`text.decode` reads either
+encoding the same; `text._line_ends` makes every '\\r\\n' a '\\n' first, once the text holds one).
+Where that could differ, no twin is made: a UTF-16 text holding a NUL character or starting with a
+second byte-order mark; a file whose first `HEAD` bytes hold no '\\r\\n' (a few odd lines of a Linux log
+stay as they are); a file below `TWIN_FROM` bytes, whose whole read is cheap.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import gzip
+import os
+import tempfile
+import zlib
+from collections.abc import Callable, Iterator
+
+from profconv.errors import InputError
+from profconv.io import MAX_GUNZIP_BYTES
+from profconv.nogc import give_back
+
+TWIN_FROM = 256 << 10  # bytes of a plain file (a .gz: any size) from which a twin is made
+HEAD = 1 << 16  # bytes looked at to choose the twin's form
+BLOCK = 1 << 18  # bytes read and written at a time
+LABELS: dict[str, str] = {}  # a twin's path -> the label of the file it stands for
+
+_GZIP = b"\x1f\x8b"
+
+
+@contextlib.contextmanager
+def unix_twin(path: str) -> Iterator[str]:
+    """`path`, or the path of its plain twin while the block runs (removed after); an InputError
+    raised meanwhile names `path`, not the twin."""
+    from profconv.parse.core import source_label
+
+    twin = _made(path)
+    if twin is None:
+        yield path
+        return
+    LABELS[twin] = source_label(path)
+    try:
+        yield twin
+    except InputError as exc:
+        raise InputError(str(exc).replace(twin, path)) from None
+    finally:
+        LABELS.pop(twin, None)
+        with contextlib.suppress(OSError):
+            os.unlink(twin)
+
+
+def _made(path: str) -> str | None:
+    """The twin of `path` written out, or None where it gets none (see the module's docstring)."""
+    try:
+        if path == "-" or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            gz = f.read(2) == _GZIP
+        if not gz and os.path.getsize(path) < TWIN_FROM:
+            return None
+        blocks = _gunzipped(path) if gz else _read(path)
+        head, blocks = _peek(blocks)
+        form = _form(head[:HEAD], gz)
+        if form is None:
+            return None
+        twin = _written(form(_joined(head, blocks)))
+        del head
+        give_back()  # (the blocks' buffers: not to stay resident under the parse's peak)
+        return twin
+    except (OSError, InputError):  # unreadable, corrupt, no room for the twin: the file is read as it is
+        return None  # (and its reader says what is wrong with it, where it is its turn)
+
+
+def _read(path: str) -> Iterator[bytes]:
+    with open(path, "rb") as f:
+        while block := f.read(BLOCK):
+            yield block
+
+
+def _gunzipped(path: str) -> Iterator[bytes]:
+    """A .gz file's contents a block at a time; a corrupt file or a gzip bomb is the line
+    `profconv.io.gunzip` says of it."""
+    size = 0
+    try:
+        with gzip.open(path, "rb") as fh:
+            while block := fh.read(BLOCK):
+                size += len(block)
+                if size > MAX_GUNZIP_BYTES:
+                    raise InputError(f"{path}: expands to more than {MAX_GUNZIP_BYTES >> 20:,} MiB; "
+                                     "split it, or gunzip it and use the part you need")
+                yield block
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputError(f"{path}: corrupt gzip data ({exc})") from None
+
+
+def _peek(blocks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
+    """The first blocks, joined, HEAD bytes of them at least (or all, where fewer), and the blocks after them."""
+    got, size = [], 0
+    for block in blocks:
+        got.append(block)
+        size += len(block)
+        if size >= HEAD:
+            break
+    return b"".join(got), blocks
+
+
+def _joined(head: bytes, blocks: Iterator[bytes]) -> Iterator[bytes]:
+    if head:
+        yield head
+    yield from blocks
+
+
+def _form(head: bytes, gz: bool) -> Callable[[Iterator[bytes]], Iterator[bytes]] | None:
+    """How the twin is made of the file's (decompressed) blocks: None where it gets none."""
+    from profconv.parse.text import utf16_codec
+
+    codec = utf16_codec(head)
+    if codec is not None:
+        return lambda blocks: _from_utf16(blocks, codec)
+    if b"\r\n" in head:
+        return _unix_ends
+    return (lambda blocks: blocks) if gz else None
+
+
+def _unix_ends(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """The blocks with every '\\r\\n' a '\\n' (a '\\r' ending a block waits for the next one)."""
+    carry = b""
+    for block in blocks:
+        block = carry + block if carry else block
+        carry = b"\r" if block.endswith(b"\r") else b""
+        yield (block[:-1] if carry else block).replace(b"\r\n", b"\n")
+    if carry:
+        yield carry
+
+
+class _NotTwinned(Exception):
+    """The text holds what its twin would read otherwise."""
+
+
+def _from_utf16(blocks: Iterator[bytes], codec: str) -> Iterator[bytes]:
+    """UTF-16 blocks as UTF-8, '\\r\\n' made '\\n' (text.decode's errors: each bad unit U+FFFD)."""
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    carry, first = "", True
+    for block in blocks:
+        text = carry + decoder.decode(block)
+        if first and text:
+            if text[0] == "\ufeff":  # a second mark: the UTF-8 twin's reader would take it for the first
+                raise _NotTwinned
+            first = False
+        yield _utf8_lines(text[:-1] if text.endswith("\r") else text)
+        carry = "\r" if text.endswith("\r") else ""
+    yield _utf8_lines(carry + decoder.decode(b"", final=True))
+
+
+def _utf8_lines(text: str) -> bytes:
+    if "\x00" in text:  # a NUL: read as binary data in one form and not the other
+        raise _NotTwinned
+    return text.replace("\r\n", "\n").encode("utf-8")
+
+
+def _written(blocks: Iterator[bytes]) -> str | None:
+    """The blocks written to a new temporary file: its path (None, and no file, where the text
+    turns out not to be twinned; what the blocks raise is raised, no file left)."""
+    fd, twin = tempfile.mkstemp(prefix="profconv-twin-", suffix=".log")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for block in blocks:
+                out.write(block)
+    except _NotTwinned:
+        os.unlink(twin)
+        return None
+    except BaseException:
+        os.unlink(twin)
+        raise
+    return twin

@@ -1,0 +1,243 @@
+"""A log written on Windows or gzipped, read as its plain twin (profconv.parse.unix_twin): the CLI
+and the library give what they give for the plain file, name the file given, and leave no twin
+behind."""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import importlib
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import assert_cli_alike, run_cli
+
+import profconv
+from profconv.errors import InputError
+from profconv.io import gunzip
+from profconv.parse.text import decode
+
+twin_mod = importlib.import_module("profconv.parse.unix_twin")
+stream_mod = importlib.import_module("profconv.parse.stream")
+
+DATA = Path("tests/data")
+LOGS = sorted(p for p in DATA.rglob("*") if p.suffix in (".log", ".csv") and b"\r" not in p.read_bytes())
+
+
+def _is_utf8(p: Path) -> bool:
+    try:
+        p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+UTF8_LOGS = [p for p in LOGS if _is_utf8(p)]
+# UTF-16 without a mark is told by its NUL bytes (text.utf16_codec): a text of other scripts is not
+ASCII_LOGS = [p for p in LOGS if p.read_bytes().isascii()]
+
+FORMS = {
+    "crlf": lambda data: data.replace(b"\n", b"\r\n"),
+    # PowerShell 5's `>`: UTF-16LE with its mark, '\r\n' line ends
+    "powershell5": lambda data: codecs.BOM_UTF16_LE + data.decode("utf-8").replace("\n", "\r\n").encode("utf-16-le"),
+    "utf16be": lambda data: data.decode("utf-8").encode("utf-16-be"),  # no mark: NUL-interleaved
+    "gz": gzip.compress,
+    "gz-crlf": lambda data: gzip.compress(data.replace(b"\n", b"\r\n")),
+}
+
+
+@pytest.fixture
+def twins(monkeypatch, tmp_path):
+    """Twins made of every size, in a folder of their own; the paths of those made (in order)."""
+    made: list[str] = []
+    real = twin_mod._made
+
+    def counted(path: str) -> str | None:
+        got = real(path)
+        if got is not None:
+            made.append(got)
+        return got
+
+    folder = tmp_path / "twins"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.setattr(twin_mod, "TWIN_FROM", 0)
+    monkeypatch.setattr(twin_mod, "_made", counted)
+    return made
+
+
+def _outputs(path: Path, outs: tuple[str, ...]) -> list[tuple[int, str, str]]:
+    got = []
+    for out in outs:
+        r = run_cli("parse", str(path), out)
+        got.append((r.returncode, r.stdout.replace(str(path), "@"), r.stderr.replace(str(path), "@")))
+    return got
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_log_in_each_windows_or_gzip_form_gives_the_plain_files_outputs(form, twins, tmp_path):
+    logs = {"powershell5": UTF8_LOGS, "utf16be": ASCII_LOGS}.get(form, LOGS)
+    outs = ("--json", "--csv")
+    for k, log in enumerate(logs):
+        copy = tmp_path / f"{k}-{log.name}"
+        copy.write_bytes(FORMS[form](log.read_bytes()))
+        assert _outputs(copy, outs) == _outputs(log, outs), (form, log)
+    assert len(twins) == len(logs) * len(outs)  # each read of a copy went through its twin
+    assert os.listdir(tmp_path / "twins") == []  # and each twin is gone
+    assert (len(LOGS), len(UTF8_LOGS), len(ASCII_LOGS)) == (153, 153, 120)
+
+
+def test_the_library_reads_the_twin_and_names_the_file_given(twins, tmp_path):
+    log = DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log"
+    copy = tmp_path / "windows.log"
+    copy.write_bytes(log.read_bytes().replace(b"\n", b"\r\n"))
+    got, want = profconv.parse(str(copy)), profconv.parse(str(log))
+    assert got.source == str(copy) and got.frame.equals(want.frame)
+    assert got.notes == want.notes and len(twins) == 1
+    parts = list(stream_mod.parts(str(copy)))
+    assert [p.source for p in parts] == [str(copy)] and len(twins) == 2
+    assert os.listdir(tmp_path / "twins") == []
+
+
+def test_a_parts_generator_closed_early_removes_its_twin(monkeypatch, twins, tmp_path):
+    monkeypatch.setattr(stream_mod, "STREAM_FROM", 0)
+    log = DATA / "nvprof-csv/floriansegard-gpgpu-stream-gpusummary.csv.log"
+    copy = tmp_path / "two.log.gz"
+    copy.write_bytes(gzip.compress(log.read_bytes() * 3))
+    it = stream_mod.parts(str(copy))
+    first = next(it)
+    assert first.source == str(copy) and len(twins) == 1
+    assert len(os.listdir(tmp_path / "twins")) == 1
+    it.close()
+    assert os.listdir(tmp_path / "twins") == []
+
+
+def test_several_inputs_each_named_and_progress_advanced_by_the_file_given(twins, tmp_path):
+    log = DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log"
+    a, b = tmp_path / "a.log", tmp_path / "b.log.gz"
+    a.write_bytes(log.read_bytes().replace(b"\n", b"\r\n"))
+    b.write_bytes(gzip.compress(log.read_bytes()))
+    from profconv.parse.emit import emit
+
+    advanced: list[str] = []
+
+    class Sink:
+        rollback_ok = True
+
+        def __init__(self):
+            self.labels = []
+
+        def whole(self, ps):
+            self.labels.append(ps.source)
+
+        def close(self):
+            pass
+
+    sink = Sink()
+    emit([str(a), str(b), str(log)], sink, advance=advanced.append)
+    assert sink.labels == advanced == [str(a), str(b), str(log)]
+    assert len(twins) == 2 and os.listdir(tmp_path / "twins") == []
+    r = run_cli("parse", str(a), str(b), "--csv")
+    rows = r.stdout.splitlines()
+    assert r.returncode == 0 and len(rows) == 1 + 2 * (len(run_cli("parse", str(log), "--csv").stdout.splitlines()) - 1)
+    assert {row.split(",")[0] for row in rows[1:]} == {str(a), str(b)}
+
+
+@pytest.mark.parametrize("data, made", [
+    (b"==1== NVPROF is profiling process 1\n" * 50, False),  # Linux line ends: read as it is
+    (b"x\n" * 40000 + b"y\r\n", False),  # '\r\n' only past the first HEAD bytes
+    (b"\xff\xfe" + "a\x00b\r\n".encode("utf-16-le") * 10, False),  # a NUL character
+    (b"\xff\xfe" + "\ufeffab\r\n".encode("utf-16-le") * 10, False),  # a second byte-order mark
+    (b"\xff\xfe" + "ab\r\n".encode("utf-16-le") * 10, True),
+    (b"ab\r\n" * 10, True),
+])
+def test_which_files_get_a_twin(data, made, twins, tmp_path):
+    p = tmp_path / "in.log"
+    p.write_bytes(data)
+    with twin_mod.unix_twin(str(p)) as plain:
+        assert (plain != str(p)) is made
+        if made:
+            assert decode(Path(plain).read_bytes()) == decode(data).replace("\r\n", "\n")
+    assert os.listdir(tmp_path / "twins") == []
+
+
+def test_a_small_file_gets_no_twin_a_small_gz_does(monkeypatch, tmp_path):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    p, z = tmp_path / "small.log", tmp_path / "small.log.gz"
+    p.write_bytes(b"a\r\n" * 100)
+    z.write_bytes(gzip.compress(b"a\n" * 100))
+    assert twin_mod._made(str(p)) is None
+    got = twin_mod._made(str(z))
+    assert got is not None and Path(got).read_bytes() == b"a\n" * 100
+    for path in ("-", str(tmp_path), str(tmp_path / "missing.log")):
+        assert twin_mod._made(path) is None
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 20])
+def test_blocks_cut_anywhere_give_the_same_twin(monkeypatch, block):
+    text = "a\r\nb\r\r\n\r\nc\u00e9\U0001f600\r\n\rd\r"  # '\r' runs, a lone '\r', a pair of surrogates, a last '\r'
+    monkeypatch.setattr(twin_mod, "BLOCK", block)
+
+    def blocks(data: bytes):
+        return iter([data[i : i + block] for i in range(0, len(data), block)])
+
+    raw = text.encode("utf-8")
+    assert b"".join(twin_mod._unix_ends(blocks(raw))) == raw.replace(b"\r\n", b"\n")
+    for codec, data in (("utf-16", codecs.BOM_UTF16_LE + text.encode("utf-16-le")),
+                        ("utf-16-be", text.encode("utf-16-be")),
+                        ("utf-16-le", text.encode("utf-16-le") + b"\x00")):  # an odd last byte: U+FFFD
+        want = data.decode(codec, errors="replace").replace("\r\n", "\n")  # (text.decode's reading)
+        assert b"".join(twin_mod._from_utf16(blocks(data), codec)).decode("utf-8") == want
+
+
+@pytest.mark.parametrize("case", ["corrupt", "cut", "bomb", "empty", "binary", "not-profiler", "missing", "dir"])
+def test_bad_input_says_what_the_plain_read_says(case, monkeypatch, tmp_path):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    log = (DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log").read_bytes()
+    p = tmp_path / "in.log.gz"
+    good = gzip.compress(log.replace(b"\n", b"\r\n"))
+    data = {"corrupt": good[:20] + b"\x00" * 40 + good[60:], "cut": good[: len(good) // 2], "bomb": good,
+            "empty": gzip.compress(b"  \r\n"), "binary": gzip.compress(b"\x00\x01" * 5000),
+            "not-profiler": gzip.compress(b"hello\r\n" * 10)}.get(case)
+    if data is not None:
+        p.write_bytes(data)
+    elif case == "dir":
+        p.mkdir()
+    if case == "bomb":
+        monkeypatch.setattr(twin_mod, "MAX_GUNZIP_BYTES", 1000)
+        monkeypatch.setattr("profconv.io.MAX_GUNZIP_BYTES", 1000)
+        monkeypatch.setattr(gunzip, "__defaults__", (1000, InputError))  # (its limit's default, bound at import)
+    monkeypatch.setattr(twin_mod, "TWIN_FROM", 0)
+    assert_cli_alike(monkeypatch, p, lambda m: m.setattr(twin_mod, "_made", lambda path: None), ("--json", "--csv", "--width=80"))
+    r = run_cli("parse", str(p), "--json")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and str(p) in r.stderr
+    assert [f for f in os.listdir(tmp_path) if f.startswith("profconv-twin-")] == []
+
+
+def test_a_windows_sweep_is_read_by_the_columnar_sweep_reader(monkeypatch, twins, tmp_path):
+    """What the twin is for: a long `nsys stats --format csv` sweep with '\r\n' line ends goes to the
+    one C pass over its bytes (nsys_csv_sweep.read), as the same sweep with '\n' does; without the
+    twin it is read line by line, to the same ProfileSet."""
+    import random
+
+    from test_parse_nsys_csv_sweep import _sweep
+
+    sweep_mod = importlib.import_module("profconv.parse.dialects.nsys_csv_sweep")
+    copy = tmp_path / "sweep.log"
+    copy.write_bytes(("\r\n".join(_sweep(random.Random(7), 400)) + "\r\n").encode())
+    read = sweep_mod.read
+    swept: list[bool] = []
+
+    def spy(path, label):
+        got = read(path, label)
+        swept.append(got is not None)
+        return got
+
+    monkeypatch.setattr(sweep_mod, "read", spy)
+    on = profconv.parse(str(copy))
+    assert (swept, len(twins), on.source, len(on.profiles)) == ([True], 1, str(copy), 400)
+    monkeypatch.setattr(twin_mod, "_made", lambda path: None)
+    off = profconv.parse(str(copy))
+    assert swept == [True, False] and off.frame.equals(on.frame) and off.notes == on.notes
