@@ -135,6 +135,7 @@ def assert_cli_alike(monkeypatch, path, switch_off, outs: tuple[str, ...] = ("--
     and with it switched off (`switch_off(m)`, m a monkeypatch context), for each OUT."""
     for out in outs:
         a = run_cli("parse", str(path), out)
+        assert "No such option" not in a.stderr, out  # (a switch the command does not have compares nothing)
         with monkeypatch.context() as m:
             switch_off(m)
             b = run_cli("parse", str(path), out)

@@ -92,7 +92,7 @@ def test_cli_alike(monkeypatch, path):
 
     with monkeypatch.context() as m:
         _row_reader(m)
-        assert_cli_alike(monkeypatch, path, bytes_path, outs=("--json", "--csv", "--all", "--table"))
+        assert_cli_alike(monkeypatch, path, bytes_path, outs=("--json", "--csv", "--all", "--width=80"))
 
 
 def _long(path: Path, size: int) -> str:
@@ -229,3 +229,46 @@ def test_streamed_parts_read_their_pages_from_the_bytes_and_equal_the_whole(monk
     monkeypatch.setattr(ncu_console, "region_at", lambda *a: taken.append(real(*a)) or taken[-1])
     assert split_repeated_and_mixed([str(p) for p in CONSOLE_LOGS], tmp_path, small_windows) == 27
     assert sum(t is not None for t in taken) == 183  # (a region in each window of a part, read again as parts are cut)
+
+
+# where the page is cut, and whether the row reader reports its cut line unplaced (a metric row's start, a
+# rule after the last row are; a section's, a kernel's or a header's start, a line's indentation are not)
+_CUTS = {"    Duration   ": True, "    Elapsed Cyc": True, "    Section: GPU Sp": False, "    ------": True,
+         "  k(int) (1, 1": False, "    ": False, "    Metric Name            Metric Unit Metric Val": False}
+
+
+@pytest.mark.parametrize("cut", _CUTS)
+@pytest.mark.parametrize("keep, lead, read", [
+    (None, "", True),  # the whole page stays in the text (PreRead.check compares it)
+    (1 << 10, "", True),  # its first KiB stays, the rest is blank: the last line left is indented
+    # all of it blank: the '[7]' line before the blank ones, then the indented cut line, opens a
+    # markdown code block (dedented), which it is not in the file: the row reader's
+    (1 << 12, _PROFILING * 1500, False),
+])
+def test_a_page_cut_mid_line_is_read_from_the_bytes(monkeypatch, tmp_path, cut, keep, lead, read):
+    """A profiler killed while it wrote (a job's time limit): the page's last line cut short, no line
+    end after it. The page up to it is read from the bytes, the cut line by the row reader with the
+    page's state (reported unplaced where the row reader reports it: engine.cut_last_line)."""
+    text = _page(kernels=40)
+    text = lead + text[: text.rindex(cut) + len(cut)]
+    if keep is not None:
+        monkeypatch.setattr(bytescan, "KEEP", keep)
+    path = tmp_path / "cut.log"
+    path.write_bytes(text.encode())
+    ps, taken = _alike(monkeypatch, path)
+    assert bool(taken) == (read or not cut.startswith("    "))  # (two blanks before a kernel open no code block)
+    last = text.count("\n") + 1
+    assert [n for n, _ in ps.unplaced] == ([last] if _CUTS[cut] else [])
+
+
+def test_a_page_cut_mid_line_through_the_cli(monkeypatch, tmp_path):
+    path = tmp_path / "cut.log"
+    text = _page(kernels=40)
+    path.write_bytes(text[: text.rindex("    Duration   ") + 15].encode())
+
+    def bytes_path(m):
+        _from_bytes(m)
+
+    with monkeypatch.context() as m:
+        _row_reader(m)
+        assert_cli_alike(monkeypatch, path, bytes_path, outs=("--json", "--csv", "--all", "--width=80"))

@@ -206,10 +206,12 @@ def _page_class() -> type:
             super().__init__(Document(lines=[], label="", text=""))
             self.run = ColumnRun()  # type: ignore[assignment]
             self.keep_to = keep_to
+            self.last_claim = 0
 
         def claim(self, lineno: int) -> bool:
             if lineno <= self.keep_to:
                 self.result.claimed.add(lineno)
+            self.last_claim = lineno
             return True
 
         def flush(self) -> None:
@@ -240,9 +242,9 @@ def region_at(data: Any, a: int, line: int) -> tuple[bytescan.Table, int, int] |
     if got is None:
         return None
     e, rows, region = got
-    if e - b < MIN_BYTES or not _ends_plain(data, e):
-        return None
     cut = max(b, data.rfind(b"\n", b, min(e, bytescan.KEEP)) + 1) if b < bytescan.KEEP else b
+    if e - b < MIN_BYTES or not _ends_plain(data, e, _indented_last(data, a, cut)):
+        return None
     lead = b"\n".join(x.rstrip(b" ") for x in data[a:cut].split(b"\n"))  # the lines as normalize leaves them
     header = lead[: lead.find(b"\n")].decode("ascii")
     t = bytescan.Table(line, header, columnar.Span(lead, 0, len(lead)), rows, lead.count(b"\n") - 1, 0, len(lead),
@@ -258,13 +260,24 @@ def _newlines_before(data: Any, b: int, keep: int) -> int:
     return 0 if k < 0 else ncu_raw._newlines(data, b, k + 1)
 
 
-def _ends_plain(data: Any, e: int) -> bool:
+def _indented_last(data: Any, a: int, cut: int) -> bool:
+    """Whether the last line left in the text before the region's blank lines (of the '[N]' line at
+    offset `a` and the region's lines before offset `cut`) that is not blank is indented."""
+    k = data.rfind(b"\n", a, cut - 1) + 1 if cut > a else a  # (the start of the last line kept)
+    while k > a and not data[k : data.find(b"\n", k)].strip():
+        k = data.rfind(b"\n", a, k - 1) + 1
+    return data[k : k + 1] in (b" ", b"\t")
+
+
+def _ends_plain(data: Any, e: int, indented_before: bool) -> bool:
     """What follows the region is rewritten alike with the region's lines and with them blank: it
-    starts with no comment mark and no indented line (no markdown code block may open there), and
-    no code block opens after the lines not indented that start it (text._dedent_code_blocks: after
-    the region's last line they are no markdown paragraph, after blank lines they are)."""
+    starts with no comment mark, nor with an indented line where the last line before the blank ones
+    is not indented (`indented_before`; a markdown code block opens there: a page cut mid-line by a
+    profiler killed while it wrote ends so), and no code block opens after the lines not indented that
+    start it (text._dedent_code_blocks: after the region's last line they are no markdown paragraph,
+    after blank lines they are)."""
     nxt = data[e : e + (1 << 16)]
-    if nxt.startswith((b"    ", b"\t")) or _LINE_MARK.match(b"\n" + nxt[:256]):
+    if (nxt.startswith((b"    ", b"\t")) and not indented_before) or _LINE_MARK.match(b"\n" + nxt[:256]):
         return False
     para = _PARAGRAPH.match(nxt).end()  # type: ignore[union-attr]
     if para == len(nxt):
@@ -299,6 +312,8 @@ def _read_region(data: Any, b: int, first: int, keep_to: int) -> tuple[int, int,
         return None
     state = (page.kernel, None if page.spans is None else tuple(page.spans), page.rows_in_table,
              page.invocations, page.kernel_line)
+    if page.last_claim == lineno - 1:  # the region's last line, booked as the row reader books it: a
+        page.result.claimed.add(lineno - 1)  # line cut short after it is reported (engine.cut_last_line)
     return lo, lineno - first, Region(page.run, state, page.result.claimed)
 
 
