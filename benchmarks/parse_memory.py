@@ -12,7 +12,8 @@ target is met.
 
 --form writes each input as a Windows or gzip user hands it over: `crlf` ('\r\n' line ends, as a
 program's output redirected on Windows), `powershell5` (UTF-16LE with its mark and '\r\n': PowerShell 5's
-`>`), `gz` (gzip of the plain input). Bytes per byte are then of the plain input's size (a .gz's text,
+`>`), `utf8-mark` (UTF-8 with a byte-order mark and '\r\n': Notepad, PowerShell 5's `Out-File -Encoding
+utf8`), `gz` (gzip of the plain input). Bytes per byte are then of the plain input's size (a .gz's text,
 not its compressed bytes; a UTF-16 file's characters, not its two bytes each).
 
     python benchmarks/parse_memory.py --mb 20
@@ -123,6 +124,7 @@ FORMS: dict[str, Callable[[bytes], bytes]] = {
     "plain": lambda data: data,
     "crlf": lambda data: data.replace(b"\n", b"\r\n"),
     "powershell5": lambda data: codecs.BOM_UTF16_LE + data.decode("utf-8", "replace").replace("\n", "\r\n").encode("utf-16-le"),
+    "utf8-mark": lambda data: codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n"),
     "gz": lambda data: gzip.compress(data, compresslevel=6),
 }
 
@@ -150,7 +152,7 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=20.0, help="input size in MB (default 20)")
     ap.add_argument("--only", default="", help="comma-separated input names (default: all)")
     ap.add_argument("--form", choices=list(FORMS), default="plain",
-                    help="each input as given to profconv: plain, crlf, powershell5 or gz (see above)")
+                    help="each input as given to profconv: " + ", ".join(FORMS) + " (see above)")
     ap.add_argument("--dir", type=Path, default=None, help="where the inputs are written (default: a temporary folder)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or list(INPUTS)

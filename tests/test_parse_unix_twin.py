@@ -43,6 +43,9 @@ FORMS = {
     # PowerShell 5's `>`: UTF-16LE with its mark, '\r\n' line ends
     "powershell5": lambda data: codecs.BOM_UTF16_LE + data.decode("utf-8").replace("\n", "\r\n").encode("utf-16-le"),
     "utf16be": lambda data: data.decode("utf-8").encode("utf-16-be"),  # no mark: NUL-interleaved
+    # Notepad's 'UTF-8' and PowerShell 5's `Out-File -Encoding utf8`: a byte-order mark, '\r\n'
+    "utf8-mark": lambda data: codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n"),
+    "utf8-mark-lf": lambda data: codecs.BOM_UTF8 + data,
     "gz": gzip.compress,
     "gz-crlf": lambda data: gzip.compress(data.replace(b"\n", b"\r\n")),
 }
@@ -78,7 +81,7 @@ def _outputs(path: Path, outs: tuple[str, ...]) -> list[tuple[int, str, str]]:
 
 @pytest.mark.parametrize("form", FORMS)
 def test_every_log_in_each_windows_or_gzip_form_gives_the_plain_files_outputs(form, twins, tmp_path):
-    logs = {"powershell5": UTF8_LOGS, "utf16be": ASCII_LOGS}.get(form, LOGS)
+    logs = {"powershell5": UTF8_LOGS, "utf16be": ASCII_LOGS, "utf8-mark": UTF8_LOGS, "utf8-mark-lf": UTF8_LOGS}.get(form, LOGS)
     outs = ("--json", "--csv")
     for k, log in enumerate(logs):
         copy = tmp_path / f"{k}-{log.name}"
@@ -152,6 +155,11 @@ def test_several_inputs_each_named_and_progress_advanced_by_the_file_given(twins
     (b"\xff\xfe" + "\ufeffab\r\n".encode("utf-16-le") * 10, False),  # a second byte-order mark
     (b"\xff\xfe" + "ab\r\n".encode("utf-16-le") * 10, True),
     (b"ab\r\n" * 10, True),
+    (codecs.BOM_UTF8 + b"ab\n" * 10, True),
+    (codecs.BOM_UTF8 + b"ab\r\n" * 10 + b"\xe9\r\n", False),  # not all UTF-8: read as Latin-1, the mark too
+    (codecs.BOM_UTF8 * 2 + b"ab\r\n" * 10, False),  # a second mark
+    (b"ab\r\n" * 30000 + b"\x00", False),  # a NUL where a twin half as long holds it in its first 64 KiB
+    (b"ab\r\n" * 50000 + b"\x00", True),  # past that: the file and its twin read alike
 ])
 def test_which_files_get_a_twin(data, made, twins, tmp_path):
     p = tmp_path / "in.log"

@@ -2,9 +2,10 @@
 
 The parsers' fast paths (the C passes over a file's bytes, the stream's windows, the column
 readers, the ncu page finder) read a file as Linux tools write it: '\\n' line ends, UTF-8 or ASCII,
-not compressed. A log redirected on Windows ('\\r\\n' line ends; UTF-16 where PowerShell 5 wrote it)
-or gzipped missed them all: it was decoded whole and read line by line, at 4-9 bytes of memory per
-input byte and up to ten times the time.
+not compressed. A log redirected on Windows ('\\r\\n' line ends; UTF-16 where PowerShell 5 wrote it,
+UTF-8 with a byte-order mark where Notepad or `Out-File -Encoding utf8` did) or gzipped missed them
+all: it was decoded whole and read line by line, at 4-17 bytes of memory per input byte and up to 25
+times the time.
 
 `unix_twin(path)` gives the path of a temporary file holding the same text in that form (written a
 block at a time, never held whole), and the parsers read that one; rows, notes and error messages
@@ -12,7 +13,8 @@ name the file given (`LABELS`, which `core.source_label` reads). The twin's pars
 file's byte for byte: the text readers make the same text of both (`text.decode` reads either
 encoding the same; `text._line_ends` makes every '\\r\\n' a '\\n' first, once the text holds one).
 Where that could differ, no twin is made: a UTF-16 text holding a NUL character or starting with a
-second byte-order mark; a file whose first `HEAD` bytes hold no '\\r\\n' (a few odd lines of a Linux log
+second byte-order mark; a UTF-8 mark before text that is not all UTF-8 (read as Latin-1); a NUL byte near
+the start (binary data); a file whose first `HEAD` bytes hold no '\\r\\n' (a few odd lines of a Linux log
 stay as they are); a file below `TWIN_FROM` bytes, whose whole read is cheap.
 """
 
@@ -70,7 +72,7 @@ def _made(path: str) -> str | None:
             return None
         blocks = _gunzipped(path) if gz else _read(path)
         head, blocks = _peek(blocks)
-        form = _form(head[:HEAD], gz)
+        form = _form(head, gz)
         if form is None:
             return None
         twin = _written(form(_joined(head, blocks)))
@@ -104,12 +106,13 @@ def _gunzipped(path: str) -> Iterator[bytes]:
 
 
 def _peek(blocks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
-    """The first blocks, joined, HEAD bytes of them at least (or all, where fewer), and the blocks after them."""
+    """The first blocks, joined, 2 x HEAD + 3 bytes of them at least (or all, where fewer: what _form
+    looks at), and the blocks after them."""
     got, size = [], 0
     for block in blocks:
         got.append(block)
         size += len(block)
-        if size >= HEAD:
+        if size >= 2 * HEAD + 3:
             break
     return b"".join(got), blocks
 
@@ -127,9 +130,39 @@ def _form(head: bytes, gz: bool) -> Callable[[Iterator[bytes]], Iterator[bytes]]
     codec = utf16_codec(head)
     if codec is not None:
         return lambda blocks: _from_utf16(blocks, codec)
-    if b"\r\n" in head:
+    # a NUL byte where core.read_bytes looks for one (its first 64 KiB), in the file or in a twin up to
+    # half as long (every line end a '\r\n') or three bytes shorter: binary data, read as it is
+    if b"\x00" in head[: 2 * HEAD + 3]:
+        return None
+    ends = b"\r\n" in head[:HEAD]
+    if head.startswith(codecs.BOM_UTF8):
+        return lambda blocks: _utf8_unmarked(_unix_ends(blocks) if ends else blocks)
+    if ends:
         return _unix_ends
     return (lambda blocks: blocks) if gz else None
+
+
+def _utf8_unmarked(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """UTF-8 blocks without the byte-order mark that starts them, each checked to be UTF-8
+    (text.decode reads a text so only where all of it is: else as Latin-1, the mark then three
+    characters of it)."""
+    check = codecs.getincrementaldecoder("utf-8")()
+    first = True
+    for block in blocks:
+        if first:
+            block = block[len(codecs.BOM_UTF8) :]
+            if block.startswith(codecs.BOM_UTF8):  # a second mark: the twin's reader would take it for the first
+                raise _NotTwinned
+            first = False
+        try:
+            check.decode(block)
+        except UnicodeDecodeError:
+            raise _NotTwinned from None
+        yield block
+    try:
+        check.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise _NotTwinned from None
 
 
 def _unix_ends(blocks: Iterator[bytes]) -> Iterator[bytes]:
