@@ -30,7 +30,12 @@ SCALE = {"ms": (1.0, 1.0), "us": (1.0, 1.0), "s": (1.0, 1.0), "mixed": (1.0, 100
 GPU_NAMES = ["k1(float*)", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "void gemm<float, 128>(float const *, int)",
              "sgemm_sm35_ldg_tn_128x8x256x16x32 [1234]", "kernel_a", "conv_forward_kernel(float*, float const *, int)"]
 API_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit"]
-COMMANDS = ["./a", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x"]
+# a Windows command as nvprof prints it (a path, a drive, blanks)
+WINDOWS = ["C:\\Users\\me\\app.exe", "C:\\Program Files\\bench\\b.exe --n 4"]
+# Windows commands the pass leaves to the readers, or reads as they do: a LaTeX percent ('\\%'), a line
+# that starts with a backslash, a drive's colon not before a separator, a share's path, an odd drive
+WINDOWS_ODD = ["D:\\b\\1\\%d", "a\\%", "\\hline", "C:x.exe", "\\\\srv\\share\\a.exe", "C:/x/y.exe", "a\\", "C:\\a  b"]
+COMMANDS = ["./a", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x", *WINDOWS]
 STRAY = ["==1== Warning: 1 records have invalid timestamps", "", "some output of the app",
          "==1== Profiling application: ./a", '"GPU activities",1,2,3,4,5,6,"x"',
          "======== Error: unified memory profiling failed.", "==PROF== Connected to process 1"]
@@ -98,7 +103,8 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:
         starts = [i for i, ln in enumerate(lines) if "command: " in ln]
         i = rng.choice(starts)
         lines[i] = lines[i].split("command: ")[0] + "command: " + rng.choice(
-            ["", " ./a", "./a ", "./a  b", "a&b", "x*y", "é", "./a \"q\"", "nsys profile", "a,b"])
+            ["", " ./a", "./a ", "./a  b", "a&b", "x*y", "é", "./a \"q\"", "nsys profile", "a,b",
+             *WINDOWS_ODD])
     elif what == 10:  # another units row
         units = [i for i, ln in enumerate(lines) if ln.startswith(",%")]
         lines[rng.choice(units)] = rng.choice(list(UNITS.values()) + [",%,ms,,ms,ms,ms", ",%,ms,,ms,ms,ms,x"])
@@ -295,3 +301,17 @@ def test_take_and_runs():
         SCAN.nvprof_take(pool, array("q", [3]))
     with pytest.raises(ValueError):
         SCAN.nvprof_runs([1], array("q", [1, 2]))
+
+
+@pytest.mark.parametrize("command", WINDOWS + WINDOWS_ODD)
+def test_windows_commands(command, tmp_path, monkeypatch, small):
+    """A sweep run on Windows: its commands paths with '\\' and a drive's ':' (read by the pass as the
+    readers read them), or what the pass leaves to the readers (a '\\%', a line's first '\\', ...)."""
+    lines = [ln.split("command: ")[0] + "command: " + command if "command: " in ln else
+             ln.split("application: ")[0] + "application: " + command if "application: " in ln else ln
+             for ln in _sweep(random.Random(3), 30, "ms")]
+    path = write_lines(tmp_path, lines)
+    taken = csv_sweep.read(str(path), str(path)) is not None
+    # (the pass's commands: words of [A-Za-z0-9._/-], a '\\' not before a '%', a drive's ':', between single blanks)
+    assert taken == (command not in {"D:\\b\\1\\%d", "a\\%", "C:x.exe", "C:\\a  b"}), command
+    FAST.assert_library_same(path, monkeypatch)

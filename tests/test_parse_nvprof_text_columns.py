@@ -21,7 +21,12 @@ pytestmark = pytest.mark.skipif(text_columns._modules() is None,
 GPU_NAMES = ["fill(void)", "[CUDA memcpy HtoD]", "[CUDA memcpy DtoH]", "sgemm_sm35_ldg_tn_128x8x256x16x32 [1234]",
              "kernel_a", "conv_forward_kernel(float, int)", "reduce(int)"]
 API_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaFree", "cuInit", "cuDeviceGetAttribute"]
-COMMANDS = ["./main", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x"]
+# a Windows command as nvprof prints it (a path, a drive, blanks)
+WINDOWS = ["C:\\Users\\me\\app.exe", "C:\\Program Files\\bench\\b.exe --n 4"]
+# Windows commands the pass leaves to the readers, or reads as they do: a LaTeX percent ('\\%'), a line
+# that starts with a backslash, a drive's colon not before a separator, a share's path, an odd drive
+WINDOWS_ODD = ["D:\\b\\1\\%d", "a\\%", "\\hline", "C:x.exe", "\\\\srv\\share\\a.exe", "C:/x/y.exe", "a\\", "C:\\a  b"]
+COMMANDS = ["./main", "./bench --n 4", "python3 run.py", "/usr/bin/app-1.2_x", *WINDOWS]
 OUTPUT = ["Average running time for Warp Reduction 0.00591232 ms", "done", "result = 42", "n=1024 blocks=8",
           "Checking results... OK"]
 HEADER = "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name"
@@ -100,7 +105,7 @@ def _mutate(rng: random.Random, lines: list[str]) -> None:  # noqa: C901  (one b
         i = rng.choice([i for i, ln in enumerate(lines) if "command: " in ln or "application: " in ln])
         sep = "command: " if "command: " in lines[i] else "application: "
         lines[i] = lines[i].split(sep)[0] + sep + rng.choice(["", " ./a", "./a  b", "a&b", "x*y", "nsys profile", "a,b",
-                                                              "Running x", "a % b"])
+                                                              "Running x", "a % b", *WINDOWS_ODD])
     elif what == 8:  # a PID of another form
         i = rng.choice([i for i, ln in enumerate(lines) if ln.startswith("==")])
         lines[i] = rng.choice(["==01== ", "==2== ", "", "======== ", "==99999999999999999999== "]) + lines[i].split("== ", 1)[-1]
@@ -210,3 +215,30 @@ def test_the_needles_hold_no_newline():
 
     for dialect in ("nvprof", "nsys"):
         assert not [k for k in stream.other_markers(dialect) + context.KEYWORDS if "\n" in k]
+
+
+@pytest.mark.parametrize("command", WINDOWS + WINDOWS_ODD)
+def test_windows_commands(command, tmp_path, monkeypatch, small):
+    """A sweep run on Windows: its commands paths with '\\' and a drive's ':' (read by the pass as the
+    readers read them), or what the pass leaves to the readers (a '\\%', a line's first '\\', ...)."""
+    lines = [ln.split("command: ")[0] + "command: " + command if "command: " in ln else
+             ln.split("application: ")[0] + "application: " + command if "application: " in ln else ln
+             for ln in _sweep(random.Random(3), 30)]
+    path = write_lines(tmp_path, lines)
+    taken = text_columns.read(str(path), str(path)) is not None
+    assert taken == (command not in {"D:\\b\\1\\%d", "a\\%"}), command
+    FAST.assert_library_same(path, monkeypatch)
+
+
+@pytest.mark.parametrize("output, read", [("saved to C:\\out\\r.txt", True), ("  C:\\x", True), ("\\hline", False),
+                                          ("  \\x", False), ("took 1\\% of it", False)])
+def test_program_output_with_backslashes(output, read, tmp_path, monkeypatch, small):
+    """Program output a Windows run prints (a path): read by the pass where neither clean nor normalize
+    rewrites it; a line that starts with a '\\' (clean's LaTeX rule) or holds a '\\%' is the readers'."""
+    lines = _sweep(random.Random(5), 30)
+    at = [i for i, ln in enumerate(lines) if "command: " in ln]
+    for i in reversed(at):
+        lines.insert(i + 1, output)
+    path = write_lines(tmp_path, lines)
+    assert (text_columns.read(str(path), str(path)) is not None) == read
+    FAST.assert_library_same(path, monkeypatch)

@@ -606,14 +606,19 @@ static int line_at(src_t *src, Py_ssize_t x, text_t *t)
     return 1;
 }
 
-/* no control character or DEL (the only \s left is ' ') and none of what text.clean acts on */
+/* no control character or DEL (the only \s left is ' ') and none of what text.clean or normalize acts on;
+ * a '\\' (a Windows path's) only after the line's first other character and not before a '%' (clean's
+ * LaTeX rules start a line with it or need a '&', normalize's percent is '\\%') */
 static int plain_text(const text_t *t)
 {
+    int lead = 1;
     for (Py_ssize_t k = 0; k < t->n; k++) {
         unsigned char c = (unsigned char)t->s[k];
-        if (c < 0x20 || c == 0x7f || c == '\\' || c == '&' || c == '<' || c == '*' || c == '#' || c == '>'
-            || c == '|')
+        if (c < 0x20 || c == 0x7f || c == '&' || c == '<' || c == '*' || c == '#' || c == '>' || c == '|'
+            || (c == '\\' && (lead || (k + 1 < t->n && t->s[k + 1] == '%'))))
             return 0;
+        if (c != ' ')
+            lead = 0;
     }
     return 1;
 }
@@ -1250,7 +1255,8 @@ commands met (a profile's: the start line's, else the application line's), each 
 five times as profiles() gives them; or None where a profile (or a byte) is not of that shape, or
 the core would not leave a block's rows as they are (plain_block): the readers then. */
 
-static unsigned char BYTE_CLASS[256];  /* 0: plain, 1: one text_sweep leaves to the readers, 2: '\n', 3: '-', '/', '*' */
+static unsigned char BYTE_CLASS[256];  /* 0: plain, 1: one text_sweep leaves to the readers, 2: '\n', 3: '-', '/', '*',
+                                          4: '\\' */
 
 typedef struct {
     Py_ssize_t *v;
@@ -1262,6 +1268,12 @@ typedef struct {
 static int special(const char *p, Py_ssize_t len, Py_ssize_t i, offs_t *o)
 {
     unsigned char k = BYTE_CLASS[(unsigned char)p[i]];
+    if (k == 4) {  /* a Windows path's '\\': not first in its line (after blanks: clean's LaTeX rules), not before a '%' */
+        Py_ssize_t a = o->v[o->m - 1];
+        while (a < i && p[a] == ' ')
+            a++;
+        return a != i && !(i + 1 < len && p[i + 1] == '%');
+    }
     if (k == 3) {  /* '--', '//' or '*' first in its line (after blanks): a comment prefix, a C comment's star */
         Py_ssize_t a = o->v[o->m - 1];
         while (a < i && p[a] == ' ')
@@ -1548,6 +1560,7 @@ PyMODINIT_FUNC PyInit__rowscan(void)
         BYTE_CLASS[ch] = ch < 0x20 || ch > 0x7e || strchr("><#\\|&", ch) != NULL ? 1 : 0;
     BYTE_CLASS['\n'] = 2;
     BYTE_CLASS['-'] = BYTE_CLASS['/'] = BYTE_CLASS['*'] = 3;
+    BYTE_CLASS['\\'] = 4;
     PyObject *arraymod = PyImport_ImportModule("array");
     if (arraymod == NULL)
         return NULL;

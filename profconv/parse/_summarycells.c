@@ -758,9 +758,10 @@ static int nv_start_line(const unsigned char *p, Py_ssize_t n, long long *prefix
     if (!nv_digits(p, n, &i, pid) || n - i < lc || memcmp(p + i, NV_COMMAND, (size_t)lc) != 0)
         return 0;
     i += lc;
-    for (Py_ssize_t j = i; j < n; j++) /* [^\\&<*#>|\r]*: nothing text.clean acts on */
-        if (p[j] == '\\' || p[j] == '&' || p[j] == '<' || p[j] == '*' || p[j] == '#' || p[j] == '>' || p[j] == '|' ||
-            p[j] == '\r')
+    for (Py_ssize_t j = i; j < n; j++) /* nothing text.clean or normalize acts on: [^&<*#>|\r], a '\\' not before a
+                                           '%' (a Windows path's: clean's LaTeX rules need a '&' or a '\\' first) */
+        if ((p[j] == '\\' && j + 1 < n && p[j + 1] == '%') || p[j] == '&' || p[j] == '<' || p[j] == '*' ||
+            p[j] == '#' || p[j] == '>' || p[j] == '|' || p[j] == '\r')
             return 0;
     if (nv_holds(p, i, n, "\",") || nv_holds(p, i, n, "CPU profiling result") ||
         nv_holds(p, i, n, "Time(%),Time,Calls,"))
@@ -1019,7 +1020,8 @@ static Py_ssize_t nv_eol(const unsigned char *p, Py_ssize_t i, Py_ssize_t len) {
 }
 
 /* A start line p[0:n] of the sweep's shape: its PID printed once in the prefix and once after
- * "process" (the same, no leading zero), the command [A-Za-z0-9._/-] words between single blanks */
+ * "process" (the same, no leading zero), the command [A-Za-z0-9._/-] words between single blanks; a
+ * Windows path's '\\' (not before a '%') and drive's ':' (before a '\\' or '/': no context key's) too */
 static int nv_sweep_start(const unsigned char *p, Py_ssize_t n, long long *pid, Py_ssize_t *ca, Py_ssize_t *cb) {
     long long prefix;
     if (n < 3 || p[2] == '0' || !nv_start_line(p, n, &prefix, pid, ca, cb) || prefix != *pid || *ca >= *cb ||
@@ -1027,8 +1029,10 @@ static int nv_sweep_start(const unsigned char *p, Py_ssize_t n, long long *pid, 
         return 0;
     for (Py_ssize_t k = *ca; k < *cb; k++) {
         unsigned char c = p[k];
+        unsigned char next = k + 1 < *cb ? p[k + 1] : '\n';
         int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                   c == '_' || c == '/' || c == '-';
+                   c == '_' || c == '/' || c == '-' || (c == '\\' && next != '%') ||
+                   (c == ':' && (next == '\\' || next == '/'));
         if (!word && !(c == ' ' && p[k + 1] != ' '))
             return 0;
     }

@@ -52,8 +52,9 @@ def _body(raw: str) -> tuple[str, str | None]:
 # a start line and a result line as nvprof writes them, nothing in them that `_body` cleans or that
 # `_asked_before_start` leaves to the engine (the command checked for those keys): `_profile` reads
 # them without cleaning, the prefix's and the process's PID plain ints (up to 18 digits)
+# (a '\\' not before a '%': a Windows path's, which neither clean nor normalize rewrites there)
 _PLAIN_START = re.compile("==([0-9]{1,18})== NVPROF is profiling process ([0-9]{1,18}), command: "
-                          "([^\\\\&<*#>|\r\u2013\u2014]*)")
+                          "((?:[^\\\\&<*#>|\r\u2013\u2014]|\\\\(?!%))*)")
 _PLAIN_RESULT = re.compile("==([0-9]{1,18})== Profiling result:")
 
 
@@ -131,7 +132,7 @@ def _profile(ctx: Nvprof, j: int, prepared: Prepared) -> RawProfile | None:
 
 CHUNK = 512  # profiles `_following` looks at in one go (lines that are not plain: no search over all again)
 _PLAIN_STARTS = re.compile("^==([0-9]{1,18})== NVPROF is profiling process ([0-9]{1,18}), command: "
-                           "([^\\\\&<*#>|\r\n\u2013\u2014]*)$", re.M)
+                           "((?:[^\\\\&<*#>|\r\n\u2013\u2014]|\\\\(?!%))*)$", re.M)
 _PLAIN_RESULTS = re.compile("^==([0-9]{1,18})== Profiling result:$", re.M)
 
 
