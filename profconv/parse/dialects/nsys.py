@@ -26,8 +26,9 @@ from profconv.parse.traces import summarize_trace, text_bases
 TOOL = "nsys"
 
 # ('Processing [a.sqlite] with' / '[/opt/…/osrt_sum.py]...': a line a PDF or a terminal wrapped)
-_EXECUTING = re.compile(r"Executing '(\w+)' stats report|Processing \[.*\] with \[.*?/(\w+)\.py\]"
-                        r"|^\s*\[[^\]\s]*/reports/(\w+)\.py\]\.\.\.")
+# (a script's path as nsys prints it on Linux, '/opt/…/reports/R.py', or on Windows, 'C:\…\reports\R.py')
+_EXECUTING = re.compile(r"Executing '(\w+)' stats report|Processing \[.*\] with \[.*?[/\\](\w+)\.py\]"
+                        r"|^\s*\[[^\]\s]*[/\\]reports[/\\](\w+)\.py\]\.\.\.")
 _CSV_TITLE = re.compile(r"\*\*\s.*\((\w+)\):?\s*$")
 _DASHES = re.compile(r"-{3,}")
 _STATUS = ("Generating ", "Executing ", "Processing ", "Saving ", "Exporting ", "Exported ")
@@ -713,7 +714,8 @@ class _Scan:
 def _report_line(scan: _Scan, i: int, line: str) -> int | None:
     """A status line, title or heading that names the next table's report (or says none follows)."""
     # (each pattern is searched for only where the words it needs are in the line: a substring test is cheaper)
-    if ("Executing '" in line or "Processing [" in line or "/reports/" in line) and (m := _EXECUTING.search(line)):
+    if ("Executing '" in line or "Processing [" in line or "/reports/" in line or "\\reports\\" in line) \
+            and (m := _EXECUTING.search(line)):
         scan.report = m.group(1) or m.group(2) or m.group(3)
         scan.result.claimed.add(i + 1)
     elif line[:8] == "SKIPPED:":
@@ -877,10 +879,11 @@ def _shaped(lines: list[str], ks: list[int], ts: list[bytescan.Table]) -> list[t
 def _plain_start(line: str) -> bool:
     """A line _report_line takes as a profile's start, and nothing before that in it (no '\\r')."""
     return ("\r" not in line and "Executing '" not in line and "Processing [" not in line and "/reports/" not in line
+            and "\\reports\\" not in line
             and line[:8] != "SKIPPED:" and _generating(line))
 
 
-_SCRIPT = re.compile(r"/(\w+)\.py\]")  # _EXECUTING's second pattern after its '] with ['
+_SCRIPT = re.compile(r"[/\\](\w+)\.py\]")  # _EXECUTING's second pattern after its '] with ['
 
 
 def _status_report(line: str) -> str | None:
