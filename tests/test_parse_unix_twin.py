@@ -8,7 +8,9 @@ import codecs
 import gzip
 import importlib
 import os
+import re
 import tempfile
+from dataclasses import astuple
 from pathlib import Path
 
 import pytest
@@ -249,3 +251,106 @@ def test_a_windows_sweep_is_read_by_the_columnar_sweep_reader(monkeypatch, twins
     monkeypatch.setattr(twin_mod, "_made", lambda path: None)
     off = profconv.parse(str(copy))
     assert swept == [True, False] and off.frame.equals(on.frame) and off.notes == on.notes
+
+
+def _stdin_outputs(data: bytes, outs: tuple[str, ...] = ("--json", "--csv")) -> list[tuple[int, str, str]]:
+    return [(r.returncode, r.stdout, r.stderr) for r in (run_cli("parse", "-", out, input=data) for out in outs)]
+
+
+@pytest.mark.parametrize("form", ["plain", "crlf"])
+def test_every_log_piped_in_gives_the_files_outputs(form, twins, tmp_path, monkeypatch):
+    """`nsys stats … | profconv parse -`: standard input is written to a file a block at a time and read
+    as that file is (part by part where it is long; its twin where it has one), rows named '<stdin>'."""
+    spooled: list[list[str]] = []
+    real = twin_mod._stdin_files
+    monkeypatch.setattr(twin_mod, "_stdin_files", lambda: spooled.append(real()) or spooled[-1])
+    for log in LOGS:
+        data = log.read_bytes()
+        want = [(r.returncode, r.stdout.replace(str(log), "<stdin>"), r.stderr.replace(str(log), "<stdin>"))
+                for r in (run_cli("parse", str(log), out) for out in ("--json", "--csv"))]
+        assert _stdin_outputs(data if form == "plain" else FORMS["crlf"](data)) == want, log
+    # each input spooled (2 outputs a log), its CRLF form twinned again from that file
+    assert len(spooled) == len(LOGS) * 2 and {len(f) for f in spooled} == {1 if form == "plain" else 2}
+    assert len(twins) == (0 if form == "plain" else len(LOGS) * 2)
+    assert os.listdir(tmp_path / "twins") == []
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n", b"\x00\x01" * 100, codecs.BOM_UTF16_LE + "a\r\n".encode("utf-16-le") * 10])
+def test_bad_standard_input_says_what_it_said(data, monkeypatch, tmp_path):
+    """Empty, binary, UTF-16 of no profile: one line, exit 2, as when standard input was read whole;
+    the spooled file gone."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    got = _stdin_outputs(data, ("--json", "--csv", "--width=80"))
+    with monkeypatch.context() as m:
+        m.setattr(twin_mod, "_stdin_files", lambda: [])
+        assert got == _stdin_outputs(data, ("--json", "--csv", "--width=80"))
+    assert {c for c, _, _ in got} == {2} and all(err.count("\n") == 1 and "<stdin>" in err for _, _, err in got)
+    assert os.listdir(tmp_path) == []
+
+
+def test_standard_input_twice_is_read_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    data = (DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log").read_bytes()
+    r = run_cli("parse", "-", "-", "--csv", input=data)
+    with monkeypatch.context() as m:
+        m.setattr(twin_mod, "_stdin_files", lambda: [])
+        assert (r.returncode, r.stdout, r.stderr) == astuple(run_cli("parse", "-", "-", "--csv", input=data))
+    assert r.returncode == 2 and "<stdin>: empty input" in r.stderr and os.listdir(tmp_path) == []
+
+
+def test_a_gz_piped_in_is_read_as_the_gz_file(tmp_path, monkeypatch):
+    """`cat log.gz | profconv parse -`: decompressed as a .gz file is (standard input read whole was
+    not: 'binary data')."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    log = DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log"
+    r = run_cli("parse", "-", "--csv", input=gzip.compress(log.read_bytes()))
+    want = run_cli("parse", str(log), "--csv")
+    assert (r.returncode, r.stdout, r.stderr) == (0, want.stdout.replace(str(log), "<stdin>"),
+                                                  want.stderr.replace(str(log), "<stdin>"))
+    assert r.stdout.count("\n") == 41 and os.listdir(tmp_path) == []
+
+
+_SCRIPT_PATH = re.compile(r"with \[[^\]\n]*/reports/(\w+)\.py\]")
+_SQLITE_PATH = re.compile(r"(Processing \[|Generating SQLite file |from )[^\]\s]*?([\w.-]+\.(?:sqlite|nsys-rep|qdrep))")
+NSYS_LOGS = sorted(p for p in DATA.rglob("*.log") if _SCRIPT_PATH.search(p.read_text(errors="replace")))
+
+
+def _on_windows(text: str) -> str:
+    r"""An `nsys stats` log as Windows prints it: 'Processing [C:\Users\me\r.sqlite] with [C:\Program
+    Files\NVIDIA Corporation\Nsight Systems 2024.6.2\target-windows-x64\reports\cuda_api_sum.py]...'."""
+    text = _SCRIPT_PATH.sub(lambda m: "with [C:\\Program Files\\NVIDIA Corporation\\Nsight Systems 2024.6.2\\"
+                            f"target-windows-x64\\reports\\{m.group(1)}.py]", text)
+    return _SQLITE_PATH.sub(lambda m: f"{m.group(1)}C:\\Users\\me\\{m.group(2)}", text)
+
+
+@pytest.mark.parametrize("log", NSYS_LOGS, ids=lambda p: p.name[:50])
+def test_nsys_logs_with_windows_paths_read_as_with_linux_ones(log, tmp_path):
+    """The report a table belongs to is named by its script's path, '/' or '\\' its separator: a Windows
+    run's DX12 or OS runtime report is not read as CUDA API calls."""
+    copy = tmp_path / log.name
+    copy.write_text(_on_windows(log.read_text()))
+    assert "\\reports\\" in copy.read_text()
+    assert _outputs(copy, ("--json", "--csv")) == _outputs(log, ("--json", "--csv"))
+
+
+def test_the_nsys_logs_with_script_paths():
+    assert len(NSYS_LOGS) == 4
+
+
+def test_a_windows_dx12_report_is_noted_not_read(tmp_path):
+    head = " Time (%)  Total Time (ns)  Num Calls  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+    rule = " --------  ---------------  ---------  --------  --------  --------  --------  -----------  ----\n"
+    text = ("Generating SQLite file C:\\Users\\me\\r.sqlite from C:\\Users\\me\\r.nsys-rep\n"
+            "Processing [C:\\Users\\me\\r.sqlite] with [C:\\Program Files\\NVIDIA Corporation\\Nsight Systems 2024.6.2"
+            "\\target-windows-x64\\reports\\dx12_api_sum.py]... \n\n" + head + rule +
+            "     60.0        600000000         10  60000000  60000000      1000  90000000        100.0  "
+            "ID3D12CommandQueue::ExecuteCommandLists\n\n"
+            "Processing [C:\\Users\\me\\r.sqlite] with [C:\\Program Files\\NVIDIA Corporation\\Nsight Systems 2024.6.2"
+            "\\target-windows-x64\\reports\\cuda_api_sum.py]... \n\n" + head + rule +
+            "    100.0        100000000         10  10000000  10000000      1000  20000000        100.0  cudaMalloc\n")
+    path = tmp_path / "dx12.log"
+    path.write_text(text)
+    ps = profconv.parse(str(path))
+    assert list(zip(ps.frame.section, ps.frame.name)) == [("api", "cudaMalloc")]
+    assert ps.notes[0].startswith("lines 4-6: nsys report dx12_api_sum (a report that is not a per-name time summary) "
+                                  "is not read")

@@ -24,6 +24,7 @@ import codecs
 import contextlib
 import gzip
 import os
+import sys
 import tempfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -43,22 +44,45 @@ _GZIP = b"\x1f\x8b"
 @contextlib.contextmanager
 def unix_twin(path: str) -> Iterator[str]:
     """`path`, or the path of its plain twin while the block runs (removed after); an InputError
-    raised meanwhile names `path`, not the twin."""
+    raised meanwhile names `path`, not the twin. Standard input ('-') is written to a file first, a
+    block at a time (then read as a file is: part by part where it is long), its twin made of that."""
     from profconv.parse.core import source_label
 
-    twin = _made(path)
-    if twin is None:
+    made = _stdin_files() if path == "-" else [t for t in [_made(path)] if t is not None]
+    if not made:
         yield path
         return
-    LABELS[twin] = source_label(path)
+    twin = made[-1]
+    for f in made:
+        LABELS[f] = source_label(path)
     try:
         yield twin
     except InputError as exc:
         raise InputError(str(exc).replace(twin, path)) from None
     finally:
-        LABELS.pop(twin, None)
-        with contextlib.suppress(OSError):
-            os.unlink(twin)
+        for f in made:
+            LABELS.pop(f, None)
+            with contextlib.suppress(OSError):
+                os.unlink(f)
+
+
+def _stdin_files() -> list[str]:
+    """Standard input's bytes written to a file as they are, and that file's twin where it gets one
+    (a .gz piped in is decompressed, as a .gz file is); [] where standard input cannot be read (its
+    reader says why, where it is its turn)."""
+    try:
+        raw = _written(_stdin_blocks())
+    except (OSError, ValueError, AttributeError):  # none, closed, unreadable
+        return []
+    assert raw is not None  # (the blocks as they are: never not twinned)
+    twin = _made(raw)
+    return [raw] if twin is None else [raw, twin]
+
+
+def _stdin_blocks() -> Iterator[bytes]:
+    read = sys.stdin.buffer.read
+    while block := read(BLOCK):
+        yield block
 
 
 def _made(path: str) -> str | None:
