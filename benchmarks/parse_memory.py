@@ -138,9 +138,9 @@ def in_form(path: Path, form: str) -> Path:
     return out
 
 
-def measure(name: str, path: Path, size: int) -> list[str]:
+def measure(name: str, path: Path, size: int, outs: tuple[str, ...] = ("--json", "--table")) -> list[str]:
     cells = []
-    for out in ("--json", "--table"):
+    for out in outs:
         cpu, peak = child_peak(profconv_argv(path, out))
         per = peak / size
         cells.append(f"{cpu:.2f} s, {peak / 2**20:.0f} MiB, {per:.2f} B/B{'' if per <= TARGET else ' (over)'}")
@@ -153,6 +153,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated input names (default: all)")
     ap.add_argument("--form", choices=list(FORMS), default="plain",
                     help="each input as given to profconv: " + ", ".join(FORMS) + " (see above)")
+    ap.add_argument("--all", action="store_true", help="also the table of every row (`--all`, into a pipe)")
     ap.add_argument("--dir", type=Path, default=None, help="where the inputs are written (default: a temporary folder)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or list(INPUTS)
@@ -162,12 +163,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         where = args.dir or Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
-        print("| input | MB | `--json`: CPU, peak, B/B | table: CPU, peak, B/B |\n|---|---|---|---|")
+        outs = ("--json", "--table", "--all") if args.all else ("--json", "--table")
+        print("| input | MB | `--json`: CPU, peak, B/B | table: CPU, peak, B/B |"
+              + (" `--all`: CPU, peak, B/B |" if args.all else "") + "\n|---|---|---|---|" + ("---|" if args.all else ""))
         for name in names:
             path = where / f"{name}.log"
             INPUTS[name][1](path, int(args.mb * 1e6))
             given = in_form(path, args.form)
-            print("| " + " | ".join(measure(name, given, path.stat().st_size)) + " |", flush=True)
+            print("| " + " | ".join(measure(name, given, path.stat().st_size, outs)) + " |", flush=True)
     print(f"\ntarget: peak RSS <= {TARGET:g} bytes per input byte (of the plain input: --form {args.form}); inputs: "
           + "; ".join(f"{n}: {INPUTS[n][0]}" for n in names))
 

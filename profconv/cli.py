@@ -352,18 +352,23 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'profconv.cli' has no attribute {name!r}")
 
 
+_FAST_FLAGS = frozenset({"--json", "--csv", "--all", "--full-names"})  # parse's switches that take no value
+
+
 def _fast_parse(argv: list[str]) -> int | None:
-    """`profconv parse FILE... --json` (or `--csv`, or neither: the tables), nothing else on the
-    line: the command run without building the Typer app -- the same function, errors and exit
-    statuses, minus ~0.1 s and ~18 MiB of every such run (typer 0.29 converts each parameter
-    through pydantic, imported for it). None for any other command line (options, `--traceback`,
-    `--`, shell completion): the app takes it."""
+    """`profconv parse FILE...` with no option but `--json` or `--csv` (or neither: the tables),
+    `--all` and `--full-names`, each once: the command run without building the Typer app -- the
+    same function, errors and exit statuses, minus ~0.1 s and ~18 MiB of every such run (typer 0.29
+    converts each parameter through pydantic, imported for it). None for any other command line
+    (an option with a value, `--traceback`, `--`, both --json and --csv, shell completion): the app
+    takes it."""
     global _traceback
     if len(argv) < 2 or argv[0] != "parse" or os.environ.get("_PROFCONV_COMPLETE"):
         return None
     flags = [a for a in argv[1:] if a.startswith("-") and a != "-"]
     files = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
-    if flags not in ([], ["--json"], ["--csv"]) or not files:
+    given = set(flags)
+    if not files or len(given) != len(flags) or not given <= _FAST_FLAGS or {"--json", "--csv"} <= given:
         return None
     from profconv import ui
 
@@ -374,7 +379,8 @@ def _fast_parse(argv: list[str]) -> int | None:
     def run() -> None:
         from profconv.commands.parse import parse_files  # the command's function, without typer
 
-        parse_files(files, as_json=flags == ["--json"], as_csv=flags == ["--csv"])
+        parse_files(files, as_json="--json" in given, as_csv="--csv" in given, all_rows="--all" in given,
+                    full_names="--full-names" in given)
 
     try:
         return _guarded(run)

@@ -553,9 +553,13 @@ def test_a_gzip_bomb_is_one_line_not_a_memory_error(tmp_path, monkeypatch):
     ["tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log"],  # the tables
     ["tests/data/nvprof-trace/sunjiabin17-vectoradd-pinned-gputrace.log", "-"],
     ["does/not/exist.log"],
+    ["tests/data/ncu-text/eduardo4jesus-hw8-smem-transpose-metrics.log", "--all"],  # every metric row
+    ["--full-names", "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--all"],
+    ["--all", "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--json"],
+    ["-", "--full-names"],
 ])
 def test_parse_json_csv_without_the_app_is_the_same(tmp_path, args):
-    """`profconv parse FILE... [--json|--csv]` alone on the line runs without building the Typer app
+    """`profconv parse FILE... [--json|--csv] [--all] [--full-names]` runs without building the Typer app
     (pydantic is not imported): the same bytes, messages and exit status as through the app (an
     extra `--threshold 0.9`, the default, sends the same command line through it)."""
     import subprocess
