@@ -352,35 +352,83 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'profconv.cli' has no attribute {name!r}")
 
 
-_FAST_FLAGS = frozenset({"--json", "--csv", "--all", "--full-names"})  # parse's switches that take no value
+# parse's options the fast command line takes: switches, and options whose value it checks as Typer would
+# (a value of another form -- '01', '.95e0', '-p 2' -- goes to the app, which says what it says of it)
+_FAST_FLAGS = {"--json": "as_json", "--csv": "as_csv", "--all": "all_rows", "--full-names": "full_names"}
+
+
+def _count(low: int, high: int) -> Any:
+    return lambda v: int(v) if v.isascii() and v.isdigit() and v[0] != "0" and low <= int(v) <= high else None
+
+
+def _share_value(v: str) -> float | None:
+    import re
+
+    return float(v) if re.fullmatch(r"0?\.[0-9]*[1-9][0-9]*|1(?:\.0*)?", v) else None
+
+
+def _format_value(v: str) -> Any:
+    from profconv.commands.parse import Format
+
+    return Format(v) if v in Format.__members__ else None
+
+
+def _fast_values() -> dict[str, tuple[str, Any]]:
+    from profconv import ui
+
+    return {"--profile": ("profile", _count(1, 10**9)), "--width": ("width", _count(ui.MIN_WIDTH, 10_000)),
+            "--threshold": ("threshold", _share_value), "--format": ("format", _format_value)}
+
+
+def _fast_args(argv: list[str]) -> tuple[list[str], dict[str, Any]] | None:
+    """The files and parse_files' keywords of a `parse` command line the fast path takes (each option
+    once, not --json and --csv both), else None."""
+    files: list[str] = []
+    kw: dict[str, Any] = {}
+    values = _fast_values()
+    tokens = iter(argv)
+    for a in tokens:
+        if a == "-" or not a.startswith("-"):
+            files.append(a)
+            continue
+        name, eq, value = a.partition("=")
+        if name in _FAST_FLAGS and not eq and _FAST_FLAGS[name] not in kw:
+            kw[_FAST_FLAGS[name]] = True
+        elif name in values and values[name][0] not in kw:
+            key, read = values[name]
+            got = read(value if eq else next(tokens, ""))
+            if got is None:
+                return None
+            kw[key] = got
+        else:
+            return None
+    return (files, kw) if files and not (kw.get("as_json") and kw.get("as_csv")) else None
 
 
 def _fast_parse(argv: list[str]) -> int | None:
-    """`profconv parse FILE...` with no option but `--json` or `--csv` (or neither: the tables),
-    `--all` and `--full-names`, each once: the command run without building the Typer app -- the
-    same function, errors and exit statuses, minus ~0.1 s and ~18 MiB of every such run (typer 0.29
-    converts each parameter through pydantic, imported for it). None for any other command line
-    (an option with a value, `--traceback`, `--`, both --json and --csv, shell completion): the app
-    takes it."""
+    """`profconv parse FILE...` with switches (`--json` or `--csv`, `--all`, `--full-names`) and the
+    options `--profile`, `--width`, `--threshold`, `--format` of values Typer takes as they are: the
+    command run without building the Typer app -- the same function, errors and exit statuses, minus
+    ~0.1 s and ~18 MiB of every such run (typer 0.29 converts each parameter through pydantic,
+    imported for it). None for any other command line (`--strict`, `--traceback`, `--`, a short
+    option, a value of another form, shell completion): the app takes it."""
     global _traceback
     if len(argv) < 2 or argv[0] != "parse" or os.environ.get("_PROFCONV_COMPLETE"):
         return None
-    flags = [a for a in argv[1:] if a.startswith("-") and a != "-"]
-    files = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
-    given = set(flags)
-    if not files or len(given) != len(flags) or not given <= _FAST_FLAGS or {"--json", "--csv"} <= given:
+    got = _fast_args(argv[1:])
+    if got is None:
         return None
+    files, kw = got
     from profconv import ui
 
-    ui.set_width(None)
+    ui.set_width(kw.get("width"))  # (the app's --width callback: eager, before the command runs)
     _traceback = False
     previous = _term_as_interrupt()
 
     def run() -> None:
         from profconv.commands.parse import parse_files  # the command's function, without typer
 
-        parse_files(files, as_json="--json" in given, as_csv="--csv" in given, all_rows="--all" in given,
-                    full_names="--full-names" in given)
+        parse_files(files, **kw)
 
     try:
         return _guarded(run)

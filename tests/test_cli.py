@@ -557,11 +557,16 @@ def test_a_gzip_bomb_is_one_line_not_a_memory_error(tmp_path, monkeypatch):
     ["--full-names", "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--all"],
     ["--all", "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--json"],
     ["-", "--full-names"],
+    ["tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--profile", "1", "--width=60"],
+    ["--threshold", "0.95", "tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--json"],
+    ["tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--format=nsys", "--csv", "--threshold=1"],
+    ["tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--profile", "2"],  # no profile 2: exit 2
+    ["tests/data/nsys-text/ayush-os-a100-vectoradd-stats.log", "--format", "ncu"],  # no ncu output: exit 2
 ])
 def test_parse_json_csv_without_the_app_is_the_same(tmp_path, args):
     """`profconv parse FILE... [--json|--csv] [--all] [--full-names]` runs without building the Typer app
     (pydantic is not imported): the same bytes, messages and exit status as through the app (an
-    extra `--threshold 0.9`, the default, sends the same command line through it)."""
+    extra `--no-strict`, the default, sends the same command line through it)."""
     import subprocess
     import sys
 
@@ -575,13 +580,13 @@ def test_parse_json_csv_without_the_app_is_the_same(tmp_path, args):
             " + ('+pydantic' if 'pydantic' in sys.modules else '')))\n"
             "from profconv.cli import main\nmain(sys.argv[1:])")
     fast = subprocess.run([sys.executable, "-c", code, "parse", *args], input=log, capture_output=True)
-    app = subprocess.run([sys.executable, "-c", code, "parse", *args, "--threshold", "0.9"], input=log,
+    app = subprocess.run([sys.executable, "-c", code, "parse", *args, "--no-strict"], input=log,
                          capture_output=True)
     fast_err, _, fast_path = fast.stderr.rpartition(b"\n#")
     app_err, _, app_path = app.stderr.rpartition(b"\n#")
     assert fast_path == b"FAST" and app_path.startswith(b"APP")  # the fast path imports no pydantic either
     assert (fast.returncode, fast.stdout, fast_err) == (app.returncode, app.stdout, app_err)
-    assert fast.returncode == (0 if "SOURCES" not in args[0] and "exist" not in args[0] else 2)
+    assert fast.returncode == (2 if "SOURCES" in args[0] or "exist" in args[0] or args[-1] in ("2", "ncu") else 0)
     assert fast.stdout.startswith((b"{", b"source,")) or fast.returncode or args[-1] not in ("--json", "--csv")
     assert len(fast.stdout) > 200 or fast.returncode
 
@@ -604,3 +609,29 @@ def test_an_error_with_no_descriptor_left_is_said_in_plain_text(monkeypatch, cap
     cli_module._say("s209.log: cannot be read (Too many open files)")
     monkeypatch.setattr(builtins, "__import__", real)
     assert capsys.readouterr().err == "error: s209.log: cannot be read (Too many open files)\n"
+
+
+@pytest.mark.parametrize("args, kw", [
+    (["a.log"], {}),
+    (["a.log", "--all", "--full-names", "--json"], {"all_rows": True, "full_names": True, "as_json": True}),
+    (["a.log", "--profile", "3", "--width=80"], {"profile": 3, "width": 80}),
+    (["--threshold=0.95", "a.log", "--format", "nsys"], {"threshold": 0.95, "format": "nsys"}),
+    (["a.log", "--threshold", "1.0"], {"threshold": 1.0}),
+    (["a.log", "--profile", "0"], None), (["a.log", "--profile", "01"], None), (["a.log", "-p", "2"], None),
+    (["a.log", "--profile"], None), (["a.log", "--width", "39"], None), (["a.log", "--width", "10001"], None),
+    (["a.log", "--threshold", "0"], None), (["a.log", "--threshold", "1.5"], None),
+    (["a.log", "--threshold", ".95e0"], None), (["a.log", "--format", "gprof"], None),
+    (["a.log", "--json", "--csv"], None), (["a.log", "--all", "--all"], None), (["a.log", "--strict"], None),
+    (["--", "a.log"], None), (["--all"], None), (["a.log", "--profile", "1", "--profile", "2"], None),
+])
+def test_which_parse_command_lines_take_the_fast_path(args, kw):
+    """What the fast path takes, and what it leaves to the app (which says what it says of a value of
+    another form, or a second --profile)."""
+    from profconv.cli import _fast_args
+
+    got = _fast_args(args)
+    if kw is None:
+        assert got is None
+    else:
+        assert got is not None and got[0] == ["a.log"]
+        assert {k: getattr(v, "value", v) for k, v in got[1].items()} == kw
