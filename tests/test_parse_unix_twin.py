@@ -354,3 +354,34 @@ def test_a_windows_dx12_report_is_noted_not_read(tmp_path):
     assert list(zip(ps.frame.section, ps.frame.name)) == [("api", "cudaMalloc")]
     assert ps.notes[0].startswith("lines 4-6: nsys report dx12_api_sum (a report that is not a per-name time summary) "
                                   "is not read")
+
+
+def test_standard_input_that_cannot_be_written_out_is_one_line(monkeypatch, tmp_path):
+    """No room in $TMPDIR once standard input is being read: one line, exit 2 (what was read cannot be
+    read again, so it is not read another way); no room for a file at all: read whole, as before."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    data = (DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log").read_bytes()
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            self.f.close()
+
+        def write(self, b):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(twin_mod.os, "fdopen", lambda fd, mode: Full(real_fdopen(fd, mode)))
+    r = run_cli("parse", "-", "--csv", input=data)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr == (
+        f"error: -: standard input could not be read into {tmp_path} (No space left on device): set TMPDIR to a "
+        "folder with room for it, or name a file\n")
+    assert os.listdir(tmp_path) == []
+    monkeypatch.setattr(twin_mod.tempfile, "mkstemp", lambda **k: (_ for _ in ()).throw(OSError(30, "Read-only")))
+    r = run_cli("parse", "-", "--csv", input=data)
+    assert r.returncode == 0 and r.stdout.count("\n") == 41

@@ -68,21 +68,25 @@ def unix_twin(path: str) -> Iterator[str]:
 
 def _stdin_files() -> list[str]:
     """Standard input's bytes written to a file as they are, and that file's twin where it gets one
-    (a .gz piped in is decompressed, as a .gz file is); [] where standard input cannot be read (its
-    reader says why, where it is its turn)."""
+    (a .gz piped in is decompressed, as a .gz file is); [] where standard input is not read here (none,
+    or no temporary file: its reader reads it, and says what is wrong). Once a byte of it is read, a
+    failure is one line (InputError): what was read cannot be read again."""
     try:
-        raw = _written(_stdin_blocks())
-    except (OSError, ValueError, AttributeError):  # none, closed, unreadable
+        read = sys.stdin.buffer.read
+        fd, raw = tempfile.mkstemp(prefix="profconv-twin-", suffix=".log")
+    except (OSError, AttributeError):
         return []
-    assert raw is not None  # (the blocks as they are: never not twinned)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            while block := read(BLOCK):
+                out.write(block)
+    except (OSError, ValueError) as exc:
+        os.unlink(raw)
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise InputError(f"-: standard input could not be read into {tempfile.gettempdir()} ({why}): "
+                         "set TMPDIR to a folder with room for it, or name a file") from None
     twin = _made(raw)
     return [raw] if twin is None else [raw, twin]
-
-
-def _stdin_blocks() -> Iterator[bytes]:
-    read = sys.stdin.buffer.read
-    while block := read(BLOCK):
-        yield block
 
 
 def _made(path: str) -> str | None:
