@@ -16,6 +16,10 @@ Where that could differ, no twin is made: a UTF-16 text holding a NUL character 
 second byte-order mark; a UTF-8 mark before text that is not all UTF-8 (read as Latin-1); a NUL byte near
 the start (binary data); a file whose first `HEAD` bytes hold no '\\r\\n' (a few odd lines of a Linux log
 stay as they are); a file below `TWIN_FROM` bytes, whose whole read is cheap.
+
+Standard input ('-') is written to a temporary file as it is, a block at a time, and read as that file
+is (part by part where it is long, through its own twin where it has one): read whole, a 20 MB sweep
+piped in took ten times the memory of the file.
 """
 
 from __future__ import annotations
