@@ -13,8 +13,9 @@ target is met.
 --form writes each input as a Windows or gzip user hands it over: `crlf` ('\r\n' line ends, as a
 program's output redirected on Windows), `powershell5` (UTF-16LE with its mark and '\r\n': PowerShell 5's
 `>`), `utf8-mark` (UTF-8 with a byte-order mark and '\r\n': Notepad, PowerShell 5's `Out-File -Encoding
-utf8`), `gz` (gzip of the plain input). Bytes per byte are then of the plain input's size (a .gz's text,
-not its compressed bytes; a UTF-16 file's characters, not its two bytes each).
+utf8`), `gz` (gzip of the plain input), `stdin` (the plain input piped in: `profconv parse - < FILE`).
+Bytes per byte are then of the plain input's size (a .gz's text, not its compressed bytes; a UTF-16
+file's characters, not its two bytes each).
 
     python benchmarks/parse_memory.py --mb 20
     python benchmarks/parse_memory.py --mb 20 --only ncu-console-runs,cudaprof-runs
@@ -27,6 +28,7 @@ import argparse
 import codecs
 import gzip
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable
@@ -126,22 +128,33 @@ FORMS: dict[str, Callable[[bytes], bytes]] = {
     "powershell5": lambda data: codecs.BOM_UTF16_LE + data.decode("utf-8", "replace").replace("\n", "\r\n").encode("utf-16-le"),
     "utf8-mark": lambda data: codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n"),
     "gz": lambda data: gzip.compress(data, compresslevel=6),
+    "stdin": lambda data: data,  # the plain input piped in: `profconv parse - < FILE`
 }
 
 
 def in_form(path: Path, form: str) -> Path:
     """The input `path` written in `form` beside it (itself for plain)."""
-    if form == "plain":
+    if form in ("plain", "stdin"):
         return path
     out = path.with_name(f"{path.stem}.{form}{'.log.gz' if form == 'gz' else '.log'}")
     out.write_bytes(FORMS[form](path.read_bytes()))
     return out
 
 
-def measure(name: str, path: Path, size: int, outs: tuple[str, ...] = ("--json", "--table")) -> list[str]:
+def argv_of(path: Path, out: str, stdin: bool) -> list[str]:
+    """The child's command line: `profconv parse FILE OUT`, or with the file piped in (`-`; the shell
+    execs Python: the child measured is profconv's)."""
+    if not stdin:
+        return profconv_argv(path, out)
+    args = " ".join(shlex.quote(a) for a in profconv_argv(Path("-"), out))
+    return ["sh", "-c", f"exec {args} < {shlex.quote(str(path))}"]
+
+
+def measure(name: str, path: Path, size: int, outs: tuple[str, ...] = ("--json", "--table"),
+            stdin: bool = False) -> list[str]:
     cells = []
     for out in outs:
-        cpu, peak = child_peak(profconv_argv(path, out))
+        cpu, peak = child_peak(argv_of(path, out, stdin))
         per = peak / size
         cells.append(f"{cpu:.2f} s, {peak / 2**20:.0f} MiB, {per:.2f} B/B{'' if per <= TARGET else ' (over)'}")
     return [name, f"{size / 1e6:.1f}", *cells]
@@ -170,7 +183,8 @@ def main() -> None:
             path = where / f"{name}.log"
             INPUTS[name][1](path, int(args.mb * 1e6))
             given = in_form(path, args.form)
-            print("| " + " | ".join(measure(name, given, path.stat().st_size, outs)) + " |", flush=True)
+            print("| " + " | ".join(measure(name, given, path.stat().st_size, outs, args.form == "stdin")) + " |",
+                  flush=True)
     print(f"\ntarget: peak RSS <= {TARGET:g} bytes per input byte (of the plain input: --form {args.form}); inputs: "
           + "; ".join(f"{n}: {INPUTS[n][0]}" for n in names))
 
