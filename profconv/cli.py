@@ -376,7 +376,7 @@ def _format_value(v: str) -> Any:
 def _fast_values() -> dict[str, tuple[str, Any]]:
     from profconv import ui
 
-    return {"--profile": ("profile", _count(1, 10**9)), "--width": ("width", _count(ui.MIN_WIDTH, 10_000)),
+    return {"--profile": ("profile", _count(1, 10**9)), "--width": ("width", _count(ui.MIN_WIDTH, ui.MAX_WIDTH)),
             "--threshold": ("threshold", _share_value), "--format": ("format", _format_value)}
 
 

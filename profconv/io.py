@@ -7,7 +7,9 @@ import io
 import os
 import tempfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from profconv.errors import InputError
 
@@ -106,16 +108,21 @@ def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
 
 def gunzip(data: bytes, path: str | Path, limit: int = MAX_GUNZIP_BYTES, error: type[InputError] = InputError) -> bytes:
     """A .gz file's contents, read in bounded steps: a corrupt file or a gzip bomb is one `error` line."""
-    chunks: list[bytes] = []
-    size = 0
+    return b"".join(gunzip_chunks(io.BytesIO(data), path, limit, error))
+
+
+def gunzip_chunks(fileobj: BinaryIO, path: str | Path, limit: int = MAX_GUNZIP_BYTES,
+                  error: type[InputError] = InputError, size: int = 64 << 20) -> Iterator[bytes]:
+    """A gzip stream's contents `size` bytes at a time (`gunzip`'s, or a file's read a block at a time:
+    profconv.parse.unix_twin); a corrupt stream or one expanding past `limit` is one `error` line."""
+    total = 0
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            while chunk := fh.read(64 << 20):
-                size += len(chunk)
-                if size > limit:
+        with gzip.GzipFile(fileobj=fileobj) as fh:
+            while chunk := fh.read(size):
+                total += len(chunk)
+                if total > limit:
                     raise error(f"{path}: expands to more than {limit >> 20:,} MiB; "
                                 "split it, or gunzip it and use the part you need")
-                chunks.append(chunk)
+                yield chunk
     except (OSError, EOFError, zlib.error) as exc:
         raise error(f"{path}: corrupt gzip data ({exc})") from None
-    return b"".join(chunks)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 PLAIN_WIDTH = 1000  # redirected output: tables take their natural width, lines are not re-wrapped
 MIN_WIDTH = 40
+MAX_WIDTH = 10_000  # --width's bounds
 
 _width: int | None = None
 

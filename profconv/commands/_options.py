@@ -44,7 +44,7 @@ Warmup = Annotated[int, typer.Option("--warmup", metavar="N", min=0, max=100_000
 FullNames = Annotated[bool, typer.Option("--full-names", help="Show full kernel signatures instead of shortened names.")]
 Width = Annotated[
     int | None,
-    typer.Option("--width", min=ui.MIN_WIDTH, max=10_000, callback=_width, is_eager=True, metavar="N",
+    typer.Option("--width", min=ui.MIN_WIDTH, max=ui.MAX_WIDTH, callback=_width, is_eager=True, metavar="N",
                  help="Lay tables out for N columns (default: the terminal's width; complete plain lines "
                       "when output goes to a file or pipe)."),
 ]

@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import gzip
 import os
 import sys
 import tempfile
-import zlib
 from collections.abc import Callable, Iterator
 
 from profconv.errors import InputError
-from profconv.io import MAX_GUNZIP_BYTES
+from profconv.io import MAX_GUNZIP_BYTES, gunzip_chunks
 from profconv.nogc import give_back
 
 TWIN_FROM = 256 << 10  # bytes of a plain file (a .gz: any size) from which a twin is made
@@ -77,7 +75,7 @@ def _stdin_files() -> list[str]:
     failure is one line (InputError): what was read cannot be read again."""
     try:
         read = sys.stdin.buffer.read
-        fd, raw = tempfile.mkstemp(prefix="profconv-twin-", suffix=".log")
+        fd, raw = _new_file()
     except (OSError, AttributeError):
         return []
     try:
@@ -124,17 +122,8 @@ def _read(path: str) -> Iterator[bytes]:
 def _gunzipped(path: str) -> Iterator[bytes]:
     """A .gz file's contents a block at a time; a corrupt file or a gzip bomb is the line
     `profconv.io.gunzip` says of it."""
-    size = 0
-    try:
-        with gzip.open(path, "rb") as fh:
-            while block := fh.read(BLOCK):
-                size += len(block)
-                if size > MAX_GUNZIP_BYTES:
-                    raise InputError(f"{path}: expands to more than {MAX_GUNZIP_BYTES >> 20:,} MiB; "
-                                     "split it, or gunzip it and use the part you need")
-                yield block
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise InputError(f"{path}: corrupt gzip data ({exc})") from None
+    with open(path, "rb") as f:
+        yield from gunzip_chunks(f, path, MAX_GUNZIP_BYTES, InputError, BLOCK)
 
 
 def _peek(blocks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
@@ -236,7 +225,7 @@ def _utf8_lines(text: str) -> bytes:
 def _written(blocks: Iterator[bytes]) -> str | None:
     """The blocks written to a new temporary file: its path (None, and no file, where the text
     turns out not to be twinned; what the blocks raise is raised, no file left)."""
-    fd, twin = tempfile.mkstemp(prefix="profconv-twin-", suffix=".log")
+    fd, twin = _new_file()
     try:
         with os.fdopen(fd, "wb") as out:
             for block in blocks:
@@ -248,3 +237,8 @@ def _written(blocks: Iterator[bytes]) -> str | None:
         os.unlink(twin)
         raise
     return twin
+
+
+def _new_file() -> tuple[int, str]:
+    """A new temporary file in $TMPDIR for a twin (or standard input's bytes): its descriptor and path."""
+    return tempfile.mkstemp(prefix="profconv-twin-", suffix=".log")
