@@ -13,9 +13,10 @@ target is met.
 --form writes each input as a Windows or gzip user hands it over: `crlf` ('\r\n' line ends, as a
 program's output redirected on Windows), `powershell5` (UTF-16LE with its mark and '\r\n': PowerShell 5's
 `>`), `utf8-mark` (UTF-8 with a byte-order mark and '\r\n': Notepad, PowerShell 5's `Out-File -Encoding
-utf8`), `gz` (gzip of the plain input), `stdin` (the plain input piped in: `profconv parse - < FILE`).
+utf8`), `gz` (gzip of the plain input), `stdin` (the plain input piped in: `profconv parse - < FILE`),
+`cut` (the plain input cut in the middle of the line at 95% of it: a profiler killed while it wrote).
 Bytes per byte are then of the plain input's size (a .gz's text, not its compressed bytes; a UTF-16
-file's characters, not its two bytes each).
+file's characters, not its two bytes each; a cut log's bytes left).
 
     python benchmarks/parse_memory.py --mb 20
     python benchmarks/parse_memory.py --mb 20 --only ncu-console-runs,cudaprof-runs
@@ -129,7 +130,18 @@ FORMS: dict[str, Callable[[bytes], bytes]] = {
     "utf8-mark": lambda data: codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n"),
     "gz": lambda data: gzip.compress(data, compresslevel=6),
     "stdin": lambda data: data,  # the plain input piped in: `profconv parse - < FILE`
+    "cut": lambda data: data[:mid_line(data, 0.95)],
 }
+
+
+def mid_line(data: bytes, at: float) -> int:
+    """Where a log cut at `at` of its length ends: in the middle of the line there (a profiler killed
+    while it wrote a line: a job's time limit)."""
+    p = int(len(data) * at)
+    start = data.rfind(b"\n", 0, p) + 1
+    end = data.find(b"\n", p)
+    end = len(data) if end < 0 else end
+    return start + max(1, (end - start) // 2)
 
 
 def in_form(path: Path, form: str) -> Path:
@@ -183,7 +195,8 @@ def main() -> None:
             path = where / f"{name}.log"
             INPUTS[name][1](path, int(args.mb * 1e6))
             given = in_form(path, args.form)
-            print("| " + " | ".join(measure(name, given, path.stat().st_size, outs, args.form == "stdin")) + " |",
+            size = (given if args.form == "cut" else path).stat().st_size  # a cut log: of what is left
+            print("| " + " | ".join(measure(name, given, size, outs, args.form == "stdin")) + " |",
                   flush=True)
     print(f"\ntarget: peak RSS <= {TARGET:g} bytes per input byte (of the plain input: --form {args.form}); inputs: "
           + "; ".join(f"{n}: {INPUTS[n][0]}" for n in names))

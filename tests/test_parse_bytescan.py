@@ -37,6 +37,27 @@ def _trace(rows: list[str], before: str = "Processing [r.sqlite] with [/x/cuda_g
     return before + HEADER + "\n" + "\n".join(rows) + "\n" + after
 
 
+def _cut(text: str, at: str | int) -> str:
+    """`text` cut in its last line: after the last `at` there, or `at` characters into it (from its end
+    where negative)."""
+    start = text.rstrip("\n").rfind("\n") + 1
+    end = len(text.rstrip("\n"))
+    k = (text.rfind(at, start) + len(at)) if isinstance(at, str) else (start + at if at >= 0 else end + at)
+    assert start < k < end
+    return text[:k]
+
+
+# where a trace's last row (its name quoted) is cut
+CUTS = {"in its name": '"void k(fl', "in its name after a comma": "const *,", "before its closing quote": -1,
+        "after its last comma": "7,",
+        "in a number": 13, "after its first cell": 11, "in its first cell": 3}
+
+
+def _sum_table(n: int) -> str:
+    return "Processing [r.sqlite] with [/x/cuda_gpu_kern_sum.py]... \n\n" + SUM_HEADER + "\n" + "".join(
+        f"0.0,{100 + k},1,{100 + k}.0,{100 + k}.0,{100 + k},{100 + k},0.0,\"k{k}(int)\"\n" for k in range(n))
+
+
 # the ways compared (cli_outputs): the byte path, the text path (pyarrow still on), the pure-Python readers
 WAYS = {"bytes": lambda m: None, "text": text_path, "pure": lambda m: m.setenv("PROFCONV_NO_ARROW", "1")}
 
@@ -53,7 +74,7 @@ CASES = {
     "not ascii": (_trace(_rows(3000, names=["k\u00e9", "m"])), "none"),
     "not ascii elsewhere": ("r\u00e9sum\u00e9\n" + _trace(_rows(3000)), "bytes"),
     "carriage return": (_trace(_rows(3000)).replace("\n", "\r\n"), "none"),
-    "no newline at the end": (_trace(_rows(3000))[:-1], "none"),
+    "no newline at the end": (_trace(_rows(3000))[:-1], "bytes"),  # its last row read alone (a row)
     "a stray line then rows": (_trace(_rows(2500) + ["program output here"] + _rows(600, 3)), "reparse"),
     "a stray line with a comma": (_trace(_rows(2500) + ["Warning, something"] + _rows(600, 3)), "reparse"),
     "the header again": (_trace(_rows(2500) + [HEADER] + _rows(600, 3)), "bytes"),
@@ -78,6 +99,12 @@ CASES = {
                                        "reparse"),
     "big summary": ("Processing [r.sqlite] with [/x/cuda_gpu_kern_sum.py]... \n\n" + SUM_HEADER + "\n" + "".join(
         f"0.0,{100 + k},1,{100 + k}.0,{100 + k}.0,{100 + k},{100 + k},0.0,k{k}\n" for k in range(2500)), "bytes"),
+    # the input cut while its last row was written (a job's time limit): the rows before it from the bytes,
+    # that line as the row reader reads it among them (a row, or a line reported unplaced)
+    **{f"cut {where}": (_cut(_trace(_rows(2998)), at), "bytes") for where, at in CUTS.items()},
+    "cut in an unquoted name": (_cut(_trace(_rows(3000)), "sgemm_12"), "bytes"),
+    **{f"cut a summary {where}": (_cut(_sum_table(2500), at), "bytes") for where, at in (
+        ("in its name", '"k24'), ("after its last comma", ","), ("in a number", "2599.0,2"))},
     "headers with blanks": (_trace(_rows(3000)).replace("Start (ns),Duration (ns)", "Start (ns), Duration (ns)"),
                             "reparse"),
 }
@@ -289,3 +316,26 @@ def test_header_search_skips_ranges_as_a_filter_would():
         want = [a for a in starts if a >= pos + 1 and data.startswith(head, a)
                 and not any(x <= a < y for x, y in skip)]
         assert bytescan._next(data, head, pos, skip) == (want[0] if want else -1)
+
+
+@pytest.mark.parametrize("case", sorted(c for c in CASES if c.startswith("cut") or c == "no newline at the end"))
+@pytest.mark.parametrize("way", ["bytes", "text", "pure"])
+def test_a_table_cut_in_its_last_row_is_read_in_bulk_but_that_line(tmp_path, monkeypatch, case, way):
+    """The rows before the cut line are read as columns each way (the row reader reads that line alone,
+    never the table's thousands of rows), and the line is a row of the table or reported unplaced."""
+    from profconv.parse.dialects import nsys
+
+    path = tmp_path / "log.txt"
+    path.write_bytes(CASES[case][0].encode())
+    read: list[int] = []
+    real = nsys._csv_rows_block
+    monkeypatch.setattr(nsys, "_csv_rows_block", lambda lines, at, *a: read.append(len(at)) or real(lines, at, *a))
+    WAYS[way](monkeypatch)
+    ps = profconv.parse(str(path))
+    assert read in ([], [1])  # (none: the bulk reader reads a row cut in an unquoted name as a row)
+    last = CASES[case][0].count("\n") + 1
+    table = ps.frame[ps.frame.section == ("gpu" if case.startswith("cut a summary") else "gpu-trace")]
+    rows = table[table.line_start == last]
+    assert len(rows) + len(ps.unplaced) == 1 and all(n == last for n, _ in ps.unplaced)
+    if case in ("no newline at the end", "cut in an unquoted name", "cut in its name", "cut a summary in its name"):
+        assert len(rows) == 1 and rows.name.iloc[0] == CASES[case][0].rsplit(",", 1)[1].strip('"')

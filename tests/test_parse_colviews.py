@@ -167,3 +167,23 @@ def test_a_window_of_a_view_with_its_tail():
     values.extend([4.0])
     assert np.asarray(Window(values, 2, 4), dtype="float64").tolist() == [3.0, 4.0]
     assert Window(Chain([Const(1, 3), [1, 2], Const(2, 4)]), 2, 8).positions([2]) == range(2, 6)
+
+
+def test_a_row_after_columns_of_every_kind():
+    """Rows.with_row (a big table read as columns and its last line, cut short, read alone): each column
+    keeps its kind, a column the row lacks is missing there."""
+    rows = Rows({"section": Const("gpu-trace", 3), "name": ["a", "b", "c"], "start_ns": array("d", [1.0, 2.0, 3.0]),
+                 "total_ns": np.array([4.0, 5.0, 6.0]), "calls": np.array([1, 1, 1]), "line_start": range(5, 8),
+                 "line_end": range(5, 8)}, 3)
+    got = rows.with_row({"section": "gpu-trace", "name": "d", "start_ns": 9.5, "total_ns": 7.0, "calls": 1,
+                         "line_start": 8, "line_end": 9})
+    assert len(got) == 4
+    assert isinstance(got.cols["section"], Const) and list(got.col("section")) == ["gpu-trace"] * 4
+    assert got.col("name") == ["a", "b", "c", "d"]
+    assert got.col("start_ns") == array("d", [1.0, 2.0, 3.0, 9.5])
+    assert got.col("total_ns").tolist() == [4.0, 5.0, 6.0, 7.0] and got.col("calls").dtype == np.int64
+    assert got.col("line_start") == range(5, 9)
+    assert list(got.col("line_end")) == [5, 6, 7, 9] and not isinstance(got.col("line_end"), range)
+    partial = Rows({"name": ["a"], "total_ns": array("d", [1.0]), "calls": [2]}, 1).with_row({"name": "b"})
+    assert partial.col("name") == ["a", "b"] and partial.col("calls") == [2, None]
+    assert math.isnan(partial.col("total_ns")[1])

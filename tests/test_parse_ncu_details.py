@@ -16,7 +16,7 @@ from profconv.parse import native
 from profconv.parse.colviews import Const, Floats, Sparse
 from profconv.parse.dialects import ncu, ncu_details, ncu_raw
 from tests.conftest import assert_cli_alike, run_cli
-from tests.ncu_pages import read_alike
+from tests.ncu_pages import cut, read_alike, read_from_bytes
 
 IDS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
        "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
@@ -181,6 +181,42 @@ def test_pages_of_other_shapes(monkeypatch, tmp_path, edit):
         assert [n for n, _ in ps.unplaced] == [3 + 6]
     if edit == "no unit column":
         assert ps.frame.query("section == 'ncu-metric'")["unit"].isna().all()
+
+
+# where a page's last row is cut (an input cut while ncu wrote it), from its '"Occupancy"' cell, and whether
+# inside a cell: the page's other rows are read from the bytes either way; a cell cut open is no row of the page,
+# one cut between cells before its value is (the page's last line), both reported unplaced as the text path does
+CUTS = {"in a cell": (3, True), "after a cell": (11, False), "after a comma": (12, False),
+        "in the value": (-3, True), "before the value's quote": (-1, True)}
+
+
+@pytest.mark.parametrize("where", sorted(CUTS))
+@pytest.mark.parametrize("make", [page, page_2024])
+def test_a_page_cut_in_its_last_row(monkeypatch, tmp_path, where, make):
+    text = make(N)
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    at, in_cell = CUTS[where]
+    if make is page_2024 and at < 0:
+        at -= 1  # before its trailing comma
+    text = cut(text, last.index('"Occupancy"') + at if at >= 0 else len(last) + at)
+    # (the text's page holds the cut line between cells: its column reader leaves that page to the row reader)
+    ps = read_alike(monkeypatch, tmp_path / "details.log", text, _row_reader)
+    assert read_from_bytes(tmp_path / "details.log")
+    assert [n for n, _ in ps.unplaced] == [text.count("\n") + 1]
+    # (a 2024 page's last row is a rule's advice, no metric)
+    assert len(ps.frame[ps.frame.section == "ncu-metric"]) == N * len(METRICS) - (make is page)
+    assert ps.profiles[0].line_end == text.count("\n") + (not in_cell)
+
+
+def test_a_details_row_whole_but_its_line_end_is_the_text_paths(monkeypatch, tmp_path):
+    """A 2024 page's metric row cut before its trailing comma is a row whole (its value there): the row
+    reader's, read as a metric (the bytes' page would leave it out)."""
+    text = page_2024(N)
+    lines = text.rstrip("\n").split("\n")
+    text = "\n".join(lines[:-1])[:-1]  # the last metric row, its comma cut off (the advice row after it gone)
+    ps = _five(monkeypatch, tmp_path, text, columns=False)
+    assert not read_from_bytes(tmp_path / "details.log")
+    assert ps.unplaced == [] and len(ps.frame[ps.frame.section == "ncu-metric"]) == N * len(METRICS)
 
 
 def test_page_after_the_first_bytes(monkeypatch, tmp_path):

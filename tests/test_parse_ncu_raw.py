@@ -16,7 +16,7 @@ from profconv.parse import native
 from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 from profconv.parse.dialects import ncu, ncu_raw
 from tests.conftest import assert_cli_alike
-from tests.ncu_pages import read_alike
+from tests.ncu_pages import cut, read_alike, read_from_bytes
 
 IDS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC"]
 METRICS = [("dram__bytes_read.sum", "Mbyte"), ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "%"),
@@ -169,6 +169,26 @@ def test_pages_the_row_reader_reads(monkeypatch, tmp_path, edit):
         assert [n for n, _ in ps.unplaced] == [4]
     if edit == "two pages":
         assert len(ps.profiles) == 2
+
+
+# where a page's last row is cut (an input cut while ncu wrote it: a job's time limit), from its '"app"' cell,
+# and whether inside a cell: the page's other rows are read from the bytes either way; a cell cut open is no
+# row of the page, one cut between cells is (the page's last line), both reported unplaced as the text path does
+CUTS = {"in a cell": (2, True), "after a cell": (5, False), "after a comma": (6, False),
+        "after a quote opened": (7, True), "in the last cell": (-3, True), "before the last quote": (-1, True)}
+
+
+@pytest.mark.parametrize("where", sorted(CUTS))
+def test_a_page_cut_in_its_last_row(monkeypatch, tmp_path, where):
+    text = plain_page(N)
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    at, in_cell = CUTS[where]
+    text = cut(text, last.index('"app"') + at if at >= 0 else len(last) + at)
+    ps = _four(monkeypatch, tmp_path, text)
+    assert read_from_bytes(tmp_path / "raw.log")
+    assert [n for n, _ in ps.unplaced] == [text.count("\n") + 1]
+    assert len(ps.frame[ps.frame.section == "ncu-metric"]) == (N - 1) * len(METRICS)
+    assert (ps.profiles[0].line_start, ps.profiles[0].line_end) == (2, text.count("\n") + (not in_cell))
 
 
 def test_next_header_looks_at_line_starts_from_an_offset(monkeypatch):

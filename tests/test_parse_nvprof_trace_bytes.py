@@ -78,7 +78,12 @@ CASES = {
     "plain": (_trace(ROWS), "bytes"),
     "a marker after the rows": (_trace(ROWS, after="==20== API calls:\n"), "bytes"),
     "the input's end after the rows": (_trace(ROWS, after=""), "bytes"),
-    "no newline at the end": (_trace(ROWS, after="")[:-1], "none"),
+    "no newline at the end": (_trace(ROWS, after="")[:-1], "bytes"),  # its last row read by the text path's reader
+    # the input cut while its last row was written (a job's time limit): the rows before it from the bytes,
+    # that line read by the text path's reader (a row with its name cut, or a line reported unplaced)
+    **{f"cut {where}": (_trace(ROWS, after="")[:-k], "bytes") for where, k in (
+        ("in its name", 12), ("in its device", len(ROWS[-1]) - 110), ("in its start", len(ROWS[-1]) - 8),
+        ("after its start", len(ROWS[-1]) - 13))},
     "program output after the rows": (_trace(ROWS, after="Done.\n"), "none"),
     "an indented line after the blank one": (_trace(ROWS, after="\n    indented text\n"), "none"),
     "seconds": (_trace(_rows(500, unit="s")), "bytes"),

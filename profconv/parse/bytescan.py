@@ -382,6 +382,9 @@ def _summaries_in_c(data: bytes, small: list[tuple[int, int, int, int]], scan: A
     out: list[tuple[Any, ...]] = []
     for k in range(0, len(vals), w):
         a, b, e, rows, flags, after = vals[k : k + 6]
+        if flags & 4 and e == len(data):  # the input cut in its last row: the rows end before it (_header_table)
+            e = max(data.rfind(b"\n", b, e) + 1, b)
+            flags, after = flags & ~4, data[e]
         if flags or any(vals[k + 6 : k + never]):  # not plain
             continue
         if rows >= MIN_ROWS and after not in (0x20, 0x09):
@@ -464,6 +467,8 @@ def _header_table(data: bytes, at: int, b: int, head: bytes, small: list[tuple[i
     """The rows after the header line data[at:b] (`head`'s): where they end, and the table's span
     where it qualifies (a small summary table goes to `small`)."""
     e, rows, counts, odd = _rows_pass(data, b, scan)
+    if e == len(data) and data[e - 1 : e] != b"\n":  # the input cut in its last row (a job's time limit):
+        e = max(data.rfind(b"\n", b, e) + 1, b)  # the rows end before it (profconv.parse.dialects.nsys._with_cut_row)
     plain = (not odd and data[e - 1 : e] == b"\n" and data[at:b].isascii()
              and not any(map(counts.__getitem__, _NEVER)))
     # taken whether pyarrow pays for it or not: without it nsys's split reader reads the rows from

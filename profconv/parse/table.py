@@ -47,6 +47,23 @@ def _doubles_joined(name: str, parts: Sequence[Rows]) -> array:
     return out
 
 
+def _appended(col: Any, v: Any) -> Sequence[Any]:
+    """A column with one value after its own, of the same kind where it can be."""
+    if isinstance(col, View):
+        col.extend([v])
+        return col
+    if isinstance(col, range) and col.step == 1 and v == col.stop:
+        return range(col.start, col.stop + 1)
+    if type(col) is array:
+        col.append(v)
+        return col
+    if hasattr(col, "dtype"):  # a NumPy array: one of the same dtype (an int column stays ints)
+        import numpy as np
+
+        return np.append(col, np.asarray([v], dtype=col.dtype))
+    return [*col, v]
+
+
 class Rows:
     """Columnar canonical rows: `cols` maps a schema column to one value per row (absent: missing)."""
 
@@ -94,6 +111,17 @@ class Rows:
         if len(values) != self.n:
             raise ValueError(f"column {name} has {len(values)} values, expected {self.n}")
         self.cols[name] = values
+
+    def with_row(self, values: dict[str, Any]) -> Rows:
+        """These rows and one more after them (`values` by column; a column it lacks is missing there),
+        each column kept in its kind: a view's row goes to its tail, an array's onto it, line
+        numbers that go on stay a range (a big table read as columns, and its last line, cut short
+        in the input, read alone: profconv.parse.dialects.nsys)."""
+        cols: dict[str, Sequence[Any]] = {}
+        for name, col in self.cols.items():
+            v = values.get(name, missing_value(name))
+            cols[name] = _appended(col, v)
+        return Rows(cols, self.n + 1)
 
     def take(self, idx: Sequence[int]) -> Rows:
         """The rows at positions `idx`, in that order."""

@@ -288,7 +288,10 @@ def _csv(doc: Document, start: int, result: DialectResult, events: list[grouping
     header = csv_row(lines[start])
     pre = _pre_read(doc, start, header)
     if pre is not None:
-        return _page(pre, start, pre.last_line, result, events)
+        if pre.cut_row:  # a row cut between its cells, the input's last line: the page's, unplaced (as below)
+            result.claimed.add(pre.last_line + 1)
+            result.unplaced.append(pre.last_line + 1)
+        return _page(pre, start, pre.last_line + pre.cut_row, result, events)
     at, j, stray = _csv_extent(lines, start, len(header))
     col = {h: k for k, h in enumerate(header)}
     kname = col.get("Kernel Name", col.get("Function Name"))
@@ -354,7 +357,7 @@ def _page(page: _ColumnPage, start: int, end: int, result: DialectResult, events
     """A raw page read as columns: its header and units lines claimed, its launches' lines its own
     (`bulk`: claimed as one range, not a set of line numbers), its blocks."""
     result.claimed.update(range(start + 1, page.first_line))
-    result.bulk.append((page.first_line, end))
+    result.bulk.append((page.first_line, end - page.cut_row))  # (a cut row's text kept: it is reported)
     for blk in page.blocks(start + 1, end):
         events.append(grouping.Event("block", start + 1, block=blk))
     return end

@@ -57,6 +57,7 @@ class Page:
     has_units: bool = False
     lines: array | None = None  # each row's line, where they do not follow one a line (a rule's row among them)
     last_line: int = 0  # the line of the page's last row (a rule's too)
+    cut_row: bool = False  # the input's last line, after these rows, is one of the page cut between its cells
 
     def blocks(self, line_start: int, line_end: int) -> list[Block]:
         """The ncu-metric block (columns) and the per-kernel GPU block of the page."""

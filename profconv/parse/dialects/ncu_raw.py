@@ -75,6 +75,7 @@ class Page:
     values: array
     texts: dict[int, str]
     first_line: int
+    cut_row: bool = False  # the input's last line, after these rows, is one of the page cut between its cells
 
     @property
     def last_line(self) -> int:
@@ -455,6 +456,7 @@ def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] 
     has_units = bool(units_row) and not units_row[0].strip()  # type: ignore[index]
     start = c if has_units else b
     e, rows = _page_end(data, start)
+    e, cut_row = _before_cut_row(data, start, e, header)
     least = ncu_details.MIN_ROWS if details else MIN_LAUNCHES
     if rows <= least or data[e - 1 : e] != b"\n" or data[e : e + 1] in (b" ", b"\t") or _stray_after(data, e, len(header)):
         return None
@@ -464,6 +466,7 @@ def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] 
         page = read(data, start, e, header, units_row if has_units else None, line + 2 + has_units, rows)
     if page is None:
         return None
+    page.cut_row = cut_row
     key = line + has_units
     cut = max(start, data.rfind(b"\n", start, min(e, bytescan.KEEP)) + 1) if start < bytescan.KEEP else start
     # what PreRead.check compares with the text's lines: the line before the rows and the rows
@@ -475,6 +478,31 @@ def _page_at(data: bytes, a: int, line: int) -> tuple[bytescan.Table, int, int] 
     t = bytescan.Table(key, lead[: lead.find(b"\n")].decode("ascii"), columnar.Span(lead, 0, len(lead)), rows,
                        lead.count(b"\n") - 1, 0, len(lead), batch=page)
     return t, e, cut
+
+
+def _before_cut_row(data: Any, start: int, e: int, header: list[str]) -> tuple[int, bool]:
+    """Where a page's rows that run to the end of an input cut mid-line (a job's time limit) end, and
+    whether that last line is a row of the page cut between its cells (Page.cut_row): before that
+    line where it is cut inside a cell (a quote left open: the row reader leaves it out of the page,
+    ncu._csv_extent, for the engine to report unplaced, engine.cut_last_line) or between cells
+    before the ones a row needs (the row reader's page holds it, reported unplaced: ncu._csv);
+    else `e` (the text path's: a row whole but for its line end)."""
+    if e != len(data) or e == start or data[e - 1 : e] == b"\n":
+        return e, False
+    k = max(data.rfind(b"\n", start, e) + 1, start)
+    last = bytes(data[k:e])  # (a mapped file has no count())
+    if last.count(b'"') % 2:
+        return k, False
+    cells = len(csv_row(last.decode("latin-1")))
+    return (k, True) if last.startswith(b'"') and cells <= _cells_needed(header) else (e, False)
+
+
+def _cells_needed(header: list[str]) -> int:
+    """How many cells a page's row must have to be read (ncu._raw_cells, ncu._details_cells)."""
+    if "Metric Name" not in header:
+        return len(header) - 1
+    kname = "Kernel Name" if "Kernel Name" in header else "Function Name"
+    return max(header.index(c) for c in (kname, "Metric Name", "Metric Value", "Metric Unit") if c in header)
 
 
 def _stray_after(data: bytes, e: int, width: int) -> bool:

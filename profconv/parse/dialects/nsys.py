@@ -18,7 +18,7 @@ from profconv.parse.dialect import Dialect
 from profconv.parse.dialects import nsys_sweep
 from profconv.parse.engine import STRAY_RUN
 from profconv.parse.model import Block, DialectResult, Document, RawProfile
-from profconv.parse.schema import Row
+from profconv.parse.schema import ROW_FIELDS, Row
 from profconv.parse.table import Rows
 from profconv.parse.text import ELISION, FENCE, clean, csv_row, csv_rows
 from profconv.parse.traces import summarize_trace, text_bases
@@ -304,22 +304,66 @@ def _csv_block(lines: list[str], start: int, report: str | None,
     head = _csv_header(lines[start])
     header, cols, fields = list(head[0]), list(head[1]), list(head[2])
     if pre is not None:
-        taken = _pre_read_block(lines, start, report, pre, cols, fields)
-        return taken, start + 1 + pre.rows, [], ROWS_READ if pre.batch is not None else BULK
+        if pre.batch is not None:
+            return _batched_block(lines, start, report, pre, cols, fields), start + 1 + pre.rows, [], ROWS_READ
+        return _pre_read_block(lines, start, report, pre, cols, fields)
     j, stray = _csv_extent(lines, start, len(cols))
     if j - start > TEXT_BULK_ROWS and header == cols and not stray:
         arrow = columnar.worth(sum(map(len, lines[start:j])), COLUMNS_PAY_FROM)
-        fast = _csv_columns(lines, start, j, cols, fields, report) if arrow else \
-            _csv_split(lines, start, j, cols, fields, report)
+        read = _csv_columns if arrow else _csv_split
+        fast = read(lines, start, j, cols, fields, report)
         if fast is not None:
             lines[start + 1 : j] = [""] * (j - start - 1)  # read: these rows are the table's alone
             return fast, j, [], BULK
+        if j == len(lines) and _cut_short(lines[j - 1], len(cols)) and (got := _with_cut_row(
+                read(lines, start, j - 1, cols, fields, report), lines, j - 1, cols, fields)) is not None:
+            lines[start + 1 : j - 1] = [""] * (j - start - 2)
+            return got
     at = [k for k in range(start + 1, j) if k not in stray] if stray else range(start + 1, j)
     blk, bad = _csv_rows_block(lines, at, cols, fields, report)
     if stray and blk is not None:
         blk.notes.append(stray_note([k + 1 for k in stray]))
     every = blk is not None and not bad and not stray and len(blk.rows) == j - start - 1
     return blk, j, bad, ROWS_READ if every else ROWS
+
+
+def _with_cut_row(head: Block | None, lines: list[str], k: int, cols: list[str],
+                  fields: list[str | None]) -> tuple[Block, int, list[int], str] | None:
+    """A big table read as columns but for its last line, line index k, the input's last (a log cut
+    while a row was written: a job's time limit), and that line read by the row reader as it
+    reads it among the table's rows: a row of the table (cut in its name), or a line reported
+    unplaced (a cut number, a row short of cells). _csv_block's return (BULK: the rows before it
+    are the table's alone; a line unplaced is claimed after them); None where the row reader
+    alone could tell the table's decimal mark otherwise (that line's cells ambiguous alone)."""
+    if head is None or head.table is None:
+        return None
+    tail, bad = _csv_rows_block(lines, [k], cols, fields, head.kind)
+    if tail is not None and tail.notes:
+        return None  # its numbers read either way alone: the whole table's rows tell (the row reader)
+    row = _only_row(tail)
+    if tail is not None:  # a line of the table's width (cells cut off, or a row), the table's last
+        head.line_end = k + 1
+    if row is None:
+        return head, k + 1, bad, BULK
+    head.table, head.names = head.table.with_row(row), None
+    lines[k] = ""
+    return head, k + 1, [], BULK
+
+
+def _cut_short(line: str, ncols: int) -> bool:
+    """Whether a table's last line looks cut short: a quote left open, fewer cells than the
+    header's, or no name after its last comma (a row the bulk readers refuse for itself)."""
+    cells = csv_row(line)
+    return line.count('"') % 2 == 1 or len(cells) != ncols or not cells[-1].strip()
+
+
+def _only_row(blk: Block | None) -> dict[str, Any] | None:
+    """The one row of a block read from one line, by column (None: it made no row)."""
+    if blk is None:
+        return None
+    if blk.table is not None:
+        return blk.table.records(list(blk.table.cols))[0] if len(blk.table) else None
+    return {f: getattr(blk.rows[0], f) for f in ROW_FIELDS} if blk.rows else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -332,17 +376,31 @@ def _csv_header(line: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str 
 
 
 def _pre_read_block(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: list[str],
-                    fields: list[str | None]) -> Block:
-    """The block of a table found on the input's bytes, where this reader would read it as columns
-    from its lines too (the same extent, no stray line, a plain header); else bytescan.Reparse."""
-    if pre.batch is not None:
-        return _batched_block(lines, start, report, pre, cols, fields)
+                    fields: list[str | None]) -> tuple[Block, int, list[int], str]:
+    """_csv_block of a table found on the input's bytes, where this reader would read it as columns
+    from its lines too (the same extent, no stray line, a plain header; the input's last line
+    after it, not a row found there: _with_cut_row); else bytescan.Reparse."""
     j = start + 1 + pre.rows
     after = lines[j] if j < len(lines) else ""
-    if (pre.rows + 1 <= BULK_ROWS or cols != csv_row(lines[start]) or ("," in after and after != lines[start])
+    cut = j == len(lines) - 1 and "," in after and after != lines[start]
+    if (pre.rows + 1 <= BULK_ROWS or cols != csv_row(lines[start]) or ("," in after and after != lines[start] and not cut)
             or ("," not in after and j + 1 < len(lines) and _stray_line(after) and '"' not in after
                 and _continues(lines[j + 1], lines[start], len(cols)))):
         raise bytescan.Reparse  # the table's end, or its reader, is not the one found on the bytes
+    blk = _pre_read_rows(lines, start, report, pre, cols, fields)
+    if not cut:
+        return blk, j, [], BULK
+    got = _with_cut_row(blk, lines, j, cols, fields)
+    if got is None:
+        raise bytescan.Reparse
+    return got
+
+
+def _pre_read_rows(lines: list[str], start: int, report: str | None, pre: bytescan.Table, cols: list[str],
+                   fields: list[str | None]) -> Block:
+    """The block of the rows of a table found on the input's bytes, read as columns; else
+    bytescan.Reparse."""
+    j = start + 1 + pre.rows
     if not columnar.worth(pre.chars, COLUMNS_PAY_FROM):  # the text path's split reader, on the bytes
         blk = _csv_split(_RowLines(pre, start), start, j, cols, fields, report)
         if blk is None or blk.table is None or not pre.plain_name_list(list(blk.table.col("name"))):
@@ -795,8 +853,9 @@ def _csv_reader(scan: _Scan, i: int, line: str) -> int | None:
     # the rows are claimed by their range (no set of a number per row); rows read in bulk are blank
     # lines from now on, the text of rows read as plain rows stays in the lines (for a row found
     # damaged later), blank in what other dialects and the run context are looked for in
-    (scan.result.bulk if how == BULK else scan.result.rows_read).append((i + 2, j))
+    (scan.result.bulk if how == BULK else scan.result.rows_read).append((i + 2, j - len(bad)))
     scan.took(blk, i, i + 1, bad)
+    scan.result.claimed.update(bad)  # the table's last line, cut short (_with_cut_row)
     return j
 
 

@@ -92,10 +92,11 @@ def _header(line: bytes) -> tuple[str, int] | None:
 
 def _ends_there(data: bytes, e: int) -> bool:
     """Whether the line at offset e ends a trace as the text path ends it: the input's end, a blank
-    line (the line after it not indented: normalize's code-block rule looks there) or a line
-    starting with '=='."""
-    if e == len(data) or data[e : e + 2] == b"==":
-        return True
+    line (the line after it not indented: normalize's code-block rule looks there), a line
+    starting with '==', or the input's last line where it has no line end (a log cut while a row
+    was written: not a row the C pass reads, so one cut short; engine.cut_last_line)."""
+    if e == len(data) or data[e : e + 2] == b"==" or data.find(b"\n", e) < 0:
+        return True  # (the last: the input's last line cut short, which the text path reports unplaced)
     return data[e : e + 1] == b"\n" and data[e + 1 : e + 2] not in (b" ", b"\t")
 
 
