@@ -12,6 +12,7 @@ import re
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from itertools import accumulate, chain, islice, repeat
 from operator import add, attrgetter, itemgetter, le, sub
 from pathlib import Path
@@ -187,9 +188,19 @@ FIFO_WAIT = 10.0  # seconds a named pipe may stay without a writer (PROFCONV_FIF
 
 
 def _read_fifo(path: str) -> bytes:
-    """A named pipe's bytes. Opened without waiting for a writer (open() would block forever where
-    no program writes to it), then read to its end once a writer has written its first bytes;
-    where none does within FIFO_WAIT seconds, one line says so ('<(cmd)' has its writer already)."""
+    """A named pipe's bytes (fifo_blocks). Where its spooling found no writer (profconv.parse.unix_twin:
+    the inputs' pipes are spooled before the first is read), that error is said here, at its turn."""
+    failed = unix_twin.FIFO_FAILED.pop(path, None)
+    if failed is not None:
+        raise failed
+    return b"".join(fifo_blocks(path))
+
+
+def fifo_blocks(path: str, block: int = 1 << 20) -> Iterator[bytes]:
+    """A named pipe's bytes, a block at a time. Opened without waiting for a writer (open() would
+    block forever where no program writes to it), then read to its end once a writer has written
+    its first bytes; where none does within FIFO_WAIT seconds, one line says so ('<(cmd)' has its
+    writer already)."""
     import fcntl
     import select
     import time
@@ -208,8 +219,10 @@ def _read_fifo(path: str) -> bytes:
                 if not first:
                     time.sleep(min(0.05, max(0.0, end - time.monotonic())))
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        yield first
         with os.fdopen(fd, "rb", closefd=False) as f:
-            return first + f.read()
+            while more := f.read(block):
+                yield more
     finally:
         os.close(fd)
 

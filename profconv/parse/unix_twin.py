@@ -17,9 +17,9 @@ second byte-order mark; a UTF-8 mark before text that is not all UTF-8 (read as 
 the start (binary data); a file whose first `HEAD` bytes hold no '\\r\\n' (a few odd lines of a Linux log
 stay as they are); a file below `TWIN_FROM` bytes, whose whole read is cheap.
 
-Standard input ('-') is written to a temporary file as it is, a block at a time, and read as that file
-is (part by part where it is long, through its own twin where it has one): read whole, a 20 MB sweep
-piped in took ten times the memory of the file.
+Standard input ('-') and a named pipe (`profconv parse <(cmd)`) are written to a temporary file as they
+come, a block at a time, and read as that file is (part by part where it is long, through its own twin
+where it has one): read whole, a 20 MB sweep piped in took ten times the memory of the file.
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from itertools import chain
 
 from profconv.errors import InputError
 from profconv.io import MAX_GUNZIP_BYTES, gunzip_chunks
@@ -39,6 +41,7 @@ TWIN_FROM = 256 << 10  # bytes of a plain file (a .gz: any size) from which a tw
 HEAD = 1 << 16  # bytes looked at to choose the twin's form
 BLOCK = 1 << 18  # bytes read and written at a time
 LABELS: dict[str, str] = {}  # a twin's path -> the label of the file it stands for
+FIFO_FAILED: dict[str, InputError] = {}  # a named pipe no program wrote to -> what its reader says
 
 _GZIP = b"\x1f\x8b"
 
@@ -46,13 +49,18 @@ _GZIP = b"\x1f\x8b"
 @contextlib.contextmanager
 def unix_twin(path: str) -> Iterator[str]:
     """`path`, or the path of its plain twin while the block runs (removed after); an InputError
-    raised meanwhile names `path`, not the twin. Standard input ('-') is written to a file first, a
-    block at a time (then read as a file is: part by part where it is long), its twin made of that."""
+    raised meanwhile names `path`, not the twin. Standard input ('-') and a named pipe are written to a
+    file first, a block at a time (then read as a file is: part by part where it is long), their twin
+    made of that."""
     from profconv.parse.core import source_label
 
-    made = _stdin_files() if path == "-" else [t for t in [_made(path)] if t is not None]
+    made = _stdin_files() if path == "-" else _fifo_files(path) if _is_fifo(path) else \
+        [t for t in [_made(path)] if t is not None]
     if not made:
-        yield path
+        try:
+            yield path
+        finally:
+            FIFO_FAILED.pop(path, None)  # (not said where an input before it failed)
         return
     twin = made[-1]
     for f in made:
@@ -75,17 +83,59 @@ def _stdin_files() -> list[str]:
     failure is one line (InputError): what was read cannot be read again."""
     try:
         read = sys.stdin.buffer.read
-        fd, raw = _new_file()
-    except (OSError, AttributeError):
+    except AttributeError:
+        return []
+    return _spooled(iter(lambda: read(BLOCK), b""), "-", "standard input")
+
+
+def _is_fifo(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _fifo_files(path: str) -> list[str]:
+    """A named pipe's bytes (`profconv parse <(cmd)`) written to a file as they come, as standard
+    input's are, and that file's twin where it gets one. Where no program writes to it, that error
+    waits for the pipe's turn (FIFO_FAILED: core._read_fifo says it), so that the inputs' errors
+    come in their order."""
+    from profconv.parse.core import fifo_blocks
+
+    try:
+        made = _new_file()
+    except OSError:
+        return []
+    blocks = fifo_blocks(path, BLOCK)
+    try:
+        first = next(blocks)  # (waits for its writer)
+    except (InputError, OSError) as exc:
+        os.close(made[0])
+        os.unlink(made[1])
+        if isinstance(exc, InputError):
+            FIFO_FAILED[path] = exc
+        return []  # (cannot be opened: its reader says why, at its turn)
+    try:
+        return _spooled(chain([first], blocks), path, "the named pipe", made)
+    finally:
+        blocks.close()
+
+
+def _spooled(blocks: Iterator[bytes], path: str, what: str, made: tuple[int, str] | None = None) -> list[str]:
+    """`blocks` (of `path`, which cannot be read again) written to a temporary file (`made`, else a
+    new one), and its twin where it gets one; [] where no file can be made before a block is read."""
+    try:
+        fd, raw = made or _new_file()
+    except OSError:
         return []
     try:
         with os.fdopen(fd, "wb") as out:
-            while block := read(BLOCK):
+            for block in blocks:
                 out.write(block)
     except (OSError, ValueError) as exc:
         os.unlink(raw)
         why = getattr(exc, "strerror", None) or str(exc)
-        raise InputError(f"-: standard input could not be read into {tempfile.gettempdir()} ({why}): "
+        raise InputError(f"{path}: {what} could not be read into {tempfile.gettempdir()} ({why}): "
                          "set TMPDIR to a folder with room for it, or name a file") from None
     twin = _made(raw)
     return [raw] if twin is None else [raw, twin]
