@@ -112,17 +112,25 @@ def gunzip(data: bytes, path: str | Path, limit: int = MAX_GUNZIP_BYTES, error: 
 
 
 def gunzip_chunks(fileobj: BinaryIO, path: str | Path, limit: int = MAX_GUNZIP_BYTES,
-                  error: type[InputError] = InputError, size: int = 64 << 20) -> Iterator[bytes]:
-    """A gzip stream's contents `size` bytes at a time (`gunzip`'s, or a file's read a block at a time:
-    profconv.parse.unix_twin); a corrupt stream or one expanding past `limit` is one `error` line."""
+                  error: type[InputError] = InputError, size: int = 64 << 20, cut: list[int] | None = None) -> Iterator[bytes]:
+    """A gzip stream's contents `size` bytes at a time at most (`gunzip`'s, or a file's read a block at a
+    time: profconv.parse.unix_twin); a corrupt stream or one expanding past `limit` is one `error`
+    line. `cut`: a stream that ends before its end mark (a file cut while it was written: a job killed
+    while `… | gzip > log.gz` ran) gives every byte it holds, then the count of them is appended to
+    `cut`, not an error."""
     total = 0
     try:
         with gzip.GzipFile(fileobj=fileobj) as fh:
-            while chunk := fh.read(size):
+            # (read1: what each step decompresses is given before a cut end raises, not lost with it)
+            while chunk := fh.read1(size):
                 total += len(chunk)
                 if total > limit:
                     raise error(f"{path}: expands to more than {limit >> 20:,} MiB; "
                                 "split it, or gunzip it and use the part you need")
                 yield chunk
-    except (OSError, EOFError, zlib.error) as exc:
+    except EOFError as exc:
+        if cut is None or not total:
+            raise error(f"{path}: corrupt gzip data ({exc})") from None
+        cut.append(total)
+    except (OSError, zlib.error) as exc:
         raise error(f"{path}: corrupt gzip data ({exc})") from None

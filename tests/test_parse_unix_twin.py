@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import importlib
+import json
 import os
 import re
 import tempfile
@@ -202,13 +203,13 @@ def test_blocks_cut_anywhere_give_the_same_twin(monkeypatch, block):
         assert b"".join(twin_mod._from_utf16(blocks(data), codec)).decode("utf-8") == want
 
 
-@pytest.mark.parametrize("case", ["corrupt", "cut", "bomb", "empty", "binary", "not-profiler", "missing", "dir"])
+@pytest.mark.parametrize("case", ["corrupt", "bomb", "empty", "binary", "not-profiler", "missing", "dir"])
 def test_bad_input_says_what_the_plain_read_says(case, monkeypatch, tmp_path):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     log = (DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log").read_bytes()
     p = tmp_path / "in.log.gz"
     good = gzip.compress(log.replace(b"\n", b"\r\n"))
-    data = {"corrupt": good[:20] + b"\x00" * 40 + good[60:], "cut": good[: len(good) // 2], "bomb": good,
+    data = {"corrupt": good[:20] + b"\x00" * 40 + good[60:], "bomb": good,
             "empty": gzip.compress(b"  \r\n"), "binary": gzip.compress(b"\x00\x01" * 5000),
             "not-profiler": gzip.compress(b"hello\r\n" * 10)}.get(case)
     if data is not None:
@@ -439,3 +440,64 @@ def test_a_named_pipe_without_a_writer_says_so_at_its_turn(tmp_path, monkeypatch
     r = run_cli("parse", str(log), str(fifo), "--csv")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "a named pipe that no program wrote to in 0.2 s" in r.stderr
     assert os.listdir(tmp_path) == ["p"] and twin_mod.FIFO_FAILED == {}
+
+
+GZ_NOTE = "the gzip data ends before its end (the file cut while it was written?): read up to where it stops, {:,} bytes of text"
+
+
+def _gz_cut(data: bytes, at: float) -> tuple[bytes, bytes]:
+    """`data` gzipped and cut at `at` of its compressed bytes (a job killed while `… | gzip > log.gz` ran),
+    and the text those bytes hold (zlib's reading of them)."""
+    import zlib
+
+    gz = gzip.compress(data)
+    cut = gz[: int(len(gz) * at)]
+    return cut, zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(cut)
+
+
+@pytest.mark.parametrize("log", ["nvprof-csv/floriansegard-gpgpu-stream-gpusummary.csv.log",
+                                 "nsys-text/ayush-os-a100-vectoradd-stats.log", "seeds/001_f908eb42489cd140.log"])
+@pytest.mark.parametrize("times", [1, 400])  # a small log (read whole) and a sweep of it (read part by part)
+def test_a_gz_cut_short_is_read_up_to_where_it_stops(log, times, tmp_path, monkeypatch):
+    """What the cut stream holds is read as the same text in a plain file is (its last line cut short:
+    a row, or reported unplaced), said first among the warnings; it was 'corrupt gzip data' and nothing."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cut, text = _gz_cut((DATA / log).read_bytes() * times, 0.7)
+    gz, plain = tmp_path / "run.log.gz", tmp_path / "run.log"
+    gz.write_bytes(cut)
+    plain.write_bytes(text)
+    for out in ("--json", "--csv", "--width=80"):
+        a, b = run_cli("parse", str(gz), out), run_cli("parse", str(plain), out)
+        assert (a.returncode, a.stdout.replace(str(gz), "@")) != (2, "")
+        if out == "--json":
+            got, want = json.loads(a.stdout), json.loads(b.stdout.replace(str(plain), str(gz)))
+            assert got["inputs"][0]["warnings"] == [GZ_NOTE.format(len(text))] + want["inputs"][0]["warnings"]
+            got["inputs"][0]["warnings"] = want["inputs"][0]["warnings"]
+            assert got == want
+        elif out == "--csv":
+            assert a.stdout == b.stdout.replace(str(plain), str(gz))
+            assert f"warning: {gz}: {GZ_NOTE.format(len(text))}\n" in a.stderr
+        else:
+            assert "the gzip data ends before its end" in a.stdout
+    ps = profconv.parse(str(gz))
+    assert ps.notes[0] == GZ_NOTE.format(len(text)) and ps.frame.equals(profconv.parse(str(plain)).frame)
+    assert [f for f in os.listdir(tmp_path) if f.startswith("profconv-twin-")] == [] and twin_mod.NOTES == {}
+
+
+def test_the_parts_of_a_gz_cut_short_say_it_first(tmp_path, monkeypatch):
+    from profconv.parse import parts
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cut, text = _gz_cut((DATA / "seeds/001_f908eb42489cd140.log").read_bytes() * 400, 0.5)
+    gz = tmp_path / "sweep.log.gz"
+    gz.write_bytes(cut)
+    got = list(parts(str(gz)))
+    assert len(got) > 1 and got[0].notes[0] == GZ_NOTE.format(len(text))
+    assert sum(p.notes.count(GZ_NOTE.format(len(text))) for p in got) == 1
+
+
+def test_a_gz_cut_in_its_header_is_still_corrupt(tmp_path):
+    gz = tmp_path / "run.log.gz"
+    gz.write_bytes(gzip.compress((DATA / "nsys-text/ayush-os-a100-vectoradd-stats.log").read_bytes())[:12])
+    r = run_cli("parse", str(gz), "--json")
+    assert r.returncode == 2 and "corrupt gzip data" in r.stderr and r.stderr.count("\n") == 1

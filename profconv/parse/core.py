@@ -243,8 +243,19 @@ def parse(path: str, format: str | None = None, strict: bool = False) -> Profile
 
             got = read_long(plain, format)
             if got is not None:
-                return got
-        return parse_whole(plain, format, strict)
+                return noted(got, plain) if plain != path else got
+        got = parse_whole(plain, format, strict)
+        return noted(got, plain) if plain != path else got
+
+
+def noted(ps: ProfileSet, plain: str) -> ProfileSet:
+    """`ps` with what reading the file its twin `plain` stands for found to say of it first among its
+    notes (a .gz cut short: profconv.parse.unix_twin.input_notes)."""
+    notes = unix_twin.input_notes(plain)
+    if notes:
+        ps.notes[0:0] = notes
+        ps.lead += len(notes)
+    return ps
 
 
 def parse_whole(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:

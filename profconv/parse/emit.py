@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from profconv.errors import InputError
-from profconv.parse.core import ProfileSet, parse, parse_whole, source_label
+from profconv.parse.core import ProfileSet, noted, parse, parse_whole, source_label
 from profconv.parse.note_list import NoteList, SpillFile
 
 DEFAULT_THRESHOLD = 0.90
@@ -101,7 +101,7 @@ def _emit(files: list[str], sink: Sink, *, format: str | None, profile: int | No
         long = {f for f in files if size(f) >= STREAM_FROM and starts_twice(f, format)}
 
     def whole(path: str) -> ProfileSet:
-        return read_whole(path, format, profile, threshold, strict)
+        return noted(read_whole(path, format, profile, threshold, strict), path)
 
     spill = SpillFile()  # every streamed input's notes past a batch: one file, however many inputs
     try:
@@ -139,6 +139,8 @@ def _stream_or_rollback(path: str, format: str | None, threshold: float, sink: S
     handed = False
     try:
         for part in stream:
+            if not handed:  # (a .gz cut short: said first, as the whole read says it)
+                noted(part, path)
             handed = True
             if threshold != DEFAULT_THRESHOLD:
                 part.rethreshold(threshold)
@@ -168,7 +170,9 @@ def _stream_checked(path: str, format: str | None, threshold: float, sink: Sink,
     unplaced: list[int] = []
     notes, leads = NoteList(spill), NoteList(spill)  # (the parts' lead notes before all: stream.whole_notes)
     it: Iterable[ProfileSet] = parts(path, format, checked=True)
-    for part in _reading(path, it):
+    for k, part in enumerate(_reading(path, it)):
+        if k == 0:  # (a .gz cut short: said first, as the whole read says it)
+            noted(part, path)
         if threshold != DEFAULT_THRESHOLD:
             part.rethreshold(threshold)
         unplaced.extend(n for n, _ in part.unplaced)

@@ -839,13 +839,17 @@ def parts(path: str, format: str | None = None, *, checked: bool = False) -> Ite
     those given, and its unplaced lines and notes that the parts given did not hold. `checked`:
     the caller has seen `_streamable_file` say so (the file is not looked through again). A long log
     written on Windows or gzipped is read as its plain twin (profconv.parse.unix_twin)."""
+    from profconv.parse.core import noted
     from profconv.parse.unix_twin import unix_twin
 
     if checked:  # (the caller's path: its twin already, where it has one)
         yield from _parts(path, format, checked)
         return
     with unix_twin(path) as plain:
-        yield from _parts(plain, format, checked)
+        first = True
+        for part in _parts(plain, format, checked):
+            yield noted(part, plain) if first and plain != path else part
+            first = False
 
 
 def _parts(path: str, format: str | None, checked: bool) -> Iterator[ProfileSet]:

@@ -42,6 +42,7 @@ HEAD = 1 << 16  # bytes looked at to choose the twin's form
 BLOCK = 1 << 18  # bytes read and written at a time
 LABELS: dict[str, str] = {}  # a twin's path -> the label of the file it stands for
 FIFO_FAILED: dict[str, InputError] = {}  # a named pipe no program wrote to -> what its reader says
+NOTES: dict[str, str] = {}  # a twin's path -> what its making found to say of the file (input_notes)
 
 _GZIP = b"\x1f\x8b"
 
@@ -72,6 +73,7 @@ def unix_twin(path: str) -> Iterator[str]:
     finally:
         for f in made:
             LABELS.pop(f, None)
+            NOTES.pop(f, None)
             with contextlib.suppress(OSError):
                 os.unlink(f)
 
@@ -150,7 +152,8 @@ def _made(path: str) -> str | None:
             gz = f.read(2) == _GZIP
         if not gz and os.path.getsize(path) < TWIN_FROM:
             return None
-        blocks = _gunzipped(path) if gz else _read(path)
+        cut: list[int] = []
+        blocks = _gunzipped(path, cut) if gz else _read(path)
         head, blocks = _peek(blocks)
         form = _form(head, gz)
         if form is None:
@@ -158,6 +161,9 @@ def _made(path: str) -> str | None:
         twin = _written(form(_joined(head, blocks)))
         del head
         give_back()  # (the blocks' buffers: not to stay resident under the parse's peak)
+        if cut and twin is not None:
+            NOTES[twin] = (f"the gzip data ends before its end (the file cut while it was written?): read up to "
+                           f"where it stops, {cut[0]:,} bytes of text")
         return twin
     except (OSError, InputError):  # unreadable, corrupt, no room for the twin: the file is read as it is
         return None  # (and its reader says what is wrong with it, where it is its turn)
@@ -169,11 +175,19 @@ def _read(path: str) -> Iterator[bytes]:
             yield block
 
 
-def _gunzipped(path: str) -> Iterator[bytes]:
+def _gunzipped(path: str, cut: list[int]) -> Iterator[bytes]:
     """A .gz file's contents a block at a time; a corrupt file or a gzip bomb is the line
-    `profconv.io.gunzip` says of it."""
+    `profconv.io.gunzip` says of it; one that ends before its end mark gives what it holds (`cut`:
+    how many bytes that is)."""
     with open(path, "rb") as f:
-        yield from gunzip_chunks(f, path, MAX_GUNZIP_BYTES, InputError, BLOCK)
+        yield from gunzip_chunks(f, path, MAX_GUNZIP_BYTES, InputError, BLOCK, cut)
+
+
+def input_notes(plain: str) -> list[str]:
+    """What reading the file a twin stands for found to say of it (a .gz cut short), to be said first
+    of its notes: [] for a file read as it is."""
+    note = NOTES.get(plain)
+    return [] if note is None else [note]
 
 
 def _peek(blocks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
