@@ -468,7 +468,7 @@ def test_a_gz_cut_short_is_read_up_to_where_it_stops(log, times, tmp_path, monke
     plain.write_bytes(text)
     for out in ("--json", "--csv", "--width=80"):
         a, b = run_cli("parse", str(gz), out), run_cli("parse", str(plain), out)
-        assert (a.returncode, a.stdout.replace(str(gz), "@")) != (2, "")
+        assert a.returncode == b.returncode == 0
         if out == "--json":
             got, want = json.loads(a.stdout), json.loads(b.stdout.replace(str(plain), str(gz)))
             assert got["inputs"][0]["warnings"] == [GZ_NOTE.format(len(text))] + want["inputs"][0]["warnings"]
