@@ -436,3 +436,47 @@ def test_a_not_read_table_the_fast_path_steps_over_or_leaves(change, taken, tmp_
         assert [n.split(" (")[0] for n in ps.notes[: ps.lead]] == [
             f"lines {a}-{a + 2}: nsys report um_cpu_page_faults_sum" for a in (8, 19, 30)]
     FAST.assert_library_same(path, monkeypatch)
+
+
+def _merged_notes_in_python(monkeypatch, *args):
+    """_merged_notes as a build without _summarycells.merged_notes makes them."""
+    scan = native.load("_summarycells")
+
+    class Older:
+        def __getattr__(self, name):
+            if name == "merged_notes":
+                raise AttributeError(name)
+            return getattr(scan, name)
+
+    with monkeypatch.context() as m:
+        m.setattr(nsys_csv_sweep.native, "load", lambda name: Older() if name == "_summarycells" else native.load(name))
+        return nsys_csv_sweep._merged_notes(*args)
+
+
+@pytest.mark.parametrize("case", ["two", "three", "one key twice"])
+def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
+    """The merged groups' notes (`_merged_notes`): the C pass gives the Python loop's notes and table
+    notes, in order, each table note's list untracked by the garbage collector (it holds one str); two
+    groups of one key (never from a sweep: `_twice`) are left to Python, which keeps the last."""
+    import gc
+
+    import numpy as np
+
+    codes = nsys_csv_sweep._CODES
+    gpu, api = codes.index("gpu"), codes.index("api")
+    q = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    heads = q(5, 11, 20, 31, 40, 52, 60)
+    args = {"two": (q(1, 2), q(gpu, gpu), q(5, 31), q(16, 45), heads, q(0, 3), q(2, 2)),
+            "three": (q(7, 12), q(gpu, api), q(5, 40), q(30, 70), heads, q(0, 4), q(3, 3)),
+            "one key twice": (q(3, 3), q(gpu, gpu), q(5, 31), q(16, 45), heads, q(0, 3), q(2, 2))}[case]
+    notes, table_notes = nsys_csv_sweep._merged_notes(*args)
+    assert (notes, table_notes) == _merged_notes_in_python(monkeypatch, *args)
+    tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
+    expected = {"two": [(1, "gpu", "lines 5-16: merged from 2 source tables (starting at lines 5, 11)"),
+                        (2, "gpu", "lines 31-45: merged from 2 source tables (starting at lines 31, 40)")],
+                "three": [(7, "gpu", "lines 5-30: merged from 3 source tables (starting at lines 5, 11, 20)"),
+                          (12, "api", "lines 40-70: merged from 3 source tables (starting at lines 40, 52, 60)")],
+                "one key twice": [(3, "gpu", "lines 31-45: merged from 2 source tables (starting at lines 31, 40)")]}[case]
+    assert table_notes == {(p, s): [t + tail] for p, s, t in expected}
+    assert notes == [f"profile {p}, {s} table, {t}{tail}" for p, s, t in expected]
+    assert case == "one key twice" or not any(gc.is_tracked(v) for v in table_notes.values())

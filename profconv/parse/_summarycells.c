@@ -1880,6 +1880,140 @@ done:
     return out;
 }
 
+/* merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail): the notes of the
+ * ranked groups merged from several tables (profconv.parse.dialects.nsys_csv_sweep._merged), made in
+ * one pass: group g (profile number + profiles[g], section names[sections[g]], its lines lo[g]-hi[g],
+ * its tables' first lines heads[firsts[g] : firsts[g] + counts[g]]) says
+ *   "lines LO-HI: merged from K source tables (starting at lines H1, H2, ...)" + tail;
+ * gives (notes, by_table): notes each "profile P, SECTION table, " + its text (core.table_note), in
+ * order; by_table {(P, SECTION): [text]} in the same order (each list untracked by the cyclic garbage
+ * collector: it holds one str). None where two groups share a key or a
+ * name or the tail is not ASCII (the caller's Python then). All arrays int64. */
+static Py_ssize_t put_i64(char *w, int64_t v) {
+    char tmp[24];
+    Py_ssize_t k = 0, n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        w[n++] = '-';
+    while (k)
+        w[n++] = tmp[--k];
+    return n;
+}
+
+static PyObject *ascii_str(const char *s, Py_ssize_t n) {
+    PyObject *u = PyUnicode_New(n, 127);
+    if (u != NULL)
+        memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
+    return u;
+}
+
+static int all_ascii(PyObject *s) {
+    return PyUnicode_Check(s) && PyUnicode_IS_ASCII(s);
+}
+
+static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
+    long long number;
+    PyObject *names, *tail, *out = NULL, *notes = NULL, *by = NULL;
+    Py_buffer b[7] = {{0}};
+    char *w = NULL;
+    if (!PyArg_ParseTuple(args, "Ly*y*O!y*y*y*y*y*U", &number, &b[0], &b[1], &PyTuple_Type, &names, &b[2], &b[3],
+                          &b[4], &b[5], &b[6], &tail))
+        return NULL;
+    Py_ssize_t n = b[0].len / 8, nh = b[4].len / 8, nn = PyTuple_GET_SIZE(names);
+    const int64_t *prof = b[0].buf, *sec = b[1].buf, *lo = b[2].buf, *hi = b[3].buf, *heads = b[4].buf,
+                  *first = b[5].buf, *count = b[6].buf;
+    for (int j = 1; j < 7; j++)
+        if (j != 4 && b[j].len / 8 != n) {
+            PyErr_SetString(PyExc_ValueError, "merged_notes: one value a group in each array");
+            goto done;
+        }
+    Py_ssize_t most = 0; /* the longest text's bytes */
+    for (Py_ssize_t g = 0; g < n; g++) {
+        if (sec[g] < 0 || sec[g] >= nn || first[g] < 0 || count[g] < 1 || first[g] > nh - count[g]) {
+            PyErr_SetString(PyExc_ValueError, "merged_notes: a section or a table out of range");
+            goto done;
+        }
+        if (count[g] > most)
+            most = (Py_ssize_t)count[g];
+    }
+    if (!all_ascii(tail))
+        goto none;
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t j = 0; j < nn; j++) {
+        PyObject *s = PyTuple_GET_ITEM(names, j);
+        if (!all_ascii(s))
+            goto none;
+        if (PyUnicode_GET_LENGTH(s) > longest)
+            longest = PyUnicode_GET_LENGTH(s);
+    }
+    Py_ssize_t tl = PyUnicode_GET_LENGTH(tail), cap = 160 + longest + tl + most * 22;
+    if ((w = PyMem_Malloc((size_t)cap)) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((notes = PyList_New(n)) == NULL || (by = PyDict_New()) == NULL)
+        goto done;
+    static const char pre[] = "profile ", mid[] = " table, ", lines[] = "lines ";
+    static const char merged[] = ": merged from ", src[] = " source tables (starting at lines ";
+    for (Py_ssize_t g = 0; g < n; g++) {
+        PyObject *name = PyTuple_GET_ITEM(names, sec[g]);
+        Py_ssize_t sl = PyUnicode_GET_LENGTH(name), k = 0;
+        memcpy(w, pre, sizeof pre - 1), k = sizeof pre - 1;
+        k += put_i64(w + k, (int64_t)number + prof[g]);
+        w[k++] = ',', w[k++] = ' ';
+        memcpy(w + k, PyUnicode_1BYTE_DATA(name), (size_t)sl), k += sl;
+        memcpy(w + k, mid, sizeof mid - 1), k += sizeof mid - 1;
+        Py_ssize_t at = k; /* the text's start */
+        memcpy(w + k, lines, sizeof lines - 1), k += sizeof lines - 1;
+        k += put_i64(w + k, lo[g]);
+        w[k++] = '-';
+        k += put_i64(w + k, hi[g]);
+        memcpy(w + k, merged, sizeof merged - 1), k += sizeof merged - 1;
+        k += put_i64(w + k, count[g]);
+        memcpy(w + k, src, sizeof src - 1), k += sizeof src - 1;
+        for (int64_t t = 0; t < count[g]; t++) {
+            if (t)
+                w[k++] = ',', w[k++] = ' ';
+            k += put_i64(w + k, heads[first[g] + t]);
+        }
+        w[k++] = ')';
+        memcpy(w + k, PyUnicode_1BYTE_DATA(tail), (size_t)tl), k += tl;
+        PyObject *note = ascii_str(w, k), *text = ascii_str(w + at, k - at), *one = NULL, *key = NULL;
+        PyObject *p = PyLong_FromLongLong((long long)number + prof[g]);
+        int bad = note == NULL || text == NULL || p == NULL || (one = PyList_New(1)) == NULL ||
+                  (key = PyTuple_Pack(2, p, name)) == NULL;
+        if (!bad) {
+            PyList_SET_ITEM(notes, g, note), note = NULL;
+            PyList_SET_ITEM(one, 0, text), text = NULL;
+            PyObject_GC_UnTrack(one); /* str only: no cycle goes through it, and 6,000 lists kept would
+                                       * have the collector walk every object anew every parse or two */
+            bad = PyDict_SetItem(by, key, one) < 0;
+        }
+        Py_XDECREF(note), Py_XDECREF(text), Py_XDECREF(one), Py_XDECREF(key), Py_XDECREF(p);
+        if (bad)
+            goto done;
+    }
+    if (PyDict_GET_SIZE(by) != n)
+        goto none;
+    out = PyTuple_Pack(2, notes, by);
+    goto done;
+none:
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    Py_XDECREF(notes);
+    Py_XDECREF(by);
+    PyMem_Free(w);
+    for (int j = 0; j < 7; j++)
+        if (b[j].obj != NULL)
+            PyBuffer_Release(&b[j]);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -1919,6 +2053,9 @@ static PyMethodDef methods[] = {
      "before the run's first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or "
      "head3; noted: bytes of int64, (lines before the header, before the last line, index in unread) a table of a "
      "report not read), or None where it is not of that shape"},
+    {"merged_notes", merged_notes, METH_VARARGS,
+     "merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail) -> (notes, by_table) of the "
+     "ranked groups merged from several tables (int64 arrays), or None where two share a key or a text is not ASCII"},
     {NULL, NULL, 0, NULL},
 };
 

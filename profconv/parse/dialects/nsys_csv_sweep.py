@@ -172,31 +172,35 @@ def _scanner() -> Any:
 def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
     """The chunks' columns (`_chunk`), chunk after chunk of about `size` bytes of the file, each cut
     where a Generating line follows, with the file's offset after them (then None, and no more,
-    where one is not of the shape). The bytes are read into one buffer, its memory used again for
-    each chunk (what a chunk's columns hold is their own)."""
-    data, block = bytearray(), bytearray(size)
+    where one is not of the shape). The file is read straight into one buffer, its memory used again
+    for each chunk: what follows a chunk's cut moved to its start (what a chunk's columns hold is
+    their own)."""
+    buf, have = bytearray(2 * size), 0
     base, line, first = 0, 1, True
     while True:
-        n = f.readinto(block)
+        if len(buf) - have < size:
+            buf.extend(bytes(len(buf)))
+        n = f.readinto(memoryview(buf)[have : have + size])
+        have += n
         last = n == 0
-        data += memoryview(block)[:n]
         if first:
             first = False
-            if not _head_ok(data):
+            if not _head_ok(bytes(buf[:have])):
                 yield None
                 return
             continue
-        cut = len(data) if last else data.rfind(b"\nGenerating ") + 1
-        if cut == 0 and not last and len(data) < 16 * size:
+        cut = have if last else buf.rfind(b"\nGenerating ", 0, have) + 1
+        if cut == 0 and not last and have < 16 * size:
             continue  # one run so far: read on
-        got = _chunk(data, cut, line) if cut > 0 else None
+        got = _chunk(buf, cut, line) if cut > 0 else None
         if got is None:
             yield None
             return
         yield got, base + cut
         if last:
             return
-        del data[:cut]
+        buf[: have - cut] = buf[cut:have]  # (a copy: the two may overlap)
+        have -= cut
         base, line = base + cut, got["next_line"]
 
 
@@ -514,33 +518,48 @@ def _twice(opens: Any, codes: Any) -> bool:
     return bool((np.add.reduceat(bits, opens) != np.bitwise_or.reduceat(bits, opens)).any())
 
 
-def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, dict]:
-    """The ranked groups where some are merged (sweep_rows.ranked_names' `groups`; None where none is)
-    and the core's note on each merged one (core._share_notes), by (profile, section)."""
+def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, dict, list]:
+    """The ranked groups where some are merged (sweep_rows.ranked_names' `groups`; None where none is),
+    the core's note on each merged one (core._share_notes) by (profile, section), and those notes as the
+    ProfileSet says them (core.table_note), in order."""
     groups, sizes = where["groups"], got["rows"]
     tables = np.diff(np.append(groups, len(sizes)))
     many = np.flatnonzero(tables > 1)
     if not len(many):
-        return None, {}
+        return None, {}, []
     a = groups[many]
     k = tables[many]
     last = a + k - 1
-    lines, firsts, heads = where["lines"], where["firsts"], got["header"] + 1  # a table's first line (rising)
-    lo, hi = lines[firsts[a]].tolist(), lines[firsts[last] + sizes[last] - 1].tolist()
-    tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
-    if (k == 2).all():  # a run's kernels and memory operations: each group's two tables' first lines
-        note = ("lines {}-{}: merged from 2 source tables (starting at lines {}, {})" + tail).format
-        texts = list(map(note, lo, hi, heads[a].tolist(), heads[a + 1].tolist()))
-    else:
-        hl = heads.tolist()
-        at = [", ".join(map(str, hl[f : f + n])) for f, n in zip(a.tolist(), k.tolist())]
-        texts = [f"lines {x}-{y}: merged from {n} source tables (starting at lines {t}){tail}"
-                 for x, y, n, t in zip(lo, hi, k.tolist(), at)]
-    keys = zip((number + where["profile"][a]).tolist(), [_CODES[c] for c in got["section"][a].tolist()])
-    notes = {key: [text] for key, text in zip(keys, texts)}
+    lines, firsts = where["lines"], where["firsts"]
+    lo, hi = lines[firsts[a]], lines[firsts[last] + sizes[last] - 1]
+    notes, table_notes = _merged_notes(number + where["profile"][a], got["section"][a], lo, hi, got["header"] + 1, a, k)
     merged = (tables > 1).astype(np.uint8)
     merged[got["report"][groups] == _SIZES] = native.load("_kahan").RANK_SKIP
-    return (firsts[groups], merged.tobytes()), notes
+    return (firsts[groups], merged.tobytes()), table_notes, notes
+
+
+_TAIL = "; each printed Time(%) is relative to its own table, Share is of their summed time"
+
+
+def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a: Any, k: Any) -> tuple[list, dict]:
+    """Each merged group's note as the ProfileSet says it, and {(profile, section): [its text]} (core's
+    table notes): group g of profile profiles[g], section code sections[g], lines lo[g]-hi[g], its k[g]
+    tables' first lines heads[a[g]:a[g] + k[g]]. Made in C where the module has it (a note a run in a
+    sweep of the default reports: 6,000 in 20 MB)."""
+    from profconv.parse.core import table_note
+
+    i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (profiles, sections, lo, hi, heads, a, k)]
+    scan = native.load("_summarycells")
+    if hasattr(scan, "merged_notes"):
+        made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL)
+        if made is not None:
+            return made[0], made[1]
+    ps, codes, lo_, hi_, hl, al, kl = (x.tolist() for x in i64)
+    texts = [f"lines {x}-{y}: merged from {n} source tables (starting at lines "
+             f"{', '.join(map(str, hl[f : f + n]))}){_TAIL}" for x, y, f, n in zip(lo_, hi_, al, kl)]
+    keys = list(zip(ps, [_CODES[c] for c in codes]))
+    table_notes = {key: [text] for key, text in zip(keys, texts)}
+    return [table_note(p, s, items[0]) for (p, s), items in table_notes.items()], table_notes
 
 
 def _array(kind: str, values: Any) -> array:
@@ -561,7 +580,8 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     cols = sweep_rows.ranked_names(cols, where["firsts"], got["names"], got["name"], where["merged"], unranked)
     if cols is None:
         return None
-    cols["section"] = scan.nvprof_runs([_CODES[c] for c in got["section"].tolist()], got["rows"])
+    codes = np.ascontiguousarray(got["section"], dtype=np.int64)
+    cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
     cols["tool"] = ["nsys"] * n
     count = len(where["starts"])
     cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
@@ -599,14 +619,14 @@ def _unread_notes(unread: Any) -> list[str]:
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
     something of them); `numbers`: their number columns where `_numbers_into` took them already."""
-    from profconv.parse.core import ProfileSet, table_note
+    from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
 
     got = _joined(chunks, numbers)
     where = _layout(got)
     if where is None:
         return None
-    where["merged"], table_notes = _merged(got, where, number)
+    where["merged"], table_notes, merged_notes = _merged(got, where, number)
     rows = _rows(got, where, number)
     if rows is None:
         return None
@@ -615,7 +635,7 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
     lead = _unread_notes(np.concatenate([c["unread"] for c in chunks]))
-    notes = lead + [table_note(p, s, items[0]) for (p, s), items in table_notes.items()]
+    notes = lead + merged_notes
     ps = ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
     ps.lead = len(lead)  # (the whole read says the not-read reports' notes first: core._parse_text)
     return ps
