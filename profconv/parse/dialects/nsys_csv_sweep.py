@@ -185,7 +185,7 @@ def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
         last = n == 0
         if first:
             first = False
-            if not _head_ok(bytes(buf[:have])):
+            if not _head_ok(bytes(memoryview(buf)[:have])):
                 yield None
                 return
             continue
