@@ -268,7 +268,7 @@ static int cell_scaled(const unsigned char *d, Py_ssize_t n, int exp, double *ou
 }
 
 /* cell_scaled of a cell split already (its digits read into c->m): without reading them again. */
-static int cell_value(const unsigned char *p, const cell_t *c, int exp, double *out) {
+static inline int cell_value(const unsigned char *p, const cell_t *c, int exp, double *out) {
     int scale = exp - c->frac;
     if (c->digits <= 15 && scale >= -22 && scale <= 22) {
         *out = scale < 0 ? (double)c->m / POW10[-scale] : (double)c->m * POW10[scale];
@@ -1343,6 +1343,18 @@ static int ns_head_seen(const ns_in *in, ns_heads *h, Py_ssize_t i, Py_ssize_t z
     return 1;
 }
 
+/* The index of the lowest set bit of x (not 0) */
+static inline int ns_ctz(unsigned x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(x);
+#else
+    int k = 0;
+    while (!(x & 1u))
+        x >>= 1, k++;
+    return k;
+#endif
+}
+
 /* The bytes of a path: [A-Za-z0-9._/-] (a table of 256, made once) */
 static unsigned char NS_PATH_CHAR[256];
 
@@ -1352,8 +1364,23 @@ static void ns_path_chars(void) {
                           c == '_' || c == '/' || c == '-';
 }
 
-/* The end of the path [A-Za-z0-9._/-]* at p[i:n] */
+/* The end of the path [A-Za-z0-9._/-]* at p[i:n]: sixteen bytes a step where they are there (a byte
+ * of the path: a letter -- itself or 0x20 to it between 'a' and 'z' --, '-' to '9', or '_'; compared
+ * as signed bytes, so that no byte from 0x80 up is one), the rest byte by byte */
 static Py_ssize_t ns_path(const unsigned char *p, Py_ssize_t i, Py_ssize_t n) {
+#if defined(__SSE2__)
+    const __m128i case_bit = _mm_set1_epi8(0x20), a1 = _mm_set1_epi8('a' - 1), z1 = _mm_set1_epi8('z' + 1),
+                  lo1 = _mm_set1_epi8('-' - 1), hi1 = _mm_set1_epi8('9' + 1), under = _mm_set1_epi8('_');
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + i)), l = _mm_or_si128(x, case_bit);
+        __m128i ok = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(l, a1), _mm_cmplt_epi8(l, z1)),
+                                  _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(x, lo1), _mm_cmplt_epi8(x, hi1)),
+                                               _mm_cmpeq_epi8(x, under)));
+        unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xFFFFu;
+        if (bad)
+            return i + ns_ctz(bad);
+    }
+#endif
     while (i < n && NS_PATH_CHAR[p[i]])
         i++;
     return i;
@@ -1607,20 +1634,30 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
     return tabs->n > 0;
 }
 
-/* Whether the name p[a:a+n] holds only printable ASCII other than '&' and '\\' (bytes a row of a
- * table the readers take never holds: control characters, non-ASCII, bytescan._NEVER) */
-static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n) {
-    Py_ssize_t k = a;
 #if defined(__SSE2__)
+/* A bit for each of the sixteen bytes at q that may not be in a name (below 0x20 as signed bytes, so
+ * 0x80 up too; 0x7f, '&', '\\') */
+static inline int ns_bad16(const unsigned char *q) {
     const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), amp = _mm_set1_epi8('&'),
                   bs = _mm_set1_epi8('\\');
-    for (; k + 16 <= a + n; k += 16) { /* sixteen bytes a step: below 0x20 as signed bytes (0x80 up too) */
-        __m128i x = _mm_loadu_si128((const __m128i *)(p + k));
-        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
-                                   _mm_or_si128(_mm_cmpeq_epi8(x, amp), _mm_cmpeq_epi8(x, bs)));
-        if (_mm_movemask_epi8(bad))
+    __m128i x = _mm_loadu_si128((const __m128i *)q);
+    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
+                                          _mm_or_si128(_mm_cmpeq_epi8(x, amp), _mm_cmpeq_epi8(x, bs))));
+}
+#endif
+
+/* Whether the name p[a:a+n] (p[:end] readable) holds only printable ASCII other than '&' and '\\' (bytes a row of a
+ * table the readers take never holds: control characters, non-ASCII, bytescan._NEVER) */
+static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, Py_ssize_t end) {
+    Py_ssize_t k = a;
+#if defined(__SSE2__)
+    for (; k + 16 <= a + n; k += 16) /* sixteen bytes a step */
+        if (ns_bad16(p + k))
             return 0;
-    }
+    if (k < a + n && n >= 16) /* the last sixteen (some seen already) */
+        return !ns_bad16(p + a + n - 16);
+    if (k < a + n && a + 16 <= end) /* a short name: sixteen bytes from its start, those past it left out */
+        return !(ns_bad16(p + a) & ((1 << n) - 1));
 #endif
     for (; k < a + n; k++)
         if (p[k] < 0x20 || p[k] >= 0x7f || p[k] == '&' || p[k] == '\\')
@@ -1656,7 +1693,7 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssiz
     unsigned long long whole = kind == 1 ? in->whole2 : in->whole;
     unsigned char s = kind == 2 ? ns_split_styled(in->p + i, z - i, ncells, whole, cs, &name, &name_n)
                                 : split_row(in->p + i, z - i, ncells, whole, cs, &name, &name_n);
-    if (s & 1 || !ns_name_plain(in->p, i + name, name_n))
+    if (s & 1 || !ns_name_plain(in->p, i + name, name_n, in->n))
         return 0;
     *st |= s;
     for (Py_ssize_t j = 0; j < ncells; j++) {
