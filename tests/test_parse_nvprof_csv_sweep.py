@@ -279,6 +279,45 @@ def test_rank_blocks_of_merged_groups_is_rank_of_their_tables(seed):
     assert set(want[3]) == {"total_ns"}
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_rank_blocks_of_the_merged_groups_only_into_the_blocks_top(seed):
+    """What the nsys sweep does (sweep_rows.ranked_names): every block ranked, then only the merged
+    groups again into the first call's in_top list (the single ones RANK_SKIP, kept as ranked): the
+    same shares, cumulative shares and in_top to the bit as one call over every group, the list given
+    the one given back."""
+    rng = random.Random(100 + seed)
+    starts, pct, tot = _rank_input(rng, rng.randint(2, 10))
+    n = len(pct)
+    bounds = [*starts, n]
+    groups, merged, g = [], [], 0
+    while g < len(starts):
+        k = min(rng.choice([1, 1, 2, 3]), len(starts) - g)
+        groups.append(bounds[g])
+        merged.append(k > 1)
+        g += k
+    nan = array("d", [math.nan])
+    pcts, tots = array("d", pct), array("d", tot)
+    share, cum = nan * n, nan * n
+    first = KAHAN.rank_blocks(array("q", starts).tobytes(), pcts, tots, 0.9, share, cum)
+    share1, cum1 = nan * n, nan * n
+    once = KAHAN.rank_blocks(array("q", groups).tobytes(), pcts, tots, 0.9, share1, cum1, bytes(merged))
+    if first is None:
+        return  # (a block alone noted: the sweep leaves the file to the readers)
+    again = bytes(1 if m else KAHAN.RANK_SKIP for m in merged)
+    top = KAHAN.rank_blocks(array("q", groups).tobytes(), pcts, tots, 0.9, share, cum, again, first)
+    if once is None:  # a merged group with no time at all: noted by both
+        assert top is None
+        return
+    assert top is first and top == once
+    assert share.tobytes() == share1.tobytes() and cum.tobytes() == cum1.tobytes()
+
+
+def test_rank_blocks_checks_the_top_it_is_given():
+    pct, tot = array("d", [75.0, 25.0]), array("d", [300.0, 100.0])
+    with pytest.raises(ValueError, match="top"):
+        KAHAN.rank_blocks(array("q", [0]).tobytes(), pct, tot, 0.9, array("d", pct), array("d", tot), b"\x00", [None])
+
+
 def test_rank_blocks_leaves_a_skipped_group_unranked():
     """A group whose `merged` byte is RANK_SKIP (nsys's memory sizes: no times) keeps its share and
     cumulative as given (NaN) and in_top None; the others are ranked as alone."""

@@ -16,7 +16,7 @@
  * path's: rank then returns None and the caller runs it (what Python does with such a value is
  * Python's to say). tests/test_native_kahan.py compares both paths bit for bit.
  *
- * rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged]) is rank() of rows
+ * rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged[, top]]) is rank() of rows
  * whose (profile, section) groups are each one run of rows of one source table (a machine-written
  * nvprof --csv sweep: profconv.parse.dialects.nvprof.csv_sweep), or of several marked `merged` (an nsys
  * run's kernel and memory-operation tables: dialects/nsys_csv_sweep.py), given as the runs' first
@@ -636,7 +636,7 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
     return 0;
 }
 
-/* rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged]): rank() of rows whose
+/* rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged[, top]]): rank() of rows whose
  * (profile, section) groups are each one run of rows of one source table, every section timed --
  * group k rows starts[k] .. starts[k + 1] - 1 (starts: int64, the first 0), the columns buffers of
  * doubles (share and cumulative written) -- giving in_top (a list; share_basis is "total_ns"
@@ -644,11 +644,16 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
  * group): group k is the rows of several source tables where merged[k] is 1 (ranked by their
  * times whatever their Time(%), as rank() ranks such a group), rows not ranked where it is 2 (RANK_SKIP:
  * a section without times, nsys's memory sizes: their share, cumulative and in_top left as they are).
+ * `top` (a list, one item a row): in_top written into it (the rows not ranked keep theirs) and it given
+ * back, rather than a new list of None -- a second call over the groups of a first call's blocks
+ * ranks only the merged ones, the others RANK_SKIP and kept as the first call ranked them.
  * The same expressions in the same order as rank()'s (tests compare both). */
 static PyObject *rank_blocks(PyObject *self, PyObject *args) {
     Py_buffer sb, pb, tb, shb, cb, mb = {0};
     double threshold;
-    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*|y*:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb, &mb))
+    PyObject *given = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*|y*O!:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb, &mb,
+                          &PyList_Type, &given))
         return NULL;
     const unsigned char *merged = mb.buf;
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double), nb = sb.len / (Py_ssize_t)sizeof(int64_t);
@@ -657,18 +662,19 @@ static PyObject *rank_blocks(PyObject *self, PyObject *args) {
     double *key = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
     Py_ssize_t *idx = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t)),
                *tmp = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
-    if (key == NULL || idx == NULL || tmp == NULL || (top = filled(n, Py_None)) == NULL) {
+    if (key == NULL || idx == NULL || tmp == NULL ||
+        (top = given != NULL ? Py_NewRef(given) : filled(n, Py_None)) == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
     }
     int ok = tb.len == pb.len && shb.len == pb.len && cb.len == pb.len && (nb ? starts[0] == 0 : n == 0) &&
-             (merged == NULL || mb.len == nb);
+             (merged == NULL || mb.len == nb) && PyList_GET_SIZE(top) == n;
     for (Py_ssize_t k = 0; ok && k < nb; k++)
         ok = starts[k] < (k + 1 < nb ? starts[k + 1] : n);
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError,
-                        "rank_blocks: starts rising from 0 below the rows; columns of one length; merged a byte a group");
+        PyErr_SetString(PyExc_ValueError, "rank_blocks: starts rising from 0 below the rows; columns and top of one "
+                                          "length; merged a byte a group");
         goto done;
     }
     for (Py_ssize_t k = 0; k < nb; k++)
@@ -884,9 +890,9 @@ static PyMethodDef methods[] = {
      "rank(section, profile, table, time_pct, total_ns, timed, threshold[, share, cumulative]) -> (share, cumulative, in_top, "
      "share_basis, notable) or None (values only Python may take: run the Python path)"},
     {"rank_blocks", rank_blocks, METH_VARARGS,
-     "rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged]) -> in_top, or None: rank() of "
-     "rows whose groups are runs of one table, or of several where merged (a byte a group) says so (share and "
-     "cumulative written)"},
+     "rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged[, top]]) -> in_top, or None: "
+     "rank() of rows whose groups are runs of one table, or of several where merged (a byte a group) says so (share, "
+     "cumulative and top, where given, written)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -899,6 +905,9 @@ PyMODINIT_FUNC PyInit__kahan(void) {
     PyObject *m = PyModule_Create(&module);
     /* rank_blocks leaves a group whose `merged` byte is RANK_SKIP unranked: callers check for it */
     if (m != NULL && PyModule_AddIntConstant(m, "RANK_SKIP", 2) < 0)
+        Py_CLEAR(m);
+    /* rank_blocks takes a `top` list to write into (callers check for it: an older build does not) */
+    if (m != NULL && PyModule_AddIntConstant(m, "RANK_TOP_GIVEN", 1) < 0)
         Py_CLEAR(m);
     return m;
 }

@@ -34,7 +34,12 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
     share, cumulative = array("d", [nan]) * n, array("d", [nan]) * n
     skip = () if unranked is None else (unranked,)
     top = kahan.rank_blocks(blocks, cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, *skip)
-    if top is not None and groups is not None:
+    if top is not None and groups is not None and hasattr(kahan, "RANK_TOP_GIVEN"):
+        # the merged groups ranked again, the others (each one of the blocks above) kept as ranked there
+        merged = np.frombuffer(groups[1], dtype=np.uint8)
+        again = np.where(merged == 0, kahan.RANK_SKIP, merged).astype(np.uint8).tobytes()
+        top = kahan.rank_blocks(groups[0], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, again, top)
+    elif top is not None and groups is not None:  # (a build older than `top`: every group ranked again)
         top = kahan.rank_blocks(groups[0], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, groups[1])
     if top is None:
         return None
