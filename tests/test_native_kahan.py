@@ -306,6 +306,8 @@ def test_find_any_long_texts_and_many_needles():
         needles = tuple("".join(rng.choice('ab=PROF" S\n$') for _ in range(rng.randint(2, 6)))
                         for _ in range(rng.randint(0, 64 if rng.random() < 0.2 else 6)))
         assert kahan.find_any(text, needles) is any(m in text for m in needles)
+        raw = text.encode("latin-1")  # bytes: the same places (one byte a character here)
+        assert kahan.find_any(raw, needles) is any(m.encode() in raw for m in needles)
     for at in range(70):
         text = "x" * at + "==PROF==" + "y" * (rng.randint(0, 3))
         assert kahan.find_any(text, ("zz", "==PROF==")) is True
@@ -326,3 +328,7 @@ def test_find_any_markers_and_what_it_leaves_to_python():
     assert kahan.find_any("abc", ("a",)) is None  # a needle of one character
     assert kahan.find_any("abc", ("é€",)) is None  # not ASCII
     assert contains_any("Op Time → 1 ms", KEYWORDS) is True and contains_any("→", KEYWORDS) is False
+    assert kahan.FIND_ANY_BYTES == 1 and kahan.find_any(b"==1== NVPROF\n==PROF== x", OTHER_MARKERS) is True
+    assert kahan.find_any("Op Time → 1 ms".encode(), KEYWORDS) is True  # (bytes: a byte a place)
+    with pytest.raises(TypeError):
+        kahan.find_any(bytearray(b"abc"), OTHER_MARKERS)

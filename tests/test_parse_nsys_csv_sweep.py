@@ -480,3 +480,17 @@ def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
     assert table_notes == {(p, s): [t + tail] for p, s, t in expected}
     assert notes == [f"profile {p}, {s} table, {t}{tail}" for p, s, t in expected]
     assert case == "one key twice" or not any(gc.is_tracked(v) for v in table_notes.values())
+
+
+@pytest.mark.parametrize("where", ["gaps", "across", "head", "none"])
+def test_a_keyword_between_the_tables_or_across_into_a_header_leaves_the_chunk(where):
+    """_skeleton_ok looks for the stream's markers and context keywords in the gaps (as bytes, no str
+    made of them), the headers and across the seam between them, as in their text joined."""
+    from profconv.parse import context
+
+    kw = context.KEYWORDS[0]
+    head = HEADERS["cuda_api_sum"].encode()
+    between = {"gaps": b"Processing [a] " + kw.encode() + b" x\n", "across": b"Processing [a]\n" + kw[:2].encode(),
+               "head": b"Processing [a]\n", "none": b"Processing [a]\n"}[where]
+    heads = [kw[2:].encode() + head] if where == "across" else [head + kw.encode()] if where == "head" else [head]
+    assert nsys_csv_sweep._skeleton_ok(between, heads, ["cudaMalloc"]) is (where == "none")

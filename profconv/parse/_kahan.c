@@ -821,20 +821,26 @@ __attribute__((target("avx2"))) static int find_avx2(const needles_t *nd, const 
 #endif
 
 /* find_any(text, needles): whether any of the needles (a tuple of ASCII str of 2 characters or
- * more, 64 at most) is in text, as `any(m in text for m in needles)` says, by one pass over the text
+ * more, 64 at most) is in text (a str, or bytes: their ASCII bytes looked for), as `any(m in text for
+ * m in needles)` says, by one pass over the text
  * (32 places a step where the CPU has AVX2, else a place a step: its two bytes looked up in the
  * needles' first two); None where the text is not of one byte a character or a needle is not such
  * a str (the caller asks Python). */
 static PyObject *find_any(PyObject *self, PyObject *args) {
     PyObject *text, *needles;
-    if (!PyArg_ParseTuple(args, "UO!:find_any", &text, &PyTuple_Type, &needles))
+    if (!PyArg_ParseTuple(args, "OO!:find_any", &text, &PyTuple_Type, &needles))
         return NULL;
+    int raw = PyBytes_Check(text);
+    if (!raw && !PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "find_any: text a str or bytes");
+        return NULL;
+    }
 #if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)
+    if (!raw && PyUnicode_READY(text) < 0)
         return NULL;
 #endif
     Py_ssize_t k = PyTuple_GET_SIZE(needles);
-    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND || k > 64)
+    if ((!raw && PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) || k > 64)
         Py_RETURN_NONE;
     needles_t nd;
     memset(nd.first, 0, sizeof nd.first);
@@ -864,8 +870,8 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
         nd.lo1[c[1] & 15] |= group;
         nd.hi1[c[1] >> 4] |= group;
     }
-    const unsigned char *t = PyUnicode_1BYTE_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const unsigned char *t = raw ? (const unsigned char *)PyBytes_AS_STRING(text) : PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = raw ? PyBytes_GET_SIZE(text) : PyUnicode_GET_LENGTH(text);
     if (k == 0)
         Py_RETURN_FALSE;
 #ifdef FIND_AVX2
@@ -905,6 +911,9 @@ PyMODINIT_FUNC PyInit__kahan(void) {
     PyObject *m = PyModule_Create(&module);
     /* rank_blocks leaves a group whose `merged` byte is RANK_SKIP unranked: callers check for it */
     if (m != NULL && PyModule_AddIntConstant(m, "RANK_SKIP", 2) < 0)
+        Py_CLEAR(m);
+    /* find_any takes bytes too (callers check for it: an older build takes str only) */
+    if (m != NULL && PyModule_AddIntConstant(m, "FIND_ANY_BYTES", 1) < 0)
         Py_CLEAR(m);
     /* rank_blocks takes a `top` list to write into (callers check for it: an older build does not) */
     if (m != NULL && PyModule_AddIntConstant(m, "RANK_TOP_GIVEN", 1) < 0)

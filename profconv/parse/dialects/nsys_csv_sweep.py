@@ -278,22 +278,34 @@ def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, int]] | None
     return out
 
 
-def _skeleton_ok(between: str, heads: list[bytes], names: list[str]) -> bool:
+def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str]) -> bool:
     """Whether nothing the stream looks for in a window's text (its rows blank: the lines between
-    the tables and the headers) or in the first window's head (the names too) is in the chunk: no
-    other dialect's marker or context keyword, no '%' in a name; nvprof's detect (its markers '%'
-    and '(%)' are left to it on each window's header lines and the two after them) not taking a
-    header with its rows blank."""
+    the tables -- `between`, ASCII -- and the headers) or in the first window's head (the names too)
+    is in the chunk: no other dialect's marker or context keyword, no '%' in a name; nvprof's detect
+    (its markers '%' and '(%)' are left to it on each window's header lines and the two after them)
+    not taking a header with its rows blank."""
     from profconv.parse import context, stream
     from profconv.parse.context import contains_any
     from profconv.parse.dialects import nvprof
     from profconv.parse.model import Document
 
     needles = stream.other_markers("nsys") + context.KEYWORDS
-    text = between + "\n".join(h.decode("ascii") for h in heads)
-    if contains_any(text, needles) or contains_any("\n".join(names), (*needles, "%")):
+    heads_text = "\n".join(h.decode("ascii") for h in heads)
+    seam = between[max(0, len(between) - max(map(len, needles), default=1) + 1) :]  # (a needle across into the heads)
+    if (_bytes_hold_any(between, needles) or contains_any(seam.decode("ascii") + heads_text, needles)
+            or contains_any("\n".join(names), (*needles, "%"))):
         return False
     return not any(nvprof.detect(Document(lines=[], label="", text=h.decode("ascii") + "\n\n\n")) for h in heads)
+
+
+def _bytes_hold_any(text: bytes, needles: tuple[str, ...]) -> bool:
+    """context.contains_any of ASCII bytes: looked for in the bytes where the C pass takes them (no str
+    made of megabytes of gaps), else in their text."""
+    from profconv.parse.context import contains_any
+
+    kahan = native.load("_kahan")
+    got = kahan.find_any(text, needles) if kahan is not None and hasattr(kahan, "FIND_ANY_BYTES") else None
+    return contains_any(text.decode("ascii"), needles) if got is None else got
 
 
 def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str], list[bytes]] | None:
@@ -384,7 +396,7 @@ def _found(data: bytes, cut: int) -> tuple | None:
     if gaps is None:
         return None
     got = _read(data, vals)
-    if got is None or not _skeleton_ok(gaps[2].decode("ascii"), got[3], got[2]):
+    if got is None or not _skeleton_ok(gaps[2], got[3], got[2]):
         return None
     sizes, (gap_lines, new, before) = vals[:, 3].copy(), gaps[0]
     heads = np.cumsum(gap_lines + np.append(0, sizes[:-1] + 1))  # what nsys_sweep counts: the lines before each
@@ -428,7 +440,7 @@ def _swept(data: bytes, cut: int) -> tuple | None:
                           nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes,
                           NVTX_HEADER[:-5], _UNREAD_NAMES)
     if (got is None or not all(h in (SIZE_HEADER, NVTX_HEADER) or _header_fields(h) == fields for h in got[5])
-            or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4].decode("ascii"), list(got[5]), got[3])):
+            or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4], list(got[5]), got[3])):
         return None
     tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)
     kinds, reports = tabs[:, 3], tabs[:, 1]
