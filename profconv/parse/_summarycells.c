@@ -1636,48 +1636,73 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
 
 #if defined(__SSE2__)
 /* A bit for each of the sixteen bytes at q that may not be in a name (below 0x20 as signed bytes, so
- * 0x80 up too; 0x7f, '&', '\\') */
-static inline int ns_bad16(const unsigned char *q) {
+ * 0x80 up too; 0x7f, '&', '\\') or is one of the two in `also` */
+static inline int ns_bad16(const unsigned char *q, __m128i also1, __m128i also2) {
     const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), amp = _mm_set1_epi8('&'),
                   bs = _mm_set1_epi8('\\');
     __m128i x = _mm_loadu_si128((const __m128i *)q);
-    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
-                                          _mm_or_si128(_mm_cmpeq_epi8(x, amp), _mm_cmpeq_epi8(x, bs))));
+    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, amp), _mm_cmpeq_epi8(x, bs)));
+    return _mm_movemask_epi8(_mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(x, also1), _mm_cmpeq_epi8(x, also2))));
 }
 #endif
 
-/* Whether the name p[a:a+n] (p[:end] readable) holds only printable ASCII other than '&' and '\\' (bytes a row of a
- * table the readers take never holds: control characters, non-ASCII, bytescan._NEVER) */
-static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, Py_ssize_t end) {
+/* Whether the bytes p[a:a+n] (p[:end] readable) are all printable ASCII other than '&', '\\', `x1` and
+ * `x2` (a name of a row the readers take never holds the first: control characters, non-ASCII,
+ * bytescan._NEVER): sixteen bytes a step, a short run's sixteen from its start (the bytes past it left
+ * out), a long one's last sixteen overlapping those seen */
+static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, Py_ssize_t end, unsigned char x1,
+                         unsigned char x2) {
     Py_ssize_t k = a;
 #if defined(__SSE2__)
-    for (; k + 16 <= a + n; k += 16) /* sixteen bytes a step */
-        if (ns_bad16(p + k))
+    const __m128i also1 = _mm_set1_epi8((char)x1), also2 = _mm_set1_epi8((char)x2);
+    for (; k + 16 <= a + n; k += 16)
+        if (ns_bad16(p + k, also1, also2))
             return 0;
-    if (k < a + n && n >= 16) /* the last sixteen (some seen already) */
-        return !ns_bad16(p + a + n - 16);
-    if (k < a + n && a + 16 <= end) /* a short name: sixteen bytes from its start, those past it left out */
-        return !(ns_bad16(p + a) & ((1 << n) - 1));
+    if (k < a + n && n >= 16)
+        return !ns_bad16(p + a + n - 16, also1, also2);
+    if (k < a + n && a + 16 <= end)
+        return !(ns_bad16(p + a, also1, also2) & ((1 << n) - 1));
 #endif
     for (; k < a + n; k++)
-        if (p[k] < 0x20 || p[k] >= 0x7f || p[k] == '&' || p[k] == '\\')
+        if (p[k] < 0x20 || p[k] >= 0x7f || p[k] == '&' || p[k] == '\\' || p[k] == x1 || p[k] == x2)
             return 0;
     return 1;
 }
 
-/* A third kind's row p[0:n] split (split_row's, a cell of letters between the numbers and the name) */
-static unsigned char ns_split_styled(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
-                                     cell_t *cells, Py_ssize_t *name, Py_ssize_t *name_n) {
-    Py_ssize_t at = 0;
-    unsigned char status = split_cells(p, n, ncells, whole, cells, &at);
+/* The name p[a:z] of a row (z: its newline, p[:end] readable) as split_name splits it and
+ * ns_name_plain holds it, in one pass over its bytes: 1 (its bytes, the quotes left out, at *name,
+ * *name_n) where it is a plain name -- not empty, no comma or quote, or one "..." with no quote
+ * inside --, else 0 */
+static int ns_name_at(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, Py_ssize_t end, Py_ssize_t *name,
+                      Py_ssize_t *name_n) {
+    Py_ssize_t m = z - a;
+    if (m == 0)
+        return 0;
+    if (p[a] == '"') {
+        if (m < 3 || p[z - 1] != '"')
+            return 0;
+        *name = a + 1, *name_n = m - 2;
+        return ns_name_plain(p, a + 1, m - 2, end, '"', '"');
+    }
+    *name = a, *name_n = m;
+    return ns_name_plain(p, a, m, end, '"', ',');
+}
+
+/* A third kind's row p[0:n]: its number cells split (split_cells), then a cell of letters (its Style):
+ * the status, *at the index after the Style's comma (1 where not so) */
+static unsigned char ns_styled_cells(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
+                                     cell_t *cells, Py_ssize_t *at) {
+    unsigned char status = split_cells(p, n, ncells, whole, cells, at);
     if (status & 1)
         return status;
-    Py_ssize_t k = at;
+    Py_ssize_t k = *at;
     while (k < n && ((p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= 'a' && p[k] <= 'z')))
         k++;
-    if (k == at || k >= n || p[k] != ',')
+    if (k == *at || k >= n || p[k] != ',')
         return 1;
-    return status | split_name(p, n, k + 1, name, name_n);
+    *at = k + 1;
+    return status;
 }
 
 /* Row `row` (p[i:z]) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
@@ -1689,11 +1714,11 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssiz
                   int32_t *codes, bytes_table *t, unsigned char *st) {
     cell_t cs[64];
     double v[64];
-    Py_ssize_t name = 0, name_n = 0, ncells = kind == 1 ? in->ncells2 : in->ncells;
+    Py_ssize_t at = 0, name = 0, name_n = 0, ncells = kind == 1 ? in->ncells2 : in->ncells;
     unsigned long long whole = kind == 1 ? in->whole2 : in->whole;
-    unsigned char s = kind == 2 ? ns_split_styled(in->p + i, z - i, ncells, whole, cs, &name, &name_n)
-                                : split_row(in->p + i, z - i, ncells, whole, cs, &name, &name_n);
-    if (s & 1 || !ns_name_plain(in->p, i + name, name_n, in->n))
+    unsigned char s = kind == 2 ? ns_styled_cells(in->p + i, z - i, ncells, whole, cs, &at)
+                                : split_cells(in->p + i, z - i, ncells, whole, cs, &at);
+    if (s & 1 || !ns_name_at(in->p, i + at, z, in->n, &name, &name_n))
         return 0;
     *st |= s;
     for (Py_ssize_t j = 0; j < ncells; j++) {
@@ -1716,7 +1741,7 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssiz
         if (v[in->pct] > 100.0 || !(fabs(tt - v[in->calls] * v[in->avg]) <= 0.01 * tt))
             return 0;
     }
-    int64_t code = name_code(in->p, i + name, name_n, t);
+    int64_t code = name_code(in->p, name, name_n, t);
     if (code < 0)
         return code == -2 ? 0 : -1;
     codes[row] = (int32_t)code;
