@@ -332,3 +332,8 @@ def test_find_any_markers_and_what_it_leaves_to_python():
     assert kahan.find_any("Op Time → 1 ms".encode(), KEYWORDS) is True  # (bytes: a byte a place)
     with pytest.raises(TypeError):
         kahan.find_any(bytearray(b"abc"), OTHER_MARKERS)
+    # contains_any of bytes: the C pass, else the needles' UTF-8 looked for (a needle of one character,
+    # one not ASCII: Python's)
+    assert contains_any(b"a\n$ ./m3", KEYWORDS) is True and contains_any(b"a$", KEYWORDS) is False
+    assert contains_any("x → y".encode(), ("→",)) is True and contains_any(b"x y", ("y",)) is True
+    assert contains_any(b"x y", ("→", "z")) is False

@@ -50,12 +50,16 @@ def _value(text: str) -> float | None:
         return None
 
 
-def contains_any(text: str, needles: tuple[str, ...]) -> bool:
-    """`any(m in text for m in needles)`: by one pass of the C accelerator where it was built (and
-    the text is of one byte a character), else by one substring search per needle."""
+def contains_any(text: str | bytes, needles: tuple[str, ...]) -> bool:
+    """`any(m in text for m in needles)` (bytes: the needles' UTF-8 looked for in them, no str made of
+    them): by one pass of the C accelerator where it was built (and a str text is of one byte a
+    character; bytes where the build takes them), else by one substring search per needle."""
     mod = native.load("_kahan")
-    got = mod.find_any(text, needles) if mod is not None else None
-    return any(m in text for m in needles) if got is None else got
+    raw = isinstance(text, bytes)
+    got = mod.find_any(text, needles) if mod is not None and (not raw or hasattr(mod, "FIND_ANY_BYTES")) else None
+    if got is not None:
+        return got
+    return any(m.encode() in text for m in needles) if raw else any(m in text for m in needles)
 
 
 def scan(text: str) -> list[ContextLine]:

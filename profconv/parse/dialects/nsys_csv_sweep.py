@@ -292,20 +292,10 @@ def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str]) -> bool:
     needles = stream.other_markers("nsys") + context.KEYWORDS
     heads_text = "\n".join(h.decode("ascii") for h in heads)
     seam = between[max(0, len(between) - max(map(len, needles), default=1) + 1) :]  # (a needle across into the heads)
-    if (_bytes_hold_any(between, needles) or contains_any(seam.decode("ascii") + heads_text, needles)
+    if (contains_any(between, needles) or contains_any(seam.decode("ascii") + heads_text, needles)
             or contains_any("\n".join(names), (*needles, "%"))):
         return False
     return not any(nvprof.detect(Document(lines=[], label="", text=h.decode("ascii") + "\n\n\n")) for h in heads)
-
-
-def _bytes_hold_any(text: bytes, needles: tuple[str, ...]) -> bool:
-    """context.contains_any of ASCII bytes: looked for in the bytes where the C pass takes them (no str
-    made of megabytes of gaps), else in their text."""
-    from profconv.parse.context import contains_any
-
-    kahan = native.load("_kahan")
-    got = kahan.find_any(text, needles) if kahan is not None and hasattr(kahan, "FIND_ANY_BYTES") else None
-    return contains_any(text.decode("ascii"), needles) if got is None else got
 
 
 def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str], list[bytes]] | None:
