@@ -411,6 +411,12 @@ def test_runs_of_an_app_on_unified_memory(seed, tmp_path, monkeypatch, small):
         FAST.assert_cli_same(path, monkeypatch)
 
 
+def _last(text: str, old: str, new: str) -> str:
+    """`text` with its last `old` made `new`."""
+    at = text.rindex(old)
+    return text[:at] + new + text[at + len(old) :]
+
+
 @pytest.mark.parametrize("change, taken", [
     (lambda t: t, True),
     (lambda t: t.replace("CPU Page Faults,CPU", "CPU Page Faults, CPU"), False),  # ', ': the readers do not note it
@@ -421,6 +427,16 @@ def test_runs_of_an_app_on_unified_memory(seed, tmp_path, monkeypatch, small):
     (lambda t: t.replace("CPU Page Faults,CPU Instruction Address", "CPU Page Faults Summary,X"), False),
     (lambda t: t.replace("um_cpu_page_faults_sum", "um_new_sum"), False),  # a report not in nsys.NOT_READ
     (lambda t: t.replace("Address\n36", "Address\n\n36"), False),  # a blank line inside: rows left over
+    # the header found good in the first runs, another one in the last run (checked anew, not taken for the first)
+    (lambda t: _last(t, "CPU Page Faults,CPU", "CPU Page Faults,CPU (sum)"), True),
+    (lambda t: _last(t, "CPU Page Faults,CPU", "CPU Page Faults,Summary CPU"), False),
+    (lambda t: _last(t, "CPU Page Faults,CPU", "CPU Page Faults,CPU*"), False),
+    # a row's 'G' or 'P' not starting a run's or a report's line; rows past sixteen bytes, a bad byte at their end
+    (lambda t: _last(t, ",0x1f", ",GPU Processing 0x1f"), True),
+    (lambda t: _last(t, ",0x1f", ",Processing [x"), False),
+    (lambda t: _last(t, ",0x2e", ",0x2e" + "0" * 40), True),
+    (lambda t: _last(t, ",0x2e", ",0x2e" + "0" * 40 + "\x7f"), False),
+    (lambda t: _last(t, ",0x2e", ",0x2e" + "0" * 13 + "Generating 0"), False),
 ])
 def test_a_not_read_table_the_fast_path_steps_over_or_leaves(change, taken, tmp_path, monkeypatch, small):
     run = ("Generating SQLite file r{k}.sqlite from r{k}.nsys-rep\n"
@@ -480,6 +496,44 @@ def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
     assert table_notes == {(p, s): [t + tail] for p, s, t in expected}
     assert notes == [f"profile {p}, {s} table, {t}{tail}" for p, s, t in expected]
     assert case == "one key twice" or not any(gc.is_tracked(v) for v in table_notes.values())
+
+
+def test_the_not_read_tables_notes_made_in_c_are_pythons(monkeypatch):
+    """The not-read tables' notes (`_unread_notes`, three a run of an app on unified memory): the C pass
+    (`line_notes`) gives the Python loop's, in order, numbers of every width (two digits a step) and signs;
+    none, and a text that is not ASCII (left to Python), too."""
+    import numpy as np
+
+    scan = native.load("_summarycells")
+    cpu, total = (nsys_csv_sweep._UNREAD_NAMES.index(r) for r in (b"um_cpu_page_faults_sum", b"um_total_sum"))
+    spans = np.array([(1, 3, cpu), (9, 10, total), (99, 100, 0), (12345, 123456, cpu), (10**17, 10**18 + 7, total),
+                      (-7, 2**63 - 1, 0)], dtype=np.int64)
+    said = nsys_csv_sweep._unread_notes(spans)
+    assert said[:2] == [
+        "lines 1-3: nsys report um_cpu_page_faults_sum (unified memory CPU page faults) is not read: profconv ranks the per-name "
+        "summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, osrt_sum, nvtx_sum)",
+        "lines 9-10: nsys report um_total_sum (unified memory totals) is not read: profconv ranks the per-name "
+        "summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, osrt_sum, nvtx_sum)"]
+    assert [n.split(":")[0] for n in said] == ["lines 1-3", "lines 9-10", "lines 99-100", "lines 12345-123456",
+                                               "lines 100000000000000000-1000000000000000007",
+                                               "lines -7-9223372036854775807"]
+
+    class Older:
+        def __getattr__(self, name):
+            if name == "line_notes":
+                raise AttributeError(name)
+            return getattr(scan, name)
+
+    with monkeypatch.context() as m:
+        m.setattr(nsys_csv_sweep.native, "load", lambda name: Older() if name == "_summarycells" else native.load(name))
+        assert nsys_csv_sweep._unread_notes(spans) == said
+        assert nsys_csv_sweep._unread_notes(np.empty((0, 3), dtype=np.int64)) == []
+    assert nsys_csv_sweep._unread_notes(np.empty((0, 3), dtype=np.int64)) == []
+    assert scan.line_notes(spans[:1].tobytes(), ("caf\u00e9",)) is None
+    with pytest.raises(ValueError):
+        scan.line_notes(spans[:1].tobytes()[:-8], ("x",))
+    with pytest.raises(ValueError):
+        scan.line_notes(spans.tobytes(), ("x",))  # (a text's index past the texts)
 
 
 @pytest.mark.parametrize("where", ["gaps", "across", "head", "none"])

@@ -1319,6 +1319,7 @@ typedef struct {
     /* the reports whose tables are noted, not read (a tuple of bytes; NULL: none): such a report's table
      * before a run's Generating line or at the chunk's end is stepped over (ns_unread_table) */
     PyObject *unread;
+    struct ns_heads_ *noted; /* the not-read tables' headers found good so far (ns_unread_known) */
 } ns_in;
 
 #define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
@@ -1326,7 +1327,7 @@ typedef struct {
 
 #define NS_HEADS 8 /* distinct header lines a chunk may hold (a sweep's reports: kernels, API, OS, memory ...) */
 
-typedef struct {
+typedef struct ns_heads_ {
     Py_ssize_t at[NS_HEADS], len[NS_HEADS]; /* each distinct header line's first place and length */
     int n;
 } ns_heads;
@@ -1355,13 +1356,15 @@ static inline int ns_ctz(unsigned x) {
 #endif
 }
 
-/* The bytes of a path: [A-Za-z0-9._/-] (a table of 256, made once) */
+/* The bytes of a path: [A-Za-z0-9._/-] (a table of 256, made once); 2 also set for those of a report's
+ * name, [a-z0-9_] */
 static unsigned char NS_PATH_CHAR[256];
 
 static void ns_path_chars(void) {
     for (int c = 0; c < 256; c++)
-        NS_PATH_CHAR[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                          c == '_' || c == '/' || c == '-';
+        NS_PATH_CHAR[c] = (unsigned char)(((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                           c == '.' || c == '_' || c == '/' || c == '-') |
+                                          (((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << 1));
 }
 
 /* The end of the path [A-Za-z0-9._/-]* at p[i:n]: sixteen bytes a step where they are there (a byte
@@ -1414,7 +1417,7 @@ static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
     if (e - a < 3 || memcmp(p + e - 3, ".py", 3) != 0)
         return -1;
     Py_ssize_t s = e - 3;
-    while (s > a && ((p[s - 1] >= 'a' && p[s - 1] <= 'z') || (p[s - 1] >= '0' && p[s - 1] <= '9') || p[s - 1] == '_'))
+    while (s > a && (NS_PATH_CHAR[p[s - 1]] & 2))
         s--;
     if (s == e - 3 || s - 9 <= a || memcmp(p + s - 9, "/reports/", 9) != 0)
         return -1;
@@ -1436,40 +1439,108 @@ static Py_ssize_t ns_unread_index(const ns_in *in, Py_ssize_t s, Py_ssize_t z) {
     return -1;
 }
 
-/* Whether the text `w` is in p[a:z] */
-static int ns_has(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, const char *w) {
-    Py_ssize_t m = (Py_ssize_t)strlen(w);
-    for (Py_ssize_t q = a; q + m <= z; q++)
-        if (p[q] == (unsigned char)w[0] && memcmp(p + q, w, (size_t)m) == 0)
-            return 1;
-    return 0;
-}
-
 /* What a not-read table's header may not hold (nsys_csv_sweep._NOT_A_HEADER: what nsys's readers would
  * take it for before their note, or what they would not note it for) */
 static const char *const NS_NOT_A_HEADER[] = {", ", "  ", "Statistics", "Summary", "Generating", "Saving report",
                                               "Running ", "Executing", "Processing", "/reports/", "SKIPPED",
                                               "Exporting ", "Exported "};
+#define NS_NOT_A_HEADERS (sizeof NS_NOT_A_HEADER / sizeof *NS_NOT_A_HEADER)
+/* What a not-read table's row may not hold (a run's or a report's line: what the stream cuts at) */
+static const char *const NS_NOT_A_ROW[] = {"Generating ", "Processing ["};
 
-#define NS_ALNUM(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || ((c) >= '0' && (c) <= '9'))
+/* Per byte, a bit for each word of NS_NOT_A_HEADER (the low 16 bits) and of NS_NOT_A_ROW (from bit 16)
+ * that starts with it, NS_HEAD_CHAR where it may be in a not-read table's header ([A-Za-z0-9 ()_./,-]);
+ * the words' lengths (made once): a line searched for all of them in one pass */
+#define NS_HEAD_CHAR (1u << 31)
+static uint32_t NS_WORD_START[256];
+static size_t NS_WORD_LEN[18];
+
+static void ns_word_starts(void) {
+    for (size_t w = 0; w < NS_NOT_A_HEADERS; w++) {
+        NS_WORD_START[(unsigned char)NS_NOT_A_HEADER[w][0]] |= 1u << w;
+        NS_WORD_LEN[w] = strlen(NS_NOT_A_HEADER[w]);
+    }
+    for (size_t w = 0; w < 2; w++) {
+        NS_WORD_START[(unsigned char)NS_NOT_A_ROW[w][0]] |= 1u << (16 + w);
+        NS_WORD_LEN[16 + w] = strlen(NS_NOT_A_ROW[w]);
+    }
+    for (int c = 0; c < 256; c++)
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" ()_./-,", c) != NULL)
+            NS_WORD_START[c] |= c ? NS_HEAD_CHAR : 0;
+}
+
+/* Whether one of the words of `bits` (NS_WORD_START's) starts at p[q:z] */
+static inline int ns_word_at(const unsigned char *p, Py_ssize_t q, Py_ssize_t z, uint32_t bits) {
+    for (; bits; bits &= bits - 1) {
+        unsigned w = (unsigned)ns_ctz(bits);
+        const char *s = w < 16 ? NS_NOT_A_HEADER[w] : NS_NOT_A_ROW[w - 16];
+        if ((size_t)(z - q) >= NS_WORD_LEN[w] && memcmp(p + q, s, NS_WORD_LEN[w]) == 0)
+            return 1;
+    }
+    return 0;
+}
 
 /* The header line p[a:z] of a not-read report's table as nsys's readers note it: [A-Za-z0-9(] then
  * [A-Za-z0-9 ()_./,-], a comma or more, none of NS_NOT_A_HEADER */
 static int ns_unread_header(const unsigned char *p, Py_ssize_t a, Py_ssize_t z) {
     int commas = 0;
-    if (a == z || !(NS_ALNUM(p[a]) || p[a] == '('))
+    if (a == z || !((NS_WORD_START[p[a]] & NS_HEAD_CHAR) && p[a] != ' ' && p[a] != ')' && p[a] != '_' &&
+                    p[a] != '.' && p[a] != '/' && p[a] != '-' && p[a] != ','))
         return 0;
     for (Py_ssize_t q = a; q < z; q++) {
-        unsigned char c = p[q];
-        if (!(NS_ALNUM(c) || c == ' ' || c == '(' || c == ')' || c == '_' || c == '.' || c == '/' || c == '-' ||
-              c == ','))
+        uint32_t t = NS_WORD_START[p[q]];
+        if (!(t & NS_HEAD_CHAR) || ((t & 0xFFFFu) && ns_word_at(p, q, z, t & 0xFFFFu)))
             return 0;
-        commas += c == ',';
+        commas += p[q] == ',';
     }
-    for (size_t w = 0; commas && w < sizeof NS_NOT_A_HEADER / sizeof *NS_NOT_A_HEADER; w++)
-        if (ns_has(p, a, z, NS_NOT_A_HEADER[w]))
-            return 0;
     return commas > 0;
+}
+
+/* Whether the row p[k:z] of a not-read table is one: printable ASCII, no '%', a comma, none of
+ * NS_NOT_A_ROW; sixteen bytes a step where p[:n] holds them (the bytes past z masked) */
+static int ns_unread_row(const unsigned char *p, Py_ssize_t k, Py_ssize_t z, Py_ssize_t n) {
+    int comma = 0;
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), pct = _mm_set1_epi8('%'),
+                  g = _mm_set1_epi8('G'), pp = _mm_set1_epi8('P'), c = _mm_set1_epi8(',');
+    for (; k < z && k + 16 <= n; k += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + k));
+        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(x, pct),
+                                                _mm_or_si128(_mm_cmpeq_epi8(x, g), _mm_cmpeq_epi8(x, pp))));
+        unsigned keep = z - k >= 16 ? 0xFFFFu : (1u << (z - k)) - 1u, b = (unsigned)_mm_movemask_epi8(bad) & keep;
+        comma |= ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, c)) & keep) != 0;
+        for (; b; b &= b - 1) { /* 'G' or 'P' starting no word of NS_NOT_A_ROW pass */
+            Py_ssize_t q = k + ns_ctz(b);
+            uint32_t starts = NS_WORD_START[p[q]] & 0x30000u;
+            if (p[q] != 'G' && p[q] != 'P')
+                return 0;
+            if (ns_word_at(p, q, z, starts))
+                return 0;
+        }
+    }
+#endif
+    for (; k < z; k++) {
+        uint32_t starts = NS_WORD_START[p[k]] & 0x30000u;
+        if (p[k] < 0x20 || p[k] >= 0x7f || p[k] == '%' || (starts && ns_word_at(p, k, z, starts)))
+            return 0;
+        comma |= p[k] == ',';
+    }
+    return comma;
+}
+
+/* Whether p[a:z] is a not-read table's header (ns_unread_header): looked for first among those found so
+ * (a sweep's runs repeat a few), added to them where it is one and there is room */
+static int ns_unread_known(const ns_in *in, Py_ssize_t a, Py_ssize_t z) {
+    ns_heads *h = in->noted;
+    for (int k = 0; k < h->n; k++)
+        if (h->len[k] == z - a && memcmp(in->p + h->at[k], in->p + a, (size_t)(z - a)) == 0)
+            return 1;
+    if (!ns_unread_header(in->p, a, z))
+        return 0;
+    if (h->n < NS_HEADS)
+        h->at[h->n] = a, h->len[h->n++] = z - a;
+    return 1;
 }
 
 /* A not-read report's table at p[k:] (a blank line before it or not): its header (ns_unread_header), rows
@@ -1480,21 +1551,12 @@ static Py_ssize_t ns_unread_table(const ns_in *in, Py_ssize_t k, Py_ssize_t *hea
     if (k < in->n && p[k] == '\n')
         k++;
     Py_ssize_t z = nv_eol(p, k, in->n);
-    if (z < 0 || !ns_unread_header(p, k, z))
+    if (z < 0 || !ns_unread_known(in, k, z))
         return -1;
     *head = k, *lines = 1;
-    for (k = z + 1; k < in->n && p[k] != '\n'; k = z + 1, ++*lines) {
-        int comma = 0;
-        if ((z = nv_eol(p, k, in->n)) < 0)
+    for (k = z + 1; k < in->n && p[k] != '\n'; k = z + 1, ++*lines)
+        if ((z = nv_eol(p, k, in->n)) < 0 || !ns_unread_row(p, k, z, in->n))
             return -1;
-        for (Py_ssize_t q = k; q < z; q++) {
-            if (p[q] < 0x20 || p[q] >= 0x7f || p[q] == '%')
-                return -1;
-            comma |= p[q] == ',';
-        }
-        if (!comma || ns_has(p, k, z, "Generating ") || ns_has(p, k, z, "Processing ["))
-            return -1;
-    }
     return k < in->n ? k + 1 : -1;
 }
 
@@ -1598,6 +1660,7 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
                 Py_ssize_t h = line + ns_lines(p, mark, unread[0]);
                 if (fresh || nv_vec_push(unr, h) || nv_vec_push(unr, h + unread[1] - 1) || nv_vec_push(unr, unread[2]))
                     return fresh ? 0 : -1; /* (after a run's Generating line, before its first table: the readers') */
+                line = h + unread[1] + 1, mark = i; /* (its lines and the blank line after them counted) */
                 noted = 1;
             }
         }
@@ -1897,8 +1960,9 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
     PyObject *out = NULL;
     nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0}, unr = {NULL, 0, 0};
-    ns_heads heads = {{0}, {0}, 0};
+    ns_heads heads = {{0}, {0}, 0}, noted = {{0}, {0}, 0};
     Py_ssize_t rows = 0;
+    in.noted = &noted;
     int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
                   in.time >= in.ncells || in.calls >= in.ncells || in.avg >= in.ncells;
     if (in.ncells < 1 || in.ncells > 64 || idx_bad || in.hn == 0) {
@@ -1952,9 +2016,16 @@ done:
  * collector: it holds one str). None where two groups share a key or a
  * name or the tail is not ASCII (the caller's Python then). All arrays int64. */
 static Py_ssize_t put_i64(char *w, int64_t v) {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char tmp[24];
     Py_ssize_t k = 0, n = 0;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    for (; u >= 100; u /= 100) { /* two digits a step, the low one first (tmp is read backwards) */
+        tmp[k++] = pairs[2 * (u % 100) + 1];
+        tmp[k++] = pairs[2 * (u % 100)];
+    }
     do {
         tmp[k++] = (char)('0' + u % 10);
         u /= 10;
@@ -2076,6 +2147,62 @@ done:
     return out;
 }
 
+/* line_notes(spans, texts): "lines A-B: " + texts[K] for each (A, B, K) of spans (bytes of int64, three a
+ * note), in order -- the notes on the tables nsys's readers do not read (a unified-memory app's um_*
+ * reports: three a run); None where a text is not ASCII (the caller's Python then) */
+static PyObject *line_notes(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer b = {0};
+    PyObject *texts, *out = NULL;
+    char *w = NULL;
+    if (!PyArg_ParseTuple(args, "y*O!", &b, &PyTuple_Type, &texts))
+        return NULL;
+    Py_ssize_t n = b.len / 24, nt = PyTuple_GET_SIZE(texts), longest = 0;
+    const int64_t *v = b.buf;
+    if (b.len % 24) {
+        PyErr_SetString(PyExc_ValueError, "line_notes: three int64 a note");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < nt; j++) {
+        PyObject *t = PyTuple_GET_ITEM(texts, j);
+        if (!all_ascii(t)) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (PyUnicode_GET_LENGTH(t) > longest)
+            longest = PyUnicode_GET_LENGTH(t);
+    }
+    for (Py_ssize_t g = 0; g < n; g++)
+        if (v[3 * g + 2] < 0 || v[3 * g + 2] >= nt) {
+            PyErr_SetString(PyExc_ValueError, "line_notes: a text out of range");
+            goto done;
+        }
+    if ((w = PyMem_Malloc((size_t)(longest + 64))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((out = PyList_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t g = 0; g < n; g++) {
+        PyObject *t = PyTuple_GET_ITEM(texts, v[3 * g + 2]), *note;
+        Py_ssize_t k = 6, tl = PyUnicode_GET_LENGTH(t);
+        memcpy(w, "lines ", 6);
+        k += put_i64(w + k, v[3 * g]);
+        w[k++] = '-';
+        k += put_i64(w + k, v[3 * g + 1]);
+        w[k++] = ':', w[k++] = ' ';
+        memcpy(w + k, PyUnicode_1BYTE_DATA(t), (size_t)tl);
+        if ((note = ascii_str(w, k + tl)) == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, g, note);
+    }
+done:
+    PyMem_Free(w);
+    PyBuffer_Release(&b);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"status", status, METH_VARARGS,
      "status(data, bounds, ncells, whole) -> one status byte per row of the ranges data[b:e] (bounds: bytes of "
@@ -2118,6 +2245,9 @@ static PyMethodDef methods[] = {
     {"merged_notes", merged_notes, METH_VARARGS,
      "merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail) -> (notes, by_table) of the "
      "ranked groups merged from several tables (int64 arrays), or None where two share a key or a text is not ASCII"},
+    {"line_notes", line_notes, METH_VARARGS,
+     "line_notes(spans, texts) -> ['lines A-B: ' + texts[K] for each (A, B, K) of spans (bytes of int64)], or None "
+     "where a text is not ASCII"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2128,6 +2258,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__summarycells(void) {
     ns_path_chars();
+    ns_word_starts();
     PyObject *m = PyModule_Create(&module);
     /* the kinds of table nsys_sweep reads (plain summaries, memory sizes, NVTX ranges): callers check for
      * them (an older build reads fewer) */
