@@ -1237,9 +1237,9 @@ def _shift_lines(rows: Rows, shift: int) -> None:
         if _int_array(col):  # (columns read from bytes: no int object a row)
             cols[c] = _shifted(col, shift)  # type: ignore[arg-type]
         elif col is not None:
-            try:
-                rows.cols[c] = list(map(add, col, repeat(shift)))
-            except TypeError:  # a missing line number (None) stays missing
+            try:  # (an int64 array: 8 bytes a row where a list holds an int object of 32 for each)
+                rows.cols[c] = array("q", map(add, col, repeat(shift)))
+            except (TypeError, OverflowError):  # a missing line number (None) stays missing
                 rows.cols[c] = [x + shift if x is not None else None for x in col]
 
 

@@ -244,13 +244,13 @@ def _chunk(found: tuple, number: int, mods: tuple) -> tuple[dict, dict] | None:
     n = len(pct)
     sizes, rows = _ints(blocks, 4, 1), _ints(profs, 5, 2)
     count = len(rows)
-    row_lines = array("q", lines).tolist()
+    row_lines = array("q", lines)  # (as the readers' rows hold them: core._shift_lines)
     cols.update({
         "profile": cells.nvprof_runs(list(range(number, number + count)), rows), "tool": ["nvprof"] * n,
         "section": cells.nvprof_runs([_SECTIONS[c] for c in _ints(blocks, 4, 2)], sizes),
         "calls": array("q", calls).tolist(), "avg_ns": avg, "min_ns": lo, "max_ns": hi,
         "table": cells.nvprof_runs(_ints(blocks, 4, 3).tolist(), sizes), "line_start": row_lines,
-        "line_end": row_lines.copy(),
+        "line_end": array("q", row_lines),
     })
     per = {"profile": list(range(number, number + count)), "tool": ["nvprof"] * count,
            "line_start": _ints(profs, 5, 0).tolist(), "line_end": _ints(profs, 5, 1).tolist(),
