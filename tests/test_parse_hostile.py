@@ -2,6 +2,7 @@
 one clean error or concrete values, never a traceback, an invented number or a silently lost row."""
 
 import json
+import random
 
 import pytest
 
@@ -181,6 +182,25 @@ def test_bom_and_utf16(tmp_path):
         path.write_bytes(data)
         ps = profconv.parse(str(path))
         assert len(ps.frame) == 1 and ps.frame["total_ns"].iloc[0] in (2.0, 1e6)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_mark_among_other_scripts(codec, tmp_path):
+    """UTF-16 without a byte-order mark is told by the order its text reads in (text.utf16_codec): a
+    kernel named in Chinese with characters U+xx00 in it (a NUL in the other byte lane: before, such a
+    log was refused as binary data), a Korean comment line, box drawing; binary data with NULs is not."""
+    from profconv.parse.text import utf16_codec
+
+    text = P.replace(" k\n", " k_\u5377\u79ef\u0100\u1000\u4e00\n") + "# \ud55c\uad6d\uc5b4 \u2500\u2500\u2500\n"
+    path = tmp_path / "x.log"
+    path.write_bytes(text.encode(codec))
+    assert utf16_codec(path.read_bytes()) == codec
+    ps = profconv.parse(str(path))
+    assert list(ps.frame["name"]) == ["k_\u5377\u79ef\u0100\u1000\u4e00"] and ps.frame["total_ns"].iloc[0] == 1e6
+    rng = random.Random(3)
+    for data in (bytes(rng.randrange(256) for _ in range(4096)), b"\x00\x01" * 2048, bytes(4096),
+                 b"".join(rng.randrange(300).to_bytes(2, "little") for _ in range(2048)), text.encode("utf-8")):
+        assert utf16_codec(data) is None
 
 
 def test_binary_still_refused(tmp_path):

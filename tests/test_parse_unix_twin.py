@@ -38,7 +38,8 @@ def _is_utf8(p: Path) -> bool:
 
 
 UTF8_LOGS = [p for p in LOGS if _is_utf8(p)]
-# UTF-16 without a mark is told by its NUL bytes (text.utf16_codec): a text of other scripts is not
+# UTF-16 without a mark is told by the byte order its text reads in (text.utf16_codec): the logs with
+# Chinese, Korean or box-drawing characters too
 ASCII_LOGS = [p for p in LOGS if p.read_bytes().isascii()]
 
 FORMS = {
@@ -46,6 +47,7 @@ FORMS = {
     # PowerShell 5's `>`: UTF-16LE with its mark, '\r\n' line ends
     "powershell5": lambda data: codecs.BOM_UTF16_LE + data.decode("utf-8").replace("\n", "\r\n").encode("utf-16-le"),
     "utf16be": lambda data: data.decode("utf-8").encode("utf-16-be"),  # no mark: NUL-interleaved
+    "utf16le-crlf": lambda data: data.decode("utf-8").replace("\n", "\r\n").encode("utf-16-le"),  # no mark
     # Notepad's 'UTF-8' and PowerShell 5's `Out-File -Encoding utf8`: a byte-order mark, '\r\n'
     "utf8-mark": lambda data: codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n"),
     "utf8-mark-lf": lambda data: codecs.BOM_UTF8 + data,
@@ -84,7 +86,8 @@ def _outputs(path: Path, outs: tuple[str, ...]) -> list[tuple[int, str, str]]:
 
 @pytest.mark.parametrize("form", FORMS)
 def test_every_log_in_each_windows_or_gzip_form_gives_the_plain_files_outputs(form, twins, tmp_path):
-    logs = {"powershell5": UTF8_LOGS, "utf16be": ASCII_LOGS, "utf8-mark": UTF8_LOGS, "utf8-mark-lf": UTF8_LOGS}.get(form, LOGS)
+    text_forms = ("powershell5", "utf16be", "utf16le-crlf", "utf8-mark", "utf8-mark-lf")  # (of UTF-8 logs)
+    logs = UTF8_LOGS if form in text_forms else LOGS
     outs = ("--json", "--csv")
     for k, log in enumerate(logs):
         copy = tmp_path / f"{k}-{log.name}"

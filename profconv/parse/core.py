@@ -34,7 +34,7 @@ from profconv.parse.schema import (
 )
 from profconv.parse.shares import Notable, ranked, share_rows
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
-from profconv.parse.text import decode, normalize
+from profconv.parse.text import decode, normalize, utf16_codec
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -228,8 +228,10 @@ def fifo_blocks(path: str, block: int = 1 << 20) -> Iterator[bytes]:
 
 
 def _utf16(data: bytes) -> bool:
-    return decode(data[:4096]).count("\x00") == 0 and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or
-                                                      data[:4096:2].count(0) == 0 or data[1:4096:2].count(0) == 0)
+    """Whether NULs in `data` are those of text (UTF-16: text.utf16_codec, or text with NULs in one byte lane
+    only), not binary data's."""
+    return decode(data[:4096]).count("\x00") == 0 and (utf16_codec(data) is not None or data[:4096:2].count(0) == 0
+                                                      or data[1:4096:2].count(0) == 0)
 
 
 def parse(path: str, format: str | None = None, strict: bool = False) -> ProfileSet:
