@@ -6,6 +6,7 @@ the same with random mutations (seeds); the fast path taken where a sweep is pla
 
 from __future__ import annotations
 
+import contextlib
 import random
 from pathlib import Path
 
@@ -454,18 +455,25 @@ def test_a_not_read_table_the_fast_path_steps_over_or_leaves(change, taken, tmp_
     FAST.assert_library_same(path, monkeypatch)
 
 
-def _merged_notes_in_python(monkeypatch, *args):
-    """_merged_notes as a build without _summarycells.merged_notes makes them."""
+@contextlib.contextmanager
+def _built_without(monkeypatch, function: str):
+    """The sweep's module as with a build of _summarycells older than `function` (it lacks it)."""
     scan = native.load("_summarycells")
 
     class Older:
         def __getattr__(self, name):
-            if name == "merged_notes":
+            if name == function:
                 raise AttributeError(name)
             return getattr(scan, name)
 
     with monkeypatch.context() as m:
         m.setattr(nsys_csv_sweep.native, "load", lambda name: Older() if name == "_summarycells" else native.load(name))
+        yield
+
+
+def _merged_notes_in_python(monkeypatch, *args):
+    """_merged_notes as a build without _summarycells.merged_notes makes them."""
+    with _built_without(monkeypatch, "merged_notes"):
         return nsys_csv_sweep._merged_notes(*args)
 
 
@@ -518,14 +526,7 @@ def test_the_not_read_tables_notes_made_in_c_are_pythons(monkeypatch):
                                                "lines 100000000000000000-1000000000000000007",
                                                "lines -7-9223372036854775807"]
 
-    class Older:
-        def __getattr__(self, name):
-            if name == "line_notes":
-                raise AttributeError(name)
-            return getattr(scan, name)
-
-    with monkeypatch.context() as m:
-        m.setattr(nsys_csv_sweep.native, "load", lambda name: Older() if name == "_summarycells" else native.load(name))
+    with _built_without(monkeypatch, "line_notes"):
         assert nsys_csv_sweep._unread_notes(spans) == said
         assert nsys_csv_sweep._unread_notes(np.empty((0, 3), dtype=np.int64)) == []
     assert nsys_csv_sweep._unread_notes(np.empty((0, 3), dtype=np.int64)) == []
