@@ -1710,46 +1710,45 @@ static inline int ns_bad16(const unsigned char *q, __m128i also1, __m128i also2)
 }
 #endif
 
-/* Whether the bytes p[a:a+n] (p[:end] readable) are all printable ASCII other than '&', '\\', `x1` and
- * `x2` (a name of a row the readers take never holds the first: control characters, non-ASCII,
- * bytescan._NEVER): sixteen bytes a step, a short run's sixteen from its start (the bytes past it left
- * out), a long one's last sixteen overlapping those seen */
-static int ns_name_plain(const unsigned char *p, Py_ssize_t a, Py_ssize_t n, Py_ssize_t end, unsigned char x1,
-                         unsigned char x2) {
-    Py_ssize_t k = a;
+/* The first byte at or after p[s] (p[:end] readable) that may not be in a name: not printable ASCII, '&',
+ * '\\', `x1` or `x2` (a name of a row the readers take never holds the first: control characters -- its
+ * line's newline among them --, non-ASCII, bytescan._NEVER), sixteen bytes a step; -1 where none is */
+static Py_ssize_t ns_first_bad(const unsigned char *p, Py_ssize_t s, Py_ssize_t end, unsigned char x1,
+                               unsigned char x2) {
+    Py_ssize_t k = s;
 #if defined(__SSE2__)
     const __m128i also1 = _mm_set1_epi8((char)x1), also2 = _mm_set1_epi8((char)x2);
-    for (; k + 16 <= a + n; k += 16)
-        if (ns_bad16(p + k, also1, also2))
-            return 0;
-    if (k < a + n && n >= 16)
-        return !ns_bad16(p + a + n - 16, also1, also2);
-    if (k < a + n && a + 16 <= end)
-        return !(ns_bad16(p + a, also1, also2) & ((1 << n) - 1));
+    for (; k + 16 <= end; k += 16) {
+        int m = ns_bad16(p + k, also1, also2);
+        if (m)
+            return k + ns_ctz((unsigned)m);
+    }
 #endif
-    for (; k < a + n; k++)
+    for (; k < end; k++)
         if (p[k] < 0x20 || p[k] >= 0x7f || p[k] == '&' || p[k] == '\\' || p[k] == x1 || p[k] == x2)
-            return 0;
-    return 1;
+            return k;
+    return -1;
 }
 
-/* The name p[a:z] of a row (z: its newline, p[:end] readable) as split_name splits it and
- * ns_name_plain holds it, in one pass over its bytes: 1 (its bytes, the quotes left out, at *name,
- * *name_n) where it is a plain name -- not empty, no comma or quote, or one "..." with no quote
- * inside --, else 0 */
-static int ns_name_at(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, Py_ssize_t end, Py_ssize_t *name,
-                      Py_ssize_t *name_n) {
-    Py_ssize_t m = z - a;
-    if (m == 0)
-        return 0;
-    if (p[a] == '"') {
-        if (m < 3 || p[z - 1] != '"')
+/* The name of a row starting at p[a] (p[:end] readable) and the row's end, in one pass over its bytes:
+ * 1 where it is a plain name -- not empty, no comma or quote, or one "..." with no quote inside, then
+ * the row's newline -- (its bytes, the quotes left out, at *name, *name_n; the newline's index at *z),
+ * else 0. The newline is the first byte past the name a name may not hold: the row is not searched for
+ * it first. */
+static int ns_name_end(const unsigned char *p, Py_ssize_t a, Py_ssize_t end, Py_ssize_t *name, Py_ssize_t *name_n,
+                       Py_ssize_t *z) {
+    if (a < end && p[a] == '"') {
+        Py_ssize_t q = ns_first_bad(p, a + 1, end, '"', '"');
+        if (q < a + 2 || p[q] != '"' || q + 1 >= end || p[q + 1] != '\n')
             return 0;
-        *name = a + 1, *name_n = m - 2;
-        return ns_name_plain(p, a + 1, m - 2, end, '"', '"');
+        *name = a + 1, *name_n = q - a - 1, *z = q + 1;
+        return 1;
     }
-    *name = a, *name_n = m;
-    return ns_name_plain(p, a, m, end, '"', ',');
+    Py_ssize_t q = ns_first_bad(p, a, end, '"', ',');
+    if (q <= a || p[q] != '\n')
+        return 0;
+    *name = a, *name_n = q - a, *z = q;
+    return 1;
 }
 
 /* A third kind's row p[0:n]: its number cells split (split_cells), then a cell of letters (its Style):
@@ -1768,20 +1767,21 @@ static unsigned char ns_styled_cells(const unsigned char *p, Py_ssize_t n, Py_ss
     return status;
 }
 
-/* Row `row` (p[i:z]) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
+/* Row `row` (p[i:*z], *z its newline, found here; e the table's end) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
  * its status or-ed into *st: 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not
  * finite; for the first and third kinds Time(%) over 100 or the total not within 1% of calls x
  * average), -1 error. A second kind's row: its cells into the columns in->dest2 names, Time(%) NaN
  * (not printed); a third kind's: its Style cell left out. */
-static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t z, Py_ssize_t row, char *const *base,
-                  int32_t *codes, bytes_table *t, unsigned char *st) {
+static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t e, Py_ssize_t *z, Py_ssize_t row,
+                  char *const *base, int32_t *codes, bytes_table *t, unsigned char *st) {
     cell_t cs[64];
     double v[64];
     Py_ssize_t at = 0, name = 0, name_n = 0, ncells = kind == 1 ? in->ncells2 : in->ncells;
     unsigned long long whole = kind == 1 ? in->whole2 : in->whole;
-    unsigned char s = kind == 2 ? ns_styled_cells(in->p + i, z - i, ncells, whole, cs, &at)
-                                : split_cells(in->p + i, z - i, ncells, whole, cs, &at);
-    if (s & 1 || !ns_name_at(in->p, i + at, z, in->n, &name, &name_n))
+    /* (the cells split up to the table's end, in->p[e] its blank line: a cell stops at its row's newline) */
+    unsigned char s = kind == 2 ? ns_styled_cells(in->p + i, e - i, ncells, whole, cs, &at)
+                                : split_cells(in->p + i, e - i, ncells, whole, cs, &at);
+    if (s & 1 || !ns_name_end(in->p, i + at, in->n, &name, &name_n, z))
         return 0;
     *st |= s;
     for (Py_ssize_t j = 0; j < ncells; j++) {
@@ -1817,9 +1817,8 @@ static int ns_rows(const ns_in *in, const nv_vec *tabs, char *const *base, int32
     Py_ssize_t row = 0;
     for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
         unsigned char st = 0;
-        for (Py_ssize_t i = tabs->v[k + 1], e = tabs->v[k + 2]; i < e; row++) {
-            Py_ssize_t z = nv_eol(in->p, i, e);
-            int got = ns_row(in, (int)tabs->v[k + 5], i, z, row, base, codes, t, &st);
+        for (Py_ssize_t i = tabs->v[k + 1], e = tabs->v[k + 2], z = 0; i < e; row++) {
+            int got = ns_row(in, (int)tabs->v[k + 5], i, e, &z, row, base, codes, t, &st);
             if (got <= 0)
                 return got;
             i = z + 1;
