@@ -116,13 +116,13 @@ def read(path: str, label: str) -> Any:
     """The ProfileSet of the file at `path` where it is such a sweep (see the module's docstring), else None."""
     if _scanner() is None:
         return None
-    chunks, numbers = [], _numbers()
+    chunks, parts = [], {k: [] for k in _NUMBERS}
     with open(path, "rb") as f:
         for got in _scanned(f, CHUNK):
             if got is None:
                 return None
-            chunks.append(_numbers_into(numbers, got[0]))
-    return _profile_set(chunks, label, 1, numbers) if chunks else None
+            chunks.append(_numbers_taken(parts, got[0]))
+    return _profile_set(chunks, label, 1, _numbers_of(parts)) if chunks else None
 
 
 def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]]:
@@ -185,7 +185,7 @@ def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
         last = n == 0
         if first:
             first = False
-            if not _head_ok(bytes(memoryview(buf)[:have])):
+            if not _head_ok(buf, have):
                 yield None
                 return
             continue
@@ -204,12 +204,15 @@ def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
         base, line = base + cut, got["next_line"]
 
 
-def _head_ok(data: bytes) -> bool:
-    """Whether the file's head is what the stream reads on from: ASCII, no other dialect in its first
-    stream.HEAD characters (as the stream's first window looks: rows and all)."""
+def _head_ok(buf: bytearray, have: int) -> bool:
+    """Whether the file's head buf[:have] (the first read, `size` bytes: 4 MiB for `read`) is what the
+    stream reads on from: ASCII, no other dialect in its first stream.HEAD characters (as the stream's
+    first window looks: rows and all). Looked at where it lies, not copied first."""
     from profconv.parse import stream
 
-    return data.isascii() and not stream._other_dialect(data[: stream.HEAD].decode("ascii"), "nsys")
+    if have and int(np.frombuffer(buf, dtype=np.uint8, count=have).max()) >= 0x80:
+        return False
+    return not stream._other_dialect(bytes(memoryview(buf)[: min(have, stream.HEAD)]).decode("ascii"), "nsys")
 
 
 def _tables(data: bytes, cut: int) -> np.ndarray | None:
@@ -453,14 +456,31 @@ def _header_fields(head: bytes) -> list[str]:
     return list(got[1]) if got is not None else []
 
 
-def _numbers() -> dict[str, array]:
-    """Empty number columns: arrays 'd', the calls 'q'."""
-    return {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
+def _numbers_taken(parts: dict[str, list[Any]], chunk: dict[str, Any]) -> dict[str, Any]:
+    """The chunk's number columns put at the end of `parts` (each column's chunks, in order) and the
+    chunk less them."""
+    for k, v in parts.items():
+        v.append(chunk["numbers"].pop(k))
+    return chunk
+
+
+def _numbers_of(parts: dict[str, list[Any]]) -> dict[str, array]:
+    """Each number column's chunks (NumPy arrays) as one array ('d', the calls 'q'), made at its size
+    and filled: each value copied once. (Arrays grown chunk by chunk were copied again at each growth,
+    where the heap could not extend them in place.)"""
+    out = {}
+    for k, pieces in parts.items():
+        kind, dtype = ("q", np.int64) if k == "calls" else ("d", np.float64)
+        col = array(kind, [0]) * sum(map(len, pieces))
+        if len(col):
+            np.concatenate(pieces, out=np.frombuffer(col, dtype=dtype))
+        out[k] = col
+    return out
 
 
 def _numbers_into(numbers: dict[str, array], chunk: dict[str, Any]) -> dict[str, Any]:
     """The chunk's numbers appended to `numbers` (its bytes copied once) and let go: the chunk less
-    them (the next chunk's columns use the memory again)."""
+    them."""
     for k, v in numbers.items():
         v.frombytes(memoryview(chunk["numbers"].pop(k)).cast("B"))
     return chunk
@@ -470,7 +490,7 @@ def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = Non
     """The chunks' columns as one: the numbers as arrays (`numbers` where `_numbers_into` took them
     already), the names recoded into one pool."""
     if numbers is None:
-        numbers = _numbers()
+        numbers = {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
         for c in chunks:
             _numbers_into(numbers, c)
     got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "report", "section", "header", "run_line", "new")}
@@ -625,7 +645,7 @@ def _unread_notes(unread: Any) -> list[str]:
 
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
-    something of them); `numbers`: their number columns where `_numbers_into` took them already."""
+    something of them); `numbers`: their number columns where `_numbers_of` joined them already."""
     from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
 
