@@ -612,12 +612,18 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
     }
     if (!has_time || (n_pct >= 2 && any_bad))
         return 1;
-    kahan_t ks = {0.0, 0.0};
-    for (Py_ssize_t i = a; i < b; i++) {
-        key[i] = t[i] == t[i] ? t[i] : 0.0;
-        kahan_add(&ks, key[i]);
+    double total = tsum;
+    if (nboth == cnt) { /* every row's time and Time(%) there: the sum of the keys is tsum, the same values
+                         * added in the same order */
+        memcpy(key + a, t + a, (size_t)cnt * sizeof(double));
+    } else {
+        kahan_t ks = {0.0, 0.0};
+        for (Py_ssize_t i = a; i < b; i++) {
+            key[i] = t[i] == t[i] ? t[i] : 0.0;
+            kahan_add(&ks, key[i]);
+        }
+        total = ks.total;
     }
-    double total = ks.total;
     for (Py_ssize_t i = a; i < b; i++) {
         sh[i] = total > 0 ? key[i] / total : 0.0;
         idx[i - a] = i;
