@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from profconv.parse import native
+from profconv.parse.colviews import Const
 
 
 def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
@@ -43,7 +44,7 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
         top = kahan.rank_blocks(groups[0], cols["time_pct"], cols["total_ns"], 0.90, share, cumulative, groups[1])
     if top is None:
         return None
-    basis = ["total_ns"] * n
+    basis: Any = Const("total_ns", n)
     if unranked is not None:  # the rows of the blocks not ranked: none
         sizes = np.diff(np.append(np.frombuffer(blocks, dtype=np.int64), n))
         basis = scan.nvprof_take(["total_ns", None], np.repeat(np.frombuffer(unranked, dtype=np.uint8) != 0, sizes)

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from profconv.parse import bytescan, columnar, native, sweep_rows
+from profconv.parse.colviews import Const
 
 CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
 # bytes of the file a part holds (`parts`: a stream's parts; a terminal table holds each part's rendered
@@ -604,7 +605,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
         return None
     codes = np.ascontiguousarray(got["section"], dtype=np.int64)
     cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
-    cols["tool"] = ["nsys"] * n
+    cols["tool"] = Const("nsys", n)
     count = len(where["starts"])
     cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
     cols["table"] = scan.nvprof_runs((got["header"] + 1).tolist(), got["rows"])
