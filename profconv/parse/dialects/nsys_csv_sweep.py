@@ -609,8 +609,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     count = len(where["starts"])
     cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
     cols["table"] = scan.nvprof_runs((got["header"] + 1).tolist(), got["rows"])
-    cols["line_start"] = _array("q", where["lines"])
-    cols["line_end"] = _array("q", where["lines"])
+    cols["line_start"] = cols["line_end"] = _array("q", where["lines"])  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
 
 

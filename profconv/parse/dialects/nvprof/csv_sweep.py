@@ -113,9 +113,17 @@ def _head_units(head: bytes) -> tuple[bytes, tuple[int, ...]] | None:
 def _scanned(scan: Any, f: Any, size: int) -> Iterator[tuple[tuple, int] | None]:
     """nvprof_sweep's results, chunk after chunk of about `size` bytes of the file, each with profiles,
     with the file's offset after them (then None, and no more, where one is not of the shape)."""
-    data = f.read(size)
-    got = _head_units(data[:4096])
-    if got is None or _head_marked(data, f):
+    data = f.read(4096)  # (the head first: a file of another dialect is told by it, not by `size` bytes read)
+    got = _head_units(data)
+    if got is None:
+        yield None
+        return
+    if f.seekable():  # (the chunk read whole again: no 4 MiB joined to the head)
+        f.seek(0)
+        data = f.read(size)
+    else:
+        data += f.read(size - len(data))
+    if _head_marked(data, f):
         yield None
         return
     units_row, exps = got
@@ -258,8 +266,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     cols["tool"] = ["nvprof"] * n
     cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
     cols["table"] = scan.nvprof_runs(where["lines"][where["block"]].tolist(), where["size"])
-    cols["line_start"] = _array("q", where["lines"].tobytes())
-    cols["line_end"] = _array("q", where["lines"].tobytes())
+    cols["line_start"] = cols["line_end"] = _array("q", where["lines"].tobytes())  # (a row a line: one array)
     return sweep_rows.trusted(cols, n)
 
 
