@@ -314,6 +314,34 @@ def test_find_any_long_texts_and_many_needles():
         assert kahan.find_any(text[:-1] if text.endswith("=") else text[: at + 7], ("zz", "==PROF==")) is False
 
 
+def test_find_any_in_ranges_is_the_ranges_joined():
+    """find_any(data, needles, ranges): each range of a buffer (bytes, a bytearray, a memoryview: a sweep's
+    chunk) looked in on its own -- what the ranges' text joined by a NUL gives, a needle across two ranges
+    not found; a range outside the data an error."""
+    import struct
+
+    rng = random.Random(4)
+    for _ in range(3000):
+        data = bytes(rng.choice(b'ab=P"ROF \n$') for _ in range(rng.randint(0, 120)))
+        cuts = sorted(rng.randint(0, len(data)) for _ in range(2 * rng.randint(0, 5)))
+        pairs = list(zip(cuts[::2], cuts[1::2]))
+        needles = tuple("".join(rng.choice('ab=PROF" \n$') for _ in range(rng.randint(2, 5)))
+                        for _ in range(rng.randint(0, 8)))
+        ranges = b"".join(struct.pack("qq", a, b) for a, b in pairs)
+        joined = b"\x00".join(data[a:b] for a, b in pairs)
+        want = any(m.encode() in joined for m in needles)
+        for form in (data, bytearray(data), memoryview(data)):
+            assert kahan.find_any(form, needles, ranges) is want
+    assert kahan.FIND_ANY_RANGES == 1
+    assert kahan.find_any(b"xx==PROF==", ("==PROF==",), struct.pack("qq", 2, 10)) is True
+    assert kahan.find_any(b"xx==PROF==", ("==PROF==",), struct.pack("qqqq", 0, 6, 6, 10)) is False  # (across two)
+    assert kahan.find_any(b"abc", ("a",), struct.pack("qq", 0, 3)) is None  # a needle of one character: Python's
+    with pytest.raises(ValueError):
+        kahan.find_any(b"abc", ("ab",), struct.pack("qq", 1, 4))
+    with pytest.raises(ValueError):
+        kahan.find_any(b"abc", ("ab",), b"\x00" * 8)
+
+
 def test_find_any_markers_and_what_it_leaves_to_python():
     from profconv.parse.context import KEYWORDS, contains_any
     from profconv.parse.stream import other_markers

@@ -826,60 +826,44 @@ __attribute__((target("avx2"))) static int find_avx2(const needles_t *nd, const 
 }
 #endif
 
-/* find_any(text, needles): whether any of the needles (a tuple of ASCII str of 2 characters or
- * more, 64 at most) is in text (a str, or bytes: their ASCII bytes looked for), as `any(m in text for
- * m in needles)` says, by one pass over the text
- * (32 places a step where the CPU has AVX2, else a place a step: its two bytes looked up in the
- * needles' first two); None where the text is not of one byte a character or a needle is not such
- * a str (the caller asks Python). */
-static PyObject *find_any(PyObject *self, PyObject *args) {
-    PyObject *text, *needles;
-    if (!PyArg_ParseTuple(args, "OO!:find_any", &text, &PyTuple_Type, &needles))
-        return NULL;
-    int raw = PyBytes_Check(text);
-    if (!raw && !PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "find_any: text a str or bytes");
-        return NULL;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (!raw && PyUnicode_READY(text) < 0)
-        return NULL;
-#endif
+/* The needles (a tuple) looked up by their first two bytes into *nd: 1, 0 where one is not an ASCII str of 2
+ * characters or more or there are more than 64 (the caller asks Python), -1 with an error set */
+static int needles_read(PyObject *needles, needles_t *nd) {
     Py_ssize_t k = PyTuple_GET_SIZE(needles);
-    if ((!raw && PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) || k > 64)
-        Py_RETURN_NONE;
-    needles_t nd;
-    memset(nd.first, 0, sizeof nd.first);
-    memset(nd.second, 0, sizeof nd.second);
-    memset(nd.lo0, 0, sizeof nd.lo0);
-    memset(nd.hi0, 0, sizeof nd.hi0);
-    memset(nd.lo1, 0, sizeof nd.lo1);
-    memset(nd.hi1, 0, sizeof nd.hi1);
+    if (k > 64)
+        return 0;
+    memset(nd->first, 0, sizeof nd->first);
+    memset(nd->second, 0, sizeof nd->second);
+    memset(nd->lo0, 0, sizeof nd->lo0);
+    memset(nd->hi0, 0, sizeof nd->hi0);
+    memset(nd->lo1, 0, sizeof nd->lo1);
+    memset(nd->hi1, 0, sizeof nd->hi1);
     for (Py_ssize_t j = 0; j < k; j++) {
         PyObject *m = PyTuple_GET_ITEM(needles, j);
         if (!PyUnicode_CheckExact(m))
-            Py_RETURN_NONE;
+            return 0;
 #if PY_VERSION_HEX < 0x030C0000
         if (PyUnicode_READY(m) < 0)
-            return NULL;
+            return -1;
 #endif
         if (!PyUnicode_IS_ASCII(m) || PyUnicode_GET_LENGTH(m) < 2)
-            Py_RETURN_NONE;
+            return 0;
         const unsigned char *c = PyUnicode_1BYTE_DATA(m);
-        nd.needle[j] = c;
-        nd.len[j] = PyUnicode_GET_LENGTH(m);
-        nd.first[c[0]] |= (uint64_t)1 << j;
-        nd.second[c[1]] |= (uint64_t)1 << j;
+        nd->needle[j] = c;
+        nd->len[j] = PyUnicode_GET_LENGTH(m);
+        nd->first[c[0]] |= (uint64_t)1 << j;
+        nd->second[c[1]] |= (uint64_t)1 << j;
         unsigned char group = (unsigned char)(1u << (j & 7));
-        nd.lo0[c[0] & 15] |= group;
-        nd.hi0[c[0] >> 4] |= group;
-        nd.lo1[c[1] & 15] |= group;
-        nd.hi1[c[1] >> 4] |= group;
+        nd->lo0[c[0] & 15] |= group;
+        nd->hi0[c[0] >> 4] |= group;
+        nd->lo1[c[1] & 15] |= group;
+        nd->hi1[c[1] >> 4] |= group;
     }
-    const unsigned char *t = raw ? (const unsigned char *)PyBytes_AS_STRING(text) : PyUnicode_1BYTE_DATA(text);
-    Py_ssize_t n = raw ? PyBytes_GET_SIZE(text) : PyUnicode_GET_LENGTH(text);
-    if (k == 0)
-        Py_RETURN_FALSE;
+    return 1;
+}
+
+/* Whether a needle of nd is in t[0:n] */
+static int find_in(const needles_t *nd, const unsigned char *t, Py_ssize_t n) {
 #ifdef FIND_AVX2
     static int avx2 = -1;
     if (avx2 < 0) {
@@ -887,14 +871,88 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
         avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     if (avx2)
-        return PyBool_FromLong(find_avx2(&nd, t, n));
+        return find_avx2(nd, t, n);
 #endif
-    return PyBool_FromLong(find_from(&nd, t, n, 0));
+    return find_from(nd, t, n, 0);
+}
+
+/* find_any(text, needles[, ranges]): whether any of the needles (a tuple of ASCII str of 2 characters or
+ * more, 64 at most) is in text (a str, or bytes: their ASCII bytes looked for), as `any(m in text for
+ * m in needles)` says, by one pass over the text
+ * (32 places a step where the CPU has AVX2, else a place a step: its two bytes looked up in the
+ * needles' first two); None where the text is not of one byte a character or a needle is not such
+ * a str (the caller asks Python). With `ranges` (bytes of int64 pairs, each 0 <= a <= b <= len), text
+ * may be any buffer of bytes and each text[a:b] is looked in on its own, as the ranges joined by a byte
+ * no needle holds would be (a sweep's gaps between its tables, not copied out of the chunk first). */
+static PyObject *find_any(PyObject *self, PyObject *args) {
+    PyObject *text, *needles, *out = NULL;
+    Py_buffer rb = {0}, tb = {0};
+    if (!PyArg_ParseTuple(args, "OO!|y*:find_any", &text, &PyTuple_Type, &needles, &rb))
+        return NULL;
+    const unsigned char *t;
+    Py_ssize_t n;
+    if (rb.obj != NULL) {
+        if (rb.len % 16 || PyObject_GetBuffer(text, &tb, PyBUF_SIMPLE) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "find_any: ranges int64 pairs");
+            goto done;
+        }
+        t = tb.buf, n = tb.len;
+    } else if (PyBytes_Check(text)) {
+        t = (const unsigned char *)PyBytes_AS_STRING(text), n = PyBytes_GET_SIZE(text);
+    } else if (PyUnicode_Check(text)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0)
+            goto done;
+#endif
+        if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        t = PyUnicode_1BYTE_DATA(text), n = PyUnicode_GET_LENGTH(text);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "find_any: text a str or bytes");
+        goto done;
+    }
+    needles_t nd;
+    int ok = needles_read(needles, &nd);
+    if (ok <= 0) {
+        if (ok == 0)
+            out = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(needles) == 0) {
+        out = Py_NewRef(Py_False);
+        goto done;
+    }
+    if (rb.obj == NULL) {
+        out = PyBool_FromLong(find_in(&nd, t, n));
+        goto done;
+    }
+    const int64_t *r = rb.buf;
+    for (Py_ssize_t k = 0; k < rb.len / 16; k++) {
+        if (r[2 * k] < 0 || r[2 * k] > r[2 * k + 1] || r[2 * k + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "find_any: a range outside the text");
+            goto done;
+        }
+        if (find_in(&nd, t + r[2 * k], (Py_ssize_t)(r[2 * k + 1] - r[2 * k]))) {
+            out = Py_NewRef(Py_True);
+            goto done;
+        }
+    }
+    out = Py_NewRef(Py_False);
+done:
+    if (tb.obj != NULL)
+        PyBuffer_Release(&tb);
+    if (rb.obj != NULL)
+        PyBuffer_Release(&rb);
+    return out;
 }
 
 static PyMethodDef methods[] = {
     {"find_any", find_any, METH_VARARGS,
-     "find_any(text, needles) -> whether any needle is in text (one pass), or None (ask Python)"},
+     "find_any(text, needles[, ranges]) -> whether any needle is in text (one pass; with ranges, in each of "
+     "those of text), or None (ask Python)"},
     {"plausible", plausible, METH_VARARGS,
      "plausible(total_ns, calls, avg_ns) -> True where every row's total is within 1% of calls x average "
      "(core._any_inconsistent's first test), else False (look at each row)"},
@@ -919,6 +977,8 @@ PyMODINIT_FUNC PyInit__kahan(void) {
     if (m != NULL && PyModule_AddIntConstant(m, "RANK_SKIP", 2) < 0)
         Py_CLEAR(m);
     /* find_any takes bytes too (callers check for it: an older build takes str only) */
+    if (m != NULL && PyModule_AddIntConstant(m, "FIND_ANY_RANGES", 1) < 0)
+        Py_CLEAR(m);
     if (m != NULL && PyModule_AddIntConstant(m, "FIND_ANY_BYTES", 1) < 0)
         Py_CLEAR(m);
     /* rank_blocks takes a `top` list to write into (callers check for it: an older build does not) */

@@ -1320,6 +1320,7 @@ typedef struct {
      * before a run's Generating line or at the chunk's end is stepped over (ns_unread_table) */
     PyObject *unread;
     struct ns_heads_ *noted; /* the not-read tables' headers found good so far (ns_unread_known) */
+    int gap_ranges; /* the gaps given as ranges of the data (ns_gap_ranges), not their text joined */
 } ns_in;
 
 #define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
@@ -1858,6 +1859,24 @@ static PyObject *ns_gaps(const ns_in *in, const nv_vec *tabs, int tail) {
     return out;
 }
 
+/* ns_gaps' gaps as ranges of the data, not copied: per gap (from the chunk's start or the previous table's
+ * rows' end to its header line) its start and end, then what follows the last table where `tail` (a report
+ * not read is there), as bytes of int64 pairs */
+static PyObject *ns_gap_ranges(const ns_in *in, const nv_vec *tabs, int tail) {
+    Py_ssize_t count = tabs->n / NS_TAB + (tail != 0), from = 0, g = 0;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(16 * count));
+    if (out == NULL)
+        return NULL;
+    int64_t *o = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
+        o[g++] = from, o[g++] = tabs->v[k];
+        from = tabs->v[k + 2];
+    }
+    if (tail)
+        o[g++] = from, o[g++] = in->n;
+    return out;
+}
+
 /* Per table (rows, report, starts a run, kind, the lines before its header, before its run's Generating
  * line or -1): bytes of int64 */
 static PyObject *ns_tables(const nv_vec *tabs, const nv_vec *news) {
@@ -1912,7 +1931,7 @@ static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news
         }
         goto done;
     }
-    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = ns_gaps(in, tabs, unr->n > 0)) != NULL &&
+    if ((tables = ns_tables(tabs, news)) != NULL && (gaps = (in->gap_ranges ? ns_gap_ranges : ns_gaps)(in, tabs, unr->n > 0)) != NULL &&
         (lines = ns_head_lines(in, heads)) != NULL &&
         (noted = PyBytes_FromStringAndSize((const char *)unr->v, (Py_ssize_t)(unr->n * sizeof(int64_t)))) != NULL)
         out = Py_BuildValue("(OOOOOOnO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted);
@@ -1950,10 +1969,10 @@ static int ns_second(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, hd, h2 = {0}, d2 = {0}, h3 = {0};
     ns_in in;
-    in.ncells2 = 0, in.whole2 = 0, in.unread = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
+    in.ncells2 = 0, in.whole2 = 0, in.unread = NULL, in.gap_ranges = 0;
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!p", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
                           &in.whole, &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows, &h2, &in.ncells2,
-                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread))
+                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread, &in.gap_ranges))
         return NULL;
     in.head3 = h3.buf, in.hn3 = h3.buf == NULL ? 0 : h3.len;
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
@@ -2261,6 +2280,8 @@ PyMODINIT_FUNC PyInit__summarycells(void) {
     PyObject *m = PyModule_Create(&module);
     /* the kinds of table nsys_sweep reads (plain summaries, memory sizes, NVTX ranges): callers check for
      * them (an older build reads fewer) */
+    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_GAP_RANGES", 1) < 0)
+        Py_CLEAR(m);
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 4) < 0)
         Py_CLEAR(m);
     return m;

@@ -117,13 +117,13 @@ def read(path: str, label: str) -> Any:
     """The ProfileSet of the file at `path` where it is such a sweep (see the module's docstring), else None."""
     if _scanner() is None:
         return None
-    chunks, parts = [], {k: [] for k in _NUMBERS}
+    chunks, numbers = [], _numbers()
     with open(path, "rb") as f:
         for got in _scanned(f, CHUNK):
             if got is None:
                 return None
-            chunks.append(_numbers_taken(parts, got[0]))
-    return _profile_set(chunks, label, 1, _numbers_of(parts)) if chunks else None
+            chunks.append(_numbers_into(numbers, got[0]))
+    return _profile_set(chunks, label, 1, numbers) if chunks else None
 
 
 def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]]:
@@ -307,12 +307,14 @@ def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, int]] | None
     return out
 
 
-def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str]) -> bool:
+def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str], data: Any = None) -> bool:
     """Whether nothing the stream looks for in a window's text (its rows blank: the lines between
     the tables -- `between`, ASCII -- and the headers) or in the first window's head (the names too)
     is in the chunk: no other dialect's marker or context keyword, no '%' in a name; nvprof's detect
     (its markers '%' and '(%)' are left to it on each window's header lines and the two after them)
-    not taking a header with its rows blank."""
+    not taking a header with its rows blank. `between`: the gaps' text joined by NULs, or where `data`
+    (the chunk) is given, their ranges in it (int64 pairs: nsys_sweep's gap_ranges), looked in where
+    they lie."""
     from profconv.parse import context, stream
     from profconv.parse.context import contains_any
     from profconv.parse.dialects import nvprof
@@ -320,11 +322,31 @@ def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str]) -> bool:
 
     needles = stream.other_markers("nsys") + context.KEYWORDS
     heads_text = "\n".join(h.decode("ascii") for h in heads)
-    seam = between[max(0, len(between) - max(map(len, needles), default=1) + 1) :]  # (a needle across into the heads)
-    if (contains_any(between, needles) or contains_any(seam.decode("ascii") + heads_text, needles)
+    longest = max(map(len, needles), default=1)
+    if data is None:
+        seam = between[max(0, len(between) - longest + 1) :]  # (a needle across into the heads)
+        found = contains_any(between, needles)
+    else:  # (the last gap's end: a needle across into the heads)
+        a, b = np.frombuffer(between, dtype=np.int64)[-2:].tolist()
+        seam = bytes(memoryview(data)[max(a, b - longest + 1) : b])
+        found = _in_ranges(data, between, needles)
+    if (found or contains_any(seam.decode("ascii") + heads_text, needles)
             or contains_any("\n".join(names), (*needles, "%"))):
         return False
     return not any(nvprof.detect(Document(lines=[], label="", text=h.decode("ascii") + "\n\n\n")) for h in heads)
+
+
+def _in_ranges(data: Any, ranges: bytes, needles: tuple[str, ...]) -> bool:
+    """Whether a needle is in one of the ranges of data (bytes of int64 pairs): `_kahan.find_any` over each
+    where it looks at ranges, else Python over their text joined by NULs (no needle holds one)."""
+    from profconv.parse.context import contains_any
+
+    got = native.load("_kahan").find_any(data, needles, ranges)
+    if got is not None:
+        return got
+    view = memoryview(data)
+    pairs = np.frombuffer(ranges, dtype=np.int64).reshape(-1, 2).tolist()
+    return contains_any(b"\x00".join(bytes(view[a:b]) for a, b in pairs), needles)
 
 
 def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str], list[bytes]] | None:
@@ -455,11 +477,15 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     scan, fields = native.load("_summarycells"), _ORDER
     where = tuple(fields.index(f) for f in ("pct", "time", "calls", "avg"))
     sizes = bytes(fields.index(f) for f in _SIZE_FIELDS)  # a memory-size row's cells: where they go
+    # the gaps between the tables as ranges of the chunk, looked in where they lie (their text joined was a
+    # copy of a fifth of an app on unified memory's sweep: its um_* tables), where both modules do so
+    ranges = getattr(scan, "NSYS_SWEEP_GAP_RANGES", 0) and getattr(native.load("_kahan"), "FIND_ANY_RANGES", 0)
     got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
                           nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes,
-                          NVTX_HEADER[:-5], _UNREAD_NAMES)
+                          NVTX_HEADER[:-5], _UNREAD_NAMES, *((True,) if ranges else ()))
     if (got is None or not all(h in (SIZE_HEADER, NVTX_HEADER) or _header_fields(h) == fields for h in got[5])
-            or any(map(nsys_batch.odd_name, got[3])) or not _skeleton_ok(got[4], list(got[5]), got[3])):
+            or any(map(nsys_batch.odd_name, got[3]))
+            or not _skeleton_ok(got[4], list(got[5]), got[3], data if ranges else None)):
         return None
     tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)
     kinds, reports = tabs[:, 3], tabs[:, 1]
@@ -482,26 +508,9 @@ def _header_fields(head: bytes) -> list[str]:
     return list(got[1]) if got is not None else []
 
 
-def _numbers_taken(parts: dict[str, list[Any]], chunk: dict[str, Any]) -> dict[str, Any]:
-    """The chunk's number columns put at the end of `parts` (each column's chunks, in order) and the
-    chunk less them."""
-    for k, v in parts.items():
-        v.append(chunk["numbers"].pop(k))
-    return chunk
-
-
-def _numbers_of(parts: dict[str, list[Any]]) -> dict[str, array]:
-    """Each number column's chunks (NumPy arrays) as one array ('d', the calls 'q'), made at its size
-    and filled: each value copied once. (Arrays grown chunk by chunk were copied again at each growth,
-    where the heap could not extend them in place.)"""
-    out = {}
-    for k, pieces in parts.items():
-        kind, dtype = ("q", np.int64) if k == "calls" else ("d", np.float64)
-        col = array(kind, [0]) * sum(map(len, pieces))
-        if len(col):
-            np.concatenate(pieces, out=np.frombuffer(col, dtype=dtype))
-        out[k] = col
-    return out
+def _numbers() -> dict[str, array]:
+    """Empty number columns: arrays 'd', the calls 'q'."""
+    return {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
 
 
 def _numbers_into(numbers: dict[str, array], chunk: dict[str, Any]) -> dict[str, Any]:
@@ -516,7 +525,7 @@ def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = Non
     """The chunks' columns as one: the numbers as arrays (`numbers` where `_numbers_into` took them
     already), the names recoded into one pool."""
     if numbers is None:
-        numbers = {k: array("q" if k == "calls" else "d") for k in _NUMBERS}
+        numbers = _numbers()
         for c in chunks:
             _numbers_into(numbers, c)
     got = {k: np.concatenate([c[k] for c in chunks]) for k in ("rows", "report", "section", "header", "run_line", "new")}
@@ -670,7 +679,7 @@ def _unread_notes(unread: Any) -> list[str]:
 
 def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' runs, numbered from `number` (None where the core would note
-    something of them); `numbers`: their number columns where `_numbers_of` joined them already."""
+    something of them); `numbers`: their number columns where `_numbers_into` took them already."""
     from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
 
