@@ -515,7 +515,7 @@ def _numbers() -> dict[str, array]:
 
 def _numbers_into(numbers: dict[str, array], chunk: dict[str, Any]) -> dict[str, Any]:
     """The chunk's numbers appended to `numbers` (its bytes copied once) and let go: the chunk less
-    them."""
+    them (the next chunk's columns use the memory again)."""
     for k, v in numbers.items():
         v.frombytes(memoryview(chunk["numbers"].pop(k)).cast("B"))
     return chunk
