@@ -50,7 +50,7 @@
  * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
  *
  * nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2, head3, unread]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
+ * dest2, head3, unread, gap_ranges]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
  * (profconv.parse.dialects.nsys_csv_sweep) in one pass of its shape and one of its rows: tables each
  * after (a run's "Generating SQLite file P from P" line) "Processing [P] with [PREFIX/reports/R.py]..."
  * and a blank line (P [A-Za-z0-9._/-]+, R one of `reports`, no "/reports/" in the first P), a header
@@ -75,7 +75,10 @@
  * table (a header of [A-Za-z0-9 ()_./,-] with a comma and none of what the readers take otherwise, rows
  * of printable ASCII with a comma and no '%') and a blank line, where a SKIPPED report may be: before a
  * run's Generating line or at the chunk's end (the gaps then end with a NUL and what follows the last
- * table); None where the chunk is not of that shape (the caller reads it otherwise).
+ * table); None where the chunk is not of that shape (the caller reads it otherwise). With gap_ranges
+ * true, the gaps are given as ranges of data instead (bytes of int64 pairs, the same bounds: a range a
+ * table, then the one after the last table where a report not read is there), not copied out and joined
+ * (_kahan.find_any looks in such ranges; NSYS_SWEEP_GAP_RANGES says a build takes the flag).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -1965,7 +1968,7 @@ static int ns_second(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
 }
 
 /* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2, head3, unread]): see the module's docstring */
+ * dest2, head3, unread, gap_ranges]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, hd, h2 = {0}, d2 = {0}, h3 = {0};
     ns_in in;
@@ -2255,7 +2258,7 @@ static PyMethodDef methods[] = {
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
-     "dest2, head3, unread]) -> (tables, cells, codes, names, gaps, headers, newlines, noted) of a plain nsys stats "
+     "dest2, head3, unread, gap_ranges]) -> (tables, cells, codes, names, gaps, headers, newlines, noted) of a plain nsys stats "
      "--format csv sweep's chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, "
      "before the run's first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or "
      "head3; noted: bytes of int64, (lines before the header, before the last line, index in unread) a table of a "
