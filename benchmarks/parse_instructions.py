@@ -6,8 +6,9 @@ faults of fresh memory). To tell whether a change made the parser do less work, 
 instructions it runs under valgrind's callgrind, which are the same on every run: a child process
 runs the call once and a child runs it three times (each after the same imports: pandas, pyarrow,
 profconv), and the difference halved is one call's instructions, imports and warm-up left out.
-The same is done for `pandas.read_csv` of the same rows (parse_throughput's plain CSV), so the
-ratio is like its speed ratio: read_csv's instructions over profconv's.
+The same is done for `pandas.read_csv` of the same rows (parse_throughput's plain CSV), in one
+thread as parse_throughput times it, so the ratio is like its speed ratio: read_csv's instructions
+over profconv's.
 
 What instructions do not count: memory stalls and page faults (a copy counts as about one
 instruction a byte: glibc copies with `rep movsb`, which callgrind counts once a byte). So it is
@@ -38,6 +39,10 @@ _CALL = """
 import sys
 import pandas, pyarrow
 import profconv
+try:  # read_csv in one thread, as parse_throughput times it (pandas 3.1 parses in several by default)
+    pandas.set_option("mode.max_threads", 1)
+except (KeyError, ValueError):  # pandas 3.0: no such option, one thread anyway
+    pass
 call = (lambda: pandas.read_csv(sys.argv[3])) if sys.argv[1] == "read_csv" else (lambda: profconv.parse(sys.argv[3]))
 for _ in range(int(sys.argv[2])):
     call()

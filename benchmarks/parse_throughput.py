@@ -4,16 +4,17 @@ Speed: ONE process, with pandas, pyarrow and profconv imported before anything i
 (`time.process_time`, this process only) of
   - `profconv.parse(FILE)` (the library, the rows as columns, no output),
   - the CLI in this process (`profconv parse FILE --json` / `--csv`, written to /dev/null),
-against `pandas.read_csv` and pyarrow's CSV reader (one thread) of the same rows written as plain
-CSV. The ratio is reference CPU / profconv CPU: >= 1.0 means profconv is at least as fast as
-read_csv on the same rows. The CLI lines have one more ratio, against peers that also write what they
-read (like with like: the CLI writes every row): read_csv + DataFrame.to_json(orient="records") for
---json, the faster of read_csv + to_csv and pyarrow's reader + write_csv for --csv; and one more,
-against peers that read the same rows and write what the CLI writes (profconv's own --csv rows, read
-into a table before timing: read_csv + to_json(orient="records"), pyarrow's reader + write_csv). A
-"(same output)" line gives write_csv of those rows alone against read_csv: where it is over 1.0x, no
-writer in this process can put out the CLI's rows in read_csv's time. Medians of --repeat
-interleaved rounds.
+against `pandas.read_csv` and pyarrow's CSV reader, both in one thread, of the same rows written as
+plain CSV (pandas 3.1 parses a big file in several threads by default: pinned to one with its option
+mode.max_threads, and that default timed on a line of its own, CPU and wall). The ratio is reference
+CPU / profconv CPU: >= 1.0 means profconv is at least as fast as read_csv on the same rows. The CLI
+lines have one more ratio, against peers that also write what they read (like with like: the CLI
+writes every row): read_csv + DataFrame.to_json(orient="records") for --json, the faster of read_csv
++ to_csv and pyarrow's reader + write_csv for --csv; and one more, against peers that read the same
+rows and write what the CLI writes (profconv's own --csv rows, read into a table before timing:
+read_csv + to_json(orient="records"), pyarrow's reader + write_csv). A "(same output)" line gives
+write_csv of those rows alone against read_csv: where it is over 1.0x, no writer in this process can
+put out the CLI's rows in read_csv's time. Medians of --repeat interleaved rounds.
 
 Memory: the absolute peak RSS (ru_maxrss, nothing subtracted) of a child `python -m profconv parse
 FILE --json` (and the terminal table, to a pipe) over the input's bytes, at --mb (20 MB: the target
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import random
 import statistics
@@ -359,16 +361,44 @@ def cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - t0
 
 
+def clocks(fn: Callable[[], object]) -> tuple[float, float]:
+    """CPU seconds (every thread of this process) and wall seconds of one call."""
+    t0, w0 = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - t0, time.perf_counter() - w0
+
+
+def pin_read_csv(pd) -> bool:
+    """Make pandas.read_csv parse in one thread, as pyarrow's reader is set to and as profconv parses.
+    pandas 3.1 splits a big local file among up to min(CPUs, a cap) threads (option mode.max_threads):
+    on this 2-core VM its CPU time grew by half (thread and chunk overhead) while its wall time fell,
+    so against its CPU time a one-thread parser looked faster than it is. False where pandas has no
+    such option (3.0: read_csv is one thread anyway)."""
+    try:
+        pd.set_option("mode.max_threads", 1)
+    except (KeyError, ValueError):  # pandas' OptionError is a KeyError
+        return False
+    return True
+
+
+def threaded_read_csv(pd, plain: Path) -> None:
+    """pandas.read_csv as pandas calls it by default (its own count of threads)."""
+    with pd.option_context("mode.max_threads", None):
+        pd.read_csv(plain)
+
+
 def cli_in_process(path: Path, out: str) -> None:
-    """`profconv parse FILE OUT` in this process, its output to /dev/null."""
+    """`profconv parse FILE OUT` in this process, its output to /dev/null, its warnings kept to say
+    why where it fails (not printed: a sweep's thousands of notes say the same each round)."""
     from profconv.cli import main
 
-    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+    said = io.StringIO()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(said):
         try:
             main(["parse", str(path), out])
         except SystemExit as e:
             if e.code not in (0, None):
-                raise
+                raise SystemExit(f"profconv parse {path} {out}: exit {e.code}: {said.getvalue()[-500:]}") from None
 
 
 # a child's ru_maxrss counts what its parent held when it was forked: children are started by this
@@ -411,10 +441,13 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
 
     one_thread = pacsv.ReadOptions(use_threads=False)
     pa.set_cpu_count(1)
+    pinned = pin_read_csv(pd)
     out_table, out_frame = profconv_rows(path, plain)
     runs: dict[str, list[float]] = {}
+    walls: dict[str, list[float]] = {}
     tasks = {
         "read_csv": lambda: pd.read_csv(plain),
+        **({"read_csv threads": lambda: threaded_read_csv(pd, plain)} if pinned else {}),
         "pyarrow": lambda: pacsv.read_csv(plain, read_options=one_thread),
         "library": lambda: profconv.parse(str(path)),
         "library .frame": lambda: profconv.parse(str(path)).frame,
@@ -434,8 +467,11 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
     }
     for _ in range(repeat):  # interleaved rounds: a busy moment of the shared machine hits all alike
         for name, fn in tasks.items():
-            runs.setdefault(name, []).append(cpu(fn))
+            spent, wall = clocks(fn)
+            runs.setdefault(name, []).append(spent)
+            walls.setdefault(name, []).append(wall)
     med = {k: statistics.median(v) for k, v in runs.items()}
+    wall = {k: statistics.median(v) for k, v in walls.items()}
     mb = path.stat().st_size / 1e6
     writers = {"CLI --json": med["read_csv+to_json"], "CLI --csv": min(med["read_csv+to_csv"], med["pyarrow+write_csv"])}
     same = {"CLI --json": med["read_csv+to_json out"], "CLI --csv": med["pyarrow+write_csv out"]}
@@ -446,6 +482,10 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
     print(f"{key:13s} {'(read_csv)':15s} {mb:7.1f} {med['read_csv']:7.3f}; pyarrow 1 thread {med['pyarrow']:.3f} s; "
           f"reading and writing: to_json {med['read_csv+to_json']:.3f}, to_csv {med['read_csv+to_csv']:.3f}, "
           f"pyarrow write_csv {med['pyarrow+write_csv']:.3f} s")
+    if pinned:  # the reference above is read_csv in one thread; pandas' default, for the record
+        print(f"{key:13s} {'(read_csv, N)':15s} pandas' default threads: cpu {med['read_csv threads']:.3f} s, wall "
+              f"{wall['read_csv threads']:.3f} s (one thread: cpu {med['read_csv']:.3f}, wall {wall['read_csv']:.3f}; "
+              f"library wall {wall['library']:.3f} s)")
     print(f"{key:13s} {'(same output)':15s} {out_table.num_rows:,} rows x {out_table.num_columns}: read_csv + to_json "
           f"{med['read_csv+to_json out']:.3f} s, pyarrow read + write_csv {med['pyarrow+write_csv out']:.3f} s; "
           f"write_csv alone {med['write_csv out']:.3f} s = {med['write_csv out'] / med['read_csv']:.2f}x read_csv")
@@ -497,8 +537,8 @@ def main() -> None:
         reader = "on" if columnar.enabled() else "OFF"
     except ImportError:  # a checkout from before the columnar reader (to time it the same way)
         reader = "absent"
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; pyarrow {pyarrow.__version__}, "
-          f"columnar reader {reader}; profconv from {ROOT}; CPU seconds, medians of {args.repeat}")
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; pandas {pandas.__version__}, "
+          f"pyarrow {pyarrow.__version__}, columnar reader {reader}; profconv from {ROOT}; CPU seconds, medians of {args.repeat}")
     print(f"{'input':13s} {'path':15s} {'MB':>7s} {'cpu s':>7s} {'MB/s':>7s} {'vs read_csv':>9s} {'vs pyarrow':>9s} "
           f"{'vs reader+writer':>9s} {'vs same writes':>9s}")
     for key in keys:
