@@ -9,6 +9,7 @@ import gzip
 import importlib
 import json
 import os
+import random
 import re
 import tempfile
 from dataclasses import astuple
@@ -20,6 +21,7 @@ from conftest import assert_cli_alike, run_cli
 import profconv
 from profconv.errors import InputError
 from profconv.io import gunzip
+from profconv.parse import native
 from profconv.parse.text import decode
 
 twin_mod = importlib.import_module("profconv.parse.unix_twin")
@@ -204,6 +206,27 @@ def test_blocks_cut_anywhere_give_the_same_twin(monkeypatch, block):
                         ("utf-16-le", text.encode("utf-16-le") + b"\x00")):  # an odd last byte: U+FFFD
         want = data.decode(codec, errors="replace").replace("\r\n", "\n")  # (text.decode's reading)
         assert b"".join(twin_mod._from_utf16(blocks(data), codec)).decode("utf-8") == want
+
+
+def test_the_c_pass_makes_the_line_ends_bytes_replace_makes(monkeypatch):
+    scan = native.load("_bytescan")
+    if getattr(scan, "unix_ends", None) is None:
+        pytest.skip("the C accelerators are not built")
+    rng = random.Random(7)
+    for _ in range(3000):
+        data = bytes(rng.choice(b"\r\r\n\na\x00\xff") for _ in range(rng.randrange(0, 90)))
+        for buf in (data, bytearray(data), memoryview(data)):
+            assert scan.unix_ends(buf) == data.replace(b"\r\n", b"\n"), data
+    assert scan.unix_ends(b"") == b"" and scan.unix_ends(b"\r") == b"\r" and scan.unix_ends(b"\r\n") == b"\n"
+    with pytest.raises(TypeError):
+        scan.unix_ends("a\r\n")
+    # the twin's blocks by the C pass and by the fallback (no accelerator): the same bytes
+    line = b'"GPU activities",60.000000,1.200000,2,0.600000,0.500000,0.700000,"k1(float*)"\r\n'
+    raw = line * 5000 + b"\r\r\n\rlast\r"
+    blocks = [raw[i : i + 4099] for i in range(0, len(raw), 4099)]  # '\r's at the blocks' ends among them
+    got = b"".join(twin_mod._unix_ends(iter(blocks)))
+    monkeypatch.setenv("PROFCONV_PURE_PYTHON", "1")
+    assert got == b"".join(twin_mod._unix_ends(iter(blocks))) == raw.replace(b"\r\n", b"\n")
 
 
 @pytest.mark.parametrize("case", ["corrupt", "bomb", "empty", "binary", "not-profiler", "missing", "dir"])
