@@ -467,17 +467,19 @@ static int nv_split(const unsigned char *p, Py_ssize_t n, nv_row *r) {
     r->type_n = i - 2;
     if (r->type_n == 0 || i >= n || p[i] != ',')
         return 0;
+    /* the line ends with '"' (checked above): a run of digits stops before its end with no bound check */
     for (int j = 0; j < NV_CELLS; j++) {
         Py_ssize_t a = ++i, d2 = 0; /* past the comma */
         unsigned long long m = 0;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            m = m * 10 + (unsigned long long)(p[i++] - '0');
+        unsigned d;
+        while ((d = (unsigned)p[i] - '0') < 10)
+            m = m * 10 + d, i++;
         Py_ssize_t d1 = i - a;
-        int dot = i < n && p[i] == '.';
+        int dot = p[i] == '.';
         if (dot) {
             Py_ssize_t b = ++i;
-            while (i < n && p[i] >= '0' && p[i] <= '9')
-                m = m * 10 + (unsigned long long)(p[i++] - '0');
+            while ((d = (unsigned)p[i] - '0') < 10)
+                m = m * 10 + d, i++;
             d2 = i - b;
         }
         if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',' || d2 > 255 || i - a > MAX_CELL)
