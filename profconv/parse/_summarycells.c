@@ -53,7 +53,8 @@
  * dest2, head3, unread, gap_ranges]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
  * (profconv.parse.dialects.nsys_csv_sweep) in one pass of its shape and one of its rows: tables each
  * after (a run's "Generating SQLite file P from P" line) "Processing [P] with [PREFIX/reports/R.py]..."
- * and a blank line (P [A-Za-z0-9._/-]+, R one of `reports`, no "/reports/" in the first P), a header
+ * and a blank line (P [A-Za-z0-9._/-]+ or a Windows path: ns_any_path, ns_win_path_ok; the separators '/'
+ * or '\\'; R one of `reports`, no "/reports/" in the first P), a header
  * line starting with `head`, `head2` or `head3` (at most eight distinct ones a chunk, given back: the caller
  * holds each to the cells' layout), 1 to max_rows - 1 rows (lines starting with a digit) and a blank
  * line; the first table a run's, the data ending with a blank. Every row is read as columns() reads it
@@ -1363,14 +1364,16 @@ static inline int ns_ctz(unsigned x) {
 }
 
 /* The bytes of a path: [A-Za-z0-9._/-] (a table of 256, made once); 2 also set for those of a report's
- * name, [a-z0-9_] */
+ * name, [a-z0-9_]; 4 alone for those a Windows path holds besides ('\\', ':', ' ', '(', ')', '~': "C:\\Program
+ * Files (x86)\\...", "C:\\PROGRA~1\\...") */
 static unsigned char NS_PATH_CHAR[256];
 
 static void ns_path_chars(void) {
     for (int c = 0; c < 256; c++)
         NS_PATH_CHAR[c] = (unsigned char)(((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                                            c == '.' || c == '_' || c == '/' || c == '-') |
-                                          (((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << 1));
+                                          (((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << 1) |
+                                          ((c == '\\' || c == ':' || c == ' ' || c == '(' || c == ')' || c == '~') << 2));
 }
 
 /* The end of the path [A-Za-z0-9._/-]* at p[i:n]: sixteen bytes a step where they are there (a byte
@@ -1395,6 +1398,59 @@ static Py_ssize_t ns_path(const unsigned char *p, Py_ssize_t i, Py_ssize_t n) {
     return i;
 }
 
+/* The end of the path at p[i:n] as ns_path's with a Windows path's bytes too (NS_PATH_CHAR's 4); *win set
+ * where it holds one */
+static Py_ssize_t ns_any_path(const unsigned char *p, Py_ssize_t i, Py_ssize_t n, int *win) {
+    Py_ssize_t e = ns_path(p, i, n);
+    while (e < n && (NS_PATH_CHAR[p[e]] & 4)) {
+        *win = 1;
+        e = ns_path(p, e + 1, n);
+    }
+    return e;
+}
+
+/* What a path with a Windows path's bytes (ns_any_path) may not hold: two blanks, a blank at either end,
+ * or a word one of nsys's readers reacts to on a line (a run's or a report's line, a legacy title) --
+ * the words of a not-read table's header (NS_NOT_A_HEADER) less its ", " and "/reports/" (a path holds no
+ * comma; ns_reports_at looks for "reports" between separators) */
+static const char *const NS_NOT_IN_PATH[] = {"Statistics", "Summary", "Generating", "Saving report", "Running",
+                                             "Executing", "Processing", "SKIPPED", "Exporting", "Exported"};
+
+#define NS_NOT_IN_PATHS (sizeof NS_NOT_IN_PATH / sizeof *NS_NOT_IN_PATH)
+static uint16_t NS_PATH_WORD[256]; /* per byte, a bit for each word of NS_NOT_IN_PATH that starts with it */
+static size_t NS_PATH_WORD_LEN[NS_NOT_IN_PATHS];
+
+static void ns_path_words(void) {
+    for (size_t w = 0; w < NS_NOT_IN_PATHS; w++) {
+        NS_PATH_WORD[(unsigned char)NS_NOT_IN_PATH[w][0]] |= (uint16_t)(1u << w);
+        NS_PATH_WORD_LEN[w] = strlen(NS_NOT_IN_PATH[w]);
+    }
+}
+
+static int ns_win_path_ok(const unsigned char *p, Py_ssize_t a, Py_ssize_t e) {
+    if (e == a || p[a] == ' ' || p[e - 1] == ' ')
+        return 0;
+    for (Py_ssize_t q = a; q < e; q++) {
+        unsigned bits = NS_PATH_WORD[p[q]];
+        if (p[q] == ' ' && p[q + 1] == ' ') /* (q + 1 < e: p[e - 1] is not a blank) */
+            return 0;
+        for (; bits; bits &= bits - 1) {
+            unsigned w = (unsigned)ns_ctz(bits);
+            if ((size_t)(e - q) >= NS_PATH_WORD_LEN[w] && memcmp(p + q, NS_NOT_IN_PATH[w], NS_PATH_WORD_LEN[w]) == 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether "reports" between two separators ('/' or '\\') is in p[a:e] */
+static int ns_reports_at(const unsigned char *p, Py_ssize_t a, Py_ssize_t e) {
+    for (Py_ssize_t q = a; q + 9 <= e; q++)
+        if ((p[q] == '/' || p[q] == '\\') && (p[q + 8] == '/' || p[q + 8] == '\\') && memcmp(p + q + 1, "reports", 7) == 0)
+            return 1;
+    return 0;
+}
+
 /* Whether the text `s` is at p[*i:n] (then *i moved past it) */
 static int ns_lit(const ns_in *in, Py_ssize_t *i, const char *s) {
     Py_ssize_t m = (Py_ssize_t)strlen(s);
@@ -1404,14 +1460,26 @@ static int ns_lit(const ns_in *in, Py_ssize_t *i, const char *s) {
     return 1;
 }
 
-/* Whether a run's "Generating SQLite file PATH from PATH" line is at *i (then *i moved past it) */
+/* Whether a run's "Generating SQLite file PATH from PATH" line is at *i (then *i moved past it): plain
+ * paths, or Windows ones (ns_any_path's, ns_win_path_ok: the line's text after the file is all path
+ * bytes, " from " within it) */
 static int ns_run_line(const ns_in *in, Py_ssize_t *i) {
-    Py_ssize_t k = *i, e;
-    if (!ns_lit(in, &k, "Generating SQLite file ") || (e = ns_path(in->p, k, in->n)) == k)
+    Py_ssize_t k = *i, e, a;
+    int win = 0;
+    if (!ns_lit(in, &k, "Generating SQLite file "))
         return 0;
-    k = e;
-    if (!ns_lit(in, &k, " from ") || (e = ns_path(in->p, k, in->n)) == k || e >= in->n || in->p[e] != '\n')
-        return 0;
+    a = k;
+    k = e = ns_path(in->p, a, in->n);
+    if (e == a || !ns_lit(in, &k, " from ") || (e = ns_path(in->p, k, in->n)) == k || e >= in->n || in->p[e] != '\n') {
+        e = ns_any_path(in->p, a, in->n, &win);
+        if (!win || e >= in->n || in->p[e] != '\n' || !ns_win_path_ok(in->p, a, e))
+            return 0;
+        Py_ssize_t f = a + 1; /* " from " after the first byte, a byte after it at least */
+        while (f + 6 < e && memcmp(in->p + f, " from ", 6) != 0)
+            f++;
+        if (f + 6 >= e)
+            return 0;
+    }
     *i = e + 1;
     return 1;
 }
@@ -1425,7 +1493,7 @@ static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
     Py_ssize_t s = e - 3;
     while (s > a && (NS_PATH_CHAR[p[s - 1]] & 2))
         s--;
-    if (s == e - 3 || s - 9 <= a || memcmp(p + s - 9, "/reports/", 9) != 0)
+    if (s == e - 3 || s - 9 <= a || !ns_reports_at(p, s - 9, s))
         return -1;
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in->reports); r++) {
         PyObject *name = PyTuple_GET_ITEM(in->reports, r);
@@ -1572,16 +1640,17 @@ static Py_ssize_t ns_unread_table(const ns_in *in, Py_ssize_t k, Py_ssize_t *hea
  * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
  * line, *i is moved past them and *skipped set. */
 static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, Py_ssize_t *unread) {
-    Py_ssize_t k = *i, e;
-    if (!ns_lit(in, &k, "Processing [") || (e = ns_path(in->p, k, in->n)) == k)
+    Py_ssize_t k = *i, e, a;
+    int win = 0;
+    if (!ns_lit(in, &k, "Processing [") || (e = ns_any_path(in->p, k, in->n, &win)) == k || ns_reports_at(in->p, k, e))
         return -1;
-    for (Py_ssize_t q = k; q + 9 <= e; q++)
-        if (in->p[q] == '/' && memcmp(in->p + q, "/reports/", 9) == 0)
-            return -1;
+    if (win && !ns_win_path_ok(in->p, k, e))
+        return -1;
     k = e;
-    if (!ns_lit(in, &k, "] with [") || (e = ns_path(in->p, k, in->n)) == k)
+    if (!ns_lit(in, &k, "] with [") || (e = ns_any_path(in->p, k, in->n, &win)) == k || (win && !ns_win_path_ok(in->p, k, e)))
         return -1;
-    Py_ssize_t r = ns_report(in, k, e);
+    a = k;
+    Py_ssize_t r = ns_report(in, a, e);
     k = e;
     if (r == -1 || !ns_lit(in, &k, "]..."))
         return -1;
@@ -1601,7 +1670,7 @@ static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, 
     }
     if (r == -2 && in->unread != NULL) { /* a report noted, not read: its table stepped over (unread[0:3]) */
         Py_ssize_t s = e - 4, end;
-        while (in->p[s - 1] != '/')
+        while (in->p[s - 1] != '/' && in->p[s - 1] != '\\')
             s--;
         if ((unread[2] = ns_unread_index(in, s, e - 3)) < 0 || (end = ns_unread_table(in, k, unread, unread + 1)) < 0)
             return -1;
@@ -2281,6 +2350,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__summarycells(void) {
     ns_path_chars();
+    ns_path_words();
     ns_word_starts();
     PyObject *m = PyModule_Create(&module);
     /* the kinds of table nsys_sweep reads (plain summaries, memory sizes, NVTX ranges): callers check for

@@ -34,7 +34,10 @@ Time(%) clearly adding up to 100, no report twice in a run (a run's tables of on
 and memory operations, `nsys stats`'s default reports -- merged as the core merges them, with its
 note, where they come one after the other), no name with '%', another
 dialect's marker or a context keyword, nothing between the tables but the lines above with plain file
-names, no other dialect found in the file's head, no plugin dialect. Anything else: the stream's
+names -- [A-Za-z0-9._/-], or as Windows writes them ('\\', ':', single blanks, '(', ')', '~': "C:\\Program
+Files\\...\\reports\\cuda_api_sum.py"; no word a reader looks for in them, such as "Statistics" or
+"Generating": the C pass alone takes these, the step-by-step pass leaves them) --, no other dialect found in
+the file's head, no plugin dialect. Anything else: the stream's
 windows read the file from the first part not read so (the reference; tests compare both on
 generated and mutated sweeps). Not used in the pure-Python mode (the C modules are not loaded) nor
 without the columnar reader."""
