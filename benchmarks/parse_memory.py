@@ -119,7 +119,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
                      repeated("rocprof/amd-hpctraining-rocprofv3-jacobi-domain-hip-api-kernel-stats.csv.log")),
 }
 # parse_throughput's machine-written inputs (it measures them as they are; --form here the others)
-THROUGHPUT = ("nvprof-trace", "nsys-trace", "nvprof-csv", "nsys-csv", "nsys-reports", "nvprof-text")
+THROUGHPUT = ("nvprof-trace", "nsys-trace", "nvprof-csv", "nsys-csv", "nsys-reports", "nsys-windows", "nvprof-text")
 INPUTS.update({key: (f"{parse_throughput.INPUTS[key][0]} (parse_throughput's)", generated(key)) for key in THROUGHPUT})
 
 

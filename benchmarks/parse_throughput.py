@@ -25,7 +25,8 @@ Inputs, generated deterministically into --dir: an nvprof --print-gpu-trace log,
 --format csv` cuda_gpu_trace report, nvprof --csv summaries (many profiles), nsys CSV summaries (many
 `nsys stats --format csv` runs: one report of 40 kernels each, and six reports of a few rows each as
 nsys 2025 prints `nsys stats`'s default ones for an app that marks NVTX ranges and copies memory, others
-SKIPPED; the same of an app on unified memory: three um_* reports a run too, not read, a note each),
+SKIPPED; the same of an app on unified memory: three um_* reports a run too, not read, a note each;
+the default reports of a sweep run on Windows, its paths 'C:\\Users\\me\\run0.sqlite' and 'C:\\Program Files\\...'),
 summary-only nvprof text (a corpus log repeated) and an `ncu --csv --page raw` page of K kernels x 50
 metric names.
 
@@ -210,33 +211,45 @@ def nsys_um_summaries(path: Path, plain_path: Path, target: int) -> None:
     nsys_report_summaries(path, plain_path, target, unified=True)
 
 
-def nsys_report_summaries(path: Path, plain_path: Path, target: int, unified: bool = False) -> None:
+def nsys_windows_summaries(path: Path, plain_path: Path, target: int) -> None:
+    """nsys_report_summaries's runs as nsys prints them on Windows: 'Processing [C:\\Users\\me\\run0.sqlite]
+    with [C:\\Program Files\\NVIDIA Corporation\\...\\reports\\cuda_api_sum.py]...'. The same rows."""
+    nsys_report_summaries(path, plain_path, target, windows=True)
+
+
+WINDOWS_DB = "C:\\Users\\me\\"
+WINDOWS_REPORTS = "C:\\Program Files\\NVIDIA Corporation\\Nsight Systems 2024.6.2\\target-windows-x64\\reports\\"
+
+
+def nsys_report_summaries(path: Path, plain_path: Path, target: int, unified: bool = False,
+                          windows: bool = False) -> None:
     """Many `nsys stats --format csv` runs of six reports each (NVTX ranges, API calls, kernels, memory
     operations' times and sizes, OS runtime: five headers), a few rows a table -- a sweep as nsys 2025
     prints `nsys stats`'s default reports: a blank after a status line's dots, no blank line after it,
     the reports with nothing to show (no OpenMP, no DX12 ...) SKIPPED. The plain rows read_csv reads:
     the memory sizes' with an empty first cell, NVTX's without their Style (one CSV of nine fields)."""
     rng = random.Random(4)
+    folder, scripts = (WINDOWS_DB, WINDOWS_REPORTS) if windows else ("", "/opt/nsys/reports/")
     with open(path, "w") as out, open(plain_path, "w") as plain:
         plain.write(NSYS_SUM_HEADER + "\n")
         size, run = 0, 0
         while size < target:
-            db = f"run{run}.sqlite"
+            db = f"{folder}run{run}.sqlite"
 
             def skipped(report: str, what: str, db: str = db) -> str:
-                return f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \nSKIPPED: {db} does not contain {what}.\n\n"
+                return f"Processing [{db}] with [{scripts}{report}.py]... \nSKIPPED: {db} does not contain {what}.\n\n"
 
-            piece = f"Generating SQLite file {db} from run{run}.nsys-rep\n"
+            piece = f"Generating SQLite file {db} from {folder}run{run}.nsys-rep\n"
             for report, header, names in NSYS_REPORTS:
                 sized = header == NSYS_SIZE_HEADER
                 body = (_nsys_size_rows if sized else _nsys_rows)(rng, [f"{n}_{k}" for k, n in enumerate(names)])
                 plain.write("," + body.replace("\n", "\n,")[:-1] if sized else body)  # (NVTX's without the Style)
                 if header == NSYS_NVTX_HEADER:
                     body = body.replace(",:", ",PushPop,:").replace(",epoch", ",StartEnd,epoch")
-                piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{body}\n"
+                piece += f"Processing [{db}] with [{scripts}{report}.py]... \n{header}\n{body}\n"
             piece += skipped("openmp_sum", "OpenMP event data") + skipped("dx12_gpu_marker_sum", "DX12 GPU debug markers")
             for report, header, rows in UM_REPORTS if unified else ():
-                piece += f"Processing [{db}] with [/opt/nsys/reports/{report}.py]... \n{header}\n{rows(rng)}\n"
+                piece += f"Processing [{db}] with [{scripts}{report}.py]... \n{header}\n{rows(rng)}\n"
             out.write(piece)
             size += len(piece)
             run += 1
@@ -349,6 +362,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
     "nsys-csv": ("nsys stats --format csv summaries", nsys_summaries),
     "nsys-reports": ("nsys stats --format csv summaries, four reports a run", nsys_report_summaries),
     "nsys-um": ("the same of an app on unified memory: its three um_* reports (not read) too", nsys_um_summaries),
+    "nsys-windows": ("the default reports of a sweep run on Windows (C:\\... paths)", nsys_windows_summaries),
     "nvprof-text": ("summary-only nvprof text", nvprof_summary_text),
     "ncu-raw": ("ncu --csv --page raw", ncu_raw),
     "ncu-details": ("ncu --csv (2024+ details page: a row per launch and metric, rules' rows)", ncu_details),
