@@ -132,7 +132,18 @@ def test_a_small_sweep_read_by_the_pass():
     ("[/opt/nsys/reports/osrt_sum", "[/reports/osrt_sum", True),  # an empty PREFIX
     ("osrt_sum.py", "nvtx_sum.py", True),  # a report not read so
     ("Processing [a.sqlite]", "Processing [r/reports/cuda_api_sum.py]", True),  # a report's name in the input's path
-    ("from a.nsys-rep", "from a b", True),
+    ("from a.nsys-rep", "from a b", False),  # a blank in a path: held as a Windows path is (below)
+    ("from a.nsys-rep", "from a  b", True),  # two blanks
+    ("from a.nsys-rep", "from a.nsys-rep ", True),  # a blank at the end
+    # paths as Windows writes them: '\\', ':', blanks, '(', ')', '~'; none of the words a reader looks for
+    ("[a.sqlite]", "[C:\\Users\\me (x86)\\PROGRA~1\\a.sqlite]", False),
+    ("[/opt/nsys/reports/cuda_api_sum", "[C:\\Program Files\\NVIDIA\\reports\\cuda_api_sum", False),
+    ("[/opt/nsys/reports/cuda_api_sum", "[C:/x\\reports/cuda_api_sum", False),  # separators mixed
+    ("[/opt/nsys/reports/cuda_api_sum", "[C:\\a \\reports\\cuda_api_sum", True),  # the folder ends with a blank
+    ("[/opt/nsys/reports/cuda_api_sum", "[C:\\Summary\\reports\\cuda_api_sum", True),
+    ("[a.sqlite]", "[C:\\Statistics\\a.sqlite]", True), ("[a.sqlite]", "[C:\\x\\reports\\a.sqlite]", True),
+    ("from a.nsys-rep", "from C:\\Generating\\a.nsys-rep", True),
+    ("Generating SQLite file a.sqlite", "Generating SQLite file C:\\Running\\a.sqlite", True),
     ("...\n\n" + API, "...\n" + API, False),  # no blank line after the status line
     ("]...\n\n" + API, "]... \n" + API, False),  # a blank after the dots (nsys 2025)
     ("Processing [a.sqlite] with [/opt/nsys/reports/osrt", "Processing [a.sqlite] with [/opt/nsys/reports/nvtx_sum.py]"

@@ -1393,7 +1393,7 @@ static Py_ssize_t ns_path(const unsigned char *p, Py_ssize_t i, Py_ssize_t n) {
             return i + ns_ctz(bad);
     }
 #endif
-    while (i < n && NS_PATH_CHAR[p[i]])
+    while (i < n && (NS_PATH_CHAR[p[i]] & 1))
         i++;
     return i;
 }
@@ -1485,8 +1485,9 @@ static int ns_run_line(const ns_in *in, Py_ssize_t *i) {
 }
 
 /* The index in in->reports of the name R of the script path p[a:e], PREFIX/reports/R.py (PREFIX not
- * empty, R [a-z0-9_]+: dx12_gpu_marker_sum); -1 where it is not such a path, -2 where R is not one of them */
-static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
+ * empty, R [a-z0-9_]+: dx12_gpu_marker_sum; '\\' or '/' around reports; *prefix_end: where PREFIX ends);
+ * -1 where it is not such a path, -2 where R is not one of them */
+static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e, Py_ssize_t *prefix_end) {
     const unsigned char *p = in->p;
     if (e - a < 3 || memcmp(p + e - 3, ".py", 3) != 0)
         return -1;
@@ -1495,6 +1496,7 @@ static Py_ssize_t ns_report(const ns_in *in, Py_ssize_t a, Py_ssize_t e) {
         s--;
     if (s == e - 3 || s - 9 <= a || !ns_reports_at(p, s - 9, s))
         return -1;
+    *prefix_end = s - 9;
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in->reports); r++) {
         PyObject *name = PyTuple_GET_ITEM(in->reports, r);
         if (PyBytes_GET_SIZE(name) == e - 3 - s && memcmp(PyBytes_AS_STRING(name), p + s, (size_t)(e - 3 - s)) == 0)
@@ -1640,20 +1642,26 @@ static Py_ssize_t ns_unread_table(const ns_in *in, Py_ssize_t k, Py_ssize_t *hea
  * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
  * line, *i is moved past them and *skipped set. */
 static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, Py_ssize_t *unread) {
-    Py_ssize_t k = *i, e, a;
-    int win = 0;
+    Py_ssize_t k = *i, e, a, prefix_end = 0;
+    int win = 0, script_win = 0;
     if (!ns_lit(in, &k, "Processing [") || (e = ns_any_path(in->p, k, in->n, &win)) == k || ns_reports_at(in->p, k, e))
         return -1;
     if (win && !ns_win_path_ok(in->p, k, e))
         return -1;
     k = e;
-    if (!ns_lit(in, &k, "] with [") || (e = ns_any_path(in->p, k, in->n, &win)) == k || (win && !ns_win_path_ok(in->p, k, e)))
+    if (!ns_lit(in, &k, "] with [") || (e = ns_any_path(in->p, k, in->n, &script_win)) == k)
         return -1;
     a = k;
-    Py_ssize_t r = ns_report(in, a, e);
+    Py_ssize_t r = ns_report(in, a, e, &prefix_end);
     k = e;
     if (r == -1 || !ns_lit(in, &k, "]..."))
         return -1;
+    if (script_win) { /* the script's folder (before its reports folder) held as a path is: a Windows one checked */
+        int prefix_win = 0;
+        if (ns_any_path(in->p, a, prefix_end, &prefix_win) != prefix_end ||
+            (prefix_win && !ns_win_path_ok(in->p, a, prefix_end)))
+            return -1;
+    }
     ns_lit(in, &k, " ");
     if (!ns_lit(in, &k, "\n"))
         return -1;

@@ -36,7 +36,7 @@ note, where they come one after the other), no name with '%', another
 dialect's marker or a context keyword, nothing between the tables but the lines above with plain file
 names -- [A-Za-z0-9._/-], or as Windows writes them ('\\', ':', single blanks, '(', ')', '~': "C:\\Program
 Files\\...\\reports\\cuda_api_sum.py"; no word a reader looks for in them, such as "Statistics" or
-"Generating": the C pass alone takes these, the step-by-step pass leaves them) --, no other dialect found in
+"Generating": both passes) --, no other dialect found in
 the file's head, no plugin dialect. Anything else: the stream's
 windows read the file from the first part not read so (the reference; tests compare both on
 generated and mutated sweeps). Not used in the pure-Python mode (the C modules are not loaded) nor
@@ -60,19 +60,35 @@ CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
 # text: 1 MiB parts took a 20 MB sweep of the default reports to 3.0 B/B, 256 KiB to 2.5; the CLI's spool
 # reads 1 MiB parts, stream.SPOOL_PART)
 PART = 1 << 18
-_PATH = rb"[A-Za-z0-9._/-]+"
-_RUN = rb"Generating SQLite file " + _PATH + rb" from " + _PATH + rb"\n"
+_PLAIN_PATH = rb"[A-Za-z0-9._/-]+"
+# a path as Windows writes it (nsys_sweep's ns_win_path_ok): '\\', ':', single blanks, '(', ')', '~' too, no blank
+# at an end, none of the words a reader looks for on a line
+_WIN_PATH = (rb"(?! )(?:(?!  |Statistics|Summary|Generating|Saving report|Running|Executing|Processing|SKIPPED|"
+             rb"Exporting|Exported)[A-Za-z0-9._/\\:() ~-])+(?<! )")
+_REPORTS_DIR = rb"[/\\]reports[/\\]"  # '/' or '\\' around it
+
+
+def _path(before: bytes) -> bytes:
+    """A plain path or else a Windows one, up to where `before` follows: one way to match it (an atomic
+    group: the regular expressions that hold many paths do not try each both ways when they fail)."""
+    return rb"(?>" + _PLAIN_PATH + rb"(?=" + before + rb")|" + _WIN_PATH + rb"(?=" + before + rb"))"
+
+
+_SCRIPT_DIR = _path(_REPORTS_DIR + rb"[a-z0-9_]+\.py\]")  # a report script's folder, before its reports folder
+_RUN = (rb"Generating SQLite file (?>" + _PLAIN_PATH + rb" from " + _PLAIN_PATH + rb"(?=\n)|(?=[^\n]* from )"
+        + _WIN_PATH + rb"(?=\n))\n")
 # a report's status line (no "/reports/" in its input's path; a blank after the dots: nsys 2025), reports with
 # nothing to show ("SKIPPED: ..." and a blank line) before it, a blank line after it or not
-_PROCESSING = (rb"Processing \[(?![^\]\n]*/reports/)" + _PATH + rb"\] with \[(?:" + _PATH
-               + rb"/)?reports/[a-z0-9_]+\.py\]\.\.\. ?\n")
+_PROCESSING = (rb"Processing \[(?![^\]\n]*" + _REPORTS_DIR + rb")" + _path(rb"\]") + rb"\] with \[(?:" + _SCRIPT_DIR
+               + rb"[/\\])?reports[/\\][a-z0-9_]+\.py\]\.\.\. ?\n")
 _SKIPPED = _PROCESSING + rb"SKIPPED: [ -~]*\n\n"
 _REPORT = rb"(?:" + _SKIPPED + rb")*" + _PROCESSING + rb"\n?"
 # a report profconv does not read (nsys.NOT_READ: a unified-memory app's um_sum, um_total_sum,
 # um_cpu_page_faults_sum ...) with its table: a header of two fields or more, rows of a comma each (no '%',
 # printable ASCII), a blank line -- what nsys's readers claim with a note (`_unread`: the header checked as
 # they check it)
-_UNREAD_BLOCK = (rb"Processing \[(?![^\]\n]*/reports/)" + _PATH + rb"\] with \[(?:" + _PATH + rb"/)?reports/(%s%s)"
+_UNREAD_BLOCK = (rb"Processing \[(?![^\]\n]*" + _REPORTS_DIR + rb")" + _path(rb"\]") + rb"\] with \[(?:" + _SCRIPT_DIR
+                 + rb"[/\\])?reports[/\\](%s%s)"
                  rb"\.py\]\.\.\. ?\n\n?(%s[A-Za-z0-9(][A-Za-z0-9 ()_./-]*(?:,[A-Za-z0-9 ()_./-]*)+\n"
                  rb"(?:[ -$&-~]*,[ -$&-~]*\n)*)\n")
 
@@ -85,7 +101,7 @@ def _unread_patterns() -> tuple[bytes, re.Pattern, re.Pattern, tuple[bytes, ...]
     names = tuple(sorted(k.encode() for k in NOT_READ))
     alternatives = b"|".join(map(re.escape, names))
     return (_UNREAD_BLOCK % (b"?:", alternatives, b"?:"), re.compile(_UNREAD_BLOCK % (b"", alternatives, b"")),
-            re.compile(rb"/reports/(?:%s)\.py\]" % alternatives), names)
+            re.compile(_REPORTS_DIR + rb"(?:%s)\.py\]" % alternatives), names)
 
 
 _UNREAD, _UNREAD_AT, _UNREAD_ANY, _UNREAD_NAMES = _unread_patterns()
@@ -96,7 +112,7 @@ _GAPS = re.compile(_RUN + _REPORT + rb"(?:\x00\n(?:(?:" + _SKIPPED + rb"|" + _UN
                    + _SKIPPED + rb")*)" + _REPORT + rb")*")
 _END = re.compile(rb"\n(?:" + _SKIPPED + rb"|" + _UNREAD + rb")*")
 _RUN_AT = re.compile(rb"Generating SQLite file ")  # a run's line in the gaps joined (where a line starts)
-_REPORT_NAME = re.compile(rb"/reports/([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
+_REPORT_NAME = re.compile(_REPORTS_DIR + rb"([a-z0-9_]+)\.py\]\.\.\. ?\n(?!SKIPPED: )")  # a table's, not a skipped one's
 _SECTIONS = {"cuda_gpu_kern_sum": "gpu", "cuda_api_sum": "api", "cuda_gpu_mem_time_sum": "gpu", "osrt_sum": "os-runtime",
              "cuda_gpu_mem_size_sum": "gpu-memory-size", "nvtx_sum": "nvtx", "openacc_sum": "openacc"}
 _CODES = list(dict.fromkeys(_SECTIONS.values()))  # section codes (a table's section: _CODES[code])
