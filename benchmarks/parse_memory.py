@@ -1,7 +1,7 @@
 """Peak memory and CPU of `profconv parse` for every dialect at one size (issue 23: "peak RSS <= 3
 bytes per input byte absolute at 20 MB for every dialect and for the terminal table").
 
-benchmarks/parse_throughput.py holds its eight machine-written inputs to that target; this one holds
+benchmarks/parse_throughput.py holds its machine-written inputs (ten) to that target; this one holds
 every dialect's real logs to it: each input is a real test log (tests/data, SOURCES.md) repeated to
 --mb (a sweep of runs, one after the other, as a script that profiles each configuration and appends
 to one file makes), or one run made long (an ncu console page of thousands of kernels of one

@@ -369,12 +369,6 @@ INPUTS: dict[str, tuple[str, Callable[[Path, Path, int], None]]] = {
 }
 
 
-def cpu(fn: Callable[[], object]) -> float:
-    t0 = time.process_time()
-    fn()
-    return time.process_time() - t0
-
-
 def clocks(fn: Callable[[], object]) -> tuple[float, float]:
     """CPU seconds (every thread of this process) and wall seconds of one call."""
     t0, w0 = time.process_time(), time.perf_counter()
