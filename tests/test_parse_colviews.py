@@ -8,7 +8,8 @@ from array import array
 import numpy as np
 import pytest
 
-from profconv.parse.colviews import Chain, Const, Floats, Repeated, Sparse, Tiled, View, Window, both, positions
+from profconv.parse import colviews
+from profconv.parse.colviews import Chain, Coded, Const, Floats, Repeated, Runs, Sparse, Tiled, View, Window, both, positions
 from profconv.parse.table import Rows
 
 
@@ -28,6 +29,11 @@ def _cases():
     yield Window(chain, 1, 8), ["gpu", "gpu", "x", "y", "k1", "k1", "k2"]
     yield Window(Window(Floats(array("d", [1.5, 2.5, 0.5, 3.0, 4.0, 9.0])), 1, 6), 0, 4), [2.5, 0.5, 3.0, 4.0]
     yield Window(["a", "b", "c", "d", "e", "f"], 1, 5), ["b", "c", "d", "e"]
+    # a sweep's profile and table (a value a run of rows, a run of none among them) and names (a code a row)
+    yield Runs(["p1", "p2", "p3", "p4"], np.array([2, 0, 3, 1], dtype=np.int64)), ["p1", "p1", "p3", "p3", "p3", "p4"]
+    yield Runs(range(5, 8), np.array([1, 2, 2], dtype=np.int64)), [5, 6, 6, 7, 7]
+    yield Coded(["k1", "k2", "k1s", "k2"], np.array([1, 0, 3, 2, 0], dtype=np.int64)), ["k2", "k1", "k2", "k1s", "k1"]
+    yield Window(Runs([1, 2], np.array([3, 4], dtype=np.int64)), 2, 6), [1, 2, 2, 2]
 
 
 def test_views_are_their_lists():
@@ -40,6 +46,25 @@ def test_views_are_their_lists():
         assert view[::2] == want[::2] and view.take([3, 0, 3]) == [want[3], want[0], want[3]]
         assert view.take(range(1, 4)) == want[1:4]
         assert view.count(want[2]) == want.count(want[2])
+
+
+def test_runs_and_codes_without_the_c_module(monkeypatch):
+    """A sweep's views give the same rows where _summarycells is not built (the pure-Python mode)."""
+    monkeypatch.setattr(colviews, "_cells", lambda: None)
+    test_views_are_their_lists()
+
+
+def test_runs_and_codes_positions():
+    runs = Runs([1, 2, 1, 3], np.array([2, 3, 0, 2], dtype=np.int64))
+    assert runs.positions([2]) == range(2, 5) and runs.positions([1]) == range(0, 2)
+    assert runs.positions([1, 3]) == [0, 1, 5, 6] and runs.positions([9]) == range(0)
+    runs.extend([3])
+    assert runs.positions([3]) == range(5, 8) and positions(runs, [2, 3]) == range(2, 8)
+    names = Coded(["a", "b", "a"], np.array([0, 1, 2, 1], dtype=np.int64))
+    assert names.positions(["a"]) == [0, 2] and names.positions(["c"]) == range(0)
+    assert Runs([], np.array([], dtype=np.int64)).tolist() == [] and len(Coded(["a"], np.array([], dtype=np.int64))) == 0
+    assert runs.mapped(lambda v: v * 10).tolist() == [10, 10, 20, 20, 20, 30, 30, 30]
+    assert names.mapped(str.upper).tolist() == ["A", "B", "A", "B"]
 
 
 def test_tail_extends_and_positions():
@@ -86,7 +111,8 @@ def test_views_as_numpy_arrays():
     """`__array__` of a numeric view (Rows.to_frame's float and int64 columns) without a list."""
     nan = float("nan")
     for view in (Const(1.5, 3), Repeated([1, 2], 2), Tiled([1.0, nan], 2), Sparse(nan, 4, [1], [2.0]),
-                 Floats(array("d", [nan, 3.0])), Chain([Floats(array("d", [1.0, nan])), [3.0], Const(4.0, 2), range(5, 7)])):
+                 Floats(array("d", [nan, 3.0])), Chain([Floats(array("d", [1.0, nan])), [3.0], Const(4.0, 2), range(5, 7)]),
+                 Runs([1.0, nan], np.array([1, 2], dtype=np.int64)), Coded([2.0, nan], np.array([1, 0, 1], dtype=np.int64))):
         view.extend([9.0])
         got = np.asarray(view, dtype="float64")
         assert got.dtype == np.float64 and np.array_equal(got, np.array(view.tolist(), dtype="float64"), equal_nan=True)

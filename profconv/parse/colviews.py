@@ -10,6 +10,11 @@ at a time), one value, an iteration in slices, NumPy's `__array__` (`Rows.to_fra
 after the view's own (`extend`: the gpu summary of the page gathered after its metric rows) are
 kept as a plain list.
 
+A sweep of summaries (nvprof --csv, nsys stats CSV: tens of thousands of small tables) is the same in
+other shapes: its profile and table numbers are one value a run of a few rows (`Runs`), its names
+and short names one str a distinct name and a code a row (`Coded`). A list a row of each was 1.2 MiB
+of memory new to the process per 150,000 rows, a page fault per 4 KiB, and the time to fill it.
+
 Where a caller would look at every row to find a few (the ranked sections' rows of one profile,
 profconv.parse.shares and profconv.render.profile_tables), `positions(values)` says where the
 view's rows hold one of `values` without a look at each row.
@@ -297,6 +302,101 @@ class Sparse(View):
         out = Sparse(fn(self.default), self.n, self.at, _mapped_list(self.values, fn))
         out.tail = _mapped_list(self.tail, fn)
         return out
+
+
+class Runs(View):
+    """values[k] sizes[k] times in a row, k after k (a sweep's profile and table of each row: a few
+    rows each). `sizes` an int64 NumPy array, no size below 0."""
+
+    __slots__ = ("ends", "sizes", "values")
+
+    def __init__(self, values: Sequence[Any], sizes: Any) -> None:
+        ends = sizes.cumsum()
+        super().__init__(int(ends[-1]) if len(ends) else 0)
+        self.values, self.sizes, self.ends = list(values), sizes, ends
+
+    def _runs(self, lo: int, hi: int) -> tuple[int, int, int]:
+        """The runs that hold rows lo:hi (lo < hi) as a:b, and the row where run a starts."""
+        a = int(self.ends.searchsorted(lo, side="right"))
+        b = int(self.ends.searchsorted(hi - 1, side="right")) + 1
+        return a, b, int(self.ends[a] - self.sizes[a])
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        if lo >= hi:
+            return []
+        a, b, first = self._runs(lo, hi)
+        scan = _cells()
+        if scan is not None:
+            out = scan.nvprof_runs(self.values[a:b], self.sizes[a:b])
+        else:
+            out = list(chain.from_iterable(map(repeat, self.values[a:b], self.sizes[a:b].tolist())))
+        return out[lo - first : hi - first]
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        return np.repeat(np.asarray(self.values, dtype=dtype), self.sizes) if dtype is not None else None
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {}
+        codes = np.asarray([index.setdefault(v, len(index)) for v in self.values], dtype=np.int32)
+        return list(index), np.repeat(codes, self.sizes)
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        ends, sizes = self.ends.tolist(), self.sizes.tolist()
+        spans = [range(ends[k] - sizes[k], ends[k]) for k, v in enumerate(self.values) if sizes[k] and _member(v, values)]
+        if not spans:
+            return range(0)
+        if spans[-1].stop - spans[0].start == sum(map(len, spans)):  # (one after the other: one range)
+            return range(spans[0].start, spans[-1].stop)
+        return [i for r in spans for i in r]
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Runs(_mapped_list(self.values, fn), self.sizes)
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+class Coded(View):
+    """pool[codes[i]] for each row i (a sweep's names: each distinct one a str once, a code a row).
+    `codes` an int64 NumPy array of indices into `pool`."""
+
+    __slots__ = ("codes_", "pool")
+
+    def __init__(self, pool: Sequence[Any], codes: Any) -> None:
+        super().__init__(len(codes))
+        self.pool, self.codes_ = list(pool), codes
+
+    def _part(self, lo: int, hi: int) -> list[Any]:
+        scan = _cells()
+        if scan is not None:
+            return scan.nvprof_take(self.pool, self.codes_[lo:hi])
+        return list(map(self.pool.__getitem__, self.codes_[lo:hi].tolist()))
+
+    def _own_array(self, np: Any, dtype: Any) -> Any:
+        return np.asarray(self.pool, dtype=dtype)[self.codes_] if dtype is not None else None
+
+    def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
+        index: dict[Any, int] = {}  # (a pool may hold a value twice: a short name of two names)
+        remap = np.asarray([index.setdefault(v, len(index)) for v in self.pool] or [0], dtype=np.int32)
+        return list(index), remap[self.codes_]
+
+    def _own_positions(self, values: frozenset) -> Sequence[int]:
+        import numpy as np
+
+        hits = [k for k, v in enumerate(self.pool) if _member(v, values)]
+        return np.flatnonzero(np.isin(self.codes_, hits)).tolist() if hits else range(0)
+
+    def mapped(self, fn: Callable[[Any], Any]) -> View:
+        out = Coded(_mapped_list(self.pool, fn), self.codes_)
+        out.tail = _mapped_list(self.tail, fn)
+        return out
+
+
+def _cells() -> Any:
+    """profconv.parse._summarycells where it is built with nvprof_take and nvprof_runs, else None."""
+    from profconv.parse import native
+
+    scan = native.load("_summarycells")
+    return scan if scan is not None and hasattr(scan, "nvprof_runs") else None
 
 
 class Chain(View):

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from profconv.parse import native
-from profconv.parse.colviews import Const
+from profconv.parse.colviews import Coded, Const
 
 
 def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
-                 groups: tuple[Any, bytes] | None = None, unranked: bytes | None = None) -> dict[str, Any] | None:
+                 groups: tuple[Any, bytes] | None = None, unranked: bytes | None = None,
+                 views: bool = False) -> dict[str, Any] | None:
     """`cols` (time_pct and total_ns buffers of doubles, one value a row) with share, cumulative,
     in_top and share_basis added (each block one ranked table: `blocks` its first rows, int64) and
     name and short_name (pool[codes[i]] and its short name; codes int64); None where ranking would
@@ -27,7 +28,8 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
     rows (int64) and a byte a group, 1 where it is several blocks: ranked so once no block alone
     would be noted; a byte a group, `_kahan.RANK_SKIP` where it is a section without times: not ranked).
     `unranked`: a byte a block, RANK_SKIP where it is such a section's (share, cumulative, in_top and
-    share_basis left empty)."""
+    share_basis left empty). `views`: name and short_name as colviews.Coded views of the pool and the
+    codes (int64 as a buffer), else lists."""
     from profconv.parse.core import _short_of
 
     scan, kahan = native.load("_summarycells"), native.load("_kahan")
@@ -51,8 +53,12 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
                                  .astype(np.int64))
     cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=basis)
     by_base: dict[str, str] = {}
-    cols["name"] = scan.nvprof_take(pool, codes)
-    cols["short_name"] = scan.nvprof_take([_short_of(k, by_base) for k in pool], codes)
+    shorts = [_short_of(k, by_base) for k in pool]
+    if views:  # a str a distinct name, not a list entry a row
+        codes = np.frombuffer(codes, dtype=np.int64)  # (its buffer: an int64 array or bytes)
+        cols["name"], cols["short_name"] = Coded(pool, codes), Coded(shorts, codes)
+    else:
+        cols["name"], cols["short_name"] = scan.nvprof_take(pool, codes), scan.nvprof_take(shorts, codes)
     return cols
 
 

@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from profconv.parse import bytescan, columnar, native, sweep_rows
-from profconv.parse.colviews import Const
+from profconv.parse import bytescan, columnar, native, read_buffer, sweep_rows
+from profconv.parse.colviews import Const, Runs
 
 CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
 # bytes of the file a part holds (`parts`: a stream's parts; a terminal table holds each part's rendered
@@ -195,28 +195,12 @@ def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
     where one is not of the shape). The file is read straight into one buffer, its memory used again
     for each chunk: what follows a chunk's cut moved to its start (what a chunk's columns hold is
     their own)."""
-    buf = _buffer(2 * size)
+    buf = read_buffer.take(2 * size)
     try:
         yield from _cut(f, size, buf)
     finally:
-        if size == CHUNK and len(buf) == 2 * size and not _KEPT:
-            _KEPT.append(buf)
-
-
-# `read`'s buffer (2 x CHUNK bytes) kept for the next read in this process: a new one's 8 MiB were zeroed
-# page by page by the kernel at each read where the heap had been given back -- 2,000 page faults, a fifth of a
-# 20 MB sweep's, 4-6 ms on this VM. One is kept (8 MiB); a read in another thread meanwhile makes its own.
-_KEPT: list[bytearray] = []
-
-
-def _buffer(n: int) -> bytearray:
-    """A buffer of n bytes to read into: for `read`'s, the one kept where there is one (what it holds is
-    not zeroed: read up to where it was filled only), else a new one."""
-    try:
-        buf = _KEPT.pop() if n == 2 * CHUNK else None
-    except IndexError:
-        buf = None
-    return buf if buf is not None and len(buf) == n else bytearray(n)
+        if size == CHUNK:  # (a whole-file read: `read`)
+            read_buffer.give_back(buf, 2 * size)
 
 
 def _cut(f: Any, size: int, buf: bytearray) -> Iterator[tuple[dict, int] | None]:
@@ -653,17 +637,22 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     cols, unranked = dict(got["numbers"]), None
     if (got["report"] == _SIZES).any():
         unranked = _sized(cols, got)
-    cols = sweep_rows.ranked_names(cols, where["firsts"], got["names"], got["name"], where["merged"], unranked)
+    cols = sweep_rows.ranked_names(cols, where["firsts"], got["names"], got["name"], where["merged"], unranked,
+                                   views=True)
     if cols is None:
         return None
     codes = np.ascontiguousarray(got["section"], dtype=np.int64)
     cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
-    cols["tool"] = Const("nsys", n)
+    cols["tool"] = Const("nsys", n)  # (profile, table: a value a run of rows, no list entry a row)
     count = len(where["starts"])
-    cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
-    cols["table"] = scan.nvprof_runs((got["header"] + 1).tolist(), got["rows"])
+    cols["profile"] = Runs(range(number, number + count), _int64(where["per_profile"]))
+    cols["table"] = Runs((got["header"] + 1).tolist(), _int64(got["rows"]))
     cols["line_start"] = cols["line_end"] = _array("q", where["lines"])  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
+
+
+def _int64(values: Any) -> Any:
+    return np.ascontiguousarray(values, dtype=np.int64)
 
 
 def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:

@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from profconv.parse import columnar, native, sweep_rows, units
+from profconv.parse import columnar, native, read_buffer, sweep_rows, units
+from profconv.parse.colviews import Const, Runs
 from profconv.parse.dialects.nvprof.csv_batch import HEADER, TIMES, _api_calls_among_gpu, units_of
 
 CHUNK = 4 << 20  # bytes read and scanned at a time (`read`)
@@ -112,49 +113,64 @@ def _head_units(head: bytes) -> tuple[bytes, tuple[int, ...]] | None:
 
 def _scanned(scan: Any, f: Any, size: int) -> Iterator[tuple[tuple, int] | None]:
     """nvprof_sweep's results, chunk after chunk of about `size` bytes of the file, each with profiles,
-    with the file's offset after them (then None, and no more, where one is not of the shape)."""
-    data = f.read(4096)  # (the head first: a file of another dialect is told by it, not by `size` bytes read)
-    got = _head_units(data)
+    with the file's offset after them (then None, and no more, where one is not of the shape). The file
+    is read straight into one buffer (profconv.parse.read_buffer: kept for the next read), its memory
+    used again for each chunk: what follows the profiles read moved to its start."""
+    head = f.read(4096)  # (the head first: a file of another dialect is told by it, not by `size` bytes read)
+    got = _head_units(head)
     if got is None:
         yield None
         return
+    buf = read_buffer.take(2 * size)
+    try:
+        yield from _swept(scan, f, size, buf, head, got)
+    finally:
+        if size == CHUNK:  # (a whole-file read: `read`)
+            read_buffer.give_back(buf, 2 * size)
+
+
+def _swept(scan: Any, f: Any, size: int, buf: bytearray, head: bytes, shape: tuple) -> Iterator[tuple[tuple, int] | None]:
+    """`_scanned`'s results, the file read through `buf` (2 x size bytes, made larger for a long profile);
+    `head` the file's first bytes read, `shape` its units row and exponents (`_head_units`)."""
     if f.seekable():  # (the chunk read whole again: no 4 MiB joined to the head)
         f.seek(0)
-        data = f.read(size)
+        have = f.readinto(memoryview(buf)[:size])
     else:
-        data += f.read(size - len(data))
-    if _head_marked(data, f):
+        buf[: len(head)] = head
+        have = len(head) + f.readinto(memoryview(buf)[len(head) : size])
+    if _head_marked(buf, have, f):
         yield None
         return
-    units_row, exps = got
-    header = HEADER.encode()
-    base = 0  # the file's offset of data[0]
+    header, base = HEADER.encode(), 0  # (base: the file's offset of buf[0])
     while True:
-        block = f.read(size)
-        last = not block
-        if block:
-            data = data + block
-        found = scan.nvprof_sweep(data, header, units_row, exps, last)
+        if len(buf) - have < size:
+            buf.extend(bytes(len(buf)))
+        n = f.readinto(memoryview(buf)[have : have + size])
+        have += n
+        found = scan.nvprof_sweep(memoryview(buf)[:have], header, shape[0], shape[1], n == 0)
         if found is None:
             yield None
             return
         if found[0]:
             yield found[1:], base + found[0]
-        if last:
+        if n == 0:
             return
-        data = data[found[0]:]
-        base += found[0]
+        cut = found[0]
+        buf[: have - cut] = buf[cut:have]  # (a copy: the two may overlap)
+        have -= cut
+        base += cut
 
 
-def _head_marked(data: bytes, f: Any) -> bool:
+def _head_marked(buf: bytearray, have: int, f: Any) -> bool:
     """Whether the file's head (as the stream's first window looks at it: stream.HEAD characters, its
-    rows not left out) holds another dialect's marker (it reads such a file otherwise)."""
+    rows not left out; buf[:have] the file's first bytes) holds another dialect's marker (it reads such
+    a file otherwise)."""
     from profconv.parse import stream
 
-    head = data[: stream.HEAD]
+    head = bytes(memoryview(buf)[: min(have, stream.HEAD)])
     if len(head) < stream.HEAD:
         head += f.read(stream.HEAD - len(head))
-        f.seek(len(data))
+        f.seek(have)
     return any(k.encode() in head for k in stream.other_markers("nvprof"))
 
 
@@ -176,8 +192,10 @@ def _joined(chunks: list[tuple]) -> dict[str, Any] | None:
         for j in range(6):
             parts[j].append(cells[j])
     got: dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items() if isinstance(k, str)}
-    for name, j, kind in _NUMBERS:
-        got[name] = _array(kind, b"".join(parts[j]))
+    for name, j, kind in _NUMBERS:  # (each chunk's bytes copied once: no joined copy of them first)
+        got[name] = out = array(kind)
+        for cells in parts[j]:
+            out.frombytes(cells)
     got["names"], got["commands"] = list(names), list(commands)
     return None if _marked(got["names"], got["commands"]) else got
 
@@ -201,7 +219,7 @@ def _recoded(index: dict[str, int], pool: list[str], codes: bytes) -> Any:
     return mapping[np.frombuffer(codes, dtype=np.int32)]
 
 
-def _array(kind: str, data: bytes) -> array:
+def _array(kind: str, data: Any) -> array:
     out = array(kind)
     out.frombytes(data)
     return out
@@ -259,14 +277,14 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
         return None
     n = len(got["section"])
     cols = sweep_rows.ranked_names({name: got[name] for name, _, _ in _NUMBERS}, where["block"], got["names"],
-                                   got["name"])
+                                   got["name"], views=True)
     if cols is None:
         return None
     cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
-    cols["tool"] = ["nvprof"] * n
-    cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
-    cols["table"] = scan.nvprof_runs(where["lines"][where["block"]].tolist(), where["size"])
-    cols["line_start"] = cols["line_end"] = _array("q", where["lines"].tobytes())  # (a row a line: one array)
+    cols["tool"] = Const("nvprof", n)  # (profile, table: a value a run of rows, no list entry a row)
+    cols["profile"] = Runs(range(number, number + len(got["rows"])), got["rows"])
+    cols["table"] = Runs(where["lines"][where["block"]].tolist(), where["size"])
+    cols["line_start"] = cols["line_end"] = _array("q", memoryview(where["lines"]).cast("B"))  # (a row a line: one array)
     return sweep_rows.trusted(cols, n)
 
 
