@@ -67,6 +67,24 @@ def test_runs_and_codes_positions():
     assert names.mapped(str.upper).tolist() == ["A", "B", "A", "B"]
 
 
+def test_runs_and_codes_take_many_rows_at_once():
+    """take of many rows (a run of profiles' rows laid out together: render/ranked_text) by NumPy, of a
+    few row by row; each the list's values, a tail's rows and negative positions too."""
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(0, 4, 500)
+    runs = Runs(list(range(500)), sizes.astype(np.int64))
+    names = Coded(["a", "b", "c", "b"], rng.integers(0, 4, 700).astype(np.int64))
+    for view in (runs, names):
+        want = view.tolist()
+        for idx in (rng.integers(0, len(want), 300).tolist(), list(range(len(want) - 1, -1, -7)), [5, 1], [],
+                    np.arange(100, 200)):
+            assert view.take(idx) == [want[i] for i in idx]
+        view.extend(["t"])
+        assert view.take([len(want), 0] * 40) == ["t", want[0]] * 40 and view.take([-1, -2] * 40) == ["t", want[-1]] * 40
+        assert [view[i] for i in range(len(want))] == want
+    assert list(runs.positions([7, 9])) == [i for i, v in enumerate(runs.tolist()) if v in (7, 9)]
+
+
 def test_tail_extends_and_positions():
     view = Const("ncu-metric", 6)
     view.extend(["gpu", "gpu"])

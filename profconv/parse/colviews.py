@@ -66,7 +66,11 @@ class View(Sequence):
             k += len(self)
         if not 0 <= k < len(self):
             raise IndexError("view index out of range")
-        return self._part(k, k + 1)[0] if k < self.n else self.tail[k - self.n]
+        return self._at(k) if k < self.n else self.tail[k - self.n]
+
+    def _at(self, k: int) -> Any:
+        """Own row k (0 <= k < n)."""
+        return self._part(k, k + 1)[0]
 
     def __iter__(self) -> Iterator[Any]:
         for lo in range(0, self.n, SLICE):
@@ -146,6 +150,9 @@ class Const(View):
 
     def _part(self, lo: int, hi: int) -> list[Any]:
         return [self.value] * (hi - lo)
+
+    def _at(self, k: int) -> Any:
+        return self.value
 
     def _own_positions(self, values: frozenset) -> Sequence[int]:
         return range(self.n) if _member(self.value, values) else range(0)
@@ -308,12 +315,14 @@ class Runs(View):
     """values[k] sizes[k] times in a row, k after k (a sweep's profile and table of each row: a few
     rows each). `sizes` an int64 NumPy array, no size below 0."""
 
-    __slots__ = ("ends", "sizes", "values")
+    __slots__ = ("ends", "ends_list", "index", "sizes", "values")
 
     def __init__(self, values: Sequence[Any], sizes: Any) -> None:
         ends = sizes.cumsum()
         super().__init__(int(ends[-1]) if len(ends) else 0)
         self.values, self.sizes, self.ends = list(values), sizes, ends
+        self.index: dict[Any, list[int]] | None = None
+        self.ends_list: list[int] | None = None
 
     def _runs(self, lo: int, hi: int) -> tuple[int, int, int]:
         """The runs that hold rows lo:hi (lo < hi) as a:b, and the row where run a starts."""
@@ -332,6 +341,11 @@ class Runs(View):
             out = list(chain.from_iterable(map(repeat, self.values[a:b], self.sizes[a:b].tolist())))
         return out[lo - first : hi - first]
 
+    def _at(self, k: int) -> Any:
+        if self.ends_list is None:  # (a row at a time: the table's few rows of a profile, section by section)
+            self.ends_list = self.ends.tolist()
+        return self.values[bisect_right(self.ends_list, k)]
+
     def _own_array(self, np: Any, dtype: Any) -> Any:
         return np.repeat(np.asarray(self.values, dtype=dtype), self.sizes) if dtype is not None else None
 
@@ -341,13 +355,25 @@ class Runs(View):
         return list(index), np.repeat(codes, self.sizes)
 
     def _own_positions(self, values: frozenset) -> Sequence[int]:
-        ends, sizes = self.ends.tolist(), self.sizes.tolist()
-        spans = [range(ends[k] - sizes[k], ends[k]) for k, v in enumerate(self.values) if sizes[k] and _member(v, values)]
+        if self.index is None:  # each value's runs (of rows), made once: a look per profile is not one per run
+            self.index = {}
+            for k, (v, size) in enumerate(zip(self.values, self.sizes.tolist())):
+                if size and _hashable(v):  # (an unhashable value is none of them: _member)
+                    self.index.setdefault(v, []).append(k)
+        ends, sizes = self.ends, self.sizes
+        runs = sorted(k for v in values for k in self.index.get(v, ()))
+        spans = [range(int(ends[k] - sizes[k]), int(ends[k])) for k in runs]
         if not spans:
             return range(0)
         if spans[-1].stop - spans[0].start == sum(map(len, spans)):  # (one after the other: one range)
             return range(spans[0].start, spans[-1].stop)
         return [i for r in spans for i in r]
+
+    def take(self, idx: Sequence[int]) -> list[Any]:
+        at = _own_indices(idx, self)
+        if at is None:
+            return super().take(idx)
+        return list(map(self.values.__getitem__, self.ends.searchsorted(at, side="right").tolist()))
 
     def mapped(self, fn: Callable[[Any], Any]) -> View:
         out = Runs(_mapped_list(self.values, fn), self.sizes)
@@ -359,17 +385,22 @@ class Coded(View):
     """pool[codes[i]] for each row i (a sweep's names: each distinct one a str once, a code a row).
     `codes` an int64 NumPy array of indices into `pool`."""
 
-    __slots__ = ("codes_", "pool")
+    __slots__ = ("codes_", "order", "pool", "starts")
 
     def __init__(self, pool: Sequence[Any], codes: Any) -> None:
         super().__init__(len(codes))
         self.pool, self.codes_ = list(pool), codes
+        self.order: Any = None
+        self.starts: Any = None
 
     def _part(self, lo: int, hi: int) -> list[Any]:
         scan = _cells()
         if scan is not None:
             return scan.nvprof_take(self.pool, self.codes_[lo:hi])
         return list(map(self.pool.__getitem__, self.codes_[lo:hi].tolist()))
+
+    def _at(self, k: int) -> Any:
+        return self.pool[self.codes_[k]]
 
     def _own_array(self, np: Any, dtype: Any) -> Any:
         return np.asarray(self.pool, dtype=dtype)[self.codes_] if dtype is not None else None
@@ -383,12 +414,45 @@ class Coded(View):
         import numpy as np
 
         hits = [k for k, v in enumerate(self.pool) if _member(v, values)]
-        return np.flatnonzero(np.isin(self.codes_, hits)).tolist() if hits else range(0)
+        if not hits:
+            return range(0)
+        if self.order is None:  # the rows in order of their codes, made once: a look is not one at each row
+            self.order = np.argsort(self.codes_, kind="stable")
+            self.starts = np.searchsorted(self.codes_[self.order], np.arange(len(self.pool) + 1))
+        got = np.concatenate([self.order[self.starts[k] : self.starts[k + 1]] for k in hits])
+        return np.sort(got).tolist()
+
+    def take(self, idx: Sequence[int]) -> list[Any]:
+        at = _own_indices(idx, self)
+        if at is None:
+            return super().take(idx)
+        return list(map(self.pool.__getitem__, self.codes_[at].tolist()))
 
     def mapped(self, fn: Callable[[Any], Any]) -> View:
         out = Coded(_mapped_list(self.pool, fn), self.codes_)
         out.tail = _mapped_list(self.tail, fn)
         return out
+
+
+def _own_indices(idx: Sequence[int], view: View) -> Any:
+    """`idx` as an int64 NumPy array where every index is one of the view's own rows (0 <= i < n), they
+    are not one run of rows (View.take slices those) and not a few, else None (View.take's way)."""
+    if (isinstance(idx, range) and idx.step == 1) or len(idx) < 64:  # (a few: row by row, `_at`)
+        return None
+    import numpy as np
+
+    at = np.asarray(idx, dtype=np.int64)
+    if at.ndim != 1 or (len(at) and (int(at.min()) < 0 or int(at.max()) >= view.n)):
+        return None
+    return at
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _cells() -> Any:

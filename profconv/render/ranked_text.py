@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from profconv.parse.colviews import View
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS
 from profconv.parse.table import Rows
 from profconv.render import plain
@@ -239,7 +240,7 @@ class _Cells:
             _floats_once(_floats(rows.col("avg_ns"), at), durations),
             _floats_once(_floats(rows.col("min_ns"), at), durations),
             _floats_once(_floats(rows.col("max_ns"), at), durations),
-            _values_once([names[i] for i in idx], str),
+            _values_once(names.take(idx) if isinstance(names, View) else [names[i] for i in idx], str),
         ]
         self.cols = [c for c, _ in got]
         self.lens = [n for _, n in got]

@@ -643,9 +643,10 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
         return None
     codes = np.ascontiguousarray(got["section"], dtype=np.int64)
     cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
-    cols["tool"] = Const("nsys", n)  # (profile, table: a value a run of rows, no list entry a row)
-    count = len(where["starts"])
-    cols["profile"] = Runs(range(number, number + count), _int64(where["per_profile"]))
+    cols["tool"] = Const("nsys", n)
+    count = len(where["starts"])  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
+    cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
+    # (table: a value a run of rows, no list entry a row)
     cols["table"] = Runs((got["header"] + 1).tolist(), _int64(got["rows"]))
     cols["line_start"] = cols["line_end"] = _array("q", where["lines"])  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)

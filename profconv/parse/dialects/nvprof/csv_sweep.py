@@ -281,8 +281,8 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     if cols is None:
         return None
     cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
-    cols["tool"] = Const("nvprof", n)  # (profile, table: a value a run of rows, no list entry a row)
-    cols["profile"] = Runs(range(number, number + len(got["rows"])), got["rows"])
+    cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
+    cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
     cols["table"] = Runs(where["lines"][where["block"]].tolist(), where["size"])
     cols["line_start"] = cols["line_end"] = _array("q", memoryview(where["lines"]).cast("B"))  # (a row a line: one array)
     return sweep_rows.trusted(cols, n)
