@@ -1019,6 +1019,22 @@ static int nv_vec_push(nv_vec *x, int64_t a) {
     return 0;
 }
 
+/* x's room made at least cap values (where it has less): where a caller knows about how many it will
+ * push, room made once, not doubled from 1,024 (each doubling a copy and new pages); 0, or -1 with
+ * MemoryError. */
+static int nv_vec_reserve(nv_vec *x, Py_ssize_t cap) {
+    if (cap <= x->cap)
+        return 0;
+    int64_t *v = PyMem_Realloc(x->v, (size_t)cap * sizeof(int64_t));
+    if (v == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    x->v = v;
+    x->cap = cap;
+    return 0;
+}
+
 /* The index of the newline ending the line at p[i:len], -1 where the data ends first */
 static Py_ssize_t nv_eol(const unsigned char *p, Py_ssize_t i, Py_ssize_t len) {
     const unsigned char *q = memchr(p + i, '\n', (size_t)(len - i));
@@ -2081,7 +2097,9 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "nsys_sweep: unread a tuple of bytes");
             goto done;
         }
-    Py_ssize_t newlines = 0;
+    Py_ssize_t newlines = 0, most = in.n / 96 + 16; /* (a table: a Processing line, a header, a row, blanks) */
+    if (nv_vec_reserve(&tabs, 8 * most) < 0 || nv_vec_reserve(&news, most) < 0)
+        goto done;
     int shape = ns_shape(&in, &tabs, &news, &rows, &heads, &newlines, &unr);
     if (shape <= 0) {
         if (shape == 0) {
