@@ -52,12 +52,27 @@ def read(path: str, label: str) -> Any:
     if scan is None:
         return None
     with open(path, "rb") as f:
-        chunks = []
+        chunks, numbers = [], _numbers()
         for found in _scanned(scan, f, CHUNK):
             if found is None:
                 return None
-            chunks.append(found[0])
-    return _profile_set(chunks, label, 1, 1) if chunks else None
+            chunks.append(_numbers_into(numbers, found[0]))
+    return _profile_set(chunks, label, 1, 1, numbers) if chunks else None
+
+
+def _numbers() -> dict[str, array]:
+    """Empty number columns: arrays 'd', the calls 'q'."""
+    return {name: array(kind) for name, _, kind in _NUMBERS}
+
+
+def _numbers_into(numbers: dict[str, array], chunk: tuple) -> tuple:
+    """The chunk's numbers appended to `numbers` (its bytes copied once) and let go: the chunk less them
+    (the next chunk's C pass uses their memory again: no page new to the process for it)."""
+    cells = chunk[2][0]
+    for name, j, _ in _NUMBERS:
+        numbers[name].frombytes(cells[j])
+    cells[:] = [b""] * len(cells)
+    return chunk
 
 
 def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]]:
@@ -174,13 +189,14 @@ def _head_marked(buf: bytearray, have: int, f: Any) -> bool:
     return any(k.encode() in head for k in stream.other_markers("nvprof"))
 
 
-def _joined(chunks: list[tuple]) -> dict[str, Any] | None:
-    """The chunks' columns as one: per profile pid, command, rows; per row the six numbers as arrays,
-    section (0 gpu, 1 api) and name codes into `names`. None where a row's label is another."""
+def _joined(chunks: list[tuple], numbers: dict[str, array] | None = None) -> dict[str, Any] | None:
+    """The chunks' columns as one: per profile pid, command, rows; per row the six numbers as arrays
+    (`numbers` where `_numbers_into` took them already), section (0 gpu, 1 api) and name codes into
+    `names`. None where a row's label is another."""
     names: dict[str, int] = {}
     commands: dict[str, int] = {}
-    parts: dict[str, list[Any]] = {k: [] for k in ("pid", "command", "rows", "section", "name", *range(6))}
-    for (pids, cmd_codes, counts), cmds, (cells, type_codes, types, name_codes, pool, _) in chunks:
+    parts: dict[str, list[Any]] = {k: [] for k in ("pid", "command", "rows", "section", "name")}
+    for (pids, cmd_codes, counts), cmds, (_, type_codes, types, name_codes, pool, _) in chunks:
         if any(t not in _SECTIONS for t in types):
             return None
         parts["pid"].append(np.frombuffer(pids, dtype=np.int64))
@@ -189,13 +205,12 @@ def _joined(chunks: list[tuple]) -> dict[str, Any] | None:
         sections = np.array([_SECTIONS[t] == "api" for t in types] or [False], dtype=np.int8)
         parts["section"].append(sections[np.frombuffer(type_codes, dtype=np.int32)])
         parts["name"].append(_recoded(names, pool, name_codes))
-        for j in range(6):
-            parts[j].append(cells[j])
     got: dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items() if isinstance(k, str)}
-    for name, j, kind in _NUMBERS:  # (each chunk's bytes copied once: no joined copy of them first)
-        got[name] = out = array(kind)
-        for cells in parts[j]:
-            out.frombytes(cells)
+    if numbers is None:
+        numbers = _numbers()
+        for chunk in chunks:
+            _numbers_into(numbers, chunk)
+    got.update(numbers)
     got["names"], got["commands"] = list(names), list(commands)
     return None if _marked(got["names"], got["commands"]) else got
 
@@ -288,13 +303,14 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     return sweep_rows.trusted(cols, n)
 
 
-def _profile_set(chunks: list[tuple], label: str, number: int, line: int) -> Any:
+def _profile_set(chunks: list[tuple], label: str, number: int, line: int, numbers: dict | None = None) -> Any:
     """The ProfileSet of the chunks' profiles, numbered from `number`, the first at the file's line
-    `line` (None where the core would note something of them)."""
+    `line` (None where the core would note something of them); `numbers`: their number columns where
+    `_numbers_into` took them already."""
     from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
 
-    got = _joined(chunks)
+    got = _joined(chunks, numbers)
     if got is None or not _values_plain(got):
         return None
     where = _layout(got, line)
