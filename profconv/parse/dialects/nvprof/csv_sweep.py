@@ -250,7 +250,10 @@ def _values_plain(got: dict[str, Any]) -> bool:
             return False
     t = np.frombuffer(got["total_ns"], dtype=np.float64)
     a = np.frombuffer(got["avg_ns"], dtype=np.float64)
-    if not (np.abs(t - np.frombuffer(got["calls"], dtype=np.int64).astype(np.float64) * a) <= 0.01 * t).all():
+    gap = np.frombuffer(got["calls"], dtype=np.int64).astype(np.float64)  # |total - calls x avg|, in place
+    np.multiply(gap, a, out=gap)
+    np.subtract(t, gap, out=gap)
+    if not (np.abs(gap, out=gap) <= 0.01 * t).all():
         return False
     names = columnar.Text(got["name"], columnar.Pool(got["names"]))
     return not _api_calls_among_gpu(names, got["section"] == 0).any()
@@ -295,7 +298,8 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
                                    got["name"], views=True)
     if cols is None:
         return None
-    cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
+    sections = ["api" if s else "gpu" for s in got["section"][where["block"]].tolist()]  # (a block one section)
+    cols["section"] = scan.nvprof_runs(sections, where["size"])
     cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
     cols["table"] = Runs(where["lines"][where["block"]].tolist(), where["size"])
