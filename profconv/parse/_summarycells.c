@@ -1004,24 +1004,9 @@ typedef struct {
     Py_ssize_t n, cap;
 } nv_vec;
 
-static int nv_vec_push(nv_vec *x, int64_t a) {
-    if (x->n == x->cap) {
-        Py_ssize_t cap = x->cap ? 2 * x->cap : 1024;
-        int64_t *v = PyMem_Realloc(x->v, (size_t)cap * sizeof(int64_t));
-        if (v == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        x->v = v;
-        x->cap = cap;
-    }
-    x->v[x->n++] = a;
-    return 0;
-}
-
-/* x's room made at least cap values (where it has less): where a caller knows about how many it will
- * push, room made once, not doubled from 1,024 (each doubling a copy and new pages); 0, or -1 with
- * MemoryError. */
+/* x's room made at least cap values (where it has less): 0, or -1 with MemoryError. A caller that knows
+ * about how many it will push makes the room once (not doubled from 1,024: each doubling a copy and new
+ * pages). */
 static int nv_vec_reserve(nv_vec *x, Py_ssize_t cap) {
     if (cap <= x->cap)
         return 0;
@@ -1032,6 +1017,13 @@ static int nv_vec_reserve(nv_vec *x, Py_ssize_t cap) {
     }
     x->v = v;
     x->cap = cap;
+    return 0;
+}
+
+static int nv_vec_push(nv_vec *x, int64_t a) {
+    if (x->n == x->cap && nv_vec_reserve(x, x->cap ? 2 * x->cap : 1024) < 0)
+        return -1;
+    x->v[x->n++] = a;
     return 0;
 }
 
