@@ -298,8 +298,7 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
                                    got["name"], views=True)
     if cols is None:
         return None
-    sections = ["api" if s else "gpu" for s in got["section"][where["block"]].tolist()]  # (a block one section)
-    cols["section"] = scan.nvprof_runs(sections, where["size"])
+    cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
     cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
     cols["table"] = Runs(where["lines"][where["block"]].tolist(), where["size"])
