@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 
 import profconv
-from profconv.parse import bytescan, core, stream
+from profconv.parse import bytescan, core, read_buffer, stream
 from profconv.parse.profile_infos import ProfileColumns
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
@@ -166,6 +166,23 @@ class FastPath:
         assert fields(whole) == fields(ref_whole)
         assert joined(parts) == joined(ref_parts)
         return whole, ref_whole
+
+    def assert_buffer_kept(self, long: Path, short: Path, monkeypatch) -> None:
+        """The module's `read` keeps its buffer for the next read in the process (profconv.parse.read_buffer:
+        8 MiB not zeroed anew, page by page, each read): `short` read next through it holds `long`'s bytes
+        past its end, which are not looked at -- it gives what the readers give, and the buffer is the same
+        one. A stream's parts keep theirs to themselves."""
+        size = 2 * self.module.CHUNK
+        monkeypatch.setattr(read_buffer, "_KEPT", [])
+        assert short.stat().st_size < size < long.stat().st_size
+        assert self.module.read(str(long), str(long)) is not None
+        kept = list(read_buffer._KEPT)
+        assert [len(b) for b in kept] == [size]
+        self.assert_library_same(short, monkeypatch)
+        assert read_buffer._KEPT == kept and read_buffer._KEPT[0] is kept[0]
+        for _ in self.module.parts(str(short), str(short)):
+            pass
+        assert read_buffer._KEPT[0] is kept[0]
 
     def assert_cli_same(self, path: Path, monkeypatch) -> None:
         """`profconv parse path` in each of CLI_MODES: exit status, stdout and stderr the same with the fast

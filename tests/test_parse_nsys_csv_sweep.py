@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from profconv.parse import native, read_buffer
+from profconv.parse import native
 from profconv.parse.dialects import nsys, nsys_csv_sweep
 from tests.fastpath_compare import FastPath, mutate_lines, set_cell, write_lines, write_mutated
 
@@ -171,24 +171,11 @@ def test_the_fast_path_gives_what_the_readers_give(seed, tmp_path, monkeypatch, 
 
 
 def test_the_read_buffer_is_kept_and_a_shorter_file_read_through_it_to_its_own_end(tmp_path, monkeypatch, small):
-    """`read` keeps its buffer for the next read in the process (8 MiB not zeroed anew, page by page, each
-    read): a shorter file read next through it holds the longer one's bytes past its end, which are not
-    looked at -- it gives what the readers give, and the buffer is the same one."""
     rng = random.Random(5)
-    monkeypatch.setattr(read_buffer, "_KEPT", [])
     (tmp_path / "long").mkdir()
     (tmp_path / "short").mkdir()
     long = write_lines(tmp_path / "long", _sweep(rng, 90))
-    short = write_lines(tmp_path / "short", _sweep(rng, 7))
-    assert short.stat().st_size < 2 * nsys_csv_sweep.CHUNK < long.stat().st_size
-    assert nsys_csv_sweep.read(str(long), str(long)) is not None
-    kept = list(read_buffer._KEPT)
-    assert [len(b) for b in kept] == [2 * nsys_csv_sweep.CHUNK]
-    FAST.assert_library_same(short, monkeypatch)
-    assert read_buffer._KEPT == kept and read_buffer._KEPT[0] is kept[0]
-    for _ in nsys_csv_sweep.parts(str(short), str(short)):  # (the parts' buffers are their own, not kept)
-        pass
-    assert read_buffer._KEPT[0] is kept[0]
+    FAST.assert_buffer_kept(long, write_lines(tmp_path / "short", _sweep(rng, 7)), monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(6))

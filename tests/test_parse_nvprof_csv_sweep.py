@@ -13,7 +13,7 @@ from array import array
 
 import pytest
 
-from profconv.parse import native, read_buffer
+from profconv.parse import native
 from profconv.parse.dialects.nvprof import csv_batch, csv_sweep
 from profconv.parse.shares import TIMED_SECTIONS
 from tests.fastpath_compare import FastPath, mutate_lines, set_cell, write_lines, write_mutated
@@ -156,24 +156,11 @@ def test_the_cli_writes_what_it_writes_from_the_readers(seed, tmp_path, monkeypa
 
 
 def test_the_read_buffer_is_kept_and_a_shorter_file_read_through_it_to_its_own_end(tmp_path, monkeypatch, small):
-    """`read` keeps its buffer for the next read in the process (profconv.parse.read_buffer): a shorter
-    file read next through it holds the longer one's bytes past its end, which are not looked at -- it
-    gives what the readers give, and the buffer is the same one. A stream's parts keep theirs."""
     rng = random.Random(11)
-    monkeypatch.setattr(read_buffer, "_KEPT", [])
     (tmp_path / "long").mkdir()
     (tmp_path / "short").mkdir()
     long = write_lines(tmp_path / "long", _sweep(rng, 90, "ms"))
-    short = write_lines(tmp_path / "short", _sweep(rng, 7, "us"))
-    assert short.stat().st_size < 2 * csv_sweep.CHUNK < long.stat().st_size
-    assert csv_sweep.read(str(long), str(long)) is not None
-    kept = list(read_buffer._KEPT)
-    assert [len(b) for b in kept] == [2 * csv_sweep.CHUNK]
-    FAST.assert_library_same(short, monkeypatch)
-    assert read_buffer._KEPT == kept and read_buffer._KEPT[0] is kept[0]
-    for _ in csv_sweep.parts(str(short), str(short)):
-        pass
-    assert read_buffer._KEPT[0] is kept[0]
+    FAST.assert_buffer_kept(long, write_lines(tmp_path / "short", _sweep(rng, 7, "us")), monkeypatch)
 
 
 def test_parts_end_where_a_start_line_follows(tmp_path):
