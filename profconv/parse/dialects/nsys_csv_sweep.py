@@ -646,14 +646,9 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     cols["tool"] = Const("nsys", n)
     count = len(where["starts"])  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
-    # (table: a value a run of rows, no list entry a row)
-    cols["table"] = Runs((got["header"] + 1).tolist(), _int64(got["rows"]))
+    cols["table"] = Runs((got["header"] + 1).tolist(), np.ascontiguousarray(got["rows"], dtype=np.int64))  # (a value a run)
     cols["line_start"] = cols["line_end"] = _array("q", where["lines"])  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
-
-
-def _int64(values: Any) -> Any:
-    return np.ascontiguousarray(values, dtype=np.int64)
 
 
 def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:
