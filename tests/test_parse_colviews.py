@@ -34,6 +34,8 @@ def _cases():
     yield Runs(range(5, 8), np.array([1, 2, 2], dtype=np.int64)), [5, 6, 6, 7, 7]
     yield Coded(["k1", "k2", "k1s", "k2"], np.array([1, 0, 3, 2, 0], dtype=np.int64)), ["k2", "k1", "k2", "k1s", "k1"]
     yield Window(Runs([1, 2], np.array([3, 4], dtype=np.int64)), 2, 6), [1, 2, 2, 2]
+    # a sweep's table column: its line numbers an int64 array, listed only where a row is asked for
+    yield Runs(np.array([5, 12, 19], dtype=np.int64), np.array([2, 1, 3], dtype=np.int64)), [5, 5, 12, 19, 19, 19]
 
 
 def test_views_are_their_lists():
@@ -52,6 +54,19 @@ def test_runs_and_codes_without_the_c_module(monkeypatch):
     """A sweep's views give the same rows where _summarycells is not built (the pure-Python mode)."""
     monkeypatch.setattr(colviews, "_cells", lambda: None)
     test_views_are_their_lists()
+
+
+def test_runs_of_an_array_list_it_only_when_a_row_is_asked_for():
+    """A Runs of an int64 array (the sweeps' table column) hands its frame the array's values with no
+    list of them (a list of 100,000 ints is ~4 MB of new memory a parse); a row asked for lists them
+    once, as Python ints."""
+    runs = Runs(np.array([5, 12, 19], dtype=np.int64), np.array([2, 1, 3], dtype=np.int64))
+    assert runs.listed is None
+    assert np.asarray(runs, dtype=np.int64).tolist() == [5, 5, 12, 19, 19, 19] and runs.listed is None
+    assert np.asarray(runs, dtype=np.float64).tolist() == [5.0, 5.0, 12.0, 19.0, 19.0, 19.0] and runs.listed is None
+    assert runs[3] == 19 and type(runs[3]) is int and runs.listed == [5, 12, 19]
+    runs.extend([7])
+    assert np.asarray(runs, dtype=np.int64).tolist() == [5, 5, 12, 19, 19, 19, 7]
 
 
 def test_runs_and_codes_positions():

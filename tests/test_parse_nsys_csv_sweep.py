@@ -165,7 +165,9 @@ def test_the_fast_path_gives_what_the_readers_give(seed, tmp_path, monkeypatch, 
     lines = _sweep(rng, rng.randint(30, 90))
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 10)
     if not mutations:
-        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+        got = nsys_csv_sweep.read(str(path), str(path))
+        assert got is not None, "a plain sweep is read by the fast path"
+        assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
         assert all(p is not None for p, _, _ in nsys_csv_sweep.parts(str(path), str(path)))
     FAST.assert_library_same(path, monkeypatch)
 
@@ -211,7 +213,9 @@ def test_runs_whose_kernels_and_memory_operations_merge(seed, tmp_path, monkeypa
     lines = _merging_sweep(rng, rng.randint(20, 60))
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
     if not mutations:
-        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+        got = nsys_csv_sweep.read(str(path), str(path))
+        assert got is not None, "a plain sweep is read by the fast path"
+        assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
     FAST.assert_library_same(path, monkeypatch)
     if seed % 6 == 0:
         FAST.assert_cli_same(path, monkeypatch)
@@ -251,7 +255,9 @@ def test_sweeps_as_nsys_2025_prints_them(seed, tmp_path, monkeypatch, small):
     lines = _nsys2025(_sweep(rng, rng.randint(20, 60), MERGING if seed % 2 else None))
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
     if not mutations:
-        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+        got = nsys_csv_sweep.read(str(path), str(path))
+        assert got is not None, "a plain sweep is read by the fast path"
+        assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
     whole, _ = FAST.assert_library_same(path, monkeypatch)
     if not mutations:
         assert [(p.line_start, p.line_end) for p in whole.profiles][:1] == [(1, whole.profiles[1].line_start - 5)]
@@ -271,7 +277,9 @@ def test_runs_with_their_memory_sizes(seed, tmp_path, monkeypatch, small):
         lines = _nsys2025(lines)
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 6 or 12 <= seed < 18)
     if not mutations:
-        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+        got = nsys_csv_sweep.read(str(path), str(path))
+        assert got is not None, "a plain sweep is read by the fast path"
+        assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
     FAST.assert_library_same(path, monkeypatch)
     if seed % 6 == 0:
         FAST.assert_cli_same(path, monkeypatch)
@@ -596,7 +604,9 @@ def test_sweeps_with_windows_paths(seed, tmp_path, monkeypatch, small):
     lines = _on_windows(rng, _nsys2025(lines) if seed % 3 == 0 else lines)
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 12)
     if not mutations:
-        assert nsys_csv_sweep.read(str(path), str(path)) is not None, "a plain sweep is read by the fast path"
+        got = nsys_csv_sweep.read(str(path), str(path))
+        assert got is not None, "a plain sweep is read by the fast path"
+        assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
         assert all(p is not None for p, _, _ in nsys_csv_sweep.parts(str(path), str(path)))
     FAST.assert_library_same(path, monkeypatch)
     if seed % 6 == 0:

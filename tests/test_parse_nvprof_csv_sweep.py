@@ -139,9 +139,10 @@ def test_the_pass_gives_what_the_readers_give(seed, tmp_path, monkeypatch, small
     rng = random.Random(seed)
     lines = _sweep(rng, rng.randint(40, 120), rng.choice(list(UNITS)))
     path, mutations = write_mutated(tmp_path, rng, lines, _mutate, plain=seed < 8)
-    taken = csv_sweep.read(str(path), str(path)) is not None
+    got = csv_sweep.read(str(path), str(path))
     if not mutations:
-        assert taken, "a plain sweep is read by the pass"
+        assert got is not None, "a plain sweep is read by the pass"
+        assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
     FAST.assert_library_same(path, monkeypatch)
 
 

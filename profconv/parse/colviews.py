@@ -313,16 +313,26 @@ class Sparse(View):
 
 class Runs(View):
     """values[k] sizes[k] times in a row, k after k (a sweep's profile and table of each row: a few
-    rows each). `sizes` an int64 NumPy array, no size below 0."""
+    rows each). `sizes` an int64 NumPy array, no size below 0; `values` a sequence, or an int64 NumPy
+    array (line numbers: their list made only where a row is asked for, not by a parse that only
+    hands the column on or makes its frame)."""
 
-    __slots__ = ("ends", "ends_list", "index", "sizes", "values")
+    __slots__ = ("ends", "ends_list", "given", "index", "listed", "sizes")
 
     def __init__(self, values: Sequence[Any], sizes: Any) -> None:
         ends = sizes.cumsum()
         super().__init__(int(ends[-1]) if len(ends) else 0)
-        self.values, self.sizes, self.ends = list(values), sizes, ends
+        self.given = values if getattr(values, "dtype", None) is not None else None
+        self.listed: list[Any] | None = None if self.given is not None else list(values)
+        self.sizes, self.ends = sizes, ends
         self.index: dict[Any, list[int]] | None = None
         self.ends_list: list[int] | None = None
+
+    @property
+    def values(self) -> list[Any]:
+        if self.listed is None:
+            self.listed = self.given.tolist()
+        return self.listed
 
     def _runs(self, lo: int, hi: int) -> tuple[int, int, int]:
         """The runs that hold rows lo:hi (lo < hi) as a:b, and the row where run a starts."""
@@ -347,7 +357,10 @@ class Runs(View):
         return self.values[bisect_right(self.ends_list, k)]
 
     def _own_array(self, np: Any, dtype: Any) -> Any:
-        return np.repeat(np.asarray(self.values, dtype=dtype), self.sizes) if dtype is not None else None
+        if dtype is None:
+            return None
+        given = self.given if self.given is not None and self.listed is None else self.values
+        return np.repeat(np.asarray(given, dtype=dtype), self.sizes)
 
     def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
         index: dict[Any, int] = {}

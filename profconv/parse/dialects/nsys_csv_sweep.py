@@ -628,10 +628,11 @@ def _array(kind: str, values: Any) -> array:
     return out
 
 
-def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
+def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any:
     """The rows as the stream's parts give them for the sweep, ranked (each (profile, section) group
     one table: sweep_rows.ranked_names), in the schema's column order; None where ranking them would
-    note something. Profiles numbered from `number`."""
+    note something. Each profile's number in `numbers` (the ProfileColumns' list: one int object a
+    profile for both)."""
     scan = native.load("_summarycells")
     n = len(where["lines"])
     cols, unranked = dict(got["numbers"]), None
@@ -644,9 +645,10 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
     codes = np.ascontiguousarray(got["section"], dtype=np.int64)
     cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
     cols["tool"] = Const("nsys", n)
-    count = len(where["starts"])  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
-    cols["profile"] = scan.nvprof_runs(list(range(number, number + count)), where["per_profile"])
-    cols["table"] = Runs((got["header"] + 1).tolist(), np.ascontiguousarray(got["rows"], dtype=np.int64))  # (a value a run)
+    # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
+    cols["profile"] = scan.nvprof_runs(numbers, where["per_profile"])
+    heads = (got["header"] + 1).astype(np.int64, copy=False)  # (a value a run: listed where a row is asked for)
+    cols["table"] = Runs(heads, np.ascontiguousarray(got["rows"], dtype=np.int64))
     cols["line_start"] = cols["line_end"] = _array("q", where["lines"])  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
 
@@ -692,11 +694,12 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
     if where is None:
         return None
     where["merged"], table_notes, merged_notes = _merged(got, where, number)
-    rows = _rows(got, where, number)
+    count = len(where["starts"])
+    numbers = list(range(number, number + count))
+    rows = _rows(got, where, numbers)
     if rows is None:
         return None
-    count = len(where["starts"])
-    profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nsys"] * count,
+    profiles = ProfileColumns({"profile": numbers, "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
     lead = _unread_notes(np.concatenate([c["unread"] for c in chunks]))

@@ -286,10 +286,11 @@ def _layout(got: dict[str, Any], line: int) -> dict[str, Any] | None:
     return {"starts": starts, "ends": starts + 3 + counts, "lines": lines, "block": block, "size": size}
 
 
-def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
+def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any:
     """The rows as core._rows gives them for the sweep, ranked (shares.ranked, each (profile, section)
     group one block: sweep_rows.ranked_names), in the schema's column order; None where ranking them
-    would note something (or the C modules are older than this reader). Profiles numbered from `number`."""
+    would note something (or the C modules are older than this reader). Each profile's number in
+    `numbers` (the ProfileColumns' list: one int object a profile for both)."""
     scan, kahan = native.load("_summarycells"), native.load("_kahan")
     if not hasattr(kahan, "rank_blocks") or not hasattr(scan, "nvprof_take"):
         return None
@@ -300,8 +301,8 @@ def _rows(got: dict[str, Any], where: dict[str, Any], number: int) -> Any:
         return None
     cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
     cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
-    cols["profile"] = scan.nvprof_runs(list(range(number, number + len(got["rows"]))), got["rows"])
-    cols["table"] = Runs(where["lines"][where["block"]].tolist(), where["size"])
+    cols["profile"] = scan.nvprof_runs(numbers, got["rows"])
+    cols["table"] = Runs(where["lines"][where["block"]], where["size"])  # (its list made where a row is asked for)
     cols["line_start"] = cols["line_end"] = _array("q", memoryview(where["lines"]).cast("B"))  # (a row a line: one array)
     return sweep_rows.trusted(cols, n)
 
@@ -317,12 +318,13 @@ def _profile_set(chunks: list[tuple], label: str, number: int, line: int, number
     if got is None or not _values_plain(got):
         return None
     where = _layout(got, line)
-    rows = None if where is None else _rows(got, where, number)
+    count = len(got["rows"])
+    numbers = list(range(number, number + count))
+    rows = None if where is None else _rows(got, where, numbers)
     if rows is None:
         return None
-    count = len(got["rows"])
     take = native.load("_summarycells").nvprof_take
-    profiles = ProfileColumns({"profile": list(range(number, number + count)), "tool": ["nvprof"] * count,
+    profiles = ProfileColumns({"profile": numbers, "tool": ["nvprof"] * count,
                                "line_start": _array("q", where["starts"].astype(np.int64, copy=False).tobytes()),
                                "line_end": _array("q", where["ends"].astype(np.int64, copy=False).tobytes()),
                                "pid": got["pid"].tolist(), "command": take(got["commands"], got["command"])}, count)
