@@ -496,11 +496,11 @@ def _merged_notes_in_python(monkeypatch, *args):
 @pytest.mark.parametrize("case", ["two", "three", "one key twice"])
 def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
     """The merged groups' notes (`_merged_notes`): the C pass gives the Python loop's notes and table
-    notes, in order, each table note's list untracked by the garbage collector (it holds one str); two
+    notes, in order, the table notes a GroupNotes over the notes (no dict, list or key a group); two
     groups of one key (never from a sweep: `_twice`) are left to Python, which keeps the last."""
-    import gc
-
     import numpy as np
+
+    from profconv.parse.group_notes import GroupNotes
 
     codes = nsys_csv_sweep._CODES
     gpu, api = codes.index("gpu"), codes.index("api")
@@ -519,7 +519,7 @@ def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
                 "one key twice": [(3, "gpu", "lines 31-45: merged from 2 source tables (starting at lines 31, 40)")]}[case]
     assert table_notes == {(p, s): [t + tail] for p, s, t in expected}
     assert notes == [f"profile {p}, {s} table, {t}{tail}" for p, s, t in expected]
-    assert case == "one key twice" or not any(gc.is_tracked(v) for v in table_notes.values())
+    assert isinstance(table_notes, GroupNotes) == (case != "one key twice")
 
 
 def test_the_not_read_tables_notes_made_in_c_are_pythons(monkeypatch):

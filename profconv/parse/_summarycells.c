@@ -2124,7 +2124,9 @@ done:
  * gives (notes, by_table): notes each "profile P, SECTION table, " + its text (core.table_note), in
  * order; by_table {(P, SECTION): [text]} in the same order (each list untracked by the cyclic garbage
  * collector: it holds one str). None where two groups share a key or a
- * name or the tail is not ASCII (the caller's Python then). All arrays int64. */
+ * name or the tail is not ASCII (the caller's Python then). All arrays int64. With the optional `keyed`
+ * false, by_table is None and two groups of one key are not looked for (the caller's
+ * profconv.parse.group_notes.GroupNotes gives the texts by key from the notes). */
 static Py_ssize_t put_i64(char *w, int64_t v) {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -2163,8 +2165,9 @@ static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *names, *tail, *out = NULL, *notes = NULL, *by = NULL;
     Py_buffer b[7] = {{0}};
     char *w = NULL;
-    if (!PyArg_ParseTuple(args, "Ly*y*O!y*y*y*y*y*U", &number, &b[0], &b[1], &PyTuple_Type, &names, &b[2], &b[3],
-                          &b[4], &b[5], &b[6], &tail))
+    int keyed = 1;
+    if (!PyArg_ParseTuple(args, "Ly*y*O!y*y*y*y*y*U|p", &number, &b[0], &b[1], &PyTuple_Type, &names, &b[2], &b[3],
+                          &b[4], &b[5], &b[6], &tail, &keyed))
         return NULL;
     Py_ssize_t n = b[0].len / 8, nh = b[4].len / 8, nn = PyTuple_GET_SIZE(names);
     const int64_t *prof = b[0].buf, *sec = b[1].buf, *lo = b[2].buf, *hi = b[3].buf, *heads = b[4].buf,
@@ -2198,7 +2201,7 @@ static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if ((notes = PyList_New(n)) == NULL || (by = PyDict_New()) == NULL)
+    if ((notes = PyList_New(n)) == NULL || (keyed && (by = PyDict_New()) == NULL))
         goto done;
     static const char pre[] = "profile ", mid[] = " table, ", lines[] = "lines ";
     static const char merged[] = ": merged from ", src[] = " source tables (starting at lines ";
@@ -2225,6 +2228,13 @@ static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         w[k++] = ')';
         memcpy(w + k, PyUnicode_1BYTE_DATA(tail), (size_t)tl), k += tl;
+        if (!keyed) {
+            PyObject *note = ascii_str(w, k);
+            if (note == NULL)
+                goto done;
+            PyList_SET_ITEM(notes, g, note);
+            continue;
+        }
         PyObject *note = ascii_str(w, k), *text = ascii_str(w + at, k - at), *one = NULL, *key = NULL;
         PyObject *p = PyLong_FromLongLong((long long)number + prof[g]);
         int bad = note == NULL || text == NULL || p == NULL || (one = PyList_New(1)) == NULL ||
@@ -2239,6 +2249,10 @@ static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
         Py_XDECREF(note), Py_XDECREF(text), Py_XDECREF(one), Py_XDECREF(key), Py_XDECREF(p);
         if (bad)
             goto done;
+    }
+    if (!keyed) {
+        out = PyTuple_Pack(2, notes, Py_None);
+        goto done;
     }
     if (PyDict_GET_SIZE(by) != n)
         goto none;
@@ -2353,8 +2367,9 @@ static PyMethodDef methods[] = {
      "head3; noted: bytes of int64, (lines before the header, before the last line, index in unread) a table of a "
      "report not read), or None where it is not of that shape"},
     {"merged_notes", merged_notes, METH_VARARGS,
-     "merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail) -> (notes, by_table) of the "
-     "ranked groups merged from several tables (int64 arrays), or None where two share a key or a text is not ASCII"},
+     "merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail[, keyed]) -> (notes, by_table) of "
+     "the ranked groups merged from several tables (int64 arrays; by_table None where keyed is false), or None where two "
+     "share a key (keyed) or a text is not ASCII"},
     {"line_notes", line_notes, METH_VARARGS,
      "line_notes(spans, texts) -> ['lines A-B: ' + texts[K] for each (A, B, K) of spans (bytes of int64)], or None "
      "where a text is not ASCII"},

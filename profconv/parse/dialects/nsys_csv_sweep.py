@@ -605,15 +605,19 @@ def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a:
     """Each merged group's note as the ProfileSet says it, and {(profile, section): [its text]} (core's
     table notes): group g of profile profiles[g], section code sections[g], lines lo[g]-hi[g], its k[g]
     tables' first lines heads[a[g]:a[g] + k[g]]. Made in C where the module has it (a note a run in a
-    sweep of the default reports: 6,000 in 20 MB)."""
+    sweep of the default reports: 6,000 in 20 MB), the table notes then a GroupNotes over them (no dict
+    of them: profconv.parse.group_notes) where every key is once."""
     from profconv.parse.core import table_note
+    from profconv.parse.group_notes import GroupNotes
 
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (profiles, sections, lo, hi, heads, a, k)]
     scan = native.load("_summarycells")
     if hasattr(scan, "merged_notes"):
-        made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL)
+        keys = np.sort(i64[0] * len(_CODES) + i64[1])
+        once = bool((keys[1:] != keys[:-1]).all())
+        made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL, not once)
         if made is not None:
-            return made[0], made[1]
+            return made[0], made[1] if made[1] is not None else GroupNotes(made[0], i64[0], i64[1], _CODES)
     ps, codes, lo_, hi_, hl, al, kl = (x.tolist() for x in i64)
     texts = [f"lines {x}-{y}: merged from {n} source tables (starting at lines "
              f"{', '.join(map(str, hl[f : f + n]))}){_TAIL}" for x, y, f, n in zip(lo_, hi_, al, kl)]
