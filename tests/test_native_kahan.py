@@ -342,6 +342,28 @@ def test_find_any_in_ranges_is_the_ranges_joined():
         kahan.find_any(b"abc", ("ab",), b"\x00" * 8)
 
 
+def test_find_any_in_short_ranges_of_a_long_buffer():
+    """Ranges shorter than a SIMD step (32 places) in a long buffer are looked in 32 places a step too (the
+    bytes past a range read, the places past its end left out): a needle that ends at a range's last byte
+    is found, one that runs a byte past it is not."""
+    import struct
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        data = bytearray(rng.choice(b'ab=P"ROF \n$') for _ in range(rng.randint(40, 400)))
+        needles = tuple("".join(rng.choice('ab=PROF" $') for _ in range(rng.randint(2, 5))) for _ in range(rng.randint(1, 6)))
+        cuts = sorted(rng.randint(0, len(data)) for _ in range(2 * rng.randint(1, 12)))
+        pairs = [(a, min(b, a + rng.randint(0, 40))) for a, b in zip(cuts[::2], cuts[1::2])]
+        if rng.random() < 0.5:  # a needle at a range's end: whole, or cut by its last byte
+            a, b = rng.choice(pairs)
+            m = rng.choice(needles).encode()
+            at = max(a, b - len(m) + rng.choice((0, 1)))
+            data[at : at + len(m)] = m[: len(data) - at]
+        ranges = b"".join(struct.pack("qq", a, b) for a, b in pairs)
+        joined = b"\x00".join(bytes(data[a:b]) for a, b in pairs)
+        assert kahan.find_any(bytes(data), needles, ranges) is any(m.encode() in joined for m in needles)
+
+
 def test_find_any_markers_and_what_it_leaves_to_python():
     from profconv.parse.context import KEYWORDS, contains_any
     from profconv.parse.stream import other_markers

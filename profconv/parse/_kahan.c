@@ -800,14 +800,15 @@ static int find_from(const needles_t *nd, const unsigned char *t, Py_ssize_t n, 
 #define FIND_AVX2 1
 /* find_from(nd, t, n, 0), 32 places a step: the two bytes at each place looked up by their halves
  * (a byte shuffle a half: Hyperscan's "Teddy"), the places that pass checked by needle_at. */
-__attribute__((target("avx2"))) static int find_avx2(const needles_t *nd, const unsigned char *t, Py_ssize_t n) {
+__attribute__((target("avx2"))) static int find_avx2(const needles_t *nd, const unsigned char *t, Py_ssize_t n,
+                                                     Py_ssize_t limit) {
     const __m256i lo0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->lo0));
     const __m256i hi0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->hi0));
     const __m256i lo1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->lo1));
     const __m256i hi1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nd->hi1));
     const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
     Py_ssize_t i = 0;
-    for (; i + 33 <= n; i += 32) {
+    for (; i + 1 < n && i + 33 <= limit; i += 32) { /* (bytes up to `limit` may be read: a short range's too) */
         __m256i a = _mm256_loadu_si256((const __m256i *)(t + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(t + i + 1));
         __m256i r0 = _mm256_and_si256(_mm256_shuffle_epi8(lo0, _mm256_and_si256(a, low)),
@@ -815,6 +816,8 @@ __attribute__((target("avx2"))) static int find_avx2(const needles_t *nd, const 
         __m256i r1 = _mm256_and_si256(_mm256_shuffle_epi8(lo1, _mm256_and_si256(b, low)),
                                       _mm256_shuffle_epi8(hi1, _mm256_and_si256(_mm256_srli_epi16(b, 4), low)));
         uint32_t m = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(r0, r1), zero));
+        if (i + 32 > n - 1)
+            m &= (1u << (n - 1 - i)) - 1; /* the places in t[0:n] a needle can start at */
         while (m) {
             int z = __builtin_ctz(m);
             m &= m - 1;
@@ -862,8 +865,8 @@ static int needles_read(PyObject *needles, needles_t *nd) {
     return 1;
 }
 
-/* Whether a needle of nd is in t[0:n] */
-static int find_in(const needles_t *nd, const unsigned char *t, Py_ssize_t n) {
+/* Whether a needle of nd is in t[0:n], where t[0:limit] (limit >= n) may be read */
+static int find_in(const needles_t *nd, const unsigned char *t, Py_ssize_t n, Py_ssize_t limit) {
 #ifdef FIND_AVX2
     static int avx2 = -1;
     if (avx2 < 0) {
@@ -871,8 +874,9 @@ static int find_in(const needles_t *nd, const unsigned char *t, Py_ssize_t n) {
         avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     if (avx2)
-        return find_avx2(nd, t, n);
+        return find_avx2(nd, t, n, limit);
 #endif
+    (void)limit;
     return find_from(nd, t, n, 0);
 }
 
@@ -926,7 +930,7 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
         goto done;
     }
     if (rb.obj == NULL) {
-        out = PyBool_FromLong(find_in(&nd, t, n));
+        out = PyBool_FromLong(find_in(&nd, t, n, n));
         goto done;
     }
     const int64_t *r = rb.buf;
@@ -935,7 +939,7 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "find_any: a range outside the text");
             goto done;
         }
-        if (find_in(&nd, t + r[2 * k], (Py_ssize_t)(r[2 * k + 1] - r[2 * k]))) {
+        if (find_in(&nd, t + r[2 * k], (Py_ssize_t)(r[2 * k + 1] - r[2 * k]), n - (Py_ssize_t)r[2 * k])) {
             out = Py_NewRef(Py_True);
             goto done;
         }
