@@ -354,7 +354,8 @@ class Runs(View):
     def _at(self, k: int) -> Any:
         if self.ends_list is None:  # (a row at a time: the table's few rows of a profile, section by section)
             self.ends_list = self.ends.tolist()
-        return self.values[bisect_right(self.ends_list, k)]
+        values = self.listed if self.listed is not None else self.values  # (no property call a row)
+        return values[bisect_right(self.ends_list, k)]
 
     def _own_array(self, np: Any, dtype: Any) -> Any:
         if dtype is None:

@@ -38,7 +38,7 @@ class GroupNotes(Mapping[tuple[int, str], list[str]]):
         return [_text(self.notes[self._index()[key]])]
 
     def get(self, key: tuple[int, str], default: Any = None) -> Any:  # (no KeyError raised a miss)
-        g = self._index().get(key)
+        g = (self.index if self.index is not None else self._index()).get(key)  # (the terminal table: a look a table)
         return default if g is None else [_text(self.notes[g])]
 
     def __contains__(self, key: object) -> bool:
