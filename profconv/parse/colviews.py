@@ -322,7 +322,7 @@ class Runs(View):
     def __init__(self, values: Sequence[Any], sizes: Any) -> None:
         ends = sizes.cumsum()
         super().__init__(int(ends[-1]) if len(ends) else 0)
-        self.given = values if getattr(values, "dtype", None) is not None else None
+        self.given: Any = values if getattr(values, "dtype", None) is not None else None
         self.listed: list[Any] | None = None if self.given is not None else list(values)
         self.sizes, self.ends = sizes, ends
         self.index: dict[Any, list[int]] | None = None

@@ -12,7 +12,7 @@ import re
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import accumulate, chain, islice, repeat
 from operator import add, attrgetter, itemgetter, le, sub
 from pathlib import Path
@@ -51,7 +51,7 @@ class ProfileSet:
 
     def __init__(self, frame: pd.DataFrame | None = None, profiles: Sequence[ProfileInfo] | None = None,
                  source: str = "", unplaced: list[tuple[int, str]] | None = None, notes: list[str] | None = None,
-                 table_notes: dict[tuple[int, str], list[str]] | None = None, *, rows: Rows | None = None) -> None:
+                 table_notes: Mapping[tuple[int, str], list[str]] | None = None, *, rows: Rows | None = None) -> None:
         if frame is None and rows is None:
             rows = Rows()
         self._frame = frame
@@ -65,8 +65,8 @@ class ProfileSet:
         # dialects' notes, a damaged row's): a long log's parts' notes in the whole file's order are every
         # part's first `lead`, then the rest of each (profconv.parse.stream.whole_notes)
         self.lead = 0
-        # (profile, section) -> notes said next to that table
-        self.table_notes: dict[tuple[int, str], list[str]] = table_notes if table_notes is not None else {}
+        # (profile, section) -> notes said next to that table (a dict, or an nsys sweep's GroupNotes: read-only)
+        self.table_notes: Mapping[tuple[int, str], list[str]] = table_notes if table_notes is not None else {}
 
     def __repr__(self) -> str:
         return (f"ProfileSet(source={self.source!r}, profiles={len(self.profiles)}, rows={len(self.rows)}, "

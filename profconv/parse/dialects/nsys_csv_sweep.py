@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -578,7 +578,7 @@ def _twice(opens: Any, codes: Any) -> bool:
     return bool((np.add.reduceat(bits, opens) != np.bitwise_or.reduceat(bits, opens)).any())
 
 
-def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, dict, list]:
+def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, Mapping, list]:
     """The ranked groups where some are merged (sweep_rows.ranked_names' `groups`; None where none is),
     the core's note on each merged one (core._share_notes) by (profile, section), and those notes as the
     ProfileSet says them (core.table_note), in order."""
@@ -601,7 +601,7 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
 _TAIL = "; each printed Time(%) is relative to its own table, Share is of their summed time"
 
 
-def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a: Any, k: Any) -> tuple[list, dict]:
+def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a: Any, k: Any) -> tuple[list, Mapping]:
     """Each merged group's note as the ProfileSet says it, and {(profile, section): [its text]} (core's
     table notes): group g of profile profiles[g], section code sections[g], lines lo[g]-hi[g], its k[g]
     tables' first lines heads[a[g]:a[g] + k[g]]. Made in C where the module has it (a note a run in a
@@ -613,8 +613,8 @@ def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a:
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (profiles, sections, lo, hi, heads, a, k)]
     scan = native.load("_summarycells")
     if hasattr(scan, "merged_notes"):
-        keys = np.sort(i64[0] * len(_CODES) + i64[1])
-        once = bool((keys[1:] != keys[:-1]).all())
+        order = np.sort(i64[0] * len(_CODES) + i64[1])  # (each group's key as one int)
+        once = bool((order[1:] != order[:-1]).all())
         made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL, not once)
         if made is not None:
             return made[0], made[1] if made[1] is not None else GroupNotes(made[0], i64[0], i64[1], _CODES)
@@ -699,11 +699,11 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
         return None
     where["merged"], table_notes, merged_notes = _merged(got, where, number)
     count = len(where["starts"])
-    numbers = list(range(number, number + count))
-    rows = _rows(got, where, numbers)
+    profile_numbers = list(range(number, number + count))
+    rows = _rows(got, where, profile_numbers)
     if rows is None:
         return None
-    profiles = ProfileColumns({"profile": numbers, "tool": ["nsys"] * count,
+    profiles = ProfileColumns({"profile": profile_numbers, "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
     lead = _unread_notes(np.concatenate([c["unread"] for c in chunks]))

@@ -319,12 +319,12 @@ def _profile_set(chunks: list[tuple], label: str, number: int, line: int, number
         return None
     where = _layout(got, line)
     count = len(got["rows"])
-    numbers = list(range(number, number + count))
-    rows = None if where is None else _rows(got, where, numbers)
+    profile_numbers = list(range(number, number + count))
+    rows = None if where is None else _rows(got, where, profile_numbers)
     if rows is None:
         return None
     take = native.load("_summarycells").nvprof_take
-    profiles = ProfileColumns({"profile": numbers, "tool": ["nvprof"] * count,
+    profiles = ProfileColumns({"profile": profile_numbers, "tool": ["nvprof"] * count,
                                "line_start": _array("q", where["starts"].astype(np.int64, copy=False).tobytes()),
                                "line_end": _array("q", where["ends"].astype(np.int64, copy=False).tobytes()),
                                "pid": got["pid"].tolist(), "command": take(got["commands"], got["command"])}, count)
