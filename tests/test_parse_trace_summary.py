@@ -330,3 +330,9 @@ def test_by_name_with_numpy_is_the_kahan_loops_for_few_and_many_names():
         t = array("d", (float(rng.randrange(10**9)) for _ in range(n)))
         got = traces._by_name_np(codes, t, range(1, n + 1), range(1, n + 1))
         assert got == traces._by_name(codes, len(index), t, range(1, n + 1), range(1, n + 1)) and len(got) == len(index)
+    codes = [3, -1, 3, 65535, -1]  # (a code below 0 is no 16-bit key: -1 would sort as 65535)
+    t = array("d", [5.0, 1.0, 7.0, 2.0, 4.0])
+    got = traces._by_name_np(codes, t, range(1, 6), range(1, 6))
+    assert got == traces._by_name(codes, 3, t, range(1, 6), range(1, 6))
+    assert got == {-1: [2, 2, 5.0, 0.0, 1.0, 4.0, 2, 5], 65535: [1, 1, 2.0, 0.0, 2.0, 2.0, 4, 4],
+                   3: [2, 2, 12.0, 0.0, 5.0, 7.0, 1, 3]}

@@ -360,8 +360,7 @@ class Runs(View):
     def _own_array(self, np: Any, dtype: Any) -> Any:
         if dtype is None:
             return None
-        given = self.given if self.given is not None and self.listed is None else self.values
-        return np.repeat(np.asarray(given, dtype=dtype), self.sizes)
+        return np.repeat(np.asarray(self.given if self.given is not None else self.values, dtype=dtype), self.sizes)
 
     def _own_codes(self, np: Any) -> tuple[list[Any], Any]:
         index: dict[Any, int] = {}

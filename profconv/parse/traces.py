@@ -144,7 +144,7 @@ def _by_name_np(codes: Any, t: Any, lines: Any, ends: Any) -> dict[int, list] | 
                                         and (v == np.floor(v)).all()):
         return None
     c = np.asarray(codes, dtype=np.int64)
-    few = c.max() < 1 << 16  # (codes from 0: a stable sort of 16-bit keys is NumPy's radix sort, ~3x faster)
+    few = 0 <= c.min() and c.max() < 1 << 16  # (a stable sort of 16-bit keys is NumPy's radix sort, ~3x faster)
     order = np.argsort(c.astype(np.uint16) if few else c, kind="stable")  # file order within a name
     sc, sv = c[order], v[order]
     starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])

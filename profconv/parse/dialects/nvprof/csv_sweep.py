@@ -318,9 +318,11 @@ def _profile_set(chunks: list[tuple], label: str, number: int, line: int, number
     if got is None or not _values_plain(got):
         return None
     where = _layout(got, line)
+    if where is None:
+        return None
     count = len(got["rows"])
     profile_numbers = list(range(number, number + count))
-    rows = None if where is None else _rows(got, where, profile_numbers)
+    rows = _rows(got, where, profile_numbers)
     if rows is None:
         return None
     take = native.load("_summarycells").nvprof_take
