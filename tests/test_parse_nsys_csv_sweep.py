@@ -646,3 +646,62 @@ def test_a_blank_at_a_windows_paths_end_is_left_to_the_readers(tmp_path, monkeyp
     path = write_lines(tmp_path, lines)
     assert nsys_csv_sweep.read(str(path), str(path)) is None
     FAST.assert_library_same(path, monkeypatch)
+
+
+# (old, new) on one Processing line of a later run, the lines before it as they were: the C pass takes a
+# line's database path, or its script's folder, without checking it again where its bytes are the last
+# ones taken; a path that starts with those bytes and goes on is checked whole
+LATER_PATHS = [
+    (".sqlite]", ".sqlite\\Summary]", False),  # the database's path goes on with a word a reader looks for
+    (".sqlite]", ".sqlite\\x]", True),
+    (".sqlite]", ".sqlite  x]", False),  # two blanks after the bytes taken before
+    (".sqlite]", ".sqlite x]", True),
+    (".sqlite]", ".sqlite\\reports\\x]", False),  # the database under a reports folder
+    ("target-windows-x64\\reports\\", "target-windows-x64\\Summary\\reports\\", False),  # the script's folder goes on
+    ("target-windows-x64\\reports\\", "target-windows-x64\\x y\\reports\\", True),
+    ("target-windows-x64\\reports\\", "target-windows-x64  \\reports\\", False),
+    ("target-windows-x64\\reports\\", "target-windows-x\\reports\\", True),  # a shorter folder, its bytes the same
+    ("Nsight Systems 2024.6.2", "Nsight  Systems 2024.6.2", False),
+    # '/' separators: the rest of the script's path after the folder taken holds no Windows path's byte,
+    # the folder (taken before as a Windows one) does
+    ("target-windows-x64/reports/", "target-windows-x64/Summary/reports/", False),
+    ("target-windows-x64/reports/", "target-windows-x64/x/reports/", True),
+]
+
+
+def _later_line(lines: list[str]) -> int:
+    """A Processing line in the sweep's second half whose database the line before it names too (the
+    lines before it taken: that path and the script's folder are the last ones taken there)."""
+    at = [i for i, ln in enumerate(lines) if ln.startswith("Processing [")]
+    db = [lines[i].split("] with [")[0] for i in at]
+    return next(at[k] for k in range(len(at) // 2, len(at)) if db[k] == db[k - 1])
+
+
+@pytest.mark.parametrize("old, new, taken", LATER_PATHS)
+def test_a_later_lines_path_that_differs_from_the_ones_before(old, new, taken, tmp_path, monkeypatch, small):
+    rng = random.Random(9)
+    script = WINDOWS_SCRIPTS[2 if old.endswith("/") else 0]
+    lines = _on_windows(rng, _sweep(rng, 12, MERGING), "C:\\Users\\me\\", script)
+    i = _later_line(lines)
+    assert old in lines[i]
+    lines[i] = lines[i].replace(old, new)
+    path = write_lines(tmp_path, lines)
+    assert (nsys_csv_sweep.read(str(path), str(path)) is not None) == taken
+    data = path.read_bytes()
+    assert (nsys_csv_sweep._swept(data, len(data)) is not None) == taken, "the C pass itself, one chunk"
+    FAST.assert_library_same(path, monkeypatch)
+
+
+@pytest.mark.parametrize("new, taken", [("/opt/nsys/x/reports/", True), ("/opt/nsys\\Summary/reports/", False),
+                                        ("/opt/nsys/Summary/reports/", True), ("/opt/nsy/reports/", True)])
+def test_a_later_lines_script_folder_on_linux(new, taken, tmp_path, monkeypatch, small):
+    """The same on Linux paths, where a folder with a Windows path's byte is checked as one."""
+    rng = random.Random(10)
+    lines = _sweep(rng, 12, MERGING)
+    i = _later_line(lines)
+    lines[i] = lines[i].replace("/opt/nsys/reports/", new)
+    path = write_lines(tmp_path, lines)
+    assert (nsys_csv_sweep.read(str(path), str(path)) is not None) == taken
+    data = path.read_bytes()
+    assert (nsys_csv_sweep._swept(data, len(data)) is not None) == taken
+    FAST.assert_library_same(path, monkeypatch)

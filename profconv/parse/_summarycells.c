@@ -1334,8 +1334,19 @@ typedef struct {
      * before a run's Generating line or at the chunk's end is stepped over (ns_unread_table) */
     PyObject *unread;
     struct ns_heads_ *noted; /* the not-read tables' headers found good so far (ns_unread_known) */
+    struct ns_paths_ *paths; /* the paths of Processing lines taken so far (ns_report_lines) */
     int gap_ranges; /* the gaps given as ranges of the data (ns_gap_ranges), not their text joined */
 } ns_in;
+
+/* The last database path a Processing line's checks took (p[db_at : db_at + db_len]) and the last folder
+ * of a script path before its reports folder (p[dir_at : dir_at + dir_len], all path bytes, dir_win
+ * where a Windows path's among them; len 0: none yet). A run's lines name one database and every line
+ * one folder: a line with the same bytes there is not checked byte by byte again (the checks look at
+ * those bytes alone). */
+typedef struct ns_paths_ {
+    Py_ssize_t db_at, db_len, dir_at, dir_len;
+    int dir_win;
+} ns_paths;
 
 #define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
                   * the lines before the header and before the run's Generating line */
@@ -1649,27 +1660,64 @@ static Py_ssize_t ns_unread_table(const ns_in *in, Py_ssize_t k, Py_ssize_t *hea
  * -1 where not such lines, the first PATH holds "/reports/" or the report is not one read so). Where
  * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
  * line, *i is moved past them and *skipped set. */
+/* Whether p[k:] starts with the len bytes at p[at] (len > 0) */
+static int ns_same_at(const ns_in *in, Py_ssize_t k, Py_ssize_t at, Py_ssize_t len) {
+    return len > 0 && k + len < in->n && memcmp(in->p + k, in->p + at, (size_t)len) == 0;
+}
+
+/* The end of a Processing line's database path at p[k:] (ns_any_path's), k where it is not one the
+ * readers take (none; "reports" between separators in it; a Windows path ns_win_path_ok refuses) */
+static Py_ssize_t ns_db_path(const ns_in *in, Py_ssize_t k) {
+    ns_paths *seen = in->paths;
+    if (ns_same_at(in, k, seen->db_at, seen->db_len) && !(NS_PATH_CHAR[in->p[k + seen->db_len]] & 5))
+        return k + seen->db_len; /* the bytes of the last one taken, and no more path bytes */
+    int win = 0;
+    Py_ssize_t e = ns_any_path(in->p, k, in->n, &win);
+    if (e == k || ns_reports_at(in->p, k, e) || (win && !ns_win_path_ok(in->p, k, e)))
+        return k;
+    seen->db_at = k, seen->db_len = e - k;
+    return e;
+}
+
+/* The end of a Processing line's script path at p[a:] (ns_any_path's; *win where it holds a Windows
+ * path's bytes), from the end of the last folder taken (ns_paths) where the path starts with its bytes */
+static Py_ssize_t ns_script_path(const ns_in *in, Py_ssize_t a, int *win, int *dir_seen) {
+    ns_paths *seen = in->paths;
+    *dir_seen = ns_same_at(in, a, seen->dir_at, seen->dir_len);
+    if (!*dir_seen)
+        return ns_any_path(in->p, a, in->n, win);
+    Py_ssize_t e = ns_any_path(in->p, a + seen->dir_len, in->n, win);
+    *win |= seen->dir_win;
+    return e;
+}
+
+/* Whether the script's folder p[a:prefix_end] (before its reports folder) is held as a path: a Windows
+ * one checked (script_win), the last one taken (dir_seen, the same length) not checked again */
+static int ns_script_dir(const ns_in *in, Py_ssize_t a, Py_ssize_t prefix_end, int script_win, int dir_seen) {
+    ns_paths *seen = in->paths;
+    if (dir_seen && prefix_end - a == seen->dir_len)
+        return 1;
+    int prefix_win = 0;
+    if (script_win && (ns_any_path(in->p, a, prefix_end, &prefix_win) != prefix_end ||
+                       (prefix_win && !ns_win_path_ok(in->p, a, prefix_end))))
+        return 0;
+    seen->dir_at = a, seen->dir_len = prefix_end - a, seen->dir_win = prefix_win;
+    return 1;
+}
+
 static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, Py_ssize_t *unread) {
     Py_ssize_t k = *i, e, a, prefix_end = 0;
-    int win = 0, script_win = 0;
-    if (!ns_lit(in, &k, "Processing [") || (e = ns_any_path(in->p, k, in->n, &win)) == k || ns_reports_at(in->p, k, e))
-        return -1;
-    if (win && !ns_win_path_ok(in->p, k, e))
+    int script_win = 0, dir_seen = 0;
+    if (!ns_lit(in, &k, "Processing [") || (e = ns_db_path(in, k)) == k)
         return -1;
     k = e;
-    if (!ns_lit(in, &k, "] with [") || (e = ns_any_path(in->p, k, in->n, &script_win)) == k)
+    if (!ns_lit(in, &k, "] with [") || (e = ns_script_path(in, k, &script_win, &dir_seen)) == k)
         return -1;
     a = k;
     Py_ssize_t r = ns_report(in, a, e, &prefix_end);
     k = e;
-    if (r == -1 || !ns_lit(in, &k, "]..."))
+    if (r == -1 || !ns_lit(in, &k, "]...") || !ns_script_dir(in, a, prefix_end, script_win, dir_seen))
         return -1;
-    if (script_win) { /* the script's folder (before its reports folder) held as a path is: a Windows one checked */
-        int prefix_win = 0;
-        if (ns_any_path(in->p, a, prefix_end, &prefix_win) != prefix_end ||
-            (prefix_win && !ns_win_path_ok(in->p, a, prefix_end)))
-            return -1;
-    }
     ns_lit(in, &k, " ");
     if (!ns_lit(in, &k, "\n"))
         return -1;
@@ -2069,8 +2117,9 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *out = NULL;
     nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0}, unr = {NULL, 0, 0};
     ns_heads heads = {{0}, {0}, 0}, noted = {{0}, {0}, 0};
+    ns_paths paths = {0, 0, 0, 0, 0};
     Py_ssize_t rows = 0;
-    in.noted = &noted;
+    in.noted = &noted, in.paths = &paths;
     int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
                   in.time >= in.ncells || in.calls >= in.ncells || in.avg >= in.ncells;
     if (in.ncells < 1 || in.ncells > 64 || idx_bad || in.hn == 0) {
