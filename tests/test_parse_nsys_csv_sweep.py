@@ -705,3 +705,57 @@ def test_a_later_lines_script_folder_on_linux(new, taken, tmp_path, monkeypatch,
     data = path.read_bytes()
     assert (nsys_csv_sweep._swept(data, len(data)) is not None) == taken
     FAST.assert_library_same(path, monkeypatch)
+
+
+# (what a later row's name cell holds instead of a name taken on earlier rows, n; whether the C pass takes
+# it): the C pass takes a row's name and its code without looking at its bytes again where the cell holds
+# the bytes of a name cell taken before, then the row's end
+LATER_NAMES = [
+    (lambda n: n + "x", True),  # the bytes taken, then more
+    (lambda n: n[:8] + "Zq", True),  # the first eight bytes the same
+    (lambda n: n + "\r", False),  # the bytes taken, then a carriage return before the newline
+    (lambda n: f'"{n}"', True),  # quoted: the same name, a cell of its own
+    (lambda n: n + "&x", False),
+    (lambda n: n + ",x", False),
+    (lambda n: n[:4], True),  # shorter than eight bytes: the next row's bytes within them
+    (lambda n: n[:-1] + "\u00e9", False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(LATER_NAMES)))
+def test_a_later_rows_name_that_differs_from_one_taken(case, tmp_path, monkeypatch, small):
+    change, taken = LATER_NAMES[case]
+    rng = random.Random(11)
+    lines = _sweep(rng, 12, [["cuda_api_sum"]])
+    name = lambda k: lines[k].rsplit(",", 1)[1].strip('"')  # noqa: E731
+    rows = _rows_at(lines)
+    common = max({name(k) for k in rows}, key=[name(k) for k in rows].count)
+    i = [k for k in rows if name(k) == common][-2]  # (rows before it with that name: taken)
+    lines[i] = lines[i][: -len(common)] + change(common)
+    path = write_lines(tmp_path, lines)
+    data = path.read_bytes()
+    got = nsys_csv_sweep._swept(data, len(data))
+    assert (got is not None) == taken, "the C pass itself, one chunk"
+    if got is not None:  # every row's name is its cell's (quotes left out), each distinct name once
+        assert [got[2][c] for c in got[1]] == [name(k) for k in rows]
+        assert len(set(got[2])) == len(got[2])
+    FAST.assert_library_same(path, monkeypatch)
+
+
+def test_names_alike_but_for_their_middle(tmp_path, monkeypatch, small):
+    """Two names of one length whose first and last eight bytes are the same (a template's arguments in
+    their middle) share the C pass's slot for names taken: each row's is read whole where the slot holds
+    the other, and each keeps its own name."""
+    rng = random.Random(12)
+    lines = _sweep(rng, 12, [["cuda_api_sum"]])
+    rows = _rows_at(lines)
+    alike = ["void gemm<float; 128>(float const *; int)", "void gemm<float; 256>(float const *; int)"]
+    for n, k in enumerate(rows):
+        lines[k] = lines[k].rsplit(",", 1)[0] + "," + alike[(n // 2) % 2]  # two rows of one, two of the other
+    path = write_lines(tmp_path, lines)
+    data = path.read_bytes()
+    got = nsys_csv_sweep._swept(data, len(data))
+    assert got is not None
+    assert [got[2][c] for c in got[1]] == [alike[(n // 2) % 2] for n in range(len(rows))]
+    assert list(got[2]) == alike
+    FAST.assert_library_same(path, monkeypatch)

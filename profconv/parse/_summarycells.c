@@ -1335,6 +1335,7 @@ typedef struct {
     PyObject *unread;
     struct ns_heads_ *noted; /* the not-read tables' headers found good so far (ns_unread_known) */
     struct ns_paths_ *paths; /* the paths of Processing lines taken so far (ns_report_lines) */
+    struct ns_names_ *names; /* name cells taken so far (ns_row) */
     int gap_ranges; /* the gaps given as ranges of the data (ns_gap_ranges), not their text joined */
 } ns_in;
 
@@ -1906,6 +1907,44 @@ static unsigned char ns_styled_cells(const unsigned char *p, Py_ssize_t n, Py_ss
     return status;
 }
 
+/* Name cells taken before, 256 slots (ns_name_slot): a cell's bytes p[at : at + len] (its quotes too; the
+ * row's newline after them) and its name's code. A row whose name cell holds the same bytes, then its
+ * newline, has that name and code: ns_name_end's verdict and bt_code's code look at those bytes alone
+ * (len 0: a slot not used yet). */
+typedef struct {
+    Py_ssize_t at, len;
+    int64_t code;
+} ns_name_seen;
+
+typedef struct ns_names_ {
+    ns_name_seen slot[256];
+} ns_names;
+
+/* The slot of the name cell at p[a:] (its bytes up to the row's newline, found here: *z) by its length,
+ * its first eight bytes (those past its end zero) and its last eight: names of one template that differ
+ * in their middle alone share one (and each take it from the other: read whole again, no error); NULL
+ * where no newline follows or eight bytes are not there */
+static inline ns_name_seen *ns_name_slot(const ns_in *in, Py_ssize_t a, Py_ssize_t *z) {
+    const unsigned char *q = a + 8 <= in->n ? memchr(in->p + a, '\n', (size_t)(in->n - a)) : NULL;
+    if (q == NULL)
+        return NULL;
+    Py_ssize_t len = (Py_ssize_t)(q - in->p) - a;
+    uint64_t first, last = 0;
+    memcpy(&first, in->p + a, 8);
+    if (len < 8)
+        first &= (1ULL << (8 * len)) - 1;
+    else
+        memcpy(&last, q - 8, 8);
+    *z = (Py_ssize_t)(q - in->p);
+    uint64_t h = (first * 0x9E3779B97F4A7C15ULL) ^ (last * 0xff51afd7ed558ccdULL) ^ ((uint64_t)len << 32);
+    return &in->names->slot[(h * 0xc4ceb9fe1a85ec53ULL) >> 56];
+}
+
+/* Whether the name cell p[a:z] holds the bytes of the one in `seen` */
+static inline int ns_name_seen_at(const ns_in *in, const ns_name_seen *seen, Py_ssize_t a, Py_ssize_t z) {
+    return seen != NULL && seen->len == z - a && seen->len > 0 && memcmp(in->p + a, in->p + seen->at, (size_t)seen->len) == 0;
+}
+
 /* Row `row` (p[i:*z], *z its newline, found here; e the table's end) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
  * its status or-ed into *st: 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not
  * finite; for the first and third kinds Time(%) over 100 or the total not within 1% of calls x
@@ -1920,7 +1959,14 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t e, Py_ssiz
     /* (the cells split up to the table's end, in->p[e] its blank line: a cell stops at its row's newline) */
     unsigned char s = kind == 2 ? ns_styled_cells(in->p + i, e - i, ncells, whole, cs, &at)
                                 : split_cells(in->p + i, e - i, ncells, whole, cs, &at);
-    if (s & 1 || !ns_name_end(in->p, i + at, in->n, &name, &name_n, z))
+    if (s & 1)
+        return 0;
+    Py_ssize_t nl = 0;
+    ns_name_seen *seen = ns_name_slot(in, i + at, &nl);
+    int hit = ns_name_seen_at(in, seen, i + at, nl);
+    if (hit)
+        *z = nl;
+    else if (!ns_name_end(in->p, i + at, in->n, &name, &name_n, z))
         return 0;
     *st |= s;
     for (Py_ssize_t j = 0; j < ncells; j++) {
@@ -1943,9 +1989,11 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t e, Py_ssiz
         if (v[in->pct] > 100.0 || !(fabs(tt - v[in->calls] * v[in->avg]) <= 0.01 * tt))
             return 0;
     }
-    int64_t code = name_code(in->p, name, name_n, t);
+    int64_t code = hit ? seen->code : name_code(in->p, name, name_n, t);
     if (code < 0)
         return code == -2 ? 0 : -1;
+    if (!hit && seen != NULL)
+        *seen = (ns_name_seen){i + at, *z - (i + at), code};
     codes[row] = (int32_t)code;
     return 1;
 }
@@ -2118,8 +2166,13 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0}, unr = {NULL, 0, 0};
     ns_heads heads = {{0}, {0}, 0}, noted = {{0}, {0}, 0};
     ns_paths paths = {0, 0, 0, 0, 0};
+    ns_names *names = PyMem_Calloc(1, sizeof(ns_names));
     Py_ssize_t rows = 0;
-    in.noted = &noted, in.paths = &paths;
+    in.noted = &noted, in.paths = &paths, in.names = names;
+    if (names == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
                   in.time >= in.ncells || in.calls >= in.ncells || in.avg >= in.ncells;
     if (in.ncells < 1 || in.ncells > 64 || idx_bad || in.hn == 0) {
@@ -2151,6 +2204,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     out = ns_read(&in, &tabs, &news, rows, &heads, newlines, &unr);
 done:
+    PyMem_Free(names);
     PyMem_Free(tabs.v);
     PyMem_Free(news.v);
     PyMem_Free(unr.v);
