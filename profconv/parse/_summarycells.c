@@ -1656,11 +1656,6 @@ static Py_ssize_t ns_unread_table(const ns_in *in, Py_ssize_t k, Py_ssize_t *hea
     return k < in->n ? k + 1 : -1;
 }
 
-/* A "Processing [PATH] with [SCRIPT]..." line (a blank after the dots or not: nsys 2025 prints one)
- * and a blank line after it or not, at *i (then *i moved past them): its report's index (ns_report;
- * -1 where not such lines, the first PATH holds "/reports/" or the report is not one read so). Where
- * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
- * line, *i is moved past them and *skipped set. */
 /* Whether p[k:] starts with the len bytes at p[at] (len > 0) */
 static int ns_same_at(const ns_in *in, Py_ssize_t k, Py_ssize_t at, Py_ssize_t len) {
     return len > 0 && k + len < in->n && memcmp(in->p + k, in->p + at, (size_t)len) == 0;
@@ -1706,6 +1701,11 @@ static int ns_script_dir(const ns_in *in, Py_ssize_t a, Py_ssize_t prefix_end, i
     return 1;
 }
 
+/* A "Processing [PATH] with [SCRIPT]..." line (a blank after the dots or not: nsys 2025 prints one)
+ * and a blank line after it or not, at *i (then *i moved past them): its report's index (ns_report;
+ * -1 where not such lines, the first PATH holds "/reports/" or the report is not one read so). Where
+ * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
+ * line, *i is moved past them and *skipped set. */
 static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, Py_ssize_t *unread) {
     Py_ssize_t k = *i, e, a, prefix_end = 0;
     int script_win = 0, dir_seen = 0;
