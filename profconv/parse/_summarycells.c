@@ -1891,20 +1891,68 @@ static int ns_name_end(const unsigned char *p, Py_ssize_t a, Py_ssize_t end, Py_
     return 1;
 }
 
-/* A third kind's row p[0:n]: its number cells split (split_cells), then a cell of letters (its Style):
- * the status, *at the index after the Style's comma (1 where not so) */
-static unsigned char ns_styled_cells(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
-                                     cell_t *cells, Py_ssize_t *at) {
-    unsigned char status = split_cells(p, n, ncells, whole, cells, at);
-    if (status & 1)
-        return status;
+/* A row's number cells p[0:n] (its newline not included) split as split_cells splits them and read as
+ * cell_value reads them, at once: each cell's value into dst[j] + 8 * row (an int64 where `whole` has its
+ * bit, else a double) and v[j]. Its status as split_cells gives it (1 also where a cell's value is not
+ * a finite double), *at the index after the last cell's comma. */
+static unsigned char ns_values(const unsigned char *p, Py_ssize_t n, Py_ssize_t ncells, unsigned long long whole,
+                               char *const *dst, Py_ssize_t row, double *v, Py_ssize_t *at) {
+    Py_ssize_t i = 0;
+    unsigned char status = 0;
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        Py_ssize_t a = i, d1, d2 = 0;
+        unsigned long long m = 0;
+        unsigned d;
+        while ((d = (unsigned)p[i] - '0') < 10) { /* (p[n] is the row's newline: no digit) */
+            m = m * 10 + d;
+            i++;
+        }
+        d1 = i - a;
+        int dot = i < n && p[i] == '.';
+        if (dot) {
+            Py_ssize_t b = ++i;
+            while ((d = (unsigned)p[i] - '0') < 10) {
+                m = m * 10 + d;
+                i++;
+            }
+            d2 = i - b;
+        }
+        if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
+            return 1;
+        char *slot = dst[j] + 8 * row;
+        if ((whole >> j) & 1ULL) {
+            if (dot || d1 > 18)
+                return 1;
+            int64_t w = (int64_t)m;
+            memcpy(slot, &w, 8);
+            v[j] = (double)w;
+        } else {
+            double x;
+            if (dot)
+                status |= (d1 <= 3 && p[a] != '0' && d2 == 3) ? 2 : 4;
+            if (d1 + d2 <= 15) /* (cell_value's fast path: m and 10**d2 exact, one rounding) */
+                x = (double)m / POW10[d2];
+            else if (!cell_scaled(p + a, i - a, 0, &x) || !isfinite(x))
+                return 1;
+            memcpy(slot, &x, 8);
+            v[j] = x;
+        }
+        i++; /* the comma */
+    }
+    *at = i;
+    return status;
+}
+
+/* A third kind's row p[0:n] after its number cells (p[*at]): a cell of letters (its Style), *at moved
+ * after its comma; 0 where not so */
+static int ns_style(const unsigned char *p, Py_ssize_t n, Py_ssize_t *at) {
     Py_ssize_t k = *at;
     while (k < n && ((p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= 'a' && p[k] <= 'z')))
         k++;
     if (k == *at || k >= n || p[k] != ',')
-        return 1;
+        return 0;
     *at = k + 1;
-    return status;
+    return 1;
 }
 
 /* Name cells taken before, 256 slots (ns_name_slot): a cell's bytes p[at : at + len] (its quotes too; the
@@ -1945,21 +1993,20 @@ static inline int ns_name_seen_at(const ns_in *in, const ns_name_seen *seen, Py_
     return seen != NULL && seen->len == z - a && seen->len > 0 && memcmp(in->p + a, in->p + seen->at, (size_t)seen->len) == 0;
 }
 
-/* Row `row` (p[i:*z], *z its newline, found here; e the table's end) of a table of kind `kind` (ns_kind) read into the columns as columns() reads it,
- * its status or-ed into *st: 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not
- * finite; for the first and third kinds Time(%) over 100 or the total not within 1% of calls x
- * average), -1 error. A second kind's row: its cells into the columns in->dest2 names, Time(%) NaN
- * (not printed); a third kind's: its Style cell left out. */
+/* Row `row` (p[i:*z], *z its newline, found here; e the table's end) of a table of kind `kind` (ns_kind)
+ * read into the columns as columns() reads it (dst: the column of each of its cells), its status or-ed
+ * into *st: 1 read, 0 not plain or a value nsys_batch._values_ok would not take (not finite; for the first
+ * and third kinds Time(%) over 100 or the total not within 1% of calls x average), -1 error. A second
+ * kind's row: its cells into the columns in->dest2 names, Time(%) NaN (not printed); a third kind's: its
+ * Style cell left out. (A row not read leaves what it wrote in the columns: the chunk is not taken.) */
 static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t e, Py_ssize_t *z, Py_ssize_t row,
-                  char *const *base, int32_t *codes, bytes_table *t, unsigned char *st) {
-    cell_t cs[64];
+                  char *const *dst, int32_t *codes, bytes_table *t, unsigned char *st) {
     double v[64];
     Py_ssize_t at = 0, name = 0, name_n = 0, ncells = kind == 1 ? in->ncells2 : in->ncells;
     unsigned long long whole = kind == 1 ? in->whole2 : in->whole;
     /* (the cells split up to the table's end, in->p[e] its blank line: a cell stops at its row's newline) */
-    unsigned char s = kind == 2 ? ns_styled_cells(in->p + i, e - i, ncells, whole, cs, &at)
-                                : split_cells(in->p + i, e - i, ncells, whole, cs, &at);
-    if (s & 1)
+    unsigned char s = ns_values(in->p + i, e - i, ncells, whole, dst, row, v, &at);
+    if ((s & 1) || (kind == 2 && !ns_style(in->p + i, e - i, &at)))
         return 0;
     Py_ssize_t nl = 0;
     ns_name_seen *seen = ns_name_slot(in, i + at, &nl);
@@ -1969,21 +2016,9 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t e, Py_ssiz
     else if (!ns_name_end(in->p, i + at, in->n, &name, &name_n, z))
         return 0;
     *st |= s;
-    for (Py_ssize_t j = 0; j < ncells; j++) {
-        char *slot = base[kind == 1 ? in->dest2[j] : j] + 8 * row;
-        if ((whole >> j) & 1ULL) {
-            int64_t w = (int64_t)cs[j].m;
-            memcpy(slot, &w, 8);
-            v[j] = (double)w;
-        } else {
-            if (!cell_value(in->p + i, &cs[j], 0, &v[j]) || !isfinite(v[j]))
-                return 0;
-            memcpy(slot, &v[j], 8);
-        }
-    }
     if (kind == 1) {
         double none = NAN;
-        memcpy(base[in->pct] + 8 * row, &none, 8);
+        memcpy(dst[in->ncells2] + 8 * row, &none, 8); /* (Time(%)'s column) */
     } else {
         double tt = v[in->time];
         if (v[in->pct] > 100.0 || !(fabs(tt - v[in->calls] * v[in->avg]) <= 0.01 * tt))
@@ -2001,11 +2036,19 @@ static int ns_row(const ns_in *in, int kind, Py_ssize_t i, Py_ssize_t e, Py_ssiz
 /* The rows of the tables `tabs` (ns_shape's) read into the columns: 1, 0 where one is not read so or
  * a table's status is one nsys_batch._kept does not keep (undecided cells, no decimal cell), -1 error */
 static int ns_rows(const ns_in *in, const nv_vec *tabs, char *const *base, int32_t *codes, bytes_table *t) {
+    char *dst[2][65]; /* each kind's cells' columns: the first and third kinds' in order, the second's by
+                       * dest2, then its Time(%)'s */
+    for (Py_ssize_t j = 0; j < in->ncells; j++)
+        dst[0][j] = base[j];
+    for (Py_ssize_t j = 0; j < in->ncells2; j++)
+        dst[1][j] = base[in->dest2[j]];
+    dst[1][in->ncells2] = base[in->pct];
     Py_ssize_t row = 0;
     for (Py_ssize_t k = 0; k < tabs->n; k += NS_TAB) {
         unsigned char st = 0;
+        int kind = (int)tabs->v[k + 5];
         for (Py_ssize_t i = tabs->v[k + 1], e = tabs->v[k + 2], z = 0; i < e; row++) {
-            int got = ns_row(in, (int)tabs->v[k + 5], i, e, &z, row, base, codes, t, &st);
+            int got = ns_row(in, kind, i, e, &z, row, dst[kind == 1], codes, t, &st);
             if (got <= 0)
                 return got;
             i = z + 1;

@@ -662,11 +662,10 @@ def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:
     Total, read where a time is, in MB), their calls, no times; the bytes column added (NaN for the other
     rows). Gives a byte a table, RANK_SKIP for a memory-size one (not ranked: sweep_rows.ranked_names)."""
     sized = got["report"] == _SIZES
-    rows = np.repeat(sized, got["rows"])
+    rows = np.flatnonzero(np.repeat(sized, got["rows"]))  # (a few rows a run: set by their index, not a mask)
     total = np.frombuffer(cols["total_ns"], dtype=np.float64)
-    out = np.full(len(rows), np.nan)
-    out[rows] = total[rows] * 1e6
-    cols["bytes"] = _array("d", out)
+    cols["bytes"] = out = array("d", [np.nan]) * len(total)
+    np.frombuffer(out, dtype=np.float64)[rows] = total[rows] * 1e6
     for k in ("time_pct", "total_ns", "avg_ns", "min_ns", "max_ns", "med_ns", "std_ns"):
         np.frombuffer(cols[k], dtype=np.float64)[rows] = np.nan
     return (sized * native.load("_kahan").RANK_SKIP).astype(np.uint8).tobytes()
