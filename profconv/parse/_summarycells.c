@@ -1020,7 +1020,7 @@ static int nv_vec_reserve(nv_vec *x, Py_ssize_t cap) {
     return 0;
 }
 
-static int nv_vec_push(nv_vec *x, int64_t a) {
+static inline int nv_vec_push(nv_vec *x, int64_t a) {
     if (x->n == x->cap && nv_vec_reserve(x, x->cap ? 2 * x->cap : 1024) < 0)
         return -1;
     x->v[x->n++] = a;
