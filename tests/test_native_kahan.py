@@ -314,6 +314,24 @@ def test_find_any_long_texts_and_many_needles():
         assert kahan.find_any(text[:-1] if text.endswith("=") else text[: at + 7], ("zz", "==PROF==")) is False
 
 
+def test_find_any_needles_alike_in_their_first_bytes():
+    """Needles of 2 to 12 bytes alike in their first two or more (what each place's first eight bytes
+    pass over without a full compare: "Processing" against "Profiling result"), found or not as Python
+    finds them, at a text's end too (fewer than eight bytes left)."""
+    rng = random.Random(5)
+    for _ in range(4000):
+        stem = "".join(rng.choice("Pro") for _ in range(rng.randint(2, 9)))
+        needles = tuple(stem[: rng.randint(2, len(stem))] + "".join(rng.choice("fcs") for _ in range(rng.randint(0, 3)))
+                        for _ in range(rng.randint(1, 6)))
+        text = "".join(rng.choice(["Pro", "P", "r", "o", "f", "c", "s", " "]) for _ in range(rng.randint(0, 40)))
+        assert kahan.find_any(text, needles) is any(m in text for m in needles), (text, needles)
+        raw = text.encode()
+        assert kahan.find_any(raw, needles) is any(m.encode() in raw for m in needles)
+    assert kahan.find_any("Processing [a.sqlite]", ("Profiling result", "gputime")) is False
+    assert kahan.find_any("x Profiling result", ("Profiling result",)) is True
+    assert kahan.find_any("xx gputim", ("gputime",)) is False and kahan.find_any("x gputime", ("gputime",)) is True
+
+
 def test_find_any_in_ranges_is_the_ranges_joined():
     """find_any(data, needles, ranges): each range of a buffer (bytes, a bytearray, a memoryview: a sweep's
     chunk) looked in on its own -- what the ranges' text joined by a NUL gives, a needle across two ranges

@@ -306,6 +306,33 @@ def test_a_memory_size_tables_rows(tmp_path):
     assert nsys_csv_sweep.read(str(write_lines(tmp_path, undecided * 2)), "s") is None
 
 
+# a kernels row's Min, Max and StdDev cells (not among the checked Time(%), total, calls and average): each
+# read as float() reads it (cells of 16 digits or more by the slow path), or a cell the C pass leaves
+LONG_CELLS = [("1234567.123456789", "2", "3.5", True),  # 16 digits: float() of the text
+              ("12345678901234567890", "99999999999999999999.5", "0.1000000000000000055511151231257827", True),
+              ("0.000", "007", "1.", False),  # a '.' with no digit after it
+              ("1e3", "2", "3", False), ("-1", "2", "3", False), ("1", "2", ".5", False)]
+
+
+@pytest.mark.parametrize("low, high, std, taken", LONG_CELLS)
+def test_a_rows_cells_of_many_digits_or_another_form(low, high, std, taken, tmp_path, monkeypatch, small):
+    """Each number cell is split and read in one pass (nsys_sweep's ns_values): one of 16 digits or more
+    (beyond the exact fast path) read as float() reads its text, one the readers' reading would not give
+    left to them; the output is the readers' either way."""
+    run = ["Generating SQLite file a.sqlite from a.nsys-rep",
+           "Processing [a.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...", "",
+           HEADERS["cuda_gpu_kern_sum"], f"75.0,600,2,300.0,300.0,{low},{high},{std},k1",
+           "25.0,200,1,200.0,200.0,200,200,0.0,k2", ""]
+    path = write_lines(tmp_path, run * 20)  # (past the stream's 4 KiB: read by the fast path)
+    data = path.read_bytes()
+    assert (nsys_csv_sweep._swept(data, len(data)) is not None) == taken, "the C pass itself"
+    FAST.assert_library_same(path, monkeypatch)
+    if taken:
+        rows = nsys_csv_sweep.read(str(path), str(path)).profile(2).rows
+        assert rows.col("min_ns")[0] == float(low) and rows.col("max_ns")[0] == float(high)
+        assert rows.col("std_ns")[0] == float(std) and rows.col("calls")[:2] == [2, 1]
+
+
 NVTX_RUN = ["Generating SQLite file a.sqlite from a.nsys-rep",
             "Processing [a.sqlite] with [/opt/nsys/reports/nvtx_sum.py]... ", HEADERS["nvtx_sum"],
             "70.0,700,1,700.0,700.0,700,700,0.0,PushPop,:conv_forward", '30.0,300,3,100.0,100.0,90,110,10.0,StartEnd,"a, b"',

@@ -757,6 +757,7 @@ static PyObject *plausible(PyObject *self, PyObject *args) {
 typedef struct {
     const unsigned char *needle[64];
     Py_ssize_t len[64];
+    uint64_t head[64], mask[64]; /* a needle's first eight bytes or fewer as eight, and which they are */
     uint64_t first[256], second[256];
     unsigned char lo0[16], hi0[16], lo1[16], hi1[16];
 } needles_t;
@@ -775,13 +776,22 @@ static int lowest_bit(uint64_t x) { /* x != 0 */
 #define LOWEST_BIT(x) lowest_bit(x)
 #endif
 
-/* Whether a needle starts at t[i] (i + 1 < n) */
+/* Whether a needle starts at t[i] (i + 1 < n): where eight bytes are there, a needle whose first eight do
+ * not match them is passed over without memcmp (a sweep's "Processing" against "Profiling result", its
+ * "cuda_gpu_kern_sum" against "gputime": a line's first two bytes and a needle's alike, not its third) */
 static inline int needle_at(const needles_t *nd, const unsigned char *t, Py_ssize_t n, Py_ssize_t i) {
-    uint64_t m = nd->first[t[i]] & nd->second[t[i + 1]];
+    uint64_t m = nd->first[t[i]] & nd->second[t[i + 1]], w = 0;
+    if (!m)
+        return 0;
+    int eight = n - i >= 8;
+    if (eight)
+        memcpy(&w, t + i, 8);
     while (m) {
         int j = LOWEST_BIT(m);
         m &= m - 1;
-        if (nd->len[j] <= n - i && memcmp(t + i, nd->needle[j], (size_t)nd->len[j]) == 0)
+        if (nd->len[j] > n - i || (eight && ((w ^ nd->head[j]) & nd->mask[j])))
+            continue;
+        if ((eight && nd->len[j] <= 8) || memcmp(t + i, nd->needle[j], (size_t)nd->len[j]) == 0)
             return 1;
     }
     return 0;
@@ -854,6 +864,10 @@ static int needles_read(PyObject *needles, needles_t *nd) {
         const unsigned char *c = PyUnicode_1BYTE_DATA(m);
         nd->needle[j] = c;
         nd->len[j] = PyUnicode_GET_LENGTH(m);
+        size_t h = nd->len[j] < 8 ? (size_t)nd->len[j] : 8; /* (as memcpy lays them: either byte order) */
+        nd->head[j] = nd->mask[j] = 0;
+        memcpy(&nd->head[j], c, h);
+        memset(&nd->mask[j], 0xff, h);
         nd->first[c[0]] |= (uint64_t)1 << j;
         nd->second[c[1]] |= (uint64_t)1 << j;
         unsigned char group = (unsigned char)(1u << (j & 7));
