@@ -319,6 +319,42 @@ static int read_row(const unsigned char *p, Py_ssize_t i, Py_ssize_t z, Py_ssize
     return 1;
 }
 
+/* The lines in the ranges r[0:count] of p (their newlines) */
+static Py_ssize_t range_lines(const unsigned char *p, const int64_t *r, Py_ssize_t count) {
+    Py_ssize_t rows = 0;
+    for (Py_ssize_t k = 0; k < count; k++)
+        for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
+            rows++;
+    return rows;
+}
+
+/* The rows of the ranges r[0:count] of p read into the columns `base` and into codes and status
+ * (`rows` of each, the count the caller gave or found): 1, 0 where one is not plain, -1 with an error set
+ * (more or fewer rows than `rows`) */
+static int columns_read(const unsigned char *p, const int64_t *r, Py_ssize_t count, Py_ssize_t rows,
+                        Py_ssize_t ncells, unsigned long long whole, char *const *base, int32_t *codes,
+                        unsigned char *status, bytes_table *t) {
+    Py_ssize_t row = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e; row++) {
+            if (row == rows) {
+                PyErr_SetString(PyExc_ValueError, "more rows than given");
+                return -1;
+            }
+            Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(e - i)) - p);
+            int got = read_row(p, i, z, ncells, whole, row, base, codes, status, t);
+            if (got <= 0)
+                return got;
+            i = z + 1;
+        }
+    }
+    if (row != rows) {
+        PyErr_SetString(PyExc_ValueError, "fewer rows than given");
+        return -1;
+    }
+    return 1;
+}
+
 static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, bounds;
     Py_ssize_t ncells, count, rows = 0, given = -1;
@@ -335,51 +371,27 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "ncells: 0 to 64");
         goto done;
     }
-    if (given >= 0) /* the caller's count (checked as the rows are read): no pass to count them */
-        rows = given;
-    else
-        for (Py_ssize_t k = 0; k < count; k++)
-            for (const unsigned char *q = p + r[2 * k]; (q = memchr(q, '\n', (size_t)(p + r[2 * k + 1] - q))) != NULL; q++)
-                rows++;
+    /* (the caller's count, checked as the rows are read: no pass to count them) */
+    rows = given >= 0 ? given : range_lines(p, r, count);
     cells = PyList_New(ncells);
     codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
     status = PyBytes_FromStringAndSize(NULL, rows);
     if (cells == NULL || codes == NULL || status == NULL)
         goto done;
+    char *base[64]; /* each cell's column */
     for (Py_ssize_t j = 0; j < ncells; j++) {
         PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
         if (col == NULL)
             goto done;
         PyList_SET_ITEM(cells, j, col);
+        base[j] = PyBytes_AS_STRING(col);
     }
-    char *base[64]; /* each cell's column */
-    for (Py_ssize_t j = 0; j < ncells; j++)
-        base[j] = PyBytes_AS_STRING(PyList_GET_ITEM(cells, j));
-    Py_ssize_t row = 0;
-    for (Py_ssize_t k = 0; k < count; k++) {
-        for (Py_ssize_t i = r[2 * k], e = r[2 * k + 1]; i < e; row++) {
-            if (row == rows) {
-                PyErr_SetString(PyExc_ValueError, "more rows than given");
-                goto done;
-            }
-            Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(e - i)) - p);
-            int got = read_row(p, i, z, ncells, whole, row, base, (int32_t *)PyBytes_AS_STRING(codes),
-                               (unsigned char *)PyBytes_AS_STRING(status), &t);
-            if (got < 0)
-                goto done;
-            if (got == 0) {
-                Py_INCREF(Py_None);
-                out = Py_None;
-                goto done;
-            }
-            i = z + 1;
-        }
-    }
-    if (row != rows) {
-        PyErr_SetString(PyExc_ValueError, "fewer rows than given");
-        goto done;
-    }
-    out = PyTuple_Pack(4, cells, codes, t.strs, status);
+    int got = columns_read(p, r, count, rows, ncells, whole, base, (int32_t *)PyBytes_AS_STRING(codes),
+                           (unsigned char *)PyBytes_AS_STRING(status), &t);
+    if (got > 0)
+        out = PyTuple_Pack(4, cells, codes, t.strs, status);
+    else if (got == 0)
+        out = Py_NewRef(Py_None);
 done:
     Py_XDECREF(cells);
     Py_XDECREF(codes);
@@ -2193,6 +2205,30 @@ static int ns_second(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
     return 0;
 }
 
+/* nsys_sweep's arguments in `in` checked (the cells and their four indices, a head, the second kind's
+ * layout: ns_second, the reports and the not-read ones tuples of bytes): 0, -1 with an error set */
+static int ns_checked(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
+    int idx_bad = in->pct < 0 || in->time < 0 || in->calls < 0 || in->avg < 0 || in->pct >= in->ncells ||
+                  in->time >= in->ncells || in->calls >= in->ncells || in->avg >= in->ncells;
+    if (in->ncells < 1 || in->ncells > 64 || idx_bad || in->hn == 0) {
+        PyErr_SetString(PyExc_ValueError, "nsys_sweep: 1 to 64 cells, the four indices among them, a head");
+        return -1;
+    }
+    if (ns_second(in, h2, d2) < 0)
+        return -1;
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in->reports); r++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(in->reports, r))) {
+            PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
+            return -1;
+        }
+    for (Py_ssize_t r = 0; in->unread != NULL && r < PyTuple_GET_SIZE(in->unread); r++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(in->unread, r))) {
+            PyErr_SetString(PyExc_TypeError, "nsys_sweep: unread a tuple of bytes");
+            return -1;
+        }
+    return 0;
+}
+
 /* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
  * dest2, head3, unread, gap_ranges]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -2216,24 +2252,8 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    int idx_bad = in.pct < 0 || in.time < 0 || in.calls < 0 || in.avg < 0 || in.pct >= in.ncells ||
-                  in.time >= in.ncells || in.calls >= in.ncells || in.avg >= in.ncells;
-    if (in.ncells < 1 || in.ncells > 64 || idx_bad || in.hn == 0) {
-        PyErr_SetString(PyExc_ValueError, "nsys_sweep: 1 to 64 cells, the four indices among them, a head");
+    if (ns_checked(&in, &h2, &d2) < 0)
         goto done;
-    }
-    if (ns_second(&in, &h2, &d2) < 0)
-        goto done;
-    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(in.reports); r++)
-        if (!PyBytes_Check(PyTuple_GET_ITEM(in.reports, r))) {
-            PyErr_SetString(PyExc_TypeError, "nsys_sweep: reports a tuple of bytes");
-            goto done;
-        }
-    for (Py_ssize_t r = 0; in.unread != NULL && r < PyTuple_GET_SIZE(in.unread); r++)
-        if (!PyBytes_Check(PyTuple_GET_ITEM(in.unread, r))) {
-            PyErr_SetString(PyExc_TypeError, "nsys_sweep: unread a tuple of bytes");
-            goto done;
-        }
     Py_ssize_t newlines = 0, most = in.n / 96 + 16; /* (a table: a Processing line, a header, a row, blanks) */
     if (nv_vec_reserve(&tabs, 8 * most) < 0 || nv_vec_reserve(&news, most) < 0)
         goto done;
@@ -2262,17 +2282,6 @@ done:
     return out;
 }
 
-/* merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail): the notes of the
- * ranked groups merged from several tables (profconv.parse.dialects.nsys_csv_sweep._merged), made in
- * one pass: group g (profile number + profiles[g], section names[sections[g]], its lines lo[g]-hi[g],
- * its tables' first lines heads[firsts[g] : firsts[g] + counts[g]]) says
- *   "lines LO-HI: merged from K source tables (starting at lines H1, H2, ...)" + tail;
- * gives (notes, by_table): notes each "profile P, SECTION table, " + its text (core.table_note), in
- * order; by_table {(P, SECTION): [text]} in the same order (each list untracked by the cyclic garbage
- * collector: it holds one str). None where two groups share a key or a
- * name or the tail is not ASCII (the caller's Python then). All arrays int64. With the optional `keyed`
- * false, by_table is None and two groups of one key are not looked for (the caller's
- * profconv.parse.group_notes.GroupNotes gives the texts by key from the notes). */
 static Py_ssize_t put_i64(char *w, int64_t v) {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -2306,107 +2315,156 @@ static int all_ascii(PyObject *s) {
     return PyUnicode_Check(s) && PyUnicode_IS_ASCII(s);
 }
 
-static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
+/* merged_notes' groups: group g's profile number + prof[g], section sec[g], lines lo[g]-hi[g], its
+ * tables' first lines heads[first[g] : first[g] + count[g]] (n groups, nh heads) */
+typedef struct {
     long long number;
+    const int64_t *prof, *sec, *lo, *hi, *heads, *first, *count;
+    Py_ssize_t n, nh;
+} mn_in;
+
+/* The groups' arrays b[0:7] checked into *in (a value a group in each but the heads, each section among
+ * nn names, each group's tables among the heads): the most tables of one group, -1 with an error set */
+static Py_ssize_t mn_groups(mn_in *in, const Py_buffer *b, Py_ssize_t nn) {
+    in->n = b[0].len / 8, in->nh = b[4].len / 8;
+    in->prof = b[0].buf, in->sec = b[1].buf, in->lo = b[2].buf, in->hi = b[3].buf, in->heads = b[4].buf,
+    in->first = b[5].buf, in->count = b[6].buf;
+    for (int j = 1; j < 7; j++)
+        if (j != 4 && b[j].len / 8 != in->n) {
+            PyErr_SetString(PyExc_ValueError, "merged_notes: one value a group in each array");
+            return -1;
+        }
+    Py_ssize_t most = 0;
+    for (Py_ssize_t g = 0; g < in->n; g++) {
+        if (in->sec[g] < 0 || in->sec[g] >= nn || in->first[g] < 0 || in->count[g] < 1 ||
+            in->first[g] > in->nh - in->count[g]) {
+            PyErr_SetString(PyExc_ValueError, "merged_notes: a section or a table out of range");
+            return -1;
+        }
+        if (in->count[g] > most)
+            most = (Py_ssize_t)in->count[g];
+    }
+    return most;
+}
+
+/* The longest name's length where every name and the tail are ASCII, else -1 */
+static Py_ssize_t mn_longest(PyObject *names, PyObject *tail) {
+    if (!all_ascii(tail))
+        return -1;
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(names); j++) {
+        PyObject *s = PyTuple_GET_ITEM(names, j);
+        if (!all_ascii(s))
+            return -1;
+        if (PyUnicode_GET_LENGTH(s) > longest)
+            longest = PyUnicode_GET_LENGTH(s);
+    }
+    return longest;
+}
+
+/* Group g's note written at w ("profile P, SECTION table, " then its text: "lines LO-HI: merged from K
+ * source tables (starting at lines H1, H2, ...)" + tail, ASCII): its length, *at where its text starts */
+static Py_ssize_t mn_note(const mn_in *in, Py_ssize_t g, PyObject *name, PyObject *tail, char *w, Py_ssize_t *at) {
+    static const char pre[] = "profile ", mid[] = " table, ", lines[] = "lines ";
+    static const char merged[] = ": merged from ", src[] = " source tables (starting at lines ";
+    Py_ssize_t sl = PyUnicode_GET_LENGTH(name), tl = PyUnicode_GET_LENGTH(tail), k = 0;
+    memcpy(w, pre, sizeof pre - 1), k = sizeof pre - 1;
+    k += put_i64(w + k, (int64_t)in->number + in->prof[g]);
+    w[k++] = ',', w[k++] = ' ';
+    memcpy(w + k, PyUnicode_1BYTE_DATA(name), (size_t)sl), k += sl;
+    memcpy(w + k, mid, sizeof mid - 1), k += sizeof mid - 1;
+    *at = k;
+    memcpy(w + k, lines, sizeof lines - 1), k += sizeof lines - 1;
+    k += put_i64(w + k, in->lo[g]);
+    w[k++] = '-';
+    k += put_i64(w + k, in->hi[g]);
+    memcpy(w + k, merged, sizeof merged - 1), k += sizeof merged - 1;
+    k += put_i64(w + k, in->count[g]);
+    memcpy(w + k, src, sizeof src - 1), k += sizeof src - 1;
+    for (int64_t t = 0; t < in->count[g]; t++) {
+        if (t)
+            w[k++] = ',', w[k++] = ' ';
+        k += put_i64(w + k, in->heads[in->first[g] + t]);
+    }
+    w[k++] = ')';
+    memcpy(w + k, PyUnicode_1BYTE_DATA(tail), (size_t)tl), k += tl;
+    return k;
+}
+
+/* The note w[0:k] (its text from `at`) as notes[g], and by[(p, name)] = [its text]: 0, -1 with an error set */
+static int mn_keyed(PyObject *notes, PyObject *by, Py_ssize_t g, long long p, PyObject *name, const char *w,
+                    Py_ssize_t k, Py_ssize_t at) {
+    PyObject *note = ascii_str(w, k), *text = ascii_str(w + at, k - at), *one = NULL, *key = NULL;
+    PyObject *pv = PyLong_FromLongLong(p);
+    int bad = note == NULL || text == NULL || pv == NULL || (one = PyList_New(1)) == NULL ||
+              (key = PyTuple_Pack(2, pv, name)) == NULL;
+    if (!bad) {
+        PyList_SET_ITEM(notes, g, note), note = NULL;
+        PyList_SET_ITEM(one, 0, text), text = NULL;
+        PyObject_GC_UnTrack(one); /* str only: no cycle goes through it, and 6,000 lists kept would
+                                   * have the collector walk every object anew every parse or two */
+        bad = PyDict_SetItem(by, key, one) < 0;
+    }
+    Py_XDECREF(note), Py_XDECREF(text), Py_XDECREF(one), Py_XDECREF(key), Py_XDECREF(pv);
+    return bad ? -1 : 0;
+}
+
+/* merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail): the notes of the
+ * ranked groups merged from several tables (profconv.parse.dialects.nsys_csv_sweep._merged), made in
+ * one pass: group g (profile number + profiles[g], section names[sections[g]], its lines lo[g]-hi[g],
+ * its tables' first lines heads[firsts[g] : firsts[g] + counts[g]]) says
+ *   "lines LO-HI: merged from K source tables (starting at lines H1, H2, ...)" + tail;
+ * gives (notes, by_table): notes each "profile P, SECTION table, " + its text (core.table_note), in
+ * order; by_table {(P, SECTION): [text]} in the same order (each list untracked by the cyclic garbage
+ * collector: it holds one str). None where two groups share a key or a
+ * name or the tail is not ASCII (the caller's Python then). All arrays int64. With the optional `keyed`
+ * false, by_table is None and two groups of one key are not looked for (the caller's
+ * profconv.parse.group_notes.GroupNotes gives the texts by key from the notes). */
+static PyObject *merged_notes(PyObject *Py_UNUSED(self), PyObject *args) {
+    mn_in in;
     PyObject *names, *tail, *out = NULL, *notes = NULL, *by = NULL;
     Py_buffer b[7] = {{0}};
     char *w = NULL;
     int keyed = 1;
-    if (!PyArg_ParseTuple(args, "Ly*y*O!y*y*y*y*y*U|p", &number, &b[0], &b[1], &PyTuple_Type, &names, &b[2], &b[3],
-                          &b[4], &b[5], &b[6], &tail, &keyed))
+    if (!PyArg_ParseTuple(args, "Ly*y*O!y*y*y*y*y*U|p", &in.number, &b[0], &b[1], &PyTuple_Type, &names, &b[2],
+                          &b[3], &b[4], &b[5], &b[6], &tail, &keyed))
         return NULL;
-    Py_ssize_t n = b[0].len / 8, nh = b[4].len / 8, nn = PyTuple_GET_SIZE(names);
-    const int64_t *prof = b[0].buf, *sec = b[1].buf, *lo = b[2].buf, *hi = b[3].buf, *heads = b[4].buf,
-                  *first = b[5].buf, *count = b[6].buf;
-    for (int j = 1; j < 7; j++)
-        if (j != 4 && b[j].len / 8 != n) {
-            PyErr_SetString(PyExc_ValueError, "merged_notes: one value a group in each array");
-            goto done;
-        }
-    Py_ssize_t most = 0; /* the longest text's bytes */
-    for (Py_ssize_t g = 0; g < n; g++) {
-        if (sec[g] < 0 || sec[g] >= nn || first[g] < 0 || count[g] < 1 || first[g] > nh - count[g]) {
-            PyErr_SetString(PyExc_ValueError, "merged_notes: a section or a table out of range");
-            goto done;
-        }
-        if (count[g] > most)
-            most = (Py_ssize_t)count[g];
-    }
-    if (!all_ascii(tail))
+    Py_ssize_t most = mn_groups(&in, b, PyTuple_GET_SIZE(names)); /* (the most tables of a group) */
+    if (most < 0)
+        goto done;
+    Py_ssize_t longest = mn_longest(names, tail);
+    if (longest < 0)
         goto none;
-    Py_ssize_t longest = 0;
-    for (Py_ssize_t j = 0; j < nn; j++) {
-        PyObject *s = PyTuple_GET_ITEM(names, j);
-        if (!all_ascii(s))
-            goto none;
-        if (PyUnicode_GET_LENGTH(s) > longest)
-            longest = PyUnicode_GET_LENGTH(s);
-    }
-    Py_ssize_t tl = PyUnicode_GET_LENGTH(tail), cap = 160 + longest + tl + most * 22;
+    Py_ssize_t cap = 160 + longest + PyUnicode_GET_LENGTH(tail) + most * 22;
     if ((w = PyMem_Malloc((size_t)cap)) == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    if ((notes = PyList_New(n)) == NULL || (keyed && (by = PyDict_New()) == NULL))
+    if ((notes = PyList_New(in.n)) == NULL || (keyed && (by = PyDict_New()) == NULL))
         goto done;
-    static const char pre[] = "profile ", mid[] = " table, ", lines[] = "lines ";
-    static const char merged[] = ": merged from ", src[] = " source tables (starting at lines ";
-    for (Py_ssize_t g = 0; g < n; g++) {
-        PyObject *name = PyTuple_GET_ITEM(names, sec[g]);
-        Py_ssize_t sl = PyUnicode_GET_LENGTH(name), k = 0;
-        memcpy(w, pre, sizeof pre - 1), k = sizeof pre - 1;
-        k += put_i64(w + k, (int64_t)number + prof[g]);
-        w[k++] = ',', w[k++] = ' ';
-        memcpy(w + k, PyUnicode_1BYTE_DATA(name), (size_t)sl), k += sl;
-        memcpy(w + k, mid, sizeof mid - 1), k += sizeof mid - 1;
-        Py_ssize_t at = k; /* the text's start */
-        memcpy(w + k, lines, sizeof lines - 1), k += sizeof lines - 1;
-        k += put_i64(w + k, lo[g]);
-        w[k++] = '-';
-        k += put_i64(w + k, hi[g]);
-        memcpy(w + k, merged, sizeof merged - 1), k += sizeof merged - 1;
-        k += put_i64(w + k, count[g]);
-        memcpy(w + k, src, sizeof src - 1), k += sizeof src - 1;
-        for (int64_t t = 0; t < count[g]; t++) {
-            if (t)
-                w[k++] = ',', w[k++] = ' ';
-            k += put_i64(w + k, heads[first[g] + t]);
-        }
-        w[k++] = ')';
-        memcpy(w + k, PyUnicode_1BYTE_DATA(tail), (size_t)tl), k += tl;
-        if (!keyed) {
-            PyObject *note = ascii_str(w, k);
-            if (note == NULL)
+    for (Py_ssize_t g = 0; g < in.n; g++) {
+        PyObject *name = PyTuple_GET_ITEM(names, in.sec[g]);
+        Py_ssize_t at, k = mn_note(&in, g, name, tail, w, &at);
+        if (keyed) {
+            if (mn_keyed(notes, by, g, in.number + in.prof[g], name, w, k, at) < 0)
                 goto done;
-            PyList_SET_ITEM(notes, g, note);
             continue;
         }
-        PyObject *note = ascii_str(w, k), *text = ascii_str(w + at, k - at), *one = NULL, *key = NULL;
-        PyObject *p = PyLong_FromLongLong((long long)number + prof[g]);
-        int bad = note == NULL || text == NULL || p == NULL || (one = PyList_New(1)) == NULL ||
-                  (key = PyTuple_Pack(2, p, name)) == NULL;
-        if (!bad) {
-            PyList_SET_ITEM(notes, g, note), note = NULL;
-            PyList_SET_ITEM(one, 0, text), text = NULL;
-            PyObject_GC_UnTrack(one); /* str only: no cycle goes through it, and 6,000 lists kept would
-                                       * have the collector walk every object anew every parse or two */
-            bad = PyDict_SetItem(by, key, one) < 0;
-        }
-        Py_XDECREF(note), Py_XDECREF(text), Py_XDECREF(one), Py_XDECREF(key), Py_XDECREF(p);
-        if (bad)
+        PyObject *note = ascii_str(w, k);
+        if (note == NULL)
             goto done;
+        PyList_SET_ITEM(notes, g, note);
     }
     if (!keyed) {
         out = PyTuple_Pack(2, notes, Py_None);
         goto done;
     }
-    if (PyDict_GET_SIZE(by) != n)
+    if (PyDict_GET_SIZE(by) != in.n)
         goto none;
     out = PyTuple_Pack(2, notes, by);
     goto done;
 none:
-    out = Py_None;
-    Py_INCREF(out);
+    out = Py_NewRef(Py_None);
 done:
     Py_XDECREF(notes);
     Py_XDECREF(by);
