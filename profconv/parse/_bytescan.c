@@ -650,16 +650,72 @@ static Py_ssize_t trace_rows_guess(const unsigned char *p, Py_ssize_t start, Py_
     return rows < rest / 64 + 1024 ? rows : rest / 64 + 1024;
 }
 
+/* trace()'s arguments: the buffer (held from here on), start and name_col; 0, else -1 with the
+ * exception set (a ValueError where start or name_col is out of range, the buffer released). */
+static int trace_args(PyObject *args, Py_buffer *buf, Py_ssize_t *start, Py_ssize_t *name_col) {
+    if (!PyArg_ParseTuple(args, "y*nn", buf, start, name_col))
+        return -1;
+    if (*name_col < 1 || *start < 0 || *start > buf->len) {
+        PyBuffer_Release(buf);
+        PyErr_SetString(PyExc_ValueError, "trace: start or name_col out of range");
+        return -1;
+    }
+    return 0;
+}
+
+/* trace()'s columns (times and codes) twice as long, *cap doubled; -1 where memory runs out (no
+ * exception set; each column still held, at its old or new length, for the caller to free). */
+static int trace_grow(double **t0, double **t1, long long **codes, Py_ssize_t *cap) {
+    double *a0 = PyMem_Realloc(*t0, sizeof(double) * (size_t)*cap * 2);
+    if (a0 == NULL)
+        return -1;
+    *t0 = a0;
+    double *a1 = PyMem_Realloc(*t1, sizeof(double) * (size_t)*cap * 2);
+    if (a1 == NULL)
+        return -1;
+    *t1 = a1;
+    long long *c1 = PyMem_Realloc(*codes, sizeof(long long) * (size_t)*cap * 2);
+    if (c1 == NULL)
+        return -1;
+    *codes = c1;
+    *cap *= 2;
+    return 0;
+}
+
+/* A row's name p[a..z) appended to names, its base name's code put in *code while *coded (base_code
+ * clears it where it cannot say); 0, else -1 with the exception set. */
+static inline int trace_name(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, bytes_table *bases, recent_t *recent,
+                             long long *code, int *coded, PyObject *names) {
+    int whole = 0;
+    if (*coded && base_code(p, a, z, bases, recent, code, coded, &whole) < 0)
+        return -1;
+    /* a name without a correlation id ('[CUDA memcpy HtoD]', an API call's) is its base name's str */
+    PyObject *name = *coded && whole ? Py_NewRef(PyList_GET_ITEM(bases->strs, *code)) : ascii_str(p + a, z - a);
+    if (name == NULL || PyList_Append(names, name) < 0) {
+        Py_XDECREF(name);
+        return -1;
+    }
+    Py_DECREF(name);
+    return 0;
+}
+
+/* trace()'s answer from its n rows read up to offset i: (end, rows, starts, durations, names, (codes,
+ * bases)), None in place of (codes, bases) where a base name could not be coded; NULL where that fails. */
+static PyObject *trace_result(Py_ssize_t i, Py_ssize_t n, const double *t0, const double *t1, PyObject *names,
+                              const long long *codes, PyObject *strs, int coded) {
+    if (coded)
+        return Py_BuildValue("(nny#y#O(y#O))", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double),
+                             (const char *)t1, n * (Py_ssize_t)sizeof(double), names, (const char *)codes,
+                             n * (Py_ssize_t)sizeof(long long), strs);
+    return Py_BuildValue("(nny#y#OO)", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
+                         n * (Py_ssize_t)sizeof(double), names, Py_None);
+}
+
 static PyObject *trace(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t start, name_col;
-    if (!PyArg_ParseTuple(args, "y*nn", &buf, &start, &name_col))
+    if (trace_args(args, &buf, &start, &name_col) < 0)
         return NULL;
-    if (name_col < 1 || start < 0 || start > buf.len) {
-        PyBuffer_Release(&buf);
-        PyErr_SetString(PyExc_ValueError, "trace: start or name_col out of range");
-        return NULL;
-    }
     const unsigned char *p = (const unsigned char *)buf.buf;
     Py_ssize_t len = buf.len, cap = trace_rows_guess(p, start, len), n = 0, i = start;
     PyObject *names = PyList_New(0), *out = NULL;
@@ -678,45 +734,16 @@ static PyObject *trace(PyObject *self, PyObject *args) {
         Py_ssize_t e = line_end(p, i, len, &odd), z;
         if (e < 0)
             break;
-        if (n == cap) {
-            double *a0 = PyMem_Realloc(t0, sizeof(double) * (size_t)cap * 2);
-            if (a0 == NULL)
-                goto done;
-            t0 = a0;
-            double *a1 = PyMem_Realloc(t1, sizeof(double) * (size_t)cap * 2);
-            if (a1 == NULL)
-                goto done;
-            t1 = a1;
-            long long *c1 = PyMem_Realloc(codes, sizeof(long long) * (size_t)cap * 2);
-            if (c1 == NULL)
-                goto done;
-            codes = c1;
-            cap *= 2;
-        }
+        if (n == cap && trace_grow(&t0, &t1, &codes, &cap) < 0)
+            goto done;
         if (odd || !trace_row(p, i, e, name_col, t0 + n, t1 + n, &z))
             break;
-        int whole = 0;
-        if (coded && base_code(p, i + name_col, z, &bases, recent, codes + n, &coded, &whole) < 0)
+        if (trace_name(p, i + name_col, z, &bases, recent, codes + n, &coded, names) < 0)
             goto done;
-        /* a name without a correlation id ('[CUDA memcpy HtoD]', an API call's) is its base name's str */
-        PyObject *name = coded && whole ? Py_NewRef(PyList_GET_ITEM(bases.strs, codes[n]))
-                                        : ascii_str(p + i + name_col, z - i - name_col);
-        if (name == NULL || PyList_Append(names, name) < 0) {
-            Py_XDECREF(name);
-            goto done;
-        }
-        Py_DECREF(name);
         n++;
         i = e + 1;
     }
-    if (coded) {
-        out = Py_BuildValue("(nny#y#O(y#O))", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
-                            n * (Py_ssize_t)sizeof(double), names, (const char *)codes,
-                            n * (Py_ssize_t)sizeof(long long), bases.strs);
-    } else {
-        out = Py_BuildValue("(nny#y#OO)", i, n, (const char *)t0, n * (Py_ssize_t)sizeof(double), (const char *)t1,
-                            n * (Py_ssize_t)sizeof(double), names, Py_None);
-    }
+    out = trace_result(i, n, t0, t1, names, codes, bases.strs, coded);
 done:
     if (out == NULL && !PyErr_Occurred())
         PyErr_NoMemory();
@@ -902,6 +929,38 @@ static PyObject *find(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromSsize_t(at);
 }
 
+/* Where the next line that starts with the head h[0..hn) begins, looked for from the newline at
+ * `from` on (-1: none). */
+static Py_ssize_t next_head(const unsigned char *p, Py_ssize_t n, const unsigned char *h, Py_ssize_t hn,
+                            Py_ssize_t from) {
+    for (Py_ssize_t q = from; q < n;) {
+        const unsigned char *nl = memchr(p + q, '\n', (size_t)(n - q));
+        if (nl == NULL)
+            break;
+        const unsigned char *hit = search(nl + 1, (size_t)(n - (nl + 1 - p)), h, (size_t)hn);
+        if (hit == NULL)
+            break;
+        if (hit[-1] == '\n')
+            return hit - p;
+        q = hit - p;
+    }
+    return -1;
+}
+
+/* One table's record of tables() (below) written into r: the head line p[at..b), the rows p[b..e)
+ * after it with their newlines, flags, the byte after them and their tally's mark counts. */
+static void table_record(int64_t *r, const unsigned char *p, Py_ssize_t n, Py_ssize_t at, Py_ssize_t b, Py_ssize_t e,
+                         Py_ssize_t newlines, const tally_t *t, Py_ssize_t nm) {
+    int64_t wide = 0;
+    for (Py_ssize_t k = at; k < b; k++)
+        wide |= p[k] >= 0x80;
+    r[0] = at, r[1] = b, r[2] = e, r[3] = newlines;
+    r[4] = (t->wide || t->control ? 1 : 0) | (wide ? 2 : 0) | (e > b && p[e - 1] != '\n' ? 4 : 0);
+    r[5] = e < n ? p[e] : -1;
+    for (Py_ssize_t j = 0; j < nm; j++)
+        r[6 + j] = t->counts[j];
+}
+
 /* tables(data, head, marks): every line of data that starts with `head` and the rows() after it, in
  * one walk (the next such line looked for after those rows; a head line with no newline ends it): bytes
  * of int64, 6 + len(marks) a table: the head line's start, the rows' start and end, their newlines,
@@ -929,19 +988,7 @@ static PyObject *tables(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t at = n >= hn && memcmp(p, h, (size_t)hn) == 0 ? 0 : -1, from = 0;
     while (1) {
         if (at < 0) { /* the next line that starts with the head, from the newline at `from` on */
-            for (Py_ssize_t q = from; q < n;) {
-                const unsigned char *nl = memchr(p + q, '\n', (size_t)(n - q));
-                if (nl == NULL)
-                    break;
-                const unsigned char *hit = search(nl + 1, (size_t)(n - (nl + 1 - p)), h, (size_t)hn);
-                if (hit == NULL)
-                    break;
-                if (hit[-1] == '\n') {
-                    at = hit - p;
-                    break;
-                }
-                q = hit - p;
-            }
+            at = next_head(p, n, h, hn, from);
             if (at < 0)
                 break;
         }
@@ -964,14 +1011,7 @@ static PyObject *tables(PyObject *Py_UNUSED(self), PyObject *args) {
             out = more;
             cap *= 2;
         }
-        int64_t *r = out + used * width, wide = 0;
-        for (Py_ssize_t k = at; k < b; k++)
-            wide |= p[k] >= 0x80;
-        r[0] = at, r[1] = b, r[2] = e, r[3] = newlines;
-        r[4] = (t.wide || t.control ? 1 : 0) | (wide ? 2 : 0) | (e > b && p[e - 1] != '\n' ? 4 : 0);
-        r[5] = e < n ? p[e] : -1;
-        for (Py_ssize_t j = 0; j < nm; j++)
-            r[6 + j] = t.counts[j];
+        table_record(out + used * width, p, n, at, b, e, newlines, &t, nm);
         used++;
         at = -1;
         from = e - 1;
