@@ -128,8 +128,9 @@ static Py_ssize_t match_time(const char *s, Py_ssize_t i, Py_ssize_t n, num_t *o
     return w > j ? w : -1;
 }
 
-/* _FAST_ROW.match(s) for an ASCII line: 1 with the groups in *r, 0 when it does not match */
-static int match_row(const char *s, Py_ssize_t n, row_t *r)
+/* the line's optional PID marker and label and the \s+ after them: 1 with the index after those in
+   *at (the label in *r), 0 where the line cannot match (no whitespace just before Time(%)) */
+static inline int match_lead(const char *s, Py_ssize_t n, row_t *r, Py_ssize_t *at)
 {
     Py_ssize_t i = skip_space(s, 0, n), w;
     int ws = i > 0;  /* whether whitespace is just behind i (for the \s+ before Time(%)) */
@@ -157,7 +158,37 @@ static int match_row(const char *s, Py_ssize_t n, row_t *r)
             break;
         }
     }
-    if (!ws)
+    *at = i;
+    return ws;
+}
+
+/* (\S.*)$ from i, where the last \s+ ended: 1 with the name in *r, 0 when it does not match */
+static inline int match_name(const char *s, Py_ssize_t i, Py_ssize_t n, row_t *r)
+{
+    /* the last \s+ took every space, so s[i] is \S unless the line ended; '.' stops at '\n', and $
+       holds there only when that '\n' ends the line */
+    if (i >= n)
+        return 0;
+    const char *nl = memchr(s + i, '\n', (size_t)(n - i));
+    Py_ssize_t end = n;
+    if (nl != NULL) {
+        end = nl - s;
+        if (end != n - 1)
+            return 0;
+    }
+    r->ne = end;
+    while (end > i && IS_SPACE(s[end - 1]))
+        end--;
+    r->na = i;
+    r->nb = end;
+    return 1;
+}
+
+/* _FAST_ROW.match(s) for an ASCII line: 1 with the groups in *r, 0 when it does not match */
+static int match_row(const char *s, Py_ssize_t n, row_t *r)
+{
+    Py_ssize_t i, w;
+    if (!match_lead(s, n, r, &i))
         return 0;
     /* (\d{1,3}\.\d\d)%\s+ */
     Py_ssize_t d = skip_digits(s, i, n);
@@ -188,23 +219,8 @@ static int match_row(const char *s, Py_ssize_t n, row_t *r)
         if (i < 0)
             return 0;
     }
-    /* (\S.*)$ : the last \s+ took every space, so s[i] is \S unless the line ended; '.' stops at
-       '\n', and $ holds there only when that '\n' ends the line */
-    if (i >= n)
-        return 0;
-    const char *nl = memchr(s + i, '\n', (size_t)(n - i));
-    Py_ssize_t end = n;
-    if (nl != NULL) {
-        end = nl - s;
-        if (end != n - 1)
-            return 0;
-    }
-    r->ne = end;
-    while (end > i && IS_SPACE(s[end - 1]))
-        end--;
-    r->na = i;
-    r->nb = end;
-    return 1;
+    /* (\S.*)$ */
+    return match_name(s, i, n, r);
 }
 
 static int tag_at(const char *s, Py_ssize_t n, Py_ssize_t q)
@@ -285,6 +301,20 @@ static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp,
     return 0;
 }
 
+/* a matched row's Time(%) and four times as float() gives them, in v: 1, 0 where the Time(%) is
+   above 100 (the times not read), -1 with an exception set */
+static inline int row_values(const char *s, const row_t *r, double v[5])
+{
+    if (to_double(s, r->pa, r->pb, "", 0, &v[0]) < 0)
+        return -1;
+    if (v[0] > 100.0)
+        return 0;
+    for (int t = 0; t < 4; t++)
+        if (to_double(s, r->t[t].a, r->t[t].b, r->t[t].exp, r->t[t].exp_len, &v[t + 1]) < 0)
+            return -1;
+    return 1;
+}
+
 typedef struct {
     double *v;          /* 5 columns of cap values each */
     signed char *label; /* each row's label (-1: none) */
@@ -359,6 +389,151 @@ fail:
     return NULL;
 }
 
+/* what scan() builds: the run's columns, and from them its result's array and segments (owned) */
+typedef struct {
+    PyObject *names, *calls, *all, *segments;
+    cols_t c;
+    Py_ssize_t count, pct_at;
+    int stop;
+} scan_t;
+
+/* gives back what sc holds (scan's result keeps its own references) */
+static void scan_free(scan_t *sc)
+{
+    PyMem_Free(sc->c.v);
+    PyMem_Free(sc->c.label);
+    PyMem_Free(sc->c.code);
+    PyMem_Free(sc->c.calls);
+    Py_XDECREF(sc->names);
+    Py_XDECREF(sc->calls);
+    Py_XDECREF(sc->all);
+    Py_XDECREF(sc->segments);
+}
+
+/* an ASCII str of the run (held by the caller): 1 where it is a plain row, appended to the columns, 0
+   where the run stops before it (sc->stop set where it matched), -1 on an error */
+static inline int scan_row(scan_t *sc, PyObject *item)
+{
+    const char *s = (const char *)PyUnicode_DATA(item);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(item);
+    row_t r;
+    double v[5];
+    if (!match_row(s, n, &r))
+        return 0;
+    if (needs_clean(s, n)) {
+        sc->stop = 1;
+        return 0;
+    }
+    int got = row_values(s, &r, v);
+    if (got == 0)
+        sc->stop = 1;  /* a share above 100 */
+    if (got <= 0)
+        return got;
+    long long nc = 0;
+    for (Py_ssize_t p = r.ca; p < r.cb; p++)
+        nc = nc * 10 + (s[p] - '0');  /* at most 18 digits: below 2**63 */
+    if (grow(&sc->c, sc->count + 1) < 0)
+        return -1;
+    PyObject *name = PyUnicode_Substring(item, r.na, r.nb);
+    if (name == NULL)
+        return -1;
+    int err = PyList_Append(sc->names, name);
+    Py_DECREF(name);
+    if (err < 0)
+        return -1;
+    PyObject *ncalls = PyLong_FromLongLong(nc);
+    if (ncalls == NULL)
+        return -1;
+    err = PyList_Append(sc->calls, ncalls);
+    Py_DECREF(ncalls);
+    if (err < 0)
+        return -1;
+    sc->c.label[sc->count] = (signed char)r.label;
+    if (sc->pct_at < 0 && memchr(s + r.na, '%', (size_t)(r.nb - r.na)) != NULL)
+        sc->pct_at = sc->count;
+    for (int t = 0; t < 5; t++)
+        sc->c.v[t * sc->c.cap + sc->count] = v[t];
+    sc->count++;
+    return 1;
+}
+
+/* the rows of lines[k:k+limit] while each is a plain row, in sc; 0, or -1 on an error */
+static inline int scan_rows(scan_t *sc, PyObject *lines, Py_ssize_t k, Py_ssize_t limit)
+{
+    Py_INCREF(lines);
+    for (Py_ssize_t x = k; x - k < limit; x++) {
+        /* the list's size is read again each time: the allocations below could run a collection */
+        if (x >= PyList_GET_SIZE(lines))
+            break;
+        PyObject *item = PyList_GET_ITEM(lines, x);
+        if (!PyUnicode_Check(item)) {
+            sc->stop = 2;
+            break;
+        }
+        if (READY(item) < 0) {
+            Py_DECREF(lines);
+            return -1;
+        }
+        if (!PyUnicode_IS_ASCII(item)) {
+            sc->stop = 2;
+            break;
+        }
+        Py_INCREF(item);
+        int got = scan_row(sc, item);
+        Py_DECREF(item);
+        if (got <= 0) {
+            Py_DECREF(lines);
+            return got;
+        }
+    }
+    Py_DECREF(lines);
+    return 0;
+}
+
+/* the five columns as one array of doubles (sc->all), each segment's a slice of it; 0, or -1 on an
+   error */
+static inline int scan_array(scan_t *sc)
+{
+    Py_ssize_t count = sc->count;
+    PyObject *raw = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * 5 * count);
+    if (raw == NULL)
+        return -1;
+    for (int t = 0; t < 5; t++)
+        memcpy(PyBytes_AS_STRING(raw) + sizeof(double) * (size_t)(t * count), sc->c.v + t * sc->c.cap,
+               sizeof(double) * (size_t)count);
+    sc->all = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
+    Py_DECREF(raw);
+    return sc->all == NULL ? -1 : 0;
+}
+
+/* the run's rows cut into segments (sc->segments, see above); 0, or -1 on an error */
+static inline int scan_segments(scan_t *sc)
+{
+    const signed char *label = sc->c.label;
+    Py_ssize_t count = sc->count;
+    if ((sc->segments = PyList_New(0)) == NULL)
+        return -1;
+    /* a segment ends where a label names another section (the first: unknown without a label) */
+    Py_ssize_t a = 0;
+    int cur = label[0] >= 0 ? SECTION[label[0]] : -1;
+    for (Py_ssize_t x = 1; x <= count; x++) {
+        if (x < count && (label[x] < 0 || SECTION[label[x]] == cur))
+            continue;
+        PyObject *seg = segment(sc->names, sc->calls, sc->all, count, label[a], a, x);
+        if (seg == NULL)
+            return -1;
+        int err = PyList_Append(sc->segments, seg);
+        Py_DECREF(seg);
+        if (err < 0)
+            return -1;
+        if (x < count) {
+            a = x;
+            cur = SECTION[label[x]];
+        }
+    }
+    return 0;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args)
 {
     PyObject *lines;
@@ -369,133 +544,17 @@ static PyObject *scan(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "scan: k and limit must not be negative");
         return NULL;
     }
-    PyObject *names = PyList_New(0), *calls = PyList_New(0), *all = NULL, *segments = NULL;
     PyObject *result = NULL;
-    cols_t c = {NULL, NULL, 0, NULL, NULL};
-    Py_ssize_t count = 0, pct_at = -1;
-    int stop = 0;
-    if (names == NULL || calls == NULL)
-        goto done;
-    Py_INCREF(lines);
-    for (Py_ssize_t x = k; x - k < limit; x++) {
-        /* the list's size is read again each time: the allocations below could run a collection */
-        if (x >= PyList_GET_SIZE(lines))
-            break;
-        PyObject *item = PyList_GET_ITEM(lines, x);
-        if (!PyUnicode_Check(item)) {
-            stop = 2;
-            break;
-        }
-        if (READY(item) < 0) {
-            Py_DECREF(lines);
-            goto done;
-        }
-        if (!PyUnicode_IS_ASCII(item)) {
-            stop = 2;
-            break;
-        }
-        Py_INCREF(item);
-        const char *s = (const char *)PyUnicode_DATA(item);
-        Py_ssize_t n = PyUnicode_GET_LENGTH(item);
-        row_t r;
-        double v[5];
-        if (!match_row(s, n, &r)) {
-            Py_DECREF(item);
-            break;
-        }
-        if (needs_clean(s, n)) {
-            Py_DECREF(item);
-            stop = 1;
-            break;
-        }
-        if (to_double(s, r.pa, r.pb, "", 0, &v[0]) < 0)
-            goto fail_item;
-        if (v[0] > 100.0) {
-            Py_DECREF(item);
-            stop = 1;
-            break;
-        }
-        for (int t = 0; t < 4; t++)
-            if (to_double(s, r.t[t].a, r.t[t].b, r.t[t].exp, r.t[t].exp_len, &v[t + 1]) < 0)
-                goto fail_item;
-        long long nc = 0;
-        for (Py_ssize_t p = r.ca; p < r.cb; p++)
-            nc = nc * 10 + (s[p] - '0');  /* at most 18 digits: below 2**63 */
-        if (grow(&c, count + 1) < 0)
-            goto fail_item;
-        PyObject *name = PyUnicode_Substring(item, r.na, r.nb);
-        if (name == NULL)
-            goto fail_item;
-        int err = PyList_Append(names, name);
-        Py_DECREF(name);
-        if (err < 0)
-            goto fail_item;
-        PyObject *ncalls = PyLong_FromLongLong(nc);
-        if (ncalls == NULL)
-            goto fail_item;
-        err = PyList_Append(calls, ncalls);
-        Py_DECREF(ncalls);
-        if (err < 0)
-            goto fail_item;
-        c.label[count] = (signed char)r.label;
-        if (pct_at < 0 && memchr(s + r.na, '%', (size_t)(r.nb - r.na)) != NULL)
-            pct_at = count;
-        for (int t = 0; t < 5; t++)
-            c.v[t * c.cap + count] = v[t];
-        count++;
-        Py_DECREF(item);
-        continue;
-    fail_item:
-        Py_DECREF(item);
-        Py_DECREF(lines);
-        goto done;
+    scan_t sc = {NULL, NULL, NULL, NULL, {NULL, NULL, 0, NULL, NULL}, 0, -1, 0};
+    sc.names = PyList_New(0);
+    sc.calls = PyList_New(0);
+    if (sc.names != NULL && sc.calls != NULL && scan_rows(&sc, lines, k, limit) == 0) {
+        if (sc.count == 0 || sc.stop == 2)  /* nothing the caller keeps */
+            result = Py_BuildValue("(ni)", sc.count, sc.stop);
+        else if (scan_array(&sc) == 0 && scan_segments(&sc) == 0)
+            result = Py_BuildValue("(niOn)", sc.count, sc.stop, sc.segments, sc.pct_at);
     }
-    Py_DECREF(lines);
-    if (count == 0 || stop == 2) {  /* nothing the caller keeps */
-        result = Py_BuildValue("(ni)", count, stop);
-        goto done;
-    }
-    {
-        /* the five columns as one array of doubles, each segment's a slice of it */
-        PyObject *raw = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * 5 * count);
-        if (raw == NULL)
-            goto done;
-        for (int t = 0; t < 5; t++)
-            memcpy(PyBytes_AS_STRING(raw) + sizeof(double) * (size_t)(t * count), c.v + t * c.cap,
-                   sizeof(double) * (size_t)count);
-        all = PyObject_CallFunctionObjArgs(array_type, typecode_d, raw, NULL);
-        Py_DECREF(raw);
-        if (all == NULL || (segments = PyList_New(0)) == NULL)
-            goto done;
-        /* a segment ends where a label names another section (the first: unknown without a label) */
-        Py_ssize_t a = 0;
-        int cur = c.label[0] >= 0 ? SECTION[c.label[0]] : -1;
-        for (Py_ssize_t x = 1; x <= count; x++) {
-            if (x < count && (c.label[x] < 0 || SECTION[c.label[x]] == cur))
-                continue;
-            PyObject *seg = segment(names, calls, all, count, c.label[a], a, x);
-            if (seg == NULL)
-                goto done;
-            int err = PyList_Append(segments, seg);
-            Py_DECREF(seg);
-            if (err < 0)
-                goto done;
-            if (x < count) {
-                a = x;
-                cur = SECTION[c.label[x]];
-            }
-        }
-        result = Py_BuildValue("(niOn)", count, stop, segments, pct_at);
-    }
-done:
-    PyMem_Free(c.v);
-    PyMem_Free(c.label);
-    PyMem_Free(c.code);
-    PyMem_Free(c.calls);
-    Py_XDECREF(names);
-    Py_XDECREF(calls);
-    Py_XDECREF(all);
-    Py_XDECREF(segments);
+    scan_free(&sc);
     return result;
 }
 
@@ -931,6 +990,57 @@ typedef struct {
     int n;
 } segs_t;
 
+/* a segment ends where a label names another section (scan's rule); the first without a label is the
+   result line's 'gpu'. Row x of the profile (its label `label`) in *sg, a segment started where it
+   starts one (*cur its section): 0 where that section had one before or it would be the fifth, else 1 */
+static inline int row_section(segs_t *sg, int *cur, int label, Py_ssize_t x)
+{
+    if (*cur == -2 || (label >= 0 && SECTION[label] != *cur)) {
+        *cur = label >= 0 ? SECTION[label] : -1;
+        int code = *cur < 0 ? 0 : *cur, bad = 0;
+        for (int q = 0; q < sg->n; q++)
+            bad |= sg->code[q] == code;
+        if (bad || sg->n == 4)
+            return 0;
+        sg->code[sg->n] = code;
+        sg->a[sg->n] = x;
+        sg->n++;
+    }
+    return 1;
+}
+
+/* a row of the line t (its groups r, its numbers v) appended to the columns, and to names and calls
+   where names is not NULL; 0, or -1 on an error */
+static inline int append_row(const text_t *t, const row_t *r, const double v[5], PyObject *names, PyObject *calls,
+                             cols_t *c, Py_ssize_t *count, names_t *nt)
+{
+    long long nc = 0;
+    for (Py_ssize_t p = r->ca; p < r->cb; p++)
+        nc = nc * 10 + (t->s[p] - '0');
+    if (grow(c, *count + 1) < 0)
+        return -1;
+    Py_ssize_t code = 0;
+    PyObject *name = name_of(nt, t->s + r->na, r->nb - r->na, &code);
+    if (name == NULL)
+        return -1;
+    if (names != NULL) {  /* (text_sweep: the codes and calls columns alone) */
+        PyObject *ncalls = PyLong_FromLongLong(nc);
+        int err = ncalls == NULL || PyList_Append(names, name) < 0 || PyList_Append(calls, ncalls) < 0;
+        Py_XDECREF(ncalls);
+        if (err) {
+            Py_DECREF(name);
+            return -1;
+        }
+    }
+    Py_DECREF(name);
+    for (int q = 0; q < 5; q++)
+        c->v[q * c->cap + *count] = v[q];
+    c->code[*count] = code;
+    c->calls[*count] = nc;
+    (*count)++;
+    return 0;
+}
+
 /* a profile's rows from index k: appended to the columns; the index after them, -1 where the
    run is none the sweep takes whole (the columns left as they were), -2 on an error */
 static Py_ssize_t profile_rows(src_t *lines, Py_ssize_t k, PyObject *names, PyObject *calls, cols_t *c,
@@ -957,58 +1067,16 @@ static Py_ssize_t profile_rows(src_t *lines, Py_ssize_t k, PyObject *names, PyOb
             bad = 1;
             break;
         }
-        if (to_double(t.s, r.pa, r.pb, "", 0, &v[0]) < 0)
+        int got = row_values(t.s, &r, v);
+        if (got < 0)
             return -2;
-        if (v[0] > 100.0) {
+        if (got == 0 || !row_section(sg, &cur, r.label, e - k)
+            || (sg->code[sg->n - 1] == 0 && api_call(t.s + r.na, r.nb - r.na))) {
             bad = 1;
             break;
         }
-        for (int q = 0; q < 4; q++)
-            if (to_double(t.s, r.t[q].a, r.t[q].b, r.t[q].exp, r.t[q].exp_len, &v[q + 1]) < 0)
-                return -2;
-        /* a segment ends where a label names another section (scan's rule); the first without a
-           label is the result line's 'gpu' */
-        if (cur == -2 || (r.label >= 0 && SECTION[r.label] != cur)) {
-            cur = r.label >= 0 ? SECTION[r.label] : -1;
-            int code = cur < 0 ? 0 : cur;
-            for (int q = 0; q < sg->n; q++)
-                bad |= sg->code[q] == code;
-            if (bad || sg->n == 4) {
-                bad = 1;
-                break;
-            }
-            sg->code[sg->n] = code;
-            sg->a[sg->n] = e - k;
-            sg->n++;
-        }
-        if (sg->code[sg->n - 1] == 0 && api_call(t.s + r.na, r.nb - r.na)) {
-            bad = 1;
-            break;
-        }
-        long long nc = 0;
-        for (Py_ssize_t p = r.ca; p < r.cb; p++)
-            nc = nc * 10 + (t.s[p] - '0');
-        if (grow(c, *count + 1) < 0)
+        if (append_row(&t, &r, v, names, calls, c, count, nt) < 0)
             return -2;
-        Py_ssize_t code = 0;
-        PyObject *name = name_of(nt, t.s + r.na, r.nb - r.na, &code);
-        if (name == NULL)
-            return -2;
-        if (names != NULL) {  /* (text_sweep: the codes and calls columns alone) */
-            PyObject *ncalls = PyLong_FromLongLong(nc);
-            int err = ncalls == NULL || PyList_Append(names, name) < 0 || PyList_Append(calls, ncalls) < 0;
-            Py_XDECREF(ncalls);
-            if (err) {
-                Py_DECREF(name);
-                return -2;
-            }
-        }
-        Py_DECREF(name);
-        for (int q = 0; q < 5; q++)
-            c->v[q * c->cap + *count] = v[q];
-        c->code[*count] = code;
-        c->calls[*count] = nc;
-        (*count)++;
         last = t.s + r.na;
         last_n = r.nb - r.na;
         sg->b[sg->n - 1] = e - k + 1;
