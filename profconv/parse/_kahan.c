@@ -238,94 +238,183 @@ static int index_group(PyObject *index, PyObject *profile, PyObject *section, Py
     return r;
 }
 
-static PyObject *rank(PyObject *self, PyObject *args) {
-    PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed;
-    double threshold;
-    PyObject *share_o = NULL, *cum_o = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOOd|OO:rank", &section_o, &profile_o, &table_o, &pct_o, &tot_o, &timed,
-                          &threshold, &share_o, &cum_o))
-        return NULL;
+/* rank's state: its arguments, the columns it opened, its scratch and its outputs, all released by
+ * rank_free (what is not made yet is NULL, or its flag 0) */
+typedef struct {
+    PyObject *section_o, *profile_o, *table_o, *pct_o, *tot_o, *timed; /* the arguments */
+    double threshold, below;
+    PyObject *share_o, *cum_o;
     Py_buffer share_v, cum_v;
-    int share_open = 0, cum_open = 0;
-    double *share_d = NULL, *cum_d = NULL;
-
-    PyObject *result = NULL, *section = NULL, *profile = NULL, *table = NULL;
+    int share_open, cum_open;
+    double *share_d, *cum_d;
+    PyObject *section, *profile, *table; /* the columns as lists or tuples */
     dcol_t pcol, tcol;
-    int pct_open = 0, tot_open = 0;
-    PyObject *index = NULL, *share = NULL, *cum = NULL, *top = NULL, *basis = NULL, *notable = NULL;
-    PyObject *nan = NULL, *s_pct = NULL, *s_tot = NULL;
-    Py_ssize_t *gid = NULL, *order = NULL, *tmp = NULL;
-    double *p = NULL, *t = NULL, *key = NULL, *sh = NULL;
-    long long *tab = NULL;
-    group_t *groups = NULL;
-    Py_ssize_t ngroups = 0, cap = 0;
-    int fallback = 0;
+    int pct_open, tot_open;
+    Py_ssize_t n;
+    PyObject *index, *share, *cum, *top, *basis, *notable;
+    PyObject *nan, *s_pct, *s_tot;
+    Py_ssize_t *gid, *order, *tmp;
+    double *p, *t, *key, *sh;
+    long long *tab;
+    group_t *groups;
+    Py_ssize_t ngroups, cap;
+    int use_index;          /* the groups looked up in `index` (else among the newest profile's) */
+    long long newest;       /* the newest int profile so far, its groups groups[newest_from:ngroups] */
+    Py_ssize_t newest_from;
+    int fallback;
+} rank_t;
 
-    section = PySequence_Fast(section_o, "section: not a sequence");
-    profile = section ? PySequence_Fast(profile_o, "profile: not a sequence") : NULL;
-    table = profile ? PySequence_Fast(table_o, "table: not a sequence") : NULL;
-    if (table == NULL)
-        goto done;
-    if (dcol_open(pct_o, &pcol) < 0) {
-        fallback = 1;
-        goto done;
+/* The columns opened: section, profile and table as lists or tuples, time_pct and total_ns as columns of
+ * doubles; 0, or -1 with an error set or (a column of something else) the fallback */
+static int rank_open(rank_t *r) {
+    r->section = PySequence_Fast(r->section_o, "section: not a sequence");
+    r->profile = r->section ? PySequence_Fast(r->profile_o, "profile: not a sequence") : NULL;
+    r->table = r->profile ? PySequence_Fast(r->table_o, "table: not a sequence") : NULL;
+    if (r->table == NULL)
+        return -1;
+    if (dcol_open(r->pct_o, &r->pcol) < 0) {
+        r->fallback = 1;
+        return -1;
     }
-    pct_open = 1;
-    if (dcol_open(tot_o, &tcol) < 0) {
-        fallback = 1;
-        goto done;
+    r->pct_open = 1;
+    if (dcol_open(r->tot_o, &r->tcol) < 0) {
+        r->fallback = 1;
+        return -1;
     }
-    tot_open = 1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(section);
-    if (PySequence_Fast_GET_SIZE(profile) != n || PySequence_Fast_GET_SIZE(table) != n || pcol.n != n ||
-        tcol.n != n) {
+    r->tot_open = 1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(r->section);
+    r->n = n;
+    if (PySequence_Fast_GET_SIZE(r->profile) != n || PySequence_Fast_GET_SIZE(r->table) != n || r->pcol.n != n ||
+        r->tcol.n != n) {
         PyErr_SetString(PyExc_ValueError, "rank: columns of different lengths");
-        goto done;
+        return -1;
     }
-    PyObject **sec_v = PySequence_Fast_ITEMS(section), **prof_v = PySequence_Fast_ITEMS(profile);
-    PyObject **tab_v = PySequence_Fast_ITEMS(table);
+    return 0;
+}
 
-    Py_ssize_t alloc = n ? n : 1;
-    gid = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
-    order = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
-    tmp = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
-    p = PyMem_Malloc(alloc * sizeof(double));
-    t = PyMem_Malloc(alloc * sizeof(double));
-    key = PyMem_Malloc(alloc * sizeof(double));
-    if (share_o != NULL && cum_o != NULL) { /* the shares written in place: no scratch for them either */
-        if (open_doubles(share_o, &share_v, n) < 0)
-            goto done;
-        share_open = 1;
-        if (open_doubles(cum_o, &cum_v, n) < 0)
-            goto done;
-        cum_open = 1;
-        share_d = (double *)share_v.buf;
-        cum_d = (double *)cum_v.buf;
+/* rank's scratch, one entry a row, the share columns' buffers where they are given, and the dict of
+ * groups; 0, or -1 with an error set */
+static int rank_alloc(rank_t *r) {
+    Py_ssize_t n = r->n, alloc = n ? n : 1;
+    r->gid = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
+    r->order = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
+    r->tmp = PyMem_Malloc(alloc * sizeof(Py_ssize_t));
+    r->p = PyMem_Malloc(alloc * sizeof(double));
+    r->t = PyMem_Malloc(alloc * sizeof(double));
+    r->key = PyMem_Malloc(alloc * sizeof(double));
+    if (r->share_o != NULL && r->cum_o != NULL) { /* the shares written in place: no scratch for them either */
+        if (open_doubles(r->share_o, &r->share_v, n) < 0)
+            return -1;
+        r->share_open = 1;
+        if (open_doubles(r->cum_o, &r->cum_v, n) < 0)
+            return -1;
+        r->cum_open = 1;
+        r->share_d = (double *)r->share_v.buf;
+        r->cum_d = (double *)r->cum_v.buf;
     }
-    sh = share_d != NULL ? share_d : PyMem_Malloc(alloc * sizeof(double));
-    tab = PyMem_Malloc(alloc * sizeof(long long));
-    index = PyDict_New();
-    if (!gid || !order || !tmp || !p || !t || !key || !sh || !tab || !index) {
+    r->sh = r->share_d != NULL ? r->share_d : PyMem_Malloc(alloc * sizeof(double));
+    r->tab = PyMem_Malloc(alloc * sizeof(long long));
+    r->index = PyDict_New();
+    if (!r->gid || !r->order || !r->tmp || !r->p || !r->t || !r->key || !r->sh || !r->tab || !r->index) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
-        goto done;
+        return -1;
     }
+    return 0;
+}
 
-    /* 1. the timed rows, their (profile, section) group (first appearance order) and values; while
-     * the profiles are ints that only rise, a row's group is looked for among the newest profile's
-     * groups alone (no key made and hashed), else in a dict by (profile, section) */
-    PyObject *last_sec = NULL, *last_prof = NULL;
-    int last_timed = 0, use_index = 0;
-    Py_ssize_t last_gid = -1, newest_from = 0;
-    long long newest = LLONG_MIN;
+/* A new group (profile pr, section s, no members yet) after the others, in the dict where it is in use:
+ * its index, or -1 with an error set */
+static Py_ssize_t rank_new_group(rank_t *r, PyObject *pr, PyObject *s) {
+    if (r->ngroups == r->cap) {
+        Py_ssize_t nc = r->cap ? 2 * r->cap : 64;
+        group_t *ng = PyMem_Realloc(r->groups, nc * sizeof(group_t));
+        if (ng == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        r->groups = ng;
+        r->cap = nc;
+    }
+    group_t *gr = &r->groups[r->ngroups];
+    gr->profile = pr;
+    gr->section = s;
+    gr->count = 0;
+    if (r->use_index && index_group(r->index, pr, s, r->ngroups) < 0)
+        return -1;
+    return r->ngroups++;
+}
+
+/* The group of (profile pr, section s), a new one where there is none yet: its index, or -1 with an
+ * error set */
+static Py_ssize_t rank_find_group(rank_t *r, PyObject *pr, PyObject *s) {
+    Py_ssize_t g = r->use_index ? -1 : newest_group(r->groups, r->ngroups, &r->newest, &r->newest_from, pr, s);
+    if (g == -3)
+        return -1;
+    if (g == -2) { /* a profile that is not the newest int: every group in the dict from now on */
+        r->use_index = 1;
+        for (Py_ssize_t k = 0; k < r->ngroups; k++)
+            if (index_group(r->index, r->groups[k].profile, r->groups[k].section, k) < 0)
+                return -1;
+        g = -1;
+    }
+    if (r->use_index) {
+        PyObject *k = PyTuple_Pack(2, pr, s);
+        if (k == NULL)
+            return -1;
+        PyObject *v = PyDict_GetItemWithError(r->index, k);
+        Py_DECREF(k);
+        if (v == NULL && PyErr_Occurred())
+            return -1;
+        g = v == NULL ? -1 : PyLong_AsSsize_t(v);
+    }
+    if (g < 0) /* a new group */
+        g = rank_new_group(r, pr, s);
+    return g;
+}
+
+/* Row i's Time(%), Time and source table (c; None as -1) into p, t and tab: 0, or -1 where one is a value
+ * only Python may take */
+static inline int row_values(const dcol_t *pcol, const dcol_t *tcol, PyObject *c, Py_ssize_t i, double *p,
+                             double *t, long long *tab) {
+    if (dcol_get(pcol, i, &p[i]) < 0 || dcol_get(tcol, i, &t[i]) < 0)
+        return -1; /* an int, a NumPy scalar, None...: what Python makes of it is Python's */
+    if (c == Py_None) {
+        tab[i] = -1;
+    } else if (PyLong_CheckExact(c)) {
+        int overflow = 0;
+        tab[i] = PyLong_AsLongLongAndOverflow(c, &overflow);
+        if (overflow || (tab[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -1;
+        }
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* 1. the timed rows, their (profile, section) group (first appearance order) and values; while
+ * the profiles are ints that only rise, a row's group is looked for among the newest profile's
+ * groups alone (no key made and hashed), else in a dict by (profile, section). 0, or -1 with an
+ * error set or the fallback */
+static int rank_group_rows(rank_t *r) {
+    PyObject **sec_v = PySequence_Fast_ITEMS(r->section), **prof_v = PySequence_Fast_ITEMS(r->profile);
+    PyObject **tab_v = PySequence_Fast_ITEMS(r->table);
+    PyObject *timed = r->timed, *last_sec = NULL, *last_prof = NULL;
+    Py_ssize_t n = r->n, *gid = r->gid, last_gid = -1;
+    double *p = r->p, *t = r->t;
+    long long *tab = r->tab;
+    group_t *last = NULL; /* groups[last_gid] (the groups move only where one is added) */
+    int last_timed = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *s = sec_v[i];
         if (s != last_sec) {
-            int r = PySequence_Contains(timed, s);
-            if (r < 0)
-                goto done;
+            int k = PySequence_Contains(timed, s);
+            if (k < 0)
+                return -1;
             last_sec = s;
-            last_timed = r;
+            last_timed = k;
             last_prof = NULL; /* a new section: look the group up */
         }
         if (!last_timed) {
@@ -334,250 +423,287 @@ static PyObject *rank(PyObject *self, PyObject *args) {
         }
         PyObject *pr = prof_v[i];
         if (pr != last_prof) {
-            last_gid = use_index ? -1 : newest_group(groups, ngroups, &newest, &newest_from, pr, s);
-            if (last_gid == -3)
-                goto done;
-            if (last_gid == -2) { /* a profile that is not the newest int: every group in the dict from now on */
-                use_index = 1;
-                for (Py_ssize_t g = 0; g < ngroups; g++)
-                    if (index_group(index, groups[g].profile, groups[g].section, g) < 0)
-                        goto done;
-                last_gid = -1;
-            }
-            if (use_index) {
-                PyObject *k = PyTuple_Pack(2, pr, s);
-                if (k == NULL)
-                    goto done;
-                PyObject *g = PyDict_GetItemWithError(index, k);
-                Py_DECREF(k);
-                if (g == NULL && PyErr_Occurred())
-                    goto done;
-                last_gid = g == NULL ? -1 : PyLong_AsSsize_t(g);
-            }
-            if (last_gid < 0) { /* a new group */
-                if (ngroups == cap) {
-                    Py_ssize_t nc = cap ? 2 * cap : 64;
-                    group_t *ng = PyMem_Realloc(groups, nc * sizeof(group_t));
-                    if (ng == NULL) {
-                        PyErr_NoMemory();
-                        goto done;
-                    }
-                    groups = ng;
-                    cap = nc;
-                }
-                groups[ngroups].profile = pr;
-                groups[ngroups].section = s;
-                groups[ngroups].count = 0;
-                if (use_index && index_group(index, pr, s, ngroups) < 0)
-                    goto done;
-                last_gid = ngroups++;
-            }
+            last_gid = rank_find_group(r, pr, s);
+            if (last_gid < 0)
+                return -1;
+            last = &r->groups[last_gid];
             last_prof = pr;
         }
         gid[i] = last_gid;
-        groups[last_gid].count++;
-        PyObject *c = tab_v[i];
-        if (dcol_get(&pcol, i, &p[i]) < 0 || dcol_get(&tcol, i, &t[i]) < 0) {
-            fallback = 1; /* an int, a NumPy scalar, None...: what Python makes of it is Python's */
-            goto done;
-        }
-        if (c == Py_None) {
-            tab[i] = -1;
-        } else if (PyLong_CheckExact(c)) {
-            int overflow = 0;
-            tab[i] = PyLong_AsLongLongAndOverflow(c, &overflow);
-            if (overflow || (tab[i] == -1 && PyErr_Occurred())) {
-                PyErr_Clear();
-                fallback = 1;
-                goto done;
-            }
-        } else {
-            fallback = 1;
-            goto done;
+        last->count++;
+        if (row_values(&r->pcol, &r->tcol, tab_v[i], i, p, t, tab) < 0) {
+            r->fallback = 1;
+            return -1;
         }
     }
+    return 0;
+}
 
-    /* 2. each group's members in row order */
-    Py_ssize_t off = 0;
-    for (Py_ssize_t g = 0; g < ngroups; g++) {
+/* 2. each group's members in row order */
+static void rank_order(rank_t *r) {
+    group_t *groups = r->groups;
+    Py_ssize_t off = 0, *gid = r->gid, *order = r->order;
+    for (Py_ssize_t g = 0; g < r->ngroups; g++) {
         groups[g].start = off;
         off += groups[g].count;
         groups[g].count = 0;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < r->n; i++) {
         Py_ssize_t g = gid[i];
         if (g >= 0)
             order[groups[g].start + groups[g].count++] = i;
     }
+}
 
-    /* 3. outputs, missing where a row is not ranked */
-    nan = PyFloat_FromDouble(Py_NAN);
-    s_pct = PyUnicode_InternFromString("time_pct");
-    s_tot = PyUnicode_InternFromString("total_ns");
-    if (!nan || !s_pct || !s_tot)
-        goto done;
-    if (share_d != NULL) {
-        share = share_o;
-        cum = cum_o;
-        Py_INCREF(share);
-        Py_INCREF(cum);
+/* 3. outputs, missing where a row is not ranked; 0, or -1 with an error set */
+static int rank_outputs(rank_t *r) {
+    r->nan = PyFloat_FromDouble(Py_NAN);
+    r->s_pct = PyUnicode_InternFromString("time_pct");
+    r->s_tot = PyUnicode_InternFromString("total_ns");
+    if (!r->nan || !r->s_pct || !r->s_tot)
+        return -1;
+    if (r->share_d != NULL) {
+        r->share = r->share_o;
+        r->cum = r->cum_o;
+        Py_INCREF(r->share);
+        Py_INCREF(r->cum);
     } else {
-        share = filled(n, nan);
-        cum = filled(n, nan);
+        r->share = filled(r->n, r->nan);
+        r->cum = filled(r->n, r->nan);
     }
-    top = filled(n, Py_None);
-    basis = filled(n, Py_None);
-    notable = PyList_New(0);
-    if (!share || !cum || !top || !basis || !notable)
-        goto done;
-    double below = threshold - 1e-12;
+    r->top = filled(r->n, Py_None);
+    r->basis = filled(r->n, Py_None);
+    r->notable = PyList_New(0);
+    if (!r->share || !r->cum || !r->top || !r->basis || !r->notable)
+        return -1;
+    r->below = r->threshold - 1e-12;
+    return 0;
+}
 
-    for (Py_ssize_t g = 0; g < ngroups; g++) {
-        Py_ssize_t *m = order + groups[g].start, cnt = groups[g].count;
-        /* the consistency test per source table (None counts as -1), in row order within a table */
-        Py_ssize_t *bt = tmp + groups[g].start; /* a scratch slice of the group's own size */
-        memcpy(bt, m, cnt * sizeof(Py_ssize_t));
-        sort_tab(bt, gid + groups[g].start, cnt, tab); /* gid is done with: its slice is merge scratch */
-        int any_bad = 0;
-        Py_ssize_t n_tables = 0;
-        for (Py_ssize_t a = 0; a < cnt;) {
-            Py_ssize_t b = a + 1;
-            while (b < cnt && tab[bt[b]] == tab[bt[a]])
-                b++;
-            n_tables++;
-            if (!any_bad) {
-                kahan_t ts = {0.0, 0.0}, ps = {0.0, 0.0};
-                Py_ssize_t nboth = 0;
-                for (Py_ssize_t j = a; j < b; j++) {
-                    Py_ssize_t i = bt[j];
-                    if (p[i] == p[i] && t[i] == t[i]) {
-                        nboth++;
-                        kahan_add(&ts, t[i]);
-                        kahan_add(&ps, p[i]);
-                    }
-                }
-                double tsum = ts.total, psum = ps.total;
-                if (nboth >= 2 && tsum > 0 && psum >= 50.0) {
-                    for (Py_ssize_t j = a; j < b; j++) {
-                        Py_ssize_t i = bt[j];
-                        if (!(p[i] == p[i] && t[i] == t[i]))
-                            continue;
-                        double implied = 100.0 * t[i];
-                        implied = implied / tsum;
-                        double scale = psum / 100.0;
-                        implied = implied * scale;
-                        if (fabs(p[i] - implied) > PCT_TOLERANCE) {
-                            any_bad = 1;
-                            break;
-                        }
-                    }
-                }
-            }
-            a = b;
+/* Whether the rows bt[a:b] of one source table contradict their Time(%): where two or more have both
+ * values, some row's time as a share of theirs (scaled to their Time(%) sum) off its Time(%) by more
+ * than PCT_TOLERANCE */
+static inline int table_contradicts(const double *p, const double *t, const Py_ssize_t *bt, Py_ssize_t a,
+                                    Py_ssize_t b) {
+    kahan_t ts = {0.0, 0.0}, ps = {0.0, 0.0};
+    Py_ssize_t nboth = 0;
+    for (Py_ssize_t j = a; j < b; j++) {
+        Py_ssize_t i = bt[j];
+        if (p[i] == p[i] && t[i] == t[i]) {
+            nboth++;
+            kahan_add(&ts, t[i]);
+            kahan_add(&ps, p[i]);
         }
-        int has_time = 0;
-        Py_ssize_t n_pct = 0;
-        for (Py_ssize_t j = 0; j < cnt; j++) {
-            Py_ssize_t i = m[j];
-            if (t[i] == t[i])
-                has_time = 1;
-            if (p[i] == p[i])
-                n_pct++;
-        }
-        int by_pct = !has_time || (n_tables <= 1 && n_pct >= 2 && any_bad);
-        const double *src = by_pct ? p : t;
-        kahan_t ks = {0.0, 0.0};
-        for (Py_ssize_t j = 0; j < cnt; j++) {
-            Py_ssize_t i = m[j];
-            double v = src[i];
-            key[i] = v == v ? v : 0.0;
-            kahan_add(&ks, key[i]);
-        }
-        double total = ks.total;
-        PyObject *how = by_pct ? s_pct : s_tot;
-        for (Py_ssize_t j = 0; j < cnt; j++) {
-            Py_ssize_t i = m[j];
-            sh[i] = total > 0 ? key[i] / total : 0.0;
-            if (share_d == NULL && set_double(share, NULL, i, sh[i]) < 0)
-                goto done;
-            PyObject *old = PyList_GET_ITEM(basis, i);
-            Py_INCREF(how);
-            PyList_SET_ITEM(basis, i, how);
-            Py_DECREF(old);
-        }
-        /* stable: file order among equal keys */
-        memcpy(bt, m, cnt * sizeof(Py_ssize_t));
-        sort_desc(bt, gid + groups[g].start, cnt, key);
-        kahan_t acc = {0.0, 0.0};
-        for (Py_ssize_t j = 0; j < cnt; j++) {
+    }
+    double tsum = ts.total, psum = ps.total;
+    if (nboth >= 2 && tsum > 0 && psum >= 50.0) {
+        for (Py_ssize_t j = a; j < b; j++) {
             Py_ssize_t i = bt[j];
-            double s = kahan_add_all(&acc, sh[i]);
-            if (set_double(cum, cum_d, i, s) < 0)
-                goto done;
-            PyObject *b = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
-            Py_INCREF(b);
-            PyObject *old = PyList_GET_ITEM(top, i);
-            PyList_SET_ITEM(top, i, b);
-            Py_DECREF(old);
-        }
-        if (n_tables > 1 || by_pct) {
-            PyObject *rows = PyList_New(cnt);
-            if (rows == NULL)
-                goto done;
-            for (Py_ssize_t j = 0; j < cnt; j++) {
-                PyObject *v = PyLong_FromSsize_t(m[j]);
-                if (v == NULL) {
-                    Py_DECREF(rows);
-                    goto done;
-                }
-                PyList_SET_ITEM(rows, j, v);
-            }
-            PyObject *item = Py_BuildValue("(OON)", groups[g].profile, groups[g].section, rows);
-            if (item == NULL || PyList_Append(notable, item) < 0) {
-                Py_XDECREF(item);
-                goto done;
-            }
-            Py_DECREF(item);
+            if (!(p[i] == p[i] && t[i] == t[i]))
+                continue;
+            double implied = 100.0 * t[i];
+            implied = implied / tsum;
+            double scale = psum / 100.0;
+            implied = implied * scale;
+            if (fabs(p[i] - implied) > PCT_TOLERANCE)
+                return 1;
         }
     }
-    result = PyTuple_Pack(5, share, cum, top, basis, notable);
+    return 0;
+}
 
-done:
-    if (fallback && result == NULL && !PyErr_Occurred()) {
+/* The consistency test per source table (None counts as -1), in row order within a table, of a group's
+ * cnt members m: whether a table contradicts its Time(%), and its number of tables in *n_tables (bt: the
+ * members sorted by table, scratch: the sort's) */
+static int group_tables(const rank_t *r, const Py_ssize_t *m, Py_ssize_t *bt, Py_ssize_t *scratch,
+                             Py_ssize_t cnt, Py_ssize_t *n_tables) {
+    const long long *tab = r->tab;
+    memcpy(bt, m, cnt * sizeof(Py_ssize_t));
+    sort_tab(bt, scratch, cnt, tab);
+    int any_bad = 0;
+    Py_ssize_t tables = 0;
+    for (Py_ssize_t a = 0; a < cnt;) {
+        Py_ssize_t b = a + 1;
+        while (b < cnt && tab[bt[b]] == tab[bt[a]])
+            b++;
+        tables++;
+        if (!any_bad)
+            any_bad = table_contradicts(r->p, r->t, bt, a, b);
+        a = b;
+    }
+    *n_tables = tables;
+    return any_bad;
+}
+
+/* Whether a group (its cnt members m) is ranked by Time(%): it has no times, or it is one source table
+ * whose times contradict (any_bad) two or more printed Time(%) */
+static inline int ranked_by_pct(const double *p, const double *t, const Py_ssize_t *m, Py_ssize_t cnt,
+                                Py_ssize_t n_tables, int any_bad) {
+    int has_time = 0;
+    Py_ssize_t n_pct = 0;
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        Py_ssize_t i = m[j];
+        if (t[i] == t[i])
+            has_time = 1;
+        if (p[i] == p[i])
+            n_pct++;
+    }
+    return !has_time || (n_tables <= 1 && n_pct >= 2 && any_bad);
+}
+
+/* A group's keys (its Time(%) where by_pct, else its times; NaN as 0), its shares of their sum (in the
+ * share list where there is one) and its share_basis; 0, or -1 with an error set */
+static int group_shares(rank_t *r, const Py_ssize_t *m, Py_ssize_t cnt, int by_pct) {
+    const double *src = by_pct ? r->p : r->t;
+    double *key = r->key, *sh = r->sh;
+    kahan_t ks = {0.0, 0.0};
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        Py_ssize_t i = m[j];
+        double v = src[i];
+        key[i] = v == v ? v : 0.0;
+        kahan_add(&ks, key[i]);
+    }
+    double total = ks.total;
+    PyObject *how = by_pct ? r->s_pct : r->s_tot, *share = r->share, *basis = r->basis;
+    int in_place = r->share_d != NULL;
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        Py_ssize_t i = m[j];
+        sh[i] = total > 0 ? key[i] / total : 0.0;
+        if (!in_place && set_double(share, NULL, i, sh[i]) < 0)
+            return -1;
+        PyObject *old = PyList_GET_ITEM(basis, i);
+        Py_INCREF(how);
+        PyList_SET_ITEM(basis, i, how);
+        Py_DECREF(old);
+    }
+    return 0;
+}
+
+/* A group's cumulative shares down its keys' stable descending order, and its in_top (bt: the members
+ * sorted, scratch: the sort's); 0, or -1 with an error set */
+static int group_cumulative(rank_t *r, const Py_ssize_t *m, Py_ssize_t *bt, Py_ssize_t *scratch, Py_ssize_t cnt) {
+    /* stable: file order among equal keys */
+    memcpy(bt, m, cnt * sizeof(Py_ssize_t));
+    sort_desc(bt, scratch, cnt, r->key);
+    const double *sh = r->sh;
+    double below = r->below, *cum_d = r->cum_d;
+    PyObject *cum = r->cum, *top = r->top;
+    kahan_t acc = {0.0, 0.0};
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        Py_ssize_t i = bt[j];
+        double s = kahan_add_all(&acc, sh[i]);
+        if (set_double(cum, cum_d, i, s) < 0)
+            return -1;
+        PyObject *b = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
+        Py_INCREF(b);
+        PyObject *old = PyList_GET_ITEM(top, i);
+        PyList_SET_ITEM(top, i, b);
+        Py_DECREF(old);
+    }
+    return 0;
+}
+
+/* A group noted: (profile, section, [row, ...]) of its members m appended to notable; 0, or -1 with an
+ * error set */
+static int group_note(rank_t *r, const group_t *gr, const Py_ssize_t *m) {
+    Py_ssize_t cnt = gr->count;
+    PyObject *rows = PyList_New(cnt);
+    if (rows == NULL)
+        return -1;
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        PyObject *v = PyLong_FromSsize_t(m[j]);
+        if (v == NULL) {
+            Py_DECREF(rows);
+            return -1;
+        }
+        PyList_SET_ITEM(rows, j, v);
+    }
+    PyObject *item = Py_BuildValue("(OON)", gr->profile, gr->section, rows);
+    if (item == NULL || PyList_Append(r->notable, item) < 0) {
+        Py_XDECREF(item);
+        return -1;
+    }
+    Py_DECREF(item);
+    return 0;
+}
+
+/* Group g ranked: its shares, share_basis, cumulative shares and in_top set, and it noted where it has
+ * several source tables or is ranked by Time(%); 0, or -1 with an error set */
+static int rank_group(rank_t *r, Py_ssize_t g) {
+    const group_t *gr = &r->groups[g];
+    Py_ssize_t *m = r->order + gr->start, cnt = gr->count;
+    Py_ssize_t *bt = r->tmp + gr->start;      /* a scratch slice of the group's own size */
+    Py_ssize_t *scratch = r->gid + gr->start; /* gid is done with: its slice is merge scratch */
+    Py_ssize_t n_tables;
+    int any_bad = group_tables(r, m, bt, scratch, cnt, &n_tables);
+    int by_pct = ranked_by_pct(r->p, r->t, m, cnt, n_tables, any_bad);
+    if (group_shares(r, m, cnt, by_pct) < 0 || group_cumulative(r, m, bt, scratch, cnt) < 0)
+        return -1;
+    if ((n_tables > 1 || by_pct) && group_note(r, gr, m) < 0)
+        return -1;
+    return 0;
+}
+
+/* rank's steps in turn: its result, or NULL where one fails (an error set, or the fallback) */
+static PyObject *rank_run(rank_t *r) {
+    if (rank_open(r) < 0 || rank_alloc(r) < 0 || rank_group_rows(r) < 0)
+        return NULL;
+    rank_order(r);
+    if (rank_outputs(r) < 0)
+        return NULL;
+    for (Py_ssize_t g = 0; g < r->ngroups; g++)
+        if (rank_group(r, g) < 0)
+            return NULL;
+    return PyTuple_Pack(5, r->share, r->cum, r->top, r->basis, r->notable);
+}
+
+/* rank's result (None for the fallback where no error is set), all that r holds released */
+static PyObject *rank_free(rank_t *r, PyObject *result) {
+    if (r->fallback && result == NULL && !PyErr_Occurred()) {
         result = Py_None;
         Py_INCREF(result);
     }
-    Py_XDECREF(section);
-    Py_XDECREF(profile);
-    Py_XDECREF(table);
-    if (pct_open)
-        dcol_close(&pcol);
-    if (tot_open)
-        dcol_close(&tcol);
-    Py_XDECREF(index);
-    Py_XDECREF(share);
-    Py_XDECREF(cum);
-    Py_XDECREF(top);
-    Py_XDECREF(basis);
-    Py_XDECREF(notable);
-    Py_XDECREF(nan);
-    Py_XDECREF(s_pct);
-    Py_XDECREF(s_tot);
-    PyMem_Free(gid);
-    PyMem_Free(order);
-    PyMem_Free(tmp);
-    PyMem_Free(p);
-    PyMem_Free(t);
-    PyMem_Free(key);
-    if (sh != share_d)
-        PyMem_Free(sh);
-    if (share_open)
-        PyBuffer_Release(&share_v);
-    if (cum_open)
-        PyBuffer_Release(&cum_v);
-    PyMem_Free(tab);
-    PyMem_Free(groups);
+    Py_XDECREF(r->section);
+    Py_XDECREF(r->profile);
+    Py_XDECREF(r->table);
+    if (r->pct_open)
+        dcol_close(&r->pcol);
+    if (r->tot_open)
+        dcol_close(&r->tcol);
+    Py_XDECREF(r->index);
+    Py_XDECREF(r->share);
+    Py_XDECREF(r->cum);
+    Py_XDECREF(r->top);
+    Py_XDECREF(r->basis);
+    Py_XDECREF(r->notable);
+    Py_XDECREF(r->nan);
+    Py_XDECREF(r->s_pct);
+    Py_XDECREF(r->s_tot);
+    PyMem_Free(r->gid);
+    PyMem_Free(r->order);
+    PyMem_Free(r->tmp);
+    PyMem_Free(r->p);
+    PyMem_Free(r->t);
+    PyMem_Free(r->key);
+    if (r->sh != r->share_d)
+        PyMem_Free(r->sh);
+    if (r->share_open)
+        PyBuffer_Release(&r->share_v);
+    if (r->cum_open)
+        PyBuffer_Release(&r->cum_v);
+    PyMem_Free(r->tab);
+    PyMem_Free(r->groups);
     return result;
+}
+
+static PyObject *rank(PyObject *self, PyObject *args) {
+    rank_t r;
+    memset(&r, 0, sizeof r);
+    r.newest = LLONG_MIN;
+    if (!PyArg_ParseTuple(args, "OOOOOOd|OO:rank", &r.section_o, &r.profile_o, &r.table_o, &r.pct_o, &r.tot_o,
+                          &r.timed, &r.threshold, &r.share_o, &r.cum_o))
+        return NULL;
+    return rank_free(&r, rank_run(&r));
 }
 
 /* One group of rank_blocks (rows a .. b - 1, one source table, or several where `merged`): whether
@@ -894,6 +1020,21 @@ static int find_in(const needles_t *nd, const unsigned char *t, Py_ssize_t n, Py
     return find_from(nd, t, n, 0);
 }
 
+/* Whether a needle of nd is in one of the nr ranges r (int64 pairs a, b: t[a:b]) of t[0:n], each looked in on
+ * its own: 1 or 0, -1 with an error set where a range is outside the text */
+static int find_in_ranges(const needles_t *nd, const unsigned char *t, Py_ssize_t n, const int64_t *r,
+                          Py_ssize_t nr) {
+    for (Py_ssize_t k = 0; k < nr; k++) {
+        if (r[2 * k] < 0 || r[2 * k] > r[2 * k + 1] || r[2 * k + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "find_any: a range outside the text");
+            return -1;
+        }
+        if (find_in(nd, t + r[2 * k], (Py_ssize_t)(r[2 * k + 1] - r[2 * k]), n - (Py_ssize_t)r[2 * k]))
+            return 1;
+    }
+    return 0;
+}
+
 /* find_any(text, needles[, ranges]): whether any of the needles (a tuple of ASCII str of 2 characters or
  * more, 64 at most) is in text (a str, or bytes: their ASCII bytes looked for), as `any(m in text for
  * m in needles)` says, by one pass over the text
@@ -947,18 +1088,9 @@ static PyObject *find_any(PyObject *self, PyObject *args) {
         out = PyBool_FromLong(find_in(&nd, t, n, n));
         goto done;
     }
-    const int64_t *r = rb.buf;
-    for (Py_ssize_t k = 0; k < rb.len / 16; k++) {
-        if (r[2 * k] < 0 || r[2 * k] > r[2 * k + 1] || r[2 * k + 1] > n) {
-            PyErr_SetString(PyExc_ValueError, "find_any: a range outside the text");
-            goto done;
-        }
-        if (find_in(&nd, t + r[2 * k], (Py_ssize_t)(r[2 * k + 1] - r[2 * k]), n - (Py_ssize_t)r[2 * k])) {
-            out = Py_NewRef(Py_True);
-            goto done;
-        }
-    }
-    out = Py_NewRef(Py_False);
+    int found = find_in_ranges(&nd, t, n, rb.buf, rb.len / 16);
+    if (found >= 0)
+        out = Py_NewRef(found ? Py_True : Py_False);
 done:
     if (tb.obj != NULL)
         PyBuffer_Release(&tb);
