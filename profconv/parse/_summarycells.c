@@ -124,6 +124,33 @@ typedef struct {
     int digits, frac;     /* how many digits, how many of them after the '.' */
 } cell_t;
 
+/* The number cell at p[*i] (digits, then a '.' and digits or not) followed by its comma (before p[n]; p[n]
+ * is the row's newline: no digit): 1 where so, its digits as one integer in *m (the '.' left out, exact up
+ * to 19 digits), how many before the '.' and after it in *d1 and *d2 (0 where none), whether there is one
+ * in *dot, *i at the comma; 0 where not */
+static inline int split_cell(const unsigned char *p, Py_ssize_t n, Py_ssize_t *i, unsigned long long *m,
+                             Py_ssize_t *d1, Py_ssize_t *d2, int *dot) {
+    Py_ssize_t k = *i, a = k;
+    unsigned long long v = 0;
+    unsigned d;
+    while ((d = (unsigned)p[k] - '0') < 10) {
+        v = v * 10 + d;
+        k++;
+    }
+    *d1 = k - a, *d2 = 0;
+    *dot = k < n && p[k] == '.';
+    if (*dot) {
+        Py_ssize_t b = ++k;
+        while ((d = (unsigned)p[k] - '0') < 10) {
+            v = v * 10 + d;
+            k++;
+        }
+        *d2 = k - b;
+    }
+    *i = k, *m = v;
+    return !(*d1 == 0 || (*dot && *d2 == 0) || k >= n || p[k] != ',');
+}
+
 /* The number cells of one row p[0:n] (its newline not included) split into `cells` (where not NULL):
  * its status (see above; 1 where they are not ncells plain cells each followed by a comma), *at the
  * index after the last one's comma. */
@@ -132,24 +159,10 @@ static unsigned char split_cells(const unsigned char *p, Py_ssize_t n, Py_ssize_
     Py_ssize_t i = 0;
     unsigned char status = 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
-        Py_ssize_t a = i, d1, d2 = 0;
-        unsigned long long m = 0;
-        unsigned d;
-        while ((d = (unsigned)p[i] - '0') < 10) { /* (p[n] is the row's newline: no digit) */
-            m = m * 10 + d;
-            i++;
-        }
-        d1 = i - a;
-        int dot = i < n && p[i] == '.';
-        if (dot) {
-            Py_ssize_t b = ++i;
-            while ((d = (unsigned)p[i] - '0') < 10) {
-                m = m * 10 + d;
-                i++;
-            }
-            d2 = i - b;
-        }
-        if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
+        Py_ssize_t a = i, d1, d2;
+        unsigned long long m;
+        int dot;
+        if (!split_cell(p, n, &i, &m, &d1, &d2, &dot))
             return 1;
         if ((whole >> j) & 1ULL) {
             if (dot || d1 > 18)
@@ -1912,24 +1925,10 @@ static unsigned char ns_values(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
     Py_ssize_t i = 0;
     unsigned char status = 0;
     for (Py_ssize_t j = 0; j < ncells; j++) {
-        Py_ssize_t a = i, d1, d2 = 0;
-        unsigned long long m = 0;
-        unsigned d;
-        while ((d = (unsigned)p[i] - '0') < 10) { /* (p[n] is the row's newline: no digit) */
-            m = m * 10 + d;
-            i++;
-        }
-        d1 = i - a;
-        int dot = i < n && p[i] == '.';
-        if (dot) {
-            Py_ssize_t b = ++i;
-            while ((d = (unsigned)p[i] - '0') < 10) {
-                m = m * 10 + d;
-                i++;
-            }
-            d2 = i - b;
-        }
-        if (d1 == 0 || (dot && d2 == 0) || i >= n || p[i] != ',')
+        Py_ssize_t a = i, d1, d2;
+        unsigned long long m;
+        int dot;
+        if (!split_cell(p, n, &i, &m, &d1, &d2, &dot))
             return 1;
         char *slot = dst[j] + 8 * row;
         if ((whole >> j) & 1ULL) {
