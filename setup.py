@@ -22,7 +22,7 @@ NATIVE = [
 FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"] if os.name != "nt" else ["/fp:precise"]
 
 # headers the modules share (a change to one rebuilds them; listed so that an sdist carries them)
-DEPENDS = ["profconv/parse/_bytestable.h"]
+DEPENDS = ["profconv/parse/_bytestable.h", "profconv/parse/_teddy.h"]
 
 setup(ext_modules=[Extension(name, [src], depends=DEPENDS, optional=True, extra_compile_args=FLAGS)
                    for name, src in NATIVE if os.path.exists(os.path.join(HERE, src))])

@@ -498,10 +498,50 @@ def test_a_not_read_table_the_fast_path_steps_over_or_leaves(change, taken, tmp_
     FAST.assert_library_same(path, monkeypatch)
 
 
+UM_RUNS = ("Generating SQLite file r{k}.sqlite from r{k}.nsys-rep\n"
+           "Processing [r{k}.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n" + HEADERS["cuda_gpu_kern_sum"]
+           + "\n100.0,300,3,100.0,100.0,90,110,10.0,k\n\n"
+           "Processing [r{k}.sqlite] with [/opt/nsys/reports/um_cpu_page_faults_sum.py]... \n\n"
+           "CPU Page Faults,CPU Instruction Address\n36,0x1f\n4,0x2e\n\n")
+
+
+@pytest.mark.parametrize("change, found", [
+    (lambda t: t, False),
+    (lambda t: t.replace(",0x1f", ",Running 0x1f", 1), True),  # a not-read table's row between two runs' tables
+    (lambda t: _last(t, ",0x2e", ",0x2e Running"), True),  # ... in the one after the last table (the chunk's tail)
+    (lambda t: t.replace("CPU Instruction Address", "Op Time", 1), True),  # its header
+    (lambda t: t.replace("r1.sqlite", "Running1.sqlite"), True),  # a run's Generating and Processing lines
+    (lambda t: t.replace("r1.sqlite", "Runnin.sqlite"), False),
+    (lambda t: _last(t, "0x2e\n", "0x2eRunnin\n"), False),  # a needle's head at the tail's end
+])
+@pytest.mark.parametrize("needles", ["c", "python", "older build"])
+def test_the_c_pass_looks_in_the_gaps_as_find_any_does(change, found, needles, tmp_path, monkeypatch):
+    """nsys_sweep looks for the stream's markers and context keywords (_gap_needles) in the gaps between the
+    tables as it walks them: what it says is what _kahan.find_any says over the gaps' ranges, and a chunk with
+    one there is left to the readers. Needles find_any leaves to Python (not ASCII) and a build without
+    NSYS_SWEEP_NEEDLES: the gaps looked in after the pass, as before."""
+    seen = []
+    real = nsys_csv_sweep._skeleton_ok
+
+    def spy(between, heads, names, data=None, said=None):
+        seen.append((said, nsys_csv_sweep._in_ranges(data, between, nsys_csv_sweep._gap_needles())))
+        return real(between, heads, names, data, said)
+
+    monkeypatch.setattr(nsys_csv_sweep, "_skeleton_ok", spy)
+    if needles == "python":
+        monkeypatch.setattr(nsys_csv_sweep, "_gap_needles", lambda: ("Running", "Op Time", "caf\u00e9"))
+    data = change("".join(UM_RUNS.format(k=k) for k in range(3))).encode()
+    with _built_without(monkeypatch, "NSYS_SWEEP_NEEDLES") if needles == "older build" else contextlib.nullcontext():
+        got = nsys_csv_sweep._swept(data, len(data))
+    assert seen == [(found if needles == "c" else None, found)]
+    assert (got is None) == found
+
+
 @contextlib.contextmanager
 def _built_without(monkeypatch, function: str):
     """The sweep's module as with a build of _summarycells older than `function` (it lacks it)."""
-    scan = native.load("_summarycells")
+    load = native.load
+    scan = load("_summarycells")
 
     class Older:
         def __getattr__(self, name):
@@ -510,7 +550,7 @@ def _built_without(monkeypatch, function: str):
             return getattr(scan, name)
 
     with monkeypatch.context() as m:
-        m.setattr(nsys_csv_sweep.native, "load", lambda name: Older() if name == "_summarycells" else native.load(name))
+        m.setattr(nsys_csv_sweep.native, "load", lambda name: Older() if name == "_summarycells" else load(name))
         yield
 
 

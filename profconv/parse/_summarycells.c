@@ -50,7 +50,7 @@
  * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
  *
  * nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2, head3, unread, gap_ranges]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
+ * dest2, head3, unread, gap_ranges, needles]) checks and reads a chunk of a plain `nsys stats --format csv` sweep
  * (profconv.parse.dialects.nsys_csv_sweep) in one pass of its shape and one of its rows: tables each
  * after (a run's "Generating SQLite file P from P" line) "Processing [P] with [PREFIX/reports/R.py]..."
  * and a blank line (P [A-Za-z0-9._/-]+ or a Windows path: ns_any_path, ns_win_path_ok; the separators '/'
@@ -79,7 +79,11 @@
  * table); None where the chunk is not of that shape (the caller reads it otherwise). With gap_ranges
  * true, the gaps are given as ranges of data instead (bytes of int64 pairs, the same bounds: a range a
  * table, then the one after the last table where a report not read is there), not copied out and joined
- * (_kahan.find_any looks in such ranges; NSYS_SWEEP_GAP_RANGES says a build takes the flag).
+ * (_kahan.find_any looks in such ranges; NSYS_SWEEP_GAP_RANGES says a build takes the flag). With `needles`
+ * (a tuple of str as find_any takes them), each of those ranges is looked in for them as the shape's pass walks
+ * it (its bytes still in the cache: not a second pass over the chunk, ~20% of it an app on unified memory's
+ * um_* tables), and whether one is there is given after `noted`: True or False, None where the needles are
+ * not ones find_any looks for (NSYS_SWEEP_NEEDLES says a build takes them).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -93,6 +97,7 @@
 #include <string.h>
 
 #include "_bytestable.h"
+#include "_teddy.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -1362,6 +1367,8 @@ typedef struct {
     struct ns_paths_ *paths; /* the paths of Processing lines taken so far (ns_report_lines) */
     struct ns_names_ *names; /* name cells taken so far (ns_row) */
     int gap_ranges; /* the gaps given as ranges of the data (ns_gap_ranges), not their text joined */
+    const needles_t *nd; /* needles looked for in the gaps as ns_shape walks them (NULL: none), */
+    int *found;          /* and whether one is in them */
 } ns_in;
 
 /* The last database path a Processing line's checks took (p[db_at : db_at + db_len]) and the last folder
@@ -1788,6 +1795,13 @@ static int ns_kind(const ns_in *in, Py_ssize_t i) {
     return -1;
 }
 
+/* Whether a needle of in->nd is in the gap p[a:b] (ns_gap_ranges' bounds), looked for while its bytes are at
+ * hand (walked just now) and until one is found: *in->found set */
+static inline void ns_gap_look(const ns_in *in, Py_ssize_t a, Py_ssize_t b) {
+    if (in->nd != NULL && !*in->found && find_in(in->nd, in->p + a, b - a, in->n - a))
+        *in->found = 1;
+}
+
 /* The newlines in p[a:b] */
 static Py_ssize_t ns_lines(const unsigned char *p, Py_ssize_t a, Py_ssize_t b) {
     Py_ssize_t count = 0;
@@ -1808,7 +1822,7 @@ static Py_ssize_t ns_lines(const unsigned char *p, Py_ssize_t a, Py_ssize_t b) {
 static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *rows, ns_heads *heads,
                     Py_ssize_t *lines, nv_vec *unr) {
     const unsigned char *p = in->p;
-    Py_ssize_t i = 0, n = in->n, line = 0, mark = 0; /* line: the newlines in p[:mark] */
+    Py_ssize_t i = 0, n = in->n, line = 0, mark = 0, from = 0; /* line: the newlines in p[:mark]; from: a gap's start */
     while (i < n) {
         int fresh = 0, skipped = 1, noted = 0;
         Py_ssize_t rep = -1, run = -1, unread[3];
@@ -1855,9 +1869,13 @@ static int ns_shape(const ns_in *in, nv_vec *tabs, nv_vec *news, Py_ssize_t *row
             nv_vec_push(news, fresh))
             return -1;
         *rows += count;
+        ns_gap_look(in, from, i);
+        from = e;
         i = mark = e + 1;
         line += count + 2; /* the header, the rows, the blank line */
     }
+    if (unr->n > 0)
+        ns_gap_look(in, from, n); /* (what follows the last table: a gap where a report not read is there) */
     *lines = line + ns_lines(p, mark, n);
     return tabs->n > 0;
 }
@@ -2149,7 +2167,7 @@ static PyObject *ns_head_lines(const ns_in *in, const ns_heads *h) {
  * not-read tables: per table its header's and last line's newlines before them and its report's index in
  * `unread`, bytes of int64), None where a row is not read so, NULL with an error set */
 static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows,
-                         const ns_heads *heads, Py_ssize_t newlines, const nv_vec *unr) {
+                         const ns_heads *heads, Py_ssize_t newlines, const nv_vec *unr, PyObject *found) {
     PyObject *out = NULL, *cells = PyList_New(in->ncells), *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
     PyObject *tables = NULL, *gaps = NULL, *lines = NULL, *noted = NULL;
     bytes_table t;
@@ -2174,7 +2192,8 @@ static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news
     if ((tables = ns_tables(tabs, news)) != NULL && (gaps = (in->gap_ranges ? ns_gap_ranges : ns_gaps)(in, tabs, unr->n > 0)) != NULL &&
         (lines = ns_head_lines(in, heads)) != NULL &&
         (noted = PyBytes_FromStringAndSize((const char *)unr->v, (Py_ssize_t)(unr->n * sizeof(int64_t)))) != NULL)
-        out = Py_BuildValue("(OOOOOOnO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted);
+        out = found == NULL ? Py_BuildValue("(OOOOOOnO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted)
+                            : Py_BuildValue("(OOOOOOnOO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted, found);
 done:
     Py_XDECREF(noted);
     Py_XDECREF(cells);
@@ -2229,15 +2248,19 @@ static int ns_checked(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
 }
 
 /* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2, head3, unread, gap_ranges]): see the module's docstring */
+ * dest2, head3, unread, gap_ranges, needles]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, hd, h2 = {0}, d2 = {0}, h3 = {0};
+    PyObject *needles = NULL;
     ns_in in;
     in.ncells2 = 0, in.whole2 = 0, in.unread = NULL, in.gap_ranges = 0;
-    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!p", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!pO!", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
                           &in.whole, &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows, &h2, &in.ncells2,
-                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread, &in.gap_ranges))
+                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread, &in.gap_ranges, &PyTuple_Type, &needles))
         return NULL;
+    needles_t nd;
+    int found = 0, looked = needles == NULL ? 0 : needles_read(needles, &nd); /* (0: needles find_any leaves to Python) */
+    in.nd = looked > 0 ? &nd : NULL, in.found = &found;
     in.head3 = h3.buf, in.hn3 = h3.buf == NULL ? 0 : h3.len;
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
     PyObject *out = NULL;
@@ -2251,7 +2274,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (ns_checked(&in, &h2, &d2) < 0)
+    if (looked < 0 || ns_checked(&in, &h2, &d2) < 0)
         goto done;
     Py_ssize_t newlines = 0, most = in.n / 96 + 16; /* (a table: a Processing line, a header, a row, blanks) */
     if (nv_vec_reserve(&tabs, 8 * most) < 0 || nv_vec_reserve(&news, most) < 0)
@@ -2264,7 +2287,8 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         goto done;
     }
-    out = ns_read(&in, &tabs, &news, rows, &heads, newlines, &unr);
+    out = ns_read(&in, &tabs, &news, rows, &heads, newlines, &unr,
+                  needles == NULL ? NULL : looked > 0 ? (found ? Py_True : Py_False) : Py_None);
 done:
     PyMem_Free(names);
     PyMem_Free(tabs.v);
@@ -2564,11 +2588,13 @@ static PyMethodDef methods[] = {
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
-     "dest2, head3, unread, gap_ranges]) -> (tables, cells, codes, names, gaps, headers, newlines, noted) of a plain nsys stats "
+     "dest2, head3, unread, gap_ranges, needles]) -> (tables, cells, codes, names, gaps, headers, newlines, noted[, found]) of "
+     "a plain nsys stats "
      "--format csv sweep's chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, "
      "before the run's first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or "
      "head3; noted: bytes of int64, (lines before the header, before the last line, index in unread) a table of a "
-     "report not read), or None where it is not of that shape"},
+     "report not read; found: whether one of the needles is in the gaps, None where find_any leaves them to Python), or "
+     "None where it is not of that shape"},
     {"merged_notes", merged_notes, METH_VARARGS,
      "merged_notes(number, profiles, sections, names, lo, hi, heads, firsts, counts, tail[, keyed]) -> (notes, by_table) of "
      "the ranked groups merged from several tables (int64 arrays; by_table None where keyed is false), or None where two "
@@ -2592,6 +2618,8 @@ PyMODINIT_FUNC PyInit__summarycells(void) {
     /* the kinds of table nsys_sweep reads (plain summaries, memory sizes, NVTX ranges): callers check for
      * them (an older build reads fewer) */
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_GAP_RANGES", 1) < 0)
+        Py_CLEAR(m);
+    if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_NEEDLES", 1) < 0)
         Py_CLEAR(m);
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 4) < 0)
         Py_CLEAR(m);

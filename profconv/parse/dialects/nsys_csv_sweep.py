@@ -310,20 +310,28 @@ def _unread(joined: bytes, end: bytes) -> list[tuple[int, int, int, int]] | None
     return out
 
 
-def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str], data: Any = None) -> bool:
+def _gap_needles() -> tuple[str, ...]:
+    """What `_skeleton_ok` looks for in the gaps: the stream's markers of the other dialects and the
+    context keywords."""
+    from profconv.parse import context, stream
+
+    return stream.other_markers("nsys") + context.KEYWORDS
+
+
+def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str], data: Any = None,
+                 found: bool | None = None) -> bool:
     """Whether nothing the stream looks for in a window's text (its rows blank: the lines between
     the tables -- `between`, ASCII -- and the headers) or in the first window's head (the names too)
     is in the chunk: no other dialect's marker or context keyword, no '%' in a name; nvprof's detect
     (its markers '%' and '(%)' are left to it on each window's header lines and the two after them)
     not taking a header with its rows blank. `between`: the gaps' text joined by NULs, or where `data`
     (the chunk) is given, their ranges in it (int64 pairs: nsys_sweep's gap_ranges), looked in where
-    they lie."""
-    from profconv.parse import context, stream
+    they lie, or `found`: whether a needle is in them, where nsys_sweep looked as it walked them."""
     from profconv.parse.context import contains_any
     from profconv.parse.dialects import nvprof
     from profconv.parse.model import Document
 
-    needles = stream.other_markers("nsys") + context.KEYWORDS
+    needles = _gap_needles()
     heads_text = "\n".join(h.decode("ascii") for h in heads)
     longest = max(map(len, needles), default=1)
     if data is None:
@@ -332,7 +340,7 @@ def _skeleton_ok(between: bytes, heads: list[bytes], names: list[str], data: Any
     else:  # (the last gap's end: a needle across into the heads)
         a, b = np.frombuffer(between, dtype=np.int64)[-2:].tolist()
         seam = bytes(memoryview(data)[max(a, b - longest + 1) : b])
-        found = _in_ranges(data, between, needles)
+        found = _in_ranges(data, between, needles) if found is None else found
     if (found or contains_any(seam.decode("ascii") + heads_text, needles)
             or contains_any("\n".join(names), (*needles, "%"))):
         return False
@@ -481,14 +489,17 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     where = tuple(fields.index(f) for f in ("pct", "time", "calls", "avg"))
     sizes = bytes(fields.index(f) for f in _SIZE_FIELDS)  # a memory-size row's cells: where they go
     # the gaps between the tables as ranges of the chunk, looked in where they lie (their text joined was a
-    # copy of a fifth of an app on unified memory's sweep: its um_* tables), where both modules do so
+    # copy of a fifth of an app on unified memory's sweep: its um_* tables), where both modules do so; and
+    # looked in by the C pass itself as it walks them where it can (a second pass over the chunk was ~10%
+    # of a parse of such a sweep)
     ranges = getattr(scan, "NSYS_SWEEP_GAP_RANGES", 0) and getattr(native.load("_kahan"), "FIND_ANY_RANGES", 0)
+    look = (True, _gap_needles()) if ranges and getattr(scan, "NSYS_SWEEP_NEEDLES", 0) else (True,) if ranges else ()
     got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
                           nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes,
-                          NVTX_HEADER[:-5], _UNREAD_NAMES, *((True,) if ranges else ()))
+                          NVTX_HEADER[:-5], _UNREAD_NAMES, *look)
     if (got is None or not all(h in (SIZE_HEADER, NVTX_HEADER) or _header_fields(h) == fields for h in got[5])
             or any(map(nsys_batch.odd_name, got[3]))
-            or not _skeleton_ok(got[4], list(got[5]), got[3], data if ranges else None)):
+            or not _skeleton_ok(got[4], list(got[5]), got[3], data if ranges else None, got[8] if len(got) > 8 else None)):
         return None
     tabs = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)
     kinds, reports = tabs[:, 3], tabs[:, 1]
