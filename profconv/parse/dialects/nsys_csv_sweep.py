@@ -54,6 +54,7 @@ import numpy as np
 
 from profconv.parse import bytescan, columnar, native, read_buffer, sweep_rows
 from profconv.parse.colviews import Const, Runs
+from profconv.parse.made_notes import MadeNotes
 
 CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
 # bytes of the file a part holds (`parts`: a stream's parts; a terminal table holds each part's rendered
@@ -716,8 +717,9 @@ def _profile_set(chunks: list[dict[str, Any]], label: str, number: int, numbers:
     profiles = ProfileColumns({"profile": profile_numbers, "tool": ["nsys"] * count,
                                "line_start": where["starts"].tolist(), "line_end": where["ends"].tolist(),
                                "pid": [None] * count, "command": [None] * count}, count)
-    lead = _unread_notes(np.concatenate([c["unread"] for c in chunks]))
-    notes = lead + merged_notes
-    ps = ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)
-    ps.lead = len(lead)  # (the whole read says the not-read reports' notes first: core._parse_text)
+    unread = np.concatenate([c["unread"] for c in chunks])
+    # the not-read tables' notes (three a run of an app on unified memory) made where they are asked for
+    notes = MadeNotes(lambda: _unread_notes(unread) + merged_notes, len(unread) + len(merged_notes))
+    ps = ProfileSet(None, profiles, label, [], notes, table_notes, rows=rows)  # type: ignore[arg-type]
+    ps.lead = len(unread)  # (the whole read says the not-read reports' notes first: core._parse_text)
     return ps
