@@ -564,7 +564,8 @@ def _merged_notes_in_python(monkeypatch, *args):
 def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
     """The merged groups' notes (`_merged_notes`): the C pass gives the Python loop's notes and table
     notes, in order, the table notes a GroupNotes over the notes (no dict, list or key a group); two
-    groups of one key (never from a sweep: `_twice`) are left to Python, which keeps the last."""
+    groups of one key (never from a sweep: `_twice`) are left to Python, which keeps the last. Where every key
+    is once, the notes are made where first read (a MadeNotes), in C or in Python."""
     import numpy as np
 
     from profconv.parse.group_notes import GroupNotes
@@ -577,6 +578,8 @@ def test_the_merged_groups_notes_made_in_c_are_pythons(case, monkeypatch):
             "three": (q(7, 12), q(gpu, api), q(5, 40), q(30, 70), heads, q(0, 4), q(3, 3)),
             "one key twice": (q(3, 3), q(gpu, gpu), q(5, 31), q(16, 45), heads, q(0, 3), q(2, 2))}[case]
     notes, table_notes = nsys_csv_sweep._merged_notes(*args)
+    if case != "one key twice":  # (made where first read: a library call that only ranks makes none)
+        assert len(notes) == len(table_notes) == 2 and not notes.made()
     assert (notes, table_notes) == _merged_notes_in_python(monkeypatch, *args)
     tail = "; each printed Time(%) is relative to its own table, Share is of their summed time"
     expected = {"two": [(1, "gpu", "lines 5-16: merged from 2 source tables (starting at lines 5, 11)"),

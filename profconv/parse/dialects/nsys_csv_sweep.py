@@ -613,23 +613,36 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
 _TAIL = "; each printed Time(%) is relative to its own table, Share is of their summed time"
 
 
-def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a: Any, k: Any) -> tuple[list, Mapping]:
+def _merged_notes(profiles: Any, sections: Any, lo: Any, hi: Any, heads: Any, a: Any, k: Any) -> tuple[Any, Mapping]:
     """Each merged group's note as the ProfileSet says it, and {(profile, section): [its text]} (core's
     table notes): group g of profile profiles[g], section code sections[g], lines lo[g]-hi[g], its k[g]
-    tables' first lines heads[a[g]:a[g] + k[g]]. Made in C where the module has it (a note a run in a
-    sweep of the default reports: 6,000 in 20 MB), the table notes then a GroupNotes over them (no dict
-    of them: profconv.parse.group_notes) where every key is once."""
-    from profconv.parse.core import table_note
+    tables' first lines heads[a[g]:a[g] + k[g]]. Where every key is once (a note a run in a sweep of the
+    default reports: 6,000 in 20 MB), the notes are made where they are first read (a MadeNotes: in C
+    where the module has it) and the table notes are a GroupNotes over them (no dict of them:
+    profconv.parse.group_notes); else made now."""
     from profconv.parse.group_notes import GroupNotes
 
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (profiles, sections, lo, hi, heads, a, k)]
     scan = native.load("_summarycells")
-    if hasattr(scan, "merged_notes"):
-        order = np.sort(i64[0] * len(_CODES) + i64[1])  # (each group's key as one int)
-        once = bool((order[1:] != order[:-1]).all())
-        made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL, not once)
-        if made is not None:
-            return made[0], made[1] if made[1] is not None else GroupNotes(made[0], i64[0], i64[1], _CODES)
+    order = np.sort(i64[0] * len(_CODES) + i64[1])  # (each group's key as one int)
+    if bool((order[1:] != order[:-1]).all()):
+        notes = MadeNotes(lambda: _notes_made(scan, i64), len(i64[0]))
+        return notes, GroupNotes(notes, i64[0], i64[1], _CODES)
+    made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL, True) if hasattr(scan, "merged_notes") else None
+    return made if made is not None else _notes_in_python(i64)
+
+
+def _notes_made(scan: Any, i64: list[Any]) -> list[str]:
+    """The merged groups' notes (every key once): in C where the module has it, else in Python."""
+    made = scan.merged_notes(0, *i64[:2], tuple(_CODES), *i64[2:], _TAIL, False) if hasattr(
+        scan, "merged_notes") else None
+    return made[0] if made is not None else _notes_in_python(i64)[0]
+
+
+def _notes_in_python(i64: list[Any]) -> tuple[list[str], dict]:
+    """_merged_notes' notes and table notes (a dict) as Python makes them."""
+    from profconv.parse.core import table_note
+
     ps, codes, lo_, hi_, hl, al, kl = (x.tolist() for x in i64)
     texts = [f"lines {x}-{y}: merged from {n} source tables (starting at lines "
              f"{', '.join(map(str, hl[f : f + n]))}){_TAIL}" for x, y, f, n in zip(lo_, hi_, al, kl)]
