@@ -81,8 +81,8 @@
  * table, then the one after the last table where a report not read is there), not copied out and joined
  * (_kahan.find_any looks in such ranges; NSYS_SWEEP_GAP_RANGES says a build takes the flag). With `needles`
  * (a tuple of str as find_any takes them), each of those ranges is looked in for them as the shape's pass walks
- * it (its bytes still in the cache: not a second pass over the chunk, ~20% of it an app on unified memory's
- * um_* tables), and whether one is there is given after `noted`: True or False, None where the needles are
+ * it (its bytes still in the cache: not a second pass over them, ~40% of an app on unified memory's sweep with
+ * its um_* tables), and whether one is there is given after `noted`: True or False, None where the needles are
  * not ones find_any looks for (NSYS_SWEEP_NEEDLES says a build takes them).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
