@@ -14,7 +14,10 @@ writes every row): read_csv + DataFrame.to_json(orient="records") for --json, th
 rows and write what the CLI writes (profconv's own --csv rows, read into a table before timing:
 read_csv + to_json(orient="records"), pyarrow's reader + write_csv). A "(same output)" line gives
 write_csv of those rows alone against read_csv: where it is over 1.0x, no writer in this process can
-put out the CLI's rows in read_csv's time. Medians of --repeat interleaved rounds.
+put out the CLI's rows in read_csv's time. Medians of --repeat interleaved rounds. Then --pairs pairs of
+read_csv and the library one right after the other, and the median of the pairs' ratios (the "(paired)"
+line): on a shared VM whose speed moves between runs by more than a change under test, a ratio of two
+medians taken apart moves with it; a pair's two calls meet the same moment.
 
 Memory: the absolute peak RSS (ru_maxrss, nothing subtracted) of a child `python -m profconv parse
 FILE --json` (and the terminal table, to a pipe) over the input's bytes, at --mb (20 MB: the target
@@ -440,7 +443,16 @@ def profconv_argv(path: Path, out: str) -> list[str]:
     return argv + ([out] if out != "--table" else [])
 
 
-def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
+def paired(read_csv: Callable[[], object], library: Callable[[], object], pairs: int) -> list[float]:
+    """read_csv's CPU time over the library's, each pair's two calls one right after the other."""
+    out = []
+    for _ in range(pairs):
+        reference = clocks(read_csv)[0]
+        out.append(reference / clocks(library)[0])
+    return out
+
+
+def speed(key: str, path: Path, plain: Path, repeat: int, pairs: int = 0) -> None:
     import pandas as pd
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -497,6 +509,10 @@ def speed(key: str, path: Path, plain: Path, repeat: int) -> None:
     print(f"{key:13s} {'(same output)':15s} {out_table.num_rows:,} rows x {out_table.num_columns}: read_csv + to_json "
           f"{med['read_csv+to_json out']:.3f} s, pyarrow read + write_csv {med['pyarrow+write_csv out']:.3f} s; "
           f"write_csv alone {med['write_csv out']:.3f} s = {med['write_csv out'] / med['read_csv']:.2f}x read_csv")
+    if pairs:
+        got = sorted(paired(tasks["read_csv"], tasks["library"], pairs))
+        print(f"{key:13s} {'(paired)':15s} the library against read_csv run just before it, {pairs} pairs: median "
+              f"{statistics.median(got):.2f}x (from {got[0]:.2f}x to {got[-1]:.2f}x)")
 
 
 def profconv_rows(path: Path, plain: Path):
@@ -526,6 +542,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=20.0, help="size of each generated input (MB)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=15, help="read_csv and library pairs for the (paired) line (0: none)")
     ap.add_argument("--only", default="", help="comma-separated inputs: " + ", ".join(INPUTS))
     ap.add_argument("--linear", default="", help="sizes in MB for the CLI child's time/memory (e.g. 20,200,1000)")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS children")
@@ -553,7 +570,7 @@ def main() -> None:
         path, plain = tmp / f"{key}.log", tmp / f"{key}.plain.csv"
         INPUTS[key][1](path, plain, int(args.mb * 1e6))
         if not args.no_speed:
-            speed(key, path, plain, args.repeat)
+            speed(key, path, plain, args.repeat, args.pairs)
         if not args.no_memory:
             memory(key, path)
         for mb in (float(x) for x in args.linear.split(",") if x):
