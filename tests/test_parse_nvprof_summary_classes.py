@@ -113,3 +113,22 @@ def test_a_csv_units_row_of_another_width_leaves_the_table_unplaced():
 
     with pytest.raises(NoProfileFound, match=r"no row could be read: line\(s\) 2, 3, 4 "):
         profconv.parse_text(text)
+
+
+def test_headerless_rows_looked_for_only_where_a_share_is_followed_by_a_blank():
+    """nvprof's detect looks for two summary rows without a header only in a text with '%' then a blank
+    or tab (every such row has one): the same answer as the rows' pattern alone, on every test log's
+    head and on rows that differ from one only there."""
+    from pathlib import Path
+
+    from profconv.parse.dialects.nvprof import common
+
+    row = " 45.20%  7.2980ms  8002  912ns  834ns  12.646us  acc_kernel\n"
+    texts = [row * 2, row.replace("%  ", "%\t") * 2, row.replace("%  ", "%,") * 2, row, "",
+             "GPU activities: " + row.lstrip() + row, row + row.replace("45.20%", "45.20 %")]
+    texts += [p.read_text(errors="replace")[: common.HEADERLESS_SCAN]
+              for p in sorted(Path(__file__).parent.joinpath("data").rglob("*.log"))]
+    got = [common._headerless_rows(t) for t in texts]
+    assert got == [common._TWO_ROWS.search(t) is not None for t in texts]
+    assert got[:7] == [True, True, False, False, False, True, False]
+    assert sum(got) >= 3
