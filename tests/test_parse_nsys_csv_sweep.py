@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from profconv.parse import native
+from profconv.parse.colviews import Runs
 from profconv.parse.dialects import nsys, nsys_csv_sweep
 from tests.fastpath_compare import FastPath, mutate_lines, set_cell, write_lines, write_mutated
 
@@ -280,9 +281,25 @@ def test_runs_with_their_memory_sizes(seed, tmp_path, monkeypatch, small):
         got = nsys_csv_sweep.read(str(path), str(path))
         assert got is not None, "a plain sweep is read by the fast path"
         assert got.rows.cols["table"].listed is None, "the table's line numbers stay an array (colviews.Runs)"
+        basis = got.rows.cols["share_basis"]
+        assert isinstance(basis, Runs) and set(basis.values) == {"total_ns", None}, "a value a run of blocks"
+        assert len(basis.values) < len(basis) / 4
     FAST.assert_library_same(path, monkeypatch)
     if seed % 6 == 0:
         FAST.assert_cli_same(path, monkeypatch)
+
+
+def test_share_basis_a_value_a_run_of_blocks_alike():
+    """share_basis where some blocks are not ranked: "total_ns" or None a run of blocks alike, as many
+    rows as the blocks hold."""
+    import numpy as np
+
+    from profconv.parse.sweep_rows import _basis_runs
+
+    got = _basis_runs(np.array([0, 3, 5, 6, 10], dtype=np.int64), np.array([0, 0, 1, 1, 0], dtype=bool), 12)
+    assert got.values == ["total_ns", None, "total_ns"] and got.sizes.tolist() == [5, 5, 2]
+    assert list(got) == ["total_ns"] * 5 + [None] * 5 + ["total_ns"] * 2
+    assert list(_basis_runs(np.array([0], dtype=np.int64), np.array([1], dtype=bool), 4)) == [None] * 4
 
 
 def test_a_memory_size_tables_rows(tmp_path):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from profconv.parse import native
-from profconv.parse.colviews import Coded, Const
+from profconv.parse.colviews import Coded, Const, Runs
 
 
 def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
@@ -47,10 +47,8 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
     if top is None:
         return None
     basis: Any = Const("total_ns", n)
-    if unranked is not None:  # the rows of the blocks not ranked: none
-        sizes = np.diff(np.append(np.frombuffer(blocks, dtype=np.int64), n))
-        basis = scan.nvprof_take(["total_ns", None], np.repeat(np.frombuffer(unranked, dtype=np.uint8) != 0, sizes)
-                                 .astype(np.int64))
+    if unranked is not None:  # the rows of the blocks not ranked: none (a value a run of blocks, not a row)
+        basis = _basis_runs(np.frombuffer(blocks, dtype=np.int64), np.frombuffer(unranked, dtype=np.uint8) != 0, n)
     cols.update(share=share, cumulative=cumulative, in_top=top, share_basis=basis)
     by_base: dict[str, str] = {}
     shorts = [_short_of(k, by_base) for k in pool]
@@ -60,6 +58,14 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
     else:
         cols["name"], cols["short_name"] = scan.nvprof_take(pool, codes), scan.nvprof_take(shorts, codes)
     return cols
+
+
+def _basis_runs(firsts: Any, skipped: Any, n: int) -> Runs:
+    """share_basis of n rows whose blocks start at `firsts`: "total_ns", None where `skipped` (a bool a
+    block), as runs of blocks alike (a few hundred values, not one a row)."""
+    opens = np.flatnonzero(np.append(True, skipped[1:] != skipped[:-1]))
+    sizes = np.diff(np.append(firsts[opens], n))
+    return Runs([None if s else "total_ns" for s in skipped[opens].tolist()], sizes)
 
 
 def trusted(cols: dict[str, Any], n: int) -> Any:
