@@ -513,6 +513,48 @@ def speed(key: str, path: Path, plain: Path, repeat: int, pairs: int = 0) -> Non
         got = sorted(paired(tasks["read_csv"], tasks["library"], pairs))
         print(f"{key:13s} {'(paired)':15s} the library against read_csv run just before it, {pairs} pairs: median "
               f"{statistics.median(got):.2f}x (from {got[0]:.2f}x to {got[-1]:.2f}x)")
+        rows_only(key, path, tasks["read_csv"], pairs)
+
+
+def rows_only(key: str, path: Path, read_csv: Callable[[], object], pairs: int) -> None:
+    """Where the input holds reports profconv does not read (nsys's um_* tables: a note each, no rows), the
+    (paired) figure of the same file without them -- the same rows, the bytes read_csv's input holds too --
+    beside the pairs of the whole file: what those reports cost the library, apart from its reading of rows."""
+    import profconv
+
+    stripped = without_unread(path)
+    if stripped is None:
+        return
+    try:
+        got = sorted(paired(read_csv, lambda: profconv.parse(str(stripped)), pairs))
+        gone = (path.stat().st_size - stripped.stat().st_size) / 1e6
+        print(f"{key:13s} {'(rows only)':15s} the same less its {gone:.1f} MB of reports not read, the library against "
+              f"read_csv, {pairs} pairs: median {statistics.median(got):.2f}x "
+              f"(from {got[0]:.2f}x to {got[-1]:.2f}x)")
+    finally:
+        stripped.unlink()
+
+
+def without_unread(path: Path) -> Path | None:
+    """A copy of an nsys sweep less the reports profconv notes and does not read (each a Processing line,
+    its table and the blank line after it), or None where it holds none."""
+    from profconv.parse.dialects.nsys import NOT_READ
+
+    scripts = tuple(f"/{name}.py]" for name in NOT_READ) + tuple(f"\\{name}.py]" for name in NOT_READ)
+    blocks = path.read_text().split("\n\n")
+    kept = [b for b in blocks if not _unread_block(b, scripts)]
+    if len(kept) == len(blocks):
+        return None
+    out = path.with_name(path.stem + ".rows-only.log")
+    out.write_text("\n\n".join(kept))
+    return out
+
+
+def _unread_block(block: str, scripts: tuple[str, ...]) -> bool:
+    """Whether a blank-line-separated block is one report not read: its Processing line names one of
+    `scripts` (a run's Generating line before it keeps the block)."""
+    first = block.lstrip("\n").split("\n", 1)[0]
+    return first.startswith("Processing [") and any(s in first for s in scripts)
 
 
 def profconv_rows(path: Path, plain: Path):
