@@ -62,7 +62,8 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
 
 def _basis_runs(firsts: Any, skipped: Any, n: int) -> Runs:
     """share_basis of n rows whose blocks start at `firsts`: "total_ns", None where `skipped` (a bool a
-    block), as runs of blocks alike (a few hundred values, not one a row)."""
+    block; one block or more), as runs of blocks alike (about two a run of an nsys sweep with memory
+    sizes, not one a row)."""
     opens = np.flatnonzero(np.append(True, skipped[1:] != skipped[:-1]))
     sizes = np.diff(np.append(firsts[opens], n))
     return Runs([None if s else "total_ns" for s in skipped[opens].tolist()], sizes)
