@@ -131,4 +131,4 @@ def test_headerless_rows_looked_for_only_where_a_share_is_followed_by_a_blank():
     got = [common._headerless_rows(t) for t in texts]
     assert got == [common._TWO_ROWS.search(t) is not None for t in texts]
     assert got[:7] == [True, True, False, False, False, True, False]
-    assert sum(got) >= 3
+    assert sum(got[7:]) >= 27  # the test logs with such rows in their head (27 of 155 when written)
