@@ -300,6 +300,44 @@ def test_scan_refuses_what_normalize_rewrites(bad):
         assert scan(data, 0, len(data), b"nim", array("d", [0.0])) is None
 
 
+def _scans() -> list:
+    mod = native.load("_ncucells")
+    return [ncu_raw._scan_py] + ([mod.rows] if mod is not None else [])
+
+
+@pytest.mark.parametrize("at", range(0, 41, 3))
+@pytest.mark.parametrize("mark", ['"', "\t", "&", "\\", "//", "/*", "--", "<b", "<P", "\x7f", "\u00e9"])
+def test_scan_refuses_a_mark_anywhere_in_a_long_cell(at, mark):
+    """A byte or mark normalize rewrites is found wherever it is in a cell the C scan walks sixteen bytes a
+    step (before, across and after a step's edge); '/', '-' and '<' alone there are plain bytes."""
+    text = "x" * at + mark + "y" * (44 - at)
+    data = (",".join(f'"{c}"' for c in ["k", text, "1"]) + "\n").encode()
+    for scan in _scans():
+        assert scan(data, 0, len(data), b"nim", array("d", [0.0])) is None, scan
+    plain = ("x" * at + mark[0] + "y" * (44 - at)) if mark[0] in "/-<" else None
+    if plain is not None:
+        data = (",".join(f'"{c}"' for c in ["k", plain, "1"]) + "\n").encode()
+        for scan in _scans():
+            assert scan(data, 0, len(data), b"nnm", array("d", [0.0])) == (1, 0, 0, 0, ["k", plain], [], [])
+
+
+def test_scan_texts_one_str_each_across_calls():
+    """The texts of the 'n' cells: one str for each distinct text, and where a dict is given, the one it
+    holds (a details page's windows, each a call, share one), in C as in Python."""
+    lines = [f'"{k}","m{k % 3}","{"u" * (k % 2)}","1"\n' for k in range(6)] * 2
+    data = "".join(lines).encode()
+    half = len("".join(lines[:6]))
+    want = [t for k in range(6) for t in (str(k), f"m{k % 3}", "u" * (k % 2))] * 2
+    for scan in _scans():
+        seen: dict[str, str] = {}
+        first = scan(data, 0, half, b"nnnm", array("d", [0.0]) * 6, seen)
+        second = scan(data, half, len(data), b"nnnm", array("d", [0.0]) * 6, seen)
+        names = first[4] + second[4]
+        assert names == want and scan(data, 0, len(data), b"nnnm", array("d", [0.0]) * 12)[4] == want
+        assert sorted(seen) == sorted(set(want)) and all(seen[t] is t for t in names)
+        assert len({id(t) for t in names}) == len(set(want)) == 11
+
+
 def test_cli_alike(monkeypatch, tmp_path):
     path = tmp_path / "raw.log"
     path.write_text(page(N, "1.5(!)"))

@@ -1,10 +1,12 @@
 /* The rows of an `ncu --csv --page raw` page read from the input's bytes in one pass
  * (profconv.parse.dialects.ncu_raw; its pure-Python twin there gives the same result).
  *
- * rows(data, start, end, kinds, out) reads data[start:end]: lines of quoted cells ("a","b",...), each
- * line ending in '\n', `len(kinds)` cells a line. kinds holds one byte per column: 'i' a cell that is
- * only checked, 'n' a text returned as a str (a raw page's kernel name; a details page's kernel,
- * metric name and unit: the texts of a row's 'n' cells in column order), 'm' a metric value, 'd' a
+ * rows(data, start, end, kinds, out[, seen]) reads data[start:end]: lines of quoted cells ("a","b",...),
+ * each line ending in '\n', `len(kinds)` cells a line. kinds holds one byte per column: 'i' a cell that
+ * is only checked, 'n' a text returned as a str (a raw page's kernel name; a details page's kernel,
+ * metric name and unit: the texts of a row's 'n' cells in column order; one str for each distinct
+ * text, made once -- and where `seen`, a dict, is given, the one it holds for an equal text, else the
+ * new one added to it: one object for a text over every call that shares `seen`), 'm' a metric value, 'd' a
  * metric value that is a whole number of nanoseconds (a duration: it also votes as a count, as
  * ncu._vote casts it), 'e' an empty cell that is not quoted (the trailing comma of a 2024+ details
  * page's metric row: '"...","21.30",'). Each metric cell goes to `out` (a writable buffer of doubles, launch by launch,
@@ -29,6 +31,12 @@
 #include <Python.h>
 #include <math.h>
 #include <string.h>
+
+#include "_bytestable.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct {
     long dot, comma;
@@ -164,10 +172,32 @@ static void cell_table(void) {
     CELL['"'] = 3;
 }
 
-/* the closing quote of the cell whose text starts at s, its bytes looked at once; NULL where one is
- * a byte or mark normalize rewrites, or where there is none before stop */
+#if defined(__SSE2__)
+/* the first of the sixteen bytes at p that CELL does not map to 0 (16 where none is): below 0x20 or
+ * from 0x7f up (below 0x20 as signed bytes: 0x80 up too), '&', '\\', '/', '-', '<' or '"' */
+static inline int cell_stop16(const unsigned char *p) {
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    __m128i hit = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)));
+    hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('&')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')), _mm_cmpeq_epi8(x, _mm_set1_epi8('-'))));
+    hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('<')), _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))));
+    unsigned m = (unsigned)_mm_movemask_epi8(hit);
+    return m ? __builtin_ctz(m) : 16;
+}
+#endif
+
+/* the closing quote of the cell whose text starts at s, its bytes looked at once (sixteen a step where
+ * they are there: the bytes CELL maps to 0 passed over); NULL where one is a byte or mark normalize
+ * rewrites, or where there is none before stop */
 static const unsigned char *cell_end(const unsigned char *s, const unsigned char *stop) {
     for (const unsigned char *p = s; p < stop; p++) {
+#if defined(__SSE2__)
+        while (p + 16 <= stop) { /* (then p at a byte CELL maps to a stop, or fewer than 16 left) */
+            int k = cell_stop16(p);
+            p += k;
+            if (k < 16) break;
+        }
+#endif
         unsigned char t = CELL[*p];
         if (t == 0) continue;
         if (t == 3) return p;
@@ -180,8 +210,6 @@ static const unsigned char *cell_end(const unsigned char *s, const unsigned char
     return NULL;
 }
 
-#define RECENT 16 /* kernel names compared with before a new str is made (a page cycles through a few) */
-
 typedef struct {
     const unsigned char *base;
     const char *kinds;
@@ -190,25 +218,36 @@ typedef struct {
     Py_ssize_t cap;
     Vote vote;
     PyObject *names, *odd, *full;
-    PyObject *recent[RECENT]; /* borrowed: `names` holds them */
-    int next;
+    bytes_table texts; /* each distinct text of the 'n' cells, one str (_bytestable.h) */
+    PyObject *seen;    /* a dict where given: a text's str the one it holds for an equal text, added where none */
+    PyObject **last;   /* per column, the str of the cell above (borrowed: texts.strs holds it) */
 } Scan;
 
-/* the name s..e as a str: one of the recent ones where it is equal to it (one object for all the
- * launches of a kernel), else a new one; a new reference */
-static PyObject *name_of(Scan *sc, const unsigned char *s, const unsigned char *e) {
+/* the text s..e of column `col` as a str: the cell above's where it is the same (a launch's rows name
+ * its kernel), else the one made for it before in this call, else a new one (where sc->seen is given,
+ * the equal str it holds: one object for a text across calls); borrowed, NULL with an error set or,
+ * where the text is not ASCII, with none (cell_end lets no such byte through) */
+static PyObject *name_of(Scan *sc, Py_ssize_t col, const unsigned char *s, const unsigned char *e) {
     Py_ssize_t n = e - s;
-    for (int k = 0; k < RECENT; k++) {
-        PyObject *o = sc->recent[k];
-        if (o != NULL && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_DATA(o), s, (size_t)n) == 0)
-            return Py_NewRef(o);
+    PyObject *o = sc->last[col];
+    if (o != NULL && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_DATA(o), s, (size_t)n) == 0)
+        return o;
+    Py_ssize_t before = PyList_GET_SIZE(sc->texts.strs);
+    int64_t code = bt_code(&sc->texts, sc->base, s - sc->base, n);
+    if (code < 0)
+        return NULL;
+    o = PyList_GET_ITEM(sc->texts.strs, code);
+    if (sc->seen != NULL && PyList_GET_SIZE(sc->texts.strs) > before) {
+        PyObject *held = PyDict_SetDefault(sc->seen, o, o); /* (borrowed) */
+        if (held == NULL)
+            return NULL;
+        if (held != o) {
+            PyList_SET_ITEM(sc->texts.strs, code, Py_NewRef(held));
+            Py_DECREF(o);
+            o = held;
+        }
     }
-    PyObject *name = PyUnicode_DecodeASCII((const char *)s, n, NULL);
-    if (name != NULL) {
-        sc->recent[sc->next] = name;
-        sc->next = (sc->next + 1) % RECENT;
-    }
-    return name;
+    return sc->last[col] = o;
 }
 
 /* one cell at *pp (its opening quote): read, checked, handled; 0: not such a cell; -1: error; 2: a
@@ -230,12 +269,11 @@ static int cell(Scan *sc, const unsigned char **pp, const unsigned char *stop, P
     *pp = p + 1;
     char kind = sc->kinds[col];
     if (kind == 'n') {
-        PyObject *name = name_of(sc, s, q);
-        if (name == NULL || PyList_Append(sc->names, name) < 0) {
-            Py_XDECREF(name);
+        PyObject *name = name_of(sc, col, s, q);
+        if (name == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        if (PyList_Append(sc->names, name) < 0)
             return -1;
-        }
-        Py_DECREF(name);
     } else if (kind == 'm' || kind == 'd') {
         Py_ssize_t at = sc->rows * sc->metrics + *m;
         if (at >= sc->cap) return 0;
@@ -259,7 +297,6 @@ static int full_row(Scan *sc, const unsigned char **pp, const unsigned char *sto
                     Py_ssize_t names_at, Py_ssize_t odd_at, Vote vote) {
     const unsigned char *nl = memchr(*pp, '\n', (size_t)(stop - *pp));
     if (nl == NULL) return 0;
-    for (int k = 0; k < RECENT; k++) sc->recent[k] = NULL; /* borrowed: what the row added goes now */
     if (PyList_SetSlice(sc->names, names_at, PY_SSIZE_T_MAX, NULL) < 0 ||
         PyList_SetSlice(sc->odd, odd_at, PY_SSIZE_T_MAX, NULL) < 0)
         return -1;
@@ -278,14 +315,24 @@ static int full_row(Scan *sc, const unsigned char **pp, const unsigned char *sto
 static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer data, kinds, out;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*nny*w*", &data, &start, &end, &kinds, &out)) return NULL;
+    PyObject *seen = Py_None;
+    if (!PyArg_ParseTuple(args, "y*nny*w*|O", &data, &start, &end, &kinds, &out, &seen)) return NULL;
     PyObject *result = NULL;
     Scan sc = {(const unsigned char *)data.buf, (const char *)kinds.buf, kinds.len, 0, 0,
                (double *)out.buf, out.len / (Py_ssize_t)sizeof(double), {0, 0, 0}, PyList_New(0), PyList_New(0),
-               PyList_New(0), {NULL}, 0};
+               PyList_New(0), {NULL, 0, 0, 64, NULL}, seen == Py_None ? NULL : seen,
+               PyMem_Calloc((size_t)kinds.len + 1, sizeof(PyObject *))};
     for (Py_ssize_t k = 0; k < kinds.len; k++) sc.metrics += (sc.kinds[k] == 'm' || sc.kinds[k] == 'd');
-    if (sc.names == NULL || sc.odd == NULL || sc.full == NULL || start < 0 || end > data.len || start > end ||
-        kinds.len == 0)
+    if (sc.seen != NULL && !PyDict_CheckExact(sc.seen)) {
+        PyErr_SetString(PyExc_TypeError, "rows: seen must be a dict or None");
+        goto done;
+    }
+    if (sc.last == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (sc.names == NULL || sc.odd == NULL || sc.full == NULL || bt_init(&sc.texts, 64) < 0 || start < 0 ||
+        end > data.len || start > end || kinds.len == 0)
         goto done;
     const unsigned char *p = sc.base + start, *stop = sc.base + end;
     int ok = 1;
@@ -310,6 +357,8 @@ done:
     Py_XDECREF(sc.names);
     Py_XDECREF(sc.odd);
     Py_XDECREF(sc.full);
+    bt_free(&sc.texts);
+    PyMem_Free(sc.last);
     PyBuffer_Release(&data);
     PyBuffer_Release(&kinds);
     PyBuffer_Release(&out);
@@ -352,7 +401,7 @@ static PyObject *page_end(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
-     "rows(data, start, end, kinds, out) -> (rows, dot, comma, undecided, names, odd, full) | None: an ncu "
+     "rows(data, start, end, kinds, out[, seen]) -> (rows, dot, comma, undecided, names, odd, full) | None: an ncu "
      "page's rows (see the module's source)"},
     {"page_end", page_end, METH_VARARGS,
      "page_end(data, lo, hi) -> (end or -1, newlines, next): where a page's rows end (see the source)"},

@@ -95,7 +95,7 @@ class _Columns:
     units: list[str | None]
     odd: list[tuple[int, str]]
     counts: list[str]  # the value cells of the durations in whole nanoseconds (they vote as counts too)
-    lines: array | None = None  # each metric row's line, 0-based in the page
+    lines: array | None = None  # each metric row's line in the input (1-based)
     dot: int = 0
     comma: int = 0
     undecided: bool = False
@@ -145,7 +145,7 @@ def read(data: Any, start: int, end: int, header: list[str], first_line: int, ro
         return None
     rows = ncu_raw._newlines(data, start, end) if rows is None else rows
     values = array("d", [0.0]) * rows
-    got = _Scan(data, shape, values).run(start, end)
+    got = _Scan(data, shape, values, first_line).run(start, end)
     if got is None or (got.lines is None and len(got.names) != rows) or any(not m.strip() for m in set(got.metrics)):
         return None  # not plain rows, or a row with no metric name that is no rule's: the row reader's
     del values[len(got.names) :]
@@ -153,8 +153,7 @@ def read(data: Any, start: int, end: int, header: list[str], first_line: int, ro
     if texts is None:
         return None
     page = Page(header, got.names, got.metrics, got.units, values, texts, first_line, last_line=first_line + rows - 1)
-    if got.lines is not None:
-        page.lines = array("q", [first_line + k for k in got.lines])
+    page.lines = got.lines
     return page
 
 
@@ -179,7 +178,7 @@ class _Scan:
     every column; each is read here as the row reader reads it: a rule's (no metric name, its advice
     in the rule columns) is left out, anything else sends the page to the row reader."""
 
-    def __init__(self, data: Any, shape: _Shape, values: array) -> None:
+    def __init__(self, data: Any, shape: _Shape, values: array, first_line: int = 1) -> None:
         from profconv.parse import native
         from profconv.parse.dialects import ncu_raw
 
@@ -193,6 +192,7 @@ class _Scan:
         self.rules: dict[bytes, bool] = {}  # a rule's row's cells from the metric's on -> whether it is one
         self.view = memoryview(values)
         self.line = 0  # the page's lines scanned so far
+        self.first_line = first_line  # the input's line of the page's first row
 
     def run(self, start: int, end: int) -> _Columns | None:
         from profconv.parse.dialects import ncu_raw
@@ -214,10 +214,10 @@ class _Scan:
         hands back (a 2024+ page's) read as the row reader reads them."""
         out, k, slot = self.out, self.k, self.slot
         base = len(out.names)
-        got = self.scan(self.data, a, b, self.shape.kinds, self.view[base:])
+        got = self.scan(self.data, a, b, self.shape.kinds, self.view[base:], self.seen)  # one str per distinct text
         if got is None or not all(self._rule_row(self.data[x:y]) for _, x, y in got[6]):
             return False
-        texts = list(map(self.seen.setdefault, got[4], got[4]))  # one str per distinct text
+        texts = got[4]
         out.names += texts[slot[0] :: k]
         out.metrics += texts[slot[1] :: k]
         out.units += [None] * got[0] if slot[2] is None else [u or None for u in texts[slot[2] :: k]]
@@ -229,7 +229,7 @@ class _Scan:
         if out.lines is not None:
             prev = 0
             for i in [*rules, lines]:
-                out.lines.extend(range(self.line + prev, self.line + i))
+                out.lines.extend(range(self.first_line + self.line + prev, self.first_line + self.line + i))
                 prev = i + 1
         self.line += lines
         return True
@@ -269,7 +269,7 @@ def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at
             if m in ncu.DURATION_METRICS and u in ncu._WHOLE_NS]
     if not rows:
         return []
-    found = [m.group(1).decode("ascii") for m in _duration_ns().finditer(data, lo, hi)]
+    found = _duration_cells(data, lo, hi, {out.metrics[r] for r in rows})
     if len(found) == len(rows):
         return found
     skip = set(rules)
@@ -278,14 +278,34 @@ def _count_cells(data: Any, lo: int, hi: int, base: int, out: _Columns, value_at
     return [metric_lines[r - base].rstrip(b",")[1:-1].split(b'","')[value_at].decode("ascii") for r in rows]
 
 
+def _duration_cells(data: Any, lo: int, hi: int, metrics: set[str]) -> list[str]:
+    """The value cells of the rows of data[lo:hi] that end in a duration metric among `metrics` (those
+    the rows name), a unit of whole nanoseconds and the value, in order: each metric's cell found by a
+    search for its bytes, the rest of the row matched there. (One expression over every byte tried its
+    alternation at each '","' of the page, ~20 a row: 60 ms of a 20 MB page.) A row ends in one
+    metric, unit and value: no two finds share a row."""
+    heads, tail = _duration_ns()
+    found = []
+    for head in (heads[m] for m in sorted(metrics)):
+        at = data.find(head, lo, hi)
+        while at >= 0:
+            m = tail.match(data, at + len(head), hi)
+            if m is not None:
+                found.append((at, m.group(1).decode("ascii")))
+            at = data.find(head, at + 1, hi)  # (the next may start in this one's '","': a section named so)
+    found.sort()
+    return [cell for _, cell in found]
+
+
 @cache
-def _duration_ns() -> re.Pattern[bytes]:
-    """A row ending in a duration metric, a unit of whole nanoseconds and the value (its group)."""
+def _duration_ns() -> tuple[dict[str, bytes], re.Pattern[bytes]]:
+    """Each duration metric's cell as it starts ('","NAME","') and what ends such a row: a unit of whole
+    nanoseconds and the value (its group)."""
     from profconv.parse.dialects import ncu
 
-    names = b"|".join(re.escape(m.encode()) for m in sorted(ncu.DURATION_METRICS))
     units_ = b"|".join(re.escape(u.encode()) for u in sorted(ncu._WHOLE_NS))
-    return re.compile(rb'","(?:' + names + rb')","(?:' + units_ + rb')","([^"\n]*)",?\n')
+    heads = {m: b'","' + m.encode() + b'","' for m in ncu.DURATION_METRICS}
+    return heads, re.compile(rb'(?:' + units_ + rb')","([^"\n]*)",?\n')
 
 
 def _odd_cells(got: _Columns, values: array) -> dict[int, str] | None:

@@ -202,8 +202,10 @@ def _odd_cells(scan: Scan, kinds: bytes, values: array) -> dict[int, str] | None
     return texts
 
 
-def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tuple[Any, ...] | None:
-    """_ncucells.rows in Python (see profconv/parse/_ncucells.c): the same result."""
+def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any,
+             seen: dict[str, str] | None = None) -> tuple[Any, ...] | None:
+    """_ncucells.rows in Python (see profconv/parse/_ncucells.c): the same result, each text the str
+    `seen` holds for it where given (added where it holds none)."""
     body = data[start:end]
     if body and not body.endswith(b"\n"):
         return None
@@ -213,7 +215,7 @@ def _scan_py(data: Any, start: int, end: int, kinds: bytes, values: Any) -> tupl
     text_cols = [c for c, k in enumerate(kinds) if k == ord("n")]  # a raw page's kernel; a details page's three
     vote = [0, 0, False]
     names: list[str] = []
-    seen: dict[str, str] = {}
+    seen = {} if seen is None else seen
     odd: list[tuple[int, int, int]] = []
     full: list[tuple[int, int, int]] = []
     pos, rows = start, 0
