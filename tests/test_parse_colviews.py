@@ -140,6 +140,58 @@ def test_rows_of_views_to_frame():
     assert sub.col("name") == ["b", "a"] and sub.col("value_text") == [None, "n/a"]
 
 
+def _pandas_way(rows: Rows):
+    """The frame pandas makes of each column's list (what Rows.to_frame's fast paths must equal)."""
+    import pandas as pd
+
+    from profconv.parse.schema import COLUMNS
+
+    cols = {k: (c.tolist() if isinstance(c, View) else list(c)) for k, c in rows.cols.items()}
+    out = {k: pd.array(cols[k] if k in cols else [None] * rows.n, dtype=d) if d not in ("float64", "int64")
+           else np.asarray(cols.get(k, [np.nan if d == "float64" else 0] * rows.n), dtype=d) for k, d in COLUMNS.items()}
+    return pd.DataFrame(out)
+
+
+def test_frame_int64_and_boolean_columns_from_arrays_lists_and_views_as_pandas_makes_them():
+    """to_frame's Int64 and boolean columns without pandas' conversion of a list a row: an array of
+    integers (a sweep's calls), a list of bools with Nones (in_top), views with a missing value (an ncu
+    page's calls and in_top), and missing columns: the frame pandas makes from the lists, value for
+    value and mask for mask, and the values under the mask as pandas sets them (1, False)."""
+    import pandas as pd
+
+    rows = Rows({"calls": array("q", [3, 1, 4, 1]), "line_start": Const(None, 4), "line_end": Sparse(None, 4, [2], [9]),
+                 "table": Runs([5, None], np.array([3, 1], dtype=np.int64)),
+                 "in_top": [True, None, False, True], "section": Const("gpu", 4)}, 4)
+    frame = rows.to_frame()
+    pd.testing.assert_frame_equal(frame, _pandas_way(rows), check_exact=True)
+    assert frame["calls"].tolist() == [3, 1, 4, 1] and frame["line_end"].tolist() == [pd.NA, pd.NA, 9, pd.NA]
+    assert frame["table"].tolist() == [5, 5, 5, pd.NA] and frame["in_top"].tolist() == [True, pd.NA, False, True]
+    assert frame["line_start"].array._data.tolist() == [1, 1, 1, 1]  # pandas' value under the mask
+    assert frame["bytes"].isna().all() and frame["value_text"].isna().all()
+    for name in ("calls", "line_start", "line_end", "table", "in_top"):
+        assert str(frame[name].dtype) == ("boolean" if name == "in_top" else "Int64")
+    missing = Rows({"in_top": Sparse(None, 3, [1], [True]), "calls": Const(None, 3)}, 3).to_frame()
+    assert missing["in_top"].tolist() == [pd.NA, True, pd.NA] and missing["calls"].isna().all()
+    assert missing["in_top"].array._data.tolist() == [False, True, False] and missing["profile"].tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("values", [[1, 0, None], [1.0, True], [2, True], [True, float("nan")], ["x", True],
+                                    [None, None], [np.True_, False, None]])
+def test_frame_boolean_column_of_other_values_is_pandas_own(values):
+    """A boolean list with a value not a bool or None (0 and 1, a float, a str, NumPy's bool) is left
+    to pandas: its frame, or its error."""
+    import pandas as pd
+
+    rows = Rows({"in_top": values}, len(values))
+    try:
+        want = pd.array(values, dtype="boolean")
+    except TypeError:
+        with pytest.raises(TypeError):
+            rows.to_frame()
+        return
+    assert rows.to_frame()["in_top"].array.equals(want)
+
+
 def test_views_as_numpy_arrays():
     """`__array__` of a numeric view (Rows.to_frame's float and int64 columns) without a list."""
     nan = float("nan")
