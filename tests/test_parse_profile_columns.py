@@ -132,7 +132,7 @@ def _pandas_frame(rows):
     return pd.DataFrame(out, index=pd.RangeIndex(rows.n))
 
 
-def test_frame_of_few_strings_and_whole_numbers_as_pandas_makes_it():
+def test_frame_of_strings_and_whole_numbers_as_pandas_makes_it():
     from profconv.parse.table import Rows
 
     n = 3000
