@@ -36,3 +36,30 @@ def test_a_sweep_without_such_reports_is_left_as_it_is(tmp_path):
     path, plain = tmp_path / "reports.log", tmp_path / "reports.csv"
     bench.nsys_report_summaries(path, plain, 30_000)
     assert bench.without_unread(path) is None
+
+
+def test_verdicts_judge_each_target_the_library_against_read_csv_and_the_cli_against_its_same_output_peers():
+    cli = {f"{c} {k}": v for c in ("CLI --json", "CLI --csv")
+           for k, v in (("MB/s", 70.0), ("vs read_csv", 0.3), ("vs same output", 1.6))}
+    figures = {
+        "nvprof-csv": {"library": 0.96, "library MB/s": 230.0, **cli, "peak --json": 2.55, "peak --table": 3.2},
+        "ncu-raw": {"library": 1.14, "library MB/s": 250.0, **cli},
+        "nvprof-text": {"library": 0.35, "library MB/s": 107.0, **cli, "CLI --csv MB/s": 49.0},
+        "nsys-trace": {"linear": [(1_000_000_000, 60.0, 60 << 20), (20_000_000, 1.0, 50 << 20)]},
+    }
+    got = [" ".join(line.split()) for line in bench.verdicts(figures)]
+    assert got == [
+        "nvprof-csv library vs read_csv 0.96x >= 1x NOT MET",
+        "nvprof-csv CLI --json vs same output 1.60x >= 1x met (vs read_csv alone 0.30x)",
+        "nvprof-csv CLI --csv vs same output 1.60x >= 1x met (vs read_csv alone 0.30x)",
+        "nvprof-csv peak --json 2.55 B/B <= 3 B/B met",
+        "nvprof-csv peak --table 3.20 B/B <= 3 B/B NOT MET",
+        "ncu-raw library vs read_csv 1.14x >= 0.5x met",
+        "ncu-raw CLI --json vs same output 1.60x >= 0.5x met (vs read_csv alone 0.30x)",
+        "ncu-raw CLI --csv vs same output 1.60x >= 0.5x met (vs read_csv alone 0.30x)",
+        "nvprof-text library 107.00 MB/s >= 50 MB/s met",
+        "nvprof-text CLI --json 70.00 MB/s >= 50 MB/s met",
+        "nvprof-text CLI --csv 49.00 MB/s >= 50 MB/s NOT MET",
+        "nsys-trace linear: s/MB 1000 MB / 20 MB 1.20x <= 1.25x met",
+        "nsys-trace flat: peak 1000 MB / 20 MB 1.20x <= 1.25x met",
+    ]
