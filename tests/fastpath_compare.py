@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 
 import profconv
-from profconv.parse import bytescan, core, read_buffer, stream
+from profconv.parse import bytescan, core, file_windows, read_buffer, stream
 from profconv.parse.profile_infos import ProfileColumns
 from profconv.parse.schema import COLUMNS
 from profconv.parse.table import FLOAT_COLUMNS, Rows, missing_value
@@ -143,6 +143,7 @@ class FastPath:
             for name, value in sizes.items():
                 monkeypatch.setattr(self.module, name, value)
             monkeypatch.setattr(stream, "SPOOL_PART", 0)  # the CLI's spool too: the module's PART
+            monkeypatch.setattr(file_windows, "WHOLE", 0)  # a whole-file read's windows the module's CHUNK too
 
         return pytest.fixture(small)
 
@@ -168,17 +169,23 @@ class FastPath:
         return whole, ref_whole
 
     def assert_buffer_kept(self, long: Path, short: Path, monkeypatch) -> None:
-        """The module's `read` keeps its buffer for the next read in the process (profconv.parse.read_buffer:
-        8 MiB not zeroed anew, page by page, each read): `short` read next through it holds `long`'s bytes
-        past its end, which are not looked at -- it gives what the readers give, and the buffer is the same
+        """A regular file is mapped (profconv.parse.file_windows): no buffer taken or kept. One that cannot
+        be (file_windows.mappable false: a pipe's) is read through a buffer the module's `read` keeps for
+        the next read in the process (profconv.parse.read_buffer: 8 MiB not zeroed anew, page by page,
+        each read): `short` read next through it holds `long`'s bytes past its end, which are not looked
+        at -- it gives what the readers give and what the mapped read gives, and the buffer is the same
         one. A stream's parts keep theirs to themselves."""
         size = 2 * self.module.CHUNK
         monkeypatch.setattr(read_buffer, "_KEPT", [])
         assert short.stat().st_size < size < long.stat().st_size
+        mapped = self.module.read(str(short), str(short))
+        assert self.module.read(str(long), str(long)) is not None and read_buffer._KEPT == []
+        monkeypatch.setattr(file_windows, "mappable", lambda f: False)
         assert self.module.read(str(long), str(long)) is not None
         kept = list(read_buffer._KEPT)
         assert [len(b) for b in kept] == [size]
-        self.assert_library_same(short, monkeypatch)
+        whole, _ = self.assert_library_same(short, monkeypatch)
+        assert fields(whole) == fields(mapped)
         assert read_buffer._KEPT == kept and read_buffer._KEPT[0] is kept[0]
         for _ in self.module.parts(str(short), str(short)):
             pass

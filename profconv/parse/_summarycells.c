@@ -43,9 +43,10 @@
  * nvprof_lines(lines, tables, exps) gives what nvprof() gives for the rows lines[h + 2 : e] of each
  * (h, e) in `tables`, read from the list of str itself (no text joined and encoded first).
  *
- * nvprof_sweep(data, header, units, exps, last) reads a machine-written sweep's profiles (start,
+ * nvprof_sweep(data, header, units, exps, last[, alloc]) reads a machine-written sweep's profiles (start,
  * result, header, units lines and plain rows, nothing else) straight from a chunk of the file's bytes:
- * each profile's PID, command and rows, the rows' cells as nvprof() gives them, no line made a str
+ * each profile's PID, command and rows, the rows' cells as nvprof() gives them (or written into the six
+ * writable buffers of 8 x rows bytes alloc(rows) gives: the caller's own columns, no copy), no line made a str
  * (profconv.parse.dialects.nvprof.csv_sweep; None where a profile is of another shape: the readers
  * then). nvprof_take(pool, codes) and nvprof_runs(values, sizes) make its list columns.
  *
@@ -83,7 +84,9 @@
  * (a tuple of str as find_any takes them), each of those ranges is looked in for them as the shape's pass walks
  * it (its bytes still in the cache: not a second pass over them, ~40% of an app on unified memory's sweep with
  * its um_* tables), and whether one is there is given after `noted`: True or False, None where the needles are
- * not ones find_any looks for (NSYS_SWEEP_NEEDLES says a build takes them).
+ * not ones find_any looks for (NSYS_SWEEP_NEEDLES says a build takes them; None: none). With `alloc`, the cells
+ * are written into the ncells writable buffers of 8 x rows bytes alloc(rows) gives (the caller's own columns,
+ * no copy; NVPROF_SWEEP_ALLOC says a build takes it, here and in nvprof_sweep).
  *
  * nvprof_tables(lines, i, header) finds those tables in a parse's lines (a list of str): every index
  * h >= i whose line is `header`, where the lines from h + 2 on start and end with a quote (two
@@ -530,12 +533,45 @@ static int nv_split(const unsigned char *p, Py_ssize_t n, nv_row *r) {
 
 typedef struct {
     PyObject *cells[NV_CELLS], *types, *names, *decimals, *bad;
+    char *cell[NV_CELLS];     /* where each cell column's values go: its bytes', or its given buffer's */
+    Py_buffer view[NV_CELLS]; /* the given columns' buffers (`views` of them), held while they are written */
+    int views;
 } nv_out;
 
+/* The cell columns `alloc(rows)` gives (a list of NV_CELLS objects, each a writable buffer of 8 x rows
+ * bytes: the caller's own columns, written in place) held in `o`: that list (a new reference), or NULL
+ * with an exception set */
+static PyObject *nv_given(nv_out *o, Py_ssize_t rows, PyObject *alloc) {
+    PyObject *cells = PyObject_CallFunction(alloc, "n", rows);
+    if (cells == NULL)
+        return NULL;
+    if (!PyList_CheckExact(cells) || PyList_GET_SIZE(cells) != NV_CELLS) {
+        PyErr_SetString(PyExc_TypeError, "alloc(rows): a list of six buffers");
+        Py_DECREF(cells);
+        return NULL;
+    }
+    for (int j = 0; j < NV_CELLS; j++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(cells, j), &o->view[j], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+            Py_DECREF(cells);
+            return NULL;
+        }
+        o->views++;
+        if (o->view[j].len != 8 * rows) {
+            PyErr_SetString(PyExc_ValueError, "alloc(rows): buffers of 8 x rows bytes");
+            Py_DECREF(cells);
+            return NULL;
+        }
+        o->cells[j] = Py_NewRef(PyList_GET_ITEM(cells, j));
+        o->cell[j] = (char *)o->view[j].buf;
+    }
+    return cells;
+}
+
 /* the output columns of `rows` rows in `o` (the list of cells returned, holding its own references), or
- * NULL with an exception set; what was made is left in `o` for the caller's cleanup */
-static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows) {
-    PyObject *cells = PyList_New(NV_CELLS);
+ * NULL with an exception set; what was made is left in `o` for the caller's cleanup. The cells are
+ * new bytes objects, or alloc(rows)'s buffers where `alloc` is not NULL (nv_given). */
+static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows, PyObject *alloc) {
+    PyObject *cells = alloc == NULL ? PyList_New(NV_CELLS) : nv_given(o, rows, alloc);
     o->types = PyBytes_FromStringAndSize(NULL, 4 * rows);
     o->names = PyBytes_FromStringAndSize(NULL, 4 * rows);
     o->decimals = PyBytes_FromStringAndSize(NULL, 2 * rows);
@@ -544,19 +580,22 @@ static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows) {
         Py_XDECREF(cells);
         return NULL;
     }
-    for (int j = 0; j < NV_CELLS; j++) {
+    for (int j = 0; j < NV_CELLS && alloc == NULL; j++) {
         if ((o->cells[j] = PyBytes_FromStringAndSize(NULL, 8 * rows)) == NULL) {
             Py_DECREF(cells);
             return NULL;
         }
         Py_INCREF(o->cells[j]);
         PyList_SET_ITEM(cells, j, o->cells[j]);
+        o->cell[j] = PyBytes_AS_STRING(o->cells[j]);
     }
     return cells;
 }
 
 /* What nv_alloc made (and the cells' list) let go, with the two string tables: every reader's cleanup. */
 static void nv_free(nv_out *o, PyObject *cells, bytes_table *types, bytes_table *names) {
+    for (int j = 0; j < o->views; j++)
+        PyBuffer_Release(&o->view[j]);
     for (int j = 0; j < NV_CELLS; j++)
         Py_XDECREF(o->cells[j]);
     Py_XDECREF(cells);
@@ -576,11 +615,11 @@ static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_s
     *tc = *nc = -1;
     dec[0] = dec[1] = 0;
     for (int j = 0; j < NV_CELLS; j++)
-        memset(PyBytes_AS_STRING(o->cells[j]) + 8 * row, 0, 8);
+        memset(o->cell[j] + 8 * row, 0, 8);
     if (p == NULL || !nv_split(p, n, r))
         return 0;
     for (int j = 0; j < NV_CELLS; j++) {
-        char *slot = PyBytes_AS_STRING(o->cells[j]) + 8 * row;
+        char *slot = o->cell[j] + 8 * row;
         if (j == NV_CALLS) {
             int64_t v = (int64_t)r->cells[j].m; /* at most 18 digits, no '.' */
             memcpy(slot, &v, 8);
@@ -655,7 +694,7 @@ static PyObject *nvprof(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     for (const unsigned char *q = p; (q = memchr(q, '\n', (size_t)(p + len - q))) != NULL; q++)
         rows++;
-    if ((cells = nv_alloc(&o, rows)) == NULL)
+    if ((cells = nv_alloc(&o, rows, NULL)) == NULL)
         goto done;
     for (Py_ssize_t row = 0, i = 0; row < rows; row++) {
         Py_ssize_t z = (Py_ssize_t)((const unsigned char *)memchr(p + i, '\n', (size_t)(len - i)) - p);
@@ -737,7 +776,7 @@ static PyObject *nvprof_lines(PyObject *Py_UNUSED(self), PyObject *args) {
         bounds[2 * k + 1] = e;
         rows += e - h - 2;
     }
-    if ((cells = nv_alloc(&o, rows)) == NULL)
+    if ((cells = nv_alloc(&o, rows, NULL)) == NULL)
         goto done;
     Py_ssize_t row = 0;
     for (Py_ssize_t k = 0; k < nt; k++)
@@ -1135,6 +1174,11 @@ static Py_ssize_t nv_profile(const nv_sweep_in *in, Py_ssize_t i, long long *pid
  * sweep's shape (or an error is set). */
 static Py_ssize_t nv_profiles(const nv_sweep_in *in, nv_vec *profs, nv_vec *rows) {
     Py_ssize_t i = 0;
+    /* room for as many rows and profiles as the data could hold (a row's line 32 bytes or more, a
+     * profile's lines 128): made once, not doubled (each doubling a copy and pages new to the process;
+     * the pages of room not used are never touched) */
+    if (nv_vec_reserve(rows, 2 * (in->len / 32 + 64)) < 0 || nv_vec_reserve(profs, 4 * (in->len / 128 + 16)) < 0)
+        return -1;
     while (i < in->len) {
         Py_ssize_t ca, cb, before = rows->n;
         long long pid;
@@ -1201,7 +1245,8 @@ static int64_t nv_code_seen(bytes_table *t, const unsigned char *p, Py_ssize_t a
 
 /* The rows (pass 2) read as nvprof() reads them: (cells, type codes, types, name codes, names,
  * decimals), or None where one is not a plain row; NULL with an error set */
-static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, const nv_vec *rows, const int *exps) {
+static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, const nv_vec *rows, const int *exps,
+                               PyObject *alloc) {
     Py_ssize_t n = rows->n / 2, r = 0;
     PyObject *cells = NULL, *out = NULL;
     nv_out o = {{NULL}, NULL, NULL, NULL, NULL};
@@ -1209,7 +1254,7 @@ static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, cons
     nv_seen seen[2 * NV_SEEN];
     for (int k = 0; k < 2 * NV_SEEN; k++)
         seen[k].code = -1;
-    if ((bt_init(&types, 8) | bt_init(&names, 256)) < 0 || (cells = nv_alloc(&o, n)) == NULL)
+    if ((bt_init(&types, 8) | bt_init(&names, 256)) < 0 || (cells = nv_alloc(&o, n, alloc)) == NULL)
         goto done;
     for (Py_ssize_t k = 0; k < profs->n / 4; k++)
         for (int64_t j = 0; j < profs->v[4 * k + 3]; j++, r++) {
@@ -1250,7 +1295,9 @@ done:
 static PyObject *nvprof_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, hb, ub;
     int exps[NV_CELLS] = {0}, last;
-    if (!PyArg_ParseTuple(args, "y*y*y*(iiii)p", &buf, &hb, &ub, &exps[1], &exps[3], &exps[4], &exps[5], &last))
+    PyObject *alloc = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*(iiii)p|O", &buf, &hb, &ub, &exps[1], &exps[3], &exps[4], &exps[5], &last,
+                          &alloc))
         return NULL;
     nv_sweep_in in = {buf.buf, hb.buf, ub.buf, buf.len, hb.len, ub.len, last};
     nv_vec profs = {NULL, 0, 0}, rows = {NULL, 0, 0};
@@ -1269,7 +1316,7 @@ static PyObject *nvprof_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
             out = Py_NewRef(Py_None);
         goto done;
     }
-    if ((per = nv_profile_columns(in.p, &profs, &cmds)) == NULL || (cells = nv_sweep_rows(in.p, &profs, &rows, exps)) == NULL)
+    if ((per = nv_profile_columns(in.p, &profs, &cmds)) == NULL || (cells = nv_sweep_rows(in.p, &profs, &rows, exps, alloc == Py_None ? NULL : alloc)) == NULL)
         goto done;
     out = cells == Py_None ? Py_NewRef(Py_None) : Py_BuildValue("(nOOO)", end, per, cmds.strs, cells);
 done:
@@ -1369,6 +1416,7 @@ typedef struct {
     int gap_ranges; /* the gaps given as ranges of the data (ns_gap_ranges), not their text joined */
     const needles_t *nd; /* needles looked for in the gaps as ns_shape walks them (NULL: none), */
     int *found;          /* and whether one is in them */
+    PyObject *alloc;     /* alloc(rows): the cell columns to write into (ncells writable buffers), NULL: new bytes */
 } ns_in;
 
 /* The last database path a Processing line's checks took (p[db_at : db_at + db_len]) and the last folder
@@ -2163,24 +2211,54 @@ static PyObject *ns_head_lines(const ns_in *in, const ns_heads *h) {
     return out;
 }
 
+/* The cell columns of `rows` rows (a list, a new reference; NULL with an error set), where each one's values
+ * go in base[j]: new bytes objects, or in->alloc(rows)'s writable buffers of 8 x rows bytes (their views in
+ * views[0:*nviews], for the caller to release) */
+static PyObject *ns_cells(const ns_in *in, Py_ssize_t rows, char **base, Py_buffer *views, Py_ssize_t *nviews) {
+    PyObject *cells = in->alloc == NULL ? PyList_New(in->ncells) : PyObject_CallFunction(in->alloc, "n", rows);
+    if (cells == NULL)
+        return NULL;
+    if (!PyList_CheckExact(cells) || PyList_GET_SIZE(cells) != in->ncells) {
+        PyErr_SetString(PyExc_TypeError, "alloc(rows): a list of a buffer a cell");
+        Py_DECREF(cells);
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < in->ncells; j++) {
+        if (in->alloc == NULL) {
+            PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
+            if (col == NULL)
+                break;
+            PyList_SET_ITEM(cells, j, col);
+            base[j] = PyBytes_AS_STRING(col);
+            continue;
+        }
+        if (PyObject_GetBuffer(PyList_GET_ITEM(cells, j), &views[j], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            break;
+        (*nviews)++;
+        if (views[j].len != 8 * rows) {
+            PyErr_SetString(PyExc_ValueError, "alloc(rows): buffers of 8 x rows bytes");
+            break;
+        }
+        base[j] = (char *)views[j].buf;
+    }
+    if (PyErr_Occurred())
+        Py_CLEAR(cells);
+    return cells;
+}
+
 /* nsys_sweep's columns, its shape found (ns_shape): (tables, cells, codes, names, gaps, headers, newlines,
  * not-read tables: per table its header's and last line's newlines before them and its report's index in
  * `unread`, bytes of int64), None where a row is not read so, NULL with an error set */
 static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news, Py_ssize_t rows,
                          const ns_heads *heads, Py_ssize_t newlines, const nv_vec *unr, PyObject *found) {
-    PyObject *out = NULL, *cells = PyList_New(in->ncells), *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    PyObject *out = NULL, *cells = NULL, *codes = PyBytes_FromStringAndSize(NULL, 4 * rows);
     PyObject *tables = NULL, *gaps = NULL, *lines = NULL, *noted = NULL;
     bytes_table t;
-    if (bt_init(&t, 256) < 0 || cells == NULL || codes == NULL)
-        goto done;
     char *base[64];
-    for (Py_ssize_t j = 0; j < in->ncells; j++) {
-        PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
-        if (col == NULL)
-            goto done;
-        PyList_SET_ITEM(cells, j, col);
-        base[j] = PyBytes_AS_STRING(col);
-    }
+    Py_buffer views[64];
+    Py_ssize_t nviews = 0;
+    if (bt_init(&t, 256) < 0 || codes == NULL || (cells = ns_cells(in, rows, base, views, &nviews)) == NULL)
+        goto done;
     int got = ns_rows(in, tabs, base, (int32_t *)PyBytes_AS_STRING(codes), &t);
     if (got <= 0) {
         if (got == 0) {
@@ -2195,6 +2273,8 @@ static PyObject *ns_read(const ns_in *in, const nv_vec *tabs, const nv_vec *news
         out = found == NULL ? Py_BuildValue("(OOOOOOnO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted)
                             : Py_BuildValue("(OOOOOOnOO)", tables, cells, codes, t.strs, gaps, lines, newlines, noted, found);
 done:
+    for (Py_ssize_t j = 0; j < nviews; j++)
+        PyBuffer_Release(&views[j]);
     Py_XDECREF(noted);
     Py_XDECREF(cells);
     Py_XDECREF(codes);
@@ -2247,19 +2327,28 @@ static int ns_checked(ns_in *in, Py_buffer *h2, Py_buffer *d2) {
     return 0;
 }
 
+/* needles_read of `needles` where it is a tuple; -1 with TypeError where not */
+static int ns_needles(PyObject *needles, needles_t *nd) {
+    if (PyTuple_Check(needles))
+        return needles_read(needles, nd);
+    PyErr_SetString(PyExc_TypeError, "needles: a tuple of str, or None");
+    return -1;
+}
+
 /* nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2,
- * dest2, head3, unread, gap_ranges, needles]): see the module's docstring */
+ * dest2, head3, unread, gap_ranges, needles, alloc]): see the module's docstring */
 static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf, hd, h2 = {0}, d2 = {0}, h3 = {0};
-    PyObject *needles = NULL;
+    PyObject *needles = NULL, *alloc = NULL;
     ns_in in;
     in.ncells2 = 0, in.whole2 = 0, in.unread = NULL, in.gap_ranges = 0;
-    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!pO!", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
+    if (!PyArg_ParseTuple(args, "y*y*O!nK(iiii)n|y*nKy*y*O!pOO", &buf, &hd, &PyTuple_Type, &in.reports, &in.ncells,
                           &in.whole, &in.pct, &in.time, &in.calls, &in.avg, &in.max_rows, &h2, &in.ncells2,
-                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread, &in.gap_ranges, &PyTuple_Type, &needles))
+                          &in.whole2, &d2, &h3, &PyTuple_Type, &in.unread, &in.gap_ranges, &needles, &alloc))
         return NULL;
+    needles = needles == Py_None ? NULL : needles, in.alloc = alloc == Py_None ? NULL : alloc;
     needles_t nd;
-    int found = 0, looked = needles == NULL ? 0 : needles_read(needles, &nd); /* (0: needles find_any leaves to Python) */
+    int found = 0, looked = needles == NULL ? 0 : ns_needles(needles, &nd); /* (0: needles find_any leaves to Python) */
     in.nd = looked > 0 ? &nd : NULL, in.found = &found;
     in.head3 = h3.buf, in.hn3 = h3.buf == NULL ? 0 : h3.len;
     in.p = buf.buf, in.n = buf.len, in.head = hd.buf, in.hn = hd.len;
@@ -2580,15 +2669,16 @@ static PyMethodDef methods[] = {
      "nvprof_tables(lines, i, header) -> (heads, ends): bytes of int64, each index h >= i where lines[h] == header "
      "with quoted lines from h + 2 on, and the index after them"},
     {"nvprof_sweep", nvprof_sweep, METH_VARARGS,
-     "nvprof_sweep(data, header, units, (time, avg, min, max exponents), last) -> (end, (pids, command codes, row "
-     "counts), commands, nvprof()'s columns less the bad bytes) of the whole profiles of a plain nvprof --csv sweep "
-     "at the start of data, or None where one is not of that shape"},
+     "nvprof_sweep(data, header, units, (time, avg, min, max exponents), last[, alloc]) -> (end, (pids, command codes, "
+     "row counts), commands, nvprof()'s columns less the bad bytes) of the whole profiles of a plain nvprof --csv sweep "
+     "at the start of data, or None where one is not of that shape; the cells written into alloc(rows)'s six buffers "
+     "where given"},
     {"nvprof_take", nvprof_take, METH_VARARGS, "nvprof_take(pool, codes) -> [pool[c] for c in codes] (codes: int64)"},
     {"nvprof_runs", nvprof_runs, METH_VARARGS,
      "nvprof_runs(values, sizes) -> each values[k] sizes[k] times in a row (sizes: int64)"},
     {"nsys_sweep", nsys_sweep, METH_VARARGS,
      "nsys_sweep(data, head, reports, ncells, whole, (pct, time, calls, avg), max_rows[, head2, ncells2, whole2, "
-     "dest2, head3, unread, gap_ranges, needles]) -> (tables, cells, codes, names, gaps, headers, newlines, noted[, found]) of "
+     "dest2, head3, unread, gap_ranges, needles, alloc]) -> (tables, cells, codes, names, gaps, headers, newlines, noted[, found]) of "
      "a plain nsys stats "
      "--format csv sweep's chunk (tables: bytes of int64, (rows, report, starts a run, kind, lines before the header, "
      "before the run's first line or -1) a table; headers: the distinct header lines, each starting with head, head2 or "
@@ -2620,6 +2710,8 @@ PyMODINIT_FUNC PyInit__summarycells(void) {
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_GAP_RANGES", 1) < 0)
         Py_CLEAR(m);
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_NEEDLES", 1) < 0)
+        Py_CLEAR(m);
+    if (m != NULL && PyModule_AddIntConstant(m, "NVPROF_SWEEP_ALLOC", 1) < 0) /* nvprof_sweep's and nsys_sweep's alloc */
         Py_CLEAR(m);
     if (m != NULL && PyModule_AddIntConstant(m, "NSYS_SWEEP_KINDS", 4) < 0)
         Py_CLEAR(m);

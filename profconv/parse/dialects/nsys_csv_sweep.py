@@ -52,11 +52,11 @@ from typing import Any
 
 import numpy as np
 
-from profconv.parse import bytescan, columnar, native, read_buffer, sweep_rows
+from profconv.parse import bytescan, columnar, native, sweep_rows
 from profconv.parse.colviews import Const, Runs
 from profconv.parse.made_notes import MadeNotes
 
-CHUNK = 4 << 20  # bytes read and checked at a time (`read`)
+CHUNK = 4 << 20  # bytes read and checked at a time (`read` of a file not mapped: file_windows.WHOLE where mapped)
 # bytes of the file a part holds (`parts`: a stream's parts; a terminal table holds each part's rendered
 # text: 1 MiB parts took a 20 MB sweep of the default reports to 3.0 B/B, 256 KiB to 2.5; the CLI's spool
 # reads 1 MiB parts, stream.SPOOL_PART)
@@ -139,7 +139,7 @@ def read(path: str, label: str) -> Any:
         return None
     chunks, numbers = [], _numbers()
     with open(path, "rb") as f:
-        for got in _scanned(f, CHUNK):
+        for got in _scanned(f, CHUNK, whole=True):
             if got is None:
                 return None
             chunks.append(_numbers_into(numbers, got[0]))
@@ -190,59 +190,43 @@ def _scanner() -> Any:
     return scan
 
 
-def _scanned(f: Any, size: int) -> Iterator[tuple[dict, int] | None]:
-    """The chunks' columns (`_chunk`), chunk after chunk of about `size` bytes of the file, each cut
-    where a Generating line follows, with the file's offset after them (then None, and no more,
-    where one is not of the shape). The file is read straight into one buffer, its memory used again
-    for each chunk: what follows a chunk's cut moved to its start (what a chunk's columns hold is
-    their own)."""
-    buf = read_buffer.take(2 * size)
-    try:
-        yield from _cut(f, size, buf)
-    finally:
-        if size == CHUNK:  # (a whole-file read: `read`)
-            read_buffer.give_back(buf, 2 * size)
+def _scanned(f: Any, size: int, whole: bool = False) -> Iterator[tuple[dict, int] | None]:
+    """The chunks' columns (`_chunk`), window after window of about `size` bytes of the file (profconv.
+    parse.file_windows: mapped, or read through a buffer; `whole`: a whole-file read's), each cut where a
+    Generating line follows, with the file's offset after them (then None, and no more, where one is not
+    of the shape); a window twice as large where it holds one run and more follows (to 16 x `size`)."""
+    from profconv.parse import file_windows
 
-
-def _cut(f: Any, size: int, buf: bytearray) -> Iterator[tuple[dict, int] | None]:
-    """`_scanned`'s chunks, the file read through `buf` (2 x size bytes, made larger for a long run)."""
-    have, base, line, first = 0, 0, 1, True
-    while True:
-        if len(buf) - have < size:
-            buf.extend(bytes(len(buf)))
-        n = f.readinto(memoryview(buf)[have : have + size])
-        have += n
-        last = n == 0
-        if first:
-            first = False
-            if not _head_ok(buf, have):
-                yield None
-                return
-            continue
-        cut = have if last else buf.rfind(b"\nGenerating ", 0, have) + 1
-        if cut == 0 and not last and have < 16 * size:
-            continue  # one run so far: read on
-        got = _chunk(buf, cut, line) if cut > 0 else None
-        if got is None:
+    with file_windows.windows(f, size, whole) as src:
+        if not _head_ok(src.head(size)):
             yield None
             return
-        yield got, base + cut
-        if last:
-            return
-        buf[: have - cut] = buf[cut:have]  # (a copy: the two may overlap)
-        have -= cut
-        base, line = base + cut, got["next_line"]
+        line, want = 1, src.step
+        while True:
+            data, last = src.window(want)
+            cut = len(data) if last else src.rfind(b"\nGenerating ", len(data)) + 1
+            if cut == 0 and not last and want < 16 * src.step:
+                want *= 2  # one run so far: read on
+                continue
+            got = _chunk(data, cut, line) if cut > 0 else None
+            data.release()
+            if got is None:
+                yield None
+                return
+            yield got, src.base + cut
+            if last:
+                return
+            src.advance(cut)
+            line, want = got["next_line"], src.step
 
 
-def _head_ok(buf: bytearray, have: int) -> bool:
-    """Whether the file's head buf[:have] (the first read, `size` bytes: 4 MiB for `read`) is what the
-    stream reads on from: ASCII, no other dialect in its first stream.HEAD characters (as the stream's
-    first window looks: rows and all). Looked at where it lies, not copied first."""
+def _head_ok(head: bytes) -> bool:
+    """Whether the file's head (its first `size` bytes: 4 MiB for `read`) is what the stream reads on
+    from: ASCII, no other dialect in its first stream.HEAD characters (as the stream's first window
+    looks: rows and all)."""
     from profconv.parse import stream
 
-    if have and int(np.frombuffer(buf, dtype=np.uint8, count=have).max()) >= 0x80:
-        return False
-    return not stream._other_dialect(bytes(memoryview(buf)[: min(have, stream.HEAD)]).decode("ascii"), "nsys")
+    return head.isascii() and not stream._other_dialect(head[: stream.HEAD].decode("ascii"), "nsys")
 
 
 def _tables(data: bytes, cut: int) -> np.ndarray | None:
@@ -421,7 +405,7 @@ def _in_order(parts: list[tuple[list[int], dict[str, Any], Any]], sizes: Any) ->
     return numbers, np.concatenate([p[2] for p in parts])[rows]
 
 
-def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
+def _chunk(data: Any, cut: int, line: int) -> dict[str, Any] | None:
     """data[:cut] (runs whole, the first from a Generating line at the file's line `line`) read and
     checked (see the module's docstring): its rows' numbers and names, per table its rows, section,
     header line and whether it starts a run; None where it is not of the shape. One C pass
@@ -429,8 +413,8 @@ def _chunk(data: bytes, cut: int, line: int) -> dict[str, Any] | None:
     `_bytescan.tables`, a regular expression over the gaps and nsys_batch's read (the same checks:
     tests compare both)."""
     got = _swept(data, cut)
-    if got is None:
-        got = _found(data, cut)
+    if got is None:  # (a copy of the chunk: the regular expressions and counts take bytes, not a view)
+        got = _found(bytes(data[:cut]), cut)
     if got is None:
         return None
     numbers, names, pool, sizes, new, reports, (heads, runs, newlines), unread = got
@@ -495,6 +479,8 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     # of a parse of such a sweep)
     ranges = getattr(scan, "NSYS_SWEEP_GAP_RANGES", 0) and getattr(native.load("_kahan"), "FIND_ANY_RANGES", 0)
     look = (True, _gap_needles()) if ranges and getattr(scan, "NSYS_SWEEP_NEEDLES", 0) else (True,) if ranges else ()
+    if look and getattr(scan, "NVPROF_SWEEP_ALLOC", 0):  # the number columns written straight into arrays
+        look = (True, look[1] if len(look) > 1 else None, _alloc)
     got = scan.nsys_sweep(memoryview(data)[:cut], bytescan.SUMMARY, _REPORTS, len(fields) - 1,
                           nsys_batch._whole(fields), where, bytescan.MIN_ROWS, SIZE_HEADER[:11], len(sizes), 2, sizes,
                           NVTX_HEADER[:-5], _UNREAD_NAMES, *look)
@@ -506,12 +492,17 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     kinds, reports = tabs[:, 3], tabs[:, 1]
     if not (np.array_equal(kinds == 1, reports == _SIZES) and np.array_equal(kinds == 2, reports == _NVTX)):
         return None  # a memory-size or NVTX table under another report, or another table under theirs
-    numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
+    numbers = {nsys_batch.SCHEMA[f]: c if type(c) is array else np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
     lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
     unread = np.frombuffer(got[7], dtype=np.int64).reshape(-1, 3).copy()  # (header, last line, report in _UNREAD_NAMES)
     return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, reports.copy(), lines, unread
+
+
+def _alloc(rows: int) -> list[array]:
+    """The number columns of `rows` rows nsys_sweep writes into, in _ORDER (arrays 'd', the calls 'q')."""
+    return [array("q" if f == "calls" else "d", bytes(8)) * rows for f in _ORDER[:-1]]  # (one zero, repeated)
 
 
 def _header_fields(head: bytes) -> list[str]:
@@ -529,10 +520,15 @@ def _numbers() -> dict[str, array]:
 
 
 def _numbers_into(numbers: dict[str, array], chunk: dict[str, Any]) -> dict[str, Any]:
-    """The chunk's numbers appended to `numbers` (its bytes copied once) and let go: the chunk less
-    them (the next chunk's columns use the memory again)."""
+    """The chunk's numbers appended to `numbers` (its bytes copied once; the first chunk's columns, arrays
+    the pass wrote into, taken as they are) and let go: the chunk less them (the next chunk's columns
+    use the memory again)."""
     for k, v in numbers.items():
-        v.frombytes(memoryview(chunk["numbers"].pop(k)).cast("B"))
+        col = chunk["numbers"].pop(k)
+        if not v and type(col) is array and col.typecode == v.typecode:
+            numbers[k] = col  # (the pass wrote them into this array: the column itself)
+        else:
+            v.frombytes(memoryview(col).cast("B"))
     return chunk
 
 
@@ -578,7 +574,10 @@ def _layout(got: dict[str, Any]) -> dict[str, Any] | None:
     if _twice(np.flatnonzero(new[groups]), got["section"][groups]):
         return None
     closes = np.append(opens[1:] - 1, len(sizes) - 1)
-    lines = np.repeat(header + 1 - firsts, sizes) + np.arange(n, dtype=np.int64)
+    lines = array("q", [1]) * n  # each row's line: one more than the row's before, its header's + 1 at a table's first
+    steps = np.frombuffer(lines, dtype=np.int64)
+    steps[firsts] = header + 1 - np.append(0, (header + sizes)[:-1])  # (header + rows: a table's last row's line)
+    np.cumsum(steps, out=steps)
     return {"firsts": firsts, "starts": got["run_line"][opens], "ends": header[closes] + sizes[closes],
             "per_profile": np.add.reduceat(sizes, opens), "lines": lines, "profile": profile, "groups": groups}
 
@@ -602,7 +601,7 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
     a = groups[many]
     k = tables[many]
     last = a + k - 1
-    lines, firsts = where["lines"], where["firsts"]
+    lines, firsts = np.frombuffer(where["lines"], dtype=np.int64), where["firsts"]
     lo, hi = lines[firsts[a]], lines[firsts[last] + sizes[last] - 1]
     notes, table_notes = _merged_notes(number + where["profile"][a], got["section"][a], lo, hi, got["header"] + 1, a, k)
     merged = (tables > 1).astype(np.uint8)
@@ -651,12 +650,6 @@ def _notes_in_python(i64: list[Any]) -> tuple[list[str], dict]:
     return [table_note(p, s, items[0]) for (p, s), items in table_notes.items()], table_notes
 
 
-def _array(kind: str, values: Any) -> array:
-    out = array(kind)
-    out.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
-    return out
-
-
 def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any:
     """The rows as the stream's parts give them for the sweep, ranked (each (profile, section) group
     one table: sweep_rows.ranked_names), in the schema's column order; None where ranking them would
@@ -672,13 +665,13 @@ def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any
     if cols is None:
         return None
     codes = np.ascontiguousarray(got["section"], dtype=np.int64)
-    cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
+    cols["section"] = Runs(scan.nvprof_take(_CODES, codes), np.ascontiguousarray(got["rows"], dtype=np.int64))
     cols["tool"] = Const("nsys", n)
     # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(numbers, where["per_profile"])
     heads = (got["header"] + 1).astype(np.int64, copy=False)  # (a value a run: listed where a row is asked for)
     cols["table"] = Runs(heads, np.ascontiguousarray(got["rows"], dtype=np.int64))
-    cols["line_start"] = cols["line_end"] = _array("q", where["lines"])  # (a row a line: one array for both)
+    cols["line_start"] = cols["line_end"] = where["lines"]  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
 
 

@@ -13,7 +13,8 @@ The stream reads such a file window by window, its lines split into str and each
 profiles carried through the engine and the core (profconv.parse.stream; csv_batch reads the rows
 in C): ~30 NumPy calls, thousands of list entries and a part to join a window. Here
 `profconv.parse._summarycells.nvprof_sweep` finds the profiles and reads their rows straight from
-the file's bytes (a few MiB at a time), and what the core does to a sweep's rows (sections, blocks,
+the file's bytes (mapped: profconv.parse.file_windows; a file up to 256 MiB in one pass, which writes
+the number columns into the arrays the rows keep), and what the core does to a sweep's rows (sections, blocks,
 lines, short names, shares: profconv.parse.core._rows and ranked) is done once over them by NumPy
 and C (`_kahan.rank_blocks`, `nvprof_take`, `nvprof_runs`): `read` gives the whole file (the
 library), `parts` a part a MiB (the stream's parts: the CLI writes them as they come). Only profiles
@@ -35,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from profconv.parse import columnar, native, read_buffer, sweep_rows, units
+from profconv.parse import columnar, native, sweep_rows, units
 from profconv.parse.colviews import Const, Runs
 from profconv.parse.dialects.nvprof.csv_batch import HEADER, TIMES, _api_calls_among_gpu, units_of
 
-CHUNK = 4 << 20  # bytes read and scanned at a time (`read`)
+CHUNK = 4 << 20  # bytes read and scanned at a time (`read` of a file not mapped: file_windows.WHOLE where mapped)
 PART = 1 << 18  # bytes of the file a part holds (`parts`: a stream's parts, written as they come)
 _SECTIONS = {"GPU activities": "gpu", "API calls": "api"}  # common.LABEL_SECTIONS of the two a sweep holds
 _NUMBERS = (("time_pct", 0, "d"), ("total_ns", 1, "d"), ("calls", 2, "q"), ("avg_ns", 3, "d"), ("min_ns", 4, "d"),
@@ -53,7 +54,7 @@ def read(path: str, label: str) -> Any:
         return None
     with open(path, "rb") as f:
         chunks, numbers = [], _numbers()
-        for found in _scanned(scan, f, CHUNK):
+        for found in _scanned(scan, f, CHUNK, whole=True):
             if found is None:
                 return None
             chunks.append(_numbers_into(numbers, found[0]))
@@ -66,11 +67,15 @@ def _numbers() -> dict[str, array]:
 
 
 def _numbers_into(numbers: dict[str, array], chunk: tuple) -> tuple:
-    """The chunk's numbers appended to `numbers` (its bytes copied once) and let go: the chunk less them
-    (the next chunk's C pass uses their memory again: no page new to the process for it)."""
+    """The chunk's numbers appended to `numbers` (its bytes copied once; the first chunk's columns, arrays
+    the pass wrote into, taken as they are) and let go: the chunk less them (the next chunk's C pass uses
+    their memory again: no page new to the process for it)."""
     cells = chunk[2][0]
-    for name, j, _ in _NUMBERS:
-        numbers[name].frombytes(cells[j])
+    for name, j, kind in _NUMBERS:
+        if not numbers[name] and type(cells[j]) is array and cells[j].typecode == kind:
+            numbers[name] = cells[j]  # (the pass wrote them into this array: the column itself)
+        else:
+            numbers[name].frombytes(memoryview(cells[j]).cast("B"))
     cells[:] = [b""] * len(cells)
     return chunk
 
@@ -126,67 +131,46 @@ def _head_units(head: bytes) -> tuple[bytes, tuple[int, ...]] | None:
     return lines[3], exps
 
 
-def _scanned(scan: Any, f: Any, size: int) -> Iterator[tuple[tuple, int] | None]:
-    """nvprof_sweep's results, chunk after chunk of about `size` bytes of the file, each with profiles,
-    with the file's offset after them (then None, and no more, where one is not of the shape). The file
-    is read straight into one buffer (profconv.parse.read_buffer: kept for the next read), its memory
-    used again for each chunk: what follows the profiles read moved to its start."""
-    head = f.read(4096)  # (the head first: a file of another dialect is told by it, not by `size` bytes read)
-    got = _head_units(head)
-    if got is None:
-        yield None
-        return
-    buf = read_buffer.take(2 * size)
-    try:
-        yield from _swept(scan, f, size, buf, head, got)
-    finally:
-        if size == CHUNK:  # (a whole-file read: `read`)
-            read_buffer.give_back(buf, 2 * size)
+def _scanned(scan: Any, f: Any, size: int, whole: bool = False) -> Iterator[tuple[tuple, int] | None]:
+    """nvprof_sweep's results, window after window of about `size` bytes of the file (profconv.parse.
+    file_windows: mapped, or read through a buffer; `whole`: a whole-file read's), each with profiles, with
+    the file's offset after them (then None, and no more, where one is not of the shape). The head is
+    looked at first: a file of another dialect is told by it, not by `size` bytes read."""
+    from profconv.parse import file_windows, stream
+
+    with file_windows.windows(f, size, whole) as src:
+        head = src.head(max(4096, stream.HEAD))
+        got = _head_units(head[:4096])
+        if got is None or any(k.encode() in head[: stream.HEAD] for k in stream.other_markers("nvprof")):
+            yield None
+            return
+        yield from _swept(scan, src, got)
 
 
-def _swept(scan: Any, f: Any, size: int, buf: bytearray, head: bytes, shape: tuple) -> Iterator[tuple[tuple, int] | None]:
-    """`_scanned`'s results, the file read through `buf` (2 x size bytes, made larger for a long profile);
-    `head` the file's first bytes read, `shape` its units row and exponents (`_head_units`)."""
-    if f.seekable():  # (the chunk read whole again: no 4 MiB joined to the head)
-        f.seek(0)
-        have = f.readinto(memoryview(buf)[:size])
-    else:
-        buf[: len(head)] = head
-        have = len(head) + f.readinto(memoryview(buf)[len(head) : size])
-    if _head_marked(buf, have, f):
-        yield None
-        return
-    header, base = HEADER.encode(), 0  # (base: the file's offset of buf[0])
+def _swept(scan: Any, src: Any, shape: tuple) -> Iterator[tuple[tuple, int] | None]:
+    """`_scanned`'s results, the file's windows from `src`, `shape` its units row and exponents
+    (`_head_units`): a window twice as large where no profile in it is whole. The pass writes its number
+    columns straight into arrays (`_alloc`) where the build can."""
+    header, want = HEADER.encode(), src.step
+    alloc = (_alloc,) if getattr(scan, "NVPROF_SWEEP_ALLOC", 0) else ()
     while True:
-        if len(buf) - have < size:
-            buf.extend(bytes(len(buf)))
-        n = f.readinto(memoryview(buf)[have : have + size])
-        have += n
-        found = scan.nvprof_sweep(memoryview(buf)[:have], header, shape[0], shape[1], n == 0)
+        data, last = src.window(want)
+        found = scan.nvprof_sweep(data, header, shape[0], shape[1], last, *alloc)
+        data.release()
         if found is None:
             yield None
             return
         if found[0]:
-            yield found[1:], base + found[0]
-        if n == 0:
+            yield found[1:], src.base + found[0]
+        if last:
             return
-        cut = found[0]
-        buf[: have - cut] = buf[cut:have]  # (a copy: the two may overlap)
-        have -= cut
-        base += cut
+        want = src.step if found[0] else 2 * want
+        src.advance(found[0])
 
 
-def _head_marked(buf: bytearray, have: int, f: Any) -> bool:
-    """Whether the file's head (as the stream's first window looks at it: stream.HEAD characters, its
-    rows not left out; buf[:have] the file's first bytes) holds another dialect's marker (it reads such
-    a file otherwise)."""
-    from profconv.parse import stream
-
-    head = bytes(memoryview(buf)[: min(have, stream.HEAD)])
-    if len(head) < stream.HEAD:
-        head += f.read(stream.HEAD - len(head))
-        f.seek(have)
-    return any(k.encode() in head for k in stream.other_markers("nvprof"))
+def _alloc(rows: int) -> list[array]:
+    """The six number columns of `rows` rows nvprof_sweep writes into (arrays 'd', the calls 'q')."""
+    return [array(kind, bytes(8)) * rows for _, _, kind in _NUMBERS]  # (one zero, repeated)
 
 
 def _joined(chunks: list[tuple], numbers: dict[str, array] | None = None) -> dict[str, Any] | None:
@@ -240,6 +224,9 @@ def _array(kind: str, data: Any) -> array:
     return out
 
 
+_BLOCK = 1 << 15  # rows a block of _values_plain's arithmetic (its temporaries 256 KiB, not a column's size)
+
+
 def _values_plain(got: dict[str, Any]) -> bool:
     """Whether every row passes csv_batch's checks of its values (csv_batch._values_bad)."""
     pct = np.frombuffer(got["time_pct"], dtype=np.float64)
@@ -250,11 +237,14 @@ def _values_plain(got: dict[str, Any]) -> bool:
             return False
     t = np.frombuffer(got["total_ns"], dtype=np.float64)
     a = np.frombuffer(got["avg_ns"], dtype=np.float64)
-    gap = np.frombuffer(got["calls"], dtype=np.int64).astype(np.float64)  # |total - calls x avg|, in place
-    np.multiply(gap, a, out=gap)
-    np.subtract(t, gap, out=gap)
-    if not (np.abs(gap, out=gap) <= 0.01 * t).all():
-        return False
+    calls = np.frombuffer(got["calls"], dtype=np.int64)
+    gap = np.empty(min(len(t), _BLOCK))  # |total - calls x avg|, a block of rows at a time (in the cache)
+    for lo in range(0, len(t), _BLOCK):
+        g, tt = gap[: min(_BLOCK, len(t) - lo)], t[lo : lo + _BLOCK]
+        np.multiply(calls[lo : lo + _BLOCK], a[lo : lo + _BLOCK], out=g)
+        np.subtract(tt, g, out=g)
+        if not (np.abs(g, out=g) <= 0.01 * tt).all():
+            return False
     names = columnar.Text(got["name"], columnar.Pool(got["names"]))
     return not _api_calls_among_gpu(names, got["section"] == 0).any()
 
@@ -271,13 +261,17 @@ def _layout(got: dict[str, Any], line: int) -> dict[str, Any] | None:
     spans = counts + 4
     starts = np.cumsum(spans) - spans + line  # each profile's start line (its rows from the line 4 after it)
     firsts = np.cumsum(counts) - counts  # each profile's first row
-    lines = np.arange(n, dtype=np.int64) + np.repeat(starts + 4 - firsts, counts)
+    lines = array("q", [1]) * n  # each row's line: one more than the row's before, five more past a profile's start
+    steps = np.frombuffer(lines, dtype=np.int64)
+    steps[firsts[1:]] = 5
+    steps[0] = line + 4
+    np.cumsum(steps, out=steps)
     begins = np.zeros(n, dtype=bool)
     begins[firsts] = True
     section = got["section"]
     begins[1:] |= section[1:] != section[:-1]
     block = np.flatnonzero(begins)
-    if (np.bincount(np.repeat(np.arange(profiles), counts)[block], minlength=profiles) > 2).any():
+    if (np.add.reduceat(begins, firsts, dtype=np.int64) > 2).any():
         return None  # (two sections: a third block is one that comes back)
     size = np.diff(np.append(block, n))
     sums = np.add.reduceat(np.frombuffer(got["time_pct"], dtype=np.float64), block)
@@ -299,11 +293,13 @@ def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any
                                    got["name"], views=True)
     if cols is None:
         return None
-    cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
+    cols["section"] = Runs(scan.nvprof_take(["gpu", "api"], got["section"][where["block"]].astype(np.int64)),
+                           where["size"])  # (a value a block: listed where a row is asked for)
     cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(numbers, got["rows"])
-    cols["table"] = Runs(where["lines"][where["block"]], where["size"])  # (its list made where a row is asked for)
-    cols["line_start"] = cols["line_end"] = _array("q", memoryview(where["lines"]).cast("B"))  # (a row a line: one array)
+    lines = np.frombuffer(where["lines"], dtype=np.int64)
+    cols["table"] = Runs(lines[where["block"]], where["size"])  # (its list made where a row is asked for)
+    cols["line_start"] = cols["line_end"] = where["lines"]  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
 
 
