@@ -110,3 +110,22 @@ def test_nvprof_sweep_writes_into_the_arrays_alloc_gives():
     assert [bytes(c) for c in cells] == list(plain[3][0])
     with pytest.raises(ValueError):
         scan.nvprof_sweep(data, header, units, (6, 6, 6, 6), True, lambda n: [array("d")] * 6)
+
+
+def test_the_pages_behind_are_let_go_and_read_again_where_asked_for(tmp_path):
+    data = DATA * 5  # 345,000 bytes: past 16 pages behind more than once
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    with open(path, "rb") as f, file_windows.windows(f, 50_000) as src:
+        got = []
+        while True:
+            window, last = src.window(src.step)
+            got.append(bytes(window[:7_000]))
+            window.release()
+            if last:
+                break
+            src.advance(7_000)
+        assert src._dropped % file_windows.PAGE == 0 and 0 <= src.base - src._dropped < 17 * file_windows.PAGE
+        assert src._dropped >= 278_528  # (let go 16 pages or more at a time)
+        assert b"".join(got) == data[: len(got) * 7_000]
+        assert src.head(23) == data[:23]  # (the first pages let go: read again from the page cache)

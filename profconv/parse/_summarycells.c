@@ -1133,11 +1133,11 @@ static int nv_line_is(const unsigned char *p, Py_ssize_t a, Py_ssize_t z, const 
     return z - a == m && memcmp(p + a, want, (size_t)m) == 0;
 }
 
-/* One profile at in->p[i:]: start, result, header and units lines, then rows (their offsets and
- * lengths pushed to `rows`). The index after its last row; 0 where the data ends before it is known
- * whole (not the last chunk); -1 where it is not of the sweep's shape (or an error: set). */
+/* One profile at in->p[i:]: start, result, header and units lines, then rows (lines one after the
+ * other: the first's offset in *first, how many in *count). The index after its last row; 0 where the
+ * data ends before it is known whole (not the last chunk); -1 where it is not of the sweep's shape. */
 static Py_ssize_t nv_profile(const nv_sweep_in *in, Py_ssize_t i, long long *pid, Py_ssize_t *ca, Py_ssize_t *cb,
-                             nv_vec *rows) {
+                             Py_ssize_t *first, Py_ssize_t *count) {
     const unsigned char *p = in->p;
     Py_ssize_t z = nv_eol(p, i, in->len), z1, z2, z3;
     long long rpid;
@@ -1153,45 +1153,42 @@ static Py_ssize_t nv_profile(const nv_sweep_in *in, Py_ssize_t i, long long *pid
     if (!nv_result_line(p + z + 1, z1 - z - 1, &rpid) || rpid != *pid ||
         !nv_line_is(p, z1 + 1, z2, in->header, in->header_n) || !nv_line_is(p, z2 + 1, z3, in->units, in->units_n))
         return -1;
-    Py_ssize_t at = z3 + 1, count = 0;
+    Py_ssize_t at = z3 + 1;
+    *first = at, *count = 0;
     while (at < in->len && p[at] == '"') {
         if ((z = nv_eol(p, at, in->len)) < 0)
             return in->last ? -1 : 0;
-        if (nv_vec_push(rows, at) < 0 || nv_vec_push(rows, z - at) < 0)
-            return -1;
-        count++;
+        ++*count;
         at = z + 1;
     }
-    if (!count)
+    if (!*count)
         return at < in->len || in->last ? -1 : 0;
     if (at < in->len) /* not the last chunk: whole where the line after its rows is there whole (a start line?) */
         return in->last || nv_eol(p, at, in->len) >= 0 ? at : 0;
     return in->last ? at : 0;
 }
 
-/* The profiles of in->p from 0 on (pass 1): per profile its PID, command offset and length, rows;
- * per row its offset and length. The index after the last whole profile, -1 where one is not of the
- * sweep's shape (or an error is set). */
-static Py_ssize_t nv_profiles(const nv_sweep_in *in, nv_vec *profs, nv_vec *rows) {
+#define NV_PROF 5 /* a profile's values in pass 1's vector: PID, command offset and length, rows, first row's offset */
+
+/* The profiles of in->p from 0 on (pass 1): per profile its PID, command offset and length, rows
+ * and its first row's offset (the rows are lines one after the other: pass 2 finds each again, no
+ * offset kept a row), their rows counted in *rows. The index after the last whole profile, -1 where
+ * one is not of the sweep's shape (or an error is set). */
+static Py_ssize_t nv_profiles(const nv_sweep_in *in, nv_vec *profs, Py_ssize_t *rows) {
     Py_ssize_t i = 0;
-    /* room for as many rows and profiles as the data could hold (a row's line 32 bytes or more, a
-     * profile's lines 128): made once, not doubled (each doubling a copy and pages new to the process;
-     * the pages of room not used are never touched) */
-    if (nv_vec_reserve(rows, 2 * (in->len / 32 + 64)) < 0 || nv_vec_reserve(profs, 4 * (in->len / 128 + 16)) < 0)
-        return -1;
+    *rows = 0;
     while (i < in->len) {
-        Py_ssize_t ca, cb, before = rows->n;
+        Py_ssize_t ca, cb, first, count;
         long long pid;
-        Py_ssize_t next = nv_profile(in, i, &pid, &ca, &cb, rows);
+        Py_ssize_t next = nv_profile(in, i, &pid, &ca, &cb, &first, &count);
         if (next < 0)
             return -1;
-        if (next == 0) {
-            rows->n = before;
+        if (next == 0)
             break;
-        }
         if (nv_vec_push(profs, pid) < 0 || nv_vec_push(profs, ca) < 0 || nv_vec_push(profs, cb - ca) < 0 ||
-            nv_vec_push(profs, (rows->n - before) / 2) < 0)
+            nv_vec_push(profs, count) < 0 || nv_vec_push(profs, first) < 0)
             return -1;
+        *rows += count;
         i = next;
     }
     return i;
@@ -1200,13 +1197,13 @@ static Py_ssize_t nv_profiles(const nv_sweep_in *in, nv_vec *profs, nv_vec *rows
 /* The profiles' PIDs (int64), command codes (int32) and row counts (int64) as bytes, the commands
  * numbered in `cmds`; NULL with an error set */
 static PyObject *nv_profile_columns(const unsigned char *p, const nv_vec *profs, bytes_table *cmds) {
-    Py_ssize_t np = profs->n / 4;
+    Py_ssize_t np = profs->n / NV_PROF;
     PyObject *pids = PyBytes_FromStringAndSize(NULL, 8 * np), *codes = PyBytes_FromStringAndSize(NULL, 4 * np),
              *counts = PyBytes_FromStringAndSize(NULL, 8 * np), *out = NULL;
     if (pids == NULL || codes == NULL || counts == NULL)
         goto done;
     for (Py_ssize_t k = 0; k < np; k++) {
-        const int64_t *f = profs->v + 4 * k;
+        const int64_t *f = profs->v + NV_PROF * k;
         int64_t c = bt_code(cmds, p, (Py_ssize_t)f[1], (Py_ssize_t)f[2]);
         if (c < 0) {
             if (c == -2)
@@ -1245,9 +1242,9 @@ static int64_t nv_code_seen(bytes_table *t, const unsigned char *p, Py_ssize_t a
 
 /* The rows (pass 2) read as nvprof() reads them: (cells, type codes, types, name codes, names,
  * decimals), or None where one is not a plain row; NULL with an error set */
-static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, const nv_vec *rows, const int *exps,
-                               PyObject *alloc) {
-    Py_ssize_t n = rows->n / 2, r = 0;
+static PyObject *nv_sweep_rows(const unsigned char *p, Py_ssize_t len, const nv_vec *profs, Py_ssize_t n,
+                               const int *exps, PyObject *alloc) {
+    Py_ssize_t r = 0;
     PyObject *cells = NULL, *out = NULL;
     nv_out o = {{NULL}, NULL, NULL, NULL, NULL};
     bytes_table types, names;
@@ -1256,11 +1253,12 @@ static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, cons
         seen[k].code = -1;
     if ((bt_init(&types, 8) | bt_init(&names, 256)) < 0 || (cells = nv_alloc(&o, n, alloc)) == NULL)
         goto done;
-    for (Py_ssize_t k = 0; k < profs->n / 4; k++)
-        for (int64_t j = 0; j < profs->v[4 * k + 3]; j++, r++) {
+    for (Py_ssize_t k = 0; k < profs->n / NV_PROF; k++) {
+        Py_ssize_t at = (Py_ssize_t)profs->v[NV_PROF * k + 4], z;
+        for (int64_t j = 0; j < profs->v[NV_PROF * k + 3]; j++, r++, at = z + 1) {
             nv_row row;
-            Py_ssize_t at = (Py_ssize_t)rows->v[2 * r];
-            if (!nv_values(p + at, (Py_ssize_t)rows->v[2 * r + 1], exps, r, &o, &row)) {
+            z = nv_eol(p, at, len); /* (there: pass 1 saw it) */
+            if (!nv_values(p + at, z - at, exps, r, &o, &row)) {
                 out = Py_NewRef(Py_None);
                 goto done;
             }
@@ -1274,6 +1272,7 @@ static PyObject *nv_sweep_rows(const unsigned char *p, const nv_vec *profs, cons
                 goto done;
             }
         }
+    }
     out = Py_BuildValue("(OOOOOO)", cells, o.types, types.strs, o.names, names.strs, o.decimals);
 done:
     nv_free(&o, cells, &types, &names);
@@ -1300,7 +1299,8 @@ static PyObject *nvprof_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
                           &alloc))
         return NULL;
     nv_sweep_in in = {buf.buf, hb.buf, ub.buf, buf.len, hb.len, ub.len, last};
-    nv_vec profs = {NULL, 0, 0}, rows = {NULL, 0, 0};
+    nv_vec profs = {NULL, 0, 0};
+    Py_ssize_t rows = 0;
     PyObject *out = NULL, *per = NULL, *cells = NULL;
     bytes_table cmds;
     if (bt_init(&cmds, 8) < 0)
@@ -1316,7 +1316,7 @@ static PyObject *nvprof_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
             out = Py_NewRef(Py_None);
         goto done;
     }
-    if ((per = nv_profile_columns(in.p, &profs, &cmds)) == NULL || (cells = nv_sweep_rows(in.p, &profs, &rows, exps, alloc == Py_None ? NULL : alloc)) == NULL)
+    if ((per = nv_profile_columns(in.p, &profs, &cmds)) == NULL || (cells = nv_sweep_rows(in.p, in.len, &profs, rows, exps, alloc == Py_None ? NULL : alloc)) == NULL)
         goto done;
     out = cells == Py_None ? Py_NewRef(Py_None) : Py_BuildValue("(nOOO)", end, per, cmds.strs, cells);
 done:
@@ -1324,7 +1324,6 @@ done:
     Py_XDECREF(cells);
     bt_free(&cmds);
     PyMem_Free(profs.v);
-    PyMem_Free(rows.v);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&hb);
     PyBuffer_Release(&ub);

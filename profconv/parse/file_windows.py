@@ -10,6 +10,10 @@ are let go as it moves on, so a long file's mapping holds about one window at a 
 cannot be mapped (a pipe, a FIFO, an empty file) is read through one buffer (`Buffered`:
 profconv.parse.read_buffer), what follows a cut moved to its start.
 
+A file cut short while it is mapped (another program truncating it mid-parse) would fault the
+process (SIGBUS) as any mapped reader would (pyarrow's memory_map too); a file still being written
+is read as it was when mapped.
+
 Measured on this project's 2-core VM (docs/performance.md, 2026-12-03): 20 MB read into the kept
 buffer 5.7-6.9 ms, mapped 1.0 ms (MAP_POPULATE) to 2.5 ms (faulted in, 306 faults: the kernel maps
 16 cached pages a fault).
@@ -60,8 +64,9 @@ class Mapped:
         from the page cache where asked for)."""
         self.base += cut
         upto = self.base - self.base % PAGE
-        if upto - self._dropped >= 16 * PAGE and hasattr(self.map, "madvise"):
-            self.map.madvise(mmap.MADV_DONTNEED, self._dropped, upto - self._dropped)
+        dontneed = getattr(mmap, "MADV_DONTNEED", None)  # (not on every platform: then kept till closed)
+        if upto - self._dropped >= 16 * PAGE and dontneed is not None:
+            self.map.madvise(dontneed, self._dropped, upto - self._dropped)
             self._dropped = upto
 
     def close(self) -> None:

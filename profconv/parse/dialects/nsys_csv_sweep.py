@@ -680,7 +680,9 @@ def _sized(cols: dict[str, Any], got: dict[str, Any]) -> bytes:
     Total, read where a time is, in MB), their calls, no times; the bytes column added (NaN for the other
     rows). Gives a byte a table, RANK_SKIP for a memory-size one (not ranked: sweep_rows.ranked_names)."""
     sized = got["report"] == _SIZES
-    rows = np.flatnonzero(np.repeat(sized, got["rows"]))  # (a few rows a run: set by their index, not a mask)
+    tables, sizes = np.flatnonzero(sized), got["rows"]
+    some = sizes[tables]  # (a few rows a run: set by their index, not a mask; a value a sized table repeated)
+    rows = np.repeat((np.cumsum(sizes) - sizes)[tables] - (np.cumsum(some) - some), some) + np.arange(int(some.sum()))
     total = np.frombuffer(cols["total_ns"], dtype=np.float64)
     cols["bytes"] = out = array("d", [np.nan]) * len(total)
     np.frombuffer(out, dtype=np.float64)[rows] = total[rows] * 1e6

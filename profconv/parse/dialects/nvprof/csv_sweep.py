@@ -136,12 +136,12 @@ def _scanned(scan: Any, f: Any, size: int, whole: bool = False) -> Iterator[tupl
     file_windows: mapped, or read through a buffer; `whole`: a whole-file read's), each with profiles, with
     the file's offset after them (then None, and no more, where one is not of the shape). The head is
     looked at first: a file of another dialect is told by it, not by `size` bytes read."""
-    from profconv.parse import file_windows, stream
+    from profconv.parse import context, file_windows, stream
 
     with file_windows.windows(f, size, whole) as src:
         head = src.head(max(4096, stream.HEAD))
         got = _head_units(head[:4096])
-        if got is None or any(k.encode() in head[: stream.HEAD] for k in stream.other_markers("nvprof")):
+        if got is None or context.contains_any(head[: stream.HEAD], tuple(stream.other_markers("nvprof"))):
             yield None
             return
         yield from _swept(scan, src, got)
