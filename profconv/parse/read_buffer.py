@@ -1,6 +1,7 @@
-"""One read buffer kept for the next whole-file read in this process (the sweep readers' `read`).
+"""One read buffer kept for the next whole-file read in this process (the sweep readers' `read` of a
+file that cannot be mapped: a pipe's; a regular file is mapped, profconv.parse.file_windows).
 
-A sweep reader reads the file through a buffer of twice its chunk (what follows a chunk's cut moved
+A sweep reader reads such a file through a buffer of twice its chunk (what follows a chunk's cut moved
 to the buffer's start). A new buffer of 8 MiB is zeroed page by page by the kernel at each read where
 the heap had been given back: 2,000 page faults, 4-6 ms of a 20 MB file on a 2-core VM. The buffer of
 a whole-file read is kept (one) and taken by the next read of that size; a read meanwhile (in another

@@ -16,8 +16,9 @@ and um_cpu_page_faults_sum -- each table stepped over with the note nsys's reade
 lines, said before the merged tables' notes as they say it: ProfileSet.lead). The stream reads
 such a file window by window: each window's tables read from its bytes (bytescan, nsys_batch), its
 text normalized and split into lines, nsys's reader, the stream's cut, context and the core's finish,
-then the parts joined. Here the file is read a few MiB at a time, each chunk checked and read by
-one C pass (`_summarycells.nsys_sweep`: the lines between the tables held to the shape above, every
+then the parts joined. Here the file is mapped (profconv.parse.file_windows: a file up to 256 MiB
+one chunk, the pass writing the number columns into the arrays the rows keep; a stream's parts a
+part at a time), each chunk checked and read by one C pass (`_summarycells.nsys_sweep`: the lines between the tables held to the shape above, every
 table's header one of the nine fields in the first one's order -- a run's reports print several: kernels'
 'Instances', API and OS calls' 'Num Calls', memory operations' 'Count' and 'Operation' -- or the
 memory sizes' SIZE_HEADER (`cuda_gpu_mem_size_sum`: MB, no Time(%); its rows made what nsys._row_of
@@ -492,8 +493,8 @@ def _swept(data: bytes, cut: int) -> tuple | None:
     kinds, reports = tabs[:, 3], tabs[:, 1]
     if not (np.array_equal(kinds == 1, reports == _SIZES) and np.array_equal(kinds == 2, reports == _NVTX)):
         return None  # a memory-size or NVTX table under another report, or another table under theirs
-    numbers = {nsys_batch.SCHEMA[f]: c if type(c) is array else np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
-               for f, c in zip(fields, got[1])}
+    numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
+               for f, c in zip(fields, got[1])}  # (views: of the arrays `_alloc` made where the pass wrote into them)
     names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
     lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
     unread = np.frombuffer(got[7], dtype=np.int64).reshape(-1, 3).copy()  # (header, last line, report in _UNREAD_NAMES)
@@ -525,8 +526,9 @@ def _numbers_into(numbers: dict[str, array], chunk: dict[str, Any]) -> dict[str,
     use the memory again)."""
     for k, v in numbers.items():
         col = chunk["numbers"].pop(k)
-        if not v and type(col) is array and col.typecode == v.typecode:
-            numbers[k] = col  # (the pass wrote them into this array: the column itself)
+        own = getattr(col.base, "obj", None)  # (a view of an array `_alloc` made: its buffer's object)
+        if not v and type(own) is array and own.typecode == v.typecode and len(own) == len(col):
+            numbers[k] = own  # (the pass wrote them into this array: the column itself)
         else:
             v.frombytes(memoryview(col).cast("B"))
     return chunk
