@@ -189,7 +189,7 @@ def _joined(chunks: list[tuple], numbers: dict[str, array] | None = None) -> dic
         sections = np.array([_SECTIONS[t] == "api" for t in types] or [False], dtype=np.int8)
         parts["section"].append(sections[np.frombuffer(type_codes, dtype=np.int32)])
         parts["name"].append(_recoded(names, pool, name_codes))
-    got: dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items() if isinstance(k, str)}
+    got: dict[str, Any] = {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in parts.items()}  # (one: no copy)
     if numbers is None:
         numbers = _numbers()
         for chunk in chunks:
@@ -219,8 +219,9 @@ def _recoded(index: dict[str, int], pool: list[str], codes: bytes) -> Any:
 
 
 def _array(kind: str, data: Any) -> array:
+    """An array of `kind` holding the values of `data` (an int64 NumPy array or a buffer of bytes), copied once."""
     out = array(kind)
-    out.frombytes(data)
+    out.frombytes(memoryview(np.ascontiguousarray(data)).cast("B") if hasattr(data, "dtype") else data)
     return out
 
 
@@ -323,7 +324,7 @@ def _profile_set(chunks: list[tuple], label: str, number: int, line: int, number
         return None
     take = native.load("_summarycells").nvprof_take
     profiles = ProfileColumns({"profile": profile_numbers, "tool": ["nvprof"] * count,
-                               "line_start": _array("q", where["starts"].astype(np.int64, copy=False).tobytes()),
-                               "line_end": _array("q", where["ends"].astype(np.int64, copy=False).tobytes()),
+                               "line_start": _array("q", where["starts"].astype(np.int64, copy=False)),
+                               "line_end": _array("q", where["ends"].astype(np.int64, copy=False)),
                                "pid": got["pid"].tolist(), "command": take(got["commands"], got["command"])}, count)
     return ProfileSet(None, profiles, label, [], [], {}, rows=rows)
