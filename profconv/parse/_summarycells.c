@@ -462,23 +462,31 @@ static int nv_odd_from(const unsigned char *p, Py_ssize_t n, Py_ssize_t from) {
     return 0;
 }
 
+#if defined(__SSE2__)
+/* Whether the 16 bytes at q hold a byte nv_odd_from stops at (not printable ASCII, '\\', '&', '|', '*', '<') */
+static inline int nv_flagged16(const unsigned char *q) {
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), bs = _mm_set1_epi8('\\'),
+                  amp = _mm_set1_epi8('&'), bar = _mm_set1_epi8('|'), star = _mm_set1_epi8('*'), lt = _mm_set1_epi8('<');
+    __m128i v = _mm_loadu_si128((const __m128i *)q);
+    __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)); /* (signed: >= 0x80 too) */
+    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, amp)));
+    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, bar), _mm_or_si128(_mm_cmpeq_epi8(v, star), _mm_cmpeq_epi8(v, lt))));
+    return _mm_movemask_epi8(m);
+}
+#endif
+
 /* nv_odd_from(p, n, 0): where the CPU has SSE2 (every x86-64), 16 bytes a step up to the first 16
- * that hold a byte the byte loop stops at (not printable ASCII, '\\', '&', '|', '*', '<'), the
- * byte loop from there (what it finds does not depend on the bytes before: it looks ahead only) */
+ * that hold a byte the byte loop stops at, the byte loop from there (what it finds does not depend on
+ * the bytes before: it looks ahead only); the last 16 bytes (overlapping the ones before) looked at
+ * so too, not byte by byte, where none before held one */
 static int nv_odd(const unsigned char *p, Py_ssize_t n) {
     Py_ssize_t k = 0;
 #if defined(__SSE2__)
-    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), bs = _mm_set1_epi8('\\'),
-                  amp = _mm_set1_epi8('&'), bar = _mm_set1_epi8('|'), star = _mm_set1_epi8('*'), lt = _mm_set1_epi8('<');
-    for (; k + 16 <= n; k += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + k));
-        __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)); /* (signed: >= 0x80 too) */
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, amp)));
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, bar), _mm_or_si128(_mm_cmpeq_epi8(v, star),
-                                                                                  _mm_cmpeq_epi8(v, lt))));
-        if (_mm_movemask_epi8(m))
-            break;
-    }
+    for (; k + 16 <= n; k += 16)
+        if (nv_flagged16(p + k))
+            return nv_odd_from(p, n, k);
+    if (k < n && n >= 16 && !nv_flagged16(p + n - 16))
+        return 0;
 #endif
     return nv_odd_from(p, n, k);
 }
@@ -607,17 +615,23 @@ static void nv_free(nv_out *o, PyObject *cells, bytes_table *types, bytes_table 
     bt_free(names);
 }
 
-static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_ssize_t row, nv_out *o, nv_row *r) {
-    unsigned char *bad = (unsigned char *)PyBytes_AS_STRING(o->bad) + row;
-    int32_t *tc = (int32_t *)PyBytes_AS_STRING(o->types) + row, *nc = (int32_t *)PyBytes_AS_STRING(o->names) + row;
+/* Row `row` marked not read: bad 1, label and name codes -1, decimals 0, and (where `values`) its values 0 */
+static void nv_blank(nv_out *o, Py_ssize_t row, int values) {
+    ((unsigned char *)PyBytes_AS_STRING(o->bad))[row] = 1;
+    ((int32_t *)PyBytes_AS_STRING(o->types))[row] = ((int32_t *)PyBytes_AS_STRING(o->names))[row] = -1;
     unsigned char *dec = (unsigned char *)PyBytes_AS_STRING(o->decimals) + 2 * row;
-    *bad = 1;
-    *tc = *nc = -1;
     dec[0] = dec[1] = 0;
-    for (int j = 0; j < NV_CELLS; j++)
+    for (int j = 0; j < NV_CELLS && values; j++)
         memset(o->cell[j] + 8 * row, 0, 8);
-    if (p == NULL || !nv_split(p, n, r))
+}
+
+/* Row `row`'s values read from the line p[0:n] (NULL: not ASCII) into `o`: 1, or 0 where it is not a plain
+ * row (nv_blank'ed; a row read is marked by nv_codes) */
+static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_ssize_t row, nv_out *o, nv_row *r) {
+    if (p == NULL || !nv_split(p, n, r)) {
+        nv_blank(o, row, 1);
         return 0;
+    }
     for (int j = 0; j < NV_CELLS; j++) {
         char *slot = o->cell[j] + 8 * row;
         if (j == NV_CALLS) {
@@ -625,20 +639,25 @@ static int nv_values(const unsigned char *p, Py_ssize_t n, const int *exps, Py_s
             memcpy(slot, &v, 8);
         } else {
             double v;
-            if (!cell_value(p, &r->cells[j], exps[j], &v))
+            if (!cell_value(p, &r->cells[j], exps[j], &v)) {
+                nv_blank(o, row, 1);
                 return 0;
+            }
             memcpy(slot, &v, 8);
         }
     }
     return 1;
 }
 
-/* Row `row`'s label and name codes t and m set (a row read whole: not bad): 0, or -1 where t or m is. */
+/* Row `row`'s label and name codes t and m set (a row read whole: not bad; nv_blank'ed where t or m is
+ * below -1, not ASCII): 0, or -1 where t or m is. */
 static int nv_codes(nv_out *o, Py_ssize_t row, const nv_row *r, int64_t t, int64_t m) {
     if (t == -1 || m == -1)
         return -1;
-    if (t < 0 || m < 0)
+    if (t < 0 || m < 0) { /* (a label or name not ASCII: not read, its values kept) */
+        nv_blank(o, row, 0);
         return 0;
+    }
     ((int32_t *)PyBytes_AS_STRING(o->types))[row] = (int32_t)t;
     ((int32_t *)PyBytes_AS_STRING(o->names))[row] = (int32_t)m;
     unsigned char *dec = (unsigned char *)PyBytes_AS_STRING(o->decimals) + 2 * row;

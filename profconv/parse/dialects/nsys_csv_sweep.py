@@ -18,7 +18,8 @@ such a file window by window: each window's tables read from its bytes (bytescan
 text normalized and split into lines, nsys's reader, the stream's cut, context and the core's finish,
 then the parts joined. Here the file is mapped (profconv.parse.file_windows: a file up to 256 MiB
 one chunk, the pass writing the number columns into the arrays the rows keep; a stream's parts a
-part at a time), each chunk checked and read by one C pass (`_summarycells.nsys_sweep`: the lines between the tables held to the shape above, every
+part at a time), each chunk checked and read by one C pass (`_summarycells.nsys_sweep`: the lines
+between the tables held to the shape above, every
 table's header one of the nine fields in the first one's order -- a run's reports print several: kernels'
 'Instances', API and OS calls' 'Num Calls', memory operations' 'Count' and 'Operation' -- or the
 memory sizes' SIZE_HEADER (`cuda_gpu_mem_size_sum`: MB, no Time(%); its rows made what nsys._row_of
