@@ -144,28 +144,29 @@ def _needles_bytes() -> tuple[bytes, ...]:
 
 
 def _scanned(scan: Any, f: Any, size: int) -> Iterator[tuple[tuple, int] | None]:
-    """text_sweep's results, chunk after chunk of about `size` bytes of the file, each with profiles,
-    with the file's offset after them (then None, and no more, where one is not of the shape)."""
+    """text_sweep's results, window after window of the file (profconv.parse.file_windows: mapped, a
+    file up to 256 MiB one window; else read through a buffer `size` bytes at a time), each with
+    profiles, with the file's offset after them (then None, and no more, where one is not of the
+    shape); a window twice as large where it holds no whole profile."""
+    from profconv.parse import file_windows
+
     needles = _needles_bytes()
-    data = f.read(size)
-    base = 0  # the file's offset of data[0]
-    line = 1  # the file's number of its first line
-    while True:
-        block = f.read(size)
-        last = not block
-        if block:
-            data = data + block
-        found = scan.text_sweep(data, needles, last, line, 0)
-        if found is None:
-            yield None
-            return
-        if found[0]:
-            yield found, base + found[0]
-        if last:
-            return
-        data = data[found[0]:]
-        base += found[0]
-        line += found[1]
+    with file_windows.windows(f, size, whole=True) as src:
+        line, want = 1, src.step  # (line: the file's number of the window's first line)
+        while True:
+            data, last = src.window(want)
+            found = scan.text_sweep(data, needles, last, line, 0)
+            data.release()
+            if found is None:
+                yield None
+                return
+            if found[0]:
+                yield found, src.base + found[0]
+            if last:
+                return
+            want = src.step if found[0] else 2 * want
+            src.advance(found[0])
+            line += found[1]
 
 
 def _windows(scan: Any, f: Any, window: int) -> Iterator[tuple[tuple, int, int] | None]:
@@ -214,21 +215,29 @@ def _profile_set(got: list[tuple], label: str, mods: tuple, number: int = 1) -> 
     from profconv.parse.core import ProfileSet
     from profconv.parse.profile_infos import ProfileColumns
 
-    cols: dict[str, Any] = {}
-    profiles: dict[str, list] = {k: [] for k in ("profile", "tool", "line_start", "line_end", "pid", "command")}
+    chunks = []
     for found in got:
         chunk = _chunk(found, number, mods)
         if chunk is None:
             return None
-        rows, per = chunk
+        chunks.append(chunk)
+        number += len(chunk[1]["profile"])
+    cols, profiles = chunks[0] if len(chunks) == 1 else _joined(chunks)  # (one: its columns as they are, views too)
+    count = len(profiles["profile"])
+    return ProfileSet(None, ProfileColumns(profiles, count), label, [], [], {},
+                      rows=sweep_rows.trusted(cols, len(cols["name"])))
+
+
+def _joined(chunks: list[tuple[dict, dict]]) -> tuple[dict, dict]:
+    """The chunks' row and profile columns, one after the other (a view made a list)."""
+    cols: dict[str, Any] = {}
+    profiles: dict[str, list] = {k: [] for k in ("profile", "tool", "line_start", "line_end", "pid", "command")}
+    for rows, per in chunks:
         for k, v in rows.items():
             cols.setdefault(k, v[:0]).extend(v)
         for k, v in per.items():
             profiles[k].extend(v)
-        number += len(per["profile"])
-    count = len(profiles["profile"])
-    return ProfileSet(None, ProfileColumns(profiles, count), label, [], [], {},
-                      rows=sweep_rows.trusted(cols, len(cols["name"])))
+    return cols, profiles
 
 
 def _chunk(found: tuple, number: int, mods: tuple) -> tuple[dict, dict] | None:
