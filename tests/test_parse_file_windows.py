@@ -129,3 +129,25 @@ def test_the_pages_behind_are_let_go_and_read_again_where_asked_for(tmp_path):
         assert src._dropped >= 278_528  # (let go 16 pages or more at a time)
         assert b"".join(got) == data[: len(got) * 7_000]
         assert src.head(23) == data[:23]  # (the first pages let go: read again from the page cache)
+
+
+def test_a_sweeps_profile_and_section_are_not_views_so_the_table_lays_its_profiles_out_together(tmp_path):
+    """A Rows whose profile or section is a View is an ncu page's to the terminal table, which then draws
+    each profile's tables one by one (4x the time of a 2 MB nvprof --csv sweep): the sweeps read through
+    the mapped windows keep both lists, whole (`read`) and a part at a time (`parts`)."""
+    from profconv.parse.colviews import holds_views
+    from profconv.parse.dialects.nvprof import csv_sweep
+
+    profile = ('==1== NVPROF is profiling process 1, command: ./a\n==1== Profiling result:\n'
+               '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n,%,ms,,ms,ms,ms,\n'
+               '"GPU activities",60.000000,1.200000,2,0.600000,0.500000,0.700000,"k1(float*)"\n'
+               '"GPU activities",40.000000,0.800000,1,0.800000,0.800000,0.800000,"[CUDA memcpy HtoD]"\n'
+               '"API calls",100.000000,3.000000,3,1.000000,0.500000,2.000000,"cudaMalloc"\n')
+    path = tmp_path / "sweep.log"
+    path.write_text(profile * 40)
+    whole = csv_sweep.read(str(path), "sweep.log")
+    parts = [p for p, _, _ in csv_sweep.parts(str(path), "sweep.log", 4096)]
+    assert whole is not None and whole.rows.n == 120 and len(parts) > 1 and None not in parts
+    for rows in [whole.rows] + [p.rows for p in parts]:
+        assert list(rows.col("section")[:3]) == ["gpu", "gpu", "api"]
+        assert not holds_views((rows.col("profile"), rows.col("section")))

@@ -846,3 +846,17 @@ def test_names_alike_but_for_their_middle(tmp_path, monkeypatch, small):
     assert [got[2][c] for c in got[1]] == [alike[(n // 2) % 2] for n in range(len(rows))]
     assert list(got[2]) == alike
     FAST.assert_library_same(path, monkeypatch)
+
+
+def test_profile_and_section_are_not_views_so_the_table_lays_the_runs_out_together(tmp_path):
+    """As for nvprof --csv (tests/test_parse_file_windows.py): a View as profile or section is an ncu page's to
+    the terminal table, which then draws each profile's tables one by one."""
+    from profconv.parse.colviews import holds_views
+
+    path = write_lines(tmp_path, _sweep(random.Random(5), 30))
+    whole = nsys_csv_sweep.read(str(path), "sweep")
+    parts = [p for p, _, _ in nsys_csv_sweep.parts(str(path), "sweep", 2048)]
+    assert whole is not None and len(parts) > 1 and None not in parts
+    for rows in [whole.rows] + [p.rows for p in parts]:
+        assert set(rows.col("section")) <= {"gpu", "api", "os-runtime", "gpu-memory-size", "nvtx", "openacc"}
+        assert not holds_views((rows.col("profile"), rows.col("section")))

@@ -668,7 +668,8 @@ def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any
     if cols is None:
         return None
     codes = np.ascontiguousarray(got["section"], dtype=np.int64)
-    cols["section"] = Runs(scan.nvprof_take(_CODES, codes), np.ascontiguousarray(got["rows"], dtype=np.int64))
+    # (a list, as profile: a View there is an ncu page's to the terminal table: render/profile_tables.py)
+    cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
     cols["tool"] = Const("nsys", n)
     # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(numbers, where["per_profile"])

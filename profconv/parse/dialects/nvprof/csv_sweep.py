@@ -294,8 +294,9 @@ def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any
                                    got["name"], views=True)
     if cols is None:
         return None
-    cols["section"] = Runs(scan.nvprof_take(["gpu", "api"], got["section"][where["block"]].astype(np.int64)),
-                           where["size"])  # (a value a block: listed where a row is asked for)
+    # (a list: a Rows whose profile or section is a View is an ncu page's to the terminal table, which then
+    # draws each profile's tables one by one, not a run of them together: render/profile_tables.py)
+    cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
     cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
     cols["profile"] = scan.nvprof_runs(numbers, got["rows"])
     lines = np.frombuffer(where["lines"], dtype=np.int64)
