@@ -1,5 +1,5 @@
 """A file's bytes a window at a time, for the sweep readers' one C pass over them (dialects/nvprof/csv_sweep.py,
-dialects/nsys_csv_sweep.py).
+dialects/nsys_csv_sweep.py, dialects/nvprof/text_columns.py).
 
 A reader asks for the bytes from `base` on (`window(want)`: up to `want` of them, and whether they
 reach the file's end), hands them to its C pass, and moves `base` past what that pass took whole
