@@ -543,35 +543,44 @@ typedef struct {
     PyObject *cells[NV_CELLS], *types, *names, *decimals, *bad;
     char *cell[NV_CELLS];     /* where each cell column's values go: its bytes', or its given buffer's */
     Py_buffer view[NV_CELLS]; /* the given columns' buffers (`views` of them), held while they are written */
-    int views;
+    Py_ssize_t views;
 } nv_out;
 
-/* The cell columns `alloc(rows)` gives (a list of NV_CELLS objects, each a writable buffer of 8 x rows
- * bytes: the caller's own columns, written in place) held in `o`: that list (a new reference), or NULL
- * with an exception set */
-static PyObject *nv_given(nv_out *o, Py_ssize_t rows, PyObject *alloc) {
+/* The cell columns `alloc(rows)` gives (nvprof_sweep's and nsys_sweep's `alloc`): a list of ncells objects,
+ * each a writable buffer of 8 x rows bytes (the caller's own columns, written in place), each one's bytes at
+ * base[j], its view in views[j] (*nviews of them taken, for the caller to release, error or not). The list (a
+ * new reference), or NULL with an exception set. */
+static PyObject *given_cells(PyObject *alloc, Py_ssize_t ncells, Py_ssize_t rows, char **base, Py_buffer *views,
+                             Py_ssize_t *nviews) {
     PyObject *cells = PyObject_CallFunction(alloc, "n", rows);
     if (cells == NULL)
         return NULL;
-    if (!PyList_CheckExact(cells) || PyList_GET_SIZE(cells) != NV_CELLS) {
-        PyErr_SetString(PyExc_TypeError, "alloc(rows): a list of six buffers");
+    if (!PyList_CheckExact(cells) || PyList_GET_SIZE(cells) != ncells) {
+        PyErr_SetString(PyExc_TypeError, "alloc(rows): a list of a buffer a cell");
         Py_DECREF(cells);
         return NULL;
     }
-    for (int j = 0; j < NV_CELLS; j++) {
-        if (PyObject_GetBuffer(PyList_GET_ITEM(cells, j), &o->view[j], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+    for (Py_ssize_t j = 0; j < ncells; j++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(cells, j), &views[j], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
             Py_DECREF(cells);
             return NULL;
         }
-        o->views++;
-        if (o->view[j].len != 8 * rows) {
+        ++*nviews;
+        if (views[j].len != 8 * rows) {
             PyErr_SetString(PyExc_ValueError, "alloc(rows): buffers of 8 x rows bytes");
             Py_DECREF(cells);
             return NULL;
         }
-        o->cells[j] = Py_NewRef(PyList_GET_ITEM(cells, j));
-        o->cell[j] = (char *)o->view[j].buf;
+        base[j] = (char *)views[j].buf;
     }
+    return cells;
+}
+
+/* given_cells into `o` (its cells holding their own references) */
+static PyObject *nv_given(nv_out *o, Py_ssize_t rows, PyObject *alloc) {
+    PyObject *cells = given_cells(alloc, NV_CELLS, rows, o->cell, o->view, &o->views);
+    for (int j = 0; cells != NULL && j < NV_CELLS; j++)
+        o->cells[j] = Py_NewRef(PyList_GET_ITEM(cells, j));
     return cells;
 }
 
@@ -602,7 +611,7 @@ static PyObject *nv_alloc(nv_out *o, Py_ssize_t rows, PyObject *alloc) {
 
 /* What nv_alloc made (and the cells' list) let go, with the two string tables: every reader's cleanup. */
 static void nv_free(nv_out *o, PyObject *cells, bytes_table *types, bytes_table *names) {
-    for (int j = 0; j < o->views; j++)
+    for (Py_ssize_t j = 0; j < o->views; j++)
         PyBuffer_Release(&o->view[j]);
     for (int j = 0; j < NV_CELLS; j++)
         Py_XDECREF(o->cells[j]);
@@ -2233,34 +2242,18 @@ static PyObject *ns_head_lines(const ns_in *in, const ns_heads *h) {
  * go in base[j]: new bytes objects, or in->alloc(rows)'s writable buffers of 8 x rows bytes (their views in
  * views[0:*nviews], for the caller to release) */
 static PyObject *ns_cells(const ns_in *in, Py_ssize_t rows, char **base, Py_buffer *views, Py_ssize_t *nviews) {
-    PyObject *cells = in->alloc == NULL ? PyList_New(in->ncells) : PyObject_CallFunction(in->alloc, "n", rows);
-    if (cells == NULL)
-        return NULL;
-    if (!PyList_CheckExact(cells) || PyList_GET_SIZE(cells) != in->ncells) {
-        PyErr_SetString(PyExc_TypeError, "alloc(rows): a list of a buffer a cell");
-        Py_DECREF(cells);
-        return NULL;
-    }
-    for (Py_ssize_t j = 0; j < in->ncells; j++) {
-        if (in->alloc == NULL) {
-            PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
-            if (col == NULL)
-                break;
-            PyList_SET_ITEM(cells, j, col);
-            base[j] = PyBytes_AS_STRING(col);
-            continue;
-        }
-        if (PyObject_GetBuffer(PyList_GET_ITEM(cells, j), &views[j], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-            break;
-        (*nviews)++;
-        if (views[j].len != 8 * rows) {
-            PyErr_SetString(PyExc_ValueError, "alloc(rows): buffers of 8 x rows bytes");
+    if (in->alloc != NULL)
+        return given_cells(in->alloc, in->ncells, rows, base, views, nviews);
+    PyObject *cells = PyList_New(in->ncells);
+    for (Py_ssize_t j = 0; cells != NULL && j < in->ncells; j++) {
+        PyObject *col = PyBytes_FromStringAndSize(NULL, 8 * rows);
+        if (col == NULL) {
+            Py_CLEAR(cells);
             break;
         }
-        base[j] = (char *)views[j].buf;
+        PyList_SET_ITEM(cells, j, col);
+        base[j] = PyBytes_AS_STRING(col);
     }
-    if (PyErr_Occurred())
-        Py_CLEAR(cells);
     return cells;
 }
 
