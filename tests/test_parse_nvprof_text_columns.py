@@ -242,3 +242,38 @@ def test_program_output_with_backslashes(output, read, tmp_path, monkeypatch, sm
     path = write_lines(tmp_path, lines)
     assert (text_columns.read(str(path), str(path)) is not None) == read
     FAST.assert_library_same(path, monkeypatch)
+
+
+# numbers of many digits (past the one-multiplication path: Python's own conversion), a row that ends
+# the long-number way, keywords and stars where the pass's per-line checks look (a line's last bytes)
+LONG_ROWS = [" GPU activities:  100.00%  123456789012345.123456789012ms  3  41152263004115.041152263004ms  "
+             "1.000000000001ns  99999999999999.999999999999s  k(int)",
+             " GPU activities:  100.00%  12345678901234.5678ns  2  6172839450617.2839ns  1ns  999999999999999ns  k(int)"]
+LONG_TOTALS = [float("123456789012345.123456789012e6"), float("12345678901234.5678")]
+ODD_OUTPUT = [("took 3 * 4 iterations", False), ("the result: Time", False), ("phase Start", False),
+              ("ends in OpenACC", False), ("a**b", False), ("done at t", True), ("x=\"", False)]
+
+
+@pytest.mark.parametrize("row, total", list(zip(LONG_ROWS, LONG_TOTALS)))
+def test_numbers_of_many_digits(row, total, tmp_path, monkeypatch, small):
+    """A time of more than 15 digits: float() of its text, as the readers read it."""
+    lines = _sweep(random.Random(9), 30)
+    at = [i for i, ln in enumerate(lines) if ln.startswith(" GPU activities:")][3]
+    end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith(" " * 16))
+    lines[at:end] = [row]  # (the section's one row)
+    path = write_lines(tmp_path, lines)
+    assert text_columns.read(str(path), str(path)) is not None
+    whole, _ = FAST.assert_library_same(path, monkeypatch)
+    assert total in list(whole.rows.col("total_ns"))
+
+
+@pytest.mark.parametrize("output, read", ODD_OUTPUT)
+def test_program_output_the_pass_looks_at_to_its_end(output, read, tmp_path, monkeypatch, small):
+    """Program output with a star (the readers clean such text), a context keyword last in the line
+    (looked for by its first two bytes), or none: read by the pass only where the readers read it so."""
+    lines = _sweep(random.Random(5), 30)
+    for i in reversed([i for i, ln in enumerate(lines) if "command: " in ln]):
+        lines.insert(i + 1, output)
+    path = write_lines(tmp_path, lines)
+    assert (text_columns.read(str(path), str(path)) is not None) == read
+    FAST.assert_library_same(path, monkeypatch)

@@ -62,7 +62,19 @@ typedef struct {
     Py_ssize_t u;
     const char *exp;
     size_t exp_len;  /* the unit's exponent: "e9", "e6", "e3", "" */
+    unsigned long long m;  /* its digits as one integer (to_double's; of use where digits <= 15) */
+    int frac, digits;      /* how many of them after the '.', in all */
 } num_t;
+
+/* digits from s[i] on, added to *m (m * 10 + digit, as to_double reads them): the index after them */
+static inline Py_ssize_t take_digits(const char *s, Py_ssize_t i, Py_ssize_t n, unsigned long long *m)
+{
+    unsigned long long v = *m;
+    for (; i < n && IS_DIGIT(s[i]); i++)
+        v = v * 10 + (unsigned long long)(s[i] - '0');
+    *m = v;
+    return i;
+}
 
 typedef struct {
     int label;        /* -1: none, else an index into LABELS */
@@ -90,17 +102,23 @@ static Py_ssize_t skip_digits(const char *s, Py_ssize_t i, Py_ssize_t n)
 /* N followed by \s+: returns the index after the whitespace, or -1 */
 static Py_ssize_t match_time(const char *s, Py_ssize_t i, Py_ssize_t n, num_t *out)
 {
-    Py_ssize_t j = skip_digits(s, i, n);
+    out->m = 0;
+    Py_ssize_t j = take_digits(s, i, n, &out->m);
     if (j == i || j - i > 15)
         return -1;
     out->a = i;
+    out->frac = 0;
     if (j < n && s[j] == '.') {
-        Py_ssize_t f = skip_digits(s, j + 1, n);
+        Py_ssize_t f = take_digits(s, j + 1, n, &out->m);
         /* \.\d{1,12} then a unit: with no digit, or more than 12, nothing matches (a unit
            cannot start at '.' or at a digit) */
         if (f == j + 1 || f - (j + 1) > 12)
             return -1;
+        out->frac = (int)(f - (j + 1));
+        out->digits = (int)(f - i - 1);
         j = f;
+    } else {
+        out->digits = (int)(j - i);
     }
     out->b = j;
     if (j >= n)
@@ -235,18 +253,25 @@ static int tag_at(const char *s, Py_ssize_t n, Py_ssize_t q)
     return 0;
 }
 
-/* nvprof._needs_clean for an ASCII line (the dashes it also looks for are not ASCII); memchr
-   looks for each character (many bytes at a time) */
-static int needs_clean(const char *s, Py_ssize_t n)
+/* nvprof._needs_clean's rule of '**' and '\\*' for an ASCII line */
+static int needs_clean_star(const char *s, Py_ssize_t n)
 {
     size_t len = (size_t)n;
-    if (memchr(s, '|', len) || memchr(s, '&', len) || memchr(s, '\t', len))
-        return 1;
     for (const char *p = memchr(s, '*', len); p != NULL; p = memchr(p + 1, '*', len - (size_t)(p + 1 - s))) {
         Py_ssize_t i = p - s;  /* '**' or '\\*' */
         if ((i + 1 < n && s[i + 1] == '*') || (i > 0 && s[i - 1] == '\\'))
             return 1;
     }
+    return 0;
+}
+
+/* nvprof._needs_clean for an ASCII line (the dashes it also looks for are not ASCII); memchr
+   looks for each character (many bytes at a time) */
+static int needs_clean(const char *s, Py_ssize_t n)
+{
+    size_t len = (size_t)n;
+    if (memchr(s, '|', len) || memchr(s, '&', len) || memchr(s, '\t', len) || needs_clean_star(s, n))
+        return 1;
     for (const char *p = memchr(s, '<', len); p != NULL; p = memchr(p + 1, '<', len - (size_t)(p + 1 - s))) {
         Py_ssize_t q = p - s + 1;  /* </?(?:b|strong|code|em|i|tt)> */
         if (tag_at(s, n, q) || (q < n && s[q] == '/' && tag_at(s, n, q + 1)))
@@ -263,6 +288,20 @@ static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7, 
    2**53 and the power of ten left is within 10**22, one multiplication or division of two exact
    doubles is the correctly rounded value (Clinger's fast path): float()'s, which rounds correctly
    too. Otherwise Python's own conversion of the text. */
+static int text_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, size_t el, double *out);
+
+/* to_double of digits read already: m, frac and digits as to_double counts them */
+static inline int digits_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, size_t el,
+                                unsigned long long m, int frac, int digits, double *out)
+{
+    int e10 = (el == 0 ? 0 : exp[1] - '0') - frac;
+    if (digits <= 15 && e10 >= -22 && e10 <= 22) {
+        *out = e10 >= 0 ? (double)m * POW10[e10] : (double)m / POW10[-e10];
+        return 0;
+    }
+    return text_double(s, a, b, exp, el, out);
+}
+
 static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, size_t el, double *out)
 {
     unsigned long long m = 0;
@@ -276,11 +315,12 @@ static int to_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp,
         frac += seen;
         digits++;
     }
-    int e10 = (el == 0 ? 0 : exp[1] - '0') - frac;
-    if (digits <= 15 && e10 >= -22 && e10 <= 22) {
-        *out = e10 >= 0 ? (double)m * POW10[e10] : (double)m / POW10[-e10];
-        return 0;
-    }
+    return digits_double(s, a, b, exp, el, m, frac, digits, out);
+}
+
+/* float(text + exp) by Python's own conversion */
+static int text_double(const char *s, Py_ssize_t a, Py_ssize_t b, const char *exp, size_t el, double *out)
+{
     char buf[48];
     size_t len = (size_t)(b - a);
     if (len + el + 1 > sizeof buf) {
@@ -309,9 +349,11 @@ static inline int row_values(const char *s, const row_t *r, double v[5])
         return -1;
     if (v[0] > 100.0)
         return 0;
-    for (int t = 0; t < 4; t++)
-        if (to_double(s, r->t[t].a, r->t[t].b, r->t[t].exp, r->t[t].exp_len, &v[t + 1]) < 0)
+    for (int t = 0; t < 4; t++) {
+        const num_t *x = &r->t[t];
+        if (digits_double(s, x->a, x->b, x->exp, x->exp_len, x->m, x->frac, x->digits, &v[t + 1]) < 0)
             return -1;
+    }
     return 1;
 }
 
@@ -626,6 +668,7 @@ kernels' names); at most `limit` lines' profiles are read a call (the caller cal
 typedef struct {
     const char *s;
     Py_ssize_t n;
+    int plain;  /* a line of text_sweep's chunk, every byte of which split_plain passed */
 } text_t;
 
 /* the lines profiles() reads: a list of str, or (text_sweep) a buffer's lines, line x at
@@ -651,6 +694,7 @@ static int line_at(src_t *src, Py_ssize_t x, text_t *t)
     if (src->list == NULL) {
         t->s = src->buf + src->at[x];
         t->n = src->at[x + 1] - src->at[x] - 1;
+        t->plain = 1;
         return 1;
     }
     PyObject *item = PyList_GET_ITEM(src->list, x);
@@ -662,6 +706,7 @@ static int line_at(src_t *src, Py_ssize_t x, text_t *t)
         return 0;
     t->s = (const char *)PyUnicode_DATA(item);
     t->n = PyUnicode_GET_LENGTH(item);
+    t->plain = 0;
     return 1;
 }
 
@@ -670,6 +715,9 @@ static int line_at(src_t *src, Py_ssize_t x, text_t *t)
  * LaTeX rules start a line with it or need a '&', normalize's percent is '\\%') */
 static int plain_text(const text_t *t)
 {
+    if (t->plain)  /* split_plain left nothing else of the above in the line: no control character, DEL,
+                      '&', '<', '#', '>' or '|', a '\\' only where allowed here; a '*' only after its first */
+        return memchr(t->s, '*', (size_t)t->n) == NULL;
     int lead = 1;
     for (Py_ssize_t k = 0; k < t->n; k++) {
         unsigned char c = (unsigned char)t->s[k];
@@ -690,6 +738,50 @@ static int has(const text_t *t, Py_ssize_t from, const char *needle)
         if (memcmp(p, needle, len) == 0)
             return 1;
         p++;
+    }
+    return 0;
+}
+
+/* needles a line must not hold (text_sweep): by each byte, the needles starting with it (a bit each),
+   and by each byte, those whose second byte it is (every one of a single byte: `one`) */
+typedef struct {
+    const char *s[64];
+    Py_ssize_t n[64];
+    uint64_t first[256];
+    uint64_t second[256];
+    uint64_t one;
+} needles_t;
+
+static void needle_add(needles_t *nd, int w, const char *s, Py_ssize_t n)
+{
+    uint64_t bit = (uint64_t)1 << w;
+    nd->s[w] = s;
+    nd->n[w] = n;
+    nd->first[(unsigned char)s[0]] |= bit;
+    if (n > 1) {
+        nd->second[(unsigned char)s[1]] |= bit;
+        return;
+    }
+    nd->one |= bit;
+    for (int ch = 0; ch < 256; ch++)
+        nd->second[ch] |= bit;
+}
+
+static int has_needle(const text_t *t, const needles_t *nd)
+{
+    if (nd == NULL)
+        return 0;
+    const unsigned char *s = (const unsigned char *)t->s;
+    for (Py_ssize_t k = 0; k < t->n; k++) {
+        uint64_t m = nd->first[s[k]];
+        if (m == 0)
+            continue;
+        m &= k + 1 < t->n ? nd->second[s[k + 1]] : nd->one;  /* (the needles that may start at k) */
+        for (; m; m &= m - 1) {
+            int w = __builtin_ctzll(m);
+            if (t->n - k >= nd->n[w] && memcmp(t->s + k, nd->s[w], (size_t)nd->n[w]) == 0)
+                return 1;
+        }
     }
     return 0;
 }
@@ -777,18 +869,18 @@ static int start_line(src_t *lines, Py_ssize_t x, start_t *st)
 
 /* program output the context's quick test sends to stray, where looks_like_data is false: no
    prefix, no keyword, no '%', no token that starts as a number and ends as a time does */
+static const char *const KEYWORDS[] = {"Time", "NVPROF", "NVTX", "Profiling", "CPU profiling", "API calls",
+                                       "Invocations", "Kernel: ", "Unified Memory", "Start", "\"",
+                                       "GPU activities", "OpenACC"};
+static needles_t KEYWORD_NEEDLES;  /* KEYWORDS (module init) */
+
 static int output_line(const text_t *t)
 {
-    static const char *const KEYWORDS[] = {"Time", "NVPROF", "NVTX", "Profiling", "CPU profiling", "API calls",
-                                           "Invocations", "Kernel: ", "Unified Memory", "Start", "\"",
-                                           "GPU activities", "OpenACC"};
     long long pid;
     int pre;
-    if (!plain_text(t) || memchr(t->s, '%', (size_t)t->n) != NULL || prefix(t, &pid, &pre) != 0 || pre)
+    if (!plain_text(t) || memchr(t->s, '%', (size_t)t->n) != NULL || prefix(t, &pid, &pre) != 0 || pre
+        || has_needle(t, &KEYWORD_NEEDLES))
         return 0;
-    for (size_t w = 0; w < sizeof KEYWORDS / sizeof *KEYWORDS; w++)
-        if (has(t, 0, KEYWORDS[w]))
-            return 0;
     for (Py_ssize_t k = 0; k < t->n;) {
         while (k < t->n && t->s[k] == ' ')
             k++;
@@ -1063,7 +1155,9 @@ static Py_ssize_t profile_rows(src_t *lines, Py_ssize_t k, PyObject *names, PyOb
             break;
         }
         double v[5];
-        if (needs_clean(t.s, t.n) || memchr(t.s + r.na, '%', (size_t)(r.nb - r.na)) != NULL) {
+        /* (a line split_plain passed holds no '|', '&', '\t' or '<': only the '*' rules can hold) */
+        if ((t.plain ? needs_clean_star(t.s, t.n) : needs_clean(t.s, t.n))
+            || memchr(t.s + r.na, '%', (size_t)(r.nb - r.na)) != NULL) {
             bad = 1;
             break;
         }
@@ -1153,16 +1247,9 @@ typedef struct {
     segs_t sg;
 } prof_t;
 
-/* needles a line must not hold (text_sweep): by each byte, the needles starting with it (a bit each) */
-typedef struct {
-    const char *s[64];
-    Py_ssize_t n[64];
-    uint64_t first[256];
-} needles_t;
-
 static int needles_init(needles_t *nd, PyObject *tuple)
 {
-    memset(nd->first, 0, sizeof nd->first);
+    memset(nd, 0, sizeof *nd);
     Py_ssize_t m = PyTuple_GET_SIZE(tuple);
     if (m > 64) {
         PyErr_SetString(PyExc_ValueError, "text_sweep: at most 64 needles");
@@ -1174,23 +1261,7 @@ static int needles_init(needles_t *nd, PyObject *tuple)
             PyErr_SetString(PyExc_TypeError, "text_sweep: needles are bytes, not empty");
             return -1;
         }
-        nd->s[w] = PyBytes_AS_STRING(o);
-        nd->n[w] = PyBytes_GET_SIZE(o);
-        nd->first[(unsigned char)nd->s[w][0]] |= (uint64_t)1 << w;
-    }
-    return 0;
-}
-
-static int has_needle(const text_t *t, const needles_t *nd)
-{
-    if (nd == NULL)
-        return 0;
-    for (Py_ssize_t k = 0; k < t->n; k++) {
-        for (uint64_t m = nd->first[(unsigned char)t->s[k]]; m; m &= m - 1) {
-            int w = __builtin_ctzll(m);
-            if (t->n - k >= nd->n[w] && memcmp(t->s + k, nd->s[w], (size_t)nd->n[w]) == 0)
-                return 1;
-        }
+        needle_add(nd, (int)w, PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
     }
     return 0;
 }
@@ -1629,6 +1700,8 @@ PyMODINIT_FUNC PyInit__rowscan(void)
     BYTE_CLASS['\n'] = 2;
     BYTE_CLASS['-'] = BYTE_CLASS['/'] = BYTE_CLASS['*'] = 3;
     BYTE_CLASS['\\'] = 4;
+    for (size_t w = 0; w < sizeof KEYWORDS / sizeof *KEYWORDS; w++)
+        needle_add(&KEYWORD_NEEDLES, (int)w, KEYWORDS[w], (Py_ssize_t)strlen(KEYWORDS[w]));
     PyObject *arraymod = PyImport_ImportModule("array");
     if (arraymod == NULL)
         return NULL;

@@ -57,9 +57,10 @@ from profconv.parse.model import DialectResult, Document, RawProfile, SweptRun, 
 from profconv.parse.profile_infos import ProfileColumns, columns_of
 
 WINDOW = 1 << 18  # bytes read at a time (a window grows while it holds no place to cut)
-# bytes of a machine-written CSV sweep's part where the parts go to a spool (--json, --csv), not to a table:
+# bytes of a machine-written sweep's part where the parts go to a spool (--json, --csv), not to a table:
 # fewer parts, less of each part's fixed cost (nvprof --csv, 20 MB: -7% of the CLI's instructions against
-# 256 KiB parts); a table holds each part's rendered text, so it keeps the sweep's own part size
+# 256 KiB parts; summary-only nvprof text's windows, 20 MB --json: -3.7%); a table holds each part's
+# rendered text, so it keeps the sweep's own part size (the text's: a stream window's)
 SPOOL_PART = 1 << 20
 STREAM_FROM = 4 << 20  # bytes: smaller files are read whole
 # bytes: a sweep of two profiles or more this long, machine-written (nvprof --csv, nvprof's summary-only
@@ -320,7 +321,8 @@ class Stream:
 
     def __init__(self, path: str, format: str | None = None, window: int | None = None, sweep_part: int = 0) -> None:
         self.path = path
-        self.sweep_part = sweep_part  # bytes of a CSV sweep's part (its reader's own size where 0: SPOOL_PART for a spool)
+        # bytes of a sweep's part (a CSV sweep's own size, the text's a window, where 0: SPOOL_PART for a spool)
+        self.sweep_part = sweep_part
         self.label = source_label(path)
         self.format = format
         self.given = window  # else the dialect's window (options: 'window'), else WINDOW
@@ -383,12 +385,14 @@ class Stream:
 
     def _text_swept(self) -> Generator[ProfileSet, None, tuple[int, int, tuple | None, int | None] | None]:
         """_swept's parts of summary-only nvprof text (text_columns: each the part of a window that
-        _parts would make); where it stops, the windows from there are the ones _parts would have
-        made (the size its first read takes)."""
+        _parts would make, a window of sweep_part bytes for a spool, of the stream's own for a table);
+        where it stops, the windows from there are the ones _parts would have made (the size its
+        first read takes). A spool's bytes are the same whatever the windows (tests: a cut log read
+        part by part is its whole parse)."""
         from profconv.parse.dialects.nvprof import text_columns
 
         resume: tuple[int, int, tuple | None, int | None] = (0, 1, None, None)
-        for part, at, size in text_columns.parts(self.path, self.label, self.window):
+        for part, at, size in text_columns.parts(self.path, self.label, self.sweep_part or self.window):
             if part is None:
                 return resume
             self.profiles = self.numbered = self.profiles + len(part.profiles)
