@@ -80,6 +80,22 @@ def test_a_pipe_and_an_empty_file_are_not_mapped(tmp_path):
         assert _walk(src, [(600, 500), (600, 0)]) == [(DATA[:600], False, 0), (DATA[500:1000], True, 500)]
 
 
+@pytest.mark.parametrize("mapped", [True, False])
+def test_ascii_looks_at_the_first_n_bytes_only_mapped_or_buffered(tmp_path, monkeypatch, mapped):
+    path = tmp_path / "f"
+    path.write_bytes(DATA[:5000] + "é".encode() + DATA[:100])  # (the first byte not ASCII: 5,000)
+    if not mapped:
+        monkeypatch.setattr(file_windows, "mappable", lambda f: False)
+    with open(path, "rb") as f, file_windows.windows(f, 4096) as src:
+        assert isinstance(src, file_windows.Mapped) is mapped
+        assert src.ascii(5000) and src.ascii(1)
+        assert not src.ascii(5001) and not src.ascii(1 << 30)  # (past the end: the whole file)
+        assert src.head(12) == DATA[:12]  # (a buffered head read again from the file's start)
+    (tmp_path / "g").write_bytes(DATA)
+    with open(tmp_path / "g", "rb") as f, file_windows.windows(f, 4096) as src:
+        assert src.ascii(1 << 30)
+
+
 def test_a_view_still_held_does_not_stop_the_close(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(DATA)

@@ -200,7 +200,7 @@ def _scanned(f: Any, size: int, whole: bool = False) -> Iterator[tuple[dict, int
     from profconv.parse import file_windows
 
     with file_windows.windows(f, size, whole) as src:
-        if not _head_ok(src.head(size)):
+        if not _head_ok(src, size):
             yield None
             return
         line, want = 1, src.step
@@ -222,13 +222,13 @@ def _scanned(f: Any, size: int, whole: bool = False) -> Iterator[tuple[dict, int
             line, want = got["next_line"], src.step
 
 
-def _head_ok(head: bytes) -> bool:
-    """Whether the file's head (its first `size` bytes: 4 MiB for `read`) is what the stream reads on
-    from: ASCII, no other dialect in its first stream.HEAD characters (as the stream's first window
-    looks: rows and all)."""
+def _head_ok(src: Any, size: int) -> bool:
+    """Whether the file's head (its first `size` bytes: 4 MiB for `read`; `src` a file_windows source) is
+    what the stream reads on from: ASCII, no other dialect in its first stream.HEAD characters (as the
+    stream's first window looks: rows and all)."""
     from profconv.parse import stream
 
-    return head.isascii() and not stream._other_dialect(head[: stream.HEAD].decode("ascii"), "nsys")
+    return src.ascii(size) and not stream._other_dialect(src.head(min(size, stream.HEAD)).decode("ascii"), "nsys")
 
 
 def _tables(data: bytes, cut: int) -> np.ndarray | None:
