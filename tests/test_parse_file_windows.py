@@ -88,7 +88,7 @@ def test_ascii_looks_at_the_first_n_bytes_only_mapped_or_buffered(tmp_path, monk
         monkeypatch.setattr(file_windows, "mappable", lambda f: False)
     with open(path, "rb") as f, file_windows.windows(f, 4096) as src:
         assert isinstance(src, file_windows.Mapped) is mapped
-        assert src.ascii(5000) and src.ascii(1)
+        assert src.ascii(5000) and src.ascii(1) and src.ascii(0)
         assert not src.ascii(5001) and not src.ascii(1 << 30)  # (past the end: the whole file)
         assert src.head(12) == DATA[:12]  # (a buffered head read again from the file's start)
     (tmp_path / "g").write_bytes(DATA)

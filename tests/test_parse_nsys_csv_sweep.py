@@ -498,8 +498,8 @@ def _last(text: str, old: str, new: str) -> str:
     (lambda t: _last(t, ",0x2e", ",0x2e" + "0" * 40), True),
     (lambda t: _last(t, ",0x2e", ",0x2e" + "0" * 40 + "\x7f"), False),
     (lambda t: _last(t, ",0x2e", ",0x2e" + "0" * 13 + "Generating 0"), False),
-    # the row's newline found in the pass that checks it: a comma only past its first sixteen bytes, none in
-    # a row whose next row's comma is in the same sixteen bytes
+    # a row's comma only past its first sixteen bytes; none in a row whose next row's comma is in the same
+    # sixteen bytes (the bytes past the row's newline masked)
     (lambda t: _last(t, "4,0x2e", "4" + "0" * 30 + ",0x2e"), True),
     (lambda t: _last(t, "4,0x2e", "4 0x2e"), False),
     (lambda t: _last(t, "36,0x1f\n4", "36 0x1f\n4"), False),

@@ -54,6 +54,8 @@ class Mapped:
         are mapped, not copied (a library read's 4 MiB head: its copy was ~1,000 fresh pages)."""
         import numpy as np
 
+        if n <= 0:
+            return True
         return int(np.frombuffer(self.map, dtype=np.uint8, count=min(n, self.size)).max()) < 0x80
 
     def window(self, want: int) -> tuple[memoryview, bool]:
