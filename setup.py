@@ -17,6 +17,7 @@ NATIVE = [
     ("profconv.parse._rowjoin", "profconv/parse/_rowjoin.c"),
     ("profconv.parse._summarycells", "profconv/parse/_summarycells.c"),
     ("profconv.parse._csvcols", "profconv/parse/_csvcols.c"),
+    ("profconv.parse._mapguard", "profconv/parse/_mapguard.c"),
 ]
 # -ffp-contract=off: no fused multiply-add, so that every sum is the pure-Python path's to the bit
 FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"] if os.name != "nt" else ["/fp:precise"]

@@ -55,6 +55,11 @@ class DataFileError(InputError):
     """A data or weights file is missing, truncated or not in the expected format."""
 
 
+class InputChanged(InputError):
+    """The input file was cut short while it was read (another program truncated or rewrote it): the
+    rows read would be of no one version of it."""
+
+
 class GpuUnavailable(ProfconvError):
     exit_status = ExitStatus.NO_GPU
 

@@ -10,9 +10,12 @@ are let go as it moves on, so a long file's mapping holds about one window at a 
 cannot be mapped (a pipe, a FIFO, an empty file) is read through one buffer (`Buffered`:
 profconv.parse.read_buffer), what follows a cut moved to its start.
 
-A file cut short while it is mapped (another program truncating it mid-parse) would fault the
-process (SIGBUS) as any mapped reader would (pyarrow's memory_map too); a file still being written
-is read as it was when mapped.
+A file cut short while it is mapped (another program truncating it mid-parse: a profiler run again
+into the same file, which the shell empties first) faults a read past its new end (SIGBUS), which
+ends a mapped reader's process (pyarrow's memory_map's, ripgrep's). Here the mapping is guarded
+(`guarded`, profconv.parse._mapguard): such a fault has the rest of the mapping read as zeros, and
+the read ends in InputChanged (one line, exit 2) instead of rows of no one version of the file. A
+file still being written (appended to) is read as it was when mapped.
 
 Measured on this project's 2-core VM (docs/performance.md, 2026-12-03): 20 MB read into the kept
 buffer 5.7-6.9 ms, mapped 1.0 ms (MAP_POPULATE) to 2.5 ms (faulted in, 306 faults: the kernel maps
@@ -27,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from profconv.errors import InputChanged
 from profconv.parse import read_buffer
 
 PAGE = mmap.ALLOCATIONGRANULARITY
@@ -42,6 +46,7 @@ class Mapped:
         self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         self.view = memoryview(self.map)
         self.size = len(self.map)
+        self.token = guard(self.map)
         self.base = 0
         self._dropped = 0  # the pages before this offset let go
 
@@ -78,12 +83,15 @@ class Mapped:
             self.map.madvise(dontneed, self._dropped, upto - self._dropped)
             self._dropped = upto
 
-    def close(self) -> None:
+    def close(self) -> int:
+        """The mapping let go; the reads past the file's end it had (the file cut short meanwhile: `guard`)."""
         self.view.release()
+        faults = unguard(self.token)
         try:
             self.map.close()
         except BufferError:  # (a view of it still held: unmapped when the last one goes)
             pass
+        return faults
 
 
 class Buffered:
@@ -134,9 +142,10 @@ class Buffered:
         self.have -= cut
         self.base += cut
 
-    def close(self) -> None:
+    def close(self) -> int:
         if self.keep:
             read_buffer.give_back(self.buf, self.size_hint)
+        return 0  # (a read() of a file cut short ends early: no fault)
 
 
 def mappable(f: Any) -> bool:
@@ -160,4 +169,52 @@ def windows(f: Any, size: int, whole: bool = False) -> Iterator[Mapped | Buffere
     try:
         yield src
     finally:
-        src.close()
+        if src.close():  # (only a mapping faults)
+            raise InputChanged(cut_short(f, src.size if isinstance(src, Mapped) else 0))
+
+
+def guard(mapping: Any) -> int:
+    """The mapping's pages guarded (profconv.parse._mapguard: a read past the file's end, where it is
+    cut short meanwhile, reads zeros and is counted, not SIGBUS): a token for `unguard`, -1 where not
+    guarded (the module not built, or not on this platform)."""
+    mod = _guard_module()
+    return mod.guard(mapping) if mod is not None else -1
+
+
+def unguard(token: int) -> int:
+    """The guard of `token` let go: the faults caught in its mapping (0 for -1)."""
+    mod = _guard_module() if token >= 0 else None
+    return mod.unguard(token) if mod is not None else 0
+
+
+def _guard_module() -> Any:
+    """profconv.parse._mapguard where it was built, PROFCONV_PURE_PYTHON or not (it changes no output:
+    not an accelerator), else None."""
+    try:
+        from profconv.parse import _mapguard  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _mapguard
+
+
+@contextmanager
+def guarded(mapping: Any, f: Any) -> Iterator[Any]:
+    """`mapping` (of the file `f`) guarded while the block reads it; InputChanged after where the file
+    was cut short meanwhile."""
+    token = guard(mapping)
+    size = len(mapping)
+    try:
+        yield mapping
+    finally:
+        if unguard(token):
+            raise InputChanged(cut_short(f, size))
+
+
+def cut_short(f: Any, size: int) -> str:
+    """What the user is told of the file `f`, mapped at `size` bytes and cut short while it was read."""
+    try:
+        now = f"{os.fstat(f.fileno()).st_size:,} now"
+    except (OSError, ValueError):
+        now = "shorter now"
+    return (f"{getattr(f, 'name', 'the input')}: cut short while it was read ({size:,} bytes when opened, {now}): "
+            "another program truncated or rewrote it; read it again once it is written")

@@ -34,7 +34,7 @@ def load(name: str) -> ModuleType | None:
 def available() -> dict[str, bool]:
     """Which accelerators this install has (setup.py's list), whether used or not."""
     out = {}
-    for name in ("_rowscan", "_kahan", "_bytescan", "_ncucells", "_rowjoin", "_summarycells", "_csvcols"):
+    for name in ("_rowscan", "_kahan", "_bytescan", "_ncucells", "_rowjoin", "_summarycells", "_csvcols", "_mapguard"):
         try:
             importlib.import_module(f"profconv.parse.{name}")
             out[name] = True

@@ -33,6 +33,7 @@ from profconv.nogc import paused
 from profconv.parse import bytescan, columnar, native, units
 from profconv.parse.colviews import Const, Floats, Repeated, Sparse, Tiled
 from profconv.parse.dialects import ncu_console
+from profconv.parse.file_windows import guarded
 from profconv.parse.model import Block
 from profconv.parse.table import Rows
 from profconv.parse.text import csv_row
@@ -347,7 +348,7 @@ def find_file(path: str) -> bytescan.PreRead | None:
     try:
         if os.path.getsize(path) < FILE_FROM:
             return None
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm, guarded(mm, f):
             head = mm[: 1 << 16]
             marks = (b'"ID",', b'"Process ID",', b"==PROF==")  # a --csv page, a console page's run
             if head[:2] == b"\x1f\x8b" or b"\x00" in head or not any(m in head for m in marks):

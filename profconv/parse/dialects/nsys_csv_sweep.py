@@ -49,7 +49,8 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
+from contextlib import closing
 from typing import Any
 
 import numpy as np
@@ -140,10 +141,10 @@ def read(path: str, label: str) -> Any:
     if _scanner() is None:
         return None
     chunks, numbers = [], _numbers()
-    with open(path, "rb") as f:
-        for got in _scanned(f, CHUNK, whole=True):
+    with open(path, "rb") as f, closing(_scanned(f, CHUNK, whole=True)) as scanned:
+        for got in scanned:
             if got is None:
-                return None
+                return None  # (closed on the way out: where the file was cut short meanwhile, InputChanged)
             chunks.append(_numbers_into(numbers, got[0]))
     return _profile_set(chunks, label, 1, numbers) if chunks else None
 
@@ -158,10 +159,11 @@ def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]
         yield None, 0, 1
         return
     number, at, line = 1, 0, 1
-    with open(path, "rb") as f:
-        for got in _scanned(f, size or PART):
+    with open(path, "rb") as f, closing(_scanned(f, size or PART)) as scanned:
+        for got in scanned:
             part = None if got is None else _profile_set([got[0]], label, number)
             if part is None:
+                scanned.close()  # (where the file was cut short while mapped: InputChanged, not the readers)
                 yield None, at, line
                 return
             at, line = got[1], got[0]["next_line"]
@@ -192,7 +194,7 @@ def _scanner() -> Any:
     return scan
 
 
-def _scanned(f: Any, size: int, whole: bool = False) -> Iterator[tuple[dict, int] | None]:
+def _scanned(f: Any, size: int, whole: bool = False) -> Generator[tuple[dict, int] | None, None, None]:
     """The chunks' columns (`_chunk`), window after window of about `size` bytes of the file (profconv.
     parse.file_windows: mapped, or read through a buffer; `whole`: a whole-file read's), each cut where a
     Generating line follows, with the file's offset after them (then None, and no more, where one is not

@@ -30,7 +30,8 @@ module is not loaded) nor without the columnar reader."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from itertools import chain
 from typing import Any
 
@@ -52,11 +53,11 @@ def read(path: str, label: str) -> Any:
     scan = _scanner()
     if scan is None:
         return None
-    with open(path, "rb") as f:
+    with open(path, "rb") as f, closing(_scanned(scan, f, CHUNK, whole=True)) as scanned:
         chunks, numbers = [], _numbers()
-        for found in _scanned(scan, f, CHUNK, whole=True):
+        for found in scanned:
             if found is None:
-                return None
+                return None  # (closed on the way out: where the file was cut short meanwhile, InputChanged)
             chunks.append(_numbers_into(numbers, found[0]))
     return _profile_set(chunks, label, 1, 1, numbers) if chunks else None
 
@@ -92,10 +93,11 @@ def parts(path: str, label: str, size: int = 0) -> Iterator[tuple[Any, int, int]
         return
     number = line = 1
     at = 0
-    with open(path, "rb") as f:
-        for found in _scanned(scan, f, size or PART):
+    with open(path, "rb") as f, closing(_scanned(scan, f, size or PART)) as scanned:
+        for found in scanned:
             part = None if found is None else _profile_set([found[0]], label, number, line)
             if part is None:
+                scanned.close()  # (where the file was cut short while mapped: InputChanged, not the readers)
                 yield None, at, line
                 return
             line = part.profiles.cols["line_end"][-1] + 1
@@ -131,7 +133,7 @@ def _head_units(head: bytes) -> tuple[bytes, tuple[int, ...]] | None:
     return lines[3], exps
 
 
-def _scanned(scan: Any, f: Any, size: int, whole: bool = False) -> Iterator[tuple[tuple, int] | None]:
+def _scanned(scan: Any, f: Any, size: int, whole: bool = False) -> Generator[tuple[tuple, int] | None, None, None]:
     """nvprof_sweep's results, window after window of about `size` bytes of the file (profconv.parse.
     file_windows: mapped, or read through a buffer; `whole`: a whole-file read's), each with profiles, with
     the file's offset after them (then None, and no more, where one is not of the shape). The head is

@@ -34,7 +34,8 @@ not imported (a CLI run does not load it)."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from itertools import chain
 from typing import Any
 
@@ -59,10 +60,11 @@ def read(path: str, label: str) -> Any:
         if not _head_plain(mods[0], f, stream.WINDOW):
             return None
         got = []
-        for found in _scanned(mods[0], f, CHUNK):
-            if found is None:
-                return None
-            got.append(found[0])
+        with closing(_scanned(mods[0], f, CHUNK)) as scanned:
+            for found in scanned:
+                if found is None:
+                    return None  # (closed on the way out: where the file was cut short meanwhile, InputChanged)
+                got.append(found[0])
     return _profile_set(got, label, mods) if got else None
 
 
@@ -143,7 +145,7 @@ def _needles_bytes() -> tuple[bytes, ...]:
     return tuple(k.encode() for k in _needles())
 
 
-def _scanned(scan: Any, f: Any, size: int) -> Iterator[tuple[tuple, int] | None]:
+def _scanned(scan: Any, f: Any, size: int) -> Generator[tuple[tuple, int] | None, None, None]:
     """text_sweep's results, window after window of the file (profconv.parse.file_windows: mapped, a
     file up to 256 MiB one window; else read through a buffer `size` bytes at a time), each with
     profiles, with the file's offset after them (then None, and no more, where one is not of the
