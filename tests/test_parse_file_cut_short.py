@@ -5,12 +5,14 @@ the process as it would have."""
 
 from __future__ import annotations
 
+import mmap
 import os
 import random
 import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -46,27 +48,45 @@ def test_a_read_past_the_new_end_reads_zeros_and_the_windows_say_the_file_change
                               "another program truncated or rewrote it; read it again once it is written")
 
 
-def test_a_mapping_read_whole_before_the_cut_or_not_cut_is_not_an_error(tmp_path):
+def test_a_file_not_cut_or_grown_is_not_an_error_one_cut_after_its_pages_were_read_is(tmp_path):
     path = _file(tmp_path)
     with open(path, "rb") as f, file_windows.windows(f, PAGE, whole=True) as src:
-        assert src.ascii(10**6)  # (every page read: none faults later)
-    with open(path, "rb") as f, file_windows.windows(f, PAGE, whole=True) as src:
         assert src.ascii(10**6)
-        os.truncate(path, PAGE)  # cut after every page was read: what was read is the file as it was
-    mod = GUARD
-    assert mod.unguard(-1) == 0
+        with open(path, "ab") as more:
+            more.write(b"c" * PAGE)  # (appended while mapped: read as it was when mapped)
+        assert bytes(src.view[-1:]) == b"b" and len(src.view) == 3 * PAGE + 100
+    with open(path, "rb") as f, pytest.raises(InputChanged, match=r"\(16,484 bytes when opened, 4,096 now\)"):
+        with file_windows.windows(f, PAGE, whole=True) as src:
+            assert src.ascii(10**6)  # every page read, none faults later: the file is shorter when let go
+            os.truncate(path, PAGE)
+    assert GUARD.unguard(-1) == 0
     with pytest.raises(ValueError, match="not a token"):
-        mod.unguard(5)
+        GUARD.unguard(5)
+
+
+def test_a_cut_inside_a_page_reads_zeros_to_its_end_with_no_fault_and_is_still_said(tmp_path):
+    """(The kernel fills the new last page past the end with zeros: a reader may stop at the first NUL.)"""
+    path = _file(tmp_path)
+    with open(path, "rb") as f, pytest.raises(InputChanged, match="12,388 bytes when opened, 5,000 now"):
+        with file_windows.windows(f, PAGE, whole=True) as src:
+            os.truncate(path, 5000)
+            assert bytes(src.view[4998:5002]) == b"aa\x00\x00"
 
 
 def test_several_mappings_guarded_at_once_each_counts_its_own(tmp_path):
     a, b = _file(tmp_path), tmp_path / "g"
     b.write_bytes(b"c" * 5 * PAGE)
     with open(a, "rb") as fa, open(b, "rb") as fb:
-        ma, mb = file_windows.Mapped(fa, PAGE), file_windows.Mapped(fb, PAGE)
-        os.truncate(b, 0)
-        assert bytes(ma.view[-1:]) == b"b" and bytes(mb.view[2 * PAGE : 2 * PAGE + 1]) == b"\x00"
-        assert (ma.close(), mb.close()) == (0, 1)
+        ma, mb = (mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) for f in (fa, fb))
+        ta, tb = GUARD.guard(ma), GUARD.guard(mb)
+        assert ta >= 0 and tb >= 0 and ta != tb
+        os.truncate(b, PAGE)
+        assert ma[-1:] == b"b" and mb[2 * PAGE : 2 * PAGE + 2] == b"\x00\x00" and mb[4 * PAGE] == 0  # (one fault)
+        assert (GUARD.unguard(ta), GUARD.unguard(tb)) == (0, 1)
+        ma.close()
+        mb.close()
+    with pytest.raises(ValueError, match="not a token"):
+        GUARD.unguard(ta)  # (let go: its slot free again)
 
 
 def _cut_when_mapped(monkeypatch, path, keep):
@@ -84,7 +104,8 @@ def _cut_when_mapped(monkeypatch, path, keep):
 def sweep(tmp_path):
     """An nsys CSV sweep of 400 runs (~100 KB: the columnar sweep's mapped windows)."""
     path = write_lines(tmp_path, _sweep(random.Random(3), 400))
-    assert profconv.parse(str(path)).profiles  # (read whole, not cut)
+    whole = profconv.parse(str(path))  # (read whole, not cut)
+    assert (len(whole.profiles), whole.rows.n) == (400, 1184)
     return path
 
 
@@ -108,7 +129,8 @@ def test_an_ncu_raw_pages_mapped_read_says_the_file_changed(tmp_path, monkeypatc
     header = '"ID","Process ID","Kernel Name","gpu__time_duration.sum"\n"","","","nsecond"\n'
     path.write_text(header + "".join(f'"{k}","1","k{k}","{k + 1}"\n' for k in range(60_000)))
     monkeypatch.setattr(ncu_raw, "FILE_FROM", 1)
-    assert ncu_raw.find_file(str(path)) is not None
+    found = ncu_raw.find_file(str(path))
+    assert found.dialect == "ncu" and len(found.tables) == 1
     real = ncu_raw.find
 
     def find(mm, keep):
@@ -139,3 +161,23 @@ def test_a_fault_in_a_mapping_not_guarded_still_ends_the_process(tmp_path):
         assert r.returncode == -signal.SIGBUS, (flags, r.stdout, r.stderr)
         assert "read" not in r.stdout
         assert ("Bus error" in r.stderr) == bool(flags)
+
+
+NVPROF_CSV = ('==1== NVPROF is profiling process 1, command: ./a\n==1== Profiling result:\n'
+              '"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n,%,ms,,ms,ms,ms,\n'
+              '"GPU activities",60.000000,1.200000,2,0.600000,0.500000,0.700000,"k1(float*)"\n'
+              '"GPU activities",40.000000,0.800000,1,0.800000,0.800000,0.800000,"[CUDA memcpy HtoD]"\n'
+              '"API calls",100.000000,3.000000,3,1.000000,0.500000,2.000000,"cudaMalloc"\n')
+SUMMARY_TEXT = Path(__file__).parent / "data/nvprof-new/tyler-cs566-reductions.log"
+
+
+@pytest.mark.skipif(native.pure_python(), reason="PROFCONV_PURE_PYTHON: the sweeps are read by the readers, not mapped")
+@pytest.mark.parametrize("kind, profiles, rows", [("nvprof-csv", 400, 1200), ("summary-text", 400, 8000)])
+def test_the_nvprof_sweeps_say_the_file_changed_too(kind, profiles, rows, tmp_path, monkeypatch):
+    path = tmp_path / f"{kind}.log"
+    path.write_text(NVPROF_CSV * 400 if kind == "nvprof-csv" else SUMMARY_TEXT.read_text() * 400)
+    whole = profconv.parse(str(path))
+    assert (len(whole.profiles), whole.rows.n) == (profiles, rows)
+    _cut_when_mapped(monkeypatch, path, path.stat().st_size // 3)
+    with pytest.raises(InputChanged, match="cut short while it was read"):
+        profconv.parse(str(path))

@@ -14,8 +14,9 @@ A file cut short while it is mapped (another program truncating it mid-parse: a 
 into the same file, which the shell empties first) faults a read past its new end (SIGBUS), which
 ends a mapped reader's process (pyarrow's memory_map's, ripgrep's). Here the mapping is guarded
 (`guarded`, profconv.parse._mapguard): such a fault has the rest of the mapping read as zeros, and
-the read ends in InputChanged (one line, exit 2) instead of rows of no one version of the file. A
-file still being written (appended to) is read as it was when mapped.
+the read ends in InputChanged (one line, exit 2) instead of rows of no one version of the file; so
+does a file found shorter when its mapping is let go (a cut inside a page reads zeros to the page's
+end with no fault). A file still being written (appended to) is read as it was when mapped.
 
 Measured on this project's 2-core VM (docs/performance.md, 2026-12-03): 20 MB read into the kept
 buffer 5.7-6.9 ms, mapped 1.0 ms (MAP_POPULATE) to 2.5 ms (faulted in, 306 faults: the kernel maps
@@ -46,7 +47,7 @@ class Mapped:
         self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         self.view = memoryview(self.map)
         self.size = len(self.map)
-        self.token = guard(self.map)
+        self.f, self.token = f, guard(self.map)
         self.base = 0
         self._dropped = 0  # the pages before this offset let go
 
@@ -83,15 +84,15 @@ class Mapped:
             self.map.madvise(dontneed, self._dropped, upto - self._dropped)
             self._dropped = upto
 
-    def close(self) -> int:
-        """The mapping let go; the reads past the file's end it had (the file cut short meanwhile: `guard`)."""
+    def close(self) -> bool:
+        """The mapping let go; whether the file was cut short while mapped (`was_cut`)."""
         self.view.release()
-        faults = unguard(self.token)
+        cut = was_cut(self.f, self.size, unguard(self.token))
         try:
             self.map.close()
         except BufferError:  # (a view of it still held: unmapped when the last one goes)
             pass
-        return faults
+        return cut
 
 
 class Buffered:
@@ -142,10 +143,10 @@ class Buffered:
         self.have -= cut
         self.base += cut
 
-    def close(self) -> int:
+    def close(self) -> bool:
         if self.keep:
             read_buffer.give_back(self.buf, self.size_hint)
-        return 0  # (a read() of a file cut short ends early: no fault)
+        return False  # (a read() of a file cut short ends early: what it read is the file as it was)
 
 
 def mappable(f: Any) -> bool:
@@ -169,7 +170,7 @@ def windows(f: Any, size: int, whole: bool = False) -> Iterator[Mapped | Buffere
     try:
         yield src
     finally:
-        if src.close():  # (only a mapping faults)
+        if src.close():  # (only a mapping is cut short under the reader)
             raise InputChanged(cut_short(f, src.size if isinstance(src, Mapped) else 0))
 
 
@@ -206,8 +207,20 @@ def guarded(mapping: Any, f: Any) -> Iterator[Any]:
     try:
         yield mapping
     finally:
-        if unguard(token):
+        if was_cut(f, size, unguard(token)):
             raise InputChanged(cut_short(f, size))
+
+
+def was_cut(f: Any, size: int, faults: int) -> bool:
+    """Whether the file `f`, mapped at `size` bytes, was cut short while mapped: a read past its new end
+    was caught (`faults`), or it is shorter now. (A cut inside a page reads zeros to the page's end with
+    no fault: a reader may stop there, at a NUL, and have read nothing past the cut.)"""
+    if faults:
+        return True
+    try:
+        return os.fstat(f.fileno()).st_size < size
+    except (OSError, ValueError):
+        return False
 
 
 def cut_short(f: Any, size: int) -> str:
