@@ -147,11 +147,12 @@ def test_the_pages_behind_are_let_go_and_read_again_where_asked_for(tmp_path):
         assert src.head(23) == data[:23]  # (the first pages let go: read again from the page cache)
 
 
-def test_a_sweeps_profile_and_section_are_not_views_so_the_table_lays_its_profiles_out_together(tmp_path):
-    """A Rows whose profile or section is a View is an ncu page's to the terminal table, which then draws
-    each profile's tables one by one (4x the time of a 2 MB nvprof --csv sweep): the sweeps read through
-    the mapped windows keep both lists, whole (`read`) and a part at a time (`parts`)."""
-    from profconv.parse.colviews import holds_views
+def test_a_sweeps_profile_and_section_are_runs_not_page_views_so_the_table_lays_its_profiles_out_together(tmp_path):
+    """A Rows whose profile or section is a View other than Runs is an ncu page's to the terminal table,
+    which then draws each profile's tables one by one (4x the time of a 2 MB nvprof --csv sweep): the sweeps
+    read through the mapped windows keep both as Runs (a value a run of rows, not a list entry a row),
+    whole (`read`) and a part at a time (`parts`), which the table takes as lists."""
+    from profconv.parse.colviews import Runs, holds_page_views
     from profconv.parse.dialects.nvprof import csv_sweep
 
     profile = ('==1== NVPROF is profiling process 1, command: ./a\n==1== Profiling result:\n'
@@ -166,4 +167,5 @@ def test_a_sweeps_profile_and_section_are_not_views_so_the_table_lays_its_profil
     assert whole is not None and whole.rows.n == 120 and len(parts) > 1 and None not in parts
     for rows in [whole.rows] + [p.rows for p in parts]:
         assert list(rows.col("section")[:3]) == ["gpu", "gpu", "api"]
-        assert not holds_views((rows.col("profile"), rows.col("section")))
+        assert isinstance(rows.col("profile"), Runs) and isinstance(rows.col("section"), Runs)
+        assert not holds_page_views((rows.col("profile"), rows.col("section")))

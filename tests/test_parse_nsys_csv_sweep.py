@@ -347,7 +347,7 @@ def test_a_rows_cells_of_many_digits_or_another_form(low, high, std, taken, tmp_
     if taken:
         rows = nsys_csv_sweep.read(str(path), str(path)).profile(2).rows
         assert rows.col("min_ns")[0] == float(low) and rows.col("max_ns")[0] == float(high)
-        assert rows.col("std_ns")[0] == float(std) and rows.col("calls")[:2] == [2, 1]
+        assert rows.col("std_ns")[0] == float(std) and list(rows.col("calls")[:2]) == [2, 1]
 
 
 NVTX_RUN = ["Generating SQLite file a.sqlite from a.nsys-rep",
@@ -853,10 +853,16 @@ def test_names_alike_but_for_their_middle(tmp_path, monkeypatch, small):
     FAST.assert_library_same(path, monkeypatch)
 
 
-def test_profile_and_section_are_not_views_so_the_table_lays_the_runs_out_together(tmp_path):
-    """As for nvprof --csv (tests/test_parse_file_windows.py): a View as profile or section is an ncu page's to
-    the terminal table, which then draws each profile's tables one by one."""
-    from profconv.parse.colviews import holds_views
+def test_profile_and_section_are_runs_so_the_table_lays_the_runs_out_together(tmp_path, monkeypatch):
+    """As for nvprof --csv (tests/test_parse_file_windows.py): a View other than Runs as profile or section is
+    an ncu page's to the terminal table, which then draws each profile's tables one by one; a sweep's are Runs
+    (a value a run of rows, no list entry a row), which the table lays out together, a run of profiles at once."""
+    import io
+
+    from rich.console import Console
+
+    from profconv.parse.colviews import Runs, holds_page_views
+    from profconv.render import profile_tables, ranked_text
 
     path = write_lines(tmp_path, _sweep(random.Random(5), 30))
     whole = nsys_csv_sweep.read(str(path), "sweep")
@@ -866,4 +872,11 @@ def test_profile_and_section_are_not_views_so_the_table_lays_the_runs_out_togeth
     assert {k: sections.count(k) for k in set(sections)} == {"api": 69, "gpu": 89, "os-runtime": 19}
     assert [s for p in parts for s in p.rows.col("section")] == sections
     for rows in [whole.rows] + [p.rows for p in parts]:
-        assert not holds_views((rows.col("profile"), rows.col("section")))
+        assert isinstance(rows.col("profile"), Runs) and isinstance(rows.col("section"), Runs)
+        assert not holds_page_views((rows.col("profile"), rows.col("section")))
+    laid = []
+    blocks = ranked_text.blocks
+    monkeypatch.setattr(ranked_text, "blocks", lambda rows, pos, *a: laid.append(len(pos)) or blocks(rows, pos, *a))
+    out = io.StringIO()
+    profile_tables.render(whole, Console(file=out, width=100), profile_tables.TableOptions())
+    assert laid == [177] and out.getvalue().count("Profile ") >= 30

@@ -321,6 +321,69 @@ def test_rank_blocks_of_the_merged_groups_only_into_the_blocks_top(seed):
     assert share.tobytes() == share1.tobytes() and cum.tobytes() == cum1.tobytes()
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_rank_blocks_only_checks_a_merged_groups_blocks_then_ranks_the_groups(seed):
+    """The nsys sweep's first call marks each block of a merged group RANK_CHECK: checked alone (None where
+    one alone would be noted, as where every block is ranked) but not ranked, the second call ranking the
+    groups: the same shares, cumulative shares and in_top to the bit as ranking every block first."""
+    rng = random.Random(300 + seed)
+    starts, pct, tot = _rank_input(rng, rng.randint(2, 10))
+    n = len(pct)
+    bounds = [*starts, n]
+    groups, merged, inside, g = [], [], [], 0
+    while g < len(starts):
+        k = min(rng.choice([1, 1, 2, 3]), len(starts) - g)
+        groups.append(bounds[g])
+        merged.append(k > 1)
+        inside += [k > 1] * k
+        g += k
+    nan = array("d", [math.nan])
+    pcts, tots = array("d", pct), array("d", tot)
+    again = bytes(1 if m else KAHAN.RANK_SKIP for m in merged)
+    tops = []
+    for first_bytes in (bytes(len(starts)), bytes(KAHAN.RANK_CHECK if i else 0 for i in inside)):
+        share, cum = nan * n, nan * n
+        first = KAHAN.rank_blocks(array("q", starts).tobytes(), pcts, tots, 0.9, share, cum, first_bytes)
+        top = None if first is None else KAHAN.rank_blocks(array("q", groups).tobytes(), pcts, tots, 0.9, share, cum,
+                                                           again, first)
+        tops.append((first is None, top, share.tobytes(), cum.tobytes()))
+    assert tops[1][0] == tops[0][0] and tops[1][1] == tops[0][1]
+    if tops[0][1] is not None:
+        assert tops[1][2:] == tops[0][2:]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rank_blocks_writes_in_top_as_a_byte_a_row_into_a_buffer_given(seed):
+    """in_top into a bytearray (the sweeps' colviews.Coded of False, True, None): 0 or 1 where the list
+    holds False or True, the byte it held (2: None) where a block is not ranked; the same shares and
+    cumulative shares to the bit, the same None where a block would be noted; the buffer given back."""
+    rng = random.Random(500 + seed)
+    starts, pct, tot = _rank_input(rng, rng.randint(2, 10))
+    n = len(pct)
+    skip = bytes(KAHAN.RANK_SKIP if rng.random() < 0.2 else 0 for _ in starts)
+    nan = array("d", [math.nan])
+    pcts, tots = array("d", pct), array("d", tot)
+    share, cum, share2, cum2 = nan * n, nan * n, nan * n, nan * n
+    listed = KAHAN.rank_blocks(array("q", starts).tobytes(), pcts, tots, 0.9, share, cum, skip)
+    codes = bytearray(b"\x02") * n
+    got = KAHAN.rank_blocks(array("q", starts).tobytes(), pcts, tots, 0.9, share2, cum2, skip, codes)
+    assert (got is None) == (listed is None)
+    if listed is None:
+        return
+    assert got is codes and [[False, True, None][c] for c in codes] == listed
+    assert share.tobytes() == share2.tobytes() and cum.tobytes() == cum2.tobytes()
+
+
+def test_rank_blocks_takes_a_list_or_a_writable_buffer_as_top():
+    pct, tot = array("d", [75.0, 25.0]), array("d", [300.0, 100.0])
+    args = (array("q", [0]).tobytes(), pct, tot, 0.9, array("d", pct), array("d", tot), b"\x00")
+    assert KAHAN.rank_blocks(*args, bytearray(2)) == bytearray(b"\x01\x01")  # (75% and 25%: both before 90%)
+    with pytest.raises(TypeError, match="writable buffer"):
+        KAHAN.rank_blocks(*args, b"\x02\x02")
+    with pytest.raises(ValueError, match="top"):
+        KAHAN.rank_blocks(*args, bytearray(3))
+
+
 def test_rank_blocks_checks_the_top_it_is_given():
     pct, tot = array("d", [75.0, 25.0]), array("d", [300.0, 100.0])
     with pytest.raises(ValueError, match="top"):

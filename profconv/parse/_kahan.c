@@ -35,6 +35,8 @@
 #include "_teddy.h"
 
 #define PCT_TOLERANCE 5.0
+#define RANK_SKIP 2  /* rank_blocks: a block not ranked (a section without times) */
+#define RANK_CHECK 3 /* rank_blocks: a block only checked (ranked later as part of a merged group) */
 
 /* pandas' compensated sum (shares._kahan): NaN skipped; a NaN compensation (an infinity) reset */
 typedef struct {
@@ -708,21 +710,44 @@ static PyObject *rank(PyObject *self, PyObject *args) {
     return rank_free(&r, rank_run(&r));
 }
 
+/* rank_blocks' in_top: a list (a bool a row written, the item it held let go), or a writable buffer of a
+ * byte a row (0 False, 1 True written; a row not ranked keeps its byte: 2 for None, colviews.Coded's) */
+typedef struct {
+    PyObject *list;
+    unsigned char *codes;
+} top_t;
+
+static inline void top_set(const top_t *top, Py_ssize_t i, int in) {
+    if (top->codes != NULL) {
+        top->codes[i] = (unsigned char)in;
+        return;
+    }
+    PyObject *was = PyList_GET_ITEM(top->list, i), *now = in ? Py_True : Py_False;
+    Py_INCREF(now);
+    PyList_SET_ITEM(top->list, i, now);
+    Py_DECREF(was);
+}
+
 /* One group of rank_blocks (rows a .. b - 1, one source table, or several where `merged`): whether
  * rank() would note it (ranked by Time(%): it has no times, or it is one table whose times contradict
  * its printed Time(%)) -- its shares not set then -- else its shares, cumulative shares and in_top set
  * as rank() sets them (`key`, `idx`, `tmp`: scratch) */
 static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t b, int merged, double below,
-                      double *sh, double *cum, PyObject *top, double *key, Py_ssize_t *idx, Py_ssize_t *tmp) {
+                      double *sh, double *cum, const top_t *top, double *key, Py_ssize_t *idx, Py_ssize_t *tmp) {
+    int check_only = merged == RANK_CHECK;
+    merged = merged == 1;
     Py_ssize_t cnt = b - a, nboth = 0, n_pct = 0;
     int any_bad = 0, has_time = 0;
     kahan_t ts = {0.0, 0.0}, ps = {0.0, 0.0};
-    for (Py_ssize_t i = a; i < b; i++)
+    for (Py_ssize_t i = a; i < b; i++) {
+        has_time |= t[i] == t[i];
+        n_pct += p[i] == p[i];
         if (p[i] == p[i] && t[i] == t[i]) {
             nboth++;
             kahan_add(&ts, t[i]);
             kahan_add(&ps, p[i]);
         }
+    }
     double tsum = ts.total, psum = ps.total;
     if (!merged && nboth >= 2 && tsum > 0 && psum >= 50.0)
         for (Py_ssize_t i = a; i < b && !any_bad; i++) {
@@ -734,40 +759,73 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
             implied = implied * scale;
             any_bad = fabs(p[i] - implied) > PCT_TOLERANCE;
         }
-    for (Py_ssize_t i = a; i < b; i++) {
-        has_time |= t[i] == t[i];
-        n_pct += p[i] == p[i];
-    }
     if (!has_time || (n_pct >= 2 && any_bad))
         return 1;
+    if (check_only)
+        return 0;
     double total = tsum;
     if (nboth == cnt) { /* every row's time and Time(%) there: the sum of the keys is tsum, the same values
                          * added in the same order */
-        memcpy(key + a, t + a, (size_t)cnt * sizeof(double));
+        memcpy(key, t + a, (size_t)cnt * sizeof(double));
     } else {
         kahan_t ks = {0.0, 0.0};
         for (Py_ssize_t i = a; i < b; i++) {
-            key[i] = t[i] == t[i] ? t[i] : 0.0;
-            kahan_add(&ks, key[i]);
+            key[i - a] = t[i] == t[i] ? t[i] : 0.0;
+            kahan_add(&ks, key[i - a]);
         }
         total = ks.total;
     }
-    for (Py_ssize_t i = a; i < b; i++) {
-        sh[i] = total > 0 ? key[i] / total : 0.0;
-        idx[i - a] = i;
+    for (Py_ssize_t j = 0; j < cnt; j++) {
+        sh[a + j] = total > 0 ? key[j] / total : 0.0;
+        idx[j] = j;
     }
-    sort_desc(idx, tmp, cnt, key);
+    sort_desc(idx, tmp, cnt, key); /* (the block's own positions: its scratch the size of the biggest block) */
     kahan_t acc = {0.0, 0.0};
     for (Py_ssize_t j = 0; j < cnt; j++) {
-        Py_ssize_t i = idx[j];
+        Py_ssize_t i = a + idx[j];
         double s = kahan_add_all(&acc, sh[i]);
         cum[i] = s;
-        PyObject *was = PyList_GET_ITEM(top, i), *now = ((s - sh[i]) < below && sh[i] > 0) ? Py_True : Py_False;
-        Py_INCREF(now);
-        PyList_SET_ITEM(top, i, now);
-        Py_DECREF(was);
+        top_set(top, i, (s - sh[i]) < below && sh[i] > 0);
     }
     return 0;
+}
+
+/* rank_blocks' arguments checked: the biggest block's rows (1 where none), or -1 with ValueError set */
+static Py_ssize_t blocks_checked(const Py_buffer *sb, const Py_buffer *pb, const Py_buffer *tb, const Py_buffer *shb,
+                                 const Py_buffer *cb, const Py_buffer *mb, Py_ssize_t tops) {
+    Py_ssize_t n = pb->len / (Py_ssize_t)sizeof(double), nb = sb->len / (Py_ssize_t)sizeof(int64_t), most = 1;
+    const int64_t *starts = sb->buf;
+    int ok = tb->len == pb->len && shb->len == pb->len && cb->len == pb->len && (nb ? starts[0] == 0 : n == 0) &&
+             (mb->buf == NULL || mb->len == nb) && (tops < 0 || tops == n);
+    for (Py_ssize_t k = 0; ok && k < nb; k++) {
+        Py_ssize_t end = k + 1 < nb ? (Py_ssize_t)starts[k + 1] : n;
+        ok = starts[k] < end;
+        most = ok && end - (Py_ssize_t)starts[k] > most ? end - (Py_ssize_t)starts[k] : most;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "rank_blocks: starts rising from 0 below the rows; columns and top of one "
+                                          "length; merged a byte a group");
+        return -1;
+    }
+    return most;
+}
+
+/* rank_blocks' `top` given (a list, or a writable buffer: its view in *tv) into *top: its length, -1 where none
+ * was given, -2 with TypeError set where it is neither */
+static Py_ssize_t top_given(PyObject *given, top_t *top, Py_buffer *tv) {
+    if (given == NULL)
+        return -1;
+    if (PyList_Check(given)) {
+        top->list = given;
+        return PyList_GET_SIZE(given);
+    }
+    if (PyObject_GetBuffer(given, tv, PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "rank_blocks: top a list or a writable buffer of a byte a row");
+        return -2;
+    }
+    top->codes = tv->buf;
+    return tv->len;
 }
 
 /* rank_blocks(starts, time_pct, total_ns, threshold, share, cumulative[, merged[, top]]): rank() of rows whose
@@ -777,50 +835,47 @@ static int rank_block(const double *p, const double *t, Py_ssize_t a, Py_ssize_t
  * throughout), or None where rank() would note a group (ranked by Time(%)). `merged` (bytes, one a
  * group): group k is the rows of several source tables where merged[k] is 1 (ranked by their
  * times whatever their Time(%), as rank() ranks such a group), rows not ranked where it is 2 (RANK_SKIP:
- * a section without times, nsys's memory sizes: their share, cumulative and in_top left as they are).
- * `top` (a list, one item a row): in_top written into it (the rows not ranked keep theirs) and it given
- * back, rather than a new list of None -- a second call over the groups of a first call's blocks
- * ranks only the merged ones, the others RANK_SKIP and kept as the first call ranked them.
+ * a section without times, nsys's memory sizes: their share, cumulative and in_top left as they are),
+ * checked but not ranked where it is 3 (RANK_CHECK: a block a later call ranks as part of a merged group;
+ * None where rank() would note it alone, its rows left as they are).
+ * `top` (a list, one item a row; or a writable buffer of a byte a row: 0 False, 1 True, a row not ranked
+ * keeping its byte: RANK_TOP_CODES says a build takes one): in_top written into it (the rows not ranked
+ * keep theirs) and it given back, rather than a new list of None -- a second call over the groups of a
+ * first call's blocks ranks only the merged ones, the others RANK_SKIP and kept as the first call ranked them.
  * The same expressions in the same order as rank()'s (tests compare both). */
 static PyObject *rank_blocks(PyObject *self, PyObject *args) {
-    Py_buffer sb, pb, tb, shb, cb, mb = {0};
+    Py_buffer sb, pb, tb, shb, cb, mb = {0}, tv = {0};
     double threshold;
-    PyObject *given = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*|y*O!:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb, &mb,
-                          &PyList_Type, &given))
+    PyObject *given = NULL, *made = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*dw*w*|y*O:rank_blocks", &sb, &pb, &tb, &threshold, &shb, &cb, &mb, &given))
         return NULL;
     const unsigned char *merged = mb.buf;
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double), nb = sb.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *starts = sb.buf;
-    PyObject *top = NULL, *out = NULL;
-    double *key = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
-    Py_ssize_t *idx = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t)),
-               *tmp = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
-    if (key == NULL || idx == NULL || tmp == NULL ||
-        (top = given != NULL ? Py_NewRef(given) : filled(n, Py_None)) == NULL) {
+    top_t top = {NULL, NULL};
+    double *key = NULL;
+    Py_ssize_t *idx = NULL, *tmp = NULL, tops = top_given(given, &top, &tv);
+    Py_ssize_t most = tops == -2 ? -1 : blocks_checked(&sb, &pb, &tb, &shb, &cb, &mb, tops);
+    if (most < 0)
+        goto done;
+    /* scratch the size of the biggest block (a sweep's: a few rows), not of all rows: no new pages a call */
+    key = PyMem_Malloc((size_t)most * sizeof(double));
+    idx = PyMem_Malloc((size_t)most * sizeof(Py_ssize_t)), tmp = PyMem_Malloc((size_t)most * sizeof(Py_ssize_t));
+    if (key == NULL || idx == NULL || tmp == NULL || (tops < 0 && (top.list = made = filled(n, Py_None)) == NULL)) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
     }
-    int ok = tb.len == pb.len && shb.len == pb.len && cb.len == pb.len && (nb ? starts[0] == 0 : n == 0) &&
-             (merged == NULL || mb.len == nb) && PyList_GET_SIZE(top) == n;
-    for (Py_ssize_t k = 0; ok && k < nb; k++)
-        ok = starts[k] < (k + 1 < nb ? starts[k + 1] : n);
-    if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "rank_blocks: starts rising from 0 below the rows; columns and top of one "
-                                          "length; merged a byte a group");
-        goto done;
-    }
     for (Py_ssize_t k = 0; k < nb; k++)
-        if ((merged == NULL || merged[k] != 2) &&
+        if ((merged == NULL || merged[k] != RANK_SKIP) &&
             rank_block(pb.buf, tb.buf, (Py_ssize_t)starts[k], k + 1 < nb ? (Py_ssize_t)starts[k + 1] : n,
-                       merged != NULL && merged[k], threshold - 1e-12, shb.buf, cb.buf, top, key, idx, tmp)) {
+                       merged != NULL ? merged[k] : 0, threshold - 1e-12, shb.buf, cb.buf, &top, key, idx, tmp)) {
             out = Py_NewRef(Py_None);
             goto done;
         }
-    out = Py_NewRef(top);
+    out = Py_NewRef(made != NULL ? made : given);
 done:
-    Py_XDECREF(top);
+    Py_XDECREF(made);
     PyMem_Free(key);
     PyMem_Free(idx);
     PyMem_Free(tmp);
@@ -831,6 +886,8 @@ done:
     PyBuffer_Release(&cb);
     if (mb.obj != NULL)
         PyBuffer_Release(&mb);
+    if (tv.obj != NULL)
+        PyBuffer_Release(&tv);
     return out;
 }
 
@@ -982,7 +1039,13 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__kahan(void) {
     PyObject *m = PyModule_Create(&module);
     /* rank_blocks leaves a group whose `merged` byte is RANK_SKIP unranked: callers check for it */
-    if (m != NULL && PyModule_AddIntConstant(m, "RANK_SKIP", 2) < 0)
+    if (m != NULL && PyModule_AddIntConstant(m, "RANK_SKIP", RANK_SKIP) < 0)
+        Py_CLEAR(m);
+    /* rank_blocks writes in_top into a buffer of a byte a row where given one (callers check for it) */
+    if (m != NULL && PyModule_AddIntConstant(m, "RANK_TOP_CODES", 1) < 0)
+        Py_CLEAR(m);
+    /* rank_blocks only checks a group whose `merged` byte is RANK_CHECK (callers check for it) */
+    if (m != NULL && PyModule_AddIntConstant(m, "RANK_CHECK", RANK_CHECK) < 0)
         Py_CLEAR(m);
     /* find_any takes bytes too (callers check for it: an older build takes str only) */
     if (m != NULL && PyModule_AddIntConstant(m, "FIND_ANY_RANGES", 1) < 0)

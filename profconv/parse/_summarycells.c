@@ -2034,7 +2034,9 @@ static unsigned char ns_values(const unsigned char *p, Py_ssize_t n, Py_ssize_t 
             double x;
             if (dot)
                 status |= (d1 <= 3 && p[a] != '0' && d2 == 3) ? 2 : 4;
-            if (d1 + d2 <= 15) /* (cell_value's fast path: m and 10**d2 exact, one rounding) */
+            if (d2 == 0) /* (a whole number: m itself, exact, no division to wait for) */
+                x = (double)m;
+            else if (d1 + d2 <= 15) /* (cell_value's fast path: m and 10**d2 exact, one rounding) */
                 x = (double)m / POW10[d2];
             else if (!cell_scaled(p + a, i - a, 0, &x) || !isfinite(x))
                 return 1;

@@ -396,7 +396,8 @@ class Runs(View):
 
 class Coded(View):
     """pool[codes[i]] for each row i (a sweep's names: each distinct one a str once, a code a row).
-    `codes` an int64 NumPy array of indices into `pool`."""
+    `codes` an int64 or int32 NumPy array of indices into `pool` (int32: as the nsys sweep's C pass
+    writes them, no copy)."""
 
     __slots__ = ("codes_", "order", "pool", "starts")
 
@@ -408,8 +409,8 @@ class Coded(View):
 
     def _part(self, lo: int, hi: int) -> list[Any]:
         scan = _cells()
-        if scan is not None:
-            return scan.nvprof_take(self.pool, self.codes_[lo:hi])
+        if scan is not None:  # (nvprof_take reads int64 codes)
+            return scan.nvprof_take(self.pool, self.codes_[lo:hi].astype("int64", copy=False))
         return list(map(self.pool.__getitem__, self.codes_[lo:hi].tolist()))
 
     def _at(self, k: int) -> Any:
@@ -656,6 +657,13 @@ def _mapped_list(values: Sequence[Any], fn: Callable[[Any], Any]) -> list[Any]:
 def holds_views(cols: Iterable[Any]) -> bool:
     """Whether any of these columns is a View (the rows of a table that keeps its columns so)."""
     return any(isinstance(c, View) for c in cols)
+
+
+def holds_page_views(cols: Iterable[Any]) -> bool:
+    """Whether any of these columns is a View other than Runs: an ncu page's kept as views (a few big
+    profiles, whose rows the terminal table finds by the views). A sweep's Runs (its profile and section:
+    a value a run of a few rows, thousands of profiles) are as a list to it."""
+    return any(isinstance(c, View) and not isinstance(c, Runs) for c in cols)
 
 
 def both(a: Sequence[int], b: Sequence[int]) -> Sequence[int]:

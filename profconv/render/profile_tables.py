@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from profconv.parse.colviews import Chain, both, holds_views, positions
+from profconv.parse.colviews import Chain, both, holds_page_views, positions
 from profconv.parse.core import ProfileSet
 from profconv.parse.schema import SECTION_TITLES, TIMED_SECTIONS, ProfileInfo, context_facts
 from profconv.parse.shares import share_rows
@@ -75,7 +75,7 @@ def _where(rows: Rows, profile: int, sections: tuple[str, ...]) -> Sequence[int]
     """The positions of one profile's rows of these sections (a range where the rows are an ncu
     page's columns kept as views: no look at each of its million rows)."""
     prof, sec = rows.col("profile"), rows.col("section")
-    if holds_views((prof, sec)):
+    if holds_page_views((prof, sec)):
         at = positions(prof, (profile,))
         if isinstance(at, range) and isinstance(sec, Chain) and not sec.tail:  # (several pages: look in its own)
             return sec.positions_in(sections, at.start, at.stop)
@@ -190,7 +190,7 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
     # they are a few big ncu pages' views: each profile's are found by the views (_where), not copied
     # out as lists (two 10 MB raw pages' table: 321 MiB)
     rows = ps.rows
-    views = len(ps.profiles) <= VIEW_PROFILES and holds_views((rows.col("profile"), rows.col("section")))
+    views = len(ps.profiles) <= VIEW_PROFILES and holds_page_views((rows.col("profile"), rows.col("section")))
     index = by_profile(rows) if len(ps.profiles) > 1 and not views else None
     out = _Out(console)
     if console.is_terminal and len(ps.profiles) > MANY_PROFILES:  # first-contact-2 m15: minutes of scrolling
@@ -198,7 +198,7 @@ def render_profiles(ps: ProfileSet, console: Console, opts: TableOptions) -> Non
                       "`--profile N` shows one, `--json` or `--csv` writes all rows at once[/dim]", highlight=False)
     # a run of profiles laid out together (NumPy: loaded for a sweep, not for one profile's tables)
     together = (out.fast is not None and len(ps.profiles) > 1
-                and not holds_views((rows.col("profile"), rows.col("section"))))
+                and not holds_page_views((rows.col("profile"), rows.col("section"))))
     metrics = opts.metrics and not (together and _METRIC_SECTIONS.isdisjoint(rows.col("section")))
     if together:
         from profconv.render import ranked_text  # (loads NumPy)

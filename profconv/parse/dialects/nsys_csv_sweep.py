@@ -352,7 +352,7 @@ def _in_ranges(data: Any, ranges: bytes, needles: tuple[str, ...]) -> bool:
 def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str], list[bytes]] | None:
     """The tables' rows as nsys_batch reads a window's (its C read and checks; every table taken),
     the tables of each header read together: numbers by schema column (NumPy arrays over the C
-    read's bytes), name codes (int64) into a pool, the distinct headers; None where a header is not
+    read's bytes), name codes (int32, as the C pass gives them) into a pool, the distinct headers; None where a header is not
     a plain one of the nine fields or a table is not taken."""
     heads = [bytes(data[a : b - 1]) for a, b in vals[:, :2].tolist()]
     groups: dict[bytes, list[int]] = {}
@@ -365,7 +365,7 @@ def _read(data: bytes, vals: np.ndarray) -> tuple[dict[str, Any], Any, list[str]
         if got is None:
             return None
         numbers, codes, names = got
-        recode = np.array([pool.setdefault(s, len(pool)) for s in names] or [0], dtype=np.int64)
+        recode = np.array([pool.setdefault(s, len(pool)) for s in names] or [0], dtype=np.int32)
         parts.append((ks, numbers, recode[codes]))
     return (*_in_order(parts, vals[:, 3]), list(pool), list(groups))
 
@@ -498,7 +498,7 @@ def _swept(data: bytes, cut: int) -> tuple | None:
         return None  # a memory-size or NVTX table under another report, or another table under theirs
     numbers = {nsys_batch.SCHEMA[f]: np.frombuffer(c, dtype=np.int64 if f == "calls" else np.float64)
                for f, c in zip(fields, got[1])}  # (views: of the arrays `_alloc` made where the pass wrote into them)
-    names = np.frombuffer(got[2], dtype=np.int32).astype(np.int64)
+    names = np.frombuffer(got[2], dtype=np.int32)  # (kept so: colviews.Coded reads int32 codes)
     lines = (tabs[:, 4].copy(), tabs[:, 5].copy(), got[6])
     unread = np.frombuffer(got[7], dtype=np.int64).reshape(-1, 3).copy()  # (header, last line, report in _UNREAD_NAMES)
     return numbers, names, got[3], tabs[:, 0].copy(), tabs[:, 2] == 1, reports.copy(), lines, unread
@@ -550,7 +550,7 @@ def _joined(chunks: list[dict[str, Any]], numbers: dict[str, array] | None = Non
     pool: dict[str, int] = {}
     codes = []
     for c in chunks:
-        recode = np.array([pool.setdefault(s, len(pool)) for s in c["names"]] or [0], dtype=np.int64)
+        recode = np.array([pool.setdefault(s, len(pool)) for s in c["names"]] or [0], dtype=np.int32)
         codes.append(recode[c["name"]])
     return {**got, "numbers": numbers, "name": np.concatenate(codes), "names": list(pool)}
 
@@ -595,7 +595,8 @@ def _twice(opens: Any, codes: Any) -> bool:
 
 
 def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tuple[Any, bytes] | None, Mapping, list]:
-    """The ranked groups where some are merged (sweep_rows.ranked_names' `groups`; None where none is),
+    """The ranked groups where some are merged (sweep_rows.ranked_names' `groups`, with whether each table
+    is in a merged one; None where none is),
     the core's note on each merged one (core._share_notes) by (profile, section), and those notes as the
     ProfileSet says them (core.table_note), in order."""
     groups, sizes = where["groups"], got["rows"]
@@ -611,7 +612,7 @@ def _merged(got: dict[str, Any], where: dict[str, Any], number: int) -> tuple[tu
     notes, table_notes = _merged_notes(number + where["profile"][a], got["section"][a], lo, hi, got["header"] + 1, a, k)
     merged = (tables > 1).astype(np.uint8)
     merged[got["report"][groups] == _SIZES] = native.load("_kahan").RANK_SKIP
-    return (firsts[groups], merged.tobytes()), table_notes, notes
+    return (firsts[groups], merged.tobytes(), np.repeat(tables > 1, tables)), table_notes, notes
 
 
 _TAIL = "; each printed Time(%) is relative to its own table, Share is of their summed time"
@@ -669,14 +670,14 @@ def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any
                                    views=True)
     if cols is None:
         return None
-    codes = np.ascontiguousarray(got["section"], dtype=np.int64)
-    # (a list, as profile: a View there is an ncu page's to the terminal table: render/profile_tables.py)
-    cols["section"] = scan.nvprof_runs(scan.nvprof_take(_CODES, codes), got["rows"])
+    sizes = np.ascontiguousarray(got["rows"], dtype=np.int64)
+    # section and profile a value a run of rows (Runs: as lists to the terminal table, colviews.holds_page_views),
+    # not a list entry a row (1.9 MB of a 20 MB sweep's 17 MB kept, new pages a parse)
+    cols["section"] = Runs(scan.nvprof_take(_CODES, np.ascontiguousarray(got["section"], dtype=np.int64)), sizes)
     cols["tool"] = Const("nsys", n)
-    # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
-    cols["profile"] = scan.nvprof_runs(numbers, where["per_profile"])
+    cols["profile"] = Runs(numbers, np.ascontiguousarray(where["per_profile"], dtype=np.int64))
     heads = (got["header"] + 1).astype(np.int64, copy=False)  # (a value a run: listed where a row is asked for)
-    cols["table"] = Runs(heads, np.ascontiguousarray(got["rows"], dtype=np.int64))
+    cols["table"] = Runs(heads, sizes)
     cols["line_start"] = cols["line_end"] = where["lines"]  # (a row a line: one array for both)
     return sweep_rows.trusted(cols, n)
 

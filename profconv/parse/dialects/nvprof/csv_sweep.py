@@ -296,11 +296,12 @@ def _rows(got: dict[str, Any], where: dict[str, Any], numbers: list[int]) -> Any
                                    got["name"], views=True)
     if cols is None:
         return None
-    # (a list: a Rows whose profile or section is a View is an ncu page's to the terminal table, which then
-    # draws each profile's tables one by one, not a run of them together: render/profile_tables.py)
-    cols["section"] = scan.nvprof_take(["gpu", "api"], got["section"].astype(np.int64))
-    cols["tool"] = Const("nvprof", n)  # (profile a list: a Rows whose profile is a View is an ncu page's to the renderer)
-    cols["profile"] = scan.nvprof_runs(numbers, got["rows"])
+    # section and profile a value a run of rows (a block's section, a profile's number), not a list entry a
+    # row (Runs: as lists to the terminal table, colviews.holds_page_views)
+    cols["section"] = Runs(scan.nvprof_take(["gpu", "api"], got["section"][where["block"]].astype(np.int64)),
+                           np.ascontiguousarray(where["size"], dtype=np.int64))
+    cols["tool"] = Const("nvprof", n)
+    cols["profile"] = Runs(numbers, np.ascontiguousarray(got["rows"], dtype=np.int64))
     lines = np.frombuffer(where["lines"], dtype=np.int64)
     cols["table"] = Runs(lines[where["block"]], where["size"])  # (its list made where a row is asked for)
     cols["line_start"] = cols["line_end"] = where["lines"]  # (a row a line: one array for both)
