@@ -1451,9 +1451,18 @@ typedef struct {
  * where a Windows path's among them; len 0: none yet). A run's lines name one database and every line
  * one folder: a line with the same bytes there is not checked byte by byte again (the checks look at
  * those bytes alone). */
+#define NS_TAILS 16 /* Processing lines' tails kept (ns_tail_seen): a run's reports, each one's tail */
+
+/* A Processing line's tail taken before: "] with [SCRIPT]... \n" at p[at : at + len] (the newline too),
+ * the script's end and the report's index (ns_report's: -2 a report not read) it gave */
+typedef struct {
+    Py_ssize_t at, len, script_end, report;
+} ns_tail;
+
 typedef struct ns_paths_ {
     Py_ssize_t db_at, db_len, dir_at, dir_len;
-    int dir_win;
+    int dir_win, tails, next;
+    ns_tail tail[NS_TAILS];
 } ns_paths;
 
 #define NS_TAB 8 /* int64 a table in ns_shape's `tabs`: header, rows start, rows end, rows, report, kind,
@@ -1808,26 +1817,58 @@ static int ns_script_dir(const ns_in *in, Py_ssize_t a, Py_ssize_t prefix_end, i
     return 1;
 }
 
+/* A Processing line's tail at p[k:] ("] with [SCRIPT]..." and a blank or not, then its newline) read:
+ * the index after its newline, the script's end in *script_end and its report (ns_report's) in *report;
+ * -1 where it is not one the readers take. Kept (ns_paths' tails) for a line with the same bytes. */
+static Py_ssize_t ns_script_tail(const ns_in *in, Py_ssize_t k, Py_ssize_t *script_end, Py_ssize_t *report) {
+    Py_ssize_t from = k, e, prefix_end = 0;
+    int script_win = 0, dir_seen = 0;
+    if (!ns_lit(in, &k, "] with [") || (e = ns_script_path(in, k, &script_win, &dir_seen)) == k)
+        return -1;
+    Py_ssize_t a = k, r = ns_report(in, a, e, &prefix_end);
+    k = e;
+    if (r == -1 || !ns_lit(in, &k, "]...") || !ns_script_dir(in, a, prefix_end, script_win, dir_seen))
+        return -1;
+    ns_lit(in, &k, " ");
+    if (!ns_lit(in, &k, "\n"))
+        return -1;
+    ns_paths *seen = in->paths;
+    seen->tail[seen->next] = (ns_tail){from, k - from, e, r};
+    seen->next = (seen->next + 1) % NS_TAILS;
+    seen->tails += seen->tails < NS_TAILS;
+    *script_end = e, *report = r;
+    return k;
+}
+
+/* The tail taken before (ns_script_tail) whose bytes, newline and all, are those at p[k:]; NULL where none.
+ * Every check a tail passed looks at its bytes alone (the paths' caches only spare looks: ns_paths). */
+static const ns_tail *ns_tail_seen(const ns_in *in, Py_ssize_t k) {
+    const ns_paths *seen = in->paths;
+    if (!seen->tails)
+        return NULL;
+    const unsigned char *q = memchr(in->p + k, '\n', (size_t)(in->n - k));
+    if (q == NULL)
+        return NULL;
+    Py_ssize_t len = (Py_ssize_t)(q - in->p) - k + 1;
+    for (int t = 0; t < seen->tails; t++)
+        if (seen->tail[t].len == len && memcmp(in->p + k, in->p + seen->tail[t].at, (size_t)len) == 0)
+            return &seen->tail[t];
+    return NULL;
+}
+
 /* A "Processing [PATH] with [SCRIPT]..." line (a blank after the dots or not: nsys 2025 prints one)
  * and a blank line after it or not, at *i (then *i moved past them): its report's index (ns_report;
  * -1 where not such lines, the first PATH holds "/reports/" or the report is not one read so). Where
  * a "SKIPPED: ..." line follows it (a report with nothing to show: any report's name) and a blank
  * line, *i is moved past them and *skipped set. */
 static Py_ssize_t ns_report_lines(const ns_in *in, Py_ssize_t *i, int *skipped, Py_ssize_t *unread) {
-    Py_ssize_t k = *i, e, a, prefix_end = 0;
-    int script_win = 0, dir_seen = 0;
+    Py_ssize_t k = *i, e, r;
     if (!ns_lit(in, &k, "Processing [") || (e = ns_db_path(in, k)) == k)
         return -1;
-    k = e;
-    if (!ns_lit(in, &k, "] with [") || (e = ns_script_path(in, k, &script_win, &dir_seen)) == k)
-        return -1;
-    a = k;
-    Py_ssize_t r = ns_report(in, a, e, &prefix_end);
-    k = e;
-    if (r == -1 || !ns_lit(in, &k, "]...") || !ns_script_dir(in, a, prefix_end, script_win, dir_seen))
-        return -1;
-    ns_lit(in, &k, " ");
-    if (!ns_lit(in, &k, "\n"))
+    const ns_tail *seen = ns_tail_seen(in, e);
+    if (seen != NULL) /* the same bytes as a tail taken before: what they gave then */
+        r = seen->report, k = e + seen->len, e += seen->script_end - seen->at;
+    else if ((k = ns_script_tail(in, e, &e, &r)) < 0)
         return -1;
     if (ns_lit(in, &k, "SKIPPED: ")) {
         Py_ssize_t z = nv_eol(in->p, k, in->n);
@@ -2368,7 +2409,7 @@ static PyObject *nsys_sweep(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *out = NULL;
     nv_vec tabs = {NULL, 0, 0}, news = {NULL, 0, 0}, unr = {NULL, 0, 0};
     ns_heads heads = {{0}, {0}, 0}, noted = {{0}, {0}, 0};
-    ns_paths paths = {0, 0, 0, 0, 0};
+    ns_paths paths = {0, 0, 0, 0, 0, 0, 0, {{0, 0, 0, 0}}};
     ns_names *names = PyMem_Calloc(1, sizeof(ns_names));
     Py_ssize_t rows = 0;
     in.noted = &noted, in.paths = &paths, in.names = names;
