@@ -879,4 +879,5 @@ def test_profile_and_section_are_runs_so_the_table_lays_the_runs_out_together(tm
     monkeypatch.setattr(ranked_text, "blocks", lambda rows, pos, *a: laid.append(len(pos)) or blocks(rows, pos, *a))
     out = io.StringIO()
     profile_tables.render(whole, Console(file=out, width=100), profile_tables.TableOptions())
-    assert laid == [177] and out.getvalue().count("Profile ") >= 30
+    assert laid == [177] and out.getvalue().count("Profile ") == 30
+    assert out.getvalue().startswith("── Profile 1 · nsys · sweep lines 1-24 ──")

@@ -22,7 +22,7 @@ def ranked_names(cols: dict[str, Any], blocks: Any, pool: list[str], codes: Any,
                  views: bool = False) -> dict[str, Any] | None:
     """`cols` (time_pct and total_ns buffers of doubles, one value a row) with share, cumulative,
     in_top and share_basis added (each block one ranked table: `blocks` its first rows, int64) and
-    name and short_name (pool[codes[i]] and its short name; codes int64); None where ranking would
+    name and short_name (pool[codes[i]] and its short name; codes int32 or int64); None where ranking would
     note something (rank_blocks: the core's rows then). `groups`: where some sections are merged
     from several blocks (an nsys run's kernels and memory operations), each ranked group's first
     rows (int64), a byte a group, 1 where it is several blocks: ranked so once no block alone
@@ -63,7 +63,7 @@ def _ranked(kahan: Any, cols: dict[str, Any], blocks: Any, groups: tuple[Any, by
     """in_top of ranked_names' blocks (share and cumulative written `into`): a list, or where `views` and the
     build writes a byte a row, a colviews.Coded of them (no list entry a row); None where ranking would
     note something."""
-    skip = () if unranked is None else (unranked,)
+    skip: tuple[Any, ...] = () if unranked is None else (unranked,)
     if groups is not None and hasattr(kahan, "RANK_CHECK"):  # (a build that has it has RANK_TOP_GIVEN too)
         skip = (_checked_only(groups, unranked, kahan),)
     codes = bytearray(b"\x02") * len(cols["time_pct"]) if views and hasattr(kahan, "RANK_TOP_CODES") else None
@@ -100,7 +100,8 @@ def _basis_runs(firsts: Any, skipped: Any, n: int) -> Runs:
     sizes, not one a row)."""
     opens = np.flatnonzero(np.append(True, skipped[1:] != skipped[:-1]))
     sizes = np.diff(np.append(firsts[opens], n))
-    return Runs(native.load("_summarycells").nvprof_take(["total_ns", None], skipped[opens].astype(np.int64)), sizes)
+    scan: Any = native.load("_summarycells")  # (loaded: the readers call this only where it is built)
+    return Runs(scan.nvprof_take(["total_ns", None], skipped[opens].astype(np.int64)), sizes)
 
 
 def trusted(cols: dict[str, Any], n: int) -> Any:
